@@ -1,0 +1,35 @@
+"""Cluster SPEC strings."""
+
+import pytest
+
+from whatif import Cluster, ClusterSpecError
+
+
+def test_parse_pool_nodes_and_slots():
+    """The three SPEC forms parse to the right totals."""
+    assert Cluster.parse("memory-mb=1024,vcores=4") == Cluster(1024, 4)
+    nodes = Cluster.parse("nodes=3,memory-mb=8192,vcores=8")
+    assert (nodes.memory_mb, nodes.vcores, len(nodes.nodes)) == (3 * 8192, 24, 3)
+    assert Cluster.parse("map-slots=30,reduce-slots=10").slot_pools == {"map": 30, "reduce": 10}
+    assert Cluster.parse(nodes.spec()) == nodes
+
+
+def test_scaled_cluster_grows_nodes():
+    """Scaling a node cluster changes its node count."""
+    assert len(Cluster.parse("nodes=4,memory-mb=10,vcores=1").scaled(2.0).nodes) == 8
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ("", "empty"),
+        ("memory=5", "unknown key 'memory'"),
+        ("memory-mb=x,vcores=1", "expects a number, got 'x'"),
+        ("memory-mb=10", "vcores > 0"),
+        ("nodes=1.5,memory-mb=1,vcores=1", "whole number"),
+    ],
+)
+def test_bad_specs_say_what_was_expected(spec, match):
+    """Each malformed SPEC names the key and what was expected."""
+    with pytest.raises(ClusterSpecError, match=match):
+        Cluster.parse(spec)

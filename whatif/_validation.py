@@ -1,0 +1,107 @@
+"""Shared input checks: each message names the field, what is allowed and what was received."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from whatif.errors import ValidationError
+
+
+def require_columns(frame: pd.DataFrame, columns: Iterable[str], *, table: str) -> None:
+    """Raise if `frame` lacks any of `columns`."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValidationError(
+            f"{table}: missing column(s) {', '.join(missing)}; have {', '.join(map(str, frame.columns))}"
+        )
+
+
+def record_label(frame: pd.DataFrame, positions: Sequence[int] | np.ndarray, key: str) -> str:
+    """Describe the first offending record(s) by their key, for error messages."""
+    values = frame[key].iloc[np.asarray(positions)[:3]].astype(str).tolist()
+    more = len(positions) - len(values)
+    label = ", ".join(repr(v) for v in values)
+    return label + (f" and {more} more" if more > 0 else "")
+
+
+def check_numeric(
+    frame: pd.DataFrame,
+    column: str,
+    *,
+    table: str,
+    key: str,
+    allow_nan: bool = False,
+    minimum: float | None = None,
+) -> None:
+    """Raise if `column` is not numeric, has NaN (unless allowed) or values below `minimum`."""
+    values = frame[column]
+    if not pd.api.types.is_numeric_dtype(values):
+        converted = pd.to_numeric(values, errors="coerce")
+        bad = np.flatnonzero(converted.isna().to_numpy() & values.notna().to_numpy())
+        raise ValidationError(
+            f"{table}.{column}: expected a number, got {values.iloc[bad[0]]!r} "
+            f"in record {record_label(frame, bad, key)}"
+        )
+    array = values.to_numpy(dtype=float)
+    if not allow_nan:
+        bad = np.flatnonzero(np.isnan(array))
+        if bad.size:
+            raise ValidationError(
+                f"{table}.{column}: missing value in record {record_label(frame, bad, key)}"
+            )
+    if minimum is not None:
+        bad = np.flatnonzero(array < minimum)
+        if bad.size:
+            raise ValidationError(
+                f"{table}.{column}: expected >= {minimum}, got {float(array[bad[0]])!r} "
+                f"in record {record_label(frame, bad, key)}"
+            )
+
+
+def check_unique(frame: pd.DataFrame, columns: list[str], *, table: str) -> None:
+    """Raise if the combination of `columns` repeats."""
+    dup = frame.duplicated(subset=columns, keep="first").to_numpy()
+    if dup.any():
+        first = frame.loc[dup, columns].iloc[0].tolist()
+        raise ValidationError(
+            f"{table}: duplicate id {'/'.join(map(str, first))} ({', '.join(columns)})"
+        )
+
+
+def check_references(
+    frame: pd.DataFrame,
+    column: str,
+    known: pd.Index | np.ndarray,
+    *,
+    table: str,
+    target: str,
+    key: str,
+) -> None:
+    """Raise if `frame[column]` names an id not in `known`."""
+    bad = np.flatnonzero(~frame[column].isin(known).to_numpy())
+    if bad.size:
+        raise ValidationError(
+            f"{table}.{column}: unknown {target} {frame[column].iloc[bad[0]]!r} "
+            f"in record {record_label(frame, bad, key)}"
+        )
+
+
+def check_choice(value: object, allowed: Iterable[object], *, field: str) -> None:
+    """Raise if `value` is not one of `allowed`."""
+    allowed = list(allowed)
+    if value not in allowed:
+        raise ValidationError(
+            f"{field}: expected one of {', '.join(map(repr, allowed))}, got {value!r}"
+        )
+
+
+def check_range(
+    value: float, *, field: str, low: float | None = None, high: float | None = None
+) -> None:
+    """Raise if `value` is outside [low, high]."""
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+        raise ValidationError(f"{field}: expected a value in {bounds}, got {value!r}")

@@ -1,0 +1,145 @@
+"""The cluster a schedule runs on: total resources, optional nodes, optional Hadoop 1 slots.
+
+A cluster is given on the command line as a SPEC string of comma-separated
+``key=value`` pairs:
+
+- ``memory-mb=819200,vcores=800``: one pool of resources (``memory-gb`` also works);
+- ``nodes=100,memory-mb=8192,vcores=8``: 100 identical nodes of that size;
+- ``map-slots=30,reduce-slots=10``: a Hadoop 1 (MRv1) cluster where maps and
+  reduces draw from their own pools of slots.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from whatif.errors import ClusterSpecError
+
+
+@dataclass(frozen=True)
+class Node:
+    """One NodeManager and what it offers to containers."""
+
+    name: str
+    memory_mb: float
+    vcores: float
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Resources available to the scheduler.
+
+    ``slots`` is set only for Hadoop 1 clusters: stage name to slot count (a task
+    takes one slot of its stage's pool whatever its memory).
+    """
+
+    memory_mb: float
+    vcores: float
+    nodes: tuple[Node, ...] = ()
+    slots: tuple[tuple[str, int], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        for name in ("memory_mb", "vcores"):
+            value = getattr(self, name)
+            if not (value >= 0 and math.isfinite(value)):
+                raise ClusterSpecError(
+                    f"cluster {name}: expected a finite number >= 0, got {value!r}"
+                )
+        if self.memory_mb <= 0 and not self.slots:
+            raise ClusterSpecError(
+                "cluster: expected memory-mb > 0 (or map-slots/reduce-slots for Hadoop 1)"
+            )
+
+    @property
+    def slot_pools(self) -> dict[str, int]:
+        return dict(self.slots)
+
+    def scaled(self, factor: float) -> Cluster:
+        """The same cluster `factor` times larger (node count or pool size)."""
+        if factor <= 0:
+            raise ClusterSpecError(f"cluster scale: expected a factor > 0, got {factor!r}")
+        nodes: tuple[Node, ...] = ()
+        if self.nodes:
+            count = max(1, round(len(self.nodes) * factor))
+            template = self.nodes
+            nodes = tuple(
+                Node(
+                    f"node{i:05d}",
+                    template[i % len(template)].memory_mb,
+                    template[i % len(template)].vcores,
+                )
+                for i in range(count)
+            )
+            return Cluster(
+                memory_mb=sum(n.memory_mb for n in nodes),
+                vcores=sum(n.vcores for n in nodes),
+                nodes=nodes,
+                slots=tuple((k, max(1, round(v * factor))) for k, v in self.slots),
+            )
+        return replace(
+            self,
+            memory_mb=self.memory_mb * factor,
+            vcores=self.vcores * factor,
+            slots=tuple((k, max(1, round(v * factor))) for k, v in self.slots),
+        )
+
+    def spec(self) -> str:
+        """A SPEC string that parses back to an equivalent cluster."""
+        if self.slots:
+            return ",".join(f"{k}-slots={v}" for k, v in self.slots)
+        if self.nodes and len({(n.memory_mb, n.vcores) for n in self.nodes}) == 1:
+            n = self.nodes[0]
+            return f"nodes={len(self.nodes)},memory-mb={n.memory_mb:g},vcores={n.vcores:g}"
+        return f"memory-mb={self.memory_mb:g},vcores={self.vcores:g}"
+
+    @classmethod
+    def parse(cls, spec: str) -> Cluster:
+        """Build a cluster from a SPEC string (see the module docstring)."""
+        if not isinstance(spec, str) or not spec.strip():
+            raise ClusterSpecError(
+                "cluster spec: expected e.g. 'memory-mb=819200,vcores=800', got an empty string"
+            )
+        values: dict[str, float] = {}
+        for part in spec.split(","):
+            key, sep, raw = part.partition("=")
+            key = key.strip().lower()
+            if not sep:
+                raise ClusterSpecError(
+                    f"cluster spec {spec!r}: expected key=value, got {part.strip()!r}"
+                )
+            allowed = ("memory-mb", "memory-gb", "vcores", "nodes", "map-slots", "reduce-slots")
+            if key not in allowed:
+                raise ClusterSpecError(
+                    f"cluster spec {spec!r}: unknown key {key!r}; expected one of {', '.join(allowed)}"
+                )
+            try:
+                value = float(raw)
+            except ValueError:
+                raise ClusterSpecError(
+                    f"cluster spec {spec!r}: {key} expects a number, got {raw.strip()!r}"
+                ) from None
+            if not (value >= 0 and math.isfinite(value)):
+                raise ClusterSpecError(
+                    f"cluster spec {spec!r}: {key} expects a number >= 0, got {raw.strip()!r}"
+                )
+            values[key] = value
+        memory = values.get("memory-mb", values.get("memory-gb", 0.0) * 1024.0)
+        vcores = values.get("vcores", 0.0)
+        slots = tuple(
+            (stage, int(values[f"{stage}-slots"]))
+            for stage in ("map", "reduce")
+            if f"{stage}-slots" in values
+        )
+        if slots:
+            total = sum(v for _, v in slots)
+            return cls(memory_mb=memory or float(total), vcores=vcores or float(total), slots=slots)
+        if "nodes" in values:
+            count = int(values["nodes"])
+            if count < 1 or count != values["nodes"]:
+                raise ClusterSpecError(f"cluster spec {spec!r}: nodes expects a whole number >= 1")
+            nodes = tuple(Node(f"node{i:05d}", memory, vcores) for i in range(count))
+            return cls(memory_mb=memory * count, vcores=vcores * count, nodes=nodes)
+        if vcores == 0:
+            raise ClusterSpecError(f"cluster spec {spec!r}: expected vcores > 0")
+        return cls(memory_mb=memory, vcores=vcores)

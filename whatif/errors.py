@@ -1,0 +1,28 @@
+"""Exceptions raised by the what-if engine.
+
+Every error tempo's library raises on bad input derives from `WhatifError`, so a
+caller (the CLI) can catch one class and print one line. Messages name the file
+and place (``path:line:col``) or the field and record, and say what was expected.
+"""
+
+from __future__ import annotations
+
+
+class WhatifError(Exception):
+    """Root of all what-if engine errors."""
+
+
+class ValidationError(WhatifError, ValueError):
+    """A value or table failed validation; the message names the field and record."""
+
+
+class TraceFormatError(WhatifError):
+    """A trace file could not be read; the message names the file and place."""
+
+
+class AllocationError(WhatifError):
+    """An allocation file is malformed or rejected by Hadoop's rules."""
+
+
+class ClusterSpecError(WhatifError, ValueError):
+    """A cluster description could not be understood."""

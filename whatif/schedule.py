@@ -1,0 +1,123 @@
+"""The Schedule: when each task attempt ran, observed from a trace or predicted.
+
+Observed schedules (readers) and predicted ones (the predictor) are the same type,
+so QS metrics and accuracy reports work on both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from whatif._validation import check_numeric, check_references, check_unique, record_label
+from whatif.errors import ValidationError
+from whatif.workload import normalize_table
+
+#: Attempt states a schedule may record.
+ATTEMPT_STATES = ("SUCCEEDED", "FAILED", "KILLED", "RUNNING")
+
+#: Job states a schedule may record.
+JOB_STATES = ("SUCCEEDED", "FAILED", "KILLED", "RUNNING", "PENDING")
+
+SCHEDULE_JOB_COLUMNS: dict[str, tuple[str, object]] = {
+    "job_id": ("string", None),
+    "queue": ("string", None),
+    "submit_s": ("float64", None),
+    "launch_s": ("float64", np.nan),
+    "finish_s": ("float64", np.nan),
+    "user": ("string", "unknown"),
+    "state": ("string", "SUCCEEDED"),
+}
+
+ATTEMPT_COLUMNS: dict[str, tuple[str, object]] = {
+    "job_id": ("string", None),
+    "task_id": ("string", None),
+    "attempt_id": ("string", None),
+    "stage": ("string", None),
+    "start_s": ("float64", None),
+    "finish_s": ("float64", np.nan),
+    "memory_mb": ("float64", 0.0),
+    "vcores": ("float64", 0.0),
+    "state": ("string", "SUCCEEDED"),
+    "preempted": ("bool", False),
+    "is_am": ("bool", False),
+    "node": ("string", ""),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    """Task attempts and job milestones over time.
+
+    Parameters
+    ----------
+    jobs : DataFrame
+        ``job_id``, ``queue``, ``submit_s``; optional ``launch_s`` (first task or AM
+        start), ``finish_s`` (NaN while unfinished), ``user``, ``state``.
+    attempts : DataFrame
+        ``job_id``, ``task_id``, ``attempt_id``, ``stage``, ``start_s``; optional
+        ``finish_s``, ``memory_mb``, ``vcores``, ``state`` (one of
+        ``ATTEMPT_STATES``), ``preempted`` (killed by the scheduler to free
+        resources), ``is_am`` (an ApplicationMaster container), ``node``.
+    """
+
+    jobs: pd.DataFrame
+    attempts: pd.DataFrame
+
+    def __post_init__(self) -> None:
+        jobs = normalize_table(self.jobs, SCHEDULE_JOB_COLUMNS, table="schedule.jobs")
+        attempts = normalize_table(self.attempts, ATTEMPT_COLUMNS, table="schedule.attempts")
+        check_unique(jobs, ["job_id"], table="schedule.jobs")
+        check_unique(attempts, ["attempt_id"], table="schedule.attempts")
+        check_references(
+            attempts,
+            "job_id",
+            jobs["job_id"].to_numpy(),
+            table="schedule.attempts",
+            target="job",
+            key="attempt_id",
+        )
+        check_numeric(
+            attempts, "memory_mb", table="schedule.attempts", key="attempt_id", minimum=0.0
+        )
+        check_numeric(attempts, "vcores", table="schedule.attempts", key="attempt_id", minimum=0.0)
+        for table, frame, allowed, key in (
+            ("schedule.attempts", attempts, ATTEMPT_STATES, "attempt_id"),
+            ("schedule.jobs", jobs, JOB_STATES, "job_id"),
+        ):
+            bad = np.flatnonzero(~frame["state"].isin(allowed).to_numpy())
+            if bad.size:
+                raise ValidationError(
+                    f"{table}.state: expected one of {', '.join(allowed)}, got {frame['state'].iloc[bad[0]]!r} "
+                    f"in record {record_label(frame, bad, key)}"
+                )
+        backwards = np.flatnonzero(attempts["finish_s"].to_numpy() < attempts["start_s"].to_numpy())
+        if backwards.size:
+            raise ValidationError(
+                "schedule.attempts.finish_s: finishes before it starts in record "
+                f"{record_label(attempts, backwards, 'attempt_id')}"
+            )
+        jobs = jobs.sort_values(["submit_s", "job_id"], kind="stable").reset_index(drop=True)
+        attempts = attempts.sort_values(["start_s", "attempt_id"], kind="stable").reset_index(
+            drop=True
+        )
+        object.__setattr__(self, "jobs", jobs)
+        object.__setattr__(self, "attempts", attempts)
+
+    @property
+    def n_jobs(self) -> int:
+        return len(self.jobs)
+
+    @property
+    def n_attempts(self) -> int:
+        return len(self.attempts)
+
+    @property
+    def queues(self) -> list[str]:
+        return list(dict.fromkeys(self.jobs["queue"].tolist()))
+
+    def __repr__(self) -> str:
+        killed = int((self.attempts["state"] == "KILLED").sum())
+        return f"Schedule(jobs={self.n_jobs}, attempts={self.n_attempts}, killed={killed})"

@@ -1,0 +1,225 @@
+"""The Workload: jobs and their tasks, as submitted to the cluster.
+
+A Workload is what the predictor replays and what the workload model fits and
+generates. It is columnar (two pandas tables), times are float seconds (absolute,
+seconds since the epoch when a trace recorded real times), and it is validated on
+construction so that everything downstream can trust it.
+
+Observed per-task times (when a trace recorded them) ride along in the task table
+so that the predictor can separate a reduce's own work from the time it spent
+waiting for maps; every attempt, including killed and failed ones, lives in the
+observed `Schedule` instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from whatif._validation import (
+    check_numeric,
+    check_references,
+    check_unique,
+    record_label,
+    require_columns,
+)
+from whatif.errors import ValidationError
+
+#: Stage order of a MapReduce job; other engines give `stage_index` explicitly.
+MAPREDUCE_STAGE_ORDER: dict[str, int] = {"setup": 0, "map": 1, "reduce": 2, "cleanup": 3}
+
+#: Container priorities MapReduce asks YARN for (lower number = higher priority).
+MAPREDUCE_PRIORITY: dict[str, int] = {"setup": 20, "map": 20, "reduce": 10, "cleanup": 20}
+
+#: Job table columns: name -> (dtype, default or None when required).
+JOB_COLUMNS: dict[str, tuple[str, object]] = {
+    "job_id": ("string", None),
+    "queue": ("string", None),
+    "submit_s": ("float64", None),
+    "user": ("string", "unknown"),
+    "name": ("string", ""),
+    "deadline_s": ("float64", np.nan),
+    "recurring_key": ("string", ""),
+    "am_memory_mb": ("float64", np.nan),
+    "am_vcores": ("float64", np.nan),
+    "am_start_s": ("float64", np.nan),
+}
+
+#: Task table columns: name -> (dtype, default or None when required).
+TASK_COLUMNS: dict[str, tuple[str, object]] = {
+    "job_id": ("string", None),
+    "task_id": ("string", None),
+    "stage": ("string", None),
+    "duration_s": ("float64", None),
+    "memory_mb": ("float64", None),
+    "vcores": ("float64", None),
+    "stage_index": ("int64", -1),
+    "priority": ("int64", -1),
+    "observed_start_s": ("float64", np.nan),
+    "observed_finish_s": ("float64", np.nan),
+    "observed_state": ("string", ""),
+    "shuffle_finish_s": ("float64", np.nan),
+    "sort_finish_s": ("float64", np.nan),
+}
+
+
+def normalize_table(
+    frame: pd.DataFrame, columns: dict[str, tuple[str, object]], *, table: str
+) -> pd.DataFrame:
+    """Copy `frame`, add missing optional columns with their defaults, coerce dtypes.
+
+    Required columns must be present; extra columns are kept after the known ones.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(f"{table}: expected a pandas DataFrame, got {type(frame).__name__}")
+    required = [name for name, (_, default) in columns.items() if default is None]
+    require_columns(frame, required, table=table)
+    out = frame.reset_index(drop=True).copy()
+    for name, (dtype, default) in columns.items():
+        if name not in out.columns:
+            out[name] = default
+        elif default is not None:
+            out[name] = (
+                out[name].where(out[name].notna(), default) if dtype != "float64" else out[name]
+            )
+        if dtype == "string":
+            bad = out[name].isna() & (default is None)
+            if bool(np.any(bad)):
+                raise ValidationError(
+                    f"{table}.{name}: missing value in record {record_label(out, np.flatnonzero(bad), out.columns[0])}"
+                )
+            out[name] = out[name].astype(str).astype("string")
+        elif dtype == "bool":
+            out[name] = out[name].fillna(default).astype(bool)
+        elif dtype == "int64":
+            key = "task_id" if "task_id" in out.columns else out.columns[0]
+            check_numeric(out, name, table=table, key=key)
+            out[name] = out[name].astype("int64")
+        else:
+            key = "task_id" if "task_id" in out.columns else "job_id"
+            check_numeric(out, name, table=table, key=key, allow_nan=default is not None)
+            out[name] = out[name].astype("float64")
+    extra = [c for c in out.columns if c not in columns]
+    return out[list(columns) + extra]
+
+
+@dataclass(frozen=True, eq=False)
+class Workload:
+    """Jobs and tasks to schedule.
+
+    Parameters
+    ----------
+    jobs : DataFrame
+        One row per job: ``job_id``, ``queue`` (full path such as ``root.etl`` or a
+        bare leaf name), ``submit_s``; optional ``user``, ``name``, ``deadline_s``,
+        ``recurring_key``, ``am_memory_mb``, ``am_vcores``, ``am_start_s``.
+    tasks : DataFrame
+        One row per task: ``job_id``, ``task_id``, ``stage``, ``duration_s``,
+        ``memory_mb``, ``vcores``; optional ``stage_index`` (derived for MapReduce
+        stage names), ``priority``, observed ``observed_start_s``,
+        ``observed_finish_s``, ``observed_state``, and for reduces
+        ``shuffle_finish_s`` and ``sort_finish_s``.
+
+    Rows are sorted on construction: jobs by submit time then id, tasks by job,
+    stage index and task id.
+    """
+
+    jobs: pd.DataFrame
+    tasks: pd.DataFrame
+
+    def __post_init__(self) -> None:
+        jobs = normalize_table(self.jobs, JOB_COLUMNS, table="jobs")
+        tasks = normalize_table(self.tasks, TASK_COLUMNS, table="tasks")
+        check_unique(jobs, ["job_id"], table="jobs")
+        check_unique(tasks, ["task_id"], table="tasks")
+        check_numeric(jobs, "submit_s", table="jobs", key="job_id")
+        check_references(
+            tasks, "job_id", jobs["job_id"].to_numpy(), table="tasks", target="job", key="task_id"
+        )
+        check_numeric(tasks, "duration_s", table="tasks", key="task_id", minimum=0.0)
+        check_numeric(tasks, "memory_mb", table="tasks", key="task_id", minimum=0.0)
+        check_numeric(tasks, "vcores", table="tasks", key="task_id", minimum=0.0)
+        tasks = _resolve_stage_order(tasks)
+        jobs = jobs.sort_values(["submit_s", "job_id"], kind="stable").reset_index(drop=True)
+        job_rank = pd.Series(np.arange(len(jobs)), index=jobs["job_id"].to_numpy())
+        tasks = (
+            tasks.assign(_rank=job_rank.reindex(tasks["job_id"].to_numpy()).to_numpy())
+            .sort_values(["_rank", "stage_index", "task_id"], kind="stable")
+            .drop(columns="_rank")
+            .reset_index(drop=True)
+        )
+        object.__setattr__(self, "jobs", jobs)
+        object.__setattr__(self, "tasks", tasks)
+
+    @property
+    def n_jobs(self) -> int:
+        return len(self.jobs)
+
+    @property
+    def n_tasks(self) -> int:
+        return len(self.tasks)
+
+    @property
+    def queues(self) -> list[str]:
+        """Queue names in first-submission order."""
+        return list(dict.fromkeys(self.jobs["queue"].tolist()))
+
+    @property
+    def span_s(self) -> tuple[float, float]:
+        """First submission and last submission time."""
+        if self.jobs.empty:
+            return (0.0, 0.0)
+        return float(self.jobs["submit_s"].min()), float(self.jobs["submit_s"].max())
+
+    def select_jobs(self, mask: np.ndarray | pd.Series) -> Workload:
+        """The sub-workload of the jobs where `mask` is true, with their tasks."""
+        jobs = self.jobs[np.asarray(mask, dtype=bool)]
+        tasks = self.tasks[self.tasks["job_id"].isin(jobs["job_id"])]
+        return Workload(jobs=jobs, tasks=tasks)
+
+    def __repr__(self) -> str:
+        return f"Workload(jobs={self.n_jobs}, tasks={self.n_tasks}, queues={self.queues})"
+
+
+def _resolve_stage_order(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Fill `stage_index`/`priority` from MapReduce stage names and check stage consistency."""
+    tasks = tasks.copy()
+    missing = tasks["stage_index"].to_numpy() < 0
+    if missing.any():
+        derived = tasks["stage"].map(MAPREDUCE_STAGE_ORDER)
+        unknown = missing & derived.isna().to_numpy()
+        if unknown.any():
+            raise ValidationError(
+                f"tasks.stage_index: stage {tasks['stage'].iloc[np.flatnonzero(unknown)[0]]!r} is not a "
+                f"MapReduce stage ({', '.join(MAPREDUCE_STAGE_ORDER)}), so stage_index must be given, "
+                f"in record {record_label(tasks, np.flatnonzero(unknown), 'task_id')}"
+            )
+        tasks.loc[missing, "stage_index"] = derived[missing].astype("int64")
+    no_priority = tasks["priority"].to_numpy() < 0
+    if no_priority.any():
+        tasks.loc[no_priority, "priority"] = (
+            tasks.loc[no_priority, "stage"].map(MAPREDUCE_PRIORITY).fillna(20).astype("int64")
+        )
+    # One index per (job, stage) and one stage per (job, index): stages form a chain.
+    pairs = tasks[["job_id", "stage", "stage_index"]].drop_duplicates()
+    for cols, what in ((["job_id", "stage"], "stage"), (["job_id", "stage_index"], "stage_index")):
+        dup = pairs.duplicated(subset=cols, keep=False).to_numpy()
+        if dup.any():
+            row = pairs[dup].iloc[0]
+            raise ValidationError(
+                f"tasks.stage_index: job {row['job_id']!r} has inconsistent stage order "
+                f"({what} {row[what]!r} appears with more than one {'stage_index' if what == 'stage' else 'stage'})"
+            )
+    known = pairs[pairs["stage"].isin(list(MAPREDUCE_STAGE_ORDER))]
+    order = known["stage"].map(MAPREDUCE_STAGE_ORDER).to_numpy()
+    known = known.assign(_o=order).sort_values(["job_id", "_o"], kind="stable")
+    unsorted = known.groupby("job_id", sort=False)["stage_index"].diff().to_numpy() <= 0
+    if unsorted.any():
+        row = known[unsorted].iloc[0]
+        raise ValidationError(
+            f"tasks.stage_index: job {row['job_id']!r} orders its stages out of sequence "
+            f"(stage {row['stage']!r} must come after the stages before it in setup, map, reduce, cleanup)"
+        )
+    return tasks
