@@ -398,7 +398,7 @@ def test_percentile_out_of_range_is_rejected():
 def test_bad_deadline_source_is_rejected():
     """A deadline source is auto, column, next or HH:MM."""
     with pytest.raises(
-        ValidationError, match="QS_DL\\(deadline\\): deadline: expected one of auto, column, next"
+        ValidationError, match="QS_DL\\(deadline\\): expected one of auto, column, next"
     ):
         Metric.of("QS_DL", deadline="25:00")
 

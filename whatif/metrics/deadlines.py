@@ -30,12 +30,12 @@ _TIME_OF_DAY = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$")
 DAY_S = 86400.0
 
 
-def check_source(source: str) -> str:
-    """Return `source` if it names a deadline source; raise otherwise."""
+def check_source(source: str, *, field: str = "deadline") -> str:
+    """Return `source` if it names a deadline source; raise a ValidationError naming `field` otherwise."""
     if source in SOURCES or _TIME_OF_DAY.match(source):
         return source
     raise ValidationError(
-        f"deadline: expected one of {', '.join(SOURCES)} or a time of day HH:MM, got {source!r}"
+        f"{field}: expected one of {', '.join(SOURCES)} or a time of day HH:MM, got {source!r}"
     )
 
 

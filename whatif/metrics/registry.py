@@ -57,10 +57,7 @@ class ParamSpec:
         if not isinstance(value, str) or not value:
             raise ValidationError(f"{field_name}: expected a non-empty word, got {value!r}")
         if self.kind == "deadline":
-            try:
-                return check_source(value)
-            except ValidationError as error:
-                raise ValidationError(f"{field_name}: {error}") from None
+            return check_source(value, field=field_name)
         return value
 
 
