@@ -1,7 +1,7 @@
 """Queue trees from queue paths, and the expansion of records to every queue above them.
 
-Queue paths are dotted (``root.etl.daily``); a bare leaf name such as ``default``
-means ``root.default``, as in the Fair Scheduler. A record of queue
+Queue paths are dotted (``root.etl.daily``); a bare leaf name such as ``etl``
+means ``root.etl``, as in the Fair Scheduler (`whatif.readers.normalize_queue`). A record of queue
 ``root.a.b`` counts for ``root.a.b``, ``root.a`` and ``root``: `QueueTree.expand`
 turns per-record queue codes into (record, group) pairs so that every per-queue
 aggregate is one ``np.bincount``.
@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 
 from whatif.errors import ValidationError
+from whatif.readers.base import normalize_queue
 
 
 def full_path(queue: str) -> str:
-    """The full dotted path of a queue name (``default`` -> ``root.default``)."""
-    name = str(queue).strip()
-    if not name or any(not part for part in name.split(".")):
+    """The full dotted path of a queue name, as the readers place it (``etl`` -> ``root.etl``)."""
+    if not str(queue).strip() or any(not part for part in str(queue).strip().split(".")):
         raise ValidationError(f"queue name: expected a dotted path like root.a.b, got {queue!r}")
-    return name if name == "root" or name.startswith("root.") else f"root.{name}"
+    return normalize_queue(queue)
 
 
 @dataclass(frozen=True, eq=False)
