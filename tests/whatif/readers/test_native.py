@@ -1,0 +1,138 @@
+"""The native trace format: lossless round trip, atomic writes, clear errors."""
+
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from whatif import Schedule, Trace, TraceFormatError, Workload
+from whatif.readers import detect_format, read_trace, write_native
+
+
+def _trace() -> Trace:
+    jobs = pd.DataFrame(
+        {
+            "job_id": ["j1", "j2"],
+            "queue": ["root.a", "root.b.c"],
+            "submit_s": [0.1, 1 / 3],
+            "deadline_s": [np.nan, 1e9 + 0.123456789],
+            "recurring_key": ["", "daily,report"],
+            "name": ['quote " and, comma', "x\ny"],
+        }
+    )
+    tasks = pd.DataFrame(
+        {
+            "job_id": ["j1", "j1", "j2"],
+            "task_id": ["t1", "t2", "t3"],
+            "stage": ["map", "reduce", "map"],
+            "duration_s": [1.0, 2 / 7, 3e-9],
+            "memory_mb": [1024.0, 2048.0, 1536.5],
+            "vcores": [1, 2, 1],
+            "shuffle_finish_s": [np.nan, 5.25, np.nan],
+        }
+    )
+    sched_jobs = pd.DataFrame(
+        {
+            "job_id": ["j1", "j2"],
+            "queue": ["root.a", "root.b.c"],
+            "submit_s": [0.1, 1 / 3],
+            "finish_s": [9.0, np.nan],
+            "state": ["SUCCEEDED", "RUNNING"],
+        }
+    )
+    attempts = pd.DataFrame(
+        {
+            "job_id": ["j1", "j1", "j1"],
+            "task_id": ["t1", "t1", "t2"],
+            "attempt_id": ["a0", "a1", "a2"],
+            "stage": ["map", "map", "reduce"],
+            "start_s": [1.0, 2.0, 3.0],
+            "finish_s": [1.5, 4.0, np.nan],
+            "state": ["KILLED", "SUCCEEDED", "RUNNING"],
+            "preempted": [True, False, False],
+            "node": ["n1", "", "n2"],
+        }
+    )
+    return Trace(
+        workload=Workload(jobs=jobs, tasks=tasks),
+        observed=Schedule(jobs=sched_jobs, attempts=attempts),
+        format="jhist",
+        notes=("made for a test",),
+    )
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_native_round_trip_is_lossless(tmp_path, kind):
+    """Writing then reading a native trace gives back identical tables, format and notes."""
+    original = _trace()
+    path = write_native(original, tmp_path / "t", kind=kind)
+    assert sorted(p.name for p in path.iterdir()) == sorted(
+        ["trace.json"] + [f"{n}.{kind}" for n in ("jobs", "tasks", "schedule_jobs", "attempts")]
+    )
+    back = read_trace(path)
+    pd.testing.assert_frame_equal(back.workload.jobs, original.workload.jobs)
+    pd.testing.assert_frame_equal(back.workload.tasks, original.workload.tasks)
+    pd.testing.assert_frame_equal(back.observed.jobs, original.observed.jobs)
+    pd.testing.assert_frame_equal(back.observed.attempts, original.observed.attempts)
+    assert back.format == "jhist" and back.notes == ("made for a test",)
+    assert detect_format(path) == "native"
+
+
+def test_native_without_schedule_writes_two_tables(tmp_path):
+    """A trace without an observed schedule has only jobs and tasks tables."""
+    trace = Trace(workload=_trace().workload)
+    path = write_native(trace, tmp_path / "t")
+    assert {p.name for p in path.iterdir()} == {"trace.json", "jobs.parquet", "tasks.parquet"}
+    assert read_trace(path).observed is None
+
+
+def test_failed_write_leaves_nothing_behind(tmp_path):
+    """A write that fails half-way leaves no directory, temporary or final."""
+    with (
+        mock.patch("whatif.readers.native._write_table", side_effect=OSError("disk full")),
+        pytest.raises(OSError),
+    ):
+        write_native(_trace(), tmp_path / "t")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_existing_target_needs_overwrite(tmp_path):
+    """An existing trace is replaced only with overwrite=True, and other paths never."""
+    path = write_native(_trace(), tmp_path / "t")
+    with pytest.raises(TraceFormatError, match="already exists"):
+        write_native(_trace(), path)
+    write_native(Trace(workload=_trace().workload), path, overwrite=True)
+    assert read_trace(path).observed is None
+    assert [p.name for p in tmp_path.iterdir()] == ["t"]
+    (tmp_path / "other").mkdir()
+    with pytest.raises(TraceFormatError, match="not a native trace"):
+        write_native(_trace(), tmp_path / "other", overwrite=True)
+
+
+def test_truncated_table_is_reported(tmp_path):
+    """A CSV table shorter than trace.json says is an error naming the file."""
+    path = write_native(_trace(), tmp_path / "t", kind="csv")
+    lines = (path / "tasks.csv").read_text().splitlines()
+    (path / "tasks.csv").write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(TraceFormatError, match=r"tasks\.csv: has 2 rows, trace\.json says 3"):
+        read_trace(path)
+
+
+def test_bad_trace_json_is_reported(tmp_path):
+    """A trace.json of another format or version is rejected naming the file."""
+    path = write_native(_trace(), tmp_path / "t")
+    (path / "trace.json").write_text('{"format": "something-else"}')
+    with pytest.raises(TraceFormatError, match=r"trace\.json: expected 'format'"):
+        read_trace(path, format="native")
+
+
+def test_missing_path_and_unknown_format_are_one_line_errors(tmp_path):
+    """A missing path or an unknown format name raise TraceFormatError naming the path."""
+    with pytest.raises(TraceFormatError, match="no such file"):
+        read_trace(tmp_path / "nope")
+    (tmp_path / "x.txt").write_text("hello\n")
+    with pytest.raises(TraceFormatError, match=r"x\.txt: not a trace"):
+        read_trace(tmp_path / "x.txt")
+    with pytest.raises(TraceFormatError, match="unknown trace format 'bogus'"):
+        read_trace(tmp_path / "x.txt", format="bogus")

@@ -1,0 +1,250 @@
+"""tempo's native trace format: a directory of columnar tables plus ``trace.json``.
+
+Layout of a native trace directory::
+
+    trace.json              format version, kind (parquet|csv), source format, notes,
+                            and each table's file, row count and column dtypes
+    jobs.parquet|csv        the Workload's job table (``whatif.workload.JOB_COLUMNS``)
+    tasks.parquet|csv       the Workload's task table (``whatif.workload.TASK_COLUMNS``)
+    schedule_jobs.*         the observed Schedule's job table, when the trace has one
+    attempts.*              the observed Schedule's attempts, when the trace has one
+
+Parquet files are zstd-compressed; CSV files are plain UTF-8 with a header row,
+floats written at full precision and NaN as an empty field. Both kinds round-trip
+losslessly (column dtypes are recorded in ``trace.json``, so CSV reads them back
+exactly). Writing is atomic: the directory is built beside the target under a
+temporary name and renamed into place, so a failed write leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from whatif.errors import TraceFormatError, WhatifError
+from whatif.readers.base import TraceReader
+from whatif.schedule import Schedule
+from whatif.trace import Trace
+from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
+
+#: Value of ``trace.json``'s ``format`` key.
+NATIVE_FORMAT_NAME = "tempo-native-trace"
+#: Version of the layout written by `write_native`.
+NATIVE_VERSION = 1
+#: Table name -> where it comes from in a Trace.
+TABLES = ("jobs", "tasks", "schedule_jobs", "attempts")
+
+_KINDS = ("parquet", "csv")
+
+
+def _dtype_name(dtype: object) -> str:
+    """The dtype label stored in ``trace.json``: string, float64, int64 or bool."""
+    if isinstance(dtype, pd.StringDtype) or str(dtype) in ("str", "string", "object"):
+        return "string"
+    name = str(dtype)
+    if name.startswith(("float",)):
+        return "float64"
+    if name.startswith(("int", "uint", "Int")):
+        return "int64"
+    if name == "bool":
+        return "bool"
+    return "string"
+
+
+def _tables(trace: Trace) -> dict[str, pd.DataFrame]:
+    tables = {"jobs": trace.workload.jobs, "tasks": trace.workload.tasks}
+    if trace.observed is not None:
+        tables["schedule_jobs"] = trace.observed.jobs
+        tables["attempts"] = trace.observed.attempts
+    return tables
+
+
+def write_native(
+    trace: Trace,
+    path: str | os.PathLike[str],
+    *,
+    kind: Literal["parquet", "csv"] = "parquet",
+    overwrite: bool = False,
+) -> Path:
+    """Write `trace` as a native trace directory at `path` and return that path.
+
+    Parameters
+    ----------
+    trace : Trace
+        What to write; its workload, observed schedule (if any), format and notes.
+    path : path-like
+        The directory to create.
+    kind : {"parquet", "csv"}
+        File kind of the tables.
+    overwrite : bool
+        Replace an existing native trace at `path` (otherwise an existing path is an
+        error). A path that exists but is not a native trace is never replaced.
+    """
+    target = Path(path)
+    if kind not in _KINDS:
+        raise TraceFormatError(f"{target}: native kind must be 'parquet' or 'csv', got {kind!r}")
+    if target.exists():
+        if not overwrite:
+            raise TraceFormatError(f"{target}: already exists (overwrite it explicitly)")
+        if not (target.is_dir() and (target / "trace.json").is_file()):
+            raise TraceFormatError(f"{target}: exists and is not a native trace; not replacing it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = target.parent / f".{target.name}.tmp-{uuid.uuid4().hex[:12]}"
+    staging.mkdir()
+    try:
+        meta: dict[str, object] = {
+            "format": NATIVE_FORMAT_NAME,
+            "version": NATIVE_VERSION,
+            "kind": kind,
+            "source_format": trace.format,
+            "notes": list(trace.notes),
+            "tables": {},
+        }
+        for name, frame in _tables(trace).items():
+            file = f"{name}.{kind}"
+            _write_table(frame, staging / file, kind)
+            meta["tables"][name] = {  # type: ignore[index]
+                "file": file,
+                "rows": len(frame),
+                "columns": {str(c): _dtype_name(frame[c].dtype) for c in frame.columns},
+            }
+        (staging / "trace.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        _replace_dir(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    logger.info("wrote native %s trace %s", kind, target)
+    return target
+
+
+def _write_table(frame: pd.DataFrame, file: Path, kind: str) -> None:
+    if kind == "parquet":
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        pq.write_table(table, file, compression="zstd")
+    else:
+        frame.to_csv(file, index=False)
+    with open(file, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _replace_dir(staging: Path, target: Path) -> None:
+    """Rename `staging` to `target`, swapping out an existing `target` last."""
+    if not target.exists():
+        staging.rename(target)
+        return
+    old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:12]}"
+    target.rename(old)
+    try:
+        staging.rename(target)
+    except BaseException:
+        old.rename(target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def read_native(path: str | os.PathLike[str]) -> Trace:
+    """Read a native trace directory written by `write_native`."""
+    root = Path(path)
+    meta_file = root / "trace.json"
+    if not meta_file.is_file():
+        raise TraceFormatError(f"{root}: not a native trace directory (no trace.json)")
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise TraceFormatError(f"{meta_file}: not valid JSON ({error})") from error
+    if not isinstance(meta, dict) or meta.get("format") != NATIVE_FORMAT_NAME:
+        raise TraceFormatError(f"{meta_file}: expected 'format': {NATIVE_FORMAT_NAME!r}")
+    if meta.get("version") != NATIVE_VERSION:
+        raise TraceFormatError(
+            f"{meta_file}: unsupported native version {meta.get('version')!r} (expected {NATIVE_VERSION})"
+        )
+    kind = meta.get("kind")
+    tables_meta = meta.get("tables")
+    if kind not in _KINDS or not isinstance(tables_meta, dict):
+        raise TraceFormatError(f"{meta_file}: expected 'kind' parquet|csv and a 'tables' object")
+    for required in ("jobs", "tasks"):
+        if required not in tables_meta:
+            raise TraceFormatError(f"{meta_file}: table {required!r} is not listed")
+    frames = {name: _read_table(root, name, spec, kind) for name, spec in tables_meta.items()}
+    notes = meta.get("notes", [])
+    try:
+        workload = Workload(jobs=frames["jobs"], tasks=frames["tasks"])
+        observed = None
+        if "schedule_jobs" in frames and "attempts" in frames:
+            observed = Schedule(jobs=frames["schedule_jobs"], attempts=frames["attempts"])
+    except WhatifError as error:
+        raise TraceFormatError(f"{root}: {error}") from error
+    return Trace(
+        workload=workload,
+        observed=observed,
+        source=root,
+        format=str(meta.get("source_format") or "native"),
+        notes=tuple(str(n) for n in notes),
+    )
+
+
+def _read_table(root: Path, name: str, spec: object, kind: str) -> pd.DataFrame:
+    if not isinstance(spec, dict) or not isinstance(spec.get("columns"), dict):
+        raise TraceFormatError(f"{root / 'trace.json'}: table {name!r} lacks its column list")
+    file = root / str(spec.get("file", f"{name}.{kind}"))
+    columns: dict[str, str] = spec["columns"]
+    if not file.is_file():
+        raise TraceFormatError(f"{file}: missing (listed in trace.json)")
+    try:
+        if kind == "parquet":
+            frame = pq.read_table(file).to_pandas()
+        else:
+            frame = _read_csv(file, columns)
+    except (OSError, ValueError, pa.ArrowException) as error:
+        raise TraceFormatError(f"{file}: cannot read {kind} table ({error})") from error
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise TraceFormatError(f"{file}: missing column(s) {', '.join(missing)}")
+    if "rows" in spec and spec["rows"] != len(frame):
+        raise TraceFormatError(
+            f"{file}: has {len(frame)} rows, trace.json says {spec['rows']} (truncated?)"
+        )
+    return frame[list(columns)]
+
+
+def _read_csv(file: Path, columns: dict[str, str]) -> pd.DataFrame:
+    """Read a CSV table with the dtypes recorded in trace.json (lossless)."""
+    dtypes = {"string": "string", "float64": "float64", "int64": "int64", "bool": "bool"}
+    na_values = {c: [""] for c, d in columns.items() if d == "float64"}
+    frame = pd.read_csv(
+        file,
+        dtype={c: dtypes.get(d, "string") for c, d in columns.items()},
+        keep_default_na=False,
+        na_values=na_values,
+    )
+    return frame
+
+
+class NativeReader(TraceReader):
+    """A native trace directory (see `whatif.readers.native`)."""
+
+    name = "native"
+    description = "tempo native trace directory (trace.json + parquet/csv tables)"
+
+    def __init__(self) -> None:
+        pass
+
+    @classmethod
+    def sniff(cls, path: Path, head: bytes) -> bool:
+        if path.is_dir():
+            return (path / "trace.json").is_file()
+        return path.name == "trace.json" and NATIVE_FORMAT_NAME.encode() in head
+
+    def read(self, path: Path) -> Trace:
+        return read_native(path.parent if path.name == "trace.json" else path)
