@@ -2,8 +2,8 @@
 empirical tables of discrete values (resource requests, users, AM sizes).
 
 A `DurationDistribution` is either a lognormal fitted by maximum likelihood (``mu`` and
-``sigma`` of the log durations) or an empirical quantile function (piecewise linear
-between stored quantiles). `fit_duration` chooses between them and measures the fit
+``sigma`` of the log durations) or an empirical distribution (equally likely stored
+values: the sample or its quantiles). `fit_duration` chooses between them and measures the fit
 with a one-sample Kolmogorov-Smirnov test.
 """
 
@@ -17,6 +17,9 @@ import pandas as pd
 from scipy import stats
 
 logger = logging.getLogger(__name__)
+
+#: Relative rounding allowed between a point-mass lognormal's exp(mu) and its value.
+_POINT_TOLERANCE = 1e-9
 
 #: Duration families a model can use.
 DURATION_FAMILIES = ("lognormal", "empirical")
@@ -47,8 +50,10 @@ class DurationDistribution:
         Lognormal parameters (mean and standard deviation of ``log(duration_s)``);
         NaN for an empirical distribution.
     quantiles : tuple of float
-        Empirical durations at evenly spaced probabilities 0, 1/(k-1), ..., 1;
-        empty for a lognormal.
+        Empirical distribution: sorted durations, each drawn with equal
+        probability (the sample itself, or its quantiles at evenly spaced
+        probabilities 0, 1/(k-1), ..., 1 when the sample was larger than the
+        stored maximum); empty for a lognormal.
     """
 
     family: str
@@ -61,31 +66,36 @@ class DurationDistribution:
         if self.family == "lognormal":
             return np.exp(self.mu + self.sigma * rng.standard_normal(size))
         q = np.asarray(self.quantiles, dtype=float)
-        return np.interp(rng.random(size), np.linspace(0.0, 1.0, q.size), q)
+        return q[rng.integers(0, q.size, size)]
 
     def cdf(self, x: np.ndarray) -> np.ndarray:
-        """The distribution function at `x` (seconds)."""
+        """The (right-continuous) distribution function at `x` (seconds)."""
         x = np.asarray(x, dtype=float)
         if self.family == "lognormal":
-            if self.sigma == 0.0:
-                return (x >= np.exp(self.mu)).astype(float)
+            if self.sigma == 0.0:  # a point mass; tolerate exp(log(v)) != v rounding
+                return (x >= np.exp(self.mu) * (1 - _POINT_TOLERANCE)).astype(float)
             return stats.lognorm.cdf(x, self.sigma, scale=np.exp(self.mu))
         q = np.asarray(self.quantiles, dtype=float)
-        probs = np.linspace(0.0, 1.0, q.size)
-        # np.interp needs strictly increasing knots: keep the last probability of ties.
-        last = np.r_[q[1:] != q[:-1], True]
-        values, probs = q[last], probs[last]
-        if values.size == 1:
-            return (x >= values[0]).astype(float)
-        return np.interp(x, values, probs, left=0.0, right=1.0)
+        return np.searchsorted(q, x, side="right") / q.size
 
     def goodness_of_fit(self, samples: np.ndarray) -> GoodnessOfFit:
-        """KS statistic and p-value of `samples` against this distribution."""
-        samples = np.asarray(samples, dtype=float)
-        if samples.size == 0:
+        """KS statistic and p-value of `samples` against this distribution.
+
+        Against a discrete distribution (empirical, or a lognormal with sigma 0)
+        the statistic is the exact largest gap between the two step functions,
+        and the p-value uses the continuous null distribution (conservative).
+        """
+        samples = np.sort(np.asarray(samples, dtype=float))
+        n = samples.size
+        if n == 0:
             return GoodnessOfFit(0, float("nan"), float("nan"))
-        result = stats.kstest(samples, self.cdf)
-        return GoodnessOfFit(int(samples.size), float(result.statistic), float(result.pvalue))
+        if self.family == "lognormal" and self.sigma > 0:
+            result = stats.kstest(samples, self.cdf)
+            return GoodnessOfFit(n, float(result.statistic), float(result.pvalue))
+        jumps = np.union1d(samples, self.quantiles or [np.exp(self.mu) * (1 + _POINT_TOLERANCE)])
+        observed = np.searchsorted(samples, jumps, side="right") / n
+        statistic = float(np.max(np.abs(observed - self.cdf(jumps))))
+        return GoodnessOfFit(n, statistic, float(stats.kstwo.sf(statistic, n)))
 
 
 def fit_lognormal(samples: np.ndarray) -> DurationDistribution:
@@ -98,7 +108,8 @@ def fit_lognormal(samples: np.ndarray) -> DurationDistribution:
             samples.size,
         )
     logs = np.log(positive)
-    return DurationDistribution("lognormal", mu=float(logs.mean()), sigma=float(logs.std()))
+    sigma = 0.0 if logs.min() == logs.max() else float(logs.std())
+    return DurationDistribution("lognormal", mu=float(logs.mean()), sigma=sigma)
 
 
 def fit_empirical(samples: np.ndarray, *, max_points: int) -> DurationDistribution:
@@ -106,8 +117,6 @@ def fit_empirical(samples: np.ndarray, *, max_points: int) -> DurationDistributi
     ordered = np.sort(np.asarray(samples, dtype=float))
     if ordered.size > max_points:
         ordered = np.quantile(ordered, np.linspace(0.0, 1.0, max_points))
-    if ordered.size == 1:
-        ordered = np.repeat(ordered, 2)
     return DurationDistribution("empirical", quantiles=tuple(float(v) for v in ordered))
 
 
@@ -117,13 +126,14 @@ def fit_duration(
     """Fit durations with `family` ("auto" picks per sample) and report the KS fit.
 
     "auto" keeps the lognormal unless its KS p-value is below `ks_alpha`, in which
-    case the empirical distribution is used. A sample with no positive duration
-    cannot be lognormal and is always empirical.
+    case the empirical distribution is used. The lognormal is fitted to the
+    positive durations but tested on all of them, so many zero durations show as
+    a bad fit. A sample with no positive duration is always empirical.
     """
     samples = np.asarray(samples, dtype=float)
     if family != "empirical" and np.any(samples > 0):
         lognormal = fit_lognormal(samples)
-        fit = lognormal.goodness_of_fit(samples[samples > 0])
+        fit = lognormal.goodness_of_fit(samples)
         if family == "lognormal" or not fit.p_value < ks_alpha:
             return lognormal, fit
     empirical = fit_empirical(samples, max_points=max_points)

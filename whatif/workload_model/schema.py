@@ -23,8 +23,8 @@ A queue object::
                  user, name, relative_deadline_s (or null), n_seen}
 
 A distribution is ``{"family": "lognormal", "mu": m, "sigma": s}`` or
-``{"family": "empirical", "quantiles": [q0, ..., q1]}`` (values at evenly spaced
-probabilities from 0 to 1). A table is ``{"columns": [...], "rows": [[...]],
+``{"family": "empirical", "quantiles": [q0, ..., q1]}`` (sorted values, drawn with
+equal probability: the sample, or its quantiles at evenly spaced probabilities). A table is ``{"columns": [...], "rows": [[...]],
 "weights": [...]}`` with null for a missing value. Reading checks every field;
 an error names the file and the field's path (``queues[0].stages[1].duration.mu``).
 """
@@ -295,8 +295,8 @@ def _decode_distribution(node: _Node) -> DurationDistribution:
         )
     quantiles_node = node["quantiles"]
     quantiles = quantiles_node.numbers()
-    if len(quantiles) < 2 or np.any(np.diff(quantiles) < 0):
-        raise quantiles_node.fail("two or more non-decreasing numbers")
+    if not quantiles or np.any(np.diff(quantiles) < 0):
+        raise quantiles_node.fail("a non-empty list of non-decreasing numbers")
     return DurationDistribution("empirical", quantiles=quantiles)
 
 
@@ -341,6 +341,12 @@ def _decode_queue(node: _Node) -> QueueModel:
     if tuple(item.string() for item in shapes["stages"].items()) != names:
         raise shapes["stages"].fail(f"the stage names {json.dumps(list(names))}")
     counts = tuple(row.integers(length=len(names)) for row in shapes["counts"].items())
+    shape_weights = shapes["weights"].numbers(length=len(counts), low=0.0)
+    if counts and not sum(shape_weights) > 0:
+        raise shapes["weights"].fail("weights with a positive sum")
+    hourly = arrivals["hourly_rate_per_h"].numbers(length=24, low=0.0)
+    if not counts and any(hourly):
+        raise shapes["counts"].fail("at least one job shape (the arrival rate is positive)")
     deadlines = node["deadlines"]
     recurring = tuple(
         RecurringJob(
@@ -362,13 +368,13 @@ def _decode_queue(node: _Node) -> QueueModel:
         name=name,
         arrivals=ArrivalProcess(
             profile=arrivals["profile"].string(choices=PROFILES),
-            hourly_rate_per_h=arrivals["hourly_rate_per_h"].numbers(length=24, low=0.0),
+            hourly_rate_per_h=hourly,
             weekday_factor=arrivals["weekday_factor"].numbers(length=7, low=0.0),
             n_jobs=arrivals["n_jobs"].integer(low=0),
             window_s=arrivals["window_s"].number(low=0.0),
         ),
         stages=stages,
-        shapes=JobShapes(names, counts, shapes["weights"].numbers(length=len(counts), low=0.0)),
+        shapes=JobShapes(names, counts, shape_weights),
         users=_decode_table(node["users"], ("user",)),
         am=_decode_table(node["am"], ("am_memory_mb", "am_vcores")),
         deadlines=None

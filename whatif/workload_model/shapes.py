@@ -33,7 +33,7 @@ class JobShapes:
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         """Task counts of `size` jobs, shape (size, len(stages)), int64."""
-        counts = np.asarray(self.counts, dtype=np.int64).reshape(-1, len(self.stages))
+        counts = np.asarray(self.counts, dtype=np.int64).reshape(len(self.counts), len(self.stages))
         if size == 0:
             return np.zeros((0, len(self.stages)), dtype=np.int64)
         weights = np.asarray(self.weights, dtype=float)
@@ -53,8 +53,10 @@ def task_counts(jobs: pd.DataFrame, tasks: pd.DataFrame, stages: tuple[str, ...]
 def fit_shapes(counts: pd.DataFrame) -> JobShapes:
     """Distinct rows of the per-job task-count table, most frequent first."""
     stages = tuple(str(c) for c in counts.columns)
-    if counts.empty:
+    if len(counts) == 0:
         return JobShapes(stages, (), ())
+    if not stages:
+        return JobShapes(stages, ((),), (float(len(counts)),))
     rows, seen = np.unique(counts.to_numpy(dtype=np.int64), axis=0, return_counts=True)
     order = np.argsort(-seen, kind="stable")
     return JobShapes(
