@@ -20,6 +20,7 @@ from whatif.errors import WhatifError
 #: CLI name -> "module:attribute" of the click command or group.
 COMMANDS: dict[str, str] = {
     "trace": "tempo.cli.trace:trace",
+    "workload": "tempo.cli.workload:workload",
 }
 
 

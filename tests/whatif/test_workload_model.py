@@ -521,3 +521,22 @@ def test_jobs_without_tasks_are_generated_without_tasks():
     empty_jobs = out.jobs.loc[out.jobs["queue"] == "root.empty", "job_id"]
     assert len(empty_jobs) > 0
     assert not out.tasks["job_id"].isin(empty_jobs).any()
+
+
+def test_fit_trace_and_generate_trace_go_through_native_files(tmp_path):
+    """fit_trace reads a trace file and writes the model; generate_trace writes a readable trace."""
+    from whatif import Trace
+    from whatif.readers import read_trace, write_native
+    from whatif.workload_model import fit_trace, generate_trace
+
+    write_native(Trace(workload=two_tenants(hours=6)), tmp_path / "in")
+    model = fit_trace(tmp_path / "in", tmp_path / "m.json", profile="flat")
+    assert set(model.queues_) == {"root.etl", "root.bi"}
+    written = generate_trace(
+        tmp_path / "m.json", tmp_path / "out", hours=2, seed=4, growth=1.3, arrival_scale=1.2
+    )
+    back = read_trace(tmp_path / "out")
+    pd.testing.assert_frame_equal(back.workload.jobs, written.jobs)
+    expected = model.with_growth(1.3).with_arrival_scale(1.2).generate(hours=2, seed=4)
+    pd.testing.assert_frame_equal(back.workload.tasks, expected.tasks)
+    assert back.format == "synthetic"
