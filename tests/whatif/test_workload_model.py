@@ -540,3 +540,39 @@ def test_fit_trace_and_generate_trace_go_through_native_files(tmp_path):
     expected = model.with_growth(1.3).with_arrival_scale(1.2).generate(hours=2, seed=4)
     pd.testing.assert_frame_equal(back.workload.tasks, expected.tasks)
     assert back.format == "synthetic"
+
+
+def test_fitting_twice_gives_the_same_model_and_it_pickles(fitted):
+    """Refitting the same data gives the same state, and a pickled model generates the same."""
+    import pickle
+
+    w = two_tenants()
+    again = WorkloadModel(profile="flat").fit(w).fit(w)
+    assert again.queues_ == fitted.queues_
+    pd.testing.assert_frame_equal(again.goodness_of_fit_, fitted.goodness_of_fit_)
+    copy = pickle.loads(pickle.dumps(fitted))
+    pd.testing.assert_frame_equal(
+        copy.generate(hours=2, seed=3).tasks, fitted.generate(hours=2, seed=3).tasks
+    )
+
+
+def test_growth_on_other_engines_grows_the_first_stage():
+    """For non-MapReduce stages, the lowest stage_index is the input stage that growth widens."""
+    jobs = pd.DataFrame({"job_id": ["a", "b", "c"], "queue": "q", "submit_s": [0.0, 900.0, 1800.0]})
+    tasks = pd.DataFrame(
+        {
+            "job_id": ["a", "a", "a", "b", "b", "b", "c", "c", "c"],
+            "task_id": [f"t{i}" for i in range(9)],
+            "stage": ["scan", "scan", "agg"] * 3,
+            "stage_index": [0, 0, 1] * 3,
+            "duration_s": [4.0, 5.0, 7.0] * 3,
+            "memory_mb": 512.0,
+            "vcores": 1.0,
+        }
+    )
+    model = WorkloadModel().fit(Workload(jobs=jobs, tasks=tasks))
+    base = model.generate(hours=10, seed=0).tasks
+    grown = model.with_growth(2.0).generate(hours=10, seed=0).tasks
+    assert (grown["stage"] == "scan").sum() == 2 * (base["stage"] == "scan").sum()
+    np.testing.assert_allclose(grown.loc[grown["stage"] == "agg", "duration_s"], 14.0)
+    assert list(grown.drop_duplicates("stage")["stage_index"]) == [0, 1]
