@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from whatif.errors import ValidationError
+
 logger = logging.getLogger(__name__)
 
 #: Relative rounding allowed between a point-mass lognormal's exp(mu) and its value.
@@ -171,7 +173,7 @@ class EmpiricalTable:
     def sample(self, rng: np.random.Generator, size: int) -> dict[str, np.ndarray]:
         """Draw `size` rows; returns one array per column."""
         if not self.rows:
-            raise ValueError(f"cannot sample from an empty table of {', '.join(self.columns)}")
+            raise ValidationError(f"cannot sample from an empty table of {', '.join(self.columns)}")
         weights = np.asarray(self.weights, dtype=float)
         picks = rng.choice(len(self.rows), size=size, p=weights / weights.sum())
         out = {}

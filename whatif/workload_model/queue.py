@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from whatif.errors import ValidationError
 from whatif.workload_model.arrivals import ArrivalProcess, fit_arrivals
 from whatif.workload_model.distributions import (
     DurationDistribution,
@@ -220,7 +221,7 @@ def generate_queue(
     )
     n = times.size
     if n and not model.shapes.counts:
-        raise ValueError(f"queue {name!r} has an arrival rate but no job shapes")
+        raise ValidationError(f"queue {name!r} has an arrival rate but no job shapes")
     counts = model.shapes.sample(stream(seed, name, _SHAPES), n)
     attributes = stream(seed, name, _ATTRIBUTES)
     users = model.users.sample(attributes, n)["user"] if model.users.rows else np.full(n, "unknown")
