@@ -449,3 +449,92 @@ def test_queue_tree_expands_records_to_their_ancestors():
     items, groups = tree.expand(tree.codes(["root.a.x", "b"]))
     pairs = {(int(i), tree.names[g]) for i, g in zip(items, groups, strict=True)}
     assert pairs == {(0, "root.a.x"), (0, "root.a"), (0, "root"), (1, "root.b"), (1, "root")}
+
+
+def _naive(jobs, attempts, deadlines, queue, t0, t1, cluster):
+    """Obvious per-queue loops for AJR, THR, UTIL, WASTE and DL(slack=10%), for comparison."""
+    inside = [j for j in jobs if j["queue"] == queue or j["queue"].startswith(queue + ".")]
+    ids = {j["job_id"] for j in inside}
+    done = [j for j in inside if t0 <= j["submit_s"] < t1 and j["finish_s"] < t1]
+    ajr = sum(j["finish_s"] - j["submit_s"] for j in done) / len(done) if done else NAN
+    used = killed = 0.0
+    for a in attempts:
+        if a["job_id"] in ids:
+            share = max(a["memory_mb"] / cluster.memory_mb, a["vcores"] / cluster.vcores)
+            seconds = max(0.0, min(a["finish_s"], t1) - max(a["start_s"], t0))
+            used += share * seconds
+            killed += share * seconds if a["state"] == "KILLED" else 0.0
+    due = [j for j in done if not math.isnan(deadlines[j["job_id"]])]
+    late = [
+        j
+        for j in due
+        if j["finish_s"] > deadlines[j["job_id"]] + 0.1 * (j["finish_s"] - j["launch_s"])
+    ]
+    return {
+        "QS_AJR": ajr,
+        "QS_THR": -len(done),
+        "QS_UTIL": -used / (t1 - t0),
+        "QS_WASTE": killed / used if used else NAN,
+        "QS_DL(slack=0.1)": len(late) / len(due) if due else NAN,
+    }
+
+
+def test_evaluate_matches_per_queue_loops_on_a_random_schedule():
+    """The vectorized table equals obvious loops over each queue on 300 random jobs."""
+    rng = np.random.default_rng(11)
+    n, m = 300, 900
+    queues = rng.choice(["root.p.a", "root.p.b", "root.q", "root.p.a.deep"], n)
+    submit = rng.uniform(0, 1000, n)
+    launch = submit + rng.uniform(0, 30, n)
+    finish = launch + rng.exponential(100, n)
+    jobs = pd.DataFrame(
+        {
+            "job_id": [f"j{i}" for i in range(n)],
+            "queue": queues,
+            "submit_s": submit,
+            "launch_s": launch,
+            "finish_s": finish,
+        }
+    )
+    owner = rng.integers(0, n, m)
+    start = launch[owner] + rng.uniform(0, 50, m)
+    attempts = pd.DataFrame(
+        {
+            "job_id": [f"j{i}" for i in owner],
+            "task_id": [f"t{i}" for i in range(m)],
+            "attempt_id": [f"a{i}" for i in range(m)],
+            "stage": rng.choice(["map", "reduce"], m),
+            "start_s": start,
+            "finish_s": start + rng.exponential(40, m),
+            "memory_mb": rng.choice([512.0, 1024.0, 4096.0], m),
+            "vcores": rng.choice([1.0, 2.0], m),
+            "state": rng.choice(["SUCCEEDED", "KILLED"], m, p=[0.8, 0.2]),
+        }
+    )
+    deadline = np.where(rng.random(n) < 0.5, submit + rng.uniform(50, 200, n), np.nan)
+    workload = Workload(
+        jobs=jobs[["job_id", "queue", "submit_s"]].assign(deadline_s=deadline),
+        tasks=pd.DataFrame(
+            {
+                "job_id": [],
+                "task_id": [],
+                "stage": [],
+                "duration_s": [],
+                "memory_mb": [],
+                "vcores": [],
+            }
+        ),
+    )
+    cluster = Cluster(memory_mb=65536, vcores=64)
+    window = Window(200, 600)
+    metrics = ["QS_AJR", "QS_THR", "QS_UTIL", "QS_WASTE", Metric.of("QS_DL", slack=0.1)]
+    table = evaluate(
+        Schedule(jobs, attempts), metrics, window=window, cluster=cluster, workload=workload
+    )
+    records, attempt_records = jobs.to_dict("records"), attempts.to_dict("records")
+    deadlines = dict(zip(jobs["job_id"], deadline, strict=True))
+    for queue in table.index:
+        expected = _naive(
+            records, attempt_records, deadlines, queue, window.start_s, window.end_s, cluster
+        )
+        assert table.loc[queue].to_dict() == pytest.approx(expected, nan_ok=True), queue

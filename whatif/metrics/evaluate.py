@@ -61,7 +61,7 @@ def evaluate(
     wanted = list(dict.fromkeys(m if isinstance(m, Metric) else Metric(m) for m in metrics))
     if not wanted:
         raise ValidationError("evaluate metrics: expected at least one metric, got none")
-    tree = QueueTree.from_paths([*schedule.queues, *queues])
+    tree = QueueTree.from_paths([*schedule.jobs["queue"].unique().tolist(), *queues])
     sources = {str(m.param("deadline")) for m in wanted if m.spec.needs_deadlines}
     deadlines = {s: job_deadlines(schedule, workload, s) for s in sorted(sources)}
     scopes: dict[Window, Scope] = {}

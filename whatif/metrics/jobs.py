@@ -49,23 +49,12 @@ def critical_path(scope: Scope) -> np.ndarray:
     no successful task attempt.
     """
     attempts = scope.schedule.attempts
-    useful = ((attempts["state"] == "SUCCEEDED") & ~attempts["is_am"]).to_numpy()
+    useful = ((attempts["state"] == "SUCCEEDED") & ~attempts["is_am"]).to_numpy(dtype=bool)
+    stage, stages = pd.factorize(attempts["stage"])
     duration = attempts["finish_s"].to_numpy(dtype=float) - scope.attempt_start
-    longest = (
-        pd.DataFrame(
-            {
-                "job": scope.attempt_job[useful],
-                "stage": attempts["stage"].to_numpy()[useful],
-                "d": duration[useful],
-            }
-        )
-        .groupby(["job", "stage"], sort=False)["d"]
-        .max()
-    )
-    path = np.zeros(scope.schedule.n_jobs)
-    per_job = longest.groupby(level="job").sum()
-    path[per_job.index.to_numpy(dtype=np.int64)] = per_job.to_numpy()
-    return path
+    longest = np.zeros((scope.schedule.n_jobs, max(len(stages), 1)))
+    np.maximum.at(longest, (scope.attempt_job[useful], stage[useful]), duration[useful])
+    return longest.sum(axis=1)
 
 
 def slowdown(scope: Scope, params: Params) -> np.ndarray:

@@ -82,8 +82,13 @@ class Scope:
         return (self.submit >= self.window.start_s) & (self.submit < self.window.end_s)
 
     @cached_property
+    def job_queue(self) -> np.ndarray:
+        """Index in the tree of each job's queue."""
+        return self.tree.codes(self.schedule.jobs["queue"])
+
+    @cached_property
     def _job_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.tree.expand(self.tree.codes(self.schedule.jobs["queue"]))
+        return self.tree.expand(self.job_queue)
 
     def deadlines(self, source: str) -> np.ndarray:
         """Each job's deadline from `source` (see `whatif.metrics.deadlines`)."""
@@ -110,8 +115,7 @@ class Scope:
 
     @cached_property
     def _attempt_pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        job_pairs_codes = self.tree.codes(self.schedule.jobs["queue"])
-        return self.tree.expand(job_pairs_codes[self.attempt_job])
+        return self.tree.expand(self.job_queue[self.attempt_job])
 
     def attempt_shares(self, stage: str) -> np.ndarray:
         """Each attempt's share of the cluster; zero for attempts outside `stage` when given.
