@@ -15,7 +15,7 @@ import pandas as pd
 
 from tempo.templates import QSTemplate, required_metrics
 from whatif.cluster import Cluster
-from whatif.metrics import Metric, Window, evaluate
+from whatif.metrics import Metric, Window, evaluate, has_deadlines
 from whatif.schedule import Schedule
 from whatif.workload import Workload
 
@@ -25,17 +25,6 @@ BASE_METRICS = (Metric("QS_AJR"), Metric("QS_PCT"), Metric("QS_SLOWDOWN"), Metri
 RESOURCE_METRICS = (Metric("QS_UTIL"), Metric("QS_UTIL_NOPREEMPT"), Metric("QS_WASTE"))
 #: Shown when the workload carries deadlines or recurring jobs.
 DEADLINE_METRICS = (Metric("QS_DL"), Metric("QS_ATTAIN"))
-
-
-def has_deadlines(workload: Workload | None) -> bool:
-    """Whether `workload` gives any job a deadline (a ``deadline_s`` or a recurring job's next run)."""
-    if workload is None:
-        return False
-    jobs = workload.jobs
-    keys = jobs["recurring_key"][jobs["recurring_key"] != ""]
-    return bool(
-        np.isfinite(jobs["deadline_s"].to_numpy(dtype=float)).any() or keys.duplicated().any()
-    )
 
 
 @dataclass(frozen=True, eq=False)

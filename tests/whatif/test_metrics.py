@@ -40,7 +40,15 @@ import pandas as pd
 import pytest
 
 from whatif import Cluster, Schedule, ValidationError, Workload
-from whatif.metrics import METRICS, Metric, QueueTree, Window, evaluate, job_deadlines
+from whatif.metrics import (
+    METRICS,
+    Metric,
+    QueueTree,
+    Window,
+    evaluate,
+    has_deadlines,
+    job_deadlines,
+)
 
 CLUSTER = Cluster(memory_mb=1000, vcores=10)
 WINDOW = Window(0, 100)
@@ -538,3 +546,11 @@ def test_evaluate_matches_per_queue_loops_on_a_random_schedule():
             records, attempt_records, deadlines, queue, window.start_s, window.end_s, cluster
         )
         assert table.loc[queue].to_dict() == pytest.approx(expected, nan_ok=True), queue
+
+
+def test_has_deadlines_sees_the_column_or_a_recurring_pair():
+    """A workload has deadlines if a job has deadline_s or two jobs share a recurring key."""
+    assert has_deadlines(_workload())
+    assert has_deadlines(_workload(deadlines={}, keys={"j1": "etl", "j2": "etl"}))
+    assert not has_deadlines(_workload(deadlines={}, keys={"j1": "etl"}))
+    assert not has_deadlines(None)

@@ -6,7 +6,7 @@ parents aggregating their subtree, and ``root`` for the cluster) over a `Window`
 of a `Schedule`; `METRICS` lists the metric names, units and parameters.
 """
 
-from whatif.metrics.deadlines import job_deadlines
+from whatif.metrics.deadlines import has_deadlines, job_deadlines
 from whatif.metrics.evaluate import evaluate
 from whatif.metrics.registry import METRICS, Metric, MetricSpec, ParamSpec, metric_spec
 from whatif.metrics.tree import QueueTree, full_path
@@ -21,6 +21,7 @@ __all__ = [
     "Window",
     "evaluate",
     "full_path",
+    "has_deadlines",
     "job_deadlines",
     "metric_spec",
 ]

@@ -48,6 +48,17 @@ def time_of_day_s(source: str) -> float | None:
     return float(hours * 3600 + minutes * 60 + seconds)
 
 
+def has_deadlines(workload: Workload | None) -> bool:
+    """Whether `workload` gives any job a deadline (a ``deadline_s``, or a recurring job's next run)."""
+    if workload is None:
+        return False
+    jobs = workload.jobs
+    keys = jobs["recurring_key"][jobs["recurring_key"] != ""]
+    return bool(
+        np.isfinite(jobs["deadline_s"].to_numpy(dtype=float)).any() or keys.duplicated().any()
+    )
+
+
 def job_deadlines(schedule: Schedule, workload: Workload | None, source: str) -> np.ndarray:
     """Deadline of each job of `schedule` (in its row order), NaN where it has none.
 
