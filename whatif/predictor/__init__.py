@@ -1,0 +1,20 @@
+"""The schedule predictor: a time-warp simulation of the YARN Fair Scheduler.
+
+`predict` replays a Workload under an EffectiveAllocation on a Cluster and returns the
+predicted Schedule; `Simulation` does the same step by step (advance, inspect,
+reconfigure, continue). Two engines give identical schedules: ``"numba"`` (the compiled
+kernel, for speed) and ``"reference"`` (plain Python, for reading and checking).
+"""
+
+from whatif.predictor.jobruntime import write_jobruntime_csv
+from whatif.predictor.settings import NoiseModel, SchedulerSettings
+from whatif.predictor.simulation import Simulation, SimulationState, predict
+
+__all__ = [
+    "NoiseModel",
+    "SchedulerSettings",
+    "Simulation",
+    "SimulationState",
+    "predict",
+    "write_jobruntime_csv",
+]

@@ -1,0 +1,462 @@
+"""Workload + EffectiveAllocation + Cluster -> flat arrays for the engines, and back to a Schedule.
+
+Both engines (``reference`` and ``kernel``) read the same `Packed` arrays, so the
+conversion, request normalization and noise draws have one home.
+
+Resources are 2-vectors: (memory MB, vcores), or on a Hadoop 1 slot cluster
+(map slots, reduce slots) where a reduce task asks for (0, 1) and every other task
+for (1, 0). Jobs whose queue is not in the tree get the queue created as Hadoop
+does with ``allow-undeclared-pools``: a leaf (and any missing parents) under its
+parent, weight 1, no min share, the `QueueDefaults` limits, and the preemption
+timeouts, threshold and ``allowPreemptionFrom`` of its parent.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
+from whatif.cluster import Cluster
+from whatif.errors import ValidationError
+from whatif.predictor.settings import NoiseModel, SchedulerSettings
+from whatif.schedule import Schedule
+from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
+
+POLICY_CODES = {"fair": 0, "fifo": 1, "drf": 2}
+
+#: Attempt states in the packed output (index into this tuple).
+ATTEMPT_STATE_NAMES = ("RUNNING", "SUCCEEDED", "FAILED", "KILLED")
+
+
+@dataclass(frozen=True, eq=False)
+class PackedQueues:
+    """The queue tree as arrays, in depth-first document order (root first).
+
+    All arrays have shape (nq,) unless noted; resources are (nq, 2) float64.
+    ``child_ptr`` (nq + 1,) and ``children`` (nq - 1,) are the CSR child lists.
+    ``max_apps`` is -1 for unlimited; timeouts are seconds with ``inf`` for never.
+    """
+
+    names: tuple[str, ...]
+    parent: np.ndarray
+    depth: np.ndarray
+    child_ptr: np.ndarray
+    children: np.ndarray
+    is_leaf: np.ndarray
+    policy: np.ndarray
+    weight: np.ndarray
+    min_share: np.ndarray
+    max_share: np.ndarray
+    max_apps: np.ndarray
+    max_am_share: np.ndarray
+    min_timeout: np.ndarray
+    fair_timeout: np.ndarray
+    fair_threshold: np.ndarray
+    preemptable: np.ndarray
+    name_rank: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Packed:
+    """Everything an engine needs, as arrays (see the field comments for shapes and units)."""
+
+    queues: PackedQueues
+    cluster: np.ndarray  # (2,) float64 capacity
+    slot_mode: bool
+    # jobs (nj,)
+    job_ids: tuple[str, ...]
+    job_queue: np.ndarray  # int64 leaf index
+    job_user: np.ndarray  # int64 user index
+    job_submit: np.ndarray  # float64 s
+    job_rank: np.ndarray  # int64 rank of job_id (Hadoop's app-name tie-break)
+    job_am: np.ndarray  # (nj, 2) AM request, zeros when the trace has no AM
+    job_has_am: np.ndarray  # int64 0/1
+    job_stage_ptr: np.ndarray  # (nj + 1,) CSR into stages
+    user_names: tuple[str, ...]
+    user_max_apps: np.ndarray  # (nu,) int64, -1 unlimited
+    # stages (ns,)
+    stage_names: tuple[str, ...]
+    stage_task_start: np.ndarray
+    stage_task_end: np.ndarray
+    stage_priority: np.ndarray  # int64, lower is served first
+    stage_slowstart: np.ndarray  # int64 1 for a reduce stage right after a map stage
+    stage_dim: np.ndarray  # int64 resource dimension allocation passes use (slot pool)
+    # tasks (nt,) in Workload order
+    task_ids: tuple[str, ...]
+    task_job: np.ndarray
+    task_stage: np.ndarray
+    task_req: np.ndarray  # (nt, 2) normalized request
+    task_dur: np.ndarray  # s, after noise
+    task_a: np.ndarray  # finish = max(start + lat + a, last_map + b) + c for slowstart stages
+    task_b: np.ndarray
+    task_c: np.ndarray
+    task_fail_count: np.ndarray  # int64 failed attempts before the successful one
+    task_fail_frac: np.ndarray  # fraction of the duration after which a failing attempt fails
+    min_request: np.ndarray  # (2,) smallest normalized request (allocation stops below it)
+
+
+def normalize_requests(
+    memory_mb: np.ndarray, vcores: np.ndarray, settings: SchedulerSettings
+) -> tuple[np.ndarray, np.ndarray]:
+    """Requests as the RM normalizes them: at least the minimum, rounded up to the increment."""
+    mem = np.maximum(np.asarray(memory_mb, dtype=float), settings.min_allocation_mb)
+    cpu = np.maximum(np.asarray(vcores, dtype=float), settings.min_allocation_vcores)
+    mem = np.ceil(mem / settings.increment_mb) * settings.increment_mb
+    cpu = np.ceil(cpu / settings.increment_vcores) * settings.increment_vcores
+    return mem, cpu
+
+
+def full_queue_name(name: str) -> str:
+    """``root.x`` for a bare leaf name ``x``; full paths unchanged."""
+    return name if name == "root" or name.startswith("root.") else f"root.{name}"
+
+
+def with_undeclared_queues(
+    allocation: EffectiveAllocation, queue_names: list[str]
+) -> EffectiveAllocation:
+    """The tree with a leaf (and missing parents) created for every unknown queue name."""
+    tree = _mutable(allocation.root)
+    by_name = {q["q"].name: q for q in _walk_mutable(tree)}
+    defaults = allocation.defaults
+    for raw in queue_names:
+        name = full_queue_name(raw)
+        if name in by_name:
+            if by_name[name]["children"]:
+                raise ValidationError(
+                    f"jobs.queue: {raw!r} is a parent queue; apps can only be submitted to leaves"
+                )
+            continue
+        parts = name.split(".")
+        for depth in range(1, len(parts)):
+            path = ".".join(parts[: depth + 1])
+            if path in by_name:
+                continue
+            parent = by_name[".".join(parts[:depth])]
+            if parent["q"].scheduling_policy == "fifo" or (
+                not parent["q"].is_parent and not parent["children"] and parent is not tree
+            ):
+                raise ValidationError(
+                    f"jobs.queue: cannot create {path!r} under leaf queue {parent['q'].name!r}"
+                )
+            leaf = depth == len(parts) - 1
+            policy = defaults.scheduling_policy if leaf or defaults.scheduling_policy != "fifo" else "fair"
+            queue = EffectiveQueue(
+                path,
+                is_parent=not leaf,
+                max_running_apps=defaults.max_running_apps,
+                max_resources=defaults.max_resources,
+                max_am_share=defaults.max_am_share,
+                scheduling_policy=policy,
+                min_share_preemption_timeout_s=parent["q"].min_share_preemption_timeout_s,
+                fair_share_preemption_timeout_s=parent["q"].fair_share_preemption_timeout_s,
+                fair_share_preemption_threshold=parent["q"].fair_share_preemption_threshold,
+                allow_preemption_from=parent["q"].allow_preemption_from,
+            )
+            node = {"q": queue, "children": []}
+            parent["children"].append(node)
+            by_name[path] = node
+            logger.info("created undeclared queue %s", path)
+    return replace(allocation, root=_frozen(tree))
+
+
+def _mutable(queue: EffectiveQueue) -> dict:
+    return {"q": queue, "children": [_mutable(c) for c in queue.children]}
+
+
+def _walk_mutable(node: dict):
+    yield node
+    for child in node["children"]:
+        yield from _walk_mutable(child)
+
+
+def _frozen(node: dict) -> EffectiveQueue:
+    children = tuple(_frozen(c) for c in node["children"])
+    return replace(node["q"], children=children, is_parent=node["q"].is_parent or bool(children))
+
+
+def pack_queues(allocation: EffectiveAllocation, cluster: Cluster) -> PackedQueues:
+    """Queue tree arrays; limits resolved against the cluster (slot limits in slot mode)."""
+    queues = list(allocation.root.walk())
+    index = {q.name: i for i, q in enumerate(queues)}
+    nq = len(queues)
+    parent = np.full(nq, -1, dtype=np.int64)
+    depth = np.zeros(nq, dtype=np.int64)
+    for i, q in enumerate(queues):
+        for child in q.children:
+            parent[index[child.name]] = i
+            depth[index[child.name]] = depth[i] + 1
+    child_ptr = np.zeros(nq + 1, dtype=np.int64)
+    children: list[int] = []
+    for i, q in enumerate(queues):
+        children.extend(index[c.name] for c in q.children)
+        child_ptr[i + 1] = len(children)
+    slot_mode = bool(cluster.slots)
+    whole = Resources(cluster.memory_mb, cluster.vcores)
+    min_share = np.zeros((nq, 2))
+    max_share = np.full((nq, 2), np.inf)
+    preemptable = np.ones(nq, dtype=np.int64)
+    for i, q in enumerate(queues):
+        if slot_mode:
+            min_share[i] = (q.min_maps or 0, q.min_reduces or 0)
+            max_share[i] = (
+                np.inf if q.max_maps is None else q.max_maps,
+                np.inf if q.max_reduces is None else q.max_reduces,
+            )
+        else:
+            limit = q.max_resources.resolve(whole)
+            min_share[i] = (q.min_resources.memory_mb, q.min_resources.vcores)
+            max_share[i] = (limit.memory_mb, limit.vcores)
+        preemptable[i] = int(q.allow_preemption_from) * (preemptable[parent[i]] if i else 1)
+    ranks = np.argsort(np.argsort(np.array([q.name for q in queues], dtype=object), kind="stable"))
+    return PackedQueues(
+        names=tuple(q.name for q in queues),
+        parent=parent,
+        depth=depth,
+        child_ptr=child_ptr,
+        children=np.array(children, dtype=np.int64),
+        is_leaf=np.array([0 if q.is_parent else 1 for q in queues], dtype=np.int64),
+        policy=np.array([POLICY_CODES[q.scheduling_policy] for q in queues], dtype=np.int64),
+        weight=np.array([q.weight for q in queues], dtype=float),
+        min_share=min_share,
+        max_share=max_share,
+        max_apps=np.array(
+            [-1 if q.max_running_apps is None else q.max_running_apps for q in queues],
+            dtype=np.int64,
+        ),
+        max_am_share=np.array([q.max_am_share for q in queues], dtype=float),
+        min_timeout=np.array([q.min_share_preemption_timeout_s for q in queues], dtype=float),
+        fair_timeout=np.array([q.fair_share_preemption_timeout_s for q in queues], dtype=float),
+        fair_threshold=np.array([q.fair_share_preemption_threshold for q in queues], dtype=float),
+        preemptable=preemptable,
+        name_rank=ranks.astype(np.int64),
+    )
+
+
+def _noise_draws(
+    n: int, noise: NoiseModel | None, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Duration multipliers, failure counts and failure fractions, one per task."""
+    if noise is None:
+        return np.ones(n), np.zeros(n, dtype=np.int64), np.zeros(n)
+    rng = np.random.default_rng(seed)
+    mult = np.ones(n)
+    if noise.jitter_cv > 0:
+        sigma = math.sqrt(math.log1p(noise.jitter_cv**2))
+        mult *= rng.lognormal(-(sigma**2) / 2.0, sigma, n)
+    if noise.straggler_probability > 0:
+        mult *= np.where(rng.random(n) < noise.straggler_probability, noise.straggler_factor, 1.0)
+    fails = np.zeros(n, dtype=np.int64)
+    if noise.failure_probability > 0 and noise.max_attempts > 1:
+        fails = np.minimum(rng.geometric(1.0 - noise.failure_probability, n) - 1, noise.max_attempts - 1)
+    frac = rng.random(n)
+    return mult, fails.astype(np.int64), frac
+
+
+def pack(
+    workload: Workload,
+    allocation: EffectiveAllocation,
+    cluster: Cluster,
+    settings: SchedulerSettings,
+    *,
+    seed: int = 0,
+    noise: NoiseModel | None = None,
+) -> tuple[Packed, EffectiveAllocation]:
+    """Arrays for the engines, and the allocation with undeclared queues created."""
+    jobs, tasks = workload.jobs, workload.tasks
+    allocation = with_undeclared_queues(allocation, list(dict.fromkeys(jobs["queue"].tolist())))
+    pq = pack_queues(allocation, cluster)
+    qindex = {name: i for i, name in enumerate(pq.names)}
+    slot_mode = bool(cluster.slots)
+    nj, nt = len(jobs), len(tasks)
+    job_ids = jobs["job_id"].to_numpy(dtype=object)
+    job_queue = np.array([qindex[full_queue_name(q)] for q in jobs["queue"].tolist()], dtype=np.int64)
+    users, job_user = np.unique(jobs["user"].to_numpy(dtype=object), return_inverse=True)
+    user_max = np.array(
+        [-1 if (m := allocation.max_apps_for_user(u)) is None else m for u in users], dtype=np.int64
+    )
+    job_rank = np.argsort(np.argsort(job_ids, kind="stable"), kind="stable").astype(np.int64)
+    am_mem = jobs["am_memory_mb"].to_numpy(dtype=float)
+    has_am = ~np.isnan(am_mem) & (not slot_mode)
+    am_m, am_v = normalize_requests(
+        np.nan_to_num(am_mem), np.nan_to_num(jobs["am_vcores"].to_numpy(dtype=float), nan=1.0), settings
+    )
+    job_am = np.where(has_am[:, None], np.column_stack([am_m, am_v]), 0.0)
+    # Tasks are sorted by job (submit order), stage index, task id: stages are runs.
+    jpos = pd.Series(np.arange(nj), index=job_ids).reindex(tasks["job_id"].to_numpy(dtype=object)).to_numpy()
+    task_job = jpos.astype(np.int64)
+    sidx = tasks["stage_index"].to_numpy(dtype=np.int64)
+    new_stage = np.ones(nt, dtype=bool)
+    if nt:
+        new_stage[1:] = (task_job[1:] != task_job[:-1]) | (sidx[1:] != sidx[:-1])
+    stage_start = np.flatnonzero(new_stage).astype(np.int64)
+    ns = len(stage_start)
+    stage_end = np.append(stage_start[1:], nt).astype(np.int64)
+    task_stage = (np.cumsum(new_stage) - 1).astype(np.int64)
+    stage_job = task_job[stage_start] if ns else np.zeros(0, dtype=np.int64)
+    job_stage_ptr = np.searchsorted(stage_job, np.arange(nj + 1)).astype(np.int64)
+    stage_names = tuple(tasks["stage"].to_numpy(dtype=object)[stage_start].tolist())
+    prio = tasks["priority"].to_numpy(dtype=np.int64)
+    stage_priority = np.minimum.reduceat(prio, stage_start) if ns else np.zeros(0, dtype=np.int64)
+    stage_slowstart = np.zeros(ns, dtype=np.int64)
+    for s in range(1, ns):
+        if stage_job[s] == stage_job[s - 1] and stage_names[s] == "reduce" and stage_names[s - 1] == "map":
+            stage_slowstart[s] = 1
+    is_reduce = np.array([n == "reduce" for n in stage_names], dtype=bool)
+    stage_dim = (is_reduce & slot_mode).astype(np.int64)
+    if slot_mode:
+        dims = stage_dim[task_stage]
+        req = np.column_stack([(dims == 0).astype(float), (dims == 1).astype(float)])
+        capacity = np.array([float(cluster.slot_pools.get("map", 0)), float(cluster.slot_pools.get("reduce", 0))])
+        min_request = np.array([1.0, 1.0])
+    else:
+        mem, cpu = normalize_requests(tasks["memory_mb"].to_numpy(), tasks["vcores"].to_numpy(), settings)
+        req = np.column_stack([mem, cpu])
+        capacity = np.array([cluster.memory_mb, cluster.vcores], dtype=float)
+        min_request = np.array([settings.min_allocation_mb, settings.min_allocation_vcores])
+        if nt:
+            min_request = np.minimum(min_request, req.min(axis=0))
+        if has_am.any():
+            min_request = np.minimum(min_request, job_am[has_am].min(axis=0))
+    mult, fails, frac = _noise_draws(nt, noise, seed)
+    dur = tasks["duration_s"].to_numpy(dtype=float) * mult
+    a, b, c = _replay_parts(tasks, task_job, task_stage, stage_slowstart, stage_start, dur, mult)
+    packed = Packed(
+        queues=pq,
+        cluster=capacity,
+        slot_mode=slot_mode,
+        job_ids=tuple(job_ids.tolist()),
+        job_queue=job_queue,
+        job_user=job_user.astype(np.int64),
+        job_submit=jobs["submit_s"].to_numpy(dtype=float),
+        job_rank=job_rank,
+        job_am=job_am,
+        job_has_am=has_am.astype(np.int64),
+        job_stage_ptr=job_stage_ptr,
+        user_names=tuple(users.tolist()),
+        user_max_apps=user_max,
+        stage_names=stage_names,
+        stage_task_start=stage_start,
+        stage_task_end=stage_end,
+        stage_priority=stage_priority.astype(np.int64),
+        stage_slowstart=stage_slowstart,
+        stage_dim=stage_dim,
+        task_ids=tuple(tasks["task_id"].to_numpy(dtype=object).tolist()),
+        task_job=task_job,
+        task_stage=task_stage,
+        task_req=np.ascontiguousarray(req, dtype=float),
+        task_dur=dur,
+        task_a=a,
+        task_b=b,
+        task_c=c,
+        task_fail_count=fails,
+        task_fail_frac=frac,
+        min_request=min_request.astype(float),
+    )
+    return packed, allocation
+
+
+def _replay_parts(tasks, task_job, task_stage, stage_slowstart, stage_start, dur, mult):
+    """(a, b, c) with finish = max(start + latency + a, last_map_finish + b) + c.
+
+    A reduce whose trace gives ``shuffle_finish_s`` replays its own shuffle tail
+    ``a = b = shuffle_finish - max(observed_start, observed last map finish)`` and its own
+    work ``c = observed_finish - shuffle_finish``; other reduces replay their duration
+    and cannot finish before the job's last map (``a = duration, b = c = 0``).
+    """
+    a, b, c = dur.copy(), np.zeros(len(dur)), np.zeros(len(dur))
+    slow = stage_slowstart[task_stage] == 1 if len(dur) else np.zeros(0, dtype=bool)
+    shuffle = tasks["shuffle_finish_s"].to_numpy(dtype=float)
+    start = tasks["observed_start_s"].to_numpy(dtype=float)
+    finish = tasks["observed_finish_s"].to_numpy(dtype=float)
+    known = slow & ~np.isnan(shuffle) & ~np.isnan(start) & ~np.isnan(finish)
+    if known.any():
+        # Observed last map finish of each job: the stage before a slowstart stage.
+        map_finish = np.full(int(task_job.max()) + 1, np.nan)
+        map_stages = np.flatnonzero(stage_slowstart == 1) - 1
+        rows = np.flatnonzero(np.isin(task_stage, map_stages))
+        if rows.size:
+            frame = pd.DataFrame({"j": task_job[rows], "f": finish[rows]})
+            last = frame.groupby("j")["f"].max()
+            map_finish[last.index.to_numpy()] = last.to_numpy()
+        last_map = map_finish[task_job]
+        begin = np.fmax(start, last_map)
+        tail = np.maximum(shuffle - begin, 0.0) * mult
+        own = np.maximum(finish - np.maximum(shuffle, start), 0.0) * mult
+        a = np.where(known, tail, a)
+        b = np.where(known, tail, b)
+        c = np.where(known, own, c)
+    return a, b, c
+
+
+def unpack_schedule(
+    packed: Packed,
+    queue_names: tuple[str, ...],
+    att_task: np.ndarray,
+    att_start: np.ndarray,
+    att_finish: np.ndarray,
+    att_state: np.ndarray,
+    att_preempted: np.ndarray,
+    job_finish: np.ndarray,
+    job_queue: np.ndarray,
+) -> Schedule:
+    """A Schedule from attempt arrays (``att_task`` < 0 encodes job ``-1 - att_task``'s AM)."""
+    n = len(att_task)
+    task_ids = np.array(packed.task_ids + ("",), dtype=object)
+    job_ids = np.array(packed.job_ids, dtype=object)
+    stage_names = np.array(packed.stage_names + ("",), dtype=object)
+    is_am = att_task < 0
+    tidx = np.where(is_am, len(packed.task_ids), att_task)
+    jidx = np.where(is_am, -1 - att_task, packed.task_job[np.where(is_am, 0, att_task)] if n else 0)
+    job_col = job_ids[jidx] if n else np.zeros(0, dtype=object)
+    tid = task_ids[tidx].copy() if n else np.zeros(0, dtype=object)
+    if n and is_am.any():
+        tid[is_am] = job_col[is_am] + "_am"
+    stage = stage_names[np.where(is_am, len(packed.stage_names), packed.task_stage[np.where(is_am, 0, att_task)])] if n else tid
+    if n and is_am.any():
+        stage[is_am] = "am"
+    # Attempt number within its task, in allocation order.
+    frame = pd.DataFrame({"t": tid})
+    number = frame.groupby("t", sort=False).cumcount().to_numpy() if n else np.zeros(0, dtype=int)
+    attempt_id = [f"{t}_{k}" for t, k in zip(tid.tolist(), number.tolist(), strict=True)]
+    req = np.where(is_am[:, None], packed.job_am[np.where(is_am, jidx, 0)], packed.task_req[np.where(is_am, 0, att_task)]) if n else np.zeros((0, 2))
+    states = np.array(ATTEMPT_STATE_NAMES, dtype=object)[att_state] if n else np.zeros(0, dtype=object)
+    attempts = pd.DataFrame(
+        {
+            "job_id": job_col,
+            "task_id": tid,
+            "attempt_id": attempt_id,
+            "stage": stage,
+            "start_s": att_start,
+            "finish_s": np.where(att_state == 0, np.nan, att_finish),
+            "memory_mb": req[:, 0] if n else [],
+            "vcores": req[:, 1] if n else [],
+            "state": states,
+            "preempted": att_preempted.astype(bool),
+            "is_am": is_am,
+        }
+    )
+    launch = np.full(len(job_ids), np.nan)
+    if n:
+        np.fmin.at(launch, jidx, att_start)
+    finished = ~np.isnan(job_finish)
+    started = ~np.isnan(launch)
+    state = np.where(finished, "SUCCEEDED", np.where(started, "RUNNING", "PENDING"))
+    jobs = pd.DataFrame(
+        {
+            "job_id": job_ids,
+            "queue": np.array(queue_names, dtype=object)[job_queue],
+            "submit_s": packed.job_submit,
+            "launch_s": launch,
+            "finish_s": job_finish,
+            "user": np.array(packed.user_names, dtype=object)[packed.job_user],
+            "state": state,
+        }
+    )
+    return Schedule(jobs=jobs, attempts=attempts)

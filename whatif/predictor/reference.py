@@ -1,0 +1,983 @@
+"""The reference engine: a plain-Python time-warp event loop with the full semantics.
+
+Readable twin of ``kernel.py``: both read the same `Packed` arrays and must give the
+same schedule (tests compare them on random workloads). Every rule and tie-break is
+described once, in the ``kernel`` module docstring; the code here follows it step by
+step with Python objects instead of flat arrays.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+
+from whatif.fairshare import compute_shares
+from whatif.predictor.pack import Packed, PackedQueues
+from whatif.predictor.settings import SchedulerSettings
+
+INF = math.inf
+LOG2 = math.log(2.0)
+# Event kinds, in the order their tie-breaks do not depend on (heap is (time, seq)).
+END, KILL, AM_READY = 0, 1, 2
+# Attempt states (index into pack.ATTEMPT_STATE_NAMES).
+RUNNING, SUCCEEDED, FAILED, KILLED = 0, 1, 2, 3
+
+
+def div(x: float, w: float) -> float:
+    """Java double division: x / 0 is inf for x > 0 and NaN for 0 / 0."""
+    if w != 0.0:
+        return x / w
+    if x > 0.0:
+        return INF
+    if x < 0.0:
+        return -INF
+    return math.nan
+
+
+def java_int(x: float) -> int:
+    """(int) cast of a double: NaN is 0, out-of-range values saturate."""
+    if x != x:
+        return 0
+    return int(max(min(x, 2147483647.0), -2147483648.0))
+
+
+def signum(x: float) -> int:
+    """(int) Math.signum(x): NaN is 0."""
+    return 1 if x > 0.0 else (-1 if x < 0.0 else 0)
+
+
+def res_compare(policy: int, a, b, cluster) -> int:
+    """The policy's ResourceCalculator.compare: memory for fair/fifo, dominant share for drf."""
+    if policy != 2:
+        return signum(a[0] - b[0])
+    if a[0] == b[0] and a[1] == b[1]:
+        return 0
+    la, sa = div(a[0], cluster[0]), div(a[1], cluster[1])
+    lb, sb = div(b[0], cluster[0]), div(b[1], cluster[1])
+    r = signum(max(la, sa) - max(lb, sb))
+    if r != 0:
+        return r
+    return signum(min(la, sa) - min(lb, sb))
+
+
+class ReferenceEngine:
+    """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
+
+    def __init__(self, packed: Packed, settings: SchedulerSettings) -> None:
+        self.p = packed
+        self.s = settings
+        self.now = 0.0
+        self.cluster = packed.cluster.astype(float).copy()
+        self.free = self.cluster.copy()
+        self.v3 = settings.hadoop_version == 3
+        self.dims = [0, 1] if packed.slot_mode else [0]
+        nj, nt, ns = len(packed.job_submit), len(packed.task_dur), len(packed.stage_task_start)
+        self.heap: list[tuple[float, int, int, int]] = []
+        self.seq = 0
+        self.next_submit = 0
+        self.next_check = INF
+        # jobs
+        self.job_state = [0] * nj  # 0 unsubmitted, 1 waiting (not runnable), 2 runnable, 3 done
+        self.job_usage = np.zeros((nj, 2))
+        self.job_pend = np.zeros((nj, 2))
+        self.job_am_state = [0] * nj  # 0 no AM, 1 requested, 2 starting, 3 running
+        self.job_am_attempt = [-1] * nj
+        self.job_stages_done = [0] * nj
+        self.job_finish = np.full(nj, np.nan)
+        self.job_fair = np.zeros((nj, 2))
+        self.job_last_fair = np.zeros(nj)
+        self.job_next_check = np.zeros(nj)
+        self.job_fair_starv = np.zeros((nj, 2))
+        self.job_min_starv = np.zeros((nj, 2))
+        self.job_tbp = np.zeros((nj, 2))  # to be preempted (Hadoop 3) / warned (Hadoop 2)
+        self.user_running = [0] * len(packed.user_max_apps)
+        self.waiting: list[int] = []  # submitted, not runnable, in submit order
+        # stages
+        self.stage_released = [False] * ns
+        self.stage_next = packed.stage_task_start.copy()
+        self.stage_pending = [0] * ns
+        self.stage_done = [0] * ns
+        self.stage_done_time = np.full(ns, np.nan)
+        self.stage_retry: list[list[int]] = [[] for _ in range(ns)]
+        self.stage_waiting: list[list[int]] = [[] for _ in range(ns)]
+        # tasks
+        self.task_failures = [0] * nt
+        # attempts
+        self.att_task: list[int] = []
+        self.att_start: list[float] = []
+        self.att_finish: list[float] = []
+        self.att_state: list[int] = []
+        self.att_preempted: list[bool] = []
+        self.att_outcome: list[int] = []
+        self.att_mark: list[float] = []  # Hadoop 3: -1 or kill time; Hadoop 2: -1 or warn time
+        self.running: dict[int, None] = {}  # running attempts in allocation order
+        self.warned: list[int] = []  # Hadoop 2 warned containers, in warn order
+        self.set_queues(packed.queues)
+
+    # ------------------------------------------------------------------ queues
+    def set_queues(self, pq: PackedQueues) -> None:
+        """Install a queue tree (at start, or on reconfiguration) and rebuild its aggregates."""
+        self.q = pq
+        nq = len(pq.parent)
+        self.q_usage = np.zeros((nq, 2))
+        self.q_pend_all = np.zeros((nq, 2))
+        self.q_pend_run = np.zeros((nq, 2))
+        self.q_runnable = [0] * nq
+        self.q_am_usage = np.zeros((nq, 2))
+        self.q_fair = np.zeros((nq, 2))
+        self.q_last_min = np.full((nq, 2), self.now)
+        self.q_last_fair = np.full((nq, 2), self.now)
+        self.next_check_v12 = INF
+        self.leaf_apps: list[list[int]] = [[] for _ in range(nq)]
+        self.leaf_dirty = [True] * nq
+        self.shares_dirty = True
+        self.job_last_fair[:] = self.now
+        for j, state in enumerate(self.job_state):
+            if state in (1, 2):
+                leaf = int(self.p.job_queue[j])
+                self._up(self.q_usage, leaf, self.job_usage[j])
+                self._up(self.q_pend_all, leaf, self.job_pend[j])
+                if state == 2:
+                    self._up(self.q_pend_run, leaf, self.job_pend[j])
+                    self._count_runnable(leaf, 1)
+                    self.leaf_apps[leaf].append(j)
+                if self.job_am_state[j] >= 2:
+                    self.q_am_usage[leaf] += self.p.job_am[j]
+
+    def _ancestors(self, q: int):
+        while q >= 0:
+            yield q
+            q = int(self.q.parent[q])
+
+    def _up(self, table: np.ndarray, leaf: int, amount) -> None:
+        for q in self._ancestors(leaf):
+            table[q] += amount
+
+    def _count_runnable(self, leaf: int, delta: int) -> None:
+        for q in self._ancestors(leaf):
+            before = self.q_runnable[q]
+            self.q_runnable[q] += delta
+            if (before == 0) != (self.q_runnable[q] == 0):
+                self.shares_dirty = True
+        self.leaf_dirty[leaf] = True
+
+    def _children(self, q: int) -> list[int]:
+        return self.q.children[self.q.child_ptr[q] : self.q.child_ptr[q + 1]].tolist()
+
+    def _demand(self, q: int) -> np.ndarray:
+        """Queue demand: usage + pending of all its apps, capped at maxShare at every level."""
+        if self.q.is_leaf[q]:
+            raw = self.q_usage[q] + self.q_pend_all[q]
+        else:
+            raw = sum((self._demand(c) for c in self._children(q)), np.zeros(2))
+        return np.minimum(raw, self.q.max_share[q])
+
+    # ------------------------------------------------------------------ events
+    def _push(self, time: float, kind: int, ident: int) -> None:
+        heapq.heappush(self.heap, (time, self.seq, kind, ident))
+        self.seq += 1
+
+    def advance_to(self, t_stop: float) -> None:
+        """Process every event at or before `t_stop` (``inf``: run to the end)."""
+        p = self.p
+        while True:
+            t_heap = self.heap[0][0] if self.heap else INF
+            t_sub = p.job_submit[self.next_submit] if self.next_submit < len(p.job_submit) else INF
+            t = min(t_heap, t_sub, self.next_check)
+            if t == INF or t > t_stop:
+                break
+            self.now = t
+            if self.next_check == t:
+                self.next_check = INF
+            while self.heap and self.heap[0][0] == t:
+                _, _, kind, ident = heapq.heappop(self.heap)
+                if kind == END:
+                    if self.att_state[ident] == RUNNING:
+                        self._end_attempt(ident, self.att_outcome[ident])
+                elif kind == KILL:
+                    if self.att_state[ident] == RUNNING and self.att_mark[ident] == t:
+                        self._end_attempt(ident, KILLED)
+                else:
+                    self._am_ready(ident)
+            while self.next_submit < len(p.job_submit) and p.job_submit[self.next_submit] == t:
+                self._submit(self.next_submit)
+                self.next_submit += 1
+            if self.shares_dirty:
+                self._compute_shares()
+            self._allocate()
+            if self.s.preemption:
+                if self.s.hadoop_version == 3:
+                    self._preempt_v3()
+                else:
+                    self._preempt_v12()
+        if t_stop != INF and t_stop > self.now:
+            self.now = t_stop
+
+    def _submit(self, j: int) -> None:
+        p = self.p
+        self.job_state[j] = 1
+        self.job_last_fair[j] = self.now
+        if p.job_has_am[j]:
+            self.job_am_state[j] = 1
+            self._add_pending(j, p.job_am[j])
+        else:
+            self._release_stage(j, int(p.job_stage_ptr[j]))
+        if self._can_run(j):
+            self._make_runnable(j)
+        else:
+            self.waiting.append(j)
+
+    def _can_run(self, j: int) -> bool:
+        """MaxRunningAppsEnforcer.canAppBeRunnable: user and every queue up to root under limit."""
+        user = int(self.p.job_user[j])
+        limit = int(self.p.user_max_apps[user])
+        if limit >= 0 and self.user_running[user] >= limit:
+            return False
+        for q in self._ancestors(int(self.p.job_queue[j])):
+            if self.q.max_apps[q] >= 0 and self.q_runnable[q] >= self.q.max_apps[q]:
+                return False
+        return True
+
+    def _make_runnable(self, j: int) -> None:
+        leaf = int(self.p.job_queue[j])
+        self.job_state[j] = 2
+        self.user_running[int(self.p.job_user[j])] += 1
+        self._count_runnable(leaf, 1)
+        self._up(self.q_pend_run, leaf, self.job_pend[j])
+        self.leaf_apps[leaf].append(j)
+
+    def _add_pending(self, j: int, amount) -> None:
+        leaf = int(self.p.job_queue[j])
+        self.job_pend[j] += amount
+        self._up(self.q_pend_all, leaf, amount)
+        if self.job_state[j] == 2:
+            self._up(self.q_pend_run, leaf, amount)
+
+    def _release_stage(self, j: int, s: int) -> None:
+        p = self.p
+        self.stage_released[s] = True
+        lo, hi = int(p.stage_task_start[s]), int(p.stage_task_end[s])
+        self.stage_pending[s] = hi - lo
+        self._add_pending(j, p.task_req[lo:hi].sum(axis=0))
+        self._maybe_slowstart(j, s)
+
+    def _maybe_slowstart(self, j: int, s: int) -> None:
+        """Release the reduce stage after map stage `s` once enough maps completed."""
+        p = self.p
+        nxt = s + 1
+        if nxt < p.job_stage_ptr[j + 1] and p.stage_slowstart[nxt] and not self.stage_released[nxt]:
+            size = p.stage_task_end[s] - p.stage_task_start[s]
+            if self.stage_done[s] / size >= self.s.slowstart_completed_maps:
+                self._release_stage(j, nxt)
+
+    def _am_ready(self, j: int) -> None:
+        if self.job_am_state[j] == 2:
+            self.job_am_state[j] = 3
+            self._release_stage(j, int(self.p.job_stage_ptr[j]))
+
+    # ------------------------------------------------------------------ shares
+    def _compute_shares(self) -> None:
+        """Instantaneous fair shares top-down; only queues with runnable apps are active."""
+        self.shares_dirty = False
+        old = self.q_fair.copy()
+        self.q_fair[0] = self.cluster
+        for q in range(len(self.q.parent)):
+            kids = self._children(q)
+            if not kids:
+                continue
+            active = np.array([self.q_runnable[c] > 0 for c in kids])
+            for d in (0, 1):
+                self.q_fair[kids, d] = compute_shares(
+                    self.q.weight[kids],
+                    self.q.min_share[kids, d],
+                    self.q.max_share[kids, d],
+                    self.q_fair[q, d],
+                    active,
+                )
+        changed = np.flatnonzero((old != self.q_fair).any(axis=1))
+        for q in changed:
+            self.leaf_dirty[q] = True
+
+    def _app_weight(self, j: int) -> float:
+        if self.s.size_based_weight:
+            return math.log1p(self.job_usage[j, 0] + self.job_pend[j, 0]) / LOG2
+        return 1.0
+
+    def _app_shares(self, leaf: int) -> None:
+        """Apps' fair shares within a leaf (weight 1, or log2(1 + demand) with sizebasedweight)."""
+        if not self.leaf_dirty[leaf] and not self.s.size_based_weight:
+            return
+        self.leaf_dirty[leaf] = False
+        apps = self.leaf_apps[leaf]
+        if not apps:
+            return
+        if self.q.policy[leaf] == 1:
+            first = min(apps)
+            for j in apps:
+                self.job_fair[j] = self.q_fair[leaf] if j == first else 0.0
+            return
+        weights = np.array([self._app_weight(j) for j in apps])
+        for d in (0, 1):
+            self.job_fair[apps, d] = compute_shares(
+                weights, np.zeros(len(apps)), np.full(len(apps), INF), self.q_fair[leaf, d]
+            )
+
+    # ------------------------------------------------------------------ ordering
+    def _compare(self, policy: int, dim: int, a: tuple, b: tuple) -> int:
+        """Policy comparator on (usage, demand, min_share, weight, start, rank) tuples."""
+        ua, da, ma, wa, sa, ra = a
+        ub, db, mb, wb, sb, rb = b
+        if policy == 2:
+            res = self._compare_drf(ua, ma, wa, ub, mb, wb)
+        elif policy == 1:
+            res = 0
+        else:
+            res = self._compare_fair(dim, ua, da, ma, wa, ub, db, mb, wb)
+        if res == 0:
+            res = signum(sa - sb)
+        if res == 0:
+            res = -1 if ra < rb else (1 if ra > rb else 0)
+        return res
+
+    def _compare_fair(self, d, ua, da, ma, wa, ub, db, mb, wb) -> int:
+        if self.v3:
+            if da[d] == 0 and db[d] > 0:
+                return 1
+            if db[d] == 0 and da[d] > 0:
+                return -1
+        min_a, min_b = min(ma[d], da[d]), min(mb[d], db[d])
+        needy_a, needy_b = ua[d] < min_a, ub[d] < min_b
+        if needy_a and not needy_b:
+            return -1
+        if needy_b and not needy_a:
+            return 1
+        if needy_a and needy_b:
+            return signum(ua[d] / max(min_a, 1.0) - ub[d] / max(min_b, 1.0))
+        if not self.v3 or (wa > 0.0 and wb > 0.0):
+            return signum(div(ua[d], wa) - div(ub[d], wb))
+        if wa == wb:
+            return signum(ua[d] - ub[d])
+        return signum(-wa + wb)
+
+    def _compare_drf(self, ua, ma, wa, ub, mb, wb) -> int:
+        c = self.cluster
+        sa = [div(div(ua[0], c[0]), wa), div(div(ua[1], c[1]), wa)]
+        sb = [div(div(ub[0], c[0]), wb), div(div(ub[1], c[1]), wb)]
+        oa = (0, 1) if sa[0] > sa[1] else (1, 0)
+        ob = (0, 1) if sb[0] > sb[1] else (1, 0)
+        na = [div(ua[0], ma[0]), div(ua[1], ma[1])]
+        nb = [div(ub[0], mb[0]), div(ub[1], mb[1])]
+        needy_a, needy_b = na[oa[0]] < 1.0, nb[ob[0]] < 1.0
+        if needy_a and not needy_b:
+            return -1
+        if needy_b and not needy_a:
+            return 1
+        xa, xb = (na, nb) if needy_a else (sa, sb)
+        for i in (0, 1):
+            r = signum(xa[oa[i]] - xb[ob[i]])
+            if r != 0:
+                return r
+        return 0
+
+    def _queue_key(self, q: int, usage_less=None) -> tuple:
+        usage = self.q_usage[q] if usage_less is None else self.q_usage[q] - usage_less[q]
+        min_share = self.q.min_share[q]
+        needs_demand = self.v3 or min_share[0] > 0 or min_share[1] > 0
+        demand = self._demand(q) if needs_demand else np.zeros(2)
+        return (usage, demand, min_share, float(self.q.weight[q]), 0.0, int(self.q.name_rank[q]))
+
+    def _app_key(self, j: int, usage_less: bool = False) -> tuple:
+        usage = self.job_usage[j] - self.job_tbp[j] if usage_less else self.job_usage[j]
+        demand = self.job_usage[j] + self.job_pend[j]
+        return (usage, demand, np.zeros(2), self._app_weight(j), float(self.p.job_submit[j]), int(self.p.job_rank[j]))
+
+    # ------------------------------------------------------------------ allocation
+    def _allocate(self) -> None:
+        """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1)."""
+        for d in self.dims:
+            while self._has_room(d) and self.q_pend_run[0, d] > 0:
+                if not self._assign_one(d):
+                    break
+
+    def _has_room(self, d: int) -> bool:
+        if self.p.slot_mode:
+            return self.free[d] >= 1.0
+        return self.free[0] >= self.p.min_request[0] and self.free[1] >= self.p.min_request[1]
+
+    def _best(self, candidates: list, key, policy: int, dim: int):
+        """First-best by linear scan: a candidate replaces the best only if it compares lower."""
+        best, best_key = None, None
+        for c in candidates:
+            k = key(c)
+            if best is None or self._compare(policy, dim, k, best_key) < 0:
+                best, best_key = c, k
+        return best
+
+    def _assign_one(self, d: int) -> bool:
+        return self._assign_in(0, d)
+
+    def _assign_in(self, q: int, d: int) -> bool:
+        tried: set[int] = set()
+        while True:
+            cands = [
+                c
+                for c in self._children(q)
+                if c not in tried
+                and self.q_pend_run[c, d] > 0
+                and (self.q_usage[c] <= self.q.max_share[c]).all()
+            ]
+            best = self._best(cands, self._queue_key, int(self.q.policy[q]), d)
+            if best is None:
+                return False
+            if self.q.is_leaf[best]:
+                if self._assign_leaf(best, d):
+                    return True
+            elif self._assign_in(best, d):
+                return True
+            tried.add(best)
+
+    def _assign_leaf(self, leaf: int, d: int) -> bool:
+        tried: set[int] = set()
+        policy = int(self.q.policy[leaf])
+        while True:
+            cands = [j for j in self.leaf_apps[leaf] if j not in tried and self.job_pend[j, d] > 0]
+            j = self._best(cands, self._app_key, policy, d)
+            if j is None:
+                return False
+            if self._try_app(j, leaf, d):
+                return True
+            tried.add(j)
+
+    def _next_stage(self, j: int, d: int) -> int:
+        """The app's highest-priority released stage with unassigned tasks in pool `d`."""
+        p = self.p
+        best = -1
+        for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])):
+            if self.stage_released[s] and self.stage_pending[s] > 0 and p.stage_dim[s] == d:
+                if best < 0 or p.stage_priority[s] < p.stage_priority[best]:
+                    best = s
+        return best
+
+    def _fits(self, leaf: int, req) -> bool:
+        if self.free[0] < req[0] or self.free[1] < req[1]:
+            return False
+        for q in self._ancestors(leaf):
+            if (self.q_usage[q] + req > self.q.max_share[q]).any():
+                return False
+        return True
+
+    def _am_fits(self, leaf: int, am) -> bool:
+        share = float(self.q.max_am_share[leaf])
+        if abs(share + 1.0) < 1e-4:
+            return True
+        cap = self.q_fair[leaf].copy()
+        for d in (0, 1):
+            if cap[d] == 0:
+                cap[d] = min(self.free[d], self.q.max_share[leaf, d])
+            cap[d] = math.floor(cap[d] * share)
+        return bool((self.q_am_usage[leaf] + am <= cap).all())
+
+    def _try_app(self, j: int, leaf: int, d: int) -> bool:
+        p = self.p
+        if self.job_am_state[j] == 1:
+            am = p.job_am[j]
+            if not self._fits(leaf, am) or not self._am_fits(leaf, am):
+                return False
+            self._start_attempt(j, -1 - j, am)
+            return True
+        s = self._next_stage(j, d)
+        if s < 0:
+            return False
+        lo = int(p.stage_task_start[s])
+        task = int(self.stage_next[s]) if self.stage_next[s] < p.stage_task_end[s] else self.stage_retry[s][0]
+        req = p.task_req[task]
+        if not self._fits(leaf, req):
+            return False
+        if self.stage_next[s] < p.stage_task_end[s]:
+            self.stage_next[s] += 1
+        else:
+            self.stage_retry[s].pop(0)
+        del lo
+        self._start_attempt(j, task, req)
+        return True
+
+    def _start_attempt(self, j: int, task: int, req) -> None:
+        p, t, lat = self.p, self.now, self.s.container_launch_latency_s
+        leaf = int(p.job_queue[j])
+        a = len(self.att_task)
+        self.att_task.append(task)
+        self.att_start.append(t)
+        self.att_finish.append(INF)
+        self.att_state.append(RUNNING)
+        self.att_preempted.append(False)
+        self.att_mark.append(-1.0)
+        self.running[a] = None
+        self.free -= req
+        self.job_usage[j] += req
+        self._up(self.q_usage, leaf, req)
+        self._add_pending(j, -req)
+        if task < 0:
+            self.att_outcome.append(SUCCEEDED)
+            self.job_am_state[j] = 2
+            self.job_am_attempt[j] = a
+            self.q_am_usage[leaf] += req
+            self._push(t + lat + self.s.am_start_latency_s, AM_READY, j)
+            return
+        s = int(p.task_stage[task])
+        self.stage_pending[s] -= 1
+        if self.task_failures[task] < p.task_fail_count[task]:
+            self.att_outcome.append(FAILED)
+            self._push(t + lat + p.task_fail_frac[task] * p.task_dur[task], END, a)
+        elif p.stage_slowstart[s]:
+            self.att_outcome.append(SUCCEEDED)
+            if np.isnan(self.stage_done_time[s - 1]):
+                self.stage_waiting[s].append(a)
+            else:
+                self._push(self._replay_finish(a, task, self.stage_done_time[s - 1]), END, a)
+        else:
+            self.att_outcome.append(SUCCEEDED)
+            self._push(t + lat + p.task_dur[task], END, a)
+
+    def _replay_finish(self, a: int, task: int, last_map: float) -> float:
+        p = self.p
+        begin = self.att_start[a] + self.s.container_launch_latency_s + p.task_a[task]
+        return max(begin, last_map + p.task_b[task]) + p.task_c[task]
+
+    def _end_attempt(self, a: int, state: int) -> None:
+        p, t = self.p, self.now
+        task = self.att_task[a]
+        j = -1 - task if task < 0 else int(p.task_job[task])
+        leaf = int(p.job_queue[j])
+        req = p.job_am[j] if task < 0 else p.task_req[task]
+        self.att_state[a] = state
+        self.att_finish[a] = t
+        self.att_preempted[a] = state == KILLED
+        del self.running[a]
+        if self.att_mark[a] >= 0:
+            self.att_mark[a] = -1.0
+            self.job_tbp[j] -= req
+        self.free += req
+        self.job_usage[j] -= req
+        self._up(self.q_usage, leaf, -req)
+        if task < 0:
+            self.q_am_usage[leaf] -= req
+            return
+        s = int(p.task_stage[task])
+        if state != SUCCEEDED:
+            if state == FAILED:
+                self.task_failures[task] += 1
+            if a in self.stage_waiting[s]:
+                self.stage_waiting[s].remove(a)
+            self.stage_retry[s].append(task)
+            self.stage_pending[s] += 1
+            self._add_pending(j, req)
+            return
+        self.stage_done[s] += 1
+        size = int(p.stage_task_end[s] - p.stage_task_start[s])
+        last = s + 1 == p.job_stage_ptr[j + 1]
+        if self.stage_done[s] == size:
+            self.stage_done_time[s] = t
+            self.job_stages_done[j] += 1
+            if not last:
+                if not self.stage_released[s + 1]:
+                    self._release_stage(j, s + 1)
+                if p.stage_slowstart[s + 1]:
+                    for w in self.stage_waiting[s + 1]:
+                        self._push(self._replay_finish(w, self.att_task[w], t), END, w)
+                    self.stage_waiting[s + 1] = []
+            if self.job_stages_done[j] == p.job_stage_ptr[j + 1] - p.job_stage_ptr[j]:
+                self._finish_job(j)
+        elif not last:
+            self._maybe_slowstart(j, s)
+
+    def _finish_job(self, j: int) -> None:
+        p = self.p
+        self.job_finish[j] = self.now
+        if self.job_am_state[j] >= 2:
+            self._end_attempt(self.job_am_attempt[j], SUCCEEDED)
+        leaf = int(p.job_queue[j])
+        self._up(self.q_pend_all, leaf, -self.job_pend[j])
+        if self.job_state[j] == 2:
+            self._up(self.q_pend_run, leaf, -self.job_pend[j])
+            self.user_running[int(p.job_user[j])] -= 1
+            self._count_runnable(leaf, -1)
+            self.leaf_apps[leaf].remove(j)
+        self.job_state[j] = 3
+        for k in list(self.waiting):
+            if self._can_run(k):
+                self._make_runnable(k)
+                self.waiting.remove(k)
+
+    # ------------------------------------------------------------------ preemption
+    def _utilization_gate(self) -> bool:
+        used = 1.0 - self.free / np.where(self.cluster > 0, self.cluster, 1.0)
+        return max(used[0], used[1] if self.cluster[1] > 0 else 0.0) > self.s.utilization_threshold
+
+    def _leaves(self) -> list[int]:
+        return [q for q in range(len(self.q.parent)) if self.q.is_leaf[q]]
+
+    def _below(self, policy: int, usage, share) -> bool:
+        return res_compare(policy, usage, share, self.cluster) < 0
+
+    def _preempt_v3(self) -> None:
+        """FSLeafQueue.updateStarvedApps + FSPreemptionThread, at the current instant."""
+        self.next_check = INF
+        if not self._utilization_gate():
+            return
+        t = self.now
+        starved: list[int] = []
+        candidates: list[float] = []
+        for leaf in self._leaves():
+            if self.q.fair_timeout[leaf] == INF and self.q.min_timeout[leaf] == INF:
+                continue
+            self._app_shares(leaf)
+            policy = int(self.q.policy[leaf])
+            apps = [
+                j
+                for j in self.leaf_apps[leaf]
+                if (self.job_pend[j] > 0).any() and t >= self.job_next_check[j]
+            ]
+            for j in self.leaf_apps[leaf]:
+                if (self.job_pend[j] > 0).any() and t < self.job_next_check[j]:
+                    candidates.append(self.job_next_check[j])
+            ordered = self._sorted_apps(apps, policy)
+            fair_total = np.zeros(2)
+            timeout = float(self.q.fair_timeout[leaf])
+            threshold = float(self.q.fair_threshold[leaf])
+            for j in ordered:
+                fair_demand = np.minimum(np.floor(self.job_fair[j] * threshold), self.job_usage[j] + self.job_pend[j])
+                is_starved = self._below(policy, self.job_usage[j], fair_demand)
+                if not is_starved:
+                    self.job_last_fair[j] = t
+                if not is_starved or t - self.job_last_fair[j] < timeout:
+                    self.job_fair_starv[j] = 0.0
+                    if is_starved:
+                        candidates.append(self.job_last_fair[j] + timeout)
+                    break
+                self.job_fair_starv[j] = np.maximum(fair_demand - self.job_usage[j], 0.0)
+                if j not in starved:
+                    starved.append(j)
+                fair_total += self.job_fair_starv[j]
+            demand = self._demand(leaf)
+            starvation = np.maximum(np.minimum(self.q.min_share[leaf], demand) - self.q_usage[leaf], 0.0)
+            min_timeout = float(self.q.min_timeout[leaf])
+            if not starvation.any():
+                self.q_last_min[leaf, 0] = t
+                pending = np.zeros(2)
+            elif t - self.q_last_min[leaf, 0] >= min_timeout:
+                pending = np.maximum(starvation - fair_total, 0.0)
+            else:
+                candidates.append(self.q_last_min[leaf, 0] + min_timeout)
+                pending = np.zeros(2)
+            for j in ordered:
+                if pending.any():
+                    app_min = np.maximum(self.job_pend[j] - self.job_fair_starv[j], 0.0)
+                    if res_compare(policy, app_min, pending, self.cluster) > 0:
+                        app_min = np.maximum(app_min - pending, 0.0)
+                        pending = np.zeros(2)
+                    else:
+                        pending = np.maximum(pending - app_min, 0.0)
+                    self.job_min_starv[j] = app_min
+                    if j not in starved:
+                        starved.append(j)
+                else:
+                    self.job_min_starv[j] = 0.0
+        for j in starved:
+            self._preempt_for(j)
+            self.job_next_check[j] = t + self.s.starvation_recheck_delay_s
+            candidates.append(self.job_next_check[j])
+        future = [c for c in candidates if c > t]
+        self.next_check = min(future) if future else INF
+
+    def _sorted_apps(self, apps: list[int], policy: int) -> list[int]:
+        """Apps in the leaf policy's order (selection by the same first-best scan)."""
+        rest, out = list(apps), []
+        while rest:
+            j = self._best(rest, self._app_key, policy, 0)
+            out.append(j)
+            rest.remove(j)
+        return out
+
+    def _requests(self, j: int) -> list[tuple[np.ndarray, int]]:
+        """The app's outstanding requests in priority order: (capability, count)."""
+        p = self.p
+        if self.job_am_state[j] == 1:
+            return [(p.job_am[j], 1)]
+        stages = [
+            s
+            for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1]))
+            if self.stage_released[s] and self.stage_pending[s] > 0
+        ]
+        stages.sort(key=lambda s: (p.stage_priority[s], s))
+        out = []
+        for s in stages:
+            task = int(self.stage_next[s]) if self.stage_next[s] < p.stage_task_end[s] else self.stage_retry[s][0]
+            out.append((p.task_req[task], self.stage_pending[s]))
+        return out
+
+    def _preempt_for(self, j: int) -> None:
+        """FSPreemptionThread.identifyContainersToPreempt for one starved app, then schedule kills."""
+        p = self.p
+        leaf = int(p.job_queue[j])
+        policy = int(self.q.policy[leaf])
+        pending = self.job_fair_starv[j] + self.job_min_starv[j]
+        victims: list[int] = []
+        chosen: set[int] = set()
+        for cap, count in self._requests(j):
+            if not pending.any():
+                break
+            if policy == 2:
+                ratio = max(div(pending[0], cap[0]), div(pending[1], cap[1]))
+            else:
+                ratio = div(pending[0], cap[0])
+            fit = java_int(math.floor(ratio) if ratio == ratio and abs(ratio) != INF else ratio)
+            if fit == 0:
+                break
+            n = min(fit, count)
+            pending = pending - cap * n
+            for _ in range(n):
+                found = self._victims_for(cap, chosen)
+                if found:
+                    victims.extend(found)
+                    chosen.update(found)
+        for a in victims:
+            task = self.att_task[a]
+            vj = int(p.task_job[task])
+            self.job_tbp[vj] += p.task_req[task]
+            self.att_mark[a] = self.now + self.s.wait_time_before_kill_s
+            self._push(self.att_mark[a], KILL, a)
+
+    def _victims_for(self, cap, chosen: set[int]) -> list[int] | None:
+        """identifyContainersToPreemptOnNode with the cluster as one node (AMs never chosen)."""
+        p = self.p
+        potential = np.maximum(self.free, 0.0)
+        found: list[int] = []
+        considered: dict[int, np.ndarray] = {}
+        for a in reversed(self.running):
+            task = self.att_task[a]
+            if task < 0 or a in chosen or self.att_mark[a] >= 0:
+                continue
+            vj = int(p.task_job[task])
+            vleaf = int(p.job_queue[vj])
+            req = p.task_req[task]
+            if self.q.preemptable[vleaf]:
+                self._app_shares(vleaf)
+                after = self.job_usage[vj] - self.job_tbp[vj] - req - considered.get(vj, 0.0)
+                if not self._below(int(self.q.policy[vleaf]), after, self.job_fair[vj]):
+                    found.append(a)
+                    considered[vj] = considered.get(vj, 0.0) + req
+                    potential = potential + req
+            if cap[0] <= potential[0] and cap[1] <= potential[1]:
+                return found
+        return None
+
+    def _preempt_v12(self) -> None:
+        """Hadoop 2 preemptTasksIfNecessary / Hadoop 1 preemptTasksIfNecessary, on a grid."""
+        t = self.now
+        interval = self.s.preemption_interval_s
+        v1 = self.s.hadoop_version == 1
+        leaves = self._leaves()
+        expiries = []
+        for leaf in leaves:
+            for d in self.dims if v1 else [0]:
+                policy = 0 if v1 else int(self.q.policy[leaf])
+                usage, demand = self.q_usage[leaf], self._demand(leaf)
+                if v1:
+                    demand = self.q_usage[leaf] + self.q_pend_all[leaf]
+                    min_starved = usage[d] < min(self.q.min_share[leaf, d], demand[d])
+                    fair_starved = usage[d] < math.floor(min(self.q_fair[leaf, d] / 2.0, demand[d]))
+                else:
+                    min_starved = self._below(policy, usage, self._rmin(policy, self.q.min_share[leaf], demand))
+                    share = np.floor(self.q_fair[leaf] * self.q.fair_threshold[leaf])
+                    fair_starved = self._below(policy, usage, self._rmin(policy, share, demand))
+                if not min_starved:
+                    self.q_last_min[leaf, d] = t
+                if not fair_starved:
+                    self.q_last_fair[leaf, d] = t
+                for last, timeout, starving in (
+                    (self.q_last_min[leaf, d], self.q.min_timeout[leaf], min_starved),
+                    (self.q_last_fair[leaf, d], self.q.fair_timeout[leaf], fair_starved),
+                ):
+                    if starving and timeout != INF:
+                        expiries.append(last + timeout)
+        if self.next_check_v12 == t and self._utilization_gate_v12():
+            if v1:
+                for d in self.dims:
+                    self._preempt_v1(d)
+            else:
+                self._preempt_v2()
+        nxt = INF
+        for e in expiries:
+            g = _grid_at_or_after(max(e, t), interval)
+            if g <= t:
+                g = _grid_after(t, interval)
+            nxt = min(nxt, g)
+        self.next_check_v12 = nxt
+        self.next_check = nxt
+
+    def _utilization_gate_v12(self) -> bool:
+        return True if self.s.hadoop_version == 1 else self._utilization_gate()
+
+    def _rmin(self, policy: int, a, b):
+        return a if res_compare(policy, a, b, self.cluster) <= 0 else b
+
+    def _rmax(self, policy: int, a, b):
+        return a if res_compare(policy, a, b, self.cluster) >= 0 else b
+
+    def _preempt_v2(self) -> None:
+        t = self.now
+        to_preempt = np.zeros(2)
+        for leaf in self._leaves():
+            policy = int(self.q.policy[leaf])
+            demand = self._demand(leaf)
+            usage = self.q_usage[leaf]
+            res_min = res_fair = np.zeros(2)
+            if t - self.q_last_min[leaf, 0] >= self.q.min_timeout[leaf]:
+                target = np.minimum(self.q.min_share[leaf], demand)
+                res_min = self._rmax(policy, np.zeros(2), target - usage)
+            if t - self.q_last_fair[leaf, 0] >= self.q.fair_timeout[leaf]:
+                target = np.minimum(self.q_fair[leaf], demand)
+                res_fair = self._rmax(policy, np.zeros(2), target - usage)
+            to_preempt = to_preempt + self._rmax(policy, res_min, res_fair)
+        if not to_preempt[0] > 0:
+            return
+        keep = []
+        for a in self.warned:
+            if self.att_state[a] == RUNNING and to_preempt[0] > 0:
+                req = self.p.task_req[self.att_task[a]]
+                if self.att_mark[a] + self.s.wait_time_before_kill_s < t:
+                    self._end_attempt(a, KILLED)
+                else:
+                    keep.append(a)
+                to_preempt = to_preempt - req
+        self.warned = keep
+        warned_q = np.zeros_like(self.q_usage)
+        for j in self.jobs_with_tbp():
+            self._up(warned_q, int(self.p.job_queue[j]), self.job_tbp[j])
+        while to_preempt[0] > 0:
+            a = self._preempt_container(0, warned_q)
+            if a is None:
+                break
+            task = self.att_task[a]
+            j = int(self.p.task_job[task])
+            self.att_mark[a] = t
+            self.job_tbp[j] += self.p.task_req[task]
+            self._up(warned_q, int(self.p.job_queue[j]), self.p.task_req[task])
+            self.warned.append(a)
+            to_preempt = to_preempt - self.p.task_req[task]
+
+    def jobs_with_tbp(self) -> list[int]:
+        return [int(j) for j in np.flatnonzero((self.job_tbp != 0).any(axis=1))]
+
+    def _preempt_container(self, q: int, warned_q) -> int | None:
+        """FSParentQueue/FSLeafQueue/FSAppAttempt.preemptContainer (Hadoop 2)."""
+        p = self.p
+        while not self.q.is_leaf[q]:
+            best, best_key = None, None
+            for c in self._children(q):
+                k = self._queue_key(c, warned_q)
+                if best is None or self._compare(int(self.q.policy[q]), 0, k, best_key) > 0:
+                    best, best_key = c, k
+            if best is None:
+                return None
+            q = best
+        policy = int(self.q.policy[q])
+        usage = self.q_usage[q] - warned_q[q]
+        if self.q.policy[self.q.parent[q]] == 2:
+            over = not (usage[0] <= self.q_fair[q, 0] and usage[1] <= self.q_fair[q, 1])
+        else:
+            over = usage[0] > self.q_fair[q, 0]
+        if not over or not self.q.preemptable[q]:
+            return None
+        app, app_key = None, None
+        for j in self.leaf_apps[q]:
+            k = self._app_key(j, usage_less=True)
+            if app is None or self._compare(policy, 0, k, app_key) > 0:
+                app, app_key = j, k
+        if app is None:
+            return None
+        victim = None
+        for a in self.running:
+            task = self.att_task[a]
+            if task < 0 or int(p.task_job[task]) != app or self.att_mark[a] >= 0:
+                continue
+            if victim is None or p.stage_priority[p.task_stage[task]] >= p.stage_priority[p.task_stage[self.att_task[victim]]]:
+                victim = a
+        return victim
+
+    def _preempt_v1(self, d: int) -> None:
+        """MRv1 FairScheduler.preemptTasks for slot pool `d`: kill the newest tasks at once."""
+        t = self.now
+        p = self.p
+        total = 0
+        leaves = self._leaves()
+        for leaf in leaves:
+            demand = self.q_usage[leaf, d] + self.q_pend_all[leaf, d]
+            running = self.q_usage[leaf, d]
+            n_min = n_fair = 0.0
+            if t - self.q_last_min[leaf, d] >= self.q.min_timeout[leaf]:
+                n_min = max(0.0, min(self.q.min_share[leaf, d], demand) - running)
+            if t - self.q_last_fair[leaf, d] >= self.q.fair_timeout[leaf]:
+                n_fair = max(0.0, math.floor(min(self.q_fair[leaf, d], demand)) - running)
+            total += int(max(n_min, n_fair))
+        if total <= 0:
+            return
+        over = {leaf for leaf in leaves if self.q_usage[leaf, d] > self.q_fair[leaf, d] and self.q.preemptable[leaf]}
+        left = {leaf: self.q_usage[leaf, d] for leaf in leaves}
+        victims = [
+            a
+            for a in reversed(self.running)
+            if self.att_task[a] >= 0
+            and p.stage_dim[p.task_stage[self.att_task[a]]] == d
+            and int(p.job_queue[int(p.task_job[self.att_task[a]])]) in over
+        ]
+        victims.sort(key=lambda a: -self.att_start[a])
+        for a in victims:
+            leaf = int(p.job_queue[int(p.task_job[self.att_task[a]])])
+            if left[leaf] > self.q_fair[leaf, d]:
+                self._end_attempt(a, KILLED)
+                left[leaf] -= 1
+                total -= 1
+                if total == 0:
+                    break
+        del t
+
+    def reconfigure(self, packed: Packed) -> None:
+        """Install a new queue tree now; waiting apps are promoted if the new limits allow."""
+        self.p = packed
+        self.set_queues(packed.queues)
+        for k in list(self.waiting):
+            if self._can_run(k):
+                self._make_runnable(k)
+                self.waiting.remove(k)
+        self.next_check = self.now
+
+    def queue_table(self) -> tuple[np.ndarray, ...]:
+        """Per-queue usage, pending demand, fair share and runnable app count."""
+        return self.q_usage.copy(), self.q_pend_all.copy(), self.q_fair.copy(), np.array(self.q_runnable)
+
+    # ------------------------------------------------------------------ output
+    def records(self) -> tuple[np.ndarray, ...]:
+        """Attempt arrays (task, start, finish, state, preempted) and job finish times."""
+        return (
+            np.array(self.att_task, dtype=np.int64),
+            np.array(self.att_start, dtype=float),
+            np.array(self.att_finish, dtype=float),
+            np.array(self.att_state, dtype=np.int64),
+            np.array(self.att_preempted, dtype=bool),
+            self.job_finish.copy(),
+        )
+
+
+def _grid_at_or_after(x: float, interval: float) -> float:
+    k = math.floor(x / interval)
+    g = k * interval
+    return g if g >= x else (k + 1) * interval
+
+
+def _grid_after(x: float, interval: float) -> float:
+    k = math.floor(x / interval)
+    g = k * interval
+    return g if g > x else (k + 1) * interval

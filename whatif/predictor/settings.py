@@ -1,0 +1,147 @@
+"""The yarn-site knobs that change a predicted schedule, and the optional noise model."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+from whatif._validation import check_choice, check_range
+from whatif.errors import ValidationError
+
+
+@dataclass(frozen=True)
+class SchedulerSettings:
+    """Scheduler-wide settings (``yarn-site.xml``), validated on construction.
+
+    Times are seconds. Requests are rounded up as the ResourceManager normalizes them:
+    ``max(request, minimum)`` then up to a multiple of the increment.
+
+    Parameters
+    ----------
+    preemption : bool
+        ``yarn.scheduler.fair.preemption``.
+    utilization_threshold : float
+        ``...preemption.cluster-utilization-threshold``: preemption only acts while
+        max(memory, vcores) utilization is above it.
+    wait_time_before_kill_s : float
+        ``...waitTimeBeforeKill``: a chosen victim is killed this long after it is chosen.
+    assign_multiple, max_assign : bool, int
+        Accepted for completeness: the predictor allocates instantly at each event,
+        so heartbeat batching does not change its schedule.
+    size_based_weight : bool
+        ``...sizebasedweight``: apps in a leaf weigh log2(1 + demand MB).
+    min_allocation_mb, min_allocation_vcores, increment_mb, increment_vcores : float
+        ``yarn.scheduler.minimum-allocation-*`` and the increments.
+    container_launch_latency_s : float
+        Time between a container's allocation and the start of its work.
+    am_start_latency_s : float
+        Time an ApplicationMaster needs after its container starts before it asks for tasks.
+    update_interval_s : float
+        ``...update-interval-ms``: kept for reference; shares are recomputed on every change.
+    slowstart_completed_maps : float
+        ``mapreduce.job.reduce.slowstart.completedmaps``.
+    hadoop_version : int
+        1, 2 or 3: which preemption semantics apply.
+    preemption_interval_s : float
+        Hadoop 2 and 1: how often queue-level preemption is checked (the checks fall on
+        multiples of this interval).
+    node_heartbeat_interval_s, starvation_check_wait_s : float
+        Hadoop 3: an app that triggered preemption is not re-checked for
+        ``wait_time_before_kill_s + 4 * node_heartbeat_interval_s + starvation_check_wait_s``.
+    """
+
+    preemption: bool = False
+    utilization_threshold: float = 0.8
+    wait_time_before_kill_s: float = 15.0
+    assign_multiple: bool = False
+    max_assign: int = -1
+    size_based_weight: bool = False
+    min_allocation_mb: float = 1024.0
+    min_allocation_vcores: float = 1.0
+    increment_mb: float = 1024.0
+    increment_vcores: float = 1.0
+    container_launch_latency_s: float = 0.0
+    am_start_latency_s: float = 0.0
+    update_interval_s: float = 0.5
+    slowstart_completed_maps: float = 0.05
+    hadoop_version: int = 3
+    preemption_interval_s: float = 5.0
+    node_heartbeat_interval_s: float = 1.0
+    starvation_check_wait_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool" and not isinstance(value, bool):
+                raise ValidationError(f"SchedulerSettings.{f.name}: expected a bool, got {value!r}")
+            if f.type in ("float", "int") and (
+                isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value)
+            ):
+                raise ValidationError(
+                    f"SchedulerSettings.{f.name}: expected a number, got {value!r}"
+                )
+        check_range(self.utilization_threshold, field="SchedulerSettings.utilization_threshold", low=0.0, high=1.0)
+        check_range(self.slowstart_completed_maps, field="SchedulerSettings.slowstart_completed_maps", low=0.0, high=1.0)
+        check_choice(self.hadoop_version, (1, 2, 3), field="SchedulerSettings.hadoop_version")
+        for name in (
+            "wait_time_before_kill_s",
+            "container_launch_latency_s",
+            "am_start_latency_s",
+            "node_heartbeat_interval_s",
+            "starvation_check_wait_s",
+        ):
+            check_range(getattr(self, name), field=f"SchedulerSettings.{name}", low=0.0, high=1e12)
+        for name in (
+            "min_allocation_mb",
+            "min_allocation_vcores",
+            "increment_mb",
+            "increment_vcores",
+            "update_interval_s",
+            "preemption_interval_s",
+        ):
+            value = getattr(self, name)
+            if not (value > 0 and math.isfinite(value)):
+                raise ValidationError(
+                    f"SchedulerSettings.{name}: expected a finite number > 0, got {value!r}"
+                )
+
+    @property
+    def starvation_recheck_delay_s(self) -> float:
+        """Hadoop 3: how long an app that triggered preemption is left alone."""
+        return (
+            self.wait_time_before_kill_s
+            + 4.0 * self.node_heartbeat_interval_s
+            + self.starvation_check_wait_s
+        )
+
+
+@dataclass(frozen=True)
+class NoiseModel:
+    """Seeded perturbations for replicate runs; draws depend only on the seed and the task.
+
+    Parameters
+    ----------
+    failure_probability : float
+        Chance that an attempt fails; a failed task is retried, at most
+        ``max_attempts - 1`` failures per task (the last attempt succeeds).
+    max_attempts : int
+        ``mapreduce.map.maxattempts``.
+    straggler_probability, straggler_factor : float
+        Chance a task runs ``straggler_factor`` times longer.
+    jitter_cv : float
+        Coefficient of variation of a lognormal duration multiplier with mean 1.
+    """
+
+    failure_probability: float = 0.0
+    max_attempts: int = 4
+    straggler_probability: float = 0.0
+    straggler_factor: float = 3.0
+    jitter_cv: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_range(self.failure_probability, field="NoiseModel.failure_probability", low=0.0, high=0.99)
+        check_range(self.straggler_probability, field="NoiseModel.straggler_probability", low=0.0, high=1.0)
+        check_range(self.straggler_factor, field="NoiseModel.straggler_factor", low=1.0, high=1e6)
+        check_range(self.jitter_cv, field="NoiseModel.jitter_cv", low=0.0, high=10.0)
+        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
+            raise ValidationError(f"NoiseModel.max_attempts: expected an int >= 1, got {self.max_attempts!r}")

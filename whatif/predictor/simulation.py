@@ -1,0 +1,200 @@
+"""`predict` and the incremental `Simulation`: the predictor's public entry points."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from whatif._validation import check_choice
+from whatif.allocation.effective import EffectiveAllocation
+from whatif.cluster import Cluster
+from whatif.errors import ValidationError
+from whatif.predictor.pack import (
+    full_queue_name,
+    pack,
+    pack_queues,
+    unpack_schedule,
+    with_undeclared_queues,
+)
+from whatif.predictor.settings import NoiseModel, SchedulerSettings
+from whatif.schedule import Schedule
+from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
+
+ENGINES = ("numba", "reference")
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationState:
+    """A snapshot of a simulation.
+
+    ``attempts`` holds every attempt so far (``state`` RUNNING for those still
+    running, ``finish_s`` NaN for them); ``queues`` has one row per queue with its
+    usage, pending demand, instantaneous fair share and runnable app count.
+    """
+
+    time_s: float
+    attempts: pd.DataFrame
+    jobs: pd.DataFrame
+    queues: pd.DataFrame
+
+    @property
+    def running(self) -> pd.DataFrame:
+        return self.attempts[self.attempts["state"] == "RUNNING"]
+
+    @property
+    def finished(self) -> pd.DataFrame:
+        return self.attempts[self.attempts["state"] != "RUNNING"]
+
+
+class Simulation:
+    """A Fair Scheduler simulation that can be advanced, inspected and reconfigured.
+
+    Parameters
+    ----------
+    workload, allocation, cluster
+        What to replay, under which queue configuration, on what resources.
+    settings : SchedulerSettings
+        yarn-site knobs.
+    engine : {"numba", "reference"}
+        Compiled kernel or plain-Python twin; both give the same schedule.
+    seed : int
+        Seeds the noise draws (nothing else is random).
+    noise : NoiseModel, optional
+        Task failures, stragglers, duration jitter.
+    """
+
+    def __init__(
+        self,
+        workload: Workload,
+        allocation: EffectiveAllocation,
+        cluster: Cluster,
+        *,
+        settings: SchedulerSettings = SchedulerSettings(),
+        engine: str = "numba",
+        seed: int = 0,
+        noise: NoiseModel | None = None,
+    ) -> None:
+        check_choice(engine, ENGINES, field="predict engine")
+        for name, value, kind in (
+            ("workload", workload, Workload),
+            ("allocation", allocation, EffectiveAllocation),
+            ("cluster", cluster, Cluster),
+            ("settings", settings, SchedulerSettings),
+        ):
+            if not isinstance(value, kind):
+                raise ValidationError(f"predict {name}: expected a {kind.__name__}, got {type(value).__name__}")
+        if noise is not None and not isinstance(noise, NoiseModel):
+            raise ValidationError(f"predict noise: expected a NoiseModel, got {type(noise).__name__}")
+        if settings.hadoop_version == 1 and not cluster.slots and settings.preemption:
+            logger.info("Hadoop 1 preemption on a cluster without slot pools: memory is the pool")
+        self.workload = workload
+        self.cluster = cluster
+        self.settings = settings
+        self.packed, self.allocation = pack(
+            workload, allocation, cluster, settings, seed=int(seed), noise=noise
+        )
+        if engine == "numba":
+            from whatif.predictor.compiled import CompiledEngine
+
+            self._engine = CompiledEngine(self.packed, settings)
+        else:
+            from whatif.predictor.reference import ReferenceEngine
+
+            self._engine = ReferenceEngine(self.packed, settings)
+
+    @property
+    def time_s(self) -> float:
+        return float(self._engine.now)
+
+    def advance_to(self, time_s: float) -> Simulation:
+        """Process every event up to and including `time_s`."""
+        if not time_s >= self._engine.now:
+            raise ValidationError(
+                f"advance_to time_s: expected a time >= {self._engine.now!r}, got {time_s!r}"
+            )
+        self._engine.advance_to(float(time_s))
+        return self
+
+    def run_to_end(self) -> Schedule:
+        """Run until every job has finished and return the whole schedule."""
+        self._engine.advance_to(math.inf)
+        return self.schedule()
+
+    def schedule(self) -> Schedule:
+        """The schedule so far (running attempts have no finish time)."""
+        task, start, finish, state, preempted, job_finish = self._engine.records()
+        return unpack_schedule(
+            self.packed, self.packed.queues.names, task, start, finish, state, preempted,
+            job_finish, self.packed.job_queue,
+        )
+
+    def state(self) -> SimulationState:
+        """Running and finished attempts, job progress, queue usage and fair shares now."""
+        sched = self.schedule()
+        usage, pending, fair, runnable = self._engine.queue_table()
+        names = self.packed.queues.names
+        queues = pd.DataFrame(
+            {
+                "queue": list(names),
+                "usage_memory_mb": usage[:, 0],
+                "usage_vcores": usage[:, 1],
+                "pending_memory_mb": pending[:, 0],
+                "pending_vcores": pending[:, 1],
+                "fair_memory_mb": fair[:, 0],
+                "fair_vcores": fair[:, 1],
+                "runnable_apps": runnable,
+            }
+        )
+        return SimulationState(self.time_s, sched.attempts, sched.jobs, queues)
+
+    def reconfigure(self, allocation: EffectiveAllocation) -> Simulation:
+        """Continue under a new queue configuration, as a reload of the allocation file.
+
+        Running containers keep running; queues are rebuilt, usage is re-attributed,
+        fair shares are recomputed, waiting apps are promoted if the new limits allow,
+        and starvation timers restart now.
+        """
+        if not isinstance(allocation, EffectiveAllocation):
+            raise ValidationError(
+                f"reconfigure allocation: expected an EffectiveAllocation, got {type(allocation).__name__}"
+            )
+        names = list(dict.fromkeys(self.workload.jobs["queue"].tolist()))
+        allocation = with_undeclared_queues(allocation, names)
+        pq = pack_queues(allocation, self.cluster)
+        index = {n: i for i, n in enumerate(pq.names)}
+        job_queue = np.array(
+            [index[full_queue_name(q)] for q in self.workload.jobs["queue"].tolist()], dtype=np.int64
+        )
+        users = self.packed.user_names
+        user_max = np.array(
+            [-1 if (m := allocation.max_apps_for_user(u)) is None else m for u in users], dtype=np.int64
+        )
+        self.packed = dataclasses.replace(
+            self.packed, queues=pq, job_queue=job_queue, user_max_apps=user_max
+        )
+        self.allocation = allocation
+        self._engine.reconfigure(self.packed)
+        return self
+
+
+def predict(
+    workload: Workload,
+    allocation: EffectiveAllocation,
+    cluster: Cluster,
+    *,
+    settings: SchedulerSettings = SchedulerSettings(),
+    engine: str = "numba",
+    seed: int = 0,
+    noise: NoiseModel | None = None,
+) -> Schedule:
+    """The schedule the Fair Scheduler would produce for `workload` (see `Simulation`)."""
+    return Simulation(
+        workload, allocation, cluster, settings=settings, engine=engine, seed=seed, noise=noise
+    ).run_to_end()
