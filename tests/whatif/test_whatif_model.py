@@ -1,0 +1,118 @@
+"""The What-if Model: QS of candidate configurations, the same on every executor."""
+
+import distributed
+import numpy as np
+import pandas as pd
+import pytest
+
+from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ValidationError, Workload
+from whatif.executors import DaskExecutor, ProcessPoolExecutor, SerialExecutor
+from whatif.metrics import Metric, Window
+from whatif.predictor import NoiseModel
+from whatif.whatif_model import WhatifModel, qs_values
+
+CLUSTER = Cluster.parse("memory-mb=4096,vcores=4")
+QS = [("root.a", Metric("QS_AJR")), ("root.b", Metric("QS_AJR")), ("root", Metric("QS_THR"))]
+
+
+def _workload() -> Workload:
+    """Queue a and b each submit three 4-task jobs at t=0, 1, 2 (1 GB, 1 vcore, 10 s tasks)."""
+    jobs = pd.DataFrame(
+        {
+            "job_id": [f"{q}{i}" for q in "ab" for i in range(3)],
+            "queue": [f"root.{q}" for q in "ab" for _ in range(3)],
+            "submit_s": [float(i) for _ in "ab" for i in range(3)],
+        }
+    )
+    tasks = pd.DataFrame(
+        {
+            "job_id": np.repeat(jobs["job_id"].to_numpy(), 4),
+            "task_id": [f"{j}_m{k}" for j in jobs["job_id"] for k in range(4)],
+            "stage": "map",
+            "duration_s": 10.0,
+            "memory_mb": 1024.0,
+            "vcores": 1.0,
+        }
+    )
+    return Workload(jobs=jobs, tasks=tasks)
+
+
+def _allocation(weight_a: float) -> EffectiveAllocation:
+    return EffectiveAllocation(
+        root=EffectiveQueue(
+            "root", children=(EffectiveQueue("root.a", weight=weight_a), EffectiveQueue("root.b", weight=1.0))
+        )
+    )
+
+
+def test_favouring_a_queue_lowers_its_response_time():
+    """A higher weight for queue a predicts a lower AJR for a and a higher one for b."""
+    model = WhatifModel(CLUSTER, QS, engine="reference")
+    estimate = model.evaluate([_allocation(1.0), _allocation(9.0)], _workload())
+    assert estimate.mean.shape == (2, 3) and estimate.labels[0] == "root.a:QS_AJR"
+    assert estimate.mean[1, 0] < estimate.mean[0, 0]
+    assert estimate.mean[1, 1] > estimate.mean[0, 1]
+    assert (estimate.mean[:, 2] == -6).all()
+    assert (estimate.spread == 0).all()
+
+
+def test_noisy_replicates_have_spread_and_are_reproducible():
+    """With noise, replicates differ; the same seed gives the same estimate."""
+    noise = NoiseModel(jitter_cv=0.5)
+    model = WhatifModel(CLUSTER, QS, replicates=3, noise=noise, seed=7, engine="reference")
+    first = model.evaluate([_allocation(1.0)], _workload())
+    again = model.evaluate([_allocation(1.0)], _workload())
+    assert first.replicates.shape == (1, 3, 3)
+    assert (first.spread[0, :2] > 0).all()
+    np.testing.assert_array_equal(first.replicates, again.replicates)
+
+
+@pytest.mark.slow
+def test_same_numbers_on_serial_pool_and_dask():
+    """Serial, local-pool and Dask executors give identical estimates for the same seeds."""
+    noise = NoiseModel(jitter_cv=0.3, straggler_probability=0.1)
+    candidates = [_allocation(w) for w in (0.5, 1.0, 4.0)]
+
+    def run(executor):
+        model = WhatifModel(CLUSTER, QS, replicates=2, noise=noise, engine="reference", executor=executor)
+        return model.evaluate(candidates, _workload()).replicates
+
+    serial = run(SerialExecutor())
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        np.testing.assert_array_equal(run(pool), serial)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        with DaskExecutor(cluster.scheduler_address) as dask_executor:
+            np.testing.assert_array_equal(run(dask_executor), serial)
+
+
+def test_fixed_window_counts_only_jobs_finished_inside_it():
+    """An explicit window that ends early leaves out jobs that finish after it."""
+    def throughput(window):
+        model = WhatifModel(CLUSTER, [("root", Metric("QS_THR"))], window=window, engine="reference")
+        return model.evaluate([_allocation(1.0)], _workload()).mean[0, 0]
+
+    # 24 ten-second tasks on 4 containers: the last job cannot finish before t=60.
+    assert throughput(Window(0.0, 1000.0)) == -6
+    assert throughput(Window(0.0, 50.0)) > -6
+
+
+def test_bad_arguments_are_named():
+    """Invalid parameters and inputs raise errors naming the argument."""
+    with pytest.raises(ValidationError, match="replicates: expected an int >= 1, got 0"):
+        WhatifModel(CLUSTER, QS, replicates=0)
+    with pytest.raises(ValidationError, match="qs: expected at least one"):
+        WhatifModel(CLUSTER, [])
+    with pytest.raises(ValidationError, match="engine: expected"):
+        WhatifModel(CLUSTER, QS, engine="fast")
+    with pytest.raises(ValidationError, match=r"allocations\[0\]: expected an EffectiveAllocation"):
+        WhatifModel(CLUSTER, QS, engine="reference").evaluate(["x"], _workload())
+
+
+def test_qs_values_reports_missing_rows_and_columns():
+    """Reading a QS the table lacks is a clear error."""
+    table = pd.DataFrame({"QS_AJR": [1.0]}, index=pd.Index(["root.a"], name="queue"))
+    assert qs_values(table, [("a", Metric("QS_AJR"))]).tolist() == [1.0]
+    with pytest.raises(ValidationError, match="no row for queue root.b"):
+        qs_values(table, [("root.b", Metric("QS_AJR"))])
+    with pytest.raises(ValidationError, match="no column QS_THR"):
+        qs_values(table, [("root.a", Metric("QS_THR"))])
