@@ -118,10 +118,12 @@ def parse_scheduler(body: object) -> SchedulerState:
 
 def _queue(obj: Mapping[str, Any], *, where: str) -> QueueState:
     name = payload.text(obj, "queueName", where=where)
-    where = f"{where}[{name}]"
+    where = f"queue[{name}]"
     children = tuple(
         _queue(child, where=f"{where}.childQueues[{index}]")
-        for index, child in enumerate(payload.items(obj.get("childQueues"), "queue", where=where))
+        for index, child in enumerate(
+            payload.items(obj.get("childQueues"), "queue", where=f"{where}.childQueues")
+        )
     )
     optional_int = {"default": None, "where": where}
     return QueueState(
