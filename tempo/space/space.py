@@ -403,10 +403,10 @@ class ConfigurationSpace:
             raise ValidationError(f"{name}: expected shape {shapes}, got {array.shape}")
         if not np.isfinite(array).all():
             raise ValidationError(
-                f"{name}: expected finite values, got {array[~np.isfinite(array)][0]!r}"
+                f"{name}: expected finite values, got {float(array[~np.isfinite(array)][0])!r}"
             )
         if unit and ((array < -1e-9).any() or (array > 1 + 1e-9).any()):
-            bad = array[(array < -1e-9) | (array > 1 + 1e-9)][0]
+            bad = float(array[(array < -1e-9) | (array > 1 + 1e-9)][0])
             raise ValidationError(f"{name}: expected values in [0, 1], got {bad!r}")
         return np.clip(array, 0.0, 1.0) if unit else array
 
