@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from whatif.allocation.effective import EffectiveQueue, Resources
 from whatif.cluster import Cluster
+from whatif.fairshare import JAVA_INT_MAX
 
 #: Value types of a dimension.
 DOMAINS = ("continuous", "integer")
@@ -72,7 +73,8 @@ class Setting:
         if self.name == "fairSharePreemptionThreshold":
             return float(queue.fair_share_preemption_threshold)
         if self.name == "maxRunningApps":
-            return math.inf if queue.max_running_apps is None else float(queue.max_running_apps)
+            apps = queue.max_running_apps
+            return math.inf if apps is None or apps >= JAVA_INT_MAX else float(apps)
         return float(queue.max_am_share)  # maxAMShare: -1 disables the check
 
 

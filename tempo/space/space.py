@@ -25,8 +25,9 @@ from tempo.space.configuration import Configuration
 from tempo.space.defaults import default_dimensions
 from tempo.space.dimension import Dimension
 from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS
+from tempo.space.writes import setting_writes
 from whatif._validation import check_choice, check_range
-from whatif.allocation.effective import EffectiveAllocation, Resources
+from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 
@@ -352,30 +353,11 @@ class ConfigurationSpace:
     ) -> tuple[tuple[str, str, Any], ...]:
         """The ``(queue, setting, value)`` writes that turn `allocation` into `vector`.
 
-        Only settings whose decoded value differs from the effective one appear.
-        Values are Hadoop units; resource settings are `Resources`, keeping the
-        effective value of a component the space does not tune.
+        Only settings whose decoded value differs from the effective one appear; see
+        `tempo.space.writes.setting_writes` for the values (``None`` removes an
+        element so that "no limit" applies).
         """
-        configuration = self.decode(vector)
-        current = self.values(allocation)
-        writes: dict[tuple[str, str], Any] = {}
-        resources: dict[tuple[str, str], dict[str, float]] = {}
-        for d, now, (_, _, new) in zip(self.dimensions, current, configuration, strict=True):
-            if d.same(now, new):
-                continue
-            if d.component is None:
-                writes[(d.queue, d.setting)] = new
-            else:
-                resources.setdefault((d.queue, d.setting), {})[d.component] = float(new)
-                writes[(d.queue, d.setting)] = None
-        for (queue_name, setting), changed in resources.items():
-            queue = allocation.queue(queue_name)
-            spec = SETTINGS[setting]
-            writes[(queue_name, setting)] = Resources(
-                memory_mb=changed.get("memory", spec.current(queue, "memory", self.cluster)),
-                vcores=changed.get("vcores", spec.current(queue, "vcores", self.cluster)),
-            )
-        return tuple((queue, setting, value) for (queue, setting), value in writes.items())
+        return setting_writes(self.dimensions, self.cluster, allocation, self.decode(vector))
 
     def apply(self, document: AllocationDocument, vector: np.ndarray) -> AllocationDocument:
         """The document with every dimension that `vector` changes written through ``doc.set``.

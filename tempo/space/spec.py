@@ -120,8 +120,11 @@ class SpaceSpec:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             found = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
-            where = f"{path}:{found[1]}:{found[2]}" if found else path
-            message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
+            if found:
+                where = f"{path}:{found[1]}:{found[2]}"
+            else:  # "(at end of document)"
+                where = f"{path}:{max(1, len(text.splitlines()))}"
+            message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(error))
             raise ValidationError(f"{where}: invalid TOML: {message}") from error
         lines = _KeyLines(text, path)
         for key in data:

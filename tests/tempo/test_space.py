@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from tempo.space import OFF_BAND, SETTINGS, Configuration, ConfigurationSpace, Dimension
-from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources
+from whatif import (
+    Cluster,
+    EffectiveAllocation,
+    EffectiveQueue,
+    QueueDefaults,
+    ResourceLimit,
+    Resources,
+)
 from whatif.errors import ValidationError
 
 CLUSTER = Cluster.parse("memory-mb=102400,vcores=100")
@@ -279,7 +286,7 @@ def test_sample_gives_valid_points_inside_the_radius_reproducibly():
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: SPACE.decode(np.zeros(D + 1)), r"decode: vector: expected shape \(%d,\)" % D),
+        (lambda: SPACE.decode(np.zeros(D + 1)), rf"decode: vector: expected shape \({D},\)"),
         (
             lambda: SPACE.decode(np.full(D, 1.5)),
             r"decode: vector: expected values in \[0, 1\], got 1.5",
@@ -490,3 +497,62 @@ def test_to_records_describes_dimensions_and_configurations():
         "setting": "weight",
         "value": 2.0,
     }
+
+
+def unlimited_space() -> ConfigurationSpace:
+    return ConfigurationSpace(
+        (
+            Dimension("root.a", "maxResources", "memory", 1024, 102400, "integer", off="high"),
+            Dimension("root.a", "maxResources", "vcores", 1, 100, "integer", off="high"),
+            Dimension("root.a", "maxRunningApps", None, 1, 100, "integer", "log", "band"),
+        ),
+        cluster=CLUSTER,
+    )
+
+
+def limited(**defaults) -> EffectiveAllocation:
+    queue = EffectiveQueue(
+        "root.a", max_resources=ResourceLimit(Resources(4096, 4)), max_running_apps=5
+    )
+    return EffectiveAllocation(
+        root=EffectiveQueue("root", children=(queue,)), defaults=QueueDefaults(**defaults)
+    )
+
+
+def test_no_limit_removes_the_element_when_no_default_would_apply():
+    """Moving a limit to "no limit" removes the element when the file has no queue default."""
+    assert unlimited_space().changes(limited(), np.ones(3)) == (
+        ("root.a", "maxResources", None),
+        ("root.a", "maxRunningApps", None),
+    )
+
+
+def test_no_limit_is_written_explicitly_when_a_queue_default_would_apply():
+    """With queue defaults in the file, no limit is written as the cluster size and Integer.MAX_VALUE."""
+    allocation = limited(max_running_apps=10, max_resources=ResourceLimit(Resources(8192, 8)))
+    assert unlimited_space().changes(allocation, np.ones(3)) == (
+        ("root.a", "maxResources", Resources(102400.0, 100.0)),
+        ("root.a", "maxRunningApps", 2**31 - 1),
+    )
+    written = EffectiveAllocation(
+        root=EffectiveQueue(
+            "root",
+            children=(
+                EffectiveQueue(
+                    "root.a",
+                    max_resources=ResourceLimit(Resources(102400, 100)),
+                    max_running_apps=2**31 - 1,
+                ),
+            ),
+        )
+    )
+    assert unlimited_space().encode(written).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_partly_unlimited_resource_writes_the_cluster_size_for_that_component():
+    """Lifting one component's limit writes the cluster's size for it and keeps the other."""
+    vector = unlimited_space().encode(limited())
+    vector[0] = 1.0
+    assert unlimited_space().changes(limited(), vector) == (
+        ("root.a", "maxResources", Resources(102400.0, 4.0)),
+    )
