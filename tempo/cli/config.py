@@ -7,6 +7,7 @@ import math
 import click
 import pandas as pd
 
+from tempo.space import space_distance
 from whatif.allocation import (
     AllocationDocument,
     SettingDiff,
@@ -116,13 +117,21 @@ def render_diff(diffs: list[SettingDiff]) -> list[str]:
 @config.command("diff")
 @click.argument("a", type=_FILE)
 @click.argument("b", type=_FILE)
+@click.option("--cluster", "spec", help="Cluster SPEC; adds resource settings to the distance.")
+@click.option("--space", "space_file", type=_FILE, help="Space file (TOML) for the distance.")
 @_VERSION
-def diff_command(a: str, b: str, hadoop_version: int) -> None:
-    """Print the semantic differences between allocation files A and B."""
-    diffs = diff_allocations(
-        AllocationDocument.from_file(a),
-        AllocationDocument.from_file(b),
-        hadoop_version=hadoop_version,
-    )
+def diff_command(
+    a: str, b: str, spec: str | None, space_file: str | None, hadoop_version: int
+) -> None:
+    """Print the semantic differences between allocation files A and B, and their distance."""
+    doc_a, doc_b = AllocationDocument.from_file(a), AllocationDocument.from_file(b)
+    diffs = diff_allocations(doc_a, doc_b, hadoop_version=hadoop_version)
     for line in render_diff(diffs):
         click.echo(line)
+    distance = space_distance(
+        doc_a.effective(hadoop_version=hadoop_version),
+        doc_b.effective(hadoop_version=hadoop_version),
+        cluster=Cluster.parse(spec) if spec else None,
+        space_file=space_file,
+    )
+    click.echo(distance.describe())

@@ -8,6 +8,7 @@ document. `SpaceSpec` reads the operator's choice of settings and bounds (a TOML
 file and ``QUEUE.SETTING=LOW:HIGH`` overrides).
 """
 
+from tempo.space.compare import SpaceDistance, space_distance
 from tempo.space.configuration import Configuration
 from tempo.space.dimension import OFF_BAND, Dimension
 from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS, Setting
@@ -22,6 +23,8 @@ __all__ = [
     "ConfigurationSpace",
     "Dimension",
     "Setting",
+    "SpaceDistance",
     "SpaceSpec",
     "parse_override",
+    "space_distance",
 ]

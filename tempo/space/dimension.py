@@ -101,7 +101,7 @@ class Dimension:
         a, b = self.canonical(a), self.canonical(b)
         if math.isinf(a) or math.isinf(b):
             return a == b
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
 
     def describe(self) -> str:
         """The range as text, e.g. ``[30, 3600] s log, or off``."""

@@ -42,8 +42,10 @@ RADIUS_BISECTION_ROUNDS = 60
 #: Slack allowed on the radius for floating-point noise.
 RADIUS_TOLERANCE = 1e-12
 
-#: Significant digits kept when decoding continuous values (drops encoding noise).
-SIGNIFICANT_DIGITS = 12
+#: Significant digits kept when decoding continuous values. Hadoop reads weights,
+#: thresholds and shares as Java floats (about 7 digits); 6 digits survive that
+#: exactly, so a written value re-parses to the value decoded.
+SIGNIFICANT_DIGITS = 6
 
 
 @dataclass(frozen=True)

@@ -102,11 +102,11 @@ def test_encode_decode_returns_the_effective_values():
 @settings(max_examples=200, deadline=None)
 @given(unit_vectors)
 def test_decode_encode_round_trip_is_stable(vector):
-    """decode . encode . decode == decode, and encode . decode is the projection."""
+    """decode . encode . decode == decode, and encode . decode is the projection (to 6 digits)."""
     configuration = SPACE.decode(vector)
     again = SPACE.encode(configuration)
     assert SPACE.decode(again) == configuration
-    np.testing.assert_allclose(again, SPACE.project(vector), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(again, SPACE.project(vector), rtol=0, atol=1e-5)
 
 
 @settings(max_examples=200, deadline=None)
