@@ -74,7 +74,7 @@ def default_dimension(
     if spec.is_resource:
         if cluster is None:
             raise ValidationError(
-                f"{queue.name}.{setting}: cluster: required to bound resource settings, got None"
+                f"{queue.name}.{setting}: cluster: required to bound resource settings (give a cluster spec), got None"
             )
         total = math.floor(cluster.memory_mb if component == "memory" else cluster.vcores)
         share = math.floor(split * total)

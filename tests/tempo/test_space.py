@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +22,7 @@ from whatif import (
     ResourceLimit,
     Resources,
 )
+from whatif.allocation import AllocationDocument
 from whatif.errors import ValidationError
 
 CLUSTER = Cluster.parse("memory-mb=102400,vcores=100")
@@ -556,3 +560,47 @@ def test_a_partly_unlimited_resource_writes_the_cluster_size_for_that_component(
     assert unlimited_space().changes(limited(), vector) == (
         ("root.a", "maxResources", Resources(102400.0, 4.0)),
     )
+
+
+DOC_EXAMPLE = (
+    Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "hadoop" / "alloc"
+) / "fairscheduler-doc-example.xml"
+TAG = re.compile(r"^\s*<(\w+)>[^<]*</\1>\s*$")
+
+
+def test_apply_writes_only_the_tuned_elements_of_a_real_file():
+    """Applying a vector to a real file changes only the moved settings, which re-parse as decoded."""
+    document = AllocationDocument.from_file(DOC_EXAMPLE)
+    cluster = Cluster.parse("memory-mb=204800,vcores=200")
+    space = ConfigurationSpace.default(document.effective(), cluster, settings=tuple(SETTINGS))
+    center = space.encode(document.effective())
+    vector = space.sample(np.random.default_rng(3), 1, center=center, radius=0.2)[0]
+    vector[space.index("root.sample_queue.maxResources.memory")] = 1.0
+    writes = space.changes(document.effective(), vector)
+    assert len(writes) >= 10
+    changed = space.apply(document, vector)
+
+    old_lines = document.to_bytes().decode().splitlines()
+    new_lines = changed.to_bytes().decode().splitlines()
+    edited = [line for line in difflib.ndiff(old_lines, new_lines) if line.startswith(("- ", "+ "))]
+    tags = {TAG.match(line[2:])[1] for line in edited}
+    assert tags <= {setting for _, setting, _ in writes}
+    assert sum(line.startswith("+ ") for line in edited) == len(writes)
+    assert "    <maxRunningApps>50</maxRunningApps>" in new_lines  # untouched setting
+    assert (
+        "    <maxResources>204800 mb,0vcores</maxResources>" in new_lines
+    )  # no limit, default set
+
+    reparsed = changed.effective()
+    assert space.decode(space.encode(reparsed)) == space.decode(vector)
+    assert space.changes(reparsed, vector) == ()
+
+
+def test_apply_of_the_current_vector_leaves_the_file_byte_identical():
+    """A vector that moves nothing writes nothing."""
+    document = AllocationDocument.from_file(DOC_EXAMPLE)
+    space = ConfigurationSpace.default(
+        document.effective(), Cluster.parse("memory-mb=204800,vcores=200")
+    )
+    changed = space.apply(document, space.encode(document.effective()))
+    assert changed.to_bytes() == document.to_bytes()
