@@ -11,7 +11,7 @@ file and ``QUEUE.SETTING=LOW:HIGH`` overrides).
 from tempo.space.compare import SpaceDistance, space_distance
 from tempo.space.configuration import Configuration
 from tempo.space.dimension import OFF_BAND, Dimension
-from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS, Setting
+from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS, TunableSetting
 from tempo.space.space import ConfigurationSpace
 from tempo.space.spec import SpaceSpec, parse_override
 
@@ -22,7 +22,7 @@ __all__ = [
     "Configuration",
     "ConfigurationSpace",
     "Dimension",
-    "Setting",
+    "TunableSetting",
     "SpaceDistance",
     "SpaceSpec",
     "parse_override",

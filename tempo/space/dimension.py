@@ -104,6 +104,6 @@ class Dimension:
         return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
 
     def describe(self) -> str:
-        """The range as text, e.g. ``[30, 3600] s log, or off``."""
+        """The range as text, e.g. ``[30, 3600] integer log or off``."""
         off = {"none": "", "band": " or off", "high": f" (>= {self.high:g} is no limit)"}[self.off]
         return f"[{self.low:g}, {self.high:g}] {self.domain} {self.scale}{off}"

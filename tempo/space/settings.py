@@ -29,7 +29,7 @@ COMPONENTS = ("memory", "vcores")
 
 
 @dataclass(frozen=True)
-class Setting:
+class TunableSetting:
     """What tempo knows about one tunable allocation-file element.
 
     ``minimum`` and ``maximum`` are what Hadoop accepts (for resources, the cluster
@@ -83,15 +83,15 @@ def _component(resources: Resources, component: str | None) -> float:
 
 
 #: Every tunable setting, in the order dimensions are listed.
-SETTINGS: dict[str, Setting] = {
+SETTINGS: dict[str, TunableSetting] = {
     s.name: s
     for s in (
-        Setting("weight", "continuous", "log", "none"),
-        Setting("minResources", "integer", "linear", "none"),
-        Setting("maxResources", "integer", "linear", "high"),
-        Setting("minSharePreemptionTimeout", "integer", "log", "band", default_on="leaves"),
-        Setting("fairSharePreemptionTimeout", "integer", "log", "band", default_on="leaves"),
-        Setting(
+        TunableSetting("weight", "continuous", "log", "none"),
+        TunableSetting("minResources", "integer", "linear", "none"),
+        TunableSetting("maxResources", "integer", "linear", "high"),
+        TunableSetting("minSharePreemptionTimeout", "integer", "log", "band", default_on="leaves"),
+        TunableSetting("fairSharePreemptionTimeout", "integer", "log", "band", default_on="leaves"),
+        TunableSetting(
             "fairSharePreemptionThreshold",
             "continuous",
             "linear",
@@ -99,8 +99,8 @@ SETTINGS: dict[str, Setting] = {
             maximum=1.0,
             default_on="leaves",
         ),
-        Setting("maxRunningApps", "integer", "log", "band", default_on="leaves"),
-        Setting(
+        TunableSetting("maxRunningApps", "integer", "log", "band", default_on="leaves"),
+        TunableSetting(
             "maxAMShare",
             "continuous",
             "linear",

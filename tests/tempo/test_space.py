@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import pickle
 import re
 from pathlib import Path
 
@@ -604,3 +605,11 @@ def test_apply_of_the_current_vector_leaves_the_file_byte_identical():
     )
     changed = space.apply(document, space.encode(document.effective()))
     assert changed.to_bytes() == document.to_bytes()
+
+
+def test_space_survives_a_pickle_round_trip():
+    """A space pickles (optimizers holding one must) and behaves the same afterwards."""
+    again = pickle.loads(pickle.dumps(SPACE))
+    assert again == SPACE
+    vector = np.linspace(0, 1, D)
+    np.testing.assert_array_equal(again.project(vector), SPACE.project(vector))
