@@ -18,28 +18,56 @@ def only(found, severity):
     ("body", "line", "message"),
     [
         ('<queue name="  ">\n</queue>', 2, "shouldn't be empty"),
-        ('<queue name="a"><queue name="b"><schedulingPolicy>fifo</schedulingPolicy></queue></queue>\n'
-         '<queue name="p"><schedulingPolicy>fifo</schedulingPolicy><queue name="q"/></queue>', 3,
-         "fifo is only for leaf queues"),
-        ('<queue name="a">\n<maxRunningApps>1.5</maxRunningApps></queue>', 3, "expected an integer"),
-        ('<queue name="a">\n<minSharePreemptionTimeout>10s</minSharePreemptionTimeout></queue>', 3,
-         "expected an integer"),
+        (
+            '<queue name="a"><queue name="b"><schedulingPolicy>fifo</schedulingPolicy></queue></queue>\n'
+            '<queue name="p"><schedulingPolicy>fifo</schedulingPolicy><queue name="q"/></queue>',
+            3,
+            "fifo is only for leaf queues",
+        ),
+        (
+            '<queue name="a">\n<maxRunningApps>1.5</maxRunningApps></queue>',
+            3,
+            "expected an integer",
+        ),
+        (
+            '<queue name="a">\n<minSharePreemptionTimeout>10s</minSharePreemptionTimeout></queue>',
+            3,
+            "expected an integer",
+        ),
         ('<queue name="a">\n<weight/></queue>', 3, "<weight> is empty"),
-        ('<queue name="a">\n<schedulingPolicy>lottery</schedulingPolicy></queue>', 3,
-         "lottery SchedulingPolicy class not found!"),
+        (
+            '<queue name="a">\n<schedulingPolicy>lottery</schedulingPolicy></queue>',
+            3,
+            "lottery SchedulingPolicy class not found!",
+        ),
         ('<queue name="a">\n<minResources>50%</minResources></queue>', 3, "must be absolute"),
-        ('<queue name="a">\n<maxResources>memory-mb=-5, vcores=1</maxResources></queue>', 3,
-         "should not be negative"),
+        (
+            '<queue name="a">\n<maxResources>memory-mb=-5, vcores=1</maxResources></queue>',
+            3,
+            "should not be negative",
+        ),
         ('<queue name="a">\n<maxResources>gpus=1</maxResources></queue>', 3, "was not recognized"),
         ("<userMaxAppsDefault>many</userMaxAppsDefault>", 2, "expected an integer"),
-        ('<queuePlacementPolicy>\n<rule name="specified"/>\n</queuePlacementPolicy>', 3,
-         "Could get past last queue placement rule"),
-        ('<queuePlacementPolicy>\n<rule name="default"/>\n<rule name="reject"/>\n</queuePlacementPolicy>', 4,
-         "Rules after rule 0"),
-        ('<queuePlacementPolicy>\n<rule name="random"/>\n</queuePlacementPolicy>', 3,
-         "No rule class found for 'random'"),
-        ('<queuePlacementPolicy>\n<rule name="user" create="false"/>\n</queuePlacementPolicy>', 3,
-         "Could get past last"),
+        (
+            '<queuePlacementPolicy>\n<rule name="specified"/>\n</queuePlacementPolicy>',
+            3,
+            "Could get past last queue placement rule",
+        ),
+        (
+            '<queuePlacementPolicy>\n<rule name="default"/>\n<rule name="reject"/>\n</queuePlacementPolicy>',
+            4,
+            "Rules after rule 0",
+        ),
+        (
+            '<queuePlacementPolicy>\n<rule name="random"/>\n</queuePlacementPolicy>',
+            3,
+            "No rule class found for 'random'",
+        ),
+        (
+            '<queuePlacementPolicy>\n<rule name="user" create="false"/>\n</queuePlacementPolicy>',
+            3,
+            "Could get past last",
+        ),
     ],
 )
 def test_hadoop_rejections_are_errors_at_their_line(body, line, message):
@@ -52,19 +80,42 @@ def test_hadoop_rejections_are_errors_at_their_line(body, line, message):
 @pytest.mark.parametrize(
     ("body", "line", "message"),
     [
-        ('<queue name="a">\n<minResources>4096 mb, 4 vcores</minResources>\n'
-         "<maxResources>1024 mb, 8 vcores</maxResources></queue>", 3, "less than min resources"),
-        ('<queue name="a">\n<fairSharePreemptionThreshold>1.2</fairSharePreemptionThreshold></queue>', 3,
-         "clamps it"),
-        ('<queue name="a">\n<minSharePreemptionTimeout>-3</minSharePreemptionTimeout></queue>', 3,
-         "is negative"),
-        ('<queue name="a">\n<minSharePreemptionTimeout>9223372036854776</minSharePreemptionTimeout></queue>',
-         3, "overflows"),
-        ('<queue name="a">\n<weight>1</weight>\n<weight>2</weight></queue>', 4, "Hadoop uses the last"),
-        ('<queue name="p">\n<maxAMShare>0.5</maxAMShare><queue name="c"/></queue>', 3,
-         "cannot also include a maxAMShare element"),
-        ('<queue name="a">\n<schedulingPolicy>drf</schedulingPolicy></queue>', 3,
-         "drf queue under a fair parent"),
+        (
+            '<queue name="a">\n<minResources>4096 mb, 4 vcores</minResources>\n'
+            "<maxResources>1024 mb, 8 vcores</maxResources></queue>",
+            3,
+            "less than min resources",
+        ),
+        (
+            '<queue name="a">\n<fairSharePreemptionThreshold>1.2</fairSharePreemptionThreshold></queue>',
+            3,
+            "clamps it",
+        ),
+        (
+            '<queue name="a">\n<minSharePreemptionTimeout>-3</minSharePreemptionTimeout></queue>',
+            3,
+            "is negative",
+        ),
+        (
+            '<queue name="a">\n<minSharePreemptionTimeout>9223372036854776</minSharePreemptionTimeout></queue>',
+            3,
+            "overflows",
+        ),
+        (
+            '<queue name="a">\n<weight>1</weight>\n<weight>2</weight></queue>',
+            4,
+            "Hadoop uses the last",
+        ),
+        (
+            '<queue name="p">\n<maxAMShare>0.5</maxAMShare><queue name="c"/></queue>',
+            3,
+            "cannot also include a maxAMShare element",
+        ),
+        (
+            '<queue name="a">\n<schedulingPolicy>drf</schedulingPolicy></queue>',
+            3,
+            "drf queue under a fair parent",
+        ),
         ("<colour>blue</colour>", 2, "Bad element in allocations file: colour"),
         ('<queue name="a">\n<minMaps>3</minMaps></queue>', 3, "Hadoop 1 (MRv1) element"),
     ],
