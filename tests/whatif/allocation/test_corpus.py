@@ -3,9 +3,9 @@
 import pytest
 
 from whatif.allocation import AllocationDocument, validate
+from whatif.allocation.effective import Resources
 from whatif.allocation.summary import queue_table
 from whatif.errors import AllocationError
-from whatif.allocation.effective import Resources
 
 from .corpus import CORPUS, HADOOP_ALLOC, allocation_files
 
@@ -44,7 +44,10 @@ BROKEN = {
     "malformed-real/02-steidsen-TA-Hadoop-nested-comment.xml": (20, "Double hyphen within comment"),
     "malformed-real/03-saimadanmohan-HSparkCluster-smart-quotes.xml": (1, "not well-formed XML"),
     "malformed-real/04-lepetitprinz-apache-hadoop-bad-xml-decl.xml": (1, "not well-formed XML"),
-    "rejected-real/15-wwj6591812-ModifyFSXML-nested-pools-bad-values.xml": (5, "Missing resource: mb"),
+    "rejected-real/15-wwj6591812-ModifyFSXML-nested-pools-bad-values.xml": (
+        5,
+        "Missing resource: mb",
+    ),
     "rejected-real/22-jiaorenyu-learning-fifo-default.xml": (38, "can't be FIFO"),
     "rejected-real/30-apache-hadoop-fs2cs-invalidplacementrules.xml": (
         54,
@@ -77,7 +80,9 @@ def test_capacity_scheduler_file_is_rejected_at_its_root_line():
     """A capacity-scheduler.xml is not an allocation file: error at the <configuration> line."""
     path = HADOOP_ALLOC / "sls-sample-capacity-scheduler.xml"
     line = next(
-        n for n, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("<configuration")
+        n
+        for n, text in enumerate(path.read_text().splitlines(), 1)
+        if text.startswith("<configuration")
     )
     [issue] = validate(path)
     assert (issue.severity, issue.line) == ("error", line)
@@ -103,13 +108,16 @@ def test_suspicious_file_gives_a_warning_and_no_error(name, line, message):
 def test_malformed_file_raises_with_path_and_line():
     """from_file on a malformed file raises AllocationError naming path:line."""
     path = CORPUS / "broken" / "02-unclosed-queue-tag.xml"
-    with pytest.raises(AllocationError, match=rf"02-unclosed-queue-tag.xml:8: not well-formed"):
+    with pytest.raises(AllocationError, match=r"02-unclosed-queue-tag.xml:8: not well-formed"):
         AllocationDocument.from_file(path)
 
 
 def test_placement_rules_accepted_by_hadoop_2():
     """File 30's nested placement was accepted before YARN-8967 (Hadoop 2 has no % though)."""
-    issues = validate(CORPUS / "rejected-real" / "30-apache-hadoop-fs2cs-invalidplacementrules.xml", hadoop_version=2)
+    issues = validate(
+        CORPUS / "rejected-real" / "30-apache-hadoop-fs2cs-invalidplacementrules.xml",
+        hadoop_version=2,
+    )
     messages = [i.message for i in issues if i.severity == "error"]
     assert not any("never be reached" in m for m in messages)
     assert any("Hadoop 2 reads only" in m for m in messages)
@@ -131,7 +139,9 @@ def test_mrv1_file_resolves_pools_and_job_limits_for_hadoop_1():
 
 def test_mrv1_file_under_yarn_ignores_job_limits():
     """Read by YARN, the same file keeps slot minimums but has no job limits."""
-    effective = AllocationDocument.from_file(CORPUS / "02-cmri-bc-hadoop-mrv1-sample.xml").effective()
+    effective = AllocationDocument.from_file(
+        CORPUS / "02-cmri-bc-hadoop-mrv1-sample.xml"
+    ).effective()
     default = effective.queue("root.default")
     assert default.min_maps == 20 and default.max_running_apps is None
     assert effective.max_apps_for_user("user1") is None

@@ -5,7 +5,13 @@ import math
 
 import pytest
 
-from whatif.allocation import NEVER_TIMEOUT_S, AllocationDocument, ResourceLimit, Resources, validate
+from whatif.allocation import (
+    NEVER_TIMEOUT_S,
+    AllocationDocument,
+    ResourceLimit,
+    Resources,
+    validate,
+)
 from whatif.allocation.resource_string import NEW, OLD
 from whatif.errors import AllocationError
 
@@ -61,8 +67,13 @@ def test_set_changes_only_that_element_text():
 
 def test_set_keeps_the_resource_spelling():
     """A new resource amount is written in the operator's own spelling."""
-    changed = AllocationDocument.from_bytes(SAMPLE).set("root.prod", "minResources", Resources(8192, 6))
-    assert changed_lines(SAMPLE, changed.to_bytes())[1] == "+    <minResources>8192mb,6vcores</minResources>"
+    changed = AllocationDocument.from_bytes(SAMPLE).set(
+        "root.prod", "minResources", Resources(8192, 6)
+    )
+    assert (
+        changed_lines(SAMPLE, changed.to_bytes())[1]
+        == "+    <minResources>8192mb,6vcores</minResources>"
+    )
 
 
 def test_set_adds_a_missing_element_with_the_file_indentation():
@@ -97,7 +108,10 @@ def test_set_accepts_the_alias_the_file_uses():
     doc = AllocationDocument.from_bytes(SAMPLE)
     for name in ("schedulingPolicy", "schedulingMode"):
         changed = doc.set("root.prod", name, "drf")
-        assert changed_lines(SAMPLE, changed.to_bytes())[1] == "+    <schedulingMode>drf</schedulingMode>"
+        assert (
+            changed_lines(SAMPLE, changed.to_bytes())[1]
+            == "+    <schedulingMode>drf</schedulingMode>"
+        )
 
 
 def test_set_none_removes_the_element_line():
@@ -109,7 +123,9 @@ def test_set_none_removes_the_element_line():
 
 def test_infinite_timeout_writes_never_when_inherited_is_finite():
     """math.inf over a finite inherited timeout writes NEVER_TIMEOUT_S, which resolves to inf."""
-    changed = AllocationDocument.from_bytes(SAMPLE).set("root.dev", "minSharePreemptionTimeout", math.inf)
+    changed = AllocationDocument.from_bytes(SAMPLE).set(
+        "root.dev", "minSharePreemptionTimeout", math.inf
+    )
     assert changed.queue("root.dev").get("minSharePreemptionTimeout").value == NEVER_TIMEOUT_S
     assert changed.effective().queue("root.dev.adhoc").min_share_preemption_timeout_s == math.inf
     assert NEVER_TIMEOUT_S * 1000 <= 2**63 - 1
@@ -117,7 +133,9 @@ def test_infinite_timeout_writes_never_when_inherited_is_finite():
 
 def test_infinite_timeout_removes_the_element_when_inherited_is_never():
     """math.inf where the parent already never preempts removes the element."""
-    changed = AllocationDocument.from_bytes(SAMPLE).set("root.prod", "fairSharePreemptionTimeout", math.inf)
+    changed = AllocationDocument.from_bytes(SAMPLE).set(
+        "root.prod", "fairSharePreemptionTimeout", math.inf
+    )
     assert changed_lines(SAMPLE, changed.to_bytes()) == [
         "-    <fairSharePreemptionTimeout>60</fairSharePreemptionTimeout>"
     ]
@@ -193,9 +211,7 @@ def test_external_entity_is_refused():
 
 def test_billion_laughs_is_refused():
     """Nested entity definitions are refused without being expanded."""
-    entities = "".join(
-        f'<!ENTITY l{i} "{("&l" + str(i - 1) + ";") * 10}">' for i in range(1, 10)
-    )
+    entities = "".join(f'<!ENTITY l{i} "{("&l" + str(i - 1) + ";") * 10}">' for i in range(1, 10))
     data = f'<?xml version="1.0"?><!DOCTYPE a [<!ENTITY l0 "lol">{entities}]><allocations>&l9;</allocations>'
     with pytest.raises(AllocationError, match="evil.xml:"):
         AllocationDocument.from_bytes(data.encode(), source="evil.xml")

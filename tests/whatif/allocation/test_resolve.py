@@ -21,7 +21,12 @@ def test_queue_max_apps_default_applies_to_parents_and_root():
         "<queueMaxAppsDefault>5</queueMaxAppsDefault>"
         '<queue name="a"><queue name="b"/></queue><queue name="c"><maxRunningApps>9</maxRunningApps></queue>'
     )
-    assert [tree.queue(q).max_running_apps for q in ("root", "root.a", "root.a.b", "root.c")] == [5, 5, 5, 9]
+    assert [tree.queue(q).max_running_apps for q in ("root", "root.a", "root.a.b", "root.c")] == [
+        5,
+        5,
+        5,
+        9,
+    ]
 
 
 def test_policy_comes_from_the_default_not_the_parent():
@@ -84,9 +89,9 @@ def test_allow_preemption_from_false_covers_the_subtree():
 def test_resource_forms_resolve_with_hadoops_missing_values():
     """New-style minimums miss as 0, maximums as unlimited; percentages stay percentages."""
     tree = effective(
-        '<queueMaxResourcesDefault>40%</queueMaxResourcesDefault>'
+        "<queueMaxResourcesDefault>40%</queueMaxResourcesDefault>"
         '<queue name="a"><minResources>memory-mb=2048</minResources>'
-        "<maxResources>vcores=8</maxResources></queue><queue name=\"b\"/>"
+        '<maxResources>vcores=8</maxResources></queue><queue name="b"/>'
     )
     a = tree.queue("root.a")
     assert a.min_resources == Resources(2048, 0)
@@ -106,7 +111,9 @@ def test_weights_are_java_floats_and_never_timeouts_are_infinite():
 
 def test_explicit_root_queue_is_the_tree_root():
     """A top-level root queue holds the tree; its settings apply to root itself."""
-    tree = effective('<queue name="root"><maxRunningApps>7</maxRunningApps><queue name="x"/></queue>')
+    tree = effective(
+        '<queue name="root"><maxRunningApps>7</maxRunningApps><queue name="x"/></queue>'
+    )
     assert tree.root.max_running_apps == 7
     assert [q.name for q in tree.leaves()] == ["root.x"]
 
