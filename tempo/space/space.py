@@ -96,6 +96,11 @@ class ConfigurationSpace:
                 f"{dimension.name}: high: expected at most the cluster's {total:g}, "
                 f"got {dimension.high:g}"
             )
+        if dimension.off == "high" and dimension.high < math.floor(total):
+            raise ValidationError(
+                f"{dimension.name}: high: expected the cluster's {math.floor(total)} when the "
+                f"top of the range means no limit (off='high'), got {dimension.high:g}"
+            )
 
     # -- construction -------------------------------------------------------------
 

@@ -20,6 +20,7 @@ An override is ``QUEUE.SETTING[.COMPONENT]=VALUE`` where VALUE is ``LOW:HIGH``,
 from __future__ import annotations
 
 import logging
+import math
 import re
 import tomllib
 from collections.abc import Iterable
@@ -216,15 +217,20 @@ def _apply_rule(
             raise ValidationError(
                 f"{rule.name}: off: expected false ({rule.setting} has no off state), got true"
             )
+        low = default.low if low is None else low
+        high = default.high if high is None else high
+        off = "none" if rule.off is False else spec.off
+        if off == "high" and total is not None and high < math.floor(total):
+            off = "none"  # a limit below the cluster size is a real limit
         dimension = Dimension(
             queue=queue.name,
             setting=rule.setting,
             component=component,
-            low=default.low if low is None else low,
-            high=default.high if high is None else high,
+            low=low,
+            high=high,
             domain=spec.domain,
             scale=rule.scale or (default.scale if default else spec.scale),
-            off="none" if rule.off is False else spec.off,
+            off=off,
             off_value=spec.off_value,
         )
         if total is not None and dimension.high > total:

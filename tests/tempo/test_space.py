@@ -371,6 +371,11 @@ def test_space_rejects_resource_bounds_beyond_the_cluster():
         ConfigurationSpace(
             (Dimension("root.a", "minResources", "memory", 0, 204800, "integer"),), cluster=CLUSTER
         )
+    with pytest.raises(ValidationError, match=r"high: expected the cluster's 102400 when the top"):
+        ConfigurationSpace(
+            (Dimension("root.a", "maxResources", "memory", 0, 2048, "integer", off="high"),),
+            cluster=CLUSTER,
+        )
     with pytest.raises(ValidationError, match=r"cluster: required"):
         ConfigurationSpace((Dimension("root.a", "minResources", "memory", 0, 1024, "integer"),))
 

@@ -93,6 +93,8 @@ maxResources.memory = { low = "25%" }
     assert bounds(space, "root.prod.maxRunningApps") == (1, 100, "log", "band")
     assert bounds(space, "root.prod.fairSharePreemptionTimeout") == (30, 900, "linear", "none")
     assert bounds(space, "root.prod.maxResources.memory") == (25600, 102400, "linear", "high")
+    capped = build('[queue."root.prod"]\nmaxResources.memory = "1024:50%"\n')
+    assert bounds(capped, "root.prod.maxResources.memory") == (1024, 51200, "linear", "none")
     assert "root.engineer.weight" in space.names
 
 
