@@ -1,0 +1,105 @@
+"""`tempo workload`: fit a statistical workload model to a trace, generate traces from it."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from whatif.workload_model import fit_trace, generate_trace
+
+
+@click.group()
+def workload() -> None:
+    """Fit a statistical workload model and generate synthetic traces from it."""
+
+
+@workload.command("fit")
+@click.argument("trace", type=click.Path(exists=True))
+@click.option(
+    "-o", "--output", required=True, type=click.Path(), help="Model file to write (JSON)."
+)
+@click.option("--format", "trace_format", default=None, help="Trace format (detected by default).")
+@click.option(
+    "--durations",
+    type=click.Choice(["auto", "lognormal", "empirical"]),
+    default="auto",
+    show_default=True,
+    help="Task-duration family; auto goes empirical where the KS test rejects lognormal.",
+)
+@click.option(
+    "--profile",
+    type=click.Choice(["hour-of-day", "hour-of-week", "flat"]),
+    default="hour-of-day",
+    show_default=True,
+    help="How the arrival rate follows the clock.",
+)
+@click.option("--min-jobs-for-profile", type=click.IntRange(min=0), default=100, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the fit report as JSON.")
+def fit(trace, output, trace_format, durations, profile, min_jobs_for_profile, as_json) -> None:
+    """Fit a model to TRACE, write it to OUTPUT and print the goodness-of-fit report."""
+    model = fit_trace(
+        trace,
+        output,
+        format=trace_format,
+        duration_family=durations,
+        profile=profile,
+        min_jobs_for_profile=min_jobs_for_profile,
+    )
+    report = model.goodness_of_fit_
+    if as_json:
+        click.echo(json.dumps(json.loads(report.to_json(orient="records")), indent=1))
+        return
+    click.echo(model.summary().to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    click.echo()
+    click.echo(report.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep="-"))
+    click.echo(f"\nwrote {output}")
+
+
+@workload.command("generate")
+@click.argument("model", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "-o", "--output", required=True, type=click.Path(), help="Native trace directory to write."
+)
+@click.option("--hours", type=click.FloatRange(min=0, min_open=True), required=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--start",
+    "start_s",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="First second (epoch or relative).",
+)
+@click.option(
+    "--growth",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Data growth factor (1.3 = input +30%).",
+)
+@click.option(
+    "--arrival-scale",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Multiply ad-hoc job arrival rates.",
+)
+@click.option("--kind", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
+@click.option("--overwrite", is_flag=True, help="Replace an existing native trace at OUTPUT.")
+def generate(model, output, hours, seed, start_s, growth, arrival_scale, kind, overwrite) -> None:
+    """Generate HOURS of synthetic workload from MODEL into a native trace."""
+    result = generate_trace(
+        model,
+        output,
+        hours=hours,
+        seed=seed,
+        start_s=start_s,
+        growth=growth,
+        arrival_scale=arrival_scale,
+        kind=kind,
+        overwrite=overwrite,
+    )
+    click.echo(
+        f"wrote {output}: {result.n_jobs} jobs, {result.n_tasks} tasks, queues {', '.join(result.queues)}"
+    )

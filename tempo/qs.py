@@ -1,0 +1,206 @@
+"""`qs_report`: the value of every QS metric per queue, observed and predicted, and each template constraint's status.
+
+This is what ``tempo qs`` shows and what the control loop logs: the numbers a
+DBA looks at to choose template thresholds (Tempo paper, section 5.2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from tempo.templates import QSTemplate, required_metrics
+from whatif.cluster import Cluster
+from whatif.metrics import Metric, Window, evaluate, has_deadlines
+from whatif.schedule import Schedule
+from whatif.workload import Workload
+
+#: Metrics shown for every queue, whatever the templates ask for.
+BASE_METRICS = (Metric("QS_AJR"), Metric("QS_PCT"), Metric("QS_SLOWDOWN"), Metric("QS_THR"))
+#: Shown when the cluster is known.
+RESOURCE_METRICS = (Metric("QS_UTIL"), Metric("QS_UTIL_NOPREEMPT"), Metric("QS_WASTE"))
+#: Shown when the workload carries deadlines or recurring jobs.
+DEADLINE_METRICS = (Metric("QS_DL"), Metric("QS_ATTAIN"))
+
+
+@dataclass(frozen=True, eq=False)
+class QSReport:
+    """QS values per queue and metric, and template constraints with their status.
+
+    ``values``: one row per (queue, metric) with columns ``queue``, ``metric``
+    (label), ``unit``, ``observed`` and ``predicted`` (NaN when no prediction).
+    ``constraints``: one row per template constraint with ``queue``,
+    ``constraint`` (as text), ``metric``, ``unit``, ``op``, ``threshold``, ``observed``,
+    ``observed_met``, ``predicted``, ``predicted_met`` (True, False, or None when
+    there was nothing to measure or no prediction).
+    """
+
+    window: Window
+    values: pd.DataFrame
+    constraints: pd.DataFrame
+    has_prediction: bool
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready dict (NaN becomes None)."""
+
+        def clean(records: list[dict[str, object]]) -> list[dict[str, object]]:
+            return [
+                {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+                for r in records
+            ]
+
+        values = self.values if self.has_prediction else self.values.drop(columns="predicted")
+        constraints = (
+            self.constraints
+            if self.has_prediction
+            else self.constraints.drop(columns=["predicted", "predicted_met"])
+        )
+        return {
+            "window": {
+                "start_s": self.window.start_s,
+                "end_s": self.window.end_s,
+                "length_s": self.window.length_s,
+            },
+            "values": clean(values.to_dict("records")),
+            "constraints": clean(constraints.to_dict("records")),
+        }
+
+    def to_text(self) -> str:
+        """Plain text: a table of metrics (rows) by queue (columns) per side, then the constraints."""
+        w = self.window
+        lines = [f"window [{w.start_s:g}, {w.end_s:g}) s ({w.length_s / 60:g} min)"]
+        for side in ("observed", "predicted") if self.has_prediction else ("observed",):
+            wide = self.values.pivot(index="metric", columns="queue", values=side)
+            wide = wide.reindex(
+                index=list(dict.fromkeys(self.values["metric"])),
+                columns=list(dict.fromkeys(self.values["queue"])),
+            )
+            units = dict(zip(self.values["metric"], self.values["unit"], strict=False))
+            first = max([len(side), *map(len, wide.index)]) + 2
+            widths = [max(len(q), 8) + 2 for q in wide.columns]
+            lines.append("")
+            lines.append(
+                side.ljust(first)
+                + "".join(q.rjust(n) for q, n in zip(wide.columns, widths, strict=True))
+            )
+            for metric, row in wide.iterrows():
+                cells = (
+                    format_value(v, units[metric]).rjust(n)
+                    for v, n in zip(row, widths, strict=True)
+                )
+                lines.append(str(metric).ljust(first) + "".join(cells))
+        if not self.constraints.empty:
+            lines.append("")
+            lines.append("constraints")
+            for row in self.constraints.itertuples(index=False):
+                line = (
+                    f"  {row.queue:<20} {row.constraint:<32} observed "
+                    f"{format_value(row.observed, row.unit)} {_status(row.observed_met)}"
+                )
+                if self.has_prediction:
+                    line += f", predicted {format_value(row.predicted, row.unit)} {_status(row.predicted_met)}"
+                lines.append(line)
+        return "\n".join(lines)
+
+
+def qs_report(
+    schedule: Schedule,
+    templates: Sequence[QSTemplate] = (),
+    *,
+    window: Window,
+    cluster: Cluster | None = None,
+    workload: Workload | None = None,
+    predicted: Schedule | None = None,
+    queues: Iterable[str] = (),
+) -> QSReport:
+    """Every QS metric of every queue of `schedule` (and of `predicted`) over `window`.
+
+    The metrics shown are `BASE_METRICS`, `RESOURCE_METRICS` when `cluster` is
+    given, `DEADLINE_METRICS` when `workload` carries deadlines, and every
+    metric the templates name. Queues are those of the schedules, the
+    templates and `queues`.
+    """
+    templates = list(templates)
+    metrics = list(BASE_METRICS)
+    if cluster is not None:
+        metrics += RESOURCE_METRICS
+    if has_deadlines(workload):
+        metrics += DEADLINE_METRICS
+    metrics = list(dict.fromkeys([*metrics, *required_metrics(templates)]))
+    names = [*queues, *(t.queue for t in templates)]
+    if predicted is not None:
+        names += predicted.queues
+    kwargs = {"window": window, "cluster": cluster, "workload": workload, "queues": names}
+    observed = evaluate(schedule, metrics, **kwargs)
+    forecast = (
+        evaluate(predicted, metrics, **kwargs).reindex(index=observed.index)
+        if predicted is not None
+        else pd.DataFrame(np.nan, index=observed.index, columns=observed.columns)
+    )
+    units = {m.label: m.unit for m in metrics}
+    values = (
+        observed.stack(future_stack=True)
+        .rename("observed")
+        .to_frame()
+        .join(forecast.stack(future_stack=True).rename("predicted"))
+        .reset_index()
+        .rename(columns={"level_1": "metric"})
+    )
+    values.insert(2, "unit", values["metric"].map(units))
+    rows = []
+    for template in templates:
+        for c in template.constraints:
+            seen = float(observed.at[template.queue, c.metric.label])
+            guess = float(forecast.at[template.queue, c.metric.label])
+            rows.append(
+                {
+                    "queue": template.queue,
+                    "constraint": f"{c.metric.label} {c.op} {format_value(c.threshold, c.metric.unit)}",
+                    "metric": c.metric.label,
+                    "unit": c.metric.unit,
+                    "op": c.op,
+                    "threshold": c.threshold,
+                    "observed": seen,
+                    "observed_met": c.is_met(seen),
+                    "predicted": guess,
+                    "predicted_met": c.is_met(guess) if predicted is not None else None,
+                }
+            )
+    columns = [
+        "queue",
+        "constraint",
+        "metric",
+        "unit",
+        "op",
+        "threshold",
+        "observed",
+        "observed_met",
+        "predicted",
+        "predicted_met",
+    ]
+    # Object columns keep the statuses as Python True/False/None (JSON-ready).
+    table = pd.DataFrame(rows, columns=columns).astype(
+        {"observed_met": object, "predicted_met": object}
+    )
+    return QSReport(window, values, table, predicted is not None)
+
+
+def format_value(value: float, unit: str) -> str:
+    """A QS value for people: fractions in %, seconds in s, counts as integers."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if unit == "fraction":
+        return f"{value * 100:.1f}%"
+    if unit == "s":
+        return f"{value:.1f}s"
+    if unit == "jobs":
+        return f"{value:.0f}"
+    return f"{value:.2f}"
+
+
+def _status(met: bool | None) -> str:
+    return "n/a" if met is None else "met" if met else "VIOLATED"

@@ -1,0 +1,58 @@
+"""Templates as the optimizer sees them: ordered objective and constraint vectors.
+
+The order is the templates' order, objectives one per template with an OPTIMIZE
+clause, constraints in the order written. `qs_vector` reads an
+`whatif.metrics.evaluate` table in that order, so ``qs_vector(table,
+objectives(ts))`` and ``qs_vector(table, constraints(ts))`` line up with the
+priorities and thresholds returned here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from tempo.errors import TempoError
+from tempo.templates.model import QSTemplate
+from whatif.metrics import Metric
+
+
+def objectives(templates: Iterable[QSTemplate]) -> list[tuple[str, Metric, float]]:
+    """(queue, metric, priority) of every OPTIMIZE clause, in template order."""
+    return [(t.queue, t.optimize, t.priority) for t in templates if t.optimize is not None]
+
+
+def constraints(templates: Iterable[QSTemplate]) -> list[tuple[str, Metric, float]]:
+    """(queue, metric, threshold) of every constraint (f <= r in the paper's SP1), in order."""
+    return [(t.queue, c.metric, c.threshold) for t in templates for c in t.constraints]
+
+
+def required_metrics(templates: Iterable[QSTemplate]) -> list[Metric]:
+    """Every metric some template names, without repeats: what to pass to `evaluate`."""
+    return list(dict.fromkeys(m for t in templates for m in t.metrics))
+
+
+def qs_vector(table: pd.DataFrame, entries: Sequence[tuple[str, Metric, float]]) -> np.ndarray:
+    """Values of `entries` ((queue, metric, ...) as from `objectives` or `constraints`) in `table`.
+
+    Raw values: objective priorities are not applied. NaN where the queue had
+    nothing to measure.
+
+    Raises
+    ------
+    TempoError
+        If the table lacks a queue row or a metric column.
+    """
+    values = np.empty(len(entries))
+    for i, (queue, metric, *_rest) in enumerate(entries):
+        if queue not in table.index:
+            raise TempoError(f"qs_vector: the QS table has no row for queue {queue}")
+        if metric.label not in table.columns:
+            raise TempoError(
+                f"qs_vector: the QS table has no column {metric.label}; "
+                "evaluate it with required_metrics(templates)"
+            )
+        values[i] = table.at[queue, metric.label]
+    return values

@@ -1,0 +1,69 @@
+"""Loading template files and directories, and checking their queues."""
+
+import pytest
+
+from tempo import TemplateSyntaxError, TempoError
+from tempo.templates import check_queues, load_templates, parse_templates
+
+
+def test_directory_loads_every_qs_file_in_name_order(tmp_path):
+    """A directory's *.qs files are read in name order; other files are ignored."""
+    (tmp_path / "b.qs").write_text("QUEUE root.b OPTIMIZE QS_AJR;\n")
+    (tmp_path / "a.qs").write_text(
+        "QUEUE root.a1 OPTIMIZE QS_THR;\nQUEUE root.a2 OPTIMIZE QS_THR;\n"
+    )
+    (tmp_path / "notes.txt").write_text("not a template")
+    templates = load_templates(tmp_path)
+    assert [t.queue for t in templates] == ["root.a1", "root.a2", "root.b"]
+    assert templates[2].location.path == str(tmp_path / "b.qs")
+
+
+def test_single_file_loads(tmp_path):
+    """A path to one file loads that file."""
+    path = tmp_path / "one.qs"
+    path.write_text("QUEUE x OPTIMIZE QS_AJR;")
+    assert [t.queue for t in load_templates(path)] == ["root.x"]
+
+
+def test_error_in_a_directory_names_the_file(tmp_path):
+    """A syntax error in one file of a directory names that file."""
+    (tmp_path / "a.qs").write_text("QUEUE root.a OPTIMIZE QS_AJR;\n")
+    (tmp_path / "b.qs").write_text("QUEUE root.b\nOPTIMIZE QS_AJR\n")
+    with pytest.raises(TemplateSyntaxError, match=r"b\.qs:3:1: expected ';' after OPTIMIZE QS_AJR"):
+        load_templates(tmp_path)
+
+
+def test_queue_with_two_templates_is_rejected(tmp_path):
+    """A queue may have one template across all files; the error gives both places."""
+    (tmp_path / "a.qs").write_text("QUEUE root.a OPTIMIZE QS_AJR;\n")
+    (tmp_path / "b.qs").write_text("# again\nQUEUE a OPTIMIZE QS_THR;\n")
+    with pytest.raises(
+        TemplateSyntaxError, match=r"b\.qs:2:1: queue root.a already has a template at .*a\.qs:1:1"
+    ):
+        load_templates(tmp_path)
+
+
+def test_missing_path_and_empty_directory_are_errors(tmp_path):
+    """A missing path or a directory without templates is a clear error."""
+    with pytest.raises(TempoError, match="no such template file or directory"):
+        load_templates(tmp_path / "nope")
+    with pytest.raises(TempoError, match=r"no template files \(\*\.qs\)"):
+        load_templates(tmp_path)
+
+
+def test_check_queues_accepts_known_leaves_and_parents():
+    """Templates on queues of the configuration, parents included, pass."""
+    templates = parse_templates("QUEUE root.prod OPTIMIZE QS_AJR;\nQUEUE prod.etl OPTIMIZE QS_THR;")
+    check_queues(templates, ["root", "root.prod", "root.prod.etl"])
+
+
+def test_check_queues_reports_unknown_queue_at_its_template():
+    """An unknown queue fails at its QUEUE line and lists the configuration's queues."""
+    templates = parse_templates(
+        "QUEUE root.a OPTIMIZE QS_AJR;\n\nQUEUE root.zz OPTIMIZE QS_AJR;", "t.qs"
+    )
+    with pytest.raises(
+        TemplateSyntaxError,
+        match=r"t\.qs:3:1: unknown queue root.zz; the configuration defines root, root.a",
+    ):
+        check_queues(templates, ["root", "a"])

@@ -1,0 +1,93 @@
+"""`tempo workload fit` and `tempo workload generate`: wiring and exit codes."""
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from tempo.cli import cli
+from whatif import Trace, Workload
+from whatif.readers import read_trace, write_native
+
+
+@pytest.fixture
+def trace_dir(tmp_path):
+    jobs = pd.DataFrame(
+        {
+            "job_id": [f"j{i}" for i in range(40)],
+            "queue": ["root.a", "root.b"] * 20,
+            "submit_s": [i * 90.0 for i in range(40)],
+        }
+    )
+    tasks = pd.DataFrame(
+        {
+            "job_id": [f"j{i}" for i in range(40) for _ in range(3)],
+            "task_id": [f"t{i}" for i in range(120)],
+            "stage": ["map", "map", "reduce"] * 40,
+            "duration_s": [10.0 + (i * 7) % 13 for i in range(120)],
+            "memory_mb": 1024.0,
+            "vcores": 1.0,
+        }
+    )
+    write_native(Trace(workload=Workload(jobs=jobs, tasks=tasks)), tmp_path / "trace")
+    return tmp_path / "trace"
+
+
+def test_fit_then_generate_writes_a_readable_trace(trace_dir, tmp_path):
+    """fit prints the report and writes the model; generate writes a native trace."""
+    runner = CliRunner()
+    model = tmp_path / "model.json"
+    fitted = runner.invoke(cli, ["workload", "fit", str(trace_dir), "-o", str(model)])
+    assert fitted.exit_code == 0, fitted.output
+    assert "ks_stat" in fitted.output and "interarrival" in fitted.output
+    assert json.loads(model.read_text())["format"] == "tempo-workload-model"
+    out = tmp_path / "synthetic"
+    generated = runner.invoke(
+        cli,
+        [
+            "workload",
+            "generate",
+            str(model),
+            "--hours",
+            "3",
+            "--growth",
+            "1.3",
+            "--arrival-scale",
+            "1.2",
+            "--seed",
+            "5",
+            "-o",
+            str(out),
+        ],
+    )
+    assert generated.exit_code == 0, generated.output
+    assert read_trace(out).workload.n_jobs > 0
+
+
+def test_fit_json_prints_the_report_rows(trace_dir, tmp_path):
+    """--json prints one record per fitted distribution."""
+    result = CliRunner().invoke(
+        cli, ["workload", "fit", str(trace_dir), "-o", str(tmp_path / "m.json"), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert {(r["queue"], r["quantity"]) for r in rows} >= {("root.a", "duration_s")}
+
+
+def test_malformed_model_is_one_line_and_exit_1(tmp_path):
+    """A bad model file gives one error line naming it, exit status 1."""
+    bad = tmp_path / "model.json"
+    bad.write_text('{"format": "tempo-workload-model", "version": 7}')
+    result = CliRunner().invoke(
+        cli, ["workload", "generate", str(bad), "--hours", "1", "-o", str(tmp_path / "t")]
+    )
+    assert result.exit_code == 1
+    assert f"{bad}: version: expected schema version 1" in result.output
+    assert not (tmp_path / "t").exists()
+
+
+def test_usage_errors_exit_2(tmp_path):
+    """A missing required option is a usage error (exit 2)."""
+    result = CliRunner().invoke(cli, ["workload", "generate", str(tmp_path), "-o", "x"])
+    assert result.exit_code == 2

@@ -1,0 +1,133 @@
+"""qs_report: observed (and predicted) QS per queue and each template constraint's status."""
+
+import math
+
+import pytest
+
+from tempo.qs import format_value, qs_report
+from tempo.templates import parse_templates
+from whatif import ValidationError
+from whatif.metrics import Window
+
+
+def test_report_marks_constraints_met_and_violated(make_trace, qs_templates_text, small_cluster):
+    """p1 (40 <= 32 + 0.25*40) is on time, p2 (90 > 20 + 20) late: prod's DL 50% violates 0%."""
+    workload, schedule = make_trace()
+    report = qs_report(
+        schedule,
+        parse_templates(qs_templates_text),
+        window=Window(0, 100),
+        cluster=small_cluster,
+        workload=workload,
+    )
+    rows = report.constraints.set_index(["queue", "metric"])
+    assert rows.loc[("root.prod", "QS_DL(slack=0.25)"), "observed"] == pytest.approx(0.5)
+    assert rows.loc[("root.prod", "QS_DL(slack=0.25)"), "observed_met"] is False
+    # engineer: AJR 50 s < 60 s met; UTIL -(0.2 * 50)/100 = -0.1, not < -0.1.
+    assert rows.loc[("root.engineer", "QS_AJR"), "observed_met"] is True
+    assert rows.loc[("root.engineer", "QS_UTIL"), "observed"] == pytest.approx(-0.1)
+    assert rows.loc[("root.engineer", "QS_UTIL"), "observed_met"] is False
+    assert rows["predicted_met"].isna().all()
+
+
+def test_report_lists_every_metric_for_every_queue_including_template_queues(
+    make_trace, qs_templates_text, small_cluster
+):
+    """Values cover root, each queue and a template's empty queue, with the default metrics."""
+    workload, schedule = make_trace()
+    report = qs_report(
+        schedule,
+        parse_templates(qs_templates_text),
+        window=Window(0, 100),
+        cluster=small_cluster,
+        workload=workload,
+    )
+    values = report.values.set_index(["queue", "metric"])
+    assert set(report.values["queue"]) == {"root", "root.engineer", "root.idle", "root.prod"}
+    for label in (
+        "QS_AJR",
+        "QS_PCT",
+        "QS_SLOWDOWN",
+        "QS_THR",
+        "QS_UTIL",
+        "QS_WASTE",
+        "QS_DL",
+        "QS_ATTAIN",
+    ):
+        assert ("root", label) in values.index
+    assert values.loc[("root.idle", "QS_THR"), "observed"] == 0
+    assert values.loc[("root", "QS_AJR"), "unit"] == "s"
+
+
+def test_report_without_cluster_or_deadlines_leaves_those_metrics_out(make_trace):
+    """Resource and deadline metrics appear only when the cluster and deadlines are known."""
+    _, schedule = make_trace()
+    report = qs_report(schedule, window=Window(0, 100))
+    assert set(report.values["metric"]) == {"QS_AJR", "QS_PCT", "QS_SLOWDOWN", "QS_THR"}
+    assert report.constraints.empty
+
+
+def test_template_metric_needing_the_cluster_fails_without_one(make_trace, qs_templates_text):
+    """A template on QS_UTIL needs --cluster."""
+    workload, schedule = make_trace()
+    with pytest.raises(ValidationError, match="need the cluster"):
+        qs_report(
+            schedule, parse_templates(qs_templates_text), window=Window(0, 100), workload=workload
+        )
+
+
+def test_predicted_column_sits_beside_observed(make_trace, qs_templates_text, small_cluster):
+    """With a predicted schedule each value and constraint gets a predicted side."""
+    workload, schedule = make_trace()
+    _, faster = make_trace(engineer_finish=30.0)
+    report = qs_report(
+        schedule,
+        parse_templates(qs_templates_text),
+        window=Window(0, 100),
+        cluster=small_cluster,
+        workload=workload,
+        predicted=faster,
+    )
+    values = report.values.set_index(["queue", "metric"])
+    assert values.loc[("root.engineer", "QS_AJR"), ["observed", "predicted"]].tolist() == [
+        50.0,
+        30.0,
+    ]
+    rows = report.constraints.set_index(["queue", "metric"])
+    assert rows.loc[("root.engineer", "QS_UTIL"), "predicted"] == pytest.approx(-0.06)
+    assert rows.loc[("root.engineer", "QS_AJR"), "predicted_met"] is True
+    assert "predicted" in report.to_text()
+
+
+def test_to_dict_is_json_ready(make_trace, qs_templates_text, small_cluster):
+    """NaN becomes None and the predicted side is dropped when there is no prediction."""
+    workload, schedule = make_trace()
+    report = qs_report(
+        schedule,
+        parse_templates(qs_templates_text),
+        window=Window(0, 100),
+        cluster=small_cluster,
+        workload=workload,
+    )
+    data = report.to_dict()
+    assert data["window"] == {"start_s": 0.0, "end_s": 100.0, "length_s": 100.0}
+    idle_ajr = next(
+        v for v in data["values"] if v["queue"] == "root.idle" and v["metric"] == "QS_AJR"
+    )
+    assert idle_ajr == {"queue": "root.idle", "metric": "QS_AJR", "unit": "s", "observed": None}
+    assert "predicted_met" not in data["constraints"][0]
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "text"),
+    [
+        (0.125, "fraction", "12.5%"),
+        (61.26, "s", "61.3s"),
+        (-4.0, "jobs", "-4"),
+        (1.234, "ratio", "1.23"),
+        (math.nan, "s", "-"),
+    ],
+)
+def test_format_value_uses_the_metric_unit(value, unit, text):
+    """Fractions print as %, times in s, counts as integers, NaN as '-'."""
+    assert format_value(value, unit) == text

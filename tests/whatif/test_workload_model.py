@@ -1,0 +1,578 @@
+"""The statistical workload model: fit, generate, transform, report and persist."""
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from whatif import ValidationError, Workload
+from whatif.workload_model import SCHEMA_VERSION, WorkloadModel
+
+HOUR = 3600.0
+
+
+def synthetic_workload(
+    *,
+    seed=0,
+    hours=48,
+    queue="root.etl",
+    hourly_rate=None,
+    map_mu=3.0,
+    map_sigma=0.8,
+    reduce_mu=4.0,
+    reduce_sigma=0.5,
+    deadline_after_s=None,
+    recurring_period_s=None,
+    prefix="j",
+):
+    """Jobs from known parameters: Poisson arrivals at `hourly_rate[hour of day]` jobs/h,
+    1-19 maps with one reduce per four maps, lognormal durations per stage."""
+    rng = np.random.default_rng(seed)
+    rates = np.full(24, 20.0) if hourly_rate is None else np.asarray(hourly_rate, float)
+    times = []
+    for hour in range(hours):
+        count = rng.poisson(rates[hour % 24])
+        times.append(hour * HOUR + rng.random(count) * HOUR)
+    times = np.sort(np.concatenate(times))
+    keys = np.full(times.size, "", dtype=object)
+    if recurring_period_s is not None:
+        grid = np.arange(0.0, hours * HOUR, recurring_period_s) + 60.0
+        times = np.concatenate([times, grid])
+        keys = np.concatenate([keys, np.full(grid.size, "nightly")])
+    n = times.size
+    maps = rng.integers(1, 20, n)
+    reduces = np.maximum(1, maps // 4)
+    jobs = pd.DataFrame(
+        {
+            "job_id": [f"{prefix}{i:05d}" for i in range(n)],
+            "queue": queue,
+            "submit_s": times,
+            "user": rng.choice(["ann", "bob"], n),
+            "recurring_key": keys,
+        }
+    )
+    if deadline_after_s is not None:
+        jobs["deadline_s"] = times + deadline_after_s
+    per_job = maps + reduces
+    job_ids = np.repeat(jobs["job_id"].to_numpy(), per_job)
+    is_map = np.concatenate(
+        [np.r_[np.ones(m, bool), np.zeros(r, bool)] for m, r in zip(maps, reduces, strict=True)]
+    )
+    durations = np.where(
+        is_map,
+        np.exp(rng.normal(map_mu, map_sigma, is_map.size)),
+        np.exp(rng.normal(reduce_mu, reduce_sigma, is_map.size)),
+    )
+    tasks = pd.DataFrame(
+        {
+            "job_id": job_ids,
+            "task_id": [f"{prefix}t{i:07d}" for i in range(job_ids.size)],
+            "stage": np.where(is_map, "map", "reduce"),
+            "duration_s": durations,
+            "memory_mb": np.where(is_map, 1024.0, rng.choice([2048.0, 4096.0], is_map.size)),
+            "vcores": 1.0,
+        }
+    )
+    return Workload(jobs=jobs, tasks=tasks)
+
+
+def two_tenants(seed=0, hours=24):
+    a = synthetic_workload(seed=seed, hours=hours, queue="root.etl", prefix="a")
+    b = synthetic_workload(
+        seed=seed + 1, hours=hours, queue="root.bi", prefix="b", map_mu=2.0, reduce_mu=2.5
+    )
+    return Workload(jobs=pd.concat([a.jobs, b.jobs]), tasks=pd.concat([a.tasks, b.tasks]))
+
+
+def gof_row(model, queue, stage):
+    report = model.goodness_of_fit_
+    return report[(report["queue"] == queue) & (report["stage"] == stage)].iloc[0]
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    return WorkloadModel(profile="flat").fit(two_tenants())
+
+
+def test_constructor_stores_keyword_parameters_verbatim():
+    """The constructor only stores its arguments; nothing is learned before fit."""
+    model = WorkloadModel(duration_family="bogus", min_jobs_for_profile=-3)
+    assert model.get_params()["duration_family"] == "bogus"
+    assert model.min_jobs_for_profile == -3
+    assert not hasattr(model, "queues_")
+    with pytest.raises(TypeError):
+        WorkloadModel("auto")
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"duration_family": "gamma"}, r"duration_family: expected one of"),
+        ({"profile": "hourly"}, r"profile: expected one of"),
+        ({"min_jobs_for_profile": 2.5}, r"min_jobs_for_profile: expected an integer"),
+        ({"ks_alpha": 1.5}, r"ks_alpha: expected a value in \[0.0, 1.0\]"),
+        ({"min_recurrences": 1}, r"min_recurrences: expected a value in \[2"),
+    ],
+)
+def test_fit_rejects_bad_hyperparameters_naming_them(params, match):
+    """fit validates the hyperparameters and names the bad one."""
+    with pytest.raises(ValidationError, match=match):
+        WorkloadModel(**params).fit(synthetic_workload(hours=2))
+
+
+def test_fit_needs_two_distinct_submission_times():
+    """A one-job trace cannot give an arrival rate; the error says so."""
+    w = synthetic_workload(hours=2)
+    with pytest.raises(ValidationError, match=r"two or more distinct times"):
+        WorkloadModel().fit(w.select_jobs(np.arange(w.n_jobs) == 0))
+
+
+def test_unfitted_model_refuses_to_generate():
+    """Generating or transforming before fit is a clear error."""
+    with pytest.raises(ValidationError, match=r"not fitted"):
+        WorkloadModel().generate(hours=1, seed=0)
+    with pytest.raises(ValidationError, match=r"not fitted"):
+        WorkloadModel().with_growth(1.3)
+
+
+def test_fit_recovers_known_lognormal_and_arrival_rate(fitted):
+    """Fitting data drawn from known parameters recovers mu, sigma and the rate."""
+    maps, reduces = gof_row(fitted, "root.etl", "map"), gof_row(fitted, "root.etl", "reduce")
+    assert maps["family"] == reduces["family"] == "lognormal"
+    assert maps["mu"] == pytest.approx(3.0, abs=0.05)
+    assert maps["sigma"] == pytest.approx(0.8, abs=0.05)
+    assert reduces["mu"] == pytest.approx(4.0, abs=0.08)
+    assert reduces["sigma"] == pytest.approx(0.5, abs=0.06)
+    rates = fitted.summary().set_index("queue")["rate_per_h"]
+    assert rates["root.etl"] == pytest.approx(20.0, rel=0.1)
+    assert rates["root.bi"] == pytest.approx(20.0, rel=0.1)
+
+
+def test_round_trip_fit_generate_refit_gives_close_parameters(fitted):
+    """Fit, generate and refit: the refitted parameters are close to the first fit."""
+    again = WorkloadModel(profile="flat").fit(fitted.generate(hours=24, seed=3))
+    for queue in ("root.etl", "root.bi"):
+        for stage in ("map", "reduce"):
+            first, second = gof_row(fitted, queue, stage), gof_row(again, queue, stage)
+            assert second["mu"] == pytest.approx(first["mu"], abs=0.1)
+            assert second["sigma"] == pytest.approx(first["sigma"], abs=0.08)
+    rates = fitted.summary().set_index("queue")["rate_per_h"]
+    refit = again.summary().set_index("queue")["rate_per_h"]
+    assert refit["root.etl"] == pytest.approx(rates["root.etl"], rel=0.15)
+    assert refit["root.bi"] == pytest.approx(rates["root.bi"], rel=0.15)
+
+
+def test_generated_shapes_keep_maps_and_reduces_correlated(fitted):
+    """Jobs are sampled whole: every generated job has the trace's one reduce per four maps."""
+    tasks = fitted.generate(hours=6, seed=1).tasks
+    counts = pd.crosstab(tasks["job_id"], tasks["stage"])
+    assert (counts["reduce"] == np.maximum(1, counts["map"] // 4)).all()
+
+
+def test_generate_is_deterministic_for_a_seed(fitted):
+    """The same seed gives identical tables; another seed gives different ones."""
+    first = fitted.generate(hours=4, seed=11, start_s=1000.0)
+    second = fitted.generate(hours=4, seed=11, start_s=1000.0)
+    pd.testing.assert_frame_equal(first.jobs, second.jobs)
+    pd.testing.assert_frame_equal(first.tasks, second.tasks)
+    other = fitted.generate(hours=4, seed=12, start_s=1000.0)
+    assert not np.array_equal(first.jobs["submit_s"], other.jobs["submit_s"])
+
+
+def test_generated_workload_is_valid_and_inside_the_window(fitted):
+    """Ids are unique, stages ordered, submissions in [start, start + hours)."""
+    w = fitted.generate(hours=3, seed=5, start_s=7200.0)
+    assert w.jobs["job_id"].is_unique and w.tasks["task_id"].is_unique
+    assert w.jobs["submit_s"].between(7200.0, 7200.0 + 3 * HOUR, inclusive="left").all()
+    assert list(w.jobs["job_id"]) == [f"job_{i:06d}" for i in range(w.n_jobs)]
+    order = w.tasks.groupby("job_id", sort=False)["stage_index"].apply(
+        lambda s: s.is_monotonic_increasing
+    )
+    assert order.all()
+    assert set(w.tasks.loc[w.tasks["stage"] == "reduce", "memory_mb"]) <= {2048.0, 4096.0}
+    assert set(w.queues) == {"root.etl", "root.bi"}
+    assert set(w.jobs["user"]) <= {"ann", "bob"}
+
+
+def test_profile_captures_daytime_bursts():
+    """A trace busy from 09:00 to 17:00 gives a daytime-heavy hour-of-day profile."""
+    rates = np.where((np.arange(24) >= 9) & (np.arange(24) < 17), 40.0, 2.0)
+    model = WorkloadModel(min_jobs_for_profile=50).fit(
+        synthetic_workload(hours=48, hourly_rate=rates)
+    )
+    arrivals = model.queues_["root.etl"].arrivals
+    assert arrivals.profile == "hour-of-day"
+    hourly = np.asarray(arrivals.hourly_rate_per_h)
+    assert hourly[9:17].mean() == pytest.approx(40.0, rel=0.15)
+    assert hourly[:9].mean() < 5.0
+    submits = model.generate(hours=48, seed=2).jobs["submit_s"].to_numpy()
+    daytime = ((submits // HOUR) % 24 >= 9) & ((submits // HOUR) % 24 < 17)
+    assert daytime.mean() > 0.8
+
+
+def test_too_few_jobs_fall_back_to_a_flat_profile():
+    """A queue below min_jobs_for_profile gets one flat rate."""
+    model = WorkloadModel(min_jobs_for_profile=10_000).fit(synthetic_workload(hours=6))
+    arrivals = model.queues_["root.etl"].arrivals
+    assert arrivals.profile == "flat"
+    assert len(set(arrivals.hourly_rate_per_h)) == 1
+
+
+def test_hour_of_week_needs_a_week_and_falls_back_to_hour_of_day():
+    """With less than a week of trace, "hour-of-week" fits an hour-of-day profile."""
+    model = WorkloadModel(profile="hour-of-week", min_jobs_for_profile=10).fit(
+        synthetic_workload(hours=24)
+    )
+    assert model.queues_["root.etl"].arrivals.profile == "hour-of-day"
+
+
+def test_hour_of_week_finds_a_quiet_weekend():
+    """Two weeks with a tenth of the traffic on Saturday and Sunday give small weekend factors."""
+    w = synthetic_workload(hours=14 * 24, hourly_rate=np.full(24, 4.0), seed=4)
+    days = ((w.jobs["submit_s"] // 86400 + 3) % 7).to_numpy()
+    keep = (days < 5) | (np.random.default_rng(0).random(w.n_jobs) < 0.1)
+    model = WorkloadModel(profile="hour-of-week", min_jobs_for_profile=10).fit(w.select_jobs(keep))
+    factors = np.asarray(model.queues_["root.etl"].arrivals.weekday_factor)
+    assert factors[5:].max() < 0.25 * factors[:5].min()
+
+
+def test_ks_report_small_for_lognormal_data(fitted):
+    """Lognormal durations give small KS statistics and unremarkable p-values."""
+    report = fitted.goodness_of_fit_
+    assert list(report.columns) == [
+        "queue",
+        "stage",
+        "quantity",
+        "family",
+        "n",
+        "ks_stat",
+        "p_value",
+        "mu",
+        "sigma",
+    ]
+    durations = report[report["quantity"] == "duration_s"]
+    assert len(durations) == 4
+    assert (durations["ks_stat"] < 0.03).all()
+    assert (durations["p_value"] > 0.001).all()
+    arrivals = report[report["quantity"] == "interarrival"]
+    assert set(arrivals["queue"]) == {"root.etl", "root.bi"}
+    assert (arrivals["ks_stat"] < 0.1).all()
+
+
+def test_auto_switches_to_empirical_when_lognormal_fits_badly():
+    """Bimodal durations fail the KS test: "auto" goes empirical, "lognormal" shows a big KS."""
+    w = synthetic_workload(hours=12)
+    bimodal = np.where(np.arange(w.n_tasks) % 2 == 0, 10.0, 1000.0) + np.arange(w.n_tasks) % 7
+    w = Workload(jobs=w.jobs, tasks=w.tasks.assign(duration_s=bimodal))
+    auto = WorkloadModel().fit(w)
+    forced = WorkloadModel(duration_family="lognormal").fit(w)
+    assert gof_row(auto, "root.etl", "map")["family"] == "empirical"
+    assert gof_row(auto, "root.etl", "map")["ks_stat"] < 0.05
+    assert gof_row(forced, "root.etl", "map")["family"] == "lognormal"
+    assert gof_row(forced, "root.etl", "map")["ks_stat"] > 0.2
+    generated = auto.generate(hours=6, seed=0).tasks["duration_s"]
+    assert generated.between(10.0, 1006.0).all()
+
+
+def test_growth_adds_map_tasks_and_lengthens_reduces(fitted):
+    """Growth 1.3: same jobs, ~30% more maps of the same length, same reduces 30% longer."""
+    base = fitted.generate(hours=12, seed=9)
+    grown = fitted.with_growth(1.3).generate(hours=12, seed=9)
+    pd.testing.assert_frame_equal(base.jobs, grown.jobs)
+    b, g = base.tasks, grown.tasks
+    b_maps, g_maps = b[b["stage"] == "map"], g[g["stage"] == "map"]
+    assert len(g_maps) / len(b_maps) == pytest.approx(1.3, rel=0.03)
+    assert g_maps["duration_s"].median() == pytest.approx(b_maps["duration_s"].median(), rel=0.1)
+    b_red, g_red = b[b["stage"] == "reduce"], g[g["stage"] == "reduce"]
+    np.testing.assert_allclose(g_red["duration_s"], 1.3 * b_red["duration_s"].to_numpy())
+
+
+def test_growth_on_one_queue_leaves_the_others_unchanged(fitted):
+    """A growth or arrival change limited to one queue does not touch another queue's draws."""
+    base = fitted.generate(hours=6, seed=4)
+    for changed in (
+        fitted.with_growth(2.0, queues=["root.bi"]),
+        fitted.with_arrival_scale(2.0, "root.bi"),
+    ):
+        out = changed.generate(hours=6, seed=4)
+        etl_before = base.tasks[
+            base.tasks["job_id"].isin(base.jobs.loc[base.jobs["queue"] == "root.etl", "job_id"])
+        ]
+        etl_after = out.tasks[
+            out.tasks["job_id"].isin(out.jobs.loc[out.jobs["queue"] == "root.etl", "job_id"])
+        ]
+        assert etl_before["duration_s"].tolist() == etl_after["duration_s"].tolist()
+
+
+def test_arrival_scale_multiplies_the_job_count(fitted):
+    """Arrival scale 1.5 gives about 1.5 times the jobs, with the same job shapes."""
+    base = fitted.generate(hours=24, seed=6)
+    scaled = fitted.with_arrival_scale(1.5).generate(hours=24, seed=6)
+    assert scaled.n_jobs / base.n_jobs == pytest.approx(1.5, rel=0.08)
+    assert scaled.n_tasks / scaled.n_jobs == pytest.approx(base.n_tasks / base.n_jobs, rel=0.1)
+
+
+def test_transformations_return_new_models_and_keep_the_original(fitted):
+    """with_* and without_* leave the model they are called on unchanged; factors compose."""
+    before = fitted.generate(hours=2, seed=1)
+    grown = fitted.with_growth(1.3).with_growth(2.0, queues=["root.etl"])
+    assert grown is not fitted
+    assert grown.queues_["root.etl"].growth == pytest.approx(2.6)
+    assert grown.queues_["root.bi"].growth == pytest.approx(1.3)
+    assert fitted.queues_["root.etl"].growth == 1.0
+    pd.testing.assert_frame_equal(before.tasks, fitted.generate(hours=2, seed=1).tasks)
+
+
+def test_with_tenant_adds_a_queue_like_an_existing_one(fitted):
+    """A new tenant copies another's behaviour under its own name and report rows."""
+    model = fitted.with_tenant("root.new", like="root.bi", arrival_scale=2.0)
+    assert list(model.queues_) == ["root.bi", "root.etl", "root.new"]
+    assert model.queues_["root.new"].arrival_scale == 2.0
+    assert set(model.goodness_of_fit_["queue"]) == {"root.bi", "root.etl", "root.new"}
+    w = model.generate(hours=12, seed=0)
+    counts = w.jobs["queue"].value_counts()
+    assert counts["root.new"] / counts["root.bi"] == pytest.approx(2.0, rel=0.2)
+
+
+def test_without_tenant_removes_the_queue(fitted):
+    """Removing a tenant drops its jobs and its report rows."""
+    model = fitted.without_tenant("root.bi")
+    assert model.generate(hours=2, seed=0).queues == ["root.etl"]
+    assert set(model.goodness_of_fit_["queue"]) == {"root.etl"}
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda m: m.with_growth(0.0), r"factor: expected a positive number, got 0.0"),
+        (
+            lambda m: m.with_arrival_scale(1.2, queues=["root.nope"]),
+            r"unknown queue\(s\) 'root.nope'",
+        ),
+        (lambda m: m.with_tenant("root.bi", like="root.etl"), r"'root.bi' is already in the model"),
+        (lambda m: m.with_tenant("root.x", like="root.nope"), r"unknown queue\(s\) 'root.nope'"),
+        (lambda m: m.without_tenant("root.nope"), r"unknown queue\(s\) 'root.nope'"),
+        (lambda m: m.generate(hours=-1, seed=0), r"hours: expected a value in"),
+        (lambda m: m.generate(hours=1, seed=-1), r"seed: expected a non-negative integer"),
+    ],
+)
+def test_transformations_reject_bad_arguments(fitted, call, match):
+    """Bad factors, unknown queues and bad generate arguments are named in the error."""
+    with pytest.raises(ValidationError, match=match):
+        call(fitted)
+
+
+def test_recurring_jobs_keep_their_period_and_shape():
+    """A key submitted every 6 hours is fitted as recurring and regenerated on its grid."""
+    w = synthetic_workload(hours=48, recurring_period_s=6 * HOUR, deadline_after_s=1800.0)
+    model = WorkloadModel(profile="flat").fit(w)
+    (job,) = model.queues_["root.etl"].recurring
+    assert job.key == "nightly"
+    assert job.period_s == pytest.approx(6 * HOUR)
+    assert job.phase_s == pytest.approx(60.0)
+    assert job.relative_deadline_s == pytest.approx(1800.0)
+    assert model.queues_["root.etl"].arrivals.n_jobs == w.n_jobs - 8
+    out = model.generate(hours=24, seed=0)
+    recurring = out.jobs[out.jobs["recurring_key"] == "nightly"]
+    np.testing.assert_allclose(recurring["submit_s"], 60.0 + 6 * HOUR * np.arange(4))
+    np.testing.assert_allclose(recurring["deadline_s"] - recurring["submit_s"], 1800.0)
+    adhoc = out.jobs[out.jobs["recurring_key"] == ""]
+    np.testing.assert_allclose(adhoc["deadline_s"] - adhoc["submit_s"], 1800.0)
+
+
+def test_jobs_without_deadlines_generate_without_deadlines(fitted):
+    """A trace without deadlines generates jobs without deadlines."""
+    assert fitted.generate(hours=2, seed=0).jobs["deadline_s"].isna().all()
+
+
+def test_json_round_trip_generates_the_same_workload(fitted, tmp_path):
+    """A model written and read back is the same model: same report, same generated workload."""
+    path = tmp_path / "model.json"
+    model = fitted.with_growth(1.3, queues=["root.bi"]).with_tenant("root.new", like="root.etl")
+    model.to_json(path)
+    document = json.loads(path.read_text())
+    assert document["format"] == "tempo-workload-model"
+    assert document["version"] == SCHEMA_VERSION
+    back = WorkloadModel.from_json(path)
+    assert back.get_params() == model.get_params()
+    pd.testing.assert_frame_equal(back.goodness_of_fit_, model.goodness_of_fit_, check_dtype=False)
+    first, second = model.generate(hours=3, seed=8), back.generate(hours=3, seed=8)
+    pd.testing.assert_frame_equal(first.jobs, second.jobs)
+    pd.testing.assert_frame_equal(first.tasks, second.tasks)
+
+
+def test_json_round_trip_keeps_empirical_recurring_and_deadlines(tmp_path):
+    """Empirical distributions, recurring jobs and deadlines survive the JSON file."""
+    w = synthetic_workload(hours=24, recurring_period_s=4 * HOUR, deadline_after_s=600.0)
+    model = WorkloadModel(duration_family="empirical").fit(w)
+    model.to_json(tmp_path / "m.json")
+    back = WorkloadModel.from_json(tmp_path / "m.json")
+    assert back.queues_ == model.queues_
+    pd.testing.assert_frame_equal(
+        model.generate(hours=5, seed=1).tasks, back.generate(hours=5, seed=1).tasks
+    )
+
+
+def _corrupt(document, where, value):
+    node = document
+    for key in where[:-1]:
+        node = node[key]
+    if value is KeyError:
+        del node[where[-1]]
+    else:
+        node[where[-1]] = value
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "match"),
+    [
+        (("version",), 99, r"version: expected schema version 1, got 99"),
+        (("format",), "other", r"format: expected 'tempo-workload-model'"),
+        (
+            ("queues", 0, "arrivals", "hourly_rate_per_h"),
+            [1.0, 2.0],
+            r"queues\[0\]\.arrivals\.hourly_rate_per_h: expected a list of 24 numbers",
+        ),
+        (
+            ("queues", 0, "stages", 1, "duration", "mu"),
+            "big",
+            r"queues\[0\]\.stages\[1\]\.duration\.mu: expected a number, got \"big\"",
+        ),
+        (
+            ("queues", 1, "stages", 0, "duration", "family"),
+            "gamma",
+            r"queues\[1\]\.stages\[0\]\.duration\.family: expected one of",
+        ),
+        (("queues", 0, "growth"), -1, r"queues\[0\]\.growth: expected a positive number"),
+        (
+            ("queues", 0, "shapes", "counts", 0),
+            [1],
+            r"queues\[0\]\.shapes\.counts\[0\]: expected a list of 2 integers",
+        ),
+        (("queues", 0, "users"), KeyError, r"queues\[0\]\.users: missing field"),
+        (("params", "profile"), "hourly", r"params\.profile: expected one of"),
+        (("params", "colour"), "red", r"params\.colour: unknown parameter"),
+    ],
+)
+def test_malformed_json_names_the_file_and_field(fitted, tmp_path, where, value, match):
+    """Each malformed field is reported with the file name and the field's path."""
+    path = tmp_path / "model.json"
+    fitted.to_json(path)
+    document = json.loads(path.read_text())
+    _corrupt(document, where, value)
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValidationError, match=match) as error:
+        WorkloadModel.from_json(path)
+    assert str(error.value).startswith(str(path))
+
+
+def test_file_that_is_not_json_is_reported_with_line_and_column(tmp_path):
+    """A file that is not JSON gives the file, line and column."""
+    path = tmp_path / "model.json"
+    path.write_text('{"format": "tempo-workload-model",\n  "version": 1,,\n}')
+    with pytest.raises(ValidationError, match=rf"{re.escape(str(path))}:2:16: not valid JSON"):
+        WorkloadModel.from_json(path)
+    with pytest.raises(ValidationError, match=r"cannot read workload model"):
+        WorkloadModel.from_json(tmp_path / "missing.json")
+
+
+def test_to_json_leaves_no_partial_file_on_failure(fitted, tmp_path):
+    """A write that fails leaves neither the target nor a temp file behind."""
+    target = tmp_path / "gone" / "model.json"
+    with pytest.raises(OSError):
+        fitted.to_json(target)
+    assert not (tmp_path / "gone").exists()
+    fitted.to_json(tmp_path / "model.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json"]
+
+
+def test_zero_durations_are_tested_and_kept_by_the_empirical_fit():
+    """Many zero durations fail the lognormal KS test, so "auto" keeps them empirically."""
+    w = synthetic_workload(hours=6)
+    durations = w.tasks["duration_s"].to_numpy().copy()
+    durations[::3] = 0.0
+    w = Workload(jobs=w.jobs, tasks=w.tasks.assign(duration_s=durations))
+    model = WorkloadModel().fit(w)
+    assert gof_row(model, "root.etl", "map")["family"] == "empirical"
+    generated = model.generate(hours=6, seed=0).tasks["duration_s"]
+    assert (generated == 0.0).mean() == pytest.approx(1 / 3, abs=0.05)
+
+
+def test_constant_durations_fit_a_point_mass_exactly():
+    """Identical durations give a zero-width lognormal with a zero KS statistic."""
+    w = synthetic_workload(hours=3)
+    w = Workload(jobs=w.jobs, tasks=w.tasks.assign(duration_s=5.0))
+    model = WorkloadModel(duration_family="lognormal").fit(w)
+    row = gof_row(model, "root.etl", "map")
+    assert (row["sigma"], row["ks_stat"]) == (0.0, 0.0)
+    assert np.allclose(model.generate(hours=1, seed=0).tasks["duration_s"], 5.0)
+
+
+def test_jobs_without_tasks_are_generated_without_tasks():
+    """A queue whose jobs have no tasks generates jobs and no tasks."""
+    w = synthetic_workload(hours=6)
+    bare = pd.DataFrame(
+        {"job_id": ["x1", "x2", "x3"], "queue": "root.empty", "submit_s": [10.0, 5000.0, 9000.0]}
+    )
+    w = Workload(jobs=pd.concat([w.jobs, bare]), tasks=w.tasks)
+    out = WorkloadModel().fit(w).generate(hours=24, seed=0)
+    empty_jobs = out.jobs.loc[out.jobs["queue"] == "root.empty", "job_id"]
+    assert len(empty_jobs) > 0
+    assert not out.tasks["job_id"].isin(empty_jobs).any()
+
+
+def test_fit_trace_and_generate_trace_go_through_native_files(tmp_path):
+    """fit_trace reads a trace file and writes the model; generate_trace writes a readable trace."""
+    from whatif import Trace
+    from whatif.readers import read_trace, write_native
+    from whatif.workload_model import fit_trace, generate_trace
+
+    write_native(Trace(workload=two_tenants(hours=6)), tmp_path / "in")
+    model = fit_trace(tmp_path / "in", tmp_path / "m.json", profile="flat")
+    assert set(model.queues_) == {"root.etl", "root.bi"}
+    written = generate_trace(
+        tmp_path / "m.json", tmp_path / "out", hours=2, seed=4, growth=1.3, arrival_scale=1.2
+    )
+    back = read_trace(tmp_path / "out")
+    pd.testing.assert_frame_equal(back.workload.jobs, written.jobs)
+    expected = model.with_growth(1.3).with_arrival_scale(1.2).generate(hours=2, seed=4)
+    pd.testing.assert_frame_equal(back.workload.tasks, expected.tasks)
+    assert back.format == "synthetic"
+
+
+def test_fitting_twice_gives_the_same_model_and_it_pickles(fitted):
+    """Refitting the same data gives the same state, and a pickled model generates the same."""
+    import pickle
+
+    w = two_tenants()
+    again = WorkloadModel(profile="flat").fit(w).fit(w)
+    assert again.queues_ == fitted.queues_
+    pd.testing.assert_frame_equal(again.goodness_of_fit_, fitted.goodness_of_fit_)
+    copy = pickle.loads(pickle.dumps(fitted))
+    pd.testing.assert_frame_equal(
+        copy.generate(hours=2, seed=3).tasks, fitted.generate(hours=2, seed=3).tasks
+    )
+
+
+def test_growth_on_other_engines_grows_the_first_stage():
+    """For non-MapReduce stages, the lowest stage_index is the input stage that growth widens."""
+    jobs = pd.DataFrame({"job_id": ["a", "b", "c"], "queue": "q", "submit_s": [0.0, 900.0, 1800.0]})
+    tasks = pd.DataFrame(
+        {
+            "job_id": ["a", "a", "a", "b", "b", "b", "c", "c", "c"],
+            "task_id": [f"t{i}" for i in range(9)],
+            "stage": ["scan", "scan", "agg"] * 3,
+            "stage_index": [0, 0, 1] * 3,
+            "duration_s": [4.0, 5.0, 7.0] * 3,
+            "memory_mb": 512.0,
+            "vcores": 1.0,
+        }
+    )
+    model = WorkloadModel().fit(Workload(jobs=jobs, tasks=tasks))
+    base = model.generate(hours=10, seed=0).tasks
+    grown = model.with_growth(2.0).generate(hours=10, seed=0).tasks
+    assert (grown["stage"] == "scan").sum() == 2 * (base["stage"] == "scan").sum()
+    np.testing.assert_allclose(grown.loc[grown["stage"] == "agg", "duration_s"], 14.0)
+    assert list(grown.drop_duplicates("stage")["stage_index"]) == [0, 1]

@@ -1,0 +1,95 @@
+"""Job-level QS metrics: response time, throughput, slowdown and deadlines.
+
+Each function takes a `Scope` and the metric's parameters and returns one value
+per queue of the scope's tree (NaN where the queue has no job to measure).
+Lower is better for every one. J is the set of jobs of a queue (its subtree
+included) submitted and finished inside the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from whatif.metrics.scope import Scope
+
+Params = Mapping[str, object]
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(
+            denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan
+        )
+
+
+def average_response(scope: Scope, params: Params) -> np.ndarray:
+    """QS_AJR: mean of t_f - t_s over J, in seconds."""
+    done = scope.completed
+    return _ratio(scope.job_sum(np.nan_to_num(scope.response), done), scope.job_sum(1.0, done))
+
+
+def throughput(scope: Scope, params: Params) -> np.ndarray:
+    """QS_THR: -|J|, minus the number of jobs submitted and finished in the window."""
+    return 0.0 - scope.job_sum(1.0, scope.completed)
+
+
+def response_percentile(scope: Scope, params: Params) -> np.ndarray:
+    """QS_PCT: the p quantile of t_f - t_s over J, in seconds (numpy's linear interpolation)."""
+    return scope.job_quantile(scope.response, scope.completed, float(params["p"]))
+
+
+def critical_path(scope: Scope) -> np.ndarray:
+    """Each job's runtime on an idle cluster: sum over its stages of the longest successful attempt.
+
+    Stages run one after the other and the tasks of a stage all at once; AM
+    containers and failed or killed attempts are left out. Zero for a job with
+    no successful task attempt.
+    """
+    attempts = scope.schedule.attempts
+    useful = ((attempts["state"] == "SUCCEEDED") & ~attempts["is_am"]).to_numpy(dtype=bool)
+    stage, stages = pd.factorize(attempts["stage"])
+    duration = attempts["finish_s"].to_numpy(dtype=float) - scope.attempt_start
+    longest = np.zeros((scope.schedule.n_jobs, max(len(stages), 1)))
+    np.maximum.at(longest, (scope.attempt_job[useful], stage[useful]), duration[useful])
+    return longest.sum(axis=1)
+
+
+def slowdown(scope: Scope, params: Params) -> np.ndarray:
+    """QS_SLOWDOWN: mean over J of (t_f - t_s) / critical path; jobs with no task are left out."""
+    path = critical_path(scope)
+    measured = scope.completed & (path > 0)
+    ratio = np.divide(scope.response, path, out=np.zeros_like(path), where=measured)
+    return _ratio(scope.job_sum(ratio, measured), scope.job_sum(1.0, measured))
+
+
+def _late(scope: Scope, deadlines: np.ndarray, slack: float) -> np.ndarray:
+    """t_f > t_d + slack * (t_f - t_l): finished later than its deadline plus the slack."""
+    finish = scope.finish
+    with np.errstate(invalid="ignore"):
+        return finish > deadlines + slack * (finish - scope.launch)
+
+
+def deadline_misses(scope: Scope, params: Params) -> np.ndarray:
+    """QS_DL: fraction of the jobs of J that have a deadline and finished late (with slack)."""
+    deadlines = scope.deadlines(str(params["deadline"]))
+    measured = scope.completed & np.isfinite(deadlines)
+    late = _late(scope, deadlines, float(params["slack"])) & measured
+    return _ratio(scope.job_sum(1.0, late), scope.job_sum(1.0, measured))
+
+
+def deadline_attainment(scope: Scope, params: Params) -> np.ndarray:
+    """QS_ATTAIN: minus the fraction of jobs due in the window that met their deadline.
+
+    Due jobs: submitted in the window with a deadline before its end. A job met
+    its deadline if it finished inside the window and not late (with slack);
+    unlike QS_DL, a job still running when the window ends counts as a miss.
+    """
+    deadlines = scope.deadlines(str(params["deadline"]))
+    with np.errstate(invalid="ignore"):
+        due = scope.submitted & (deadlines < scope.window.end_s)
+        met = due & (scope.finish < scope.window.end_s)
+    met &= ~_late(scope, deadlines, float(params["slack"]))
+    return 0.0 - _ratio(scope.job_sum(1.0, met), scope.job_sum(1.0, due))
