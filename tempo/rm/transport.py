@@ -227,6 +227,7 @@ class HTTPTransport:
         retry = self.options.retry
         started = self.clock()
         causes: list[str] = []
+        rounds = 0
         for round_index in range(retry.max_attempts):
             if round_index:
                 delay = retry.delay_s(round_index - 1, self.rng)
@@ -242,6 +243,7 @@ class HTTPTransport:
                 )
                 self.sleep(delay)
             causes = []
+            rounds += 1
             for base in self._rotation():
                 url = _join(base, path, params)
                 try:
@@ -250,7 +252,7 @@ class HTTPTransport:
                     logger.warning("%s: %s", redact(url), failure)
                     causes.append(f"{redact(url)}: {failure}")
         raise RMError(
-            f"GET {path} failed after {retry.max_attempts} round(s) over "
+            f"GET {path} failed after {rounds} round(s) over "
             f"{len(self.base_urls)} address(es); last: {'; '.join(causes[-2:])}"
         )
 
