@@ -14,12 +14,18 @@ from types import MappingProxyType
 
 from whatif.errors import TraceFormatError
 from whatif.readers.base import SNIFF_BYTES, TraceReader
+from whatif.readers.jhist import JhistReader
 from whatif.readers.native import NativeReader
+from whatif.readers.rumen import RumenReader
+from whatif.readers.sls import SlsReader
 
 #: Format name -> reader class, in detection order.
 READERS: Mapping[str, type[TraceReader]] = MappingProxyType(
     {
         "native": NativeReader,
+        "jhist": JhistReader,
+        "rumen": RumenReader,
+        "sls": SlsReader,
     }
 )
 
