@@ -16,6 +16,7 @@ from whatif.errors import TraceFormatError
 from whatif.readers.base import SNIFF_BYTES, TraceReader
 from whatif.readers.jhist import JhistReader
 from whatif.readers.native import NativeReader
+from whatif.readers.rest_dump import RestDumpReader
 from whatif.readers.rumen import RumenReader
 from whatif.readers.sls import SlsReader
 
@@ -26,6 +27,7 @@ READERS: Mapping[str, type[TraceReader]] = MappingProxyType(
         "jhist": JhistReader,
         "rumen": RumenReader,
         "sls": SlsReader,
+        "rest": RestDumpReader,
     }
 )
 
