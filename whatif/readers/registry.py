@@ -19,6 +19,7 @@ from whatif.readers.native import NativeReader
 from whatif.readers.rest_dump import RestDumpReader
 from whatif.readers.rumen import RumenReader
 from whatif.readers.sls import SlsReader
+from whatif.readers.swim import SwimReader
 
 #: Format name -> reader class, in detection order.
 READERS: Mapping[str, type[TraceReader]] = MappingProxyType(
@@ -28,6 +29,7 @@ READERS: Mapping[str, type[TraceReader]] = MappingProxyType(
         "rumen": RumenReader,
         "sls": SlsReader,
         "rest": RestDumpReader,
+        "swim": SwimReader,
     }
 )
 
