@@ -58,7 +58,12 @@ def _previous_token_end(text: str, pos: int) -> int:
 def _repair(text: str, error: json.JSONDecodeError) -> tuple[str, str] | None:
     pos = error.pos
     end = _previous_token_end(text, pos)
-    if error.msg.startswith("Expecting ',' delimiter") and end > 0:
+    if (
+        error.msg.startswith("Expecting ',' delimiter")
+        and 0 < end
+        and pos < len(text)
+        and text[pos] not in "}]"
+    ):
         return text[:end] + "," + text[end:], "inserted a missing comma"
     if (
         pos < len(text)
