@@ -8,12 +8,12 @@ bytes``, ``shuffle bytes``, ``reduce output bytes``, no header. Byte counts exce
 
 Seeded expansion into tasks (all knobs are reader options):
 
-- maps: ``n_maps = clip(ceil(input_bytes / block_size_mb MiB), 1, max_tasks_per_stage)``;
+- maps: ``n_maps = clip(ceil(map_bytes / block_size_mb MiB), 1, max_tasks_per_stage)``
+  where ``map_bytes`` is ``input_bytes``, plus ``output_bytes`` for a map-only job;
 - reduces: none when ``shuffle_bytes == 0`` (a map-only job, whose output the maps
   write), else ``n_reduces = clip(ceil((shuffle_bytes + output_bytes) /
   reduce_mb_per_task MiB), 1, max_tasks_per_stage)``;
-- durations: a map takes ``input_bytes/n_maps`` (plus ``output_bytes/n_maps`` for
-  map-only jobs) at ``map_mb_s`` MiB/s, a reduce ``(shuffle_bytes + output_bytes) /
+- durations: a map takes ``map_bytes / n_maps`` at ``map_mb_s`` MiB/s, a reduce ``(shuffle_bytes + output_bytes) /
   n_reduces`` at ``reduce_mb_s`` MiB/s, each plus ``overhead_s``, times an
   independent mean-one lognormal factor ``exp(N(-sigma^2/2, sigma))`` with
   ``sigma = noise_sigma``;
@@ -254,8 +254,9 @@ class SwimReader(TraceReader):
         out = jobs["output_bytes"].to_numpy(np.int64)
         cap = self.max_tasks_per_stage
         block = self.block_size_mb * MIB
-        n_maps = np.clip(np.ceil(inp / block), 1, cap).astype(np.int64)
         map_only = shuf == 0
+        map_bytes = (inp + np.where(map_only, out, 0)).astype(np.float64)
+        n_maps = np.clip(np.ceil(map_bytes / block), 1, cap).astype(np.int64)
         reduce_bytes = (shuf + out).astype(np.float64)
         n_reduces = np.where(
             map_only, 0, np.clip(np.ceil(reduce_bytes / (self.reduce_mb_per_task * MIB)), 1, cap)
