@@ -351,6 +351,8 @@ class AllocationDocument:
     """
 
     def __init__(self, data: bytes, *, source: str = "<bytes>") -> None:
+        if not isinstance(data, bytes | bytearray):
+            raise AllocationError(f"{source}: expected the file's bytes, got {type(data).__name__}")
         self._data = bytes(data)
         self.source = source
         self.tree = parse_xml(self._data, source)
@@ -513,6 +515,11 @@ class AllocationDocument:
         """The queue element at a full path (``root.a.b``; ``a.b`` means ``root.a.b``)."""
         full = path if path == "root" or path.startswith("root.") else f"root.{path}"
         found = [q for q in self.iter_queues() if q.path == full]
+        if not found and full == "root":
+            raise AllocationError(
+                f'{self.source}: this file has no <queue name="root"> element; root\'s settings '
+                "come from the top-level defaults"
+            )
         if not found:
             known = ", ".join(q.path for q in self.iter_queues()) or "none"
             raise AllocationError(f"{self.source}: no queue {path!r} in the file (queues: {known})")

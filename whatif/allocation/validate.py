@@ -110,6 +110,7 @@ class _Checker:
         if doc.placement is not None and self.version >= 2:
             self.check_placement(doc.placement.rules, doc.placement.line)
         self.check_root_alone()
+        self.check_duplicate_queues()
         default_policy = doc.default("defaultQueueSchedulingPolicy")
         root_policy = "fair"
         if default_policy is not None and default_policy.problem is None:
@@ -215,6 +216,17 @@ class _Checker:
                 other.line,
                 "If configuring root queue, no other queues can be placed alongside it.",
             )
+
+    def check_duplicate_queues(self) -> None:
+        seen: dict[str, QueueElement] = {}
+        for queue in self.doc.iter_queues():
+            if queue.path in seen:
+                self.warn(
+                    queue.line,
+                    f"queue {queue.path} is declared again (first on line {seen[queue.path].line}); "
+                    "Hadoop merges the two, later settings winning",
+                )
+            seen.setdefault(queue.path, queue)
 
     # ------------------------------------------------------------------ queues
     def check_queue(self, queue: QueueElement, *, parent_policy: str, top: bool = False) -> None:

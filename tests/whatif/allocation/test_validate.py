@@ -3,6 +3,7 @@
 import pytest
 
 from whatif.allocation import AllocationDocument, Resources, validate
+from whatif.errors import AllocationError
 
 
 def issues(body: str, **options):
@@ -165,3 +166,17 @@ def test_issues_are_sorted_by_line():
     """Issues come back in line order."""
     found = issues('<colour/>\n<queue name="a.b"/>\n<size/>')
     assert [line for _, line, _ in found] == sorted(line for _, line, _ in found)
+
+
+def test_queue_declared_twice_is_a_warning():
+    """The same queue path declared twice is merged by Hadoop; tempo warns at the second."""
+    found = issues('<queue name="a"/>\n<queue name="a"><weight>2</weight></queue>')
+    assert only(found, "error") == []
+    assert only(found, "warning")[0][0] == 3 and "declared again" in only(found, "warning")[0][1]
+
+
+def test_root_setting_without_a_root_element_is_refused():
+    """Setting root's own values needs a root element; the error says so."""
+    doc = AllocationDocument.from_bytes(b'<allocations><queue name="a"/></allocations>')
+    with pytest.raises(AllocationError, match="has no <queue name=.root.> element"):
+        doc.set("root", "weight", 2.0)
