@@ -236,15 +236,28 @@ class PlacementRule:
     inner: PlacementRule | None = None
 
     def is_terminal(self, hadoop_version: int) -> bool:
-        """True if the rule never passes an application on to the next rule."""
+        """True if the rule never passes an application on to the next rule.
+
+        Hadoop 3.3+ (``QueuePlacementPolicy.getTerminal``): ``reject`` always;
+        ``specified`` and ``secondaryGroupExistingQueue`` never; ``user``,
+        ``primaryGroup``, ``nestedUserQueue`` and ``default`` when they may create the
+        queue; a rule with a parent rule only if the parent rule is terminal too.
+        Hadoop 2: ``default`` and ``reject`` always, ``user`` and ``primaryGroup`` with
+        create, the others never.
+        """
+        if hadoop_version >= 3:
+            terminal = {
+                "reject": True,
+                "specified": False,
+                "secondaryGroupExistingQueue": False,
+            }.get(self.name, self.create)
+            if self.inner is not None:
+                terminal = terminal and self.inner.is_terminal(hadoop_version)
+            return terminal
         if self.name in ("default", "reject"):
             return True
         if self.name in ("user", "primaryGroup"):
             return self.create
-        if self.name == "nestedUserQueue" and hadoop_version >= 3:
-            # Hadoop 3.3 (YARN-8967): a nested rule ends the policy only when both it and
-            # the rule giving the parent queue may create queues.
-            return self.create and self.inner is not None and self.inner.create
         return False
 
 

@@ -57,12 +57,12 @@ def only(found, severity):
         (
             '<queuePlacementPolicy>\n<rule name="default"/>\n<rule name="reject"/>\n</queuePlacementPolicy>',
             4,
-            "Rules after rule 0",
+            "Rules after rule 1",
         ),
         (
             '<queuePlacementPolicy>\n<rule name="random"/>\n</queuePlacementPolicy>',
             3,
-            "No rule class found for 'random'",
+            "No rule class found for random",
         ),
         (
             '<queuePlacementPolicy>\n<rule name="user" create="false"/>\n</queuePlacementPolicy>',
@@ -180,3 +180,34 @@ def test_root_setting_without_a_root_element_is_refused():
     doc = AllocationDocument.from_bytes(b'<allocations><queue name="a"/></allocations>')
     with pytest.raises(AllocationError, match="has no <queue name=.root.> element"):
         doc.set("root", "weight", 2.0)
+
+
+@pytest.mark.parametrize(
+    ("rules", "version", "message"),
+    [
+        ('<rule name="default" create="false"/>', 3, "Could get past last"),
+        ('<rule name="default" create="false"/>', 2, None),
+        ('<rule name="nestedUserQueue"/>', 3, "must have a parent rule set"),
+        (
+            '<rule name="user"><rule name="reject"/></rule><rule name="default"/>',
+            3,
+            "not allowed as a parent rule",
+        ),
+        (
+            '<rule name="nestedUserQueue"><rule name="primaryGroup" create="false"/></rule><rule name="default"/>',
+            3,
+            None,
+        ),
+        ('<rule name="default"/><rule name="reject"/>', 2, "Rules after rule 0"),
+    ],
+)
+def test_placement_terminal_rules_follow_each_hadoop_version(rules, version, message):
+    """Terminal rules as Hadoop 2 and Hadoop 3.3 decide them, with each one's rule numbering."""
+    found = only(
+        issues(f"<queuePlacementPolicy>{rules}</queuePlacementPolicy>", hadoop_version=version),
+        "error",
+    )
+    if message is None:
+        assert found == []
+    else:
+        assert found and message in found[0][1]
