@@ -38,7 +38,10 @@ class PALD(LocalDescent):
     """Pareto local descent with LOESS gradients, the weight LP and the closed-form rho.
 
     Parameters are those of `LocalDescent`, plus
-    ``epsilon``: the LP's cap on the improvement rate ``z`` (``inf``: no cap), and
+    ``epsilon``: the LP's cap on the improvement rate ``z`` (``inf``: no cap),
+    ``min_shared_rate``: when improving every violated constraint together is slower
+    than this fraction of what the worst alone would get, improve the worst first
+    (`choose_weights`), and
     ``rho_bounds``: the safe range ``(low <= 0 <= high < 1)`` ``rho*`` is clipped to.
 
     Diagnostics after each step: ``weights_`` (``c``), ``rho_`` and ``active_`` (the
@@ -49,6 +52,7 @@ class PALD(LocalDescent):
     _parameter_constraints = {
         **LocalDescent._parameter_constraints,
         "epsilon": Interval(float, 0, None, "neither"),
+        "min_shared_rate": Interval(float, 0, 1, "left"),
         "rho_bounds": Predicate(_is_rho_range, "a pair (low, high) with low <= 0 <= high < 1"),
     }
 
@@ -64,6 +68,7 @@ class PALD(LocalDescent):
         ridge: float = 1e-6,
         tol: float = 1e-4,
         epsilon: float = np.inf,
+        min_shared_rate: float = 0.25,
         rho_bounds: tuple[float, float] = (-9.0, 0.9),
     ) -> None:
         super().__init__(
@@ -77,6 +82,7 @@ class PALD(LocalDescent):
             tol=tol,
         )
         self.epsilon = epsilon
+        self.min_shared_rate = min_shared_rate
         self.rho_bounds = rho_bounds
 
     def _direction(self, fit: LocalFit) -> np.ndarray:
@@ -84,7 +90,9 @@ class PALD(LocalDescent):
         excess = np.where(problem.constrained, fit.value - problem.normalized_thresholds, -np.inf)
         gram = fit.jacobian @ fit.jacobian.T
         if (excess >= 0).any():
-            choice = choose_weights(gram, excess, epsilon=self.epsilon)
+            choice = choose_weights(
+                gram, excess, epsilon=self.epsilon, min_shared_rate=self.min_shared_rate
+            )
             c = choice.c
             active = np.zeros(problem.n_qs, dtype=bool)
             active[choice.active] = True

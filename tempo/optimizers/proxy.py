@@ -60,35 +60,47 @@ def _solve_lp(gram_rows: np.ndarray, u: np.ndarray, epsilon: float) -> tuple[np.
 
 
 def choose_weights(
-    gram: np.ndarray, violation: np.ndarray, *, epsilon: float = np.inf
+    gram: np.ndarray,
+    violation: np.ndarray,
+    *,
+    epsilon: float = np.inf,
+    min_shared_rate: float = 0.0,
 ) -> WeightChoice:
     """Weights ``c`` that improve the most violated constraints first (max-min fairness).
 
     Parameters
     ----------
     gram : ``(k, k)`` ``J J'`` of the normalized QS.
-    violation : ``(k,)`` normalized violation ``g_i - r_i`` (> 0 means violated).
+    violation : ``(k,)`` normalized violation ``g_i - r_i`` (>= 0 means violated, as
+        in the paper's ``f_i >= r_i``; ``-inf`` for a QS without threshold).
     epsilon : the paper's cap on ``z``.
+    min_shared_rate : in [0, 1). The least violated row is dropped while the shared
+        rate ``z`` is at most this fraction of the rate the most violated constraint
+        would get alone (``max_j G_top,j``). 0 drops only when ``z <= 0``, i.e. when no
+        direction improves every violated constraint.
 
     Each violated row ``i`` must improve at a rate of at least ``z u_i`` with
     ``u_i = violation_i / max(violation)``, so the most violated constraint improves
-    fastest. When no direction improves every violated constraint (``z <= 0``), the
-    least violated row is dropped and the LP solved again: the constraints that cannot
-    all be met are balanced by pushing down the worst first, never by failing. ``c``
+    fastest. When no direction improves every violated constraint well enough (see
+    ``min_shared_rate``), the least violated row is dropped and the LP solved again:
+    constraints that cannot all be met are balanced by pushing down the worst first
+    (max-min over normalized violations), never by failing. ``c``
     lies on the simplex inside the LP (this keeps it bounded) and is returned with unit
     l2 norm. Without violated constraints, returns zeros and ``z = +inf``.
     """
     gram = np.asarray(gram, dtype=float)
     violation = np.asarray(violation, dtype=float)
     k = violation.size
-    violated = np.flatnonzero(violation > 0)
+    violated = np.flatnonzero(violation >= 0)
     if violated.size == 0:
         return WeightChoice(c=np.zeros(k), z=np.inf, active=violated)
     order = violated[np.argsort(-violation[violated], kind="stable")]
+    alone = max(float(gram[order[0]].max()), 0.0)
     while True:
-        u = violation[order] / violation[order[0]]
+        top_violation = violation[order[0]]
+        u = violation[order] / top_violation if top_violation > 0 else np.ones(order.size)
         c, z = _solve_lp(gram[order], u, epsilon)
-        if z > 0 or order.size == 1:
+        if (z > 0 and z > min_shared_rate * alone) or order.size == 1:
             break
         order = order[:-1]
     norm = np.linalg.norm(c)
