@@ -34,7 +34,7 @@ class OptimizerError(TempoError):
     """An optimizer was driven out of order (ask before setup, tell without ask, ...)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Batch:
     """What an implementation proposes: ``points (n, d)`` and one role label per point."""
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LocalFit:
     """A local linear model at a point: ``value (k,)``, ``jacobian (k, d)``, ``n_used``."""
 

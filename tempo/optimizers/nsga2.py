@@ -82,6 +82,8 @@ class NSGA2(Optimizer):
         else:
             population = population[:n_max]
             points = self.problem_.project(np.asarray(population.get("X"), dtype=float))
+            if self.n_batches_ == 0:  # pymoo repaired the initial population: keep the start exact
+                points[0] = self.problem_.start
         self._population = population
         return Batch(points=points, roles=("sample",) * len(points))
 

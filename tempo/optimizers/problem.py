@@ -60,7 +60,7 @@ def box_projector(x: np.ndarray, *, center: np.ndarray, radius: float) -> np.nda
     return center + (clipped - center) * factor
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Evaluation:
     """QS predicted for a batch: ``mean`` and ``spread`` (e.g. std over replicates), ``(n, k)``.
 
@@ -89,7 +89,7 @@ class Evaluation:
         return self.mean.shape[0]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Problem:
     """A noisy, constrained vector minimization over [0, 1]^dim (paper section 6.1, SP1).
 

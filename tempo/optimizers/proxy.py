@@ -27,7 +27,7 @@ from scipy.optimize import linprog
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class WeightChoice:
     """Solution of the weight LP: unit-l2 ``c (k,)``, the rate ``z`` and the rows kept."""
 

@@ -75,7 +75,7 @@ def pareto_set(problem: Problem, mean: np.ndarray) -> np.ndarray:
     return candidates[pareto_mask(problem.normalize(mean[candidates]))]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OptimizationResult:
     """The outcome of one run.
 
