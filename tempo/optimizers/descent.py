@@ -95,8 +95,8 @@ class LocalDescent(Optimizer):
         self.x_ = self.start_points_[index].copy()
         self.t_ = 1
         self._start_row = self.n_evaluated
-        self._start_left = self.remaining // (self.n_starts - index)
-        if self._start_left < 1:
+        self._start_left = max(1, self.remaining // (self.n_starts - index))
+        if self.remaining < 1:
             self.finished_ = True
 
     def _converged(self) -> bool:

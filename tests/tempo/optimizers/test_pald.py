@@ -113,6 +113,13 @@ def test_multiple_starts_share_the_budget():
     assert not np.allclose(firsts.iloc[1][["x0", "x1"]].to_numpy(float), 0.9)
 
 
+def test_more_starts_than_budget_still_evaluates_the_start():
+    """A budget smaller than n_starts still runs: the configuration in force is evaluated."""
+    result = PALD(n_starts=3).run(two_centres_problem(), budget=2, seed=0)
+    assert result.evaluations == 2
+    np.testing.assert_array_equal(result.history.loc[0, ["x0", "x1"]].to_numpy(float), [0.9, 0.9])
+
+
 def test_failed_evaluations_are_recorded_and_survived():
     """Points whose evaluation fails (NaN) stay in the history as infeasible; the run goes on."""
     problem = Problem(
