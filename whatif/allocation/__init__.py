@@ -1,5 +1,6 @@
 """Fair Scheduler allocation files: the document model, XML I/O, validation, effective values."""
 
+from whatif.allocation.assign import apply_assignments, parse_assignment
 from whatif.allocation.diff import SettingDiff, diff_allocations
 from whatif.allocation.effective import (
     EffectiveAllocation,
@@ -18,6 +19,7 @@ from whatif.allocation.model import (
     UserLimit,
 )
 from whatif.allocation.resource_string import ResourceValue
+from whatif.allocation.summary import queue_table
 from whatif.allocation.validate import Issue, validate
 from whatif.allocation.xml_io import write_allocation
 
@@ -37,7 +39,10 @@ __all__ = [
     "Setting",
     "SettingDiff",
     "UserLimit",
+    "apply_assignments",
     "diff_allocations",
+    "parse_assignment",
+    "queue_table",
     "validate",
     "write_allocation",
 ]

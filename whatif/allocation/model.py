@@ -236,15 +236,28 @@ class PlacementRule:
     inner: PlacementRule | None = None
 
     def is_terminal(self, hadoop_version: int) -> bool:
-        """True if the rule never passes an application on to the next rule."""
+        """True if the rule never passes an application on to the next rule.
+
+        Hadoop 3.3+ (``QueuePlacementPolicy.getTerminal``): ``reject`` always;
+        ``specified`` and ``secondaryGroupExistingQueue`` never; ``user``,
+        ``primaryGroup``, ``nestedUserQueue`` and ``default`` when they may create the
+        queue; a rule with a parent rule only if the parent rule is terminal too.
+        Hadoop 2: ``default`` and ``reject`` always, ``user`` and ``primaryGroup`` with
+        create, the others never.
+        """
+        if hadoop_version >= 3:
+            terminal = {
+                "reject": True,
+                "specified": False,
+                "secondaryGroupExistingQueue": False,
+            }.get(self.name, self.create)
+            if self.inner is not None:
+                terminal = terminal and self.inner.is_terminal(hadoop_version)
+            return terminal
         if self.name in ("default", "reject"):
             return True
         if self.name in ("user", "primaryGroup"):
             return self.create
-        if self.name == "nestedUserQueue" and hadoop_version >= 3:
-            # Hadoop 3.3 (YARN-8967): a nested rule ends the policy only when both it and
-            # the rule giving the parent queue may create queues.
-            return self.create and self.inner is not None and self.inner.create
         return False
 
 
@@ -351,6 +364,8 @@ class AllocationDocument:
     """
 
     def __init__(self, data: bytes, *, source: str = "<bytes>") -> None:
+        if not isinstance(data, bytes | bytearray):
+            raise AllocationError(f"{source}: expected the file's bytes, got {type(data).__name__}")
         self._data = bytes(data)
         self.source = source
         self.tree = parse_xml(self._data, source)
@@ -513,6 +528,11 @@ class AllocationDocument:
         """The queue element at a full path (``root.a.b``; ``a.b`` means ``root.a.b``)."""
         full = path if path == "root" or path.startswith("root.") else f"root.{path}"
         found = [q for q in self.iter_queues() if q.path == full]
+        if not found and full == "root":
+            raise AllocationError(
+                f'{self.source}: this file has no <queue name="root"> element; root\'s settings '
+                "come from the top-level defaults"
+            )
         if not found:
             known = ", ".join(q.path for q in self.iter_queues()) or "none"
             raise AllocationError(f"{self.source}: no queue {path!r} in the file (queues: {known})")

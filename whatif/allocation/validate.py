@@ -110,6 +110,7 @@ class _Checker:
         if doc.placement is not None and self.version >= 2:
             self.check_placement(doc.placement.rules, doc.placement.line)
         self.check_root_alone()
+        self.check_duplicate_queues()
         default_policy = doc.default("defaultQueueSchedulingPolicy")
         root_policy = "fair"
         if default_policy is not None and default_policy.problem is None:
@@ -170,40 +171,52 @@ class _Checker:
                 self.warn(setting.line, f"user {user.name}: negative limit {setting.value}")
 
     def check_placement(self, rules: tuple[PlacementRule, ...], line: int) -> None:
-        if not rules:
-            return
-        for index, rule in enumerate(rules):
-            if rule.tag != "rule":
+        """Hadoop's placement checks; rule numbers in messages are Hadoop's (0-based in 2, 1-based in 3)."""
+        kept = []
+        for rule in rules:
+            if rule.tag.lower() != "rule":
+                if self.version >= 3:
+                    self.warn(rule.line, f"<{rule.tag}> in queuePlacementPolicy is ignored")
+                    continue
                 self.error(
                     rule.line, f"No rule class found for <{rule.tag}> (expected <rule name=...>)"
                 )
                 return
-            if rule.name not in PLACEMENT_RULES:
-                self.error(rule.line, f"No rule class found for {rule.name!r}")
-                return
-            if rule.name == "nestedUserQueue":
-                if rule.inner is None:
-                    self.error(
-                        rule.line, "nestedUserQueue rule needs a nested <rule> for the parent queue"
-                    )
+            kept.append(rule)
+        for rule in kept:
+            for checked in (rule, rule.inner):
+                if checked is None:
+                    continue
+                if not checked.name:
+                    self.error(checked.line, "No name provided for a rule element")
                     return
-                if rule.inner.name not in PLACEMENT_RULES or rule.inner.name == "nestedUserQueue":
-                    self.error(
-                        rule.inner.line,
-                        f"No rule class found for {rule.inner.name!r} inside nestedUserQueue",
-                    )
+                if checked.name not in PLACEMENT_RULES:
+                    self.error(checked.line, f"No rule class found for {checked.name}")
                     return
-            if index < len(rules) - 1 and rule.is_terminal(self.version):
+            if rule.inner is not None and rule.inner.name in ("reject", "nestedUserQueue"):
                 self.error(
-                    rules[index + 1].line,
-                    f"Rules after rule {index} in queue placement policy can never be reached",
+                    rule.inner.line,
+                    f"Rule '{rule.inner.name}' is not allowed as a parent rule for any rule",
                 )
                 return
-        if not rules[-1].is_terminal(self.version):
+            if rule.name == "nestedUserQueue" and rule.inner is None:
+                self.error(rule.line, "Rule 'nestedUserQueue' must have a parent rule set")
+                return
+        if not kept:
+            return
+        offset = 1 if self.version >= 3 else 0
+        for index, rule in enumerate(kept[:-1]):
+            if rule.is_terminal(self.version):
+                self.error(
+                    kept[index + 1].line,
+                    f"Rules after rule {index + offset} in queue placement policy can never be reached",
+                )
+                return
+        if not kept[-1].is_terminal(self.version):
             self.error(
-                rules[-1].line,
+                kept[-1].line,
                 "Could get past last queue placement rule without assigning "
-                "(the last rule must be terminal: default, reject, or user/primaryGroup with create)",
+                "(the last rule must be terminal, e.g. reject or default)",
             )
 
     def check_root_alone(self) -> None:
@@ -215,6 +228,17 @@ class _Checker:
                 other.line,
                 "If configuring root queue, no other queues can be placed alongside it.",
             )
+
+    def check_duplicate_queues(self) -> None:
+        seen: dict[str, QueueElement] = {}
+        for queue in self.doc.iter_queues():
+            if queue.path in seen:
+                self.warn(
+                    queue.line,
+                    f"queue {queue.path} is declared again (first on line {seen[queue.path].line}); "
+                    "Hadoop merges the two, later settings winning",
+                )
+            seen.setdefault(queue.path, queue)
 
     # ------------------------------------------------------------------ queues
     def check_queue(self, queue: QueueElement, *, parent_policy: str, top: bool = False) -> None:

@@ -1,5 +1,7 @@
 """The real and derived allocation files: what parses, round-trips, and what is rejected where."""
 
+from pathlib import Path
+
 import pytest
 
 from whatif.allocation import AllocationDocument, validate
@@ -51,7 +53,7 @@ BROKEN = {
     "rejected-real/22-jiaorenyu-learning-fifo-default.xml": (38, "can't be FIFO"),
     "rejected-real/30-apache-hadoop-fs2cs-invalidplacementrules.xml": (
         54,
-        "Rules after rule 1 in queue placement policy can never be reached",
+        "Rules after rule 2 in queue placement policy can never be reached",
     ),
 }
 
@@ -146,3 +148,15 @@ def test_mrv1_file_under_yarn_ignores_job_limits():
     assert default.min_maps == 20 and default.max_running_apps is None
     assert effective.max_apps_for_user("user1") is None
     assert default.fair_share_preemption_timeout_s == 600  # legacy top-level element
+
+
+CONFIGS = Path(__file__).resolve().parents[3] / "configs"
+
+
+@pytest.mark.parametrize("name", ["two-tenant-expert.xml", "six-tenant-expert.xml"])
+def test_shipped_sample_configs_are_clean(name):
+    """The sample expert configurations have no errors and no warnings, and resolve."""
+    path = CONFIGS / name
+    assert validate(path, cluster=Resources(819200, 800)) == []
+    effective = AllocationDocument.from_file(path).effective()
+    assert len(effective.leaves()) == (2 if name.startswith("two") else 6)

@@ -3,6 +3,7 @@
 import pytest
 
 from whatif.allocation import AllocationDocument, Resources, validate
+from whatif.errors import AllocationError
 
 
 def issues(body: str, **options):
@@ -56,12 +57,12 @@ def only(found, severity):
         (
             '<queuePlacementPolicy>\n<rule name="default"/>\n<rule name="reject"/>\n</queuePlacementPolicy>',
             4,
-            "Rules after rule 0",
+            "Rules after rule 1",
         ),
         (
             '<queuePlacementPolicy>\n<rule name="random"/>\n</queuePlacementPolicy>',
             3,
-            "No rule class found for 'random'",
+            "No rule class found for random",
         ),
         (
             '<queuePlacementPolicy>\n<rule name="user" create="false"/>\n</queuePlacementPolicy>',
@@ -165,3 +166,48 @@ def test_issues_are_sorted_by_line():
     """Issues come back in line order."""
     found = issues('<colour/>\n<queue name="a.b"/>\n<size/>')
     assert [line for _, line, _ in found] == sorted(line for _, line, _ in found)
+
+
+def test_queue_declared_twice_is_a_warning():
+    """The same queue path declared twice is merged by Hadoop; tempo warns at the second."""
+    found = issues('<queue name="a"/>\n<queue name="a"><weight>2</weight></queue>')
+    assert only(found, "error") == []
+    assert only(found, "warning")[0][0] == 3 and "declared again" in only(found, "warning")[0][1]
+
+
+def test_root_setting_without_a_root_element_is_refused():
+    """Setting root's own values needs a root element; the error says so."""
+    doc = AllocationDocument.from_bytes(b'<allocations><queue name="a"/></allocations>')
+    with pytest.raises(AllocationError, match="has no <queue name=.root.> element"):
+        doc.set("root", "weight", 2.0)
+
+
+@pytest.mark.parametrize(
+    ("rules", "version", "message"),
+    [
+        ('<rule name="default" create="false"/>', 3, "Could get past last"),
+        ('<rule name="default" create="false"/>', 2, None),
+        ('<rule name="nestedUserQueue"/>', 3, "must have a parent rule set"),
+        (
+            '<rule name="user"><rule name="reject"/></rule><rule name="default"/>',
+            3,
+            "not allowed as a parent rule",
+        ),
+        (
+            '<rule name="nestedUserQueue"><rule name="primaryGroup" create="false"/></rule><rule name="default"/>',
+            3,
+            None,
+        ),
+        ('<rule name="default"/><rule name="reject"/>', 2, "Rules after rule 0"),
+    ],
+)
+def test_placement_terminal_rules_follow_each_hadoop_version(rules, version, message):
+    """Terminal rules as Hadoop 2 and Hadoop 3.3 decide them, with each one's rule numbering."""
+    found = only(
+        issues(f"<queuePlacementPolicy>{rules}</queuePlacementPolicy>", hadoop_version=version),
+        "error",
+    )
+    if message is None:
+        assert found == []
+    else:
+        assert found and message in found[0][1]
