@@ -5,7 +5,7 @@ standby redirect followed, retries with full-jitter backoff, TLS, optional SPNEG
 every failure is one `tempo.RMError` line naming the redacted URL and the cause.
 """
 
-from tempo.rm.client import RMClient
+from tempo.rm.client import JobHistoryClient, RMClient
 from tempo.rm.metrics import ClusterMetrics, parse_cluster_metrics
 from tempo.rm.redact import redact
 from tempo.rm.scheduler import QueueState, SchedulerState, parse_scheduler
@@ -14,6 +14,7 @@ from tempo.rm.transport import HTTPTransport, RetryPolicy, TransportOptions
 __all__ = [
     "ClusterMetrics",
     "HTTPTransport",
+    "JobHistoryClient",
     "QueueState",
     "RMClient",
     "RetryPolicy",

@@ -16,13 +16,16 @@
    JSON), and after the last round on transient failures: one line naming the
    (redacted) URL and the cause.
 
+Bodies are decoded with `whatif.readers.lenient_json` (strict JSON, plus a
+bounded, logged repair of the missing and trailing commas of Hadoop's own doc
+examples), the same decoder the REST-dump trace reader uses.
+
 Credentials in URLs and secret query parameters (delegation tokens) never reach a
 log line or an error message: everything goes through `tempo.rm.redact.redact`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -37,6 +40,8 @@ import requests
 
 from tempo.errors import RMError
 from tempo.rm.redact import install_redaction, redact
+from whatif.errors import TraceFormatError
+from whatif.readers.lenient_json import loads_lenient
 
 logger = logging.getLogger(__name__)
 
@@ -319,9 +324,15 @@ class HTTPTransport:
             logger.info("active server is now %s", redact(active))
             self.active_url = active
         try:
-            return json.loads(body)
-        except ValueError as error:
-            raise RMError(f"{redact(url)}: response is not valid JSON: {error}") from None
+            text = body.decode("utf-8")  # JSON is UTF-8 (RFC 8259)
+        except UnicodeDecodeError as error:
+            raise RMError(f"{redact(url)}: response is not UTF-8 JSON: {error}") from None
+        try:
+            # Strict JSON first; the shared repair fixes only the comma typos seen in
+            # Hadoop's own examples, and logs each repair.
+            return loads_lenient(text, source=redact(url))
+        except TraceFormatError as error:
+            raise RMError(str(error)) from None
 
 
 def _check_base_url(url: str) -> str:

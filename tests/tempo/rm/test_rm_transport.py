@@ -76,7 +76,9 @@ def test_truncated_json_is_an_error_without_retry(rm_server, make_transport):
     """A complete HTTP answer whose JSON is cut off is not retried and names the URL."""
     body = rest_fixture("rm-metrics.json")[:200]
     rm_server.script(METRICS, Reply(body=body))
-    with pytest.raises(RMError, match=r"127\.0\.0\.1:\d+/ws/v1/cluster/metrics: .*not valid JSON"):
+    with pytest.raises(
+        RMError, match=r"127\.0\.0\.1:\d+/ws/v1/cluster/metrics:\d+:\d+: invalid JSON"
+    ):
         make_transport(rm_server.url).get_json(METRICS)
     assert len(rm_server.seen) == 1
 
