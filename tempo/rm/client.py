@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import quote
 
 import pandas as pd
 
@@ -95,13 +96,13 @@ class JobHistoryClient:
         """The tasks of one job; `whatif.readers.rest.TASK_COLUMNS`."""
         return fetch(
             self.transport,
-            f"{JOBS_PATH}/{job_id}/tasks",
+            f"{JOBS_PATH}/{quote(job_id, safe='')}/tasks",
             lambda body, url: jhs_tasks(body, source=url),
         )
 
     def attempts(self, job_id: str, task_id: str) -> pd.DataFrame:
         """Every attempt of one task, killed and failed ones included; `ATTEMPT_COLUMNS`."""
-        path = f"{JOBS_PATH}/{job_id}/tasks/{task_id}/attempts"
+        path = f"{JOBS_PATH}/{quote(job_id, safe='')}/tasks/{quote(task_id, safe='')}/attempts"
         return fetch(self.transport, path, lambda body, url: jhs_attempts(body, source=url))
 
 
