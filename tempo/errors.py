@@ -19,3 +19,7 @@ class TemplateSyntaxError(TempoError):
 
 class RMError(TempoError):
     """The ResourceManager or JobHistory Server could not be reached or understood."""
+
+
+class JournalError(TempoError):
+    """The iteration journal cannot be opened, is of an unknown schema, or was misused."""

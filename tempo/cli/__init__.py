@@ -19,6 +19,8 @@ from whatif.errors import WhatifError
 
 #: CLI name -> "module:attribute" of the click command or group.
 COMMANDS: dict[str, str] = {
+    "config": "tempo.cli.config:config",
+    "history": "tempo.cli.history:history",
     "qs": "tempo.cli.qs:qs",
     "trace": "tempo.cli.trace:trace",
     "workload": "tempo.cli.workload:workload",

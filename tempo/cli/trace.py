@@ -2,9 +2,92 @@
 
 from __future__ import annotations
 
+import json
+import math
+from datetime import UTC, datetime
+
 import click
+
+from whatif.readers import READERS, TraceSummary, convert_trace, inspect_trace
+
+_FORMAT = click.Choice(sorted(READERS))
 
 
 @click.group()
 def trace() -> None:
     """Inspect and convert job traces."""
+
+
+@trace.command()
+@click.argument("path", type=click.Path(path_type=str))
+@click.option("--format", "format_", type=_FORMAT, help="Trace format (detected when omitted).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def inspect(path: str, format_: str | None, as_json: bool) -> None:
+    """Summarize the trace at PATH: jobs, tasks, attempts, queues, span, durations."""
+    summary = inspect_trace(path, format=format_)
+    if as_json:
+        click.echo(json.dumps(summary.to_dict(), indent=2))
+    else:
+        click.echo(_render(summary))
+
+
+@trace.command()
+@click.argument("source", type=click.Path(path_type=str))
+@click.argument("target", type=click.Path(path_type=str))
+@click.option("--from", "format_", type=_FORMAT, help="Input format (detected when omitted).")
+@click.option(
+    "--to",
+    "to",
+    type=click.Choice(["native-parquet", "native-csv"]),
+    default="native-parquet",
+    show_default=True,
+    help="Output format.",
+)
+@click.option("--force", is_flag=True, help="Replace an existing native trace at TARGET.")
+def convert(source: str, target: str, format_: str | None, to: str, force: bool) -> None:
+    """Convert the trace at SOURCE into a native trace directory TARGET."""
+    kind = to.removeprefix("native-")
+    written = convert_trace(source, target, format=format_, kind=kind, overwrite=force)
+    click.echo(f"wrote {written}")
+
+
+def _time(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "-"
+    if seconds > 1e8:  # epoch seconds
+        return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"{seconds:,.1f} s"
+
+
+def _render(s: TraceSummary) -> str:
+    lines = [
+        f"{s.source} ({s.format})",
+        f"jobs {s.jobs:,}  tasks {s.tasks:,}  attempts {s.attempts:,}  AM containers {s.am_containers:,}",
+        f"killed attempts {s.killed_attempts:,} (preempted {s.preempted_attempts:,})  "
+        f"failed attempts {s.failed_attempts:,}",
+        f"submits {_time(s.first_submit_s)} .. {_time(s.last_submit_s)}"
+        + (
+            f" (span {s.last_submit_s - s.first_submit_s:,.0f} s)"
+            if math.isfinite(s.first_submit_s)
+            else ""
+        )
+        + f"; last finish {_time(s.last_finish_s)}",
+        "",
+        f"{'queue':<24} {'jobs':>8} {'tasks':>10} {'memory GB-h':>12} {'vcore-h':>10}",
+    ]
+    for q in s.per_queue:
+        lines.append(
+            f"{q.queue:<24} {q.jobs:>8,} {q.tasks:>10,} {q.memory_mb_s / 1024 / 3600:>12,.1f} "
+            f"{q.vcore_s / 3600:>10,.1f}"
+        )
+    lines += [
+        "",
+        f"{'task durations (s)':<24} {'tasks':>10} {'mean':>9} {'p50':>9} {'p90':>9} {'p99':>9} {'max':>9}",
+    ]
+    for d in s.durations:
+        lines.append(
+            f"{d.stage:<24} {d.tasks:>10,} {d.mean_s:>9.1f} {d.p50_s:>9.1f} {d.p90_s:>9.1f} "
+            f"{d.p99_s:>9.1f} {d.max_s:>9.1f}"
+        )
+    lines += [f"note: {n}" for n in s.notes]
+    return "\n".join(lines)

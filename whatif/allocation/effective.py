@@ -74,6 +74,8 @@ class EffectiveQueue:
     Times are seconds; ``INFINITY`` means "never" (preemption timeouts) and
     ``None`` means "no limit" (``max_running_apps``). ``max_am_share`` of -1
     disables the AM share check. MRv1 slot limits are ``None`` unless written.
+    ``reservable`` marks a queue with ``<reservation>`` (a plan queue of the
+    reservation system); ``max_container_allocation`` caps a single container.
     """
 
     name: str
@@ -94,6 +96,8 @@ class EffectiveQueue:
     min_reduces: int | None = None
     max_maps: int | None = None
     max_reduces: int | None = None
+    reservable: bool = False
+    max_container_allocation: ResourceLimit = ResourceLimit()
 
     def __post_init__(self) -> None:
         if self.scheduling_policy not in SCHEDULING_POLICIES:

@@ -6,60 +6,33 @@ Public entry points:
   the format from the content when `format` is None;
 - `detect_format(path)`: the format name of a file or directory;
 - `write_native(trace, path, kind="parquet")`: save a trace in tempo's native format;
+- `summarize(trace)`: counts, queues, span, resource-time, duration quantiles;
+- `read_sls_nodes(path, memory_mb=..., vcores=...)`: an SLS ``nodes.json`` as a `Cluster`;
 - `READERS`: format name -> `TraceReader` class (the extension point is
   `whatif.readers.base.TraceReader`).
 """
 
 from __future__ import annotations
 
-import logging
-import os
-from pathlib import Path
-
-from whatif.errors import TraceFormatError
 from whatif.readers.base import TraceReader, normalize_queue
 from whatif.readers.native import read_native, write_native
-from whatif.readers.registry import READERS, detect_format, reader_for
-from whatif.trace import Trace
-
-logger = logging.getLogger(__name__)
+from whatif.readers.registry import READERS, convert_trace, detect_format, read_trace, reader_for
+from whatif.readers.sls import read_sls_nodes
+from whatif.readers.summary import QueueSummary, TraceSummary, inspect_trace, summarize
 
 __all__ = [
     "READERS",
+    "QueueSummary",
     "TraceReader",
+    "TraceSummary",
+    "convert_trace",
     "detect_format",
+    "inspect_trace",
     "normalize_queue",
     "read_native",
+    "read_sls_nodes",
     "read_trace",
     "reader_for",
+    "summarize",
     "write_native",
 ]
-
-
-def read_trace(
-    path: str | os.PathLike[str], *, format: str | None = None, **options: object
-) -> Trace:
-    """Read the trace at `path` into a `Trace`.
-
-    Parameters
-    ----------
-    path : path-like
-        A trace file, or a directory (a native trace, or a directory of ``.jhist`` files).
-    format : str, optional
-        A name in `READERS`; detected from the content when None.
-    **options
-        Keyword options of that format's reader (e.g. SWIM's ``seed``).
-
-    Raises
-    ------
-    TraceFormatError
-        The path is missing, not a trace, or malformed; the message is one line
-        naming the file (and the line or record when known).
-    """
-    target = Path(path)
-    if not target.exists():
-        raise TraceFormatError(f"{target}: no such file or directory")
-    name = format if format is not None else detect_format(target)
-    reader = reader_for(name, path=target).create(target, **options)
-    logger.info("reading %s as %s", target, name)
-    return reader.read(target)

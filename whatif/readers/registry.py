@@ -7,6 +7,7 @@ the order `detect_format` tries the readers' ``sniff`` methods in.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,12 +15,25 @@ from types import MappingProxyType
 
 from whatif.errors import TraceFormatError
 from whatif.readers.base import SNIFF_BYTES, TraceReader
-from whatif.readers.native import NativeReader
+from whatif.readers.jhist import JhistReader
+from whatif.readers.native import NativeReader, write_native
+from whatif.readers.rest_dump import RestDumpReader
+from whatif.readers.rumen import RumenReader
+from whatif.readers.sls import SlsReader
+from whatif.readers.swim import SwimReader
+from whatif.trace import Trace
+
+logger = logging.getLogger(__name__)
 
 #: Format name -> reader class, in detection order.
 READERS: Mapping[str, type[TraceReader]] = MappingProxyType(
     {
         "native": NativeReader,
+        "jhist": JhistReader,
+        "rumen": RumenReader,
+        "sls": SlsReader,
+        "rest": RestDumpReader,
+        "swim": SwimReader,
     }
 )
 
@@ -65,3 +79,47 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     raise TraceFormatError(
         f"{target}: not a trace this tool can read (expected one of: {', '.join(READERS)})"
     )
+
+
+def read_trace(
+    path: str | os.PathLike[str], *, format: str | None = None, **options: object
+) -> Trace:
+    """Read the trace at `path` into a `Trace`.
+
+    Parameters
+    ----------
+    path : path-like
+        A trace file, or a directory (a native trace, or a directory of ``.jhist`` files).
+    format : str, optional
+        A name in `READERS`; detected from the content when None.
+    **options
+        Keyword options of that format's reader (e.g. SWIM's ``seed``).
+
+    Raises
+    ------
+    TraceFormatError
+        The path is missing, not a trace, or malformed; the message is one line
+        naming the file (and the line or record when known).
+    """
+    target = Path(path)
+    if not target.exists():
+        raise TraceFormatError(f"{target}: no such file or directory")
+    name = format if format is not None else detect_format(target)
+    reader = reader_for(name, path=target).create(target, **options)
+    logger.info("reading %s as %s", target, name)
+    return reader.read(target)
+
+
+def convert_trace(
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    kind: str = "parquet",
+    overwrite: bool = False,
+    **options: object,
+) -> Path:
+    """Read any trace and write it as a native trace directory; returns the target path."""
+    return write_native(
+        read_trace(source, format=format, **options), target, kind=kind, overwrite=overwrite
+    )  # type: ignore[arg-type]

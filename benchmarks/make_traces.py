@@ -1,0 +1,276 @@
+"""Build the sample traces in ``traces/`` (reproducible: fixed seeds, fixed inputs).
+
+    python benchmarks/make_traces.py [--data ../shared/data] [--out traces]
+
+- ``two-tenant/``: SWIM FB-2009 as the deadline-driven ``root.prod`` queue and a
+  seeded 1-in-15 sample of SWIM FB-2010 as the best-effort ``root.engineer`` queue,
+  both over the first 2 hours of their samples (see `two_tenant`).
+- ``six-tenant/``: a synthetic workload shaped like Table 1 of the Tempo paper
+  (BI, DEV, APP, STR, MV, ETL; see `six_tenant`).
+- ``hadoop/{jhist,sls,rumen,rest}/``: the Apache Hadoop samples in ../shared/data
+  converted to native traces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from whatif import Trace, Workload
+from whatif.readers import read_trace, write_native
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Two-tenant build parameters (documented in traces/README.md).
+TWO_TENANT = {
+    "seed": 2009,
+    "window_s": (0.0, 2 * 3600.0),
+    "engineer_fraction": 1 / 15,
+    "block_size_mb": 512.0,
+    "reduce_mb_per_task": 2048.0,
+    "max_tasks_per_stage": 500,
+    "max_job_bytes": 2 * 10**12,
+}
+
+
+def two_tenant(data: Path, *, seed: int = TWO_TENANT["seed"]) -> Trace:
+    """root.prod from SWIM FB-2009 and a sample of FB-2010 as root.engineer, first 2 hours.
+
+    Jobs moving more than ``max_job_bytes`` in total (input + shuffle + output; a few
+    multi-terabyte jobs whose capped tasks would each run for days) are left out.
+    """
+    swim = data / "swim"
+    common = {
+        "window_s": TWO_TENANT["window_s"],
+        "block_size_mb": TWO_TENANT["block_size_mb"],
+        "reduce_mb_per_task": TWO_TENANT["reduce_mb_per_task"],
+        "max_tasks_per_stage": TWO_TENANT["max_tasks_per_stage"],
+    }
+    prod = read_trace(
+        swim / "FB-2009_samples_24_times_1hr_0.tsv",
+        format="swim",
+        seed=seed,
+        queue="prod",
+        job_prefix="fb09-",
+        user="prod",
+        **common,
+    ).workload
+    engineer = read_trace(
+        swim / "FB-2010_samples_24_times_1hr_0.tsv",
+        format="swim",
+        seed=seed + 1,
+        queue="engineer",
+        job_prefix="fb10-",
+        user="engineer",
+        **common,
+    ).workload
+    rng = np.random.default_rng(seed)
+    engineer = engineer.select_jobs(rng.random(engineer.n_jobs) < TWO_TENANT["engineer_fraction"])
+    prod, engineer = (
+        w.select_jobs(
+            (w.jobs["input_bytes"] + w.jobs["shuffle_bytes"] + w.jobs["output_bytes"]).to_numpy()
+            <= TWO_TENANT["max_job_bytes"]
+        )
+        for w in (prod, engineer)
+    )
+    jobs = pd.concat([prod.jobs, engineer.jobs], ignore_index=True)
+    # Recurring keys are per tenant: the same byte triple in two tenants is two job families.
+    jobs["recurring_key"] = jobs["recurring_key"].where(
+        jobs["recurring_key"] == "", jobs["queue"] + "/" + jobs["recurring_key"]
+    )
+    tasks = pd.concat([prod.tasks, engineer.tasks], ignore_index=True)
+    note = (
+        f"two-tenant SWIM sample: FB-2009 -> root.prod, 1/15 of FB-2010 -> root.engineer, "
+        f"submits in [0, 2h), jobs over 2 TB left out, seed {seed}; deadlines not set yet"
+    )
+    return Trace(workload=Workload(jobs=jobs, tasks=tasks), format="swim", notes=(note,))
+
+
+#: Table 1 tenants: (jobs/hour, maps lognormal (median, sigma), reduce fraction of maps,
+#: map s (median, sigma), reduce s (median, sigma), map MB, reduce MB, vcores).
+SIX_TENANTS: dict[str, dict] = {
+    # I/O-intensive SQL: many maps that scan, short reduces, business-hours arrivals
+    "bi": dict(
+        rate=30,
+        maps=(60, 0.8),
+        reduces=0.1,
+        map_s=(25, 0.4),
+        reduce_s=(40, 0.4),
+        map_mb=1024,
+        reduce_mb=2048,
+        vcores=1,
+    ),
+    # a mixture of job types: widest size spread
+    "dev": dict(
+        rate=30,
+        maps=(20, 1.5),
+        reduces=0.25,
+        map_s=(30, 0.9),
+        reduce_s=(60, 0.9),
+        map_mb=1024,
+        reduce_mb=2048,
+        vcores=1,
+    ),
+    # small, lightweight jobs, often
+    "app": dict(
+        rate=50,
+        maps=(3, 0.5),
+        reduces=0.3,
+        map_s=(8, 0.3),
+        reduce_s=(10, 0.3),
+        map_mb=1024,
+        reduce_mb=1024,
+        vcores=1,
+    ),
+    # Hadoop streaming: external processes make maps slower and hungrier
+    "str": dict(
+        rate=15,
+        maps=(30, 0.7),
+        reduces=0.2,
+        map_s=(90, 0.5),
+        reduce_s=(120, 0.5),
+        map_mb=2048,
+        reduce_mb=2048,
+        vcores=1,
+    ),
+    # long-running, CPU-intensive materialized views: long tasks, heavy reduces
+    "mv": dict(
+        rate=4,
+        maps=(80, 0.5),
+        reduces=0.5,
+        map_s=(300, 0.4),
+        reduce_s=(900, 0.4),
+        map_mb=2048,
+        reduce_mb=4096,
+        vcores=2,
+    ),
+    # I/O-intensive ETL, periodic but bursty: a burst of recurring jobs every 30 minutes
+    "etl": dict(
+        rate=None,
+        maps=(100, 0.6),
+        reduces=0.2,
+        map_s=(20, 0.4),
+        reduce_s=(60, 0.4),
+        map_mb=1024,
+        reduce_mb=2048,
+        vcores=1,
+    ),
+}
+SIX_TENANT_SPAN_S = 4 * 3600.0
+ETL_PERIOD_S = 1800.0
+ETL_FAMILIES = 8
+
+
+def six_tenant(*, seed: int = 2016, span_s: float = SIX_TENANT_SPAN_S) -> Trace:
+    """A seeded synthetic workload with the six tenants of the Tempo paper's Table 1.
+
+    Arrivals are Poisson at each tenant's rate except ETL, which submits its
+    ``ETL_FAMILIES`` recurring jobs in a burst (jittered by up to 2 minutes) every
+    ``ETL_PERIOD_S``; MV and ETL jobs get recurring keys (their job family).
+    Map counts are lognormal, reduces a fraction of the maps, task durations
+    lognormal per stage; sizes per tenant are in `SIX_TENANTS`.
+    """
+    rng = np.random.default_rng(seed)
+    job_rows: list[dict] = []
+    task_frames: list[pd.DataFrame] = []
+    for tenant, spec in SIX_TENANTS.items():
+        if spec["rate"] is None:
+            periods = np.arange(0.0, span_s, ETL_PERIOD_S)
+            submits = (
+                periods[:, None] + rng.uniform(0, 120, size=(len(periods), ETL_FAMILIES))
+            ).ravel()
+            families = np.tile(np.arange(ETL_FAMILIES), len(periods))
+        else:
+            count = rng.poisson(spec["rate"] * span_s / 3600.0)
+            submits = np.sort(rng.uniform(0.0, span_s, size=count))
+            families = rng.integers(0, 6, size=count) if tenant == "mv" else None
+        # Recurring families reuse one size so their runs are alike.
+        n = len(submits)
+        family_maps = np.maximum(
+            1, np.round(rng.lognormal(np.log(spec["maps"][0]), spec["maps"][1], size=n))
+        )
+        if families is not None:
+            per_family = np.maximum(
+                1,
+                np.round(
+                    rng.lognormal(np.log(spec["maps"][0]), spec["maps"][1], size=families.max() + 1)
+                ),
+            )
+            family_maps = per_family[families]
+        maps = np.minimum(family_maps, 400).astype(int)
+        reduces = np.where(rng.random(n) < 0.8, np.ceil(maps * spec["reduces"]), 0).astype(int)
+        for j in range(n):
+            job_id = f"{tenant}-{j:04d}"
+            key = "" if families is None else f"{tenant}-family-{families[j]}"
+            job_rows.append(
+                {
+                    "job_id": job_id,
+                    "queue": f"root.{tenant}",
+                    "submit_s": float(submits[j]),
+                    "user": tenant,
+                    "name": key or job_id,
+                    "recurring_key": key,
+                }
+            )
+            stage = np.array(["map"] * maps[j] + ["reduce"] * reduces[j])
+            is_map = stage == "map"
+            med = np.where(is_map, spec["map_s"][0], spec["reduce_s"][0])
+            sig = np.where(is_map, spec["map_s"][1], spec["reduce_s"][1])
+            durations = rng.lognormal(np.log(med), sig)
+            letters = np.where(is_map, "m", "r")
+            numbers = np.where(is_map, np.arange(len(stage)), np.arange(len(stage)) - maps[j])
+            task_frames.append(
+                pd.DataFrame(
+                    {
+                        "job_id": job_id,
+                        "task_id": [
+                            f"{job_id}_{c}_{k:05d}" for c, k in zip(letters, numbers, strict=True)
+                        ],
+                        "stage": stage,
+                        "duration_s": np.round(durations, 3),
+                        "memory_mb": np.where(is_map, spec["map_mb"], spec["reduce_mb"]).astype(
+                            float
+                        ),
+                        "vcores": float(spec["vcores"]),
+                    }
+                )
+            )
+    jobs = pd.DataFrame(job_rows)
+    tasks = pd.concat(task_frames, ignore_index=True)
+    note = f"six-tenant synthetic workload shaped like Tempo (VLDB 2016) Table 1, seed {seed}, {span_s / 3600:g} h"
+    return Trace(workload=Workload(jobs=jobs, tasks=tasks), format="synthetic", notes=(note,))
+
+
+def hadoop_samples(data: Path) -> dict[str, Trace]:
+    """The Apache Hadoop sample traces in ../shared/data, read with their readers."""
+    hadoop = data / "hadoop"
+    return {
+        "jhist": read_trace(hadoop / "jhist"),
+        "sls": read_trace(hadoop / "sls" / "inputsls.json"),
+        "rumen": read_trace(hadoop / "rumen" / "2jobs2min-rumen-jh.json"),
+        "rest": read_trace(hadoop / "rest"),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT / ".." / "shared" / "data")
+    parser.add_argument("--out", type=Path, default=ROOT / "traces")
+    args = parser.parse_args()
+    out: Path = args.out
+    for name, trace in (("two-tenant", two_tenant(args.data)), ("six-tenant", six_tenant())):
+        path = write_native(trace, out / name, overwrite=True)
+        print(f"{path}: {trace.workload}")
+    for name, trace in hadoop_samples(args.data).items():
+        path = write_native(trace, out / "hadoop" / name, overwrite=True)
+        print(f"{path}: {trace.workload} {trace.observed}")
+    for notice in ("LICENSE.txt", "NOTICE.txt"):
+        shutil.copyfile(args.data / "hadoop" / notice, out / "hadoop" / notice)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,271 @@
+"""The `Journal` extension point: a durable record of every tuning-loop iteration.
+
+Call order (what the control loop does each window)::
+
+    it = journal.begin_iteration(config_path=..., config_sha256=..., observed_qs=...)
+    # decide; if a configuration is to be written:
+    ap = journal.record_intent(it, path=..., sha256=new, previous_sha256=old, backup_path=...)
+    #   ... back up, write the allocation file atomically, reload, confirm ...
+    journal.complete_apply(ap, outcome="confirmed")   # or "reverted" after restoring
+    journal.finish_iteration(it, decision="accepted", reason=..., config_sha256=new, ...)
+
+On start-up the loop calls `Journal.in_force` to learn which configuration is in
+force (resolving an apply left dangling by a crash) and `Journal.last` to resume.
+
+What every implementation guarantees:
+
+- **durable once a call returns** (the in-memory journal is the documented
+  exception: it lives as long as the process), and **one transaction per call**:
+  a crash leaves each call either fully recorded or not at all;
+- ids are positive integers that increase in call order; `iterations` and
+  `applies` return records in id order;
+- the intent of an apply is on record before the allocation file is written, so
+  after a crash at any point `in_force` can tell, by hashing the file on disk,
+  whether the new file, the previous one, or neither is there;
+- misuse (an unknown id, finishing twice, a decision not in `DECISIONS`) raises
+  `tempo.JournalError` and records nothing.
+
+QS vectors are stored as JSON objects; non-finite numbers become ``null``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tempo.errors import JournalError
+
+#: What an iteration decided.
+DECISIONS = ("accepted", "rolled_back", "rejected", "dry_run")
+
+#: How an apply ended: the new file confirmed in force, or the previous one restored.
+OUTCOMES = ("confirmed", "reverted")
+
+#: What `Journal.in_force` can conclude about the allocation file on disk.
+IN_FORCE_STATES = {
+    "applied": "the last apply was confirmed and the file on disk is that configuration",
+    "restored": "the last apply was reverted and the file on disk is the previous configuration",
+    "unconfirmed": "an apply was interrupted after the new file was written; not yet confirmed",
+    "not_written": "an apply was interrupted before the new file was written; the previous "
+    "configuration is on disk",
+    "external": "the file on disk is not what the journal expects: it was changed outside tempo",
+    "missing": "the allocation file does not exist",
+}
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """One loop iteration as journalled.
+
+    ``config_sha256``/``config_path``: the configuration in force when the
+    iteration finished (when it started, while it is unfinished);
+    ``candidate_sha256``: the configuration it proposed, if any; ``backup_path``:
+    the backup made before writing, if it wrote. ``decision`` is None while the
+    iteration is unfinished (e.g. after a crash). Times are epoch seconds.
+    """
+
+    id: int
+    started_s: float
+    config_path: str
+    config_sha256: str
+    finished_s: float | None = None
+    decision: str | None = None
+    reason: str = ""
+    candidate_sha256: str | None = None
+    backup_path: str | None = None
+    observed_qs: Mapping[str, Any] | None = None
+    predicted_qs: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field."""
+        out = asdict(self)
+        out["observed_qs"] = None if self.observed_qs is None else dict(self.observed_qs)
+        out["predicted_qs"] = None if self.predicted_qs is None else dict(self.predicted_qs)
+        return out
+
+
+@dataclass(frozen=True)
+class Apply:
+    """The two-phase record of writing one allocation file.
+
+    The intent (``intent_s``, hashes, backup) is written before the file;
+    ``outcome`` (`OUTCOMES`) and ``completed_s`` after confirmation or restoration.
+    """
+
+    id: int
+    iteration_id: int
+    path: str
+    sha256: str
+    previous_sha256: str | None
+    backup_path: str | None
+    intent_s: float
+    completed_s: float | None = None
+    outcome: str | None = None
+    detail: str = ""
+
+    @property
+    def dangling(self) -> bool:
+        return self.outcome is None
+
+
+@dataclass(frozen=True)
+class InForce:
+    """Which configuration is in force, as resolved by `Journal.in_force`.
+
+    ``state`` is a key of `IN_FORCE_STATES`; ``sha256`` is the hash of the file on
+    disk (None when missing); ``apply`` is the apply record it was resolved from.
+    """
+
+    state: str
+    path: str
+    sha256: str | None
+    apply: Apply
+
+    @property
+    def description(self) -> str:
+        return IN_FORCE_STATES[self.state]
+
+
+def absolute(path: str | os.PathLike[str]) -> str:
+    """`path` made absolute (not resolving links), so a restart from elsewhere finds it."""
+    return os.path.abspath(os.fspath(path))
+
+
+def file_sha256(path: str | Path) -> str | None:
+    """The SHA-256 (hex) of the file's bytes, or None when it does not exist."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def qs_json(qs: Mapping[str, Any] | None, *, field: str) -> dict[str, Any] | None:
+    """A QS vector as a JSON-ready dict: string keys, non-finite numbers as None."""
+    if qs is None:
+        return None
+    if not isinstance(qs, Mapping):
+        raise JournalError(f"{field}: expected a mapping of QS name to value, got {qs!r}")
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if isinstance(value, Mapping):
+            return {str(k): clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [clean(v) for v in value]
+        if hasattr(value, "item"):  # numpy scalars
+            return clean(value.item())
+        return value
+
+    return {str(key): clean(value) for key, value in qs.items()}
+
+
+def check_decision(decision: str) -> None:
+    if decision not in DECISIONS:
+        raise JournalError(f"decision: expected one of {', '.join(DECISIONS)}, got {decision!r}")
+
+
+def check_outcome(outcome: str) -> None:
+    if outcome not in OUTCOMES:
+        raise JournalError(f"outcome: expected one of {', '.join(OUTCOMES)}, got {outcome!r}")
+
+
+class Journal(ABC):
+    """Durable record of loop iterations and allocation-file applies (see the module docstring)."""
+
+    @abstractmethod
+    def begin_iteration(
+        self,
+        *,
+        config_path: str,
+        config_sha256: str,
+        observed_qs: Mapping[str, Any] | None = None,
+        started_s: float | None = None,
+    ) -> int:
+        """Record the start of an iteration (the configuration in force now); return its id."""
+
+    @abstractmethod
+    def record_intent(
+        self,
+        iteration_id: int,
+        *,
+        path: str,
+        sha256: str,
+        previous_sha256: str | None,
+        backup_path: str | None,
+    ) -> int:
+        """Record, before writing it, that `path` is about to become the file hashing to `sha256`.
+
+        Returns the apply id. Raises `JournalError` if another apply is still dangling.
+        """
+
+    @abstractmethod
+    def complete_apply(self, apply_id: int, *, outcome: str, detail: str = "") -> None:
+        """Record how an apply ended: ``confirmed`` (new file in force) or ``reverted``."""
+
+    @abstractmethod
+    def finish_iteration(
+        self,
+        iteration_id: int,
+        *,
+        decision: str,
+        reason: str,
+        config_sha256: str | None = None,
+        candidate_sha256: str | None = None,
+        predicted_qs: Mapping[str, Any] | None = None,
+        finished_s: float | None = None,
+    ) -> None:
+        """Record the decision; `config_sha256` is the configuration now in force
+        (unchanged from the start when None)."""
+
+    @abstractmethod
+    def iterations(self) -> list[Iteration]:
+        """Every iteration, oldest first."""
+
+    @abstractmethod
+    def applies(self) -> list[Apply]:
+        """Every apply record, oldest first."""
+
+    def last(self) -> Iteration | None:
+        """The most recent iteration (finished or not), or None for an empty journal."""
+        items = self.iterations()
+        return items[-1] if items else None
+
+    def in_force(self) -> InForce | None:
+        """Which configuration is in force, from the last apply and the file on disk.
+
+        None when tempo never applied anything (the operator's file is in force).
+        """
+        records = self.applies()
+        if not records:
+            return None
+        last = records[-1]
+        on_disk = file_sha256(last.path)
+        if on_disk is None:
+            state = "missing"
+        elif last.outcome == "confirmed":
+            state = "applied" if on_disk == last.sha256 else "external"
+        elif last.outcome == "reverted":
+            state = "restored" if on_disk == last.previous_sha256 else "external"
+        elif on_disk == last.sha256:
+            state = "unconfirmed"
+        elif on_disk == last.previous_sha256:
+            state = "not_written"
+        else:
+            state = "external"
+        return InForce(state=state, path=last.path, sha256=on_disk, apply=last)
+
+    def close(self) -> None:  # noqa: B027 (optional hook)
+        """Release resources; the journal is not used afterwards."""
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,124 @@
+"""Reading fields out of a decoded RM REST payload, tolerant of version differences.
+
+Hadoop versions disagree on shapes: a list may come wrapped (``{"queue": [...]}``),
+bare (``[...]``), as a single object (old Jersey JSON for one-element lists), or as
+``null`` when empty; numbers are sometimes strings; optional fields come and go.
+These readers accept all of those and raise `tempo.RMError` naming the field path,
+what was expected and what was received when a value is really unusable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tempo.errors import RMError
+
+#: Marker for "this field is required".
+REQUIRED: Any = object()
+_ABSENT: Any = object()
+
+
+def mapping(value: object, *, where: str) -> Mapping[str, Any]:
+    """`value` as a JSON object, or an error naming `where`."""
+    if not isinstance(value, Mapping):
+        raise RMError(f"{where}: expected a JSON object, got {_describe(value)}")
+    return value
+
+
+def member(obj: Mapping[str, Any], key: str, *, where: str) -> Mapping[str, Any]:
+    """The JSON object under `key` (required)."""
+    if key not in obj or obj[key] is None:
+        raise RMError(f"{where}.{key}: missing (have {', '.join(map(str, obj)) or 'nothing'})")
+    return mapping(obj[key], where=f"{where}.{key}")
+
+
+def items(value: object, key: str, *, where: str) -> list[Mapping[str, Any]]:
+    """The objects of a list that may be wrapped as ``{key: [...]}``, bare, single or null."""
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        if key in value:
+            return items(value[key], key, where=f"{where}.{key}")
+        if not value:
+            return []
+        return [value]
+    if isinstance(value, list):
+        for index, entry in enumerate(value):
+            mapping(entry, where=f"{where}[{index}]")
+        return list(value)
+    raise RMError(f'{where}: expected a list or {{"{key}": [...]}}, got {_describe(value)}')
+
+
+def integer(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
+    """An integer field; numeric strings and integral floats are accepted."""
+    value = _present(obj, key, where=where, default=default)
+    if value is _ABSENT:
+        return default
+    if isinstance(value, bool):
+        raise RMError(f"{where}.{key}: expected an integer, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise RMError(f"{where}.{key}: expected an integer, got {_describe(value)}")
+
+
+def number(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
+    """A numeric field as a float; numeric strings are accepted."""
+    value = _present(obj, key, where=where, default=default)
+    if value is _ABSENT:
+        return default
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            pass
+    raise RMError(f"{where}.{key}: expected a number, got {_describe(value)}")
+
+
+def text(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
+    """A string field; numbers are turned into their text."""
+    value = _present(obj, key, where=where, default=default)
+    if value is _ABSENT:
+        return default
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise RMError(f"{where}.{key}: expected a string, got {_describe(value)}")
+
+
+def flag(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
+    """A boolean field; ``"true"``/``"false"`` strings are accepted."""
+    value = _present(obj, key, where=where, default=default)
+    if value is _ABSENT:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise RMError(f"{where}.{key}: expected true or false, got {_describe(value)}")
+
+
+def _present(obj: Mapping[str, Any], key: str, *, where: str, default: Any) -> Any:
+    value = obj.get(key)
+    if value is None:
+        if default is REQUIRED:
+            raise RMError(f"{where}.{key}: missing")
+        return _ABSENT
+    return value
+
+
+def _describe(value: object) -> str:
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{type(value).__name__} {shown}"

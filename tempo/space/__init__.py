@@ -1,0 +1,30 @@
+"""The tunable configuration space: which settings tempo may change, and how PALD sees them.
+
+A point of the space is a vector in [0, 1]^d, one coordinate per `Dimension` (a
+setting of one queue). `ConfigurationSpace` encodes allocations, decodes vectors to
+`Configuration` values, projects any vector back to a valid configuration inside a
+risk radius, measures normalized distance and writes a vector into an allocation
+document. `SpaceSpec` reads the operator's choice of settings and bounds (a TOML
+file and ``QUEUE.SETTING=LOW:HIGH`` overrides).
+"""
+
+from tempo.space.compare import SpaceDistance, space_distance
+from tempo.space.configuration import Configuration
+from tempo.space.dimension import OFF_BAND, Dimension
+from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS, TunableSetting
+from tempo.space.space import ConfigurationSpace
+from tempo.space.spec import SpaceSpec, parse_override
+
+__all__ = [
+    "DEFAULT_SETTINGS",
+    "OFF_BAND",
+    "SETTINGS",
+    "Configuration",
+    "ConfigurationSpace",
+    "Dimension",
+    "TunableSetting",
+    "SpaceDistance",
+    "SpaceSpec",
+    "parse_override",
+    "space_distance",
+]

@@ -1,0 +1,81 @@
+"""Vectorized mapping between Hadoop-unit values and the unit cube, for many dimensions at once.
+
+Each dimension's range [low, high] maps linearly (or linearly in log) onto [0, top],
+where top is 1 - OFF_BAND for dimensions whose off state is a band and 1 otherwise.
+For a band dimension the valid unit values are [0, top] and exactly 1 (off); a
+unit value in the gap (top, 1) belongs to whichever of the two is nearer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from tempo.space.dimension import OFF_BAND, Dimension
+
+
+class Codec:
+    """Column arrays describing a list of dimensions, and the maps over them.
+
+    Every method takes and returns arrays of shape (n, d), float64.
+    """
+
+    def __init__(self, dimensions: Sequence[Dimension]) -> None:
+        self.low = np.array([d.low for d in dimensions], dtype=float)
+        self.high = np.array([d.high for d in dimensions], dtype=float)
+        self.log = np.array([d.scale == "log" for d in dimensions], dtype=bool)
+        self.integer = np.array([d.domain == "integer" for d in dimensions], dtype=bool)
+        self.band = np.array([d.off == "band" for d in dimensions], dtype=bool)
+        self.high_is_off = np.array([d.off == "high" for d in dimensions], dtype=bool)
+        self.off_value = np.array([d.off_value for d in dimensions], dtype=float)
+        self.top = np.where(self.band, 1.0 - OFF_BAND, 1.0)
+        self._f_low = np.where(self.log, np.log(np.where(self.log, self.low, 1.0)), self.low)
+        self._f_high = np.where(self.log, np.log(np.where(self.log, self.high, 1.0)), self.high)
+
+    def is_off_value(self, values: np.ndarray) -> np.ndarray:
+        """Which values are the off state (Hadoop units)."""
+        return (self.band & (values == self.off_value)) | (self.high_is_off & (values >= self.high))
+
+    def to_unit(self, values: np.ndarray) -> np.ndarray:
+        """Encode values; finite ones are clipped to [low, high] first."""
+        off = self.is_off_value(values)
+        clipped = np.clip(np.where(off, self.low, values), self.low, self.high)
+        return np.where(off, 1.0, self._encode_on(clipped))
+
+    def _encode_on(self, values: np.ndarray) -> np.ndarray:
+        """Unit positions of in-range values."""
+        f = np.where(self.log, np.log(np.where(self.log, values, 1.0)), values)
+        return (f - self._f_low) / (self._f_high - self._f_low) * self.top
+
+    def _on_values(self, units: np.ndarray) -> np.ndarray:
+        """Values for unit positions read as "on" (no off handling), rounded if integer."""
+        t = np.clip(units / self.top, 0.0, 1.0)
+        f = self._f_low + t * (self._f_high - self._f_low)
+        values = np.where(self.log, np.exp(np.where(self.log, f, 0.0)), f)
+        values = np.where(self.integer, np.round(values), values)
+        return np.clip(values, self.low, self.high)
+
+    def _off_units(self, units: np.ndarray) -> np.ndarray:
+        """Which unit positions mean off (the nearer half of a band's gap, or the top)."""
+        return (self.band & (units > 1.0 - OFF_BAND / 2)) | (self.high_is_off & (units >= 1.0))
+
+    def to_values(self, units: np.ndarray) -> np.ndarray:
+        """Decode unit positions (clipped to [0, 1]) to values, off as each ``off_value``."""
+        units = np.clip(units, 0.0, 1.0)
+        values = self._on_values(units)
+        off = self._off_units(units) | (self.high_is_off & (values >= self.high))
+        return np.where(off, self.off_value, values)
+
+    def snap(self, units: np.ndarray) -> np.ndarray:
+        """The nearest valid unit positions: clipped, off gaps resolved, integers rounded.
+
+        Integer dimensions are rounded on their own (Hadoop) scale and re-encoded, so
+        decoding the result and encoding it again gives the same positions.
+        """
+        units = np.clip(units, 0.0, 1.0)
+        off = self._off_units(units)
+        on_units = np.minimum(units, self.top)
+        re_encoded = self._encode_on(self._on_values(on_units))
+        on_units = np.where(self.integer, re_encoded, on_units)
+        return np.where(off, 1.0, on_units)

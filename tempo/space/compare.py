@@ -1,0 +1,63 @@
+"""How far apart two allocations are in the tunable space (what `tempo config diff` reports)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from os import PathLike
+
+from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS
+from tempo.space.space import ConfigurationSpace
+from tempo.space.spec import SpaceSpec
+from whatif.allocation.effective import EffectiveAllocation
+from whatif.cluster import Cluster
+from whatif.errors import ValidationError
+
+
+@dataclass(frozen=True)
+class SpaceDistance:
+    """The normalized distance between two allocations and the space it was measured in."""
+
+    distance: float
+    space: ConfigurationSpace
+    source: str
+
+    def describe(self) -> str:
+        """One line: the distance, the number of dimensions and where the space came from."""
+        return (
+            f"distance: {self.distance:.4f} (normalized l2 over {len(self.space)} tunable "
+            f"dimensions; {self.source})"
+        )
+
+
+def space_distance(
+    a: EffectiveAllocation,
+    b: EffectiveAllocation,
+    *,
+    cluster: Cluster | None = None,
+    space_file: str | PathLike[str] | None = None,
+) -> SpaceDistance:
+    """The normalized l2 distance from `a` to `b` over a tunable space.
+
+    Without `space_file`, the default space of the queues both allocations have,
+    bounded from `a` and widened to cover `b`. Resource settings need `cluster`;
+    without one the default space leaves them out. A space file is built from `a`;
+    values of `b` outside its bounds are clipped (and logged).
+    """
+    if space_file is not None:
+        space = SpaceSpec.from_file(space_file).build(a, cluster)
+        source = f"space {space_file}"
+    else:
+        common = [q.name for q in a.queues() if q.name != "root" and _has(b, q.name)]
+        settings = tuple(
+            s for s in DEFAULT_SETTINGS if cluster is not None or not SETTINGS[s].is_resource
+        )
+        if not common:
+            raise ValidationError("space distance: expected queues both allocations have, got none")
+        space = ConfigurationSpace.default(a, cluster, settings=settings, queues=common, cover=(b,))
+        source = "default space" + ("" if cluster else " without resources (no --cluster)")
+    distance = space.distance(space.encode(a, clip=True), space.encode(b, clip=True))
+    return SpaceDistance(float(distance), space, source)
+
+
+def _has(allocation: EffectiveAllocation, name: str) -> bool:
+    return any(q.name == name for q in allocation.queues())

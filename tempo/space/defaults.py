@@ -1,0 +1,160 @@
+"""Safe default bounds for each tunable setting, derived from the allocation and the cluster.
+
+The rules (documented in the README):
+
+- ``weight``: log scale over [0.1, 10], widened to include the current value (a
+  linear [0, 10] when a weight is 0, which a log scale cannot hold).
+- ``minResources``: [0, the queue's equal split of the cluster] (the cluster divided
+  evenly among siblings at every level), so siblings' minimum shares can never add
+  up to more than their parent's; widened to the current value, never past the
+  cluster.
+- ``maxResources``: [the queue's equal split, the cluster]; the top means no limit.
+- preemption timeouts: whole seconds on a log scale over [5 s, 1 h] plus "off",
+  widened to include the current value.
+- ``fairSharePreemptionThreshold``: [0, 1].
+- ``maxRunningApps``: [1, max(100, twice the current)] on a log scale plus "no limit".
+- ``maxAMShare``: [0.1, 1] plus "disabled" (-1).
+
+The ``vcores`` component of a resource setting is tuned by default only on queues
+whose parent uses ``drf``; under ``fair`` shares are computed on memory alone.
+Values from the ``cover`` allocations widen the bounds the same way the current
+value does, so that several configurations can be compared in one space.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+
+from tempo.space.dimension import Dimension
+from tempo.space.settings import SETTINGS
+from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue
+from whatif.cluster import Cluster
+from whatif.errors import ValidationError
+
+logger = logging.getLogger(__name__)
+
+
+def equal_splits(allocation: EffectiveAllocation) -> dict[str, float]:
+    """Each queue's fraction of the cluster when every parent splits its own evenly."""
+    splits = {"root": 1.0}
+    for queue in allocation.queues():
+        for child in queue.children:
+            splits[child.name] = splits[queue.name] / len(queue.children)
+    return splits
+
+
+def default_components(allocation: EffectiveAllocation, queue: str) -> tuple[str, ...]:
+    """Resource components tuned by default: memory, plus vcores under a ``drf`` parent."""
+    parent = allocation.queue(queue.rsplit(".", 1)[0]) if "." in queue else None
+    if parent is not None and parent.scheduling_policy == "drf":
+        return ("memory", "vcores")
+    return ("memory",)
+
+
+def default_dimension(
+    queue: EffectiveQueue,
+    setting: str,
+    component: str | None,
+    *,
+    values: Sequence[float],
+    cluster: Cluster | None,
+    split: float,
+) -> Dimension | None:
+    """The default dimension for one queue setting, covering `values` (Hadoop units).
+
+    Returns None when the setting has no room to move (a resource the cluster has
+    none of).
+    """
+    spec = SETTINGS[setting]
+    base = {"queue": queue.name, "setting": setting, "component": component}
+    base.update(domain=spec.domain, off=spec.off, off_value=spec.off_value)
+    finite = [v for v in values if math.isfinite(v) and v != spec.off_value]
+    if spec.is_resource:
+        if cluster is None:
+            raise ValidationError(
+                f"{queue.name}.{setting}: cluster: required to bound resource settings (give a cluster spec), got None"
+            )
+        total = math.floor(cluster.memory_mb if component == "memory" else cluster.vcores)
+        share = math.floor(split * total)
+        if setting == "minResources":
+            high = min(total, max([share] + [math.ceil(v) for v in finite]))
+            low = 0
+        else:
+            high = total
+            low = min([max(1, share)] + [math.floor(v) for v in finite])
+        if high <= low:
+            logger.debug(
+                "%s.%s.%s: no room between %s and %s", queue.name, setting, component, low, high
+            )
+            return None
+        return Dimension(**base, low=float(low), high=float(high), scale="linear")
+    if setting == "weight":
+        if min(values) <= 0:
+            return Dimension(**base, low=0.0, high=max([10.0] + finite), scale="linear")
+        return Dimension(**base, low=min([0.1] + finite), high=max([10.0] + finite), scale="log")
+    if setting in ("minSharePreemptionTimeout", "fairSharePreemptionTimeout"):
+        high = float(max([3600] + [math.ceil(v) for v in finite]))
+        if finite and min(finite) < 1:
+            return Dimension(**base, low=0.0, high=high, scale="linear")
+        return Dimension(
+            **base, low=float(min([5] + [math.floor(v) for v in finite])), high=high, scale="log"
+        )
+    if setting == "fairSharePreemptionThreshold":
+        return Dimension(**base, low=0.0, high=1.0, scale="linear")
+    if setting == "maxRunningApps":
+        low = float(min([1] + [math.floor(v) for v in finite]))
+        high = float(max([100] + [2 * math.ceil(v) for v in finite]))
+        return Dimension(**base, low=low, high=high, scale="log" if low > 0 else "linear")
+    # maxAMShare
+    low = min([0.1] + [v for v in finite if v >= 0])
+    return Dimension(**base, low=low, high=1.0, scale="linear")
+
+
+def default_dimensions(
+    allocation: EffectiveAllocation,
+    cluster: Cluster | None,
+    *,
+    settings: Sequence[str],
+    queues: Sequence[str] | None,
+    cover: Sequence[EffectiveAllocation],
+) -> list[Dimension]:
+    """Default dimensions for `settings` on `queues` (None: every non-root queue).
+
+    Settings tuned on leaves by default (timeouts, threshold, maxRunningApps,
+    maxAMShare) skip parent queues even when `queues` names them.
+    """
+    splits = equal_splits(allocation)
+    chosen = None if queues is None else set(queues)
+    dimensions = []
+    for queue in allocation.queues():
+        if queue.name == "root" or (chosen is not None and queue.name not in chosen):
+            continue
+        for setting in settings:
+            spec = SETTINGS[setting]
+            if queue.is_parent and spec.default_on == "leaves":
+                continue
+            components = default_components(allocation, queue.name) if spec.is_resource else (None,)
+            for component in components:
+                values = [spec.current(queue, component, cluster)]
+                values += [
+                    spec.current(other.queue(queue.name), component, cluster)
+                    for other in cover
+                    if _has_queue(other, queue.name)
+                ]
+                dimension = default_dimension(
+                    queue,
+                    setting,
+                    component,
+                    values=values,
+                    cluster=cluster,
+                    split=splits[queue.name],
+                )
+                if dimension is not None:
+                    dimensions.append(dimension)
+    return dimensions
+
+
+def _has_queue(allocation: EffectiveAllocation, name: str) -> bool:
+    return any(q.name == name for q in allocation.queues())

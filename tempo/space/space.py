@@ -1,0 +1,409 @@
+"""The configuration space PALD searches: tuned settings as a vector in the unit cube.
+
+A point of the space is a vector with one coordinate in [0, 1] per `Dimension`.
+`ConfigurationSpace.encode` maps an allocation's effective values to a vector,
+`decode` maps a vector back to setting values, `project` turns any vector into a
+valid one (inside the bounds, on the integer grid, off or on, and inside a risk
+radius around the configuration in force), and `distance` is the normalized l2
+distance the risk radius is measured in: ``||a - b||_2 / sqrt(d)``, which lies in
+[0, 1] for points of the cube.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tempo.space.codec import Codec
+from tempo.space.configuration import Configuration
+from tempo.space.defaults import default_dimensions
+from tempo.space.dimension import Dimension
+from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS
+from tempo.space.writes import setting_writes
+from whatif._validation import check_choice, check_range
+from whatif.allocation.effective import EffectiveAllocation
+from whatif.cluster import Cluster
+from whatif.errors import ValidationError
+
+if TYPE_CHECKING:
+    from whatif.allocation import AllocationDocument
+
+logger = logging.getLogger(__name__)
+
+#: Bisection rounds used to pull a rounded point back inside the risk radius.
+RADIUS_BISECTION_ROUNDS = 60
+
+#: Slack allowed on the radius for floating-point noise.
+RADIUS_TOLERANCE = 1e-12
+
+#: Significant digits kept when decoding continuous values. Hadoop reads weights,
+#: thresholds and shares as Java floats (about 7 digits); 6 digits survive that
+#: exactly, so a written value re-parses to the value decoded.
+SIGNIFICANT_DIGITS = 6
+
+
+@dataclass(frozen=True)
+class ConfigurationSpace:
+    """The tunable settings, their bounds and encodings, and the maps between values and vectors.
+
+    Parameters
+    ----------
+    dimensions
+        The tuned settings, in vector order; names must be unique.
+    cluster
+        The cluster resources are bounded by and percentages resolve against;
+        required when any dimension is a resource.
+    """
+
+    dimensions: tuple[Dimension, ...]
+    cluster: Cluster | None = None
+    _codec: Codec = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        dimensions = tuple(self.dimensions)
+        if not dimensions:
+            raise ValidationError("ConfigurationSpace.dimensions: expected at least one, got none")
+        for dimension in dimensions:
+            if not isinstance(dimension, Dimension):
+                raise ValidationError(
+                    f"ConfigurationSpace.dimensions: expected Dimension, got {type(dimension).__name__}"
+                )
+            if SETTINGS[dimension.setting].is_resource:
+                self._check_within_cluster(dimension)
+        names = [d.name for d in dimensions]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValidationError(
+                f"ConfigurationSpace.dimensions: expected unique names, got {', '.join(repeated)} twice"
+            )
+        object.__setattr__(self, "dimensions", dimensions)
+        object.__setattr__(self, "_codec", Codec(dimensions))
+
+    def _check_within_cluster(self, dimension: Dimension) -> None:
+        if self.cluster is None:
+            raise ValidationError(
+                f"{dimension.name}: cluster: required to bound a resource setting, got None"
+            )
+        total = self.cluster.memory_mb if dimension.component == "memory" else self.cluster.vcores
+        if dimension.high > total:
+            raise ValidationError(
+                f"{dimension.name}: high: expected at most the cluster's {total:g}, "
+                f"got {dimension.high:g}"
+            )
+        if dimension.off == "high" and dimension.high < math.floor(total):
+            raise ValidationError(
+                f"{dimension.name}: high: expected the cluster's {math.floor(total)} when the "
+                f"top of the range means no limit (off='high'), got {dimension.high:g}"
+            )
+
+    # -- construction -------------------------------------------------------------
+
+    @classmethod
+    def default(
+        cls,
+        allocation: EffectiveAllocation,
+        cluster: Cluster | None,
+        *,
+        settings: Sequence[str] = DEFAULT_SETTINGS,
+        queues: Sequence[str] | None = None,
+        cover: Sequence[EffectiveAllocation] = (),
+    ) -> ConfigurationSpace:
+        """The space of `settings` on `queues` with safe default bounds.
+
+        Parameters
+        ----------
+        allocation
+            The configuration in force; its values lie inside the bounds.
+        cluster
+            Resource bounds are fractions of it; may be None only when no resource
+            setting is asked for.
+        settings
+            Hadoop element names, from ``tempo.space.SETTINGS``.
+        queues
+            Full queue paths (or unique leaf names) to tune; None tunes every
+            non-root queue (settings that only make sense on leaves skip parents).
+        cover
+            Other allocations whose values the bounds must also include.
+        """
+        for setting in settings:
+            check_choice(setting, SETTINGS, field="ConfigurationSpace.default: settings")
+        names = None if queues is None else [_queue_name(allocation, q) for q in queues]
+        dimensions = default_dimensions(
+            allocation, cluster, settings=settings, queues=names, cover=tuple(cover)
+        )
+        return cls(tuple(dimensions), cluster=cluster)
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | PathLike[str],
+        allocation: EffectiveAllocation,
+        cluster: Cluster | None,
+        *,
+        overrides: Iterable[str] = (),
+    ) -> ConfigurationSpace:
+        """The space a TOML space file describes, with CLI-style overrides applied on top."""
+        from tempo.space.spec import SpaceSpec
+
+        return SpaceSpec.from_file(path).with_overrides(overrides).build(allocation, cluster)
+
+    # -- description --------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.dimensions)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Dimension names in vector order (``root.etl.weight``)."""
+        return tuple(d.name for d in self.dimensions)
+
+    def index(self, name: str) -> int:
+        """The vector position of a dimension by name."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(name) from None
+
+    def to_records(self) -> list[dict[str, object]]:
+        """One dict per dimension (name, queue, setting, component, bounds, encoding)."""
+        return [
+            {
+                "name": d.name,
+                "queue": d.queue,
+                "setting": d.setting,
+                "component": d.component,
+                "low": d.low,
+                "high": d.high,
+                "domain": d.domain,
+                "scale": d.scale,
+                "off": d.off,
+            }
+            for d in self.dimensions
+        ]
+
+    # -- values <-> vectors ----------------------------------------------------------
+
+    def values(self, allocation: EffectiveAllocation) -> np.ndarray:
+        """The allocation's effective value of every dimension, in Hadoop units, shape (d,)."""
+        out = np.empty(len(self.dimensions))
+        for i, d in enumerate(self.dimensions):
+            queue = allocation.queue(_queue_name(allocation, d.queue))
+            out[i] = SETTINGS[d.setting].current(queue, d.component, self.cluster)
+        return out
+
+    def encode(
+        self, source: EffectiveAllocation | Configuration, *, clip: bool = False
+    ) -> np.ndarray:
+        """The vector in [0, 1]^d of an allocation's effective values (or of a Configuration).
+
+        A value outside its dimension's bounds raises `ValidationError`, or with
+        ``clip=True`` is clipped to the nearer bound (and logged).
+        """
+        if isinstance(source, Configuration):
+            values = self._configuration_values(source)
+        elif isinstance(source, EffectiveAllocation):
+            values = self.values(source)
+        else:
+            raise ValidationError(
+                "encode: source: expected EffectiveAllocation or Configuration, "
+                f"got {type(source).__name__}"
+            )
+        for d, value in zip(self.dimensions, values, strict=True):
+            if not d.contains(value):
+                if not clip:
+                    raise ValidationError(
+                        f"{d.name}: expected a value in {d.describe()}, got {value:g} "
+                        "(widen the bounds or encode with clip=True)"
+                    )
+                logger.warning("%s: %g is outside %s; clipped", d.name, value, d.describe())
+        return self._codec.to_unit(values[np.newaxis, :])[0]
+
+    def _configuration_values(self, configuration: Configuration) -> np.ndarray:
+        keys = [(q, k) for q, k, _ in configuration]
+        expected = [(d.queue, d.key) for d in self.dimensions]
+        if keys != expected:
+            raise ValidationError(
+                f"encode: configuration: expected the space's {len(expected)} settings in order, "
+                f"got {len(keys)} ({', '.join(f'{q}.{k}' for q, k in keys[:3])}...)"
+            )
+        return np.array([float(v) for _, _, v in configuration], dtype=float)
+
+    def decode(self, vector: np.ndarray) -> Configuration:
+        """The setting values a vector stands for (snapped to the nearest valid point)."""
+        units = self._vector(vector, "decode: vector", unit=True)
+        values = self._codec.to_values(units[np.newaxis, :])[0]
+        entries = []
+        for d, value in zip(self.dimensions, values.tolist(), strict=True):
+            if d.is_off(value) or not math.isfinite(value):
+                clean: float | int = d.off_value
+            elif d.domain == "integer":
+                clean = int(value)
+            else:
+                clean = float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+            entries.append((d.queue, d.key, clean))
+        return Configuration(tuple(entries))
+
+    # -- geometry -----------------------------------------------------------------
+
+    def distance(self, a: np.ndarray, b: np.ndarray) -> float | np.ndarray:
+        """Normalized l2 distance ``||a - b||_2 / sqrt(d)``: in [0, 1] inside the cube.
+
+        For (n, d) arrays, the n row distances.
+        """
+        a = self._vector(a, "distance: a", batch=True)
+        b = self._vector(b, "distance: b", batch=True)
+        result = np.linalg.norm(a - b, axis=-1) / math.sqrt(len(self.dimensions))
+        return float(result) if np.ndim(result) == 0 else result
+
+    def project(
+        self,
+        vector: np.ndarray,
+        *,
+        center: np.ndarray | None = None,
+        radius: float | None = None,
+    ) -> np.ndarray:
+        """The valid point nearest to `vector`, pulled inside the risk radius if one is given.
+
+        Clips to [0, 1], resolves each off band to off or on (whichever is nearer),
+        rounds integer settings on their own scale and re-encodes them. With `center`
+        (a valid point, normally the configuration in force) and `radius` (normalized
+        distance), a point farther than `radius` moves back along the step from the
+        center to the farthest point on that line whose rounded version lies within
+        the radius. Accepts (d,) or (n, d) and returns the same shape.
+        """
+        points = self._vector(vector, "project: vector", batch=True)
+        single = points.ndim == 1
+        points = np.atleast_2d(points)
+        snapped = self._codec.snap(points)
+        if (center is None) != (radius is None):
+            raise ValidationError("project: center and radius: expected both or neither")
+        if center is not None:
+            snapped = self._into_radius(snapped, self._center(center), self._radius(radius))
+        return snapped[0] if single else snapped
+
+    def _center(self, center: np.ndarray) -> np.ndarray:
+        center = self._vector(center, "center", unit=True)
+        if not np.allclose(self._codec.snap(center[np.newaxis, :])[0], center, rtol=0, atol=1e-9):
+            raise ValidationError(
+                "center: expected a valid point of the space (an encoded configuration "
+                "or a projected vector), got one off the integer grid or inside an off band"
+            )
+        return center
+
+    def _radius(self, radius: Any) -> float:
+        if isinstance(radius, bool) or not isinstance(radius, int | float | np.floating):
+            raise ValidationError(f"radius: expected a number, got {radius!r}")
+        check_range(float(radius), field="radius", low=0.0)
+        return float(radius)
+
+    def _into_radius(self, points: np.ndarray, center: np.ndarray, radius: float) -> np.ndarray:
+        scale = math.sqrt(len(self.dimensions))
+        limit = radius + RADIUS_TOLERANCE
+
+        def dist(p: np.ndarray) -> np.ndarray:
+            return np.linalg.norm(p - center, axis=1) / scale
+
+        far = dist(points) > limit
+        if not far.any():
+            return points
+        steps = points[far] - center
+        hi = radius / (np.linalg.norm(steps, axis=1) / scale)
+        # Rounding can push the scaled point out again: bisect for the farthest fraction of
+        # the step whose rounded point is inside (fraction 0 is the center itself).
+        lo = np.where(dist(self._codec.snap(center + hi[:, np.newaxis] * steps)) <= limit, hi, 0.0)
+        for _ in range(RADIUS_BISECTION_ROUNDS):
+            if (lo == hi).all():
+                break
+            mid = (lo + hi) / 2
+            ok = dist(self._codec.snap(center + mid[:, np.newaxis] * steps)) <= limit
+            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+        result = points.copy()
+        result[far] = self._codec.snap(center + lo[:, np.newaxis] * steps)
+        return result
+
+    def sample(
+        self,
+        rng: np.random.Generator,
+        n: int,
+        *,
+        center: np.ndarray | None = None,
+        radius: float | None = None,
+    ) -> np.ndarray:
+        """`n` random valid points, shape (n, d): uniform in the cube, or in the ball around `center`."""
+        if not isinstance(rng, np.random.Generator):
+            raise ValidationError(f"rng: expected numpy.random.Generator, got {type(rng).__name__}")
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+            raise ValidationError(f"n: expected an integer >= 0, got {n!r}")
+        d = len(self.dimensions)
+        if center is None and radius is None:
+            return self.project(rng.random((int(n), d)))
+        if center is None or radius is None:
+            raise ValidationError("sample: center and radius: expected both or neither")
+        center = self._center(center)
+        directions = rng.standard_normal((int(n), d))
+        directions /= np.maximum(np.linalg.norm(directions, axis=1, keepdims=True), 1e-300)
+        lengths = self._radius(radius) * math.sqrt(d) * rng.random(int(n)) ** (1.0 / d)
+        return self.project(
+            center + directions * lengths[:, np.newaxis], center=center, radius=radius
+        )
+
+    # -- writing --------------------------------------------------------------------
+
+    def changes(
+        self, allocation: EffectiveAllocation, vector: np.ndarray
+    ) -> tuple[tuple[str, str, Any], ...]:
+        """The ``(queue, setting, value)`` writes that turn `allocation` into `vector`.
+
+        Only settings whose decoded value differs from the effective one appear; see
+        `tempo.space.writes.setting_writes` for the values (``None`` removes an
+        element so that "no limit" applies).
+        """
+        return setting_writes(self.dimensions, self.cluster, allocation, self.decode(vector))
+
+    def apply(self, document: AllocationDocument, vector: np.ndarray) -> AllocationDocument:
+        """The document with every dimension that `vector` changes written through ``doc.set``.
+
+        Settings whose decoded value equals the document's effective value are not
+        touched, so an unchanged vector returns an identical document.
+        """
+        for queue, setting, value in self.changes(document.effective(), vector):
+            logger.debug("set %s %s = %s", queue, setting, value)
+            document = document.set(queue, setting, value)
+        return document
+
+    # -- input checks ---------------------------------------------------------------
+
+    def _vector(
+        self, vector: Any, name: str, *, unit: bool = False, batch: bool = False
+    ) -> np.ndarray:
+        try:
+            array = np.asarray(vector, dtype=float)
+        except (TypeError, ValueError):
+            raise ValidationError(f"{name}: expected an array of numbers, got {vector!r}") from None
+        d = len(self.dimensions)
+        shapes = f"({d},)" + (f" or (n, {d})" if batch else "")
+        if array.shape[-1:] != (d,) or array.ndim > (2 if batch else 1):
+            raise ValidationError(f"{name}: expected shape {shapes}, got {array.shape}")
+        if not np.isfinite(array).all():
+            raise ValidationError(
+                f"{name}: expected finite values, got {float(array[~np.isfinite(array)][0])!r}"
+            )
+        if unit and ((array < -1e-9).any() or (array > 1 + 1e-9).any()):
+            bad = float(array[(array < -1e-9) | (array > 1 + 1e-9)][0])
+            raise ValidationError(f"{name}: expected values in [0, 1], got {bad!r}")
+        return np.clip(array, 0.0, 1.0) if unit else array
+
+
+def _queue_name(allocation: EffectiveAllocation, name: str) -> str:
+    """The full path of a queue named by full path or unique leaf name."""
+    try:
+        return allocation.queue(name).name
+    except KeyError:
+        known = ", ".join(q.name for q in allocation.queues())
+        raise ValidationError(f"queue: expected one of {known}, got {name!r}") from None

@@ -1,0 +1,240 @@
+"""The operator's choice of tuned settings and bounds: a TOML space file plus CLI overrides.
+
+Grammar (see the README, section "Tunable configuration space")::
+
+    [space]
+    settings = ["weight", "minResources"]   # tuned on every queue, default bounds
+    queues = ["root.etl", "root.bi"]         # optional: only these queues
+
+    [queue."root.etl"]
+    weight = "0.5:8"                          # LOW:HIGH, either side may be empty
+    minResources.memory = "0:50%"             # resources: per component, % of the cluster
+    fairSharePreemptionTimeout = { low = 30, high = 1800, scale = "log", off = true }
+    maxRunningApps = true                     # tuned with default bounds
+    minSharePreemptionTimeout = false         # not tuned
+
+An override is ``QUEUE.SETTING[.COMPONENT]=VALUE`` where VALUE is ``LOW:HIGH``,
+``default`` (tuned with default bounds) or ``fixed`` (not tuned).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from os import PathLike
+from pathlib import Path
+
+from tempo.space.defaults import (
+    default_components,
+    default_dimension,
+    default_dimensions,
+    equal_splits,
+)
+from tempo.space.dimension import Dimension
+from tempo.space.key_lines import KeyLines
+from tempo.space.rules import Rule, parse_override, string_list, table_rules, toml_table
+from tempo.space.settings import COMPONENTS, DEFAULT_SETTINGS, SETTINGS
+from tempo.space.space import ConfigurationSpace, _queue_name
+from whatif.allocation.effective import EffectiveAllocation
+from whatif.cluster import Cluster
+from whatif.errors import ValidationError
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SpaceSpec:
+    """Which settings to tune and within which bounds, before an allocation gives it shape.
+
+    ``settings`` are tuned on ``queues`` (None: every queue they suit) with default
+    bounds; ``rules`` then add, re-bound or remove single queue settings, in order.
+    """
+
+    settings: tuple[str, ...] = DEFAULT_SETTINGS
+    queues: tuple[str, ...] | None = None
+    rules: tuple[Rule, ...] = ()
+    source: str = "<defaults>"
+
+    @classmethod
+    def from_file(cls, path: str | PathLike[str]) -> SpaceSpec:
+        """Read a TOML space file; errors name the file, line and field."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise ValidationError(
+                f"{path}: cannot read the space file: {error.strerror}"
+            ) from error
+        return cls.from_toml(text, path=str(path))
+
+    @classmethod
+    def from_toml(cls, text: str, *, path: str = "<string>") -> SpaceSpec:
+        """Parse the text of a space file (`path` only names it in errors)."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            found = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
+            if found:
+                where = f"{path}:{found[1]}:{found[2]}"
+            else:  # "(at end of document)"
+                where = f"{path}:{max(1, len(text.splitlines()))}"
+            message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(error))
+            raise ValidationError(f"{where}: invalid TOML: {message}") from error
+        lines = KeyLines(text, path)
+        for key in data:
+            if key not in ("space", "queue"):
+                raise ValidationError(
+                    f'{lines.at((key,))}: {key}: expected a [space] or [queue."NAME"] table'
+                )
+        space = toml_table(data.get("space", {}), ("space",), lines)
+        for key in space:
+            if key not in ("settings", "queues"):
+                raise ValidationError(
+                    f"{lines.at(('space', key))}: space.{key}: expected 'settings' or 'queues'"
+                )
+        settings = string_list(
+            space.get("settings", list(DEFAULT_SETTINGS)), ("space", "settings"), lines
+        )
+        for setting in settings:
+            if setting not in SETTINGS:
+                raise ValidationError(
+                    f"{lines.at(('space', 'settings'))}: space.settings: expected names from "
+                    f"{', '.join(SETTINGS)}, got {setting!r}"
+                )
+        queues = space.get("queues")
+        rules: list[Rule] = []
+        for queue, entries in toml_table(data.get("queue", {}), ("queue",), lines).items():
+            for key, value in toml_table(entries, ("queue", queue), lines).items():
+                rules.extend(table_rules(queue, key, value, lines))
+        return cls(
+            settings=tuple(settings),
+            queues=None
+            if queues is None
+            else tuple(string_list(queues, ("space", "queues"), lines)),
+            rules=tuple(rules),
+            source=lines.at(("space", "queues")) if queues is not None else path,
+        )
+
+    def with_overrides(self, overrides: Iterable[str]) -> SpaceSpec:
+        """This spec with ``QUEUE.SETTING[.COMPONENT]=VALUE`` overrides applied after its rules."""
+        if isinstance(overrides, str):
+            raise ValidationError(
+                f"overrides: expected a list of strings, got the string {overrides!r}"
+            )
+        return replace(self, rules=self.rules + tuple(parse_override(o) for o in overrides))
+
+    def build(self, allocation: EffectiveAllocation, cluster: Cluster | None) -> ConfigurationSpace:
+        """The configuration space for this allocation and cluster."""
+        try:
+            queues = (
+                None if self.queues is None else [_queue_name(allocation, q) for q in self.queues]
+            )
+        except ValidationError as error:
+            raise ValidationError(f"{self.source}: space.{error}") from error
+        dimensions = {
+            (d.queue, d.key): d
+            for d in default_dimensions(
+                allocation, cluster, settings=self.settings, queues=queues, cover=()
+            )
+        }
+        splits = equal_splits(allocation)
+        for rule in self.rules:
+            try:
+                _apply_rule(rule, dimensions, allocation, cluster, splits)
+            except ValidationError as error:
+                raise ValidationError(f"{rule.source}: {error}") from error
+        order = {q.name: i for i, q in enumerate(allocation.queues())}
+        settings = list(SETTINGS)
+        ranked = sorted(
+            dimensions.values(),
+            key=lambda d: (
+                order[d.queue],
+                settings.index(d.setting),
+                COMPONENTS.index(d.component) if d.component else 0,
+            ),
+        )
+        space = ConfigurationSpace(tuple(ranked), cluster=cluster)
+        for d, value in zip(space.dimensions, space.values(allocation), strict=True):
+            if not d.contains(value):
+                logger.warning(
+                    "%s: the current value %g is outside %s", d.name, value, d.describe()
+                )
+        return space
+
+
+def _apply_rule(
+    rule: Rule,
+    dimensions: dict[tuple[str, str], Dimension],
+    allocation: EffectiveAllocation,
+    cluster: Cluster | None,
+    splits: dict[str, float],
+) -> None:
+    """Add, re-bound or remove the dimensions a rule names (in place)."""
+    queue = allocation.queue(_queue_name(allocation, rule.queue))
+    spec = SETTINGS[rule.setting]
+    if spec.is_resource:
+        if rule.component is not None:
+            components: tuple[str | None, ...] = (rule.component,)
+        else:
+            components = default_components(allocation, queue.name) if rule.tune else COMPONENTS
+    else:
+        components = (None,)
+    if not rule.tune:
+        for component in components:
+            key = rule.setting if component is None else f"{rule.setting}.{component}"
+            dimensions.pop((queue.name, key), None)
+        return
+    if spec.leaf_only and queue.is_parent:
+        raise ValidationError(
+            f"{rule.name}: expected a leaf queue ({rule.setting} applies to leaves only), "
+            f"got the parent {queue.name}"
+        )
+    for component in components:
+        current = spec.current(queue, component, cluster)
+        default = default_dimension(
+            queue,
+            rule.setting,
+            component,
+            values=[current],
+            cluster=cluster,
+            split=splits[queue.name],
+        )
+        total = None
+        if spec.is_resource and cluster is not None:
+            total = cluster.memory_mb if component == "memory" else cluster.vcores
+        integer = spec.domain == "integer"
+        low = rule.low.resolve(total, integer=integer, upper=False) if rule.low else None
+        high = rule.high.resolve(total, integer=integer, upper=True) if rule.high else None
+        if default is None and (low is None or high is None):
+            raise ValidationError(
+                f"{rule.name}: expected explicit LOW:HIGH (no room for a default range)"
+            )
+        if rule.off and spec.off == "none":
+            raise ValidationError(
+                f"{rule.name}: off: expected false ({rule.setting} has no off state), got true"
+            )
+        low = default.low if low is None else low
+        high = default.high if high is None else high
+        off = "none" if rule.off is False else spec.off
+        if off == "high" and total is not None and high < math.floor(total):
+            off = "none"  # a limit below the cluster size is a real limit
+        dimension = Dimension(
+            queue=queue.name,
+            setting=rule.setting,
+            component=component,
+            low=low,
+            high=high,
+            domain=spec.domain,
+            scale=rule.scale or (default.scale if default else spec.scale),
+            off=off,
+            off_value=spec.off_value,
+        )
+        if total is not None and dimension.high > total:
+            raise ValidationError(
+                f"{dimension.name}: high: expected at most the cluster's {total:g}, got {dimension.high:g}"
+            )
+        dimensions[(queue.name, dimension.key)] = dimension

@@ -1,0 +1,67 @@
+"""Turn a decoded configuration into the ``doc.set`` calls that write it into an allocation file.
+
+Only settings whose value differs from the allocation's effective value are written.
+"No limit" needs care because the allocation file cannot always say it: a removed
+``maxRunningApps`` or ``maxResources`` element falls back to ``queueMaxAppsDefault``
+or ``queueMaxResourcesDefault`` when the file sets one. In that case tempo writes
+Java's ``Integer.MAX_VALUE`` apps, or the cluster's size, which Hadoop treats as
+no limit; otherwise it removes the element (value ``None``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from tempo.space.configuration import Configuration
+from tempo.space.dimension import Dimension
+from tempo.space.settings import SETTINGS
+from whatif.allocation.effective import EffectiveAllocation, Resources
+from whatif.cluster import Cluster
+from whatif.fairshare import JAVA_INT_MAX
+
+
+def setting_writes(
+    dimensions: Sequence[Dimension],
+    cluster: Cluster | None,
+    allocation: EffectiveAllocation,
+    configuration: Configuration,
+) -> tuple[tuple[str, str, Any], ...]:
+    """The ``(queue, setting, value)`` triples for ``AllocationDocument.set``, in dimension order.
+
+    Values are Hadoop units: numbers (``math.inf`` for a timeout that never fires,
+    -1 for a disabled ``maxAMShare``), `Resources` for resource settings (a component
+    the space does not tune keeps its effective value), or ``None`` to remove an
+    element so that "no limit" applies.
+    """
+    writes: dict[tuple[str, str], Any] = {}
+    components: dict[tuple[str, str], dict[str, float]] = {}
+    for d, (_, _, new) in zip(dimensions, configuration, strict=True):
+        queue = allocation.queue(d.queue)
+        if d.same(SETTINGS[d.setting].current(queue, d.component, cluster), new):
+            continue
+        writes[(d.queue, d.setting)] = new
+        if d.component is not None:
+            components.setdefault((d.queue, d.setting), {})[d.component] = float(new)
+    for (queue_name, setting), changed in components.items():
+        queue = allocation.queue(queue_name)
+        memory = changed.get("memory", SETTINGS[setting].current(queue, "memory", cluster))
+        vcores = changed.get("vcores", SETTINGS[setting].current(queue, "vcores", cluster))
+        writes[(queue_name, setting)] = _resources(allocation, cluster, memory, vcores)
+    for key, value in writes.items():
+        if key[1] == "maxRunningApps" and math.isinf(value):
+            writes[key] = None if allocation.defaults.max_running_apps is None else JAVA_INT_MAX
+    return tuple((queue, setting, value) for (queue, setting), value in writes.items())
+
+
+def _resources(
+    allocation: EffectiveAllocation, cluster: Cluster | None, memory: float, vcores: float
+) -> Resources | None:
+    """A resource amount to write; unlimited components become the cluster's size."""
+    if math.isinf(memory) and math.isinf(vcores) and allocation.defaults.max_resources.is_unlimited:
+        return None
+    if cluster is not None:
+        memory = cluster.memory_mb if math.isinf(memory) else memory
+        vcores = cluster.vcores if math.isinf(vcores) else vcores
+    return Resources(memory_mb=float(memory), vcores=float(vcores))

@@ -1,0 +1,68 @@
+"""`tempo history`: wiring, output shapes and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from tempo.cli import cli
+from tempo.journal import SQLiteJournal
+
+
+def _journal(path):
+    with SQLiteJournal(path) as journal:
+        it = journal.begin_iteration(config_path="a.xml", config_sha256="ab" * 32)
+        journal.finish_iteration(it, decision="accepted", reason="dominates the previous QS")
+        it = journal.begin_iteration(config_path="a.xml", config_sha256="ab" * 32)
+        journal.finish_iteration(it, decision="rolled_back", reason="QS got worse")
+        journal.begin_iteration(config_path="a.xml", config_sha256="ab" * 32)
+
+
+def test_history_json_lists_decisions_and_reasons(tmp_path):
+    """--json prints a list of iterations with decision and reason."""
+    path = tmp_path / "j.sqlite"
+    _journal(path)
+    result = CliRunner().invoke(cli, ["history", "--journal", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [(r["decision"], r["reason"]) for r in rows] == [
+        ("accepted", "dominates the previous QS"),
+        ("rolled_back", "QS got worse"),
+        (None, ""),
+    ]
+
+
+def test_history_table(tmp_path):
+    """Without --json, a table shows each iteration's decision and reason."""
+    path = tmp_path / "j.sqlite"
+    _journal(path)
+    result = CliRunner().invoke(cli, ["history", "--journal", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "rolled_back" in result.output and "QS got worse" in result.output
+    assert "(unfinished)" in result.output and "abababababab" in result.output
+
+
+def test_history_uses_tempo_journal_env(tmp_path):
+    """$TEMPO_JOURNAL is the default journal."""
+    path = tmp_path / "env.sqlite"
+    _journal(path)
+    result = CliRunner().invoke(cli, ["history", "--json"], env={"TEMPO_JOURNAL": str(path)})
+    assert result.exit_code == 0 and len(json.loads(result.output)) == 3
+
+
+def test_history_without_journal_fails_cleanly(tmp_path):
+    """A missing journal is one line and exit status 1, and creates nothing."""
+    path = tmp_path / "missing.sqlite"
+    result = CliRunner().invoke(cli, ["history", "--journal", str(path)])
+    assert result.exit_code == 1 and "no journal here" in result.output
+    assert not path.exists()
+
+
+def test_history_of_empty_journal(tmp_path):
+    """An empty journal says so (and --json gives [])."""
+    path = tmp_path / "j.sqlite"
+    SQLiteJournal(path).close()
+    assert "no iterations" in CliRunner().invoke(cli, ["history", "--journal", str(path)]).output
+    result = CliRunner().invoke(cli, ["history", "--journal", str(path), "--json"])
+    assert json.loads(result.output) == []

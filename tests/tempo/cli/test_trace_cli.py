@@ -1,0 +1,51 @@
+"""`tempo trace` wiring: inspect (text and --json), convert, and one-line errors."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tempo.cli import cli
+
+DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
+SLS = DATA / "hadoop" / "sls" / "inputsls.json"
+
+
+def test_inspect_json_prints_one_object():
+    """inspect --json prints one JSON object with counts and queue names."""
+    result = CliRunner().invoke(cli, ["trace", "inspect", str(SLS), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert (payload["jobs"], payload["tasks"], payload["attempts"]) == (2, 5, 5)
+    assert payload["queues"] == ["root.sls_queue_1", "root.sls_queue_2"]
+
+
+def test_inspect_text_with_explicit_format():
+    """inspect --format renders a table naming the queues."""
+    result = CliRunner().invoke(cli, ["trace", "inspect", str(SLS), "--format", "sls"])
+    assert result.exit_code == 0 and "root.sls_queue_2" in result.output
+
+
+def test_non_trace_is_one_line_exit_1():
+    """A file that is not a trace gives one line on stderr and exit status 1, no traceback."""
+    result = CliRunner().invoke(
+        cli, ["trace", "inspect", str(DATA / "hadoop" / "rest" / "rm-metrics.json")]
+    )
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1 and "not a trace" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_convert_then_inspect(tmp_path):
+    """convert writes a native trace that inspect reads back; a second convert needs --force."""
+    out = tmp_path / "native"
+    runner = CliRunner()
+    result = runner.invoke(cli, ["trace", "convert", str(SLS), str(out), "--to", "native-csv"])
+    assert result.exit_code == 0, result.output
+    assert (out / "tasks.csv").is_file()
+    again = runner.invoke(cli, ["trace", "convert", str(SLS), str(out)])
+    assert again.exit_code == 1 and "already exists" in again.output
+    forced = runner.invoke(cli, ["trace", "convert", str(SLS), str(out), "--force"])
+    assert forced.exit_code == 0 and (out / "tasks.parquet").is_file()
+    payload = json.loads(runner.invoke(cli, ["trace", "inspect", str(out), "--json"]).output)
+    assert payload["tasks"] == 5 and payload["format"] == "sls"

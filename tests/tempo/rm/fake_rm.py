@@ -1,0 +1,128 @@
+"""A scripted ResourceManager/JobHistory HTTP server on 127.0.0.1, and fakes of time, for the RM tests."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from tempo.rm import RetryPolicy, TransportOptions
+
+REST = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop" / "rest"
+
+#: Timeouts small enough that a slow-response test stays well under a second.
+FAST = TransportOptions(
+    connect_timeout_s=0.2,
+    read_timeout_s=0.2,
+    retry=RetryPolicy(max_attempts=3, base_delay_s=0.5, max_delay_s=4.0, max_total_s=60.0),
+)
+
+
+def rest_fixture(name: str) -> bytes:
+    """The verbatim bytes of a Hadoop doc response in shared/data/hadoop/rest."""
+    return (REST / name).read_bytes()
+
+
+@dataclass
+class Reply:
+    """One scripted answer: status, body, headers, a delay before answering, and
+    optionally a Content-Length larger than the body (a connection cut mid-transfer)."""
+
+    status: int = 200
+    body: bytes | str = b"{}"
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    declared_length: int | None = None
+
+
+@dataclass
+class Seen:
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+
+
+class FakeServer:
+    """Answers GETs from per-path scripts; the last reply of a script repeats forever."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, list[Reply]] = {}
+        self.seen: list[Seen] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+                parts = urlsplit(self.path)
+                with server._lock:
+                    server.seen.append(Seen(parts.path, parse_qs(parts.query), dict(self.headers)))
+                    script = server.routes.get(parts.path)
+                    reply = (
+                        Reply(404, b"not found")
+                        if not script
+                        else script.pop(0)
+                        if len(script) > 1
+                        else script[0]
+                    )
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                body = reply.body.encode() if isinstance(reply.body, str) else reply.body
+                try:
+                    self.send_response(reply.status)
+                    headers = {"Content-Type": "application/json", **reply.headers}
+                    for key, value in headers.items():
+                        self.send_header(key, value)
+                    length = reply.declared_length if reply.declared_length else len(body)
+                    self.send_header("Content-Length", str(length))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    if reply.declared_length:
+                        self.close_connection = True
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def script(self, path: str, *replies: Reply) -> None:
+        self.routes[path] = list(replies)
+
+    def paths(self) -> list[str]:
+        return [s.path for s in self.seen]
+
+    def start(self) -> FakeServer:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class FakeTime:
+    """An injected sleep that records its delays and advances an injected clock."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    def clock(self) -> float:
+        return self.now

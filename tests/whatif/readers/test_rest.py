@@ -1,0 +1,146 @@
+"""REST response parsers (pure) and the REST dump reader, on the Hadoop doc examples."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from whatif import TraceFormatError
+from whatif.readers import detect_format, read_trace
+from whatif.readers.lenient_json import loads_lenient
+from whatif.readers.rest import jhs_attempts, jhs_jobs, jhs_tasks, response_kind, rm_apps
+
+REST = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop" / "rest"
+
+
+def _load(name):
+    return loads_lenient((REST / name).read_text(), source=name)
+
+
+def test_rm_apps_parser():
+    """rm-apps.json gives 2 apps; the MapReduce one is keyed by its job id."""
+    apps = rm_apps(_load("rm-apps.json"))
+    assert apps["job_id"].tolist() == ["job_1326815542473_0001", "application_1326815542473_0002"]
+    assert apps["queue"].tolist() == ["root.default", "root.default"]
+    assert apps["state"].tolist() == ["SUCCEEDED", "SUCCEEDED"]
+    assert apps["submit_s"].iloc[0] == pytest.approx(1326815573.334)
+    assert apps["finish_s"].iloc[0] == pytest.approx(1326815598.530)
+    assert apps["memory_mb_s"].iloc[0] == 151730
+
+
+def test_jhs_parsers():
+    """JobHistory jobs, tasks and attempts parse with ids, stages and times."""
+    jobs = jhs_jobs(_load("jhs-jobs.json"))
+    assert jobs["job_id"].tolist() == ["job_1326381300833_1_1", "job_1326381300833_2_2"]
+    assert jobs["submit_s"].tolist() == pytest.approx([1326381344.449, 1326381446.5])
+    tasks = jhs_tasks(_load("jhs-tasks.json"))
+    assert tasks["stage"].tolist() == ["map", "reduce"]
+    assert set(tasks["job_id"]) == {"job_1326381300833_2_2"}
+    assert tasks["elapsed_s"].tolist() == pytest.approx([6.777, 135.559])
+    attempts = jhs_attempts(_load("jhs-task-attempts.json"))
+    assert attempts["task_id"].tolist() == ["task_1326381300833_2_2_m_0"]
+    assert attempts["node"].tolist() == ["host.domain.com"]
+    assert (attempts["finish_s"] - attempts["start_s"]).tolist() == pytest.approx([2.638])
+
+
+def test_single_object_and_empty_responses():
+    """A single-record response and the RM's "apps": null both parse."""
+    one = {"job": {"id": "job_1_1", "submitTime": 1000, "queue": "etl"}}
+    assert jhs_jobs(one)["queue"].tolist() == ["root.etl"]
+    assert rm_apps({"apps": None}).empty
+    assert response_kind({"clusterMetrics": {}}) is None
+
+
+@pytest.mark.parametrize(
+    ("payload", "match"),
+    [
+        (
+            {"jobs": {"job": [{"id": "job_1_1"}]}},
+            r"src: jobs\.job\[0\]: missing field 'submitTime'",
+        ),
+        (
+            {"jobs": {"job": [{"id": "job_1_1", "submitTime": "x"}]}},
+            r"jobs\.job\[0\]: field 'submitTime': expected a number, got 'x'",
+        ),
+        (
+            {"tasks": {"task": [{"id": "nope", "type": "MAP"}]}},
+            r"tasks\.task\[0\]: field 'id': expected a task id",
+        ),
+        (
+            {"tasks": {"task": [{"id": "task_1_1_m_0", "type": "SHUFFLE"}]}},
+            r"field 'type': expected MAP or REDUCE",
+        ),
+        ({"clusterMetrics": {}}, r"src: expected a REST jobs response"),
+    ],
+)
+def test_parsers_reject_bad_records(payload, match):
+    """Missing fields, wrong types and wrong response kinds name the source and record."""
+    with pytest.raises(TraceFormatError, match=match):
+        jhs_tasks(payload, source="src") if "tasks" in payload else jhs_jobs(payload, source="src")
+
+
+def test_each_dump_file_and_the_directory_read_as_traces():
+    """Each apps/jobs/tasks/attempts dump reads alone; the directory joins them."""
+    counts = {
+        "rm-apps.json": (2, 0, 0),
+        "jhs-jobs.json": (2, 0, 0),
+        "jhs-tasks.json": (1, 2, 0),
+        "jhs-task-attempts.json": (1, 1, 1),
+    }
+    for name, (jobs, tasks, attempts) in counts.items():
+        trace = read_trace(REST / name)
+        assert detect_format(REST / name) == "rest"
+        assert (trace.workload.n_jobs, trace.workload.n_tasks, trace.observed.n_attempts) == (
+            jobs,
+            tasks,
+            attempts,
+        ), name
+    trace = read_trace(REST)
+    assert (trace.workload.n_jobs, trace.workload.n_tasks, trace.observed.n_attempts) == (4, 2, 1)
+    tasks = trace.workload.tasks.set_index("task_id")
+    assert tasks.loc["task_1326381300833_2_2_m_0", "duration_s"] == pytest.approx(2.638)
+    assert tasks.loc["task_1326381300833_2_2_r_0", "duration_s"] == pytest.approx(135.559)
+    job = trace.workload.jobs.set_index("job_id").loc["job_1326381300833_2_2"]
+    assert job["name"] == "Sleep job"
+
+
+def test_non_trace_rest_responses_are_rejected():
+    """Metrics and scheduler responses are not traces."""
+    for name in ("rm-metrics.json", "rm-scheduler-fair.json", "rm-scheduler-capacity.json"):
+        with pytest.raises(TraceFormatError, match="not a trace"):
+            read_trace(REST / name)
+    with pytest.raises(TraceFormatError, match=r"rm-metrics\.json: expected a REST response"):
+        read_trace(REST / "rm-metrics.json", format="rest")
+
+
+def test_attempt_dump_with_preemption(tmp_path):
+    """A killed attempt whose diagnostics mention preemption is marked preempted."""
+    payload = {
+        "taskAttempts": {
+            "taskAttempt": [
+                {
+                    "id": "attempt_1_1_r_0_0",
+                    "type": "REDUCE",
+                    "state": "KILLED",
+                    "startTime": 1000,
+                    "finishTime": 2000,
+                    "diagnostics": "Container preempted by scheduler",
+                },
+                {
+                    "id": "attempt_1_1_r_0_1",
+                    "type": "REDUCE",
+                    "state": "SUCCEEDED",
+                    "startTime": 3000,
+                    "finishTime": 9000,
+                    "shuffleFinishTime": 5000,
+                    "mergeFinishTime": 6000,
+                },
+            ]
+        }
+    }
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(payload))
+    trace = read_trace(path)
+    assert trace.observed.attempts["preempted"].tolist() == [True, False]
+    task = trace.workload.tasks.iloc[0]
+    assert (task["duration_s"], task["shuffle_finish_s"], task["sort_finish_s"]) == (6.0, 5.0, 6.0)

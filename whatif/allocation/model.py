@@ -1,0 +1,824 @@
+"""The allocation file as the operator wrote it: `AllocationDocument`.
+
+A document keeps the file's exact bytes and an lxml tree (with source lines), and
+exposes what is written as a typed tree: queues (``queue``/``pool``, nested,
+``type="parent"``) with their settings, user limits, top-level defaults, the queue
+placement policy, and the legacy Hadoop 1 (MRv1) elements. Values are read the way
+Hadoop reads them (`java_values`, `resource_string`); a value Hadoop would reject is
+kept with the reason in ``Setting.problem`` for `validate` to report.
+
+`AllocationDocument.set` makes a new document in which one element's text changed
+(or one element was added or removed) and every other byte is the same.
+`AllocationDocument.effective` resolves defaults and inheritance (see `resolve`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from lxml import etree
+
+from whatif.allocation.effective import EffectiveAllocation, ResourceLimit, Resources
+from whatif.allocation.java_values import (
+    JAVA_LONG_MAX,
+    parse_boolean,
+    parse_double,
+    parse_float,
+    parse_int,
+    parse_long,
+)
+from whatif.allocation.resource_string import (
+    NEW,
+    OLD,
+    ResourceStringError,
+    ResourceValue,
+    parse_resource,
+    render_resource,
+)
+from whatif.allocation.xml_io import (
+    Span,
+    XMLSyntaxProblem,
+    element_spans,
+    parse_xml,
+    read_allocation_bytes,
+    text_encoding,
+)
+from whatif.errors import AllocationError
+
+logger = logging.getLogger(__name__)
+
+#: Preemption timeout (seconds) written for "never": the largest whose milliseconds
+#: (Hadoop multiplies by 1000 into a Java long) do not overflow. No starvation can
+#: last that long (about 292 million years), so Hadoop never preempts on it; the
+#: effective value of any timeout at or above it is ``math.inf``.
+NEVER_TIMEOUT_S = JAVA_LONG_MAX // 1000
+
+#: Per-queue elements Hadoop 2/3 read, canonical name -> value kind.
+QUEUE_SETTINGS: Mapping[str, str] = MappingProxyType(
+    {
+        "minResources": "resource",
+        "maxResources": "resource",
+        "maxChildResources": "resource",
+        "maxContainerAllocation": "resource",
+        "maxRunningApps": "int",
+        "maxAMShare": "float",
+        "weight": "double",
+        "minSharePreemptionTimeout": "long",
+        "fairSharePreemptionTimeout": "long",
+        "fairSharePreemptionThreshold": "float",
+        "schedulingPolicy": "policy",
+        "allowPreemptionFrom": "bool",
+        "aclSubmitApps": "acl",
+        "aclAdministerApps": "acl",
+        "aclAdministerReservations": "acl",
+        "aclListReservations": "acl",
+        "aclSubmitReservations": "acl",
+        "reservation": "flag",
+    }
+)
+#: Per-queue elements of the Hadoop 1 (MRv1) fair scheduler; YARN ignores them.
+MRV1_QUEUE_SETTINGS: Mapping[str, str] = MappingProxyType(
+    {
+        "minMaps": "int",
+        "minReduces": "int",
+        "maxMaps": "int",
+        "maxReduces": "int",
+        "maxRunningJobs": "int",
+    }
+)
+#: Top-level elements Hadoop 2/3 read.
+TOP_SETTINGS: Mapping[str, str] = MappingProxyType(
+    {
+        "userMaxAppsDefault": "int",
+        "queueMaxAppsDefault": "int",
+        "queueMaxResourcesDefault": "resource",
+        "queueMaxAMShareDefault": "float",
+        "defaultFairSharePreemptionTimeout": "long",
+        "fairSharePreemptionTimeout": "long",
+        "defaultMinSharePreemptionTimeout": "long",
+        "defaultFairSharePreemptionThreshold": "float",
+        "defaultQueueSchedulingPolicy": "policy",
+        "reservation-agent": "text",
+        "reservation-planner": "text",
+        "reservation-policy": "text",
+    }
+)
+#: Top-level elements of the Hadoop 1 fair scheduler.
+MRV1_TOP_SETTINGS: Mapping[str, str] = MappingProxyType(
+    {
+        "poolMaxJobsDefault": "int",
+        "userMaxJobsDefault": "int",
+        "defaultPoolSchedulingMode": "policy",
+    }
+)
+#: Alternative element names -> canonical name.
+ALIASES: Mapping[str, str] = MappingProxyType(
+    {
+        "schedulingMode": "schedulingPolicy",
+        "defaultQueueSchedulingMode": "defaultQueueSchedulingPolicy",
+        "pool": "queue",
+    }
+)
+#: Policy names Hadoop's SchedulingPolicy.parse accepts (lower-cased or class names).
+POLICY_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        "fair": "fair",
+        "drf": "drf",
+        "fifo": "fifo",
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.fairsharepolicy": "fair",
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.dominantresourcefairnesspolicy": "drf",
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.fifopolicy": "fifo",
+    }
+)
+PLACEMENT_RULES = (
+    "specified",
+    "user",
+    "primaryGroup",
+    "secondaryGroupExistingQueue",
+    "nestedUserQueue",
+    "default",
+    "reject",
+)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting element as written.
+
+    ``name`` is the canonical element name (``schedulingPolicy`` for ``schedulingMode``),
+    ``tag`` the name as written. ``text`` is the trimmed text Hadoop reads (``raw`` keeps
+    surrounding whitespace, which matters for ACLs); ``value`` is typed (int, float,
+    bool, str, `ResourceValue`) or ``None`` when Hadoop could not read it, in which case
+    ``problem`` says why in Hadoop's words. ``element`` indexes the document's elements.
+    """
+
+    name: str
+    tag: str
+    kind: str
+    raw: str | None
+    value: object
+    problem: str | None
+    line: int
+    element: int
+
+    @property
+    def text(self) -> str | None:
+        return None if self.raw is None else self.raw.strip()
+
+
+@dataclass(frozen=True)
+class QueueElement:
+    """A ``queue``/``pool`` element: its full path, settings and child queues."""
+
+    path: str
+    name: str
+    raw_name: str
+    tag: str
+    type: str | None
+    line: int
+    element: int
+    settings: tuple[Setting, ...] = ()
+    mrv1: tuple[Setting, ...] = ()
+    unknown: tuple[Setting, ...] = ()
+    children: tuple[QueueElement, ...] = ()
+
+    @property
+    def is_parent(self) -> bool:
+        """Has child queues or is declared ``type="parent"``."""
+        return bool(self.children) or self.type == "parent"
+
+    @property
+    def reservable(self) -> bool:
+        return any(s.name == "reservation" for s in self.settings)
+
+    def get(self, name: str) -> Setting | None:
+        """The setting Hadoop uses for `name` (canonical or alias): the last one written."""
+        canonical = ALIASES.get(name, name)
+        found = [s for s in (*self.settings, *self.mrv1) if s.name == canonical]
+        return found[-1] if found else None
+
+    def walk(self) -> Iterator[QueueElement]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass(frozen=True)
+class UserLimit:
+    """A ``user`` element: ``maxRunningApps`` (YARN) or ``maxRunningJobs`` (MRv1)."""
+
+    name: str
+    line: int
+    element: int
+    settings: tuple[Setting, ...] = ()
+    unknown: tuple[Setting, ...] = ()
+
+    def get(self, name: str) -> Setting | None:
+        found = [s for s in self.settings if s.name == name]
+        return found[-1] if found else None
+
+
+@dataclass(frozen=True)
+class PlacementRule:
+    """A ``rule`` of the queue placement policy; ``create`` defaults to true."""
+
+    name: str
+    create: bool
+    attributes: Mapping[str, str]
+    line: int
+    element: int
+    tag: str = "rule"
+    inner: PlacementRule | None = None
+
+    def is_terminal(self, hadoop_version: int) -> bool:
+        """True if the rule never passes an application on to the next rule.
+
+        Hadoop 3.3+ (``QueuePlacementPolicy.getTerminal``): ``reject`` always;
+        ``specified`` and ``secondaryGroupExistingQueue`` never; ``user``,
+        ``primaryGroup``, ``nestedUserQueue`` and ``default`` when they may create the
+        queue; a rule with a parent rule only if the parent rule is terminal too.
+        Hadoop 2: ``default`` and ``reject`` always, ``user`` and ``primaryGroup`` with
+        create, the others never.
+        """
+        if hadoop_version >= 3:
+            terminal = {
+                "reject": True,
+                "specified": False,
+                "secondaryGroupExistingQueue": False,
+            }.get(self.name, self.create)
+            if self.inner is not None:
+                terminal = terminal and self.inner.is_terminal(hadoop_version)
+            return terminal
+        if self.name in ("default", "reject"):
+            return True
+        if self.name in ("user", "primaryGroup"):
+            return self.create
+        return False
+
+
+@dataclass(frozen=True)
+class PlacementPolicy:
+    """The ``queuePlacementPolicy`` element and its rules, in order."""
+
+    line: int
+    element: int
+    rules: tuple[PlacementRule, ...] = ()
+    unknown: tuple[Setting, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The decoded text of the document and where each element sits in it."""
+
+    text: str
+    encoding: str
+    bom: bytes
+    spans: tuple[Span, ...]
+    newline: str = "\n"
+    unit: str = "  "
+
+
+def _element_text(element: etree._Element) -> str | None:
+    """The text Hadoop's DOM sees as the element's first child (comments are dropped)."""
+    parts = [element.text or ""]
+    for child in element:
+        if isinstance(child.tag, str):
+            return None if not "".join(parts) else "".join(parts)
+        parts.append(child.tail or "")
+    if element.text is None and len(element) == 0:
+        return None
+    return "".join(parts)
+
+
+def read_value(kind: str, raw: str | None, tag: str) -> tuple[object, str | None]:
+    """A setting's typed value and, if Hadoop could not read it, the reason."""
+    if kind == "flag":
+        return True, None
+    if raw is None:
+        return None, f"<{tag}> is empty; Hadoop needs a value (it fails reading the file)"
+    text = raw.strip()
+    try:
+        if kind == "int":
+            return parse_int(text), None
+        if kind == "long":
+            return parse_long(text), None
+        if kind == "float":
+            return parse_float(text), None
+        if kind == "double":
+            return parse_double(text), None
+        if kind == "bool":
+            return parse_boolean(text), None
+        if kind == "resource":
+            return parse_resource(text), None
+        if kind == "policy":
+            policy = POLICY_NAMES.get(text.lower())
+            if policy is None:
+                return (
+                    None,
+                    f"{text} SchedulingPolicy class not found! (expected fair, drf or fifo)",
+                )
+            return policy, None
+    except ResourceStringError as error:
+        return None, f"<{tag}> {text!r}: {error}"
+    except ValueError as error:
+        expected = {"int": "an integer", "long": "an integer", "bool": "true or false"}.get(
+            kind, "a number"
+        )
+        return None, f"<{tag}> expected {expected}, got {text!r} (NumberFormatException: {error})"
+    return raw, None
+
+
+def _setting(element: etree._Element, name: str, kind: str, index: int) -> Setting:
+    raw = _element_text(element)
+    value, problem = read_value(kind, raw, element.tag)
+    return Setting(name, element.tag, kind, raw, value, problem, element.sourceline or 0, index)
+
+
+class AllocationDocument:
+    """A parsed allocation file: source bytes, lxml tree and the typed written tree.
+
+    Build one with `from_file` or `from_bytes`; it is never modified in place
+    (`set` returns a new document).
+
+    Attributes
+    ----------
+    source : str
+        Where the bytes came from (a path, or ``"<bytes>"``), used in messages.
+    tree : lxml.etree._Element
+        The root element, with ``sourceline`` on every element.
+    root_tag : str
+        The root element's name; Hadoop requires ``allocations``.
+    queues : tuple[QueueElement, ...]
+        The top-level queue elements (one ``root`` queue, or the queues under root).
+    defaults : tuple[Setting, ...]
+        Recognised top-level settings (including the MRv1 ones), in document order.
+    users : tuple[UserLimit, ...]
+    placement : PlacementPolicy | None
+    unknown : tuple[Setting, ...]
+        Top-level elements Hadoop logs as "Bad element" and ignores.
+    """
+
+    def __init__(self, data: bytes, *, source: str = "<bytes>") -> None:
+        if not isinstance(data, bytes | bytearray):
+            raise AllocationError(f"{source}: expected the file's bytes, got {type(data).__name__}")
+        self._data = bytes(data)
+        self.source = source
+        self.tree = parse_xml(self._data, source)
+        encoding, bom = text_encoding(self._data)
+        try:
+            text = self._data[len(bom) :].decode(encoding)
+        except (LookupError, UnicodeDecodeError) as error:
+            raise XMLSyntaxProblem(source, 1, f"cannot decode as {encoding}: {error}") from None
+        spans = element_spans(text)
+        self._elements = list(self.tree.iter(etree.Element))
+        if [etree.QName(e).localname for e in self._elements] != [
+            s.tag.rpartition(":")[2] for s in spans
+        ]:
+            raise AllocationError(f"{source}: could not locate the elements in the file text")
+        self._index = {element: i for i, element in enumerate(self._elements)}
+        self._layout = _Layout(
+            text,
+            encoding,
+            bom,
+            tuple(spans),
+            "\r\n" if "\r\n" in text else "\n",
+            _indent_unit(text, spans),
+        )
+        self.root_tag = self.tree.tag if isinstance(self.tree.tag, str) else ""
+        self.line = self.tree.sourceline or 1
+        self._read_tree()
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> AllocationDocument:
+        """Read and parse an allocation file; `AllocationError` names ``path:line``."""
+        return cls(read_allocation_bytes(path), source=str(path))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, source: str = "<bytes>") -> AllocationDocument:
+        """Parse allocation-file bytes; `AllocationError` names ``source:line``."""
+        return cls(data, source=source)
+
+    def to_bytes(self) -> bytes:
+        """The file's bytes: identical to the input unless made by `set`."""
+        return self._data
+
+    def _read_tree(self) -> None:
+        queues: list[etree._Element] = []
+        defaults, users, unknown = [], [], []
+        placement = None
+        if self.root_tag == "allocations":
+            for child in self.tree:
+                if not isinstance(child.tag, str):
+                    continue
+                tag, index = child.tag, self._index[child]
+                if tag in ("queue", "pool"):
+                    queues.append(child)
+                elif tag == "user":
+                    users.append(self._read_user(child))
+                elif tag == "queuePlacementPolicy":
+                    placement = self._read_placement(child)
+                elif ALIASES.get(tag, tag) in TOP_SETTINGS:
+                    name = ALIASES.get(tag, tag)
+                    defaults.append(_setting(child, name, TOP_SETTINGS[name], index))
+                elif tag in MRV1_TOP_SETTINGS:
+                    defaults.append(_setting(child, tag, MRV1_TOP_SETTINGS[tag], index))
+                else:
+                    unknown.append(_setting(child, tag, "unknown", index))
+        alone = len(queues) == 1
+        self.queues = tuple(
+            self._read_queue(q, None if (alone and _is_root(q)) else "root", top_root=_is_root(q))
+            for q in queues
+        )
+        self.defaults = tuple(defaults)
+        self.users = tuple(users)
+        self.placement = placement
+        self.unknown = tuple(unknown)
+
+    def _read_queue(
+        self, element: etree._Element, parent: str | None, *, top_root: bool = False
+    ) -> QueueElement:
+        raw_name = element.get("name", "")
+        name = raw_name.strip()
+        if parent is None:
+            path = "root"
+        elif top_root and parent == "root":
+            path = "root"  # a root queue with siblings (an error, see validate)
+        else:
+            path = f"{parent}.{name}"
+        settings, mrv1, unknown, children = [], [], [], []
+        for child in element:
+            if not isinstance(child.tag, str):
+                continue
+            tag, index = child.tag, self._index[child]
+            canonical = ALIASES.get(tag, tag)
+            # Hadoop tests "queue".endsWith(tag), so <queue>, <pool> (and <ueue>) nest.
+            if "queue".endswith(tag) or tag == "pool":
+                children.append(self._read_queue(child, path))
+            elif canonical in QUEUE_SETTINGS:
+                settings.append(_setting(child, canonical, QUEUE_SETTINGS[canonical], index))
+            elif tag in MRV1_QUEUE_SETTINGS:
+                mrv1.append(_setting(child, tag, MRV1_QUEUE_SETTINGS[tag], index))
+            else:
+                unknown.append(_setting(child, tag, "unknown", index))
+        return QueueElement(
+            path=path,
+            name=name,
+            raw_name=raw_name,
+            tag=element.tag,
+            type=element.get("type"),
+            line=element.sourceline or 0,
+            element=self._index[element],
+            settings=tuple(settings),
+            mrv1=tuple(mrv1),
+            unknown=tuple(unknown),
+            children=tuple(children),
+        )
+
+    def _read_user(self, element: etree._Element) -> UserLimit:
+        settings, unknown = [], []
+        for child in element:
+            if not isinstance(child.tag, str):
+                continue
+            if child.tag in ("maxRunningApps", "maxRunningJobs"):
+                settings.append(_setting(child, child.tag, "int", self._index[child]))
+            else:
+                unknown.append(_setting(child, child.tag, "unknown", self._index[child]))
+        return UserLimit(
+            element.get("name", ""),
+            element.sourceline or 0,
+            self._index[element],
+            tuple(settings),
+            tuple(unknown),
+        )
+
+    def _read_rule(self, element: etree._Element) -> PlacementRule:
+        attributes = {k: v for k, v in element.attrib.items() if k != "create"}
+        inner = [c for c in element if isinstance(c.tag, str)]
+        return PlacementRule(
+            name=element.get("name", "") if element.tag == "rule" else "",
+            create=parse_boolean(element.get("create", "true")),
+            attributes=MappingProxyType(attributes),
+            line=element.sourceline or 0,
+            element=self._index[element],
+            tag=element.tag,
+            inner=self._read_rule(inner[0]) if inner else None,
+        )
+
+    def _read_placement(self, element: etree._Element) -> PlacementPolicy:
+        rules = [self._read_rule(c) for c in element if isinstance(c.tag, str)]
+        return PlacementPolicy(element.sourceline or 0, self._index[element], tuple(rules))
+
+    # -------------------------------------------------------------------- queries
+    @property
+    def is_allocations(self) -> bool:
+        return self.root_tag == "allocations"
+
+    def iter_queues(self) -> Iterator[QueueElement]:
+        """Every queue element, depth first, in document order."""
+        for queue in self.queues:
+            yield from queue.walk()
+
+    def queue(self, path: str) -> QueueElement:
+        """The queue element at a full path (``root.a.b``; ``a.b`` means ``root.a.b``)."""
+        full = path if path == "root" or path.startswith("root.") else f"root.{path}"
+        found = [q for q in self.iter_queues() if q.path == full]
+        if not found and full == "root":
+            raise AllocationError(
+                f'{self.source}: this file has no <queue name="root"> element; root\'s settings '
+                "come from the top-level defaults"
+            )
+        if not found:
+            known = ", ".join(q.path for q in self.iter_queues()) or "none"
+            raise AllocationError(f"{self.source}: no queue {path!r} in the file (queues: {known})")
+        return found[-1]
+
+    def default(self, name: str) -> Setting | None:
+        """The top-level setting Hadoop uses for `name`: the last one written."""
+        canonical = ALIASES.get(name, name)
+        found = [s for s in self.defaults if s.name == canonical]
+        return found[-1] if found else None
+
+    def line_of(self, element: int) -> int:
+        return self._elements[element].sourceline or 0
+
+    def effective(self, *, hadoop_version: int = 3) -> EffectiveAllocation:
+        """The effective queue tree, resolved as Hadoop resolves it (see `resolve`)."""
+        from whatif.allocation.resolve import resolve
+
+        return resolve(self, hadoop_version=hadoop_version)
+
+    def __repr__(self) -> str:
+        return f"AllocationDocument(source={self.source!r}, queues={sum(1 for _ in self.iter_queues())})"
+
+    # --------------------------------------------------------------------- editing
+    def set(self, queue: str, setting: str, value: object) -> AllocationDocument:
+        """A new document in which only `setting` of `queue` changed.
+
+        Parameters
+        ----------
+        queue : str
+            Full queue path, ``root.a.b``.
+        setting : str
+            The Hadoop element name (``weight``, ``minResources``, ...), or the alias
+            the file uses (``schedulingMode``).
+        value
+            A number, bool or str; `Resources` or `ResourceLimit` for resource
+            settings (written in the form the element, or else the file, uses);
+            ``math.inf`` for a preemption timeout means never (the element is removed
+            if the inherited value is already never, else `NEVER_TIMEOUT_S` is
+            written); ``None`` removes the element so the inherited or default value
+            applies.
+
+        Only that element's text changes, or one element is added (with the file's
+        indentation) or removed. Raises `AllocationError` for an unknown queue or
+        setting, or a value Hadoop would reject or clamp.
+        """
+        canonical = ALIASES.get(setting, setting)
+        kind = QUEUE_SETTINGS.get(canonical) or MRV1_QUEUE_SETTINGS.get(canonical)
+        if kind is None or kind == "flag":
+            known = ", ".join(
+                n for n in (*QUEUE_SETTINGS, *MRV1_QUEUE_SETTINGS) if n != "reservation"
+            )
+            raise AllocationError(
+                f"{self.source}: unknown queue setting {setting!r} for {queue}; expected one of {known}"
+            )
+        target = self.queue(queue)
+        if canonical == "maxAMShare" and target.is_parent and value is not None:
+            raise AllocationError(
+                f"{self.source}: {target.path} is a parent queue; maxAMShare applies to leaf "
+                "queues only (Hadoop 3.3+ rejects it on a parent)"
+            )
+        existing = [s for s in (*target.settings, *target.mrv1) if s.name == canonical]
+        if kind == "long" and value is not None and _is_infinite(value):
+            inherited = self._inherited_timeout(target, canonical)
+            if math.isinf(inherited):
+                value = None
+            else:
+                value = NEVER_TIMEOUT_S
+        if value is None:
+            if not existing:
+                return self
+            return self._apply([(s.element, None) for s in existing])
+        text = self._format(target, canonical, kind, value, existing[-1] if existing else None)
+        if existing:
+            return self._apply([(existing[-1].element, text)])
+        tag = existing[-1].tag if existing else canonical
+        return self._insert(target, tag, text)
+
+    def _inherited_timeout(self, queue: QueueElement, name: str) -> float:
+        """The timeout `queue` gets without its own element (parent's, or the default)."""
+        from whatif.allocation.resolve import resolve
+
+        if queue.path == "root":
+            default = {
+                "minSharePreemptionTimeout": "defaultMinSharePreemptionTimeout",
+                "fairSharePreemptionTimeout": "defaultFairSharePreemptionTimeout",
+            }[name]
+            setting = self.default(default)
+            if setting is None and name == "fairSharePreemptionTimeout":
+                setting = self.default("fairSharePreemptionTimeout")
+            return _timeout_s(setting.value if setting is not None else None)
+        parent_path = queue.path.rpartition(".")[0]
+        attribute = {
+            "minSharePreemptionTimeout": "min_share_preemption_timeout_s",
+            "fairSharePreemptionTimeout": "fair_share_preemption_timeout_s",
+        }[name]
+        return getattr(resolve(self).queue(parent_path), attribute)
+
+    def _format(
+        self, queue: QueueElement, name: str, kind: str, value: object, existing: Setting | None
+    ) -> str:
+        where = f"{queue.path} {name}"
+        like = existing.text if existing is not None and existing.text else ""
+        if kind == "resource":
+            if not isinstance(value, Resources | ResourceLimit):
+                raise AllocationError(
+                    f"{where}: expected Resources or ResourceLimit, got {value!r}"
+                )
+            if isinstance(value, ResourceLimit) and value.is_unlimited:
+                raise AllocationError(
+                    f"{where}: use None to remove a limit, not an unlimited value"
+                )
+            if name == "minResources" and isinstance(value, ResourceLimit) and value.percent:
+                raise AllocationError(f"{where}: minResources must be an absolute amount")
+            amounts = value.absolute if isinstance(value, ResourceLimit) else value
+            if amounts is not None and not (
+                0 <= amounts.memory_mb < math.inf and 0 <= amounts.vcores < math.inf
+            ):
+                raise AllocationError(f"{where}: expected finite amounts >= 0, got {value!r}")
+            template = like if existing is not None else self._resource_template()
+            try:
+                return render_resource(value, template)
+            except ResourceStringError as error:
+                raise AllocationError(f"{where}: {error}") from None
+        if isinstance(value, bool) != (kind == "bool"):
+            raise AllocationError(f"{where}: expected a {kind} value, got {value!r}")
+        if kind == "bool":
+            return "true" if value else "false"
+        if kind in ("policy", "acl", "text"):
+            if not isinstance(value, str):
+                raise AllocationError(f"{where}: expected a string, got {value!r}")
+            if kind == "policy" and value.lower() not in ("fair", "drf", "fifo"):
+                raise AllocationError(f"{where}: expected fair, drf or fifo, got {value!r}")
+            return _escape(value.lower() if kind == "policy" else value)
+        if not isinstance(value, int | float) or not math.isfinite(value):
+            raise AllocationError(f"{where}: expected a finite number, got {value!r}")
+        if kind in ("int", "long"):
+            if value != int(value):
+                raise AllocationError(f"{where}: expected a whole number, got {value!r}")
+            if value < 0:
+                raise AllocationError(f"{where}: expected a value >= 0, got {value!r}")
+            limit = 2**31 - 1 if kind == "int" else NEVER_TIMEOUT_S
+            if value > limit:
+                raise AllocationError(f"{where}: expected a value <= {limit}, got {value!r}")
+            return str(int(value))
+        if name == "weight" and value < 0:
+            raise AllocationError(f"{where}: expected a weight >= 0, got {value!r}")
+        if name == "fairSharePreemptionThreshold" and not 0 <= value <= 1:
+            raise AllocationError(f"{where}: expected a threshold in [0, 1], got {value!r}")
+        if name == "maxAMShare" and not (value == -1 or 0 <= value <= 1):
+            raise AllocationError(f"{where}: expected a share in [0, 1] or -1, got {value!r}")
+        if value == int(value) and "." not in like and like:
+            return str(int(value))
+        return repr(float(value))
+
+    def _resource_template(self) -> str | None:
+        """The first absolute resource string in the file, to copy its spelling."""
+        candidates = [*self.defaults, *(s for q in self.iter_queues() for s in q.settings)]
+        for setting in candidates:
+            if isinstance(setting.value, ResourceValue) and setting.value.form in (OLD, NEW):
+                return setting.text
+        return None
+
+    def _apply(self, edits: list[tuple[int, str | None]]) -> AllocationDocument:
+        """Replace element texts (or remove elements, for ``None``) and re-parse."""
+        layout = self._layout
+        text = layout.text
+        replacements: list[tuple[int, int, str]] = []
+        for element, new in edits:
+            span = layout.spans[element]
+            if new is None:
+                start, end = _line_bounds(text, span.start, span.end)
+                replacements.append((start, end, ""))
+            elif span.self_closing:
+                opening = text[span.start : span.end].rstrip("/> \t\r\n")
+                replacements.append((span.start, span.end, f"{opening}>{new}</{span.tag}>"))
+            else:
+                inner = text[span.start_end : span.end_start]
+                if "<" in inner or not inner.strip():
+                    replacements.append((span.start_end, span.end_start, new))
+                else:
+                    lead = len(inner) - len(inner.lstrip())
+                    trail = len(inner.rstrip())
+                    replacements.append((span.start_end + lead, span.start_end + trail, new))
+        for start, end, new in sorted(replacements, reverse=True):
+            text = text[:start] + new + text[end:]
+        return self._reparse(text)
+
+    def _insert(self, queue: QueueElement, tag: str, value_text: str) -> AllocationDocument:
+        """Add ``<tag>value</tag>`` to `queue`, indented like its other children."""
+        layout = self._layout
+        text, newline = layout.text, layout.newline
+        span = layout.spans[queue.element]
+        own_indent = _indent_before(text, span.start)
+        element = f"<{tag}>{value_text}</{tag}>"
+        child_indexes = [s.element for s in (*queue.settings, *queue.mrv1, *queue.unknown)]
+        child_indexes += [c.element for c in queue.children]
+        if span.self_closing:
+            opening = text[span.start : span.end].rstrip("/> \t\r\n")
+            indent = own_indent + layout.unit
+            new = f"{opening}>{newline}{indent}{element}{newline}{own_indent}</{span.tag}>"
+            return self._reparse(text[: span.start] + new + text[span.end :])
+        if child_indexes:
+            first = layout.spans[min(child_indexes)]
+            indent = _indent_before(text, first.start)
+            if indent is None:
+                indent = (own_indent or "") + layout.unit
+            settings = [s.element for s in (*queue.settings, *queue.mrv1, *queue.unknown)]
+            anchor = layout.spans[max(settings)].end if settings else span.start_end
+            insertion = f"{newline}{indent}{element}"
+            return self._reparse(text[:anchor] + insertion + text[anchor:])
+        inner = text[span.start_end : span.end_start]
+        indent = (own_indent or "") + layout.unit
+        if inner.strip():
+            insertion = f"{newline}{indent}{element}"
+            return self._reparse(text[: span.start_end] + insertion + text[span.start_end :])
+        new_inner = f"{newline}{indent}{element}{newline}{own_indent or ''}"
+        return self._reparse(text[: span.start_end] + new_inner + text[span.end_start :])
+
+    def _reparse(self, text: str) -> AllocationDocument:
+        data = self._layout.bom + text.encode(self._layout.encoding)
+        return AllocationDocument(data, source=self.source)
+
+
+def _is_root(element: etree._Element) -> bool:
+    return element.get("name", "").lower() == "root"
+
+
+def _is_infinite(value: object) -> bool:
+    return isinstance(value, float) and math.isinf(value) and value > 0
+
+
+def _timeout_s(value: object) -> float:
+    """A written timeout (seconds) as an effective one: ``inf`` for never."""
+    if value is None or not isinstance(value, int) or value >= NEVER_TIMEOUT_S:
+        return math.inf
+    return float(max(value, 0))
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _indent_before(text: str, position: int) -> str | None:
+    """The whitespace between the line start and `position`, or None if not only whitespace."""
+    line_start = text.rfind("\n", 0, position) + 1
+    before = text[line_start:position]
+    return before if not before.strip() else None
+
+
+def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen [start, end) to whole lines when the element is alone on its line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end + 1
+    if not text[line_start:start].strip() and not text[end:line_end].strip():
+        return line_start, line_end
+    return start, end
+
+
+def _indent_unit(text: str, spans: list[Span]) -> str:
+    """One level of indentation as the file uses it (two spaces if it cannot tell)."""
+    stack: list[tuple[int, str | None]] = []
+    for span in spans:
+        while stack and stack[-1][0] <= span.start:
+            stack.pop()
+        indent = _indent_before(text, span.start)
+        if stack and indent is not None and stack[-1][1] is not None:
+            parent = stack[-1][1]
+            if indent.startswith(parent) and len(indent) > len(parent):
+                return indent[len(parent) :]
+        stack.append((span.end, indent))
+    return "  "
+
+
+__all__ = [
+    "ALIASES",
+    "AllocationDocument",
+    "MRV1_QUEUE_SETTINGS",
+    "MRV1_TOP_SETTINGS",
+    "NEVER_TIMEOUT_S",
+    "PlacementPolicy",
+    "PlacementRule",
+    "QUEUE_SETTINGS",
+    "QueueElement",
+    "Setting",
+    "TOP_SETTINGS",
+    "UserLimit",
+]

@@ -1,0 +1,248 @@
+"""Effective settings: defaults and inheritance resolved as Hadoop resolves them.
+
+Hadoop 2 and 3 (``AllocationFileParser``, ``AllocationFileQueueParser``,
+``AllocationConfiguration.initFSQueue`` and ``FSQueue.updatePreemptionVariables``):
+
+- not inherited, from the queue's own element or else a top-level default:
+  ``weight`` (1.0), ``minResources`` (0), ``maxResources`` (``queueMaxResourcesDefault``,
+  unlimited), ``maxRunningApps`` (``queueMaxAppsDefault``, which applies to parent
+  queues and root too), ``maxAMShare`` (``queueMaxAMShareDefault``, 0.5; values above 1
+  are capped at 1), ``schedulingPolicy`` (``defaultQueueSchedulingPolicy``, fair; NOT
+  the parent's policy), ``maxChildResources`` (none), ``maxContainerAllocation`` (none);
+- inherited from the parent, root taking the top-level default:
+  ``minSharePreemptionTimeout`` (``defaultMinSharePreemptionTimeout``, never),
+  ``fairSharePreemptionTimeout`` (``defaultFairSharePreemptionTimeout``, else the legacy
+  top-level ``fairSharePreemptionTimeout``, else never), ``fairSharePreemptionThreshold``
+  (``defaultFairSharePreemptionThreshold``, 0.5; clamped to [0, 1]);
+- ``allowPreemptionFrom`` (true) is false for the whole subtree of a queue that says false.
+
+Numbers Hadoop keeps as Java ``float`` (weight, maxAMShare, threshold) are rounded to
+32 bits, as the ResourceManager holds them. A timeout of `NEVER_TIMEOUT_S` or more is
+``math.inf``. Hadoop 1 (MRv1) files resolve pools, ``maxRunningJobs``,
+``poolMaxJobsDefault``/``userMaxJobsDefault``, ``defaultPoolSchedulingMode`` and a
+top-level ``fairSharePreemptionTimeout`` (a per-pool one is not read).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from whatif.allocation.effective import (
+    EffectiveAllocation,
+    EffectiveQueue,
+    QueueDefaults,
+    ResourceLimit,
+    Resources,
+)
+from whatif.allocation.java_values import to_java_float
+from whatif.allocation.resource_string import ResourceValue
+from whatif.errors import AllocationError
+
+if TYPE_CHECKING:
+    from whatif.allocation.model import AllocationDocument, QueueElement, Setting
+
+HADOOP_VERSIONS = (1, 2, 3)
+
+
+def _value(setting: Setting | None, default: object = None) -> object:
+    if setting is None or setting.problem is not None:
+        return default
+    return setting.value
+
+
+def _timeout(setting: Setting | None, inherited: float) -> float:
+    from whatif.allocation.model import NEVER_TIMEOUT_S
+
+    value = _value(setting)
+    if value is None:
+        return inherited
+    if value >= NEVER_TIMEOUT_S:
+        return math.inf
+    return float(max(value, 0))
+
+
+def _limit(setting: Setting | None, default: ResourceLimit) -> ResourceLimit:
+    value = _value(setting)
+    if isinstance(value, ResourceValue):
+        return value.as_limit(missing=math.inf)
+    return default
+
+
+def resolve(doc: AllocationDocument, *, hadoop_version: int = 3) -> EffectiveAllocation:
+    """The effective allocation of `doc` for a Hadoop major version (1, 2 or 3).
+
+    Raises `AllocationError` if the file has errors Hadoop would reject it for
+    (see `validate`), quoting the first with its line.
+    """
+    from whatif.allocation.validate import validate
+
+    if hadoop_version not in HADOOP_VERSIONS:
+        raise AllocationError(
+            f"hadoop_version: expected one of {HADOOP_VERSIONS}, got {hadoop_version!r}"
+        )
+    errors = [i for i in validate(doc, hadoop_version=hadoop_version) if i.severity == "error"]
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise AllocationError(f"{doc.source}:{first.line}: {first.message}{more}")
+    if hadoop_version == 1:
+        return _resolve_mrv1(doc)
+    return _resolve_yarn(doc)
+
+
+def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
+    max_apps_default = _value(doc.default("queueMaxAppsDefault"))
+    max_resources_default = _limit(doc.default("queueMaxResourcesDefault"), ResourceLimit())
+    am_share_default = min(_value(doc.default("queueMaxAMShareDefault"), to_java_float(0.5)), 1.0)
+    policy_default = _value(doc.default("defaultQueueSchedulingPolicy"), "fair")
+    fair_timeout_setting = doc.default("defaultFairSharePreemptionTimeout")
+    if fair_timeout_setting is None:
+        fair_timeout_setting = doc.default("fairSharePreemptionTimeout")
+    root_min_timeout = _timeout(doc.default("defaultMinSharePreemptionTimeout"), math.inf)
+    root_fair_timeout = _timeout(fair_timeout_setting, math.inf)
+    threshold = _value(doc.default("defaultFairSharePreemptionThreshold"))
+    root_threshold = to_java_float(0.5) if threshold is None else max(min(threshold, 1.0), 0.0)
+
+    def build(
+        element: QueueElement | None, path: str, parent: EffectiveQueue | None
+    ) -> EffectiveQueue:
+        get = element.get if element is not None else (lambda name: None)
+        weight = _value(get("weight"), 1.0)
+        minimum = _value(get("minResources"))
+        max_apps = _value(get("maxRunningApps"), max_apps_default)
+        am_share = _value(get("maxAMShare"))
+        own_threshold = _value(get("fairSharePreemptionThreshold"))
+        allow = _value(get("allowPreemptionFrom"), True)
+        container = _value(get("maxContainerAllocation"))
+        queue = EffectiveQueue(
+            name=path,
+            is_parent=element is None or element.is_parent,
+            weight=to_java_float(weight),
+            min_resources=(
+                minimum.as_resources(missing=0.0)
+                if isinstance(minimum, ResourceValue) and not minimum.is_percent
+                else Resources(0.0, 0.0)
+            ),
+            max_resources=_limit(get("maxResources"), max_resources_default),
+            max_child_resources=_limit(get("maxChildResources"), ResourceLimit()),
+            max_running_apps=max_apps,
+            max_am_share=am_share_default if am_share is None else min(am_share, 1.0),
+            scheduling_policy=_value(get("schedulingPolicy"), policy_default),
+            min_share_preemption_timeout_s=_timeout(
+                get("minSharePreemptionTimeout"),
+                root_min_timeout if parent is None else parent.min_share_preemption_timeout_s,
+            ),
+            fair_share_preemption_timeout_s=_timeout(
+                get("fairSharePreemptionTimeout"),
+                root_fair_timeout if parent is None else parent.fair_share_preemption_timeout_s,
+            ),
+            fair_share_preemption_threshold=(
+                (root_threshold if parent is None else parent.fair_share_preemption_threshold)
+                if own_threshold is None
+                else max(min(own_threshold, 1.0), 0.0)
+            ),
+            allow_preemption_from=bool(allow) and (parent is None or parent.allow_preemption_from),
+            min_maps=_value(get("minMaps")),
+            min_reduces=_value(get("minReduces")),
+            max_maps=_value(get("maxMaps")),
+            max_reduces=_value(get("maxReduces")),
+            reservable=element is not None and element.reservable,
+            max_container_allocation=(
+                container.as_limit(missing=math.inf)
+                if isinstance(container, ResourceValue)
+                else ResourceLimit()
+            ),
+        )
+        children = element.children if element is not None else ()
+        if path == "root" and element is None:
+            children = doc.queues
+        built = tuple(build(child, child.path, queue) for child in _merged(children))
+        return replace(queue, children=built, is_parent=queue.is_parent or bool(built))
+
+    root_element = doc.queues[0] if len(doc.queues) == 1 and doc.queues[0].path == "root" else None
+    root = build(root_element, "root", None)
+    root = replace(root, is_parent=True)
+    defaults = QueueDefaults(
+        max_running_apps=max_apps_default,
+        max_resources=max_resources_default,
+        max_am_share=am_share_default,
+        scheduling_policy=policy_default,
+        min_share_preemption_timeout_s=root.min_share_preemption_timeout_s,
+        fair_share_preemption_timeout_s=root.fair_share_preemption_timeout_s,
+        fair_share_preemption_threshold=root.fair_share_preemption_threshold,
+    )
+    users = {
+        u.name: _value(u.get("maxRunningApps"))
+        for u in doc.users
+        if _value(u.get("maxRunningApps")) is not None
+    }
+    return EffectiveAllocation(
+        root=root,
+        defaults=defaults,
+        user_max_apps=users,
+        user_max_apps_default=_value(doc.default("userMaxAppsDefault")),
+    )
+
+
+def _merged(children: tuple[QueueElement, ...]) -> tuple[QueueElement, ...]:
+    """Children with repeated paths reduced to the last element (Hadoop's maps keep the last)."""
+    last = {child.path: child for child in children}
+    seen: set[str] = set()
+    ordered = []
+    for child in children:
+        if child.path not in seen:
+            seen.add(child.path)
+            ordered.append(last[child.path])
+    return tuple(ordered)
+
+
+def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
+    """Hadoop 1 PoolManager: flat pools under root, slot limits, job limits."""
+    pool_max_jobs = _value(doc.default("poolMaxJobsDefault"))
+    policy_default = _value(doc.default("defaultPoolSchedulingMode"), "fair")
+    min_timeout = _timeout(doc.default("defaultMinSharePreemptionTimeout"), math.inf)
+    fair_timeout = _timeout(doc.default("fairSharePreemptionTimeout"), math.inf)
+    pools = []
+    for element in _merged(tuple(q for q in doc.queues if q.path != "root")):
+        get = element.get
+        pools.append(
+            EffectiveQueue(
+                name=f"root.{element.name}",
+                weight=float(_value(get("weight"), 1.0)),
+                max_running_apps=_value(get("maxRunningJobs"), pool_max_jobs),
+                scheduling_policy=_value(get("schedulingPolicy"), policy_default),
+                min_share_preemption_timeout_s=_timeout(
+                    get("minSharePreemptionTimeout"), min_timeout
+                ),
+                fair_share_preemption_timeout_s=fair_timeout,
+                min_maps=_value(get("minMaps")),
+                min_reduces=_value(get("minReduces")),
+                max_maps=_value(get("maxMaps")),
+                max_reduces=_value(get("maxReduces")),
+            )
+        )
+    root = EffectiveQueue(
+        "root",
+        children=tuple(pools),
+        is_parent=True,
+        min_share_preemption_timeout_s=min_timeout,
+        fair_share_preemption_timeout_s=fair_timeout,
+    )
+    users = {}
+    for user in doc.users:
+        limit = _value(user.get("maxRunningJobs"))
+        if limit is not None:
+            users[user.name] = limit
+    return EffectiveAllocation(
+        root=root,
+        defaults=QueueDefaults(
+            max_running_apps=pool_max_jobs,
+            scheduling_policy=policy_default,
+            min_share_preemption_timeout_s=min_timeout,
+            fair_share_preemption_timeout_s=fair_timeout,
+        ),
+        user_max_apps=users,
+        user_max_apps_default=_value(doc.default("userMaxJobsDefault")),
+    )

@@ -1,0 +1,61 @@
+"""The effective queue tree as a table, one row per queue, for display and inspection."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from whatif.allocation.effective import EffectiveAllocation, ResourceLimit, Resources
+from whatif.allocation.model import AllocationDocument
+from whatif.fairshare import fair_shares
+
+
+def _limit(limit: ResourceLimit) -> str:
+    if limit.is_unlimited:
+        return "unlimited"
+    if limit.percent is not None:
+        return f"{limit.percent[0]:g}% mem, {limit.percent[1]:g}% vcores"
+    return f"{limit.absolute.memory_mb:.0f} MB, {limit.absolute.vcores:.0f} vcores"
+
+
+def queue_table(
+    allocation: AllocationDocument | EffectiveAllocation,
+    *,
+    cluster: Resources | None = None,
+    hadoop_version: int = 3,
+) -> pd.DataFrame:
+    """One row per queue (depth first) with its effective settings.
+
+    Columns: ``queue``, ``leaf``, ``weight``, ``min_memory_mb``, ``min_vcores``, ``max``
+    (text), ``max_running_apps`` (``<NA>`` for no limit), ``max_am_share``, ``policy``,
+    ``min_share_timeout_s`` and ``fair_share_timeout_s`` (``inf`` for never),
+    ``fair_share_threshold``, ``preemptable``; with `cluster`, the steady fair share
+    ``fair_memory_mb`` and ``fair_vcores`` (Hadoop's ComputeFairShares over every queue).
+    """
+    effective = (
+        allocation.effective(hadoop_version=hadoop_version)
+        if isinstance(allocation, AllocationDocument)
+        else allocation
+    )
+    queues = list(effective.queues())
+    table = pd.DataFrame(
+        {
+            "queue": [q.name for q in queues],
+            "leaf": [not q.is_parent for q in queues],
+            "weight": [q.weight for q in queues],
+            "min_memory_mb": [q.min_resources.memory_mb for q in queues],
+            "min_vcores": [q.min_resources.vcores for q in queues],
+            "max": [_limit(q.max_resources) for q in queues],
+            "max_running_apps": pd.array([q.max_running_apps for q in queues], dtype="Int64"),
+            "max_am_share": [q.max_am_share for q in queues],
+            "policy": [q.scheduling_policy for q in queues],
+            "min_share_timeout_s": [q.min_share_preemption_timeout_s for q in queues],
+            "fair_share_timeout_s": [q.fair_share_preemption_timeout_s for q in queues],
+            "fair_share_threshold": [q.fair_share_preemption_threshold for q in queues],
+            "preemptable": [q.allow_preemption_from for q in queues],
+        }
+    )
+    if cluster is not None:
+        shares = fair_shares(effective, cluster)
+        table["fair_memory_mb"] = [shares[q.name].memory_mb for q in queues]
+        table["fair_vcores"] = [shares[q.name].vcores for q in queues]
+    return table

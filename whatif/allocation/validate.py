@@ -1,0 +1,463 @@
+"""Checking an allocation file: Hadoop's own rules, then tempo's warnings.
+
+Errors are what makes Hadoop refuse the file (the ResourceManager keeps its old
+configuration, or does not start): XML that is not well-formed, a root other than
+``<allocations>``, bad queue names, a top-level ``root`` queue with siblings,
+numbers and resource strings Hadoop cannot read, ``fifo`` as the default policy,
+``reservation`` on a parent queue, ``fifo`` on a parent queue, an empty setting element, and placement policies whose last rule is
+not terminal or that have unreachable rules.
+
+Warnings are what Hadoop loads but probably does not do what the operator meant:
+values Hadoop silently clamps (``maxAMShare`` above 1, thresholds outside [0, 1]),
+negative weights and timeouts, minimum above maximum, ``maxAMShare`` on a parent
+queue (rejected by Hadoop 3.3+, ignored before), the sum of the children's
+minimum shares above the parent's (or the cluster's), a ``drf`` queue under a
+``fair`` parent (Hadoop 3 refuses to create or re-police it and logs an error),
+elements Hadoop ignores (unknown, misplaced, or MRv1 in a YARN file), repeated
+settings (the last wins).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from whatif.allocation.effective import Resources
+from whatif.allocation.java_values import JAVA_LONG_MAX
+from whatif.allocation.model import (
+    PLACEMENT_RULES,
+    AllocationDocument,
+    PlacementRule,
+    QueueElement,
+    Setting,
+)
+from whatif.allocation.resource_string import ResourceValue
+from whatif.allocation.xml_io import XMLSyntaxProblem
+from whatif.errors import AllocationError
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem found in an allocation file, at a source line."""
+
+    severity: Severity
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.severity}: {self.message}"
+
+
+def validate(
+    doc: AllocationDocument | bytes | str | os.PathLike[str],
+    *,
+    hadoop_version: int = 3,
+    cluster: Resources | None = None,
+) -> list[Issue]:
+    """Every problem in an allocation file, sorted by line.
+
+    `doc` is a parsed document, or the bytes or path of a file; a file that is not
+    well-formed XML gives a single error with the line the parser stopped at.
+    With `cluster`, minimum shares adding up to more than the cluster are reported.
+    """
+    if not isinstance(doc, AllocationDocument):
+        try:
+            doc = (
+                AllocationDocument.from_bytes(doc)
+                if isinstance(doc, bytes)
+                else AllocationDocument.from_file(doc)
+            )
+        except XMLSyntaxProblem as problem:
+            return [Issue("error", problem.line, problem.reason)]
+    if hadoop_version not in (1, 2, 3):
+        raise AllocationError(f"hadoop_version: expected 1, 2 or 3, got {hadoop_version!r}")
+    checker = _Checker(doc, hadoop_version, cluster)
+    checker.run()
+    return sorted(checker.issues, key=lambda i: (i.line, i.severity != "error"))
+
+
+class _Checker:
+    def __init__(self, doc: AllocationDocument, version: int, cluster: Resources | None) -> None:
+        self.doc, self.version, self.cluster = doc, version, cluster
+        self.issues: list[Issue] = []
+
+    def error(self, line: int, message: str) -> None:
+        self.issues.append(Issue("error", line, message))
+
+    def warn(self, line: int, message: str) -> None:
+        self.issues.append(Issue("warning", line, message))
+
+    def run(self) -> None:
+        doc = self.doc
+        if not doc.is_allocations:
+            self.error(
+                doc.line,
+                f"Bad fair scheduler config file: top-level element not <allocations> "
+                f"(found <{doc.root_tag}>)",
+            )
+            return
+        for setting in doc.unknown:
+            self.warn(setting.line, f"Bad element in allocations file: {setting.tag} (ignored)")
+        for setting in doc.defaults:
+            self.check_default(setting)
+        self.check_repeats(doc.defaults, "allocations")
+        for user in doc.users:
+            self.check_user(user)
+        if doc.placement is not None and self.version >= 2:
+            self.check_placement(doc.placement.rules, doc.placement.line)
+        self.check_root_alone()
+        self.check_duplicate_queues()
+        default_policy = doc.default("defaultQueueSchedulingPolicy")
+        root_policy = "fair"
+        if default_policy is not None and default_policy.problem is None:
+            root_policy = default_policy.value
+        for queue in doc.queues:
+            self.check_queue(queue, parent_policy=root_policy, top=True)
+        if self.version >= 2:
+            self.check_min_share_sums()
+
+    # --------------------------------------------------------------- top level
+    def check_default(self, setting: Setting) -> None:
+        mrv1 = setting.name in (
+            "poolMaxJobsDefault",
+            "userMaxJobsDefault",
+            "defaultPoolSchedulingMode",
+        )
+        if mrv1 and self.version >= 2:
+            self.warn(
+                setting.line, f"<{setting.tag}> is a Hadoop 1 (MRv1) element; YARN ignores it"
+            )
+            return
+        if setting.problem is not None:
+            self.error(setting.line, setting.problem)
+            return
+        name, value = setting.name, setting.value
+        if name == "defaultQueueSchedulingPolicy" and value == "fifo":
+            self.error(
+                setting.line,
+                "Bad fair scheduler config file: defaultQueueSchedulingPolicy or "
+                "defaultQueueSchedulingMode can't be FIFO.",
+            )
+        elif name == "queueMaxAMShareDefault":
+            self.check_am_share(setting)
+        elif name == "defaultFairSharePreemptionThreshold":
+            self.check_threshold(setting)
+        elif setting.kind == "long":
+            self.check_timeout(setting)
+        elif setting.kind == "int" and value < 0:
+            self.warn(setting.line, f"<{setting.tag}> is negative ({value}): nothing can run")
+        elif setting.kind == "resource":
+            self.check_resource(setting)
+
+    def check_user(self, user) -> None:
+        for setting in user.settings:
+            yarn = setting.name == "maxRunningApps"
+            if self.version >= 2 and not yarn:
+                self.warn(
+                    setting.line,
+                    f'<{setting.tag}> in <user name="{user.name}"> is MRv1; YARN reads maxRunningApps',
+                )
+            elif self.version == 1 and yarn:
+                self.warn(
+                    setting.line, "Hadoop 1 reads maxRunningJobs for users, not maxRunningApps"
+                )
+            elif setting.problem is not None:
+                self.error(setting.line, setting.problem)
+            elif setting.value < 0:
+                self.warn(setting.line, f"user {user.name}: negative limit {setting.value}")
+
+    def check_placement(self, rules: tuple[PlacementRule, ...], line: int) -> None:
+        """Hadoop's placement checks; rule numbers in messages are Hadoop's (0-based in 2, 1-based in 3)."""
+        kept = []
+        for rule in rules:
+            if rule.tag.lower() != "rule":
+                if self.version >= 3:
+                    self.warn(rule.line, f"<{rule.tag}> in queuePlacementPolicy is ignored")
+                    continue
+                self.error(
+                    rule.line, f"No rule class found for <{rule.tag}> (expected <rule name=...>)"
+                )
+                return
+            kept.append(rule)
+        for rule in kept:
+            for checked in (rule, rule.inner):
+                if checked is None:
+                    continue
+                if not checked.name:
+                    self.error(checked.line, "No name provided for a rule element")
+                    return
+                if checked.name not in PLACEMENT_RULES:
+                    self.error(checked.line, f"No rule class found for {checked.name}")
+                    return
+            if rule.inner is not None and rule.inner.name in ("reject", "nestedUserQueue"):
+                self.error(
+                    rule.inner.line,
+                    f"Rule '{rule.inner.name}' is not allowed as a parent rule for any rule",
+                )
+                return
+            if rule.name == "nestedUserQueue" and rule.inner is None:
+                self.error(rule.line, "Rule 'nestedUserQueue' must have a parent rule set")
+                return
+        if not kept:
+            return
+        offset = 1 if self.version >= 3 else 0
+        for index, rule in enumerate(kept[:-1]):
+            if rule.is_terminal(self.version):
+                self.error(
+                    kept[index + 1].line,
+                    f"Rules after rule {index + offset} in queue placement policy can never be reached",
+                )
+                return
+        if not kept[-1].is_terminal(self.version):
+            self.error(
+                kept[-1].line,
+                "Could get past last queue placement rule without assigning "
+                "(the last rule must be terminal, e.g. reject or default)",
+            )
+
+    def check_root_alone(self) -> None:
+        queues = self.doc.queues
+        roots = [q for q in queues if q.raw_name.strip().lower() == "root"]
+        if roots and len(queues) > 1:
+            other = next(q for q in queues if q not in roots)
+            self.error(
+                other.line,
+                "If configuring root queue, no other queues can be placed alongside it.",
+            )
+
+    def check_duplicate_queues(self) -> None:
+        seen: dict[str, QueueElement] = {}
+        for queue in self.doc.iter_queues():
+            if queue.path in seen:
+                self.warn(
+                    queue.line,
+                    f"queue {queue.path} is declared again (first on line {seen[queue.path].line}); "
+                    "Hadoop merges the two, later settings winning",
+                )
+            seen.setdefault(queue.path, queue)
+
+    # ------------------------------------------------------------------ queues
+    def check_queue(self, queue: QueueElement, *, parent_policy: str, top: bool = False) -> None:
+        line = queue.line
+        if "." in queue.name:
+            self.error(
+                line,
+                f"Bad fair scheduler config file: queue name ({queue.name}) shouldn't contain period.",
+            )
+        if not queue.name:
+            self.error(
+                line,
+                "Bad fair scheduler config file: queue name shouldn't be empty or consist only of whitespace.",
+            )
+        if queue.tag not in ("queue", "pool"):
+            self.warn(
+                line, f'<{queue.tag}> is read as a queue (Hadoop matches "queue".endsWith(tag))'
+            )
+        for setting in queue.unknown:
+            self.warn(
+                setting.line, f"<{setting.tag}> is not a queue setting; Hadoop ignores it here"
+            )
+        for setting in queue.mrv1:
+            if self.version >= 2:
+                self.warn(
+                    setting.line, f"<{setting.tag}> is a Hadoop 1 (MRv1) element; YARN ignores it"
+                )
+            elif setting.problem is not None:
+                self.error(setting.line, setting.problem)
+        self.check_repeats(queue.settings, queue.path)
+        for setting in queue.settings:
+            self.check_queue_setting(queue, setting)
+        policy_setting = queue.get("schedulingPolicy")
+        default = self.doc.default("defaultQueueSchedulingPolicy")
+        policy = "fair" if default is None or default.problem else default.value
+        if policy_setting is not None and policy_setting.problem is None:
+            policy = policy_setting.value
+        if self.version >= 2 and queue.is_parent:
+            self.check_parent(queue, policy)
+        if (
+            self.version >= 3
+            and policy == "drf"
+            and parent_policy == "fair"
+            and queue.path != "root"
+        ):
+            self.warn(
+                (policy_setting or queue).line,
+                f"queue {queue.path}: Hadoop 3 refuses a drf queue under a fair parent "
+                "(it logs an error and does not create or update the queue); use fair or fifo, "
+                "or make the parent drf",
+            )
+        self.check_min_max(queue)
+        for child in queue.children:
+            self.check_queue(child, parent_policy=policy)
+
+    def check_parent(self, queue: QueueElement, policy: str) -> None:
+        reservation = queue.get("reservation")
+        if reservation is not None:
+            self.error(reservation.line, _parent_message(queue.path, "reservation"))
+        am_share = queue.get("maxAMShare")
+        if am_share is not None and self.version >= 3:
+            # Only Hadoop 3.3+ rejects it (the FairScheduler.md example itself has one),
+            # so this is a warning; tempo never adds one (AllocationDocument.set refuses).
+            self.warn(
+                am_share.line,
+                _parent_message(queue.path, "maxAMShare")
+                + " (Hadoop 3.3 and later reject the file; earlier releases ignore it)",
+            )
+        if policy == "fifo":
+            setting = queue.get("schedulingPolicy")
+            self.error(
+                (setting or queue).line,
+                f"queue {queue.path}: fifo is only for leaf queues; a parent queue needs fair or drf",
+            )
+
+    def check_queue_setting(self, queue: QueueElement, setting: Setting) -> None:
+        if setting.problem is not None:
+            self.error(setting.line, f"queue {queue.path}: {setting.problem}")
+            return
+        name, value = setting.name, setting.value
+        if name == "maxContainerAllocation" and self.version >= 3 and queue.path == "root":
+            self.warn(setting.line, "maxContainerAllocation is not allowed on the root queue")
+        if name == "weight":
+            if math.isnan(value) or value < 0:
+                self.warn(
+                    setting.line,
+                    f"queue {queue.path}: negative weight {value} (Hadoop does not check; "
+                    "the queue gets only its minimum share)",
+                )
+            elif math.isinf(value):
+                self.warn(setting.line, f"queue {queue.path}: infinite weight")
+        elif name == "maxAMShare":
+            self.check_am_share(setting, queue.path)
+        elif name == "fairSharePreemptionThreshold":
+            self.check_threshold(setting, queue.path)
+        elif setting.kind == "long":
+            self.check_timeout(setting, queue.path)
+        elif name == "maxRunningApps" and value < 0:
+            self.warn(setting.line, f"queue {queue.path}: negative maxRunningApps {value}")
+        elif setting.kind == "resource":
+            self.check_resource(setting, queue.path)
+
+    def check_am_share(self, setting: Setting, where: str = "allocations") -> None:
+        value = setting.value
+        if value > 1:
+            self.warn(
+                setting.line,
+                f"{where}: <{setting.tag}> {setting.text} is above 1; Hadoop silently caps it at 1.0",
+            )
+        elif value < 0 and value != -1:
+            self.warn(
+                setting.line,
+                f"{where}: <{setting.tag}> {setting.text} is negative; only -1 (disable the check) is meaningful",
+            )
+
+    def check_threshold(self, setting: Setting, where: str = "allocations") -> None:
+        if not 0 <= setting.value <= 1:
+            self.warn(
+                setting.line,
+                f"{where}: <{setting.tag}> {setting.text} is outside [0, 1]; Hadoop clamps it",
+            )
+
+    def check_timeout(self, setting: Setting, where: str = "allocations") -> None:
+        value = setting.value
+        if value < 0:
+            self.warn(
+                setting.line,
+                f"{where}: <{setting.tag}> {value} is negative: preemption would be immediate",
+            )
+        elif value * 1000 > JAVA_LONG_MAX:
+            self.warn(
+                setting.line,
+                f"{where}: <{setting.tag}> {value} s overflows Hadoop's millisecond counter "
+                "(it wraps to a negative timeout); use 9223372036854775 or less",
+            )
+
+    def check_resource(self, setting: Setting, where: str = "allocations") -> None:
+        value: ResourceValue = setting.value
+        if self.version < 3 and (value.is_percent or value.form == "name=value"):
+            self.error(
+                setting.line,
+                f"{where}: <{setting.tag}> {setting.text!r}: Hadoop 2 reads only 'X mb, Y vcores' "
+                "(Missing resource: mb)",
+            )
+        elif setting.name == "minResources" and value.is_percent:
+            self.error(
+                setting.line,
+                f"{where}: <{setting.tag}> {setting.text!r}: minResources must be absolute; "
+                "percentages are for maximums",
+            )
+
+    def check_min_max(self, queue: QueueElement) -> None:
+        minimum, maximum = queue.get("minResources"), queue.get("maxResources")
+        if minimum is None or maximum is None or minimum.problem or maximum.problem:
+            return
+        low, high = minimum.value, maximum.value
+        if low.is_percent or high.is_percent:
+            return
+        low_r, high_r = low.as_resources(missing=0.0), high.as_resources(missing=math.inf)
+        if low_r.memory_mb > high_r.memory_mb or low_r.vcores > high_r.vcores:
+            self.warn(
+                minimum.line,
+                f"queue {queue.path} has max resources {maximum.text} less than min resources "
+                f"{minimum.text}",
+            )
+
+    def check_repeats(self, settings: tuple[Setting, ...], where: str) -> None:
+        seen: dict[str, Setting] = {}
+        for setting in settings:
+            if setting.name in seen and setting.name != "reservation":
+                self.warn(
+                    setting.line,
+                    f"{where}: <{setting.tag}> repeats line {seen[setting.name].line}; Hadoop uses the last",
+                )
+            seen[setting.name] = setting
+
+    def check_min_share_sums(self) -> None:
+        """Minimum shares adding up to more than the cluster, or than their parent's maximum."""
+
+        def absolute(queue: QueueElement, name: str, missing: float) -> Resources | None:
+            setting = queue.get(name)
+            if setting is None or setting.problem or setting.value.is_percent:
+                return None
+            return setting.value.as_resources(missing=missing)
+
+        def visit(
+            children: tuple[QueueElement, ...], limit: Resources | None, what: str, line: int
+        ) -> None:
+            mins = [
+                m for m in (absolute(c, "minResources", 0.0) for c in children) if m is not None
+            ]
+            if limit is not None and mins:
+                memory = sum(m.memory_mb for m in mins)
+                vcores = sum(m.vcores for m in mins)
+                if memory > limit.memory_mb or vcores > limit.vcores:
+                    self.warn(
+                        line,
+                        f"minimum shares of the queues under {what} add up to {memory:g} MB, "
+                        f"{vcores:g} vcores, more than {limit.memory_mb:g} MB, {limit.vcores:g} "
+                        "vcores; they cannot all be met",
+                    )
+            for child in children:
+                visit(
+                    child.children,
+                    absolute(child, "maxResources", math.inf),
+                    f"{child.path} (its maxResources)",
+                    child.line,
+                )
+
+        queues = self.doc.queues
+        if len(queues) == 1 and queues[0].path == "root":
+            visit(queues[0].children, self.cluster, "root (the cluster)", queues[0].line)
+        else:
+            visit(queues, self.cluster, "root (the cluster)", self.doc.line)
+
+
+def _parent_message(path: str, element: str) -> str:
+    return (
+        f"The configuration settings for {path} are invalid. A queue element that contains "
+        "child queue elements or that has the type='parent' attribute cannot also include a "
+        f"{element} element."
+    )

@@ -1,0 +1,560 @@
+"""Hadoop 2/3 MapReduce JobHistory files (``.jhist``, Avro-JSON text encoding).
+
+A ``.jhist`` file is written by the MapReduce ApplicationMaster: line 1 is
+``Avro-Json``, line 2 the Avro schema, then one event per line
+``{"type": "...", "event": {"org.apache.hadoop.mapreduce.jobhistory.Record": {...}}}``.
+Two schema generations exist: older files write optional fields as plain values,
+newer ones as Avro unions (``{"string": "OFF_SWITCH"}``); both are accepted.
+
+What is read:
+
+- the job (JOB_SUBMITTED, JOB_QUEUE_CHANGED, JOB_INITED, JOB_INFO_CHANGED,
+  JOB_FINISHED / JOB_FAILED / JOB_KILLED / JOB_ERROR) and each AM_STARTED;
+- every task (TASK_STARTED, TASK_FINISHED, TASK_FAILED), including job setup and
+  cleanup tasks, and every attempt (``*_ATTEMPT_STARTED``, ``*_ATTEMPT_FINISHED``,
+  ``*_ATTEMPT_FAILED``, ``*_ATTEMPT_KILLED``), killed and failed ones included;
+- a reduce attempt's ``shuffleFinishTime``/``sortFinishTime``;
+- NORMALIZED_RESOURCE container sizes when present.
+
+A task's ``duration_s`` is its successful attempt's run time (else its last
+attempt's, else the task's own start to finish). Container sizes are not
+otherwise recorded in ``.jhist`` files, so the reader uses the Hadoop defaults
+(options ``map_memory_mb``, ``reduce_memory_mb``, ``am_memory_mb``, ``vcores``)
+and says so in the trace notes. ApplicationMaster containers appear in the
+observed schedule as attempts with ``is_am`` true and stage ``am``. A killed
+attempt whose diagnostics mention preemption is marked ``preempted``.
+
+A directory is read as every ``*.jhist`` file in it, in name order.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from whatif.errors import TraceFormatError, WhatifError
+from whatif.readers.base import TraceReader, normalize_queue
+from whatif.readers.columns import TableBuilder
+from whatif.readers.hadoop_ids import job_of_app_attempt, job_of_task
+from whatif.schedule import Schedule
+from whatif.trace import Trace
+from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
+
+MAGIC = "Avro-Json"
+
+#: jhist task type -> workload stage.
+STAGES = {
+    "MAP": "map",
+    "REDUCE": "reduce",
+    "JOB_SETUP": "setup",
+    "JOB_CLEANUP": "cleanup",
+    "TASK_CLEANUP": "cleanup",
+}
+
+_AVRO_TYPES = frozenset(
+    {"string", "long", "int", "boolean", "double", "float", "bytes", "null", "array", "map"}
+)
+
+JOB_TABLE = {
+    "job_id": "string",
+    "queue": "string",
+    "submit_s": "float64",
+    "user": "string",
+    "name": "string",
+    "am_memory_mb": "float64",
+    "am_vcores": "float64",
+    "am_start_s": "float64",
+}
+SCHEDULE_JOB_TABLE = {
+    "job_id": "string",
+    "queue": "string",
+    "submit_s": "float64",
+    "launch_s": "float64",
+    "finish_s": "float64",
+    "user": "string",
+    "state": "string",
+}
+TASK_TABLE = {
+    "job_id": "string",
+    "task_id": "string",
+    "stage": "string",
+    "duration_s": "float64",
+    "memory_mb": "float64",
+    "vcores": "float64",
+    "observed_start_s": "float64",
+    "observed_finish_s": "float64",
+    "observed_state": "string",
+    "shuffle_finish_s": "float64",
+    "sort_finish_s": "float64",
+}
+ATTEMPT_TABLE = {
+    "job_id": "string",
+    "task_id": "string",
+    "attempt_id": "string",
+    "stage": "string",
+    "start_s": "float64",
+    "finish_s": "float64",
+    "memory_mb": "float64",
+    "vcores": "float64",
+    "state": "string",
+    "preempted": "bool",
+    "is_am": "bool",
+    "node": "string",
+}
+
+_NAN = math.nan
+
+
+def _plain(value: object) -> object:
+    """Unwrap an Avro union value ``{"string": "x"}`` to ``"x"``."""
+    if isinstance(value, dict) and len(value) == 1:
+        ((key, inner),) = value.items()
+        if key in _AVRO_TYPES or "." in key:
+            return inner
+    return value
+
+
+@dataclass
+class _Attempt:
+    task_id: str
+    stage: str
+    start_s: float = _NAN
+    finish_s: float = _NAN
+    state: str = "RUNNING"
+    node: str = ""
+    shuffle_s: float = _NAN
+    sort_s: float = _NAN
+    error: str = ""
+
+
+@dataclass
+class _Task:
+    stage: str
+    start_s: float = _NAN
+    finish_s: float = _NAN
+    state: str = "RUNNING"
+    successful: str = ""
+    attempts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Job:
+    job_id: str
+    line: int
+    name: str = ""
+    user: str = "unknown"
+    queue: str = ""
+    submit_s: float = _NAN
+    launch_s: float = _NAN
+    finish_s: float = _NAN
+    state: str = "RUNNING"
+    am_starts: list[tuple[float, str, str, str]] = field(default_factory=list)
+    memory_mb: dict[str, float] = field(default_factory=dict)
+
+
+class _Event:
+    """One event's record, with accessors that raise errors naming the line."""
+
+    __slots__ = ("kind", "path", "line", "record")
+
+    def __init__(self, kind: str, path: Path, line: int, record: dict) -> None:
+        self.kind, self.path, self.line, self.record = kind, path, line, record
+
+    def fail(self, what: str) -> TraceFormatError:
+        return TraceFormatError(f"{self.path}:{self.line}: {self.kind} event {what}")
+
+    def text(self, key: str, default: str | None = None) -> str:
+        value = _plain(self.record.get(key, default))
+        if value is None:
+            if default is not None:
+                return default
+            raise self.fail(f"lacks field {key!r}")
+        if not isinstance(value, str):
+            raise self.fail(f"field {key!r}: expected a string, got {value!r}")
+        return value
+
+    def time(self, key: str, *, required: bool = True) -> float:
+        """A millisecond timestamp as float seconds (NaN when absent/-1 and optional)."""
+        value = _plain(self.record.get(key))
+        if value is None:
+            if required:
+                raise self.fail(f"lacks field {key!r}")
+            return _NAN
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(f"field {key!r}: expected a time in ms, got {value!r}")
+        if value < 0 and not required:
+            return _NAN
+        return value / 1000.0
+
+    def number(self, key: str) -> float:
+        value = _plain(self.record.get(key))
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(f"field {key!r}: expected a number, got {value!r}")
+        return float(value)
+
+
+class JhistReader(TraceReader):
+    """MapReduce JobHistory ``.jhist`` files (a file, or a directory of them)."""
+
+    name = "jhist"
+    description = "Hadoop 2/3 MapReduce JobHistory .jhist (Avro-JSON), file or directory"
+
+    def __init__(
+        self,
+        *,
+        map_memory_mb: float = 1024.0,
+        reduce_memory_mb: float = 1024.0,
+        am_memory_mb: float = 1536.0,
+        vcores: float = 1.0,
+    ) -> None:
+        self.map_memory_mb = map_memory_mb
+        self.reduce_memory_mb = reduce_memory_mb
+        self.am_memory_mb = am_memory_mb
+        self.vcores = vcores
+
+    @classmethod
+    def sniff(cls, path: Path, head: bytes) -> bool:
+        if path.is_dir():
+            return any(path.glob("*.jhist"))
+        return head.startswith(MAGIC.encode())
+
+    def read(self, path: Path) -> Trace:
+        for option in ("map_memory_mb", "reduce_memory_mb", "am_memory_mb", "vcores"):
+            value = getattr(self, option)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise TraceFormatError(
+                    f"{path}: option {option} expects a number >= 0, got {value!r}"
+                )
+        files = sorted(path.glob("*.jhist")) if path.is_dir() else [path]
+        if not files:
+            raise TraceFormatError(f"{path}: directory holds no .jhist files")
+        tables = _Tables()
+        for file in files:
+            self._read_file(file, tables)
+        notes = [
+            f"container sizes not recorded in .jhist unless NORMALIZED_RESOURCE: map "
+            f"{self.map_memory_mb:g} MB, reduce {self.reduce_memory_mb:g} MB, AM "
+            f"{self.am_memory_mb:g} MB, {self.vcores:g} vcore(s) assumed"
+        ]
+        if tables.unstarted:
+            notes.append(
+                f"{tables.unstarted} attempt(s) finished without a recorded start; start = finish"
+            )
+        try:
+            workload = Workload(jobs=tables.jobs.frame(), tasks=tables.tasks.frame())
+            observed = Schedule(jobs=tables.schedule_jobs.frame(), attempts=tables.attempts.frame())
+        except WhatifError as error:
+            raise TraceFormatError(f"{path}: {error}") from error
+        return Trace(
+            workload=workload, observed=observed, source=path, format=self.name, notes=tuple(notes)
+        )
+
+    def _read_file(self, file: Path, tables: _Tables) -> None:
+        try:
+            handle = open(file, encoding="utf-8")
+        except OSError as error:
+            raise TraceFormatError(f"{file}: cannot read ({error.strerror or error})") from error
+        jobs: dict[str, _Job] = {}
+        tasks: dict[str, _Task] = {}
+        attempts: dict[str, _Attempt] = {}
+        with handle:
+            try:
+                for number, line in enumerate(handle, start=1):
+                    if number == 1:
+                        if line.strip() != MAGIC:
+                            raise TraceFormatError(
+                                f"{file}:1: expected the line 'Avro-Json', got {line.strip()[:40]!r}"
+                            )
+                        continue
+                    if not line.strip():
+                        continue
+                    try:
+                        data = json.loads(line)
+                    except json.JSONDecodeError as error:
+                        raise TraceFormatError(
+                            f"{file}:{number}:{error.colno}: invalid JSON ({error.msg})"
+                        ) from None
+                    if number == 2:
+                        if not isinstance(data, dict) or data.get("name") != "Event":
+                            raise TraceFormatError(f"{file}:2: expected the Avro schema of 'Event'")
+                        continue
+                    self._event(file, number, data, jobs, tasks, attempts)
+            except UnicodeDecodeError as error:
+                raise TraceFormatError(f"{file}: not UTF-8 text ({error.reason})") from None
+        if not jobs:
+            raise TraceFormatError(f"{file}: no JOB_SUBMITTED event (not a complete .jhist file?)")
+        self._emit(file, jobs, tasks, attempts, tables)
+
+    def _event(
+        self,
+        file: Path,
+        number: int,
+        data: object,
+        jobs: dict[str, _Job],
+        tasks: dict[str, _Task],
+        attempts: dict[str, _Attempt],
+    ) -> None:
+        if not isinstance(data, dict) or not isinstance(data.get("event"), dict):
+            raise TraceFormatError(
+                f"{file}:{number}: expected an event object with 'type' and 'event'"
+            )
+        kind = data.get("type")
+        wrapped = data["event"]
+        if not isinstance(kind, str) or len(wrapped) != 1:
+            raise TraceFormatError(
+                f"{file}:{number}: expected an event object with 'type' and 'event'"
+            )
+        ((record_name, record),) = wrapped.items()
+        if not isinstance(record, dict):
+            raise TraceFormatError(f"{file}:{number}: {kind} event is not an object")
+        record_name = record_name.rsplit(".", 1)[-1]
+        event = _Event(kind, file, number, record)
+
+        def job(key: str = "jobid") -> _Job:
+            job_id = event.text(key)
+            if job_id not in jobs or math.isnan(jobs[job_id].submit_s):
+                raise event.fail(f"names job {job_id!r} before its JOB_SUBMITTED")
+            return jobs[job_id]
+
+        if kind == "JOB_SUBMITTED":
+            job_id = event.text("jobid")
+            target = jobs.setdefault(job_id, _Job(job_id=job_id, line=number))
+            if not math.isnan(target.submit_s):
+                raise event.fail(f"repeats job {job_id!r}")
+            target.name = event.text("jobName", "")
+            target.user = event.text("userName", "unknown")
+            target.queue = event.text("jobQueueName", "")
+            target.submit_s = event.time("submitTime")
+        elif kind == "JOB_QUEUE_CHANGED":
+            job().queue = event.text("jobQueueName")
+        elif kind == "JOB_INITED":
+            job().launch_s = event.time("launchTime")
+        elif kind == "JOB_INFO_CHANGED":
+            target = job()
+            target.submit_s = event.time("submitTime")
+            target.launch_s = event.time("launchTime")
+        elif kind == "JOB_FINISHED":
+            target = job()
+            target.finish_s, target.state = event.time("finishTime"), "SUCCEEDED"
+        elif record_name == "JobUnsuccessfulCompletion":
+            target = job()
+            target.finish_s = event.time("finishTime")
+            status = event.text("jobStatus", kind.removeprefix("JOB_"))
+            target.state = "KILLED" if status == "KILLED" else "FAILED"
+        elif kind == "AM_STARTED":
+            attempt_id = event.text("applicationAttemptId")
+            job_id = job_of_app_attempt(attempt_id)
+            if job_id is None:
+                raise event.fail(f"field 'applicationAttemptId': not an attempt id: {attempt_id!r}")
+            # AM_STARTED is written before JOB_SUBMITTED: create the job lazily.
+            target = jobs.setdefault(job_id, _Job(job_id=job_id, line=number))
+            target.am_starts.append(
+                (
+                    event.time("startTime"),
+                    attempt_id,
+                    event.text("containerId", attempt_id),
+                    event.text("nodeManagerHost", ""),
+                )
+            )
+        elif kind == "NORMALIZED_RESOURCE":
+            stage = STAGES.get(event.text("taskType"))
+            if stage is not None:
+                for target in jobs.values():
+                    target.memory_mb[stage] = event.number("memory")
+        elif kind == "TASK_STARTED":
+            task_id = event.text("taskid")
+            task_type = event.text("taskType")
+            if task_type not in STAGES:
+                raise event.fail(
+                    f"field 'taskType': expected one of {', '.join(STAGES)}, got {task_type!r}"
+                )
+            task = tasks.setdefault(task_id, _Task(stage=STAGES[task_type]))
+            task.start_s = event.time("startTime")
+        elif kind in ("TASK_FINISHED", "TASK_FAILED"):
+            task = self._task(event, tasks)
+            task.finish_s = event.time("finishTime")
+            task.state = event.text("status", "SUCCEEDED" if kind == "TASK_FINISHED" else "FAILED")
+            if kind == "TASK_FINISHED":
+                task.successful = event.text("successfulAttemptId", "")
+        elif record_name == "TaskAttemptStarted":
+            attempt = self._attempt(event, tasks, attempts)
+            attempt.start_s = event.time("startTime")
+            attempt.node = event.text("trackerName", "")
+        elif record_name in ("MapAttemptFinished", "ReduceAttemptFinished", "TaskAttemptFinished"):
+            attempt = self._attempt(event, tasks, attempts)
+            attempt.finish_s = event.time("finishTime")
+            attempt.state = event.text("taskStatus", "SUCCEEDED")
+            attempt.node = event.text("hostname", attempt.node)
+            if record_name == "ReduceAttemptFinished":
+                attempt.shuffle_s = event.time("shuffleFinishTime", required=False)
+                attempt.sort_s = event.time("sortFinishTime", required=False)
+        elif record_name == "TaskAttemptUnsuccessfulCompletion":
+            attempt = self._attempt(event, tasks, attempts)
+            attempt.finish_s = event.time("finishTime")
+            attempt.state = event.text("status", "KILLED" if kind.endswith("KILLED") else "FAILED")
+            attempt.node = event.text("hostname", attempt.node)
+            attempt.error = event.text("error", "")
+        # Other events (JOB_PRIORITY_CHANGED, JOB_STATUS_CHANGED, TASK_UPDATED, ...) carry
+        # nothing the workload or schedule needs.
+
+    @staticmethod
+    def _task(event: _Event, tasks: dict[str, _Task]) -> _Task:
+        task_id = event.text("taskid")
+        task = tasks.get(task_id)
+        if task is None:
+            task_type = event.text("taskType")
+            if task_type not in STAGES:
+                raise event.fail(
+                    f"field 'taskType': expected one of {', '.join(STAGES)}, got {task_type!r}"
+                )
+            task = tasks[task_id] = _Task(stage=STAGES[task_type])
+        return task
+
+    def _attempt(
+        self, event: _Event, tasks: dict[str, _Task], attempts: dict[str, _Attempt]
+    ) -> _Attempt:
+        attempt_id = event.text("attemptId")
+        attempt = attempts.get(attempt_id)
+        if attempt is None:
+            task = self._task(event, tasks)
+            task_id = event.text("taskid")
+            attempt = attempts[attempt_id] = _Attempt(task_id=task_id, stage=task.stage)
+            task.attempts.append(attempt_id)
+        return attempt
+
+    def _memory(self, job: _Job, stage: str) -> float:
+        if stage in job.memory_mb:
+            return job.memory_mb[stage]
+        return self.reduce_memory_mb if stage == "reduce" else self.map_memory_mb
+
+    def _emit(
+        self,
+        file: Path,
+        jobs: dict[str, _Job],
+        tasks: dict[str, _Task],
+        attempts: dict[str, _Attempt],
+        tables: _Tables,
+    ) -> None:
+        for job in jobs.values():
+            if math.isnan(job.submit_s):
+                raise TraceFormatError(
+                    f"{file}: job {job.job_id!r} has AM_STARTED but no JOB_SUBMITTED"
+                )
+            queue = normalize_queue(job.queue)
+            am_start = min((s[0] for s in job.am_starts), default=_NAN)
+            tables.jobs.append(
+                (
+                    job.job_id,
+                    queue,
+                    job.submit_s,
+                    job.user,
+                    job.name,
+                    self.am_memory_mb,
+                    self.vcores,
+                    am_start,
+                )
+            )
+            launch = am_start if not math.isnan(am_start) else job.launch_s
+            tables.schedule_jobs.append(
+                (job.job_id, queue, job.submit_s, launch, job.finish_s, job.user, job.state)
+            )
+            starts = sorted(job.am_starts)
+            for i, (start, app_attempt, container, host) in enumerate(starts):
+                last = i == len(starts) - 1
+                finish = job.finish_s if last else starts[i + 1][0]
+                state = (job.state if job.state != "RUNNING" else "RUNNING") if last else "FAILED"
+                tables.attempts.append(
+                    (
+                        job.job_id,
+                        app_attempt,
+                        container,
+                        "am",
+                        start,
+                        finish,
+                        self.am_memory_mb,
+                        self.vcores,
+                        state,
+                        False,
+                        True,
+                        host,
+                    )
+                )
+        for task_id, task in tasks.items():
+            job_id = job_of_task(task_id)
+            job = jobs.get(job_id) if job_id is not None else None
+            if job is None or job_id is None:
+                raise TraceFormatError(f"{file}: task {task_id!r} belongs to no JOB_SUBMITTED job")
+            memory = self._memory(job, task.stage)
+            chosen: _Attempt | None = None
+            for attempt_id in task.attempts:
+                attempt = attempts[attempt_id]
+                if math.isnan(attempt.start_s):
+                    attempt.start_s = attempt.finish_s
+                    tables.unstarted += 1
+                    if math.isnan(attempt.start_s):
+                        raise TraceFormatError(
+                            f"{file}: attempt {attempt_id!r} has neither start nor finish"
+                        )
+                if attempt_id == task.successful or (
+                    attempt.state == "SUCCEEDED" and (chosen is None or chosen.state != "SUCCEEDED")
+                ):
+                    chosen = attempt
+                elif chosen is None or (
+                    chosen.state != "SUCCEEDED" and attempt.start_s >= chosen.start_s
+                ):
+                    chosen = attempt
+                preempted = attempt.state == "KILLED" and "preempt" in attempt.error.lower()
+                tables.attempts.append(
+                    (
+                        job_id,
+                        task_id,
+                        attempt_id,
+                        task.stage,
+                        attempt.start_s,
+                        attempt.finish_s,
+                        memory,
+                        self.vcores,
+                        attempt.state,
+                        preempted,
+                        False,
+                        attempt.node,
+                    )
+                )
+            if chosen is not None and not math.isnan(chosen.finish_s):
+                start, finish = chosen.start_s, chosen.finish_s
+                shuffle, sort = chosen.shuffle_s, chosen.sort_s
+            else:
+                start, finish, shuffle, sort = task.start_s, task.finish_s, _NAN, _NAN
+            duration = finish - start if not (math.isnan(start) or math.isnan(finish)) else 0.0
+            tables.tasks.append(
+                (
+                    job_id,
+                    task_id,
+                    task.stage,
+                    max(duration, 0.0),
+                    memory,
+                    self.vcores,
+                    start,
+                    finish,
+                    task.state,
+                    shuffle,
+                    sort,
+                )
+            )
+
+
+class _Tables:
+    def __init__(self) -> None:
+        self.jobs = TableBuilder(JOB_TABLE)
+        self.schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
+        self.tasks = TableBuilder(TASK_TABLE)
+        self.attempts = TableBuilder(ATTEMPT_TABLE)
+        self.unstarted = 0
+
+
+__all__ = ["JhistReader", "STAGES"]

@@ -1,0 +1,80 @@
+"""Bounded, logged repair of the two JSON typos found in Hadoop's REST docs.
+
+The REST response examples in Hadoop's documentation (and dumps people paste from
+them) contain a missing comma between two members and a trailing comma before a
+closing bracket. `loads_lenient` parses strict JSON first; on a decoder error it
+repairs *only* these two cases, *only* at the decoder's error position, at most
+`max_repairs` times, logging a warning with ``source:line:col`` for each repair:
+
+- "Expecting ',' delimiter": insert a comma right after the previous token;
+- a ``}`` or ``]`` right after a comma ("Expecting property name" / "Expecting
+  value"): delete that comma.
+
+Anything else (or more repairs than allowed) is a `TraceFormatError` naming
+``source:line:col`` and the decoder's message.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from whatif.errors import TraceFormatError
+
+logger = logging.getLogger(__name__)
+
+#: Default bound on repairs per document.
+MAX_REPAIRS = 3
+
+
+def loads_lenient(text: str, *, source: str, max_repairs: int = MAX_REPAIRS) -> object:
+    """Parse `text` as JSON, repairing at most `max_repairs` missing/trailing commas."""
+    repairs = 0
+    while True:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            fixed = _repair(text, error)
+            if fixed is None or repairs >= max_repairs:
+                extra = f" after {repairs} repair(s)" if repairs else ""
+                raise TraceFormatError(
+                    f"{source}:{error.lineno}:{error.colno}: invalid JSON{extra} ({error.msg})"
+                ) from None
+            repairs += 1
+            logger.warning(
+                "%s:%d:%d: repaired JSON (%s)", source, error.lineno, error.colno, fixed[1]
+            )
+            text = fixed[0]
+
+
+def _previous_token_end(text: str, pos: int) -> int:
+    """Index just past the last non-whitespace character before `pos`."""
+    end = pos
+    while end > 0 and text[end - 1] in " \t\r\n":
+        end -= 1
+    return end
+
+
+def _repair(text: str, error: json.JSONDecodeError) -> tuple[str, str] | None:
+    pos = error.pos
+    end = _previous_token_end(text, pos)
+    if (
+        error.msg.startswith("Expecting ',' delimiter")
+        and 0 < end
+        and pos < len(text)
+        and text[pos] not in "}]"
+    ):
+        return text[:end] + "," + text[end:], "inserted a missing comma"
+    if (
+        pos < len(text)
+        and text[pos] in "}]"
+        and end > 0
+        and text[end - 1] == ","
+        and (
+            error.msg.startswith("Expecting property name")
+            or error.msg.startswith("Expecting value")
+            or error.msg.startswith("Illegal trailing comma")
+        )
+    ):
+        return text[: end - 1] + text[end:], f"removed a trailing comma before {text[pos]!r}"
+    return None

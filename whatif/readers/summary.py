@@ -1,0 +1,176 @@
+"""What is in a trace: counts, queues, time span, resource-time and task duration quantiles.
+
+`summarize` is what ``tempo trace inspect`` prints; it is a pure function of a
+`Trace` so tests and other tools use it directly.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from whatif.readers.registry import read_trace
+from whatif.trace import Trace
+
+#: Quantiles reported for task durations.
+QUANTILES = (0.5, 0.9, 0.99)
+
+
+@dataclass(frozen=True)
+class QueueSummary:
+    """One queue's share of the workload (resource-time = sum of duration x size)."""
+
+    queue: str
+    jobs: int
+    tasks: int
+    memory_mb_s: float
+    vcore_s: float
+
+
+@dataclass(frozen=True)
+class DurationSummary:
+    """Task durations of one stage (or ``all``), in seconds."""
+
+    stage: str
+    tasks: int
+    mean_s: float
+    p50_s: float
+    p90_s: float
+    p99_s: float
+    max_s: float
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """Summary of a trace; ``attempts`` counts task attempts (AM containers separately)."""
+
+    source: str
+    format: str
+    jobs: int
+    tasks: int
+    attempts: int
+    am_containers: int
+    killed_attempts: int
+    failed_attempts: int
+    preempted_attempts: int
+    queues: tuple[str, ...]
+    first_submit_s: float
+    last_submit_s: float
+    last_finish_s: float
+    per_queue: tuple[QueueSummary, ...]
+    durations: tuple[DurationSummary, ...]
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (NaN becomes None)."""
+        return _json_ready(asdict(self))
+
+
+def _json_ready(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _durations(stage: str, values: np.ndarray) -> DurationSummary:
+    if values.size == 0:
+        return DurationSummary(stage, 0, math.nan, math.nan, math.nan, math.nan, math.nan)
+    q = np.quantile(values, QUANTILES)
+    return DurationSummary(
+        stage,
+        int(values.size),
+        float(values.mean()),
+        float(q[0]),
+        float(q[1]),
+        float(q[2]),
+        float(values.max()),
+    )
+
+
+def summarize(trace: Trace) -> TraceSummary:
+    """Summarize `trace` (see `TraceSummary`)."""
+    jobs = trace.workload.jobs
+    tasks = trace.workload.tasks
+    queues = tuple(sorted(jobs["queue"].unique().tolist()))
+    queue_of_task = tasks["job_id"].map(dict(zip(jobs["job_id"], jobs["queue"], strict=True)))
+    duration = tasks["duration_s"].to_numpy(float)
+    memory_s = duration * tasks["memory_mb"].to_numpy(float)
+    vcore_s = duration * tasks["vcores"].to_numpy(float)
+    job_counts = jobs.groupby("queue").size()
+    task_counts = queue_of_task.value_counts()
+    mem_by_q = (
+        np.bincount(
+            queue_of_task.map({q: i for i, q in enumerate(queues)}).to_numpy(int),
+            weights=memory_s,
+            minlength=len(queues),
+        )
+        if len(tasks)
+        else np.zeros(len(queues))
+    )
+    vc_by_q = (
+        np.bincount(
+            queue_of_task.map({q: i for i, q in enumerate(queues)}).to_numpy(int),
+            weights=vcore_s,
+            minlength=len(queues),
+        )
+        if len(tasks)
+        else np.zeros(len(queues))
+    )
+    per_queue = tuple(
+        QueueSummary(
+            queue=q,
+            jobs=int(job_counts.get(q, 0)),
+            tasks=int(task_counts.get(q, 0)),
+            memory_mb_s=float(mem_by_q[i]),
+            vcore_s=float(vc_by_q[i]),
+        )
+        for i, q in enumerate(queues)
+    )
+    stages = tasks["stage"].to_numpy(dtype=object)
+    durations = [_durations("all", duration)] + [
+        _durations(stage, duration[stages == stage]) for stage in dict.fromkeys(stages.tolist())
+    ]
+    attempts = am = killed = failed = preempted = 0
+    last_finish = math.nan
+    if trace.observed is not None:
+        frame = trace.observed.attempts
+        is_am = frame["is_am"].to_numpy(bool)
+        task_attempts = frame[~is_am]
+        attempts, am = int((~is_am).sum()), int(is_am.sum())
+        killed = int((task_attempts["state"] == "KILLED").sum())
+        failed = int((task_attempts["state"] == "FAILED").sum())
+        preempted = int(task_attempts["preempted"].sum())
+        finishes = trace.observed.jobs["finish_s"].to_numpy(float)
+        if np.isfinite(finishes).any():
+            last_finish = float(np.nanmax(finishes))
+    first, last = trace.workload.span_s if len(jobs) else (math.nan, math.nan)
+    return TraceSummary(
+        source=str(trace.source) if trace.source is not None else "",
+        format=trace.format,
+        jobs=len(jobs),
+        tasks=len(tasks),
+        attempts=attempts,
+        am_containers=am,
+        killed_attempts=killed,
+        failed_attempts=failed,
+        preempted_attempts=preempted,
+        queues=queues,
+        first_submit_s=first,
+        last_submit_s=last,
+        last_finish_s=last_finish,
+        per_queue=per_queue,
+        durations=tuple(durations),
+        notes=trace.notes,
+    )
+
+
+def inspect_trace(path: str | os.PathLike[str], *, format: str | None = None) -> TraceSummary:
+    """Read the trace at `path` (format detected when None) and summarize it."""
+    return summarize(read_trace(path, format=format))
