@@ -9,14 +9,11 @@ priorities and thresholds returned here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
-import numpy as np
-import pandas as pd
-
-from tempo.errors import TempoError
 from tempo.templates.model import QSTemplate
 from whatif.metrics import Metric
+from whatif.whatif_model import qs_values
 
 
 def objectives(templates: Iterable[QSTemplate]) -> list[tuple[str, Metric, float]]:
@@ -34,25 +31,6 @@ def required_metrics(templates: Iterable[QSTemplate]) -> list[Metric]:
     return list(dict.fromkeys(m for t in templates for m in t.metrics))
 
 
-def qs_vector(table: pd.DataFrame, entries: Sequence[tuple[str, Metric, float]]) -> np.ndarray:
-    """Values of `entries` ((queue, metric, ...) as from `objectives` or `constraints`) in `table`.
-
-    Raw values: objective priorities are not applied. NaN where the queue had
-    nothing to measure.
-
-    Raises
-    ------
-    TempoError
-        If the table lacks a queue row or a metric column.
-    """
-    values = np.empty(len(entries))
-    for i, (queue, metric, *_rest) in enumerate(entries):
-        if queue not in table.index:
-            raise TempoError(f"qs_vector: the QS table has no row for queue {queue}")
-        if metric.label not in table.columns:
-            raise TempoError(
-                f"qs_vector: the QS table has no column {metric.label}; "
-                "evaluate it with required_metrics(templates)"
-            )
-        values[i] = table.at[queue, metric.label]
-    return values
+#: Values of ``(queue, metric, ...)`` entries in an `evaluate` table, in entry order
+#: (raw values: priorities are not applied; NaN where a queue had nothing to measure).
+qs_vector = qs_values

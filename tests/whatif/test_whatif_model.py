@@ -40,7 +40,11 @@ def _workload() -> Workload:
 def _allocation(weight_a: float) -> EffectiveAllocation:
     return EffectiveAllocation(
         root=EffectiveQueue(
-            "root", children=(EffectiveQueue("root.a", weight=weight_a), EffectiveQueue("root.b", weight=1.0))
+            "root",
+            children=(
+                EffectiveQueue("root.a", weight=weight_a),
+                EffectiveQueue("root.b", weight=1.0),
+            ),
         )
     )
 
@@ -74,21 +78,28 @@ def test_same_numbers_on_serial_pool_and_dask():
     candidates = [_allocation(w) for w in (0.5, 1.0, 4.0)]
 
     def run(executor):
-        model = WhatifModel(CLUSTER, QS, replicates=2, noise=noise, engine="reference", executor=executor)
+        model = WhatifModel(
+            CLUSTER, QS, replicates=2, noise=noise, engine="reference", executor=executor
+        )
         return model.evaluate(candidates, _workload()).replicates
 
     serial = run(SerialExecutor())
     with ProcessPoolExecutor(max_workers=2) as pool:
         np.testing.assert_array_equal(run(pool), serial)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
         with DaskExecutor(cluster.scheduler_address) as dask_executor:
             np.testing.assert_array_equal(run(dask_executor), serial)
 
 
 def test_fixed_window_counts_only_jobs_finished_inside_it():
     """An explicit window that ends early leaves out jobs that finish after it."""
+
     def throughput(window):
-        model = WhatifModel(CLUSTER, [("root", Metric("QS_THR"))], window=window, engine="reference")
+        model = WhatifModel(
+            CLUSTER, [("root", Metric("QS_THR"))], window=window, engine="reference"
+        )
         return model.evaluate([_allocation(1.0)], _workload()).mean[0, 0]
 
     # 24 ten-second tasks on 4 containers: the last job cannot finish before t=60.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 from whatif.errors import ValidationError
@@ -151,6 +151,13 @@ class EffectiveAllocation:
             )
         object.__setattr__(self, "user_max_apps", MappingProxyType(dict(self.user_max_apps)))
 
+    def __reduce__(self) -> tuple:
+        # A mappingproxy does not pickle; rebuild from plain values so that
+        # allocations can travel to worker processes and Dask workers.
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["user_max_apps"] = dict(self.user_max_apps)
+        return (_rebuild_allocation, (values,))
+
     def queues(self) -> Iterator[EffectiveQueue]:
         return self.root.walk()
 
@@ -167,3 +174,7 @@ class EffectiveAllocation:
 
     def max_apps_for_user(self, user: str) -> int | None:
         return self.user_max_apps.get(user, self.user_max_apps_default)
+
+
+def _rebuild_allocation(values: dict) -> EffectiveAllocation:
+    return EffectiveAllocation(**values)

@@ -391,7 +391,14 @@ class ReferenceEngine:
     def _app_key(self, j: int, usage_less: bool = False) -> tuple:
         usage = self.job_usage[j] - self.job_tbp[j] if usage_less else self.job_usage[j]
         demand = self.job_usage[j] + self.job_pend[j]
-        return (usage, demand, np.zeros(2), self._app_weight(j), float(self.p.job_submit[j]), int(self.p.job_rank[j]))
+        return (
+            usage,
+            demand,
+            np.zeros(2),
+            self._app_weight(j),
+            float(self.p.job_submit[j]),
+            int(self.p.job_rank[j]),
+        )
 
     # ------------------------------------------------------------------ allocation
     def _allocate(self) -> None:
@@ -491,7 +498,11 @@ class ReferenceEngine:
         if s < 0:
             return False
         lo = int(p.stage_task_start[s])
-        task = int(self.stage_next[s]) if self.stage_next[s] < p.stage_task_end[s] else self.stage_retry[s][0]
+        task = (
+            int(self.stage_next[s])
+            if self.stage_next[s] < p.stage_task_end[s]
+            else self.stage_retry[s][0]
+        )
         req = p.task_req[task]
         if not self._fits(leaf, req):
             return False
@@ -647,7 +658,9 @@ class ReferenceEngine:
             timeout = float(self.q.fair_timeout[leaf])
             threshold = float(self.q.fair_threshold[leaf])
             for j in ordered:
-                fair_demand = np.minimum(np.floor(self.job_fair[j] * threshold), self.job_usage[j] + self.job_pend[j])
+                fair_demand = np.minimum(
+                    np.floor(self.job_fair[j] * threshold), self.job_usage[j] + self.job_pend[j]
+                )
                 is_starved = self._below(policy, self.job_usage[j], fair_demand)
                 if not is_starved:
                     self.job_last_fair[j] = t
@@ -661,7 +674,9 @@ class ReferenceEngine:
                     starved.append(j)
                 fair_total += self.job_fair_starv[j]
             demand = self._demand(leaf)
-            starvation = np.maximum(np.minimum(self.q.min_share[leaf], demand) - self.q_usage[leaf], 0.0)
+            starvation = np.maximum(
+                np.minimum(self.q.min_share[leaf], demand) - self.q_usage[leaf], 0.0
+            )
             min_timeout = float(self.q.min_timeout[leaf])
             if not starvation.any():
                 self.q_last_min[leaf, 0] = t
@@ -713,7 +728,11 @@ class ReferenceEngine:
         stages.sort(key=lambda s: (p.stage_priority[s], s))
         out = []
         for s in stages:
-            task = int(self.stage_next[s]) if self.stage_next[s] < p.stage_task_end[s] else self.stage_retry[s][0]
+            task = (
+                int(self.stage_next[s])
+                if self.stage_next[s] < p.stage_task_end[s]
+                else self.stage_retry[s][0]
+            )
             out.append((p.task_req[task], self.stage_pending[s]))
         return out
 
@@ -789,7 +808,9 @@ class ReferenceEngine:
                     min_starved = usage[d] < min(self.q.min_share[leaf, d], demand[d])
                     fair_starved = usage[d] < math.floor(min(self.q_fair[leaf, d] / 2.0, demand[d]))
                 else:
-                    min_starved = self._below(policy, usage, self._rmin(policy, self.q.min_share[leaf], demand))
+                    min_starved = self._below(
+                        policy, usage, self._rmin(policy, self.q.min_share[leaf], demand)
+                    )
                     share = np.floor(self.q_fair[leaf] * self.q.fair_threshold[leaf])
                     fair_starved = self._below(policy, usage, self._rmin(policy, share, demand))
                 if not min_starved:
@@ -903,7 +924,11 @@ class ReferenceEngine:
             task = self.att_task[a]
             if task < 0 or int(p.task_job[task]) != app or self.att_mark[a] >= 0:
                 continue
-            if victim is None or p.stage_priority[p.task_stage[task]] >= p.stage_priority[p.task_stage[self.att_task[victim]]]:
+            if (
+                victim is None
+                or p.stage_priority[p.task_stage[task]]
+                >= p.stage_priority[p.task_stage[self.att_task[victim]]]
+            ):
                 victim = a
         return victim
 
@@ -924,7 +949,11 @@ class ReferenceEngine:
             total += int(max(n_min, n_fair))
         if total <= 0:
             return
-        over = {leaf for leaf in leaves if self.q_usage[leaf, d] > self.q_fair[leaf, d] and self.q.preemptable[leaf]}
+        over = {
+            leaf
+            for leaf in leaves
+            if self.q_usage[leaf, d] > self.q_fair[leaf, d] and self.q.preemptable[leaf]
+        }
         left = {leaf: self.q_usage[leaf, d] for leaf in leaves}
         victims = [
             a
@@ -956,7 +985,12 @@ class ReferenceEngine:
 
     def queue_table(self) -> tuple[np.ndarray, ...]:
         """Per-queue usage, pending demand, fair share and runnable app count."""
-        return self.q_usage.copy(), self.q_pend_all.copy(), self.q_fair.copy(), np.array(self.q_runnable)
+        return (
+            self.q_usage.copy(),
+            self.q_pend_all.copy(),
+            self.q_fair.copy(),
+            np.array(self.q_runnable),
+        )
 
     # ------------------------------------------------------------------ output
     def records(self) -> tuple[np.ndarray, ...]:

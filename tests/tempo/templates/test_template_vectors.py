@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tempo import TempoError
 from tempo.templates import constraints, objectives, parse_templates, qs_vector, required_metrics
+from whatif.errors import ValidationError
 from whatif.metrics import Metric
 
 TEXT = """
@@ -58,7 +58,7 @@ def test_qs_vector_names_a_missing_row_or_column():
     """A table without the template's queue or metric is a clear error."""
     templates = parse_templates(TEXT)
     table = pd.DataFrame({"QS_THR": [1.0]}, index=["root.etl"])
-    with pytest.raises(TempoError, match="no column QS_DL\\(slack=0.25\\)"):
+    with pytest.raises(ValidationError, match="no column QS_DL\\(slack=0.25\\)"):
         qs_vector(table, constraints(templates))
-    with pytest.raises(TempoError, match="no row for queue root.bi"):
+    with pytest.raises(ValidationError, match="no row for queue root.bi"):
         qs_vector(table.assign(QS_AJR=1.0), objectives(templates))
