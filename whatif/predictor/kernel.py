@@ -423,22 +423,30 @@ def _add_pending(W, j, x0, x1):
 
 
 @njit(cache=True)
+def _release_stage(W, j, s):
+    """Release stage `s` (and, with slowstart 0, the reduce stage after it at once)."""
+    js, ss, ssf, si, cfg = W[6], W[12], W[13], W[14], W[25]
+    while True:
+        si[s, SI_RELEASED] = 1
+        si[s, SI_PENDING] = ss[s, SS_HI] - ss[s, SS_LO]
+        _add_pending(W, j, ssf[s, 0], ssf[s, 1])
+        nxt = s + 1
+        if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
+            if si[s, SI_DONE] / (ss[s, SS_HI] - ss[s, SS_LO]) >= cfg[C_SLOWSTART]:
+                s = nxt
+                continue
+        return
+
+
+@njit(cache=True)
 def _maybe_slowstart(W, j, s):
+    """Release the reduce stage after map stage `s` once enough maps completed."""
     js, ss, si, cfg = W[6], W[12], W[14], W[25]
     nxt = s + 1
     if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
         size = ss[s, SS_HI] - ss[s, SS_LO]
         if si[s, SI_DONE] / size >= cfg[C_SLOWSTART]:
             _release_stage(W, j, nxt)
-
-
-@njit(cache=True)
-def _release_stage(W, j, s):
-    ss, ssf, si = W[12], W[13], W[14]
-    si[s, SI_RELEASED] = 1
-    si[s, SI_PENDING] = ss[s, SS_HI] - ss[s, SS_LO]
-    _add_pending(W, j, ssf[s, 0], ssf[s, 1])
-    _maybe_slowstart(W, j, s)
 
 
 @njit(cache=True)
@@ -985,9 +993,11 @@ def _replay_finish(W, a, task, last_map):
 
 
 @njit(cache=True)
-def _end_attempt(W, a, state):
-    qf, js, jsf, jf, ji, ss, si, sdone = W[3], W[6], W[7], W[8], W[9], W[12], W[14], W[15]
-    ts, tsf, ti, af, ai, hf, hi, gf, gi = W[16], W[17], W[18], W[19], W[20], W[21], W[22], W[23], W[24]
+def _release_container(W, a, state):
+    """Record the attempt's end and give its resources back; returns (job, r0, r1)."""
+    qf, js, jsf, jf, ts, tsf, af, ai, gf, gi = (
+        W[3], W[6], W[7], W[8], W[16], W[17], W[19], W[20], W[23], W[24],
+    )
     t = gf[G_NOW]
     task = ai[a, AI_TASK]
     if task < 0:
@@ -1025,8 +1035,18 @@ def _end_attempt(W, a, state):
     if task < 0:
         qf[leaf, QF_AM] -= r0
         qf[leaf, QF_AM + 1] -= r1
-        return
-    s = ts[task, TS_STAGE]
+    return j, r0, r1
+
+
+@njit(cache=True)
+def _end_attempt(W, a, state):
+    """A task attempt ends: re-queue its task, or count it done and move the job on."""
+    js, ji, ss, si, sdone = W[6], W[9], W[12], W[14], W[15]
+    ti, ai, hf, hi, gf, gi = W[18], W[20], W[21], W[22], W[23], W[24]
+    t = gf[G_NOW]
+    task = ai[a, AI_TASK]
+    j, r0, r1 = _release_container(W, a, state)
+    s = W[16][task, TS_STAGE]
     if state != SUCCEEDED:
         if state == FAILED:
             ti[task, TI_FAILS] += 1
@@ -1081,7 +1101,7 @@ def _finish_job(W, j):
     js, jf, ji, urun, gf = W[6], W[8], W[9], W[11], W[23]
     jf[j, JF_FINISH] = gf[G_NOW]
     if ji[j, JI_AM_STATE] >= 2:
-        _end_attempt(W, ji[j, JI_AM_ATT], SUCCEEDED)
+        _release_container(W, ji[j, JI_AM_ATT], SUCCEEDED)
     leaf = js[j, JS_QUEUE]
     _up(W, QF_PALL, leaf, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
     if ji[j, JI_STATE] == 2:
