@@ -1,0 +1,78 @@
+"""Provisioning reports: a terminal table, ``report.json`` (versioned schema) and a self-contained ``report.html``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from whatif.errors import WhatifError
+from whatif.provisioning import ProvisioningAnalysis
+from whatif.report.document import report_dict
+from whatif.report.html import render_html
+from whatif.report.schema import REPORT_SCHEMA, REPORT_VERSION
+from whatif.report.text import render_text
+from whatif.scaleup_check import ScaleUpCheck
+
+__all__ = [
+    "REPORT_SCHEMA",
+    "REPORT_VERSION",
+    "ReportFiles",
+    "render_html",
+    "render_text",
+    "report_dict",
+    "write_report",
+]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """Where `write_report` put the report."""
+
+    json: Path
+    html: Path
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_report(
+    analysis: ProvisioningAnalysis,
+    directory: str | Path,
+    *,
+    check: ScaleUpCheck | None = None,
+    inputs: Mapping[str, object] | None = None,
+) -> ReportFiles:
+    """Write ``report.json`` and ``report.html`` into `directory` (created if needed).
+
+    Both are rendered in memory first and each file is replaced atomically, so a
+    failure leaves no half-written report.
+    """
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WhatifError(f"{directory}: cannot create the report directory: {error}") from error
+    document = json.dumps(report_dict(analysis, check=check, inputs=inputs), indent=2, allow_nan=False)
+    page = render_html(analysis, check=check)
+    files = ReportFiles(directory / "report.json", directory / "report.html")
+    _write_atomic(files.json, document + "\n")
+    _write_atomic(files.html, page)
+    logger.info("wrote %s and %s", files.json, files.html)
+    return files

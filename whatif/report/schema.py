@@ -1,0 +1,149 @@
+"""The JSON schema of ``report.json`` (format ``tempo-whatif-report``, version 1)."""
+
+from __future__ import annotations
+
+#: Version of the report.json layout; bumped on any incompatible change.
+REPORT_VERSION = 1
+
+_NUMBER_OR_NULL = {"type": ["number", "null"]}
+_SCALE = {"type": "number", "exclusiveMinimum": 0}
+
+#: JSON Schema (draft 2020-12) of report.json.
+REPORT_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "tempo what-if and provisioning report",
+    "type": "object",
+    "required": ["format", "version", "inputs", "grid", "bisection", "qs", "thresholds", "scenarios", "accuracy"],
+    "additionalProperties": False,
+    "properties": {
+        "format": {"const": "tempo-whatif-report"},
+        "version": {"const": REPORT_VERSION},
+        "inputs": {
+            "type": "object",
+            "required": ["cluster", "replicates", "seed"],
+            "properties": {
+                "trace": {"type": ["string", "null"]},
+                "config": {"type": ["string", "null"]},
+                "templates": {"type": ["string", "null"]},
+                "cluster": {"type": "string"},
+                "replicates": {"type": "integer", "minimum": 1},
+                "seed": {"type": "integer"},
+                "executor": {"type": ["string", "null"]},
+                "window_s": _NUMBER_OR_NULL,
+            },
+        },
+        "grid": {"type": "array", "items": _SCALE, "minItems": 1},
+        "bisection": {
+            "type": "object",
+            "required": ["rel_tol", "assumption"],
+            "properties": {"rel_tol": {"type": "number"}, "assumption": {"type": "string"}},
+        },
+        "qs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["label", "queue", "metric"],
+                "properties": {
+                    "label": {"type": "string"},
+                    "queue": {"type": "string"},
+                    "metric": {"type": "string"},
+                },
+            },
+        },
+        "thresholds": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["queue", "metric", "op", "threshold", "qs_index"],
+                "properties": {
+                    "queue": {"type": "string"},
+                    "metric": {"type": "string"},
+                    "op": {"enum": ["<", "<="]},
+                    "threshold": {"type": "number"},
+                    "qs_index": {"type": "integer", "minimum": 0},
+                },
+            },
+        },
+        "scenarios": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["growth", "arrival_scale", "workload_source", "jobs", "smallest", "scales", "waste"],
+                "properties": {
+                    "growth": {"type": "number"},
+                    "arrival_scale": {"type": "number"},
+                    "workload_source": {"enum": ["trace", "model"]},
+                    "jobs": {"type": "integer", "minimum": 0},
+                    "smallest": {
+                        "type": "object",
+                        "required": ["status", "scale", "cluster", "lower", "monotone", "flips"],
+                        "properties": {
+                            "status": {"enum": ["found", "below_min", "above_max"]},
+                            "scale": _NUMBER_OR_NULL,
+                            "cluster": {"type": ["string", "null"]},
+                            "lower": _NUMBER_OR_NULL,
+                            "monotone": {"type": "boolean"},
+                            "flips": {"type": "array", "items": _SCALE},
+                        },
+                    },
+                    "scales": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["scale", "cluster", "on_grid", "mean", "spread", "met", "feasible"],
+                            "properties": {
+                                "scale": _SCALE,
+                                "cluster": {"type": "string"},
+                                "on_grid": {"type": "boolean"},
+                                "mean": {"type": "array", "items": _NUMBER_OR_NULL},
+                                "spread": {"type": "array", "items": _NUMBER_OR_NULL},
+                                "met": {"type": "array", "items": {"type": ["boolean", "null"]}},
+                                "feasible": {"type": "boolean"},
+                            },
+                        },
+                    },
+                    "waste": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["scale", "queue", "gb_hours", "fraction", "preempted"],
+                            "properties": {
+                                "scale": _SCALE,
+                                "queue": {"type": "string"},
+                                "gb_hours": {"type": "number", "minimum": 0},
+                                "fraction": {"type": "number", "minimum": 0},
+                                "preempted": {"type": "integer", "minimum": 0},
+                            },
+                        },
+                    },
+                },
+            },
+        },
+        "accuracy": {
+            "type": ["object", "null"],
+            "required": ["recording_cluster", "replicates", "rows", "max_rel_error"],
+            "properties": {
+                "recording_cluster": {"type": "string"},
+                "replicates": {"type": "integer", "minimum": 1},
+                "rows": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["factor", "qs", "predicted", "direct", "direct_spread", "abs_error", "rel_error"],
+                        "properties": {
+                            "factor": _SCALE,
+                            "qs": {"type": "string"},
+                            "predicted": _NUMBER_OR_NULL,
+                            "direct": _NUMBER_OR_NULL,
+                            "direct_spread": _NUMBER_OR_NULL,
+                            "abs_error": _NUMBER_OR_NULL,
+                            "rel_error": _NUMBER_OR_NULL,
+                        },
+                    },
+                },
+                "max_rel_error": {"type": "object", "additionalProperties": _NUMBER_OR_NULL},
+            },
+        },
+    },
+}

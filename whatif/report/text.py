@@ -1,0 +1,76 @@
+"""The report as terminal text: per scenario, QS per cluster scale and the smallest cluster."""
+
+from __future__ import annotations
+
+import math
+
+from whatif.provisioning import ProvisioningAnalysis
+from whatif.scaleup_check import ScaleUpCheck
+
+
+def _cell(mean: float, spread: float, met: bool | None) -> str:
+    if math.isnan(mean):
+        return "n/a"
+    mark = {True: " ok", False: " VIOLATED", None: ""}[met]
+    plus = f"±{spread:.3g}" if spread > 0 else ""
+    return f"{mean:.4g}{plus}{mark}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
+    return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+def render_text(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = None) -> str:
+    """A plain-text report: one table per scenario, then the scale-up check."""
+    met_of = {j: i for i, (*_, j) in enumerate(analysis.thresholds)}
+    threshold_text = {
+        j: f" {op} {t:g}" for _, _, t, op, j in analysis.thresholds
+    }
+    lines: list[str] = []
+    for s in analysis.scenarios:
+        lines.append(
+            f"Scenario: {s.scenario.label} ({s.n_jobs} jobs, workload from the {s.source})"
+        )
+        header = ["scale", "cluster"] + [
+            label + threshold_text.get(j, "") for j, label in enumerate(analysis.labels)
+        ]
+        rows = []
+        for r in s.scales:
+            cells = [
+                _cell(float(r.mean[j]), float(r.spread[j]), r.met[met_of[j]] if j in met_of else None)
+                for j in range(len(analysis.labels))
+            ]
+            rows.append([f"{r.scale:g}{'' if r.on_grid else '*'}", r.cluster.spec(), *cells])
+        lines.extend(_table(header, rows))
+        b = s.bisection
+        if b.status == "found":
+            answer = f"{b.scale:.4g} ({s.smallest.cluster.spec()}); {b.lower:.4g} is not enough"
+        elif b.status == "below_min":
+            answer = f"at most {b.scale:.4g} ({s.smallest.cluster.spec()}): every scale tried meets them"
+        else:
+            answer = f"none up to {b.lower:g}: more resources alone do not meet the SLOs"
+        lines.append(f"Smallest cluster scale meeting every SLO: {answer}")
+        if not b.monotone:
+            lines.append(
+                "WARNING: not monotone: SLOs met at scale "
+                + ", ".join(f"{f:g}" for f in b.flips)
+                + " but missed at a larger one"
+            )
+        lines.append("(* = bisection probe off the grid)")
+        lines.append("")
+    if check is not None:
+        lines.append(f"Scale-up check (trace recorded on {check.recording_cluster.spec()}):")
+        rows = [
+            [
+                f"{row.factor:g}x",
+                row.qs,
+                f"{row.predicted:.4g}",
+                f"{row.direct:.4g}",
+                "n/a" if math.isnan(row.rel_error) else f"{100 * row.rel_error:.1f}%",
+            ]
+            for row in check.table.itertuples()
+        ]
+        lines.extend(_table(["factor", "qs", "predicted", "direct", "error"], rows))
+    return "\n".join(lines).rstrip() + "\n"
