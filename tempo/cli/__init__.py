@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "history": "tempo.cli.history:history",
     "qs": "tempo.cli.qs:qs",
     "trace": "tempo.cli.trace:trace",
+    "whatif": "tempo.cli.whatif:whatif",
     "workload": "tempo.cli.workload:workload",
 }
 

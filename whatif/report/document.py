@@ -74,10 +74,10 @@ def report_dict(
     accuracy = None
     if check is not None:
         accuracy = {
-            "recording_cluster": check.recording_cluster.spec(),
+            "cluster": check.cluster.spec(),
             "replicates": check.replicates,
             "rows": [
-                {k: (_num(v) if k != "qs" else v) for k, v in row.items()}
+                {k: (v if k in ("qs", "recording_cluster") else _num(v)) for k, v in row.items()}
                 for row in check.table.to_dict("records")
             ],
             "max_rel_error": {

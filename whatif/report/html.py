@@ -67,14 +67,14 @@ def _scenario_table(analysis: ProvisioningAnalysis, index: int) -> str:
 
 def _check_table(check: ScaleUpCheck) -> str:
     rows = "".join(
-        f"<tr><td>{row.factor:g}x</td><td>{html.escape(row.qs)}</td><td>{_fmt(row.predicted)}</td>"
+        f"<tr><td>{row.factor:g}x</td><td>{html.escape(row.recording_cluster)}</td><td>{html.escape(row.qs)}</td><td>{_fmt(row.predicted)}</td>"
         f"<td>{_fmt(row.direct)}</td><td>{'n/a' if math.isnan(row.rel_error) else f'{100 * row.rel_error:.1f}%'}</td></tr>"
         for row in check.table.itertuples()
     )
     return (
-        f"<p>Trace recorded on <code>{html.escape(check.recording_cluster.spec())}</code>; "
+        f"<p>SLOs of <code>{html.escape(check.cluster.spec())}</code> predicted from traces recorded on 1/factor of it; "
         f"direct runs: mean of {check.replicates} noisy replicates.</p>"
-        "<table><tr><th>factor</th><th>QS</th><th>predicted</th><th>direct</th><th>error</th></tr>"
+        "<table><tr><th>factor</th><th>recorded on</th><th>QS</th><th>predicted</th><th>direct</th><th>error</th></tr>"
         f"{rows}</table>"
     )
 

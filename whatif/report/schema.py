@@ -122,17 +122,18 @@ REPORT_SCHEMA: dict = {
         },
         "accuracy": {
             "type": ["object", "null"],
-            "required": ["recording_cluster", "replicates", "rows", "max_rel_error"],
+            "required": ["cluster", "replicates", "rows", "max_rel_error"],
             "properties": {
-                "recording_cluster": {"type": "string"},
+                "cluster": {"type": "string"},
                 "replicates": {"type": "integer", "minimum": 1},
                 "rows": {
                     "type": "array",
                     "items": {
                         "type": "object",
-                        "required": ["factor", "qs", "predicted", "direct", "direct_spread", "abs_error", "rel_error"],
+                        "required": ["factor", "recording_cluster", "qs", "predicted", "direct", "direct_spread", "abs_error", "rel_error"],
                         "properties": {
                             "factor": _SCALE,
+                            "recording_cluster": {"type": "string"},
                             "qs": {"type": "string"},
                             "predicted": _NUMBER_OR_NULL,
                             "direct": _NUMBER_OR_NULL,

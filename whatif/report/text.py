@@ -61,10 +61,11 @@ def render_text(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = 
         lines.append("(* = bisection probe off the grid)")
         lines.append("")
     if check is not None:
-        lines.append(f"Scale-up check (trace recorded on {check.recording_cluster.spec()}):")
+        lines.append(f"Scale-up check (SLOs of {check.cluster.spec()} predicted from traces recorded on 1/factor of it):")
         rows = [
             [
                 f"{row.factor:g}x",
+                row.recording_cluster,
                 row.qs,
                 f"{row.predicted:.4g}",
                 f"{row.direct:.4g}",
@@ -72,5 +73,5 @@ def render_text(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = 
             ]
             for row in check.table.itertuples()
         ]
-        lines.extend(_table(["factor", "qs", "predicted", "direct", "error"], rows))
+        lines.extend(_table(["factor", "recorded on", "qs", "predicted", "direct", "error"], rows))
     return "\n".join(lines).rstrip() + "\n"

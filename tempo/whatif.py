@@ -1,0 +1,147 @@
+"""`run_whatif`: the provisioning report of ``tempo whatif``, from files to a written report.
+
+Reads the trace, the allocation file and the QS templates, turns every template
+constraint into a (queue, metric, threshold, op) SLO for
+`whatif.provisioning.analyze_provisioning` (the OPTIMIZE metrics are reported
+too), runs the scenarios, optionally the paper's scale-up check, and writes
+``report.json`` and ``report.html``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tempo.errors import TempoError
+from tempo.templates import constraints, load_templates, objectives
+from whatif.allocation import AllocationDocument
+from whatif.cluster import Cluster
+from whatif.executors import make_executor
+from whatif.metrics import Window
+from whatif.predictor import NoiseModel, SchedulerSettings
+from whatif.provisioning import Progress, ProvisioningAnalysis, WorkloadScenario, analyze_provisioning
+from whatif.readers import read_trace
+from whatif.report import ReportFiles, write_report
+from whatif.scaleup_check import ScaleUpCheck, scale_up_check
+
+logger = logging.getLogger(__name__)
+
+#: The cluster of the bundled sample traces (100 nodes of 8 GB and 8 vcores).
+DEFAULT_CLUSTER = "nodes=100,memory-mb=8192,vcores=8"
+
+#: Noise of the replicates when there is more than one: 10% duration jitter,
+#: 2% stragglers running 3x longer, 1% failed attempts.
+REPLICATE_NOISE = NoiseModel(
+    failure_probability=0.01, straggler_probability=0.02, straggler_factor=3.0, jitter_cv=0.1
+)
+
+
+@dataclass(frozen=True, eq=False)
+class WhatifRun:
+    """What `run_whatif` computed and where it wrote the report."""
+
+    analysis: ProvisioningAnalysis
+    check: ScaleUpCheck | None
+    files: ReportFiles
+
+
+def workload_scenarios(growth: float | None, arrival_scale: float | None) -> list[WorkloadScenario]:
+    """The baseline, then each change alone, then both together."""
+    growths = [1.0] + ([growth] if growth not in (None, 1.0) else [])
+    arrivals = [1.0] + ([arrival_scale] if arrival_scale not in (None, 1.0) else [])
+    return [WorkloadScenario(g, a) for a in arrivals for g in growths]
+
+
+def run_whatif(
+    trace: str | Path,
+    config: str | Path,
+    templates: str | Path,
+    output: str | Path,
+    *,
+    cluster: str = DEFAULT_CLUSTER,
+    scales: Sequence[float] = (0.25, 0.5, 1.0, 2.0, 4.0),
+    growth: float | None = None,
+    arrival_scale: float | None = None,
+    replicates: int = 1,
+    executor: str | None = "local",
+    window_s: float | None = None,
+    seed: int = 0,
+    rel_tol: float = 0.02,
+    check: bool = False,
+    preemption: bool = True,
+    progress: Progress | None = None,
+) -> WhatifRun:
+    """Predict the SLOs per scenario, find the smallest cluster meeting them, and write the report.
+
+    With ``replicates > 1`` the replicates differ by `REPLICATE_NOISE`. ``window_s``
+    measures every QS over the last ``window_s`` seconds of the trace's submission
+    span instead of the whole predicted schedule. ``check`` adds the scale-up check
+    (trace recorded on the cluster, predicted at 2x and 4x).
+    """
+    loaded = read_trace(trace)
+    workload = loaded.workload
+    allocation = AllocationDocument.from_file(config).effective()
+    template_list = load_templates(templates)
+    thresholds = [
+        (queue, metric, threshold, op)
+        for (queue, metric, threshold), op in zip(
+            constraints(template_list),
+            [c.op for t in template_list for c in t.constraints],
+            strict=True,
+        )
+    ]
+    if not thresholds:
+        raise TempoError(f"{templates}: the templates state no CONSTRAINT to provision for")
+    extra = [(queue, metric) for queue, metric, _ in objectives(template_list)]
+    base = Cluster.parse(cluster)
+    window = None
+    if window_s is not None:
+        window = Window.ending_at(workload.span_s[1], window_s)
+    settings = SchedulerSettings(preemption=preemption)
+    noise = REPLICATE_NOISE if replicates > 1 else None
+    with make_executor(executor or "serial") as pool:
+        analysis = analyze_provisioning(
+            workload,
+            allocation,
+            base,
+            thresholds,
+            scales=scales,
+            scenarios=workload_scenarios(growth, arrival_scale),
+            metrics=extra,
+            replicates=replicates,
+            noise=noise,
+            settings=settings,
+            seed=seed,
+            window=window,
+            executor=pool,
+            rel_tol=rel_tol,
+            progress=progress,
+        )
+        scale_check = None
+        if check:
+            scale_check = scale_up_check(
+                workload,
+                allocation,
+                base,
+                list(dict.fromkeys([(q, m) for q, m, *_ in thresholds] + extra)),
+                factors=(1.0, 2.0, 4.0),
+                settings=settings,
+                seed=seed,
+                window=window,
+                executor=pool,
+            )
+    files = write_report(
+        analysis,
+        output,
+        check=scale_check,
+        inputs={
+            "trace": str(trace),
+            "config": str(config),
+            "templates": str(templates),
+            "executor": executor,
+            "window_s": window_s,
+        },
+    )
+    return WhatifRun(analysis, scale_check, files)
