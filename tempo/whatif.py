@@ -21,7 +21,12 @@ from whatif.cluster import Cluster
 from whatif.executors import make_executor
 from whatif.metrics import Window
 from whatif.predictor import NoiseModel, SchedulerSettings
-from whatif.provisioning import Progress, ProvisioningAnalysis, WorkloadScenario, analyze_provisioning
+from whatif.provisioning import (
+    Progress,
+    ProvisioningAnalysis,
+    WorkloadScenario,
+    analyze_provisioning,
+)
 from whatif.readers import read_trace
 from whatif.report import ReportFiles, write_report
 from whatif.scaleup_check import ScaleUpCheck, scale_up_check

@@ -377,9 +377,11 @@ def analyze_provisioning(
     grid = tuple(sorted({float(s) for s in scales}))
     if not grid or grid[0] <= 0:
         raise ValidationError(f"cluster scales: expected numbers > 0, got {list(scales)!r}")
-    entries = list(dict.fromkeys([(q, m) for q, m, _, _ in normalized] + [
-        (full_path(str(q)), m) for q, m in metrics
-    ]))
+    entries = list(
+        dict.fromkeys(
+            [(q, m) for q, m, _, _ in normalized] + [(full_path(str(q)), m) for q, m in metrics]
+        )
+    )
     column = {entry: j for j, entry in enumerate(entries)}
     labels = tuple(f"{q}:{m.label}" for q, m in entries)
     settings = settings if settings is not None else SchedulerSettings()
@@ -400,7 +402,9 @@ def analyze_provisioning(
     for scenario, (source, scenario_workload) in zip(scenarios, workloads, strict=True):
         cache: dict[float, ScaleResult] = {}
 
-        def evaluate_at(scale: float, *, on_grid: bool, _s=scenario, _w=scenario_workload, _c=cache) -> ScaleResult:
+        def evaluate_at(
+            scale: float, *, on_grid: bool, _s=scenario, _w=scenario_workload, _c=cache
+        ) -> ScaleResult:
             scaled = cluster.scaled(scale)
             model_at = WhatifModel(
                 scaled,
@@ -415,9 +419,7 @@ def analyze_provisioning(
             )
             estimate = model_at.evaluate([allocation], _w)
             mean, spread = estimate.mean[0], estimate.spread[0]
-            met = tuple(
-                _met(float(mean[column[(q, m)]]), t, op) for q, m, t, op in normalized
-            )
+            met = tuple(_met(float(mean[column[(q, m)]]), t, op) for q, m, t, op in normalized)
             result = ScaleResult(scale, scaled, mean, spread, met, on_grid)
             _c[scale] = result
             tick(f"{_s.label}: scale {scale:g} {'meets' if result.feasible else 'misses'} the SLOs")
@@ -436,15 +438,21 @@ def analyze_provisioning(
             max_scale=max(max_scale, grid[-1]),
             key=lambda s: cluster.scaled(s).spec(),
         )
-        logger.info(
-            "%s: smallest scale %s (%s)", scenario.label, bisection.scale, bisection.status
-        )
+        logger.info("%s: smallest scale %s (%s)", scenario.label, bisection.scale, bisection.status)
         summaries: dict[float, ScheduleSummary] = {}
         if details:
             runs = executor.map(
                 summarize_run,
                 [
-                    (scenario_workload, allocation, cluster.scaled(s), settings, noise, seed, engine)
+                    (
+                        scenario_workload,
+                        allocation,
+                        cluster.scaled(s),
+                        settings,
+                        noise,
+                        seed,
+                        engine,
+                    )
                     for s in grid
                 ],
             )
@@ -465,9 +473,7 @@ def analyze_provisioning(
         cluster=cluster,
         grid=grid,
         labels=labels,
-        thresholds=tuple(
-            (q, m.label, t, op, column[(q, m)]) for q, m, t, op in normalized
-        ),
+        thresholds=tuple((q, m.label, t, op, column[(q, m)]) for q, m, t, op in normalized),
         scenarios=tuple(results),
         replicates=replicates,
         seed=seed,

@@ -40,7 +40,9 @@ class ScheduleSummary:
     preempted: dict[str, int]
 
 
-def summarize_schedule(schedule: Schedule, cluster: Cluster, *, bins: int = TIMELINE_BINS) -> ScheduleSummary:
+def summarize_schedule(
+    schedule: Schedule, cluster: Cluster, *, bins: int = TIMELINE_BINS
+) -> ScheduleSummary:
     """Reduce `schedule` on `cluster` to a `ScheduleSummary`."""
     jobs, attempts = schedule.jobs, schedule.attempts
     queue_of = dict(zip(jobs["job_id"].astype(str), jobs["queue"].astype(str), strict=True))
@@ -89,7 +91,9 @@ def summarize_schedule(schedule: Schedule, cluster: Cluster, *, bins: int = TIME
 
 
 def summarize_run(
-    task: tuple[Workload, EffectiveAllocation, Cluster, SchedulerSettings, NoiseModel | None, int, str],
+    task: tuple[
+        Workload, EffectiveAllocation, Cluster, SchedulerSettings, NoiseModel | None, int, str
+    ],
 ) -> ScheduleSummary:
     """Predict one schedule and summarize it: the unit of work sent to an executor.
 
@@ -100,4 +104,3 @@ def summarize_run(
         workload, allocation, cluster, settings=settings, engine=engine, seed=seed, noise=noise
     )
     return summarize_schedule(schedule, cluster)
-

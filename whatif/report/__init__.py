@@ -69,7 +69,9 @@ def write_report(
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise WhatifError(f"{directory}: cannot create the report directory: {error}") from error
-    document = json.dumps(report_dict(analysis, check=check, inputs=inputs), indent=2, allow_nan=False)
+    document = json.dumps(
+        report_dict(analysis, check=check, inputs=inputs), indent=2, allow_nan=False
+    )
     page = render_html(analysis, check=check)
     files = ReportFiles(directory / "report.json", directory / "report.html")
     _write_atomic(files.json, document + "\n")

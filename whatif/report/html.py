@@ -61,7 +61,9 @@ def _scenario_table(analysis: ProvisioningAnalysis, index: int) -> str:
             spread = f" ± {r.spread[j]:.3g}" if r.spread[j] > 0 else ""
             cells.append(f'<td class="{css}">{_fmt(float(r.mean[j]))}{spread}</td>')
         probe = "" if r.on_grid else " (probe)"
-        rows.append(f"<tr><td>{r.scale:g}{probe}</td><td>{html.escape(r.cluster.spec())}</td>{''.join(cells)}</tr>")
+        rows.append(
+            f"<tr><td>{r.scale:g}{probe}</td><td>{html.escape(r.cluster.spec())}</td>{''.join(cells)}</tr>"
+        )
     return f"<table><tr><th>scale</th><th>cluster</th>{head}</tr>{''.join(rows)}</table>"
 
 
@@ -79,7 +81,12 @@ def _check_table(check: ScaleUpCheck) -> str:
     )
 
 
-def render_html(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = None, title: str = "tempo what-if report") -> str:
+def render_html(
+    analysis: ProvisioningAnalysis,
+    *,
+    check: ScaleUpCheck | None = None,
+    title: str = "tempo what-if report",
+) -> str:
     """The whole report as one HTML page with no external resource."""
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",

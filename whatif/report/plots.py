@@ -52,11 +52,19 @@ def qs_versus_scale(analysis: ProvisioningAnalysis) -> bytes:
             scales = np.array([r.scale for r in s.scales])
             mean = np.array([r.mean[j] for r in s.scales])
             spread = np.array([r.spread[j] for r in s.scales])
-            ax.errorbar(scales, mean, yerr=spread, marker="o", ms=4, capsize=3, color=color,
-                        label=s.scenario.label)
+            ax.errorbar(
+                scales,
+                mean,
+                yerr=spread,
+                marker="o",
+                ms=4,
+                capsize=3,
+                color=color,
+                label=s.scenario.label,
+            )
             if s.bisection.scale is not None:
                 ax.axvline(s.bisection.scale, color=color, ls=":", lw=1.2)
-        for queue, metric, threshold, op, column in analysis.thresholds:
+        for _queue, _metric, threshold, op, column in analysis.thresholds:
             if column == j:
                 ax.axhline(threshold, color="red", ls="--", lw=1.2, label=f"SLO {op} {threshold:g}")
         ax.set_xscale("log", base=2)
@@ -94,8 +102,13 @@ def response_cdfs(analysis: ProvisioningAnalysis) -> bytes:
         for k, (scale, summary) in enumerate(sorted(s.details.items())):
             times = summary.response_s.get(queue, np.array([]))
             if times.size:
-                ax.step(times / 60.0, np.arange(1, times.size + 1) / times.size, where="post",
-                        color=f"C{k}", label=f"scale {scale:g}")
+                ax.step(
+                    times / 60.0,
+                    np.arange(1, times.size + 1) / times.size,
+                    where="post",
+                    color=f"C{k}",
+                    label=f"scale {scale:g}",
+                )
         ax.set_xscale("log")
         ax.set_xlabel("response time (min)")
         ax.set_ylabel("fraction of jobs")

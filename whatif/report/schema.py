@@ -13,7 +13,17 @@ REPORT_SCHEMA: dict = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "tempo what-if and provisioning report",
     "type": "object",
-    "required": ["format", "version", "inputs", "grid", "bisection", "qs", "thresholds", "scenarios", "accuracy"],
+    "required": [
+        "format",
+        "version",
+        "inputs",
+        "grid",
+        "bisection",
+        "qs",
+        "thresholds",
+        "scenarios",
+        "accuracy",
+    ],
     "additionalProperties": False,
     "properties": {
         "format": {"const": "tempo-whatif-report"},
@@ -69,7 +79,15 @@ REPORT_SCHEMA: dict = {
             "minItems": 1,
             "items": {
                 "type": "object",
-                "required": ["growth", "arrival_scale", "workload_source", "jobs", "smallest", "scales", "waste"],
+                "required": [
+                    "growth",
+                    "arrival_scale",
+                    "workload_source",
+                    "jobs",
+                    "smallest",
+                    "scales",
+                    "waste",
+                ],
                 "properties": {
                     "growth": {"type": "number"},
                     "arrival_scale": {"type": "number"},
@@ -91,7 +109,15 @@ REPORT_SCHEMA: dict = {
                         "type": "array",
                         "items": {
                             "type": "object",
-                            "required": ["scale", "cluster", "on_grid", "mean", "spread", "met", "feasible"],
+                            "required": [
+                                "scale",
+                                "cluster",
+                                "on_grid",
+                                "mean",
+                                "spread",
+                                "met",
+                                "feasible",
+                            ],
                             "properties": {
                                 "scale": _SCALE,
                                 "cluster": {"type": "string"},
@@ -130,7 +156,16 @@ REPORT_SCHEMA: dict = {
                     "type": "array",
                     "items": {
                         "type": "object",
-                        "required": ["factor", "recording_cluster", "qs", "predicted", "direct", "direct_spread", "abs_error", "rel_error"],
+                        "required": [
+                            "factor",
+                            "recording_cluster",
+                            "qs",
+                            "predicted",
+                            "direct",
+                            "direct_spread",
+                            "abs_error",
+                            "rel_error",
+                        ],
                         "properties": {
                             "factor": _SCALE,
                             "recording_cluster": {"type": "string"},

@@ -25,9 +25,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def render_text(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = None) -> str:
     """A plain-text report: one table per scenario, then the scale-up check."""
     met_of = {j: i for i, (*_, j) in enumerate(analysis.thresholds)}
-    threshold_text = {
-        j: f" {op} {t:g}" for _, _, t, op, j in analysis.thresholds
-    }
+    threshold_text = {j: f" {op} {t:g}" for _, _, t, op, j in analysis.thresholds}
     lines: list[str] = []
     for s in analysis.scenarios:
         lines.append(
@@ -39,7 +37,9 @@ def render_text(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = 
         rows = []
         for r in s.scales:
             cells = [
-                _cell(float(r.mean[j]), float(r.spread[j]), r.met[met_of[j]] if j in met_of else None)
+                _cell(
+                    float(r.mean[j]), float(r.spread[j]), r.met[met_of[j]] if j in met_of else None
+                )
                 for j in range(len(analysis.labels))
             ]
             rows.append([f"{r.scale:g}{'' if r.on_grid else '*'}", r.cluster.spec(), *cells])
@@ -48,7 +48,9 @@ def render_text(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = 
         if b.status == "found":
             answer = f"{b.scale:.4g} ({s.smallest.cluster.spec()}); {b.lower:.4g} is not enough"
         elif b.status == "below_min":
-            answer = f"at most {b.scale:.4g} ({s.smallest.cluster.spec()}): every scale tried meets them"
+            answer = (
+                f"at most {b.scale:.4g} ({s.smallest.cluster.spec()}): every scale tried meets them"
+            )
         else:
             answer = f"none up to {b.lower:g}: more resources alone do not meet the SLOs"
         lines.append(f"Smallest cluster scale meeting every SLO: {answer}")
@@ -61,7 +63,9 @@ def render_text(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = 
         lines.append("(* = bisection probe off the grid)")
         lines.append("")
     if check is not None:
-        lines.append(f"Scale-up check (SLOs of {check.cluster.spec()} predicted from traces recorded on 1/factor of it):")
+        lines.append(
+            f"Scale-up check (SLOs of {check.cluster.spec()} predicted from traces recorded on 1/factor of it):"
+        )
         rows = [
             [
                 f"{row.factor:g}x",

@@ -1,0 +1,49 @@
+"""`tempo whatif`: wiring, report files and exit codes."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tempo.cli import cli
+
+REPO = Path(__file__).resolve().parents[3]
+ARGS = [
+    "whatif",
+    "--trace",
+    str(REPO / "traces" / "two-tenant"),
+    "--config",
+    str(REPO / "configs" / "two-tenant-expert.xml"),
+    "--templates",
+    str(REPO / "templates" / "two-tenant"),
+    "--executor",
+    "serial",
+    "--no-progress",
+]
+
+
+def test_whatif_writes_the_report_and_prints_the_table(tmp_path):
+    """A run on the bundled two-tenant trace prints the table and writes report.json and report.html."""
+    result = CliRunner().invoke(
+        cli, [*ARGS, "--cluster-scale", "0.5,1", "--tolerance", "0.2", "-o", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Smallest cluster scale meeting every SLO" in result.output
+    document = json.loads((tmp_path / "report.json").read_text())
+    assert document["grid"] == [0.5, 1.0] and document["inputs"]["executor"] == "serial"
+    assert (tmp_path / "report.html").stat().st_size > 10_000
+
+
+def test_bad_scale_list_is_a_usage_error(tmp_path):
+    """A non-numeric --cluster-scale exits 2 naming the option."""
+    result = CliRunner().invoke(cli, [*ARGS, "--cluster-scale", "1,big", "-o", str(tmp_path)])
+    assert result.exit_code == 2 and "--cluster-scale" in result.output
+
+
+def test_missing_trace_is_one_line_and_exit_1(tmp_path):
+    """An unreadable trace gives one error line, exit status 1, and no report."""
+    args = [*ARGS, "-o", str(tmp_path / "out")]
+    args[args.index("--trace") + 1] = str(tmp_path / "nope")
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1 and "Error:" in result.output
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,151 @@
+"""Provisioning reports: report.json against its schema, a self-contained HTML page, the text table."""
+
+import base64
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pytest
+
+from whatif import Cluster, EffectiveAllocation, EffectiveQueue, Workload
+from whatif.metrics import Metric
+from whatif.predictor import NoiseModel, SchedulerSettings
+from whatif.provisioning import analyze_provisioning
+from whatif.report import REPORT_SCHEMA, REPORT_VERSION, render_text, report_dict, write_report
+from whatif.scaleup_check import scale_up_check
+
+REPO = Path(__file__).resolve().parents[2]
+CLUSTER = Cluster.parse("nodes=4,memory-mb=2048,vcores=2")
+ALLOCATION = EffectiveAllocation(
+    root=EffectiveQueue(
+        "root", children=(EffectiveQueue("root.a", weight=2.0), EffectiveQueue("root.b"))
+    )
+)
+THRESHOLDS = [("root.a", Metric("QS_AJR"), 40.0), ("root.b", Metric.of("QS_PCT", p=0.9), 60.0, "<")]
+
+
+def _workload() -> Workload:
+    """Two queues, six jobs each, of four to eight 10-20 s one-GB tasks."""
+    rng = np.random.default_rng(0)
+    jobs = pd.DataFrame(
+        {
+            "job_id": [f"{q}{i}" for q in "ab" for i in range(6)],
+            "queue": [f"root.{q}" for q in "ab" for _ in range(6)],
+            "submit_s": [5.0 * i for _ in "ab" for i in range(6)],
+        }
+    )
+    sizes = rng.integers(4, 9, len(jobs))
+    tasks = pd.DataFrame(
+        {
+            "job_id": np.repeat(jobs["job_id"].to_numpy(), sizes),
+            "task_id": [
+                f"{j}_m{k}" for j, n in zip(jobs["job_id"], sizes, strict=True) for k in range(n)
+            ],
+            "stage": "map",
+            "duration_s": rng.uniform(10, 20, sizes.sum()),
+            "memory_mb": 1024.0,
+            "vcores": 1.0,
+        }
+    )
+    return Workload(jobs=jobs, tasks=tasks)
+
+
+@pytest.fixture(scope="module")
+def analysis():
+    return analyze_provisioning(
+        _workload(),
+        ALLOCATION,
+        CLUSTER,
+        THRESHOLDS,
+        scales=(0.5, 1.0, 2.0),
+        replicates=2,
+        noise=NoiseModel(jitter_cv=0.2),
+        settings=SchedulerSettings(preemption=True),
+        engine="reference",
+    )
+
+
+@pytest.fixture(scope="module")
+def check():
+    return scale_up_check(
+        _workload(),
+        ALLOCATION,
+        CLUSTER,
+        [("root.a", Metric("QS_AJR"))],
+        factors=(1, 2),
+        replicates=2,
+        engine="reference",
+    )
+
+
+@pytest.fixture(scope="module")
+def report_dir(analysis, check, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("report")
+    write_report(analysis, directory, check=check, inputs={"trace": "t", "executor": "serial"})
+    return directory
+
+
+def test_report_json_validates_against_its_schema(report_dir):
+    """report.json is valid under REPORT_SCHEMA, versioned, and carries every scenario and scale."""
+    document = json.loads((report_dir / "report.json").read_text())
+    jsonschema.validate(document, REPORT_SCHEMA)
+    assert document["version"] == REPORT_VERSION and document["format"] == "tempo-whatif-report"
+    scenario = document["scenarios"][0]
+    assert {s["scale"] for s in scenario["scales"]} >= {0.5, 1.0, 2.0}
+    assert document["thresholds"][1]["op"] == "<"
+    assert document["accuracy"]["max_rel_error"].keys() == {"1", "2"}
+
+
+def test_schema_rejects_a_wrong_version(analysis):
+    """The schema pins the version, so an old or future layout fails validation."""
+    document = report_dict(analysis)
+    document["version"] = REPORT_VERSION + 1
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(document, REPORT_SCHEMA)
+
+
+def test_html_is_self_contained_with_four_png_plots(report_dir):
+    """report.html loads nothing from outside and embeds its four figures as base64 PNG."""
+    page = (report_dir / "report.html").read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//|file:)""", page)
+    assert "<script" not in page and "<link" not in page and "@import" not in page
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 4
+    assert all(base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n" for data in images)
+
+
+def test_write_report_leaves_no_temporary_files(report_dir):
+    """Only report.json and report.html are left in the directory."""
+    assert sorted(p.name for p in report_dir.iterdir()) == ["report.html", "report.json"]
+
+
+def test_text_report_names_the_smallest_cluster(analysis):
+    """The terminal table states the bisection's answer for each scenario."""
+    text = render_text(analysis)
+    assert "Smallest cluster scale meeting every SLO" in text
+    assert "root.a:QS_AJR <= 40" in text and "root.b:QS_PCT(p=0.9) < 60" in text
+
+
+@pytest.mark.slow
+def test_report_renders_with_visible_plots_in_headless_chromium(report_dir, tmp_path):
+    """Headless Chromium renders report.html into a screenshot with plot ink and color."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import screenshot_report
+    finally:
+        sys.path.pop(0)
+    if screenshot_report.chromium_binary() is None:
+        pytest.skip("no chromium binary on PATH (apt-get install -y chromium)")
+    png = tmp_path / "report.png"
+    try:
+        screenshot_report.screenshot(report_dir / "report.html", png, width=1200, height=3000)
+    except subprocess.CalledProcessError as error:  # pragma: no cover - shows chromium's stderr
+        pytest.fail(f"chromium failed: {error.stderr.decode(errors='replace')[-2000:]}")
+    stats = screenshot_report.image_stats(png)
+    assert (stats["width"], stats["height"]) == (1200, 3000)
+    assert screenshot_report.looks_rendered(stats), stats
