@@ -440,7 +440,10 @@ def optimize(
     params = dict(algorithm_params or {})
     size_key = "pop_size" if algorithm == "nsga2" else "batch_size"
     params.setdefault(size_key, max(batch_size, 2) if algorithm == "nsga2" else batch_size)
-    optimizer = make_optimizer(algorithm, **params)
+    try:
+        optimizer = make_optimizer(algorithm, **params)
+    except TypeError as error:
+        raise ValidationError(f"optimize algorithm_params for {algorithm}: {error}") from error
     owned = isinstance(executor, str)
     pool = make_executor(executor) if owned else executor
     try:
@@ -483,7 +486,10 @@ def optimize(
     finally:
         if owned and pool is not None:
             pool.close()
-    tuned = context.evaluator.candidate(result.x)
+    # The configuration in force stays byte-identical when nothing better was found (even
+    # where encoding it clipped a value to the space's bounds).
+    at_start = np.array_equal(result.x, problem.start)
+    tuned = document if at_start else context.evaluator.candidate(result.x)
     return OptimizeOutcome(
         document=tuned,
         result=result,

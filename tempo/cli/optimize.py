@@ -72,6 +72,13 @@ def _render_iteration(record: IterationRecord) -> None:
     show_default=True,
     help="yarn.scheduler.fair.preemption.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["numba", "reference"]),
+    default="numba",
+    show_default=True,
+    help="Predictor engine (reference: plain Python, no compilation).",
+)
 @click.option("--hadoop-version", type=click.IntRange(1, 3), default=3, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False))
@@ -79,7 +86,7 @@ def _render_iteration(record: IterationRecord) -> None:
 def optimize(
     trace_path, config_path, templates_path, cluster_spec, radius, iterations, batch_size,
     algorithm, space_path, overrides, replicates, executor, window_text, preemption,
-    hadoop_version, seed, output, force,
+    engine, hadoop_version, seed, output, force,
 ):  # fmt: skip
     """Search configurations near --config for one that meets the templates better; write it to -o."""
     if Path(output).resolve() == Path(config_path).resolve() and not force:
@@ -95,7 +102,7 @@ def optimize(
     outcome = run_optimize(
         document, workload, load_templates(templates_path), cluster, space=space,
         algorithm=algorithm, radius=radius, iterations=iterations, batch_size=batch_size,
-        replicates=replicates, executor=executor, hadoop_version=hadoop_version, seed=seed,
+        replicates=replicates, executor=executor, engine=engine, hadoop_version=hadoop_version, seed=seed,
         settings=SchedulerSettings(preemption=preemption, hadoop_version=hadoop_version),
         callback=_render_iteration,
     )  # fmt: skip
