@@ -93,7 +93,8 @@ class CandidateEvaluator:
     model : the What-if Model, whose QS entries are the problem's components.
     hadoop_version : the dialect the candidates are validated for.
 
-    ``failures`` lists every failed candidate, in evaluation order. Results are
+    ``failures`` lists every failed candidate, in evaluation order. ``columns`` (indices
+    into the model's QS entries, None for all) selects the QS returned. Results are
     memoized per vector, so re-asking a point (the configuration in force) is free.
     """
 
@@ -112,6 +113,7 @@ class CandidateEvaluator:
         self.model = model
         self.hadoop_version = hadoop_version
         self.failures: list[CandidateFailure] = []
+        self.columns: np.ndarray | None = None
         self.n_predicted = 0
         self._cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -151,6 +153,8 @@ class CandidateEvaluator:
             for indices, vector, (m, s) in zip(rows, vectors, results, strict=True):
                 mean[indices], spread[indices] = m, s
                 self._cache[vector.tobytes()] = (m, s)
+        if self.columns is not None:
+            mean, spread = mean[:, self.columns], spread[:, self.columns]
         return Evaluation(mean, spread)
 
     def _predict(
@@ -290,7 +294,10 @@ def build_problem(
         Hadoop's defaults when None.
 
     Evaluates the configuration in force once (for the scales); the optimizer's first
-    evaluation of it is then served from the evaluator's memo.
+    evaluation of it is then served from the evaluator's memo. A QS that is NaN under the
+    configuration in force (nothing to measure: no finished job of its queue in the
+    workload, no deadlines) is left out of the problem, with a warning; if every QS is,
+    or the configuration in force cannot be evaluated, `TempoError`.
     """
     if not isinstance(document, AllocationDocument):
         raise ValidationError(
@@ -310,12 +317,25 @@ def build_problem(
     evaluator = CandidateEvaluator(
         document, workload, space, what_if, hadoop_version=hadoop_version
     )
-    start_eval = evaluator(start[None, :])
-    start_qs = start_eval.mean[0]
-    if np.isnan(start_qs).all() and evaluator.failures:
+    start_qs = evaluator(start[None, :]).mean[0]
+    if evaluator.failures:
         raise TempoError(
             f"the configuration in force cannot be evaluated: {evaluator.failures[-1].reason}"
         )
+    measurable = ~np.isnan(start_qs)
+    if not measurable.any():
+        raise TempoError(
+            "no QS of the templates can be measured on this workload under the configuration "
+            "in force (no job of their queues finished, or no deadlines)"
+        )
+    if not measurable.all():
+        logger.warning(
+            "left out of the optimization, nothing to measure under the configuration in force: %s",
+            ", ".join(c.label for c, ok in zip(components, measurable, strict=True) if not ok),
+        )
+        evaluator.columns = np.flatnonzero(measurable)
+        components = tuple(c for c, ok in zip(components, measurable, strict=True) if ok)
+        start_qs = start_qs[measurable]
     thresholds = np.array([c.threshold for c in components])
     problem = Problem(
         dim=len(space),

@@ -202,3 +202,18 @@ def test_last_window_keeps_recent_submissions(setup):
     """last_window keeps the jobs submitted in the last L seconds of the workload."""
     workload = setup[1]
     assert sorted(last_window(workload, 50).jobs["job_id"]) == ["b2", "b3"]
+
+
+def test_unmeasurable_qs_is_left_out(setup):
+    """A QS with nothing to measure under the configuration in force leaves the vector."""
+    document, workload, templates, space = setup
+    more = [
+        *templates,
+        *parse_templates("QUEUE root.a\nCONSTRAINT QS_AJR(window=1s) <= 1h;", "d.qs"),
+    ]
+    more = [t for t in more if t.queue == "root.b"] + more[-1:]
+    problem, context = build_problem(
+        document, workload, more, CLUSTER, space=space, model=REFERENCE, radius=0.3
+    )
+    assert [c.metric.label for c in context.components] == ["QS_AJR", "QS_THR", "QS_AJR"]
+    assert problem.evaluate(problem.start[None, :]).mean.shape == (1, 3)
