@@ -21,6 +21,7 @@ from whatif.errors import WhatifError
 COMMANDS: dict[str, str] = {
     "config": "tempo.cli.config:config",
     "history": "tempo.cli.history:history",
+    "optimize": "tempo.cli.optimize:optimize",
     "qs": "tempo.cli.qs:qs",
     "trace": "tempo.cli.trace:trace",
     "whatif": "tempo.cli.whatif:whatif",
