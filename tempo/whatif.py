@@ -3,7 +3,8 @@
 Reads the trace, the allocation file and the QS templates, turns every template
 constraint into a (queue, metric, threshold, op) SLO for
 `whatif.provisioning.analyze_provisioning` (the OPTIMIZE metrics are reported
-too), runs the scenarios, optionally the paper's scale-up check, and writes
+too), runs the scenarios, optionally again with the configuration re-tuned by
+PALD for every cluster size and the paper's scale-up check, and writes
 ``report.json`` and ``report.html``.
 """
 
@@ -15,13 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tempo.errors import TempoError
-from tempo.templates import constraints, load_templates, objectives
-from whatif.allocation import AllocationDocument
+from tempo.optimize import optimize
+from tempo.space import ConfigurationSpace
+from tempo.templates import QSTemplate, load_templates, objectives
+from whatif.allocation import AllocationDocument, EffectiveAllocation
 from whatif.cluster import Cluster
-from whatif.executors import make_executor
+from whatif.executors import Executor, make_executor
 from whatif.metrics import Window
 from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.provisioning import (
+    Configure,
     Progress,
     ProvisioningAnalysis,
     WorkloadScenario,
@@ -30,6 +34,7 @@ from whatif.provisioning import (
 from whatif.readers import read_trace
 from whatif.report import ReportFiles, write_report
 from whatif.scaleup_check import ScaleUpCheck, scale_up_check
+from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
 
@@ -42,12 +47,19 @@ REPLICATE_NOISE = NoiseModel(
     failure_probability=0.01, straggler_probability=0.02, straggler_factor=3.0, jitter_cv=0.1
 )
 
+#: Re-tuning budget per cluster size: iterations x batch size (+1) What-if predictions,
+#: inside a risk radius wider than the control loop's (a new cluster is a fresh start).
+RETUNE_ITERATIONS = 3
+RETUNE_BATCH_SIZE = 4
+RETUNE_RADIUS = 0.5
+
 
 @dataclass(frozen=True, eq=False)
 class WhatifRun:
     """What `run_whatif` computed and where it wrote the report."""
 
     analysis: ProvisioningAnalysis
+    retuned: ProvisioningAnalysis | None
     check: ScaleUpCheck | None
     files: ReportFiles
 
@@ -57,6 +69,44 @@ def workload_scenarios(growth: float | None, arrival_scale: float | None) -> lis
     growths = [1.0] + ([growth] if growth not in (None, 1.0) else [])
     arrivals = [1.0] + ([arrival_scale] if arrival_scale not in (None, 1.0) else [])
     return [WorkloadScenario(g, a) for a in arrivals for g in growths]
+
+
+def retuner(
+    document: AllocationDocument,
+    templates: Sequence[QSTemplate],
+    *,
+    executor: Executor,
+    settings: SchedulerSettings,
+    replicates: int = 1,
+    noise: NoiseModel | None = None,
+    seed: int = 0,
+    iterations: int = RETUNE_ITERATIONS,
+    batch_size: int = RETUNE_BATCH_SIZE,
+    radius: float = RETUNE_RADIUS,
+) -> Configure:
+    """A `Configure` hook: `document` re-tuned by PALD (`tempo.optimize.optimize`) for each cluster."""
+
+    def configure(cluster: Cluster, workload: Workload) -> EffectiveAllocation:
+        outcome = optimize(
+            document,
+            workload,
+            templates,
+            cluster,
+            space=ConfigurationSpace.default(document.effective(), cluster),
+            algorithm="pald",
+            radius=radius,
+            iterations=iterations,
+            batch_size=batch_size,
+            replicates=replicates,
+            noise=noise,
+            executor=executor,
+            settings=settings,
+            seed=seed,
+        )
+        logger.info("re-tuned for %s: %d settings changed", cluster.spec(), len(outcome.diff))
+        return outcome.document.effective()
+
+    return configure
 
 
 def run_whatif(
@@ -75,6 +125,7 @@ def run_whatif(
     seed: int = 0,
     rel_tol: float = 0.02,
     check: bool = False,
+    retune: bool = False,
     preemption: bool = True,
     progress: Progress | None = None,
 ) -> WhatifRun:
@@ -83,35 +134,26 @@ def run_whatif(
     With ``replicates > 1`` the replicates differ by `REPLICATE_NOISE`. ``window_s``
     measures every QS over the last ``window_s`` seconds of the trace's submission
     span instead of the whole predicted schedule. ``check`` adds the scale-up check
-    (trace recorded on the cluster, predicted at 2x and 4x).
+    (the cluster's SLOs predicted from traces recorded on a half and a quarter of
+    it). ``retune`` repeats the analysis with the configuration re-tuned by PALD for
+    every cluster size evaluated (`retuner`).
     """
-    loaded = read_trace(trace)
-    workload = loaded.workload
-    allocation = AllocationDocument.from_file(config).effective()
+    workload = read_trace(trace).workload
+    document = AllocationDocument.from_file(config)
+    allocation = document.effective()
     template_list = load_templates(templates)
     thresholds = [
-        (queue, metric, threshold, op)
-        for (queue, metric, threshold), op in zip(
-            constraints(template_list),
-            [c.op for t in template_list for c in t.constraints],
-            strict=True,
-        )
+        (t.queue, c.metric, c.threshold, c.op) for t in template_list for c in t.constraints
     ]
     if not thresholds:
         raise TempoError(f"{templates}: the templates state no CONSTRAINT to provision for")
     extra = [(queue, metric) for queue, metric, _ in objectives(template_list)]
     base = Cluster.parse(cluster)
-    window = None
-    if window_s is not None:
-        window = Window.ending_at(workload.span_s[1], window_s)
+    window = Window.ending_at(workload.span_s[1], window_s) if window_s is not None else None
     settings = SchedulerSettings(preemption=preemption)
     noise = REPLICATE_NOISE if replicates > 1 else None
     with make_executor(executor or "serial") as pool:
-        analysis = analyze_provisioning(
-            workload,
-            allocation,
-            base,
-            thresholds,
+        common = dict(
             scales=scales,
             scenarios=workload_scenarios(growth, arrival_scale),
             metrics=extra,
@@ -124,6 +166,21 @@ def run_whatif(
             rel_tol=rel_tol,
             progress=progress,
         )
+        analysis = analyze_provisioning(workload, allocation, base, thresholds, **common)
+        retuned = None
+        if retune:
+            configure = retuner(
+                document,
+                template_list,
+                executor=pool,
+                settings=settings,
+                replicates=replicates,
+                noise=noise,
+                seed=seed,
+            )
+            retuned = analyze_provisioning(
+                workload, allocation, base, thresholds, configure=configure, **common
+            )
         scale_check = None
         if check:
             scale_check = scale_up_check(
@@ -140,6 +197,7 @@ def run_whatif(
     files = write_report(
         analysis,
         output,
+        retuned=retuned,
         check=scale_check,
         inputs={
             "trace": str(trace),
@@ -149,4 +207,4 @@ def run_whatif(
             "window_s": window_s,
         },
     )
-    return WhatifRun(analysis, scale_check, files)
+    return WhatifRun(analysis, retuned, scale_check, files)

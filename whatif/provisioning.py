@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -53,6 +54,9 @@ Threshold = tuple
 
 #: Called after every evaluation with (evaluations done, estimated total, message).
 Progress = Callable[[int, int, str], None]
+
+#: Returns the configuration to use on a cluster for a workload (e.g. re-tuned for it).
+Configure = Callable[[Cluster, Workload], EffectiveAllocation]
 
 #: Bisection steps budgeted in progress estimates (the true count depends on the bracket).
 _ESTIMATED_BISECTION_STEPS = 6
@@ -264,6 +268,7 @@ class ProvisioningAnalysis:
     replicates: int
     seed: int
     rel_tol: float
+    configuration: str = "in force"
 
 
 def _normalize_thresholds(thresholds: Sequence[Threshold]) -> list[tuple[str, Metric, float, str]]:
@@ -342,6 +347,7 @@ def analyze_provisioning(
     max_scale: float = 16.0,
     model: WorkloadModel | None = None,
     details: bool = True,
+    configure: Configure | None = None,
     progress: Progress | None = None,
 ) -> ProvisioningAnalysis:
     """Predict the SLOs of every scenario and find the smallest cluster meeting them.
@@ -367,6 +373,9 @@ def analyze_provisioning(
     details : bool
         Also run one replicate per grid scale and scenario for the report's
         timelines, response-time CDFs and waste (`ScheduleSummary`).
+    configure : callable, optional
+        ``configure(cluster, workload)`` returns the configuration to evaluate on
+        that cluster (e.g. one re-tuned for it); `allocation` everywhere by default.
     progress : callable, optional
         Called after each evaluation with (done, estimated total, message).
     """
@@ -401,6 +410,14 @@ def analyze_provisioning(
     results = []
     for scenario, (source, scenario_workload) in zip(scenarios, workloads, strict=True):
         cache: dict[float, ScaleResult] = {}
+        configured: dict[float, EffectiveAllocation] = {}
+
+        def allocation_at(scale: float, _w=scenario_workload, _a=configured) -> EffectiveAllocation:
+            if configure is None:
+                return allocation
+            if scale not in _a:
+                _a[scale] = configure(cluster.scaled(scale), _w)
+            return _a[scale]
 
         def evaluate_at(
             scale: float, *, on_grid: bool, _s=scenario, _w=scenario_workload, _c=cache
@@ -417,7 +434,11 @@ def analyze_provisioning(
                 engine=engine,
                 executor=executor,
             )
-            estimate = model_at.evaluate([allocation], _w)
+            with warnings.catch_warnings():
+                # A QS with nothing to measure in every replicate is NaN: reported as n/a.
+                warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+                warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
+                estimate = model_at.evaluate([allocation_at(scale)], _w)
             mean, spread = estimate.mean[0], estimate.spread[0]
             met = tuple(_met(float(mean[column[(q, m)]]), t, op) for q, m, t, op in normalized)
             result = ScaleResult(scale, scaled, mean, spread, met, on_grid)
@@ -446,7 +467,7 @@ def analyze_provisioning(
                 [
                     (
                         scenario_workload,
-                        allocation,
+                        allocation_at(s),
                         cluster.scaled(s),
                         settings,
                         noise,
@@ -478,4 +499,5 @@ def analyze_provisioning(
         replicates=replicates,
         seed=seed,
         rel_tol=rel_tol,
+        configuration="in force" if configure is None else "re-tuned",
     )

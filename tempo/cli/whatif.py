@@ -83,6 +83,11 @@ def _scales(ctx, param, value: str) -> tuple[float, ...]:
     help="Bisection stops when hi/lo <= 1 + this.",
 )
 @click.option(
+    "--retune",
+    is_flag=True,
+    help="Also re-tune the configuration with PALD for every cluster size (slower).",
+)
+@click.option(
     "--check-accuracy", is_flag=True, help="Add the scale-up check (predicted vs direct at 2x, 4x)."
 )
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
@@ -101,6 +106,7 @@ def whatif(
     seed,
     tolerance,
     check_accuracy,
+    retune,
     no_progress,
     output,
 ):
@@ -134,10 +140,11 @@ def whatif(
             seed=seed,
             rel_tol=tolerance,
             check=check_accuracy,
+            retune=retune,
             progress=progress if bar else None,
         )
     finally:
         if bar is not None:
             bar.close()
-    click.echo(render_text(run.analysis, check=run.check), nl=False)
+    click.echo(render_text(run.analysis, retuned=run.retuned, check=run.check), nl=False)
     click.echo(f"Report: {run.files.json} and {run.files.html}")

@@ -212,3 +212,25 @@ def test_scale_up_check_is_exact_without_noise_and_not_with_it():
         engine="reference",
     )
     assert noisy.max_rel_error(2.0) > 0.0 and noisy.table["direct_spread"].iloc[0] > 0
+
+
+def test_configure_hook_gives_each_cluster_its_own_configuration():
+    """With `configure`, every evaluated scale uses the configuration returned for its cluster."""
+    seen = []
+
+    def configure(cluster, workload):
+        seen.append(len(cluster.nodes))
+        return ALLOCATION
+
+    analysis = analyze_provisioning(
+        _workload(),
+        ALLOCATION,
+        CLUSTER,
+        [("root.a", AJR, 10.0)],
+        scales=(0.5, 1.0, 4.0),
+        engine="reference",
+        configure=configure,
+    )
+    evaluated = {len(r.cluster.nodes) for r in analysis.scenarios[0].scales}
+    assert set(seen) == evaluated and len(seen) == len(evaluated)
+    assert analysis.configuration == "re-tuned"

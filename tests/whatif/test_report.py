@@ -149,3 +149,33 @@ def test_report_renders_with_visible_plots_in_headless_chromium(report_dir, tmp_
     stats = screenshot_report.image_stats(png)
     assert (stats["width"], stats["height"]) == (1200, 3000)
     assert screenshot_report.looks_rendered(stats), stats
+
+
+def test_a_qs_with_nothing_measured_still_plots():
+    """A QS that is NaN at every scale leaves its panel empty instead of failing the figure."""
+    from whatif.provisioning import (
+        BisectionResult,
+        ProvisioningAnalysis,
+        ScaleResult,
+        ScenarioResult,
+        WorkloadScenario,
+    )
+    from whatif.report import plots
+
+    cluster = Cluster.parse("memory-mb=1024,vcores=1")
+    scales = tuple(
+        ScaleResult(s, cluster, np.array([np.nan, 1.0]), np.array([np.nan, 0.0]), (None,), True)
+        for s in (0.5, 1.0)
+    )
+    bisection = BisectionResult(0.5, None, "below_min", ((0.5, True), (1.0, True)))
+    analysis = ProvisioningAnalysis(
+        cluster,
+        (0.5, 1.0),
+        ("root.a:QS_AJR", "root.b:QS_AJR"),
+        (("root.a", "QS_AJR", 1.0, "<=", 0),),
+        (ScenarioResult(WorkloadScenario(), "trace", 1, scales, bisection),),
+        1,
+        0,
+        0.02,
+    )
+    assert plots.qs_versus_scale(analysis)[:4] == b"\x89PNG"

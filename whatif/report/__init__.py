@@ -56,10 +56,14 @@ def write_report(
     analysis: ProvisioningAnalysis,
     directory: str | Path,
     *,
+    retuned: ProvisioningAnalysis | None = None,
     check: ScaleUpCheck | None = None,
     inputs: Mapping[str, object] | None = None,
 ) -> ReportFiles:
     """Write ``report.json`` and ``report.html`` into `directory` (created if needed).
+
+    `retuned` is the same analysis with the configuration re-tuned at each cluster
+    size (``analyze_provisioning(..., configure=...)``), `check` the scale-up check.
 
     Both are rendered in memory first and each file is replaced atomically, so a
     failure leaves no half-written report.
@@ -70,9 +74,11 @@ def write_report(
     except OSError as error:
         raise WhatifError(f"{directory}: cannot create the report directory: {error}") from error
     document = json.dumps(
-        report_dict(analysis, check=check, inputs=inputs), indent=2, allow_nan=False
+        report_dict(analysis, retuned=retuned, check=check, inputs=inputs),
+        indent=2,
+        allow_nan=False,
     )
-    page = render_html(analysis, check=check)
+    page = render_html(analysis, retuned=retuned, check=check)
     files = ReportFiles(directory / "report.json", directory / "report.html")
     _write_atomic(files.json, document + "\n")
     _write_atomic(files.html, page)

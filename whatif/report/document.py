@@ -21,14 +21,7 @@ def _num(value: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
-def report_dict(
-    analysis: ProvisioningAnalysis,
-    *,
-    check: ScaleUpCheck | None = None,
-    inputs: Mapping[str, object] | None = None,
-) -> dict:
-    """The report.json document of `analysis` (and the scale-up `check`, if run)."""
-    given = dict(inputs or {})
+def _scenarios(analysis: ProvisioningAnalysis) -> list[dict]:
     scenarios = []
     for s in analysis.scenarios:
         smallest = s.smallest
@@ -71,6 +64,19 @@ def report_dict(
                 ],
             }
         )
+    return scenarios
+
+
+def report_dict(
+    analysis: ProvisioningAnalysis,
+    *,
+    retuned: ProvisioningAnalysis | None = None,
+    check: ScaleUpCheck | None = None,
+    inputs: Mapping[str, object] | None = None,
+) -> dict:
+    """The report.json document of `analysis`, the `retuned` one and the scale-up `check`, if run."""
+    given = dict(inputs or {})
+    scenarios = _scenarios(analysis)
     accuracy = None
     if check is not None:
         accuracy = {
@@ -108,5 +114,6 @@ def report_dict(
             for q, m, t, op, j in analysis.thresholds
         ],
         "scenarios": scenarios,
+        "retuned": None if retuned is None else {"scenarios": _scenarios(retuned)},
         "accuracy": accuracy,
     }

@@ -84,6 +84,7 @@ def _check_table(check: ScaleUpCheck) -> str:
 def render_html(
     analysis: ProvisioningAnalysis,
     *,
+    retuned: ProvisioningAnalysis | None = None,
     check: ScaleUpCheck | None = None,
     title: str = "tempo what-if report",
 ) -> str:
@@ -111,11 +112,23 @@ def render_html(
             "<h2>Preemption waste</h2>",
             _img(plots.preemption_waste(analysis), "preemption waste"),
         ]
+    if retuned is not None:
+        parts += [
+            "<h2>Re-tuned configuration</h2>",
+            "<p>The configuration re-tuned by <code>tempo optimize</code> for each cluster size.</p>",
+            _summary_table(retuned),
+            _img(plots.qs_versus_scale(retuned), "QS versus cluster scale, re-tuned"),
+        ]
+        for i, s in enumerate(retuned.scenarios):
+            parts += [
+                f"<h3>{html.escape(s.scenario.label)}, re-tuned</h3>",
+                _scenario_table(retuned, i),
+            ]
     if check is not None:
         parts += ["<h2>Scale-up check</h2>", _check_table(check)]
     parts += [
         "<h2>Text report</h2>",
-        f"<pre>{html.escape(render_text(analysis, check=check))}</pre>",
+        f"<pre>{html.escape(render_text(analysis, retuned=retuned, check=check))}</pre>",
         "</body></html>",
     ]
     return "\n".join(parts)

@@ -46,6 +46,8 @@ def _reference(result: ScenarioResult) -> float:
 def qs_versus_scale(analysis: ProvisioningAnalysis) -> bytes:
     """Each QS versus the cluster scale, per scenario, with SLO thresholds drawn."""
     figure, axes = _figure(len(analysis.labels))
+    evaluated = [r.scale for s in analysis.scenarios for r in s.scales]
+    low, high = min(evaluated), max(evaluated)
     for j, (ax, label) in enumerate(zip(axes, analysis.labels, strict=True)):
         for k, s in enumerate(analysis.scenarios):
             color = f"C{k}"
@@ -68,6 +70,7 @@ def qs_versus_scale(analysis: ProvisioningAnalysis) -> bytes:
             if column == j:
                 ax.axhline(threshold, color="red", ls="--", lw=1.2, label=f"SLO {op} {threshold:g}")
         ax.set_xscale("log", base=2)
+        ax.set_xlim(low / 1.25, high * 1.25)  # fixed: a QS with nothing measured plots no point
         ax.set_xlabel("cluster scale")
         ax.set_title(label, fontsize=9)
         ax.grid(alpha=0.3)

@@ -8,6 +8,79 @@ REPORT_VERSION = 1
 _NUMBER_OR_NULL = {"type": ["number", "null"]}
 _SCALE = {"type": "number", "exclusiveMinimum": 0}
 
+_SCENARIOS: dict = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "required": [
+            "growth",
+            "arrival_scale",
+            "workload_source",
+            "jobs",
+            "smallest",
+            "scales",
+            "waste",
+        ],
+        "properties": {
+            "growth": {"type": "number"},
+            "arrival_scale": {"type": "number"},
+            "workload_source": {"enum": ["trace", "model"]},
+            "jobs": {"type": "integer", "minimum": 0},
+            "smallest": {
+                "type": "object",
+                "required": ["status", "scale", "cluster", "lower", "monotone", "flips"],
+                "properties": {
+                    "status": {"enum": ["found", "below_min", "above_max"]},
+                    "scale": _NUMBER_OR_NULL,
+                    "cluster": {"type": ["string", "null"]},
+                    "lower": _NUMBER_OR_NULL,
+                    "monotone": {"type": "boolean"},
+                    "flips": {"type": "array", "items": _SCALE},
+                },
+            },
+            "scales": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": [
+                        "scale",
+                        "cluster",
+                        "on_grid",
+                        "mean",
+                        "spread",
+                        "met",
+                        "feasible",
+                    ],
+                    "properties": {
+                        "scale": _SCALE,
+                        "cluster": {"type": "string"},
+                        "on_grid": {"type": "boolean"},
+                        "mean": {"type": "array", "items": _NUMBER_OR_NULL},
+                        "spread": {"type": "array", "items": _NUMBER_OR_NULL},
+                        "met": {"type": "array", "items": {"type": ["boolean", "null"]}},
+                        "feasible": {"type": "boolean"},
+                    },
+                },
+            },
+            "waste": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["scale", "queue", "gb_hours", "fraction", "preempted"],
+                    "properties": {
+                        "scale": _SCALE,
+                        "queue": {"type": "string"},
+                        "gb_hours": {"type": "number", "minimum": 0},
+                        "fraction": {"type": "number", "minimum": 0},
+                        "preempted": {"type": "integer", "minimum": 0},
+                    },
+                },
+            },
+        },
+    },
+}
+
 #: JSON Schema (draft 2020-12) of report.json.
 REPORT_SCHEMA: dict = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -74,77 +147,11 @@ REPORT_SCHEMA: dict = {
                 },
             },
         },
-        "scenarios": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "required": [
-                    "growth",
-                    "arrival_scale",
-                    "workload_source",
-                    "jobs",
-                    "smallest",
-                    "scales",
-                    "waste",
-                ],
-                "properties": {
-                    "growth": {"type": "number"},
-                    "arrival_scale": {"type": "number"},
-                    "workload_source": {"enum": ["trace", "model"]},
-                    "jobs": {"type": "integer", "minimum": 0},
-                    "smallest": {
-                        "type": "object",
-                        "required": ["status", "scale", "cluster", "lower", "monotone", "flips"],
-                        "properties": {
-                            "status": {"enum": ["found", "below_min", "above_max"]},
-                            "scale": _NUMBER_OR_NULL,
-                            "cluster": {"type": ["string", "null"]},
-                            "lower": _NUMBER_OR_NULL,
-                            "monotone": {"type": "boolean"},
-                            "flips": {"type": "array", "items": _SCALE},
-                        },
-                    },
-                    "scales": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "required": [
-                                "scale",
-                                "cluster",
-                                "on_grid",
-                                "mean",
-                                "spread",
-                                "met",
-                                "feasible",
-                            ],
-                            "properties": {
-                                "scale": _SCALE,
-                                "cluster": {"type": "string"},
-                                "on_grid": {"type": "boolean"},
-                                "mean": {"type": "array", "items": _NUMBER_OR_NULL},
-                                "spread": {"type": "array", "items": _NUMBER_OR_NULL},
-                                "met": {"type": "array", "items": {"type": ["boolean", "null"]}},
-                                "feasible": {"type": "boolean"},
-                            },
-                        },
-                    },
-                    "waste": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "required": ["scale", "queue", "gb_hours", "fraction", "preempted"],
-                            "properties": {
-                                "scale": _SCALE,
-                                "queue": {"type": "string"},
-                                "gb_hours": {"type": "number", "minimum": 0},
-                                "fraction": {"type": "number", "minimum": 0},
-                                "preempted": {"type": "integer", "minimum": 0},
-                            },
-                        },
-                    },
-                },
-            },
+        "scenarios": _SCENARIOS,
+        "retuned": {
+            "type": ["object", "null"],
+            "required": ["scenarios"],
+            "properties": {"scenarios": _SCENARIOS},
         },
         "accuracy": {
             "type": ["object", "null"],

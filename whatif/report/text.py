@@ -22,8 +22,23 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
 
-def render_text(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = None) -> str:
-    """A plain-text report: one table per scenario, then the scale-up check."""
+def render_text(
+    analysis: ProvisioningAnalysis,
+    *,
+    retuned: ProvisioningAnalysis | None = None,
+    check: ScaleUpCheck | None = None,
+) -> str:
+    """A plain-text report: one table per scenario (in force, then re-tuned), then the scale-up check."""
+    lines = _scenario_lines(analysis)
+    if retuned is not None:
+        lines.append("Re-tuned configuration (tempo optimize at each cluster size):")
+        lines.extend(_scenario_lines(retuned))
+    if check is not None:
+        lines.extend(_check_lines(check))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _scenario_lines(analysis: ProvisioningAnalysis) -> list[str]:
     met_of = {j: i for i, (*_, j) in enumerate(analysis.thresholds)}
     threshold_text = {j: f" {op} {t:g}" for _, _, t, op, j in analysis.thresholds}
     lines: list[str] = []
@@ -62,20 +77,24 @@ def render_text(analysis: ProvisioningAnalysis, *, check: ScaleUpCheck | None = 
             )
         lines.append("(* = bisection probe off the grid)")
         lines.append("")
-    if check is not None:
-        lines.append(
-            f"Scale-up check (SLOs of {check.cluster.spec()} predicted from traces recorded on 1/factor of it):"
-        )
-        rows = [
-            [
-                f"{row.factor:g}x",
-                row.recording_cluster,
-                row.qs,
-                f"{row.predicted:.4g}",
-                f"{row.direct:.4g}",
-                "n/a" if math.isnan(row.rel_error) else f"{100 * row.rel_error:.1f}%",
-            ]
-            for row in check.table.itertuples()
+    return lines
+
+
+def _check_lines(check: ScaleUpCheck) -> list[str]:
+    lines = []
+    lines.append(
+        f"Scale-up check (SLOs of {check.cluster.spec()} predicted from traces recorded on 1/factor of it):"
+    )
+    rows = [
+        [
+            f"{row.factor:g}x",
+            row.recording_cluster,
+            row.qs,
+            f"{row.predicted:.4g}",
+            f"{row.direct:.4g}",
+            "n/a" if math.isnan(row.rel_error) else f"{100 * row.rel_error:.1f}%",
         ]
-        lines.extend(_table(["factor", "recorded on", "qs", "predicted", "direct", "error"], rows))
-    return "\n".join(lines).rstrip() + "\n"
+        for row in check.table.itertuples()
+    ]
+    lines.extend(_table(["factor", "recorded on", "qs", "predicted", "direct", "error"], rows))
+    return lines
