@@ -24,6 +24,7 @@ k = 1 measures the noise alone (trace recorded on the target cluster itself).
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -115,38 +116,47 @@ def scale_up_check(
         raise ValidationError(f"scale-up factors: expected numbers > 0, got {list(factors)!r}")
     settings = settings if settings is not None else SchedulerSettings()
     common = dict(settings=settings, window=window, engine=engine, executor=executor)
-    direct = WhatifModel(
-        cluster, qs, replicates=replicates, noise=noise, seed=seed + _DIRECT_SEED_OFFSET, **common
-    ).evaluate([allocation], workload)
-    predictor = WhatifModel(cluster, qs, replicates=1, noise=None, seed=seed, **common)
-    rows = []
-    for k in factors:
-        recording_cluster = cluster.scaled(1.0 / k)
-        recording = predict(
-            workload,
-            allocation,
-            recording_cluster,
-            settings=settings,
-            engine=engine,
-            seed=seed,
+    with warnings.catch_warnings():
+        # A QS with nothing to measure in every replicate is NaN: its error is NaN too.
+        warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+        warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
+        direct = WhatifModel(
+            cluster,
+            qs,
+            replicates=replicates,
             noise=noise,
-        )
-        predicted = predictor.evaluate([allocation], recorded_workload(workload, recording))
-        for j, label in enumerate(predicted.labels):
-            pv, dv = float(predicted.mean[0, j]), float(direct.mean[0, j])
-            abs_error = abs(pv - dv)
-            rel = abs_error / abs(dv) if abs(dv) > 1e-9 else float("nan")
-            rows.append(
-                {
-                    "factor": float(k),
-                    "recording_cluster": recording_cluster.spec(),
-                    "qs": label,
-                    "predicted": pv,
-                    "direct": dv,
-                    "direct_spread": float(direct.spread[0, j]),
-                    "abs_error": abs_error,
-                    "rel_error": rel,
-                }
+            seed=seed + _DIRECT_SEED_OFFSET,
+            **common,
+        ).evaluate([allocation], workload)
+        predictor = WhatifModel(cluster, qs, replicates=1, noise=None, seed=seed, **common)
+        rows = []
+        for k in factors:
+            recording_cluster = cluster.scaled(1.0 / k)
+            recording = predict(
+                workload,
+                allocation,
+                recording_cluster,
+                settings=settings,
+                engine=engine,
+                seed=seed,
+                noise=noise,
             )
-        logger.info("scale-up check: trace recorded at 1/%g of the cluster done", k)
+            predicted = predictor.evaluate([allocation], recorded_workload(workload, recording))
+            for j, label in enumerate(predicted.labels):
+                pv, dv = float(predicted.mean[0, j]), float(direct.mean[0, j])
+                abs_error = abs(pv - dv)
+                rel = abs_error / abs(dv) if abs(dv) > 1e-9 else float("nan")
+                rows.append(
+                    {
+                        "factor": float(k),
+                        "recording_cluster": recording_cluster.spec(),
+                        "qs": label,
+                        "predicted": pv,
+                        "direct": dv,
+                        "direct_spread": float(direct.spread[0, j]),
+                        "abs_error": abs_error,
+                        "rel_error": rel,
+                    }
+                )
+            logger.info("scale-up check: trace recorded at 1/%g of the cluster done", k)
     return ScaleUpCheck(pd.DataFrame(rows), cluster, replicates)
