@@ -251,6 +251,23 @@ class ScenarioResult:
     def at(self, scale: float) -> ScaleResult:
         return next(r for r in self.scales if r.scale == scale)
 
+    @property
+    def threshold_flips(self) -> dict[int, tuple[float, ...]]:
+        """Per threshold index, the scales where it is met but missed at a larger scale.
+
+        Non-empty entries are SLOs that more resources make worse (a utilization
+        floor, waste that appears once preemption starts): the monotonicity
+        assumption fails for them even where overall feasibility looks monotone.
+        """
+        n = len(self.scales[0].met) if self.scales else 0
+        out = {}
+        for i in range(n):
+            points = [(r.scale, r.met[i]) for r in self.scales if r.met[i] is not None]
+            flips = monotonicity_flips(points)
+            if flips:
+                out[i] = flips
+        return out
+
 
 @dataclass(frozen=True, eq=False)
 class ProvisioningAnalysis:

@@ -234,3 +234,19 @@ def test_configure_hook_gives_each_cluster_its_own_configuration():
     evaluated = {len(r.cluster.nodes) for r in analysis.scenarios[0].scales}
     assert set(seen) == evaluated and len(seen) == len(evaluated)
     assert analysis.configuration == "re-tuned"
+
+
+def test_an_slo_that_more_resources_break_is_reported_per_threshold():
+    """A utilization floor met on a small cluster and missed on a large one is a threshold flip."""
+    analysis = analyze_provisioning(
+        _workload(),
+        ALLOCATION,
+        CLUSTER,
+        [("root.a", AJR, 1000.0), ("root.a", Metric("QS_UTIL"), -0.5)],
+        scales=(0.5, 1.0, 4.0),
+        engine="reference",
+        details=False,
+    )
+    result = analysis.scenarios[0]
+    assert result.threshold_flips.get(0) is None
+    assert result.threshold_flips[1] and max(result.threshold_flips[1]) < 4.0

@@ -38,6 +38,10 @@ def _scenarios(analysis: ProvisioningAnalysis) -> list[dict]:
                     "lower": s.bisection.lower,
                     "monotone": s.bisection.monotone,
                     "flips": list(s.bisection.flips),
+                    "threshold_flips": [
+                        {"threshold_index": i, "scales": list(f)}
+                        for i, f in sorted(s.threshold_flips.items())
+                    ],
                 },
                 "scales": [
                     {

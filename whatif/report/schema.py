@@ -29,7 +29,15 @@ _SCENARIOS: dict = {
             "jobs": {"type": "integer", "minimum": 0},
             "smallest": {
                 "type": "object",
-                "required": ["status", "scale", "cluster", "lower", "monotone", "flips"],
+                "required": [
+                    "status",
+                    "scale",
+                    "cluster",
+                    "lower",
+                    "monotone",
+                    "flips",
+                    "threshold_flips",
+                ],
                 "properties": {
                     "status": {"enum": ["found", "below_min", "above_max"]},
                     "scale": _NUMBER_OR_NULL,
@@ -37,6 +45,17 @@ _SCENARIOS: dict = {
                     "lower": _NUMBER_OR_NULL,
                     "monotone": {"type": "boolean"},
                     "flips": {"type": "array", "items": _SCALE},
+                    "threshold_flips": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["threshold_index", "scales"],
+                            "properties": {
+                                "threshold_index": {"type": "integer", "minimum": 0},
+                                "scales": {"type": "array", "items": _SCALE},
+                            },
+                        },
+                    },
                 },
             },
             "scales": {

@@ -75,6 +75,13 @@ def _scenario_lines(analysis: ProvisioningAnalysis) -> list[str]:
                 + ", ".join(f"{f:g}" for f in b.flips)
                 + " but missed at a larger one"
             )
+        for i, flips in sorted(s.threshold_flips.items()):
+            queue, metric, threshold, op, _ = analysis.thresholds[i]
+            lines.append(
+                f"WARNING: {queue}:{metric} {op} {threshold:g} is met at scale "
+                + ", ".join(f"{f:g}" for f in flips)
+                + " but missed at a larger one: more resources make it worse"
+            )
         lines.append("(* = bisection probe off the grid)")
         lines.append("")
     return lines
