@@ -13,7 +13,8 @@ from whatif.scaleup_check import ScaleUpCheck
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; display: block; max-width: 100%; overflow-x: auto; }
+td:nth-child(2) { white-space: nowrap; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f0f0f0; }
 td.bad { background: #fdd; } td.good { background: #dfd; }

@@ -13,6 +13,7 @@ import io
 import math
 
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from whatif.provisioning import ProvisioningAnalysis, ScenarioResult
 
@@ -113,6 +114,7 @@ def response_cdfs(analysis: ProvisioningAnalysis) -> bytes:
                     label=f"scale {scale:g}",
                 )
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels overlap on short ranges
         ax.set_xlabel("response time (min)")
         ax.set_ylabel("fraction of jobs")
         ax.set_title(f"{queue} ({s.scenario.label})", fontsize=9)
