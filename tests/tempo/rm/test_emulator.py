@@ -17,6 +17,7 @@ from tempo.rm import HTTPTransport, JobHistoryClient, RMClient
 from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 from whatif.errors import AllocationError, ValidationError
+from whatif.predictor import SchedulerSettings
 from whatif.readers.lenient_json import loads_lenient
 
 REST = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop" / "rest"
@@ -294,3 +295,42 @@ def test_cli_needs_trace_config_and_cluster() -> None:
     """`tempo emulate-rm` without its inputs is a usage error."""
     result = CliRunner().invoke(cli, ["emulate-rm", "--speed", "10"])
     assert result.exit_code == 2 and "--trace" in result.output
+
+
+def test_queue_and_limit_filters(rm: EmulatedRM, client: RMClient, clock: FakeClock) -> None:
+    """`queue` matches only unfinished apps of that queue (as on the RM); `limit` caps the list."""
+    at(clock, 21.0)
+    body = client.transport.get_json("/ws/v1/cluster/apps", {"queue": "prod"})
+    assert [a["name"] for a in body["apps"]["app"]] == ["j1", "j3"]
+    at(clock, 200.0)
+    assert client.transport.get_json("/ws/v1/cluster/apps", {"queue": "prod"}) == {"apps": None}
+    assert len(client.transport.get_json("/ws/v1/cluster/apps", {"limit": 2})["apps"]["app"]) == 2
+
+
+def test_hadoop_2_responses(config: Path, clock: FakeClock) -> None:
+    """A Hadoop 2 emulator loads the file in the Hadoop 2 dialect and reports no launchTime."""
+    with EmulatedRM(
+        tiny_trace(),
+        config,
+        CLUSTER,
+        hadoop_version=2,
+        settings=SchedulerSettings(hadoop_version=2),
+        clock=clock,
+        engine="reference",
+    ) as emulator:
+        client = RMClient(HTTPTransport(emulator.url))
+        (app,) = client.transport.get_json("/ws/v1/cluster/apps")["apps"]["app"]
+        assert "launchTime" not in app and app["startedTime"] == 1_700_000_000_000
+        client.transport.close()
+
+
+def test_status_reports_clock_and_reloads(
+    rm: EmulatedRM, client: RMClient, clock: FakeClock
+) -> None:
+    """GET /ws/v1/emulator/status gives the emulated time and the file in force."""
+    at(clock, 7.0)
+    status = client.transport.get_json("/ws/v1/emulator/status")["emulator"]
+    assert status["traceTimeS"] == pytest.approx(7.0)
+    assert status["epochMs"] == 1_700_000_007_000
+    assert status["allocationSha256"] == rm.allocation_sha256
+    assert [r["trigger"] for r in status["reloads"]] == ["start"]
