@@ -334,3 +334,24 @@ def test_status_reports_clock_and_reloads(
     assert status["epochMs"] == 1_700_000_007_000
     assert status["allocationSha256"] == rm.allocation_sha256
     assert [r["trigger"] for r in status["reloads"]] == ["start"]
+
+
+def test_cli_refuses_a_bad_allocation_file(tmp_path: Path) -> None:
+    """`tempo emulate-rm` on a file Hadoop refuses exits 1 naming the problem, serving nothing."""
+    trace = Path(__file__).resolve().parents[3] / "traces" / "hadoop" / "sls"
+    bad = write(tmp_path / "bad.xml", INVALID)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "emulate-rm",
+            "--trace",
+            str(trace),
+            "--config",
+            str(bad),
+            "--cluster",
+            CLUSTER,
+            "--engine",
+            "reference",
+        ],
+    )
+    assert result.exit_code == 1 and "pro.d" in result.output
