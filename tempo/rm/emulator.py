@@ -199,8 +199,10 @@ class EmulatedRM:
         self._simulation = Simulation(
             self.workload, allocation, self.cluster, settings=settings, engine=engine
         )
-        if self.start_s > self._simulation.time_s:
-            self._simulation.advance_to(self.start_s)
+        # Advance and inspect once here, so that a cold numba cache compiles the kernel
+        # (about a minute on a small machine) before serving, not during a request.
+        self._simulation.advance_to(max(self.start_s, self._simulation.time_s))
+        self._simulation.state()
         self._loaded_sha = hashlib.sha256(data).hexdigest()
         self._steady = self._steady_shares()
         self._record(ReloadEvent(self.start_s, "start", True, True, self._loaded_sha))
