@@ -14,6 +14,7 @@ from emulated import CLUSTER, EQUAL, INVALID, WEIGHTED, FakeClock, tiny_trace, w
 from tempo.cli import cli
 from tempo.errors import RMError
 from tempo.rm import HTTPTransport, JobHistoryClient, RMClient
+from tempo.rm import emulated_rest as rest
 from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 from whatif.errors import AllocationError, ValidationError
@@ -257,9 +258,17 @@ def test_settings_must_match_the_hadoop_version(config: Path) -> None:
 def test_workload_shift_lengthens_a_queue_from_a_time(config: Path, clock: FakeClock) -> None:
     """A shift scales task durations of one queue's jobs submitted from its start time on."""
     shift = WorkloadShift.parse("from=20,queue=prod,duration=3")
-    emulator = EmulatedRM(tiny_trace(), config, CLUSTER, engine="reference", shifts=[shift])
+    emulator = EmulatedRM(
+        tiny_trace(), config, CLUSTER, clock=clock, engine="reference", shifts=[shift]
+    )
     durations = emulator.workload.tasks.set_index("task_id")["duration_s"]
     assert durations["t5"] == 30.0 and durations["t1"] == 30.0 and durations["t6"] == 5.0
+    with emulator:
+        clock.advance(100.0)
+        apps = emulator.snapshot()
+        elapsed = {a["name"]: a["elapsedTime"] for a in rest.app_records(apps)}
+    # j3 now holds its container until 50 s, so engineer's j4 waits (13 s unshifted).
+    assert elapsed["j3"] == 30_000 and elapsed["j4"] == 28_000
 
 
 def test_workload_shift_speeds_arrivals() -> None:
