@@ -333,8 +333,9 @@ def scheduler(snap: Snapshot) -> dict:
     Per queue: min and max resources of the effective allocation (an unlimited max
     is reported as the cluster size, as the RM does), used, demand (used plus
     pending) and instantaneous fair resources from the simulation, steady fair
-    resources from `whatif.fairshare.fair_shares`, maxApps (2147483647 for no
-    limit), policy, preemptable; leaves add AM used/max resources and active and
+    resources from `whatif.fairshare.fair_shares` (under a ``fair`` or ``fifo``
+    parent only memory is shared, so their vCores are 0, as Hadoop reports them),
+    maxApps (2147483647 for no limit), policy, preemptable; leaves add AM used/max resources and active and
     pending app counts.
     """
     cluster = Resources(snap.cluster.memory_mb, snap.cluster.vcores)
@@ -347,7 +348,7 @@ def scheduler(snap: Snapshot) -> dict:
     am_used = am.groupby("queue")[["memory_mb", "vcores"]].sum()
     containers = running.groupby("queue").size().to_dict()
 
-    def render(queue: EffectiveQueue) -> dict:
+    def render(queue: EffectiveQueue, parent_policy: str) -> dict:
         row = table.loc[queue.name] if queue.name in table.index else None
 
         def column(name: str) -> float:
@@ -360,6 +361,9 @@ def scheduler(snap: Snapshot) -> dict:
             fair = (cluster.memory_mb, cluster.vcores)
         maximum = queue.max_resources.resolve(cluster)
         steady = snap.steady.get(queue.name, Resources.zero())
+        if queue.name != "root" and parent_policy != "drf":
+            # Hadoop's fair and fifo policies compute shares of memory only: vCores are 0.
+            fair, steady = (fair[0], 0.0), Resources(steady.memory_mb, 0.0)
         info: dict = {
             "queueName": queue.name,
             "schedulingPolicy": queue.scheduling_policy,
@@ -387,7 +391,9 @@ def scheduler(snap: Snapshot) -> dict:
                 )
             )
         if queue.children:
-            info["childQueues"] = {"queue": [render(child) for child in queue.children]}
+            info["childQueues"] = {
+                "queue": [render(child, queue.scheduling_policy) for child in queue.children]
+            }
             return info
         runnable = int(column("runnable_apps"))
         amu = am_used.loc[queue.name] if queue.name in am_used.index else None
@@ -409,7 +415,7 @@ def scheduler(snap: Snapshot) -> dict:
         )
         return info
 
-    root = render(snap.allocation.root)
+    root = render(snap.allocation.root, "fair")
     return {"scheduler": {"schedulerInfo": {"type": "fairScheduler", "rootQueue": root}}}
 
 

@@ -96,7 +96,7 @@ def test_finished_time_filters(rm: EmulatedRM, client: RMClient, clock: FakeCloc
 def test_client_reads_metrics_and_scheduler(
     rm: EmulatedRM, client: RMClient, clock: FakeClock
 ) -> None:
-    """Cluster metrics and the Fair Scheduler tree parse, with steady shares from the weights."""
+    """Cluster metrics and the Fair Scheduler tree parse, with steady memory shares from the weights."""
     at(clock, 6.0)
     metrics = client.cluster_metrics()
     assert (metrics.total_mb, metrics.total_vcores) == (4096, 4)
@@ -104,6 +104,8 @@ def test_client_reads_metrics_and_scheduler(
     tree = client.scheduler()
     assert tree.queue("root.prod").steady_fair_resources.memory_mb == 3072
     assert tree.queue("root.engineer").steady_fair_resources.memory_mb == 1024
+    # As on Hadoop, the fair policy shares memory only: vCores shares are 0.
+    assert tree.queue("root.prod").steady_fair_resources.vcores == 0
     assert tree.queue("root.prod").used_resources.memory_mb > 0
     assert tree.cluster_resources.memory_mb == 4096
 
