@@ -55,15 +55,6 @@ from whatif.workload import Workload  # noqa: E402
 SETTINGS = SchedulerSettings(preemption=True)
 ALGORITHMS = ("pald", "scalar", "mspd", "random", "nsga2")
 
-#: Local-descent hyperparameters (PALD, SCALAR, MSPD alike). The library defaults (width
-#: 0.05, step 0.1, decay 0.5) stay on the predicted QS's plateaus: a schedule changes
-#: only when a setting crosses a container boundary, so probes need to be wider.
-DESCENT = {"width": 0.15, "step_size": 0.3, "step_decay": 0.3}
-
-
-def params_for(algorithm: str) -> dict[str, float] | None:
-    return DESCENT if algorithm in ("pald", "scalar", "mspd") else None
-
 
 def halves(workload: Workload) -> tuple[Workload, Workload]:
     """Jobs submitted in the first half of the trace's span, and the rest (held out)."""
@@ -130,6 +121,7 @@ def scenario1(out: Path, iterations: int, batch: int) -> dict[str, float | bool]
                 "minSharePreemptionTimeout",
                 "fairSharePreemptionTimeout",
                 "fairSharePreemptionThreshold",
+                "maxRunningApps",
             )
         )
         .with_overrides(["root.prod.minResources.memory=0:100%"])
@@ -168,7 +160,6 @@ def scenario1(out: Path, iterations: int, batch: int) -> dict[str, float | bool]
         radius=0.3,
         iterations=iterations,
         batch_size=batch,
-        algorithm_params=DESCENT,
         settings=SETTINGS,
         seed=0,
         callback=progress,
@@ -267,7 +258,6 @@ def scenario2(out: Path, iterations: int, batch: int) -> pd.DataFrame:
                 radius=0.3,
                 iterations=iterations,
                 batch_size=batch,
-                algorithm_params=params_for(algorithm),
                 settings=SETTINGS,
                 executor=executor,
                 seed=0,
