@@ -219,6 +219,10 @@ class ReferenceEngine:
         p = self.p
         self.job_state[j] = 1
         self.job_last_fair[j] = self.now
+        if not p.job_has_am[j] and p.job_stage_ptr[j] == p.job_stage_ptr[j + 1]:
+            self.job_state[j] = 3
+            self.job_finish[j] = self.now
+            return
         if p.job_has_am[j]:
             self.job_am_state[j] = 1
             self._add_pending(j, p.job_am[j])
@@ -275,7 +279,10 @@ class ReferenceEngine:
     def _am_ready(self, j: int) -> None:
         if self.job_am_state[j] == 2:
             self.job_am_state[j] = 3
-            self._release_stage(j, int(self.p.job_stage_ptr[j]))
+            if self.p.job_stage_ptr[j] == self.p.job_stage_ptr[j + 1]:
+                self._finish_job(j)
+            else:
+                self._release_stage(j, int(self.p.job_stage_ptr[j]))
 
     # ------------------------------------------------------------------ shares
     def _compute_shares(self) -> None:

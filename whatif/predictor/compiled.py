@@ -1,0 +1,208 @@
+"""The numba engine's Python side: builds the kernel's arrays, grows them, reads them out."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from whatif.predictor import kernel as K
+from whatif.predictor.pack import Packed, PackedQueues
+from whatif.predictor.settings import SchedulerSettings
+
+
+def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(qs, qsf, children) kernel arrays for a queue tree."""
+    nq = len(pq.parent)
+    size = np.ones(nq, dtype=np.int64)
+    for q in range(nq - 1, 0, -1):
+        size[pq.parent[q]] += size[q]
+    qs = np.zeros((nq, K.N_QS), dtype=np.int64)
+    qs[:, K.QS_PARENT] = pq.parent
+    qs[:, K.QS_LEAF] = pq.is_leaf
+    qs[:, K.QS_POLICY] = pq.policy
+    qs[:, K.QS_MAX_APPS] = pq.max_apps
+    qs[:, K.QS_PREEMPTABLE] = pq.preemptable
+    qs[:, K.QS_RANK] = pq.name_rank
+    qs[:, K.QS_CH_LO] = pq.child_ptr[:-1]
+    qs[:, K.QS_CH_HI] = pq.child_ptr[1:]
+    qs[:, K.QS_SIZE] = size
+    qsf = np.zeros((nq, K.N_QSF))
+    qsf[:, K.QSF_WEIGHT] = pq.weight
+    qsf[:, K.QSF_MIN : K.QSF_MIN + 2] = pq.min_share
+    qsf[:, K.QSF_MAX : K.QSF_MAX + 2] = pq.max_share
+    qsf[:, K.QSF_AMSHARE] = pq.max_am_share
+    qsf[:, K.QSF_MIN_TO] = pq.min_timeout
+    qsf[:, K.QSF_FAIR_TO] = pq.fair_timeout
+    qsf[:, K.QSF_THRESH] = pq.fair_threshold
+    children = pq.children if len(pq.children) else np.zeros(1, dtype=np.int64)
+    return qs, qsf, np.ascontiguousarray(children, dtype=np.int64)
+
+
+class CompiledEngine:
+    """A simulation in progress, its state held in the kernel's arrays."""
+
+    def __init__(self, packed: Packed, settings: SchedulerSettings) -> None:
+        p = packed
+        self.p = p
+        nj, ns, nt = len(p.job_submit), len(p.stage_task_start), len(p.task_dur)
+        cfg = np.zeros(K.N_CFG)
+        cfg[K.C_LAT] = settings.container_launch_latency_s
+        cfg[K.C_AM_LAT] = settings.am_start_latency_s
+        cfg[K.C_SLOWSTART] = settings.slowstart_completed_maps
+        cfg[K.C_UTIL] = settings.utilization_threshold
+        cfg[K.C_WAIT_KILL] = settings.wait_time_before_kill_s
+        cfg[K.C_RECHECK] = settings.starvation_recheck_delay_s
+        cfg[K.C_INTERVAL] = settings.preemption_interval_s
+        cfg[K.C_VERSION] = settings.hadoop_version
+        cfg[K.C_PREEMPT] = float(settings.preemption)
+        cfg[K.C_SIZEBASED] = float(settings.size_based_weight)
+        cfg[K.C_SLOT] = float(p.slot_mode)
+        cluster = p.cluster.astype(float).copy()
+        if p.slot_mode:
+            concurrent = cluster.sum()
+        else:
+            concurrent = min(
+                cluster[0] / max(p.min_request[0], 1e-9), cluster[1] / max(p.min_request[1], 1e-9)
+            )
+        self.att_room = int(min(math.floor(concurrent), nt + nj)) + 2
+        js = np.zeros((nj, K.N_JS), dtype=np.int64)
+        js[:, K.JS_QUEUE] = p.job_queue
+        js[:, K.JS_USER] = p.job_user
+        js[:, K.JS_RANK] = p.job_rank
+        js[:, K.JS_HAS_AM] = p.job_has_am
+        js[:, K.JS_ST_LO] = p.job_stage_ptr[:-1]
+        js[:, K.JS_ST_HI] = p.job_stage_ptr[1:]
+        jsf = np.zeros((nj, K.N_JSF))
+        jsf[:, K.JSF_SUBMIT] = p.job_submit
+        jsf[:, K.JSF_AM : K.JSF_AM + 2] = p.job_am
+        jf = np.zeros((nj, K.N_JF))
+        jf[:, K.JF_FINISH] = np.nan
+        ji = np.full((nj, K.N_JI), -1, dtype=np.int64)
+        ji[:, [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED, K.JI_CONS_EPOCH]] = 0
+        ss = np.zeros((ns, K.N_SS), dtype=np.int64)
+        ss[:, K.SS_LO] = p.stage_task_start
+        ss[:, K.SS_HI] = p.stage_task_end
+        ss[:, K.SS_PRIO] = p.stage_priority
+        ss[:, K.SS_SLOW] = p.stage_slowstart
+        ss[:, K.SS_DIM] = p.stage_dim
+        ssf = np.zeros((max(ns, 1), 2))
+        if ns:
+            ssf[:ns] = np.add.reduceat(p.task_req, p.stage_task_start, axis=0)
+        si = np.zeros((ns, K.N_SI), dtype=np.int64)
+        si[:, K.SI_NEXT] = p.stage_task_start
+        si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL]] = -1
+        sdone = np.full(ns, np.nan)
+        ts = np.zeros((nt, K.N_TS), dtype=np.int64)
+        ts[:, K.TS_JOB] = p.task_job
+        ts[:, K.TS_STAGE] = p.task_stage
+        ts[:, K.TS_FAILS] = p.task_fail_count
+        tsf = np.zeros((nt, K.N_TSF))
+        tsf[:, K.TSF_REQ : K.TSF_REQ + 2] = p.task_req
+        tsf[:, K.TSF_DUR] = p.task_dur
+        tsf[:, K.TSF_A] = p.task_a
+        tsf[:, K.TSF_B] = p.task_b
+        tsf[:, K.TSF_C] = p.task_c
+        tsf[:, K.TSF_FRAC] = p.task_fail_frac
+        ti = np.zeros((nt, K.N_TI), dtype=np.int64)
+        ti[:, K.TI_RETRY_NEXT] = -1
+        cap = int(nt + nj + p.task_fail_count.sum() + self.att_room + 16)
+        af = np.zeros((cap, K.N_AF))
+        ai = np.zeros((cap, K.N_AI), dtype=np.int64)
+        hcap = 2 * cap + nj + 16
+        hf = np.zeros(hcap)
+        hi = np.zeros((hcap, 3), dtype=np.int64)
+        gf = np.zeros(K.N_GF)
+        gf[K.G_NEXT_CHECK] = np.inf
+        gf[K.G_NEXT_V12] = np.inf
+        gf[K.G_FREE : K.G_FREE + 2] = cluster
+        gi = np.zeros(K.N_GI, dtype=np.int64)
+        gi[[K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL]] = -1
+        gi[K.GI_DIRTY] = 1
+        umax = p.user_max_apps.astype(np.int64).copy()
+        urun = np.zeros(len(umax), dtype=np.int64)
+        warned = np.zeros(cap, dtype=np.int64)
+        vict = np.zeros(cap, dtype=np.int64)
+        jbuf = np.zeros((max(nj, 1), 3), dtype=np.int64)
+        self.state = {
+            "js": js, "jsf": jsf, "jf": jf, "ji": ji, "umax": umax, "urun": urun,
+            "ss": ss, "ssf": ssf, "si": si, "sdone": sdone, "ts": ts, "tsf": tsf, "ti": ti,
+            "af": af, "ai": ai, "hf": hf, "hi": hi, "gf": gf, "gi": gi, "cfg": cfg,
+            "cluster": cluster, "minreq": p.min_request.astype(float).copy(),
+            "warned": warned, "vict": vict, "jbuf": jbuf,
+        }  # fmt: skip
+        self._install_queues(p.queues)
+
+    @property
+    def now(self) -> float:
+        return float(self.state["gf"][K.G_NOW])
+
+    def _install_queues(self, pq: PackedQueues) -> None:
+        """Queue arrays for a tree, with usage and app lists rebuilt from the jobs' state."""
+        st = self.state
+        qs, qsf, children = queue_static(pq)
+        nq = len(pq.parent)
+        qf = np.zeros((nq, K.N_QF))
+        qf[:, K.QF_LMIN : K.QF_LMIN + 2] = self.now
+        qf[:, K.QF_LFAIR : K.QF_LFAIR + 2] = self.now
+        qi = np.zeros((nq, K.N_QI), dtype=np.int64)
+        qi[:, K.QI_APP_HEAD] = -1
+        qi[:, K.QI_APP_TAIL] = -1
+        qi[:, K.QI_DIRTY] = 1
+        st.update(qs=qs, qsf=qsf, children=children, qf=qf, qi=qi, dem=np.zeros((nq, 2)))
+        st["js"][:, K.JS_QUEUE] = self.p.job_queue
+        st["umax"][:] = self.p.user_max_apps
+        st["gi"][K.GI_DIRTY] = 1
+        st["jf"][:, K.JF_LFAIR] = self.now
+        st["urun"][:] = 0
+        K.rebuild_queue_state(self._world())
+
+    def _world(self) -> tuple:
+        s = self.state
+        return (
+            s["qs"], s["qsf"], s["children"], s["qf"], s["qi"], s["dem"], s["js"], s["jsf"],
+            s["jf"], s["ji"], s["umax"], s["urun"], s["ss"], s["ssf"], s["si"], s["sdone"],
+            s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hf"], s["hi"], s["gf"], s["gi"],
+            s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
+        )  # fmt: skip
+
+    def _grow(self) -> None:
+        """Double the attempt and heap arrays (the kernel asked for room)."""
+        s = self.state
+        for name in ("af", "ai", "hf", "hi", "warned", "vict"):
+            old = s[name]
+            new = np.zeros((old.shape[0] * 2,) + old.shape[1:], dtype=old.dtype)
+            new[: old.shape[0]] = old
+            s[name] = new
+
+    def advance_to(self, t_stop: float) -> None:
+        while K.advance(self._world(), float(t_stop), self.att_room) == 1:
+            self._grow()
+
+    def reconfigure(self, packed: Packed) -> None:
+        self.p = packed
+        self._install_queues(packed.queues)
+        K.promote_waiting(self._world())
+        self.state["gf"][K.G_NEXT_CHECK] = self.now
+        self.state["gf"][K.G_NEXT_V12] = np.inf
+
+    def queue_table(self) -> tuple[np.ndarray, ...]:
+        qf, qi = self.state["qf"], self.state["qi"]
+        return (
+            qf[:, K.QF_USE : K.QF_USE + 2].copy(),
+            qf[:, K.QF_PALL : K.QF_PALL + 2].copy(),
+            qf[:, K.QF_FAIR : K.QF_FAIR + 2].copy(),
+            qi[:, K.QI_RUNNABLE].copy(),
+        )
+
+    def records(self) -> tuple[np.ndarray, ...]:
+        s = self.state
+        n = int(s["gi"][K.GI_N_ATT])
+        return (
+            s["ai"][:n, K.AI_TASK].copy(),
+            s["af"][:n, K.AF_START].copy(),
+            s["af"][:n, K.AF_FINISH].copy(),
+            s["ai"][:n, K.AI_STATE].copy(),
+            s["ai"][:n, K.AI_PREEMPTED].astype(bool),
+            s["jf"][:, K.JF_FINISH].copy(),
+        )

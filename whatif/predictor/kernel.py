@@ -1,0 +1,1712 @@
+"""The compiled engine: ``@njit(cache=True)`` functions over arrays and scalars only.
+
+Semantics (the reference engine in ``reference.py`` follows the same steps)
+===========================================================================
+
+Time warp. The clock jumps from one event time to the next: task ends (success or
+noise failure), kills of preemption victims (Hadoop 3), AM start-up completions,
+job submissions and preemption checks (a starvation timeout expiring, an app's
+starvation re-check delay ending, or, in Hadoop 1/2, the next multiple of the
+preemption interval after a timeout expired). There is no fixed tick. At each
+event time ``t`` one iteration runs:
+
+1. pop every heap event with time ``t`` in (time, sequence number) order; a newly
+   pushed event at ``t`` waits for the next iteration at the same ``t``;
+2. submit every job with ``submit_s == t`` in workload order (submit time, job id);
+3. recompute instantaneous fair shares if the set of active queues changed
+   (a queue is active while it or a queue below it has a runnable app);
+4. allocate: repeatedly descend from the root and assign one container, until
+   nothing fits (one pass per slot pool on a Hadoop 1 slot cluster);
+5. preemption (if on): Hadoop 3 starvation and victim selection, or the Hadoop 1/2
+   queue-level check when ``t`` is the scheduled check time.
+
+Allocation (one container). At a parent, candidate children are those with
+pending runnable demand in the pass's dimension whose usage fits within their
+maxResources; the best untried candidate (by the parent's policy comparator,
+scanning children in document order, a later child replacing the best only if it
+compares strictly lower) is tried; a parent candidate is descended into, a leaf
+candidate tries its apps the same way (apps in the order they became runnable).
+An app offers its AM request while its AM is not allocated (subject to
+maxAMShare: AM usage + request <= floor(leaf fair share * maxAMShare), a zero fair
+share component replaced by min(free, maxShare)), otherwise its released stage with
+unassigned tasks of the lowest priority number (ties: lower stage index), and in it
+the lowest unassigned task index, else the oldest re-queued (killed/failed) task.
+It gets the container if the request fits in the free cluster resources and every
+queue from its leaf to the root stays within maxResources; otherwise the next app
+or queue is tried (no reservations).
+
+Comparators (first difference decides; then start time, then name rank; queues
+have start time 0):
+- fair (dimension d: memory, or the slot pool): Hadoop 3 only: demand 0 after
+  demand > 0; needy = usage < min(minShare, demand): needy first, both needy ->
+  lower usage / max(min(minShare, demand), 1); then usage / weight (Hadoop 3: with a
+  zero weight, equal weights compare usage and otherwise the larger weight first;
+  Hadoop 1/2: Java division, so x/0 is inf and 0/0 is NaN, and NaN differences tie).
+- drf: shares usage_i / cluster_i / weight sorted descending; needy when
+  usage / minShare on the dominant resource is < 1; needy first; both needy
+  compare usage/minShare, else the cluster shares, element by element.
+- fifo (apps only): start time, then name.
+Queue demand is usage + pending of all its apps (runnable or not), capped at
+maxShare at every level; app demand is usage + pending; app min share is 0 and app
+weight 1 (or log2(1 + demand MB) with sizebasedweight).
+
+Fair shares: ComputeFairShares per dimension, top-down (`compute_shares`, a
+twin of ``whatif.fairshare.compute_shares``); apps within a leaf share its fair
+share with their weights (fifo: the earliest app gets all of it).
+
+Apps and stages: maxRunningApps (user, then each queue leaf to root) decides at
+submission whether an app is runnable; on each job end the waiting apps are
+scanned in submission order and every one that now fits is made runnable.
+Stages are released in order; a ``reduce`` stage right after a ``map`` stage is
+released once done maps / maps >= slowstart, and its tasks end at
+``max(start + latency + a, last_map_end + b) + c`` (see ``pack._replay_parts``),
+which is known only when the last map ends (until then the attempt runs with no
+end event). Other tasks end at ``start + latency + duration``; a failing attempt
+(noise) ends at ``start + latency + frac * duration`` and the task is re-queued.
+A job ends when its last stage completes; its AM container is released then.
+
+Preemption, Hadoop 3 (only while max(memory, vcores) utilization > threshold; no
+timers are updated otherwise): per leaf with a finite timeout, apps with pending
+demand and past their re-check time, in the leaf policy order: fair-share
+starvation (fairDemand = min(floor(appFairShare * threshold), demand), starved
+while usage < fairDemand by the policy's calculator, acting once starved for the
+timeout; the scan stops at the first app that is not acting), then the leaf's
+min-share starvation (min(minShare, demand) - usage after the timeout, less the
+fair-share starvation) handed out in the same order as Hadoop does. Each starved
+app (in the order found): for each request in priority order, floor(starvation /
+request) containers (capped by the count pending); for each, victims are scanned
+over running non-AM containers newest first: a container is taken if its queue
+allows preemption and its app stays at or above its fair share without it (after
+containers already marked and already taken for this container); the scan stops
+as soon as free + taken resources fit the request (a scan that never fits takes
+nothing). Taken containers are killed ``wait_time_before_kill_s`` later; the app is
+not re-checked for ``starvation_recheck_delay_s``. AM containers are never victims.
+
+Preemption, Hadoop 2: starvation timers are updated at every event; on multiples of
+the preemption interval (when a timeout has expired and utilization is above the
+threshold) the amount is the sum over leaves of max(min-share part, fair-share
+part) and it is taken as Hadoop 2.8 does: warned containers are killed once warned
+longer than waitTimeBeforeKill (strictly), then new victims are warned by
+descending to the child most over its share (comparator, largest wins), the app
+most over its share, and its container with the largest priority number (ties: the
+newest). Hadoop 1: per slot pool, min-share and half-fair-share starvation, and on
+each check the newest running tasks of pools above their fair share are killed at
+once (no utilization gate).
+
+Killed and failed attempts free their resources at once and their task is queued
+again (at the end of its stage's re-queued tasks). Times are float64 seconds;
+resources float64 MB/vcores (or slots); every index is int64.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+INF = np.inf
+
+# event kinds
+END, KILL, AM_READY = 0, 1, 2
+# attempt states (pack.ATTEMPT_STATE_NAMES)
+RUNNING, SUCCEEDED, FAILED, KILLED = 0, 1, 2, 3
+
+# cfg (float64)
+C_LAT, C_AM_LAT, C_SLOWSTART, C_UTIL, C_WAIT_KILL, C_RECHECK = 0, 1, 2, 3, 4, 5
+C_INTERVAL, C_VERSION, C_PREEMPT, C_SIZEBASED, C_SLOT, C_MAX_CONC = 6, 7, 8, 9, 10, 11
+N_CFG = 12
+# global float state
+G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
+N_GF = 5
+# global int state
+GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
+GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
+N_GI = 11
+# queue static int / float
+QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
+QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
+N_QS = 9
+QSF_WEIGHT, QSF_MIN, QSF_MAX, QSF_AMSHARE = 0, 1, 3, 5
+QSF_MIN_TO, QSF_FAIR_TO, QSF_THRESH = 6, 7, 8
+N_QSF = 9
+# queue state float / int
+QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
+N_QF = 16
+QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
+N_QI = 5
+# job static int / float
+JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
+N_JS = 6
+JSF_SUBMIT, JSF_AM = 0, 1
+N_JSF = 3
+# job state float / int
+JF_USE, JF_PEND, JF_FAIR, JF_LFAIR, JF_NCHECK, JF_FSTARV, JF_MSTARV, JF_TBP, JF_FINISH = (
+    0, 2, 4, 6, 7, 8, 10, 12, 14,
+)
+JF_CONS = 15
+N_JF = 17
+JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
+JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
+N_JI = 11
+# stage static int / float
+SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
+N_SS = 6
+# stage state int
+SI_RELEASED, SI_NEXT, SI_PENDING, SI_DONE, SI_RETRY_HEAD, SI_RETRY_TAIL, SI_DEF_HEAD, SI_DEF_TAIL = (
+    0, 1, 2, 3, 4, 5, 6, 7,
+)
+N_SI = 8
+# task static int / float
+TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
+N_TS = 3
+TSF_REQ, TSF_DUR, TSF_A, TSF_B, TSF_C, TSF_FRAC = 0, 2, 3, 4, 5, 6
+N_TSF = 7
+# task state int
+TI_FAILS, TI_RETRY_NEXT = 0, 1
+N_TI = 2
+# attempt float / int
+AF_START, AF_FINISH, AF_MARK = 0, 1, 2
+N_AF = 3
+AI_TASK, AI_STATE, AI_PREEMPTED, AI_OUTCOME, AI_RUN_NEXT, AI_RUN_PREV, AI_DEF_NEXT, AI_DEF_PREV = (
+    0, 1, 2, 3, 4, 5, 6, 7,
+)
+AI_CHOSEN = 8
+N_AI = 9
+
+BISECTION_ROUNDS = 25
+JAVA_INT_MAX = 2147483647.0
+
+
+# --------------------------------------------------------------------------- numbers
+@njit(cache=True)
+def jdiv(x, w):
+    """Java double division: x/0 is +-inf, 0/0 is NaN."""
+    if w != 0.0:
+        return x / w
+    if x > 0.0:
+        return INF
+    if x < 0.0:
+        return -INF
+    return np.nan
+
+
+@njit(cache=True)
+def signum(x):
+    """(int) Math.signum(x), NaN -> 0."""
+    if x > 0.0:
+        return 1
+    if x < 0.0:
+        return -1
+    return 0
+
+
+@njit(cache=True)
+def java_int(x):
+    """(int) cast of a double."""
+    if x != x:
+        return 0
+    if x > JAVA_INT_MAX:
+        return 2147483647
+    if x < -2147483648.0:
+        return -2147483648
+    return int(x)
+
+
+@njit(cache=True)
+def res_compare(policy, a0, a1, b0, b1, c0, c1):
+    """ResourceCalculator.compare: memory (fair/fifo) or dominant share (drf)."""
+    if policy != 2:
+        return signum(a0 - b0)
+    if a0 == b0 and a1 == b1:
+        return 0
+    la = jdiv(a0, c0)
+    sa = jdiv(a1, c1)
+    lb = jdiv(b0, c0)
+    sb = jdiv(b1, c1)
+    r = signum(max(la, sa) - max(lb, sb))
+    if r != 0:
+        return r
+    return signum(min(la, sa) - min(lb, sb))
+
+
+# --------------------------------------------------------------------------- fair shares
+@njit(cache=True)
+def _planned(ratio, w, lo, hi, n):
+    total = 0.0
+    for i in range(n):
+        total += math.floor(min(max(w[i] * ratio, lo[i]), hi[i]))
+    return min(total, JAVA_INT_MAX)
+
+
+@njit(cache=True)
+def compute_shares(weights, mins, maxs, total, active, use_active, out):
+    """Twin of ``whatif.fairshare.compute_shares`` writing into `out`.
+
+    weights, mins, maxs, out : float64 (n,); active : bool/int (n,) used when
+    `use_active`; total : float64. Whole-number shares as ComputeFairShares gives.
+    """
+    n = weights.shape[0]
+    w = np.empty(n)
+    lo = np.empty(n)
+    hi = np.empty(n)
+    free_idx = np.empty(n, dtype=np.int64)
+    m = 0
+    taken = 0.0
+    for i in range(n):
+        out[i] = 0.0
+        fixed = maxs[i] <= 0.0 or (use_active and not active[i])
+        if not fixed and weights[i] <= 0.0:
+            out[i] = max(mins[i], 0.0)
+            fixed = True
+        if fixed:
+            taken += out[i]
+        else:
+            w[m] = weights[i]
+            lo[m] = mins[i]
+            hi[m] = maxs[i]
+            free_idx[m] = i
+            m += 1
+    if m == 0:
+        return
+    cap_sum = 0.0
+    for i in range(m):
+        cap_sum += min(hi[i], 9.223372036854775807e18)
+    remaining = min(cap_sum, max(total - taken, 0.0))
+    r_max = 1.0
+    while _planned(r_max, w, lo, hi, m) < remaining:
+        r_max *= 2.0
+    left = 0.0
+    right = r_max
+    for _ in range(BISECTION_ROUNDS):
+        mid = (left + right) / 2.0
+        planned = _planned(mid, w, lo, hi, m)
+        if planned == remaining:
+            right = mid
+            break
+        if planned < remaining:
+            left = mid
+        else:
+            right = mid
+    for i in range(m):
+        out[free_idx[i]] = math.floor(min(max(w[i] * right, lo[i]), hi[i]))
+
+
+# --------------------------------------------------------------------------- heap
+@njit(cache=True)
+def heap_push(hf, hi, gi, time, kind, ident):
+    """Push (time, seq, kind, ident); seq is the global insertion counter."""
+    seq = gi[GI_SEQ]
+    gi[GI_SEQ] = seq + 1
+    i = gi[GI_HEAP_N]
+    gi[GI_HEAP_N] = i + 1
+    while i > 0:
+        p = (i - 1) >> 1
+        if hf[p] < time or (hf[p] == time and hi[p, 0] < seq):
+            break
+        hf[i] = hf[p]
+        hi[i, 0] = hi[p, 0]
+        hi[i, 1] = hi[p, 1]
+        hi[i, 2] = hi[p, 2]
+        i = p
+    hf[i] = time
+    hi[i, 0] = seq
+    hi[i, 1] = kind
+    hi[i, 2] = ident
+
+
+@njit(cache=True)
+def heap_pop(hf, hi, gi):
+    """Remove the smallest (time, seq) entry; returns (kind, ident)."""
+    kind = hi[0, 1]
+    ident = hi[0, 2]
+    n = gi[GI_HEAP_N] - 1
+    gi[GI_HEAP_N] = n
+    if n > 0:
+        t = hf[n]
+        s = hi[n, 0]
+        k = hi[n, 1]
+        d = hi[n, 2]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= n:
+                break
+            if c + 1 < n and (hf[c + 1] < hf[c] or (hf[c + 1] == hf[c] and hi[c + 1, 0] < hi[c, 0])):
+                c += 1
+            if hf[c] < t or (hf[c] == t and hi[c, 0] < s):
+                hf[i] = hf[c]
+                hi[i, 0] = hi[c, 0]
+                hi[i, 1] = hi[c, 1]
+                hi[i, 2] = hi[c, 2]
+                i = c
+            else:
+                break
+        hf[i] = t
+        hi[i, 0] = s
+        hi[i, 1] = k
+        hi[i, 2] = d
+    return kind, ident
+
+
+# --------------------------------------------------------------------------- world
+# W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
+#      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf)
+#   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
+#   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
+#   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
+#   js (nj, N_JS) int64 / jsf (nj, N_JSF) float64: static job data; jf/ji: job state
+#   umax (nu,) int64 user maxRunningApps (-1 none); urun (nu,) int64 runnable apps
+#   ss (ns, N_SS) int64 / ssf (ns, 2) float64 request sums: static stages; si state;
+#   sdone (ns,) float64 time each stage completed (NaN before)
+#   ts (nt, N_TS) int64 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) state
+#   af (cap, N_AF) float64 / ai (cap, N_AI) int64: attempts (task < 0: AM of job -1-task)
+#   hf (hcap,) float64 / hi (hcap, 3) int64: event heap (time; seq, kind, ident)
+#   gf (N_GF,) float64 / gi (N_GI,) int64: clock, free resources, counters, list heads
+#   cfg (N_CFG,) float64 settings; cluster (2,), minreq (2,) float64
+#   warned (cap,) int64 Hadoop 2 warned attempts; vict (cap,) int64, jbuf (nj, 3) int64 scratch
+
+
+@njit(cache=True)
+def _up(W, col, leaf, x0, x1):
+    qf = W[3]
+    qs = W[0]
+    q = leaf
+    while q >= 0:
+        qf[q, col] += x0
+        qf[q, col + 1] += x1
+        q = qs[q, QS_PARENT]
+
+
+@njit(cache=True)
+def _count_runnable(W, leaf, delta):
+    qs, qi, gi = W[0], W[4], W[24]
+    q = leaf
+    while q >= 0:
+        before = qi[q, QI_RUNNABLE]
+        qi[q, QI_RUNNABLE] = before + delta
+        if (before == 0) != (before + delta == 0):
+            gi[GI_DIRTY] = 1
+        q = qs[q, QS_PARENT]
+    qi[leaf, QI_DIRTY] = 1
+
+
+@njit(cache=True)
+def _demand(W, q):
+    """Queue demand (usage + pending of all apps, capped at maxShare at every level)."""
+    qs, qsf, children, qf, dem = W[0], W[1], W[2], W[3], W[5]
+    for i in range(q + qs[q, QS_SIZE] - 1, q - 1, -1):
+        if qs[i, QS_LEAF] == 1:
+            r0 = qf[i, QF_USE] + qf[i, QF_PALL]
+            r1 = qf[i, QF_USE + 1] + qf[i, QF_PALL + 1]
+        else:
+            r0 = 0.0
+            r1 = 0.0
+            for k in range(qs[i, QS_CH_LO], qs[i, QS_CH_HI]):
+                c = children[k]
+                r0 += dem[c, 0]
+                r1 += dem[c, 1]
+        dem[i, 0] = min(r0, qsf[i, QSF_MAX])
+        dem[i, 1] = min(r1, qsf[i, QSF_MAX + 1])
+    return dem[q, 0], dem[q, 1]
+
+
+@njit(cache=True)
+def _add_pending(W, j, x0, x1):
+    js, jf, ji = W[6], W[8], W[9]
+    leaf = js[j, JS_QUEUE]
+    jf[j, JF_PEND] += x0
+    jf[j, JF_PEND + 1] += x1
+    _up(W, QF_PALL, leaf, x0, x1)
+    if ji[j, JI_STATE] == 2:
+        _up(W, QF_PRUN, leaf, x0, x1)
+
+
+@njit(cache=True)
+def _release_stage(W, j, s):
+    """Release stage `s` (and, with slowstart 0, the reduce stage after it at once)."""
+    js, ss, ssf, si, cfg = W[6], W[12], W[13], W[14], W[25]
+    while True:
+        si[s, SI_RELEASED] = 1
+        si[s, SI_PENDING] = ss[s, SS_HI] - ss[s, SS_LO]
+        _add_pending(W, j, ssf[s, 0], ssf[s, 1])
+        nxt = s + 1
+        if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
+            if si[s, SI_DONE] / (ss[s, SS_HI] - ss[s, SS_LO]) >= cfg[C_SLOWSTART]:
+                s = nxt
+                continue
+        return
+
+
+@njit(cache=True)
+def _maybe_slowstart(W, j, s):
+    """Release the reduce stage after map stage `s` once enough maps completed."""
+    js, ss, si, cfg = W[6], W[12], W[14], W[25]
+    nxt = s + 1
+    if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
+        size = ss[s, SS_HI] - ss[s, SS_LO]
+        if si[s, SI_DONE] / size >= cfg[C_SLOWSTART]:
+            _release_stage(W, j, nxt)
+
+
+@njit(cache=True)
+def _can_run(W, j):
+    qs, qi, js, umax, urun = W[0], W[4], W[6], W[10], W[11]
+    user = js[j, JS_USER]
+    if umax[user] >= 0 and urun[user] >= umax[user]:
+        return False
+    q = js[j, JS_QUEUE]
+    while q >= 0:
+        if qs[q, QS_MAX_APPS] >= 0 and qi[q, QI_RUNNABLE] >= qs[q, QS_MAX_APPS]:
+            return False
+        q = qs[q, QS_PARENT]
+    return True
+
+
+@njit(cache=True)
+def _make_runnable(W, j):
+    qi, js, jf, ji, urun = W[4], W[6], W[8], W[9], W[11]
+    leaf = js[j, JS_QUEUE]
+    ji[j, JI_STATE] = 2
+    urun[js[j, JS_USER]] += 1
+    _count_runnable(W, leaf, 1)
+    _up(W, QF_PRUN, leaf, jf[j, JF_PEND], jf[j, JF_PEND + 1])
+    tail = qi[leaf, QI_APP_TAIL]
+    ji[j, JI_APP_PREV] = tail
+    ji[j, JI_APP_NEXT] = -1
+    if tail >= 0:
+        ji[tail, JI_APP_NEXT] = j
+    else:
+        qi[leaf, QI_APP_HEAD] = j
+    qi[leaf, QI_APP_TAIL] = j
+
+
+@njit(cache=True)
+def _unlink_app(W, j):
+    qi, js, ji = W[4], W[6], W[9]
+    leaf = js[j, JS_QUEUE]
+    prv = ji[j, JI_APP_PREV]
+    nxt = ji[j, JI_APP_NEXT]
+    if prv >= 0:
+        ji[prv, JI_APP_NEXT] = nxt
+    else:
+        qi[leaf, QI_APP_HEAD] = nxt
+    if nxt >= 0:
+        ji[nxt, JI_APP_PREV] = prv
+    else:
+        qi[leaf, QI_APP_TAIL] = prv
+
+
+@njit(cache=True)
+def _submit(W, j):
+    js, jsf, jf, ji, gf, gi = W[6], W[7], W[8], W[9], W[23], W[24]
+    ji[j, JI_STATE] = 1
+    jf[j, JF_LFAIR] = gf[G_NOW]
+    if js[j, JS_HAS_AM] == 0 and js[j, JS_ST_LO] == js[j, JS_ST_HI]:
+        ji[j, JI_STATE] = 3
+        jf[j, JF_FINISH] = gf[G_NOW]
+        return
+    if js[j, JS_HAS_AM] == 1:
+        ji[j, JI_AM_STATE] = 1
+        _add_pending(W, j, jsf[j, JSF_AM], jsf[j, JSF_AM + 1])
+    else:
+        _release_stage(W, j, js[j, JS_ST_LO])
+    if _can_run(W, j):
+        _make_runnable(W, j)
+    else:
+        tail = gi[GI_WAIT_TAIL]
+        ji[j, JI_WAIT_PREV] = tail
+        ji[j, JI_WAIT_NEXT] = -1
+        if tail >= 0:
+            ji[tail, JI_WAIT_NEXT] = j
+        else:
+            gi[GI_WAIT_HEAD] = j
+        gi[GI_WAIT_TAIL] = j
+
+
+@njit(cache=True)
+def _promote_waiting(W):
+    """Scan waiting apps in submission order; make runnable every one the limits allow."""
+    ji, gi = W[9], W[24]
+    j = gi[GI_WAIT_HEAD]
+    while j >= 0:
+        nxt = ji[j, JI_WAIT_NEXT]
+        if _can_run(W, j):
+            prv = ji[j, JI_WAIT_PREV]
+            if prv >= 0:
+                ji[prv, JI_WAIT_NEXT] = nxt
+            else:
+                gi[GI_WAIT_HEAD] = nxt
+            if nxt >= 0:
+                ji[nxt, JI_WAIT_PREV] = prv
+            else:
+                gi[GI_WAIT_TAIL] = prv
+            _make_runnable(W, j)
+        j = nxt
+
+
+@njit(cache=True)
+def _am_ready(W, j):
+    js, ji = W[6], W[9]
+    if ji[j, JI_AM_STATE] == 2:
+        ji[j, JI_AM_STATE] = 3
+        if js[j, JS_ST_LO] == js[j, JS_ST_HI]:
+            _finish_job(W, j)
+        else:
+            _release_stage(W, j, js[j, JS_ST_LO])
+
+
+# --------------------------------------------------------------------------- shares
+@njit(cache=True)
+def _compute_shares(W):
+    """Instantaneous fair shares of every queue, top-down (document order)."""
+    qs, qsf, children, qf, qi, gi, cluster = W[0], W[1], W[2], W[3], W[4], W[24], W[26]
+    gi[GI_DIRTY] = 0
+    nq = qs.shape[0]
+    old0 = qf[:, QF_FAIR].copy()
+    old1 = qf[:, QF_FAIR + 1].copy()
+    qf[0, QF_FAIR] = cluster[0]
+    qf[0, QF_FAIR + 1] = cluster[1]
+    for q in range(nq):
+        lo = qs[q, QS_CH_LO]
+        hi = qs[q, QS_CH_HI]
+        n = hi - lo
+        if n == 0:
+            continue
+        w = np.empty(n)
+        mn = np.empty(n)
+        mx = np.empty(n)
+        act = np.empty(n, dtype=np.bool_)
+        out = np.empty(n)
+        for d in range(2):
+            for k in range(n):
+                c = children[lo + k]
+                w[k] = qsf[c, QSF_WEIGHT]
+                mn[k] = qsf[c, QSF_MIN + d]
+                mx[k] = qsf[c, QSF_MAX + d]
+                act[k] = qi[c, QI_RUNNABLE] > 0
+            compute_shares(w, mn, mx, qf[q, QF_FAIR + d], act, True, out)
+            for k in range(n):
+                qf[children[lo + k], QF_FAIR + d] = out[k]
+    for q in range(nq):
+        if qf[q, QF_FAIR] != old0[q] or qf[q, QF_FAIR + 1] != old1[q]:
+            qi[q, QI_DIRTY] = 1
+
+
+@njit(cache=True)
+def _app_weight(W, j):
+    jf, cfg = W[8], W[25]
+    if cfg[C_SIZEBASED] != 0.0:
+        return math.log1p(jf[j, JF_USE] + jf[j, JF_PEND]) / math.log(2.0)
+    return 1.0
+
+
+@njit(cache=True)
+def _app_shares(W, leaf):
+    """Fair shares of a leaf's runnable apps (fifo: the earliest app gets it all)."""
+    qs, qf, qi, jf, ji, cfg = W[0], W[3], W[4], W[8], W[9], W[25]
+    if qi[leaf, QI_DIRTY] == 0 and cfg[C_SIZEBASED] == 0.0:
+        return
+    qi[leaf, QI_DIRTY] = 0
+    n = 0
+    j = qi[leaf, QI_APP_HEAD]
+    while j >= 0:
+        n += 1
+        j = ji[j, JI_APP_NEXT]
+    if n == 0:
+        return
+    if qs[leaf, QS_POLICY] == 1:
+        first = qi[leaf, QI_APP_HEAD]
+        j = first
+        while j >= 0:
+            if j < first:
+                first = j
+            j = ji[j, JI_APP_NEXT]
+        j = qi[leaf, QI_APP_HEAD]
+        while j >= 0:
+            for d in range(2):
+                jf[j, JF_FAIR + d] = qf[leaf, QF_FAIR + d] if j == first else 0.0
+            j = ji[j, JI_APP_NEXT]
+        return
+    w = np.empty(n)
+    mn = np.zeros(n)
+    mx = np.full(n, INF)
+    act = np.ones(n, dtype=np.bool_)
+    out = np.empty(n)
+    ids = np.empty(n, dtype=np.int64)
+    k = 0
+    j = qi[leaf, QI_APP_HEAD]
+    while j >= 0:
+        ids[k] = j
+        w[k] = _app_weight(W, j)
+        k += 1
+        j = ji[j, JI_APP_NEXT]
+    for d in range(2):
+        compute_shares(w, mn, mx, qf[leaf, QF_FAIR + d], act, False, out)
+        for k in range(n):
+            jf[ids[k], JF_FAIR + d] = out[k]
+
+
+# --------------------------------------------------------------------------- ordering
+@njit(cache=True)
+def _compare_fair(v3, d, ua, da, ma, wa, ub, db, mb, wb):
+    if v3:
+        if da[d] == 0.0 and db[d] > 0.0:
+            return 1
+        if db[d] == 0.0 and da[d] > 0.0:
+            return -1
+    min_a = min(ma[d], da[d])
+    min_b = min(mb[d], db[d])
+    needy_a = ua[d] < min_a
+    needy_b = ub[d] < min_b
+    if needy_a and not needy_b:
+        return -1
+    if needy_b and not needy_a:
+        return 1
+    if needy_a and needy_b:
+        return signum(ua[d] / max(min_a, 1.0) - ub[d] / max(min_b, 1.0))
+    if not v3 or (wa > 0.0 and wb > 0.0):
+        return signum(jdiv(ua[d], wa) - jdiv(ub[d], wb))
+    if wa == wb:
+        return signum(ua[d] - ub[d])
+    return signum(-wa + wb)
+
+
+@njit(cache=True)
+def _compare_drf(c, ua, ma, wa, ub, mb, wb):
+    sa0 = jdiv(jdiv(ua[0], c[0]), wa)
+    sa1 = jdiv(jdiv(ua[1], c[1]), wa)
+    sb0 = jdiv(jdiv(ub[0], c[0]), wb)
+    sb1 = jdiv(jdiv(ub[1], c[1]), wb)
+    oa0, oa1 = (0, 1) if sa0 > sa1 else (1, 0)
+    ob0, ob1 = (0, 1) if sb0 > sb1 else (1, 0)
+    na0 = jdiv(ua[0], ma[0])
+    na1 = jdiv(ua[1], ma[1])
+    nb0 = jdiv(ub[0], mb[0])
+    nb1 = jdiv(ub[1], mb[1])
+    na = (na0, na1)
+    nb = (nb0, nb1)
+    sa = (sa0, sa1)
+    sb = (sb0, sb1)
+    needy_a = na[oa0] < 1.0
+    needy_b = nb[ob0] < 1.0
+    if needy_a and not needy_b:
+        return -1
+    if needy_b and not needy_a:
+        return 1
+    if needy_a:
+        r = signum(na[oa0] - nb[ob0])
+        if r != 0:
+            return r
+        return signum(na[oa1] - nb[ob1])
+    r = signum(sa[oa0] - sb[ob0])
+    if r != 0:
+        return r
+    return signum(sa[oa1] - sb[ob1])
+
+
+@njit(cache=True)
+def _compare(W, policy, d, ua, da, ma, wa, sta, ra, ub, db, mb, wb, stb, rb):
+    cfg, cluster = W[25], W[26]
+    if policy == 2:
+        res = _compare_drf(cluster, ua, ma, wa, ub, mb, wb)
+    elif policy == 1:
+        res = 0
+    else:
+        res = _compare_fair(cfg[C_VERSION] == 3.0, d, ua, da, ma, wa, ub, db, mb, wb)
+    if res == 0:
+        res = signum(sta - stb)
+    if res == 0:
+        res = -1 if ra < rb else (1 if ra > rb else 0)
+    return res
+
+
+@njit(cache=True)
+def _queue_key(W, q, use_tbp):
+    qs, qsf, qf, cfg = W[0], W[1], W[3], W[25]
+    u0 = qf[q, QF_USE]
+    u1 = qf[q, QF_USE + 1]
+    if use_tbp:
+        u0 -= qf[q, QF_TBP]
+        u1 -= qf[q, QF_TBP + 1]
+    m0 = qsf[q, QSF_MIN]
+    m1 = qsf[q, QSF_MIN + 1]
+    d0 = 0.0
+    d1 = 0.0
+    if cfg[C_VERSION] == 3.0 or m0 > 0.0 or m1 > 0.0:
+        d0, d1 = _demand(W, q)
+    return (u0, u1), (d0, d1), (m0, m1), qsf[q, QSF_WEIGHT], 0.0, qs[q, QS_RANK]
+
+
+@njit(cache=True)
+def _app_key(W, j, use_tbp):
+    js, jsf, jf = W[6], W[7], W[8]
+    u0 = jf[j, JF_USE]
+    u1 = jf[j, JF_USE + 1]
+    if use_tbp:
+        u0 -= jf[j, JF_TBP]
+        u1 -= jf[j, JF_TBP + 1]
+    d0 = jf[j, JF_USE] + jf[j, JF_PEND]
+    d1 = jf[j, JF_USE + 1] + jf[j, JF_PEND + 1]
+    return (u0, u1), (d0, d1), (0.0, 0.0), _app_weight(W, j), jsf[j, JSF_SUBMIT], js[j, JS_RANK]
+
+
+@njit(cache=True)
+def _cmp_queues(W, policy, d, a, b, use_tbp):
+    ua, da, ma, wa, sa, ra = _queue_key(W, a, use_tbp)
+    ub, db, mb, wb, sb, rb = _queue_key(W, b, use_tbp)
+    return _compare(W, policy, d, ua, da, ma, wa, sa, ra, ub, db, mb, wb, sb, rb)
+
+
+@njit(cache=True)
+def _cmp_apps(W, policy, d, a, b, use_tbp):
+    ua, da, ma, wa, sa, ra = _app_key(W, a, use_tbp)
+    ub, db, mb, wb, sb, rb = _app_key(W, b, use_tbp)
+    return _compare(W, policy, d, ua, da, ma, wa, sa, ra, ub, db, mb, wb, sb, rb)
+
+
+# --------------------------------------------------------------------------- allocation
+@njit(cache=True)
+def _has_room(W, d):
+    cfg, minreq, gf = W[25], W[27], W[23]
+    if cfg[C_SLOT] != 0.0:
+        return gf[G_FREE + d] >= 1.0
+    return gf[G_FREE] >= minreq[0] and gf[G_FREE + 1] >= minreq[1]
+
+
+@njit(cache=True)
+def _allocate(W):
+    """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1)."""
+    qf, cfg = W[3], W[25]
+    ndims = 2 if cfg[C_SLOT] != 0.0 else 1
+    for d in range(ndims):
+        while _has_room(W, d) and qf[0, QF_PRUN + d] > 0.0:
+            if not _assign_one(W, d):
+                break
+
+
+@njit(cache=True)
+def _assign_one(W, d):
+    """Descend from the root to one container assignment; False if nothing fits."""
+    qs, qsf, children, qf, qi, gi = W[0], W[1], W[2], W[3], W[4], W[24]
+    gi[GI_EPOCH] += 1
+    epoch = gi[GI_EPOCH]
+    stack = np.empty(64, dtype=np.int64)
+    depth = 0
+    stack[0] = 0
+    while depth >= 0:
+        q = stack[depth]
+        policy = qs[q, QS_POLICY]
+        best = -1
+        for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+            c = children[k]
+            if qi[c, QI_TRIED] == epoch or qf[c, QF_PRUN + d] <= 0.0:
+                continue
+            if qf[c, QF_USE] > qsf[c, QSF_MAX] or qf[c, QF_USE + 1] > qsf[c, QSF_MAX + 1]:
+                continue
+            if best < 0 or _cmp_queues(W, policy, d, c, best, False) < 0:
+                best = c
+        if best < 0:
+            qi[q, QI_TRIED] = epoch
+            depth -= 1
+            continue
+        if qs[best, QS_LEAF] == 1:
+            if _assign_leaf(W, best, d, epoch):
+                return True
+            qi[best, QI_TRIED] = epoch
+        else:
+            depth += 1
+            if depth >= stack.shape[0]:
+                grown = np.empty(stack.shape[0] * 2, dtype=np.int64)
+                grown[: stack.shape[0]] = stack
+                stack = grown
+            stack[depth] = best
+    return False
+
+
+@njit(cache=True)
+def _assign_leaf(W, leaf, d, epoch):
+    qs, qi, jf, ji = W[0], W[4], W[8], W[9]
+    policy = qs[leaf, QS_POLICY]
+    while True:
+        best = -1
+        j = qi[leaf, QI_APP_HEAD]
+        while j >= 0:
+            if ji[j, JI_TRIED] != epoch and jf[j, JF_PEND + d] > 0.0:
+                if best < 0 or _cmp_apps(W, policy, d, j, best, False) < 0:
+                    best = j
+            j = ji[j, JI_APP_NEXT]
+        if best < 0:
+            return False
+        if _try_app(W, best, leaf, d):
+            return True
+        ji[best, JI_TRIED] = epoch
+
+
+@njit(cache=True)
+def _next_stage(W, j, d):
+    js, ss, si = W[6], W[12], W[14]
+    best = -1
+    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
+        if si[s, SI_RELEASED] == 1 and si[s, SI_PENDING] > 0 and ss[s, SS_DIM] == d:
+            if best < 0 or ss[s, SS_PRIO] < ss[best, SS_PRIO]:
+                best = s
+    return best
+
+
+@njit(cache=True)
+def _fits(W, leaf, r0, r1):
+    qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
+    if gf[G_FREE] < r0 or gf[G_FREE + 1] < r1:
+        return False
+    q = leaf
+    while q >= 0:
+        if qf[q, QF_USE] + r0 > qsf[q, QSF_MAX] or qf[q, QF_USE + 1] + r1 > qsf[q, QSF_MAX + 1]:
+            return False
+        q = qs[q, QS_PARENT]
+    return True
+
+
+@njit(cache=True)
+def _am_fits(W, leaf, r0, r1):
+    qsf, qf, gf = W[1], W[3], W[23]
+    share = qsf[leaf, QSF_AMSHARE]
+    if abs(share + 1.0) < 1e-4:
+        return True
+    for d in range(2):
+        cap = qf[leaf, QF_FAIR + d]
+        if cap == 0.0:
+            cap = min(gf[G_FREE + d], qsf[leaf, QSF_MAX + d])
+        cap = math.floor(cap * share)
+        r = r0 if d == 0 else r1
+        if qf[leaf, QF_AM + d] + r > cap:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _head_task(W, s):
+    ss, si = W[12], W[14]
+    if si[s, SI_NEXT] < ss[s, SS_HI]:
+        return si[s, SI_NEXT]
+    return si[s, SI_RETRY_HEAD]
+
+
+@njit(cache=True)
+def _try_app(W, j, leaf, d):
+    jsf, ji, ss, si, tsf, ti = W[7], W[9], W[12], W[14], W[17], W[18]
+    if ji[j, JI_AM_STATE] == 1:
+        r0 = jsf[j, JSF_AM]
+        r1 = jsf[j, JSF_AM + 1]
+        if not _fits(W, leaf, r0, r1) or not _am_fits(W, leaf, r0, r1):
+            return False
+        _start_attempt(W, j, -1 - j, r0, r1)
+        return True
+    s = _next_stage(W, j, d)
+    if s < 0:
+        return False
+    task = _head_task(W, s)
+    r0 = tsf[task, TSF_REQ]
+    r1 = tsf[task, TSF_REQ + 1]
+    if not _fits(W, leaf, r0, r1):
+        return False
+    if si[s, SI_NEXT] < ss[s, SS_HI]:
+        si[s, SI_NEXT] += 1
+    else:
+        nxt = ti[task, TI_RETRY_NEXT]
+        si[s, SI_RETRY_HEAD] = nxt
+        if nxt < 0:
+            si[s, SI_RETRY_TAIL] = -1
+    _start_attempt(W, j, task, r0, r1)
+    return True
+
+
+@njit(cache=True)
+def _start_attempt(W, j, task, r0, r1):
+    js, jf, ji, ss, si, sdone = W[6], W[8], W[9], W[12], W[14], W[15]
+    ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg = (
+        W[16], W[17], W[18], W[19], W[20], W[21], W[22], W[23], W[24], W[25],
+    )
+    t = gf[G_NOW]
+    lat = cfg[C_LAT]
+    leaf = js[j, JS_QUEUE]
+    a = gi[GI_N_ATT]
+    gi[GI_N_ATT] = a + 1
+    ai[a, AI_TASK] = task
+    ai[a, AI_STATE] = RUNNING
+    ai[a, AI_PREEMPTED] = 0
+    ai[a, AI_CHOSEN] = 0
+    ai[a, AI_DEF_NEXT] = -1
+    ai[a, AI_DEF_PREV] = -1
+    af[a, AF_START] = t
+    af[a, AF_FINISH] = INF
+    af[a, AF_MARK] = -1.0
+    tail = gi[GI_RUN_TAIL]
+    ai[a, AI_RUN_PREV] = tail
+    ai[a, AI_RUN_NEXT] = -1
+    if tail >= 0:
+        ai[tail, AI_RUN_NEXT] = a
+    else:
+        gi[GI_RUN_HEAD] = a
+    gi[GI_RUN_TAIL] = a
+    gf[G_FREE] -= r0
+    gf[G_FREE + 1] -= r1
+    jf[j, JF_USE] += r0
+    jf[j, JF_USE + 1] += r1
+    _up(W, QF_USE, leaf, r0, r1)
+    _add_pending(W, j, -r0, -r1)
+    if task < 0:
+        ai[a, AI_OUTCOME] = SUCCEEDED
+        ji[j, JI_AM_STATE] = 2
+        ji[j, JI_AM_ATT] = a
+        W[3][leaf, QF_AM] += r0
+        W[3][leaf, QF_AM + 1] += r1
+        heap_push(hf, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, j)
+        return
+    s = ts[task, TS_STAGE]
+    si[s, SI_PENDING] -= 1
+    if ti[task, TI_FAILS] < ts[task, TS_FAILS]:
+        ai[a, AI_OUTCOME] = FAILED
+        heap_push(hf, hi, gi, t + lat + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], END, a)
+    elif ss[s, SS_SLOW] == 1:
+        ai[a, AI_OUTCOME] = SUCCEEDED
+        if np.isnan(sdone[s - 1]):
+            dt = si[s, SI_DEF_TAIL]
+            ai[a, AI_DEF_PREV] = dt
+            if dt >= 0:
+                ai[dt, AI_DEF_NEXT] = a
+            else:
+                si[s, SI_DEF_HEAD] = a
+            si[s, SI_DEF_TAIL] = a
+        else:
+            heap_push(hf, hi, gi, _replay_finish(W, a, task, sdone[s - 1]), END, a)
+    else:
+        ai[a, AI_OUTCOME] = SUCCEEDED
+        heap_push(hf, hi, gi, t + lat + tsf[task, TSF_DUR], END, a)
+
+
+@njit(cache=True)
+def _replay_finish(W, a, task, last_map):
+    tsf, af, cfg = W[17], W[19], W[25]
+    begin = af[a, AF_START] + cfg[C_LAT] + tsf[task, TSF_A]
+    return max(begin, last_map + tsf[task, TSF_B]) + tsf[task, TSF_C]
+
+
+@njit(cache=True)
+def _release_container(W, a, state):
+    """Record the attempt's end and give its resources back; returns (job, r0, r1)."""
+    qf, js, jsf, jf, ts, tsf, af, ai, gf, gi = (
+        W[3], W[6], W[7], W[8], W[16], W[17], W[19], W[20], W[23], W[24],
+    )
+    t = gf[G_NOW]
+    task = ai[a, AI_TASK]
+    if task < 0:
+        j = -1 - task
+        r0 = jsf[j, JSF_AM]
+        r1 = jsf[j, JSF_AM + 1]
+    else:
+        j = ts[task, TS_JOB]
+        r0 = tsf[task, TSF_REQ]
+        r1 = tsf[task, TSF_REQ + 1]
+    leaf = js[j, JS_QUEUE]
+    ai[a, AI_STATE] = state
+    af[a, AF_FINISH] = t
+    ai[a, AI_PREEMPTED] = 1 if state == KILLED else 0
+    prv = ai[a, AI_RUN_PREV]
+    nxt = ai[a, AI_RUN_NEXT]
+    if prv >= 0:
+        ai[prv, AI_RUN_NEXT] = nxt
+    else:
+        gi[GI_RUN_HEAD] = nxt
+    if nxt >= 0:
+        ai[nxt, AI_RUN_PREV] = prv
+    else:
+        gi[GI_RUN_TAIL] = prv
+    if af[a, AF_MARK] >= 0.0:
+        af[a, AF_MARK] = -1.0
+        jf[j, JF_TBP] -= r0
+        jf[j, JF_TBP + 1] -= r1
+        _up(W, QF_TBP, leaf, -r0, -r1)
+    gf[G_FREE] += r0
+    gf[G_FREE + 1] += r1
+    jf[j, JF_USE] -= r0
+    jf[j, JF_USE + 1] -= r1
+    _up(W, QF_USE, leaf, -r0, -r1)
+    if task < 0:
+        qf[leaf, QF_AM] -= r0
+        qf[leaf, QF_AM + 1] -= r1
+    return j, r0, r1
+
+
+@njit(cache=True)
+def _end_attempt(W, a, state):
+    """A task attempt ends: re-queue its task, or count it done and move the job on."""
+    js, ji, ss, si, sdone = W[6], W[9], W[12], W[14], W[15]
+    ti, ai, hf, hi, gf, gi = W[18], W[20], W[21], W[22], W[23], W[24]
+    t = gf[G_NOW]
+    task = ai[a, AI_TASK]
+    j, r0, r1 = _release_container(W, a, state)
+    s = W[16][task, TS_STAGE]
+    if state != SUCCEEDED:
+        if state == FAILED:
+            ti[task, TI_FAILS] += 1
+        if ss[s, SS_SLOW] == 1 and (ai[a, AI_DEF_PREV] >= 0 or si[s, SI_DEF_HEAD] == a):
+            dp = ai[a, AI_DEF_PREV]
+            dn = ai[a, AI_DEF_NEXT]
+            if dp >= 0:
+                ai[dp, AI_DEF_NEXT] = dn
+            else:
+                si[s, SI_DEF_HEAD] = dn
+            if dn >= 0:
+                ai[dn, AI_DEF_PREV] = dp
+            else:
+                si[s, SI_DEF_TAIL] = dp
+        ti[task, TI_RETRY_NEXT] = -1
+        rt = si[s, SI_RETRY_TAIL]
+        if rt >= 0:
+            ti[rt, TI_RETRY_NEXT] = task
+        else:
+            si[s, SI_RETRY_HEAD] = task
+        si[s, SI_RETRY_TAIL] = task
+        si[s, SI_PENDING] += 1
+        _add_pending(W, j, r0, r1)
+        return
+    si[s, SI_DONE] += 1
+    size = ss[s, SS_HI] - ss[s, SS_LO]
+    last = s + 1 == js[j, JS_ST_HI]
+    if si[s, SI_DONE] == size:
+        sdone[s] = t
+        ji[j, JI_STAGES_DONE] += 1
+        if not last:
+            if si[s + 1, SI_RELEASED] == 0:
+                _release_stage(W, j, s + 1)
+            if ss[s + 1, SS_SLOW] == 1:
+                w = si[s + 1, SI_DEF_HEAD]
+                while w >= 0:
+                    heap_push(hf, hi, gi, _replay_finish(W, w, ai[w, AI_TASK], t), END, w)
+                    nw = ai[w, AI_DEF_NEXT]
+                    ai[w, AI_DEF_NEXT] = -1
+                    ai[w, AI_DEF_PREV] = -1
+                    w = nw
+                si[s + 1, SI_DEF_HEAD] = -1
+                si[s + 1, SI_DEF_TAIL] = -1
+        if ji[j, JI_STAGES_DONE] == js[j, JS_ST_HI] - js[j, JS_ST_LO]:
+            _finish_job(W, j)
+    elif not last:
+        _maybe_slowstart(W, j, s)
+
+
+@njit(cache=True)
+def _finish_job(W, j):
+    js, jf, ji, urun, gf = W[6], W[8], W[9], W[11], W[23]
+    jf[j, JF_FINISH] = gf[G_NOW]
+    if ji[j, JI_AM_STATE] >= 2:
+        _release_container(W, ji[j, JI_AM_ATT], SUCCEEDED)
+    leaf = js[j, JS_QUEUE]
+    _up(W, QF_PALL, leaf, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
+    if ji[j, JI_STATE] == 2:
+        _up(W, QF_PRUN, leaf, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
+        urun[js[j, JS_USER]] -= 1
+        _count_runnable(W, leaf, -1)
+        _unlink_app(W, j)
+    ji[j, JI_STATE] = 3
+    _promote_waiting(W)
+
+
+# --------------------------------------------------------------------------- preemption
+@njit(cache=True)
+def _gate(W):
+    """max(memory, vcores) utilization above the threshold."""
+    gf, cfg, cluster = W[23], W[25], W[26]
+    c0 = cluster[0] if cluster[0] > 0 else 1.0
+    c1 = cluster[1] if cluster[1] > 0 else 1.0
+    u0 = 1.0 - gf[G_FREE] / c0
+    u1 = 1.0 - gf[G_FREE + 1] / c1 if cluster[1] > 0 else 0.0
+    return max(u0, u1) > cfg[C_UTIL]
+
+
+@njit(cache=True)
+def _below(W, policy, u0, u1, s0, s1):
+    cluster = W[26]
+    return res_compare(policy, u0, u1, s0, s1, cluster[0], cluster[1]) < 0
+
+
+@njit(cache=True)
+def _order_next(W, cand, m, ordered, k, policy, stamp):
+    """Extend `ordered` by the next app in policy order (first-best scan over `cand`)."""
+    ji = W[9]
+    best = -1
+    for i in range(m):
+        j = cand[i]
+        if ji[j, JI_TRIED] == stamp:
+            continue
+        if best < 0 or _cmp_apps(W, policy, 0, j, best, False) < 0:
+            best = j
+    ordered[k] = best
+    ji[best, JI_TRIED] = stamp
+
+
+@njit(cache=True)
+def _preempt_v3(W):
+    """FSLeafQueue.updateStarvedApps + FSPreemptionThread at the current instant."""
+    qs, qsf, qf, qi, js, jf, ji, gf, gi, cfg, cluster, jbuf = (
+        W[0], W[1], W[3], W[4], W[6], W[8], W[9], W[23], W[24], W[25], W[26], W[30],
+    )
+    gf[G_NEXT_CHECK] = INF
+    if not _gate(W):
+        return
+    t = gf[G_NOW]
+    nxt_check = INF
+    gi[GI_EPOCH] += 1
+    starved_stamp = gi[GI_EPOCH]
+    n_starved = 0
+    nq = qs.shape[0]
+    for leaf in range(nq):
+        if qs[leaf, QS_LEAF] == 0:
+            continue
+        timeout = qsf[leaf, QSF_FAIR_TO]
+        min_timeout = qsf[leaf, QSF_MIN_TO]
+        if timeout == INF and min_timeout == INF:
+            continue
+        _app_shares(W, leaf)
+        policy = qs[leaf, QS_POLICY]
+        m = 0
+        j = qi[leaf, QI_APP_HEAD]
+        while j >= 0:
+            if jf[j, JF_PEND] > 0.0 or jf[j, JF_PEND + 1] > 0.0:
+                if t >= jf[j, JF_NCHECK]:
+                    jbuf[m, 1] = j
+                    m += 1
+                elif jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
+                    nxt_check = jf[j, JF_NCHECK]
+            j = ji[j, JI_APP_NEXT]
+        cand = jbuf[:, 1]
+        ordered = jbuf[:, 2]
+        gi[GI_EPOCH] += 1
+        stamp = gi[GI_EPOCH]
+        k_ord = 0
+        threshold = qsf[leaf, QSF_THRESH]
+        f0 = 0.0
+        f1 = 0.0
+        for i in range(m):
+            if i >= k_ord:
+                _order_next(W, cand, m, ordered, k_ord, policy, stamp)
+                k_ord += 1
+            j = ordered[i]
+            fd0 = min(math.floor(jf[j, JF_FAIR] * threshold), jf[j, JF_USE] + jf[j, JF_PEND])
+            fd1 = min(math.floor(jf[j, JF_FAIR + 1] * threshold), jf[j, JF_USE + 1] + jf[j, JF_PEND + 1])
+            is_starved = _below(W, policy, jf[j, JF_USE], jf[j, JF_USE + 1], fd0, fd1)
+            if not is_starved:
+                jf[j, JF_LFAIR] = t
+            if not is_starved or t - jf[j, JF_LFAIR] < timeout:
+                jf[j, JF_FSTARV] = 0.0
+                jf[j, JF_FSTARV + 1] = 0.0
+                if is_starved:
+                    e = jf[j, JF_LFAIR] + timeout
+                    if e > t and e < nxt_check:
+                        nxt_check = e
+                break
+            jf[j, JF_FSTARV] = max(fd0 - jf[j, JF_USE], 0.0)
+            jf[j, JF_FSTARV + 1] = max(fd1 - jf[j, JF_USE + 1], 0.0)
+            if ji[j, JI_STARVED] != starved_stamp:
+                ji[j, JI_STARVED] = starved_stamp
+                jbuf[n_starved, 0] = j
+                n_starved += 1
+            f0 += jf[j, JF_FSTARV]
+            f1 += jf[j, JF_FSTARV + 1]
+        d0, d1 = _demand(W, leaf)
+        st0 = max(min(qsf[leaf, QSF_MIN], d0) - qf[leaf, QF_USE], 0.0)
+        st1 = max(min(qsf[leaf, QSF_MIN + 1], d1) - qf[leaf, QF_USE + 1], 0.0)
+        p0 = 0.0
+        p1 = 0.0
+        if st0 == 0.0 and st1 == 0.0:
+            qf[leaf, QF_LMIN] = t
+        elif t - qf[leaf, QF_LMIN] >= min_timeout:
+            p0 = max(st0 - f0, 0.0)
+            p1 = max(st1 - f1, 0.0)
+        else:
+            e = qf[leaf, QF_LMIN] + min_timeout
+            if e > t and e < nxt_check:
+                nxt_check = e
+        for i in range(m):
+            if p0 != 0.0 or p1 != 0.0:
+                if i >= k_ord:
+                    _order_next(W, cand, m, ordered, k_ord, policy, stamp)
+                    k_ord += 1
+                j = ordered[i]
+                a0 = max(jf[j, JF_PEND] - jf[j, JF_FSTARV], 0.0)
+                a1 = max(jf[j, JF_PEND + 1] - jf[j, JF_FSTARV + 1], 0.0)
+                if res_compare(policy, a0, a1, p0, p1, cluster[0], cluster[1]) > 0:
+                    a0 = max(a0 - p0, 0.0)
+                    a1 = max(a1 - p1, 0.0)
+                    p0 = 0.0
+                    p1 = 0.0
+                else:
+                    p0 = max(p0 - a0, 0.0)
+                    p1 = max(p1 - a1, 0.0)
+                jf[j, JF_MSTARV] = a0
+                jf[j, JF_MSTARV + 1] = a1
+                if ji[j, JI_STARVED] != starved_stamp:
+                    ji[j, JI_STARVED] = starved_stamp
+                    jbuf[n_starved, 0] = j
+                    n_starved += 1
+            else:
+                j = ordered[i] if i < k_ord else cand[i]
+                # order is irrelevant once nothing is pending: reset every remaining app
+                if i >= k_ord:
+                    for r in range(m):
+                        jj = cand[r]
+                        if ji[jj, JI_TRIED] != stamp:
+                            jf[jj, JF_MSTARV] = 0.0
+                            jf[jj, JF_MSTARV + 1] = 0.0
+                    break
+                jf[j, JF_MSTARV] = 0.0
+                jf[j, JF_MSTARV + 1] = 0.0
+    for i in range(n_starved):
+        j = jbuf[i, 0]
+        _preempt_for(W, j)
+        jf[j, JF_NCHECK] = t + cfg[C_RECHECK]
+        if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
+            nxt_check = jf[j, JF_NCHECK]
+    gf[G_NEXT_CHECK] = nxt_check
+
+
+@njit(cache=True)
+def _requests(W, j, out_cap, out_n):
+    """The app's outstanding requests in priority order; returns how many."""
+    js, jsf, ji, ss, si, tsf = W[6], W[7], W[9], W[12], W[14], W[17]
+    if ji[j, JI_AM_STATE] == 1:
+        out_cap[0, 0] = jsf[j, JSF_AM]
+        out_cap[0, 1] = jsf[j, JSF_AM + 1]
+        out_n[0] = 1
+        return 1
+    n = 0
+    lo = js[j, JS_ST_LO]
+    hi = js[j, JS_ST_HI]
+    used = np.zeros(hi - lo, dtype=np.bool_)
+    while True:
+        best = -1
+        for s in range(lo, hi):
+            if used[s - lo] or si[s, SI_RELEASED] == 0 or si[s, SI_PENDING] <= 0:
+                continue
+            if best < 0 or ss[s, SS_PRIO] < ss[best, SS_PRIO]:
+                best = s
+        if best < 0:
+            return n
+        used[best - lo] = True
+        task = _head_task(W, best)
+        out_cap[n, 0] = tsf[task, TSF_REQ]
+        out_cap[n, 1] = tsf[task, TSF_REQ + 1]
+        out_n[n] = si[best, SI_PENDING]
+        n += 1
+
+
+@njit(cache=True)
+def _preempt_for(W, j):
+    """identifyContainersToPreempt for one starved app; victims are killed after the wait."""
+    qs, js, jf, ts, tsf, af, ai, hf, hi, gf, gi, cfg, vict = (
+        W[0], W[6], W[8], W[16], W[17], W[19], W[20], W[21], W[22], W[23], W[24], W[25], W[29],
+    )
+    leaf = js[j, JS_QUEUE]
+    policy = qs[leaf, QS_POLICY]
+    p0 = jf[j, JF_FSTARV] + jf[j, JF_MSTARV]
+    p1 = jf[j, JF_FSTARV + 1] + jf[j, JF_MSTARV + 1]
+    nst = js[j, JS_ST_HI] - js[j, JS_ST_LO] + 1
+    caps = np.empty((nst, 2))
+    counts = np.empty(nst, dtype=np.int64)
+    nreq = _requests(W, j, caps, counts)
+    gi[GI_EPOCH] += 1
+    chosen = gi[GI_EPOCH]
+    nv = 0
+    for r in range(nreq):
+        if p0 == 0.0 and p1 == 0.0:
+            break
+        c0 = caps[r, 0]
+        c1 = caps[r, 1]
+        if policy == 2:
+            ratio = max(jdiv(p0, c0), jdiv(p1, c1))
+        else:
+            ratio = jdiv(p0, c0)
+        if ratio == ratio and abs(ratio) != INF:
+            fit = java_int(math.floor(ratio))
+        else:
+            fit = java_int(ratio)
+        if fit == 0:
+            break
+        n = min(fit, counts[r])
+        p0 = p0 - c0 * n
+        p1 = p1 - c1 * n
+        for _ in range(n):
+            nv = _victims_for(W, c0, c1, chosen, nv)
+    for i in range(nv):
+        a = vict[i]
+        task = ai[a, AI_TASK]
+        vj = ts[task, TS_JOB]
+        r0 = tsf[task, TSF_REQ]
+        r1 = tsf[task, TSF_REQ + 1]
+        jf[vj, JF_TBP] += r0
+        jf[vj, JF_TBP + 1] += r1
+        _up(W, QF_TBP, js[vj, JS_QUEUE], r0, r1)
+        af[a, AF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
+        heap_push(hf, hi, gi, af[a, AF_MARK], KILL, a)
+
+
+@njit(cache=True)
+def _victims_for(W, c0, c1, chosen, nv):
+    """One container's victims, newest non-AM first; appended to vict if the request fits."""
+    qs, js, jf, ji, ts, tsf, af, ai, gf, gi, vict = (
+        W[0], W[6], W[8], W[9], W[16], W[17], W[19], W[20], W[23], W[24], W[29],
+    )
+    pot0 = max(gf[G_FREE], 0.0)
+    pot1 = max(gf[G_FREE + 1], 0.0)
+    gi[GI_EPOCH] += 1
+    cons = gi[GI_EPOCH]
+    n0 = nv
+    a = gi[GI_RUN_TAIL]
+    while a >= 0:
+        task = ai[a, AI_TASK]
+        if task >= 0 and ai[a, AI_CHOSEN] != chosen and af[a, AF_MARK] < 0.0:
+            vj = ts[task, TS_JOB]
+            vleaf = js[vj, JS_QUEUE]
+            r0 = tsf[task, TSF_REQ]
+            r1 = tsf[task, TSF_REQ + 1]
+            if qs[vleaf, QS_PREEMPTABLE] == 1:
+                _app_shares(W, vleaf)
+                if ji[vj, JI_CONS_EPOCH] != cons:
+                    ji[vj, JI_CONS_EPOCH] = cons
+                    jf[vj, JF_CONS] = 0.0
+                    jf[vj, JF_CONS + 1] = 0.0
+                after0 = jf[vj, JF_USE] - jf[vj, JF_TBP] - r0 - jf[vj, JF_CONS]
+                after1 = jf[vj, JF_USE + 1] - jf[vj, JF_TBP + 1] - r1 - jf[vj, JF_CONS + 1]
+                if not _below(W, qs[vleaf, QS_POLICY], after0, after1, jf[vj, JF_FAIR], jf[vj, JF_FAIR + 1]):
+                    vict[nv] = a
+                    nv += 1
+                    jf[vj, JF_CONS] += r0
+                    jf[vj, JF_CONS + 1] += r1
+                    pot0 += r0
+                    pot1 += r1
+            if c0 <= pot0 and c1 <= pot1:
+                for i in range(n0, nv):
+                    ai[vict[i], AI_CHOSEN] = chosen
+                return nv
+        a = ai[a, AI_RUN_PREV]
+    return n0
+
+
+@njit(cache=True)
+def _grid_at_or_after(x, interval):
+    k = math.floor(x / interval)
+    g = k * interval
+    return g if g >= x else (k + 1) * interval
+
+
+@njit(cache=True)
+def _grid_after(x, interval):
+    k = math.floor(x / interval)
+    g = k * interval
+    return g if g > x else (k + 1) * interval
+
+
+@njit(cache=True)
+def _rmin(W, policy, a0, a1, b0, b1):
+    cluster = W[26]
+    if res_compare(policy, a0, a1, b0, b1, cluster[0], cluster[1]) <= 0:
+        return a0, a1
+    return b0, b1
+
+
+@njit(cache=True)
+def _rmax(W, policy, a0, a1, b0, b1):
+    cluster = W[26]
+    if res_compare(policy, a0, a1, b0, b1, cluster[0], cluster[1]) >= 0:
+        return a0, a1
+    return b0, b1
+
+
+@njit(cache=True)
+def _preempt_v12(W):
+    """Hadoop 1/2 starvation timers at every event; preemption on interval multiples."""
+    qs, qsf, qf, gf, cfg = W[0], W[1], W[3], W[23], W[25]
+    t = gf[G_NOW]
+    interval = cfg[C_INTERVAL]
+    v1 = cfg[C_VERSION] == 1.0
+    ndims = 2 if (v1 and cfg[C_SLOT] != 0.0) else 1
+    nq = qs.shape[0]
+    nxt = INF
+    for leaf in range(nq):
+        if qs[leaf, QS_LEAF] == 0:
+            continue
+        for d in range(ndims):
+            policy = 0 if v1 else qs[leaf, QS_POLICY]
+            u0 = qf[leaf, QF_USE]
+            u1 = qf[leaf, QF_USE + 1]
+            if v1:
+                dd = qf[leaf, QF_USE + d] + qf[leaf, QF_PALL + d]
+                min_starved = qf[leaf, QF_USE + d] < min(qsf[leaf, QSF_MIN + d], dd)
+                fair_starved = qf[leaf, QF_USE + d] < math.floor(min(qf[leaf, QF_FAIR + d] / 2.0, dd))
+            else:
+                d0, d1 = _demand(W, leaf)
+                m0, m1 = _rmin(W, policy, qsf[leaf, QSF_MIN], qsf[leaf, QSF_MIN + 1], d0, d1)
+                min_starved = _below(W, policy, u0, u1, m0, m1)
+                s0 = math.floor(qf[leaf, QF_FAIR] * qsf[leaf, QSF_THRESH])
+                s1 = math.floor(qf[leaf, QF_FAIR + 1] * qsf[leaf, QSF_THRESH])
+                f0, f1 = _rmin(W, policy, s0, s1, d0, d1)
+                fair_starved = _below(W, policy, u0, u1, f0, f1)
+            if not min_starved:
+                qf[leaf, QF_LMIN + d] = t
+            if not fair_starved:
+                qf[leaf, QF_LFAIR + d] = t
+            for which in range(2):
+                if which == 0:
+                    last = qf[leaf, QF_LMIN + d]
+                    timeout = qsf[leaf, QSF_MIN_TO]
+                    starving = min_starved
+                else:
+                    last = qf[leaf, QF_LFAIR + d]
+                    timeout = qsf[leaf, QSF_FAIR_TO]
+                    starving = fair_starved
+                if starving and timeout != INF:
+                    e = last + timeout
+                    g = _grid_at_or_after(max(e, t), interval)
+                    if g <= t:
+                        g = _grid_after(t, interval)
+                    if g < nxt:
+                        nxt = g
+    if gf[G_NEXT_V12] == t and (v1 or _gate(W)):
+        if v1:
+            for d in range(ndims):
+                _preempt_v1(W, d)
+        else:
+            _preempt_v2(W)
+    gf[G_NEXT_V12] = nxt
+    gf[G_NEXT_CHECK] = nxt
+
+
+@njit(cache=True)
+def _preempt_v2(W):
+    """Hadoop 2.8 preemptTasksIfNecessary: warn, then kill warned ones past the wait."""
+    qs, qsf, qf, js, jf, ts, tsf, af, ai, gf, gi, cfg, warned = (
+        W[0], W[1], W[3], W[6], W[8], W[16], W[17], W[19], W[20], W[23], W[24], W[25], W[28],
+    )
+    t = gf[G_NOW]
+    tp0 = 0.0
+    tp1 = 0.0
+    for leaf in range(qs.shape[0]):
+        if qs[leaf, QS_LEAF] == 0:
+            continue
+        policy = qs[leaf, QS_POLICY]
+        d0, d1 = _demand(W, leaf)
+        u0 = qf[leaf, QF_USE]
+        u1 = qf[leaf, QF_USE + 1]
+        rm0 = 0.0
+        rm1 = 0.0
+        rf0 = 0.0
+        rf1 = 0.0
+        if t - qf[leaf, QF_LMIN] >= qsf[leaf, QSF_MIN_TO]:
+            rm0, rm1 = _rmax(W, policy, 0.0, 0.0, min(qsf[leaf, QSF_MIN], d0) - u0, min(qsf[leaf, QSF_MIN + 1], d1) - u1)
+        if t - qf[leaf, QF_LFAIR] >= qsf[leaf, QSF_FAIR_TO]:
+            rf0, rf1 = _rmax(W, policy, 0.0, 0.0, min(qf[leaf, QF_FAIR], d0) - u0, min(qf[leaf, QF_FAIR + 1], d1) - u1)
+        x0, x1 = _rmax(W, policy, rm0, rm1, rf0, rf1)
+        tp0 = tp0 + x0
+        tp1 = tp1 + x1
+    if not tp0 > 0.0:
+        return
+    nw = gi[GI_WARNED_N]
+    keep = 0
+    for i in range(nw):
+        a = warned[i]
+        if ai[a, AI_STATE] == RUNNING and tp0 > 0.0:
+            task = ai[a, AI_TASK]
+            r0 = tsf[task, TSF_REQ]
+            r1 = tsf[task, TSF_REQ + 1]
+            if af[a, AF_MARK] + cfg[C_WAIT_KILL] < t:
+                _end_attempt(W, a, KILLED)
+            else:
+                warned[keep] = a
+                keep += 1
+            tp0 = tp0 - r0
+            tp1 = tp1 - r1
+    gi[GI_WARNED_N] = keep
+    while tp0 > 0.0:
+        a = _preempt_container(W)
+        if a < 0:
+            break
+        task = ai[a, AI_TASK]
+        j = ts[task, TS_JOB]
+        r0 = tsf[task, TSF_REQ]
+        r1 = tsf[task, TSF_REQ + 1]
+        af[a, AF_MARK] = t
+        jf[j, JF_TBP] += r0
+        jf[j, JF_TBP + 1] += r1
+        _up(W, QF_TBP, js[j, JS_QUEUE], r0, r1)
+        warned[gi[GI_WARNED_N]] = a
+        gi[GI_WARNED_N] += 1
+        tp0 = tp0 - r0
+        tp1 = tp1 - r1
+
+
+@njit(cache=True)
+def _preempt_container(W):
+    """FSParentQueue/FSLeafQueue/FSAppAttempt.preemptContainer (Hadoop 2); -1 for none."""
+    qs, children, qf, qi, ji, ts, ss, ai, gi = W[0], W[2], W[3], W[4], W[9], W[16], W[12], W[20], W[24]
+    q = 0
+    while qs[q, QS_LEAF] == 0:
+        best = -1
+        for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+            c = children[k]
+            if best < 0 or _cmp_queues(W, qs[q, QS_POLICY], 0, c, best, True) > 0:
+                best = c
+        if best < 0:
+            return -1
+        q = best
+    policy = qs[q, QS_POLICY]
+    u0 = qf[q, QF_USE] - qf[q, QF_TBP]
+    u1 = qf[q, QF_USE + 1] - qf[q, QF_TBP + 1]
+    if qs[qs[q, QS_PARENT], QS_POLICY] == 2:
+        over = not (u0 <= qf[q, QF_FAIR] and u1 <= qf[q, QF_FAIR + 1])
+    else:
+        over = u0 > qf[q, QF_FAIR]
+    if not over or qs[q, QS_PREEMPTABLE] == 0:
+        return -1
+    app = -1
+    j = qi[q, QI_APP_HEAD]
+    while j >= 0:
+        if app < 0 or _cmp_apps(W, policy, 0, j, app, True) > 0:
+            app = j
+        j = ji[j, JI_APP_NEXT]
+    if app < 0:
+        return -1
+    victim = -1
+    a = gi[GI_RUN_HEAD]
+    while a >= 0:
+        task = ai[a, AI_TASK]
+        if task >= 0 and ts[task, TS_JOB] == app and W[19][a, AF_MARK] < 0.0:
+            if victim < 0 or ss[ts[task, TS_STAGE], SS_PRIO] >= ss[ts[ai[victim, AI_TASK], TS_STAGE], SS_PRIO]:
+                victim = a
+        a = ai[a, AI_RUN_NEXT]
+    return victim
+
+
+@njit(cache=True)
+def _preempt_v1(W, d):
+    """MRv1 preemptTasks for slot pool `d`: kill the newest tasks of pools above fair share."""
+    qs, qsf, qf, js, ss, ts, af, ai, gf, gi, vict = (
+        W[0], W[1], W[3], W[6], W[12], W[16], W[19], W[20], W[23], W[24], W[29],
+    )
+    t = gf[G_NOW]
+    total = 0
+    nq = qs.shape[0]
+    for leaf in range(nq):
+        if qs[leaf, QS_LEAF] == 0:
+            continue
+        dd = qf[leaf, QF_USE + d] + qf[leaf, QF_PALL + d]
+        running = qf[leaf, QF_USE + d]
+        n_min = 0.0
+        n_fair = 0.0
+        if t - qf[leaf, QF_LMIN + d] >= qsf[leaf, QSF_MIN_TO]:
+            n_min = max(0.0, min(qsf[leaf, QSF_MIN + d], dd) - running)
+        if t - qf[leaf, QF_LFAIR + d] >= qsf[leaf, QSF_FAIR_TO]:
+            n_fair = max(0.0, math.floor(min(qf[leaf, QF_FAIR + d], dd)) - running)
+        total += int(max(n_min, n_fair))
+    if total <= 0:
+        return
+    left = qf[:, QF_USE + d].copy()
+    nv = 0
+    a = gi[GI_RUN_TAIL]
+    while a >= 0:
+        task = ai[a, AI_TASK]
+        if task >= 0 and ss[ts[task, TS_STAGE], SS_DIM] == d:
+            leaf = js[ts[task, TS_JOB], JS_QUEUE]
+            if qf[leaf, QF_USE + d] > qf[leaf, QF_FAIR + d] and qs[leaf, QS_PREEMPTABLE] == 1:
+                vict[nv] = a
+                nv += 1
+        a = ai[a, AI_RUN_PREV]
+    starts = np.empty(nv)
+    for i in range(nv):
+        starts[i] = -af[vict[i], AF_START]
+    order = np.argsort(starts, kind="mergesort")
+    for i in range(nv):
+        a = vict[order[i]]
+        leaf = js[ts[ai[a, AI_TASK], TS_JOB], JS_QUEUE]
+        if left[leaf] > qf[leaf, QF_FAIR + d]:
+            _end_attempt(W, a, KILLED)
+            left[leaf] -= 1.0
+            total -= 1
+            if total == 0:
+                break
+
+
+# --------------------------------------------------------------------------- main loop
+@njit(cache=True)
+def advance(W, t_stop, att_room):
+    """Run iterations while the next event time is <= `t_stop`.
+
+    Returns 0 when done or stopped, 1 when fewer than `att_room` attempt slots are
+    left at the start of an iteration (the caller grows the arrays and calls again).
+    """
+    js, jsf, af, ai, hf, hi, gf, gi, cfg = W[6], W[7], W[19], W[20], W[21], W[22], W[23], W[24], W[25]
+    nj = js.shape[0]
+    while True:
+        t_heap = hf[0] if gi[GI_HEAP_N] > 0 else INF
+        t_sub = jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] if gi[GI_NEXT_SUBMIT] < nj else INF
+        t = min(t_heap, t_sub, gf[G_NEXT_CHECK])
+        if t == INF or t > t_stop:
+            break
+        if ai.shape[0] - gi[GI_N_ATT] < att_room or hf.shape[0] - gi[GI_HEAP_N] < att_room + nj:
+            return 1
+        gf[G_NOW] = t
+        if gf[G_NEXT_CHECK] == t:
+            gf[G_NEXT_CHECK] = INF
+        while gi[GI_HEAP_N] > 0 and hf[0] == t:
+            kind, ident = heap_pop(hf, hi, gi)
+            if kind == END:
+                if ai[ident, AI_STATE] == RUNNING:
+                    _end_attempt(W, ident, ai[ident, AI_OUTCOME])
+            elif kind == KILL:
+                if ai[ident, AI_STATE] == RUNNING and af[ident, AF_MARK] == t:
+                    _end_attempt(W, ident, KILLED)
+            else:
+                _am_ready(W, ident)
+        while gi[GI_NEXT_SUBMIT] < nj and jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] == t:
+            _submit(W, gi[GI_NEXT_SUBMIT])
+            gi[GI_NEXT_SUBMIT] += 1
+        if gi[GI_DIRTY] != 0:
+            _compute_shares(W)
+        _allocate(W)
+        if cfg[C_PREEMPT] != 0.0:
+            if cfg[C_VERSION] == 3.0:
+                _preempt_v3(W)
+            else:
+                _preempt_v12(W)
+    if t_stop != INF and t_stop > gf[G_NOW]:
+        gf[G_NOW] = t_stop
+    return 0
+
+
+@njit(cache=True)
+def rebuild_queue_state(W):
+    """Re-attribute every live job's usage, pending demand and AM usage to a fresh queue tree.
+
+    Jobs are visited in index order, so leaf app lists are in submission order afterwards.
+    """
+    qf, js, jsf, jf, ji = W[3], W[6], W[7], W[8], W[9]
+    for j in range(js.shape[0]):
+        state = ji[j, JI_STATE]
+        if state != 1 and state != 2:
+            continue
+        leaf = js[j, JS_QUEUE]
+        _up(W, QF_USE, leaf, jf[j, JF_USE], jf[j, JF_USE + 1])
+        _up(W, QF_PALL, leaf, jf[j, JF_PEND], jf[j, JF_PEND + 1])
+        _up(W, QF_TBP, leaf, jf[j, JF_TBP], jf[j, JF_TBP + 1])
+        if state == 2:
+            ji[j, JI_STATE] = 1
+            _make_runnable(W, j)
+        if ji[j, JI_AM_STATE] >= 2:
+            qf[leaf, QF_AM] += jsf[j, JSF_AM]
+            qf[leaf, QF_AM + 1] += jsf[j, JSF_AM + 1]
+
+
+@njit(cache=True)
+def promote_waiting(W):
+    """Make runnable every waiting app the (new) limits allow, in submission order."""
+    _promote_waiting(W)
