@@ -203,8 +203,7 @@ class RMClient:
         )
         label = f"window {begin_s:g}-{end_s:g}"
         try:
-            # The one assembly of REST tables into a trace is the REST-dump reader's.
-            trace = reader._assemble(Path(label), tables)
+            trace = reader.assemble(tables, source=Path(label))
         except WhatifError as error:
             raise RMError(f"{source}: {error}") from error
         return replace(trace, source=None, format="rm", notes=(f"{source} {label}", *trace.notes))

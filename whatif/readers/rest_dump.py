@@ -126,9 +126,21 @@ class RestDumpReader(TraceReader):
             )
             for kind, frames in parts.items()
         }
-        return self._assemble(path, tables)
+        return self.assemble(tables, source=path)
 
-    def _assemble(self, path: Path, tables: dict[str, pd.DataFrame]) -> Trace:
+    def _container_memory(self, stages: pd.Series) -> np.ndarray:
+        """Assumed container memory (MB) per task by stage: REST responses do not carry it."""
+        return np.where(
+            stages.to_numpy() == "reduce", self.reduce_memory_mb, self.map_memory_mb
+        ).astype(float)
+
+    def assemble(self, tables: dict[str, pd.DataFrame], *, source: Path) -> Trace:
+        """Join parsed REST tables (``apps``, ``jobs``, ``tasks``, ``attempts``) into one Trace.
+
+        Shared by this reader and the live RM client, so saved and fetched
+        responses become the same trace. `source` names them in errors.
+        """
+        path = source
         notes: list[str] = [
             f"container sizes not in REST responses: map {self.map_memory_mb:g} MB, reduce "
             f"{self.reduce_memory_mb:g} MB, {self.vcores:g} vcore(s) assumed"
@@ -161,16 +173,14 @@ class RestDumpReader(TraceReader):
             notes.append(
                 f"{len(implied)} job(s) known only from task ids: queue root.default, submit = first task start"
             )
-        memory = np.where(
-            tasks["stage"].to_numpy() == "reduce", self.reduce_memory_mb, self.map_memory_mb
-        )
+        memory = self._container_memory(tasks["stage"])
         task_table = pd.DataFrame(
             {
                 "job_id": tasks["job_id"],
                 "task_id": tasks["task_id"],
                 "stage": tasks["stage"],
                 "duration_s": tasks["duration_s"],
-                "memory_mb": memory.astype(float),
+                "memory_mb": memory,
                 "vcores": float(self.vcores),
                 "observed_start_s": tasks["observed_start_s"],
                 "observed_finish_s": tasks["observed_finish_s"],
@@ -187,11 +197,7 @@ class RestDumpReader(TraceReader):
                 "stage": attempts["stage"],
                 "start_s": attempts["start_s"],
                 "finish_s": attempts["finish_s"],
-                "memory_mb": np.where(
-                    attempts["stage"].to_numpy() == "reduce",
-                    self.reduce_memory_mb,
-                    self.map_memory_mb,
-                ).astype(float),
+                "memory_mb": self._container_memory(attempts["stage"]),
                 "vcores": float(self.vcores),
                 "state": attempts["state"],
                 "preempted": attempts["state"].eq("KILLED").to_numpy()
