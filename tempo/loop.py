@@ -344,6 +344,14 @@ class TuningLoop:
         self.baseline_: dict[str, float] | None = None
         self.previous_: bytes | None = None
         state = self.journal.in_force()
+        if state is not None and Path(state.path).absolute() != Path(self.path_):
+            logger.warning(
+                "the journal's last apply was to %s, not %s: not resuming from it",
+                state.path,
+                self.path_,
+            )
+            self.resume_message_ = f"the journal is about {state.path}: starting afresh"
+            return self.resume_message_
         if state is not None and state.state in ("unconfirmed", "not_written"):
             if self.recover is None:
                 raise TempoError(
@@ -611,17 +619,23 @@ class TuningLoop:
         max_iterations: int | None = None,
         interval_s: float = 2700.0,
         sleep: Callable[[float], None] = time.sleep,
+        speed: float = 1.0,
         callback: Callable[[IterationReport], None] | None = None,
     ) -> list[IterationReport]:
-        """Iterate every `interval_s` until `max_iterations` (forever when None).
+        """Iterate every `interval_s` (on `clock`) until `max_iterations` (forever when None).
 
-        `sleep` waits between iterations (not after the last); Ctrl-C while waiting
-        ends the run cleanly. Returns the reports, also passed to `callback` as made.
+        Iterations start `interval_s` apart: the time an iteration took is taken off
+        the wait (`sleep`, in wall seconds: clock seconds divided by `speed`, for a
+        cluster whose clock runs faster, like the emulated RM). There is no wait after
+        the last iteration; Ctrl-C while waiting ends the run cleanly. Returns the
+        reports, also passed to `callback` as they are made.
         """
         if max_iterations is not None and max_iterations < 1:
             raise TempoError(f"max_iterations: expected >= 1, got {max_iterations!r}")
         if not (math.isfinite(interval_s) and interval_s >= 0):
             raise TempoError(f"interval_s: expected seconds >= 0, got {interval_s!r}")
+        if not (math.isfinite(speed) and speed > 0):
+            raise TempoError(f"speed: expected a number > 0, got {speed!r}")
         if not hasattr(self, "path_"):
             self.resume()
         reports: list[IterationReport] = []
@@ -632,8 +646,9 @@ class TuningLoop:
                 callback(report)
             if max_iterations is not None and len(reports) >= max_iterations:
                 break
+            wait_s = max(0.0, report.end_s + interval_s - float(self.clock()))
             try:
-                sleep(interval_s)
+                sleep(wait_s / speed)
             except KeyboardInterrupt:
                 logger.warning("interrupted while waiting: stopping; nothing was being changed")
                 break
