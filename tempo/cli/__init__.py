@@ -20,6 +20,7 @@ from whatif.errors import WhatifError
 #: CLI name -> "module:attribute" of the click command or group.
 COMMANDS: dict[str, str] = {
     "config": "tempo.cli.config:config",
+    "emulate-rm": "tempo.cli.emulate:emulate_rm",
     "history": "tempo.cli.history:history",
     "qs": "tempo.cli.qs:qs",
     "trace": "tempo.cli.trace:trace",

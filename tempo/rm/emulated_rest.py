@@ -181,6 +181,9 @@ def app_records(snap: Snapshot) -> list[dict]:
             "applicationType": "MAPREDUCE",
             "applicationTags": "",
             "priority": 0,
+            "applicationPriority": 0,
+            "appNodeLabelExpression": "",
+            "amNodeLabelExpression": "",
             "startedTime": snap.ms(row.submit_s),
             "finishedTime": snap.ms(row.finish_s),
             "elapsedTime": int(round(max(end - row.submit_s, 0.0) * 1000.0)),
@@ -349,7 +352,13 @@ def scheduler(snap: Snapshot) -> dict:
             "preemptable": bool(queue.allow_preemption_from),
         }
         if snap.hadoop_version >= 3:
-            info["allocatedContainers"] = int(containers.get(queue.name, 0))
+            info["allocatedContainers"] = int(
+                sum(
+                    n
+                    for q, n in containers.items()
+                    if q == queue.name or q.startswith(queue.name + ".")
+                )
+            )
         if queue.children:
             info["childQueues"] = {"queue": [render(child) for child in queue.children]}
             return info

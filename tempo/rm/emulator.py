@@ -214,6 +214,19 @@ class EmulatedRM:
         self._stopped = threading.Event()
         self._failure: BaseException | None = None
 
+    @classmethod
+    def from_files(
+        cls,
+        trace_path: str | Path,
+        allocation_path: str | Path,
+        cluster: Cluster | str,
+        **options: object,
+    ) -> EmulatedRM:
+        """An emulator of the trace at `trace_path` (any format `whatif.readers.read_trace` reads)."""
+        from whatif.readers import read_trace
+
+        return cls(read_trace(trace_path), allocation_path, cluster, **options)  # type: ignore[arg-type]
+
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> str:
         """Start serving (and the clock); return the base URL, e.g. ``http://127.0.0.1:PORT``."""
@@ -224,7 +237,10 @@ class EmulatedRM:
         with self._lock:
             self._wall0 = self.clock()
         serve = threading.Thread(
-            target=self._server.serve_forever, name="emulated-rm-http", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="emulated-rm-http",
+            daemon=True,
         )
         tick = threading.Thread(target=self._run_clock, name="emulated-rm-clock", daemon=True)
         self._threads = [serve, tick]
