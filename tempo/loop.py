@@ -279,8 +279,10 @@ class TuningLoop:
     tolerance : Tolerance
         Noise allowed before an observed QS counts as worse (rollback).
     min_improvement : float
-        A step must be predicted no worse on any QS and better by this fraction
-        (relative, or absolutely when the current value is 0) on at least one.
+        A step must be predicted no worse on any OPTIMIZE objective, keep every
+        constraint that holds (and not worsen a violated one), and improve some
+        objective or violated constraint by this fraction (relative, or absolutely
+        when the current value is 0).
     dry_run : bool
         Show what would be applied; never write.
     recover : callable ``(journal, path)``, optional
@@ -556,7 +558,7 @@ class TuningLoop:
             )
         changes = ", ".join(_diff_text(d) for d in diff[:6]) + (" ..." if len(diff) > 6 else "")
         why = (
-            f"{held}predicted {gains}, no QS worse; moves {step.distance:.3f} "
+            f"{held}predicted {gains}, no objective worse, constraints kept; moves {step.distance:.3f} "
             f"({len(diff)} setting(s): {changes})"
         )
         if self.dry_run:
@@ -571,20 +573,44 @@ class TuningLoop:
         return self._finish(it, "accepted", why, base)
 
     def _judge(self, step: Step) -> tuple[str, str]:
-        """('' or why the step is not an improvement, the predicted gains as text)."""
+        """('' or why the step is not an improvement, the predicted gains as text).
+
+        An improvement: no OPTIMIZE objective predicted worse, no constraint that
+        holds now predicted broken, no violated constraint predicted further off,
+        and some objective (or violated constraint) better by `min_improvement`.
+        """
         before, after = step.predicted_current, step.predicted
-        worse = regressions(before, after, Tolerance(relative=1e-9, absolute=1e-12))
-        if worse:
-            return "; ".join(f"{r} predicted worse" for r in worse), ""
+        exact = Tolerance(relative=1e-9, absolute=1e-12)
+        goals = {f"{full_path(q)}:{m.label}": None for q, m, _ in objectives(self.templates)}
+        limits = [(f"{full_path(q)}:{m.label}", r) for q, m, r in constraints(self.templates)]
+        problems = [
+            f"{r} predicted worse"
+            for r in regressions({k: before.get(k, math.nan) for k in goals}, after, exact)
+        ]
+        candidates = list(goals)
+        for label, threshold in limits:
+            old, new = before.get(label, math.nan), after.get(label, math.nan)
+            if math.isnan(old) or math.isnan(new):
+                continue
+            if old <= threshold and new > threshold:
+                problems.append(f"{Regression(label, old, new)} would break its constraint")
+            elif old > threshold:
+                if new > old + exact.allowance(old):
+                    problems.append(f"{Regression(label, old, new)}: a violated constraint worse")
+                candidates.append(label)
+        if problems:
+            return "; ".join(problems), ""
         gains = []
-        for label in comparable(before, after):
-            old, new = before[label], after[label]
+        for label in dict.fromkeys(candidates):
+            old, new = before.get(label, math.nan), after.get(label, math.nan)
+            if math.isnan(old) or math.isnan(new):
+                continue
             needed = self.min_improvement * abs(old) if old else self.min_improvement
-            if old - new > needed:
+            if old - new > max(needed, exact.allowance(old)):
                 gains.append(str(Regression(label, old, new)))
         if not gains:
             return (
-                f"no QS predicted better by more than {self.min_improvement:.0%} "
+                f"no objective predicted better by more than {self.min_improvement:.1%} "
                 f"(the step moved {step.distance:.3f})",
                 "",
             )

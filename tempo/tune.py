@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +73,7 @@ class TuneSettings:
     ca_bundle: Path | None = None
     kerberos: bool = False
     tolerance: Tolerance = Tolerance()
+    min_improvement: float = 0.01
     replicates: int = 1
     engine: str = "numba"
     seed: int = 0
@@ -90,6 +91,23 @@ class TuneRun:
     resumed: str
     reports: tuple[IterationReport, ...] = field(default=())
     interrupted: bool = False
+
+
+class PausedClock:
+    """A wall clock that moves only when slept on: the emulated cluster stands still while tempo computes.
+
+    Given to `EmulatedRM` as its clock and to the loop as its sleep, it makes each
+    iteration observe exactly the next window, however long the What-if Model takes.
+    """
+
+    def __init__(self) -> None:
+        self.now_s = 0.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+    def sleep(self, seconds: float) -> None:
+        self.now_s += max(0.0, float(seconds))
 
 
 class DeadlineObserver:
@@ -128,8 +146,18 @@ class RMObserver:
 class ConfigurationApplier:
     """Applies through `tempo.apply.apply_configuration` (a `tempo.loop.Applier`)."""
 
-    def __init__(self, path: Path, *, reload: object, confirm: object, timeout_s: float) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        reload: object,
+        confirm: object,
+        timeout_s: float,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.path, self.reload, self.confirm, self.timeout_s = path, reload, confirm, timeout_s
+        self.sleep, self.clock = sleep, clock
 
     def apply(self, document: AllocationDocument, *, journal: Journal, iteration_id: int):
         from tempo.apply import apply_configuration
@@ -143,6 +171,8 @@ class ConfigurationApplier:
             confirm=self.confirm,
             timeout_s=self.timeout_s,
             poll_s=min(1.0, self.timeout_s / 20),
+            sleep=self.sleep,
+            clock=self.clock,
         )
 
 
@@ -221,7 +251,7 @@ def tune(
     cluster = Cluster.parse(cluster_spec)
     templates = load_templates(templates_path)
     document = AllocationDocument.from_file(config)
-    check_queues(templates, document.effective())
+    check_queues(templates, [q.name for q in document.effective().queues()])
 
     rm = None
     if emulated:
@@ -229,10 +259,14 @@ def tune(
 
         trace = read_trace(DEMO_TRACE)
         deadlines = expert_deadlines(trace, source, cluster, templates, engine=settings.engine)
-        rm = EmulatedRM(trace, config, cluster, speed=settings.speed, engine=settings.engine)
+        paused = PausedClock()
+        rm = EmulatedRM(
+            trace, config, cluster, speed=settings.speed, engine=settings.engine, clock=paused
+        )
         url = rm.start()
         urls, history_url, options = (url,), url, TransportOptions()
-        reload = Reload.wait(min(settings.reload_wait_s, 20.0 / settings.speed))
+        # The RM polls its file every 10 trace seconds and waits 5 more for quiet.
+        reload, sleep = Reload.wait(20.0 / settings.speed), paused.sleep
         clock, speed = rm.now_s, settings.speed
     else:
         deadlines = {}
@@ -243,7 +277,7 @@ def tune(
             if settings.reload_command
             else Reload.wait(settings.reload_wait_s)
         )
-        clock, speed = None, 1.0
+        clock, speed, sleep = None, 1.0, time.sleep
     client = RMClient(
         HTTPTransport(list(urls), options),
         history=JobHistoryClient(HTTPTransport(history_url, options)),
@@ -262,8 +296,15 @@ def tune(
         engine=settings.engine,
         seed=settings.seed,
     )
-    timeout_s = settings.confirm_timeout_s if not emulated else 30.0
-    applier = ConfigurationApplier(config, reload=reload, confirm=client, timeout_s=timeout_s)
+    timeout_s = settings.confirm_timeout_s if not emulated else 60.0 / settings.speed
+    applier = ConfigurationApplier(
+        config,
+        reload=reload,
+        confirm=client,
+        timeout_s=timeout_s,
+        sleep=sleep,
+        clock=paused if emulated else time.monotonic,
+    )
     journal = SQLiteJournal(journal_path)
     loop_kwargs = {} if clock is None else {"clock": clock}
     loop = TuningLoop(
@@ -276,8 +317,9 @@ def tune(
         cluster=cluster,
         window_s=settings.window_s,
         tolerance=settings.tolerance,
+        min_improvement=settings.min_improvement,
         dry_run=settings.dry_run,
-        recover=lambda j, p: recover(j, p, reload=reload),
+        recover=lambda j, p: recover(j, p, reload=reload, sleep=sleep),
         **loop_kwargs,
     )
     reports: list[IterationReport] = []
@@ -287,8 +329,8 @@ def tune(
         run = TuneRun(config, journal_path, emulated, resumed)
         if on_start is not None:
             on_start(run)
-        if emulated:
-            _wait_for_first_window(rm, settings.window_s)
+        if emulated:  # let the replay run one window before the first observation
+            sleep(max(0.0, rm.start_s + settings.window_s - rm.trace_time_s()) / speed)
 
         def collect(report: IterationReport) -> None:
             reports.append(report)
@@ -300,6 +342,7 @@ def tune(
                 max_iterations=settings.max_iterations,
                 interval_s=settings.interval_s,
                 speed=speed,
+                sleep=sleep,
                 callback=collect,
             )
         except KeyboardInterrupt:
@@ -311,12 +354,3 @@ def tune(
         if rm is not None:
             rm.stop()
     return dataclasses.replace(run, reports=tuple(reports), interrupted=interrupted)
-
-
-def _wait_for_first_window(rm: object, window_s: float) -> None:
-    """Let the emulated replay run one window before the first observation."""
-    import time
-
-    left = rm.start_s + window_s - rm.trace_time_s()
-    if left > 0 and math.isfinite(left):
-        time.sleep(left / rm.speed)

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "history": "tempo.cli.history:history",
     "qs": "tempo.cli.qs:qs",
     "trace": "tempo.cli.trace:trace",
+    "tune": "tempo.cli.tune:tune",
     "workload": "tempo.cli.workload:workload",
 }
 
