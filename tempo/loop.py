@@ -92,7 +92,7 @@ class Regression:
 
     def __str__(self) -> str:
         change = self.after - self.before
-        relative = f", {change / abs(self.before):+.1%}" if self.before else ""
+        relative = f", {change / abs(self.before):+.2%}" if self.before else ""
         return f"{self.label} {self.before:.4g} -> {self.after:.4g} ({change:+.4g}{relative})"
 
 
@@ -556,7 +556,9 @@ class TuningLoop:
             return self._finish(
                 it, "rejected", f"{held}the step does not predict an improvement: {verdict}", base
             )
-        changes = ", ".join(_diff_text(d) for d in diff[:6]) + (" ..." if len(diff) > 6 else "")
+        changes = "; ".join(describe_change(d) for d in diff[:8]) + (
+            "; ..." if len(diff) > 8 else ""
+        )
         why = (
             f"{held}predicted {gains}, no objective worse, constraints kept; moves {step.distance:.3f} "
             f"({len(diff)} setting(s): {changes})"
@@ -689,11 +691,17 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _diff_text(diff: SettingDiff) -> str:
-    return f"{diff.queue} {diff.setting} {_value(diff.old)} -> {_value(diff.new)}"
+def describe_change(diff: SettingDiff) -> str:
+    """``queue setting: old -> new`` with values for people (resources in MB and vcores)."""
+    return f"{diff.queue} {diff.setting}: {describe_value(diff.old)} -> {describe_value(diff.new)}"
 
 
-def _value(value: object) -> str:
+def describe_value(value: object) -> str:
+    """A setting's value for people: numbers to 6 significant digits, resources with units."""
     if isinstance(value, float | np.floating):
-        return f"{float(value):g}"
+        value = float(value)
+        return "never" if value == math.inf else f"{value:.6g}"
+    memory, vcores = getattr(value, "memory_mb", None), getattr(value, "vcores", None)
+    if memory is not None and vcores is not None:
+        return f"{memory:.6g} MB, {vcores:.6g} vcores"
     return str(value)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from tempo.errors import TempoError
-from tempo.loop import IterationReport, Tolerance
+from tempo.loop import IterationReport, Tolerance, describe_change
 from tempo.templates import parse_duration
 from tempo.tune import TuneRun, TuneSettings
 from tempo.tune import tune as run_tune
@@ -68,7 +68,7 @@ def render(report: IterationReport) -> str:
     lines.append(f"  reason:   {report.reason}")
     if report.diff and report.decision in ("accepted", "dry_run", "rolled_back"):
         lines.append("  changes:")
-        lines.extend(f"    {d.queue} {d.setting}: {d.old} -> {d.new}" for d in report.diff)
+        lines.extend(f"    {describe_change(d)}" for d in report.diff)
     return "\n".join(lines)
 
 
@@ -162,7 +162,7 @@ def _started(run: TuneRun) -> None:
     "--min-gain",
     type=click.FloatRange(min=0),
     default=None,
-    help="Smallest predicted relative improvement worth a change [default: 0.01; 0.001 with the emulated RM].",
+    help="Smallest predicted relative improvement worth a change [default: 0.01; 0 (any gain) with the emulated RM].",
 )
 @click.option(
     "--engine",
@@ -220,7 +220,7 @@ def tune(
         ca_bundle=ca_bundle,
         kerberos=kerberos,
         tolerance=Tolerance(relative=tolerance),
-        min_improvement=min_gain if min_gain is not None else (0.001 if emulated else 0.01),
+        min_improvement=min_gain if min_gain is not None else (0.0 if emulated else 0.01),
         engine=engine or ("reference" if emulated else "numba"),
         work_dir=work_dir,
     )
