@@ -429,3 +429,55 @@ def test_a_dangling_apply_without_recover_is_an_error(allocation):
     )
     with pytest.raises(TempoError, match="interrupted"):
         _loop(allocation, FakeCluster(allocation, lambda w: 1.0), journal=journal).resume()
+
+
+def test_a_write_killed_before_confirmation_is_undone_on_restart(allocation, tmp_path):
+    """After a crash between write and confirm, the restart restores the file and finishes the journal."""
+    from tempo.apply import recover
+
+    db = tmp_path / "journal.sqlite"
+    with SQLiteJournal(db) as journal:
+        it = journal.begin_iteration(
+            config_path=str(allocation), config_sha256=file_sha256(allocation)
+        )
+        candidate = AllocationDocument.from_bytes(XML).set("root.engineer", "weight", 2.0)
+        journal.record_intent(
+            it,
+            path=str(allocation),
+            sha256=_sha(candidate),
+            previous_sha256=file_sha256(allocation),
+            backup_path=f"{allocation}.1",
+        )
+        write_allocation(candidate, allocation)  # the process dies here
+    with SQLiteJournal(db) as journal:
+        loop = _loop(
+            allocation, FakeCluster(allocation, lambda w: 100 / w), journal=journal, recover=recover
+        )
+        loop.resume()
+        assert allocation.read_bytes() == XML
+        assert Path(f"{allocation}.1").read_bytes() == XML  # the backup is kept
+        assert journal.in_force().state == "restored"
+        (interrupted,) = journal.iterations()
+        assert interrupted.decision == "rejected" and "interrupted" in interrupted.reason
+        assert loop.iterate().decision == "accepted"
+
+
+def test_an_apply_the_rm_does_not_confirm_is_rejected(allocation):
+    """When the applier reverts (no confirmation), the step is rejected with its reason."""
+
+    class Reverting(FileApplier):
+        def apply(self, document, *, journal, iteration_id):
+            return SimpleNamespace(
+                applied=True,
+                confirmed=False,
+                reverted=True,
+                reason="not in force after 60 s; restored the previous file",
+                backup_path=None,
+                sha256=None,
+            )
+
+    report = _loop(
+        allocation, FakeCluster(allocation, lambda w: 100 / w), applier=Reverting(allocation)
+    ).iterate()
+    assert report.decision == "rejected" and "not in force after 60 s" in report.reason
+    assert allocation.read_bytes() == XML
