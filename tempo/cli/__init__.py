@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "config": "tempo.cli.config:config",
     "emulate-rm": "tempo.cli.emulate:emulate_rm",
     "history": "tempo.cli.history:history",
+    "optimize": "tempo.cli.optimize:optimize",
     "qs": "tempo.cli.qs:qs",
     "trace": "tempo.cli.trace:trace",
     "tune": "tempo.cli.tune:tune",

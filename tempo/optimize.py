@@ -1,0 +1,572 @@
+"""Tuning an allocation file against QS templates: the step `tempo optimize` and `tempo tune` take.
+
+`build_problem` turns an allocation document, a workload, QS templates, a cluster and a
+configuration space into the optimizers' `Problem`:
+
+- the QS vector is every template's OPTIMIZE metric (template order), then every
+  CONSTRAINT (template order, then as written);
+- thresholds ``r`` are the constraints' (``+inf`` for objectives), ``optimize_mask``
+  marks the objectives, ``weights`` are the templates' priorities;
+- ``scales`` are the absolute QS under the configuration in force (a zero or NaN one
+  falls back to ``|r|`` when that is finite and non-zero, else 1), so a 10% change
+  weighs the same on every QS;
+- ``start`` is the configuration in force, ``space.encode(current, clip=True)``, and
+  the projector and distance are the space's;
+- ``evaluate(X)`` decodes each row, writes it into the document (``space.apply``),
+  takes its effective allocation and sends the whole batch through the What-if Model
+  (one executor round). A candidate that cannot be written, is refused by validation
+  or makes the predictor fail gets a NaN row, is logged and kept in
+  ``CandidateEvaluator.failures``: never dropped, never fatal.
+
+`optimize` drives any registered optimizer (``pald``, ``scalar``, ``mspd``, ``random``,
+``nsga2``) over that problem, one batch per iteration, and returns an `OptimizeOutcome`:
+the new document, the `OptimizationResult`, the semantic diff and the distance moved,
+and one `IterationRecord` per batch.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tempo.errors import TempoError
+from tempo.optimizers import Evaluation, OptimizationResult, Problem, make_optimizer
+from tempo.optimizers.result import select_best
+from tempo.space import ConfigurationSpace
+from tempo.templates import QSTemplate, check_queues, constraints, objectives
+from whatif.allocation import AllocationDocument, SettingDiff, diff_allocations, validate
+from whatif.allocation.effective import EffectiveAllocation
+from whatif.cluster import Cluster
+from whatif.errors import ValidationError, WhatifError
+from whatif.executors import Executor, make_executor
+from whatif.metrics import Metric, full_path
+from whatif.predictor import NoiseModel, SchedulerSettings
+from whatif.whatif_model import WhatifModel
+from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
+
+#: Extra evaluations after the last iteration: the final iterate of a local descent is
+#: evaluated before it can be picked, so nothing unpredicted is ever applied.
+FINAL_EVALUATIONS = 1
+
+
+@dataclass(frozen=True)
+class QSComponent:
+    """One entry of the QS vector: a queue's metric, as objective or constraint."""
+
+    queue: str
+    metric: Metric
+    kind: str  # "objective" or "constraint"
+    threshold: float  # +inf for an objective
+    priority: float
+
+    @property
+    def label(self) -> str:
+        """``queue:metric`` (unique within a problem: constraints add ``<= r``)."""
+        base = f"{self.queue}:{self.metric.label}"
+        return base if self.kind == "objective" else f"{base}<={self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class CandidateFailure:
+    """A candidate that could not be evaluated: its vector and why."""
+
+    vector: np.ndarray = field(compare=False)
+    reason: str
+
+
+class CandidateEvaluator:
+    """``evaluate(X)`` of the tuning `Problem`: vectors to predicted QS, failures as NaN rows.
+
+    Parameters
+    ----------
+    document : the allocation file in force (candidates are written into it).
+    workload : what the What-if Model replays.
+    space : the configuration space the vectors belong to.
+    model : the What-if Model, whose QS entries are the problem's components.
+    hadoop_version : the dialect the candidates are validated for.
+
+    ``failures`` lists every failed candidate, in evaluation order. ``columns`` (indices
+    into the model's QS entries, None for all) selects the QS returned. Results are
+    memoized per vector, so re-asking a point (the configuration in force) is free.
+    """
+
+    def __init__(
+        self,
+        document: AllocationDocument,
+        workload: Workload,
+        space: ConfigurationSpace,
+        model: WhatifModel,
+        *,
+        hadoop_version: int = 3,
+    ) -> None:
+        self.document = document
+        self.workload = workload
+        self.space = space
+        self.model = model
+        self.hadoop_version = hadoop_version
+        self.failures: list[CandidateFailure] = []
+        self.columns: np.ndarray | None = None
+        self.n_predicted = 0
+        self._cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+    def candidate(self, vector: np.ndarray) -> AllocationDocument:
+        """The document with `vector` written in; raises if Hadoop would refuse it."""
+        document = self.space.apply(self.document, vector)
+        check_loadable(document, self.hadoop_version, "candidate allocation")
+        return document
+
+    def __call__(self, X: np.ndarray) -> Evaluation:
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        k = len(self.model.qs)
+        mean = np.full((len(X), k), np.nan)
+        spread = np.full((len(X), k), np.nan)
+        todo: dict[bytes, list[int]] = {}
+        for i, row in enumerate(X):
+            key = row.tobytes()
+            if key in self._cache:
+                mean[i], spread[i] = self._cache[key]
+            else:
+                todo.setdefault(key, []).append(i)
+        vectors: list[np.ndarray] = []
+        allocations: list[EffectiveAllocation] = []
+        rows: list[list[int]] = []
+        for indices in todo.values():
+            vector = X[indices[0]]
+            try:
+                allocation = self.candidate(vector).effective(hadoop_version=self.hadoop_version)
+            except (WhatifError, TempoError, ValueError) as error:
+                self._fail(vector, f"cannot write the candidate: {error}")
+                continue
+            vectors.append(vector)
+            allocations.append(allocation)
+            rows.append(indices)
+        if allocations:
+            results = self._predict(vectors, allocations)
+            for indices, vector, (m, s) in zip(rows, vectors, results, strict=True):
+                mean[indices], spread[indices] = m, s
+                self._cache[vector.tobytes()] = (m, s)
+        if self.columns is not None:
+            mean, spread = mean[:, self.columns], spread[:, self.columns]
+        return Evaluation(mean, spread)
+
+    def _predict(
+        self, vectors: list[np.ndarray], allocations: list[EffectiveAllocation]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """QS of the allocations in one batch; if the batch fails, one by one to find the culprit."""
+        try:
+            estimate = self.model.evaluate(allocations, self.workload)
+        except (WhatifError, TempoError, ValueError, ArithmeticError) as error:
+            if len(allocations) == 1:
+                self._fail(vectors[0], f"prediction failed: {error}")
+                k = len(self.model.qs)
+                return [(np.full(k, np.nan), np.full(k, np.nan))]
+            logger.warning(
+                "a batch of %d candidates failed (%s); evaluating them one by one",
+                len(allocations),
+                error,
+            )
+            return [self._predict([v], [a])[0] for v, a in zip(vectors, allocations, strict=True)]
+        self.n_predicted += len(allocations)
+        return list(zip(estimate.mean, estimate.spread, strict=True))
+
+    def _fail(self, vector: np.ndarray, reason: str) -> None:
+        logger.warning("candidate %s failed: %s", np.round(vector, 4).tolist(), reason)
+        self.failures.append(CandidateFailure(vector.copy(), reason))
+
+
+def check_loadable(document: AllocationDocument, hadoop_version: int, what: str) -> None:
+    """Raise `ValidationError` naming the first error for which Hadoop would refuse `document`."""
+    errors = [
+        issue
+        for issue in validate(document, hadoop_version=hadoop_version)
+        if issue.severity == "error"
+    ]
+    if errors:
+        raise ValidationError(f"{what}: line {errors[0].line}: {errors[0].message}")
+
+
+@dataclass(frozen=True, eq=False)
+class TuningContext:
+    """What `build_problem` knows besides the `Problem`: the pieces to decode a result."""
+
+    document: AllocationDocument
+    space: ConfigurationSpace
+    components: tuple[QSComponent, ...]
+    evaluator: CandidateEvaluator
+    start_qs: np.ndarray
+    hadoop_version: int = 3
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(c.label for c in self.components)
+
+    def qs_table(self, **columns: np.ndarray) -> pd.DataFrame:
+        """One row per QS (queue, metric, kind, threshold) plus the given value columns."""
+        return component_table(self.components, **columns)
+
+
+def component_table(components: Sequence[QSComponent], **columns: np.ndarray) -> pd.DataFrame:
+    """One row per QS component (queue, metric, kind, threshold) plus the given value columns."""
+    frame = pd.DataFrame(
+        {
+            "queue": [c.queue for c in components],
+            "metric": [c.metric.label for c in components],
+            "kind": [c.kind for c in components],
+            "threshold": [c.threshold for c in components],
+        }
+    )
+    for name, values in columns.items():
+        frame[name] = np.asarray(values, dtype=float)
+    return frame
+
+
+def qs_components(templates: Sequence[QSTemplate]) -> tuple[QSComponent, ...]:
+    """The QS vector's entries: the templates' OPTIMIZE metrics, then their constraints."""
+    result = [
+        QSComponent(queue, metric, "objective", math.inf, float(priority))
+        for queue, metric, priority in objectives(templates)
+    ]
+    priorities = {t.queue: float(t.priority) for t in templates}
+    result += [
+        QSComponent(queue, metric, "constraint", float(threshold), priorities[queue])
+        for queue, metric, threshold in constraints(templates)
+    ]
+    if not result:
+        raise TempoError("templates: expected at least one OPTIMIZE or CONSTRAINT clause, got none")
+    return tuple(result)
+
+
+def _what_if_model(
+    model: WhatifModel | Mapping[str, Any] | None,
+    cluster: Cluster,
+    components: Sequence[QSComponent],
+    settings: SchedulerSettings,
+) -> WhatifModel:
+    """A What-if Model predicting ``components``: `model`'s parameters with those QS entries."""
+    qs = [(c.queue, c.metric) for c in components]
+    if isinstance(model, WhatifModel):
+        if list(model.qs) == [(full_path(q), m) for q, m in qs]:
+            return model
+        params = {
+            name: getattr(model, name)
+            for name in ("settings", "replicates", "noise", "seed", "window", "engine", "executor")
+        }
+        return WhatifModel(model.cluster, qs, **params)
+    params = {"settings": settings or SchedulerSettings(), **dict(model or {})}
+    return WhatifModel(cluster, qs, **params)
+
+
+def build_problem(
+    document: AllocationDocument,
+    workload: Workload,
+    templates: Sequence[QSTemplate],
+    cluster: Cluster,
+    *,
+    space: ConfigurationSpace,
+    model: WhatifModel | Mapping[str, Any] | None = None,
+    radius: float,
+    hadoop_version: int = 3,
+    settings: SchedulerSettings | None = None,
+) -> tuple[Problem, TuningContext]:
+    """The optimization problem of tuning `document` for `templates` on `workload`.
+
+    Parameters
+    ----------
+    document : the allocation file in force.
+    workload : the jobs to replay (e.g. the last control window).
+    templates : the QS templates (their queues must exist in `document`).
+    cluster : the cluster the predictor replays on.
+    space : the tuned settings (built for `document`'s effective allocation).
+    model : a `WhatifModel` (its QS entries are replaced by the templates'), or keyword
+        arguments for one (``replicates``, ``noise``, ``seed``, ``engine``, ``executor``,
+        ``window``...); None: one replicate in this process with the numba engine.
+    radius : risk radius, normalized distance from the configuration in force.
+    hadoop_version : dialect for validation and effective values.
+    settings : the yarn-site knobs the predictor models (when `model` does not give them);
+        Hadoop's defaults when None.
+
+    Evaluates the configuration in force once (for the scales); the optimizer's first
+    evaluation of it is then served from the evaluator's memo. A QS that is NaN under the
+    configuration in force (nothing to measure: no finished job of its queue in the
+    workload, no deadlines) is left out of the problem, with a warning; if every QS is,
+    or the configuration in force cannot be evaluated, `TempoError`.
+    """
+    if not isinstance(document, AllocationDocument):
+        raise ValidationError(
+            f"build_problem document: expected an AllocationDocument, got {type(document).__name__}"
+        )
+    if not isinstance(space, ConfigurationSpace):
+        raise ValidationError(
+            f"build_problem space: expected a ConfigurationSpace, got {type(space).__name__}"
+        )
+    templates = list(templates)
+    check_loadable(document, hadoop_version, f"{document.source}")
+    current = document.effective(hadoop_version=hadoop_version)
+    check_queues(templates, [q.name for q in current.queues()])
+    components = qs_components(templates)
+    what_if = _what_if_model(model, cluster, components, settings)
+    start = space.encode(current, clip=True)
+    evaluator = CandidateEvaluator(
+        document, workload, space, what_if, hadoop_version=hadoop_version
+    )
+    start_qs = evaluator(start[None, :]).mean[0]
+    if evaluator.failures:
+        raise TempoError(
+            f"the configuration in force cannot be evaluated: {evaluator.failures[-1].reason}"
+        )
+    measurable = ~np.isnan(start_qs)
+    if not measurable.any():
+        raise TempoError(
+            "no QS of the templates can be measured on this workload under the configuration "
+            "in force (no job of their queues finished, or no deadlines)"
+        )
+    if not measurable.all():
+        logger.warning(
+            "left out of the optimization, nothing to measure under the configuration in force: %s",
+            ", ".join(c.label for c, ok in zip(components, measurable, strict=True) if not ok),
+        )
+        evaluator.columns = np.flatnonzero(measurable)
+        components = tuple(c for c, ok in zip(components, measurable, strict=True) if ok)
+        start_qs = start_qs[measurable]
+    thresholds = np.array([c.threshold for c in components])
+    problem = Problem(
+        dim=len(space),
+        evaluate=evaluator,
+        thresholds=thresholds,
+        start=start,
+        radius=radius,
+        optimize_mask=np.array([c.kind == "objective" for c in components]),
+        weights=np.array([c.priority for c in components]),
+        scales=_scales(start_qs, thresholds),
+        projector=space.project,
+        distance=space.distance,
+        names=tuple(c.label for c in components),
+    )
+    context = TuningContext(document, space, components, evaluator, start_qs, hadoop_version)
+    return problem, context
+
+
+def _scales(start_qs: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """``|QS in force|``; where that is 0 or NaN, ``|r|`` if finite and non-zero, else 1."""
+    scales = np.abs(start_qs)
+    fallback = np.where(np.isfinite(thresholds) & (thresholds != 0), np.abs(thresholds), 1.0)
+    usable = np.isfinite(scales) & (scales > 1e-12)
+    return np.where(usable, scales, fallback)
+
+
+@dataclass(frozen=True, eq=False)
+class IterationRecord:
+    """One batch of an optimization run, as the CLI shows it and the loop journals it.
+
+    ``x``/``mean``: the batch's first point (a local descent's iterate) and its QS;
+    ``best_x``/``best_mean``: the point a DBA would pick among everything evaluated so far
+    (`tempo.optimizers.result.select_best`), its feasibility and distance from the start.
+    ``failed`` counts the batch's failed candidates. ``table`` has one row per QS.
+    """
+
+    iteration: int
+    evaluations: int
+    budget: int
+    failed: int
+    x: np.ndarray
+    mean: np.ndarray
+    best_x: np.ndarray
+    best_mean: np.ndarray
+    best_feasible: bool
+    best_distance: float
+    table: pd.DataFrame
+
+
+@dataclass(frozen=True, eq=False)
+class OptimizeOutcome:
+    """The result of `optimize`.
+
+    ``document`` is the tuned allocation (the one in force with only the tuned settings
+    changed; identical to it when nothing better was found), ``result`` the optimizer's
+    `OptimizationResult`, ``diff`` the semantic differences from the one in force,
+    ``distance`` the normalized distance moved, ``iterations`` one record per batch,
+    ``components`` the QS vector's entries and ``failures`` the failed candidates.
+    """
+
+    document: AllocationDocument
+    result: OptimizationResult
+    diff: tuple[SettingDiff, ...]
+    distance: float
+    iterations: tuple[IterationRecord, ...]
+    components: tuple[QSComponent, ...]
+    failures: tuple[CandidateFailure, ...]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.diff)
+
+    def qs_table(self) -> pd.DataFrame:
+        """Per QS: queue, metric, kind, threshold, ``start`` (in force) and ``tuned`` values."""
+        return component_table(
+            self.components, start=self.result.start_mean, tuned=self.result.mean
+        )
+
+
+def optimize(
+    document: AllocationDocument,
+    workload: Workload,
+    templates: Sequence[QSTemplate],
+    cluster: Cluster,
+    *,
+    space: ConfigurationSpace,
+    algorithm: str = "pald",
+    radius: float = 0.2,
+    iterations: int = 10,
+    batch_size: int = 8,
+    algorithm_params: Mapping[str, Any] | None = None,
+    replicates: int = 1,
+    noise: NoiseModel | None = None,
+    executor: Executor | str | None = None,
+    engine: str = "numba",
+    settings: SchedulerSettings | None = None,
+    hadoop_version: int = 3,
+    seed: int = 0,
+    callback: Callable[[IterationRecord], None] | None = None,
+) -> OptimizeOutcome:
+    """Tune `document` for `templates` on `workload`, inside the risk `radius`.
+
+    Runs `algorithm` for `iterations` batches of `batch_size` predictions each (a local
+    descent's iterate plus its perturbations; NSGA-II's population; random samples),
+    then evaluates the final iterate (`FINAL_EVALUATIONS`), so the budget is
+    ``iterations * batch_size + 1`` What-if predictions (x `replicates` predictor runs).
+    The configuration in force is the first point evaluated; the point picked is the
+    one a DBA would apply among all evaluated (feasible first, then best on the OPTIMIZE
+    objectives), so the outcome never has a predicted QS vector the optimizer did not see.
+
+    ``iterations=1`` is one PALD step of the control loop: one batch around the
+    configuration in force plus the step's point.
+
+    `executor` is an `Executor`, a spec for `whatif.executors.make_executor`
+    (``local``, ``local:N``, ``serial``, ``dask://host:port``; closed at the end), or
+    None (in this process). `callback` receives each `IterationRecord` as it is made.
+    """
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise ValidationError(f"optimize iterations: expected an int >= 1, got {iterations!r}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValidationError(f"optimize batch_size: expected an int >= 1, got {batch_size!r}")
+    params = dict(algorithm_params or {})
+    size_key = "pop_size" if algorithm == "nsga2" else "batch_size"
+    params.setdefault(size_key, max(batch_size, 2) if algorithm == "nsga2" else batch_size)
+    try:
+        optimizer = make_optimizer(algorithm, **params)
+    except TypeError as error:
+        raise ValidationError(f"optimize algorithm_params for {algorithm}: {error}") from error
+    owned = isinstance(executor, str)
+    pool = make_executor(executor) if owned else executor
+    try:
+        problem, context = build_problem(
+            document,
+            workload,
+            templates,
+            cluster,
+            space=space,
+            model={
+                "settings": settings or SchedulerSettings(),
+                "replicates": replicates,
+                "noise": noise,
+                "engine": engine,
+                "executor": pool,
+            },
+            radius=radius,
+            hadoop_version=hadoop_version,
+        )
+        budget = iterations * batch_size + FINAL_EVALUATIONS
+        optimizer.setup(problem, budget=budget, seed=seed)
+        records: list[IterationRecord] = []
+        while not optimizer.done:
+            X = optimizer.ask()
+            evaluation = problem.evaluate(X)
+            optimizer.tell(X, evaluation)
+            record = _record(len(records) + 1, optimizer, problem, context, X, evaluation)
+            records.append(record)
+            logger.info(
+                "%s iteration %d: %d/%d evaluations, best distance %.3f",
+                algorithm,
+                record.iteration,
+                record.evaluations,
+                budget,
+                record.best_distance,
+            )
+            if callback is not None:
+                callback(record)
+        result = optimizer.result()
+    finally:
+        if owned and pool is not None:
+            pool.close()
+    # The configuration in force stays byte-identical when nothing better was found (even
+    # where encoding it clipped a value to the space's bounds).
+    at_start = np.array_equal(result.x, problem.start)
+    tuned = document if at_start else context.evaluator.candidate(result.x)
+    return OptimizeOutcome(
+        document=tuned,
+        result=result,
+        diff=tuple(diff_allocations(document, tuned, hadoop_version=hadoop_version)),
+        distance=result.distance,
+        iterations=tuple(records),
+        components=context.components,
+        failures=tuple(context.evaluator.failures),
+    )
+
+
+def _record(
+    iteration: int,
+    optimizer: Any,
+    problem: Problem,
+    context: TuningContext,
+    X: np.ndarray,
+    evaluation: Evaluation,
+) -> IterationRecord:
+    all_X, all_mean, _ = optimizer.evaluated()
+    best = select_best(problem, all_mean)
+    best_mean = all_mean[best]
+    return IterationRecord(
+        iteration=iteration,
+        evaluations=len(all_X),
+        budget=optimizer.budget_,
+        failed=int(np.isnan(evaluation.mean).any(axis=1).sum()),
+        x=X[0].copy(),
+        mean=evaluation.mean[0].copy(),
+        best_x=all_X[best].copy(),
+        best_mean=best_mean.copy(),
+        best_feasible=bool(problem.feasible(best_mean[None, :])[0]),
+        best_distance=float(problem.distance(all_X[best], problem.start)),
+        table=context.qs_table(start=context.start_qs, iterate=evaluation.mean[0], best=best_mean),
+    )
+
+
+def last_window(workload: Workload, length_s: float) -> Workload:
+    """The jobs submitted in the last `length_s` seconds of `workload` (by submission time)."""
+    if not length_s > 0:
+        raise ValidationError(f"window: expected a length > 0 seconds, got {length_s!r}")
+    _, last = workload.span_s
+    return workload.select_jobs(workload.jobs["submit_s"].to_numpy() >= last - length_s)
+
+
+__all__ = [
+    "FINAL_EVALUATIONS",
+    "CandidateEvaluator",
+    "CandidateFailure",
+    "IterationRecord",
+    "OptimizeOutcome",
+    "QSComponent",
+    "TuningContext",
+    "build_problem",
+    "check_loadable",
+    "component_table",
+    "last_window",
+    "optimize",
+    "qs_components",
+]
