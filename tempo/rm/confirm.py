@@ -63,7 +63,8 @@ def scheduler_mismatches(
     placement rule) are added to the expected tree with the defaults, as Hadoop
     creates them, since they take part in the fair-share computation. The cluster
     size is the RM's ``clusterResources`` unless `cluster` is given; without either,
-    steady fair shares are not compared.
+    steady fair shares are not compared. Under a ``fair`` or ``fifo`` parent only the
+    memory of a steady share is compared (Hadoop reports 0 vCores there).
     """
     reported = state.queues
     extra = [name for name, queue in reported.items() if queue.is_leaf and name != "root"]
@@ -72,12 +73,21 @@ def scheduler_mismatches(
     total = cluster or state.cluster_resources
     steady = fair_shares(expected_tree, total) if total is not None else {}
     problems: list[str] = []
+    policy_of_parent = {
+        child.name: parent.scheduling_policy
+        for parent in expected_tree.queues()
+        for child in parent.children
+    }
     for queue in expected_tree.queues():
         seen = reported.get(queue.name)
         if seen is None:
             problems.append(f"{queue.name}: not in the RM's queue tree")
             continue
-        problems.extend(_compare(queue.name, seen, queue, steady.get(queue.name), total, tolerance))
+        share = steady.get(queue.name)
+        if share is not None and policy_of_parent.get(queue.name, "drf") != "drf":
+            # The fair and fifo policies share memory only; Hadoop reports 0 vCores.
+            share = Resources(share.memory_mb, 0.0)
+        problems.extend(_compare(queue.name, seen, queue, share, total, tolerance))
     return problems
 
 

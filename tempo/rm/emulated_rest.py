@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -65,6 +66,31 @@ class Snapshot:
     @property
     def now_ms(self) -> int:
         return self.ms(self.trace_s)
+
+    @cached_property
+    def attempts_by_job(self) -> dict[str, pd.DataFrame]:
+        """Attempts per (workload) job id."""
+        return {key: group for key, group in self.attempts.groupby("job_id", sort=False)}
+
+    @cached_property
+    def tasks_by_job(self) -> dict[str, pd.DataFrame]:
+        """Workload tasks per (workload) job id."""
+        return {key: group for key, group in self.tasks.groupby("job_id", sort=False)}
+
+    @cached_property
+    def finished_jobs(self) -> pd.DataFrame:
+        """Jobs that have finished, indexed by Hadoop job id (what the JobHistory Server knows)."""
+        jobs = self.jobs[np.isfinite(self.jobs["finish_s"].to_numpy(dtype=float))]
+        done = self.attempts[(self.attempts["state"] == "SUCCEEDED") & ~self.attempts["is_am"]]
+        counts = pd.crosstab(done["job_id"], done["task_type"]).reindex(
+            index=jobs["job_id"], columns=["MAP", "REDUCE"], fill_value=0
+        )
+        return jobs.assign(
+            maps_completed=counts["MAP"].to_numpy(), reduces_completed=counts["REDUCE"].to_numpy()
+        ).set_index("hadoop_job_id", drop=False)
+
+    def empty_attempts(self) -> pd.DataFrame:
+        return self.attempts.iloc[:0]
 
 
 def _first(query: Mapping[str, list[str]], key: str) -> str | None:
@@ -269,7 +295,8 @@ def app_attempts(snap: Snapshot, app_id: str) -> dict | None:
         return None
     job = match.iloc[0]
     number = int(job["number"])
-    am = snap.attempts[(snap.attempts["job_id"] == job["job_id"]) & snap.attempts["is_am"]]
+    mine = snap.attempts_by_job.get(job["job_id"], snap.empty_attempts())
+    am = mine[mine["is_am"].to_numpy(dtype=bool)]
     start = float(am["start_s"].min()) if not am.empty else float(job["launch_s"])
     if not math.isfinite(start):
         return {"appAttempts": None}
@@ -306,8 +333,9 @@ def scheduler(snap: Snapshot) -> dict:
     Per queue: min and max resources of the effective allocation (an unlimited max
     is reported as the cluster size, as the RM does), used, demand (used plus
     pending) and instantaneous fair resources from the simulation, steady fair
-    resources from `whatif.fairshare.fair_shares`, maxApps (2147483647 for no
-    limit), policy, preemptable; leaves add AM used/max resources and active and
+    resources from `whatif.fairshare.fair_shares` (under a ``fair`` or ``fifo``
+    parent only memory is shared, so their vCores are 0, as Hadoop reports them),
+    maxApps (2147483647 for no limit), policy, preemptable; leaves add AM used/max resources and active and
     pending app counts.
     """
     cluster = Resources(snap.cluster.memory_mb, snap.cluster.vcores)
@@ -320,7 +348,7 @@ def scheduler(snap: Snapshot) -> dict:
     am_used = am.groupby("queue")[["memory_mb", "vcores"]].sum()
     containers = running.groupby("queue").size().to_dict()
 
-    def render(queue: EffectiveQueue) -> dict:
+    def render(queue: EffectiveQueue, parent_policy: str) -> dict:
         row = table.loc[queue.name] if queue.name in table.index else None
 
         def column(name: str) -> float:
@@ -333,6 +361,9 @@ def scheduler(snap: Snapshot) -> dict:
             fair = (cluster.memory_mb, cluster.vcores)
         maximum = queue.max_resources.resolve(cluster)
         steady = snap.steady.get(queue.name, Resources.zero())
+        if queue.name != "root" and parent_policy != "drf":
+            # Hadoop's fair and fifo policies compute shares of memory only: vCores are 0.
+            fair, steady = (fair[0], 0.0), Resources(steady.memory_mb, 0.0)
         info: dict = {
             "queueName": queue.name,
             "schedulingPolicy": queue.scheduling_policy,
@@ -360,7 +391,9 @@ def scheduler(snap: Snapshot) -> dict:
                 )
             )
         if queue.children:
-            info["childQueues"] = {"queue": [render(child) for child in queue.children]}
+            info["childQueues"] = {
+                "queue": [render(child, queue.scheduling_policy) for child in queue.children]
+            }
             return info
         runnable = int(column("runnable_apps"))
         amu = am_used.loc[queue.name] if queue.name in am_used.index else None
@@ -382,7 +415,7 @@ def scheduler(snap: Snapshot) -> dict:
         )
         return info
 
-    root = render(snap.allocation.root)
+    root = render(snap.allocation.root, "fair")
     return {"scheduler": {"schedulerInfo": {"type": "fairScheduler", "rootQueue": root}}}
 
 
@@ -442,27 +475,20 @@ def cluster_info(snap: Snapshot, started_s: float) -> dict:
 _JHS_STATE = {"SUCCEEDED": "SUCCEEDED", "FAILED": "FAILED", "KILLED": "KILLED"}
 
 
-def _finished_jobs(snap: Snapshot) -> pd.DataFrame:
-    jobs = snap.jobs
-    return jobs[np.isfinite(jobs["finish_s"].to_numpy(dtype=float))]
-
-
-def _job_record(snap: Snapshot, row: pd.Series) -> dict:
-    attempts = snap.attempts[(snap.attempts["job_id"] == row["job_id"]) & ~snap.attempts["is_am"]]
-    done = attempts[attempts["state"] == "SUCCEEDED"]
+def _job_record(snap: Snapshot, row: object) -> dict:
     return {
-        "id": row["hadoop_job_id"],
-        "name": row["name"],
-        "queue": row["queue"],
-        "user": row["user"],
-        "state": _JHS_STATE.get(row["state"], "SUCCEEDED"),
-        "submitTime": snap.ms(float(row["submit_s"])),
-        "startTime": snap.ms(float(row["launch_s"])),
-        "finishTime": snap.ms(float(row["finish_s"])),
-        "mapsTotal": int(row["maps_total"]),
-        "mapsCompleted": int((done["task_type"] == "MAP").sum()),
-        "reducesTotal": int(row["reduces_total"]),
-        "reducesCompleted": int((done["task_type"] == "REDUCE").sum()),
+        "id": row.hadoop_job_id,
+        "name": row.name,
+        "queue": row.queue,
+        "user": row.user,
+        "state": _JHS_STATE.get(row.state, "SUCCEEDED"),
+        "submitTime": snap.ms(float(row.submit_s)),
+        "startTime": snap.ms(float(row.launch_s)),
+        "finishTime": snap.ms(float(row.finish_s)),
+        "mapsTotal": int(row.maps_total),
+        "mapsCompleted": int(row.maps_completed),
+        "reducesTotal": int(row.reduces_total),
+        "reducesCompleted": int(row.reduces_completed),
         "uberized": False,
     }
 
@@ -473,8 +499,7 @@ def jhs_jobs(snap: Snapshot, query: Mapping[str, list[str]]) -> dict:
     ``user``, ``state``, ``queue``, ``limit``, ``startedTimeBegin/End``,
     ``finishedTimeBegin/End`` (inclusive, epoch ms).
     """
-    jobs = _finished_jobs(snap)
-    records = [_job_record(snap, row) for _, row in jobs.iterrows()]
+    records = [_job_record(snap, row) for row in snap.finished_jobs.itertuples(index=False)]
     started = np.array([r["startTime"] for r in records], dtype=float)
     finished = np.array([r["finishTime"] for r in records], dtype=float)
     keep = _in_range(started, query, "startedTimeBegin", "startedTimeEnd")
@@ -494,10 +519,11 @@ def jhs_jobs(snap: Snapshot, query: Mapping[str, list[str]]) -> dict:
     return {"jobs": {"job": selected} if selected else None}
 
 
-def _job(snap: Snapshot, job_id: str) -> pd.Series | None:
-    jobs = _finished_jobs(snap)
-    match = jobs[jobs["hadoop_job_id"] == job_id]
-    return None if match.empty else match.iloc[0]
+def _job(snap: Snapshot, job_id: str) -> object | None:
+    jobs = snap.finished_jobs
+    if job_id not in jobs.index:
+        return None
+    return next(jobs.loc[[job_id]].itertuples(index=False))
 
 
 def jhs_job(snap: Snapshot, job_id: str) -> dict | None:
@@ -511,14 +537,14 @@ def jhs_tasks(snap: Snapshot, job_id: str, query: Mapping[str, list[str]]) -> di
     row = _job(snap, job_id)
     if row is None:
         return None
-    tasks = snap.tasks[snap.tasks["job_id"] == row["job_id"]]
+    tasks = snap.tasks_by_job.get(row.job_id, snap.tasks.iloc[:0])
     kind = _first(query, "type")
     if kind is not None:
         wanted = {"m": "MAP", "r": "REDUCE"}.get(kind.strip().lower())
         if wanted is None:
             raise QueryError(f"type: expected m or r, got {kind!r}")
         tasks = tasks[tasks["task_type"] == wanted]
-    attempts = snap.attempts[snap.attempts["job_id"] == row["job_id"]]
+    attempts = snap.attempts_by_job.get(row.job_id, snap.empty_attempts())
     by_task = {key: group for key, group in attempts.groupby("task_id", sort=False)}
     records = []
     for task in tasks.itertuples(index=False):
@@ -556,9 +582,8 @@ def jhs_attempts(snap: Snapshot, job_id: str, task_id: str) -> dict | None:
     row = _job(snap, job_id)
     if row is None:
         return None
-    attempts = snap.attempts[
-        (snap.attempts["job_id"] == row["job_id"]) & (snap.attempts["hadoop_task_id"] == task_id)
-    ]
+    attempts = snap.attempts_by_job.get(row.job_id, snap.empty_attempts())
+    attempts = attempts[attempts["hadoop_task_id"] == task_id]
     if attempts.empty:
         return None
     records = []

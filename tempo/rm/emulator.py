@@ -199,8 +199,10 @@ class EmulatedRM:
         self._simulation = Simulation(
             self.workload, allocation, self.cluster, settings=settings, engine=engine
         )
-        if self.start_s > self._simulation.time_s:
-            self._simulation.advance_to(self.start_s)
+        # Advance and inspect once here, so that a cold numba cache compiles the kernel
+        # (about a minute on a small machine) before serving, not during a request.
+        self._simulation.advance_to(max(self.start_s, self._simulation.time_s))
+        self._simulation.state()
         self._loaded_sha = hashlib.sha256(data).hexdigest()
         self._steady = self._steady_shares()
         self._record(ReloadEvent(self.start_s, "start", True, True, self._loaded_sha))
@@ -213,6 +215,7 @@ class EmulatedRM:
         self._threads: list[threading.Thread] = []
         self._stopped = threading.Event()
         self._failure: BaseException | None = None
+        self._last_snapshot: rest.Snapshot | None = None
 
     @classmethod
     def from_files(
@@ -448,7 +451,7 @@ class EmulatedRM:
         jobs = jobs.merge(self._ids.jobs, on="job_id", how="left", suffixes=("", "_workload"))
         attempts = self._ids.attempts(state.attempts, jobs)
         tasks = self._ids.tasks[self._ids.tasks["job_id"].isin(jobs["job_id"])]
-        return rest.Snapshot(
+        snapshot = rest.Snapshot(
             trace_s=now,
             epoch_offset_s=self.epoch_offset_s,
             cluster_ts=self.cluster_ts,
@@ -461,6 +464,20 @@ class EmulatedRM:
             allocation=allocation,
             steady=steady,
         )
+        self._last_snapshot = snapshot
+        return snapshot
+
+    def history_snapshot(self, job_id: str) -> rest.Snapshot:
+        """A snapshot in which the job `job_id` (Hadoop id) has finished, if it has.
+
+        A finished job's tasks and attempts never change, so the last snapshot
+        serves the JobHistory requests about it: reading a window (one request per
+        task) then costs one simulation snapshot, not one per request.
+        """
+        cached = self._last_snapshot
+        if cached is not None and job_id in cached.finished_jobs.index:
+            return cached
+        return self.snapshot()
 
     def status(self) -> dict:
         """The emulator's clock, allocation in force and reloads (``GET /ws/v1/emulator/status``)."""
@@ -579,6 +596,8 @@ def _handler(rm: EmulatedRM) -> type[BaseHTTPRequestHandler]:
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "tempo-emulated-rm"
+        protocol_version = "HTTP/1.1"  # keep-alive: a window is hundreds of requests
+        disable_nagle_algorithm = True  # headers and body go out at once, no delayed-ACK stall
 
         def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (http.server API)
             logger.debug("emulated RM %s: " + format, self.address_string(), *args)
@@ -660,9 +679,9 @@ def _route_get(rm: EmulatedRM, segments: list[str], query: Mapping[str, list[str
         return None
     if segments[:5] == ["ws", "v1", "history", "mapreduce", "jobs"]:
         rest_of = segments[5:]
-        snap = rm.snapshot()
         if not rest_of:
-            return rest.jhs_jobs(snap, query)
+            return rest.jhs_jobs(rm.snapshot(), query)
+        snap = rm.history_snapshot(rest_of[0])
         if len(rest_of) == 1:
             return rest.jhs_job(snap, rest_of[0])
         if len(rest_of) == 2 and rest_of[1] == "tasks":

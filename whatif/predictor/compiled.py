@@ -79,7 +79,7 @@ class CompiledEngine:
         jf = np.zeros((nj, K.N_JF))
         jf[:, K.JF_FINISH] = np.nan
         ji = np.full((nj, K.N_JI), -1, dtype=np.int64)
-        ji[:, [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED, K.JI_CONS_EPOCH]] = 0
+        ji[:, [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED, K.JI_CONS_EPOCH, K.JI_IN_RED]] = 0
         ss = np.zeros((ns, K.N_SS), dtype=np.int64)
         ss[:, K.SS_LO] = p.stage_task_start
         ss[:, K.SS_HI] = p.stage_task_end
@@ -117,7 +117,7 @@ class CompiledEngine:
         gf[K.G_NEXT_V12] = np.inf
         gf[K.G_FREE : K.G_FREE + 2] = cluster
         gi = np.zeros(K.N_GI, dtype=np.int64)
-        gi[[K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL]] = -1
+        gi[[K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL, K.GI_RED_HEAD, K.GI_RED_TAIL]] = -1
         gi[K.GI_DIRTY] = 1
         umax = p.user_max_apps.astype(np.int64).copy()
         urun = np.zeros(len(umax), dtype=np.int64)
@@ -143,8 +143,8 @@ class CompiledEngine:
         qs, qsf, children = queue_static(pq)
         nq = len(pq.parent)
         qf = np.zeros((nq, K.N_QF))
-        qf[:, K.QF_LMIN : K.QF_LMIN + 2] = self.now
-        qf[:, K.QF_LFAIR : K.QF_LFAIR + 2] = self.now
+        qf[:, K.QF_LMIN : K.QF_LMIN + 2] = -np.inf
+        qf[:, K.QF_LFAIR : K.QF_LFAIR + 2] = -np.inf
         qi = np.zeros((nq, K.N_QI), dtype=np.int64)
         qi[:, K.QI_APP_HEAD] = -1
         qi[:, K.QI_APP_TAIL] = -1
@@ -153,7 +153,7 @@ class CompiledEngine:
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
         st["umax"][:] = self.p.user_max_apps
         st["gi"][K.GI_DIRTY] = 1
-        st["jf"][:, K.JF_LFAIR] = self.now
+        st["jf"][:, K.JF_LFAIR] = -np.inf
         st["urun"][:] = 0
         K.rebuild_queue_state(self._world())
 

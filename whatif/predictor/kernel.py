@@ -110,7 +110,7 @@ INF = np.inf
 # event kinds
 END, KILL, AM_READY = 0, 1, 2
 # attempt states (pack.ATTEMPT_STATE_NAMES)
-RUNNING, SUCCEEDED, FAILED, KILLED = 0, 1, 2, 3
+RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 
 # cfg (float64)
 C_LAT, C_AM_LAT, C_SLOWSTART, C_UTIL, C_WAIT_KILL, C_RECHECK = 0, 1, 2, 3, 4, 5
@@ -122,7 +122,8 @@ N_GF = 5
 # global int state
 GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
-N_GI = 11
+GI_RED_HEAD, GI_RED_TAIL = 11, 12
+N_GI = 13
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -148,7 +149,8 @@ JF_CONS = 15
 N_JF = 17
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
-N_JI = 11
+JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
+N_JI = 14
 # stage static int / float
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
 N_SS = 6
@@ -156,7 +158,8 @@ N_SS = 6
 SI_RELEASED, SI_NEXT, SI_PENDING, SI_DONE, SI_RETRY_HEAD, SI_RETRY_TAIL, SI_DEF_HEAD, SI_DEF_TAIL = (
     0, 1, 2, 3, 4, 5, 6, 7,
 )
-N_SI = 8
+SI_HELD = 8
+N_SI = 9
 # task static int / float
 TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
 N_TS = 3
@@ -501,7 +504,7 @@ def _unlink_app(W, j):
 def _submit(W, j):
     js, jsf, jf, ji, gf, gi = W[6], W[7], W[8], W[9], W[23], W[24]
     ji[j, JI_STATE] = 1
-    jf[j, JF_LFAIR] = gf[G_NOW]
+    jf[j, JF_LFAIR] = -INF
     if js[j, JS_HAS_AM] == 0 and js[j, JS_ST_LO] == js[j, JS_ST_HI]:
         ji[j, JI_STATE] = 3
         jf[j, JF_FINISH] = gf[G_NOW]
@@ -848,7 +851,7 @@ def _next_stage(W, j, d):
     js, ss, si = W[6], W[12], W[14]
     best = -1
     for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
-        if si[s, SI_RELEASED] == 1 and si[s, SI_PENDING] > 0 and ss[s, SS_DIM] == d:
+        if si[s, SI_RELEASED] == 1 and si[s, SI_HELD] == 0 and si[s, SI_PENDING] > 0 and ss[s, SS_DIM] == d:
             if best < 0 or ss[s, SS_PRIO] < ss[best, SS_PRIO]:
                 best = s
     return best
@@ -918,6 +921,8 @@ def _try_app(W, j, leaf, d):
         if nxt < 0:
             si[s, SI_RETRY_TAIL] = -1
     _start_attempt(W, j, task, r0, r1)
+    if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
+        _hold(W, j, s + 1, False)
     return True
 
 
@@ -978,6 +983,8 @@ def _start_attempt(W, j, task, r0, r1):
             else:
                 si[s, SI_DEF_HEAD] = a
             si[s, SI_DEF_TAIL] = a
+            if ji[j, JI_IN_RED] == 0:
+                _red_link(W, j)
         else:
             heap_push(hf, hi, gi, _replay_finish(W, a, task, sdone[s - 1]), END, a)
     else:
@@ -1009,7 +1016,7 @@ def _release_container(W, a, state):
         r0 = tsf[task, TSF_REQ]
         r1 = tsf[task, TSF_REQ + 1]
     leaf = js[j, JS_QUEUE]
-    ai[a, AI_STATE] = state
+    ai[a, AI_STATE] = KILLED if state == AM_KILLED else state
     af[a, AF_FINISH] = t
     ai[a, AI_PREEMPTED] = 1 if state == KILLED else 0
     prv = ai[a, AI_RUN_PREV]
@@ -1061,6 +1068,10 @@ def _end_attempt(W, a, state):
                 ai[dn, AI_DEF_PREV] = dp
             else:
                 si[s, SI_DEF_TAIL] = dp
+            ai[a, AI_DEF_NEXT] = -1
+            ai[a, AI_DEF_PREV] = -1
+            if si[s, SI_DEF_HEAD] < 0 and ji[j, JI_IN_RED] == 1:
+                _red_unlink(W, j)
         ti[task, TI_RETRY_NEXT] = -1
         rt = si[s, SI_RETRY_TAIL]
         if rt >= 0:
@@ -1069,7 +1080,8 @@ def _end_attempt(W, a, state):
             si[s, SI_RETRY_HEAD] = task
         si[s, SI_RETRY_TAIL] = task
         si[s, SI_PENDING] += 1
-        _add_pending(W, j, r0, r1)
+        if si[s, SI_HELD] == 0:
+            _add_pending(W, j, r0, r1)
         return
     si[s, SI_DONE] += 1
     size = ss[s, SS_HI] - ss[s, SS_LO]
@@ -1090,6 +1102,8 @@ def _end_attempt(W, a, state):
                     w = nw
                 si[s + 1, SI_DEF_HEAD] = -1
                 si[s + 1, SI_DEF_TAIL] = -1
+                if ji[j, JI_IN_RED] == 1:
+                    _red_unlink(W, j)
         if ji[j, JI_STAGES_DONE] == js[j, JS_ST_HI] - js[j, JS_ST_LO]:
             _finish_job(W, j)
     elif not last:
@@ -1111,6 +1125,88 @@ def _finish_job(W, j):
         _unlink_app(W, j)
     ji[j, JI_STATE] = 3
     _promote_waiting(W)
+
+
+# --------------------------------------------------------------------------- MapReduce AM
+@njit(cache=True)
+def _red_link(W, j):
+    ji, gi = W[9], W[24]
+    tail = gi[GI_RED_TAIL]
+    ji[j, JI_RED_PREV] = tail
+    ji[j, JI_RED_NEXT] = -1
+    ji[j, JI_IN_RED] = 1
+    if tail >= 0:
+        ji[tail, JI_RED_NEXT] = j
+    else:
+        gi[GI_RED_HEAD] = j
+    gi[GI_RED_TAIL] = j
+
+
+@njit(cache=True)
+def _red_unlink(W, j):
+    ji, gi = W[9], W[24]
+    prv = ji[j, JI_RED_PREV]
+    nxt = ji[j, JI_RED_NEXT]
+    if prv >= 0:
+        ji[prv, JI_RED_NEXT] = nxt
+    else:
+        gi[GI_RED_HEAD] = nxt
+    if nxt >= 0:
+        ji[nxt, JI_RED_PREV] = prv
+    else:
+        gi[GI_RED_TAIL] = prv
+    ji[j, JI_IN_RED] = 0
+
+
+@njit(cache=True)
+def _hold(W, j, s, hold):
+    """Withdraw (or re-issue) the requests of a reduce stage's unassigned tasks."""
+    ss, si, tsf, ti = W[12], W[14], W[17], W[18]
+    si[s, SI_HELD] = 1 if hold else 0
+    t0 = 0.0
+    t1 = 0.0
+    for task in range(si[s, SI_NEXT], ss[s, SS_HI]):
+        t0 += tsf[task, TSF_REQ]
+        t1 += tsf[task, TSF_REQ + 1]
+    task = si[s, SI_RETRY_HEAD]
+    while task >= 0:
+        t0 += tsf[task, TSF_REQ]
+        t1 += tsf[task, TSF_REQ + 1]
+        task = ti[task, TI_RETRY_NEXT]
+    if hold:
+        _add_pending(W, j, -t0, -t1)
+    else:
+        _add_pending(W, j, t0, t1)
+
+
+@njit(cache=True)
+def _preempt_reduces(W):
+    """MapReduce AM's preemptReducesIfNeeded: a job with unassigned maps, no running map
+    and reduces waiting for maps kills its newest waiting reduces until its next map
+    fits, and withholds its reduce requests until every map is assigned."""
+    js, ji, ss, si, tsf, gi = W[6], W[9], W[12], W[14], W[17], W[24]
+    killed = False
+    j = gi[GI_RED_HEAD]
+    while j >= 0:
+        nxt_job = ji[j, JI_RED_NEXT]
+        s = js[j, JS_ST_LO]
+        while si[s, SI_DEF_HEAD] < 0:
+            s += 1
+        m = s - 1
+        running_maps = (ss[m, SS_HI] - ss[m, SS_LO]) - si[m, SI_PENDING] - si[m, SI_DONE]
+        if si[m, SI_PENDING] > 0 and running_maps == 0:
+            task = _head_task(W, m)
+            leaf = js[j, JS_QUEUE]
+            r0 = tsf[task, TSF_REQ]
+            r1 = tsf[task, TSF_REQ + 1]
+            if not _fits(W, leaf, r0, r1):
+                if si[s, SI_HELD] == 0:
+                    _hold(W, j, s, True)
+                while si[s, SI_DEF_HEAD] >= 0 and not _fits(W, leaf, r0, r1):
+                    _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
+                    killed = True
+        j = nxt_job
+    return killed
 
 
 # --------------------------------------------------------------------------- preemption
@@ -1197,6 +1293,8 @@ def _preempt_v3(W):
             fd1 = min(math.floor(jf[j, JF_FAIR + 1] * threshold), jf[j, JF_USE + 1] + jf[j, JF_PEND + 1])
             is_starved = _below(W, policy, jf[j, JF_USE], jf[j, JF_USE + 1], fd0, fd1)
             if not is_starved:
+                jf[j, JF_LFAIR] = -INF
+            elif jf[j, JF_LFAIR] == -INF:
                 jf[j, JF_LFAIR] = t
             if not is_starved or t - jf[j, JF_LFAIR] < timeout:
                 jf[j, JF_FSTARV] = 0.0
@@ -1220,14 +1318,17 @@ def _preempt_v3(W):
         p0 = 0.0
         p1 = 0.0
         if st0 == 0.0 and st1 == 0.0:
-            qf[leaf, QF_LMIN] = t
-        elif t - qf[leaf, QF_LMIN] >= min_timeout:
-            p0 = max(st0 - f0, 0.0)
-            p1 = max(st1 - f1, 0.0)
+            qf[leaf, QF_LMIN] = -INF
         else:
-            e = qf[leaf, QF_LMIN] + min_timeout
-            if e > t and e < nxt_check:
-                nxt_check = e
+            if qf[leaf, QF_LMIN] == -INF:
+                qf[leaf, QF_LMIN] = t
+            if t - qf[leaf, QF_LMIN] >= min_timeout:
+                p0 = max(st0 - f0, 0.0)
+                p1 = max(st1 - f1, 0.0)
+            else:
+                e = qf[leaf, QF_LMIN] + min_timeout
+                if e > t and e < nxt_check:
+                    nxt_check = e
         for i in range(m):
             if p0 != 0.0 or p1 != 0.0:
                 if i >= k_ord:
@@ -1287,7 +1388,7 @@ def _requests(W, j, out_cap, out_n):
     while True:
         best = -1
         for s in range(lo, hi):
-            if used[s - lo] or si[s, SI_RELEASED] == 0 or si[s, SI_PENDING] <= 0:
+            if used[s - lo] or si[s, SI_RELEASED] == 0 or si[s, SI_HELD] == 1 or si[s, SI_PENDING] <= 0:
                 continue
             if best < 0 or ss[s, SS_PRIO] < ss[best, SS_PRIO]:
                 best = s
@@ -1453,8 +1554,12 @@ def _preempt_v12(W):
                 f0, f1 = _rmin(W, policy, s0, s1, d0, d1)
                 fair_starved = _below(W, policy, u0, u1, f0, f1)
             if not min_starved:
+                qf[leaf, QF_LMIN + d] = -INF
+            elif qf[leaf, QF_LMIN + d] == -INF:
                 qf[leaf, QF_LMIN + d] = t
             if not fair_starved:
+                qf[leaf, QF_LFAIR + d] = -INF
+            elif qf[leaf, QF_LFAIR + d] == -INF:
                 qf[leaf, QF_LFAIR + d] = t
             for which in range(2):
                 if which == 0:
@@ -1502,9 +1607,9 @@ def _preempt_v2(W):
         rm1 = 0.0
         rf0 = 0.0
         rf1 = 0.0
-        if t - qf[leaf, QF_LMIN] >= qsf[leaf, QSF_MIN_TO]:
+        if qf[leaf, QF_LMIN] > -INF and t - qf[leaf, QF_LMIN] >= qsf[leaf, QSF_MIN_TO]:
             rm0, rm1 = _rmax(W, policy, 0.0, 0.0, min(qsf[leaf, QSF_MIN], d0) - u0, min(qsf[leaf, QSF_MIN + 1], d1) - u1)
-        if t - qf[leaf, QF_LFAIR] >= qsf[leaf, QSF_FAIR_TO]:
+        if qf[leaf, QF_LFAIR] > -INF and t - qf[leaf, QF_LFAIR] >= qsf[leaf, QSF_FAIR_TO]:
             rf0, rf1 = _rmax(W, policy, 0.0, 0.0, min(qf[leaf, QF_FAIR], d0) - u0, min(qf[leaf, QF_FAIR + 1], d1) - u1)
         x0, x1 = _rmax(W, policy, rm0, rm1, rf0, rf1)
         tp0 = tp0 + x0
@@ -1603,9 +1708,9 @@ def _preempt_v1(W, d):
         running = qf[leaf, QF_USE + d]
         n_min = 0.0
         n_fair = 0.0
-        if t - qf[leaf, QF_LMIN + d] >= qsf[leaf, QSF_MIN_TO]:
+        if qf[leaf, QF_LMIN + d] > -INF and t - qf[leaf, QF_LMIN + d] >= qsf[leaf, QSF_MIN_TO]:
             n_min = max(0.0, min(qsf[leaf, QSF_MIN + d], dd) - running)
-        if t - qf[leaf, QF_LFAIR + d] >= qsf[leaf, QSF_FAIR_TO]:
+        if qf[leaf, QF_LFAIR + d] > -INF and t - qf[leaf, QF_LFAIR + d] >= qsf[leaf, QSF_FAIR_TO]:
             n_fair = max(0.0, math.floor(min(qf[leaf, QF_FAIR + d], dd)) - running)
         total += int(max(n_min, n_fair))
     if total <= 0:
@@ -1673,11 +1778,16 @@ def advance(W, t_stop, att_room):
         if gi[GI_DIRTY] != 0:
             _compute_shares(W)
         _allocate(W)
+        while gi[GI_RED_HEAD] >= 0 and _preempt_reduces(W):
+            _allocate(W)
         if cfg[C_PREEMPT] != 0.0:
             if cfg[C_VERSION] == 3.0:
                 _preempt_v3(W)
             else:
                 _preempt_v12(W)
+                _allocate(W)
+                while gi[GI_RED_HEAD] >= 0 and _preempt_reduces(W):
+                    _allocate(W)
     if t_stop != INF and t_stop > gf[G_NOW]:
         gf[G_NOW] = t_stop
     return 0

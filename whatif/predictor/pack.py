@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 POLICY_CODES = {"fair": 0, "fifo": 1, "drf": 2}
 
 #: Attempt states in the packed output (index into this tuple).
-ATTEMPT_STATE_NAMES = ("RUNNING", "SUCCEEDED", "FAILED", "KILLED")
+ATTEMPT_STATE_NAMES = ("RUNNING", "SUCCEEDED", "FAILED", "KILLED", "KILLED")
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,7 +22,7 @@ LOG2 = math.log(2.0)
 # Event kinds, in the order their tie-breaks do not depend on (heap is (time, seq)).
 END, KILL, AM_READY = 0, 1, 2
 # Attempt states (index into pack.ATTEMPT_STATE_NAMES).
-RUNNING, SUCCEEDED, FAILED, KILLED = 0, 1, 2, 3
+RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 
 
 def div(x: float, w: float) -> float:
@@ -87,7 +87,7 @@ class ReferenceEngine:
         self.job_stages_done = [0] * nj
         self.job_finish = np.full(nj, np.nan)
         self.job_fair = np.zeros((nj, 2))
-        self.job_last_fair = np.zeros(nj)
+        self.job_last_fair = np.full(nj, -INF)  # -inf: not starved at the last check
         self.job_next_check = np.zeros(nj)
         self.job_fair_starv = np.zeros((nj, 2))
         self.job_min_starv = np.zeros((nj, 2))
@@ -102,6 +102,8 @@ class ReferenceEngine:
         self.stage_done_time = np.full(ns, np.nan)
         self.stage_retry: list[list[int]] = [[] for _ in range(ns)]
         self.stage_waiting: list[list[int]] = [[] for _ in range(ns)]
+        self.stage_held = [False] * ns
+        self.reducing: list[int] = []  # jobs with reduces waiting for maps, in order found
         # tasks
         self.task_failures = [0] * nt
         # attempts
@@ -127,13 +129,13 @@ class ReferenceEngine:
         self.q_runnable = [0] * nq
         self.q_am_usage = np.zeros((nq, 2))
         self.q_fair = np.zeros((nq, 2))
-        self.q_last_min = np.full((nq, 2), self.now)
-        self.q_last_fair = np.full((nq, 2), self.now)
+        self.q_last_min = np.full((nq, 2), -INF)  # -inf: not starved at the last check
+        self.q_last_fair = np.full((nq, 2), -INF)
         self.next_check_v12 = INF
         self.leaf_apps: list[list[int]] = [[] for _ in range(nq)]
         self.leaf_dirty = [True] * nq
         self.shares_dirty = True
-        self.job_last_fair[:] = self.now
+        self.job_last_fair[:] = -INF
         for j, state in enumerate(self.job_state):
             if state in (1, 2):
                 leaf = int(self.p.job_queue[j])
@@ -207,18 +209,23 @@ class ReferenceEngine:
             if self.shares_dirty:
                 self._compute_shares()
             self._allocate()
+            while self.reducing and self._preempt_reduces():
+                self._allocate()
             if self.s.preemption:
                 if self.s.hadoop_version == 3:
                     self._preempt_v3()
                 else:
                     self._preempt_v12()
+                    self._allocate()
+                    while self.reducing and self._preempt_reduces():
+                        self._allocate()
         if t_stop != INF and t_stop > self.now:
             self.now = t_stop
 
     def _submit(self, j: int) -> None:
         p = self.p
         self.job_state[j] = 1
-        self.job_last_fair[j] = self.now
+        self.job_last_fair[j] = -INF
         if not p.job_has_am[j] and p.job_stage_ptr[j] == p.job_stage_ptr[j + 1]:
             self.job_state[j] = 3
             self.job_finish[j] = self.now
@@ -283,6 +290,45 @@ class ReferenceEngine:
                 self._finish_job(j)
             else:
                 self._release_stage(j, int(self.p.job_stage_ptr[j]))
+
+    def _hold(self, j: int, s: int, hold: bool) -> None:
+        """Withdraw (or re-issue) the requests of a reduce stage's unassigned tasks."""
+        p = self.p
+        self.stage_held[s] = hold
+        tasks = list(range(int(self.stage_next[s]), int(p.stage_task_end[s]))) + self.stage_retry[s]
+        total = np.zeros(2)
+        for task in tasks:
+            total = total + p.task_req[task]
+        self._add_pending(j, -total if hold else total)
+
+    def _preempt_reduces(self) -> bool:
+        """MapReduce AM (RMContainerAllocator.preemptReducesIfNeeded): free room for maps.
+
+        A job with unassigned maps, no running map and reduces waiting for maps kills
+        its newest waiting reduces until its next map fits, and withholds its reduce
+        requests until every map is assigned. Returns whether anything was killed.
+        """
+        p = self.p
+        killed = False
+        for j in list(self.reducing):
+            s = next(k for k in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])) if self.stage_waiting[k])
+            m = s - 1
+            size = int(p.stage_task_end[m] - p.stage_task_start[m])
+            running_maps = size - self.stage_pending[m] - self.stage_done[m]
+            if self.stage_pending[m] == 0 or running_maps > 0:
+                continue
+            task = int(self.stage_next[m]) if self.stage_next[m] < p.stage_task_end[m] else self.stage_retry[m][0]
+            leaf = int(p.job_queue[j])
+            if self._fits(leaf, p.task_req[task]):
+                continue
+            if not self.stage_held[s]:
+                self._hold(j, s, True)
+            while self.stage_waiting[s] and not self._fits(leaf, p.task_req[task]):
+                self._end_attempt(self.stage_waiting[s][-1], AM_KILLED)
+                killed = True
+            if not self.stage_waiting[s] and j in self.reducing:
+                self.reducing.remove(j)
+        return killed
 
     # ------------------------------------------------------------------ shares
     def _compute_shares(self) -> None:
@@ -469,7 +515,7 @@ class ReferenceEngine:
         p = self.p
         best = -1
         for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])):
-            if self.stage_released[s] and self.stage_pending[s] > 0 and p.stage_dim[s] == d:
+            if self.stage_released[s] and not self.stage_held[s] and self.stage_pending[s] > 0 and p.stage_dim[s] == d:
                 if best < 0 or p.stage_priority[s] < p.stage_priority[best]:
                     best = s
         return best
@@ -519,6 +565,8 @@ class ReferenceEngine:
             self.stage_retry[s].pop(0)
         del lo
         self._start_attempt(j, task, req)
+        if self.stage_pending[s] == 0 and s + 1 < p.job_stage_ptr[j + 1] and self.stage_held[s + 1]:
+            self._hold(j, s + 1, False)
         return True
 
     def _start_attempt(self, j: int, task: int, req) -> None:
@@ -552,6 +600,8 @@ class ReferenceEngine:
             self.att_outcome.append(SUCCEEDED)
             if np.isnan(self.stage_done_time[s - 1]):
                 self.stage_waiting[s].append(a)
+                if j not in self.reducing:
+                    self.reducing.append(j)
             else:
                 self._push(self._replay_finish(a, task, self.stage_done_time[s - 1]), END, a)
         else:
@@ -572,6 +622,8 @@ class ReferenceEngine:
         self.att_state[a] = state
         self.att_finish[a] = t
         self.att_preempted[a] = state == KILLED
+        if state == AM_KILLED:
+            self.att_state[a] = KILLED
         del self.running[a]
         if self.att_mark[a] >= 0:
             self.att_mark[a] = -1.0
@@ -588,9 +640,12 @@ class ReferenceEngine:
                 self.task_failures[task] += 1
             if a in self.stage_waiting[s]:
                 self.stage_waiting[s].remove(a)
+                if not self.stage_waiting[s] and j in self.reducing:
+                    self.reducing.remove(j)
             self.stage_retry[s].append(task)
             self.stage_pending[s] += 1
-            self._add_pending(j, req)
+            if not self.stage_held[s]:
+                self._add_pending(j, req)
             return
         self.stage_done[s] += 1
         size = int(p.stage_task_end[s] - p.stage_task_start[s])
@@ -605,6 +660,8 @@ class ReferenceEngine:
                     for w in self.stage_waiting[s + 1]:
                         self._push(self._replay_finish(w, self.att_task[w], t), END, w)
                     self.stage_waiting[s + 1] = []
+                    if j in self.reducing:
+                        self.reducing.remove(j)
             if self.job_stages_done[j] == p.job_stage_ptr[j + 1] - p.job_stage_ptr[j]:
                 self._finish_job(j)
         elif not last:
@@ -670,6 +727,8 @@ class ReferenceEngine:
                 )
                 is_starved = self._below(policy, self.job_usage[j], fair_demand)
                 if not is_starved:
+                    self.job_last_fair[j] = -INF
+                elif self.job_last_fair[j] == -INF:
                     self.job_last_fair[j] = t
                 if not is_starved or t - self.job_last_fair[j] < timeout:
                     self.job_fair_starv[j] = 0.0
@@ -685,14 +744,16 @@ class ReferenceEngine:
                 np.minimum(self.q.min_share[leaf], demand) - self.q_usage[leaf], 0.0
             )
             min_timeout = float(self.q.min_timeout[leaf])
+            pending = np.zeros(2)
             if not starvation.any():
-                self.q_last_min[leaf, 0] = t
-                pending = np.zeros(2)
-            elif t - self.q_last_min[leaf, 0] >= min_timeout:
-                pending = np.maximum(starvation - fair_total, 0.0)
+                self.q_last_min[leaf, 0] = -INF
             else:
-                candidates.append(self.q_last_min[leaf, 0] + min_timeout)
-                pending = np.zeros(2)
+                if self.q_last_min[leaf, 0] == -INF:
+                    self.q_last_min[leaf, 0] = t
+                if t - self.q_last_min[leaf, 0] >= min_timeout:
+                    pending = np.maximum(starvation - fair_total, 0.0)
+                else:
+                    candidates.append(self.q_last_min[leaf, 0] + min_timeout)
             for j in ordered:
                 if pending.any():
                     app_min = np.maximum(self.job_pend[j] - self.job_fair_starv[j], 0.0)
@@ -730,7 +791,7 @@ class ReferenceEngine:
         stages = [
             s
             for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1]))
-            if self.stage_released[s] and self.stage_pending[s] > 0
+            if self.stage_released[s] and not self.stage_held[s] and self.stage_pending[s] > 0
         ]
         stages.sort(key=lambda s: (p.stage_priority[s], s))
         out = []
@@ -820,10 +881,11 @@ class ReferenceEngine:
                     )
                     share = np.floor(self.q_fair[leaf] * self.q.fair_threshold[leaf])
                     fair_starved = self._below(policy, usage, self._rmin(policy, share, demand))
-                if not min_starved:
-                    self.q_last_min[leaf, d] = t
-                if not fair_starved:
-                    self.q_last_fair[leaf, d] = t
+                for table, starving in ((self.q_last_min, min_starved), (self.q_last_fair, fair_starved)):
+                    if not starving:
+                        table[leaf, d] = -INF
+                    elif table[leaf, d] == -INF:
+                        table[leaf, d] = t
                 for last, timeout, starving in (
                     (self.q_last_min[leaf, d], self.q.min_timeout[leaf], min_starved),
                     (self.q_last_fair[leaf, d], self.q.fair_timeout[leaf], fair_starved),
@@ -862,10 +924,10 @@ class ReferenceEngine:
             demand = self._demand(leaf)
             usage = self.q_usage[leaf]
             res_min = res_fair = np.zeros(2)
-            if t - self.q_last_min[leaf, 0] >= self.q.min_timeout[leaf]:
+            if self.q_last_min[leaf, 0] > -INF and t - self.q_last_min[leaf, 0] >= self.q.min_timeout[leaf]:
                 target = np.minimum(self.q.min_share[leaf], demand)
                 res_min = self._rmax(policy, np.zeros(2), target - usage)
-            if t - self.q_last_fair[leaf, 0] >= self.q.fair_timeout[leaf]:
+            if self.q_last_fair[leaf, 0] > -INF and t - self.q_last_fair[leaf, 0] >= self.q.fair_timeout[leaf]:
                 target = np.minimum(self.q_fair[leaf], demand)
                 res_fair = self._rmax(policy, np.zeros(2), target - usage)
             to_preempt = to_preempt + self._rmax(policy, res_min, res_fair)
@@ -949,9 +1011,9 @@ class ReferenceEngine:
             demand = self.q_usage[leaf, d] + self.q_pend_all[leaf, d]
             running = self.q_usage[leaf, d]
             n_min = n_fair = 0.0
-            if t - self.q_last_min[leaf, d] >= self.q.min_timeout[leaf]:
+            if self.q_last_min[leaf, d] > -INF and t - self.q_last_min[leaf, d] >= self.q.min_timeout[leaf]:
                 n_min = max(0.0, min(self.q.min_share[leaf, d], demand) - running)
-            if t - self.q_last_fair[leaf, d] >= self.q.fair_timeout[leaf]:
+            if self.q_last_fair[leaf, d] > -INF and t - self.q_last_fair[leaf, d] >= self.q.fair_timeout[leaf]:
                 n_fair = max(0.0, math.floor(min(self.q_fair[leaf, d], demand)) - running)
             total += int(max(n_min, n_fair))
         if total <= 0:

@@ -14,9 +14,11 @@ from emulated import CLUSTER, EQUAL, INVALID, WEIGHTED, FakeClock, tiny_trace, w
 from tempo.cli import cli
 from tempo.errors import RMError
 from tempo.rm import HTTPTransport, JobHistoryClient, RMClient
+from tempo.rm import emulated_rest as rest
 from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 from whatif.errors import AllocationError, ValidationError
+from whatif.predictor import SchedulerSettings
 from whatif.readers.lenient_json import loads_lenient
 
 REST = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop" / "rest"
@@ -94,7 +96,7 @@ def test_finished_time_filters(rm: EmulatedRM, client: RMClient, clock: FakeCloc
 def test_client_reads_metrics_and_scheduler(
     rm: EmulatedRM, client: RMClient, clock: FakeClock
 ) -> None:
-    """Cluster metrics and the Fair Scheduler tree parse, with steady shares from the weights."""
+    """Cluster metrics and the Fair Scheduler tree parse, with steady memory shares from the weights."""
     at(clock, 6.0)
     metrics = client.cluster_metrics()
     assert (metrics.total_mb, metrics.total_vcores) == (4096, 4)
@@ -102,6 +104,8 @@ def test_client_reads_metrics_and_scheduler(
     tree = client.scheduler()
     assert tree.queue("root.prod").steady_fair_resources.memory_mb == 3072
     assert tree.queue("root.engineer").steady_fair_resources.memory_mb == 1024
+    # As on Hadoop, the fair policy shares memory only: vCores shares are 0.
+    assert tree.queue("root.prod").steady_fair_resources.vcores == 0
     assert tree.queue("root.prod").used_resources.memory_mb > 0
     assert tree.cluster_resources.memory_mb == 4096
 
@@ -256,9 +260,17 @@ def test_settings_must_match_the_hadoop_version(config: Path) -> None:
 def test_workload_shift_lengthens_a_queue_from_a_time(config: Path, clock: FakeClock) -> None:
     """A shift scales task durations of one queue's jobs submitted from its start time on."""
     shift = WorkloadShift.parse("from=20,queue=prod,duration=3")
-    emulator = EmulatedRM(tiny_trace(), config, CLUSTER, engine="reference", shifts=[shift])
+    emulator = EmulatedRM(
+        tiny_trace(), config, CLUSTER, clock=clock, engine="reference", shifts=[shift]
+    )
     durations = emulator.workload.tasks.set_index("task_id")["duration_s"]
     assert durations["t5"] == 30.0 and durations["t1"] == 30.0 and durations["t6"] == 5.0
+    with emulator:
+        clock.advance(100.0)
+        apps = emulator.snapshot()
+        elapsed = {a["name"]: a["elapsedTime"] for a in rest.app_records(apps)}
+    # j3 now holds its container until 50 s, so engineer's j4 waits (13 s unshifted).
+    assert elapsed["j3"] == 30_000 and elapsed["j4"] == 28_000
 
 
 def test_workload_shift_speeds_arrivals() -> None:
@@ -294,3 +306,63 @@ def test_cli_needs_trace_config_and_cluster() -> None:
     """`tempo emulate-rm` without its inputs is a usage error."""
     result = CliRunner().invoke(cli, ["emulate-rm", "--speed", "10"])
     assert result.exit_code == 2 and "--trace" in result.output
+
+
+def test_queue_and_limit_filters(rm: EmulatedRM, client: RMClient, clock: FakeClock) -> None:
+    """`queue` matches only unfinished apps of that queue (as on the RM); `limit` caps the list."""
+    at(clock, 21.0)
+    body = client.transport.get_json("/ws/v1/cluster/apps", {"queue": "prod"})
+    assert [a["name"] for a in body["apps"]["app"]] == ["j1", "j3"]
+    at(clock, 200.0)
+    assert client.transport.get_json("/ws/v1/cluster/apps", {"queue": "prod"}) == {"apps": None}
+    assert len(client.transport.get_json("/ws/v1/cluster/apps", {"limit": 2})["apps"]["app"]) == 2
+
+
+def test_hadoop_2_responses(config: Path, clock: FakeClock) -> None:
+    """A Hadoop 2 emulator loads the file in the Hadoop 2 dialect and reports no launchTime."""
+    with EmulatedRM(
+        tiny_trace(),
+        config,
+        CLUSTER,
+        hadoop_version=2,
+        settings=SchedulerSettings(hadoop_version=2),
+        clock=clock,
+        engine="reference",
+    ) as emulator:
+        client = RMClient(HTTPTransport(emulator.url))
+        (app,) = client.transport.get_json("/ws/v1/cluster/apps")["apps"]["app"]
+        assert "launchTime" not in app and app["startedTime"] == 1_700_000_000_000
+        client.transport.close()
+
+
+def test_status_reports_clock_and_reloads(
+    rm: EmulatedRM, client: RMClient, clock: FakeClock
+) -> None:
+    """GET /ws/v1/emulator/status gives the emulated time and the file in force."""
+    at(clock, 7.0)
+    status = client.transport.get_json("/ws/v1/emulator/status")["emulator"]
+    assert status["traceTimeS"] == pytest.approx(7.0)
+    assert status["epochMs"] == 1_700_000_007_000
+    assert status["allocationSha256"] == rm.allocation_sha256
+    assert [r["trigger"] for r in status["reloads"]] == ["start"]
+
+
+def test_cli_refuses_a_bad_allocation_file(tmp_path: Path) -> None:
+    """`tempo emulate-rm` on a file Hadoop refuses exits 1 naming the problem, serving nothing."""
+    trace = Path(__file__).resolve().parents[3] / "traces" / "hadoop" / "sls"
+    bad = write(tmp_path / "bad.xml", INVALID)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "emulate-rm",
+            "--trace",
+            str(trace),
+            "--config",
+            str(bad),
+            "--cluster",
+            CLUSTER,
+            "--engine",
+            "reference",
+        ],
+    )
+    assert result.exit_code == 1 and "pro.d" in result.output

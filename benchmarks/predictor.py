@@ -1,0 +1,114 @@
+"""Predictor speed: synthetic workload over 6 queues with preemption on.
+
+Prints the cold start (JIT compile or cache load), packing, simulation and
+unpacking times, ``tasks_per_s=<number>`` for the simulation itself, the end-to-end
+rate, and the peak resident memory of the process.
+
+    python benchmarks/predictor.py [--tasks 1000000] [--engine numba|reference]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from whatif import Cluster, EffectiveAllocation, EffectiveQueue, Resources, Workload
+from whatif.predictor import SchedulerSettings, Simulation
+
+
+def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocation, Cluster]:
+    """Jobs of ~100 tasks (80 % maps, 20 % reduces) arriving to 6 queues at ~90 % load."""
+    rng = np.random.default_rng(seed)
+    per_job = 100
+    n_jobs = max(1, n_tasks // per_job)
+    containers = 2000
+    mean_task_s = 20.0
+    # Offered load: n_jobs * per_job * mean_task_s container-seconds over the span.
+    span = n_jobs * per_job * mean_task_s / (0.9 * containers)
+    submit = np.sort(rng.uniform(0, span, n_jobs)).round(1)
+    queues = np.array([f"root.q{i}" for i in range(6)])
+    job_ids = np.char.add("job_", np.char.zfill(np.arange(n_jobs).astype(str), 8))
+    jobs = pd.DataFrame(
+        {
+            "job_id": job_ids,
+            "queue": queues[rng.integers(0, 6, n_jobs)],
+            "submit_s": submit,
+            "user": np.char.add("u", rng.integers(0, 20, n_jobs).astype(str)),
+        }
+    )
+    n = n_jobs * per_job
+    job_of = np.repeat(np.arange(n_jobs), per_job)
+    k = np.tile(np.arange(per_job), n_jobs)
+    is_map = k < 80
+    tasks = pd.DataFrame(
+        {
+            "job_id": job_ids[job_of],
+            "task_id": np.char.add(np.char.add(job_ids[job_of], "_"), np.char.zfill(k.astype(str), 3)),
+            "stage": np.where(is_map, "map", "reduce"),
+            "stage_index": np.where(is_map, 1, 2),
+            "priority": np.where(is_map, 20, 10),
+            "duration_s": rng.lognormal(np.log(mean_task_s) - 0.5, 1.0, n).round(1),
+            "memory_mb": np.where(is_map, 1024.0, 2048.0),
+            "vcores": 1.0,
+        }
+    )
+    leaves = tuple(
+        EffectiveQueue(
+            str(q),
+            weight=float(1 + i % 3),
+            min_resources=Resources(200 * 1024.0, 200.0) if i < 2 else Resources(0.0, 0.0),
+            min_share_preemption_timeout_s=15.0,
+            fair_share_preemption_timeout_s=30.0,
+        )
+        for i, q in enumerate(queues)
+    )
+    allocation = EffectiveAllocation(root=EffectiveQueue("root", children=leaves))
+    cluster = Cluster(memory_mb=containers * 1024.0, vcores=float(containers))
+    return Workload(jobs=jobs, tasks=tasks), allocation, cluster
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=1_000_000)
+    parser.add_argument("--engine", choices=["numba", "reference"], default="numba")
+    parser.add_argument("--hadoop-version", type=int, choices=[1, 2, 3], default=3)
+    args = parser.parse_args(argv)
+    settings = SchedulerSettings(preemption=True, hadoop_version=args.hadoop_version)
+
+    t0 = time.perf_counter()
+    if args.engine == "numba":
+        # Cold start: JIT compile, or load the cache, by running a tiny workload.
+        small, alloc_small, cluster_small = synthetic(200)
+        Simulation(small, alloc_small, cluster_small, settings=settings).run_to_end()
+    cold = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    workload, allocation, cluster = synthetic(args.tasks)
+    build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    sim = Simulation(workload, allocation, cluster, settings=settings, engine=args.engine)
+    packing = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    sim.advance_to(float("inf"))
+    simulate = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    schedule = sim.schedule()
+    unpack = time.perf_counter() - t0
+    killed = int(schedule.attempts["preempted"].sum())
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    n = workload.n_tasks
+    print(f"engine={args.engine} hadoop_version={args.hadoop_version} tasks={n} jobs={workload.n_jobs}")
+    print(f"attempts={schedule.n_attempts} preempted={killed} unfinished_jobs={int(schedule.jobs['finish_s'].isna().sum())}")
+    print(f"cold_start_s={cold:.2f} build_workload_s={build:.2f} pack_s={packing:.2f} simulate_s={simulate:.2f} unpack_s={unpack:.2f}")
+    print(f"tasks_per_s={n / simulate:.0f}")
+    print(f"end_to_end_tasks_per_s={n / (packing + simulate + unpack):.0f}")
+    print(f"peak_rss_mib={peak_kib / 1024:.0f}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""Invariants of every predicted schedule, on random workloads, trees and settings."""
+
+import numpy as np
+import pandas as pd
+from conftest import build_workload, containers, flat_tree, scenarios
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from whatif.predictor import NoiseModel, SchedulerSettings, predict, write_jobruntime_csv
+from whatif.predictor.pack import full_queue_name
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def usage_at(attempts, t):
+    live = attempts[(attempts["start_s"] <= t) & (attempts["finish_s"] > t)]
+    return live["memory_mb"].sum(), live["vcores"].sum(), live
+
+
+@FAST
+@given(scenarios())
+def test_never_over_cluster_capacity_or_a_queue_max(scenario):
+    """At every container start, cluster usage and every queue's usage stay within limits."""
+    workload, allocation, cluster, sched, noise = scenario
+    if cluster.slots:
+        return
+    s = predict(workload, allocation, cluster, settings=sched, noise=noise)
+    a = s.attempts.merge(s.jobs[["job_id", "queue"]], on="job_id")
+    a["finish_s"] = a["finish_s"].fillna(np.inf)
+    limits = {
+        q.name: q.max_resources.resolve(type(q.min_resources)(cluster.memory_mb, cluster.vcores))
+        for q in allocation.queues()
+    }
+    for t in np.unique(a["start_s"]):
+        mem, cpu, live = usage_at(a, t)
+        assert mem <= cluster.memory_mb and cpu <= cluster.vcores
+        for name, limit in limits.items():
+            mine = live[(live["queue"] == name) | live["queue"].str.startswith(name + ".")]
+            assert mine["memory_mb"].sum() <= limit.memory_mb
+            assert mine["vcores"].sum() <= limit.vcores
+
+
+@FAST
+@given(scenarios())
+def test_every_task_succeeds_once_and_killed_ones_rerun(scenario):
+    """Each task of a finished job has exactly one successful attempt, after its killed ones."""
+    workload, allocation, cluster, sched, noise = scenario
+    s = predict(workload, allocation, cluster, settings=sched, noise=noise)
+    done_jobs = set(s.jobs.loc[s.jobs["state"] == "SUCCEEDED", "job_id"])
+    tasks = workload.tasks[workload.tasks["job_id"].isin(done_jobs)]
+    a = s.attempts[~s.attempts["is_am"]]
+    ok = a[a["state"] == "SUCCEEDED"].groupby("task_id")["start_s"].agg(["size", "max"])
+    assert set(ok.index) == set(tasks["task_id"]) and ok["size"].eq(1).all()
+    lost = a[a["state"].isin(["KILLED", "FAILED"]) & a["job_id"].isin(done_jobs)]
+    for row in lost.itertuples():
+        assert ok.loc[row.task_id, "max"] >= row.finish_s
+    finish = s.jobs.set_index("job_id")["finish_s"]
+    last = a.groupby("job_id")["finish_s"].max()
+    assert (finish[list(done_jobs)] == last[list(done_jobs)]).all()
+
+
+@FAST
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(1, 8), st.integers(1, 20)), min_size=1, max_size=6),
+    st.integers(1, 6),
+)
+def test_work_conserving_when_nothing_limits_a_queue(jobs, size):
+    """With one unlimited queue, a task that waits past its job's submission finds the cluster full."""
+    spec = [(f"j{i}", "a", sub, [("map", dur, 1024)] * n) for i, (sub, n, dur) in enumerate(jobs)]
+    workload = build_workload(spec)
+    s = predict(workload, flat_tree(a={}), containers(size))
+    a = s.attempts.merge(s.jobs[["job_id", "submit_s"]], on="job_id")
+    for row in a[a["start_s"] > a["submit_s"]].itertuples():
+        for t in np.unique(a["start_s"]):
+            if row.submit_s <= t < row.start_s:
+                mem, _, _ = usage_at(a, t)
+                assert mem + 1024 > size * 1024
+
+
+@FAST
+@given(scenarios(), st.integers(0, 5))
+def test_same_input_and_seed_give_byte_identical_schedules(scenario, seed):
+    """Determinism: two runs with the same input and seed serialize to the same bytes."""
+    workload, allocation, cluster, sched, _ = scenario
+    noise = NoiseModel(failure_probability=0.2, jitter_cv=0.3)
+    one = predict(workload, allocation, cluster, settings=sched, seed=seed, noise=noise)
+    two = predict(workload, allocation, cluster, settings=sched, seed=seed, noise=noise)
+    assert one.attempts.to_csv().encode() == two.attempts.to_csv().encode()
+    assert one.jobs.to_csv().encode() == two.jobs.to_csv().encode()
+
+
+def test_noise_changes_with_the_seed_and_failures_retry():
+    """Different seeds give different jittered schedules; failed attempts are retried."""
+    workload = build_workload([("j", "a", 0, [("map", 10, 1024)] * 20)])
+    noise = NoiseModel(failure_probability=0.3, jitter_cv=0.5, straggler_probability=0.2)
+    one = predict(workload, flat_tree(a={}), containers(4), seed=1, noise=noise)
+    two = predict(workload, flat_tree(a={}), containers(4), seed=2, noise=noise)
+    assert not one.attempts["finish_s"].equals(two.attempts["finish_s"])
+    assert (one.attempts["state"] == "FAILED").any()
+    assert (one.attempts["state"] == "SUCCEEDED").sum() == 20
+
+
+def test_jobruntime_csv_has_sls_columns(tmp_path):
+    """jobruntime.csv has SLS's columns with millisecond times."""
+    workload = build_workload([("j", "a", 2, [("map", 10, 1024)])])
+    s = predict(workload, flat_tree(a={}), containers(1))
+    path = write_jobruntime_csv(s, workload, tmp_path / "jobruntime.csv")
+    table = pd.read_csv(path)
+    assert list(table.columns) == ["JobID", "real_start_time", "real_end_time", "simulate_start_time", "simulate_end_time"]
+    assert table.iloc[0][["real_start_time", "simulate_start_time", "simulate_end_time"]].tolist() == [2000, 2000, 12000]
+
+
+def test_full_queue_name_prefixes_root():
+    """Bare leaf names live under root."""
+    assert full_queue_name("etl") == "root.etl" and full_queue_name("root.a.b") == "root.a.b"
+
+
+def test_default_settings_are_hadoop3_without_preemption():
+    """Defaults match yarn-default.xml."""
+    s = SchedulerSettings()
+    assert (s.preemption, s.utilization_threshold, s.wait_time_before_kill_s, s.hadoop_version) == (False, 0.8, 15.0, 3)
+    assert s.starvation_recheck_delay_s == 29.0
