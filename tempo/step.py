@@ -1,32 +1,32 @@
 """One PALD step on a window's workload: what `tempo tune` does with each window it observes.
 
-`PALDStepper.step` builds the configuration space around the configuration in force,
-the What-if Model of the templates' QS on the window's workload, and runs ONE PALD
-iteration (the iterate and its perturbations in one batch, the LOESS fit, the step,
-then the stepped point evaluated): the optimizer's pick among the points evaluated
-(`tempo.optimizers.select_best`: feasible first, then best on the OPTIMIZE
+`PALDStepper.step` builds the configuration space around the configuration in force
+and calls `tempo.optimize.optimize` with ``iterations=1``: ONE PALD iteration on the
+window's workload (the iterate and its perturbations in one batch through the What-if
+Model, the LOESS fit, the step, then the stepped point evaluated). The optimizer's
+pick among the points evaluated (feasible first, then best on the OPTIMIZE
 objectives), written into the document through the space, is the candidate.
 Predicted QS of the candidate and of the configuration in force come from the same
-batch (same workload, same seeds).
+run (same workload, same seeds).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from tempo.loop import Step, qs_entries, qs_labels
-from tempo.optimizers import PALD, Evaluation, Problem
+from tempo.optimize import optimize
 from tempo.space import ConfigurationSpace
-from tempo.templates import QSTemplate, constraints, objectives
+from tempo.templates import QSTemplate
 from whatif.allocation import AllocationDocument
 from whatif.cluster import Cluster
 from whatif.executors import Executor
 from whatif.metrics import full_path
-from whatif.whatif_model import WhatifModel
 from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
@@ -97,70 +97,44 @@ class PALDStepper:
 
     def step(self, document: AllocationDocument, workload: Workload) -> Step:
         """One PALD iteration from `document` on `workload`; see the module docstring."""
-        space = self.space(document)
-        goals = objectives(self.templates)
-        limits = constraints(self.templates)
-        entries = [(full_path(q), m) for q, m, _ in goals] + [
-            (full_path(q), m) for q, m, _ in limits
-        ]
-        model = WhatifModel(
+        outcome = optimize(
+            document,
+            workload,
+            self.templates,
             self.cluster,
-            entries,
-            replicates=self.replicates,
-            seed=self.seed,
-            engine=self.engine,
-            executor=self.executor,
-        )
-
-        def evaluate(points: np.ndarray) -> Evaluation:
-            candidates = [space.apply(document, x).effective() for x in np.atleast_2d(points)]
-            estimate = model.evaluate(candidates, workload)
-            return Evaluation(estimate.mean, estimate.spread)
-
-        start = space.encode(document.effective(), clip=True)
-        thresholds = np.r_[np.full(len(goals), np.inf), [r for _, _, r in limits]]
-        weights = np.r_[[p for _, _, p in goals], np.ones(len(limits))]
-        at_start = evaluate(start[None, :]).mean[0]
-        scales = np.where(
-            np.isfinite(at_start) & (np.abs(at_start) > 0),
-            np.abs(at_start),
-            np.where(np.isfinite(thresholds) & (thresholds != 0), np.abs(thresholds), 1.0),
-        )
-        problem = Problem(
-            dim=len(space),
-            evaluate=evaluate,
-            thresholds=thresholds,
-            start=start,
+            space=self.space(document),
+            algorithm="pald",
             radius=self.radius,
-            optimize_mask=np.r_[np.ones(len(goals), bool), np.zeros(len(limits), bool)],
-            weights=weights,
-            scales=scales,
-            projector=space.project,
-            distance=space.distance,
-            names=tuple(f"{i}:{label}" for i, label in enumerate(qs_labels(entries))),
+            iterations=1,
+            batch_size=self.batch_size,
+            algorithm_params={"step_size": self.step_size},
+            replicates=self.replicates,
+            executor=self.executor,
+            engine=self.engine,
+            seed=self.seed,
         )
-        optimizer = PALD(batch_size=self.batch_size, step_size=self.step_size)
-        result = optimizer.run(problem, budget=self.batch_size + 1, seed=self.seed)
-        candidate = space.apply(document, result.x)
+        result = outcome.result
         logger.info(
-            "PALD step: %d points evaluated, picked %s at distance %.3f",
+            "PALD step: %d points evaluated (%d failed), picked %s at distance %.3f",
             result.evaluations,
+            len(outcome.failures),
             result.history["role"].iloc[result.index],
-            result.distance,
+            outcome.distance,
         )
         labels = qs_labels(qs_entries(self.templates))
+        names = [f"{full_path(c.queue)}:{c.metric.label}" for c in outcome.components]
         return Step(
-            candidate=candidate,
-            predicted=_by_label(entries, result.mean, labels),
-            predicted_current=_by_label(entries, result.start_mean, labels),
-            distance=float(result.distance),
+            candidate=outcome.document,
+            predicted=_by_label(names, result.mean, labels),
+            predicted_current=_by_label(names, result.start_mean, labels),
+            distance=float(outcome.distance),
             note=f"{result.evaluations} What-if predictions",
         )
 
 
-def _by_label(entries, values: np.ndarray, labels: list[str]) -> dict[str, float]:
-    """The first value of each label, in `labels` order."""
+def _by_label(names: list[str], values: np.ndarray, labels: list[str]) -> dict[str, float]:
+    """The first value of each label, in `labels` order (NaN for a QS left out)."""
     found: dict[str, float] = {}
-    for label, value in zip(qs_labels(entries), values, strict=True):
-        found.setdefault(label, float(value))
-    return {label: found[label] for label in labels}
+    for name, value in zip(names, values, strict=True):
+        found.setdefault(name, float(value))
+    return {label: found.get(label, math.nan) for label in labels}
