@@ -481,3 +481,81 @@ def test_an_apply_the_rm_does_not_confirm_is_rejected(allocation):
     ).iterate()
     assert report.decision == "rejected" and "not in force after 60 s" in report.reason
     assert allocation.read_bytes() == XML
+
+
+# -- against the emulated RM ----------------------------------------------------------
+
+
+def _two_batches() -> Trace:
+    """An engineer job (two 40 s maps) and a prod job (one 30 s map) at 0 s, and again at 300 s."""
+    jobs = pd.DataFrame(
+        {
+            "job_id": ["e1", "p1", "e2", "p2"],
+            "queue": ["root.engineer", "root.prod"] * 2,
+            "submit_s": [0.0, 0.0, 300.0, 300.0],
+            "user": ["bob", "ann"] * 2,
+        }
+    )
+    tasks = pd.DataFrame(
+        {
+            "job_id": ["e1", "e1", "p1", "e2", "e2", "p2"],
+            "task_id": ["t1", "t2", "t3", "t4", "t5", "t6"],
+            "stage": ["map"] * 6,
+            "duration_s": [40.0, 40.0, 30.0, 40.0, 40.0, 30.0],
+            "memory_mb": [1024.0] * 6,
+            "vcores": [1.0] * 6,
+        }
+    )
+    return Trace(Workload(jobs, tasks))
+
+
+def test_a_workload_shift_in_the_emulated_rm_rolls_the_step_back(tmp_path):
+    """Engineer tasks 3x longer after an accepted step: the next window rolls it back on disk."""
+    from emulated import CLUSTER, WEIGHTED, write
+
+    from tempo.apply import Reload, recover
+    from tempo.rm.emulator import EmulatedRM
+    from tempo.rm.workload_shift import WorkloadShift
+    from tempo.tune import ConfigurationApplier, PausedClock
+
+    config = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
+    clock = PausedClock()
+    rm = EmulatedRM(
+        _two_batches(),
+        config,
+        CLUSTER,
+        speed=1.0,
+        engine="reference",
+        clock=clock,
+        shifts=[WorkloadShift(300.0, "root.engineer", duration_factor=3.0)],
+    )
+    url = rm.start()
+    try:
+        client = RMClient(HTTPTransport(url), history=JobHistoryClient(HTTPTransport(url)))
+        journal = MemoryJournal()
+        loop = TuningLoop(
+            observer=client,
+            stepper=DoublingStepper(),
+            applier=ConfigurationApplier(
+                config,
+                reload=Reload.wait(20.0),
+                confirm=client,
+                timeout_s=60.0,
+                sleep=clock.sleep,
+                clock=clock,
+            ),
+            journal=journal,
+            templates=TEMPLATES,
+            allocation_path=config,
+            window_s=300.0,
+            recover=recover,
+            clock=rm.now_s,
+        )
+        clock.sleep(300.0)
+        first, second = loop.run(max_iterations=2, interval_s=300.0, sleep=clock.sleep)
+    finally:
+        rm.stop()
+    assert first.decision == "accepted" and first.observed == {LABEL: 40.0}
+    assert second.decision == "rolled_back" and "40 -> 120" in second.reason
+    assert config.read_bytes() == WEIGHTED and rm.allocation_sha256 == file_sha256(config)
+    assert [a.outcome for a in journal.applies()] == ["confirmed", "confirmed"]
