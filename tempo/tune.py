@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import shutil
 import tempfile
 import time
@@ -73,6 +74,7 @@ class TuneSettings:
     confirm_timeout_s: float = 60.0
     ca_bundle: Path | None = None
     kerberos: bool = False
+    deadlines_path: Path | None = None
     tolerance: Tolerance = Tolerance()
     min_improvement: float = 0.01
     replicates: int = 1
@@ -200,6 +202,36 @@ def expert_deadlines(
     )
 
 
+def read_deadlines(path: str | Path) -> dict[str, float]:
+    """Job name to deadline in seconds after submission, from a CSV file with a header
+    ``name,deadline_s`` (the RM knows no deadlines; QS_DL of a live cluster needs them)."""
+    import csv
+
+    source = Path(path)
+    try:
+        with source.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except OSError as error:
+        raise TempoError(f"{source}: cannot read the deadlines file: {error.strerror}") from error
+    if not rows or [c.strip() for c in rows[0]] != ["name", "deadline_s"]:
+        raise TempoError(f"{source}:1: expected the header 'name,deadline_s'")
+    deadlines: dict[str, float] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        if not row or not "".join(row).strip():
+            continue
+        try:
+            name, text = (c.strip() for c in row)
+            value = float(text)
+        except ValueError:
+            raise TempoError(
+                f"{source}:{number}: expected a job name and seconds after submission, got {row!r}"
+            ) from None
+        if not (math.isfinite(value) and value >= 0):
+            raise TempoError(f"{source}:{number}: deadline_s: expected seconds >= 0, got {text!r}")
+        deadlines[name] = value
+    return deadlines
+
+
 def _needs_attempts(templates: Sequence[QSTemplate]) -> bool:
     return any(m.name in ("QS_WASTE", "QS_UTIL_NOPREEMPT") for t in templates for m in t.metrics)
 
@@ -286,6 +318,8 @@ def tune(
     observer: object = RMObserver(
         client, queues=[t.queue for t in templates], attempts=_needs_attempts(templates)
     )
+    if settings.deadlines_path is not None:
+        deadlines = {**deadlines, **read_deadlines(settings.deadlines_path)}
     if deadlines:
         observer = DeadlineObserver(observer, deadlines)
     stepper = PALDStepper(

@@ -101,6 +101,12 @@ def _started(run: TuneRun) -> None:
     help="Space file: the settings tempo may change and their bounds.",
 )
 @click.option(
+    "--deadlines",
+    "deadlines_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="CSV 'name,deadline_s': each recurring job's deadline in seconds after submission.",
+)
+@click.option(
     "--radius",
     type=click.FloatRange(0, 1, min_open=True),
     default=0.1,
@@ -182,6 +188,7 @@ def tune(
     templates_path: Path | None,
     cluster: str | None,
     space_path: Path | None,
+    deadlines_path: Path | None,
     radius: float,
     window_s: float,
     interval_s: float,
@@ -210,6 +217,7 @@ def tune(
         templates_path=templates_path,
         cluster=cluster,
         space_path=space_path,
+        deadlines_path=deadlines_path,
         radius=radius,
         window_s=window_s,
         interval_s=interval_s,

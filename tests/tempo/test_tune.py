@@ -81,3 +81,30 @@ def test_a_live_cluster_needs_its_file_templates_cluster_and_history_server(sett
     """With RM addresses, missing required settings fail before anything is contacted."""
     with pytest.raises(TempoError, match=message):
         tune(settings)
+
+
+def test_a_deadlines_file_maps_job_names_to_seconds(tmp_path):
+    """`read_deadlines` reads name,deadline_s rows, skipping blank lines."""
+    from tempo.tune import read_deadlines
+
+    path = tmp_path / "deadlines.csv"
+    path.write_text("name,deadline_s\nnightly-etl,3600\n\nhourly, 600.5\n")
+    assert read_deadlines(path) == {"nightly-etl": 3600.0, "hourly": 600.5}
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("job,when\nx,1\n", ":1: expected the header"),
+        ("name,deadline_s\nx,soon\n", ":2: expected a job name"),
+        ("name,deadline_s\nx,-5\n", ":2: deadline_s: expected seconds >= 0"),
+    ],
+)
+def test_a_bad_deadlines_file_names_the_line(tmp_path, text, where):
+    """A malformed deadlines file is refused with the file, the line and what was expected."""
+    from tempo.tune import read_deadlines
+
+    path = tmp_path / "deadlines.csv"
+    path.write_text(text)
+    with pytest.raises(TempoError, match=where):
+        read_deadlines(path)
