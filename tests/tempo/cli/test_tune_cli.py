@@ -193,3 +193,63 @@ def test_dry_run_on_the_emulated_sample_writes_nothing(tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "fair-scheduler.xml").read_bytes() == shipped
     assert not list(tmp_path.glob("fair-scheduler.xml.*"))
+
+
+def test_tune_against_a_live_rm_address(tmp_path):
+    """--rm/--history-server/--config: one iteration observes the RM's last window and is journalled."""
+    import sys
+    import time
+
+    from emulated import CLUSTER, WEIGHTED, FakeClock, tiny_trace, write
+
+    from tempo.rm.emulator import EmulatedRM
+
+    config = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
+    templates = tmp_path / "t.qs"
+    templates.write_text("QUEUE root.engineer OPTIMIZE QS_AJR;\n")
+    clock = FakeClock()
+    # The tiny trace's jobs (0 to 90 s) finished a few minutes ago, in wall-clock time.
+    rm = EmulatedRM(
+        tiny_trace(),
+        config,
+        CLUSTER,
+        engine="reference",
+        clock=clock,
+        epoch_offset_s=time.time() - 600.0,
+    )
+    url = rm.start()
+    clock.advance(200.0)
+    journal = tmp_path / "journal.sqlite"
+    refresh = f"from tempo.rm.emulator import request_refresh; request_refresh({url!r})"
+    try:
+        result = CliRunner().invoke(
+            cli,
+            [
+                "tune",
+                "--rm",
+                url,
+                "--history-server",
+                url,
+                "--config",
+                str(config),
+                "--templates",
+                str(templates),
+                "--cluster",
+                CLUSTER,
+                "--once",
+                "--engine",
+                "reference",
+                "--journal",
+                str(journal),
+                "--reload-command",
+                f"{sys.executable} -c {refresh!r}",
+            ],
+        )
+    finally:
+        rm.stop()
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(
+        CliRunner().invoke(cli, ["history", "--journal", str(journal), "--json"]).output
+    )
+    assert row["decision"] in ("accepted", "rejected") and "cannot observe" not in row["reason"]
+    assert row["observed_qs"][LABEL] > 0
