@@ -171,12 +171,12 @@ def test_history_json_lists_the_iterations_of_a_run(monkeypatch, tmp_path):
 
 @pytest.mark.slow
 def test_tempo_tune_runs_the_emulated_sample_end_to_end(tmp_path):
-    """`tempo tune` alone tunes a copy of the sample; the shipped file is untouched and journalled."""
+    """`tempo tune` alone accepts a step on a copy of the sample; the shipped file is untouched."""
     shipped = (REPO / "configs" / "two-tenant-expert.xml").read_bytes()
     runner = CliRunner()
     result = runner.invoke(cli, ["tune", "--max-iterations", "2", "--work-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "iteration 2" in result.output and "decision:" in result.output
+    assert "iteration 2" in result.output and "decision: ACCEPTED" in result.output
     assert (REPO / "configs" / "two-tenant-expert.xml").read_bytes() == shipped
     journal = tmp_path / "tempo-journal.sqlite"
     rows = json.loads(runner.invoke(cli, ["history", "--journal", str(journal), "--json"]).output)
