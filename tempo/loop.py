@@ -154,7 +154,6 @@ class Step:
     predicted: QS
     predicted_current: QS
     distance: float
-    note: str = ""
 
 
 class Stepper(Protocol):
@@ -363,7 +362,7 @@ class TuningLoop:
             logger.warning("%s: %s; recovering", state.path, state.description)
             self.recover(self.journal, state.path)
             state = self.journal.in_force()
-        self._finish_interrupted(state)
+        self._finish_interrupted()
         finished = [i for i in self.journal.iterations() if i.decision is not None]
         if state is not None and state.state == "external":
             message = (
@@ -386,7 +385,7 @@ class TuningLoop:
         self.resume_message_ = message
         return message
 
-    def _finish_interrupted(self, state: object) -> None:
+    def _finish_interrupted(self) -> None:
         items = self.journal.iterations()
         if not items or items[-1].decision is not None:
             return

@@ -128,7 +128,6 @@ class PALDStepper:
             predicted=_by_label(names, result.mean, labels),
             predicted_current=_by_label(names, result.start_mean, labels),
             distance=float(outcome.distance),
-            note=f"{result.evaluations} What-if predictions",
         )
 
 
