@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "optimize": "tempo.cli.optimize:optimize",
     "qs": "tempo.cli.qs:qs",
     "trace": "tempo.cli.trace:trace",
+    "tune": "tempo.cli.tune:tune",
     "workload": "tempo.cli.workload:workload",
 }
 
