@@ -444,7 +444,9 @@ def optimize(
     ``iterations * batch_size + 1`` What-if predictions (x `replicates` predictor runs).
     The configuration in force is the first point evaluated; the point picked is the
     one a DBA would apply among all evaluated (feasible first, then best on the OPTIMIZE
-    objectives), so the outcome never has a predicted QS vector the optimizer did not see.
+    objectives), so the outcome never has a predicted QS vector the optimizer did not see
+    (one exception: when the pick is the configuration in force, its document is returned
+    unchanged, even where ``space.encode(clip=True)`` clipped a value to the bounds).
 
     ``iterations=1`` is one PALD step of the control loop: one batch around the
     configuration in force plus the step's point.

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from tempo.errors import TempoError
 from tempo.templates import QSTemplate, required_metrics
 from whatif.cluster import Cluster
 from whatif.metrics import Metric, Window, evaluate, has_deadlines
@@ -43,6 +44,7 @@ class QSReport:
     values: pd.DataFrame
     constraints: pd.DataFrame
     has_prediction: bool
+    has_observation: bool = True
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (NaN becomes None)."""
@@ -53,12 +55,14 @@ class QSReport:
                 for r in records
             ]
 
-        values = self.values if self.has_prediction else self.values.drop(columns="predicted")
-        constraints = (
-            self.constraints
-            if self.has_prediction
-            else self.constraints.drop(columns=["predicted", "predicted_met"])
-        )
+        values, constraints = self.values, self.constraints
+        for side, present in (
+            ("observed", self.has_observation),
+            ("predicted", self.has_prediction),
+        ):
+            if not present:
+                values = values.drop(columns=side)
+                constraints = constraints.drop(columns=[side, f"{side}_met"])
         return {
             "window": {
                 "start_s": self.window.start_s,
@@ -73,7 +77,12 @@ class QSReport:
         """Plain text: a table of metrics (rows) by queue (columns) per side, then the constraints."""
         w = self.window
         lines = [f"window [{w.start_s:g}, {w.end_s:g}) s ({w.length_s / 60:g} min)"]
-        for side in ("observed", "predicted") if self.has_prediction else ("observed",):
+        sides = [
+            s
+            for s, on in (("observed", self.has_observation), ("predicted", self.has_prediction))
+            if on
+        ]
+        for side in sides:
             wide = self.values.pivot(index="metric", columns="queue", values=side)
             wide = wide.reindex(
                 index=list(dict.fromkeys(self.values["metric"])),
@@ -97,18 +106,16 @@ class QSReport:
             lines.append("")
             lines.append("constraints")
             for row in self.constraints.itertuples(index=False):
-                line = (
-                    f"  {row.queue:<20} {row.constraint:<32} observed "
-                    f"{format_value(row.observed, row.unit)} {_status(row.observed_met)}"
-                )
-                if self.has_prediction:
-                    line += f", predicted {format_value(row.predicted, row.unit)} {_status(row.predicted_met)}"
-                lines.append(line)
+                parts = [
+                    f"{side} {format_value(getattr(row, side), row.unit)} {_status(getattr(row, side + '_met'))}"
+                    for side in sides
+                ]
+                lines.append(f"  {row.queue:<20} {row.constraint:<32} " + ", ".join(parts))
         return "\n".join(lines)
 
 
 def qs_report(
-    schedule: Schedule,
+    schedule: Schedule | None,
     templates: Sequence[QSTemplate] = (),
     *,
     window: Window,
@@ -122,8 +129,11 @@ def qs_report(
     The metrics shown are `BASE_METRICS`, `RESOURCE_METRICS` when `cluster` is
     given, `DEADLINE_METRICS` when `workload` carries deadlines, and every
     metric the templates name. Queues are those of the schedules, the
-    templates and `queues`.
+    templates and `queues`. `schedule` (the observed one) may be None when
+    a trace recorded no task times; then only `predicted` has values.
     """
+    if schedule is None and predicted is None:
+        raise TempoError("qs_report: give an observed schedule, a predicted one, or both")
     templates = list(templates)
     metrics = list(BASE_METRICS)
     if cluster is not None:
@@ -134,13 +144,18 @@ def qs_report(
     names = [*queues, *(t.queue for t in templates)]
     if predicted is not None:
         names += predicted.queues
+    if schedule is not None:
+        names += schedule.queues
     kwargs = {"window": window, "cluster": cluster, "workload": workload, "queues": names}
-    observed = evaluate(schedule, metrics, **kwargs)
-    forecast = (
-        evaluate(predicted, metrics, **kwargs).reindex(index=observed.index)
-        if predicted is not None
-        else pd.DataFrame(np.nan, index=observed.index, columns=observed.columns)
-    )
+    tables = {
+        side: evaluate(s, metrics, **kwargs)
+        for side, s in (("observed", schedule), ("predicted", predicted))
+        if s is not None
+    }
+    index = next(iter(tables.values())).index
+    blank = pd.DataFrame(np.nan, index=index, columns=[m.label for m in metrics])
+    observed = tables.get("observed", blank).reindex(index=index)
+    forecast = tables.get("predicted", blank).reindex(index=index)
     units = {m.label: m.unit for m in metrics}
     values = (
         observed.stack(future_stack=True)
@@ -165,7 +180,7 @@ def qs_report(
                     "op": c.op,
                     "threshold": c.threshold,
                     "observed": seen,
-                    "observed_met": c.is_met(seen),
+                    "observed_met": c.is_met(seen) if schedule is not None else None,
                     "predicted": guess,
                     "predicted_met": c.is_met(guess) if predicted is not None else None,
                 }
@@ -186,7 +201,7 @@ def qs_report(
     table = pd.DataFrame(rows, columns=columns).astype(
         {"observed_met": object, "predicted_met": object}
     )
-    return QSReport(window, values, table, predicted is not None)
+    return QSReport(window, values, table, predicted is not None, schedule is not None)
 
 
 def format_value(value: float, unit: str) -> str:

@@ -20,10 +20,12 @@ from whatif.errors import WhatifError
 #: CLI name -> "module:attribute" of the click command or group.
 COMMANDS: dict[str, str] = {
     "config": "tempo.cli.config:config",
+    "emulate-rm": "tempo.cli.emulate:emulate_rm",
     "history": "tempo.cli.history:history",
     "optimize": "tempo.cli.optimize:optimize",
     "qs": "tempo.cli.qs:qs",
     "trace": "tempo.cli.trace:trace",
+    "tune": "tempo.cli.tune:tune",
     "whatif": "tempo.cli.whatif:whatif",
     "workload": "tempo.cli.workload:workload",
 }

@@ -171,6 +171,16 @@ def check_decision(decision: str) -> None:
         raise JournalError(f"decision: expected one of {', '.join(DECISIONS)}, got {decision!r}")
 
 
+def check_sha256(value: object, *, field: str) -> str:
+    """A file's digest as a non-empty string, or a JournalError naming `field`.
+
+    Catches the None that `file_sha256` returns for a missing file.
+    """
+    if not (isinstance(value, str) and value):
+        raise JournalError(f"{field}: expected the SHA-256 digest of an existing file, got {value!r}")
+    return value
+
+
 def check_outcome(outcome: str) -> None:
     if outcome not in OUTCOMES:
         raise JournalError(f"outcome: expected one of {', '.join(OUTCOMES)}, got {outcome!r}")

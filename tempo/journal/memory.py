@@ -19,6 +19,7 @@ from tempo.journal.base import (
     absolute,
     check_decision,
     check_outcome,
+    check_sha256,
     qs_json,
 )
 
@@ -45,6 +46,7 @@ class MemoryJournal(Journal):
         observed_qs: Mapping[str, Any] | None = None,
         started_s: float | None = None,
     ) -> int:
+        check_sha256(config_sha256, field="config_sha256")
         record = Iteration(
             id=len(self._iterations) + 1,
             started_s=self.clock() if started_s is None else float(started_s),

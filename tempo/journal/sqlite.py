@@ -28,6 +28,7 @@ from tempo.journal.base import (
     absolute,
     check_decision,
     check_outcome,
+    check_sha256,
     qs_json,
 )
 
@@ -181,6 +182,7 @@ class SQLiteJournal(Journal):
         observed_qs: Mapping[str, Any] | None = None,
         started_s: float | None = None,
     ) -> int:
+        check_sha256(config_sha256, field="config_sha256")
         observed = _dumps(qs_json(observed_qs, field="observed_qs"))
         with self._transaction() as db:
             cursor = db.execute(

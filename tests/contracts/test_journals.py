@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tempo import JournalError
-from tempo.journal import DECISIONS, IN_FORCE_STATES, MemoryJournal, SQLiteJournal
+from tempo.journal import DECISIONS, IN_FORCE_STATES, MemoryJournal, SQLiteJournal, file_sha256
 
 
 class Clock:
@@ -131,6 +131,14 @@ def test_qs_values_are_json_clean(journal, alloc):
     record = journal.last()
     assert record.observed_qs == {"a": None, "b": 2.5, "c": None, "d": 3}
     json.dumps(record.to_dict(), allow_nan=False)
+
+
+def test_missing_configuration_hash_is_a_clear_error(journal, tmp_path):
+    """A missing file's hash (None) is refused with the field named, and nothing is recorded."""
+    missing = file_sha256(tmp_path / "nowhere.xml")
+    with pytest.raises(JournalError, match="config_sha256: expected the SHA-256 digest of an existing file"):
+        journal.begin_iteration(config_path=str(tmp_path / "nowhere.xml"), config_sha256=missing)
+    assert journal.iterations() == []
 
 
 def test_bad_decision_records_nothing(journal, alloc):

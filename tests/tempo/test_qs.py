@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from tempo.errors import TempoError
 from tempo.qs import format_value, qs_report
 from tempo.templates import parse_templates
 from whatif import ValidationError
@@ -131,3 +132,25 @@ def test_to_dict_is_json_ready(make_trace, qs_templates_text, small_cluster):
 def test_format_value_uses_the_metric_unit(value, unit, text):
     """Fractions print as %, times in s, counts as integers, NaN as '-'."""
     assert format_value(value, unit) == text
+
+
+def test_predicted_only_report_when_nothing_was_observed(
+    make_trace, qs_templates_text, small_cluster
+):
+    """Without an observed schedule the report carries only predicted values."""
+    workload, schedule = make_trace()
+    templates = parse_templates(qs_templates_text)
+    report = qs_report(
+        None,
+        templates,
+        window=Window.covering(schedule),
+        cluster=small_cluster,
+        workload=workload,
+        predicted=schedule,
+    )
+    assert report.values["observed"].isna().all() and report.values["predicted"].notna().any()
+    assert report.constraints["observed_met"].isna().all()
+    assert "observed" not in report.to_text().split("constraints")[0]
+    assert all("observed" not in row for row in report.to_dict()["values"])
+    with pytest.raises(TempoError, match="give an observed schedule"):
+        qs_report(None, templates, window=Window.covering(schedule))

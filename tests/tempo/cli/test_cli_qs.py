@@ -63,3 +63,57 @@ def test_qs_bad_window_is_exit_1(trace_dir):
     result = CliRunner().invoke(cli, ["qs", "--trace", str(trace_dir), "--window", "soon"])
     assert result.exit_code == 1
     assert "expected a number with an optional unit" in result.output
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[3]
+
+
+def test_qs_with_config_predicts_on_the_bundled_two_tenant_trace():
+    """--config predicts the schedule; a trace without task times shows predicted values only."""
+    args = [
+        "qs",
+        "--trace",
+        str(ROOT / "traces/two-tenant"),
+        "--templates",
+        str(ROOT / "templates/two-tenant"),
+    ]
+    config = [
+        "--config",
+        str(ROOT / "configs/two-tenant-expert.xml"),
+        "--cluster",
+        "memory-mb=409600,vcores=400",
+    ]
+    result = CliRunner().invoke(cli, [*args, *config, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert all("predicted" in row and "observed" not in row for row in data["values"])
+    assert {c["queue"] for c in data["constraints"]} == {"root.prod", "root.engineer"}
+    assert all(c["predicted_met"] in (True, False) for c in data["constraints"])
+    missing = CliRunner().invoke(cli, args)
+    assert missing.exit_code == 1 and "pass --config and --cluster" in missing.output
+
+
+def test_qs_config_without_cluster_is_a_usage_error(trace_dir):
+    """--config without --cluster is refused with exit 2."""
+    result = CliRunner().invoke(cli, ["qs", "--trace", str(trace_dir), "--config", "x.xml"])
+    assert result.exit_code == 2 and "--config needs --cluster" in result.output
+
+
+def test_qs_unknown_template_queue_is_checked_against_the_config(tmp_path):
+    """A template for a queue the allocation file lacks is reported with its place."""
+    (tmp_path / "t.qs").write_text("QUEUE root.nosuch\nOPTIMIZE QS_AJR;\n")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "qs",
+            "--trace",
+            str(ROOT / "traces/two-tenant"),
+            "--templates",
+            str(tmp_path / "t.qs"),
+            "--config",
+            str(ROOT / "configs/two-tenant-expert.xml"),
+            "--cluster",
+            "memory-mb=409600,vcores=400",
+        ],
+    )
+    assert result.exit_code == 1 and "root.nosuch" in result.output and "t.qs:1" in result.output

@@ -1,0 +1,126 @@
+"""`tempo emulate-rm`: serve an emulated ResourceManager replaying a trace, and ask it to reload."""
+
+from __future__ import annotations
+
+import click
+
+from tempo.rm.emulator import EmulatedRM, request_refresh
+from tempo.rm.workload_shift import WorkloadShift
+
+
+def _shift(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple:
+    try:
+        return tuple(WorkloadShift.parse(v) for v in values)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from error
+
+
+@click.group(invoke_without_command=True)
+@click.option(
+    "--trace",
+    "trace_path",
+    type=click.Path(exists=True),
+    help="Trace to replay (any format tempo reads).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Allocation file the emulated RM loads and watches.",
+)
+@click.option(
+    "--cluster", "cluster_spec", help="Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8."
+)
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Trace seconds per wall second.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port on 127.0.0.1 (0: any free port).",
+)
+@click.option(
+    "--start",
+    "start_s",
+    type=float,
+    default=None,
+    help="Trace time to start at [default: first submission].",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["numba", "reference"]),
+    default="numba",
+    show_default=True,
+    help="Predictor engine.",
+)
+@click.option(
+    "--shift",
+    "shifts",
+    multiple=True,
+    callback=_shift,
+    metavar="from=T[,queue=Q][,duration=F][,arrival=F]",
+    help="Change the workload from trace time T on (repeatable).",
+)
+@click.pass_context
+def emulate_rm(
+    ctx: click.Context,
+    trace_path: str | None,
+    config_path: str | None,
+    cluster_spec: str | None,
+    speed: float,
+    port: int,
+    start_s: float | None,
+    engine: str,
+    shifts: tuple[WorkloadShift, ...],
+) -> None:
+    """Replay a trace behind the RM and JobHistory REST APIs until Ctrl-C; print the URL."""
+    if ctx.invoked_subcommand is not None:
+        return
+    missing = [
+        f"--{n}"
+        for n, v in (("trace", trace_path), ("config", config_path), ("cluster", cluster_spec))
+        if not v
+    ]
+    if missing:
+        raise click.UsageError(f"missing {', '.join(missing)}")
+    rm = EmulatedRM.from_files(
+        trace_path,
+        config_path,
+        cluster_spec,
+        speed=speed,
+        port=port,
+        start_s=start_s,
+        engine=engine,
+        shifts=shifts,
+    )
+    url = rm.start()
+    click.echo(f"emulated ResourceManager and JobHistory Server at {url} (Ctrl-C stops)")
+    click.echo(f"reload now: tempo emulate-rm refresh --rm {url}")
+    try:
+        rm.wait()
+    except KeyboardInterrupt:
+        click.echo("stopping")
+    finally:
+        rm.stop()
+
+
+@emulate_rm.command()
+@click.option("--rm", "url", required=True, help="Base URL of the emulated RM.")
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Seconds to wait for the answer.",
+)
+def refresh(url: str, timeout_s: float) -> None:
+    """Reload the allocation file now (the emulated `yarn rmadmin -refreshQueues`); exit 1 if refused."""
+    event = request_refresh(url, timeout_s=timeout_s)
+    click.echo("reloaded" if event.changed else "unchanged: the file is already in force")

@@ -1,0 +1,242 @@
+"""`tempo tune`: the closed tuning loop against a live ResourceManager, or the emulated one."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from tempo.errors import TempoError
+from tempo.loop import IterationReport, Tolerance, describe_change
+from tempo.templates import parse_duration
+from tempo.tune import TuneRun, TuneSettings
+from tempo.tune import tune as run_tune
+
+_DECISIONS = {
+    "accepted": "ACCEPTED",
+    "rolled_back": "ROLLED BACK",
+    "rejected": "REJECTED",
+    "dry_run": "DRY RUN",
+}
+
+
+def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        seconds = parse_duration(value)
+    except TempoError as error:
+        raise click.BadParameter(str(error)) from None
+    if seconds <= 0:
+        raise click.BadParameter(f"expected a duration > 0, got {value!r}")
+    return seconds
+
+
+def _number(value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.4g}"
+
+
+def _when(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def render(report: IterationReport) -> str:
+    """One iteration for people: the window, the QS table, the decision and why."""
+    lines = [
+        f"iteration {report.id}: window {_when(report.begin_s)} .. {_when(report.end_s)} UTC, "
+        f"{report.jobs} job(s)"
+    ]
+    labels = list(report.observed)
+    if labels:
+        columns = [("observed", report.observed)]
+        if report.baseline is not None:
+            columns.insert(0, ("before step", report.baseline))
+        if report.predicted_current is not None:
+            columns.append(("predicted now", report.predicted_current))
+        if report.predicted is not None:
+            columns.append(("predicted step", report.predicted))
+        width = max(len(label) for label in labels) + 2
+        lines.append("  " + "QS".ljust(width) + "".join(f"{n:>16}" for n, _ in columns))
+        for label in labels:
+            cells = "".join(f"{_number(values.get(label)):>16}" for _, values in columns)
+            lines.append("  " + label.ljust(width) + cells)
+    lines.append(f"  decision: {_DECISIONS[report.decision]}")
+    lines.append(f"  reason:   {report.reason}")
+    if report.diff and report.decision in ("accepted", "dry_run", "rolled_back"):
+        lines.append("  changes:")
+        lines.extend(f"    {describe_change(d)}" for d in report.diff)
+    return "\n".join(lines)
+
+
+def _started(run: TuneRun) -> None:
+    where = "the emulated RM (bundled two-tenant sample)" if run.emulated else "the cluster"
+    click.echo(f"tuning {run.config_path} on {where}; journal {run.journal_path}")
+    click.echo(f"{run.resumed}\n")
+
+
+@click.command()
+@click.option("--rm", "rm_urls", multiple=True, help="ResourceManager URL (repeat for HA).")
+@click.option("--history-server", "history_url", help="MapReduce JobHistory Server URL.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The allocation file the RM reads (tempo rewrites it).",
+)
+@click.option(
+    "--templates",
+    "templates_path",
+    type=click.Path(exists=True, path_type=Path),
+    help="QS template file or directory.",
+)
+@click.option("--cluster", help="Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8.")
+@click.option(
+    "--space",
+    "space_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Space file: the settings tempo may change and their bounds.",
+)
+@click.option(
+    "--deadlines",
+    "deadlines_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="CSV 'name,deadline_s': each recurring job's deadline in seconds after submission.",
+)
+@click.option(
+    "--radius",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=0.1,
+    show_default=True,
+    help="Risk radius (normalized distance per step).",
+)
+@click.option(
+    "--window",
+    "window_s",
+    callback=_seconds,
+    default="45min",
+    show_default=True,
+    help="Length of the observed window.",
+)
+@click.option(
+    "--interval",
+    "interval_s",
+    callback=_seconds,
+    default="45min",
+    show_default=True,
+    help="Time between iterations.",
+)
+@click.option("--once", is_flag=True, help="Run one iteration and exit.")
+@click.option(
+    "--max-iterations",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop after N iterations [default: forever; 3 with the emulated RM].",
+)
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option(
+    "--journal",
+    "journal_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Journal file [default: $TEMPO_JOURNAL, else ./tempo-journal.sqlite; with the emulated RM, in its work directory].",
+)
+@click.option(
+    "--reload-command",
+    help='Command that makes the RM reload the file, e.g. "yarn rmadmin -refreshQueues" [default: wait 15 s for its own reload].',
+)
+@click.option(
+    "--ca-bundle",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="PEM file of the cluster's CA.",
+)
+@click.option(
+    "--kerberos",
+    is_flag=True,
+    help="Authenticate with SPNEGO (kinit first; needs the kerberos extra).",
+)
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    default=0.05,
+    show_default=True,
+    help="Relative noise allowed before an observed QS counts as worse.",
+)
+@click.option(
+    "--min-gain",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Smallest predicted relative improvement worth a change [default: 0.01; 0 (any gain) with the emulated RM].",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["numba", "reference"]),
+    default=None,
+    help="Predictor engine [default: numba; reference with the emulated RM].",
+)
+@click.option(
+    "--work-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Emulated RM only: where the copy of the configuration and the journal go [default: a new temporary directory].",
+)
+def tune(
+    rm_urls: tuple[str, ...],
+    history_url: str | None,
+    config_path: Path | None,
+    templates_path: Path | None,
+    cluster: str | None,
+    space_path: Path | None,
+    deadlines_path: Path | None,
+    radius: float,
+    window_s: float,
+    interval_s: float,
+    once: bool,
+    max_iterations: int | None,
+    dry_run: bool,
+    journal_path: Path | None,
+    reload_command: str | None,
+    ca_bundle: Path | None,
+    kerberos: bool,
+    tolerance: float,
+    min_gain: float | None,
+    engine: str | None,
+    work_dir: Path | None,
+) -> None:
+    """Tune the Fair Scheduler in a closed loop: observe, roll back or step, apply.
+
+    Without --rm, runs a few iterations against an emulated RM replaying the
+    bundled two-tenant sample (a copy of its configuration is tuned).
+    """
+    emulated = not rm_urls
+    settings = TuneSettings(
+        rm_urls=rm_urls,
+        history_url=history_url,
+        config_path=config_path,
+        templates_path=templates_path,
+        cluster=cluster,
+        space_path=space_path,
+        deadlines_path=deadlines_path,
+        radius=radius,
+        window_s=window_s,
+        interval_s=interval_s,
+        max_iterations=1 if once else max_iterations or (3 if emulated else None),
+        dry_run=dry_run,
+        journal_path=journal_path,
+        reload_command=reload_command,
+        ca_bundle=ca_bundle,
+        kerberos=kerberos,
+        tolerance=Tolerance(relative=tolerance),
+        min_improvement=min_gain if min_gain is not None else (0.0 if emulated else 0.01),
+        engine=engine or ("reference" if emulated else "numba"),
+        work_dir=work_dir,
+    )
+    run = run_tune(settings, on_start=_started, callback=lambda r: click.echo(render(r) + "\n"))
+    counts = {d: sum(r.decision == d for r in run.reports) for d in _DECISIONS}
+    summary = ", ".join(f"{n} {d}" for d, n in counts.items() if n)
+    click.echo(
+        f"{len(run.reports)} iteration(s): {summary or 'none'}"
+        + (" (interrupted)" if run.interrupted else "")
+    )
+    click.echo(f"history: tempo history --journal {run.journal_path}")

@@ -1,0 +1,139 @@
+"""One PALD step on a window's workload: what `tempo tune` does with each window it observes.
+
+`PALDStepper.step` builds the configuration space around the configuration in force
+and calls `tempo.optimize.optimize` with ``iterations=1``: ONE PALD iteration on the
+window's workload (the iterate and its perturbations in one batch through the What-if
+Model, the LOESS fit, the step, then the stepped point evaluated). The optimizer's
+pick among the points evaluated (feasible first, then best on the OPTIMIZE
+objectives), written into the document through the space, is the candidate.
+Predicted QS of the candidate and of the configuration in force come from the same
+run (same workload, same seeds).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from tempo.loop import Step, qs_entries, qs_labels
+from tempo.optimize import optimize
+from tempo.space import ConfigurationSpace
+from tempo.templates import QSTemplate
+from whatif.allocation import AllocationDocument
+from whatif.cluster import Cluster
+from whatif.executors import Executor
+from whatif.metrics import full_path
+from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
+
+
+class PALDStepper:
+    """Proposes one PALD step inside the risk radius (a `tempo.loop.Stepper`).
+
+    Parameters
+    ----------
+    templates : sequence of QSTemplate
+    cluster : Cluster
+    space_path : path, optional
+        A space file (TOML); the default space of the configuration in force otherwise.
+    overrides : sequence of str
+        ``QUEUE.SETTING=LOW:HIGH`` overrides of the space.
+    radius : float
+        Risk radius: the largest normalized distance a step may move.
+    replicates : int
+        Seeded predictor runs per candidate.
+    batch_size : int
+        Points per PALD iteration (the iterate and its perturbations).
+    step_size : float
+        PALD's first step length (normalized distance).
+    executor : Executor, optional
+        Where the What-if Model runs (in this process by default).
+    engine : {"numba", "reference"}
+        Predictor engine.
+    seed : int
+        Seed of the perturbations and of the replicates.
+    """
+
+    def __init__(
+        self,
+        templates: Sequence[QSTemplate],
+        cluster: Cluster,
+        *,
+        space_path: str | Path | None = None,
+        overrides: Sequence[str] = (),
+        radius: float = 0.1,
+        replicates: int = 1,
+        batch_size: int = 8,
+        step_size: float = 0.1,
+        executor: Executor | None = None,
+        engine: str = "numba",
+        seed: int = 0,
+    ) -> None:
+        self.templates = templates
+        self.cluster = cluster
+        self.space_path = space_path
+        self.overrides = overrides
+        self.radius = radius
+        self.replicates = replicates
+        self.batch_size = batch_size
+        self.step_size = step_size
+        self.executor = executor
+        self.engine = engine
+        self.seed = seed
+
+    def space(self, document: AllocationDocument) -> ConfigurationSpace:
+        """The configuration space around the document's effective values."""
+        allocation = document.effective()
+        if self.space_path is not None:
+            return ConfigurationSpace.from_file(
+                self.space_path, allocation, self.cluster, overrides=self.overrides
+            )
+        return ConfigurationSpace.default(allocation, self.cluster)
+
+    def step(self, document: AllocationDocument, workload: Workload) -> Step:
+        """One PALD iteration from `document` on `workload`; see the module docstring."""
+        outcome = optimize(
+            document,
+            workload,
+            self.templates,
+            self.cluster,
+            space=self.space(document),
+            algorithm="pald",
+            radius=self.radius,
+            iterations=1,
+            batch_size=self.batch_size,
+            algorithm_params={"step_size": self.step_size},
+            replicates=self.replicates,
+            executor=self.executor,
+            engine=self.engine,
+            seed=self.seed,
+        )
+        result = outcome.result
+        logger.info(
+            "PALD step: %d points evaluated (%d failed), picked %s at distance %.3f",
+            result.evaluations,
+            len(outcome.failures),
+            result.history["role"].iloc[result.index],
+            outcome.distance,
+        )
+        labels = qs_labels(qs_entries(self.templates))
+        names = [f"{full_path(c.queue)}:{c.metric.label}" for c in outcome.components]
+        return Step(
+            candidate=outcome.document,
+            predicted=_by_label(names, result.mean, labels),
+            predicted_current=_by_label(names, result.start_mean, labels),
+            distance=float(outcome.distance),
+        )
+
+
+def _by_label(names: list[str], values: np.ndarray, labels: list[str]) -> dict[str, float]:
+    """The first value of each label, in `labels` order (NaN for a QS left out)."""
+    found: dict[str, float] = {}
+    for name, value in zip(names, values, strict=True):
+        found.setdefault(name, float(value))
+    return {label: found.get(label, math.nan) for label in labels}

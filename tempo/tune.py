@@ -1,0 +1,391 @@
+"""`tune`: wire the control loop to a live cluster, or to the emulated RM on the bundled sample.
+
+With RM addresses, the loop observes the cluster through `tempo.rm.RMClient`, steps
+with `tempo.step.PALDStepper` and applies through `tempo.apply.apply_configuration`
+(atomic write, numbered backups, reload, confirmation through the scheduler
+endpoint, restore on failure). Without, `tune` starts `tempo.rm.emulator.EmulatedRM`
+in this process, replaying the bundled two-tenant trace under a COPY of the
+expert configuration (the shipped file is never touched), and runs a few
+iterations against it: the quickest way to see the loop work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tempo.errors import TempoError
+from tempo.journal import Journal, SQLiteJournal, default_journal_path
+from tempo.loop import IterationReport, Tolerance, TuningLoop
+from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, TransportOptions
+from tempo.step import PALDStepper
+from tempo.templates import QSTemplate, check_queues, load_templates
+from whatif.allocation import AllocationDocument
+from whatif.cluster import Cluster
+from whatif.predictor import predict
+from whatif.readers import read_trace
+from whatif.trace import Trace
+
+logger = logging.getLogger(__name__)
+
+#: The repository root, where the bundled sample data lives (an editable install).
+REPO = Path(__file__).resolve().parents[1]
+
+#: The sample `tune` runs on without ``--rm``.
+DEMO_TRACE = REPO / "traces" / "two-tenant"
+DEMO_CONFIG = REPO / "configs" / "two-tenant-expert.xml"
+DEMO_TEMPLATES = REPO / "templates" / "two-tenant"
+#: Smaller than the 100 nodes the expert file was written for: on 100 the sample never
+#: contends for resources and no tunable setting changes any QS.
+DEMO_CLUSTER = "nodes=24,memory-mb=8192,vcores=8"
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """What `tempo tune` was asked to do (its options); see the README section.
+
+    With no ``rm_urls`` the emulated RM replays the bundled sample; ``speed`` is its
+    trace seconds per wall second, and unset paths default to the sample's.
+    """
+
+    rm_urls: tuple[str, ...] = ()
+    history_url: str | None = None
+    config_path: Path | None = None
+    templates_path: Path | None = None
+    cluster: str | None = None
+    space_path: Path | None = None
+    radius: float = 0.1
+    window_s: float = 2700.0
+    interval_s: float = 2700.0
+    max_iterations: int | None = None
+    dry_run: bool = False
+    journal_path: Path | None = None
+    reload_command: str | None = None
+    reload_wait_s: float = 15.0
+    confirm_timeout_s: float = 60.0
+    ca_bundle: Path | None = None
+    kerberos: bool = False
+    deadlines_path: Path | None = None
+    tolerance: Tolerance = Tolerance()
+    min_improvement: float = 0.01
+    replicates: int = 1
+    engine: str = "numba"
+    seed: int = 0
+    speed: float = 600.0
+    work_dir: Path | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class TuneRun:
+    """What a `tune` run did: where, from what state, and every iteration's report."""
+
+    config_path: Path
+    journal_path: Path
+    emulated: bool
+    resumed: str
+    reports: tuple[IterationReport, ...] = field(default=())
+    interrupted: bool = False
+
+
+class PausedClock:
+    """A wall clock that moves only when slept on: the emulated cluster stands still while tempo computes.
+
+    Given to `EmulatedRM` as its clock and to the loop as its sleep, it makes each
+    iteration observe exactly the next window, however long the What-if Model takes.
+    """
+
+    def __init__(self) -> None:
+        self.now_s = 0.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+    def sleep(self, seconds: float) -> None:
+        self.now_s += max(0.0, float(seconds))
+
+
+class DeadlineObserver:
+    """Adds per-job deadlines to each observed window (the RM does not know them).
+
+    ``deadlines`` maps a job name to its deadline in seconds after submission; jobs
+    with another name keep what the window had.
+    """
+
+    def __init__(self, observer: object, deadlines: Mapping[str, float]) -> None:
+        self.observer = observer
+        self.deadlines = deadlines
+
+    def window(self, begin_s: float, end_s: float) -> Trace:
+        trace = self.observer.window(begin_s, end_s)
+        jobs = trace.workload.jobs
+        relative = jobs["name"].astype(object).map(self.deadlines).astype(float)
+        known = relative.notna().to_numpy()
+        if not known.any():
+            return trace
+        deadline = np.where(known, jobs["submit_s"].to_numpy(float) + relative, jobs["deadline_s"])
+        workload = dataclasses.replace(trace.workload, jobs=jobs.assign(deadline_s=deadline))
+        return dataclasses.replace(trace, workload=workload)
+
+
+class RMObserver:
+    """An `RMClient` window of the templates' queues (tasks without attempts unless needed)."""
+
+    def __init__(self, client: RMClient, *, queues: Sequence[str], attempts: bool) -> None:
+        self.client, self.queues, self.attempts = client, list(queues), attempts
+
+    def window(self, begin_s: float, end_s: float) -> Trace:
+        return self.client.window(begin_s, end_s, queues=self.queues, attempts=self.attempts)
+
+
+class ConfigurationApplier:
+    """Applies through `tempo.apply.apply_configuration` (a `tempo.loop.Applier`)."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        reload: object,
+        confirm: object,
+        timeout_s: float,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.path, self.reload, self.confirm, self.timeout_s = path, reload, confirm, timeout_s
+        self.sleep, self.clock = sleep, clock
+
+    def apply(self, document: AllocationDocument, *, journal: Journal, iteration_id: int):
+        from tempo.apply import apply_configuration
+
+        return apply_configuration(
+            document,
+            self.path,
+            journal=journal,
+            iteration_id=iteration_id,
+            reload=self.reload,
+            confirm=self.confirm,
+            timeout_s=self.timeout_s,
+            poll_s=min(1.0, self.timeout_s / 20),
+            sleep=self.sleep,
+            clock=self.clock,
+        )
+
+
+def expert_deadlines(
+    trace: Trace, config: Path, cluster: Cluster, templates: Sequence[QSTemplate], *, engine: str
+) -> dict[str, float]:
+    """Deadlines as in the paper's experiment 8.2.1: each job's response time under `config`.
+
+    Only for queues whose templates name a deadline metric; keyed by job name.
+    """
+    queues = {
+        t.queue for t in templates if any(m.name in ("QS_DL", "QS_ATTAIN") for m in t.metrics)
+    }
+    allocation = AllocationDocument.from_file(config).effective()
+    schedule = predict(trace.workload, allocation, cluster, engine=engine)
+    jobs = schedule.jobs.merge(trace.workload.jobs[["job_id", "name"]], on="job_id")
+    jobs = jobs[jobs["queue"].astype(str).isin(queues)]
+    return dict(
+        zip(
+            jobs["name"].astype(str),
+            (jobs["finish_s"] - jobs["submit_s"]).astype(float),
+            strict=True,
+        )
+    )
+
+
+def read_deadlines(path: str | Path) -> dict[str, float]:
+    """Job name to deadline in seconds after submission, from a CSV file with a header
+    ``name,deadline_s`` (the RM knows no deadlines; QS_DL of a live cluster needs them)."""
+    import csv
+
+    source = Path(path)
+    try:
+        with source.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except OSError as error:
+        raise TempoError(f"{source}: cannot read the deadlines file: {error.strerror}") from error
+    if not rows or [c.strip() for c in rows[0]] != ["name", "deadline_s"]:
+        raise TempoError(f"{source}:1: expected the header 'name,deadline_s'")
+    deadlines: dict[str, float] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        if not row or not "".join(row).strip():
+            continue
+        try:
+            name, text = (c.strip() for c in row)
+            value = float(text)
+        except ValueError:
+            raise TempoError(
+                f"{source}:{number}: expected a job name and seconds after submission, got {row!r}"
+            ) from None
+        if not (math.isfinite(value) and value >= 0):
+            raise TempoError(f"{source}:{number}: deadline_s: expected seconds >= 0, got {text!r}")
+        deadlines[name] = value
+    return deadlines
+
+
+def _needs_attempts(templates: Sequence[QSTemplate]) -> bool:
+    return any(m.name in ("QS_WASTE", "QS_UTIL_NOPREEMPT") for t in templates for m in t.metrics)
+
+
+def tune(
+    settings: TuneSettings,
+    *,
+    callback: Callable[[IterationReport], None] | None = None,
+    on_start: Callable[[TuneRun], None] | None = None,
+) -> TuneRun:
+    """Run the tuning loop as `settings` say; see the module docstring.
+
+    `on_start` receives the run before the first iteration (paths, resume state);
+    `callback` each iteration's report as it is made. Ctrl-C ends the run between
+    or inside iterations; the journal and `tempo.apply.recover` make either safe.
+    """
+    from tempo.apply import Reload, recover
+
+    emulated = not settings.rm_urls
+    if emulated:
+        work = Path(settings.work_dir or tempfile.mkdtemp(prefix="tempo-tune-"))
+        work.mkdir(parents=True, exist_ok=True)
+        source = Path(settings.config_path or DEMO_CONFIG)
+        config = work / "fair-scheduler.xml"
+        if not config.exists():
+            shutil.copyfile(source, config)
+        templates_path = Path(settings.templates_path or DEMO_TEMPLATES)
+        space_path = settings.space_path
+        cluster_spec = settings.cluster or DEMO_CLUSTER
+        journal_path = Path(settings.journal_path or work / "tempo-journal.sqlite")
+        for needed in (DEMO_TRACE, source, templates_path):
+            if not needed.exists():
+                raise TempoError(
+                    f"{needed}: the bundled sample is missing (tempo tune without --rm needs the "
+                    "repository checkout: pip install -e .)"
+                )
+    else:
+        if settings.config_path is None or settings.templates_path is None or not settings.cluster:
+            raise TempoError(
+                "with --rm, --config (the allocation file the RM reads), --templates and "
+                "--cluster are required"
+            )
+        if settings.history_url is None:
+            raise TempoError("with --rm, --history-server (the JobHistory Server URL) is required")
+        config = Path(settings.config_path)
+        templates_path = Path(settings.templates_path)
+        space_path = settings.space_path
+        cluster_spec = settings.cluster
+        journal_path = Path(settings.journal_path or default_journal_path())
+    cluster = Cluster.parse(cluster_spec)
+    templates = load_templates(templates_path)
+    document = AllocationDocument.from_file(config)
+    check_queues(templates, [q.name for q in document.effective().queues()])
+
+    rm = None
+    if emulated:
+        from tempo.rm.emulator import EmulatedRM
+
+        trace = read_trace(DEMO_TRACE)
+        deadlines = expert_deadlines(trace, source, cluster, templates, engine=settings.engine)
+        paused = PausedClock()
+        rm = EmulatedRM(
+            trace, config, cluster, speed=settings.speed, engine=settings.engine, clock=paused
+        )
+        url = rm.start()
+        urls, history_url, options = (url,), url, TransportOptions()
+        # The RM polls its file every 10 trace seconds and waits 5 more for quiet.
+        reload, sleep = Reload.wait(20.0 / settings.speed), paused.sleep
+        clock, speed = rm.now_s, settings.speed
+    else:
+        deadlines = {}
+        urls, history_url = settings.rm_urls, settings.history_url
+        options = TransportOptions(ca_bundle=settings.ca_bundle, kerberos=settings.kerberos)
+        reload = (
+            Reload.run(settings.reload_command)
+            if settings.reload_command
+            else Reload.wait(settings.reload_wait_s)
+        )
+        clock, speed, sleep = None, 1.0, time.sleep
+    client = RMClient(
+        HTTPTransport(list(urls), options),
+        history=JobHistoryClient(HTTPTransport(history_url, options)),
+    )
+    observer: object = RMObserver(
+        client, queues=[t.queue for t in templates], attempts=_needs_attempts(templates)
+    )
+    if settings.deadlines_path is not None:
+        deadlines = {**deadlines, **read_deadlines(settings.deadlines_path)}
+    if deadlines:
+        observer = DeadlineObserver(observer, deadlines)
+    stepper = PALDStepper(
+        templates,
+        cluster,
+        space_path=space_path,
+        radius=settings.radius,
+        replicates=settings.replicates,
+        engine=settings.engine,
+        seed=settings.seed,
+    )
+    timeout_s = settings.confirm_timeout_s if not emulated else 60.0 / settings.speed
+    applier = ConfigurationApplier(
+        config,
+        reload=reload,
+        confirm=client,
+        timeout_s=timeout_s,
+        sleep=sleep,
+        clock=paused if emulated else time.monotonic,
+    )
+    journal = SQLiteJournal(journal_path)
+    loop_kwargs = {} if clock is None else {"clock": clock}
+    loop = TuningLoop(
+        observer=observer,
+        stepper=stepper,
+        applier=applier,
+        journal=journal,
+        templates=templates,
+        allocation_path=config,
+        cluster=cluster,
+        window_s=settings.window_s,
+        tolerance=settings.tolerance,
+        min_improvement=settings.min_improvement,
+        dry_run=settings.dry_run,
+        recover=lambda j, p: recover(j, p, reload=reload, sleep=sleep),
+        **loop_kwargs,
+    )
+    reports: list[IterationReport] = []
+    interrupted = False
+    try:
+        resumed = loop.resume()
+        run = TuneRun(config, journal_path, emulated, resumed)
+        if on_start is not None:
+            on_start(run)
+        if emulated:  # let the replay run one window before the first observation
+            sleep(max(0.0, rm.start_s + settings.window_s - rm.trace_time_s()) / speed)
+
+        def collect(report: IterationReport) -> None:
+            reports.append(report)
+            if callback is not None:
+                callback(report)
+
+        try:
+            loop.run(
+                max_iterations=settings.max_iterations,
+                interval_s=settings.interval_s,
+                speed=speed,
+                sleep=sleep,
+                callback=collect,
+            )
+        except KeyboardInterrupt:
+            interrupted = True
+            logger.warning("interrupted: the journal says what is in force (tempo history)")
+    finally:
+        journal.close()
+        client.transport.close()
+        if rm is not None:
+            rm.stop()
+    return dataclasses.replace(run, reports=tuple(reports), interrupted=interrupted)

@@ -1,0 +1,255 @@
+"""`tempo tune`: option wiring, exit codes, the console report and `tempo history` after a run."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tempo.cli import cli
+from tempo.journal import SQLiteJournal
+from tempo.loop import IterationReport, TuningLoop
+from tempo.tune import REPO, TuneRun
+from whatif.allocation import SettingDiff
+
+XML = b"""<?xml version="1.0"?>
+<allocations>
+  <queue name="prod"><weight>1.0</weight></queue>
+  <queue name="engineer"><weight>1.0</weight></queue>
+</allocations>
+"""
+LABEL = "root.engineer:QS_AJR"
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """Replace the library call by one that records its settings and returns an empty run."""
+    seen = {}
+
+    def fake(settings, *, on_start=None, callback=None):
+        seen["settings"] = settings
+        run = TuneRun(Path("f.xml"), Path("j.sqlite"), not settings.rm_urls, "fresh start")
+        if on_start:
+            on_start(run)
+        return run
+
+    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    return seen
+
+
+def test_options_reach_the_library(captured):
+    """--once, --dry-run, durations and RM options are passed through as settings."""
+    result = CliRunner().invoke(
+        cli,
+        [
+            "tune",
+            "--rm",
+            "http://rm1:8088",
+            "--rm",
+            "http://rm2:8088",
+            "--history-server",
+            "http://jhs:19888",
+            "--window",
+            "30min",
+            "--interval",
+            "1h",
+            "--once",
+            "--dry-run",
+            "--radius",
+            "0.2",
+            "--reload-command",
+            "yarn rmadmin -refreshQueues",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    s = captured["settings"]
+    assert s.rm_urls == ("http://rm1:8088", "http://rm2:8088")
+    assert (s.window_s, s.interval_s, s.max_iterations, s.dry_run) == (1800, 3600, 1, True)
+    assert s.radius == 0.2 and s.engine == "numba" and s.min_improvement == 0.01
+    assert s.reload_command == "yarn rmadmin -refreshQueues"
+
+
+def test_without_rm_the_emulated_sample_runs_a_few_iterations(captured):
+    """No --rm means the emulated RM, three iterations and the reference engine by default."""
+    result = CliRunner().invoke(cli, ["tune"])
+    assert result.exit_code == 0, result.output
+    s = captured["settings"]
+    assert s.rm_urls == () and s.max_iterations == 3 and s.engine == "reference"
+    assert "emulated RM" in result.output
+
+
+def test_a_bad_duration_is_a_usage_error(captured):
+    """--window that is not a duration exits with status 2 naming the option."""
+    result = CliRunner().invoke(cli, ["tune", "--window", "soon"])
+    assert result.exit_code == 2 and "--window" in result.output
+
+
+def test_rm_without_config_is_one_line_and_status_1(tmp_path):
+    """With --rm but no allocation file, the command fails with one line and exit 1."""
+    result = CliRunner().invoke(cli, ["tune", "--rm", "http://127.0.0.1:9", "--once"])
+    assert result.exit_code == 1
+    assert "--config" in result.output and "Traceback" not in result.output
+
+
+def test_the_console_shows_the_qs_table_and_the_decision(monkeypatch):
+    """Each iteration prints its QS table, the decision and the reasoning."""
+    report = IterationReport(
+        id=2,
+        begin_s=1_700_000_000.0,
+        end_s=1_700_002_700.0,
+        decision="accepted",
+        reason="predicted root.engineer:QS_AJR 100 -> 80",
+        observed={LABEL: 100.0},
+        baseline={LABEL: 101.0},
+        predicted={LABEL: 80.0},
+        predicted_current={LABEL: math.nan},
+        diff=(SettingDiff("root.engineer", "weight", 1.0, 2.0),),
+        jobs=12,
+    )
+
+    def fake(settings, *, on_start=None, callback=None):
+        callback(report)
+        return TuneRun(Path("f.xml"), Path("j.sqlite"), True, "fresh", (report,))
+
+    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    result = CliRunner().invoke(cli, ["tune"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "iteration 2" in out and "12 job(s)" in out
+    table = next(line for line in out.splitlines() if line.strip().startswith(LABEL))
+    assert table.split()[1:] == ["101", "100", "-", "80"]
+    assert "decision: ACCEPTED" in out and "reason:   predicted" in out
+    assert "root.engineer weight: 1 -> 2" in out
+    assert "1 iteration(s): 1 accepted" in out
+
+
+def test_history_json_lists_the_iterations_of_a_run(monkeypatch, tmp_path):
+    """After a run, `tempo history --json` lists each iteration with its decision and reason."""
+    from test_loop import FakeCluster, FileApplier  # the loop tests' fakes
+
+    from tempo.templates import parse_templates
+
+    path = tmp_path / "fair-scheduler.xml"
+    path.write_bytes(XML)
+    db = tmp_path / "journal.sqlite"
+    clock = iter(range(1_700_000_000, 1_800_000_000, 600))
+
+    def fake(settings, *, on_start=None, callback=None):
+        with SQLiteJournal(settings.journal_path) as journal:
+            from test_loop import DoublingStepper
+
+            loop = TuningLoop(
+                observer=FakeCluster(path, lambda w: 100 / w),
+                stepper=DoublingStepper(),
+                applier=FileApplier(path),
+                journal=journal,
+                templates=parse_templates("QUEUE root.engineer OPTIMIZE QS_AJR;"),
+                allocation_path=path,
+                window_s=600,
+                dry_run=settings.dry_run,
+                clock=lambda: float(next(clock)),
+            )
+            reports = loop.run(max_iterations=settings.max_iterations, sleep=lambda s: None)
+        return TuneRun(path, settings.journal_path, True, "fresh", tuple(reports))
+
+    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    runner = CliRunner()
+    assert (
+        runner.invoke(cli, ["tune", "--journal", str(db), "--max-iterations", "2"]).exit_code == 0
+    )
+    assert runner.invoke(cli, ["tune", "--journal", str(db), "--once", "--dry-run"]).exit_code == 0
+    result = runner.invoke(cli, ["history", "--journal", str(db), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [r["decision"] for r in rows] == ["accepted", "accepted", "dry_run"]
+    assert all(r["reason"] for r in rows)
+    assert rows[0]["observed_qs"] == {LABEL: 100.0} and rows[0]["predicted_qs"] == {LABEL: 50.0}
+
+
+@pytest.mark.slow
+def test_tempo_tune_runs_the_emulated_sample_end_to_end(tmp_path):
+    """`tempo tune` alone accepts a step on a copy of the sample; the shipped file is untouched."""
+    shipped = (REPO / "configs" / "two-tenant-expert.xml").read_bytes()
+    runner = CliRunner()
+    result = runner.invoke(cli, ["tune", "--max-iterations", "2", "--work-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "iteration 2" in result.output and "decision: ACCEPTED" in result.output
+    assert (REPO / "configs" / "two-tenant-expert.xml").read_bytes() == shipped
+    journal = tmp_path / "tempo-journal.sqlite"
+    rows = json.loads(runner.invoke(cli, ["history", "--journal", str(journal), "--json"]).output)
+    assert len(rows) == 2 and all(r["decision"] and r["reason"] for r in rows)
+
+
+@pytest.mark.slow
+def test_dry_run_on_the_emulated_sample_writes_nothing(tmp_path):
+    """With --dry-run the configuration copy keeps the shipped bytes and no backup appears."""
+    shipped = (REPO / "configs" / "two-tenant-expert.xml").read_bytes()
+    result = CliRunner().invoke(
+        cli, ["tune", "--dry-run", "--max-iterations", "2", "--work-dir", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "fair-scheduler.xml").read_bytes() == shipped
+    assert not list(tmp_path.glob("fair-scheduler.xml.*"))
+
+
+def test_tune_against_a_live_rm_address(tmp_path):
+    """--rm/--history-server/--config: one iteration observes the RM's last window and is journalled."""
+    import sys
+    import time
+
+    from emulated import CLUSTER, WEIGHTED, FakeClock, tiny_trace, write
+
+    from tempo.rm.emulator import EmulatedRM
+
+    config = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
+    templates = tmp_path / "t.qs"
+    templates.write_text("QUEUE root.engineer OPTIMIZE QS_AJR;\n")
+    clock = FakeClock()
+    # The tiny trace's jobs (0 to 90 s) finished a few minutes ago, in wall-clock time.
+    rm = EmulatedRM(
+        tiny_trace(),
+        config,
+        CLUSTER,
+        engine="reference",
+        clock=clock,
+        epoch_offset_s=time.time() - 600.0,
+    )
+    url = rm.start()
+    clock.advance(200.0)
+    journal = tmp_path / "journal.sqlite"
+    refresh = f"from tempo.rm.emulator import request_refresh; request_refresh({url!r})"
+    try:
+        result = CliRunner().invoke(
+            cli,
+            [
+                "tune",
+                "--rm",
+                url,
+                "--history-server",
+                url,
+                "--config",
+                str(config),
+                "--templates",
+                str(templates),
+                "--cluster",
+                CLUSTER,
+                "--once",
+                "--engine",
+                "reference",
+                "--journal",
+                str(journal),
+                "--reload-command",
+                f"{sys.executable} -c {refresh!r}",
+            ],
+        )
+    finally:
+        rm.stop()
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(
+        CliRunner().invoke(cli, ["history", "--journal", str(journal), "--json"]).output
+    )
+    assert row["decision"] in ("accepted", "rejected") and "cannot observe" not in row["reason"]
+    assert row["observed_qs"][LABEL] > 0

@@ -1,0 +1,350 @@
+"""Applying an allocation file safely: journal, atomic write, reload, confirmation, rollback, recovery."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from emulated import CLUSTER, EQUAL, INVALID, WEIGHTED, tiny_trace, write
+
+from tempo.apply import ApplyError, Reload, apply_configuration, recover
+from tempo.journal import MemoryJournal, SQLiteJournal, file_sha256
+from tempo.rm import HTTPTransport, RMClient
+from tempo.rm.confirm import scheduler_mismatches
+from tempo.rm.emulator import EmulatedRM
+from whatif.allocation import AllocationDocument, validate
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: A command that succeeds at once (the RM "reloaded").
+OK = Reload.run([sys.executable, "-c", "pass"])
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class FakeTime:
+    """sleep() moves clock() instead of waiting."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
+    os.chmod(path, 0o640)
+    return path
+
+
+def begin(journal, path: Path) -> int:
+    return journal.begin_iteration(config_path=str(path), config_sha256=file_sha256(path))
+
+
+def backups(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.parent.glob(path.name + ".*"))}
+
+
+def test_invalid_candidate_is_never_written(config: Path) -> None:
+    """A candidate with validation errors is refused: file, backups and journal untouched."""
+    journal = MemoryJournal()
+    outcome = apply_configuration(
+        AllocationDocument.from_bytes(INVALID),
+        config,
+        journal=journal,
+        iteration_id=begin(journal, config),
+        reload=OK,
+        confirm=lambda: True,
+    )
+    assert not outcome.applied and "not written" in outcome.reason and "pro.d" in outcome.reason
+    assert config.read_bytes() == WEIGHTED
+    assert backups(config) == {}
+    assert journal.applies() == []
+
+
+def test_unchanged_candidate_is_not_written(config: Path) -> None:
+    """The file already in force is not rewritten."""
+    journal = MemoryJournal()
+    outcome = apply_configuration(
+        AllocationDocument.from_bytes(WEIGHTED),
+        config,
+        journal=journal,
+        iteration_id=begin(journal, config),
+        reload=OK,
+        confirm=lambda: True,
+    )
+    assert not outcome.applied and "already in force" in outcome.reason
+    assert journal.applies() == []
+
+
+def test_confirmed_apply_keeps_a_backup_and_permissions(config: Path) -> None:
+    """A confirmed apply writes the file, backs up the old one as FILE.1, journals 'confirmed'."""
+    journal = MemoryJournal()
+    outcome = apply_configuration(
+        AllocationDocument.from_bytes(EQUAL),
+        config,
+        journal=journal,
+        iteration_id=begin(journal, config),
+        reload=OK,
+        confirm=lambda: True,
+    )
+    assert (outcome.applied, outcome.confirmed, outcome.reverted) == (True, True, False)
+    assert config.read_bytes() == EQUAL and outcome.sha256 == sha(EQUAL)
+    assert outcome.backup_path == config.with_name(config.name + ".1")
+    assert outcome.backup_path.read_bytes() == WEIGHTED
+    assert os.stat(config).st_mode & 0o777 == 0o640
+    assert journal.in_force().state == "applied"
+
+
+def test_confirmation_failure_restores_the_previous_file(config: Path) -> None:
+    """When confirmation times out, the previous file is restored and the apply journalled 'reverted'."""
+    journal, fake = MemoryJournal(), FakeTime()
+    outcome = apply_configuration(
+        AllocationDocument.from_bytes(EQUAL),
+        config,
+        journal=journal,
+        iteration_id=begin(journal, config),
+        reload=OK,
+        confirm=lambda: False,
+        timeout_s=30.0,
+        sleep=fake.sleep,
+        clock=fake.clock,
+    )
+    assert (outcome.applied, outcome.confirmed, outcome.reverted) == (True, False, True)
+    assert "not confirmed within 30 s" in outcome.reason and "restored" in outcome.reason
+    assert config.read_bytes() == WEIGHTED
+    assert backups(config) == {config.name + ".1": WEIGHTED}
+    assert journal.in_force().state == "restored"
+
+
+def test_failing_reload_command_restores(config: Path) -> None:
+    """A reload command that exits non-zero counts as a failure: the previous file comes back."""
+    journal = MemoryJournal()
+    outcome = apply_configuration(
+        AllocationDocument.from_bytes(EQUAL),
+        config,
+        journal=journal,
+        iteration_id=begin(journal, config),
+        reload=Reload.run([sys.executable, "-c", "import sys; sys.exit('no RM')"]),
+        confirm=lambda: True,
+    )
+    assert outcome.reverted and "exited with status 1: no RM" in outcome.reason
+    assert config.read_bytes() == WEIGHTED
+
+
+def test_missing_reload_command_restores(config: Path) -> None:
+    """A reload command that does not exist is reported by name, and the file is restored."""
+    journal = MemoryJournal()
+    outcome = apply_configuration(
+        AllocationDocument.from_bytes(EQUAL),
+        config,
+        journal=journal,
+        iteration_id=begin(journal, config),
+        reload=Reload.run("no-such-yarn-binary rmadmin -refreshQueues"),
+        confirm=lambda: True,
+    )
+    assert outcome.reverted and "'no-such-yarn-binary' not found" in outcome.reason
+
+
+def test_invalid_file_in_force_is_not_replaced(tmp_path: Path) -> None:
+    """tempo refuses to replace a file it could not restore."""
+    path = write(tmp_path / "fair-scheduler.xml", INVALID)
+    journal = MemoryJournal()
+    with pytest.raises(ApplyError, match="not valid"):
+        apply_configuration(
+            AllocationDocument.from_bytes(EQUAL),
+            path,
+            journal=journal,
+            iteration_id=begin(journal, path),
+            reload=OK,
+            confirm=lambda: True,
+        )
+    assert path.read_bytes() == INVALID
+
+
+def test_reload_values() -> None:
+    """A Reload is an argument vector (a string is split, never given to a shell) or a wait."""
+    assert Reload().command == ("yarn", "rmadmin", "-refreshQueues")
+    assert Reload.run("tempo emulate-rm refresh --rm 'http://h:1'").command == (
+        "tempo",
+        "emulate-rm",
+        "refresh",
+        "--rm",
+        "http://h:1",
+    )
+    assert Reload.wait(12).command is None and Reload.wait(12).wait_s == 12
+    with pytest.raises(ApplyError, match="sequence of strings"):
+        Reload(command="yarn rmadmin -refreshQueues")
+
+
+@pytest.fixture
+def emulator(config: Path):
+    with EmulatedRM(tiny_trace(), config, CLUSTER, speed=600.0, engine="reference") as rm:
+        yield rm
+
+
+def test_apply_is_confirmed_by_the_emulated_rm(emulator: EmulatedRM, config: Path) -> None:
+    """Against the emulated RM, the new steady shares show up after its own reload and confirm the apply."""
+    journal = MemoryJournal()
+    client = RMClient(HTTPTransport(emulator.url))
+    outcome = apply_configuration(
+        AllocationDocument.from_bytes(EQUAL),
+        config,
+        journal=journal,
+        iteration_id=begin(journal, config),
+        reload=Reload.wait(0.0),
+        confirm=client,
+        timeout_s=3.0,
+        poll_s=0.02,
+    )
+    assert outcome.confirmed, outcome.reason
+    assert emulator.allocation_sha256 == sha(EQUAL)
+    assert client.scheduler().queue("root.prod").steady_fair_resources.memory_mb == 2048
+
+
+def test_apply_through_the_refresh_command(emulator: EmulatedRM, config: Path) -> None:
+    """`tempo emulate-rm refresh --rm URL` works as the reload command."""
+    journal = MemoryJournal()
+    command = [sys.executable, "-c", "from tempo.cli import main; main()"]
+    outcome = apply_configuration(
+        AllocationDocument.from_bytes(EQUAL),
+        config,
+        journal=journal,
+        iteration_id=begin(journal, config),
+        reload=Reload.run([*command, "emulate-rm", "refresh", "--rm", emulator.url]),
+        confirm=RMClient(HTTPTransport(emulator.url)),
+        timeout_s=0.0,
+    )
+    assert outcome.confirmed, outcome.reason
+
+
+def test_rm_that_does_not_reload_fails_confirmation(config: Path) -> None:
+    """An RM still showing the old shares fails confirmation; the previous file is restored."""
+    with EmulatedRM(
+        tiny_trace(), config, CLUSTER, speed=1.0, reload_interval_s=1e6, engine="reference"
+    ) as rm:
+        journal = MemoryJournal()
+        outcome = apply_configuration(
+            AllocationDocument.from_bytes(EQUAL),
+            config,
+            journal=journal,
+            iteration_id=begin(journal, config),
+            reload=OK,
+            confirm=RMClient(HTTPTransport(rm.url)),
+            timeout_s=0.1,
+            poll_s=0.05,
+        )
+    assert outcome.reverted and "steadyFairResources" in outcome.reason
+    assert config.read_bytes() == WEIGHTED
+
+
+def test_scheduler_mismatches_name_the_queue(emulator: EmulatedRM) -> None:
+    """The confirmation check says which queue and setting differ."""
+    state = RMClient(HTTPTransport(emulator.url)).scheduler()
+    assert scheduler_mismatches(state, AllocationDocument.from_bytes(WEIGHTED).effective()) == []
+    problems = scheduler_mismatches(state, AllocationDocument.from_bytes(EQUAL).effective())
+    assert any(p.startswith("root.prod: steadyFairResources") for p in problems)
+    assert "root.engineer: maxApps is 2147483647, expected 7" in problems
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    from tempo.apply import Reload, apply_configuration
+    from tempo.journal import SQLiteJournal, file_sha256
+    from whatif.allocation import AllocationDocument
+
+    path, journal_path, candidate, marker = sys.argv[1:5]
+    journal = SQLiteJournal(journal_path)
+    iteration = journal.begin_iteration(config_path=path, config_sha256=file_sha256(path))
+    hang = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+    apply_configuration(
+        AllocationDocument.from_file(candidate),
+        path,
+        journal=journal,
+        iteration_id=iteration,
+        reload=Reload.run([sys.executable, "-c", hang, marker], timeout_s=120),
+        confirm=lambda: True,
+    )
+    """
+)
+
+
+def test_kill_between_write_and_confirm_then_recover(tmp_path: Path, config: Path) -> None:
+    """A process killed while reloading leaves a valid file, a consistent journal and every backup; recover undoes it."""
+    older = b"<allocations>\n  <queue name='prod'/>\n</allocations>\n"
+    write(config.with_name(config.name + ".1"), older)
+    before = backups(config)
+    candidate = write(tmp_path / "candidate.xml", EQUAL)
+    journal_path, marker = tmp_path / "journal.sqlite", tmp_path / "reloading.pid"
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(config), str(journal_path), str(candidate), str(marker)],
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 60.0
+        while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+            assert child.poll() is None, "the apply process ended before reloading"
+            time.sleep(0.02)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=10)
+    finally:
+        if marker.exists() and marker.read_text():
+            os.kill(int(marker.read_text()), signal.SIGKILL)
+        if child.poll() is None:
+            child.kill()
+
+    assert not any(e.severity == "error" for e in validate(config))
+    with SQLiteJournal(journal_path) as journal:
+        state = journal.in_force()
+        assert state.state == "unconfirmed" and state.sha256 == file_sha256(config) == sha(EQUAL)
+        after = backups(config)
+        assert after[config.name + ".1"] == WEIGHTED and after[config.name + ".2"] == older
+        assert set(before.values()) <= set(after.values())
+
+        recovery = recover(journal, config, reload=OK)
+        assert recovery.action == "undone"
+        assert config.read_bytes() == WEIGHTED
+        assert journal.in_force().state == "restored"
+        assert backups(config) == after
+        assert recover(journal, config).action == "none"
+
+
+def test_recover_finishes_an_apply_interrupted_before_writing(config: Path) -> None:
+    """An intent with the previous file still on disk is closed as 'reverted' without touching the file."""
+    journal = MemoryJournal()
+    it = begin(journal, config)
+    journal.record_intent(
+        it, path=str(config), sha256=sha(EQUAL), previous_sha256=sha(WEIGHTED), backup_path=None
+    )
+    assert journal.in_force().state == "not_written"
+    recovery = recover(journal, config)
+    assert recovery.action == "finished" and recovery.in_force.state == "restored"
+    assert config.read_bytes() == WEIGHTED
+
+
+def test_recover_refuses_a_file_changed_by_someone_else(config: Path) -> None:
+    """A dangling apply whose file is neither the old nor the new one is left for an operator."""
+    journal = MemoryJournal()
+    it = begin(journal, config)
+    journal.record_intent(
+        it, path=str(config), sha256=sha(EQUAL), previous_sha256=sha(b"x"), backup_path=None
+    )
+    with pytest.raises(ApplyError, match="will not touch it"):
+        recover(journal, config)
+    assert config.read_bytes() == WEIGHTED

@@ -1,0 +1,110 @@
+"""`tempo.tune` wiring: deadlines added to observed windows, the paused clock, settings checks."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tempo.errors import TempoError
+from tempo.tune import DeadlineObserver, PausedClock, TuneSettings, tune
+from whatif import Trace, Workload
+
+
+def _trace() -> Trace:
+    jobs = pd.DataFrame(
+        {
+            "job_id": ["a", "b"],
+            "queue": ["root.prod", "root.prod"],
+            "submit_s": [100.0, 200.0],
+            "name": ["nightly", "adhoc"],
+        }
+    )
+    tasks = pd.DataFrame(
+        {
+            "job_id": ["a", "b"],
+            "task_id": ["t1", "t2"],
+            "stage": ["map", "map"],
+            "duration_s": [10.0, 10.0],
+            "memory_mb": [1.0, 1.0],
+            "vcores": [1.0, 1.0],
+        }
+    )
+    return Trace(Workload(jobs, tasks))
+
+
+class _Fixed:
+    def window(self, begin_s, end_s):
+        return _trace()
+
+
+def test_deadlines_are_set_by_job_name_relative_to_submission():
+    """A job whose name has a deadline gets submit + deadline; others keep theirs."""
+    trace = DeadlineObserver(_Fixed(), {"nightly": 60.0}).window(0, 1)
+    deadlines = trace.workload.jobs["deadline_s"].tolist()
+    assert deadlines[0] == 160.0 and math.isnan(deadlines[1])
+
+
+def test_no_known_name_leaves_the_window_as_it_was():
+    """Without a matching name the observed trace is returned unchanged."""
+    trace = DeadlineObserver(_Fixed(), {"other": 5.0}).window(0, 1)
+    assert trace.workload.jobs["deadline_s"].isna().all()
+
+
+def test_the_paused_clock_moves_only_when_slept_on():
+    """The emulated cluster's wall clock advances by the seconds slept, never by itself."""
+    clock = PausedClock()
+    assert clock() == 0.0
+    clock.sleep(2.5)
+    clock.sleep(-1.0)
+    assert clock() == 2.5
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (TuneSettings(rm_urls=("http://rm:8088",)), "--config"),
+        (
+            TuneSettings(
+                rm_urls=("http://rm:8088",),
+                config_path=Path("f.xml"),
+                templates_path=Path("t"),
+                cluster="memory-mb=1024,vcores=1",
+            ),
+            "--history-server",
+        ),
+    ],
+)
+def test_a_live_cluster_needs_its_file_templates_cluster_and_history_server(settings, message):
+    """With RM addresses, missing required settings fail before anything is contacted."""
+    with pytest.raises(TempoError, match=message):
+        tune(settings)
+
+
+def test_a_deadlines_file_maps_job_names_to_seconds(tmp_path):
+    """`read_deadlines` reads name,deadline_s rows, skipping blank lines."""
+    from tempo.tune import read_deadlines
+
+    path = tmp_path / "deadlines.csv"
+    path.write_text("name,deadline_s\nnightly-etl,3600\n\nhourly, 600.5\n")
+    assert read_deadlines(path) == {"nightly-etl": 3600.0, "hourly": 600.5}
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("job,when\nx,1\n", ":1: expected the header"),
+        ("name,deadline_s\nx,soon\n", ":2: expected a job name"),
+        ("name,deadline_s\nx,-5\n", ":2: deadline_s: expected seconds >= 0"),
+    ],
+)
+def test_a_bad_deadlines_file_names_the_line(tmp_path, text, where):
+    """A malformed deadlines file is refused with the file, the line and what was expected."""
+    from tempo.tune import read_deadlines
+
+    path = tmp_path / "deadlines.csv"
+    path.write_text(text)
+    with pytest.raises(TempoError, match=where):
+        read_deadlines(path)
