@@ -456,7 +456,7 @@ def analyze_provisioning(
                 warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
                 warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
                 estimate = model_at.evaluate([allocation_at(scale)], _w)
-            mean, spread = estimate.mean[0], estimate.spread[0]
+                mean, spread = estimate.mean[0], estimate.spread[0]
             met = tuple(_met(float(mean[column[(q, m)]]), t, op) for q, m, t, op in normalized)
             result = ScaleResult(scale, scaled, mean, spread, met, on_grid)
             _c[scale] = result
