@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ValidationError, Workload
-from whatif.executors import DaskExecutor, SerialExecutor
+from whatif.executors import DaskExecutor, ProcessPoolExecutor, SerialExecutor
 from whatif.metrics import Metric
 from whatif.predictor import NoiseModel
 from whatif.provisioning import (
@@ -136,8 +136,8 @@ def test_scenarios_generate_every_workload_from_one_model_when_any_changes():
     assert maps(grown[1]) > 1.5 * maps(base[1])
 
 
-def test_sweep_gives_identical_numbers_on_serial_and_dask():
-    """The same analysis on the serial executor and a two-worker Dask LocalCluster agree exactly."""
+def test_sweep_gives_identical_numbers_on_serial_local_and_dask():
+    """The same analysis on the serial executor, a local pool and a Dask LocalCluster agree exactly."""
     noise = NoiseModel(jitter_cv=0.3, straggler_probability=0.1)
 
     def run(executor):
@@ -160,6 +160,10 @@ def test_sweep_gives_identical_numbers_on_serial_and_dask():
         )
 
     serial = run(SerialExecutor())
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        local = run(pool)
+    np.testing.assert_array_equal(local[0], serial[0])
+    assert local[1] == serial[1]
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as dc:
         with DaskExecutor(dc.scheduler_address) as dask_executor:
             dask = run(dask_executor)
