@@ -34,7 +34,9 @@ def main() -> None:
     with make_executor(args.executor) as executor:
         for name in ("two-tenant", "six-tenant"):
             workload = read_trace(REPO / "traces" / name).workload
-            allocation = AllocationDocument.from_file(REPO / "configs" / f"{name}-expert.xml").effective()
+            allocation = AllocationDocument.from_file(
+                REPO / "configs" / f"{name}-expert.xml"
+            ).effective()
             templates = load_templates(REPO / "templates" / name)
             qs = list(
                 dict.fromkeys(
@@ -54,7 +56,9 @@ def main() -> None:
                 executor=executor,
             )
             print(f"== {name} ({time.perf_counter() - started:.1f} s)")
-            print(check.table.drop(columns=["abs_error"]).to_string(index=False, float_format="%.4g"))
+            print(
+                check.table.drop(columns=["abs_error"]).to_string(index=False, float_format="%.4g")
+            )
             for k in (1.0, 2.0, 4.0):
                 print(
                     f"{name} {k:g}x: median error {100 * check.median_rel_error(k):.1f}%, "
