@@ -576,3 +576,46 @@ def test_growth_on_other_engines_grows_the_first_stage():
     assert (grown["stage"] == "scan").sum() == 2 * (base["stage"] == "scan").sum()
     np.testing.assert_allclose(grown.loc[grown["stage"] == "agg", "duration_s"], 14.0)
     assert list(grown.drop_duplicates("stage")["stage_index"]) == [0, 1]
+
+
+def test_bursty_or_short_lived_keys_are_not_replayed_as_schedules():
+    """A key re-run in a burst, or seen in only part of the window, is not a recurring job."""
+    from whatif.workload_model.recurring import fit_recurring
+
+    def jobs(times, key="k"):
+        return pd.DataFrame(
+            {
+                "job_id": [f"j{i}" for i in range(len(times))],
+                "submit_s": np.asarray(times, dtype=float),
+                "recurring_key": key,
+                "user": "u",
+                "name": "n",
+                "deadline_s": np.nan,
+            }
+        )
+
+    def fit(times, window=None):
+        table = jobs(times)
+        counts = pd.DataFrame({"map": 1}, index=table["job_id"])
+        return fit_recurring(table, counts, min_recurrences=3, window=window)
+
+    assert len(fit([0, 3600, 7200, 10800])) == 1  # hourly: recurring
+    assert fit([0, 40, 3600]) == ()  # two in one slot: a burst
+    assert fit([0, 300, 600], window=(0, 7200)) == ()  # 24 slots over the window, 3 seen
+    assert len(fit([0, 3600, 7200], window=(0, 7200))) == 1
+
+
+def test_generated_sample_trace_has_the_traces_job_counts():
+    """Fitted on the two-tenant sample, generation over its span gives its job counts (Poisson noise aside)."""
+    from pathlib import Path
+
+    from whatif.readers import read_trace
+
+    workload = read_trace(Path(__file__).resolve().parents[2] / "traces" / "two-tenant").workload
+    first, last = workload.span_s
+    model = WorkloadModel().fit(workload)
+    seen = workload.jobs.groupby("queue").size()
+    for seed in range(3):
+        made = model.generate(hours=(last - first) / 3600, seed=seed, start_s=first)
+        counts = made.jobs.groupby("queue").size().reindex(seen.index, fill_value=0)
+        assert (np.abs(counts - seen) <= 4 * np.sqrt(seen)).all(), (seed, counts.to_dict())

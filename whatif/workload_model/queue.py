@@ -96,7 +96,7 @@ def fit_queue(
     stage_rows = _stage_order(tasks)
     stages = tuple(stage_rows["stage"])
     counts = task_counts(jobs, tasks, stages)
-    recurring = fit_recurring(jobs, counts, min_recurrences=min_recurrences)
+    recurring = fit_recurring(jobs, counts, min_recurrences=min_recurrences, window=window)
     recurring_keys = {r.key for r in recurring}
     adhoc = jobs[~jobs["recurring_key"].isin(recurring_keys)]
     arrivals = fit_arrivals(

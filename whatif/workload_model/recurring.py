@@ -14,6 +14,12 @@ import pandas as pd
 
 logger = logging.getLogger(__name__)
 
+#: A key is periodic only if its submissions sit within this fraction of a period
+#: of the fitted grid (robust spread) ...
+MAX_JITTER_FRACTION = 0.25
+#: ... and the grid over its observed span does not hold many more instances than seen.
+MAX_GRID_EXCESS = 1.5
+
 
 @dataclass(frozen=True)
 class RecurringJob:
@@ -60,11 +66,20 @@ class RecurringJob:
 
 
 def fit_recurring(
-    jobs: pd.DataFrame, counts: pd.DataFrame, *, min_recurrences: int
+    jobs: pd.DataFrame,
+    counts: pd.DataFrame,
+    *,
+    min_recurrences: int,
+    window: tuple[float, float] | None = None,
 ) -> tuple[RecurringJob, ...]:
-    """Recurring jobs among `jobs` whose key repeats at least `min_recurrences` times.
+    """Recurring jobs among `jobs` whose key repeats at least `min_recurrences` times
+    on a period.
 
     `counts` is the per-job task-count table (index job_id, columns in stage order).
+    A key counts as periodic when its submissions sit near a grid of its median gap,
+    no two in one grid slot, and that grid over the fitted `window` (default: the
+    key's own span) holds not many more instances than were seen; other keys are
+    left to the ad-hoc arrival model.
     """
     keyed = jobs[jobs["recurring_key"] != ""]
     found = []
@@ -78,6 +93,26 @@ def fit_recurring(
             continue
         grid = times[0] + np.round((times - times[0]) / period) * period
         jitter = float(1.4826 * np.median(np.abs(times - grid)))
+        start, end = window if window is not None else (times[0], times[-1])
+        on_grid = (end - start) / period + 1
+        shared_slot = np.unique(np.round((times - times[0]) / period)).size < times.size
+        if (
+            shared_slot
+            or jitter > MAX_JITTER_FRACTION * period
+            or on_grid > MAX_GRID_EXCESS * len(times)
+        ):
+            # Bursty repeats (the same job re-run a few times close together) are not
+            # a schedule: replaying them on the median gap would invent instances.
+            logger.info(
+                "recurring key %r: %d submissions do not follow a period (median gap %.0f s, "
+                "spread %.0f s, %.0f grid slots); treated as ad-hoc jobs",
+                key,
+                len(times),
+                period,
+                jitter,
+                on_grid,
+            )
+            continue
         relative = (group["deadline_s"] - group["submit_s"]).dropna()
         found.append(
             RecurringJob(
