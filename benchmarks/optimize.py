@@ -99,7 +99,7 @@ def dominates(a: np.ndarray, b: np.ndarray, tol: float = 1e-9) -> bool:
 # ---------------------------------------------------------------- scenario 1 --------
 def scenario1(out: Path, iterations: int, batch: int) -> dict[str, float | bool]:
     print("== Scenario 1 (paper 8.2.1): two tenants, deadlines from the expert configuration")
-    cluster = Cluster.parse("nodes=20,memory-mb=8192,vcores=8")
+    cluster = Cluster.parse("nodes=24,memory-mb=8192,vcores=8")
     expert = AllocationDocument.from_file(REPO / "configs" / "two-tenant-expert.xml")
     train, held = halves(read_trace(REPO / "traces" / "two-tenant").workload)
     train = with_expert_deadlines(train, expert, cluster, "root.prod")
