@@ -16,9 +16,8 @@ Reproduces, on the bundled traces, the two experiments of the Tempo paper's sect
    jobs submitted in the first half of the trace; the second half is replayed under the
    result and under the expert configuration afterwards.
 
-The traces' load is about a tenth of the 800 GB cluster the expert files were written
-for; on that cluster no setting changes the two-tenant QS at all, so scenario 1 replays
-on 20 nodes (160 GB), where the tenants contend. Scenario 2 uses the 100-node cluster.
+Scenario 1 replays on the 24 nodes (192 GB) ``configs/two-tenant-expert.xml`` is
+written for, where the tenants contend. Scenario 2 uses the 100-node cluster.
 Preemption is on (``yarn.scheduler.fair.preemption``), as the expert files assume.
 
 Usage: ``python benchmarks/optimize.py [--out DIR] [--iterations N] [--iterations2 N] [--batch B]``.
