@@ -32,7 +32,9 @@ def prediction_errors(predicted: Schedule, observed: Schedule) -> pd.DataFrame:
     """
     for name, value in (("predicted", predicted), ("observed", observed)):
         if not isinstance(value, Schedule):
-            raise ValidationError(f"prediction_errors {name}: expected a Schedule, got {type(value).__name__}")
+            raise ValidationError(
+                f"prediction_errors {name}: expected a Schedule, got {type(value).__name__}"
+            )
     obs = observed.jobs[["job_id", "queue", "finish_s"]].rename(columns={"finish_s": "observed_s"})
     pred = predicted.jobs[["job_id", "finish_s"]].rename(columns={"finish_s": "predicted_s"})
     both = obs.merge(pred, on="job_id", how="inner")

@@ -19,7 +19,9 @@ JOBRUNTIME_COLUMNS = (
 )
 
 
-def jobruntime_table(schedule: Schedule, observed: Schedule | Workload | None = None) -> pd.DataFrame:
+def jobruntime_table(
+    schedule: Schedule, observed: Schedule | Workload | None = None
+) -> pd.DataFrame:
     """The jobruntime rows: simulated times from `schedule`, real ones from `observed`.
 
     Times are integer milliseconds as SLS writes them; a real time the source does

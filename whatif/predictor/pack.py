@@ -146,7 +146,11 @@ def with_undeclared_queues(
                     f"jobs.queue: cannot create {path!r} under leaf queue {parent['q'].name!r}"
                 )
             leaf = depth == len(parts) - 1
-            policy = defaults.scheduling_policy if leaf or defaults.scheduling_policy != "fifo" else "fair"
+            policy = (
+                defaults.scheduling_policy
+                if leaf or defaults.scheduling_policy != "fifo"
+                else "fair"
+            )
             queue = EffectiveQueue(
                 path,
                 is_parent=not leaf,
@@ -254,7 +258,9 @@ def _noise_draws(
         mult *= np.where(rng.random(n) < noise.straggler_probability, noise.straggler_factor, 1.0)
     fails = np.zeros(n, dtype=np.int64)
     if noise.failure_probability > 0 and noise.max_attempts > 1:
-        fails = np.minimum(rng.geometric(1.0 - noise.failure_probability, n) - 1, noise.max_attempts - 1)
+        fails = np.minimum(
+            rng.geometric(1.0 - noise.failure_probability, n) - 1, noise.max_attempts - 1
+        )
     frac = rng.random(n)
     return mult, fails.astype(np.int64), frac
 
@@ -276,7 +282,9 @@ def pack(
     slot_mode = bool(cluster.slots)
     nj, nt = len(jobs), len(tasks)
     job_ids = jobs["job_id"].to_numpy(dtype=object)
-    job_queue = np.array([qindex[full_queue_name(q)] for q in jobs["queue"].tolist()], dtype=np.int64)
+    job_queue = np.array(
+        [qindex[full_queue_name(q)] for q in jobs["queue"].tolist()], dtype=np.int64
+    )
     users, job_user = np.unique(jobs["user"].to_numpy(dtype=object), return_inverse=True)
     user_max = np.array(
         [-1 if (m := allocation.max_apps_for_user(u)) is None else m for u in users], dtype=np.int64
@@ -285,11 +293,17 @@ def pack(
     am_mem = jobs["am_memory_mb"].to_numpy(dtype=float)
     has_am = ~np.isnan(am_mem) & (not slot_mode)
     am_m, am_v = normalize_requests(
-        np.nan_to_num(am_mem), np.nan_to_num(jobs["am_vcores"].to_numpy(dtype=float), nan=1.0), settings
+        np.nan_to_num(am_mem),
+        np.nan_to_num(jobs["am_vcores"].to_numpy(dtype=float), nan=1.0),
+        settings,
     )
     job_am = np.where(has_am[:, None], np.column_stack([am_m, am_v]), 0.0)
     # Tasks are sorted by job (submit order), stage index, task id: stages are runs.
-    jpos = pd.Series(np.arange(nj), index=job_ids).reindex(tasks["job_id"].to_numpy(dtype=object)).to_numpy()
+    jpos = (
+        pd.Series(np.arange(nj), index=job_ids)
+        .reindex(tasks["job_id"].to_numpy(dtype=object))
+        .to_numpy()
+    )
     task_job = jpos.astype(np.int64)
     sidx = tasks["stage_index"].to_numpy(dtype=np.int64)
     new_stage = np.ones(nt, dtype=bool)
@@ -306,17 +320,25 @@ def pack(
     stage_priority = np.minimum.reduceat(prio, stage_start) if ns else np.zeros(0, dtype=np.int64)
     stage_slowstart = np.zeros(ns, dtype=np.int64)
     for s in range(1, ns):
-        if stage_job[s] == stage_job[s - 1] and stage_names[s] == "reduce" and stage_names[s - 1] == "map":
+        if (
+            stage_job[s] == stage_job[s - 1]
+            and stage_names[s] == "reduce"
+            and stage_names[s - 1] == "map"
+        ):
             stage_slowstart[s] = 1
     is_reduce = np.array([n == "reduce" for n in stage_names], dtype=bool)
     stage_dim = (is_reduce & slot_mode).astype(np.int64)
     if slot_mode:
         dims = stage_dim[task_stage]
         req = np.column_stack([(dims == 0).astype(float), (dims == 1).astype(float)])
-        capacity = np.array([float(cluster.slot_pools.get("map", 0)), float(cluster.slot_pools.get("reduce", 0))])
+        capacity = np.array(
+            [float(cluster.slot_pools.get("map", 0)), float(cluster.slot_pools.get("reduce", 0))]
+        )
         min_request = np.array([1.0, 1.0])
     else:
-        mem, cpu = normalize_requests(tasks["memory_mb"].to_numpy(), tasks["vcores"].to_numpy(), settings)
+        mem, cpu = normalize_requests(
+            tasks["memory_mb"].to_numpy(), tasks["vcores"].to_numpy(), settings
+        )
         req = np.column_stack([mem, cpu])
         capacity = np.array([cluster.memory_mb, cluster.vcores], dtype=float)
         min_request = np.array([settings.min_allocation_mb, settings.min_allocation_vcores])
@@ -418,15 +440,33 @@ def unpack_schedule(
     tid = task_ids[tidx].copy() if n else np.zeros(0, dtype=object)
     if n and is_am.any():
         tid[is_am] = job_col[is_am] + "_am"
-    stage = stage_names[np.where(is_am, len(packed.stage_names), packed.task_stage[np.where(is_am, 0, att_task)])] if n else tid
+    stage = (
+        stage_names[
+            np.where(
+                is_am, len(packed.stage_names), packed.task_stage[np.where(is_am, 0, att_task)]
+            )
+        ]
+        if n
+        else tid
+    )
     if n and is_am.any():
         stage[is_am] = "am"
     # Attempt number within its task, in allocation order.
     frame = pd.DataFrame({"t": tid})
     number = frame.groupby("t", sort=False).cumcount().to_numpy() if n else np.zeros(0, dtype=int)
     attempt_id = [f"{t}_{k}" for t, k in zip(tid.tolist(), number.tolist(), strict=True)]
-    req = np.where(is_am[:, None], packed.job_am[np.where(is_am, jidx, 0)], packed.task_req[np.where(is_am, 0, att_task)]) if n else np.zeros((0, 2))
-    states = np.array(ATTEMPT_STATE_NAMES, dtype=object)[att_state] if n else np.zeros(0, dtype=object)
+    req = (
+        np.where(
+            is_am[:, None],
+            packed.job_am[np.where(is_am, jidx, 0)],
+            packed.task_req[np.where(is_am, 0, att_task)],
+        )
+        if n
+        else np.zeros((0, 2))
+    )
+    states = (
+        np.array(ATTEMPT_STATE_NAMES, dtype=object)[att_state] if n else np.zeros(0, dtype=object)
+    )
     attempts = pd.DataFrame(
         {
             "job_id": job_col,

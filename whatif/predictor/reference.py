@@ -311,13 +311,21 @@ class ReferenceEngine:
         p = self.p
         killed = False
         for j in list(self.reducing):
-            s = next(k for k in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])) if self.stage_waiting[k])
+            s = next(
+                k
+                for k in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1]))
+                if self.stage_waiting[k]
+            )
             m = s - 1
             size = int(p.stage_task_end[m] - p.stage_task_start[m])
             running_maps = size - self.stage_pending[m] - self.stage_done[m]
             if self.stage_pending[m] == 0 or running_maps > 0:
                 continue
-            task = int(self.stage_next[m]) if self.stage_next[m] < p.stage_task_end[m] else self.stage_retry[m][0]
+            task = (
+                int(self.stage_next[m])
+                if self.stage_next[m] < p.stage_task_end[m]
+                else self.stage_retry[m][0]
+            )
             leaf = int(p.job_queue[j])
             if self._fits(leaf, p.task_req[task]):
                 continue
@@ -444,7 +452,14 @@ class ReferenceEngine:
     def _app_key(self, j: int, usage_less: bool = False) -> tuple:
         usage = self.job_usage[j] - self.job_tbp[j] if usage_less else self.job_usage[j]
         demand = self.job_usage[j] + self.job_pend[j]
-        return (usage, demand, np.zeros(2), self._app_weight(j), float(self.p.job_submit[j]), int(self.p.job_rank[j]))
+        return (
+            usage,
+            demand,
+            np.zeros(2),
+            self._app_weight(j),
+            float(self.p.job_submit[j]),
+            int(self.p.job_rank[j]),
+        )
 
     # ------------------------------------------------------------------ allocation
     def _allocate(self) -> None:
@@ -508,7 +523,12 @@ class ReferenceEngine:
         p = self.p
         best = -1
         for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])):
-            if self.stage_released[s] and not self.stage_held[s] and self.stage_pending[s] > 0 and p.stage_dim[s] == d:
+            if (
+                self.stage_released[s]
+                and not self.stage_held[s]
+                and self.stage_pending[s] > 0
+                and p.stage_dim[s] == d
+            ):
                 if best < 0 or p.stage_priority[s] < p.stage_priority[best]:
                     best = s
         return best
@@ -544,7 +564,11 @@ class ReferenceEngine:
         if s < 0:
             return False
         lo = int(p.stage_task_start[s])
-        task = int(self.stage_next[s]) if self.stage_next[s] < p.stage_task_end[s] else self.stage_retry[s][0]
+        task = (
+            int(self.stage_next[s])
+            if self.stage_next[s] < p.stage_task_end[s]
+            else self.stage_retry[s][0]
+        )
         req = p.task_req[task]
         if not self._fits(leaf, req):
             return False
@@ -711,7 +735,9 @@ class ReferenceEngine:
             timeout = float(self.q.fair_timeout[leaf])
             threshold = float(self.q.fair_threshold[leaf])
             for j in ordered:
-                fair_demand = np.minimum(np.floor(self.job_fair[j] * threshold), self.job_usage[j] + self.job_pend[j])
+                fair_demand = np.minimum(
+                    np.floor(self.job_fair[j] * threshold), self.job_usage[j] + self.job_pend[j]
+                )
                 is_starved = self._below(policy, self.job_usage[j], fair_demand)
                 if not is_starved:
                     self.job_last_fair[j] = -INF
@@ -727,7 +753,9 @@ class ReferenceEngine:
                     starved.append(j)
                 fair_total += self.job_fair_starv[j]
             demand = self._demand(leaf)
-            starvation = np.maximum(np.minimum(self.q.min_share[leaf], demand) - self.q_usage[leaf], 0.0)
+            starvation = np.maximum(
+                np.minimum(self.q.min_share[leaf], demand) - self.q_usage[leaf], 0.0
+            )
             min_timeout = float(self.q.min_timeout[leaf])
             pending = np.zeros(2)
             if not starvation.any():
@@ -781,7 +809,11 @@ class ReferenceEngine:
         stages.sort(key=lambda s: (p.stage_priority[s], s))
         out = []
         for s in stages:
-            task = int(self.stage_next[s]) if self.stage_next[s] < p.stage_task_end[s] else self.stage_retry[s][0]
+            task = (
+                int(self.stage_next[s])
+                if self.stage_next[s] < p.stage_task_end[s]
+                else self.stage_retry[s][0]
+            )
             out.append((p.task_req[task], self.stage_pending[s]))
         return out
 
@@ -857,10 +889,15 @@ class ReferenceEngine:
                     min_starved = usage[d] < min(self.q.min_share[leaf, d], demand[d])
                     fair_starved = usage[d] < math.floor(min(self.q_fair[leaf, d] / 2.0, demand[d]))
                 else:
-                    min_starved = self._below(policy, usage, self._rmin(policy, self.q.min_share[leaf], demand))
+                    min_starved = self._below(
+                        policy, usage, self._rmin(policy, self.q.min_share[leaf], demand)
+                    )
                     share = np.floor(self.q_fair[leaf] * self.q.fair_threshold[leaf])
                     fair_starved = self._below(policy, usage, self._rmin(policy, share, demand))
-                for table, starving in ((self.q_last_min, min_starved), (self.q_last_fair, fair_starved)):
+                for table, starving in (
+                    (self.q_last_min, min_starved),
+                    (self.q_last_fair, fair_starved),
+                ):
                     if not starving:
                         table[leaf, d] = -INF
                     elif table[leaf, d] == -INF:
@@ -903,10 +940,16 @@ class ReferenceEngine:
             demand = self._demand(leaf)
             usage = self.q_usage[leaf]
             res_min = res_fair = np.zeros(2)
-            if self.q_last_min[leaf, 0] > -INF and t - self.q_last_min[leaf, 0] >= self.q.min_timeout[leaf]:
+            if (
+                self.q_last_min[leaf, 0] > -INF
+                and t - self.q_last_min[leaf, 0] >= self.q.min_timeout[leaf]
+            ):
                 target = np.minimum(self.q.min_share[leaf], demand)
                 res_min = self._rmax(policy, np.zeros(2), target - usage)
-            if self.q_last_fair[leaf, 0] > -INF and t - self.q_last_fair[leaf, 0] >= self.q.fair_timeout[leaf]:
+            if (
+                self.q_last_fair[leaf, 0] > -INF
+                and t - self.q_last_fair[leaf, 0] >= self.q.fair_timeout[leaf]
+            ):
                 target = np.minimum(self.q_fair[leaf], demand)
                 res_fair = self._rmax(policy, np.zeros(2), target - usage)
             to_preempt = to_preempt + self._rmax(policy, res_min, res_fair)
@@ -972,7 +1015,11 @@ class ReferenceEngine:
             task = self.att_task[a]
             if task < 0 or int(p.task_job[task]) != app or self.att_mark[a] >= 0:
                 continue
-            if victim is None or p.stage_priority[p.task_stage[task]] >= p.stage_priority[p.task_stage[self.att_task[victim]]]:
+            if (
+                victim is None
+                or p.stage_priority[p.task_stage[task]]
+                >= p.stage_priority[p.task_stage[self.att_task[victim]]]
+            ):
                 victim = a
         return victim
 
@@ -986,14 +1033,24 @@ class ReferenceEngine:
             demand = self.q_usage[leaf, d] + self.q_pend_all[leaf, d]
             running = self.q_usage[leaf, d]
             n_min = n_fair = 0.0
-            if self.q_last_min[leaf, d] > -INF and t - self.q_last_min[leaf, d] >= self.q.min_timeout[leaf]:
+            if (
+                self.q_last_min[leaf, d] > -INF
+                and t - self.q_last_min[leaf, d] >= self.q.min_timeout[leaf]
+            ):
                 n_min = max(0.0, min(self.q.min_share[leaf, d], demand) - running)
-            if self.q_last_fair[leaf, d] > -INF and t - self.q_last_fair[leaf, d] >= self.q.fair_timeout[leaf]:
+            if (
+                self.q_last_fair[leaf, d] > -INF
+                and t - self.q_last_fair[leaf, d] >= self.q.fair_timeout[leaf]
+            ):
                 n_fair = max(0.0, math.floor(min(self.q_fair[leaf, d], demand)) - running)
             total += int(max(n_min, n_fair))
         if total <= 0:
             return
-        over = {leaf for leaf in leaves if self.q_usage[leaf, d] > self.q_fair[leaf, d] and self.q.preemptable[leaf]}
+        over = {
+            leaf
+            for leaf in leaves
+            if self.q_usage[leaf, d] > self.q_fair[leaf, d] and self.q.preemptable[leaf]
+        }
         left = {leaf: self.q_usage[leaf, d] for leaf in leaves}
         victims = [
             a
@@ -1025,7 +1082,12 @@ class ReferenceEngine:
 
     def queue_table(self) -> tuple[np.ndarray, ...]:
         """Per-queue usage, pending demand, fair share and runnable app count."""
-        return self.q_usage.copy(), self.q_pend_all.copy(), self.q_fair.copy(), np.array(self.q_runnable)
+        return (
+            self.q_usage.copy(),
+            self.q_pend_all.copy(),
+            self.q_fair.copy(),
+            np.array(self.q_runnable),
+        )
 
     # ------------------------------------------------------------------ output
     def records(self) -> tuple[np.ndarray, ...]:

@@ -80,8 +80,18 @@ class SchedulerSettings:
                 raise ValidationError(
                     f"SchedulerSettings.{f.name}: expected a number, got {value!r}"
                 )
-        check_range(self.utilization_threshold, field="SchedulerSettings.utilization_threshold", low=0.0, high=1.0)
-        check_range(self.slowstart_completed_maps, field="SchedulerSettings.slowstart_completed_maps", low=0.0, high=1.0)
+        check_range(
+            self.utilization_threshold,
+            field="SchedulerSettings.utilization_threshold",
+            low=0.0,
+            high=1.0,
+        )
+        check_range(
+            self.slowstart_completed_maps,
+            field="SchedulerSettings.slowstart_completed_maps",
+            low=0.0,
+            high=1.0,
+        )
         check_choice(self.hadoop_version, (1, 2, 3), field="SchedulerSettings.hadoop_version")
         for name in (
             "wait_time_before_kill_s",
@@ -139,9 +149,19 @@ class NoiseModel:
     jitter_cv: float = 0.0
 
     def __post_init__(self) -> None:
-        check_range(self.failure_probability, field="NoiseModel.failure_probability", low=0.0, high=0.99)
-        check_range(self.straggler_probability, field="NoiseModel.straggler_probability", low=0.0, high=1.0)
+        check_range(
+            self.failure_probability, field="NoiseModel.failure_probability", low=0.0, high=0.99
+        )
+        check_range(
+            self.straggler_probability, field="NoiseModel.straggler_probability", low=0.0, high=1.0
+        )
         check_range(self.straggler_factor, field="NoiseModel.straggler_factor", low=1.0, high=1e6)
         check_range(self.jitter_cv, field="NoiseModel.jitter_cv", low=0.0, high=10.0)
-        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
-            raise ValidationError(f"NoiseModel.max_attempts: expected an int >= 1, got {self.max_attempts!r}")
+        if (
+            isinstance(self.max_attempts, bool)
+            or not isinstance(self.max_attempts, int)
+            or self.max_attempts < 1
+        ):
+            raise ValidationError(
+                f"NoiseModel.max_attempts: expected an int >= 1, got {self.max_attempts!r}"
+            )

@@ -29,6 +29,9 @@ logger = logging.getLogger(__name__)
 
 ENGINES = ("numba", "reference")
 
+#: yarn-default.xml values.
+DEFAULT_SETTINGS = SchedulerSettings()
+
 
 @dataclass(frozen=True, eq=False)
 class SimulationState:
@@ -76,7 +79,7 @@ class Simulation:
         allocation: EffectiveAllocation,
         cluster: Cluster,
         *,
-        settings: SchedulerSettings = SchedulerSettings(),
+        settings: SchedulerSettings = DEFAULT_SETTINGS,
         engine: str = "numba",
         seed: int = 0,
         noise: NoiseModel | None = None,
@@ -89,9 +92,13 @@ class Simulation:
             ("settings", settings, SchedulerSettings),
         ):
             if not isinstance(value, kind):
-                raise ValidationError(f"predict {name}: expected a {kind.__name__}, got {type(value).__name__}")
+                raise ValidationError(
+                    f"predict {name}: expected a {kind.__name__}, got {type(value).__name__}"
+                )
         if noise is not None and not isinstance(noise, NoiseModel):
-            raise ValidationError(f"predict noise: expected a NoiseModel, got {type(noise).__name__}")
+            raise ValidationError(
+                f"predict noise: expected a NoiseModel, got {type(noise).__name__}"
+            )
         if settings.hadoop_version == 1 and not cluster.slots and settings.preemption:
             logger.info("Hadoop 1 preemption on a cluster without slot pools: memory is the pool")
         self.workload = workload
@@ -131,8 +138,15 @@ class Simulation:
         """The schedule so far (running attempts have no finish time)."""
         task, start, finish, state, preempted, job_finish = self._engine.records()
         return unpack_schedule(
-            self.packed, self.packed.queues.names, task, start, finish, state, preempted,
-            job_finish, self.packed.job_queue,
+            self.packed,
+            self.packed.queues.names,
+            task,
+            start,
+            finish,
+            state,
+            preempted,
+            job_finish,
+            self.packed.job_queue,
         )
 
     def state(self) -> SimulationState:
@@ -170,11 +184,13 @@ class Simulation:
         pq = pack_queues(allocation, self.cluster)
         index = {n: i for i, n in enumerate(pq.names)}
         job_queue = np.array(
-            [index[full_queue_name(q)] for q in self.workload.jobs["queue"].tolist()], dtype=np.int64
+            [index[full_queue_name(q)] for q in self.workload.jobs["queue"].tolist()],
+            dtype=np.int64,
         )
         users = self.packed.user_names
         user_max = np.array(
-            [-1 if (m := allocation.max_apps_for_user(u)) is None else m for u in users], dtype=np.int64
+            [-1 if (m := allocation.max_apps_for_user(u)) is None else m for u in users],
+            dtype=np.int64,
         )
         self.packed = dataclasses.replace(
             self.packed, queues=pq, job_queue=job_queue, user_max_apps=user_max
@@ -189,7 +205,7 @@ def predict(
     allocation: EffectiveAllocation,
     cluster: Cluster,
     *,
-    settings: SchedulerSettings = SchedulerSettings(),
+    settings: SchedulerSettings = DEFAULT_SETTINGS,
     engine: str = "numba",
     seed: int = 0,
     noise: NoiseModel | None = None,
