@@ -48,7 +48,9 @@ def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocatio
     tasks = pd.DataFrame(
         {
             "job_id": job_ids[job_of],
-            "task_id": np.char.add(np.char.add(job_ids[job_of], "_"), np.char.zfill(k.astype(str), 3)),
+            "task_id": np.char.add(
+                np.char.add(job_ids[job_of], "_"), np.char.zfill(k.astype(str), 3)
+            ),
             "stage": np.where(is_map, "map", "reduce"),
             "stage_index": np.where(is_map, 1, 2),
             "priority": np.where(is_map, 20, 10),
@@ -101,9 +103,15 @@ def main(argv: list[str] | None = None) -> None:
     killed = int(schedule.attempts["preempted"].sum())
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     n = workload.n_tasks
-    print(f"engine={args.engine} hadoop_version={args.hadoop_version} tasks={n} jobs={workload.n_jobs}")
-    print(f"attempts={schedule.n_attempts} preempted={killed} unfinished_jobs={int(schedule.jobs['finish_s'].isna().sum())}")
-    print(f"cold_start_s={cold:.2f} build_workload_s={build:.2f} pack_s={packing:.2f} simulate_s={simulate:.2f} unpack_s={unpack:.2f}")
+    print(
+        f"engine={args.engine} hadoop_version={args.hadoop_version} tasks={n} jobs={workload.n_jobs}"
+    )
+    print(
+        f"attempts={schedule.n_attempts} preempted={killed} unfinished_jobs={int(schedule.jobs['finish_s'].isna().sum())}"
+    )
+    print(
+        f"cold_start_s={cold:.2f} build_workload_s={build:.2f} pack_s={packing:.2f} simulate_s={simulate:.2f} unpack_s={unpack:.2f}"
+    )
     print(f"tasks_per_s={n / simulate:.0f}")
     print(f"end_to_end_tasks_per_s={n / (packing + simulate + unpack):.0f}")
     print(f"peak_rss_mib={peak_kib / 1024:.0f}")

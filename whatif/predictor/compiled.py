@@ -79,7 +79,18 @@ class CompiledEngine:
         jf = np.zeros((nj, K.N_JF))
         jf[:, K.JF_FINISH] = np.nan
         ji = np.full((nj, K.N_JI), -1, dtype=np.int64)
-        ji[:, [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED, K.JI_CONS_EPOCH, K.JI_IN_RED]] = 0
+        ji[
+            :,
+            [
+                K.JI_STATE,
+                K.JI_AM_STATE,
+                K.JI_STAGES_DONE,
+                K.JI_TRIED,
+                K.JI_STARVED,
+                K.JI_CONS_EPOCH,
+                K.JI_IN_RED,
+            ],
+        ] = 0
         ss = np.zeros((ns, K.N_SS), dtype=np.int64)
         ss[:, K.SS_LO] = p.stage_task_start
         ss[:, K.SS_HI] = p.stage_task_end
@@ -117,7 +128,16 @@ class CompiledEngine:
         gf[K.G_NEXT_V12] = np.inf
         gf[K.G_FREE : K.G_FREE + 2] = cluster
         gi = np.zeros(K.N_GI, dtype=np.int64)
-        gi[[K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL, K.GI_RED_HEAD, K.GI_RED_TAIL]] = -1
+        gi[
+            [
+                K.GI_RUN_HEAD,
+                K.GI_RUN_TAIL,
+                K.GI_WAIT_HEAD,
+                K.GI_WAIT_TAIL,
+                K.GI_RED_HEAD,
+                K.GI_RED_TAIL,
+            ]
+        ] = -1
         gi[K.GI_DIRTY] = 1
         umax = p.user_max_apps.astype(np.int64).copy()
         urun = np.zeros(len(umax), dtype=np.int64)

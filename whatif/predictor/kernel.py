@@ -143,7 +143,15 @@ JSF_SUBMIT, JSF_AM = 0, 1
 N_JSF = 3
 # job state float / int
 JF_USE, JF_PEND, JF_FAIR, JF_LFAIR, JF_NCHECK, JF_FSTARV, JF_MSTARV, JF_TBP, JF_FINISH = (
-    0, 2, 4, 6, 7, 8, 10, 12, 14,
+    0,
+    2,
+    4,
+    6,
+    7,
+    8,
+    10,
+    12,
+    14,
 )
 JF_CONS = 15
 N_JF = 17
@@ -155,8 +163,24 @@ N_JI = 14
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
 N_SS = 6
 # stage state int
-SI_RELEASED, SI_NEXT, SI_PENDING, SI_DONE, SI_RETRY_HEAD, SI_RETRY_TAIL, SI_DEF_HEAD, SI_DEF_TAIL = (
-    0, 1, 2, 3, 4, 5, 6, 7,
+(
+    SI_RELEASED,
+    SI_NEXT,
+    SI_PENDING,
+    SI_DONE,
+    SI_RETRY_HEAD,
+    SI_RETRY_TAIL,
+    SI_DEF_HEAD,
+    SI_DEF_TAIL,
+) = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
 )
 SI_HELD = 8
 N_SI = 9
@@ -172,7 +196,14 @@ N_TI = 2
 AF_START, AF_FINISH, AF_MARK = 0, 1, 2
 N_AF = 3
 AI_TASK, AI_STATE, AI_PREEMPTED, AI_OUTCOME, AI_RUN_NEXT, AI_RUN_PREV, AI_DEF_NEXT, AI_DEF_PREV = (
-    0, 1, 2, 3, 4, 5, 6, 7,
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
 )
 AI_CHOSEN = 8
 N_AI = 9
@@ -335,7 +366,9 @@ def heap_pop(hf, hi, gi):
             c = 2 * i + 1
             if c >= n:
                 break
-            if c + 1 < n and (hf[c + 1] < hf[c] or (hf[c + 1] == hf[c] and hi[c + 1, 0] < hi[c, 0])):
+            if c + 1 < n and (
+                hf[c + 1] < hf[c] or (hf[c + 1] == hf[c] and hi[c + 1, 0] < hi[c, 0])
+            ):
                 c += 1
             if hf[c] < t or (hf[c] == t and hi[c, 0] < s):
                 hf[i] = hf[c]
@@ -851,7 +884,12 @@ def _next_stage(W, j, d):
     js, ss, si = W[6], W[12], W[14]
     best = -1
     for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
-        if si[s, SI_RELEASED] == 1 and si[s, SI_HELD] == 0 and si[s, SI_PENDING] > 0 and ss[s, SS_DIM] == d:
+        if (
+            si[s, SI_RELEASED] == 1
+            and si[s, SI_HELD] == 0
+            and si[s, SI_PENDING] > 0
+            and ss[s, SS_DIM] == d
+        ):
             if best < 0 or ss[s, SS_PRIO] < ss[best, SS_PRIO]:
                 best = s
     return best
@@ -930,7 +968,16 @@ def _try_app(W, j, leaf, d):
 def _start_attempt(W, j, task, r0, r1):
     js, jf, ji, ss, si, sdone = W[6], W[8], W[9], W[12], W[14], W[15]
     ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg = (
-        W[16], W[17], W[18], W[19], W[20], W[21], W[22], W[23], W[24], W[25],
+        W[16],
+        W[17],
+        W[18],
+        W[19],
+        W[20],
+        W[21],
+        W[22],
+        W[23],
+        W[24],
+        W[25],
     )
     t = gf[G_NOW]
     lat = cfg[C_LAT]
@@ -1003,7 +1050,16 @@ def _replay_finish(W, a, task, last_map):
 def _release_container(W, a, state):
     """Record the attempt's end and give its resources back; returns (job, r0, r1)."""
     qf, js, jsf, jf, ts, tsf, af, ai, gf, gi = (
-        W[3], W[6], W[7], W[8], W[16], W[17], W[19], W[20], W[23], W[24],
+        W[3],
+        W[6],
+        W[7],
+        W[8],
+        W[16],
+        W[17],
+        W[19],
+        W[20],
+        W[23],
+        W[24],
     )
     t = gf[G_NOW]
     task = ai[a, AI_TASK]
@@ -1245,8 +1301,18 @@ def _order_next(W, cand, m, ordered, k, policy, stamp):
 @njit(cache=True)
 def _preempt_v3(W):
     """FSLeafQueue.updateStarvedApps + FSPreemptionThread at the current instant."""
-    qs, qsf, qf, qi, js, jf, ji, gf, gi, cfg, cluster, jbuf = (
-        W[0], W[1], W[3], W[4], W[6], W[8], W[9], W[23], W[24], W[25], W[26], W[30],
+    qs, qsf, qf, qi, jf, ji, gf, gi, cfg, cluster, jbuf = (
+        W[0],
+        W[1],
+        W[3],
+        W[4],
+        W[8],
+        W[9],
+        W[23],
+        W[24],
+        W[25],
+        W[26],
+        W[30],
     )
     gf[G_NEXT_CHECK] = INF
     if not _gate(W):
@@ -1290,7 +1356,9 @@ def _preempt_v3(W):
                 k_ord += 1
             j = ordered[i]
             fd0 = min(math.floor(jf[j, JF_FAIR] * threshold), jf[j, JF_USE] + jf[j, JF_PEND])
-            fd1 = min(math.floor(jf[j, JF_FAIR + 1] * threshold), jf[j, JF_USE + 1] + jf[j, JF_PEND + 1])
+            fd1 = min(
+                math.floor(jf[j, JF_FAIR + 1] * threshold), jf[j, JF_USE + 1] + jf[j, JF_PEND + 1]
+            )
             is_starved = _below(W, policy, jf[j, JF_USE], jf[j, JF_USE + 1], fd0, fd1)
             if not is_starved:
                 jf[j, JF_LFAIR] = -INF
@@ -1388,7 +1456,12 @@ def _requests(W, j, out_cap, out_n):
     while True:
         best = -1
         for s in range(lo, hi):
-            if used[s - lo] or si[s, SI_RELEASED] == 0 or si[s, SI_HELD] == 1 or si[s, SI_PENDING] <= 0:
+            if (
+                used[s - lo]
+                or si[s, SI_RELEASED] == 0
+                or si[s, SI_HELD] == 1
+                or si[s, SI_PENDING] <= 0
+            ):
                 continue
             if best < 0 or ss[s, SS_PRIO] < ss[best, SS_PRIO]:
                 best = s
@@ -1406,7 +1479,19 @@ def _requests(W, j, out_cap, out_n):
 def _preempt_for(W, j):
     """identifyContainersToPreempt for one starved app; victims are killed after the wait."""
     qs, js, jf, ts, tsf, af, ai, hf, hi, gf, gi, cfg, vict = (
-        W[0], W[6], W[8], W[16], W[17], W[19], W[20], W[21], W[22], W[23], W[24], W[25], W[29],
+        W[0],
+        W[6],
+        W[8],
+        W[16],
+        W[17],
+        W[19],
+        W[20],
+        W[21],
+        W[22],
+        W[23],
+        W[24],
+        W[25],
+        W[29],
     )
     leaf = js[j, JS_QUEUE]
     policy = qs[leaf, QS_POLICY]
@@ -1456,7 +1541,17 @@ def _preempt_for(W, j):
 def _victims_for(W, c0, c1, chosen, nv):
     """One container's victims, newest non-AM first; appended to vict if the request fits."""
     qs, js, jf, ji, ts, tsf, af, ai, gf, gi, vict = (
-        W[0], W[6], W[8], W[9], W[16], W[17], W[19], W[20], W[23], W[24], W[29],
+        W[0],
+        W[6],
+        W[8],
+        W[9],
+        W[16],
+        W[17],
+        W[19],
+        W[20],
+        W[23],
+        W[24],
+        W[29],
     )
     pot0 = max(gf[G_FREE], 0.0)
     pot1 = max(gf[G_FREE + 1], 0.0)
@@ -1479,7 +1574,9 @@ def _victims_for(W, c0, c1, chosen, nv):
                     jf[vj, JF_CONS + 1] = 0.0
                 after0 = jf[vj, JF_USE] - jf[vj, JF_TBP] - r0 - jf[vj, JF_CONS]
                 after1 = jf[vj, JF_USE + 1] - jf[vj, JF_TBP + 1] - r1 - jf[vj, JF_CONS + 1]
-                if not _below(W, qs[vleaf, QS_POLICY], after0, after1, jf[vj, JF_FAIR], jf[vj, JF_FAIR + 1]):
+                if not _below(
+                    W, qs[vleaf, QS_POLICY], after0, after1, jf[vj, JF_FAIR], jf[vj, JF_FAIR + 1]
+                ):
                     vict[nv] = a
                     nv += 1
                     jf[vj, JF_CONS] += r0
@@ -1544,7 +1641,9 @@ def _preempt_v12(W):
             if v1:
                 dd = qf[leaf, QF_USE + d] + qf[leaf, QF_PALL + d]
                 min_starved = qf[leaf, QF_USE + d] < min(qsf[leaf, QSF_MIN + d], dd)
-                fair_starved = qf[leaf, QF_USE + d] < math.floor(min(qf[leaf, QF_FAIR + d] / 2.0, dd))
+                fair_starved = qf[leaf, QF_USE + d] < math.floor(
+                    min(qf[leaf, QF_FAIR + d] / 2.0, dd)
+                )
             else:
                 d0, d1 = _demand(W, leaf)
                 m0, m1 = _rmin(W, policy, qsf[leaf, QSF_MIN], qsf[leaf, QSF_MIN + 1], d0, d1)
@@ -1591,7 +1690,19 @@ def _preempt_v12(W):
 def _preempt_v2(W):
     """Hadoop 2.8 preemptTasksIfNecessary: warn, then kill warned ones past the wait."""
     qs, qsf, qf, js, jf, ts, tsf, af, ai, gf, gi, cfg, warned = (
-        W[0], W[1], W[3], W[6], W[8], W[16], W[17], W[19], W[20], W[23], W[24], W[25], W[28],
+        W[0],
+        W[1],
+        W[3],
+        W[6],
+        W[8],
+        W[16],
+        W[17],
+        W[19],
+        W[20],
+        W[23],
+        W[24],
+        W[25],
+        W[28],
     )
     t = gf[G_NOW]
     tp0 = 0.0
@@ -1608,9 +1719,23 @@ def _preempt_v2(W):
         rf0 = 0.0
         rf1 = 0.0
         if qf[leaf, QF_LMIN] > -INF and t - qf[leaf, QF_LMIN] >= qsf[leaf, QSF_MIN_TO]:
-            rm0, rm1 = _rmax(W, policy, 0.0, 0.0, min(qsf[leaf, QSF_MIN], d0) - u0, min(qsf[leaf, QSF_MIN + 1], d1) - u1)
+            rm0, rm1 = _rmax(
+                W,
+                policy,
+                0.0,
+                0.0,
+                min(qsf[leaf, QSF_MIN], d0) - u0,
+                min(qsf[leaf, QSF_MIN + 1], d1) - u1,
+            )
         if qf[leaf, QF_LFAIR] > -INF and t - qf[leaf, QF_LFAIR] >= qsf[leaf, QSF_FAIR_TO]:
-            rf0, rf1 = _rmax(W, policy, 0.0, 0.0, min(qf[leaf, QF_FAIR], d0) - u0, min(qf[leaf, QF_FAIR + 1], d1) - u1)
+            rf0, rf1 = _rmax(
+                W,
+                policy,
+                0.0,
+                0.0,
+                min(qf[leaf, QF_FAIR], d0) - u0,
+                min(qf[leaf, QF_FAIR + 1], d1) - u1,
+            )
         x0, x1 = _rmax(W, policy, rm0, rm1, rf0, rf1)
         tp0 = tp0 + x0
         tp1 = tp1 + x1
@@ -1653,7 +1778,17 @@ def _preempt_v2(W):
 @njit(cache=True)
 def _preempt_container(W):
     """FSParentQueue/FSLeafQueue/FSAppAttempt.preemptContainer (Hadoop 2); -1 for none."""
-    qs, children, qf, qi, ji, ts, ss, ai, gi = W[0], W[2], W[3], W[4], W[9], W[16], W[12], W[20], W[24]
+    qs, children, qf, qi, ji, ts, ss, ai, gi = (
+        W[0],
+        W[2],
+        W[3],
+        W[4],
+        W[9],
+        W[16],
+        W[12],
+        W[20],
+        W[24],
+    )
     q = 0
     while qs[q, QS_LEAF] == 0:
         best = -1
@@ -1686,7 +1821,10 @@ def _preempt_container(W):
     while a >= 0:
         task = ai[a, AI_TASK]
         if task >= 0 and ts[task, TS_JOB] == app and W[19][a, AF_MARK] < 0.0:
-            if victim < 0 or ss[ts[task, TS_STAGE], SS_PRIO] >= ss[ts[ai[victim, AI_TASK], TS_STAGE], SS_PRIO]:
+            if (
+                victim < 0
+                or ss[ts[task, TS_STAGE], SS_PRIO] >= ss[ts[ai[victim, AI_TASK], TS_STAGE], SS_PRIO]
+            ):
                 victim = a
         a = ai[a, AI_RUN_NEXT]
     return victim
@@ -1696,7 +1834,17 @@ def _preempt_container(W):
 def _preempt_v1(W, d):
     """MRv1 preemptTasks for slot pool `d`: kill the newest tasks of pools above fair share."""
     qs, qsf, qf, js, ss, ts, af, ai, gf, gi, vict = (
-        W[0], W[1], W[3], W[6], W[12], W[16], W[19], W[20], W[23], W[24], W[29],
+        W[0],
+        W[1],
+        W[3],
+        W[6],
+        W[12],
+        W[16],
+        W[19],
+        W[20],
+        W[23],
+        W[24],
+        W[29],
     )
     t = gf[G_NOW]
     total = 0
@@ -1749,7 +1897,17 @@ def advance(W, t_stop, att_room):
     Returns 0 when done or stopped, 1 when fewer than `att_room` attempt slots are
     left at the start of an iteration (the caller grows the arrays and calls again).
     """
-    js, jsf, af, ai, hf, hi, gf, gi, cfg = W[6], W[7], W[19], W[20], W[21], W[22], W[23], W[24], W[25]
+    js, jsf, af, ai, hf, hi, gf, gi, cfg = (
+        W[6],
+        W[7],
+        W[19],
+        W[20],
+        W[21],
+        W[22],
+        W[23],
+        W[24],
+        W[25],
+    )
     nj = js.shape[0]
     while True:
         t_heap = hf[0] if gi[GI_HEAP_N] > 0 else INF

@@ -311,13 +311,21 @@ class ReferenceEngine:
         p = self.p
         killed = False
         for j in list(self.reducing):
-            s = next(k for k in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])) if self.stage_waiting[k])
+            s = next(
+                k
+                for k in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1]))
+                if self.stage_waiting[k]
+            )
             m = s - 1
             size = int(p.stage_task_end[m] - p.stage_task_start[m])
             running_maps = size - self.stage_pending[m] - self.stage_done[m]
             if self.stage_pending[m] == 0 or running_maps > 0:
                 continue
-            task = int(self.stage_next[m]) if self.stage_next[m] < p.stage_task_end[m] else self.stage_retry[m][0]
+            task = (
+                int(self.stage_next[m])
+                if self.stage_next[m] < p.stage_task_end[m]
+                else self.stage_retry[m][0]
+            )
             leaf = int(p.job_queue[j])
             if self._fits(leaf, p.task_req[task]):
                 continue
@@ -515,7 +523,12 @@ class ReferenceEngine:
         p = self.p
         best = -1
         for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])):
-            if self.stage_released[s] and not self.stage_held[s] and self.stage_pending[s] > 0 and p.stage_dim[s] == d:
+            if (
+                self.stage_released[s]
+                and not self.stage_held[s]
+                and self.stage_pending[s] > 0
+                and p.stage_dim[s] == d
+            ):
                 if best < 0 or p.stage_priority[s] < p.stage_priority[best]:
                     best = s
         return best
@@ -881,7 +894,10 @@ class ReferenceEngine:
                     )
                     share = np.floor(self.q_fair[leaf] * self.q.fair_threshold[leaf])
                     fair_starved = self._below(policy, usage, self._rmin(policy, share, demand))
-                for table, starving in ((self.q_last_min, min_starved), (self.q_last_fair, fair_starved)):
+                for table, starving in (
+                    (self.q_last_min, min_starved),
+                    (self.q_last_fair, fair_starved),
+                ):
                     if not starving:
                         table[leaf, d] = -INF
                     elif table[leaf, d] == -INF:
@@ -924,10 +940,16 @@ class ReferenceEngine:
             demand = self._demand(leaf)
             usage = self.q_usage[leaf]
             res_min = res_fair = np.zeros(2)
-            if self.q_last_min[leaf, 0] > -INF and t - self.q_last_min[leaf, 0] >= self.q.min_timeout[leaf]:
+            if (
+                self.q_last_min[leaf, 0] > -INF
+                and t - self.q_last_min[leaf, 0] >= self.q.min_timeout[leaf]
+            ):
                 target = np.minimum(self.q.min_share[leaf], demand)
                 res_min = self._rmax(policy, np.zeros(2), target - usage)
-            if self.q_last_fair[leaf, 0] > -INF and t - self.q_last_fair[leaf, 0] >= self.q.fair_timeout[leaf]:
+            if (
+                self.q_last_fair[leaf, 0] > -INF
+                and t - self.q_last_fair[leaf, 0] >= self.q.fair_timeout[leaf]
+            ):
                 target = np.minimum(self.q_fair[leaf], demand)
                 res_fair = self._rmax(policy, np.zeros(2), target - usage)
             to_preempt = to_preempt + self._rmax(policy, res_min, res_fair)
@@ -1011,9 +1033,15 @@ class ReferenceEngine:
             demand = self.q_usage[leaf, d] + self.q_pend_all[leaf, d]
             running = self.q_usage[leaf, d]
             n_min = n_fair = 0.0
-            if self.q_last_min[leaf, d] > -INF and t - self.q_last_min[leaf, d] >= self.q.min_timeout[leaf]:
+            if (
+                self.q_last_min[leaf, d] > -INF
+                and t - self.q_last_min[leaf, d] >= self.q.min_timeout[leaf]
+            ):
                 n_min = max(0.0, min(self.q.min_share[leaf, d], demand) - running)
-            if self.q_last_fair[leaf, d] > -INF and t - self.q_last_fair[leaf, d] >= self.q.fair_timeout[leaf]:
+            if (
+                self.q_last_fair[leaf, d] > -INF
+                and t - self.q_last_fair[leaf, d] >= self.q.fair_timeout[leaf]
+            ):
                 n_fair = max(0.0, math.floor(min(self.q_fair[leaf, d], demand)) - running)
             total += int(max(n_min, n_fair))
         if total <= 0:

@@ -29,6 +29,9 @@ logger = logging.getLogger(__name__)
 
 ENGINES = ("numba", "reference")
 
+#: yarn-default.xml values.
+DEFAULT_SETTINGS = SchedulerSettings()
+
 
 @dataclass(frozen=True, eq=False)
 class SimulationState:
@@ -76,7 +79,7 @@ class Simulation:
         allocation: EffectiveAllocation,
         cluster: Cluster,
         *,
-        settings: SchedulerSettings = SchedulerSettings(),
+        settings: SchedulerSettings = DEFAULT_SETTINGS,
         engine: str = "numba",
         seed: int = 0,
         noise: NoiseModel | None = None,
@@ -202,7 +205,7 @@ def predict(
     allocation: EffectiveAllocation,
     cluster: Cluster,
     *,
-    settings: SchedulerSettings = SchedulerSettings(),
+    settings: SchedulerSettings = DEFAULT_SETTINGS,
     engine: str = "numba",
     seed: int = 0,
     noise: NoiseModel | None = None,

@@ -71,7 +71,9 @@ def scenarios(draw):
             EffectiveQueue(
                 name,
                 weight=draw(st.sampled_from([0.0, 0.5, 1.0, 1.0, 2.0, 3.0])),
-                min_resources=Resources(draw(st.sampled_from([0, 0, 2048, 4096])), draw(st.sampled_from([0, 1, 2]))),
+                min_resources=Resources(
+                    draw(st.sampled_from([0, 0, 2048, 4096])), draw(st.sampled_from([0, 1, 2]))
+                ),
                 max_resources=ResourceLimit(
                     absolute=draw(st.sampled_from([None, Resources(4096, 4), Resources(8192, 100)]))
                 ),
@@ -136,9 +138,14 @@ def scenarios(draw):
             tasks.append(row)
     workload = Workload(pd.DataFrame(jobs), pd.DataFrame(tasks))
     if slots:
-        cluster = Cluster.parse(f"map-slots={draw(st.integers(2, 8))},reduce-slots={draw(st.integers(1, 4))}")
+        cluster = Cluster.parse(
+            f"map-slots={draw(st.integers(2, 8))},reduce-slots={draw(st.integers(1, 4))}"
+        )
     else:
-        cluster = Cluster(memory_mb=float(draw(st.sampled_from([4096, 8192, 12288]))), vcores=float(draw(st.sampled_from([4, 8, 12]))))
+        cluster = Cluster(
+            memory_mb=float(draw(st.sampled_from([4096, 8192, 12288]))),
+            vcores=float(draw(st.sampled_from([4, 8, 12]))),
+        )
     sched = SchedulerSettings(
         preemption=draw(st.booleans()),
         hadoop_version=version,
@@ -152,5 +159,9 @@ def scenarios(draw):
         min_allocation_mb=512.0,
         increment_mb=512.0,
     )
-    noise = draw(st.sampled_from([None, NoiseModel(failure_probability=0.3, jitter_cv=0.2, straggler_probability=0.1)]))
+    noise = draw(
+        st.sampled_from(
+            [None, NoiseModel(failure_probability=0.3, jitter_cv=0.2, straggler_probability=0.1)]
+        )
+    )
     return workload, allocation, cluster, sched, noise

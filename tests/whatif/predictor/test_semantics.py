@@ -67,7 +67,9 @@ def test_ties_between_apps_break_by_submit_time_then_job_id(engine):
 def test_max_running_apps_holds_apps_back_and_releases_them_in_order(engine):
     """maxRunningApps 1: three jobs run one after another in submission order."""
     jobs = [(f"j{i}", "a", i, [("map", 10, 1024)]) for i in range(3)]
-    s = predict(build_workload(jobs), flat_tree(a={"max_running_apps": 1}), containers(4), engine=engine)
+    s = predict(
+        build_workload(jobs), flat_tree(a={"max_running_apps": 1}), containers(4), engine=engine
+    )
     got = s.jobs.set_index("job_id")[["launch_s", "finish_s"]]
     assert got["launch_s"].tolist() == [0.0, 10.0, 20.0]
     assert got["finish_s"].tolist() == [10.0, 20.0, 30.0]
@@ -80,9 +82,7 @@ def test_user_max_running_apps_counts_across_queues(engine):
         ("j1", "b", 0, [("map", 10, 1024)], {"user": "ann"}),
         ("j2", "b", 0, [("map", 10, 1024)], {"user": "bob"}),
     ]
-    alloc = EffectiveAllocation(
-        root=flat_tree(a={}, b={}).root, user_max_apps={"ann": 1}
-    )
+    alloc = EffectiveAllocation(root=flat_tree(a={}, b={}).root, user_max_apps={"ann": 1})
     s = predict(build_workload(jobs), alloc, containers(4), engine=engine)
     assert s.jobs.set_index("job_id")["launch_s"].to_dict() == {"j0": 0.0, "j1": 10.0, "j2": 0.0}
 
@@ -110,7 +110,9 @@ def test_am_share_gates_application_masters(engine):
     """maxAMShare 0.25 of an 8-container share admits two 1-container AMs at a time."""
     am = {"am_memory_mb": 1024.0, "am_vcores": 1.0}
     jobs = [(f"j{i}", "a", 0, [("map", 10, 1024)], am) for i in range(3)]
-    s = predict(build_workload(jobs), flat_tree(a={"max_am_share": 0.25}), containers(8), engine=engine)
+    s = predict(
+        build_workload(jobs), flat_tree(a={"max_am_share": 0.25}), containers(8), engine=engine
+    )
     ams = s.attempts[s.attempts["is_am"]].set_index("job_id")["start_s"].to_dict()
     assert ams == {"j0": 0.0, "j1": 0.0, "j2": 10.0}
     assert s.jobs["finish_s"].tolist() == [10.0, 10.0, 20.0]
@@ -130,7 +132,13 @@ def test_slowstart_releases_reduces_after_the_fraction_of_maps(engine):
     """Reduces are requested once half the maps completed, and end after the last map."""
     tasks = [("map", 10, 1024)] * 4 + [("map", 20, 1024)] * 4 + [("reduce", 5, 1024)]
     cfg = SchedulerSettings(slowstart_completed_maps=0.5)
-    s = predict(build_workload([("j", "a", 0, tasks)]), flat_tree(a={}), containers(8), settings=cfg, engine=engine)
+    s = predict(
+        build_workload([("j", "a", 0, tasks)]),
+        flat_tree(a={}),
+        containers(8),
+        settings=cfg,
+        engine=engine,
+    )
     red = s.attempts[s.attempts["stage"] == "reduce"].iloc[0]
     assert red["start_s"] == 10.0
     assert red["finish_s"] == 20.0  # max(10 + 5, last map at 20)
@@ -140,7 +148,13 @@ def test_slowstart_one_waits_for_every_map(engine):
     """slowstart 1.0 starts reduces only when all maps completed."""
     tasks = [("map", 10, 1024)] * 2 + [("reduce", 5, 1024)]
     cfg = SchedulerSettings(slowstart_completed_maps=1.0)
-    s = predict(build_workload([("j", "a", 0, tasks)]), flat_tree(a={}), containers(8), settings=cfg, engine=engine)
+    s = predict(
+        build_workload([("j", "a", 0, tasks)]),
+        flat_tree(a={}),
+        containers(8),
+        settings=cfg,
+        engine=engine,
+    )
     red = s.attempts[s.attempts["stage"] == "reduce"].iloc[0]
     assert (red["start_s"], red["finish_s"]) == (10.0, 15.0)
 
@@ -155,7 +169,13 @@ def test_reduce_with_shuffle_times_replays_only_its_own_work(engine):
         {"observed_start_s": 0.0, "shuffle_finish_s": 55.0, "observed_finish_s": 65.0},
     )
     cfg = SchedulerSettings(slowstart_completed_maps=0.0)
-    s = predict(build_workload([("j", "a", 0, maps + [reduce])]), flat_tree(a={}), containers(4), settings=cfg, engine=engine)
+    s = predict(
+        build_workload([("j", "a", 0, maps + [reduce])]),
+        flat_tree(a={}),
+        containers(4),
+        settings=cfg,
+        engine=engine,
+    )
     red = s.attempts[s.attempts["stage"] == "reduce"].iloc[0]
     # last predicted map at 20; shuffle tail 55 - 50 = 5; own work 65 - 55 = 10
     assert (red["start_s"], red["finish_s"]) == (0.0, 35.0)
@@ -165,7 +185,13 @@ def test_reduces_hogging_the_cluster_are_killed_by_the_am_for_maps(engine):
     """Waiting reduces that leave no room for the job's maps are killed and re-run later."""
     tasks = [("map", 10, 1024)] * 3 + [("reduce", 5, 1024)] * 2
     cfg = SchedulerSettings(slowstart_completed_maps=0.0)
-    s = predict(build_workload([("j", "a", 0, tasks)]), flat_tree(a={}), containers(2), settings=cfg, engine=engine)
+    s = predict(
+        build_workload([("j", "a", 0, tasks)]),
+        flat_tree(a={}),
+        containers(2),
+        settings=cfg,
+        engine=engine,
+    )
     assert s.jobs["state"].iloc[0] == "SUCCEEDED"
     killed = s.attempts[s.attempts["state"] == "KILLED"]
     assert len(killed) >= 1 and not killed["preempted"].any()
@@ -182,7 +208,9 @@ def preemption_case(**b_queue):
 
 def test_min_share_preemption_fires_after_its_timeout_and_not_before(engine):
     """Hadoop 3: b (min share 4) is starved from t=10; victims die at 10 + 20 + wait 5."""
-    workload, alloc = preemption_case(min_resources=Resources(4096, 4), min_share_preemption_timeout_s=20.0)
+    workload, alloc = preemption_case(
+        min_resources=Resources(4096, 4), min_share_preemption_timeout_s=20.0
+    )
     cfg = SchedulerSettings(preemption=True, wait_time_before_kill_s=5.0)
     s = predict(workload, alloc, containers(12), settings=cfg, engine=engine)
     b = s.attempts[s.attempts["job_id"] == "jb"]
@@ -195,7 +223,9 @@ def test_min_share_preemption_fires_after_its_timeout_and_not_before(engine):
 
 def test_no_preemption_below_the_utilization_threshold(engine):
     """A starved queue is not helped while utilization is at or below the threshold."""
-    alloc = flat_tree(a={}, b={"min_resources": Resources(4096, 4), "min_share_preemption_timeout_s": 5.0})
+    alloc = flat_tree(
+        a={}, b={"min_resources": Resources(4096, 4), "min_share_preemption_timeout_s": 5.0}
+    )
     jobs = [("ja", "a", 0, [("map", 100, 1024)] * 9), ("jb", "b", 10, [("map", 50, 4096)])]
     workload = build_workload(jobs)
     off = SchedulerSettings(preemption=True, wait_time_before_kill_s=0.0, utilization_threshold=0.8)
@@ -220,7 +250,10 @@ def test_fair_share_preemption_needs_starvation_below_threshold(engine):
 
 def test_queues_not_allowing_preemption_keep_their_containers(engine):
     """allowPreemptionFrom=false protects a queue's containers."""
-    alloc = flat_tree(a={"allow_preemption_from": False}, b={"min_resources": Resources(4096, 4), "min_share_preemption_timeout_s": 5.0})
+    alloc = flat_tree(
+        a={"allow_preemption_from": False},
+        b={"min_resources": Resources(4096, 4), "min_share_preemption_timeout_s": 5.0},
+    )
     workload, _ = preemption_case()
     cfg = SchedulerSettings(preemption=True, wait_time_before_kill_s=0.0)
     s = predict(workload, alloc, containers(12), settings=cfg, engine=engine)
@@ -229,7 +262,9 @@ def test_queues_not_allowing_preemption_keep_their_containers(engine):
 
 def test_hadoop2_warns_then_kills_after_the_wait(engine):
     """Hadoop 2: a check on the 5 s grid warns victims and a later check kills them (15-20 s)."""
-    workload, alloc = preemption_case(min_resources=Resources(4096, 4), min_share_preemption_timeout_s=20.0)
+    workload, alloc = preemption_case(
+        min_resources=Resources(4096, 4), min_share_preemption_timeout_s=20.0
+    )
     cfg = SchedulerSettings(preemption=True, hadoop_version=2, wait_time_before_kill_s=15.0)
     s = predict(workload, alloc, containers(12), settings=cfg, engine=engine)
     killed = s.attempts[s.attempts["preempted"]]
@@ -244,7 +279,13 @@ def test_hadoop1_slot_pools_are_separate(engine):
 
     tasks = [("map", 10, 1024)] * 4 + [("reduce", 10, 1024)] * 4
     cfg = SchedulerSettings(hadoop_version=1, slowstart_completed_maps=0.0)
-    s = predict(build_workload([("j", "a", 0, tasks)]), flat_tree(a={}), Cluster.parse("map-slots=2,reduce-slots=1"), settings=cfg, engine=engine)
+    s = predict(
+        build_workload([("j", "a", 0, tasks)]),
+        flat_tree(a={}),
+        Cluster.parse("map-slots=2,reduce-slots=1"),
+        settings=cfg,
+        engine=engine,
+    )
     at0 = s.attempts[s.attempts["start_s"] == 0]
     assert (at0["stage"] == "map").sum() == 2 and (at0["stage"] == "reduce").sum() == 1
     # maps end at 20; the first reduce waits for them, the other three follow on one slot
@@ -258,27 +299,52 @@ def test_hadoop1_min_maps_preemption_kills_newest_tasks_at_once(engine):
     alloc = flat_tree(a={}, b={"min_maps": 2, "min_share_preemption_timeout_s": 10.0})
     jobs = [("ja", "a", 0, [("map", 100, 1024)] * 8), ("jb", "b", 5, [("map", 100, 1024)] * 2)]
     cfg = SchedulerSettings(hadoop_version=1, preemption=True, preemption_interval_s=5.0)
-    s = predict(build_workload(jobs), alloc, Cluster.parse("map-slots=4,reduce-slots=1"), settings=cfg, engine=engine)
+    s = predict(
+        build_workload(jobs),
+        alloc,
+        Cluster.parse("map-slots=4,reduce-slots=1"),
+        settings=cfg,
+        engine=engine,
+    )
     killed = s.attempts[s.attempts["preempted"]]
     assert len(killed) == 2 and (killed["finish_s"] == 15.0).all()
 
 
 def test_undeclared_queue_is_created_as_a_leaf(engine):
     """A job in a queue missing from the tree runs in a leaf created with the defaults."""
-    s = predict(build_workload([("j", "adhoc", 0, [("map", 10, 1024)])]), flat_tree(a={}), containers(2), engine=engine)
+    s = predict(
+        build_workload([("j", "adhoc", 0, [("map", 10, 1024)])]),
+        flat_tree(a={}),
+        containers(2),
+        engine=engine,
+    )
     assert s.jobs["queue"].tolist() == ["root.adhoc"] and s.jobs["finish_s"].tolist() == [10.0]
 
 
 def test_job_submitted_to_a_parent_queue_is_rejected():
     """Apps can only go to leaves."""
-    tree = EffectiveAllocation(root=EffectiveQueue("root", children=(EffectiveQueue("root.p", children=(EffectiveQueue("root.p.x"),)),)))
+    tree = EffectiveAllocation(
+        root=EffectiveQueue(
+            "root", children=(EffectiveQueue("root.p", children=(EffectiveQueue("root.p.x"),)),)
+        )
+    )
     with pytest.raises(ValidationError, match="parent queue"):
-        predict(build_workload([("j", "p", 0, [("map", 1, 1024)])]), tree, containers(2), engine="reference")
+        predict(
+            build_workload([("j", "p", 0, [("map", 1, 1024)])]),
+            tree,
+            containers(2),
+            engine="reference",
+        )
 
 
 def test_requests_round_up_to_the_increment(engine):
     """A 1500 MB request takes 2048 MB, so only two fit in 4 GB."""
-    s = predict(build_workload([("j", "a", 0, [("map", 10, 1500)] * 3)]), flat_tree(a={}), containers(4), engine=engine)
+    s = predict(
+        build_workload([("j", "a", 0, [("map", 10, 1500)] * 3)]),
+        flat_tree(a={}),
+        containers(4),
+        engine=engine,
+    )
     assert s.attempts["memory_mb"].tolist() == [2048.0] * 3
     assert sorted(s.attempts["start_s"].tolist()) == [0.0, 0.0, 10.0]
 
@@ -290,12 +356,22 @@ def test_settings_validation_names_the_field():
     with pytest.raises(ValidationError, match="hadoop_version"):
         SchedulerSettings(hadoop_version=4)
     with pytest.raises(ValidationError, match="engine"):
-        predict(build_workload([("j", "a", 0, [("map", 1, 1024)])]), flat_tree(a={}), containers(1), engine="java")
+        predict(
+            build_workload([("j", "a", 0, [("map", 1, 1024)])]),
+            flat_tree(a={}),
+            containers(1),
+            engine="java",
+        )
 
 
 def test_advance_to_rejects_going_back():
     """A simulation cannot move backwards in time."""
-    sim = Simulation(build_workload([("j", "a", 0, [("map", 10, 1024)])]), flat_tree(a={}), containers(1), engine="reference")
+    sim = Simulation(
+        build_workload([("j", "a", 0, [("map", 10, 1024)])]),
+        flat_tree(a={}),
+        containers(1),
+        engine="reference",
+    )
     sim.advance_to(5)
     with pytest.raises(ValidationError, match="advance_to"):
         sim.advance_to(1)
@@ -306,7 +382,10 @@ def test_reconfigure_changes_shares_from_then_on(engine):
     alloc = flat_tree(a={}, b={})
     jobs = [("ja", "a", 0, [("map", 10, 1024)] * 40), ("jb", "b", 0, [("map", 10, 1024)] * 40)]
     sim = Simulation(build_workload(jobs), alloc, containers(4), engine=engine)
-    assert sim.advance_to(5).state().running.groupby("job_id").size().to_dict() == {"ja": 2, "jb": 2}
+    assert sim.advance_to(5).state().running.groupby("job_id").size().to_dict() == {
+        "ja": 2,
+        "jb": 2,
+    }
     sim.reconfigure(flat_tree(a={}, b={"weight": 3.0}))
     sim.advance_to(15)
     assert sim.state().running.groupby("job_id").size().to_dict() == {"ja": 1, "jb": 3}
