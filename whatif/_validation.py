@@ -41,10 +41,12 @@ def check_numeric(
     if not pd.api.types.is_numeric_dtype(values):
         converted = pd.to_numeric(values, errors="coerce")
         bad = np.flatnonzero(converted.isna().to_numpy() & values.notna().to_numpy())
-        raise ValidationError(
-            f"{table}.{column}: expected a number, got {values.iloc[bad[0]]!r} "
-            f"in record {record_label(frame, bad, key)}"
-        )
+        if bad.size:
+            raise ValidationError(
+                f"{table}.{column}: expected a number, got {values.iloc[bad[0]]!r} "
+                f"in record {record_label(frame, bad, key)}"
+            )
+        values = converted
     array = values.to_numpy(dtype=float)
     if not allow_nan:
         bad = np.flatnonzero(np.isnan(array))

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "emulate-rm": "tempo.cli.emulate:emulate_rm",
     "history": "tempo.cli.history:history",
     "optimize": "tempo.cli.optimize:optimize",
+    "predict": "tempo.cli.predict:predict",
     "qs": "tempo.cli.qs:qs",
     "trace": "tempo.cli.trace:trace",
     "tune": "tempo.cli.tune:tune",

@@ -100,3 +100,10 @@ def test_schedule_validates_states_and_times():
         Schedule(jobs=jobs, attempts=attempts.assign(state=["LOST", "SUCCEEDED"]))
     with pytest.raises(ValidationError, match="finishes before it starts in record 'a0'"):
         Schedule(jobs=jobs, attempts=attempts.assign(finish_s=[0.5, 9.0]))
+
+
+def test_empty_tables_of_any_dtype_are_accepted():
+    """A schedule with no attempts yet (an empty, untyped table) is valid."""
+    jobs = pd.DataFrame({"job_id": ["j1"], "queue": ["root.a"], "submit_s": [0.0]})
+    empty = pd.DataFrame(columns=["job_id", "task_id", "attempt_id", "stage", "start_s"])
+    assert Schedule(jobs=jobs, attempts=empty).n_attempts == 0

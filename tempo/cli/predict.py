@@ -1,0 +1,113 @@
+"""`tempo predict`: replay a trace under an allocation file; compare with what was observed."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import click
+
+from tempo.cli.options import scheduler_settings, simulation_options
+from whatif import Cluster, Trace
+from whatif.accuracy import prediction_errors
+from whatif.allocation import AllocationDocument
+from whatif.errors import WhatifError
+from whatif.predictor import predict as predict_schedule
+from whatif.predictor import write_jobruntime_csv
+from whatif.readers import read_trace, write_native
+
+
+@click.command()
+@click.option(
+    "--trace", "trace_path", required=True, type=click.Path(), help="Trace file or directory."
+)
+@click.option(
+    "--format", "trace_format", default=None, help="Trace format (detected when omitted)."
+)
+@click.option("--config", "config_path", required=True, type=click.Path(), help="Allocation file.")
+@click.option("--cluster", "cluster_spec", required=True, help="Cluster SPEC to simulate on.")
+@simulation_options
+@click.option(
+    "--engine", type=click.Choice(["numba", "reference"]), default="numba", show_default=True
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--compare-observed",
+    is_flag=True,
+    help="Report per-queue RAE, RSE and mean absolute error of job finish times (paper 8.1).",
+)
+@click.option(
+    "-o", "--output", type=click.Path(), help="Write the predicted schedule as a native trace."
+)
+@click.option("--jobruntime", type=click.Path(), help="Write an SLS-comparable jobruntime.csv.")
+@click.option("--force", is_flag=True, help="Replace an existing -o directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def predict(
+    trace_path,
+    trace_format,
+    config_path,
+    cluster_spec,
+    hadoop_version,
+    preemption,
+    engine,
+    seed,
+    compare_observed,
+    output,
+    jobruntime,
+    force,
+    as_json,
+):
+    """Predict the schedule of a trace's jobs under an allocation file."""
+    trace = read_trace(trace_path, format=trace_format)
+    if compare_observed and trace.observed is None:
+        raise WhatifError(f"{trace_path}: the trace records no observed schedule to compare with")
+    allocation = AllocationDocument.from_file(config_path).effective(hadoop_version=hadoop_version)
+    settings = scheduler_settings(hadoop_version, preemption)
+    schedule = predict_schedule(
+        trace.workload,
+        allocation,
+        Cluster.parse(cluster_spec),
+        settings=settings,
+        engine=engine,
+        seed=seed,
+    )
+    errors = prediction_errors(schedule, trace.observed) if compare_observed else None
+    if output:
+        note = f"predicted by tempo predict under {config_path} on {cluster_spec}"
+        write_native(Trace(trace.workload, schedule, notes=(note,)), output, overwrite=force)
+    if jobruntime:
+        write_jobruntime_csv(schedule, trace.observed or trace.workload, jobruntime)
+    jobs = schedule.jobs.assign(response_s=schedule.jobs["finish_s"] - schedule.jobs["submit_s"])
+    per_queue = jobs.groupby("queue", sort=False).agg(
+        jobs=("job_id", "size"),
+        mean_response_s=("response_s", "mean"),
+        last_finish_s=("finish_s", "max"),
+    )
+    killed = int((schedule.attempts["state"] == "KILLED").sum())
+    if as_json:
+        payload = {
+            "jobs": schedule.n_jobs,
+            "attempts": schedule.n_attempts,
+            "killed_attempts": killed,
+            "queues": _records(per_queue.reset_index()),
+            "errors": _records(errors) if errors is not None else None,
+        }
+        click.echo(json.dumps(payload, indent=2))
+        return
+    click.echo(
+        f"predicted {schedule.n_jobs} jobs, {schedule.n_attempts} attempts ({killed} killed)"
+    )
+    click.echo(per_queue.to_string(float_format=lambda v: f"{v:.1f}"))
+    if errors is not None:
+        click.echo("\nerrors of predicted job finish times against the observed ones (paper 8.1)")
+        click.echo(errors.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    for path in (output, jobruntime):
+        if path:
+            click.echo(f"wrote {path}")
+
+
+def _records(frame) -> list[dict]:
+    return [
+        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+        for row in frame.to_dict("records")
+    ]

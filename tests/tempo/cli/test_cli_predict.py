@@ -1,0 +1,60 @@
+"""`tempo predict` wiring and exit codes."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tempo.cli import cli
+from whatif.readers import read_trace
+
+REPO = Path(__file__).resolve().parents[3]
+SLS_ALLOC = REPO.parent / "shared" / "data" / "hadoop" / "alloc" / "sls-test-allocation.xml"
+ARGS = [
+    "predict",
+    "--trace",
+    str(REPO / "traces/hadoop/sls"),
+    "--config",
+    str(SLS_ALLOC),
+    "--cluster",
+    "nodes=19,memory-mb=8192,vcores=8",
+    "--engine",
+    "reference",
+]
+
+
+def test_predict_compares_with_the_observed_schedule_and_writes_outputs(tmp_path):
+    """--compare-observed reports per-queue errors; -o and --jobruntime write their files."""
+    out, csv = tmp_path / "predicted", tmp_path / "jobruntime.csv"
+    result = CliRunner().invoke(
+        cli, [*ARGS, "--compare-observed", "-o", str(out), "--jobruntime", str(csv), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["jobs"] == 2 and {q["queue"] for q in data["queues"]} == {
+        "root.sls_queue_1",
+        "root.sls_queue_2",
+    }
+    assert [e["queue"] for e in data["errors"]] == ["root.sls_queue_1", "root.sls_queue_2", "(all)"]
+    assert read_trace(out).observed.n_jobs == 2
+    assert (
+        csv.read_text().splitlines()[0]
+        == "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time"
+    )
+
+
+def test_predict_errors_are_one_line():
+    """No observed schedule to compare with, or a missing option, gives a clear exit code."""
+    no_times = [
+        "predict",
+        "--trace",
+        str(REPO / "traces/two-tenant"),
+        "--config",
+        str(REPO / "configs/two-tenant-expert.xml"),
+        "--cluster",
+        "nodes=24,memory-mb=8192,vcores=8",
+        "--compare-observed",
+    ]
+    result = CliRunner().invoke(cli, no_times)
+    assert result.exit_code == 1 and "no observed schedule to compare with" in result.output
+    assert CliRunner().invoke(cli, ARGS[:-2][:5]).exit_code == 2
