@@ -2,13 +2,20 @@
 
 import pandas as pd
 from conftest import scenarios
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 from whatif.predictor import Simulation, predict
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(scenarios(), st.integers(0, 3))
 def test_reference_and_numba_give_identical_schedules(scenario, seed):
     """Both engines produce exactly the same attempts and job times on random inputs."""
@@ -24,7 +31,14 @@ def test_reference_and_numba_give_identical_schedules(scenario, seed):
     pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
 
 
-@settings(max_examples=20, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=20,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(scenarios(), st.floats(0, 60))
 def test_engines_agree_when_advanced_in_steps_and_reconfigured(scenario, pause):
     """Advancing to a time, reconfiguring and running on gives the same result in both engines."""
