@@ -1523,7 +1523,11 @@ def _preempt_for(W, j):
         p0 = p0 - c0 * n
         p1 = p1 - c1 * n
         for _ in range(n):
+            before = nv
             nv = _victims_for(W, c0, c1, chosen, nv)
+            if nv == before:
+                # nothing changed, so every further scan for this request fails too
+                break
     for i in range(nv):
         a = vict[i]
         task = ai[a, AI_TASK]
