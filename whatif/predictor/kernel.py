@@ -1504,6 +1504,7 @@ def _preempt_for(W, j):
     gi[GI_EPOCH] += 1
     chosen = gi[GI_EPOCH]
     nv = 0
+    bound0 = _victim_bound(W)
     for r in range(nreq):
         if p0 == 0.0 and p1 == 0.0:
             break
@@ -1522,8 +1523,15 @@ def _preempt_for(W, j):
         n = min(fit, counts[r])
         p0 = p0 - c0 * n
         p1 = p1 - c1 * n
+        if c0 > bound0:
+            # even taking every container allowed by its app's fair share cannot fit it
+            continue
         for _ in range(n):
+            before = nv
             nv = _victims_for(W, c0, c1, chosen, nv)
+            if nv == before:
+                # nothing changed, so every further scan for this request fails too
+                break
     for i in range(nv):
         a = vict[i]
         task = ai[a, AI_TASK]
@@ -1535,6 +1543,32 @@ def _preempt_for(W, j):
         _up(W, QF_TBP, js[vj, JS_QUEUE], r0, r1)
         af[a, AF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
         heap_push(hf, hi, gi, af[a, AF_MARK], KILL, a)
+
+
+@njit(cache=True)
+def _victim_bound(W):
+    """An upper bound on the memory a victim scan can reach: free memory plus, per app in a
+    preemptable leaf, what it may lose and stay at its fair share (drf: all its usage)."""
+    qs, qi, jf, ji, gf = W[0], W[4], W[8], W[9], W[23]
+    bound = max(gf[G_FREE], 0.0)
+    for leaf in range(qs.shape[0]):
+        if qs[leaf, QS_LEAF] == 0 or qs[leaf, QS_PREEMPTABLE] == 0:
+            continue
+        drf = qs[leaf, QS_POLICY] == 2
+        if not drf:
+            _app_shares(W, leaf)
+        j = qi[leaf, QI_APP_HEAD]
+        while j >= 0:
+            if drf:
+                x = jf[j, JF_USE]
+            else:
+                x = jf[j, JF_USE] - jf[j, JF_TBP] - jf[j, JF_FAIR]
+            if x != x:
+                return INF
+            if x > 0.0:
+                bound += x
+            j = ji[j, JI_APP_NEXT]
+    return bound
 
 
 @njit(cache=True)

@@ -839,9 +839,11 @@ class ReferenceEngine:
             pending = pending - cap * n
             for _ in range(n):
                 found = self._victims_for(cap, chosen)
-                if found:
-                    victims.extend(found)
-                    chosen.update(found)
+                if not found:
+                    # nothing changed, so every further scan for this request ends the same
+                    break
+                victims.extend(found)
+                chosen.update(found)
         for a in victims:
             task = self.att_task[a]
             vj = int(p.task_job[task])
