@@ -7,6 +7,10 @@
   both over the first 2 hours of their samples (see `two_tenant`).
 - ``six-tenant/``: a synthetic workload shaped like Table 1 of the Tempo paper
   (BI, DEV, APP, STR, MV, ETL; see `six_tenant`).
+- Both samples carry a *recorded run* as their observed schedule: the workload
+  simulated once under its expert allocation file on the cluster it is meant for, with
+  preemption on and seeded task failures, stragglers and duration jitter (see
+  `recorded_run` and `SAMPLES`). It is a simulated recording, not a real cluster run.
 - ``hadoop/{jhist,sls,rumen,rest}/``: the Apache Hadoop samples in ../shared/data
   converted to native traces.
 """
@@ -14,13 +18,16 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from whatif import Trace, Workload
+from whatif import Cluster, Schedule, Trace, Workload
+from whatif.allocation import AllocationDocument
+from whatif.predictor import NoiseModel, SchedulerSettings, predict
 from whatif.readers import read_trace, write_native
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,37 +44,40 @@ TWO_TENANT = {
 }
 
 
+#: Two-tenant queues in build order: (queue, SWIM sample file, job id prefix); the
+#: k-th is expanded with seed ``seed + k``.
+TWO_TENANT_SOURCES = (
+    ("prod", "FB-2009_samples_24_times_1hr_0.tsv", "fb09-"),
+    ("engineer", "FB-2010_samples_24_times_1hr_0.tsv", "fb10-"),
+)
+
+
+def swim_tenant(path: Path, queue: str, prefix: str, *, seed: int) -> Workload:
+    """One tenant of the two-tenant sample: a SWIM file expanded into tasks as queue `queue`."""
+    return read_trace(
+        path,
+        format="swim",
+        seed=seed,
+        queue=queue,
+        job_prefix=prefix,
+        user=queue,
+        window_s=TWO_TENANT["window_s"],
+        block_size_mb=TWO_TENANT["block_size_mb"],
+        reduce_mb_per_task=TWO_TENANT["reduce_mb_per_task"],
+        max_tasks_per_stage=TWO_TENANT["max_tasks_per_stage"],
+    ).workload
+
+
 def two_tenant(data: Path, *, seed: int = TWO_TENANT["seed"]) -> Trace:
     """root.prod from SWIM FB-2009 and a sample of FB-2010 as root.engineer, first 2 hours.
 
     Jobs moving more than ``max_job_bytes`` in total (input + shuffle + output; a few
     multi-terabyte jobs whose capped tasks would each run for days) are left out.
     """
-    swim = data / "swim"
-    common = {
-        "window_s": TWO_TENANT["window_s"],
-        "block_size_mb": TWO_TENANT["block_size_mb"],
-        "reduce_mb_per_task": TWO_TENANT["reduce_mb_per_task"],
-        "max_tasks_per_stage": TWO_TENANT["max_tasks_per_stage"],
-    }
-    prod = read_trace(
-        swim / "FB-2009_samples_24_times_1hr_0.tsv",
-        format="swim",
-        seed=seed,
-        queue="prod",
-        job_prefix="fb09-",
-        user="prod",
-        **common,
-    ).workload
-    engineer = read_trace(
-        swim / "FB-2010_samples_24_times_1hr_0.tsv",
-        format="swim",
-        seed=seed + 1,
-        queue="engineer",
-        job_prefix="fb10-",
-        user="engineer",
-        **common,
-    ).workload
+    prod, engineer = (
+        swim_tenant(data / "swim" / file, queue, prefix, seed=seed + k)
+        for k, (queue, file, prefix) in enumerate(TWO_TENANT_SOURCES)
+    )
     rng = np.random.default_rng(seed)
     engineer = engineer.select_jobs(rng.random(engineer.n_jobs) < TWO_TENANT["engineer_fraction"])
     prod, engineer = (
@@ -161,11 +171,12 @@ SIX_TENANTS: dict[str, dict] = {
     ),
 }
 SIX_TENANT_SPAN_S = 4 * 3600.0
+SIX_TENANT_SEED = 2016
 ETL_PERIOD_S = 1800.0
 ETL_FAMILIES = 8
 
 
-def six_tenant(*, seed: int = 2016, span_s: float = SIX_TENANT_SPAN_S) -> Trace:
+def six_tenant(*, seed: int = SIX_TENANT_SEED, span_s: float = SIX_TENANT_SPAN_S) -> Trace:
     """A seeded synthetic workload with the six tenants of the Tempo paper's Table 1.
 
     Arrivals are Poisson at each tenant's rate except ETL, which submits its
@@ -245,6 +256,88 @@ def six_tenant(*, seed: int = 2016, span_s: float = SIX_TENANT_SPAN_S) -> Trace:
     return Trace(workload=Workload(jobs=jobs, tasks=tasks), format="synthetic", notes=(note,))
 
 
+#: The recorded run's scheduler: Hadoop 3 Fair Scheduler defaults with preemption on,
+#: as the expert files assume.
+RECORDED_SETTINGS = SchedulerSettings(preemption=True)
+#: The recorded run's noise: 2% of attempts fail (retried, at most 4 attempts), 3% of
+#: tasks straggle 3x longer, every duration gets a mean-1 lognormal factor with CV 0.2.
+RECORDED_NOISE = NoiseModel(
+    failure_probability=0.02, straggler_probability=0.03, straggler_factor=3.0, jitter_cv=0.2
+)
+#: Each sample's recorded run: its expert allocation file (relative to the repository),
+#: the cluster it is meant for (the one ``tempo tune``'s demo and benchmarks/optimize.py
+#: use) and the noise seed.
+SAMPLES: dict[str, dict[str, object]] = {
+    "two-tenant": {
+        "config": "configs/two-tenant-expert.xml",
+        "cluster": "nodes=24,memory-mb=8192,vcores=8",
+        "seed": TWO_TENANT["seed"],
+    },
+    "six-tenant": {
+        "config": "configs/six-tenant-expert.xml",
+        "cluster": "nodes=100,memory-mb=8192,vcores=8",
+        "seed": SIX_TENANT_SEED,
+    },
+}
+
+
+def _up_to_millisecond(seconds: np.ndarray) -> np.ndarray:
+    """Each time rounded up to a whole millisecond (never below the time; NaN stays NaN)."""
+    return np.maximum(np.ceil(seconds * 1000.0) / 1000.0, seconds)
+
+
+def recorded_run(trace: Trace, config: Path, cluster: str, *, seed: int) -> Trace:
+    """`trace` with a simulated recording as its observed schedule.
+
+    The workload is replayed once by the predictor under allocation file `config` on
+    `cluster`, with `RECORDED_SETTINGS` and `RECORDED_NOISE` seeded by `seed`, so the
+    schedule has what a real run has and a noise-free prediction lacks: failed and
+    retried attempts, stragglers, jittered durations, preempted containers. The
+    workload (its nominal task durations) is unchanged.
+    """
+    schedule = predict(
+        trace.workload,
+        AllocationDocument.from_file(config).effective(),
+        Cluster.parse(cluster),
+        settings=RECORDED_SETTINGS,
+        seed=seed,
+        noise=RECORDED_NOISE,
+    )
+    # Millisecond timestamps, as YARN records them (and a smaller file). Rounding up is
+    # monotone and never earlier than the simulated time, so no attempt starts before
+    # its job's (exact) submission and no two attempts overlap that did not.
+    jobs, attempts = schedule.jobs.copy(), schedule.attempts.copy()
+    for frame, columns in ((jobs, ("launch_s", "finish_s")), (attempts, ("start_s", "finish_s"))):
+        for column in columns:
+            frame[column] = _up_to_millisecond(frame[column].to_numpy())
+    schedule = Schedule(jobs=jobs, attempts=attempts)
+    unfinished = schedule.jobs["finish_s"].isna().to_numpy()
+    if unfinished.any():
+        raise RuntimeError(
+            f"recorded run of {config.name} on {cluster}: {int(unfinished.sum())} jobs never "
+            "finish; a sample's recording must finish every job"
+        )
+    n = RECORDED_NOISE
+    note = (
+        f"observed schedule: a simulated recording, not a real cluster run: tempo's predictor "
+        f"replayed this workload once under {config.name} on {cluster}, preemption on, "
+        f"{n.failure_probability:.0%} attempt failures (at most {n.max_attempts} attempts), "
+        f"{n.straggler_probability:.0%} stragglers x{n.straggler_factor:g}, "
+        f"duration jitter CV {n.jitter_cv:g}, seed {seed} "
+        "(benchmarks/make_traces.py recorded_run)"
+    )
+    return dataclasses.replace(trace, observed=schedule, notes=(*trace.notes, note))
+
+
+def sample(name: str, data: Path) -> Trace:
+    """The bundled sample `name` (a key of `SAMPLES`): its workload and its recorded run."""
+    spec = SAMPLES[name]
+    trace = two_tenant(data) if name == "two-tenant" else six_tenant()
+    return recorded_run(
+        trace, ROOT / str(spec["config"]), str(spec["cluster"]), seed=int(spec["seed"])
+    )
+
+
 def hadoop_samples(data: Path) -> dict[str, Trace]:
     """The Apache Hadoop sample traces in ../shared/data, read with their readers."""
     hadoop = data / "hadoop"
@@ -262,9 +355,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "traces")
     args = parser.parse_args()
     out: Path = args.out
-    for name, trace in (("two-tenant", two_tenant(args.data)), ("six-tenant", six_tenant())):
+    for name in SAMPLES:
+        trace = sample(name, args.data)
         path = write_native(trace, out / name, overwrite=True)
-        print(f"{path}: {trace.workload}")
+        print(f"{path}: {trace.workload} {trace.observed}")
     for name, trace in hadoop_samples(args.data).items():
         path = write_native(trace, out / "hadoop" / name, overwrite=True)
         print(f"{path}: {trace.workload} {trace.observed}")
