@@ -1,14 +1,18 @@
 """qs_report: observed (and predicted) QS per queue and each template constraint's status."""
 
 import math
+from pathlib import Path
 
 import pytest
 
 from tempo.errors import TempoError
 from tempo.qs import format_value, qs_report
-from tempo.templates import parse_templates
-from whatif import ValidationError
+from tempo.templates import load_templates, parse_templates
+from whatif import Cluster, ValidationError
+from whatif.allocation import AllocationDocument
 from whatif.metrics import Window
+from whatif.predictor import SchedulerSettings, predict
+from whatif.readers import read_trace
 
 
 def test_report_marks_constraints_met_and_violated(make_trace, qs_templates_text, small_cluster):
@@ -154,3 +158,55 @@ def test_predicted_only_report_when_nothing_was_observed(
     assert all("observed" not in row for row in report.to_dict()["values"])
     with pytest.raises(TempoError, match="give an observed schedule"):
         qs_report(None, templates, window=Window.covering(schedule))
+
+
+REPO = Path(__file__).resolve().parents[2]
+#: The bundled samples and the clusters they are meant for (benchmarks/make_traces.py SAMPLES).
+SAMPLES = {
+    "two-tenant": "nodes=24,memory-mb=8192,vcores=8",
+    "six-tenant": "nodes=100,memory-mb=8192,vcores=8",
+}
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_bundled_sample_reports_observed_and_predicted_for_every_template_queue(name):
+    """On each bundled sample with its shipped templates and expert file, every template
+    queue has observed and predicted values side by side and each constraint a status."""
+    trace = read_trace(REPO / "traces" / name)
+    templates = load_templates(REPO / "templates" / name)
+    cluster = Cluster.parse(SAMPLES[name])
+    allocation = AllocationDocument.from_file(REPO / "configs" / f"{name}-expert.xml").effective()
+    predicted = predict(
+        trace.workload, allocation, cluster, settings=SchedulerSettings(preemption=True)
+    )
+    report = qs_report(
+        trace.observed,
+        templates,
+        window=Window.covering(trace.observed),
+        cluster=cluster,
+        workload=trace.workload,
+        predicted=predicted,
+    )
+    assert report.has_observation and report.has_prediction
+    queues = {t.queue for t in templates}
+    values = report.values[report.values["queue"].isin(queues)]
+    assert set(values["queue"]) == queues
+    shown = values[values["metric"].isin(["QS_AJR", "QS_PCT", "QS_THR", "QS_UTIL", "QS_WASTE"])]
+    assert len(shown) == 5 * len(queues)
+    assert shown[["observed", "predicted"]].notna().all().all()
+    root = report.values.set_index(["queue", "metric"]).loc[("root", "QS_AJR")]
+    assert not math.isclose(root["observed"], root["predicted"], rel_tol=1e-3)
+    table = report.constraints
+    assert len(table) == sum(len(t.constraints) for t in templates)
+    for side in ("observed", "predicted"):
+        measured = table[side].notna()
+        # Only root.app's QS_DL has nothing to measure (the six-tenant trace gives its
+        # jobs no deadlines and no recurring keys).
+        assert measured.sum() >= len(table) - 1
+        assert all(isinstance(m, bool) for m in table.loc[measured, f"{side}_met"])
+        assert table.loc[~measured, f"{side}_met"].isna().all()
+    lines = report.to_text().splitlines()
+    assert "observed" in lines[2] and any(line.startswith("predicted") for line in lines)
+    marked = lines[lines.index("constraints") + 1 :]
+    assert len(marked) == len(table)
+    assert all("observed " in line and ", predicted " in line for line in marked)

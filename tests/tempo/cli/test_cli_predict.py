@@ -6,7 +6,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tempo.cli import cli
-from whatif.readers import read_trace
+from whatif import Trace
+from whatif.readers import read_trace, write_native
 
 REPO = Path(__file__).resolve().parents[3]
 SLS_ALLOC = REPO.parent / "shared" / "data" / "hadoop" / "alloc" / "sls-test-allocation.xml"
@@ -43,12 +44,13 @@ def test_predict_compares_with_the_observed_schedule_and_writes_outputs(tmp_path
     )
 
 
-def test_predict_errors_are_one_line():
+def test_predict_errors_are_one_line(tmp_path):
     """No observed schedule to compare with, or a missing option, gives a clear exit code."""
+    workload = read_trace(REPO / "traces/two-tenant").workload
     no_times = [
         "predict",
         "--trace",
-        str(REPO / "traces/two-tenant"),
+        str(write_native(Trace(workload=workload), tmp_path / "no-times")),
         "--config",
         str(REPO / "configs/two-tenant-expert.xml"),
         "--cluster",

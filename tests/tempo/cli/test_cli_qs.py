@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from tempo.cli import cli
 from whatif import Trace
-from whatif.readers import write_native
+from whatif.readers import read_trace, write_native
 
 
 @pytest.fixture
@@ -68,15 +68,36 @@ def test_qs_bad_window_is_exit_1(trace_dir):
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[3]
 
 
-def test_qs_with_config_predicts_on_the_bundled_two_tenant_trace():
-    """--config predicts the schedule; a trace without task times shows predicted values only."""
+def test_qs_with_config_shows_observed_and_predicted_on_the_bundled_two_tenant_trace():
+    """--config predicts the schedule beside the sample's recorded run; both sides are marked."""
     args = [
         "qs",
         "--trace",
         str(ROOT / "traces/two-tenant"),
         "--templates",
         str(ROOT / "templates/two-tenant"),
+        "--config",
+        str(ROOT / "configs/two-tenant-expert.xml"),
+        "--cluster",
+        "nodes=24,memory-mb=8192,vcores=8",
+        "--preemption",
     ]
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert all("observed" in row and "predicted" in row for row in data["values"])
+    assert {c["queue"] for c in data["constraints"]} == {"root.prod", "root.engineer"}
+    assert all(
+        c["observed_met"] in (True, False) and c["predicted_met"] in (True, False)
+        for c in data["constraints"]
+    )
+
+
+def test_qs_on_a_trace_without_task_times_needs_config_and_shows_predicted_only(tmp_path):
+    """A trace that recorded no schedule shows predicted values only, and needs --config."""
+    workload = read_trace(ROOT / "traces/two-tenant").workload
+    path = write_native(Trace(workload=workload), tmp_path / "no-times")
+    args = ["qs", "--trace", str(path), "--templates", str(ROOT / "templates/two-tenant")]
     config = [
         "--config",
         str(ROOT / "configs/two-tenant-expert.xml"),
@@ -87,7 +108,6 @@ def test_qs_with_config_predicts_on_the_bundled_two_tenant_trace():
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert all("predicted" in row and "observed" not in row for row in data["values"])
-    assert {c["queue"] for c in data["constraints"]} == {"root.prod", "root.engineer"}
     assert all(c["predicted_met"] in (True, False) for c in data["constraints"])
     missing = CliRunner().invoke(cli, args)
     assert missing.exit_code == 1 and "pass --config and --cluster" in missing.output
