@@ -264,16 +264,18 @@ RECORDED_SETTINGS = SchedulerSettings(preemption=True)
 RECORDED_NOISE = NoiseModel(
     failure_probability=0.02, straggler_probability=0.03, straggler_factor=3.0, jitter_cv=0.2
 )
-#: Each sample's recorded run: its expert allocation file (relative to the repository),
-#: the cluster it is meant for (the one ``tempo tune``'s demo and benchmarks/optimize.py
-#: use) and the noise seed.
+#: Each sample: how its workload is built (from the data directory), and its recorded
+#: run's expert allocation file (relative to the repository), the cluster it is meant
+#: for (the one ``tempo tune``'s demo and benchmarks/optimize.py use) and noise seed.
 SAMPLES: dict[str, dict[str, object]] = {
     "two-tenant": {
+        "build": two_tenant,
         "config": "configs/two-tenant-expert.xml",
         "cluster": "nodes=24,memory-mb=8192,vcores=8",
         "seed": TWO_TENANT["seed"],
     },
     "six-tenant": {
+        "build": lambda data: six_tenant(),
         "config": "configs/six-tenant-expert.xml",
         "cluster": "nodes=100,memory-mb=8192,vcores=8",
         "seed": SIX_TENANT_SEED,
@@ -332,7 +334,7 @@ def recorded_run(trace: Trace, config: Path, cluster: str, *, seed: int) -> Trac
 def sample(name: str, data: Path) -> Trace:
     """The bundled sample `name` (a key of `SAMPLES`): its workload and its recorded run."""
     spec = SAMPLES[name]
-    trace = two_tenant(data) if name == "two-tenant" else six_tenant()
+    trace = spec["build"](data)
     return recorded_run(
         trace, ROOT / str(spec["config"]), str(spec["cluster"]), seed=int(spec["seed"])
     )
