@@ -34,12 +34,16 @@ root.a 21, root.b 21, root 42.
 """
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from whatif import Cluster, Schedule, ValidationError, Workload
+from whatif.allocation import AllocationDocument
 from whatif.metrics import (
     METRICS,
     Metric,
@@ -49,6 +53,8 @@ from whatif.metrics import (
     has_deadlines,
     job_deadlines,
 )
+from whatif.predictor import SchedulerSettings, predict
+from whatif.readers import read_trace
 
 CLUSTER = Cluster(memory_mb=1000, vcores=10)
 WINDOW = Window(0, 100)
@@ -241,6 +247,125 @@ def test_slowdown_divides_response_by_critical_path():
     assert slow["root.a.x"] == pytest.approx((50 / 40 + 60 / 40) / 2)
     assert slow["root.a.y"] == pytest.approx(3.0)
     assert slow["root"] == pytest.approx((1.25 + 1.5 + 3.0 + 60 / 55) / 4)
+
+
+def _one_job_schedules(rows, jobs):
+    """A Schedule from (job, attempt, stage, start, finish, state, is_am) rows; one queue per job."""
+    attempts = pd.DataFrame(
+        rows, columns=["job_id", "attempt_id", "stage", "start_s", "finish_s", "state", "is_am"]
+    )
+    attempts["task_id"] = attempts["attempt_id"]
+    frame = pd.DataFrame(jobs, columns=["job_id", "submit_s", "finish_s"])
+    return Schedule(jobs=frame.assign(queue="root." + frame["job_id"]), attempts=attempts)
+
+
+def test_slowdown_counts_an_early_reduce_only_after_the_maps():
+    """Slowstart: maps m1 2..22, m2 22..40; reduces r1 5..50, r2 30..58 (r3 killed, AM left out).
+
+    The longest map is 20 s; the maps end at 40, after which r1 runs 10 s and r2
+    18 s: path 20 + 18 = 38 and slowdown 60 / 38. (Adding whole attempts, 20 + 45 =
+    65 s, would exceed the 60 s response.) Job k's stage b (0..10) finishes before
+    stage a (5..30), so b comes first: path 10 + 20 = 30, slowdown 40 / 30.
+    """
+    schedule = _one_job_schedules(
+        [
+            ("j", "am", "am", 0, 60, "SUCCEEDED", True),
+            ("j", "m1", "map", 2, 22, "SUCCEEDED", False),
+            ("j", "m2", "map", 22, 40, "SUCCEEDED", False),
+            ("j", "r1", "reduce", 5, 50, "SUCCEEDED", False),
+            ("j", "r2", "reduce", 30, 58, "SUCCEEDED", False),
+            ("j", "r3", "reduce", 41, 60, "KILLED", False),
+            ("k", "a1", "a", 5, 30, "SUCCEEDED", False),
+            ("k", "b1", "b", 0, 10, "SUCCEEDED", False),
+        ],
+        [("j", 0, 60), ("k", 0, 40)],
+    )
+    slow = evaluate(schedule, ["QS_SLOWDOWN"], window=WINDOW)["QS_SLOWDOWN"]
+    assert slow["root.j"] == pytest.approx(60 / 38)
+    assert slow["root.k"] == pytest.approx(40 / 30)
+
+
+def _naive_slowdown(schedule: Schedule) -> dict[str, float]:
+    """Per job, obvious loops: stages by last finish, each adds its longest part after the last."""
+    out = {}
+    attempts = schedule.attempts.to_dict("records")
+    order = list(dict.fromkeys(a["stage"] for a in attempts))
+    for job in schedule.jobs.to_dict("records"):
+        t_s, t_f = job["submit_s"], job["finish_s"]
+        spans = {}
+        for a in attempts:
+            start, finish = max(a["start_s"], t_s), min(a["finish_s"], t_f)
+            if a["job_id"] == job["job_id"] and a["state"] == "SUCCEEDED" and not a["is_am"]:
+                if finish > start:
+                    spans.setdefault(a["stage"], []).append((start, finish))
+        stages = sorted(spans, key=lambda s: (max(f for _, f in spans[s]), order.index(s)))
+        path, previous = 0.0, -math.inf
+        for stage in stages:
+            path += max(max(0.0, f - max(a, previous)) for a, f in spans[stage])
+            previous = max(f for _, f in spans[stage])
+        out["root." + job["job_id"]] = (t_f - t_s) / path if path > 0 else NAN
+    return out
+
+
+_TIME = st.integers(0, 30)
+_ATTEMPT = st.tuples(
+    st.integers(0, 2),
+    st.sampled_from(["map", "reduce", "setup", "x"]),
+    _TIME,
+    _TIME,
+    st.sampled_from(["SUCCEEDED", "SUCCEEDED", "FAILED", "KILLED"]),
+    st.booleans(),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    jobs=st.lists(st.tuples(_TIME, _TIME), min_size=3, max_size=3),
+    rows=st.lists(_ATTEMPT, max_size=14),
+)
+def test_slowdown_is_at_least_one_for_any_schedule(jobs, rows):
+    """On random schedules (overlapping stages, ties, attempts outside the job) each job's
+    slowdown equals the per-job loop and is >= 1."""
+    schedule = _one_job_schedules(
+        [
+            (f"j{j}", f"a{i}", stage, a, a + b, state, am)
+            for i, (j, stage, a, b, state, am) in enumerate(rows)
+        ],
+        [(f"j{j}", submit, submit + length) for j, (submit, length) in enumerate(jobs)],
+    )
+    slow = evaluate(schedule, ["QS_SLOWDOWN"], window=Window(0, 100))["QS_SLOWDOWN"]
+    expected = _naive_slowdown(schedule)
+    assert slow[list(expected)].to_dict() == pytest.approx(expected, nan_ok=True)
+    assert (slow.dropna() >= 1 - 1e-12).all()
+
+
+SAMPLES = {
+    "two-tenant": "nodes=24,memory-mb=8192,vcores=8",
+    "six-tenant": "nodes=100,memory-mb=8192,vcores=8",
+}
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_slowdown_is_at_least_one_on_the_bundled_samples(name):
+    """Every job of each bundled sample, observed and predicted under its expert file, has
+    slowdown >= 1, and the samples' queues show some queueing (slowdown > 1 at root)."""
+    root = Path(__file__).resolve().parents[2]
+    trace = read_trace(root / "traces" / name)
+    allocation = AllocationDocument.from_file(root / "configs" / f"{name}-expert.xml").effective()
+    predicted = predict(
+        trace.workload,
+        allocation,
+        Cluster.parse(SAMPLES[name]),
+        settings=SchedulerSettings(preemption=True),
+    )
+    for schedule in (trace.observed, predicted):
+        jobs = schedule.jobs.assign(queue="root.q" + pd.Series(range(schedule.n_jobs)).astype(str))
+        per_job = Schedule(jobs=jobs, attempts=schedule.attempts)
+        window = Window.covering(schedule)
+        slow = evaluate(per_job, ["QS_SLOWDOWN"], window=window)["QS_SLOWDOWN"]
+        assert slow.notna().sum() == schedule.n_jobs + 1
+        assert (slow >= 1 - 1e-9).all()
+        assert evaluate(schedule, ["QS_SLOWDOWN"], window=window).loc["root"].item() > 1.0
 
 
 def test_deadline_misses_from_the_job_column():

@@ -42,18 +42,43 @@ def response_percentile(scope: Scope, params: Params) -> np.ndarray:
 
 
 def critical_path(scope: Scope) -> np.ndarray:
-    """Each job's runtime on an idle cluster: sum over its stages of the longest successful attempt.
+    """Each job's runtime on an idle cluster, as its schedule shows it, in seconds.
 
-    Stages run one after the other and the tasks of a stage all at once; AM
-    containers and failed or killed attempts are left out. Zero for a job with
-    no successful task attempt.
+    The job's stages are taken in the order their last successful attempt
+    finishes (a stage cannot finish before the stage it waits for, so this is
+    the dependency order). Each stage adds its longest successful attempt,
+    counting only the part that runs after the previous stage's last attempt
+    finished: a reduce that started early (slowstart) and waited for the maps
+    adds only the work it did after them. AM containers, failed and killed
+    attempts, and attempt time outside the job's ``[t_s, t_f]`` are left out.
+
+    The stages' counted parts are disjoint intervals inside ``[t_s, t_f]``, so
+    the path never exceeds the response time (slowdown >= 1) whatever the
+    schedule. Zero for a job with no successful task attempt.
     """
     attempts = scope.schedule.attempts
-    useful = ((attempts["state"] == "SUCCEEDED") & ~attempts["is_am"]).to_numpy(dtype=bool)
+    n_jobs = scope.schedule.n_jobs
+    job = scope.attempt_job
+    start = np.fmax(scope.attempt_start, scope.submit[job])
+    finish = np.fmin(attempts["finish_s"].to_numpy(dtype=float), scope.finish[job])
+    useful = (attempts["state"] == "SUCCEEDED").to_numpy(dtype=bool)
+    useful &= ~attempts["is_am"].to_numpy(dtype=bool) & (finish > start)
     stage, stages = pd.factorize(attempts["stage"])
-    duration = attempts["finish_s"].to_numpy(dtype=float) - scope.attempt_start
-    longest = np.zeros((scope.schedule.n_jobs, max(len(stages), 1)))
-    np.maximum.at(longest, (scope.attempt_job[useful], stage[useful]), duration[useful])
+    shape = (n_jobs, max(len(stages), 1))
+    # Last finish of each (job, stage); -inf for a stage the job did not run.
+    last = np.full(shape, -np.inf)
+    np.maximum.at(last, (job[useful], stage[useful]), finish[useful])
+    # Per job, stages sorted by last finish (ties by stage code); each one's
+    # predecessor ends at the previous column of that order (-inf for the first).
+    order = np.argsort(last, axis=1, kind="stable")
+    ordered = np.take_along_axis(last, order, axis=1)
+    before = np.empty(shape)
+    np.put_along_axis(
+        before, order, np.column_stack([np.full(n_jobs, -np.inf), ordered[:, :-1]]), axis=1
+    )
+    after = finish - np.fmax(start, before[job, stage])
+    longest = np.zeros(shape)
+    np.maximum.at(longest, (job[useful], stage[useful]), np.maximum(after[useful], 0.0))
     return longest.sum(axis=1)
 
 
