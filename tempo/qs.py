@@ -26,6 +26,10 @@ BASE_METRICS = (Metric("QS_AJR"), Metric("QS_PCT"), Metric("QS_SLOWDOWN"), Metri
 RESOURCE_METRICS = (Metric("QS_UTIL"), Metric("QS_UTIL_NOPREEMPT"), Metric("QS_WASTE"))
 #: Shown when the workload carries deadlines or recurring jobs.
 DEADLINE_METRICS = (Metric("QS_DL"), Metric("QS_ATTAIN"))
+#: Width `QSReport.to_text` wraps the metric table to (queues go into blocks).
+TEXT_WIDTH = 100
+#: Spaces between two queues' columns.
+_GAP = 2
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,8 +77,10 @@ class QSReport:
             "constraints": clean(constraints.to_dict("records")),
         }
 
-    def to_text(self) -> str:
-        """Plain text: a table of metrics (rows) by queue (columns) per side, then the constraints."""
+    def to_text(self, width: int = TEXT_WIDTH) -> str:
+        """Plain text: metrics (rows) by queue, each queue's observed and predicted values in
+        adjacent columns, wrapped into blocks of queues to fit `width` characters; then the
+        constraints with their status on each side."""
         w = self.window
         lines = [f"window [{w.start_s:g}, {w.end_s:g}) s ({w.length_s / 60:g} min)"]
         sides = [
@@ -82,26 +88,7 @@ class QSReport:
             for s, on in (("observed", self.has_observation), ("predicted", self.has_prediction))
             if on
         ]
-        for side in sides:
-            wide = self.values.pivot(index="metric", columns="queue", values=side)
-            wide = wide.reindex(
-                index=list(dict.fromkeys(self.values["metric"])),
-                columns=list(dict.fromkeys(self.values["queue"])),
-            )
-            units = dict(zip(self.values["metric"], self.values["unit"], strict=False))
-            first = max([len(side), *map(len, wide.index)]) + 2
-            widths = [max(len(q), 8) + 2 for q in wide.columns]
-            lines.append("")
-            lines.append(
-                side.ljust(first)
-                + "".join(q.rjust(n) for q, n in zip(wide.columns, widths, strict=True))
-            )
-            for metric, row in wide.iterrows():
-                cells = (
-                    format_value(v, units[metric]).rjust(n)
-                    for v, n in zip(row, widths, strict=True)
-                )
-                lines.append(str(metric).ljust(first) + "".join(cells))
+        lines += _side_by_side(self.values, sides, width)
         if not self.constraints.empty:
             lines.append("")
             lines.append("constraints")
@@ -112,6 +99,61 @@ class QSReport:
                 ]
                 lines.append(f"  {row.queue:<20} {row.constraint:<32} " + ", ".join(parts))
         return "\n".join(lines)
+
+
+def _side_by_side(values: pd.DataFrame, sides: list[str], width: int) -> list[str]:
+    """The metric table's lines: per block of queues that fits `width`, a blank line, the
+    queue names centred over their columns, the side names, then one line per metric."""
+    metrics = list(dict.fromkeys(values["metric"]))
+    queues = list(dict.fromkeys(values["queue"]))
+    text = {
+        side: values.assign(
+            text=[format_value(v, u) for v, u in zip(values[side], values["unit"], strict=True)]
+        )
+        .pivot(index="metric", columns="queue", values="text")
+        .reindex(index=metrics, columns=queues)
+        for side in sides
+    }
+    longest = max(len(t) for frame in text.values() for t in frame.to_numpy().ravel())
+    cell = max(longest, *map(len, sides)) + 1
+    first = max(len("metric"), *map(len, metrics)) + 1
+    # Each queue spans its sides' cells (or its name), after a gap from the previous queue.
+    span = {q: max(cell * len(sides), len(q)) for q in queues}
+    # As few blocks as fit `width`, with the queues spread evenly over them.
+    blocks = _wrap(span, width - first, len(_wrap(span, width - first)))
+    gap = " " * _GAP
+    lines = []
+    for block in blocks:
+        lines += ["", " " * first + "".join(gap + q.center(span[q]) for q in block).rstrip()]
+        lines.append(
+            "metric".ljust(first)
+            + "".join(gap + "".join(s.rjust(cell) for s in sides).rjust(span[q]) for q in block)
+        )
+        for metric in metrics:
+            cells = (
+                gap + "".join(text[s].at[metric, q].rjust(cell) for s in sides).rjust(span[q])
+                for q in block
+            )
+            lines.append(metric.ljust(first) + "".join(cells))
+    return lines
+
+
+def _wrap(span: dict[str, int], room: int, count: int = 1) -> list[list[str]]:
+    """The queues in order, in blocks whose spans and gaps fit `room`, spread evenly over
+    about `count` blocks (as full as they fit when `count` is 1)."""
+    queues = list(span)
+    blocks: list[list[str]] = []
+    i = 0
+    while i < len(queues):
+        most = -(-(len(queues) - i) // max(count - len(blocks), 1))
+        block, used = [queues[i]], _GAP + span[queues[i]]
+        i += 1
+        while i < len(queues) and len(block) < most and used + _GAP + span[queues[i]] <= room:
+            block.append(queues[i])
+            used += _GAP + span[queues[i]]
+            i += 1
+        blocks.append(block)
+    return blocks
 
 
 def qs_report(

@@ -1,6 +1,7 @@
 """qs_report: observed (and predicted) QS per queue and each template constraint's status."""
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -15,16 +16,22 @@ from whatif.predictor import SchedulerSettings, predict
 from whatif.readers import read_trace
 
 
+def _report(make_trace, templates_text, cluster, **kwargs):
+    """qs_report of the `make_trace` schedule with its workload, templates and cluster over [0, 100)."""
+    workload, schedule = make_trace()
+    return qs_report(
+        schedule,
+        parse_templates(templates_text),
+        window=Window(0, 100),
+        cluster=cluster,
+        workload=workload,
+        **kwargs,
+    )
+
+
 def test_report_marks_constraints_met_and_violated(make_trace, qs_templates_text, small_cluster):
     """p1 (40 <= 32 + 0.25*40) is on time, p2 (90 > 20 + 20) late: prod's DL 50% violates 0%."""
-    workload, schedule = make_trace()
-    report = qs_report(
-        schedule,
-        parse_templates(qs_templates_text),
-        window=Window(0, 100),
-        cluster=small_cluster,
-        workload=workload,
-    )
+    report = _report(make_trace, qs_templates_text, small_cluster)
     rows = report.constraints.set_index(["queue", "metric"])
     assert rows.loc[("root.prod", "QS_DL(slack=0.25)"), "observed"] == pytest.approx(0.5)
     assert rows.loc[("root.prod", "QS_DL(slack=0.25)"), "observed_met"] is False
@@ -39,14 +46,7 @@ def test_report_lists_every_metric_for_every_queue_including_template_queues(
     make_trace, qs_templates_text, small_cluster
 ):
     """Values cover root, each queue and a template's empty queue, with the default metrics."""
-    workload, schedule = make_trace()
-    report = qs_report(
-        schedule,
-        parse_templates(qs_templates_text),
-        window=Window(0, 100),
-        cluster=small_cluster,
-        workload=workload,
-    )
+    report = _report(make_trace, qs_templates_text, small_cluster)
     values = report.values.set_index(["queue", "metric"])
     assert set(report.values["queue"]) == {"root", "root.engineer", "root.idle", "root.prod"}
     for label in (
@@ -83,16 +83,8 @@ def test_template_metric_needing_the_cluster_fails_without_one(make_trace, qs_te
 
 def test_predicted_column_sits_beside_observed(make_trace, qs_templates_text, small_cluster):
     """With a predicted schedule each value and constraint gets a predicted side."""
-    workload, schedule = make_trace()
     _, faster = make_trace(engineer_finish=30.0)
-    report = qs_report(
-        schedule,
-        parse_templates(qs_templates_text),
-        window=Window(0, 100),
-        cluster=small_cluster,
-        workload=workload,
-        predicted=faster,
-    )
+    report = _report(make_trace, qs_templates_text, small_cluster, predicted=faster)
     values = report.values.set_index(["queue", "metric"])
     assert values.loc[("root.engineer", "QS_AJR"), ["observed", "predicted"]].tolist() == [
         50.0,
@@ -101,19 +93,82 @@ def test_predicted_column_sits_beside_observed(make_trace, qs_templates_text, sm
     rows = report.constraints.set_index(["queue", "metric"])
     assert rows.loc[("root.engineer", "QS_UTIL"), "predicted"] == pytest.approx(-0.06)
     assert rows.loc[("root.engineer", "QS_AJR"), "predicted_met"] is True
-    assert "predicted" in report.to_text()
+
+
+def _metric_blocks(text: str) -> list[list[str]]:
+    """The metric table's blocks of lines (queue names, sides, one line per metric)."""
+    table = text.split("\nconstraints")[0].split("\n\n")[1:]
+    return [block.splitlines() for block in table]
+
+
+def _columns(text: str) -> dict[tuple[str, str], dict[str, str]]:
+    """(queue, side) -> metric -> shown value, read off the blocks of the metric table."""
+    columns = {}
+    for names, sides, *rows in _metric_blocks(text):
+        queues = names.split()
+        labels = sides.split()[1:]
+        per_queue = len(labels) // len(queues)
+        keys = [
+            (q, side) for i, q in enumerate(queues) for side in labels[i * per_queue :][:per_queue]
+        ]
+        for row in rows:
+            metric, *cells = row.split()
+            for key, cell in zip(keys, cells, strict=True):
+                columns.setdefault(key, {})[metric] = cell
+    return columns
+
+
+def test_text_shows_each_queue_observed_and_predicted_side_by_side(
+    make_trace, qs_templates_text, small_cluster
+):
+    """One table: per queue an observed and a predicted column next to each other, per metric a line."""
+    _, faster = make_trace(engineer_finish=30.0)
+    report = _report(make_trace, qs_templates_text, small_cluster, predicted=faster)
+    text = report.to_text()
+    blocks = _metric_blocks(text)
+    # Four queues do not fit 100 columns side by side: two blocks of two.
+    assert [block[0].split() for block in blocks] == [
+        ["root", "root.engineer"],
+        ["root.idle", "root.prod"],
+    ]
+    assert all(block[1].split() == ["metric", *["observed", "predicted"] * 2] for block in blocks)
+    columns = _columns(text)
+    # root: AJR (40 + 80 + 50) / 3 observed, (40 + 80 + 30) / 3 predicted; engineer 50 | 30.
+    assert columns[("root", "observed")]["QS_AJR"] == "56.7s"
+    assert columns[("root", "predicted")]["QS_AJR"] == "50.0s"
+    assert columns[("root.engineer", "observed")]["QS_AJR"] == "50.0s"
+    assert columns[("root.engineer", "predicted")]["QS_AJR"] == "30.0s"
+    assert columns[("root.idle", "predicted")]["QS_AJR"] == "-"
+    assert columns[("root.prod", "observed")]["QS_THR"] == "-2"
+    assert len(columns[("root", "observed")]) == report.values["metric"].nunique()
+    # Values line up under their side's header.
+    first = blocks[0]
+    ajr = next(line for line in first if line.startswith("QS_AJR"))
+    ends = [m.end() for m in re.finditer(r"observed|predicted", first[1])]
+    assert [m.end() for m in re.finditer(r"\S+", ajr)][1:] == ends
+
+
+def test_text_wraps_queues_into_blocks_that_fit_the_width(
+    make_trace, qs_templates_text, small_cluster
+):
+    """A narrow width puts the queues in several blocks, each line within it, each queue once."""
+    report = _report(make_trace, qs_templates_text, small_cluster, predicted=make_trace()[1])
+    blocks = _metric_blocks(report.to_text(width=50))
+    assert [block[0].split() for block in blocks] == [
+        ["root"],
+        ["root.engineer"],
+        ["root.idle"],
+        ["root.prod"],
+    ]
+    assert all(len(line) <= 50 for block in blocks for line in block)
+    # At 170 columns all four fit in one block.
+    assert len(_metric_blocks(report.to_text(width=170))) == 1
+    assert all(len(block) == len(blocks[0]) for block in blocks)
 
 
 def test_to_dict_is_json_ready(make_trace, qs_templates_text, small_cluster):
     """NaN becomes None and the predicted side is dropped when there is no prediction."""
-    workload, schedule = make_trace()
-    report = qs_report(
-        schedule,
-        parse_templates(qs_templates_text),
-        window=Window(0, 100),
-        cluster=small_cluster,
-        workload=workload,
-    )
+    report = _report(make_trace, qs_templates_text, small_cluster)
     data = report.to_dict()
     assert data["window"] == {"start_s": 0.0, "end_s": 100.0, "length_s": 100.0}
     idle_ajr = next(
@@ -205,8 +260,16 @@ def test_bundled_sample_reports_observed_and_predicted_for_every_template_queue(
         assert measured.sum() >= len(table) - 1
         assert all(isinstance(m, bool) for m in table.loc[measured, f"{side}_met"])
         assert table.loc[~measured, f"{side}_met"].isna().all()
-    lines = report.to_text().splitlines()
-    assert "observed" in lines[2] and any(line.startswith("predicted") for line in lines)
+    text = report.to_text()
+    blocks = _metric_blocks(text)
+    shown_queues = [q for block in blocks for q in block[0].split()]
+    assert shown_queues == list(dict.fromkeys(report.values["queue"]))
+    assert all(
+        block[1].split()[1:] == ["observed", "predicted"] * len(block[0].split())
+        for block in blocks
+    )
+    assert all(len(line) <= 100 for block in blocks for line in block)
+    lines = text.splitlines()
     marked = lines[lines.index("constraints") + 1 :]
     assert len(marked) == len(table)
     assert all("observed " in line and ", predicted " in line for line in marked)

@@ -69,7 +69,8 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parents[3]
 
 
 def test_qs_with_config_shows_observed_and_predicted_on_the_bundled_two_tenant_trace():
-    """--config predicts the schedule beside the sample's recorded run; both sides are marked."""
+    """--config predicts the schedule beside the sample's recorded run: the text table has an
+    observed and a predicted column per queue, and --json both values and statuses."""
     args = [
         "qs",
         "--trace",
@@ -82,6 +83,11 @@ def test_qs_with_config_shows_observed_and_predicted_on_the_bundled_two_tenant_t
         "nodes=24,memory-mb=8192,vcores=8",
         "--preemption",
     ]
+    text = CliRunner().invoke(cli, args)
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    assert lines[2].split() == ["root", "root.engineer", "root.prod"]
+    assert lines[3].split() == ["metric", *["observed", "predicted"] * 3]
     result = CliRunner().invoke(cli, [*args, "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
