@@ -39,6 +39,23 @@ def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return qs, qsf, np.ascontiguousarray(children, dtype=np.int64)
 
 
+def app_order_trees(job_queue: np.ndarray, qi: np.ndarray, ji: np.ndarray) -> np.ndarray:
+    """Empty app order trees: per queue, N_VIEWS trees of 2 * P slots (P a power of two at
+    least its job count); sets each queue's tree offset and P and each job's slot."""
+    nq = qi.shape[0]
+    counts = np.bincount(job_queue, minlength=nq)
+    p = 1 << np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
+    sizes = K.N_VIEWS * 2 * p
+    qi[:, K.QI_TREE_P] = p
+    qi[:, K.QI_TREE_OFF] = np.cumsum(sizes) - sizes
+    order = np.argsort(job_queue, kind="stable")
+    first = np.cumsum(counts) - counts
+    pos = np.empty(len(job_queue), dtype=np.int64)
+    pos[order] = np.arange(len(job_queue)) - np.repeat(first, counts)
+    ji[:, K.JI_POS] = pos
+    return np.full(int(sizes.sum()), -1, dtype=np.int64)
+
+
 class CompiledEngine:
     """A simulation in progress, its state held in the kernel's arrays."""
 
@@ -89,6 +106,9 @@ class CompiledEngine:
                 K.JI_STARVED,
                 K.JI_CONS_EPOCH,
                 K.JI_IN_RED,
+                K.JI_TOUCHED,
+                K.JI_IN_RC,
+                K.JI_RED_SEQ,
             ],
         ] = 0
         ss = np.zeros((ns, K.N_SS), dtype=np.int64)
@@ -136,6 +156,8 @@ class CompiledEngine:
                 K.GI_WAIT_TAIL,
                 K.GI_RED_HEAD,
                 K.GI_RED_TAIL,
+                K.GI_RC_HEAD,
+                K.GI_RC_TAIL,
             ]
         ] = -1
         gi[K.GI_DIRTY] = 1
@@ -150,6 +172,8 @@ class CompiledEngine:
             "af": af, "ai": ai, "hf": hf, "hi": hi, "gf": gf, "gi": gi, "cfg": cfg,
             "cluster": cluster, "minreq": p.min_request.astype(float).copy(),
             "warned": warned, "vict": vict, "jbuf": jbuf,
+            "excl": np.zeros(max(nj, 1), dtype=np.int64),
+            "touched": np.zeros(max(nj, 1), dtype=np.int64),
         }  # fmt: skip
         self._install_queues(p.queues)
 
@@ -169,8 +193,11 @@ class CompiledEngine:
         qi[:, K.QI_APP_HEAD] = -1
         qi[:, K.QI_APP_TAIL] = -1
         qi[:, K.QI_DIRTY] = 1
-        st.update(qs=qs, qsf=qsf, children=children, qf=qf, qi=qi, dem=np.zeros((nq, 2)))
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
+        st["tree"] = app_order_trees(self.p.job_queue, qi, st["ji"])
+        st["ji"][:, K.JI_TOUCHED] = 0
+        st["gi"][K.GI_TOUCHED_N] = 0
+        st.update(qs=qs, qsf=qsf, children=children, qf=qf, qi=qi, dem=np.zeros((nq, 2)))
         st["umax"][:] = self.p.user_max_apps
         st["gi"][K.GI_DIRTY] = 1
         st["jf"][:, K.JF_LFAIR] = -np.inf
@@ -184,6 +211,7 @@ class CompiledEngine:
             s["jf"], s["ji"], s["umax"], s["urun"], s["ss"], s["ssf"], s["si"], s["sdone"],
             s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hf"], s["hi"], s["gf"], s["gi"],
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
+            s["tree"], s["excl"], s["touched"],
         )  # fmt: skip
 
     def _grow(self) -> None:

@@ -104,6 +104,8 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 INF = np.inf
 
@@ -123,7 +125,8 @@ N_GF = 5
 GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
 GI_RED_HEAD, GI_RED_TAIL = 11, 12
-N_GI = 13
+GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 13, 14, 15, 16
+N_GI = 17
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -135,7 +138,8 @@ N_QSF = 9
 QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
 N_QF = 16
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
-N_QI = 5
+QI_TREE_OFF, QI_TREE_P = 5, 6
+N_QI = 7
 # job static int / float
 JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
 N_JS = 6
@@ -158,7 +162,11 @@ N_JF = 17
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
-N_JI = 14
+JI_POS, JI_TOUCHED, JI_RC_NEXT, JI_RC_PREV, JI_IN_RC, JI_RED_SEQ = 14, 15, 16, 17, 18, 19
+N_JI = 20
+# app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
+V_ANY = 2
+N_VIEWS = 3
 # stage static int / float
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
 N_SS = 6
@@ -210,6 +218,41 @@ N_AI = 9
 
 BISECTION_ROUNDS = 25
 JAVA_INT_MAX = 2147483647.0
+
+
+# --------------------------------------------------------------------------- borrowing
+@intrinsic
+def _borrowed(typingctx, arr):
+    """The array without its memory-manager handle, for use while the caller holds it.
+
+    Every jitted call increfs and decrefs each array of the world tuple it receives, an
+    atomic operation per array; a borrowed array has no handle, so passing the world
+    between the kernel's functions costs no reference counting.
+    """
+
+    def codegen(context, builder, signature, args):
+        ary = cgutils.create_struct_proxy(arr)(context, builder, value=args[0])
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
+    return arr(arr), codegen
+
+
+@njit(cache=True)
+def _borrow_world(W):
+    """The world tuple with every array borrowed (see `_borrowed`)."""
+    return (
+        _borrowed(W[0]), _borrowed(W[1]), _borrowed(W[2]), _borrowed(W[3]),
+        _borrowed(W[4]), _borrowed(W[5]), _borrowed(W[6]), _borrowed(W[7]),
+        _borrowed(W[8]), _borrowed(W[9]), _borrowed(W[10]), _borrowed(W[11]),
+        _borrowed(W[12]), _borrowed(W[13]), _borrowed(W[14]), _borrowed(W[15]),
+        _borrowed(W[16]), _borrowed(W[17]), _borrowed(W[18]), _borrowed(W[19]),
+        _borrowed(W[20]), _borrowed(W[21]), _borrowed(W[22]), _borrowed(W[23]),
+        _borrowed(W[24]), _borrowed(W[25]), _borrowed(W[26]), _borrowed(W[27]),
+        _borrowed(W[28]), _borrowed(W[29]), _borrowed(W[30]), _borrowed(W[31]),
+        _borrowed(W[32]), _borrowed(W[33]),
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- numbers
@@ -387,7 +430,8 @@ def heap_pop(hf, hi, gi):
 
 # --------------------------------------------------------------------------- world
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
-#      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf)
+#      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
+#      tree, excl, touched)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
 #   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
@@ -401,6 +445,10 @@ def heap_pop(hf, hi, gi):
 #   gf (N_GF,) float64 / gi (N_GI,) int64: clock, free resources, counters, list heads
 #   cfg (N_CFG,) float64 settings; cluster (2,), minreq (2,) float64
 #   warned (cap,) int64 Hadoop 2 warned attempts; vict (cap,) int64, jbuf (nj, 3) int64 scratch
+#   tree (sum over leaves of N_VIEWS * 2 * P,) int64: per leaf and view, a tournament tree
+#     over the leaf's jobs (slot P + JI_POS) whose nodes hold the best eligible app or -1
+#   excl (nj,) int64 scratch: apps taken out of a tree while a scan runs
+#   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
 
 
 @njit(cache=True)
@@ -453,6 +501,7 @@ def _add_pending(W, j, x0, x1):
     leaf = js[j, JS_QUEUE]
     jf[j, JF_PEND] += x0
     jf[j, JF_PEND + 1] += x1
+    _touch(W, j)
     _up(W, QF_PALL, leaf, x0, x1)
     if ji[j, JI_STATE] == 2:
         _up(W, QF_PRUN, leaf, x0, x1)
@@ -504,6 +553,7 @@ def _make_runnable(W, j):
     qi, js, jf, ji, urun = W[4], W[6], W[8], W[9], W[11]
     leaf = js[j, JS_QUEUE]
     ji[j, JI_STATE] = 2
+    _touch(W, j)
     urun[js[j, JS_USER]] += 1
     _count_runnable(W, leaf, 1)
     _up(W, QF_PRUN, leaf, jf[j, JF_PEND], jf[j, JF_PEND + 1])
@@ -801,6 +851,76 @@ def _cmp_apps(W, policy, d, a, b, use_tbp):
     return _compare(W, policy, d, ua, da, ma, wa, sa, ra, ub, db, mb, wb, sb, rb)
 
 
+# --------------------------------------------------------------------------- app order
+# Apps within a leaf are ranked by the leaf policy's comparator in a tournament tree per
+# view (pending demand in dimension 0, in dimension 1, or in any): allocation and the
+# starvation scan read the best app at the root instead of comparing every app, and an
+# app whose usage or demand changed is re-ranked in O(log apps) before the next read.
+@njit(cache=True)
+def _eligible(W, j, view):
+    jf, ji = W[8], W[9]
+    if ji[j, JI_STATE] != 2:
+        return False
+    if view == V_ANY:
+        return jf[j, JF_PEND] > 0.0 or jf[j, JF_PEND + 1] > 0.0
+    return jf[j, JF_PEND + view] > 0.0
+
+
+@njit(cache=True)
+def _tree_put(W, j, view, value):
+    """Set app `j`'s slot in its leaf's `view` tree to `value` (j or -1); re-rank upwards."""
+    qs, qi, js, ji, tree = W[0], W[4], W[6], W[9], W[31]
+    leaf = js[j, JS_QUEUE]
+    p = qi[leaf, QI_TREE_P]
+    base = qi[leaf, QI_TREE_OFF] + view * 2 * p
+    node = p + ji[j, JI_POS]
+    if value < 0 and tree[base + node] < 0:
+        return
+    tree[base + node] = value
+    policy = qs[leaf, QS_POLICY]
+    d = 0 if view == V_ANY else view
+    node >>= 1
+    while node >= 1:
+        a = tree[base + 2 * node]
+        b = tree[base + 2 * node + 1]
+        if a < 0 or (b >= 0 and _cmp_apps(W, policy, d, b, a, False) < 0):
+            a = b
+        tree[base + node] = a
+        node >>= 1
+
+
+@njit(cache=True)
+def _tree_best(W, leaf, view):
+    """The leaf's best app in `view` (-1 if none); call `_retree` first."""
+    qi, tree = W[4], W[31]
+    return tree[qi[leaf, QI_TREE_OFF] + view * 2 * qi[leaf, QI_TREE_P] + 1]
+
+
+@njit(cache=True)
+def _touch(W, j):
+    """App `j`'s usage, demand or state changed: re-rank it before the next tree read."""
+    ji, gi, touched = W[9], W[24], W[33]
+    if ji[j, JI_TOUCHED] == 0:
+        ji[j, JI_TOUCHED] = 1
+        touched[gi[GI_TOUCHED_N]] = j
+        gi[GI_TOUCHED_N] += 1
+
+
+@njit(cache=True)
+def _retree(W):
+    """Re-rank every touched app in each view's tree."""
+    ji, gi, cfg, touched = W[9], W[24], W[25], W[33]
+    views1 = cfg[C_SLOT] != 0.0
+    for i in range(gi[GI_TOUCHED_N]):
+        j = touched[i]
+        ji[j, JI_TOUCHED] = 0
+        for view in range(N_VIEWS):
+            if view == 1 and not views1:
+                continue
+            _tree_put(W, j, view, j if _eligible(W, j, view) else -1)
+    gi[GI_TOUCHED_N] = 0
+
+
 # --------------------------------------------------------------------------- allocation
 @njit(cache=True)
 def _has_room(W, d):
@@ -847,7 +967,7 @@ def _assign_one(W, d):
             depth -= 1
             continue
         if qs[best, QS_LEAF] == 1:
-            if _assign_leaf(W, best, d, epoch):
+            if _assign_leaf(W, best, d):
                 return True
             qi[best, QI_TRIED] = epoch
         else:
@@ -861,22 +981,25 @@ def _assign_one(W, d):
 
 
 @njit(cache=True)
-def _assign_leaf(W, leaf, d, epoch):
-    qs, qi, jf, ji = W[0], W[4], W[8], W[9]
-    policy = qs[leaf, QS_POLICY]
+def _assign_leaf(W, leaf, d):
+    """Offer the container to the leaf's apps in policy order; False if none takes it."""
+    excl = W[32]
+    _retree(W)
+    n = 0
+    found = False
     while True:
-        best = -1
-        j = qi[leaf, QI_APP_HEAD]
-        while j >= 0:
-            if ji[j, JI_TRIED] != epoch and jf[j, JF_PEND + d] > 0.0:
-                if best < 0 or _cmp_apps(W, policy, d, j, best, False) < 0:
-                    best = j
-            j = ji[j, JI_APP_NEXT]
+        best = _tree_best(W, leaf, d)
         if best < 0:
-            return False
+            break
         if _try_app(W, best, leaf, d):
-            return True
-        ji[best, JI_TRIED] = epoch
+            found = True
+            break
+        _tree_put(W, best, d, -1)
+        excl[n] = best
+        n += 1
+    for i in range(n):
+        _touch(W, excl[i])
+    return found
 
 
 @njit(cache=True)
@@ -1037,6 +1160,7 @@ def _start_attempt(W, j, task, r0, r1):
     else:
         ai[a, AI_OUTCOME] = SUCCEEDED
         heap_push(hf, hi, gi, t + lat + tsf[task, TSF_DUR], END, a)
+    _red_refresh(W, j)
 
 
 @njit(cache=True)
@@ -1094,6 +1218,7 @@ def _release_container(W, a, state):
     gf[G_FREE + 1] += r1
     jf[j, JF_USE] -= r0
     jf[j, JF_USE + 1] -= r1
+    _touch(W, j)
     _up(W, QF_USE, leaf, -r0, -r1)
     if task < 0:
         qf[leaf, QF_AM] -= r0
@@ -1138,6 +1263,7 @@ def _end_attempt(W, a, state):
         si[s, SI_PENDING] += 1
         if si[s, SI_HELD] == 0:
             _add_pending(W, j, r0, r1)
+        _red_refresh(W, j)
         return
     si[s, SI_DONE] += 1
     size = ss[s, SS_HI] - ss[s, SS_LO]
@@ -1164,6 +1290,7 @@ def _end_attempt(W, a, state):
             _finish_job(W, j)
     elif not last:
         _maybe_slowstart(W, j, s)
+    _red_refresh(W, j)
 
 
 @njit(cache=True)
@@ -1180,6 +1307,7 @@ def _finish_job(W, j):
         _count_runnable(W, leaf, -1)
         _unlink_app(W, j)
     ji[j, JI_STATE] = 3
+    _touch(W, j)
     _promote_waiting(W)
 
 
@@ -1191,11 +1319,14 @@ def _red_link(W, j):
     ji[j, JI_RED_PREV] = tail
     ji[j, JI_RED_NEXT] = -1
     ji[j, JI_IN_RED] = 1
+    ji[j, JI_RED_SEQ] = gi[GI_RED_SEQ]
+    gi[GI_RED_SEQ] += 1
     if tail >= 0:
         ji[tail, JI_RED_NEXT] = j
     else:
         gi[GI_RED_HEAD] = j
     gi[GI_RED_TAIL] = j
+    _red_refresh(W, j)
 
 
 @njit(cache=True)
@@ -1212,6 +1343,52 @@ def _red_unlink(W, j):
     else:
         gi[GI_RED_TAIL] = prv
     ji[j, JI_IN_RED] = 0
+    _red_refresh(W, j)
+
+
+@njit(cache=True)
+def _red_blocked(W, j):
+    """Job `j` has reduces waiting for maps, unassigned maps and no running map."""
+    js, ji, ss, si = W[6], W[9], W[12], W[14]
+    if ji[j, JI_IN_RED] == 0:
+        return False
+    s = js[j, JS_ST_LO]
+    while s < js[j, JS_ST_HI] and si[s, SI_DEF_HEAD] < 0:
+        s += 1
+    if s == js[j, JS_ST_LO] or s == js[j, JS_ST_HI]:
+        return False
+    m = s - 1
+    running_maps = (ss[m, SS_HI] - ss[m, SS_LO]) - si[m, SI_PENDING] - si[m, SI_DONE]
+    return si[m, SI_PENDING] > 0 and running_maps == 0
+
+
+@njit(cache=True)
+def _red_refresh(W, j):
+    """Keep job `j`'s membership of the blocked-jobs list (see `_preempt_reduces`) true."""
+    ji, gi = W[9], W[24]
+    blocked = _red_blocked(W, j)
+    if blocked and ji[j, JI_IN_RC] == 0:
+        tail = gi[GI_RC_TAIL]
+        ji[j, JI_RC_PREV] = tail
+        ji[j, JI_RC_NEXT] = -1
+        if tail >= 0:
+            ji[tail, JI_RC_NEXT] = j
+        else:
+            gi[GI_RC_HEAD] = j
+        gi[GI_RC_TAIL] = j
+        ji[j, JI_IN_RC] = 1
+    elif not blocked and ji[j, JI_IN_RC] == 1:
+        prv = ji[j, JI_RC_PREV]
+        nxt = ji[j, JI_RC_NEXT]
+        if prv >= 0:
+            ji[prv, JI_RC_NEXT] = nxt
+        else:
+            gi[GI_RC_HEAD] = nxt
+        if nxt >= 0:
+            ji[nxt, JI_RC_PREV] = prv
+        else:
+            gi[GI_RC_TAIL] = prv
+        ji[j, JI_IN_RC] = 0
 
 
 @njit(cache=True)
@@ -1239,12 +1416,28 @@ def _hold(W, j, s, hold):
 def _preempt_reduces(W):
     """MapReduce AM's preemptReducesIfNeeded: a job with unassigned maps, no running map
     and reduces waiting for maps kills its newest waiting reduces until its next map
-    fits, and withholds its reduce requests until every map is assigned."""
-    js, ji, ss, si, tsf, gi = W[6], W[9], W[12], W[14], W[17], W[24]
+    fits, and withholds its reduce requests until every map is assigned.
+
+    Only blocked jobs (`_red_blocked`) can act; they are visited in the order they joined
+    the list of jobs with waiting reduces, as a scan of that whole list would."""
+    js, ji, ss, si, tsf, gi, jbuf = W[6], W[9], W[12], W[14], W[17], W[24], W[30]
     killed = False
-    j = gi[GI_RED_HEAD]
+    order = jbuf[:, 0]
+    n = 0
+    j = gi[GI_RC_HEAD]
     while j >= 0:
-        nxt_job = ji[j, JI_RED_NEXT]
+        # insertion by join order (the list is short: jobs blocked right now)
+        k = n
+        while k > 0 and ji[order[k - 1], JI_RED_SEQ] > ji[j, JI_RED_SEQ]:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = j
+        n += 1
+        j = ji[j, JI_RC_NEXT]
+    for i in range(n):
+        j = order[i]
+        if ji[j, JI_IN_RED] == 0:
+            continue
         s = js[j, JS_ST_LO]
         while si[s, SI_DEF_HEAD] < 0:
             s += 1
@@ -1261,7 +1454,6 @@ def _preempt_reduces(W):
                 while si[s, SI_DEF_HEAD] >= 0 and not _fits(W, leaf, r0, r1):
                     _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
                     killed = True
-        j = nxt_job
     return killed
 
 
@@ -1284,18 +1476,22 @@ def _below(W, policy, u0, u1, s0, s1):
 
 
 @njit(cache=True)
-def _order_next(W, cand, m, ordered, k, policy, stamp):
-    """Extend `ordered` by the next app in policy order (first-best scan over `cand`)."""
-    ji = W[9]
-    best = -1
-    for i in range(m):
-        j = cand[i]
-        if ji[j, JI_TRIED] == stamp:
-            continue
-        if best < 0 or _cmp_apps(W, policy, 0, j, best, False) < 0:
-            best = j
-    ordered[k] = best
-    ji[best, JI_TRIED] = stamp
+def _order_next(W, leaf, t, ordered, k, stamp, n_excl):
+    """Extend `ordered` by the leaf's next app in policy order among those with pending
+    demand past their re-check time; apps read are taken out of the tree (into `excl`).
+    Returns the new count of apps taken out."""
+    jf, ji, excl = W[8], W[9], W[32]
+    while True:
+        j = _tree_best(W, leaf, V_ANY)
+        if j < 0:
+            raise RuntimeError("starvation scan: app order tree out of step with app list")
+        _tree_put(W, j, V_ANY, -1)
+        excl[n_excl] = j
+        n_excl += 1
+        if t >= jf[j, JF_NCHECK]:
+            ordered[k] = j
+            ji[j, JI_TRIED] = stamp
+            return n_excl
 
 
 @njit(cache=True)
@@ -1347,12 +1543,14 @@ def _preempt_v3(W):
         gi[GI_EPOCH] += 1
         stamp = gi[GI_EPOCH]
         k_ord = 0
+        n_excl = 0
+        _retree(W)
         threshold = qsf[leaf, QSF_THRESH]
         f0 = 0.0
         f1 = 0.0
         for i in range(m):
             if i >= k_ord:
-                _order_next(W, cand, m, ordered, k_ord, policy, stamp)
+                n_excl = _order_next(W, leaf, t, ordered, k_ord, stamp, n_excl)
                 k_ord += 1
             j = ordered[i]
             fd0 = min(math.floor(jf[j, JF_FAIR] * threshold), jf[j, JF_USE] + jf[j, JF_PEND])
@@ -1400,7 +1598,7 @@ def _preempt_v3(W):
         for i in range(m):
             if p0 != 0.0 or p1 != 0.0:
                 if i >= k_ord:
-                    _order_next(W, cand, m, ordered, k_ord, policy, stamp)
+                    n_excl = _order_next(W, leaf, t, ordered, k_ord, stamp, n_excl)
                     k_ord += 1
                 j = ordered[i]
                 a0 = max(jf[j, JF_PEND] - jf[j, JF_FSTARV], 0.0)
@@ -1431,6 +1629,8 @@ def _preempt_v3(W):
                     break
                 jf[j, JF_MSTARV] = 0.0
                 jf[j, JF_MSTARV + 1] = 0.0
+        for i in range(n_excl):
+            _touch(W, W[32][i])
     for i in range(n_starved):
         j = jbuf[i, 0]
         _preempt_for(W, j)
@@ -1931,6 +2131,7 @@ def advance(W, t_stop, att_room):
     Returns 0 when done or stopped, 1 when fewer than `att_room` attempt slots are
     left at the start of an iteration (the caller grows the arrays and calls again).
     """
+    W = _borrow_world(W)
     js, jsf, af, ai, hf, hi, gf, gi, cfg = (
         W[6],
         W[7],
@@ -1970,7 +2171,7 @@ def advance(W, t_stop, att_room):
         if gi[GI_DIRTY] != 0:
             _compute_shares(W)
         _allocate(W)
-        while gi[GI_RED_HEAD] >= 0 and _preempt_reduces(W):
+        while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
             _allocate(W)
         if cfg[C_PREEMPT] != 0.0:
             if cfg[C_VERSION] == 3.0:
@@ -1978,7 +2179,7 @@ def advance(W, t_stop, att_room):
             else:
                 _preempt_v12(W)
                 _allocate(W)
-                while gi[GI_RED_HEAD] >= 0 and _preempt_reduces(W):
+                while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
                     _allocate(W)
     if t_stop != INF and t_stop > gf[G_NOW]:
         gf[G_NOW] = t_stop
