@@ -28,8 +28,9 @@ def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocatio
     n_jobs = max(1, n_tasks // per_job)
     containers = 2000
     mean_task_s = 20.0
-    # Offered load: n_jobs * per_job * mean_task_s container-seconds over the span.
-    span = n_jobs * per_job * mean_task_s / (0.9 * containers)
+    # Offered load 90 % of the cluster's memory: a reduce asks for two containers' worth.
+    mean_task_mb = 0.8 * 1024.0 + 0.2 * 2048.0
+    span = n_jobs * per_job * mean_task_s * mean_task_mb / (0.9 * containers * 1024.0)
     submit = np.sort(rng.uniform(0, span, n_jobs)).round(1)
     queues = np.array([f"root.q{i}" for i in range(6)])
     job_ids = np.char.add("job_", np.char.zfill(np.arange(n_jobs).astype(str), 8))
