@@ -158,6 +158,8 @@ class CompiledEngine:
                 K.GI_RED_TAIL,
                 K.GI_RC_HEAD,
                 K.GI_RC_TAIL,
+                K.GI_FREE_HEAD,
+                K.GI_FREE_TAIL,
             ]
         ] = -1
         gi[K.GI_DIRTY] = 1

@@ -126,7 +126,8 @@ GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4,
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
 GI_RED_HEAD, GI_RED_TAIL = 11, 12
 GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 13, 14, 15, 16
-N_GI = 17
+GI_FREE_HEAD, GI_FREE_TAIL = 17, 18  # running task containers not marked for preemption
+N_GI = 19
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -213,8 +214,8 @@ AI_TASK, AI_STATE, AI_PREEMPTED, AI_OUTCOME, AI_RUN_NEXT, AI_RUN_PREV, AI_DEF_NE
     6,
     7,
 )
-AI_CHOSEN = 8
-N_AI = 9
+AI_CHOSEN, AI_FREE_NEXT, AI_FREE_PREV = 8, 9, 10
+N_AI = 11
 
 BISECTION_ROUNDS = 25
 JAVA_INT_MAX = 2147483647.0
@@ -367,6 +368,35 @@ def compute_shares(weights, mins, maxs, total, active, use_active, out):
             right = mid
     for i in range(m):
         out[free_idx[i]] = math.floor(min(max(w[i] * right, lo[i]), hi[i]))
+
+
+# --------------------------------------------------------------------------- lists
+# Doubly linked lists threaded through a table's rows: row x's links are
+# nodes[x, nxt] and nodes[x, prv]; the list's head and tail are heads[h], heads[h + 1].
+@njit(cache=True)
+def _append(nodes, nxt, prv, heads, h, x):
+    tail = heads[h + 1]
+    nodes[x, prv] = tail
+    nodes[x, nxt] = -1
+    if tail >= 0:
+        nodes[tail, nxt] = x
+    else:
+        heads[h] = x
+    heads[h + 1] = x
+
+
+@njit(cache=True)
+def _remove(nodes, nxt, prv, heads, h, x):
+    p = nodes[x, prv]
+    n = nodes[x, nxt]
+    if p >= 0:
+        nodes[p, nxt] = n
+    else:
+        heads[h] = n
+    if n >= 0:
+        nodes[n, prv] = p
+    else:
+        heads[h + 1] = p
 
 
 # --------------------------------------------------------------------------- heap
@@ -885,6 +915,8 @@ def _tree_put(W, j, view, value):
         b = tree[base + 2 * node + 1]
         if a < 0 or (b >= 0 and _cmp_apps(W, policy, d, b, a, False) < 0):
             a = b
+        if a == tree[base + node] and a != j:
+            return  # same winner, not `j`: nothing above changes
         tree[base + node] = a
         node >>= 1
 
@@ -998,7 +1030,7 @@ def _assign_leaf(W, leaf, d):
         excl[n] = best
         n += 1
     for i in range(n):
-        _touch(W, excl[i])
+        _tree_put(W, excl[i], d, excl[i])  # a failed offer changes nothing
     return found
 
 
@@ -1130,6 +1162,8 @@ def _start_attempt(W, j, task, r0, r1):
     jf[j, JF_USE + 1] += r1
     _up(W, QF_USE, leaf, r0, r1)
     _add_pending(W, j, -r0, -r1)
+    if task >= 0:
+        _append(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
     if task < 0:
         ai[a, AI_OUTCOME] = SUCCEEDED
         ji[j, JI_AM_STATE] = 2
@@ -1209,6 +1243,8 @@ def _release_container(W, a, state):
         ai[nxt, AI_RUN_PREV] = prv
     else:
         gi[GI_RUN_TAIL] = prv
+    if af[a, AF_MARK] < 0.0 and task >= 0:
+        _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
     if af[a, AF_MARK] >= 0.0:
         af[a, AF_MARK] = -1.0
         jf[j, JF_TBP] -= r0
@@ -1368,26 +1404,10 @@ def _red_refresh(W, j):
     ji, gi = W[9], W[24]
     blocked = _red_blocked(W, j)
     if blocked and ji[j, JI_IN_RC] == 0:
-        tail = gi[GI_RC_TAIL]
-        ji[j, JI_RC_PREV] = tail
-        ji[j, JI_RC_NEXT] = -1
-        if tail >= 0:
-            ji[tail, JI_RC_NEXT] = j
-        else:
-            gi[GI_RC_HEAD] = j
-        gi[GI_RC_TAIL] = j
+        _append(ji, JI_RC_NEXT, JI_RC_PREV, gi, GI_RC_HEAD, j)
         ji[j, JI_IN_RC] = 1
     elif not blocked and ji[j, JI_IN_RC] == 1:
-        prv = ji[j, JI_RC_PREV]
-        nxt = ji[j, JI_RC_NEXT]
-        if prv >= 0:
-            ji[prv, JI_RC_NEXT] = nxt
-        else:
-            gi[GI_RC_HEAD] = nxt
-        if nxt >= 0:
-            ji[nxt, JI_RC_PREV] = prv
-        else:
-            gi[GI_RC_TAIL] = prv
+        _remove(ji, JI_RC_NEXT, JI_RC_PREV, gi, GI_RC_HEAD, j)
         ji[j, JI_IN_RC] = 0
 
 
@@ -1478,20 +1498,24 @@ def _below(W, policy, u0, u1, s0, s1):
 @njit(cache=True)
 def _order_next(W, leaf, t, ordered, k, stamp, n_excl):
     """Extend `ordered` by the leaf's next app in policy order among those with pending
-    demand past their re-check time; apps read are taken out of the tree (into `excl`).
-    Returns the new count of apps taken out."""
+    demand past their re-check time. Apps passed over, and the previous one returned, are
+    taken out of the tree (into `excl`, to be put back); returns how many are out."""
     jf, ji, excl = W[8], W[9], W[32]
+    if k > 0:
+        _tree_put(W, ordered[k - 1], V_ANY, -1)
+        excl[n_excl] = ordered[k - 1]
+        n_excl += 1
     while True:
         j = _tree_best(W, leaf, V_ANY)
         if j < 0:
             raise RuntimeError("starvation scan: app order tree out of step with app list")
-        _tree_put(W, j, V_ANY, -1)
-        excl[n_excl] = j
-        n_excl += 1
         if t >= jf[j, JF_NCHECK]:
             ordered[k] = j
             ji[j, JI_TRIED] = stamp
             return n_excl
+        _tree_put(W, j, V_ANY, -1)
+        excl[n_excl] = j
+        n_excl += 1
 
 
 @njit(cache=True)
@@ -1630,10 +1654,12 @@ def _preempt_v3(W):
                 jf[j, JF_MSTARV] = 0.0
                 jf[j, JF_MSTARV + 1] = 0.0
         for i in range(n_excl):
-            _touch(W, W[32][i])
+            _tree_put(W, W[32][i], V_ANY, W[32][i])  # nothing changed them meanwhile
+    # marking victims only lowers the bound, so one computed now stays an upper bound
+    bound0 = _victim_bound(W) if n_starved > 0 else 0.0
     for i in range(n_starved):
         j = jbuf[i, 0]
-        _preempt_for(W, j)
+        _preempt_for(W, j, bound0)
         jf[j, JF_NCHECK] = t + cfg[C_RECHECK]
         if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
             nxt_check = jf[j, JF_NCHECK]
@@ -1676,7 +1702,7 @@ def _requests(W, j, out_cap, out_n):
 
 
 @njit(cache=True)
-def _preempt_for(W, j):
+def _preempt_for(W, j, bound0):
     """identifyContainersToPreempt for one starved app; victims are killed after the wait."""
     qs, js, jf, ts, tsf, af, ai, hf, hi, gf, gi, cfg, vict = (
         W[0],
@@ -1704,7 +1730,6 @@ def _preempt_for(W, j):
     gi[GI_EPOCH] += 1
     chosen = gi[GI_EPOCH]
     nv = 0
-    bound0 = _victim_bound(W)
     for r in range(nreq):
         if p0 == 0.0 and p1 == 0.0:
             break
@@ -1726,9 +1751,10 @@ def _preempt_for(W, j):
         if c0 > bound0:
             # even taking every container allowed by its app's fair share cannot fit it
             continue
+        resume = -1
         for _ in range(n):
             before = nv
-            nv = _victims_for(W, c0, c1, chosen, nv)
+            nv, resume = _victims_for(W, c0, c1, chosen, nv, resume)
             if nv == before:
                 # nothing changed, so every further scan for this request fails too
                 break
@@ -1742,6 +1768,7 @@ def _preempt_for(W, j):
         jf[vj, JF_TBP + 1] += r1
         _up(W, QF_TBP, js[vj, JS_QUEUE], r0, r1)
         af[a, AF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
+        _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
         heap_push(hf, hi, gi, af[a, AF_MARK], KILL, a)
 
 
@@ -1772,57 +1799,78 @@ def _victim_bound(W):
 
 
 @njit(cache=True)
-def _victims_for(W, c0, c1, chosen, nv):
-    """One container's victims, newest non-AM first; appended to vict if the request fits."""
-    qs, js, jf, ji, ts, tsf, af, ai, gf, gi, vict = (
-        W[0],
-        W[6],
-        W[8],
-        W[9],
-        W[16],
-        W[17],
-        W[19],
-        W[20],
-        W[23],
-        W[24],
-        W[29],
-    )
+def _victims_for(W, c0, c1, chosen, nv, resume):
+    """One container's victims, newest first; appended to vict if the request fits.
+
+    Running task containers not marked for preemption are visited newest first (AM and
+    marked containers never count); those already chosen for this app are skipped. After
+    each one visited, the scan stops if free + taken resources fit the request.
+
+    Returns the new victim count and where the next scan for the same request may start:
+    the first container this scan took (-1: the newest). Every unchosen container newer
+    than it was visited before anything was taken and could not be taken then, which
+    stays true while nothing is marked, so a rescan from the newest would pass it by.
+    """
+    ai, gf, gi, vict = W[20], W[23], W[24], W[29]
     pot0 = max(gf[G_FREE], 0.0)
     pot1 = max(gf[G_FREE + 1], 0.0)
     gi[GI_EPOCH] += 1
     cons = gi[GI_EPOCH]
     n0 = nv
-    a = gi[GI_RUN_TAIL]
+    a = gi[GI_FREE_TAIL] if resume < 0 else resume
+    first = -1
     while a >= 0:
-        task = ai[a, AI_TASK]
-        if task >= 0 and ai[a, AI_CHOSEN] != chosen and af[a, AF_MARK] < 0.0:
-            vj = ts[task, TS_JOB]
-            vleaf = js[vj, JS_QUEUE]
-            r0 = tsf[task, TSF_REQ]
-            r1 = tsf[task, TSF_REQ + 1]
-            if qs[vleaf, QS_PREEMPTABLE] == 1:
-                _app_shares(W, vleaf)
-                if ji[vj, JI_CONS_EPOCH] != cons:
-                    ji[vj, JI_CONS_EPOCH] = cons
-                    jf[vj, JF_CONS] = 0.0
-                    jf[vj, JF_CONS + 1] = 0.0
-                after0 = jf[vj, JF_USE] - jf[vj, JF_TBP] - r0 - jf[vj, JF_CONS]
-                after1 = jf[vj, JF_USE + 1] - jf[vj, JF_TBP + 1] - r1 - jf[vj, JF_CONS + 1]
-                if not _below(
-                    W, qs[vleaf, QS_POLICY], after0, after1, jf[vj, JF_FAIR], jf[vj, JF_FAIR + 1]
-                ):
-                    vict[nv] = a
-                    nv += 1
-                    jf[vj, JF_CONS] += r0
-                    jf[vj, JF_CONS + 1] += r1
-                    pot0 += r0
-                    pot1 += r1
+        if ai[a, AI_CHOSEN] != chosen:
+            if _take(W, a, cons):
+                if first < 0:
+                    first = a
+                vict[nv] = a
+                nv += 1
+                r0, r1 = _request_of(W, a)
+                pot0 += r0
+                pot1 += r1
             if c0 <= pot0 and c1 <= pot1:
                 for i in range(n0, nv):
                     ai[vict[i], AI_CHOSEN] = chosen
-                return nv
-        a = ai[a, AI_RUN_PREV]
-    return n0
+                return nv, first
+        a = ai[a, AI_FREE_PREV]
+    return n0, resume
+
+
+@njit(cache=True)
+def _request_of(W, a):
+    """The resources attempt `a` holds."""
+    jsf, ts, tsf, ai = W[7], W[16], W[17], W[20]
+    task = ai[a, AI_TASK]
+    if task < 0:
+        return jsf[-1 - task, JSF_AM], jsf[-1 - task, JSF_AM + 1]
+    return tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+
+
+@njit(cache=True)
+def _take(W, a, cons):
+    """Whether unmarked task container `a` can be a victim in the current scan: its leaf
+    allows preemption and its app keeps at least its fair share without it (and without
+    what the scan `cons` already took from it); counts it taken."""
+    qs, js, jf, ji, ts, ai = W[0], W[6], W[8], W[9], W[16], W[20]
+    task = ai[a, AI_TASK]
+    vj = ts[task, TS_JOB]
+    vleaf = js[vj, JS_QUEUE]
+    if qs[vleaf, QS_PREEMPTABLE] != 1:
+        return False
+    r0, r1 = _request_of(W, a)
+    _app_shares(W, vleaf)
+    if ji[vj, JI_CONS_EPOCH] != cons:
+        ji[vj, JI_CONS_EPOCH] = cons
+        jf[vj, JF_CONS] = 0.0
+        jf[vj, JF_CONS + 1] = 0.0
+    after0 = jf[vj, JF_USE] - jf[vj, JF_TBP] - r0 - jf[vj, JF_CONS]
+    after1 = jf[vj, JF_USE + 1] - jf[vj, JF_TBP + 1] - r1 - jf[vj, JF_CONS + 1]
+    if _below(W, qs[vleaf, QS_POLICY], after0, after1, jf[vj, JF_FAIR], jf[vj, JF_FAIR + 1]):
+        return False
+    jf[vj, JF_CONS] += r0
+    jf[vj, JF_CONS + 1] += r1
+    return True
 
 
 @njit(cache=True)
@@ -2000,6 +2048,7 @@ def _preempt_v2(W):
         r0 = tsf[task, TSF_REQ]
         r1 = tsf[task, TSF_REQ + 1]
         af[a, AF_MARK] = t
+        _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
         jf[j, JF_TBP] += r0
         jf[j, JF_TBP + 1] += r1
         _up(W, QF_TBP, js[j, JS_QUEUE], r0, r1)
