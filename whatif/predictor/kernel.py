@@ -96,6 +96,15 @@ once (no utilization gate).
 Killed and failed attempts free their resources at once and their task is queued
 again (at the end of its stage's re-queued tasks). Times are float64 seconds;
 resources float64 MB/vcores (or slots); every index is int64.
+
+Speed (none of this changes a schedule; the reference engine scans plainly): apps of a
+leaf are ranked by a tournament tree per view (`_tree_put`), so the best app is read at
+the root and only apps whose usage or demand changed are re-ranked; only jobs that can
+preempt their own reduces are checked each event (`_red_refresh`); victim scans walk
+only unmarked task containers and resume where the previous scan for the same request
+took its first victim (`_victims_for`); and `advance` passes its arrays borrowed
+(`_borrowed`), since reference counting the world tuple's arrays at every call took
+most of the time.
 """
 
 from __future__ import annotations
