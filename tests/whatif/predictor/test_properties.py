@@ -14,9 +14,8 @@ from whatif.predictor.pack import full_queue_name
 
 # Derandomized: CI replays the same examples every run (random runs found a failure and a
 # hang still open on issue 4; see the README predictor section).
-#: Open predictor bugs (issue 4): on some generated scenarios a task of a finished job
-#: lacks its one successful attempt, and the numba engine loops forever (one scenario
-#: with failure noise). These tests are kept to reproduce them; run them with
+#: Open predictor bug (issue 4): on some generated scenarios with failure noise the
+#: engines loop forever (a Hadoop 1/2 preemption livelock). These tests are kept to reproduce them; run them with
 #: TEMPO_PREDICTOR_KNOWN_BUGS=1 (and derandomize=False to search further).
 KNOWN_BUG = pytest.mark.skipif(
     not os.environ.get("TEMPO_PREDICTOR_KNOWN_BUGS"),
@@ -65,7 +64,6 @@ def test_never_over_cluster_capacity_or_a_queue_max(scenario):
         assert (alive[:, inside] @ req[inside] <= np.array([limit.memory_mb, limit.vcores])).all()
 
 
-@KNOWN_BUG
 @FAST
 @given(scenarios())
 def test_every_task_succeeds_once_and_killed_ones_rerun(scenario):
@@ -77,7 +75,10 @@ def test_every_task_succeeds_once_and_killed_ones_rerun(scenario):
     tasks = workload.tasks[workload.tasks["job_id"].isin(done_jobs)]
     a = s.attempts[~s.attempts["is_am"]]
     ok = a[a["state"] == "SUCCEEDED"].groupby("task_id")["start_s"].agg(["size", "max"])
-    assert set(ok.index) == set(tasks["task_id"]) and ok["size"].eq(1).all()
+    assert ok["size"].eq(1).all()
+    # a job can stay unfinished (e.g. its AMs hold the vcores its tasks need): only a
+    # finished job's tasks must all have succeeded
+    assert set(tasks["task_id"]) <= set(ok.index)
     lost = a[a["state"].isin(["KILLED", "FAILED"]) & a["job_id"].isin(done_jobs)]
     for row in lost.itertuples():
         assert ok.loc[row.task_id, "max"] >= row.finish_s
