@@ -91,7 +91,10 @@ descending to the child most over its share (comparator, largest wins), the app
 most over its share, and its container with the largest priority number (ties: the
 newest). Hadoop 1: per slot pool, min-share and half-fair-share starvation, and on
 each check the newest running tasks of pools above their fair share are killed at
-once (no utilization gate).
+once (no utilization gate). A Hadoop 1/2 check that warns and kills nothing would
+do nothing again until some other event, so while idle the next checks are only
+woken for a timer expiring or a warned container passing waitTimeBeforeKill; any
+later event on a grid time after it runs the check as scheduled.
 
 Killed and failed attempts free their resources at once and their task is queued
 again (at the end of its stage's re-queued tasks). Times are float64 seconds;
@@ -1665,6 +1668,7 @@ def _preempt_v12(W):
     ndims = 2 if (v1 and cfg[C_SLOT] != 0.0) else 1
     nq = qs.shape[0]
     nxt = INF
+    fut = INF
     for leaf in range(nq):
         if qs[leaf, QS_LEAF] == 0:
             continue
@@ -1710,19 +1714,39 @@ def _preempt_v12(W):
                         g = _grid_after(t, interval)
                     if g < nxt:
                         nxt = g
-    if gf[G_NEXT_V12] == t and (v1 or _gate(W)):
+                    if e > t and g < fut:
+                        fut = g
+    # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
+    check = gf[G_NEXT_V12] <= t and _grid_at_or_after(t, interval) == t
+    acted = False
+    if check and (v1 or _gate(W)):
         if v1:
             for d in range(ndims):
-                _preempt_v1(W, d)
+                if _preempt_v1(W, d):
+                    acted = True
         else:
-            _preempt_v2(W)
+            acted = _preempt_v2(W)
+    wake = nxt
+    if check and not acted:
+        # idle: until another event, a check only acts once a timer expires or a warned
+        # container passes waitTimeBeforeKill, so only those times are woken for
+        wake = fut
+        ai, af, gi, warned = W[20], W[19], W[24], W[28]
+        for i in range(gi[GI_WARNED_N]):
+            a = warned[i]
+            k = _grid_after(af[a, AF_MARK] + cfg[C_WAIT_KILL], interval)
+            if ai[a, AI_STATE] == RUNNING and k > t and nxt < INF and k < wake:
+                wake = k
     gf[G_NEXT_V12] = nxt
-    gf[G_NEXT_CHECK] = nxt
+    gf[G_NEXT_CHECK] = wake
 
 
 @njit(cache=True)
 def _preempt_v2(W):
-    """Hadoop 2.8 preemptTasksIfNecessary: warn, then kill warned ones past the wait."""
+    """Hadoop 2.8 preemptTasksIfNecessary: warn, then kill warned ones past the wait.
+
+    Returns whether anything was warned or killed.
+    """
     qs, qsf, qf, js, jf, ts, tsf, af, ai, gf, gi, cfg, warned = (
         W[0],
         W[1],
@@ -1774,7 +1798,8 @@ def _preempt_v2(W):
         tp0 = tp0 + x0
         tp1 = tp1 + x1
     if not tp0 > 0.0:
-        return
+        return False
+    acted = False
     nw = gi[GI_WARNED_N]
     keep = 0
     for i in range(nw):
@@ -1785,6 +1810,7 @@ def _preempt_v2(W):
             r1 = tsf[task, TSF_REQ + 1]
             if af[a, AF_MARK] + cfg[C_WAIT_KILL] < t:
                 _end_attempt(W, a, KILLED)
+                acted = True
             else:
                 warned[keep] = a
                 keep += 1
@@ -1807,6 +1833,8 @@ def _preempt_v2(W):
         gi[GI_WARNED_N] += 1
         tp0 = tp0 - r0
         tp1 = tp1 - r1
+        acted = True
+    return acted
 
 
 @njit(cache=True)
@@ -1866,7 +1894,10 @@ def _preempt_container(W):
 
 @njit(cache=True)
 def _preempt_v1(W, d):
-    """MRv1 preemptTasks for slot pool `d`: kill the newest tasks of pools above fair share."""
+    """MRv1 preemptTasks for slot pool `d`: kill the newest tasks of pools above fair share.
+
+    Returns whether anything was killed.
+    """
     qs, qsf, qf, js, ss, ts, af, ai, gf, gi, vict = (
         W[0],
         W[1],
@@ -1896,7 +1927,8 @@ def _preempt_v1(W, d):
             n_fair = max(0.0, math.floor(min(qf[leaf, QF_FAIR + d], dd)) - running)
         total += int(max(n_min, n_fair))
     if total <= 0:
-        return
+        return False
+    acted = False
     left = qf[:, QF_USE + d].copy()
     nv = 0
     a = gi[GI_RUN_TAIL]
@@ -1917,10 +1949,12 @@ def _preempt_v1(W, d):
         leaf = js[ts[ai[a, AI_TASK], TS_JOB], JS_QUEUE]
         if left[leaf] > qf[leaf, QF_FAIR + d]:
             _end_attempt(W, a, KILLED)
+            acted = True
             left[leaf] -= 1.0
             total -= 1
             if total == 0:
                 break
+    return acted
 
 
 # --------------------------------------------------------------------------- main loop

@@ -910,20 +910,32 @@ class ReferenceEngine:
                 ):
                     if starving and timeout != INF:
                         expiries.append(last + timeout)
-        if self.next_check_v12 == t and self._utilization_gate_v12():
+        # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
+        check = self.next_check_v12 <= t and _grid_at_or_after(t, interval) == t
+        acted = False
+        if check and self._utilization_gate_v12():
             if v1:
                 for d in self.dims:
-                    self._preempt_v1(d)
+                    acted = self._preempt_v1(d) or acted
             else:
-                self._preempt_v2()
-        nxt = INF
+                acted = self._preempt_v2()
+        nxt = wake = INF
         for e in expiries:
             g = _grid_at_or_after(max(e, t), interval)
             if g <= t:
                 g = _grid_after(t, interval)
             nxt = min(nxt, g)
+            if e > t or not (check and not acted):
+                wake = min(wake, g)
+        if check and not acted:
+            # idle: until another event, a check only acts once a timer expires or a warned
+            # container passes waitTimeBeforeKill, so only those times are woken for
+            for a in self.warned:
+                k = _grid_after(self.att_mark[a] + self.s.wait_time_before_kill_s, interval)
+                if self.att_state[a] == RUNNING and k > t and nxt < INF:
+                    wake = min(wake, k)
         self.next_check_v12 = nxt
-        self.next_check = nxt
+        self.next_check = wake
 
     def _utilization_gate_v12(self) -> bool:
         return True if self.s.hadoop_version == 1 else self._utilization_gate()
@@ -934,7 +946,8 @@ class ReferenceEngine:
     def _rmax(self, policy: int, a, b):
         return a if res_compare(policy, a, b, self.cluster) >= 0 else b
 
-    def _preempt_v2(self) -> None:
+    def _preempt_v2(self) -> bool:
+        """Hadoop 2 warn-then-kill; returns whether anything was warned or killed."""
         t = self.now
         to_preempt = np.zeros(2)
         for leaf in self._leaves():
@@ -956,13 +969,15 @@ class ReferenceEngine:
                 res_fair = self._rmax(policy, np.zeros(2), target - usage)
             to_preempt = to_preempt + self._rmax(policy, res_min, res_fair)
         if not to_preempt[0] > 0:
-            return
+            return False
+        acted = False
         keep = []
         for a in self.warned:
             if self.att_state[a] == RUNNING and to_preempt[0] > 0:
                 req = self.p.task_req[self.att_task[a]]
                 if self.att_mark[a] + self.s.wait_time_before_kill_s < t:
                     self._end_attempt(a, KILLED)
+                    acted = True
                 else:
                     keep.append(a)
                 to_preempt = to_preempt - req
@@ -981,6 +996,8 @@ class ReferenceEngine:
             self._up(warned_q, int(self.p.job_queue[j]), self.p.task_req[task])
             self.warned.append(a)
             to_preempt = to_preempt - self.p.task_req[task]
+            acted = True
+        return acted
 
     def jobs_with_tbp(self) -> list[int]:
         return [int(j) for j in np.flatnonzero((self.job_tbp != 0).any(axis=1))]
@@ -1025,8 +1042,11 @@ class ReferenceEngine:
                 victim = a
         return victim
 
-    def _preempt_v1(self, d: int) -> None:
-        """MRv1 FairScheduler.preemptTasks for slot pool `d`: kill the newest tasks at once."""
+    def _preempt_v1(self, d: int) -> bool:
+        """MRv1 FairScheduler.preemptTasks for slot pool `d`: kill the newest tasks at once.
+
+        Returns whether anything was killed.
+        """
         t = self.now
         p = self.p
         total = 0
@@ -1047,7 +1067,8 @@ class ReferenceEngine:
                 n_fair = max(0.0, math.floor(min(self.q_fair[leaf, d], demand)) - running)
             total += int(max(n_min, n_fair))
         if total <= 0:
-            return
+            return False
+        acted = False
         over = {
             leaf
             for leaf in leaves
@@ -1066,11 +1087,13 @@ class ReferenceEngine:
             leaf = int(p.job_queue[int(p.task_job[self.att_task[a]])])
             if left[leaf] > self.q_fair[leaf, d]:
                 self._end_attempt(a, KILLED)
+                acted = True
                 left[leaf] -= 1
                 total -= 1
                 if total == 0:
                     break
         del t
+        return acted
 
     def reconfigure(self, packed: Packed) -> None:
         """Install a new queue tree now; waiting apps are promoted if the new limits allow."""
