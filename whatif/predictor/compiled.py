@@ -173,6 +173,8 @@ class CompiledEngine:
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
         st["umax"][:] = self.p.user_max_apps
         st["gi"][K.GI_DIRTY] = 1
+        st["gi"][K.GI_LIVELOCK] = 0  # a new tree may break a Hadoop 1/2 livelock
+        st["gi"][K.GI_SEEN_SET] = 0
         st["jf"][:, K.JF_LFAIR] = -np.inf
         st["urun"][:] = 0
         K.rebuild_queue_state(self._world())

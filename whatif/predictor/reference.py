@@ -75,6 +75,7 @@ class ReferenceEngine:
         self.dims = [0, 1] if packed.slot_mode else [0]
         nj, nt, ns = len(packed.job_submit), len(packed.task_dur), len(packed.stage_task_start)
         self.heap: list[tuple[float, int, int, int]] = []
+        self.progress = 0  # end and AM-ready events handled so far
         self.seq = 0
         self.next_submit = 0
         self.next_check = INF
@@ -132,6 +133,11 @@ class ReferenceEngine:
         self.q_last_min = np.full((nq, 2), -INF)  # -inf: not starved at the last check
         self.q_last_fair = np.full((nq, 2), -INF)
         self.next_check_v12 = INF
+        # Hadoop 1/2 livelock detection (Brent's cycle finding over the states at checks)
+        self.seen_progress = -1
+        self.seen_state: tuple | None = None
+        self.seen_power = self.seen_steps = 0
+        self.livelocked = False
         self.leaf_apps: list[list[int]] = [[] for _ in range(nq)]
         self.leaf_dirty = [True] * nq
         self.shares_dirty = True
@@ -188,7 +194,7 @@ class ReferenceEngine:
             t_heap = self.heap[0][0] if self.heap else INF
             t_sub = p.job_submit[self.next_submit] if self.next_submit < len(p.job_submit) else INF
             t = min(t_heap, t_sub, self.next_check)
-            if t == INF or t > t_stop:
+            if t == INF or t > t_stop or self.livelocked:
                 break
             self.now = t
             if self.next_check == t:
@@ -198,11 +204,13 @@ class ReferenceEngine:
                 if kind == END:
                     if self.att_state[ident] == RUNNING:
                         self._end_attempt(ident, self.att_outcome[ident])
+                        self.progress += 1
                 elif kind == KILL:
                     if self.att_state[ident] == RUNNING and self.att_mark[ident] == t:
                         self._end_attempt(ident, KILLED)
                 else:
                     self._am_ready(ident)
+                    self.progress += 1
             while self.next_submit < len(p.job_submit) and p.job_submit[self.next_submit] == t:
                 self._submit(self.next_submit)
                 self.next_submit += 1
@@ -912,6 +920,10 @@ class ReferenceEngine:
                         expiries.append(last + timeout)
         # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
         check = self.next_check_v12 <= t and _grid_at_or_after(t, interval) == t
+        if check and self.next_submit == len(self.p.job_submit) and self._repeats(t):
+            # the state repeats a recent check's: from here on the run only cycles
+            self.livelocked = True
+            return
         acted = False
         if check and self._utilization_gate_v12():
             if v1:
@@ -936,6 +948,67 @@ class ReferenceEngine:
                     wake = min(wake, k)
         self.next_check_v12 = nxt
         self.next_check = wake
+
+    def _repeats(self, t: float) -> bool:
+        """Whether the state at this check equals, shifted in time, the state at an earlier
+        check with no progress since (no end or AM-ready event, see `progress`):
+        then the run only cycles and nothing ever finishes again. Brent's cycle finding:
+        compare with one saved state, saved again after 1, 2, 4, ... checks."""
+        state = self._v12_state(t)
+        if self.progress != self.seen_progress or self.seen_state is None:
+            self.seen_progress, self.seen_state = self.progress, state
+            self.seen_power, self.seen_steps = 1, 0
+            return False
+        self.seen_steps += 1
+        if state == self.seen_state:
+            return True
+        if self.seen_steps == self.seen_power:
+            self.seen_state = state
+            self.seen_power *= 2
+            self.seen_steps = 0
+        return False
+
+    def _v12_state(self, t: float) -> tuple:
+        """Everything a Hadoop 1/2 run's future depends on, with times relative to `t`."""
+        p, lat = self.p, self.s.container_launch_latency_s
+        running = []
+        for a in self.running:
+            task = self.att_task[a]
+            extra = -1.0
+            if task >= 0 and self.att_outcome[a] == SUCCEEDED:
+                s = int(p.task_stage[task])
+                if p.stage_slowstart[s]:
+                    done = self.stage_done_time[s - 1]
+                    begin = self.att_start[a] + lat + p.task_a[task]
+                    extra = -2.0 if np.isnan(done) else max(0.0, done + p.task_b[task] - begin)
+            mark = self.att_mark[a] - t if self.att_mark[a] >= 0 else 1.0
+            # without an end event (AMs, reduces waiting for maps) only the order matters
+            start = self.att_start[a] - t if task >= 0 and extra != -2.0 else 0.0
+            running.append((task, start, self.att_outcome[a], extra, mark))
+        timers = []
+        for leaf in self._leaves():
+            for d in self.dims if self.s.hadoop_version == 1 else [0]:
+                for table, timeout in (
+                    (self.q_last_min, self.q.min_timeout[leaf]),
+                    (self.q_last_fair, self.q.fair_timeout[leaf]),
+                ):
+                    last = table[leaf, d]
+                    if last == -INF or timeout == INF:
+                        timers.append(INF if last == -INF else 1.0)  # not starved / never acts
+                    else:
+                        timers.append(-INF if t - last >= timeout else last - t)
+        return (
+            tuple(running),
+            tuple(self.att_task[a] for a in self.warned),
+            tuple(self.stage_next.tolist()),
+            tuple(self.stage_pending),
+            tuple(self.stage_held),
+            tuple(self.stage_released),
+            tuple(tuple(r) for r in self.stage_retry),
+            tuple(self.reducing),
+            tuple(timers),
+            self.next_check_v12 - t,
+        )
 
     def _utilization_gate_v12(self) -> bool:
         return True if self.s.hadoop_version == 1 else self._utilization_gate()

@@ -65,3 +65,30 @@ def test_hadoop1_check_after_idle_checks_still_runs_on_the_grid(engine):
     # its share); jd's arrival at 25 drops c's share to 0 and the check at 25 kills c's task
     killed = s.attempts[s.attempts["preempted"]]
     assert killed["job_id"].tolist() == ["jc"] and killed["finish_s"].tolist() == [25.0]
+
+
+def test_hadoop2_preemption_livelock_ends_where_the_run_starts_cycling(engine):
+    """Hadoop 2: victims freed for a queue whose AM cannot start are re-run and killed
+    again forever; the run stops at the first repeated state with the task still running."""
+    alloc = flat_tree(
+        a={
+            "max_am_share": 0.1,
+            "fair_share_preemption_timeout_s": 5.0,
+            "fair_share_preemption_threshold": 1.0,
+        },
+        b={},
+    )
+    jobs = [("jb", "b", 0, [("map", 100, 2048)], AM), ("ja", "a", 1, [("map", 10, 1024)], AM)]
+    cfg = SchedulerSettings(
+        preemption=True,
+        hadoop_version=2,
+        utilization_threshold=0.0,
+        wait_time_before_kill_s=0.0,
+        preemption_interval_s=1.0,
+    )
+    s = predict(build_workload(jobs), alloc, Cluster(4096.0, 8.0), settings=cfg, engine=engine)
+    assert s.jobs.set_index("job_id")["state"].to_dict() == {"jb": "RUNNING", "ja": "PENDING"}
+    maps = s.attempts[~s.attempts["is_am"]]
+    # a starves from 1; warned at 6, killed at 7, re-run, warned at 8, killed at 9: cycling
+    assert maps["start_s"].tolist() == [0.0, 7.0, 9.0]
+    assert maps["state"].tolist() == ["KILLED", "KILLED", "RUNNING"]
