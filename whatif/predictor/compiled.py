@@ -202,6 +202,8 @@ class CompiledEngine:
         st.update(qs=qs, qsf=qsf, children=children, qf=qf, qi=qi, dem=np.zeros((nq, 2)))
         st["umax"][:] = self.p.user_max_apps
         st["gi"][K.GI_DIRTY] = 1
+        st["gi"][K.GI_LIVELOCK] = 0  # a new tree may break a Hadoop 1/2 livelock
+        st["gi"][K.GI_SEEN_SET] = 0
         st["jf"][:, K.JF_LFAIR] = -np.inf
         st["urun"][:] = 0
         K.rebuild_queue_state(self._world())

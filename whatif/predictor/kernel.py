@@ -91,7 +91,16 @@ descending to the child most over its share (comparator, largest wins), the app
 most over its share, and its container with the largest priority number (ties: the
 newest). Hadoop 1: per slot pool, min-share and half-fair-share starvation, and on
 each check the newest running tasks of pools above their fair share are killed at
-once (no utilization gate).
+once (no utilization gate). A Hadoop 1/2 check that warns and kills nothing would
+do nothing again until some other event, so while idle the next checks are only
+woken for a timer expiring or a warned container passing waitTimeBeforeKill; any
+later event on a grid time after it runs the check as scheduled. Hadoop 1/2
+preemption can livelock as the real schedulers do (victims killed for a queue that
+cannot use what they free are re-run at once, and killed again at the next check):
+once every job is submitted, a check whose state (running tasks in order with their
+start and end times relative to now, warned tasks, stage and re-queue lists, starvation
+timers) equals the state at an earlier check with no end or AM-ready event in between
+(Brent's cycle finding) ends the run there: nothing would ever finish again.
 
 Killed and failed attempts free their resources at once and their task is queued
 again (at the end of its stage's re-queued tasks). Times are float64 seconds;
@@ -134,9 +143,19 @@ N_GF = 5
 GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
 GI_RED_HEAD, GI_RED_TAIL = 11, 12
-GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 13, 14, 15, 16
-GI_FREE_HEAD, GI_FREE_TAIL = 17, 18  # running task containers not marked for preemption
-N_GI = 19
+# Hadoop 1/2 livelock detection (Brent's cycle finding over state hashes at checks)
+GI_LIVELOCK, GI_SEEN_SET, GI_SEEN_POWER, GI_SEEN_STEPS, GI_SEEN_PROG, GI_SEEN_STATE = (
+    13,
+    14,
+    15,
+    16,
+    17,
+    18,
+)
+GI_PROGRESS = 19  # end and AM-ready events handled so far
+GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
+GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for preemption
+N_GI = 26
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -1849,7 +1868,7 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
 @njit(cache=True)
 def _request_of(W, a):
     """The resources attempt `a` holds."""
-    jsf, ts, tsf, ai = W[7], W[16], W[17], W[20]
+    jsf, tsf, ai = W[7], W[17], W[20]
     task = ai[a, AI_TASK]
     if task < 0:
         return jsf[-1 - task, JSF_AM], jsf[-1 - task, JSF_AM + 1]
@@ -1922,6 +1941,7 @@ def _preempt_v12(W):
     ndims = 2 if (v1 and cfg[C_SLOT] != 0.0) else 1
     nq = qs.shape[0]
     nxt = INF
+    fut = INF
     for leaf in range(nq):
         if qs[leaf, QS_LEAF] == 0:
             continue
@@ -1967,19 +1987,172 @@ def _preempt_v12(W):
                         g = _grid_after(t, interval)
                     if g < nxt:
                         nxt = g
-    if gf[G_NEXT_V12] == t and (v1 or _gate(W)):
+                    if e > t and g < fut:
+                        fut = g
+    # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
+    check = gf[G_NEXT_V12] <= t and _grid_at_or_after(t, interval) == t
+    if check and W[24][GI_NEXT_SUBMIT] == W[6].shape[0] and _repeats(W):
+        # the state repeats an earlier check's: from here on the run only cycles
+        W[24][GI_LIVELOCK] = 1
+        return
+    acted = False
+    if check and (v1 or _gate(W)):
         if v1:
             for d in range(ndims):
-                _preempt_v1(W, d)
+                if _preempt_v1(W, d):
+                    acted = True
         else:
-            _preempt_v2(W)
+            acted = _preempt_v2(W)
+    wake = nxt
+    if check and not acted:
+        # idle: until another event, a check only acts once a timer expires or a warned
+        # container passes waitTimeBeforeKill, so only those times are woken for
+        wake = fut
+        ai, af, gi, warned = W[20], W[19], W[24], W[28]
+        for i in range(gi[GI_WARNED_N]):
+            a = warned[i]
+            k = _grid_after(af[a, AF_MARK] + cfg[C_WAIT_KILL], interval)
+            if ai[a, AI_STATE] == RUNNING and k > t and nxt < INF and k < wake:
+                wake = k
     gf[G_NEXT_V12] = nxt
-    gf[G_NEXT_CHECK] = nxt
+    gf[G_NEXT_CHECK] = wake
+
+
+@njit(cache=True)
+def _hash(v):
+    """64-bit hash of a float64 vector's bits."""
+    bits = v.view(np.uint64)
+    h = np.uint64(14695981039346656037)
+    for i in range(bits.shape[0]):
+        h = (h ^ bits[i]) * np.uint64(1099511628211)
+        h = h ^ (h >> np.uint64(29))
+    return h
+
+
+@njit(cache=True)
+def _repeats(W):
+    """Whether the state at this check equals, shifted in time, the state at an earlier
+    check with no progress since (no end or AM-ready event, see GI_PROGRESS):
+    then the run only cycles and nothing ever finishes again. Brent's cycle finding on
+    state hashes: compare with one saved state, saved again after 1, 2, 4, ... checks."""
+    gi = W[24]
+    hu = gi.view(np.uint64)
+    s_hash = _hash(_v12_state(W))
+    if gi[GI_SEEN_SET] == 0 or gi[GI_SEEN_PROG] != gi[GI_PROGRESS]:
+        gi[GI_SEEN_SET] = 1
+        gi[GI_SEEN_PROG] = gi[GI_PROGRESS]
+        hu[GI_SEEN_STATE] = s_hash
+        gi[GI_SEEN_POWER] = 1
+        gi[GI_SEEN_STEPS] = 0
+        return False
+    gi[GI_SEEN_STEPS] += 1
+    if hu[GI_SEEN_STATE] == s_hash:
+        return True
+    if gi[GI_SEEN_STEPS] == gi[GI_SEEN_POWER]:
+        hu[GI_SEEN_STATE] = s_hash
+        gi[GI_SEEN_POWER] *= 2
+        gi[GI_SEEN_STEPS] = 0
+    return False
+
+
+@njit(cache=True)
+def _v12_state(W):
+    """Everything a Hadoop 1/2 run's future depends on, times relative to now, flattened."""
+    qs, qsf, qf, ji, ss, si, sdone = W[0], W[1], W[3], W[9], W[12], W[14], W[15]
+    ts, tsf, ti, af, ai, gf, gi, cfg, warned = (
+        W[16],
+        W[17],
+        W[18],
+        W[19],
+        W[20],
+        W[23],
+        W[24],
+        W[25],
+        W[28],
+    )
+    t = gf[G_NOW]
+    ns = si.shape[0]
+    nq = qs.shape[0]
+    ndims = 2 if (cfg[C_VERSION] == 1.0 and cfg[C_SLOT] != 0.0) else 1
+    n_run = 0
+    a = gi[GI_RUN_HEAD]
+    while a >= 0:
+        n_run += 1
+        a = ai[a, AI_RUN_NEXT]
+    out = np.empty(
+        8 + 5 * n_run + gi[GI_WARNED_N] + 5 * ns + ti.shape[0] + ji.shape[0] + 4 * ndims * nq
+    )
+
+    n = 0
+    a = gi[GI_RUN_HEAD]
+    while a >= 0:
+        task = ai[a, AI_TASK]
+        extra = -1.0
+        if task >= 0 and ai[a, AI_OUTCOME] == SUCCEEDED:
+            s = ts[task, TS_STAGE]
+            if ss[s, SS_SLOW] == 1:
+                done = sdone[s - 1]
+                begin = af[a, AF_START] + cfg[C_LAT] + tsf[task, TSF_A]
+                extra = -2.0 if np.isnan(done) else max(0.0, done + tsf[task, TSF_B] - begin)
+        out[n] = task
+        # without an end event (AMs, reduces waiting for maps) only the order matters
+        out[n + 1] = af[a, AF_START] - t + 0.0 if task >= 0 and extra != -2.0 else 0.0
+        out[n + 2] = ai[a, AI_OUTCOME]
+        out[n + 3] = extra + 0.0
+        out[n + 4] = af[a, AF_MARK] - t + 0.0 if af[a, AF_MARK] >= 0.0 else 1.0
+        n += 5
+        a = ai[a, AI_RUN_NEXT]
+    out[n] = -3.0
+    n += 1
+    for i in range(gi[GI_WARNED_N]):
+        out[n] = ai[warned[i], AI_TASK]
+        n += 1
+    out[n] = -3.0
+    n += 1
+    for s in range(ns):
+        out[n] = si[s, SI_NEXT]
+        out[n + 1] = si[s, SI_PENDING]
+        out[n + 2] = si[s, SI_HELD]
+        out[n + 3] = si[s, SI_RELEASED]
+        n += 4
+    for s in range(ns):
+        task = si[s, SI_RETRY_HEAD]
+        while task >= 0:
+            out[n] = task
+            n += 1
+            task = ti[task, TI_RETRY_NEXT]
+        out[n] = -3.0
+        n += 1
+    j = gi[GI_RED_HEAD]
+    while j >= 0:
+        out[n] = j
+        n += 1
+        j = ji[j, JI_RED_NEXT]
+    out[n] = -3.0
+    n += 1
+    for leaf in range(nq):
+        if qs[leaf, QS_LEAF] == 0:
+            continue
+        for d in range(ndims):
+            for which in range(2):
+                last = qf[leaf, (QF_LMIN if which == 0 else QF_LFAIR) + d]
+                timeout = qsf[leaf, QSF_MIN_TO if which == 0 else QSF_FAIR_TO]
+                if last == -INF or timeout == INF:
+                    out[n] = INF if last == -INF else 1.0  # not starved / never acts
+                else:
+                    out[n] = -INF if t - last >= timeout else last - t + 0.0
+                n += 1
+    out[n] = gf[G_NEXT_V12] - t + 0.0
+    n += 1
+    return out[:n]
 
 
 @njit(cache=True)
 def _preempt_v2(W):
-    """Hadoop 2.8 preemptTasksIfNecessary: warn, then kill warned ones past the wait."""
+    """Hadoop 2.8 preemptTasksIfNecessary: warn, then kill warned ones past the wait.
+
+    Returns whether anything was warned or killed.
+    """
     qs, qsf, qf, js, jf, ts, tsf, af, ai, gf, gi, cfg, warned = (
         W[0],
         W[1],
@@ -2031,7 +2204,8 @@ def _preempt_v2(W):
         tp0 = tp0 + x0
         tp1 = tp1 + x1
     if not tp0 > 0.0:
-        return
+        return False
+    acted = False
     nw = gi[GI_WARNED_N]
     keep = 0
     for i in range(nw):
@@ -2042,6 +2216,7 @@ def _preempt_v2(W):
             r1 = tsf[task, TSF_REQ + 1]
             if af[a, AF_MARK] + cfg[C_WAIT_KILL] < t:
                 _end_attempt(W, a, KILLED)
+                acted = True
             else:
                 warned[keep] = a
                 keep += 1
@@ -2065,6 +2240,8 @@ def _preempt_v2(W):
         gi[GI_WARNED_N] += 1
         tp0 = tp0 - r0
         tp1 = tp1 - r1
+        acted = True
+    return acted
 
 
 @njit(cache=True)
@@ -2124,7 +2301,10 @@ def _preempt_container(W):
 
 @njit(cache=True)
 def _preempt_v1(W, d):
-    """MRv1 preemptTasks for slot pool `d`: kill the newest tasks of pools above fair share."""
+    """MRv1 preemptTasks for slot pool `d`: kill the newest tasks of pools above fair share.
+
+    Returns whether anything was killed.
+    """
     qs, qsf, qf, js, ss, ts, af, ai, gf, gi, vict = (
         W[0],
         W[1],
@@ -2154,7 +2334,8 @@ def _preempt_v1(W, d):
             n_fair = max(0.0, math.floor(min(qf[leaf, QF_FAIR + d], dd)) - running)
         total += int(max(n_min, n_fair))
     if total <= 0:
-        return
+        return False
+    acted = False
     left = qf[:, QF_USE + d].copy()
     nv = 0
     a = gi[GI_RUN_TAIL]
@@ -2175,10 +2356,12 @@ def _preempt_v1(W, d):
         leaf = js[ts[ai[a, AI_TASK], TS_JOB], JS_QUEUE]
         if left[leaf] > qf[leaf, QF_FAIR + d]:
             _end_attempt(W, a, KILLED)
+            acted = True
             left[leaf] -= 1.0
             total -= 1
             if total == 0:
                 break
+    return acted
 
 
 # --------------------------------------------------------------------------- main loop
@@ -2206,7 +2389,7 @@ def advance(W, t_stop, att_room):
         t_heap = hf[0] if gi[GI_HEAP_N] > 0 else INF
         t_sub = jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] if gi[GI_NEXT_SUBMIT] < nj else INF
         t = min(t_heap, t_sub, gf[G_NEXT_CHECK])
-        if t == INF or t > t_stop:
+        if t == INF or t > t_stop or gi[GI_LIVELOCK] != 0:
             break
         if ai.shape[0] - gi[GI_N_ATT] < att_room or hf.shape[0] - gi[GI_HEAP_N] < att_room + nj:
             return 1
@@ -2218,11 +2401,13 @@ def advance(W, t_stop, att_room):
             if kind == END:
                 if ai[ident, AI_STATE] == RUNNING:
                     _end_attempt(W, ident, ai[ident, AI_OUTCOME])
+                    gi[GI_PROGRESS] += 1
             elif kind == KILL:
                 if ai[ident, AI_STATE] == RUNNING and af[ident, AF_MARK] == t:
                     _end_attempt(W, ident, KILLED)
             else:
                 _am_ready(W, ident)
+                gi[GI_PROGRESS] += 1
         while gi[GI_NEXT_SUBMIT] < nj and jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] == t:
             _submit(W, gi[GI_NEXT_SUBMIT])
             gi[GI_NEXT_SUBMIT] += 1

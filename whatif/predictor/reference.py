@@ -75,6 +75,7 @@ class ReferenceEngine:
         self.dims = [0, 1] if packed.slot_mode else [0]
         nj, nt, ns = len(packed.job_submit), len(packed.task_dur), len(packed.stage_task_start)
         self.heap: list[tuple[float, int, int, int]] = []
+        self.progress = 0  # end and AM-ready events handled so far
         self.seq = 0
         self.next_submit = 0
         self.next_check = INF
@@ -132,6 +133,11 @@ class ReferenceEngine:
         self.q_last_min = np.full((nq, 2), -INF)  # -inf: not starved at the last check
         self.q_last_fair = np.full((nq, 2), -INF)
         self.next_check_v12 = INF
+        # Hadoop 1/2 livelock detection (Brent's cycle finding over the states at checks)
+        self.seen_progress = -1
+        self.seen_state: tuple | None = None
+        self.seen_power = self.seen_steps = 0
+        self.livelocked = False
         self.leaf_apps: list[list[int]] = [[] for _ in range(nq)]
         self.leaf_dirty = [True] * nq
         self.shares_dirty = True
@@ -188,7 +194,7 @@ class ReferenceEngine:
             t_heap = self.heap[0][0] if self.heap else INF
             t_sub = p.job_submit[self.next_submit] if self.next_submit < len(p.job_submit) else INF
             t = min(t_heap, t_sub, self.next_check)
-            if t == INF or t > t_stop:
+            if t == INF or t > t_stop or self.livelocked:
                 break
             self.now = t
             if self.next_check == t:
@@ -198,11 +204,13 @@ class ReferenceEngine:
                 if kind == END:
                     if self.att_state[ident] == RUNNING:
                         self._end_attempt(ident, self.att_outcome[ident])
+                        self.progress += 1
                 elif kind == KILL:
                     if self.att_state[ident] == RUNNING and self.att_mark[ident] == t:
                         self._end_attempt(ident, KILLED)
                 else:
                     self._am_ready(ident)
+                    self.progress += 1
             while self.next_submit < len(p.job_submit) and p.job_submit[self.next_submit] == t:
                 self._submit(self.next_submit)
                 self.next_submit += 1
@@ -910,20 +918,97 @@ class ReferenceEngine:
                 ):
                     if starving and timeout != INF:
                         expiries.append(last + timeout)
-        if self.next_check_v12 == t and self._utilization_gate_v12():
+        # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
+        check = self.next_check_v12 <= t and _grid_at_or_after(t, interval) == t
+        if check and self.next_submit == len(self.p.job_submit) and self._repeats(t):
+            # the state repeats a recent check's: from here on the run only cycles
+            self.livelocked = True
+            return
+        acted = False
+        if check and self._utilization_gate_v12():
             if v1:
                 for d in self.dims:
-                    self._preempt_v1(d)
+                    acted = self._preempt_v1(d) or acted
             else:
-                self._preempt_v2()
-        nxt = INF
+                acted = self._preempt_v2()
+        nxt = wake = INF
         for e in expiries:
             g = _grid_at_or_after(max(e, t), interval)
             if g <= t:
                 g = _grid_after(t, interval)
             nxt = min(nxt, g)
+            if e > t or not (check and not acted):
+                wake = min(wake, g)
+        if check and not acted:
+            # idle: until another event, a check only acts once a timer expires or a warned
+            # container passes waitTimeBeforeKill, so only those times are woken for
+            for a in self.warned:
+                k = _grid_after(self.att_mark[a] + self.s.wait_time_before_kill_s, interval)
+                if self.att_state[a] == RUNNING and k > t and nxt < INF:
+                    wake = min(wake, k)
         self.next_check_v12 = nxt
-        self.next_check = nxt
+        self.next_check = wake
+
+    def _repeats(self, t: float) -> bool:
+        """Whether the state at this check equals, shifted in time, the state at an earlier
+        check with no progress since (no end or AM-ready event, see `progress`):
+        then the run only cycles and nothing ever finishes again. Brent's cycle finding:
+        compare with one saved state, saved again after 1, 2, 4, ... checks."""
+        state = self._v12_state(t)
+        if self.progress != self.seen_progress or self.seen_state is None:
+            self.seen_progress, self.seen_state = self.progress, state
+            self.seen_power, self.seen_steps = 1, 0
+            return False
+        self.seen_steps += 1
+        if state == self.seen_state:
+            return True
+        if self.seen_steps == self.seen_power:
+            self.seen_state = state
+            self.seen_power *= 2
+            self.seen_steps = 0
+        return False
+
+    def _v12_state(self, t: float) -> tuple:
+        """Everything a Hadoop 1/2 run's future depends on, with times relative to `t`."""
+        p, lat = self.p, self.s.container_launch_latency_s
+        running = []
+        for a in self.running:
+            task = self.att_task[a]
+            extra = -1.0
+            if task >= 0 and self.att_outcome[a] == SUCCEEDED:
+                s = int(p.task_stage[task])
+                if p.stage_slowstart[s]:
+                    done = self.stage_done_time[s - 1]
+                    begin = self.att_start[a] + lat + p.task_a[task]
+                    extra = -2.0 if np.isnan(done) else max(0.0, done + p.task_b[task] - begin)
+            mark = self.att_mark[a] - t if self.att_mark[a] >= 0 else 1.0
+            # without an end event (AMs, reduces waiting for maps) only the order matters
+            start = self.att_start[a] - t if task >= 0 and extra != -2.0 else 0.0
+            running.append((task, start, self.att_outcome[a], extra, mark))
+        timers = []
+        for leaf in self._leaves():
+            for d in self.dims if self.s.hadoop_version == 1 else [0]:
+                for table, timeout in (
+                    (self.q_last_min, self.q.min_timeout[leaf]),
+                    (self.q_last_fair, self.q.fair_timeout[leaf]),
+                ):
+                    last = table[leaf, d]
+                    if last == -INF or timeout == INF:
+                        timers.append(INF if last == -INF else 1.0)  # not starved / never acts
+                    else:
+                        timers.append(-INF if t - last >= timeout else last - t)
+        return (
+            tuple(running),
+            tuple(self.att_task[a] for a in self.warned),
+            tuple(self.stage_next.tolist()),
+            tuple(self.stage_pending),
+            tuple(self.stage_held),
+            tuple(self.stage_released),
+            tuple(tuple(r) for r in self.stage_retry),
+            tuple(self.reducing),
+            tuple(timers),
+            self.next_check_v12 - t,
+        )
 
     def _utilization_gate_v12(self) -> bool:
         return True if self.s.hadoop_version == 1 else self._utilization_gate()
@@ -934,7 +1019,8 @@ class ReferenceEngine:
     def _rmax(self, policy: int, a, b):
         return a if res_compare(policy, a, b, self.cluster) >= 0 else b
 
-    def _preempt_v2(self) -> None:
+    def _preempt_v2(self) -> bool:
+        """Hadoop 2 warn-then-kill; returns whether anything was warned or killed."""
         t = self.now
         to_preempt = np.zeros(2)
         for leaf in self._leaves():
@@ -956,13 +1042,15 @@ class ReferenceEngine:
                 res_fair = self._rmax(policy, np.zeros(2), target - usage)
             to_preempt = to_preempt + self._rmax(policy, res_min, res_fair)
         if not to_preempt[0] > 0:
-            return
+            return False
+        acted = False
         keep = []
         for a in self.warned:
             if self.att_state[a] == RUNNING and to_preempt[0] > 0:
                 req = self.p.task_req[self.att_task[a]]
                 if self.att_mark[a] + self.s.wait_time_before_kill_s < t:
                     self._end_attempt(a, KILLED)
+                    acted = True
                 else:
                     keep.append(a)
                 to_preempt = to_preempt - req
@@ -981,6 +1069,8 @@ class ReferenceEngine:
             self._up(warned_q, int(self.p.job_queue[j]), self.p.task_req[task])
             self.warned.append(a)
             to_preempt = to_preempt - self.p.task_req[task]
+            acted = True
+        return acted
 
     def jobs_with_tbp(self) -> list[int]:
         return [int(j) for j in np.flatnonzero((self.job_tbp != 0).any(axis=1))]
@@ -1025,8 +1115,11 @@ class ReferenceEngine:
                 victim = a
         return victim
 
-    def _preempt_v1(self, d: int) -> None:
-        """MRv1 FairScheduler.preemptTasks for slot pool `d`: kill the newest tasks at once."""
+    def _preempt_v1(self, d: int) -> bool:
+        """MRv1 FairScheduler.preemptTasks for slot pool `d`: kill the newest tasks at once.
+
+        Returns whether anything was killed.
+        """
         t = self.now
         p = self.p
         total = 0
@@ -1047,7 +1140,8 @@ class ReferenceEngine:
                 n_fair = max(0.0, math.floor(min(self.q_fair[leaf, d], demand)) - running)
             total += int(max(n_min, n_fair))
         if total <= 0:
-            return
+            return False
+        acted = False
         over = {
             leaf
             for leaf in leaves
@@ -1066,11 +1160,13 @@ class ReferenceEngine:
             leaf = int(p.job_queue[int(p.task_job[self.att_task[a]])])
             if left[leaf] > self.q_fair[leaf, d]:
                 self._end_attempt(a, KILLED)
+                acted = True
                 left[leaf] -= 1
                 total -= 1
                 if total == 0:
                     break
         del t
+        return acted
 
     def reconfigure(self, packed: Packed) -> None:
         """Install a new queue tree now; waiting apps are promoted if the new limits allow."""

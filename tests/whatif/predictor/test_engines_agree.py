@@ -2,7 +2,7 @@
 
 import pandas as pd
 from conftest import scenarios
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from whatif.predictor import Simulation, predict
@@ -20,7 +20,6 @@ from whatif.predictor import Simulation, predict
 def test_reference_and_numba_give_identical_schedules(scenario, seed):
     """Both engines produce exactly the same attempts and job times on random inputs."""
     workload, allocation, cluster, sched, noise = scenario
-    assume(not (sched.preemption and sched.hadoop_version == 2))  # known hang, see report
     fast = predict(
         workload, allocation, cluster, settings=sched, engine="numba", seed=seed, noise=noise
     )
@@ -43,7 +42,6 @@ def test_reference_and_numba_give_identical_schedules(scenario, seed):
 def test_engines_agree_when_advanced_in_steps_and_reconfigured(scenario, pause):
     """Advancing to a time, reconfiguring and running on gives the same result in both engines."""
     workload, allocation, cluster, sched, noise = scenario
-    assume(not (sched.preemption and sched.hadoop_version == 2))  # known hang, see report
     results = []
     for engine in ("numba", "reference"):
         sim = Simulation(workload, allocation, cluster, settings=sched, engine=engine, noise=noise)

@@ -1,28 +1,15 @@
 """Invariants of every predicted schedule, on random workloads, trees and settings."""
 
-import os
-
 import numpy as np
 import pandas as pd
-import pytest
 from conftest import build_workload, containers, flat_tree, scenarios
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from whatif.predictor import NoiseModel, SchedulerSettings, predict, write_jobruntime_csv
 from whatif.predictor.pack import full_queue_name
 
-# Derandomized: CI replays the same examples every run (random runs found a failure and a
-# hang still open on issue 4; see the README predictor section).
-#: Open predictor bugs (issue 4): on some generated scenarios a task of a finished job
-#: lacks its one successful attempt, and the numba engine loops forever (one scenario
-#: with failure noise). These tests are kept to reproduce them; run them with
-#: TEMPO_PREDICTOR_KNOWN_BUGS=1 (and derandomize=False to search further).
-KNOWN_BUG = pytest.mark.skipif(
-    not os.environ.get("TEMPO_PREDICTOR_KNOWN_BUGS"),
-    reason="open predictor bug on issue 4; set TEMPO_PREDICTOR_KNOWN_BUGS=1 to run",
-)
-
+# Derandomized: CI replays the same examples every run.
 FAST = settings(
     max_examples=25,
     deadline=None,
@@ -43,7 +30,6 @@ def usage_at(attempts, t):
 def test_never_over_cluster_capacity_or_a_queue_max(scenario):
     """At every container start, cluster usage and every queue's usage stay within limits."""
     workload, allocation, cluster, sched, noise = scenario
-    assume(not (sched.preemption and sched.hadoop_version == 2))  # known hang, see report
     if cluster.slots:
         return
     s = predict(workload, allocation, cluster, settings=sched, noise=noise)
@@ -65,19 +51,20 @@ def test_never_over_cluster_capacity_or_a_queue_max(scenario):
         assert (alive[:, inside] @ req[inside] <= np.array([limit.memory_mb, limit.vcores])).all()
 
 
-@KNOWN_BUG
 @FAST
 @given(scenarios())
 def test_every_task_succeeds_once_and_killed_ones_rerun(scenario):
     """Each task of a finished job has exactly one successful attempt, after its killed ones."""
     workload, allocation, cluster, sched, noise = scenario
-    assume(not (sched.preemption and sched.hadoop_version == 2))  # known hang, see report
     s = predict(workload, allocation, cluster, settings=sched, noise=noise)
     done_jobs = set(s.jobs.loc[s.jobs["state"] == "SUCCEEDED", "job_id"])
     tasks = workload.tasks[workload.tasks["job_id"].isin(done_jobs)]
     a = s.attempts[~s.attempts["is_am"]]
     ok = a[a["state"] == "SUCCEEDED"].groupby("task_id")["start_s"].agg(["size", "max"])
-    assert set(ok.index) == set(tasks["task_id"]) and ok["size"].eq(1).all()
+    assert ok["size"].eq(1).all()
+    # a job can stay unfinished (e.g. its AMs hold the vcores its tasks need): only a
+    # finished job's tasks must all have succeeded
+    assert set(tasks["task_id"]) <= set(ok.index)
     lost = a[a["state"].isin(["KILLED", "FAILED"]) & a["job_id"].isin(done_jobs)]
     for row in lost.itertuples():
         assert ok.loc[row.task_id, "max"] >= row.finish_s
@@ -106,13 +93,11 @@ def test_work_conserving_when_nothing_limits_a_queue(jobs, size):
                 assert mem + 1024 > size * 1024
 
 
-@KNOWN_BUG
 @FAST
 @given(scenarios(), st.integers(0, 5))
 def test_same_input_and_seed_give_byte_identical_schedules(scenario, seed):
     """Determinism: two runs with the same input and seed serialize to the same bytes."""
     workload, allocation, cluster, sched, _ = scenario
-    assume(not (sched.preemption and sched.hadoop_version == 2))  # known hang, see report
     noise = NoiseModel(failure_probability=0.2, jitter_cv=0.3)
     one = predict(workload, allocation, cluster, settings=sched, seed=seed, noise=noise)
     two = predict(workload, allocation, cluster, settings=sched, seed=seed, noise=noise)

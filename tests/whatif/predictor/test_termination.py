@@ -1,0 +1,94 @@
+"""Simulations that cannot finish every job still end, and say which jobs never finished."""
+
+from conftest import build_workload, flat_tree
+
+from whatif import Cluster, Resources
+from whatif.predictor import SchedulerSettings, predict
+
+AM = {"am_memory_mb": 1024.0, "am_vcores": 1.0}
+
+
+def test_a_job_whose_next_task_never_fits_beside_its_am_stays_unfinished(engine):
+    """A finished task of a job that can never finish keeps its one success; the job stays RUNNING."""
+    tasks = [("map", 10, 1024), ("map", 10, 1024, {"vcores": 2.0})]
+    workload = build_workload([("j", "a", 0, tasks, AM)])
+    s = predict(workload, flat_tree(a={}), Cluster(memory_mb=4096.0, vcores=2.0), engine=engine)
+    job = s.jobs.iloc[0]
+    assert job["state"] == "RUNNING" and job["finish_s"] != job["finish_s"]
+    a = s.attempts[~s.attempts["is_am"]]
+    assert a["task_id"].tolist() == ["j_map_000"] and a["state"].tolist() == ["SUCCEEDED"]
+
+
+def test_hadoop2_queue_starved_by_its_own_am_share_does_not_check_forever(engine):
+    """Hadoop 2: a starved queue whose AM never fits ends the run once the other queue is done."""
+    alloc = flat_tree(
+        a={
+            "max_am_share": 0.1,
+            "min_resources": Resources(2048, 2),
+            "min_share_preemption_timeout_s": 5.0,
+        },
+        b={},
+    )
+    jobs = [("ja", "a", 0, [("map", 10, 1024)], AM), ("jb", "b", 0, [("map", 30, 1024)] * 2)]
+    cfg = SchedulerSettings(
+        preemption=True, hadoop_version=2, utilization_threshold=0.0, preemption_interval_s=1.0
+    )
+    s = predict(build_workload(jobs), alloc, Cluster(4096.0, 4.0), settings=cfg, engine=engine)
+    assert s.jobs.set_index("job_id")["state"].to_dict() == {"ja": "PENDING", "jb": "SUCCEEDED"}
+    assert s.jobs.set_index("job_id").loc["jb", "finish_s"] == 30.0
+    assert not s.attempts["preempted"].any()
+
+
+def test_hadoop1_check_after_idle_checks_still_runs_on_the_grid(engine):
+    """Hadoop 1: checks that found no victim do not delay a kill made possible at a grid time."""
+    alloc = flat_tree(
+        a={"allow_preemption_from": False},
+        b={"min_maps": 2, "min_share_preemption_timeout_s": 10.0},
+        c={},
+        d={"weight": 3.0},
+    )
+    jobs = [
+        ("ja", "a", 0, [("map", 100, 1024)] * 3),
+        ("jc", "c", 0, [("map", 100, 1024)]),
+        ("jb", "b", 5, [("map", 100, 1024)] * 2),
+        ("jd", "d", 25, [("map", 100, 1024)]),
+    ]
+    cfg = SchedulerSettings(hadoop_version=1, preemption=True, preemption_interval_s=5.0)
+    s = predict(
+        build_workload(jobs),
+        alloc,
+        Cluster.parse("map-slots=4,reduce-slots=1"),
+        settings=cfg,
+        engine=engine,
+    )
+    # b starves from 5; the checks at 15 and 20 find no victim (a is protected, c is at
+    # its share); jd's arrival at 25 drops c's share to 0 and the check at 25 kills c's task
+    killed = s.attempts[s.attempts["preempted"]]
+    assert killed["job_id"].tolist() == ["jc"] and killed["finish_s"].tolist() == [25.0]
+
+
+def test_hadoop2_preemption_livelock_ends_where_the_run_starts_cycling(engine):
+    """Hadoop 2: victims freed for a queue whose AM cannot start are re-run and killed
+    again forever; the run stops at the first repeated state with the task still running."""
+    alloc = flat_tree(
+        a={
+            "max_am_share": 0.1,
+            "fair_share_preemption_timeout_s": 5.0,
+            "fair_share_preemption_threshold": 1.0,
+        },
+        b={},
+    )
+    jobs = [("jb", "b", 0, [("map", 100, 2048)], AM), ("ja", "a", 1, [("map", 10, 1024)], AM)]
+    cfg = SchedulerSettings(
+        preemption=True,
+        hadoop_version=2,
+        utilization_threshold=0.0,
+        wait_time_before_kill_s=0.0,
+        preemption_interval_s=1.0,
+    )
+    s = predict(build_workload(jobs), alloc, Cluster(4096.0, 8.0), settings=cfg, engine=engine)
+    assert s.jobs.set_index("job_id")["state"].to_dict() == {"jb": "RUNNING", "ja": "PENDING"}
+    maps = s.attempts[~s.attempts["is_am"]]
+    # a starves from 1; warned at 6, killed at 7, re-run, warned at 8, killed at 9: cycling
+    assert maps["start_s"].tolist() == [0.0, 7.0, 9.0]
+    assert maps["state"].tolist() == ["KILLED", "KILLED", "RUNNING"]
