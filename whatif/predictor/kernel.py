@@ -615,30 +615,13 @@ def _make_runnable(W, j):
     urun[js[j, JS_USER]] += 1
     _count_runnable(W, leaf, 1)
     _up(W, QF_PRUN, leaf, jf[j, JF_PEND], jf[j, JF_PEND + 1])
-    tail = qi[leaf, QI_APP_TAIL]
-    ji[j, JI_APP_PREV] = tail
-    ji[j, JI_APP_NEXT] = -1
-    if tail >= 0:
-        ji[tail, JI_APP_NEXT] = j
-    else:
-        qi[leaf, QI_APP_HEAD] = j
-    qi[leaf, QI_APP_TAIL] = j
+    _append(ji, JI_APP_NEXT, JI_APP_PREV, qi[leaf], QI_APP_HEAD, j)
 
 
 @njit(cache=True)
 def _unlink_app(W, j):
     qi, js, ji = W[4], W[6], W[9]
-    leaf = js[j, JS_QUEUE]
-    prv = ji[j, JI_APP_PREV]
-    nxt = ji[j, JI_APP_NEXT]
-    if prv >= 0:
-        ji[prv, JI_APP_NEXT] = nxt
-    else:
-        qi[leaf, QI_APP_HEAD] = nxt
-    if nxt >= 0:
-        ji[nxt, JI_APP_PREV] = prv
-    else:
-        qi[leaf, QI_APP_TAIL] = prv
+    _remove(ji, JI_APP_NEXT, JI_APP_PREV, qi[js[j, JS_QUEUE]], QI_APP_HEAD, j)
 
 
 @njit(cache=True)
@@ -658,14 +641,7 @@ def _submit(W, j):
     if _can_run(W, j):
         _make_runnable(W, j)
     else:
-        tail = gi[GI_WAIT_TAIL]
-        ji[j, JI_WAIT_PREV] = tail
-        ji[j, JI_WAIT_NEXT] = -1
-        if tail >= 0:
-            ji[tail, JI_WAIT_NEXT] = j
-        else:
-            gi[GI_WAIT_HEAD] = j
-        gi[GI_WAIT_TAIL] = j
+        _append(ji, JI_WAIT_NEXT, JI_WAIT_PREV, gi, GI_WAIT_HEAD, j)
 
 
 @njit(cache=True)
@@ -676,15 +652,7 @@ def _promote_waiting(W):
     while j >= 0:
         nxt = ji[j, JI_WAIT_NEXT]
         if _can_run(W, j):
-            prv = ji[j, JI_WAIT_PREV]
-            if prv >= 0:
-                ji[prv, JI_WAIT_NEXT] = nxt
-            else:
-                gi[GI_WAIT_HEAD] = nxt
-            if nxt >= 0:
-                ji[nxt, JI_WAIT_PREV] = prv
-            else:
-                gi[GI_WAIT_TAIL] = prv
+            _remove(ji, JI_WAIT_NEXT, JI_WAIT_PREV, gi, GI_WAIT_HEAD, j)
             _make_runnable(W, j)
         j = nxt
 
@@ -1176,14 +1144,7 @@ def _start_attempt(W, j, task, r0, r1):
     af[a, AF_START] = t
     af[a, AF_FINISH] = INF
     af[a, AF_MARK] = -1.0
-    tail = gi[GI_RUN_TAIL]
-    ai[a, AI_RUN_PREV] = tail
-    ai[a, AI_RUN_NEXT] = -1
-    if tail >= 0:
-        ai[tail, AI_RUN_NEXT] = a
-    else:
-        gi[GI_RUN_HEAD] = a
-    gi[GI_RUN_TAIL] = a
+    _append(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
     gf[G_FREE] -= r0
     gf[G_FREE + 1] -= r1
     jf[j, JF_USE] += r0
@@ -1208,13 +1169,7 @@ def _start_attempt(W, j, task, r0, r1):
     elif ss[s, SS_SLOW] == 1:
         ai[a, AI_OUTCOME] = SUCCEEDED
         if np.isnan(sdone[s - 1]):
-            dt = si[s, SI_DEF_TAIL]
-            ai[a, AI_DEF_PREV] = dt
-            if dt >= 0:
-                ai[dt, AI_DEF_NEXT] = a
-            else:
-                si[s, SI_DEF_HEAD] = a
-            si[s, SI_DEF_TAIL] = a
+            _append(ai, AI_DEF_NEXT, AI_DEF_PREV, si[s], SI_DEF_HEAD, a)
             if ji[j, JI_IN_RED] == 0:
                 _red_link(W, j)
         else:
@@ -1261,16 +1216,7 @@ def _release_container(W, a, state):
     ai[a, AI_STATE] = KILLED if state == AM_KILLED else state
     af[a, AF_FINISH] = t
     ai[a, AI_PREEMPTED] = 1 if state == KILLED else 0
-    prv = ai[a, AI_RUN_PREV]
-    nxt = ai[a, AI_RUN_NEXT]
-    if prv >= 0:
-        ai[prv, AI_RUN_NEXT] = nxt
-    else:
-        gi[GI_RUN_HEAD] = nxt
-    if nxt >= 0:
-        ai[nxt, AI_RUN_PREV] = prv
-    else:
-        gi[GI_RUN_TAIL] = prv
+    _remove(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
     if af[a, AF_MARK] < 0.0 and task >= 0:
         _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
     if af[a, AF_MARK] >= 0.0:
@@ -1303,16 +1249,7 @@ def _end_attempt(W, a, state):
         if state == FAILED:
             ti[task, TI_FAILS] += 1
         if ss[s, SS_SLOW] == 1 and (ai[a, AI_DEF_PREV] >= 0 or si[s, SI_DEF_HEAD] == a):
-            dp = ai[a, AI_DEF_PREV]
-            dn = ai[a, AI_DEF_NEXT]
-            if dp >= 0:
-                ai[dp, AI_DEF_NEXT] = dn
-            else:
-                si[s, SI_DEF_HEAD] = dn
-            if dn >= 0:
-                ai[dn, AI_DEF_PREV] = dp
-            else:
-                si[s, SI_DEF_TAIL] = dp
+            _remove(ai, AI_DEF_NEXT, AI_DEF_PREV, si[s], SI_DEF_HEAD, a)
             ai[a, AI_DEF_NEXT] = -1
             ai[a, AI_DEF_PREV] = -1
             if si[s, SI_DEF_HEAD] < 0 and ji[j, JI_IN_RED] == 1:
@@ -1379,33 +1316,17 @@ def _finish_job(W, j):
 @njit(cache=True)
 def _red_link(W, j):
     ji, gi = W[9], W[24]
-    tail = gi[GI_RED_TAIL]
-    ji[j, JI_RED_PREV] = tail
-    ji[j, JI_RED_NEXT] = -1
+    _append(ji, JI_RED_NEXT, JI_RED_PREV, gi, GI_RED_HEAD, j)
     ji[j, JI_IN_RED] = 1
     ji[j, JI_RED_SEQ] = gi[GI_RED_SEQ]
     gi[GI_RED_SEQ] += 1
-    if tail >= 0:
-        ji[tail, JI_RED_NEXT] = j
-    else:
-        gi[GI_RED_HEAD] = j
-    gi[GI_RED_TAIL] = j
     _red_refresh(W, j)
 
 
 @njit(cache=True)
 def _red_unlink(W, j):
     ji, gi = W[9], W[24]
-    prv = ji[j, JI_RED_PREV]
-    nxt = ji[j, JI_RED_NEXT]
-    if prv >= 0:
-        ji[prv, JI_RED_NEXT] = nxt
-    else:
-        gi[GI_RED_HEAD] = nxt
-    if nxt >= 0:
-        ji[nxt, JI_RED_PREV] = prv
-    else:
-        gi[GI_RED_TAIL] = prv
+    _remove(ji, JI_RED_NEXT, JI_RED_PREV, gi, GI_RED_HEAD, j)
     ji[j, JI_IN_RED] = 0
     _red_refresh(W, j)
 
