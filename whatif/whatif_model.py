@@ -47,7 +47,13 @@ class QSEstimate:
 
     @property
     def mean(self) -> np.ndarray:
-        return np.nanmean(self.replicates, axis=1) if self.replicates.size else self._empty()
+        if not self.replicates.size:
+            return self._empty()
+        # nanmean without its warning: a QS with nothing to measure is NaN by design
+        measured = ~np.isnan(self.replicates)
+        total = np.where(measured, self.replicates, 0.0).sum(axis=1)
+        count = measured.sum(axis=1)
+        return np.divide(total, count, out=np.full(total.shape, np.nan), where=count > 0)
 
     @property
     def spread(self) -> np.ndarray:
