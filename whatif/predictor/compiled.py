@@ -75,6 +75,8 @@ class CompiledEngine:
         cfg[K.C_PREEMPT] = float(settings.preemption)
         cfg[K.C_SIZEBASED] = float(settings.size_based_weight)
         cfg[K.C_SLOT] = float(p.slot_mode)
+        asks_memory = (p.task_req[:, 0] > 0).all() and (p.job_am[p.job_has_am == 1, 0] > 0).all()
+        cfg[K.C_ANY_IS_0] = float(not p.slot_mode and asks_memory)
         cluster = p.cluster.astype(float).copy()
         if p.slot_mode:
             concurrent = cluster.sum()

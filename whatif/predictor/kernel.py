@@ -135,7 +135,8 @@ RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 # cfg (float64)
 C_LAT, C_AM_LAT, C_SLOWSTART, C_UTIL, C_WAIT_KILL, C_RECHECK = 0, 1, 2, 3, 4, 5
 C_INTERVAL, C_VERSION, C_PREEMPT, C_SIZEBASED, C_SLOT, C_MAX_CONC = 6, 7, 8, 9, 10, 11
-N_CFG = 12
+C_ANY_IS_0 = 12  # every request asks for memory, one pool: pending anything = pending memory
+N_CFG = 13
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 N_GF = 5
@@ -945,8 +946,16 @@ def _retree(W):
         for view in range(N_VIEWS):
             if view == 1 and not views1:
                 continue
+            if view == V_ANY and cfg[C_ANY_IS_0] != 0.0:
+                continue
             _tree_put(W, j, view, j if _eligible(W, j, view) else -1)
     gi[GI_TOUCHED_N] = 0
+
+
+@njit(cache=True)
+def _any_view(W):
+    """The view ranking apps with any pending demand (view 0's tree when it is the same)."""
+    return 0 if W[25][C_ANY_IS_0] != 0.0 else V_ANY
 
 
 # --------------------------------------------------------------------------- allocation
@@ -1450,19 +1459,20 @@ def _order_next(W, leaf, t, ordered, k, stamp, n_excl):
     demand past their re-check time. Apps passed over, and the previous one returned, are
     taken out of the tree (into `excl`, to be put back); returns how many are out."""
     jf, ji, excl = W[8], W[9], W[32]
+    view = _any_view(W)
     if k > 0:
-        _tree_put(W, ordered[k - 1], V_ANY, -1)
+        _tree_put(W, ordered[k - 1], view, -1)
         excl[n_excl] = ordered[k - 1]
         n_excl += 1
     while True:
-        j = _tree_best(W, leaf, V_ANY)
+        j = _tree_best(W, leaf, view)
         if j < 0:
             raise RuntimeError("starvation scan: app order tree out of step with app list")
         if t >= jf[j, JF_NCHECK]:
             ordered[k] = j
             ji[j, JI_TRIED] = stamp
             return n_excl
-        _tree_put(W, j, V_ANY, -1)
+        _tree_put(W, j, view, -1)
         excl[n_excl] = j
         n_excl += 1
 
@@ -1603,7 +1613,7 @@ def _preempt_v3(W):
                 jf[j, JF_MSTARV] = 0.0
                 jf[j, JF_MSTARV + 1] = 0.0
         for i in range(n_excl):
-            _tree_put(W, W[32][i], V_ANY, W[32][i])  # nothing changed them meanwhile
+            _tree_put(W, W[32][i], _any_view(W), W[32][i])  # nothing changed them meanwhile
     # marking victims only lowers the bound, so one computed now stays an upper bound
     bound0 = _victim_bound(W) if n_starved > 0 else 0.0
     for i in range(n_starved):
