@@ -984,11 +984,8 @@ def _assign_one(W, d):
     qs, qsf, children, qf, qi, gi = W[0], W[1], W[2], W[3], W[4], W[24]
     gi[GI_EPOCH] += 1
     epoch = gi[GI_EPOCH]
-    stack = np.empty(64, dtype=np.int64)
-    depth = 0
-    stack[0] = 0
-    while depth >= 0:
-        q = stack[depth]
+    q = 0
+    while q >= 0:
         policy = qs[q, QS_POLICY]
         best = -1
         for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
@@ -1001,19 +998,14 @@ def _assign_one(W, d):
                 best = c
         if best < 0:
             qi[q, QI_TRIED] = epoch
-            depth -= 1
+            q = qs[q, QS_PARENT]  # back up and try the parent's next child
             continue
         if qs[best, QS_LEAF] == 1:
             if _assign_leaf(W, best, d):
                 return True
             qi[best, QI_TRIED] = epoch
         else:
-            depth += 1
-            if depth >= stack.shape[0]:
-                grown = np.empty(stack.shape[0] * 2, dtype=np.int64)
-                grown[: stack.shape[0]] = stack
-                stack = grown
-            stack[depth] = best
+            q = best
     return False
 
 
