@@ -1333,15 +1333,25 @@ def _red_unlink(W, j):
 
 
 @njit(cache=True)
-def _red_blocked(W, j):
-    """Job `j` has reduces waiting for maps, unassigned maps and no running map."""
-    js, ji, ss, si = W[6], W[9], W[12], W[14]
+def _waiting_reduce_stage(W, j):
+    """The stage of job `j` whose reduces wait for maps (-1 if none follows a map stage)."""
+    js, ji, si = W[6], W[9], W[14]
     if ji[j, JI_IN_RED] == 0:
-        return False
+        return -1
     s = js[j, JS_ST_LO]
     while s < js[j, JS_ST_HI] and si[s, SI_DEF_HEAD] < 0:
         s += 1
     if s == js[j, JS_ST_LO] or s == js[j, JS_ST_HI]:
+        return -1
+    return s
+
+
+@njit(cache=True)
+def _red_blocked(W, j):
+    """Job `j` has reduces waiting for maps, unassigned maps and no running map."""
+    ss, si = W[12], W[14]
+    s = _waiting_reduce_stage(W, j)
+    if s < 0:
         return False
     m = s - 1
     running_maps = (ss[m, SS_HI] - ss[m, SS_LO]) - si[m, SI_PENDING] - si[m, SI_DONE]
@@ -1390,7 +1400,7 @@ def _preempt_reduces(W):
 
     Only blocked jobs (`_red_blocked`) can act; they are visited in the order they joined
     the list of jobs with waiting reduces, as a scan of that whole list would."""
-    js, ji, ss, si, tsf, gi, jbuf = W[6], W[9], W[12], W[14], W[17], W[24], W[30]
+    js, ji, si, tsf, gi, jbuf = W[6], W[9], W[14], W[17], W[24], W[30]
     killed = False
     order = jbuf[:, 0]
     n = 0
@@ -1406,14 +1416,9 @@ def _preempt_reduces(W):
         j = ji[j, JI_RC_NEXT]
     for i in range(n):
         j = order[i]
-        if ji[j, JI_IN_RED] == 0:
-            continue
-        s = js[j, JS_ST_LO]
-        while si[s, SI_DEF_HEAD] < 0:
-            s += 1
-        m = s - 1
-        running_maps = (ss[m, SS_HI] - ss[m, SS_LO]) - si[m, SI_PENDING] - si[m, SI_DONE]
-        if si[m, SI_PENDING] > 0 and running_maps == 0:
+        if _red_blocked(W, j):
+            s = _waiting_reduce_stage(W, j)
+            m = s - 1
             task = _head_task(W, m)
             leaf = js[j, JS_QUEUE]
             r0 = tsf[task, TSF_REQ]
