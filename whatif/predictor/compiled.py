@@ -77,6 +77,7 @@ class CompiledEngine:
         cfg[K.C_SLOT] = float(p.slot_mode)
         asks_memory = (p.task_req[:, 0] > 0).all() and (p.job_am[p.job_has_am == 1, 0] > 0).all()
         cfg[K.C_ANY_IS_0] = float(not p.slot_mode and asks_memory)
+        cfg[K.C_UPDATE] = settings.update_interval_s
         cluster = p.cluster.astype(float).copy()
         if p.slot_mode:
             concurrent = cluster.sum()
@@ -237,7 +238,11 @@ class CompiledEngine:
         self.p = packed
         self._install_queues(packed.queues)
         K.promote_waiting(self._world())
-        self.state["gf"][K.G_NEXT_CHECK] = self.now
+        cfg = self.state["cfg"]
+        # Hadoop 3 checks starvation at the next update(); Hadoop 1/2 decide on their grid
+        self.state["gf"][K.G_NEXT_CHECK] = (
+            K._grid_at_or_after(self.now, cfg[K.C_UPDATE]) if cfg[K.C_VERSION] == 3.0 else self.now
+        )
         self.state["gf"][K.G_NEXT_V12] = np.inf
 
     def queue_table(self) -> tuple[np.ndarray, ...]:

@@ -136,7 +136,8 @@ RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 C_LAT, C_AM_LAT, C_SLOWSTART, C_UTIL, C_WAIT_KILL, C_RECHECK = 0, 1, 2, 3, 4, 5
 C_INTERVAL, C_VERSION, C_PREEMPT, C_SIZEBASED, C_SLOT, C_MAX_CONC = 6, 7, 8, 9, 10, 11
 C_ANY_IS_0 = 12  # every request asks for memory, one pool: pending anything = pending memory
-N_CFG = 13
+C_UPDATE = 13  # Hadoop 3: the update thread's interval; starvation is checked on its grid
+N_CFG = 14
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 N_GF = 5
@@ -1476,7 +1477,7 @@ def _order_next(W, leaf, t, ordered, k, stamp, n_excl):
 
 @njit(cache=True)
 def _preempt_v3(W):
-    """FSLeafQueue.updateStarvedApps + FSPreemptionThread at the current instant."""
+    """FSLeafQueue.updateStarvedApps + FSPreemptionThread, at an update() time."""
     qs, qsf, qf, qi, jf, ji, gf, gi, cfg, cluster, jbuf = (
         W[0],
         W[1],
@@ -1619,6 +1620,12 @@ def _preempt_v3(W):
         jf[j, JF_NCHECK] = t + cfg[C_RECHECK]
         if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
             nxt_check = jf[j, JF_NCHECK]
+    # checks fall on the update grid: the first one a timer expires by, and the next one
+    # after a check that found starved apps (those are skipped then, so others may starve)
+    if nxt_check < INF:
+        nxt_check = _grid_at_or_after(nxt_check, cfg[C_UPDATE])
+    if n_starved > 0:
+        nxt_check = min(nxt_check, _grid_after(t, cfg[C_UPDATE]))
     gf[G_NEXT_CHECK] = nxt_check
 
 
@@ -2322,9 +2329,12 @@ def advance(W, t_stop, att_room):
         if ai.shape[0] - gi[GI_N_ATT] < att_room or hf.shape[0] - gi[GI_HEAP_N] < att_room + nj:
             return 1
         gf[G_NOW] = t
-        if gf[G_NEXT_CHECK] == t:
+        check = gf[G_NEXT_CHECK] == t
+        if check:
             gf[G_NEXT_CHECK] = INF
+        events = False
         while gi[GI_HEAP_N] > 0 and hf[0] == t:
+            events = True
             kind, ident = heap_pop(hf, hi, gi)
             if kind == END:
                 if ai[ident, AI_STATE] == RUNNING:
@@ -2337,6 +2347,7 @@ def advance(W, t_stop, att_room):
                 _am_ready(W, ident)
                 gi[GI_PROGRESS] += 1
         while gi[GI_NEXT_SUBMIT] < nj and jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] == t:
+            events = True
             _submit(W, gi[GI_NEXT_SUBMIT])
             gi[GI_NEXT_SUBMIT] += 1
         if gi[GI_DIRTY] != 0:
@@ -2346,7 +2357,15 @@ def advance(W, t_stop, att_room):
             _allocate(W)
         if cfg[C_PREEMPT] != 0.0:
             if cfg[C_VERSION] == 3.0:
-                _preempt_v3(W)
+                if events:
+                    # the next update() sees this state; one before it would see no change
+                    g = _grid_at_or_after(t, cfg[C_UPDATE])
+                    if g == t:
+                        check = True
+                    elif g < gf[G_NEXT_CHECK]:
+                        gf[G_NEXT_CHECK] = g
+                if check:
+                    _preempt_v3(W)
             else:
                 _preempt_v12(W)
                 _allocate(W)

@@ -197,9 +197,12 @@ class ReferenceEngine:
             if t == INF or t > t_stop or self.livelocked:
                 break
             self.now = t
-            if self.next_check == t:
+            check = self.next_check == t
+            if check:
                 self.next_check = INF
+            events = False
             while self.heap and self.heap[0][0] == t:
+                events = True
                 _, _, kind, ident = heapq.heappop(self.heap)
                 if kind == END:
                     if self.att_state[ident] == RUNNING:
@@ -212,6 +215,7 @@ class ReferenceEngine:
                     self._am_ready(ident)
                     self.progress += 1
             while self.next_submit < len(p.job_submit) and p.job_submit[self.next_submit] == t:
+                events = True
                 self._submit(self.next_submit)
                 self.next_submit += 1
             if self.shares_dirty:
@@ -221,7 +225,15 @@ class ReferenceEngine:
                 self._allocate()
             if self.s.preemption:
                 if self.s.hadoop_version == 3:
-                    self._preempt_v3()
+                    if events:
+                        # the next update() sees this state; one before it would see no change
+                        g = _grid_at_or_after(t, self.s.update_interval_s)
+                        if g == t:
+                            check = True
+                        else:
+                            self.next_check = min(self.next_check, g)
+                    if check:
+                        self._preempt_v3()
                 else:
                     self._preempt_v12()
                     self._allocate()
@@ -718,7 +730,7 @@ class ReferenceEngine:
         return res_compare(policy, usage, share, self.cluster) < 0
 
     def _preempt_v3(self) -> None:
-        """FSLeafQueue.updateStarvedApps + FSPreemptionThread, at the current instant."""
+        """FSLeafQueue.updateStarvedApps + FSPreemptionThread, at an update() time."""
         self.next_check = INF
         if not self._utilization_gate():
             return
@@ -792,7 +804,12 @@ class ReferenceEngine:
             self._preempt_for(j)
             self.job_next_check[j] = t + self.s.starvation_recheck_delay_s
             candidates.append(self.job_next_check[j])
-        future = [c for c in candidates if c > t]
+        # checks fall on the update grid: the first one a timer expires by, and the next one
+        # after a check that found starved apps (those are skipped then, so others may starve)
+        interval = self.s.update_interval_s
+        future = [_grid_at_or_after(c, interval) for c in candidates if t < c < INF]
+        if starved:
+            future.append(_grid_after(t, interval))
         self.next_check = min(future) if future else INF
 
     def _sorted_apps(self, apps: list[int], policy: int) -> list[int]:
@@ -1176,7 +1193,9 @@ class ReferenceEngine:
             if self._can_run(k):
                 self._make_runnable(k)
                 self.waiting.remove(k)
-        self.next_check = self.now
+        # Hadoop 3 checks starvation at the next update(); Hadoop 1/2 decide on their grid
+        interval = self.s.update_interval_s
+        self.next_check = _grid_at_or_after(self.now, interval) if self.v3 else self.now
 
     def queue_table(self) -> tuple[np.ndarray, ...]:
         """Per-queue usage, pending demand, fair share and runnable app count."""

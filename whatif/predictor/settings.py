@@ -37,7 +37,9 @@ class SchedulerSettings:
     am_start_latency_s : float
         Time an ApplicationMaster needs after its container starts before it asks for tasks.
     update_interval_s : float
-        ``...update-interval-ms``: kept for reference; shares are recomputed on every change.
+        ``...update-interval-ms``: Hadoop 3 identifies starved apps (and so preempts) only
+        in the update thread, on multiples of this interval. Fair shares are recomputed on
+        every change.
     slowstart_completed_maps : float
         ``mapreduce.job.reduce.slowstart.completedmaps``.
     hadoop_version : int

@@ -221,6 +221,20 @@ def test_min_share_preemption_fires_after_its_timeout_and_not_before(engine):
     assert (killed["job_id"] == "ja").all()
 
 
+def test_hadoop3_starvation_is_found_only_at_update_times(engine):
+    """b arrives at 10.3 and times out at 30.3; the update thread (every 2 s) sees it at 32."""
+    alloc = flat_tree(
+        a={}, b={"min_resources": Resources(4096, 4), "min_share_preemption_timeout_s": 20.0}
+    )
+    jobs = [("ja", "a", 0, [("map", 100, 1024)] * 24), ("jb", "b", 10.3, [("map", 100, 1024)] * 4)]
+    cfg = SchedulerSettings(preemption=True, wait_time_before_kill_s=5.0, update_interval_s=2.0)
+    s = predict(build_workload(jobs), alloc, containers(12), settings=cfg, engine=engine)
+    killed = s.attempts[s.attempts["preempted"]]
+    assert len(killed) == 4 and (killed["finish_s"] == 37.0).all()
+    b = s.attempts[s.attempts["job_id"] == "jb"]
+    assert (b["start_s"] == 37.0).sum() == 4
+
+
 def test_no_preemption_below_the_utilization_threshold(engine):
     """A starved queue is not helped while utilization is at or below the threshold."""
     alloc = flat_tree(
