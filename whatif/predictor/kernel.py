@@ -65,8 +65,9 @@ end event). Other tasks end at ``start + latency + duration``; a failing attempt
 (noise) ends at ``start + latency + frac * duration`` and the task is re-queued.
 A job ends when its last stage completes; its AM container is released then.
 
-Preemption, Hadoop 3 (only while max(memory, vcores) utilization > threshold; no
-timers are updated otherwise): per leaf with a finite timeout, apps with pending
+Preemption, Hadoop 3 (at update() times, multiples of the update interval, the first
+one after any event or timer; only while max(memory, vcores) utilization > threshold;
+no timers are updated otherwise): per leaf with a finite timeout, apps with pending
 demand and past their re-check time, in the leaf policy order: fair-share
 starvation (fairDemand = min(floor(appFairShare * threshold), demand), starved
 while usage < fairDemand by the policy's calculator, acting once starved for the
@@ -108,7 +109,9 @@ resources float64 MB/vcores (or slots); every index is int64.
 
 Speed (none of this changes a schedule; the reference engine scans plainly): apps of a
 leaf are ranked by a tournament tree per view (`_tree_put`), so the best app is read at
-the root and only apps whose usage or demand changed are re-ranked; only jobs that can
+the root and only apps whose usage or demand changed are re-ranked; each node also
+keeps the smallest next request below it, so allocation skips apps whose request
+cannot fit without trying them one by one (`_tree_best_fit`); only jobs that can
 preempt their own reduces are checked each event (`_red_refresh`); victim scans walk
 only unmarked task containers and resume where the previous scan for the same request
 took its first victim (`_victims_for`); and `advance` passes its arrays borrowed
@@ -282,7 +285,7 @@ def _borrow_world(W):
         _borrowed(W[20]), _borrowed(W[21]), _borrowed(W[22]), _borrowed(W[23]),
         _borrowed(W[24]), _borrowed(W[25]), _borrowed(W[26]), _borrowed(W[27]),
         _borrowed(W[28]), _borrowed(W[29]), _borrowed(W[30]), _borrowed(W[31]),
-        _borrowed(W[32]), _borrowed(W[33]),
+        _borrowed(W[32]), _borrowed(W[33]), _borrowed(W[34]),
     )  # fmt: skip
 
 
@@ -491,7 +494,7 @@ def heap_pop(hf, hi, gi):
 # --------------------------------------------------------------------------- world
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
 #      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
-#      tree, excl, touched)
+#      tree, excl, touched, treq)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
 #   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
@@ -509,6 +512,8 @@ def heap_pop(hf, hi, gi):
 #     over the leaf's jobs (slot P + JI_POS) whose nodes hold the best eligible app or -1
 #   excl (nj,) int64 scratch: apps taken out of a tree while a scan runs
 #   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
+#   treq (len(tree), 2) float64: per tree node, the smallest head request (memory, vcores)
+#     of an eligible app below it (inf: none)
 
 
 @njit(cache=True)
@@ -895,9 +900,25 @@ def _eligible(W, j, view):
 
 
 @njit(cache=True)
+def _head_request(W, j, d):
+    """What app `j` asks for next when offered a container of pool `d` (inf: nothing)."""
+    jsf, ji, tsf = W[7], W[9], W[17]
+    if ji[j, JI_AM_STATE] == 1:
+        return jsf[j, JSF_AM], jsf[j, JSF_AM + 1]
+    s = _next_stage(W, j, d)
+    if s < 0:
+        return INF, INF
+    task = _head_task(W, s)
+    return tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+
+
+@njit(cache=True)
 def _tree_put(W, j, view, value):
-    """Set app `j`'s slot in its leaf's `view` tree to `value` (j or -1); re-rank upwards."""
-    qs, qi, js, ji, tree = W[0], W[4], W[6], W[9], W[31]
+    """Set app `j`'s slot in its leaf's `view` tree to `value` (j or -1); re-rank upwards.
+
+    Beside each node's winner, `treq` keeps the smallest head request in its subtree, so
+    a search for apps whose request fits can skip subtrees where none does."""
+    qs, qi, js, ji, tree, treq = W[0], W[4], W[6], W[9], W[31], W[34]
     leaf = js[j, JS_QUEUE]
     p = qi[leaf, QI_TREE_P]
     base = qi[leaf, QI_TREE_OFF] + view * 2 * p
@@ -905,18 +926,62 @@ def _tree_put(W, j, view, value):
     if value < 0 and tree[base + node] < 0:
         return
     tree[base + node] = value
-    policy = qs[leaf, QS_POLICY]
     d = 0 if view == V_ANY else view
+    if value < 0:
+        treq[base + node, 0] = INF
+        treq[base + node, 1] = INF
+    else:
+        treq[base + node, 0], treq[base + node, 1] = _head_request(W, j, d)
+    policy = qs[leaf, QS_POLICY]
     node >>= 1
     while node >= 1:
-        a = tree[base + 2 * node]
-        b = tree[base + 2 * node + 1]
+        left = base + 2 * node
+        a = tree[left]
+        b = tree[left + 1]
         if a < 0 or (b >= 0 and _cmp_apps(W, policy, d, b, a, False) < 0):
             a = b
-        if a == tree[base + node] and a != j:
-            return  # same winner, not `j`: nothing above changes
+        m0 = min(treq[left, 0], treq[left + 1, 0])
+        m1 = min(treq[left, 1], treq[left + 1, 1])
+        if a == tree[base + node] and a != j and m0 == treq[base + node, 0]:
+            if m1 == treq[base + node, 1]:
+                return  # same winner, not `j`, same smallest request: nothing above changes
         tree[base + node] = a
+        treq[base + node, 0] = m0
+        treq[base + node, 1] = m1
         node >>= 1
+
+
+@njit(cache=True)
+def _tree_best_fit(W, leaf, view, lim0, lim1):
+    """The leaf's best app in `view` whose head request is within (lim0, lim1); -1 if none.
+
+    A preorder walk of the tree that skips subtrees whose smallest request exceeds the
+    limits or whose winner ranks below the best fitting app found so far."""
+    qs, qi, ji, tree, treq = W[0], W[4], W[9], W[31], W[34]
+    p = qi[leaf, QI_TREE_P]
+    base = qi[leaf, QI_TREE_OFF] + view * 2 * p
+    policy = qs[leaf, QS_POLICY]
+    d = 0 if view == V_ANY else view
+    best = -1
+    node = 1
+    while True:
+        w = tree[base + node]
+        down = False
+        if w >= 0 and treq[base + node, 0] <= lim0 and treq[base + node, 1] <= lim1:
+            if best < 0 or _cmp_apps(W, policy, d, w, best, False) < 0:
+                slot = base + p + ji[w, JI_POS]
+                if treq[slot, 0] <= lim0 and treq[slot, 1] <= lim1:
+                    best = w  # the subtree's winner fits: nothing below beats it
+                else:
+                    down = node < p
+        if down:
+            node = 2 * node
+        else:
+            while node > 1 and node & 1 == 1:
+                node >>= 1
+            if node <= 1:
+                return best
+            node += 1
 
 
 @njit(cache=True)
@@ -1013,12 +1078,20 @@ def _assign_one(W, d):
 @njit(cache=True)
 def _assign_leaf(W, leaf, d):
     """Offer the container to the leaf's apps in policy order; False if none takes it."""
-    excl = W[32]
+    qs, qsf, qf, gf, excl = W[0], W[1], W[3], W[23], W[32]
     _retree(W)
+    # apps whose next request exceeds free resources or a queue's max cannot take it
+    lim0 = gf[G_FREE]
+    lim1 = gf[G_FREE + 1]
+    q = leaf
+    while q >= 0:
+        lim0 = min(lim0, _loose(qsf[q, QSF_MAX] - qf[q, QF_USE]))
+        lim1 = min(lim1, _loose(qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1]))
+        q = qs[q, QS_PARENT]
     n = 0
     found = False
     while True:
-        best = _tree_best(W, leaf, d)
+        best = _tree_best_fit(W, leaf, d, lim0, lim1)
         if best < 0:
             break
         if _try_app(W, best, leaf, d):
@@ -1030,6 +1103,12 @@ def _assign_leaf(W, leaf, d):
     for i in range(n):
         _tree_put(W, excl[i], d, excl[i])  # a failed offer changes nothing
     return found
+
+
+@njit(cache=True)
+def _loose(x):
+    """x widened by rounding slack: a bound on requests that `_fits` may still accept."""
+    return x + abs(x) * 1e-9 + 1e-9
 
 
 @njit(cache=True)
