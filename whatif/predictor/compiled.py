@@ -176,7 +176,7 @@ class CompiledEngine:
             "ss": ss, "ssf": ssf, "si": si, "sdone": sdone, "ts": ts, "tsf": tsf, "ti": ti,
             "af": af, "ai": ai, "hf": hf, "hi": hi, "gf": gf, "gi": gi, "cfg": cfg,
             "cluster": cluster, "minreq": p.min_request.astype(float).copy(),
-            "warned": warned, "vict": vict, "jbuf": jbuf,
+            "warned": warned, "vict": vict, "cand": np.zeros(cap, dtype=np.int64), "jbuf": jbuf,
             "excl": np.zeros(max(nj, 1), dtype=np.int64),
             "touched": np.zeros(max(nj, 1), dtype=np.int64),
         }  # fmt: skip
@@ -219,13 +219,13 @@ class CompiledEngine:
             s["jf"], s["ji"], s["umax"], s["urun"], s["ss"], s["ssf"], s["si"], s["sdone"],
             s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hf"], s["hi"], s["gf"], s["gi"],
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
-            s["tree"], s["excl"], s["touched"], s["treq"],
+            s["tree"], s["excl"], s["touched"], s["treq"], s["cand"],
         )  # fmt: skip
 
     def _grow(self) -> None:
         """Double the attempt and heap arrays (the kernel asked for room)."""
         s = self.state
-        for name in ("af", "ai", "hf", "hi", "warned", "vict"):
+        for name in ("af", "ai", "hf", "hi", "warned", "vict", "cand"):
             old = s[name]
             new = np.zeros((old.shape[0] * 2,) + old.shape[1:], dtype=old.dtype)
             new[: old.shape[0]] = old

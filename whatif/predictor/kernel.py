@@ -113,8 +113,9 @@ the root and only apps whose usage or demand changed are re-ranked; each node al
 keeps the smallest next request below it, so allocation skips apps whose request
 cannot fit without trying them one by one (`_tree_best_fit`); only jobs that can
 preempt their own reduces are checked each event (`_red_refresh`); victim scans walk
-only unmarked task containers and resume where the previous scan for the same request
-took its first victim (`_victims_for`); and `advance` passes its arrays borrowed
+only unmarked task containers of apps above their fair share, listed once per check,
+and resume where the previous scan for the same request took its first victim
+(`_victims_for`); and `advance` passes its arrays borrowed
 (`_borrowed`), since reference counting the world tuple's arrays at every call took
 most of the time.
 """
@@ -160,7 +161,8 @@ GI_LIVELOCK, GI_SEEN_SET, GI_SEEN_POWER, GI_SEEN_STEPS, GI_SEEN_PROG, GI_SEEN_ST
 GI_PROGRESS = 19  # end and AM-ready events handled so far
 GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
 GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for preemption
-N_GI = 26
+GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check (in `cand`)
+N_GI = 27
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -197,7 +199,8 @@ JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
 JI_POS, JI_TOUCHED, JI_RC_NEXT, JI_RC_PREV, JI_IN_RC, JI_RED_SEQ = 14, 15, 16, 17, 18, 19
-N_JI = 20
+JI_RICH = 20  # the Hadoop 3 check stamp if the app may give up a container then
+N_JI = 21
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -285,7 +288,7 @@ def _borrow_world(W):
         _borrowed(W[20]), _borrowed(W[21]), _borrowed(W[22]), _borrowed(W[23]),
         _borrowed(W[24]), _borrowed(W[25]), _borrowed(W[26]), _borrowed(W[27]),
         _borrowed(W[28]), _borrowed(W[29]), _borrowed(W[30]), _borrowed(W[31]),
-        _borrowed(W[32]), _borrowed(W[33]), _borrowed(W[34]),
+        _borrowed(W[32]), _borrowed(W[33]), _borrowed(W[34]), _borrowed(W[35]),
     )  # fmt: skip
 
 
@@ -494,7 +497,7 @@ def heap_pop(hf, hi, gi):
 # --------------------------------------------------------------------------- world
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
 #      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
-#      tree, excl, touched, treq)
+#      tree, excl, touched, treq, cand)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
 #   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
@@ -514,6 +517,7 @@ def heap_pop(hf, hi, gi):
 #   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
 #   treq (len(tree), 2) float64: per tree node, the smallest head request (memory, vcores)
 #     of an eligible app below it (inf: none)
+#   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
 
 
 @njit(cache=True)
@@ -1817,8 +1821,15 @@ def _preempt_for(W, j, bound0):
 @njit(cache=True)
 def _victim_bound(W):
     """An upper bound on the memory a victim scan can reach: free memory plus, per app in a
-    preemptable leaf, what it may lose and stay at its fair share (drf: all its usage)."""
-    qs, qi, jf, ji, gf = W[0], W[4], W[8], W[9], W[23]
+    preemptable leaf, what it may lose and stay at its fair share (drf: all its usage).
+
+    Also lists, newest first, the unmarked task containers of apps that may lose one
+    (`cand`, GI_CAND_N): `_take` refuses every other container, and marking victims
+    only shrinks what apps may lose, so the list holds every victim of this check."""
+    qs, qi, jf, ji, ts, ai, gf, gi = W[0], W[4], W[8], W[9], W[16], W[20], W[23], W[24]
+    cand = W[35]
+    gi[GI_EPOCH] += 1
+    rich = gi[GI_EPOCH]
     bound = max(gf[G_FREE], 0.0)
     for leaf in range(qs.shape[0]):
         if qs[leaf, QS_LEAF] == 0 or qs[leaf, QS_PREEMPTABLE] == 0:
@@ -1830,13 +1841,24 @@ def _victim_bound(W):
         while j >= 0:
             if drf:
                 x = jf[j, JF_USE]
+                ji[j, JI_RICH] = rich
             else:
                 x = jf[j, JF_USE] - jf[j, JF_TBP] - jf[j, JF_FAIR]
+                if not x < 0.0:  # NaN included: `_take` may accept then
+                    ji[j, JI_RICH] = rich
             if x != x:
-                return INF
-            if x > 0.0:
+                bound = INF
+            elif x > 0.0:
                 bound += x
             j = ji[j, JI_APP_NEXT]
+    n = 0
+    a = gi[GI_FREE_TAIL]
+    while a >= 0:
+        if ji[ts[ai[a, AI_TASK], TS_JOB], JI_RICH] == rich:
+            cand[n] = a
+            n += 1
+        a = ai[a, AI_FREE_PREV]
+    gi[GI_CAND_N] = n
     return bound
 
 
@@ -1845,37 +1867,38 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
     """One container's victims, newest first; appended to vict if the request fits.
 
     Running task containers not marked for preemption are visited newest first (AM and
-    marked containers never count); those already chosen for this app are skipped. After
-    each one visited, the scan stops if free + taken resources fit the request.
+    marked containers never count; only the check's candidates, see `_victim_bound`,
+    can be taken); those already chosen for this app are skipped. After each one
+    visited, the scan stops if free + taken resources fit the request.
 
     Returns the new victim count and where the next scan for the same request may start:
-    the first container this scan took (-1: the newest). Every unchosen container newer
-    than it was visited before anything was taken and could not be taken then, which
-    stays true while nothing is marked, so a rescan from the newest would pass it by.
+    the candidate index of the first container this scan took (-1: the newest). Every
+    unchosen container newer than it was visited before anything was taken and could
+    not be taken then, which stays true while nothing is marked, so a rescan from the
+    newest would pass it by.
     """
-    ai, gf, gi, vict = W[20], W[23], W[24], W[29]
+    af, ai, gf, gi, vict, cand = W[19], W[20], W[23], W[24], W[29], W[35]
     pot0 = max(gf[G_FREE], 0.0)
     pot1 = max(gf[G_FREE + 1], 0.0)
     gi[GI_EPOCH] += 1
     cons = gi[GI_EPOCH]
     n0 = nv
-    a = gi[GI_FREE_TAIL] if resume < 0 else resume
     first = -1
-    while a >= 0:
-        if ai[a, AI_CHOSEN] != chosen:
+    for i in range(max(resume, 0), gi[GI_CAND_N]):
+        a = cand[i]
+        if ai[a, AI_CHOSEN] != chosen and af[a, AF_MARK] < 0.0:
             if _take(W, a, cons):
                 if first < 0:
-                    first = a
+                    first = i
                 vict[nv] = a
                 nv += 1
                 r0, r1 = _request_of(W, a)
                 pot0 += r0
                 pot1 += r1
             if c0 <= pot0 and c1 <= pot1:
-                for i in range(n0, nv):
-                    ai[vict[i], AI_CHOSEN] = chosen
+                for k in range(n0, nv):
+                    ai[vict[k], AI_CHOSEN] = chosen
                 return nv, first
-        a = ai[a, AI_FREE_PREV]
     return n0, resume
 
 
