@@ -1835,8 +1835,7 @@ def _victim_bound(W):
         if qs[leaf, QS_LEAF] == 0 or qs[leaf, QS_PREEMPTABLE] == 0:
             continue
         drf = qs[leaf, QS_POLICY] == 2
-        if not drf:
-            _app_shares(W, leaf)
+        _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
         j = qi[leaf, QI_APP_HEAD]
         while j >= 0:
             if drf:
@@ -1914,17 +1913,15 @@ def _request_of(W, a):
 
 @njit(cache=True)
 def _take(W, a, cons):
-    """Whether unmarked task container `a` can be a victim in the current scan: its leaf
-    allows preemption and its app keeps at least its fair share without it (and without
-    what the scan `cons` already took from it); counts it taken."""
+    """Whether candidate container `a` (see `_victim_bound`, which also brought the app
+    fair shares up to date) can be a victim in the current scan: its app keeps at least
+    its fair share without it (and without what the scan `cons` already took from it);
+    counts it taken."""
     qs, js, jf, ji, ts, ai = W[0], W[6], W[8], W[9], W[16], W[20]
     task = ai[a, AI_TASK]
     vj = ts[task, TS_JOB]
     vleaf = js[vj, JS_QUEUE]
-    if qs[vleaf, QS_PREEMPTABLE] != 1:
-        return False
     r0, r1 = _request_of(W, a)
-    _app_shares(W, vleaf)
     if ji[vj, JI_CONS_EPOCH] != cons:
         ji[vj, JI_CONS_EPOCH] = cons
         jf[vj, JF_CONS] = 0.0
