@@ -100,7 +100,11 @@ cannot use what they free are re-run at once, and killed again at the next check
 once every job is submitted, a check whose state (running tasks in order with their
 start and end times relative to now, warned tasks, stage and re-queue lists, starvation
 timers) equals the state at an earlier check with no end or AM-ready event in between
-(Brent's cycle finding) ends the run there: nothing would ever finish again.
+(Brent's cycle finding) ends the run there: nothing would ever finish again. Hadoop 3
+livelocks the same way (an app that cannot use what is killed for it, e.g. its AM over
+maxAMShare, has a container killed at every re-check); its check state adds each
+runnable app's fair-share timer, re-check time and starvation amounts, and the pending
+events (even one for an ended attempt makes an iteration that schedules a check).
 
 Killed and failed attempts free their resources at once and their task is queued
 again (at the end of its stage's re-queued tasks). Times are float64 seconds;
@@ -1926,7 +1930,7 @@ def _preempt_v12(W):
                         fut = g
     # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
     check = gf[G_NEXT_V12] <= t and _grid_at_or_after(t, interval) == t
-    if check and W[24][GI_NEXT_SUBMIT] == W[6].shape[0] and _repeats(W):
+    if check and W[24][GI_NEXT_SUBMIT] == W[6].shape[0] and _repeats(W, _v12_state(W)):
         # the state repeats an earlier check's: from here on the run only cycles
         W[24][GI_LIVELOCK] = 1
         return
@@ -1965,14 +1969,14 @@ def _hash(v):
 
 
 @njit(cache=True)
-def _repeats(W):
+def _repeats(W, state):
     """Whether the state at this check equals, shifted in time, the state at an earlier
     check with no progress since (no end or AM-ready event, see GI_PROGRESS):
     then the run only cycles and nothing ever finishes again. Brent's cycle finding on
     state hashes: compare with one saved state, saved again after 1, 2, 4, ... checks."""
     gi = W[24]
     hu = gi.view(np.uint64)
-    s_hash = _hash(_v12_state(W))
+    s_hash = _hash(state)
     if gi[GI_SEEN_SET] == 0 or gi[GI_SEEN_PROG] != gi[GI_PROGRESS]:
         gi[GI_SEEN_SET] = 1
         gi[GI_SEEN_PROG] = gi[GI_PROGRESS]
@@ -2078,6 +2082,82 @@ def _v12_state(W):
                     out[n] = -INF if t - last >= timeout else last - t + 0.0
                 n += 1
     out[n] = gf[G_NEXT_V12] - t + 0.0
+    n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def _cycling_v3(W):
+    """Hadoop 3 livelock: at an update() check once every job is submitted, whether the
+    state repeats an earlier check's with nothing finished since (see `_repeats`)."""
+    return W[24][GI_NEXT_SUBMIT] == W[6].shape[0] and _repeats(W, _v3_state(W))
+
+
+@njit(cache=True)
+def _v3_state(W):
+    """Everything a Hadoop 3 run's future depends on at an update() check, times relative
+    to now, flattened: the Hadoop 1/2 state (running attempts, stages, min-share timers),
+    each runnable app's fair-share timer, re-check time and last starvation amounts, and
+    the pending events in (time, seq) order, since even one for an attempt that has ended
+    makes an iteration that schedules a check."""
+    qs, qsf, qi, jf, ji, af, ai, hf, hi, gf, gi = (
+        W[0],
+        W[1],
+        W[4],
+        W[8],
+        W[9],
+        W[19],
+        W[20],
+        W[21],
+        W[22],
+        W[23],
+        W[24],
+    )
+    t = gf[G_NOW]
+    base = _v12_state(W)
+    nh = gi[GI_HEAP_N]
+    out = np.empty(base.shape[0] + 7 * ji.shape[0] + 3 * nh + 2)
+    out[: base.shape[0]] = base
+    n = base.shape[0]
+    for leaf in range(qs.shape[0]):
+        if qs[leaf, QS_LEAF] == 0:
+            continue
+        timeout = qsf[leaf, QSF_FAIR_TO]
+        j = qi[leaf, QI_APP_HEAD]
+        while j >= 0:
+            last = jf[j, JF_LFAIR]
+            nxt = jf[j, JF_NCHECK]
+            out[n] = j
+            if last == -INF or timeout == INF:
+                out[n + 1] = INF if last == -INF else 1.0  # not starved / never acts
+            else:
+                out[n + 1] = -INF if t - last >= timeout else last - t + 0.0
+            out[n + 2] = -INF if nxt <= t else nxt - t + 0.0
+            out[n + 3] = jf[j, JF_FSTARV] + 0.0
+            out[n + 4] = jf[j, JF_FSTARV + 1] + 0.0
+            out[n + 5] = jf[j, JF_MSTARV] + 0.0
+            out[n + 6] = jf[j, JF_MSTARV + 1] + 0.0
+            n += 7
+            j = ji[j, JI_APP_NEXT]
+    out[n] = -3.0
+    n += 1
+    order = np.argsort(hi[:nh, 0])
+    order = order[np.argsort(hf[:nh][order], kind="mergesort")]
+    for i in range(nh):
+        e = order[i]
+        kind = hi[e, 1]
+        ident = hi[e, 2]
+        what = -1  # an event that does nothing when it comes (its attempt has ended)
+        if kind == AM_READY:
+            if ji[ident, JI_AM_STATE] == 2:
+                what = ident
+        elif ai[ident, AI_STATE] == RUNNING and (kind == END or af[ident, AF_MARK] == hf[e]):
+            what = ai[ident, AI_TASK]
+        out[n] = hf[e] - t + 0.0
+        out[n + 1] = kind
+        out[n + 2] = what
+        n += 3
+    out[n] = -3.0
     n += 1
     return out[:n]
 
@@ -2365,7 +2445,10 @@ def advance(W, t_stop, att_room):
                     elif g < gf[G_NEXT_CHECK]:
                         gf[G_NEXT_CHECK] = g
                 if check:
-                    _preempt_v3(W)
+                    if _cycling_v3(W):
+                        gi[GI_LIVELOCK] = 1  # the loop ends before the next time
+                    else:
+                        _preempt_v3(W)
             else:
                 _preempt_v12(W)
                 _allocate(W)

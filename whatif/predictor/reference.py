@@ -233,7 +233,10 @@ class ReferenceEngine:
                         else:
                             self.next_check = min(self.next_check, g)
                     if check:
-                        self._preempt_v3()
+                        if self._cycling_v3(t):
+                            self.livelocked = True  # the loop ends before the next time
+                        else:
+                            self._preempt_v3()
                 else:
                     self._preempt_v12()
                     self._allocate()
@@ -937,7 +940,11 @@ class ReferenceEngine:
                         expiries.append(last + timeout)
         # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
         check = self.next_check_v12 <= t and _grid_at_or_after(t, interval) == t
-        if check and self.next_submit == len(self.p.job_submit) and self._repeats(t):
+        if (
+            check
+            and self.next_submit == len(self.p.job_submit)
+            and self._repeats(self._v12_state(t))
+        ):
             # the state repeats a recent check's: from here on the run only cycles
             self.livelocked = True
             return
@@ -966,12 +973,11 @@ class ReferenceEngine:
         self.next_check_v12 = nxt
         self.next_check = wake
 
-    def _repeats(self, t: float) -> bool:
+    def _repeats(self, state: tuple) -> bool:
         """Whether the state at this check equals, shifted in time, the state at an earlier
         check with no progress since (no end or AM-ready event, see `progress`):
         then the run only cycles and nothing ever finishes again. Brent's cycle finding:
         compare with one saved state, saved again after 1, 2, 4, ... checks."""
-        state = self._v12_state(t)
         if self.progress != self.seen_progress or self.seen_state is None:
             self.seen_progress, self.seen_state = self.progress, state
             self.seen_power, self.seen_steps = 1, 0
@@ -1026,6 +1032,45 @@ class ReferenceEngine:
             tuple(timers),
             self.next_check_v12 - t,
         )
+
+    def _cycling_v3(self, t: float) -> bool:
+        """Hadoop 3 livelock: at an update() check once every job is submitted, whether the
+        state repeats an earlier check's with nothing finished since (see `_repeats`)."""
+        return self.next_submit == len(self.p.job_submit) and self._repeats(self._v3_state(t))
+
+    def _v3_state(self, t: float) -> tuple:
+        """Everything a Hadoop 3 run's future depends on at an update() check, with times
+        relative to `t`: the Hadoop 1/2 state (running attempts, stages, min-share timers),
+        each runnable app's fair-share timer, re-check time and last starvation amounts,
+        and the pending events in (time, seq) order, since even one for an attempt that
+        has ended makes an iteration that schedules a check."""
+        jobs = []
+        for leaf in self._leaves():
+            timeout = float(self.q.fair_timeout[leaf])
+            for j in self.leaf_apps[leaf]:
+                last, nxt = self.job_last_fair[j], self.job_next_check[j]
+                if last == -INF or timeout == INF:
+                    fair = INF if last == -INF else 1.0  # not starved / never acts
+                else:
+                    fair = -INF if t - last >= timeout else last - t
+                jobs.append(
+                    (
+                        j,
+                        fair,
+                        -INF if nxt <= t else nxt - t,
+                        tuple(self.job_fair_starv[j].tolist()),
+                        tuple(self.job_min_starv[j].tolist()),
+                    )
+                )
+        events = []
+        for time, _, kind, ident in sorted(self.heap):
+            what = -1  # an event that does nothing when it comes (its attempt has ended)
+            if kind == AM_READY:
+                what = ident if self.job_am_state[ident] == 2 else -1
+            elif self.att_state[ident] == RUNNING and (kind == END or self.att_mark[ident] == time):
+                what = self.att_task[ident]
+            events.append((time - t, kind, what))
+        return self._v12_state(t) + (tuple(jobs), tuple(events))
 
     def _utilization_gate_v12(self) -> bool:
         return True if self.s.hadoop_version == 1 else self._utilization_gate()
