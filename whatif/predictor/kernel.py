@@ -89,14 +89,16 @@ part) and it is taken as Hadoop 2.8 does: warned containers are killed once warn
 longer than waitTimeBeforeKill (strictly), then new victims are warned by
 descending to the child most over its share (comparator, largest wins), the app
 most over its share, and its container with the largest priority number (ties: the
-newest). Hadoop 1: per slot pool, min-share and half-fair-share starvation, and on
-each check the newest running tasks of pools above their fair share are killed at
-once (no utilization gate). A Hadoop 1/2 check that warns and kills nothing would
-do nothing again until some other event, so while idle the next checks are only
-woken for a timer expiring or a warned container passing waitTimeBeforeKill; any
-later event on a grid time after it runs the check as scheduled. Hadoop 1/2
-preemption can livelock as the real schedulers do (victims killed for a queue that
-cannot use what they free are re-run at once, and killed again at the next check):
+newest). Hadoop 1: per slot pool, min-share and half-fair-share starvation acting
+once the timeout is strictly exceeded, and on each check the newest running tasks of
+pools above their fair share are killed at once (no utilization gate; without slot
+pools memory is the pool, and a kill counts its task's memory). A Hadoop 1/2 check
+that warns and kills nothing would do nothing again until some other event, so while
+idle the next checks are only woken for a timer expiring or a warned container passing
+waitTimeBeforeKill; any later event on a grid time after it runs the check as
+scheduled. Hadoop 1/2 preemption can livelock as the real schedulers do (victims
+killed for a queue that cannot use what they free are re-run at once, and killed
+again at the next check):
 once every job is submitted, a check whose state (running tasks in order with their
 start and end times relative to now, warned tasks, stage and re-queue lists, starvation
 timers) equals the state at an earlier check with no end or AM-ready event in between
@@ -1841,6 +1843,13 @@ def _take(W, a, cons):
 
 
 @njit(cache=True)
+def _expired(v1, waited, timeout):
+    """Whether a starvation timer acts: Hadoop 1 once strictly past the timeout
+    (tasksToPreempt: curTime - lastTimeAtMinShare > timeout); Hadoop 2 here at it."""
+    return waited > timeout if v1 else waited >= timeout
+
+
+@njit(cache=True)
 def _grid_at_or_after(x, interval):
     k = math.floor(x / interval)
     g = k * interval
@@ -1921,12 +1930,18 @@ def _preempt_v12(W):
                     starving = fair_starved
                 if starving and timeout != INF:
                     e = last + timeout
-                    g = _grid_at_or_after(max(e, t), interval)
-                    if g <= t:
-                        g = _grid_after(t, interval)
+                    if v1:
+                        # Hadoop 1 acts once strictly past the timeout
+                        g = _grid_after(max(e, t), interval)
+                        ahead = e >= t
+                    else:
+                        g = _grid_at_or_after(max(e, t), interval)
+                        if g <= t:
+                            g = _grid_after(t, interval)
+                        ahead = e > t
                     if g < nxt:
                         nxt = g
-                    if e > t and g < fut:
+                    if ahead and g < fut:
                         fut = g
     # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
     check = gf[G_NEXT_V12] <= t and _grid_at_or_after(t, interval) == t
@@ -2012,7 +2027,8 @@ def _v12_state(W):
     t = gf[G_NOW]
     ns = si.shape[0]
     nq = qs.shape[0]
-    ndims = 2 if (cfg[C_VERSION] == 1.0 and cfg[C_SLOT] != 0.0) else 1
+    v1 = cfg[C_VERSION] == 1.0
+    ndims = 2 if (v1 and cfg[C_SLOT] != 0.0) else 1
     n_run = 0
     a = gi[GI_RUN_HEAD]
     while a >= 0:
@@ -2079,7 +2095,7 @@ def _v12_state(W):
                 if last == -INF or timeout == INF:
                     out[n] = INF if last == -INF else 1.0  # not starved / never acts
                 else:
-                    out[n] = -INF if t - last >= timeout else last - t + 0.0
+                    out[n] = -INF if _expired(v1, t - last, timeout) else last - t + 0.0
                 n += 1
     out[n] = gf[G_NEXT_V12] - t + 0.0
     n += 1
@@ -2320,13 +2336,14 @@ def _preempt_v1(W, d):
 
     Returns whether anything was killed.
     """
-    qs, qsf, qf, js, ss, ts, af, ai, gf, gi, vict = (
+    qs, qsf, qf, js, ss, ts, tsf, af, ai, gf, gi, vict = (
         W[0],
         W[1],
         W[3],
         W[6],
         W[12],
         W[16],
+        W[17],
         W[19],
         W[20],
         W[23],
@@ -2334,7 +2351,7 @@ def _preempt_v1(W, d):
         W[29],
     )
     t = gf[G_NOW]
-    total = 0
+    total = 0.0
     nq = qs.shape[0]
     for leaf in range(nq):
         if qs[leaf, QS_LEAF] == 0:
@@ -2343,11 +2360,13 @@ def _preempt_v1(W, d):
         running = qf[leaf, QF_USE + d]
         n_min = 0.0
         n_fair = 0.0
-        if qf[leaf, QF_LMIN + d] > -INF and t - qf[leaf, QF_LMIN + d] >= qsf[leaf, QSF_MIN_TO]:
+        last = qf[leaf, QF_LMIN + d]
+        if last > -INF and _expired(True, t - last, qsf[leaf, QSF_MIN_TO]):
             n_min = max(0.0, min(qsf[leaf, QSF_MIN + d], dd) - running)
-        if qf[leaf, QF_LFAIR + d] > -INF and t - qf[leaf, QF_LFAIR + d] >= qsf[leaf, QSF_FAIR_TO]:
+        last = qf[leaf, QF_LFAIR + d]
+        if last > -INF and _expired(True, t - last, qsf[leaf, QSF_FAIR_TO]):
             n_fair = max(0.0, math.floor(min(qf[leaf, QF_FAIR + d], dd)) - running)
-        total += int(max(n_min, n_fair))
+        total += math.floor(max(n_min, n_fair))
     if total <= 0:
         return False
     acted = False
@@ -2370,11 +2389,13 @@ def _preempt_v1(W, d):
         a = vict[order[i]]
         leaf = js[ts[ai[a, AI_TASK], TS_JOB], JS_QUEUE]
         if left[leaf] > qf[leaf, QF_FAIR + d]:
+            # a kill frees the task's share of the pool: one slot, or its memory
+            size = tsf[ai[a, AI_TASK], TSF_REQ + d]
             _end_attempt(W, a, KILLED)
             acted = True
-            left[leaf] -= 1.0
-            total -= 1
-            if total == 0:
+            left[leaf] -= size
+            total -= size
+            if total <= 0.0:
                 break
     return acted
 

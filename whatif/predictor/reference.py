@@ -957,11 +957,15 @@ class ReferenceEngine:
                 acted = self._preempt_v2()
         nxt = wake = INF
         for e in expiries:
-            g = _grid_at_or_after(max(e, t), interval)
-            if g <= t:
-                g = _grid_after(t, interval)
+            if v1:
+                # Hadoop 1 acts once strictly past the timeout (curTime - last > timeout)
+                g, ahead = _grid_after(max(e, t), interval), e >= t
+            else:
+                g, ahead = _grid_at_or_after(max(e, t), interval), e > t
+                if g <= t:
+                    g = _grid_after(t, interval)
             nxt = min(nxt, g)
-            if e > t or not (check and not acted):
+            if ahead or not (check and not acted):
                 wake = min(wake, g)
         if check and not acted:
             # idle: until another event, a check only acts once a timer expires or a warned
@@ -1009,8 +1013,9 @@ class ReferenceEngine:
             start = self.att_start[a] - t if task >= 0 and extra != -2.0 else 0.0
             running.append((task, start, self.att_outcome[a], extra, mark))
         timers = []
+        v1 = self.s.hadoop_version == 1
         for leaf in self._leaves():
-            for d in self.dims if self.s.hadoop_version == 1 else [0]:
+            for d in self.dims if v1 else [0]:
                 for table, timeout in (
                     (self.q_last_min, self.q.min_timeout[leaf]),
                     (self.q_last_fair, self.q.fair_timeout[leaf]),
@@ -1019,7 +1024,7 @@ class ReferenceEngine:
                     if last == -INF or timeout == INF:
                         timers.append(INF if last == -INF else 1.0)  # not starved / never acts
                     else:
-                        timers.append(-INF if t - last >= timeout else last - t)
+                        timers.append(-INF if _expired(v1, t - last, timeout) else last - t)
         return (
             tuple(running),
             tuple(self.att_task[a] for a in self.warned),
@@ -1184,23 +1189,21 @@ class ReferenceEngine:
         """
         t = self.now
         p = self.p
-        total = 0
+        total = 0.0
         leaves = self._leaves()
         for leaf in leaves:
             demand = self.q_usage[leaf, d] + self.q_pend_all[leaf, d]
             running = self.q_usage[leaf, d]
             n_min = n_fair = 0.0
-            if (
-                self.q_last_min[leaf, d] > -INF
-                and t - self.q_last_min[leaf, d] >= self.q.min_timeout[leaf]
+            if self.q_last_min[leaf, d] > -INF and _expired(
+                True, t - self.q_last_min[leaf, d], self.q.min_timeout[leaf]
             ):
                 n_min = max(0.0, min(self.q.min_share[leaf, d], demand) - running)
-            if (
-                self.q_last_fair[leaf, d] > -INF
-                and t - self.q_last_fair[leaf, d] >= self.q.fair_timeout[leaf]
+            if self.q_last_fair[leaf, d] > -INF and _expired(
+                True, t - self.q_last_fair[leaf, d], self.q.fair_timeout[leaf]
             ):
                 n_fair = max(0.0, math.floor(min(self.q_fair[leaf, d], demand)) - running)
-            total += int(max(n_min, n_fair))
+            total += math.floor(max(n_min, n_fair))
         if total <= 0:
             return False
         acted = False
@@ -1221,11 +1224,13 @@ class ReferenceEngine:
         for a in victims:
             leaf = int(p.job_queue[int(p.task_job[self.att_task[a]])])
             if left[leaf] > self.q_fair[leaf, d]:
+                # a kill frees the task's share of the pool: one slot, or its memory
+                size = p.task_req[self.att_task[a], d]
                 self._end_attempt(a, KILLED)
                 acted = True
-                left[leaf] -= 1
-                total -= 1
-                if total == 0:
+                left[leaf] -= size
+                total -= size
+                if total <= 0:
                     break
         del t
         return acted
@@ -1262,6 +1267,12 @@ class ReferenceEngine:
             np.array(self.att_preempted, dtype=bool),
             self.job_finish.copy(),
         )
+
+
+def _expired(v1: bool, waited: float, timeout: float) -> bool:
+    """Whether a starvation timer acts: Hadoop 1 once strictly past the timeout
+    (tasksToPreempt: curTime - lastTimeAtMinShare > timeout); Hadoop 2 here at it."""
+    return waited > timeout if v1 else waited >= timeout
 
 
 def _grid_at_or_after(x: float, interval: float) -> float:
