@@ -163,7 +163,8 @@ GI_LIVELOCK, GI_SEEN_SET, GI_SEEN_POWER, GI_SEEN_STEPS, GI_SEEN_PROG, GI_SEEN_ST
 GI_PROGRESS = 19  # end and AM-ready events handled so far
 GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
 GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for preemption
-N_GI = 26
+GI_QUIET = 26  # Hadoop 3 checks since the last progress
+N_GI = 27
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -254,6 +255,7 @@ AI_CHOSEN, AI_FREE_NEXT, AI_FREE_PREV = 8, 9, 10
 N_AI = 11
 
 BISECTION_ROUNDS = 25
+QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
 JAVA_INT_MAX = 2147483647.0
 
 
@@ -2105,8 +2107,20 @@ def _v12_state(W):
 @njit(cache=True)
 def _cycling_v3(W):
     """Hadoop 3 livelock: at an update() check once every job is submitted, whether the
-    state repeats an earlier check's with nothing finished since (see `_repeats`)."""
-    return W[24][GI_NEXT_SUBMIT] == W[6].shape[0] and _repeats(W, _v3_state(W))
+    state repeats an earlier check's with nothing finished since (see `_repeats`).
+    The search (and building states) starts only after QUIET_CHECKS checks with no
+    progress: in a busy run something ends every few checks, and a cycle found later
+    is still exact."""
+    gi = W[24]
+    if gi[GI_NEXT_SUBMIT] < W[6].shape[0]:
+        return False
+    if gi[GI_SEEN_PROG] != gi[GI_PROGRESS]:
+        gi[GI_SEEN_PROG] = gi[GI_PROGRESS]
+        gi[GI_SEEN_SET] = 0
+        gi[GI_QUIET] = 0
+        return False
+    gi[GI_QUIET] += 1
+    return gi[GI_QUIET] >= QUIET_CHECKS and _repeats(W, _v3_state(W))
 
 
 @njit(cache=True)

@@ -23,6 +23,8 @@ LOG2 = math.log(2.0)
 END, KILL, AM_READY = 0, 1, 2
 # Attempt states (index into pack.ATTEMPT_STATE_NAMES).
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
+# Hadoop 3 checks with no progress before the livelock search starts (kernel.QUIET_CHECKS)
+QUIET_CHECKS = 16
 
 
 def div(x: float, w: float) -> float:
@@ -136,7 +138,7 @@ class ReferenceEngine:
         # Hadoop 1/2 livelock detection (Brent's cycle finding over the states at checks)
         self.seen_progress = -1
         self.seen_state: tuple | None = None
-        self.seen_power = self.seen_steps = 0
+        self.seen_power = self.seen_steps = self.quiet = 0
         self.livelocked = False
         self.leaf_apps: list[list[int]] = [[] for _ in range(nq)]
         self.leaf_dirty = [True] * nq
@@ -1040,8 +1042,17 @@ class ReferenceEngine:
 
     def _cycling_v3(self, t: float) -> bool:
         """Hadoop 3 livelock: at an update() check once every job is submitted, whether the
-        state repeats an earlier check's with nothing finished since (see `_repeats`)."""
-        return self.next_submit == len(self.p.job_submit) and self._repeats(self._v3_state(t))
+        state repeats an earlier check's with nothing finished since (see `_repeats`).
+        The search (and building states) starts only after QUIET_CHECKS checks with no
+        progress: in a busy run something ends every few checks, and a cycle found later
+        is still exact."""
+        if self.next_submit < len(self.p.job_submit):
+            return False
+        if self.progress != self.seen_progress:
+            self.seen_progress, self.seen_state, self.quiet = self.progress, None, 0
+            return False
+        self.quiet += 1
+        return self.quiet >= QUIET_CHECKS and self._repeats(self._v3_state(t))
 
     def _v3_state(self, t: float) -> tuple:
         """Everything a Hadoop 3 run's future depends on at an update() check, with times

@@ -121,11 +121,12 @@ def test_hadoop3_min_share_livelock_for_an_am_over_its_share_ends(engine):
     )
     sim = _run_past_any_livelock(build_workload(jobs), alloc, containers(4), cfg, engine)
     a = sim.schedule().attempts
-    assert a["start_s"].tolist() == [0.0, 5.0, 19.0, 33.0]
-    assert a["state"].tolist() == ["KILLED", "KILLED", "KILLED", "RUNNING"]
+    # checks are 14 s apart here; the cycle search starts after 16 quiet checks
+    assert a["start_s"].tolist() == [0.0, 5.0, 19.0, 33.0, 47.0, 61.0, 75.0, 89.0]
+    assert a["state"].tolist() == ["KILLED"] * 7 + ["RUNNING"]
     s = sim.run_to_end()
     assert s.jobs.set_index("job_id")["state"].to_dict() == {"ja": "RUNNING", "jb": "PENDING"}
-    assert len(s.attempts) == 4
+    assert len(s.attempts) == 8
 
 
 def test_hadoop3_fair_share_livelock_for_an_am_over_its_share_ends(engine):
@@ -141,8 +142,8 @@ def test_hadoop3_fair_share_livelock_for_an_am_over_its_share_ends(engine):
     sim = _run_past_any_livelock(build_workload(jobs), alloc, Cluster(4096.0, 4.0), cfg, engine)
     maps = sim.schedule().attempts.query("stage == 'map'")
     # starved from 1, acting at 6: killed at 21, re-run, marked at 35 and killed at 50, ...
-    assert maps["start_s"].tolist() == [0.0, 21.0, 50.0, 79.0]
-    assert maps["finish_s"].tolist()[:3] == [21.0, 50.0, 79.0]
-    assert maps["state"].tolist() == ["KILLED", "KILLED", "KILLED", "RUNNING"]
+    assert maps["start_s"].tolist() == [0.0, 21.0, 50.0, 79.0, 108.0, 137.0, 166.0]
+    assert maps["finish_s"].tolist()[:6] == [21.0, 50.0, 79.0, 108.0, 137.0, 166.0]
+    assert maps["state"].tolist() == ["KILLED"] * 6 + ["RUNNING"]
     s = sim.run_to_end()
     assert s.jobs.set_index("job_id")["state"].to_dict() == {"jb": "RUNNING", "ja": "PENDING"}
