@@ -163,6 +163,7 @@ class CompiledEngine:
                 K.GI_RC_TAIL,
                 K.GI_FREE_HEAD,
                 K.GI_FREE_TAIL,
+                K.GI_SEEN_PROG,  # as the reference engine: no progress seen at a check yet
             ]
         ] = -1
         gi[K.GI_DIRTY] = 1
@@ -208,6 +209,7 @@ class CompiledEngine:
         st["gi"][K.GI_DIRTY] = 1
         st["gi"][K.GI_LIVELOCK] = 0  # a new tree may break a Hadoop 1/2 livelock
         st["gi"][K.GI_SEEN_SET] = 0
+        st["gi"][K.GI_SEEN_PROG] = -1
         st["jf"][:, K.JF_LFAIR] = -np.inf
         st["urun"][:] = 0
         K.rebuild_queue_state(self._world())

@@ -90,18 +90,24 @@ part) and it is taken as Hadoop 2.8 does: warned containers are killed once warn
 longer than waitTimeBeforeKill (strictly), then new victims are warned by
 descending to the child most over its share (comparator, largest wins), the app
 most over its share, and its container with the largest priority number (ties: the
-newest). Hadoop 1: per slot pool, min-share and half-fair-share starvation, and on
-each check the newest running tasks of pools above their fair share are killed at
-once (no utilization gate). A Hadoop 1/2 check that warns and kills nothing would
-do nothing again until some other event, so while idle the next checks are only
-woken for a timer expiring or a warned container passing waitTimeBeforeKill; any
-later event on a grid time after it runs the check as scheduled. Hadoop 1/2
-preemption can livelock as the real schedulers do (victims killed for a queue that
-cannot use what they free are re-run at once, and killed again at the next check):
+newest). Hadoop 1: per slot pool, min-share and half-fair-share starvation acting
+once the timeout is strictly exceeded, and on each check the newest running tasks of
+pools above their fair share are killed at once (no utilization gate; without slot
+pools memory is the pool, and a kill counts its task's memory). A Hadoop 1/2 check
+that warns and kills nothing would do nothing again until some other event, so while
+idle the next checks are only woken for a timer expiring or a warned container passing
+waitTimeBeforeKill; any later event on a grid time after it runs the check as
+scheduled. Hadoop 1/2 preemption can livelock as the real schedulers do (victims
+killed for a queue that cannot use what they free are re-run at once, and killed
+again at the next check):
 once every job is submitted, a check whose state (running tasks in order with their
 start and end times relative to now, warned tasks, stage and re-queue lists, starvation
 timers) equals the state at an earlier check with no end or AM-ready event in between
-(Brent's cycle finding) ends the run there: nothing would ever finish again.
+(Brent's cycle finding) ends the run there: nothing would ever finish again. Hadoop 3
+livelocks the same way (an app that cannot use what is killed for it, e.g. its AM over
+maxAMShare, has a container killed at every re-check); its check state adds each
+runnable app's fair-share timer, re-check time and starvation amounts, and the pending
+events (even one for an ended attempt makes an iteration that schedules a check).
 
 Killed and failed attempts free their resources at once and their task is queued
 again (at the end of its stage's re-queued tasks). Times are float64 seconds;
@@ -162,7 +168,8 @@ GI_PROGRESS = 19  # end and AM-ready events handled so far
 GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
 GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for preemption
 GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check (in `cand`)
-N_GI = 27
+GI_QUIET = 27  # Hadoop 3 checks since the last progress
+N_GI = 28
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -254,6 +261,7 @@ AI_CHOSEN, AI_FREE_NEXT, AI_FREE_PREV = 8, 9, 10
 N_AI = 11
 
 BISECTION_ROUNDS = 25
+QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
 JAVA_INT_MAX = 2147483647.0
 
 
@@ -1936,6 +1944,13 @@ def _take(W, a, cons):
 
 
 @njit(cache=True)
+def _expired(v1, waited, timeout):
+    """Whether a starvation timer acts: Hadoop 1 once strictly past the timeout
+    (tasksToPreempt: curTime - lastTimeAtMinShare > timeout); Hadoop 2 here at it."""
+    return waited > timeout if v1 else waited >= timeout
+
+
+@njit(cache=True)
 def _grid_at_or_after(x, interval):
     k = math.floor(x / interval)
     g = k * interval
@@ -2016,16 +2031,22 @@ def _preempt_v12(W):
                     starving = fair_starved
                 if starving and timeout != INF:
                     e = last + timeout
-                    g = _grid_at_or_after(max(e, t), interval)
-                    if g <= t:
-                        g = _grid_after(t, interval)
+                    if v1:
+                        # Hadoop 1 acts once strictly past the timeout
+                        g = _grid_after(max(e, t), interval)
+                        ahead = e >= t
+                    else:
+                        g = _grid_at_or_after(max(e, t), interval)
+                        if g <= t:
+                            g = _grid_after(t, interval)
+                        ahead = e > t
                     if g < nxt:
                         nxt = g
-                    if e > t and g < fut:
+                    if ahead and g < fut:
                         fut = g
     # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
     check = gf[G_NEXT_V12] <= t and _grid_at_or_after(t, interval) == t
-    if check and W[24][GI_NEXT_SUBMIT] == W[6].shape[0] and _repeats(W):
+    if check and W[24][GI_NEXT_SUBMIT] == W[6].shape[0] and _repeats(W, _v12_state(W)):
         # the state repeats an earlier check's: from here on the run only cycles
         W[24][GI_LIVELOCK] = 1
         return
@@ -2064,14 +2085,14 @@ def _hash(v):
 
 
 @njit(cache=True)
-def _repeats(W):
+def _repeats(W, state):
     """Whether the state at this check equals, shifted in time, the state at an earlier
     check with no progress since (no end or AM-ready event, see GI_PROGRESS):
     then the run only cycles and nothing ever finishes again. Brent's cycle finding on
     state hashes: compare with one saved state, saved again after 1, 2, 4, ... checks."""
     gi = W[24]
     hu = gi.view(np.uint64)
-    s_hash = _hash(_v12_state(W))
+    s_hash = _hash(state)
     if gi[GI_SEEN_SET] == 0 or gi[GI_SEEN_PROG] != gi[GI_PROGRESS]:
         gi[GI_SEEN_SET] = 1
         gi[GI_SEEN_PROG] = gi[GI_PROGRESS]
@@ -2107,7 +2128,8 @@ def _v12_state(W):
     t = gf[G_NOW]
     ns = si.shape[0]
     nq = qs.shape[0]
-    ndims = 2 if (cfg[C_VERSION] == 1.0 and cfg[C_SLOT] != 0.0) else 1
+    v1 = cfg[C_VERSION] == 1.0
+    ndims = 2 if (v1 and cfg[C_SLOT] != 0.0) else 1
     n_run = 0
     a = gi[GI_RUN_HEAD]
     while a >= 0:
@@ -2174,9 +2196,97 @@ def _v12_state(W):
                 if last == -INF or timeout == INF:
                     out[n] = INF if last == -INF else 1.0  # not starved / never acts
                 else:
-                    out[n] = -INF if t - last >= timeout else last - t + 0.0
+                    out[n] = -INF if _expired(v1, t - last, timeout) else last - t + 0.0
                 n += 1
     out[n] = gf[G_NEXT_V12] - t + 0.0
+    n += 1
+    return out[:n]
+
+
+@njit(cache=True)
+def _cycling_v3(W):
+    """Hadoop 3 livelock: at an update() check once every job is submitted, whether the
+    state repeats an earlier check's with nothing finished since (see `_repeats`).
+    The search (and building states) starts only after QUIET_CHECKS checks with no
+    progress: in a busy run something ends every few checks, and a cycle found later
+    is still exact."""
+    gi = W[24]
+    if gi[GI_NEXT_SUBMIT] < W[6].shape[0]:
+        return False
+    if gi[GI_SEEN_PROG] != gi[GI_PROGRESS]:
+        gi[GI_SEEN_PROG] = gi[GI_PROGRESS]
+        gi[GI_SEEN_SET] = 0
+        gi[GI_QUIET] = 0
+        return False
+    gi[GI_QUIET] += 1
+    return gi[GI_QUIET] >= QUIET_CHECKS and _repeats(W, _v3_state(W))
+
+
+@njit(cache=True)
+def _v3_state(W):
+    """Everything a Hadoop 3 run's future depends on at an update() check, times relative
+    to now, flattened: the Hadoop 1/2 state (running attempts, stages, min-share timers),
+    each runnable app's fair-share timer, re-check time and last starvation amounts, and
+    the pending events in (time, seq) order, since even one for an attempt that has ended
+    makes an iteration that schedules a check."""
+    qs, qsf, qi, jf, ji, af, ai, hf, hi, gf, gi = (
+        W[0],
+        W[1],
+        W[4],
+        W[8],
+        W[9],
+        W[19],
+        W[20],
+        W[21],
+        W[22],
+        W[23],
+        W[24],
+    )
+    t = gf[G_NOW]
+    base = _v12_state(W)
+    nh = gi[GI_HEAP_N]
+    out = np.empty(base.shape[0] + 7 * ji.shape[0] + 3 * nh + 2)
+    out[: base.shape[0]] = base
+    n = base.shape[0]
+    for leaf in range(qs.shape[0]):
+        if qs[leaf, QS_LEAF] == 0:
+            continue
+        timeout = qsf[leaf, QSF_FAIR_TO]
+        j = qi[leaf, QI_APP_HEAD]
+        while j >= 0:
+            last = jf[j, JF_LFAIR]
+            nxt = jf[j, JF_NCHECK]
+            out[n] = j
+            if last == -INF or timeout == INF:
+                out[n + 1] = INF if last == -INF else 1.0  # not starved / never acts
+            else:
+                out[n + 1] = -INF if t - last >= timeout else last - t + 0.0
+            out[n + 2] = -INF if nxt <= t else nxt - t + 0.0
+            out[n + 3] = jf[j, JF_FSTARV] + 0.0
+            out[n + 4] = jf[j, JF_FSTARV + 1] + 0.0
+            out[n + 5] = jf[j, JF_MSTARV] + 0.0
+            out[n + 6] = jf[j, JF_MSTARV + 1] + 0.0
+            n += 7
+            j = ji[j, JI_APP_NEXT]
+    out[n] = -3.0
+    n += 1
+    order = np.argsort(hi[:nh, 0])
+    order = order[np.argsort(hf[:nh][order], kind="mergesort")]
+    for i in range(nh):
+        e = order[i]
+        kind = hi[e, 1]
+        ident = hi[e, 2]
+        what = -1  # an event that does nothing when it comes (its attempt has ended)
+        if kind == AM_READY:
+            if ji[ident, JI_AM_STATE] == 2:
+                what = ident
+        elif ai[ident, AI_STATE] == RUNNING and (kind == END or af[ident, AF_MARK] == hf[e]):
+            what = ai[ident, AI_TASK]
+        out[n] = hf[e] - t + 0.0
+        out[n + 1] = kind
+        out[n + 2] = what
+        n += 3
+    out[n] = -3.0
     n += 1
     return out[:n]
 
@@ -2339,13 +2449,14 @@ def _preempt_v1(W, d):
 
     Returns whether anything was killed.
     """
-    qs, qsf, qf, js, ss, ts, af, ai, gf, gi, vict = (
+    qs, qsf, qf, js, ss, ts, tsf, af, ai, gf, gi, vict = (
         W[0],
         W[1],
         W[3],
         W[6],
         W[12],
         W[16],
+        W[17],
         W[19],
         W[20],
         W[23],
@@ -2353,7 +2464,7 @@ def _preempt_v1(W, d):
         W[29],
     )
     t = gf[G_NOW]
-    total = 0
+    total = 0.0
     nq = qs.shape[0]
     for leaf in range(nq):
         if qs[leaf, QS_LEAF] == 0:
@@ -2362,11 +2473,13 @@ def _preempt_v1(W, d):
         running = qf[leaf, QF_USE + d]
         n_min = 0.0
         n_fair = 0.0
-        if qf[leaf, QF_LMIN + d] > -INF and t - qf[leaf, QF_LMIN + d] >= qsf[leaf, QSF_MIN_TO]:
+        last = qf[leaf, QF_LMIN + d]
+        if last > -INF and _expired(True, t - last, qsf[leaf, QSF_MIN_TO]):
             n_min = max(0.0, min(qsf[leaf, QSF_MIN + d], dd) - running)
-        if qf[leaf, QF_LFAIR + d] > -INF and t - qf[leaf, QF_LFAIR + d] >= qsf[leaf, QSF_FAIR_TO]:
+        last = qf[leaf, QF_LFAIR + d]
+        if last > -INF and _expired(True, t - last, qsf[leaf, QSF_FAIR_TO]):
             n_fair = max(0.0, math.floor(min(qf[leaf, QF_FAIR + d], dd)) - running)
-        total += int(max(n_min, n_fair))
+        total += math.floor(max(n_min, n_fair))
     if total <= 0:
         return False
     acted = False
@@ -2389,11 +2502,13 @@ def _preempt_v1(W, d):
         a = vict[order[i]]
         leaf = js[ts[ai[a, AI_TASK], TS_JOB], JS_QUEUE]
         if left[leaf] > qf[leaf, QF_FAIR + d]:
+            # a kill frees the task's share of the pool: one slot, or its memory
+            size = tsf[ai[a, AI_TASK], TSF_REQ + d]
             _end_attempt(W, a, KILLED)
             acted = True
-            left[leaf] -= 1.0
-            total -= 1
-            if total == 0:
+            left[leaf] -= size
+            total -= size
+            if total <= 0.0:
                 break
     return acted
 
@@ -2464,7 +2579,10 @@ def advance(W, t_stop, att_room):
                     elif g < gf[G_NEXT_CHECK]:
                         gf[G_NEXT_CHECK] = g
                 if check:
-                    _preempt_v3(W)
+                    if _cycling_v3(W):
+                        gi[GI_LIVELOCK] = 1  # the loop ends before the next time
+                    else:
+                        _preempt_v3(W)
             else:
                 _preempt_v12(W)
                 _allocate(W)

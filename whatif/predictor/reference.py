@@ -23,6 +23,8 @@ LOG2 = math.log(2.0)
 END, KILL, AM_READY = 0, 1, 2
 # Attempt states (index into pack.ATTEMPT_STATE_NAMES).
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
+# Hadoop 3 checks with no progress before the livelock search starts (kernel.QUIET_CHECKS)
+QUIET_CHECKS = 16
 
 
 def div(x: float, w: float) -> float:
@@ -136,7 +138,7 @@ class ReferenceEngine:
         # Hadoop 1/2 livelock detection (Brent's cycle finding over the states at checks)
         self.seen_progress = -1
         self.seen_state: tuple | None = None
-        self.seen_power = self.seen_steps = 0
+        self.seen_power = self.seen_steps = self.quiet = 0
         self.livelocked = False
         self.leaf_apps: list[list[int]] = [[] for _ in range(nq)]
         self.leaf_dirty = [True] * nq
@@ -233,7 +235,10 @@ class ReferenceEngine:
                         else:
                             self.next_check = min(self.next_check, g)
                     if check:
-                        self._preempt_v3()
+                        if self._cycling_v3(t):
+                            self.livelocked = True  # the loop ends before the next time
+                        else:
+                            self._preempt_v3()
                 else:
                     self._preempt_v12()
                     self._allocate()
@@ -937,7 +942,11 @@ class ReferenceEngine:
                         expiries.append(last + timeout)
         # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
         check = self.next_check_v12 <= t and _grid_at_or_after(t, interval) == t
-        if check and self.next_submit == len(self.p.job_submit) and self._repeats(t):
+        if (
+            check
+            and self.next_submit == len(self.p.job_submit)
+            and self._repeats(self._v12_state(t))
+        ):
             # the state repeats a recent check's: from here on the run only cycles
             self.livelocked = True
             return
@@ -950,11 +959,15 @@ class ReferenceEngine:
                 acted = self._preempt_v2()
         nxt = wake = INF
         for e in expiries:
-            g = _grid_at_or_after(max(e, t), interval)
-            if g <= t:
-                g = _grid_after(t, interval)
+            if v1:
+                # Hadoop 1 acts once strictly past the timeout (curTime - last > timeout)
+                g, ahead = _grid_after(max(e, t), interval), e >= t
+            else:
+                g, ahead = _grid_at_or_after(max(e, t), interval), e > t
+                if g <= t:
+                    g = _grid_after(t, interval)
             nxt = min(nxt, g)
-            if e > t or not (check and not acted):
+            if ahead or not (check and not acted):
                 wake = min(wake, g)
         if check and not acted:
             # idle: until another event, a check only acts once a timer expires or a warned
@@ -966,12 +979,11 @@ class ReferenceEngine:
         self.next_check_v12 = nxt
         self.next_check = wake
 
-    def _repeats(self, t: float) -> bool:
+    def _repeats(self, state: tuple) -> bool:
         """Whether the state at this check equals, shifted in time, the state at an earlier
         check with no progress since (no end or AM-ready event, see `progress`):
         then the run only cycles and nothing ever finishes again. Brent's cycle finding:
         compare with one saved state, saved again after 1, 2, 4, ... checks."""
-        state = self._v12_state(t)
         if self.progress != self.seen_progress or self.seen_state is None:
             self.seen_progress, self.seen_state = self.progress, state
             self.seen_power, self.seen_steps = 1, 0
@@ -1003,8 +1015,9 @@ class ReferenceEngine:
             start = self.att_start[a] - t if task >= 0 and extra != -2.0 else 0.0
             running.append((task, start, self.att_outcome[a], extra, mark))
         timers = []
+        v1 = self.s.hadoop_version == 1
         for leaf in self._leaves():
-            for d in self.dims if self.s.hadoop_version == 1 else [0]:
+            for d in self.dims if v1 else [0]:
                 for table, timeout in (
                     (self.q_last_min, self.q.min_timeout[leaf]),
                     (self.q_last_fair, self.q.fair_timeout[leaf]),
@@ -1013,7 +1026,7 @@ class ReferenceEngine:
                     if last == -INF or timeout == INF:
                         timers.append(INF if last == -INF else 1.0)  # not starved / never acts
                     else:
-                        timers.append(-INF if t - last >= timeout else last - t)
+                        timers.append(-INF if _expired(v1, t - last, timeout) else last - t)
         return (
             tuple(running),
             tuple(self.att_task[a] for a in self.warned),
@@ -1026,6 +1039,54 @@ class ReferenceEngine:
             tuple(timers),
             self.next_check_v12 - t,
         )
+
+    def _cycling_v3(self, t: float) -> bool:
+        """Hadoop 3 livelock: at an update() check once every job is submitted, whether the
+        state repeats an earlier check's with nothing finished since (see `_repeats`).
+        The search (and building states) starts only after QUIET_CHECKS checks with no
+        progress: in a busy run something ends every few checks, and a cycle found later
+        is still exact."""
+        if self.next_submit < len(self.p.job_submit):
+            return False
+        if self.progress != self.seen_progress:
+            self.seen_progress, self.seen_state, self.quiet = self.progress, None, 0
+            return False
+        self.quiet += 1
+        return self.quiet >= QUIET_CHECKS and self._repeats(self._v3_state(t))
+
+    def _v3_state(self, t: float) -> tuple:
+        """Everything a Hadoop 3 run's future depends on at an update() check, with times
+        relative to `t`: the Hadoop 1/2 state (running attempts, stages, min-share timers),
+        each runnable app's fair-share timer, re-check time and last starvation amounts,
+        and the pending events in (time, seq) order, since even one for an attempt that
+        has ended makes an iteration that schedules a check."""
+        jobs = []
+        for leaf in self._leaves():
+            timeout = float(self.q.fair_timeout[leaf])
+            for j in self.leaf_apps[leaf]:
+                last, nxt = self.job_last_fair[j], self.job_next_check[j]
+                if last == -INF or timeout == INF:
+                    fair = INF if last == -INF else 1.0  # not starved / never acts
+                else:
+                    fair = -INF if t - last >= timeout else last - t
+                jobs.append(
+                    (
+                        j,
+                        fair,
+                        -INF if nxt <= t else nxt - t,
+                        tuple(self.job_fair_starv[j].tolist()),
+                        tuple(self.job_min_starv[j].tolist()),
+                    )
+                )
+        events = []
+        for time, _, kind, ident in sorted(self.heap):
+            what = -1  # an event that does nothing when it comes (its attempt has ended)
+            if kind == AM_READY:
+                what = ident if self.job_am_state[ident] == 2 else -1
+            elif self.att_state[ident] == RUNNING and (kind == END or self.att_mark[ident] == time):
+                what = self.att_task[ident]
+            events.append((time - t, kind, what))
+        return self._v12_state(t) + (tuple(jobs), tuple(events))
 
     def _utilization_gate_v12(self) -> bool:
         return True if self.s.hadoop_version == 1 else self._utilization_gate()
@@ -1139,23 +1200,21 @@ class ReferenceEngine:
         """
         t = self.now
         p = self.p
-        total = 0
+        total = 0.0
         leaves = self._leaves()
         for leaf in leaves:
             demand = self.q_usage[leaf, d] + self.q_pend_all[leaf, d]
             running = self.q_usage[leaf, d]
             n_min = n_fair = 0.0
-            if (
-                self.q_last_min[leaf, d] > -INF
-                and t - self.q_last_min[leaf, d] >= self.q.min_timeout[leaf]
+            if self.q_last_min[leaf, d] > -INF and _expired(
+                True, t - self.q_last_min[leaf, d], self.q.min_timeout[leaf]
             ):
                 n_min = max(0.0, min(self.q.min_share[leaf, d], demand) - running)
-            if (
-                self.q_last_fair[leaf, d] > -INF
-                and t - self.q_last_fair[leaf, d] >= self.q.fair_timeout[leaf]
+            if self.q_last_fair[leaf, d] > -INF and _expired(
+                True, t - self.q_last_fair[leaf, d], self.q.fair_timeout[leaf]
             ):
                 n_fair = max(0.0, math.floor(min(self.q_fair[leaf, d], demand)) - running)
-            total += int(max(n_min, n_fair))
+            total += math.floor(max(n_min, n_fair))
         if total <= 0:
             return False
         acted = False
@@ -1176,11 +1235,13 @@ class ReferenceEngine:
         for a in victims:
             leaf = int(p.job_queue[int(p.task_job[self.att_task[a]])])
             if left[leaf] > self.q_fair[leaf, d]:
+                # a kill frees the task's share of the pool: one slot, or its memory
+                size = p.task_req[self.att_task[a], d]
                 self._end_attempt(a, KILLED)
                 acted = True
-                left[leaf] -= 1
-                total -= 1
-                if total == 0:
+                left[leaf] -= size
+                total -= size
+                if total <= 0:
                     break
         del t
         return acted
@@ -1217,6 +1278,12 @@ class ReferenceEngine:
             np.array(self.att_preempted, dtype=bool),
             self.job_finish.copy(),
         )
+
+
+def _expired(v1: bool, waited: float, timeout: float) -> bool:
+    """Whether a starvation timer acts: Hadoop 1 once strictly past the timeout
+    (tasksToPreempt: curTime - lastTimeAtMinShare > timeout); Hadoop 2 here at it."""
+    return waited > timeout if v1 else waited >= timeout
 
 
 def _grid_at_or_after(x: float, interval: float) -> float:

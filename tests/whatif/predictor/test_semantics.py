@@ -321,7 +321,27 @@ def test_hadoop1_min_maps_preemption_kills_newest_tasks_at_once(engine):
         engine=engine,
     )
     killed = s.attempts[s.attempts["preempted"]]
-    assert len(killed) == 2 and (killed["finish_s"] == 15.0).all()
+    # starved from 5; tasksToPreempt acts once curTime - last > timeout: not at 15, at 20
+    assert len(killed) == 2 and (killed["finish_s"] == 20.0).all()
+
+
+def test_hadoop1_preemption_on_a_memory_cluster_kills_only_the_memory_missing(engine):
+    """Hadoop 1 without slot pools: memory is the pool, so a kill counts the task's memory
+    against the amount to preempt (not one unit of it)."""
+    alloc = flat_tree(
+        a={},
+        b={
+            "min_resources": Resources(2048, 2),
+            "min_share_preemption_timeout_s": 5.0,
+        },
+    )
+    jobs = [("ja", "a", 0, [("map", 100, 1024)] * 8), ("jb", "b", 1, [("map", 100, 1024)] * 2)]
+    cfg = SchedulerSettings(hadoop_version=1, preemption=True, preemption_interval_s=5.0)
+    s = predict(build_workload(jobs), alloc, containers(8), settings=cfg, engine=engine)
+    killed = s.attempts[s.attempts["preempted"]]
+    # b misses 2048 MB from 1; the check at 10 kills a's two newest 1024 MB tasks
+    assert killed["job_id"].tolist() == ["ja", "ja"] and (killed["finish_s"] == 10.0).all()
+    assert (s.attempts[s.attempts["job_id"] == "jb"]["start_s"] == 10.0).all()
 
 
 def test_undeclared_queue_is_created_as_a_leaf(engine):

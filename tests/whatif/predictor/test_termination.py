@@ -1,9 +1,9 @@
 """Simulations that cannot finish every job still end, and say which jobs never finished."""
 
-from conftest import build_workload, flat_tree
+from conftest import build_workload, containers, flat_tree
 
 from whatif import Cluster, Resources
-from whatif.predictor import SchedulerSettings, predict
+from whatif.predictor import SchedulerSettings, Simulation, predict
 
 AM = {"am_memory_mb": 1024.0, "am_vcores": 1.0}
 
@@ -92,3 +92,58 @@ def test_hadoop2_preemption_livelock_ends_where_the_run_starts_cycling(engine):
     # a starves from 1; warned at 6, killed at 7, re-run, warned at 8, killed at 9: cycling
     assert maps["start_s"].tolist() == [0.0, 7.0, 9.0]
     assert maps["state"].tolist() == ["KILLED", "KILLED", "RUNNING"]
+
+
+def _run_past_any_livelock(workload, alloc, cluster, cfg, engine):
+    """Advance to a far horizon first: a livelock the predictor misses then shows as
+    hundreds of kills (and fails the test) instead of a run that never ends."""
+    sim = Simulation(workload, alloc, cluster, settings=cfg, engine=engine)
+    return sim.advance_to(10_000.0)
+
+
+def test_hadoop3_min_share_livelock_for_an_am_over_its_share_ends(engine):
+    """Hadoop 3 (a shrunk random scenario): a queue starved for its one-vcore min share
+    holds only an app whose AM is over maxAMShare (zero weight: a zero vcore cap). Every
+    re-check (14 s) kills the other queue's task for it, which restarts at once; the run
+    stops once the state repeats, with the task still running."""
+    alloc = flat_tree(
+        a={"weight": 0.0},
+        b={"weight": 0.0, "min_resources": Resources(0, 1), "min_share_preemption_timeout_s": 5.0},
+    )
+    jobs = [("jb", "b", 0, [], AM), ("ja", "a", 0, [("map", 15, 512)])]
+    cfg = SchedulerSettings(
+        preemption=True,
+        hadoop_version=3,
+        utilization_threshold=0.0,
+        wait_time_before_kill_s=0.0,
+        min_allocation_mb=512.0,
+        increment_mb=512.0,
+    )
+    sim = _run_past_any_livelock(build_workload(jobs), alloc, containers(4), cfg, engine)
+    a = sim.schedule().attempts
+    # checks are 14 s apart here; the cycle search starts after 16 quiet checks
+    assert a["start_s"].tolist() == [0.0, 5.0, 19.0, 33.0, 47.0, 61.0, 75.0, 89.0]
+    assert a["state"].tolist() == ["KILLED"] * 7 + ["RUNNING"]
+    s = sim.run_to_end()
+    assert s.jobs.set_index("job_id")["state"].to_dict() == {"ja": "RUNNING", "jb": "PENDING"}
+    assert len(s.attempts) == 8
+
+
+def test_hadoop3_fair_share_livelock_for_an_am_over_its_share_ends(engine):
+    """Hadoop 3: an app starved for its fair share whose AM is over maxAMShare has the
+    other queue's map killed for it at every re-check (wait 15 + 4 heartbeats + 10 s),
+    so the map never reaches its 36 s and the reduce waiting for it never ends."""
+    alloc = flat_tree(
+        a={"weight": 3.0, "max_am_share": 0.1, "fair_share_preemption_timeout_s": 5.0}, b={}
+    )
+    jb = [("map", 36, 512, {"vcores": 2.0}), ("reduce", 10, 1024, {"vcores": 2.0})]
+    jobs = [("jb", "b", 0, jb), ("ja", "a", 1, [("map", 10, 1024)], AM)]
+    cfg = SchedulerSettings(preemption=True, hadoop_version=3, slowstart_completed_maps=0.0)
+    sim = _run_past_any_livelock(build_workload(jobs), alloc, Cluster(4096.0, 4.0), cfg, engine)
+    maps = sim.schedule().attempts.query("stage == 'map'")
+    # starved from 1, acting at 6: killed at 21, re-run, marked at 35 and killed at 50, ...
+    assert maps["start_s"].tolist() == [0.0, 21.0, 50.0, 79.0, 108.0, 137.0, 166.0]
+    assert maps["finish_s"].tolist()[:6] == [21.0, 50.0, 79.0, 108.0, 137.0, 166.0]
+    assert maps["state"].tolist() == ["KILLED"] * 6 + ["RUNNING"]
+    s = sim.run_to_end()
+    assert s.jobs.set_index("job_id")["state"].to_dict() == {"jb": "RUNNING", "ja": "PENDING"}
