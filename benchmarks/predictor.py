@@ -16,9 +16,16 @@ import time
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, Resources, Workload
 from whatif.predictor import SchedulerSettings, Simulation
+
+
+def _padded(numbers: np.ndarray, width: int) -> pa.Array:
+    """Zero-padded decimal strings of `numbers`, as an Arrow array."""
+    return pc.utf8_lpad(pa.array(numbers).cast(pa.string()), width, padding="0")
 
 
 def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocation, Cluster]:
@@ -33,33 +40,38 @@ def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocatio
     span = n_jobs * per_job * mean_task_s * mean_task_mb / (0.9 * containers * 1024.0)
     submit = np.sort(rng.uniform(0, span, n_jobs)).round(1)
     queues = np.array([f"root.q{i}" for i in range(6)])
-    job_ids = np.char.add("job_", np.char.zfill(np.arange(n_jobs).astype(str), 8))
+    # Ids are built as Arrow strings: no Python object per task on the way in.
+    job_ids = pc.binary_join_element_wise("job_", _padded(np.arange(n_jobs), 8), "")
     jobs = pd.DataFrame(
         {
-            "job_id": job_ids,
+            "job_id": pd.array(job_ids, dtype="string"),
             "queue": queues[rng.integers(0, 6, n_jobs)],
             "submit_s": submit,
             "user": np.char.add("u", rng.integers(0, 20, n_jobs).astype(str)),
         }
     )
     n = n_jobs * per_job
-    job_of = np.repeat(np.arange(n_jobs), per_job)
+    job_of = pa.array(np.repeat(np.arange(n_jobs), per_job))
     k = np.tile(np.arange(per_job), n_jobs)
     is_map = k < 80
+    task_job_ids = job_ids.take(job_of)
+    task_ids = pc.binary_join_element_wise(task_job_ids, _padded(k, 3), "_")
+    del job_of
     tasks = pd.DataFrame(
         {
-            "job_id": job_ids[job_of],
-            "task_id": np.char.add(
-                np.char.add(job_ids[job_of], "_"), np.char.zfill(k.astype(str), 3)
+            "job_id": pd.array(task_job_ids, dtype="string"),
+            "task_id": pd.array(task_ids, dtype="string"),
+            "stage": pd.array(
+                pa.array(["map", "reduce"]).take((~is_map).view(np.int8)), dtype="string"
             ),
-            "stage": np.where(is_map, "map", "reduce"),
             "stage_index": np.where(is_map, 1, 2),
             "priority": np.where(is_map, 20, 10),
             "duration_s": rng.lognormal(np.log(mean_task_s) - 0.5, 1.0, n).round(1),
             "memory_mb": np.where(is_map, 1024.0, 2048.0),
-            "vcores": 1.0,
+            "vcores": np.ones(n),
         }
     )
+    del task_job_ids, task_ids, k, is_map
     leaves = tuple(
         EffectiveQueue(
             str(q),
