@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -140,7 +141,10 @@ class CompiledEngine:
         tsf[:, K.TSF_FRAC] = p.task_fail_frac
         ti = np.zeros((nt, K.N_TI), dtype=np.int64)
         ti[:, K.TI_RETRY_NEXT] = -1
-        cap = int(nt + nj + p.task_fail_count.sum() + self.att_room + 16)
+        # Attempt rows: every task, AM and failed attempt, plus a quarter for preempted ones.
+        # Rows are zero pages until used, so the headroom costs address space, not memory,
+        # and usually spares `_grow` (which doubles, and copies every row).
+        cap = int(nt + nj + p.task_fail_count.sum() + self.att_room + 16 + (nt + nj) // 4)
         af = np.zeros((cap, K.N_AF))
         ai = np.zeros((cap, K.N_AI), dtype=np.int64)
         hcap = 2 * cap + nj + 16
@@ -181,6 +185,20 @@ class CompiledEngine:
             "touched": np.zeros(max(nj, 1), dtype=np.int64),
         }  # fmt: skip
         self._install_queues(p.queues)
+        # The packed task columns are held once: as views of the kernel's static task arrays
+        # (the kernel never writes ts or tsf).
+        self.p = replace(
+            p,
+            task_job=ts[:, K.TS_JOB],
+            task_stage=ts[:, K.TS_STAGE],
+            task_fail_count=ts[:, K.TS_FAILS],
+            task_req=tsf[:, K.TSF_REQ : K.TSF_REQ + 2],
+            task_dur=tsf[:, K.TSF_DUR],
+            task_a=tsf[:, K.TSF_A],
+            task_b=tsf[:, K.TSF_B],
+            task_c=tsf[:, K.TSF_C],
+            task_fail_frac=tsf[:, K.TSF_FRAC],
+        )
 
     @property
     def now(self) -> float:

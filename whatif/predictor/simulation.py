@@ -115,6 +115,8 @@ class Simulation:
             from whatif.predictor.reference import ReferenceEngine
 
             self._engine = ReferenceEngine(self.packed, settings)
+        # The engine may hold the packed arrays in its own form (see CompiledEngine).
+        self.packed = self._engine.p
 
     @property
     def time_s(self) -> float:
