@@ -88,8 +88,13 @@ def _sorted_strings_unique(values: pd.Series) -> bool:
     strings = pa.array(values.array, type=pa.large_string(), from_pandas=True)
     if strings.null_count:
         return False
-    strings = strings.take(pc.sort_indices(strings))
-    return not pc.any(pc.equal(strings[1:], strings[:-1])).as_py()
+    order = pc.sort_indices(strings)
+    step = 1 << 20  # sorted neighbours a slice at a time: no sorted copy of every id
+    for lo in range(0, len(strings) - 1, step):
+        run = strings.take(order[lo : lo + step + 1])
+        if pc.any(pc.equal(run[1:], run[:-1])).as_py():
+            return False
+    return True
 
 
 def check_references(

@@ -447,15 +447,20 @@ def unpack_schedule(
     jidx = -1 - att_task
     jidx[~is_am] = packed.task_job[att_task[~is_am]]
     job_ids = pa.array(list(packed.job_ids), type=pa.large_string())
-    am_rows = np.flatnonzero(is_am)
-    am_ids = pc.binary_join_element_wise(job_ids.take(jidx[am_rows]), _large("_am"), _large(""))
+    # Task ids, then one AM id per job: row `ident` of an attempt names it.
+    ids = pa.chunked_array(
+        packed.task_ids.chunks + [pc.binary_join_element_wise(job_ids, _large("_am"), _large(""))],
+        type=pa.large_string(),
+    )
+    ident = np.where(is_am, nt + jidx, att_task)
     # Attempts are numbered within their task id in allocation order; an AM id that equals a
     # task id (the task "<job>_am") shares that task's numbering, as the ids say.
-    key = np.where(is_am, nt + jidx, att_task)
-    if n and is_am.any():
+    key = ident.copy()
+    if is_am.any():
         named_am = packed.task_ids.filter(pc.ends_with(packed.task_ids, "_am"))
         if len(named_am):
-            hit = pc.index_in(am_ids, value_set=named_am)
+            am_rows = np.flatnonzero(is_am)
+            hit = pc.index_in(ids.take(ident[am_rows]), value_set=named_am)
             same = pc.is_valid(hit).to_numpy(zero_copy_only=False)
             positions = pc.index_in(named_am, value_set=packed.task_ids).to_numpy()
             key[am_rows[same]] = positions[hit.drop_null().to_numpy()]
@@ -464,16 +469,12 @@ def unpack_schedule(
     first = np.ones(n, dtype=bool)
     first[1:] = sorted_key[1:] != sorted_key[:-1]
     run_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    del sorted_key, first, key
     number = np.empty(n, dtype=np.int64)
     number[order] = np.arange(n) - run_start
-    del order, sorted_key, first, run_start, key
-    if nt:
-        tid = packed.task_ids.take(np.where(is_am, 0, att_task)).combine_chunks()
-        tid = pc.replace_with_mask(tid, pa.array(is_am), am_ids) if len(am_rows) else tid
-    else:
-        tid = am_ids
+    del order, run_start
     attempt_id = pc.binary_join_element_wise(
-        tid, pa.array(number).cast(pa.large_string()), _large("_")
+        ids.take(ident), pa.array(number).cast(pa.large_string()), _large("_")
     )
     del number
     # The Schedule's row order: start time, then attempt id.
@@ -481,8 +482,8 @@ def unpack_schedule(
         pa.table({"start": att_start, "id": attempt_id}),
         sort_keys=[("start", "ascending"), ("id", "ascending")],
     ).to_numpy()
-    tid, attempt_id = tid.take(rows), attempt_id.take(rows)
-    att_task, is_am, jidx = att_task[rows], is_am[rows], jidx[rows]
+    attempt_id = attempt_id.take(rows)
+    att_task, is_am, jidx, ident = att_task[rows], is_am[rows], jidx[rows], ident[rows]
     att_state = np.asarray(att_state)[rows]
     start = np.asarray(att_start, dtype=float)[rows]
     stage_names = pa.array(list(packed.stage_names) + ["am"], type=pa.large_string())
@@ -491,11 +492,13 @@ def unpack_schedule(
     req = np.zeros((n, 2))
     req[is_am] = packed.job_am[jidx[is_am]]
     req[~is_am] = packed.task_req[att_task[~is_am]]
+    del att_task
     states = pa.array(list(ATTEMPT_STATE_NAMES), type=pa.large_string())
+    # copy=False: the columns are new arrays, and consolidating them would copy them again.
     attempts = pd.DataFrame(
         {
             "job_id": _string_column(job_ids.take(jidx)),
-            "task_id": _string_column(tid),
+            "task_id": _string_column(ids.take(ident)),
             "attempt_id": _string_column(attempt_id),
             "stage": _string_column(stage_names.take(stage_of)),
             "start_s": start,
@@ -505,9 +508,10 @@ def unpack_schedule(
             "state": _string_column(states.take(att_state)),
             "preempted": np.asarray(att_preempted, dtype=bool)[rows],
             "is_am": is_am,
-        }
+        },
+        copy=False,
     )
-    del tid, attempt_id, stage_of, req
+    del ids, ident, attempt_id, stage_of, req
     job_ids = np.array(packed.job_ids, dtype=object)
     launch = np.full(len(job_ids), np.nan)
     if n:
