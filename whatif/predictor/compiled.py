@@ -128,7 +128,8 @@ class CompiledEngine:
         si[:, K.SI_NEXT] = p.stage_task_start
         si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL]] = -1
         sdone = np.full(ns, np.nan)
-        ts = np.zeros((nt, K.N_TS), dtype=np.int64)
+        # int32: task, stage and retry indices and failure counts (the 10M-task scale: -200 MB)
+        ts = np.zeros((nt, K.N_TS), dtype=np.int32)
         ts[:, K.TS_JOB] = p.task_job
         ts[:, K.TS_STAGE] = p.task_stage
         ts[:, K.TS_FAILS] = p.task_fail_count
@@ -139,7 +140,7 @@ class CompiledEngine:
         tsf[:, K.TSF_B] = p.task_b
         tsf[:, K.TSF_C] = p.task_c
         tsf[:, K.TSF_FRAC] = p.task_fail_frac
-        ti = np.zeros((nt, K.N_TI), dtype=np.int64)
+        ti = np.zeros((nt, K.N_TI), dtype=np.int32)
         ti[:, K.TI_RETRY_NEXT] = -1
         # Attempt rows: every task, AM and failed attempt, plus a quarter for preempted ones.
         # Rows are zero pages until used, so the headroom costs address space, not memory,
