@@ -284,3 +284,24 @@ class CompiledEngine:
             s["ai"][:n, K.AI_PREEMPTED].astype(bool),
             s["jf"][:, K.JF_FINISH].copy(),
         )
+
+    def take_records(self) -> tuple[np.ndarray, ...]:
+        """`records()`, freeing the engine's arrays on the way (the engine is unusable after).
+
+        Each attempt column is copied out before its array goes, so a copy of every record
+        and the kernel's attempt arrays are never held at once. The task arrays that `p`
+        views stay until `p` goes.
+        """
+        s = self.state
+        n = int(s["gi"][K.GI_N_ATT])
+        job_finish = s["jf"][:, K.JF_FINISH].copy()
+        start = s["af"][:n, K.AF_START].copy()
+        finish = s["af"][:n, K.AF_FINISH].copy()
+        del s["af"]
+        ai = s.pop("ai")
+        task = ai[:n, K.AI_TASK].copy()
+        state = ai[:n, K.AI_STATE].astype(np.int8)
+        preempted = ai[:n, K.AI_PREEMPTED].astype(bool)
+        del ai
+        s.clear()
+        return task, start, finish, state, preempted, job_finish

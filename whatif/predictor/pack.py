@@ -484,34 +484,36 @@ def unpack_schedule(
     ).to_numpy()
     attempt_id = attempt_id.take(rows)
     att_task, is_am, jidx, ident = att_task[rows], is_am[rows], jidx[rows], ident[rows]
-    att_state = np.asarray(att_state)[rows]
-    start = np.asarray(att_start, dtype=float)[rows]
+    # Columns one at a time, each input dropped after its last use (the peak of a large run).
+    columns = {"job_id": _string_column(job_ids.take(jidx))}
+    columns["task_id"] = _string_column(ids.take(ident))
+    del ids, ident
+    columns["attempt_id"] = _string_column(attempt_id)
+    del attempt_id
     stage_names = pa.array(list(packed.stage_names) + ["am"], type=pa.large_string())
     stage_of = np.full(n, len(packed.stage_names), dtype=np.int64)
     stage_of[~is_am] = packed.task_stage[att_task[~is_am]]
+    columns["stage"] = _string_column(stage_names.take(stage_of))
+    del stage_of
+    start = np.asarray(att_start, dtype=float)[rows]
+    columns["start_s"] = start
+    att_state = np.asarray(att_state, dtype=np.int8)[rows]
+    columns["finish_s"] = np.where(att_state == 0, np.nan, np.asarray(att_finish)[rows])
     req = np.zeros((n, 2))
     req[is_am] = packed.job_am[jidx[is_am]]
     req[~is_am] = packed.task_req[att_task[~is_am]]
     del att_task
+    columns["memory_mb"], columns["vcores"] = req[:, 0], req[:, 1]
+    del req
     states = pa.array(list(ATTEMPT_STATE_NAMES), type=pa.large_string())
+    columns["state"] = _string_column(states.take(att_state))
+    del att_state
+    columns["preempted"] = np.asarray(att_preempted, dtype=bool)[rows]
+    columns["is_am"] = is_am
+    del rows, is_am
     # copy=False: the columns are new arrays, and consolidating them would copy them again.
-    attempts = pd.DataFrame(
-        {
-            "job_id": _string_column(job_ids.take(jidx)),
-            "task_id": _string_column(ids.take(ident)),
-            "attempt_id": _string_column(attempt_id),
-            "stage": _string_column(stage_names.take(stage_of)),
-            "start_s": start,
-            "finish_s": np.where(att_state == 0, np.nan, np.asarray(att_finish)[rows]),
-            "memory_mb": req[:, 0],
-            "vcores": req[:, 1],
-            "state": _string_column(states.take(att_state)),
-            "preempted": np.asarray(att_preempted, dtype=bool)[rows],
-            "is_am": is_am,
-        },
-        copy=False,
-    )
-    del ids, ident, attempt_id, stage_of, req
+    attempts = pd.DataFrame(columns, copy=False)
+    del columns
     job_ids = np.array(packed.job_ids, dtype=object)
     launch = np.full(len(job_ids), np.nan)
     if n:

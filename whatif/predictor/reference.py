@@ -1218,6 +1218,10 @@ class ReferenceEngine:
             self.job_finish.copy(),
         )
 
+    def take_records(self) -> tuple[np.ndarray, ...]:
+        """`records()` at the end of a run (the compiled engine frees its arrays here)."""
+        return self.records()
+
 
 def _grid_at_or_after(x: float, interval: float) -> float:
     k = math.floor(x / interval)

@@ -157,7 +157,7 @@ class Simulation:
         For `predict`, which does not use the simulation again: the kernel's arrays and the
         schedule's table are then not held at once (at 10M tasks, 2 GB each).
         """
-        records = self._engine.records()
+        records = self._engine.take_records()
         p = self.packed
         # Only what `unpack_schedule` reads of the tasks, copied out of the engine's arrays.
         empty = np.zeros(0)
