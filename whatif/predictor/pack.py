@@ -490,21 +490,27 @@ def unpack_schedule(
     del ids, ident
     columns["attempt_id"] = _string_column(attempt_id)
     del attempt_id
+    # Task rows index the task arrays directly; AM rows (few) are then overwritten.
+    task_row = np.where(is_am, 0, att_task) if nt else None
+    del att_task
     stage_names = pa.array(list(packed.stage_names) + ["am"], type=pa.large_string())
     stage_of = np.full(n, len(packed.stage_names), dtype=np.int64)
-    stage_of[~is_am] = packed.task_stage[att_task[~is_am]]
+    if task_row is not None:
+        stage_of[:] = packed.task_stage[task_row]
+        stage_of[is_am] = len(packed.stage_names)
     columns["stage"] = _string_column(stage_names.take(stage_of))
     del stage_of
     start = np.asarray(att_start, dtype=float)[rows]
     columns["start_s"] = start
     att_state = np.asarray(att_state, dtype=np.int8)[rows]
-    columns["finish_s"] = np.where(att_state == 0, np.nan, np.asarray(att_finish)[rows])
-    req = np.zeros((n, 2))
-    req[is_am] = packed.job_am[jidx[is_am]]
-    req[~is_am] = packed.task_req[att_task[~is_am]]
-    del att_task
-    columns["memory_mb"], columns["vcores"] = req[:, 0], req[:, 1]
-    del req
+    finish = np.asarray(att_finish, dtype=float)[rows]
+    finish[att_state == 0] = np.nan
+    columns["finish_s"] = finish
+    for d, name in enumerate(("memory_mb", "vcores")):
+        req = np.zeros(n) if task_row is None else packed.task_req[:, d][task_row]
+        req[is_am] = packed.job_am[jidx[is_am], d]
+        columns[name] = req
+    del task_row, req
     states = pa.array(list(ATTEMPT_STATE_NAMES), type=pa.large_string())
     columns["state"] = _string_column(states.take(att_state))
     del att_state
