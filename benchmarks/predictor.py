@@ -2,7 +2,8 @@
 
 Prints the cold start (JIT compile or cache load), packing, simulation and
 unpacking times, ``tasks_per_s=<number>`` for the simulation itself, the end-to-end
-rate, and the peak resident memory of the process.
+rate, and the peak resident memory of the process, overall and as it stood at the end
+of each phase (so the phase that raised it shows).
 
     python benchmarks/predictor.py [--tasks 1000000] [--engine numba|reference]
 """
@@ -16,9 +17,16 @@ import time
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, Resources, Workload
 from whatif.predictor import SchedulerSettings, Simulation
+
+
+def _padded(numbers: np.ndarray, width: int) -> pa.Array:
+    """Zero-padded decimal strings of `numbers`, as an Arrow array."""
+    return pc.utf8_lpad(pa.array(numbers).cast(pa.string()), width, padding="0")
 
 
 def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocation, Cluster]:
@@ -33,33 +41,38 @@ def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocatio
     span = n_jobs * per_job * mean_task_s * mean_task_mb / (0.9 * containers * 1024.0)
     submit = np.sort(rng.uniform(0, span, n_jobs)).round(1)
     queues = np.array([f"root.q{i}" for i in range(6)])
-    job_ids = np.char.add("job_", np.char.zfill(np.arange(n_jobs).astype(str), 8))
+    # Ids are built as Arrow strings: no Python object per task on the way in.
+    job_ids = pc.binary_join_element_wise("job_", _padded(np.arange(n_jobs), 8), "")
     jobs = pd.DataFrame(
         {
-            "job_id": job_ids,
+            "job_id": pd.array(job_ids, dtype="string"),
             "queue": queues[rng.integers(0, 6, n_jobs)],
             "submit_s": submit,
             "user": np.char.add("u", rng.integers(0, 20, n_jobs).astype(str)),
         }
     )
     n = n_jobs * per_job
-    job_of = np.repeat(np.arange(n_jobs), per_job)
+    job_of = pa.array(np.repeat(np.arange(n_jobs), per_job))
     k = np.tile(np.arange(per_job), n_jobs)
     is_map = k < 80
+    task_job_ids = job_ids.take(job_of)
+    task_ids = pc.binary_join_element_wise(task_job_ids, _padded(k, 3), "_")
+    del job_of
     tasks = pd.DataFrame(
         {
-            "job_id": job_ids[job_of],
-            "task_id": np.char.add(
-                np.char.add(job_ids[job_of], "_"), np.char.zfill(k.astype(str), 3)
+            "job_id": pd.array(task_job_ids, dtype="string"),
+            "task_id": pd.array(task_ids, dtype="string"),
+            "stage": pd.array(
+                pa.array(["map", "reduce"]).take((~is_map).view(np.int8)), dtype="string"
             ),
-            "stage": np.where(is_map, "map", "reduce"),
             "stage_index": np.where(is_map, 1, 2),
             "priority": np.where(is_map, 20, 10),
             "duration_s": rng.lognormal(np.log(mean_task_s) - 0.5, 1.0, n).round(1),
             "memory_mb": np.where(is_map, 1024.0, 2048.0),
-            "vcores": 1.0,
+            "vcores": np.ones(n),
         }
     )
+    del task_job_ids, task_ids, k, is_map
     leaves = tuple(
         EffectiveQueue(
             str(q),
@@ -73,6 +86,11 @@ def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocatio
     allocation = EffectiveAllocation(root=EffectiveQueue("root", children=leaves))
     cluster = Cluster(memory_mb=containers * 1024.0, vcores=float(containers))
     return Workload(jobs=jobs, tasks=tasks), allocation, cluster
+
+
+def _peak_mib() -> float:
+    """The process's peak resident memory so far, MiB (Linux reports ru_maxrss in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -89,20 +107,25 @@ def main(argv: list[str] | None = None) -> None:
         small, alloc_small, cluster_small = synthetic(200)
         Simulation(small, alloc_small, cluster_small, settings=settings).run_to_end()
     cold = time.perf_counter() - t0
+    peaks = {"cold_start": _peak_mib()}
     t0 = time.perf_counter()
     workload, allocation, cluster = synthetic(args.tasks)
     build = time.perf_counter() - t0
+    peaks["build_workload"] = _peak_mib()
     t0 = time.perf_counter()
     sim = Simulation(workload, allocation, cluster, settings=settings, engine=args.engine)
     packing = time.perf_counter() - t0
+    peaks["pack"] = _peak_mib()
     t0 = time.perf_counter()
     sim.advance_to(float("inf"))
     simulate = time.perf_counter() - t0
+    peaks["simulate"] = _peak_mib()
     t0 = time.perf_counter()
-    schedule = sim.schedule()
+    # As predict() does: the run is over, so the engine's arrays go before the table is built.
+    schedule = sim._final_schedule()
     unpack = time.perf_counter() - t0
+    peaks["unpack"] = _peak_mib()
     killed = int(schedule.attempts["preempted"].sum())
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     n = workload.n_tasks
     print(
         f"engine={args.engine} hadoop_version={args.hadoop_version} tasks={n} jobs={workload.n_jobs}"
@@ -115,7 +138,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(f"tasks_per_s={n / simulate:.0f}")
     print(f"end_to_end_tasks_per_s={n / (packing + simulate + unpack):.0f}")
-    print(f"peak_rss_mib={peak_kib / 1024:.0f}")
+    print(f"peak_rss_mib={_peak_mib():.0f}")
+    print("peak_rss_mib_by_phase_end " + " ".join(f"{k}={v:.0f}" for k, v in peaks.items()))
     sys.stdout.flush()
 
 

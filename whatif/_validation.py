@@ -6,6 +6,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from whatif.errors import ValidationError
 
@@ -65,12 +67,34 @@ def check_numeric(
 
 def check_unique(frame: pd.DataFrame, columns: list[str], *, table: str) -> None:
     """Raise if the combination of `columns` repeats."""
+    if len(columns) == 1 and _sorted_strings_unique(frame[columns[0]]):
+        return
     dup = frame.duplicated(subset=columns, keep="first").to_numpy()
     if dup.any():
         first = frame.loc[dup, columns].iloc[0].tolist()
         raise ValidationError(
             f"{table}: duplicate id {'/'.join(map(str, first))} ({', '.join(columns)})"
         )
+
+
+def _sorted_strings_unique(values: pd.Series) -> bool:
+    """True if a string column without missing values has no repeats (False: look closer).
+
+    Sorts in Arrow and compares neighbours: hashing millions of ids (pandas or Arrow) takes
+    several times the memory of the ids themselves.
+    """
+    if not isinstance(values.dtype, pd.StringDtype) or len(values) < 2:
+        return False
+    strings = pa.array(values.array, type=pa.large_string(), from_pandas=True)
+    if strings.null_count:
+        return False
+    order = pc.sort_indices(strings)
+    step = 1 << 20  # sorted neighbours a slice at a time: no sorted copy of every id
+    for lo in range(0, len(strings) - 1, step):
+        run = strings.take(order[lo : lo + step + 1])
+        if pc.any(pc.equal(run[1:], run[:-1])).as_py():
+            return False
+    return True
 
 
 def check_references(

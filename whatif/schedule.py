@@ -13,7 +13,7 @@ import pandas as pd
 
 from whatif._validation import check_numeric, check_references, check_unique, record_label
 from whatif.errors import ValidationError
-from whatif.workload import normalize_table
+from whatif.workload import normalize_table, sort_rows
 
 #: Attempt states a schedule may record.
 ATTEMPT_STATES = ("SUCCEEDED", "FAILED", "KILLED", "RUNNING")
@@ -99,10 +99,8 @@ class Schedule:
                 "schedule.attempts.finish_s: finishes before it starts in record "
                 f"{record_label(attempts, backwards, 'attempt_id')}"
             )
-        jobs = jobs.sort_values(["submit_s", "job_id"], kind="stable").reset_index(drop=True)
-        attempts = attempts.sort_values(["start_s", "attempt_id"], kind="stable").reset_index(
-            drop=True
-        )
+        jobs = sort_rows(jobs, ["submit_s", "job_id"])
+        attempts = sort_rows(attempts, ["start_s", "attempt_id"])
         object.__setattr__(self, "jobs", jobs)
         object.__setattr__(self, "attempts", attempts)
 

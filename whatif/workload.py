@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from whatif._validation import (
     check_numeric,
@@ -76,14 +78,14 @@ def normalize_table(
         raise ValidationError(f"{table}: expected a pandas DataFrame, got {type(frame).__name__}")
     required = [name for name, (_, default) in columns.items() if default is None]
     require_columns(frame, required, table=table)
-    out = frame.reset_index(drop=True).copy()
+    # Every change below replaces a whole column, so `frame` itself is never modified and
+    # its columns need not be copied.
+    out = frame.reset_index(drop=True)
     for name, (dtype, default) in columns.items():
         if name not in out.columns:
             out[name] = default
-        elif default is not None:
-            out[name] = (
-                out[name].where(out[name].notna(), default) if dtype != "float64" else out[name]
-            )
+        elif default is not None and dtype != "float64" and out[name].hasnans:
+            out[name] = out[name].where(out[name].notna(), default)
         if dtype == "string":
             bad = out[name].isna() & (default is None)
             if bool(np.any(bad)):
@@ -103,6 +105,48 @@ def normalize_table(
             out[name] = out[name].astype("float64")
     extra = [c for c in out.columns if c not in columns]
     return out[list(columns) + extra]
+
+
+def arrow_strings(column: pd.Series) -> pa.ChunkedArray:
+    """A string column as Arrow strings (no copy when it is Arrow-backed already)."""
+    return pa.chunked_array(pa.array(column.array, type=pa.large_string(), from_pandas=True))
+
+
+def positions_in(values: pd.Series, keys: pd.Series) -> np.ndarray:
+    """int64 position in `keys` (unique strings) of each of `values`, -1 when absent.
+
+    Hashes in Arrow: a per-row Python string for a table of millions of rows would cost
+    more memory than the table.
+    """
+    found = pc.index_in(arrow_strings(values), value_set=arrow_strings(keys))
+    return found.fill_null(-1).to_numpy().astype(np.int64)
+
+
+def sort_rows(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """`frame` stably sorted by `keys` (NaN last) with a fresh index; not copied if in order.
+
+    Tables are usually built in their sorted order already (readers, the predictor), and a
+    sort copies every column, which for large tables is the peak of their memory.
+    """
+    n = len(frame)
+    ordered = np.zeros(max(n - 1, 0), dtype=bool)
+    tied = np.ones(max(n - 1, 0), dtype=bool)
+    for key in keys:
+        if not tied.any():
+            break
+        values = frame[key].reset_index(drop=True)
+        before, after = (
+            values.iloc[:-1].reset_index(drop=True),
+            values.iloc[1:].reset_index(drop=True),
+        )
+        if values.hasnans:
+            tied[:] = False  # leave NaN placement to sort_values
+            break
+        ordered |= tied & (before < after).to_numpy(dtype=bool)
+        tied &= (before == after).to_numpy(dtype=bool)
+    if (ordered | tied).all():
+        return frame.reset_index(drop=True)
+    return frame.sort_values(keys, kind="stable").reset_index(drop=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,14 +186,11 @@ class Workload:
         check_numeric(tasks, "memory_mb", table="tasks", key="task_id", minimum=0.0)
         check_numeric(tasks, "vcores", table="tasks", key="task_id", minimum=0.0)
         tasks = _resolve_stage_order(tasks)
-        jobs = jobs.sort_values(["submit_s", "job_id"], kind="stable").reset_index(drop=True)
-        job_rank = pd.Series(np.arange(len(jobs)), index=jobs["job_id"].to_numpy())
-        tasks = (
-            tasks.assign(_rank=job_rank.reindex(tasks["job_id"].to_numpy()).to_numpy())
-            .sort_values(["_rank", "stage_index", "task_id"], kind="stable")
-            .drop(columns="_rank")
-            .reset_index(drop=True)
-        )
+        jobs = sort_rows(jobs, ["submit_s", "job_id"])
+        tasks = sort_rows(
+            tasks.assign(_rank=positions_in(tasks["job_id"], jobs["job_id"])),
+            ["_rank", "stage_index", "task_id"],
+        ).drop(columns="_rank")
         object.__setattr__(self, "jobs", jobs)
         object.__setattr__(self, "tasks", tasks)
 
@@ -184,8 +225,10 @@ class Workload:
 
 
 def _resolve_stage_order(tasks: pd.DataFrame) -> pd.DataFrame:
-    """Fill `stage_index`/`priority` from MapReduce stage names and check stage consistency."""
-    tasks = tasks.copy()
+    """Fill `stage_index`/`priority` from MapReduce stage names and check stage consistency.
+
+    Fills `tasks` in place: it is the caller's own table from `normalize_table`.
+    """
     missing = tasks["stage_index"].to_numpy() < 0
     if missing.any():
         derived = tasks["stage"].map(MAPREDUCE_STAGE_ORDER)

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from whatif import Schedule, ValidationError, Workload
+from whatif.workload import sort_rows
 
 
 def _jobs(**extra):
@@ -107,3 +108,44 @@ def test_empty_tables_of_any_dtype_are_accepted():
     jobs = pd.DataFrame({"job_id": ["j1"], "queue": ["root.a"], "submit_s": [0.0]})
     empty = pd.DataFrame(columns=["job_id", "task_id", "attempt_id", "stage", "start_s"])
     assert Schedule(jobs=jobs, attempts=empty).n_attempts == 0
+
+
+def test_workload_leaves_the_callers_tables_unchanged():
+    """Filling in stage order and priorities does not write into the tables passed in."""
+    tasks = _tasks(stage_index=[-1, -1, -1], priority=[-1, -1, -1])
+    before = tasks.copy()
+    Workload(jobs=_jobs(), tasks=tasks)
+    pd.testing.assert_frame_equal(tasks, before)
+
+
+def test_sort_rows_breaks_ties_by_later_keys_and_puts_nan_last():
+    """Rows sort stably by each key in turn; NaN keys go last, as with sort_values."""
+    frame = pd.DataFrame(
+        {"t": [2.0, 1.0, np.nan, 1.0], "id": pd.array(["b", "z", "a", "c"], dtype="string")}
+    )
+    assert sort_rows(frame, ["t", "id"])["id"].tolist() == ["c", "z", "b", "a"]
+    assert sort_rows(frame, ["t", "id"]).index.tolist() == [0, 1, 2, 3]
+
+
+def test_sort_rows_does_not_copy_a_table_already_in_order():
+    """A table in order comes back with its columns shared, not copied."""
+    frame = pd.DataFrame({"t": [1.0, 1.0, 2.0], "id": ["a", "b", "a"]}, index=[5, 6, 7])
+    out = sort_rows(frame, ["t", "id"])
+    assert out.index.tolist() == [0, 1, 2]
+    assert np.shares_memory(out["t"].to_numpy(), frame["t"].to_numpy())
+
+
+def test_schedule_orders_attempts_by_start_then_attempt_id():
+    """Attempts starting together are ordered by attempt id."""
+    jobs = pd.DataFrame({"job_id": ["j1"], "queue": ["root.a"], "submit_s": [0.0]})
+    attempts = pd.DataFrame(
+        {
+            "job_id": ["j1"] * 3,
+            "task_id": ["t2", "t1", "t0"],
+            "attempt_id": ["t2_0", "t1_0", "t0_0"],
+            "stage": ["map"] * 3,
+            "start_s": [1.0, 1.0, 0.0],
+        }
+    )
+    s = Schedule(jobs=jobs, attempts=attempts)
+    assert s.attempts["attempt_id"].tolist() == ["t0_0", "t1_0", "t2_0"]

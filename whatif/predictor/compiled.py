@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -127,7 +128,8 @@ class CompiledEngine:
         si[:, K.SI_NEXT] = p.stage_task_start
         si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL]] = -1
         sdone = np.full(ns, np.nan)
-        ts = np.zeros((nt, K.N_TS), dtype=np.int64)
+        # int32: task, stage and retry indices and failure counts (the 10M-task scale: -200 MB)
+        ts = np.zeros((nt, K.N_TS), dtype=np.int32)
         ts[:, K.TS_JOB] = p.task_job
         ts[:, K.TS_STAGE] = p.task_stage
         ts[:, K.TS_FAILS] = p.task_fail_count
@@ -138,9 +140,12 @@ class CompiledEngine:
         tsf[:, K.TSF_B] = p.task_b
         tsf[:, K.TSF_C] = p.task_c
         tsf[:, K.TSF_FRAC] = p.task_fail_frac
-        ti = np.zeros((nt, K.N_TI), dtype=np.int64)
+        ti = np.zeros((nt, K.N_TI), dtype=np.int32)
         ti[:, K.TI_RETRY_NEXT] = -1
-        cap = int(nt + nj + p.task_fail_count.sum() + self.att_room + 16)
+        # Attempt rows: every task, AM and failed attempt, plus a quarter for preempted ones.
+        # Rows are zero pages until used, so the headroom costs address space, not memory,
+        # and usually spares `_grow` (which doubles, and copies every row).
+        cap = int(nt + nj + p.task_fail_count.sum() + self.att_room + 16 + (nt + nj) // 4)
         af = np.zeros((cap, K.N_AF))
         ai = np.zeros((cap, K.N_AI), dtype=np.int64)
         hcap = 2 * cap + nj + 16
@@ -182,6 +187,20 @@ class CompiledEngine:
             "touched": np.zeros(max(nj, 1), dtype=np.int64),
         }  # fmt: skip
         self._install_queues(p.queues)
+        # The packed task columns are held once: as views of the kernel's static task arrays
+        # (the kernel never writes ts or tsf).
+        self.p = replace(
+            p,
+            task_job=ts[:, K.TS_JOB],
+            task_stage=ts[:, K.TS_STAGE],
+            task_fail_count=ts[:, K.TS_FAILS],
+            task_req=tsf[:, K.TSF_REQ : K.TSF_REQ + 2],
+            task_dur=tsf[:, K.TSF_DUR],
+            task_a=tsf[:, K.TSF_A],
+            task_b=tsf[:, K.TSF_B],
+            task_c=tsf[:, K.TSF_C],
+            task_fail_frac=tsf[:, K.TSF_FRAC],
+        )
 
     @property
     def now(self) -> float:
@@ -268,3 +287,24 @@ class CompiledEngine:
             s["ai"][:n, K.AI_PREEMPTED].astype(bool),
             s["jf"][:, K.JF_FINISH].copy(),
         )
+
+    def take_records(self) -> tuple[np.ndarray, ...]:
+        """`records()`, freeing the engine's arrays on the way (the engine is unusable after).
+
+        Each attempt column is copied out before its array goes, so a copy of every record
+        and the kernel's attempt arrays are never held at once. The task arrays that `p`
+        views stay until `p` goes.
+        """
+        s = self.state
+        n = int(s["gi"][K.GI_N_ATT])
+        job_finish = s["jf"][:, K.JF_FINISH].copy()
+        start = s["af"][:n, K.AF_START].copy()
+        finish = s["af"][:n, K.AF_FINISH].copy()
+        del s["af"]
+        ai = s.pop("ai")
+        task = ai[:n, K.AI_TASK].copy()
+        state = ai[:n, K.AI_STATE].astype(np.int8)
+        preempted = ai[:n, K.AI_PREEMPTED].astype(bool)
+        del ai
+        s.clear()
+        return task, start, finish, state, preempted, job_finish

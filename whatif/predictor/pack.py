@@ -19,13 +19,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
 from whatif.schedule import Schedule
-from whatif.workload import Workload
+from whatif.workload import Workload, arrow_strings, positions_in
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +91,7 @@ class Packed:
     stage_slowstart: np.ndarray  # int64 1 for a reduce stage right after a map stage
     stage_dim: np.ndarray  # int64 resource dimension allocation passes use (slot pool)
     # tasks (nt,) in Workload order
-    task_ids: tuple[str, ...]
+    task_ids: pa.ChunkedArray  # string; Arrow so that no Python string is held per task
     task_job: np.ndarray
     task_stage: np.ndarray
     task_req: np.ndarray  # (nt, 2) normalized request
@@ -299,12 +301,8 @@ def pack(
     )
     job_am = np.where(has_am[:, None], np.column_stack([am_m, am_v]), 0.0)
     # Tasks are sorted by job (submit order), stage index, task id: stages are runs.
-    jpos = (
-        pd.Series(np.arange(nj), index=job_ids)
-        .reindex(tasks["job_id"].to_numpy(dtype=object))
-        .to_numpy()
-    )
-    task_job = jpos.astype(np.int64)
+    task_ids = arrow_strings(tasks["task_id"])
+    task_job = positions_in(tasks["job_id"], jobs["job_id"])
     sidx = tasks["stage_index"].to_numpy(dtype=np.int64)
     new_stage = np.ones(nt, dtype=bool)
     if nt:
@@ -315,7 +313,7 @@ def pack(
     task_stage = (np.cumsum(new_stage) - 1).astype(np.int64)
     stage_job = task_job[stage_start] if ns else np.zeros(0, dtype=np.int64)
     job_stage_ptr = np.searchsorted(stage_job, np.arange(nj + 1)).astype(np.int64)
-    stage_names = tuple(tasks["stage"].to_numpy(dtype=object)[stage_start].tolist())
+    stage_names = tuple(tasks["stage"].take(stage_start).astype(str).tolist())
     prio = tasks["priority"].to_numpy(dtype=np.int64)
     stage_priority = np.minimum.reduceat(prio, stage_start) if ns else np.zeros(0, dtype=np.int64)
     stage_slowstart = np.zeros(ns, dtype=np.int64)
@@ -369,7 +367,7 @@ def pack(
         stage_priority=stage_priority.astype(np.int64),
         stage_slowstart=stage_slowstart,
         stage_dim=stage_dim,
-        task_ids=tuple(tasks["task_id"].to_numpy(dtype=object).tolist()),
+        task_ids=task_ids,
         task_job=task_job,
         task_stage=task_stage,
         task_req=np.ascontiguousarray(req, dtype=float),
@@ -382,6 +380,16 @@ def pack(
         min_request=min_request.astype(float),
     )
     return packed, allocation
+
+
+def _large(text: str) -> pa.Scalar:
+    """`text` as an Arrow large_string scalar (Arrow joins need one string type throughout)."""
+    return pa.scalar(text, type=pa.large_string())
+
+
+def _string_column(values: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray:
+    """A pandas ``string`` column over Arrow strings, without converting them to Python."""
+    return pd.array(values, dtype="string")
 
 
 def _replay_parts(tasks, task_job, task_stage, stage_slowstart, stage_start, dur, mult):
@@ -428,63 +436,94 @@ def unpack_schedule(
     job_finish: np.ndarray,
     job_queue: np.ndarray,
 ) -> Schedule:
-    """A Schedule from attempt arrays (``att_task`` < 0 encodes job ``-1 - att_task``'s AM)."""
-    n = len(att_task)
-    task_ids = np.array(packed.task_ids + ("",), dtype=object)
-    job_ids = np.array(packed.job_ids, dtype=object)
-    stage_names = np.array(packed.stage_names + ("",), dtype=object)
+    """A Schedule from attempt arrays (``att_task`` < 0 encodes job ``-1 - att_task``'s AM).
+
+    Id columns are built as Arrow strings (no Python string per attempt), and rows come out
+    in the Schedule's order (start, attempt id), so that its constructor need not copy them.
+    """
+    att_task = np.asarray(att_task, dtype=np.int64)
+    n, nt = len(att_task), len(packed.task_job)
     is_am = att_task < 0
-    tidx = np.where(is_am, len(packed.task_ids), att_task)
-    jidx = np.where(is_am, -1 - att_task, packed.task_job[np.where(is_am, 0, att_task)] if n else 0)
-    job_col = job_ids[jidx] if n else np.zeros(0, dtype=object)
-    tid = task_ids[tidx].copy() if n else np.zeros(0, dtype=object)
-    if n and is_am.any():
-        tid[is_am] = job_col[is_am] + "_am"
-    stage = (
-        stage_names[
-            np.where(
-                is_am, len(packed.stage_names), packed.task_stage[np.where(is_am, 0, att_task)]
-            )
-        ]
-        if n
-        else tid
+    jidx = -1 - att_task
+    jidx[~is_am] = packed.task_job[att_task[~is_am]]
+    job_ids = pa.array(list(packed.job_ids), type=pa.large_string())
+    # Task ids, then one AM id per job: row `ident` of an attempt names it.
+    ids = pa.chunked_array(
+        packed.task_ids.chunks + [pc.binary_join_element_wise(job_ids, _large("_am"), _large(""))],
+        type=pa.large_string(),
     )
-    if n and is_am.any():
-        stage[is_am] = "am"
-    # Attempt number within its task, in allocation order.
-    frame = pd.DataFrame({"t": tid})
-    number = frame.groupby("t", sort=False).cumcount().to_numpy() if n else np.zeros(0, dtype=int)
-    attempt_id = [f"{t}_{k}" for t, k in zip(tid.tolist(), number.tolist(), strict=True)]
-    req = (
-        np.where(
-            is_am[:, None],
-            packed.job_am[np.where(is_am, jidx, 0)],
-            packed.task_req[np.where(is_am, 0, att_task)],
-        )
-        if n
-        else np.zeros((0, 2))
+    ident = np.where(is_am, nt + jidx, att_task)
+    # Attempts are numbered within their task id in allocation order; an AM id that equals a
+    # task id (the task "<job>_am") shares that task's numbering, as the ids say.
+    key = ident.copy()
+    if is_am.any():
+        named_am = packed.task_ids.filter(pc.ends_with(packed.task_ids, "_am"))
+        if len(named_am):
+            am_rows = np.flatnonzero(is_am)
+            hit = pc.index_in(ids.take(ident[am_rows]), value_set=named_am)
+            same = pc.is_valid(hit).to_numpy(zero_copy_only=False)
+            positions = pc.index_in(named_am, value_set=packed.task_ids).to_numpy()
+            key[am_rows[same]] = positions[hit.drop_null().to_numpy()]
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = sorted_key[1:] != sorted_key[:-1]
+    run_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    del sorted_key, first, key
+    number = np.empty(n, dtype=np.int64)
+    number[order] = np.arange(n) - run_start
+    del order, run_start
+    attempt_id = pc.binary_join_element_wise(
+        ids.take(ident), pa.array(number).cast(pa.large_string()), _large("_")
     )
-    states = (
-        np.array(ATTEMPT_STATE_NAMES, dtype=object)[att_state] if n else np.zeros(0, dtype=object)
-    )
-    attempts = pd.DataFrame(
-        {
-            "job_id": job_col,
-            "task_id": tid,
-            "attempt_id": attempt_id,
-            "stage": stage,
-            "start_s": att_start,
-            "finish_s": np.where(att_state == 0, np.nan, att_finish),
-            "memory_mb": req[:, 0] if n else [],
-            "vcores": req[:, 1] if n else [],
-            "state": states,
-            "preempted": att_preempted.astype(bool),
-            "is_am": is_am,
-        }
-    )
+    del number
+    # The Schedule's row order: start time, then attempt id.
+    rows = pc.sort_indices(
+        pa.table({"start": att_start, "id": attempt_id}),
+        sort_keys=[("start", "ascending"), ("id", "ascending")],
+    ).to_numpy()
+    attempt_id = attempt_id.take(rows)
+    att_task, is_am, jidx, ident = att_task[rows], is_am[rows], jidx[rows], ident[rows]
+    # Columns one at a time, each input dropped after its last use (the peak of a large run).
+    columns = {"job_id": _string_column(job_ids.take(jidx))}
+    columns["task_id"] = _string_column(ids.take(ident))
+    del ids, ident
+    columns["attempt_id"] = _string_column(attempt_id)
+    del attempt_id
+    # Task rows index the task arrays directly; AM rows (few) are then overwritten.
+    task_row = np.where(is_am, 0, att_task) if nt else None
+    del att_task
+    stage_names = pa.array(list(packed.stage_names) + ["am"], type=pa.large_string())
+    stage_of = np.full(n, len(packed.stage_names), dtype=np.int64)
+    if task_row is not None:
+        stage_of[:] = packed.task_stage[task_row]
+        stage_of[is_am] = len(packed.stage_names)
+    columns["stage"] = _string_column(stage_names.take(stage_of))
+    del stage_of
+    start = np.asarray(att_start, dtype=float)[rows]
+    columns["start_s"] = start
+    att_state = np.asarray(att_state, dtype=np.int8)[rows]
+    finish = np.asarray(att_finish, dtype=float)[rows]
+    finish[att_state == 0] = np.nan
+    columns["finish_s"] = finish
+    for d, name in enumerate(("memory_mb", "vcores")):
+        req = np.zeros(n) if task_row is None else packed.task_req[:, d][task_row]
+        req[is_am] = packed.job_am[jidx[is_am], d]
+        columns[name] = req
+    del task_row, req
+    states = pa.array(list(ATTEMPT_STATE_NAMES), type=pa.large_string())
+    columns["state"] = _string_column(states.take(att_state))
+    del att_state
+    columns["preempted"] = np.asarray(att_preempted, dtype=bool)[rows]
+    columns["is_am"] = is_am
+    del rows, is_am
+    # copy=False: the columns are new arrays, and consolidating them would copy them again.
+    attempts = pd.DataFrame(columns, copy=False)
+    del columns
+    job_ids = np.array(packed.job_ids, dtype=object)
     launch = np.full(len(job_ids), np.nan)
     if n:
-        np.fmin.at(launch, jidx, att_start)
+        np.fmin.at(launch, jidx, start)
     finished = ~np.isnan(job_finish)
     started = ~np.isnan(launch)
     state = np.where(finished, "SUCCEEDED", np.where(started, "RUNNING", "PENDING"))

@@ -1279,6 +1279,10 @@ class ReferenceEngine:
             self.job_finish.copy(),
         )
 
+    def take_records(self) -> tuple[np.ndarray, ...]:
+        """`records()` at the end of a run (the compiled engine frees its arrays here)."""
+        return self.records()
+
 
 def _expired(v1: bool, waited: float, timeout: float) -> bool:
     """Whether a starvation timer acts: Hadoop 1 once strictly past the timeout

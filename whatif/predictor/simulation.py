@@ -115,6 +115,8 @@ class Simulation:
             from whatif.predictor.reference import ReferenceEngine
 
             self._engine = ReferenceEngine(self.packed, settings)
+        # The engine may hold the packed arrays in its own form (see CompiledEngine).
+        self.packed = self._engine.p
 
     @property
     def time_s(self) -> float:
@@ -147,6 +149,34 @@ class Simulation:
             preempted,
             job_finish,
             self.packed.job_queue,
+        )
+
+    def _final_schedule(self) -> Schedule:
+        """The schedule, built after dropping the engine (which makes this object unusable).
+
+        For `predict`, which does not use the simulation again: the kernel's arrays and the
+        schedule's table are then not held at once (at 10M tasks, 2 GB each).
+        """
+        records = self._engine.take_records()
+        p = self.packed
+        # Only what `unpack_schedule` reads of the tasks, copied out of the engine's arrays.
+        empty = np.zeros(0)
+        self.packed = dataclasses.replace(
+            p,
+            task_job=np.array(p.task_job),
+            task_stage=np.array(p.task_stage),
+            task_req=np.array(p.task_req),
+            task_dur=empty,
+            task_a=empty,
+            task_b=empty,
+            task_c=empty,
+            task_fail_count=np.zeros(0, dtype=np.int64),
+            task_fail_frac=empty,
+        )
+        self._engine = None
+        del p
+        return unpack_schedule(
+            self.packed, self.packed.queues.names, *records, self.packed.job_queue
         )
 
     def state(self) -> SimulationState:
@@ -211,6 +241,8 @@ def predict(
     noise: NoiseModel | None = None,
 ) -> Schedule:
     """The schedule the Fair Scheduler would produce for `workload` (see `Simulation`)."""
-    return Simulation(
+    sim = Simulation(
         workload, allocation, cluster, settings=settings, engine=engine, seed=seed, noise=noise
-    ).run_to_end()
+    )
+    sim.advance_to(math.inf)
+    return sim._final_schedule()

@@ -28,6 +28,12 @@ def test_reference_and_numba_give_identical_schedules(scenario, seed):
     )
     pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
     pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
+    # predict drops the engine before unpacking; a kept Simulation gives the same schedule
+    kept = Simulation(
+        workload, allocation, cluster, settings=sched, engine="numba", seed=seed, noise=noise
+    ).run_to_end()
+    pd.testing.assert_frame_equal(fast.attempts, kept.attempts)
+    pd.testing.assert_frame_equal(fast.jobs, kept.jobs)
 
 
 @settings(

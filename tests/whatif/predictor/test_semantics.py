@@ -2,10 +2,11 @@
 
 import math
 
+import pandas as pd
 import pytest
 from conftest import build_workload, containers, flat_tree
 
-from whatif import EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources
+from whatif import EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings, Simulation, predict
 
@@ -424,3 +425,36 @@ def test_reconfigure_changes_shares_from_then_on(engine):
     sim.advance_to(15)
     assert sim.state().running.groupby("job_id").size().to_dict() == {"ja": 1, "jb": 3}
     assert sim.run_to_end().jobs["state"].eq("SUCCEEDED").all()
+
+
+def test_am_whose_id_is_a_task_id_shares_its_attempt_numbering(engine):
+    """An AM ("<job>_am") and a task named the same get attempts _0 and _1, not two _0."""
+    jobs = pd.DataFrame(
+        {"job_id": ["j"], "queue": ["root.a"], "submit_s": [0.0], "am_memory_mb": [1024.0]}
+    )
+    tasks = pd.DataFrame(
+        {
+            "job_id": ["j"],
+            "task_id": ["j_am"],
+            "stage": ["map"],
+            "duration_s": [5.0],
+            "memory_mb": [1024.0],
+            "vcores": [1.0],
+        }
+    )
+    s = predict(Workload(jobs, tasks), flat_tree(a={}), containers(4), engine=engine)
+    by_id = s.attempts.set_index("attempt_id")["is_am"].to_dict()
+    assert by_id == {"j_am_0": True, "j_am_1": False}
+
+
+def test_workload_of_jobs_without_tasks_gives_their_am_attempts(engine):
+    """Jobs with an AM and no tasks (no task table rows at all) schedule just their AMs."""
+    jobs = pd.DataFrame(
+        {"job_id": ["j1", "j2"], "queue": ["root.a"] * 2, "submit_s": [0.0, 1.0]}
+    ).assign(am_memory_mb=1024.0)
+    tasks = pd.DataFrame(
+        columns=["job_id", "task_id", "stage", "duration_s", "memory_mb", "vcores"]
+    )
+    s = predict(Workload(jobs, tasks), flat_tree(a={}), containers(4), engine=engine)
+    assert s.attempts["attempt_id"].tolist() == ["j1_am_0", "j2_am_0"]
+    assert s.attempts["stage"].tolist() == ["am", "am"]
