@@ -111,7 +111,7 @@ events (even one for an ended attempt makes an iteration that schedules a check)
 
 Killed and failed attempts free their resources at once and their task is queued
 again (at the end of its stage's re-queued tasks). Times are float64 seconds;
-resources float64 MB/vcores (or slots); every index is int64.
+resources float64 MB/vcores (or slots); indices are int64 (int32 in the task tables `ts` and `ti`).
 
 Speed (none of this changes a schedule; the reference engine scans plainly): apps of a
 leaf are ranked by a tournament tree per view (`_tree_put`), so the best app is read at
@@ -513,7 +513,7 @@ def heap_pop(hf, hi, gi):
 #   umax (nu,) int64 user maxRunningApps (-1 none); urun (nu,) int64 runnable apps
 #   ss (ns, N_SS) int64 / ssf (ns, 2) float64 request sums: static stages; si state;
 #   sdone (ns,) float64 time each stage completed (NaN before)
-#   ts (nt, N_TS) int64 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) state
+#   ts (nt, N_TS) int32 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) int32 state
 #   af (cap, N_AF) float64 / ai (cap, N_AI) int64: attempts (task < 0: AM of job -1-task)
 #   hf (hcap,) float64 / hi (hcap, 3) int64: event heap (time; seq, kind, ident)
 #   gf (N_GF,) float64 / gi (N_GI,) int64: clock, free resources, counters, list heads
