@@ -111,7 +111,8 @@ events (even one for an ended attempt makes an iteration that schedules a check)
 
 Killed and failed attempts free their resources at once and their task is queued
 again (at the end of its stage's re-queued tasks). Times are float64 seconds;
-resources float64 MB/vcores (or slots); indices are int64 (int32 in the task tables `ts` and `ti`).
+resources float64 MB/vcores (or slots); indices are int64 (int32 in the task tables
+`ts` and `ti`).
 
 Speed (none of this changes a schedule; the reference engine scans plainly): apps of a
 leaf are ranked by a tournament tree per view (`_tree_put`), so the best app is read at
