@@ -1945,10 +1945,10 @@ def _take(W, a, cons):
 
 
 @njit(cache=True)
-def _expired(v1, waited, timeout):
-    """Whether a starvation timer acts: Hadoop 1 once strictly past the timeout
-    (tasksToPreempt: curTime - lastTimeAtMinShare > timeout); Hadoop 2 here at it."""
-    return waited > timeout if v1 else waited >= timeout
+def _expired(waited, timeout):
+    """Whether a Hadoop 1/2 starvation timer acts: once strictly past the timeout
+    (Hadoop 1 tasksToPreempt, Hadoop 2 resToPreempt: curTime - lastTime > timeout)."""
+    return waited > timeout
 
 
 @njit(cache=True)
@@ -2032,15 +2032,9 @@ def _preempt_v12(W):
                     starving = fair_starved
                 if starving and timeout != INF:
                     e = last + timeout
-                    if v1:
-                        # Hadoop 1 acts once strictly past the timeout
-                        g = _grid_after(max(e, t), interval)
-                        ahead = e >= t
-                    else:
-                        g = _grid_at_or_after(max(e, t), interval)
-                        if g <= t:
-                            g = _grid_after(t, interval)
-                        ahead = e > t
+                    # the timer acts once strictly past the timeout
+                    g = _grid_after(max(e, t), interval)
+                    ahead = e >= t
                     if g < nxt:
                         nxt = g
                     if ahead and g < fut:
@@ -2197,7 +2191,7 @@ def _v12_state(W):
                 if last == -INF or timeout == INF:
                     out[n] = INF if last == -INF else 1.0  # not starved / never acts
                 else:
-                    out[n] = -INF if _expired(v1, t - last, timeout) else last - t + 0.0
+                    out[n] = -INF if _expired(t - last, timeout) else last - t + 0.0
                 n += 1
     out[n] = gf[G_NEXT_V12] - t + 0.0
     n += 1
@@ -2327,7 +2321,7 @@ def _preempt_v2(W):
         rm1 = 0.0
         rf0 = 0.0
         rf1 = 0.0
-        if qf[leaf, QF_LMIN] > -INF and t - qf[leaf, QF_LMIN] >= qsf[leaf, QSF_MIN_TO]:
+        if qf[leaf, QF_LMIN] > -INF and _expired(t - qf[leaf, QF_LMIN], qsf[leaf, QSF_MIN_TO]):
             rm0, rm1 = _rmax(
                 W,
                 policy,
@@ -2336,7 +2330,7 @@ def _preempt_v2(W):
                 min(qsf[leaf, QSF_MIN], d0) - u0,
                 min(qsf[leaf, QSF_MIN + 1], d1) - u1,
             )
-        if qf[leaf, QF_LFAIR] > -INF and t - qf[leaf, QF_LFAIR] >= qsf[leaf, QSF_FAIR_TO]:
+        if qf[leaf, QF_LFAIR] > -INF and _expired(t - qf[leaf, QF_LFAIR], qsf[leaf, QSF_FAIR_TO]):
             rf0, rf1 = _rmax(
                 W,
                 policy,
@@ -2475,10 +2469,10 @@ def _preempt_v1(W, d):
         n_min = 0.0
         n_fair = 0.0
         last = qf[leaf, QF_LMIN + d]
-        if last > -INF and _expired(True, t - last, qsf[leaf, QSF_MIN_TO]):
+        if last > -INF and _expired(t - last, qsf[leaf, QSF_MIN_TO]):
             n_min = max(0.0, min(qsf[leaf, QSF_MIN + d], dd) - running)
         last = qf[leaf, QF_LFAIR + d]
-        if last > -INF and _expired(True, t - last, qsf[leaf, QSF_FAIR_TO]):
+        if last > -INF and _expired(t - last, qsf[leaf, QSF_FAIR_TO]):
             n_fair = max(0.0, math.floor(min(qf[leaf, QF_FAIR + d], dd)) - running)
         total += math.floor(max(n_min, n_fair))
     if total <= 0:

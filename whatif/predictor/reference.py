@@ -959,13 +959,8 @@ class ReferenceEngine:
                 acted = self._preempt_v2()
         nxt = wake = INF
         for e in expiries:
-            if v1:
-                # Hadoop 1 acts once strictly past the timeout (curTime - last > timeout)
-                g, ahead = _grid_after(max(e, t), interval), e >= t
-            else:
-                g, ahead = _grid_at_or_after(max(e, t), interval), e > t
-                if g <= t:
-                    g = _grid_after(t, interval)
+            # a timer acts once strictly past the timeout (curTime - last > timeout)
+            g, ahead = _grid_after(max(e, t), interval), e >= t
             nxt = min(nxt, g)
             if ahead or not (check and not acted):
                 wake = min(wake, g)
@@ -1026,7 +1021,7 @@ class ReferenceEngine:
                     if last == -INF or timeout == INF:
                         timers.append(INF if last == -INF else 1.0)  # not starved / never acts
                     else:
-                        timers.append(-INF if _expired(v1, t - last, timeout) else last - t)
+                        timers.append(-INF if _expired(t - last, timeout) else last - t)
         return (
             tuple(running),
             tuple(self.att_task[a] for a in self.warned),
@@ -1106,15 +1101,13 @@ class ReferenceEngine:
             demand = self._demand(leaf)
             usage = self.q_usage[leaf]
             res_min = res_fair = np.zeros(2)
-            if (
-                self.q_last_min[leaf, 0] > -INF
-                and t - self.q_last_min[leaf, 0] >= self.q.min_timeout[leaf]
+            if self.q_last_min[leaf, 0] > -INF and _expired(
+                t - self.q_last_min[leaf, 0], self.q.min_timeout[leaf]
             ):
                 target = np.minimum(self.q.min_share[leaf], demand)
                 res_min = self._rmax(policy, np.zeros(2), target - usage)
-            if (
-                self.q_last_fair[leaf, 0] > -INF
-                and t - self.q_last_fair[leaf, 0] >= self.q.fair_timeout[leaf]
+            if self.q_last_fair[leaf, 0] > -INF and _expired(
+                t - self.q_last_fair[leaf, 0], self.q.fair_timeout[leaf]
             ):
                 target = np.minimum(self.q_fair[leaf], demand)
                 res_fair = self._rmax(policy, np.zeros(2), target - usage)
@@ -1207,11 +1200,11 @@ class ReferenceEngine:
             running = self.q_usage[leaf, d]
             n_min = n_fair = 0.0
             if self.q_last_min[leaf, d] > -INF and _expired(
-                True, t - self.q_last_min[leaf, d], self.q.min_timeout[leaf]
+                t - self.q_last_min[leaf, d], self.q.min_timeout[leaf]
             ):
                 n_min = max(0.0, min(self.q.min_share[leaf, d], demand) - running)
             if self.q_last_fair[leaf, d] > -INF and _expired(
-                True, t - self.q_last_fair[leaf, d], self.q.fair_timeout[leaf]
+                t - self.q_last_fair[leaf, d], self.q.fair_timeout[leaf]
             ):
                 n_fair = max(0.0, math.floor(min(self.q_fair[leaf, d], demand)) - running)
             total += math.floor(max(n_min, n_fair))
@@ -1284,10 +1277,10 @@ class ReferenceEngine:
         return self.records()
 
 
-def _expired(v1: bool, waited: float, timeout: float) -> bool:
-    """Whether a starvation timer acts: Hadoop 1 once strictly past the timeout
-    (tasksToPreempt: curTime - lastTimeAtMinShare > timeout); Hadoop 2 here at it."""
-    return waited > timeout if v1 else waited >= timeout
+def _expired(waited: float, timeout: float) -> bool:
+    """Whether a Hadoop 1/2 starvation timer acts: once strictly past the timeout
+    (Hadoop 1 tasksToPreempt, Hadoop 2 resToPreempt: curTime - lastTime > timeout)."""
+    return waited > timeout
 
 
 def _grid_at_or_after(x: float, interval: float) -> float:

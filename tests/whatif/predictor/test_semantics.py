@@ -283,9 +283,10 @@ def test_hadoop2_warns_then_kills_after_the_wait(engine):
     cfg = SchedulerSettings(preemption=True, hadoop_version=2, wait_time_before_kill_s=15.0)
     s = predict(workload, alloc, containers(12), settings=cfg, engine=engine)
     killed = s.attempts[s.attempts["preempted"]]
-    # starved from 10, timeout expires at 30 (a grid point): warned at 30, killed at 50
-    assert len(killed) == 4 and (killed["finish_s"] == 50.0).all()
-    assert s.attempts[s.attempts["job_id"] == "jb"]["start_s"].min() == 50.0
+    # starved from 10, timeout expires at 30 and acts strictly after it (resToPreempt:
+    # curTime - last > timeout): warned at 35, killed once warned longer than 15 s, at 55
+    assert len(killed) == 4 and (killed["finish_s"] == 55.0).all()
+    assert s.attempts[s.attempts["job_id"] == "jb"]["start_s"].min() == 55.0
 
 
 def test_hadoop1_slot_pools_are_separate(engine):

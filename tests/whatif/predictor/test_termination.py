@@ -89,8 +89,9 @@ def test_hadoop2_preemption_livelock_ends_where_the_run_starts_cycling(engine):
     s = predict(build_workload(jobs), alloc, Cluster(4096.0, 8.0), settings=cfg, engine=engine)
     assert s.jobs.set_index("job_id")["state"].to_dict() == {"jb": "RUNNING", "ja": "PENDING"}
     maps = s.attempts[~s.attempts["is_am"]]
-    # a starves from 1; warned at 6, killed at 7, re-run, warned at 8, killed at 9: cycling
-    assert maps["start_s"].tolist() == [0.0, 7.0, 9.0]
+    # a starves from 1, past its timeout after 6: warned at 7, killed at 8, re-run, warned
+    # at 9, killed at 10: cycling
+    assert maps["start_s"].tolist() == [0.0, 8.0, 10.0]
     assert maps["state"].tolist() == ["KILLED", "KILLED", "RUNNING"]
 
 
