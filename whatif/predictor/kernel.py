@@ -71,7 +71,8 @@ no timers are updated otherwise): per leaf with a finite timeout, apps with pend
 demand and past their re-check time, in the leaf policy order: fair-share
 starvation (fairDemand = min(floor(appFairShare * threshold), demand), starved
 while usage < fairDemand by the policy's calculator, acting once starved for the
-timeout; the scan stops at the first app that is not acting), then the leaf's
+timeout, ``now - last >= timeout`` as FSAppAttempt.fairShareStarvation and
+FSLeafQueue.minShareStarvation test it; the scan stops at the first app that is not acting), then the leaf's
 min-share starvation (min(minShare, demand) - usage after the timeout, less the
 fair-share starvation) handed out in the same order as Hadoop does. Each starved
 app (in the order found): for each request in priority order, floor(starvation /
@@ -133,8 +134,8 @@ import math
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
-from numba.extending import intrinsic
+
+from whatif.predictor.world import borrowed, world_ref
 
 INF = np.inf
 
@@ -267,37 +268,19 @@ JAVA_INT_MAX = 2147483647.0
 
 
 # --------------------------------------------------------------------------- borrowing
-@intrinsic
-def _borrowed(typingctx, arr):
-    """The array without its memory-manager handle, for use while the caller holds it.
-
-    Every jitted call increfs and decrefs each array of the world tuple it receives, an
-    atomic operation per array; a borrowed array has no handle, so passing the world
-    between the kernel's functions costs no reference counting.
-    """
-
-    def codegen(context, builder, signature, args):
-        ary = cgutils.create_struct_proxy(arr)(context, builder, value=args[0])
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        ary.parent = cgutils.get_null_value(ary.parent.type)
-        return ary._getvalue()
-
-    return arr(arr), codegen
-
-
 @njit(cache=True)
 def _borrow_world(W):
-    """The world tuple with every array borrowed (see `_borrowed`)."""
+    """The world tuple with every array borrowed (see `world.borrowed`)."""
     return (
-        _borrowed(W[0]), _borrowed(W[1]), _borrowed(W[2]), _borrowed(W[3]),
-        _borrowed(W[4]), _borrowed(W[5]), _borrowed(W[6]), _borrowed(W[7]),
-        _borrowed(W[8]), _borrowed(W[9]), _borrowed(W[10]), _borrowed(W[11]),
-        _borrowed(W[12]), _borrowed(W[13]), _borrowed(W[14]), _borrowed(W[15]),
-        _borrowed(W[16]), _borrowed(W[17]), _borrowed(W[18]), _borrowed(W[19]),
-        _borrowed(W[20]), _borrowed(W[21]), _borrowed(W[22]), _borrowed(W[23]),
-        _borrowed(W[24]), _borrowed(W[25]), _borrowed(W[26]), _borrowed(W[27]),
-        _borrowed(W[28]), _borrowed(W[29]), _borrowed(W[30]), _borrowed(W[31]),
-        _borrowed(W[32]), _borrowed(W[33]), _borrowed(W[34]), _borrowed(W[35]),
+        borrowed(W[0]), borrowed(W[1]), borrowed(W[2]), borrowed(W[3]),
+        borrowed(W[4]), borrowed(W[5]), borrowed(W[6]), borrowed(W[7]),
+        borrowed(W[8]), borrowed(W[9]), borrowed(W[10]), borrowed(W[11]),
+        borrowed(W[12]), borrowed(W[13]), borrowed(W[14]), borrowed(W[15]),
+        borrowed(W[16]), borrowed(W[17]), borrowed(W[18]), borrowed(W[19]),
+        borrowed(W[20]), borrowed(W[21]), borrowed(W[22]), borrowed(W[23]),
+        borrowed(W[24]), borrowed(W[25]), borrowed(W[26]), borrowed(W[27]),
+        borrowed(W[28]), borrowed(W[29]), borrowed(W[30]), borrowed(W[31]),
+        borrowed(W[32]), borrowed(W[33]), borrowed(W[34]), borrowed(W[35]),
     )  # fmt: skip
 
 
@@ -2516,7 +2499,7 @@ def advance(W, t_stop, att_room):
     Returns 0 when done or stopped, 1 when fewer than `att_room` attempt slots are
     left at the start of an iteration (the caller grows the arrays and calls again).
     """
-    W = _borrow_world(W)
+    W = world_ref(_borrow_world(W))
     js, jsf, af, ai, hf, hi, gf, gi, cfg = (
         W[6],
         W[7],
@@ -2594,6 +2577,7 @@ def rebuild_queue_state(W):
 
     Jobs are visited in index order, so leaf app lists are in submission order afterwards.
     """
+    W = world_ref(_borrow_world(W))
     qf, js, jsf, jf, ji = W[3], W[6], W[7], W[8], W[9]
     for j in range(js.shape[0]):
         state = ji[j, JI_STATE]
@@ -2614,4 +2598,5 @@ def rebuild_queue_state(W):
 @njit(cache=True)
 def promote_waiting(W):
     """Make runnable every waiting app the (new) limits allow, in submission order."""
+    W = world_ref(_borrow_world(W))
     _promote_waiting(W)

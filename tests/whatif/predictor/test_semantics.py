@@ -254,7 +254,9 @@ def test_no_preemption_below_the_utilization_threshold(engine):
 
 
 def test_fair_share_preemption_needs_starvation_below_threshold(engine):
-    """Hadoop 3 fair-share starvation: b's app (share 6) below 0.5 * 6 after 30 s gets 3 containers."""
+    """Hadoop 3 fair-share starvation: b's app (share 6) below 0.5 * 6 after 30 s gets 3 containers.
+
+    At exactly 10 + 30 s: Hadoop 3 acts once ``now - lastTimeAtFairShare >= timeout``."""
     workload, alloc = preemption_case(fair_share_preemption_timeout_s=30.0)
     cfg = SchedulerSettings(preemption=True, wait_time_before_kill_s=0.0)
     s = predict(workload, alloc, containers(12), settings=cfg, engine=engine)

@@ -1,0 +1,82 @@
+"""How the compiled engine hands its world (the tuple of state arrays) between functions.
+
+Numba passes a tuple by value: every call between two jitted functions would copy the
+whole world, some 300 machine words for its 36 arrays, and take a reference on each
+array. That copying was most of the kernel's time. So an entry point borrows the
+arrays (drops their memory-manager handles: the Python caller holds them for the run)
+and keeps the tuple in its own stack frame; the functions it calls get a `WorldRef`, one
+pointer to that tuple, and index it exactly like the tuple (``W[6]`` is the sixth array).
+"""
+
+from __future__ import annotations
+
+from numba import types
+from numba.core import cgutils
+from numba.core.imputils import lower_builtin
+from numba.core.typing.templates import AbstractTemplate, infer, signature
+from numba.extending import intrinsic, models, register_model
+
+
+class WorldRef(types.Type):
+    """A pointer to a world tuple in the frame of the entry point that made it."""
+
+    def __init__(self, tuple_type: types.BaseTuple) -> None:
+        self.tuple_type = tuple_type
+        super().__init__(name=f"WorldRef({tuple_type})")
+
+
+@register_model(WorldRef)
+class _WorldRefModel(models.PrimitiveModel):
+    def __init__(self, dmm, fe_type: WorldRef) -> None:
+        pointer = dmm.lookup(fe_type.tuple_type).get_value_type().as_pointer()
+        super().__init__(dmm, fe_type, pointer)
+
+
+@intrinsic
+def borrowed(typingctx, arr):
+    """The array without its memory-manager handle, for use while the caller holds it.
+
+    A borrowed array costs no atomic reference counting when it is passed or read."""
+
+    def codegen(context, builder, signature, args):
+        ary = cgutils.create_struct_proxy(arr)(context, builder, value=args[0])
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
+    return arr(arr), codegen
+
+
+@intrinsic
+def world_ref(typingctx, world):
+    """A `WorldRef` to a copy of `world` in the calling function's frame.
+
+    Valid until that function returns: call it only in the entry points, never in a
+    function whose result could outlive the caller."""
+
+    def codegen(context, builder, signature, args):
+        slot = cgutils.alloca_once(builder, args[0].type)
+        builder.store(args[0], slot)
+        return slot
+
+    return WorldRef(world)(world), codegen
+
+
+@infer
+class _WorldStaticGetItem(AbstractTemplate):
+    """Types ``W[k]`` on a `WorldRef`, for a constant `k`, as the tuple's k-th item."""
+
+    key = "static_getitem"
+
+    def generic(self, args, kws):
+        ref, index = args
+        if isinstance(ref, WorldRef) and isinstance(index, int):
+            return signature(ref.tuple_type[index], *args)
+        return None
+
+
+@lower_builtin("static_getitem", WorldRef, types.IntegerLiteral)
+def _world_static_getitem(context, builder, sig, args):
+    """Loads the k-th item through the pointer: no call, no copy of the rest."""
+    ref, k = args
+    return builder.load(cgutils.gep_inbounds(builder, ref, 0, k))
