@@ -1815,11 +1815,11 @@ def _victim_bound(W):
     """An upper bound on the memory a victim scan can reach: free memory plus, per app in a
     preemptable leaf, what it may lose and stay at its fair share (drf: all its usage).
 
-    Also lists, newest first, the unmarked task containers of apps that may lose one
-    (`cand`, GI_CAND_N): `_take` refuses every other container, and marking victims
-    only shrinks what apps may lose, so the list holds every victim of this check."""
-    qs, qi, jf, ji, ts, ai, gf, gi = W[0], W[4], W[8], W[9], W[16], W[20], W[23], W[24]
-    cand = W[35]
+    Also lists, newest first, the unmarked task containers whose app may lose them
+    (`cand`, GI_CAND_N): `_take` refuses every other container for the rest of the check,
+    since marking and taking victims only shrinks what apps may lose."""
+    qs, qi, js, jf, ji, ts, ai, gf, gi = W[0], W[4], W[6], W[8], W[9], W[16], W[20], W[23], W[24]
+    cluster, cand = W[26], W[35]
     gi[GI_EPOCH] += 1
     rich = gi[GI_EPOCH]
     bound = max(gf[G_FREE], 0.0)
@@ -1842,12 +1842,21 @@ def _victim_bound(W):
             elif x > 0.0:
                 bound += x
             j = ji[j, JI_APP_NEXT]
+    # A container its app cannot give up alone now stays so for the rest of the check
+    # (usage and shares are fixed, what is marked or taken only grows), provided "below
+    # the fair share" is monotone: always for the memory comparator, and for drf while
+    # both cluster dimensions are positive (no NaN shares).
+    monotone = cluster[0] > 0.0 and cluster[1] > 0.0
     n = 0
     a = gi[GI_FREE_TAIL]
     while a >= 0:
-        if ji[ts[ai[a, AI_TASK], TS_JOB], JI_RICH] == rich:
-            cand[n] = a
-            n += 1
+        vj = ts[ai[a, AI_TASK], TS_JOB]
+        if ji[vj, JI_RICH] == rich:
+            r0, r1 = _request_of(W, a)
+            policy = qs[js[vj, JS_QUEUE], QS_POLICY]
+            if (policy == 2 and not monotone) or _keeps_share(W, vj, r0, r1, 0.0, 0.0):
+                cand[n] = a
+                n += 1
         a = ai[a, AI_FREE_PREV]
     gi[GI_CAND_N] = n
     return bound
@@ -1858,9 +1867,10 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
     """One container's victims, newest first; appended to vict if the request fits.
 
     Running task containers not marked for preemption are visited newest first (AM and
-    marked containers never count; only the check's candidates, see `_victim_bound`,
-    can be taken); those already chosen for this app are skipped. After each one
-    visited, the scan stops if free + taken resources fit the request.
+    marked containers never count); those already chosen for this app are skipped.
+    After each one visited, the scan stops if free + taken resources fit the request.
+    Unless free resources fit from the start, a container changes the outcome only if it
+    is taken, so the scan walks just the check's candidates (see `_victim_bound`).
 
     Returns the new victim count and where the next scan for the same request may start:
     the candidate index of the first container this scan took (-1: the newest). Every
@@ -1868,12 +1878,24 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
     not be taken then, which stays true while nothing is marked, so a rescan from the
     newest would pass it by.
     """
-    af, ai, gf, gi, vict, cand = W[19], W[20], W[23], W[24], W[29], W[35]
+    qs, js, af, ai, gf, gi, vict, cand = W[0], W[6], W[19], W[20], W[23], W[24], W[29], W[35]
     pot0 = max(gf[G_FREE], 0.0)
     pot1 = max(gf[G_FREE + 1], 0.0)
     gi[GI_EPOCH] += 1
     cons = gi[GI_EPOCH]
     n0 = nv
+    if c0 <= pot0 and c1 <= pot1:
+        # Free resources alone fit, yet Hadoop looks at one container before it tests
+        # that: the newest one not chosen (AM and marked ones aside), whoever runs it.
+        a = gi[GI_FREE_TAIL]
+        while a >= 0 and ai[a, AI_CHOSEN] == chosen:
+            a = ai[a, AI_FREE_PREV]
+        if a >= 0 and qs[js[W[16][ai[a, AI_TASK], TS_JOB], JS_QUEUE], QS_PREEMPTABLE] == 1:
+            if _take(W, a, cons):
+                vict[nv] = a
+                ai[a, AI_CHOSEN] = chosen
+                nv += 1
+        return nv, resume
     first = -1
     for i in range(max(resume, 0), gi[GI_CAND_N]):
         a = cand[i]
@@ -1909,22 +1931,29 @@ def _take(W, a, cons):
     fair shares up to date) can be a victim in the current scan: its app keeps at least
     its fair share without it (and without what the scan `cons` already took from it);
     counts it taken."""
-    qs, js, jf, ji, ts, ai = W[0], W[6], W[8], W[9], W[16], W[20]
-    task = ai[a, AI_TASK]
-    vj = ts[task, TS_JOB]
-    vleaf = js[vj, JS_QUEUE]
+    jf, ji, ts, ai = W[8], W[9], W[16], W[20]
+    vj = ts[ai[a, AI_TASK], TS_JOB]
     r0, r1 = _request_of(W, a)
     if ji[vj, JI_CONS_EPOCH] != cons:
         ji[vj, JI_CONS_EPOCH] = cons
         jf[vj, JF_CONS] = 0.0
         jf[vj, JF_CONS + 1] = 0.0
-    after0 = jf[vj, JF_USE] - jf[vj, JF_TBP] - r0 - jf[vj, JF_CONS]
-    after1 = jf[vj, JF_USE + 1] - jf[vj, JF_TBP + 1] - r1 - jf[vj, JF_CONS + 1]
-    if _below(W, qs[vleaf, QS_POLICY], after0, after1, jf[vj, JF_FAIR], jf[vj, JF_FAIR + 1]):
+    if not _keeps_share(W, vj, r0, r1, jf[vj, JF_CONS], jf[vj, JF_CONS + 1]):
         return False
     jf[vj, JF_CONS] += r0
     jf[vj, JF_CONS + 1] += r1
     return True
+
+
+@njit(cache=True)
+def _keeps_share(W, j, r0, r1, c0, c1):
+    """Whether app `j` stays at or above its fair share after losing a container of
+    (r0, r1) besides (c0, c1) already taken and what is marked for preemption."""
+    qs, js, jf = W[0], W[6], W[8]
+    after0 = jf[j, JF_USE] - jf[j, JF_TBP] - r0 - c0
+    after1 = jf[j, JF_USE + 1] - jf[j, JF_TBP + 1] - r1 - c1
+    policy = qs[js[j, JS_QUEUE], QS_POLICY]
+    return not _below(W, policy, after0, after1, jf[j, JF_FAIR], jf[j, JF_FAIR + 1])
 
 
 @njit(cache=True)

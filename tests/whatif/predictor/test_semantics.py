@@ -265,6 +265,30 @@ def test_fair_share_preemption_needs_starvation_below_threshold(engine):
     assert (b["start_s"] == 40.0).sum() == 3
 
 
+def test_hadoop3_looks_at_the_newest_container_first_even_when_free_resources_fit(engine):
+    """b's app is starved but its AM is held back by maxAMShare (floor(4096 * 0.2) < 1024),
+    so the one free container already fits its request. Hadoop's
+    identifyContainersToPreemptOnNode still examines one container before it tests the
+    fit: the newest, n's, which n cannot give up (it is below its 2048 share; its 2048 map
+    waits), so nothing is preempted, though r holds 4096 over its share. The AM starts
+    once queue a empties at 200 and b's share doubles."""
+    alloc = flat_tree(
+        a={},
+        b={"max_am_share": 0.2, "fair_share_preemption_timeout_s": 10.0},
+    )
+    am = {"am_memory_mb": 1024.0, "am_vcores": 1.0}
+    jobs = [
+        ("r", "a", 0, [("map", 100, 1024)] * 6),
+        ("n", "a", 2, [("map", 100, 1024), ("map", 100, 2048)]),
+        ("s", "b", 3, [("map", 10, 1024)], am),
+    ]
+    cfg = SchedulerSettings(preemption=True, wait_time_before_kill_s=0.0)
+    s = predict(build_workload(jobs), alloc, containers(8), settings=cfg, engine=engine)
+    assert not s.attempts["preempted"].any()
+    s_am = s.attempts[(s.attempts["job_id"] == "s") & s.attempts["is_am"]]
+    assert s_am["start_s"].tolist() == [200.0]
+
+
 def test_queues_not_allowing_preemption_keep_their_containers(engine):
     """allowPreemptionFrom=false protects a queue's containers."""
     alloc = flat_tree(
