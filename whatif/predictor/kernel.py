@@ -169,7 +169,7 @@ GI_LIVELOCK, GI_SEEN_SET, GI_SEEN_POWER, GI_SEEN_STEPS, GI_SEEN_PROG, GI_SEEN_ST
 GI_PROGRESS = 19  # end and AM-ready events handled so far
 GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
 GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for preemption
-GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check (in `cand`)
+GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check in `cand` (-1: not listed yet)
 GI_QUIET = 27  # Hadoop 3 checks since the last progress
 N_GI = 28
 # queue static int / float
@@ -338,7 +338,12 @@ def res_compare(policy, a0, a1, b0, b1, c0, c1):
 
 # --------------------------------------------------------------------------- fair shares
 @njit(cache=True)
-def _planned(ratio, w, lo, hi, n):
+def _planned(ratio, w, lo, hi, n, uniform):
+    """The whole-number shares' total at `ratio`, capped at the Java int maximum. With
+    every (w, lo, hi) alike it is n times one share: the same number, as sums of whole
+    numbers are exact below 2**53, far above the cap."""
+    if uniform:
+        return min(n * math.floor(min(max(w[0] * ratio, lo[0]), hi[0])), JAVA_INT_MAX)
     total = 0.0
     for i in range(n):
         total += math.floor(min(max(w[i] * ratio, lo[i]), hi[i]))
@@ -379,14 +384,19 @@ def compute_shares(weights, mins, maxs, total, active, use_active, out):
     for i in range(m):
         cap_sum += min(hi[i], 9.223372036854775807e18)
     remaining = min(cap_sum, max(total - taken, 0.0))
+    uniform = True
+    for i in range(1, m):
+        if w[i] != w[0] or lo[i] != lo[0] or hi[i] != hi[0]:
+            uniform = False
+            break
     r_max = 1.0
-    while _planned(r_max, w, lo, hi, m) < remaining:
+    while _planned(r_max, w, lo, hi, m, uniform) < remaining:
         r_max *= 2.0
     left = 0.0
     right = r_max
     for _ in range(BISECTION_ROUNDS):
         mid = (left + right) / 2.0
-        planned = _planned(mid, w, lo, hi, m)
+        planned = _planned(mid, w, lo, hi, m, uniform)
         if planned == remaining:
             right = mid
             break
@@ -1688,10 +1698,10 @@ def _preempt_v3(W):
         for i in range(n_excl):
             _tree_put(W, W[32][i], _any_view(W), W[32][i])  # nothing changed them meanwhile
     # marking victims only lowers the bound, so one computed now stays an upper bound
-    bound0 = _victim_bound(W) if n_starved > 0 else 0.0
+    bound0, rich = _victim_bound(W) if n_starved > 0 else (0.0, -1)
     for i in range(n_starved):
         j = jbuf[i, 0]
-        _preempt_for(W, j, bound0)
+        _preempt_for(W, j, bound0, rich)
         jf[j, JF_NCHECK] = t + cfg[C_RECHECK]
         if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
             nxt_check = jf[j, JF_NCHECK]
@@ -1740,7 +1750,7 @@ def _requests(W, j, out_cap, out_n):
 
 
 @njit(cache=True)
-def _preempt_for(W, j, bound0):
+def _preempt_for(W, j, bound0, rich):
     """identifyContainersToPreempt for one starved app; victims are killed after the wait."""
     qs, js, jf, ts, tsf, af, ai, hf, hi, gf, gi, cfg, vict = (
         W[0],
@@ -1792,7 +1802,7 @@ def _preempt_for(W, j, bound0):
         resume = -1
         for _ in range(n):
             before = nv
-            nv, resume = _victims_for(W, c0, c1, chosen, nv, resume)
+            nv, resume = _victims_for(W, c0, c1, chosen, nv, resume, rich)
             if nv == before:
                 # nothing changed, so every further scan for this request fails too
                 break
@@ -1815,11 +1825,11 @@ def _victim_bound(W):
     """An upper bound on the memory a victim scan can reach: free memory plus, per app in a
     preemptable leaf, what it may lose and stay at its fair share (drf: all its usage).
 
-    Also lists, newest first, the unmarked task containers whose app may lose them
-    (`cand`, GI_CAND_N): `_take` refuses every other container for the rest of the check,
-    since marking and taking victims only shrinks what apps may lose."""
-    qs, qi, js, jf, ji, ts, ai, gf, gi = W[0], W[4], W[6], W[8], W[9], W[16], W[20], W[23], W[24]
-    cluster, cand = W[26], W[35]
+    Also stamps the apps that may lose a container (returned: the stamp). The check's
+    victim candidates are the unmarked task containers their app may lose alone: `_take`
+    refuses every other container for the rest of the check, since marking and taking
+    victims only shrinks what apps may lose."""
+    qs, qi, jf, ji, gf, gi = W[0], W[4], W[8], W[9], W[23], W[24]
     gi[GI_EPOCH] += 1
     rich = gi[GI_EPOCH]
     bound = max(gf[G_FREE], 0.0)
@@ -1842,6 +1852,14 @@ def _victim_bound(W):
             elif x > 0.0:
                 bound += x
             j = ji[j, JI_APP_NEXT]
+    gi[GI_CAND_N] = -1  # listed by the first scan that needs them
+    return bound, rich
+
+
+@njit(cache=True)
+def _list_candidates(W, rich):
+    """List the check's victim candidates (see `_victim_bound`) in `cand`, newest first."""
+    qs, js, ji, ts, ai, gi, cluster, cand = W[0], W[6], W[9], W[16], W[20], W[24], W[26], W[35]
     # A container its app cannot give up alone now stays so for the rest of the check
     # (usage and shares are fixed, what is marked or taken only grows), provided "below
     # the fair share" is monotone: always for the memory comparator, and for drf while
@@ -1859,11 +1877,10 @@ def _victim_bound(W):
                 n += 1
         a = ai[a, AI_FREE_PREV]
     gi[GI_CAND_N] = n
-    return bound
 
 
 @njit(cache=True)
-def _victims_for(W, c0, c1, chosen, nv, resume):
+def _victims_for(W, c0, c1, chosen, nv, resume, rich):
     """One container's victims, newest first; appended to vict if the request fits.
 
     Running task containers not marked for preemption are visited newest first (AM and
@@ -1896,6 +1913,8 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
                 ai[a, AI_CHOSEN] = chosen
                 nv += 1
         return nv, resume
+    if gi[GI_CAND_N] < 0:
+        _list_candidates(W, rich)
     first = -1
     for i in range(max(resume, 0), gi[GI_CAND_N]):
         a = cand[i]
