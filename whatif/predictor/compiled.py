@@ -40,21 +40,23 @@ def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return qs, qsf, np.ascontiguousarray(children, dtype=np.int64)
 
 
-def app_order_trees(job_queue: np.ndarray, qi: np.ndarray, ji: np.ndarray) -> np.ndarray:
-    """Empty app order trees: per queue, N_VIEWS trees of 2 * P slots (P a power of two at
-    least its job count); sets each queue's tree offset and P and each job's slot."""
+def app_order_trees(
+    job_queue: np.ndarray, qi: np.ndarray, ji: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Empty app order trees: per queue, N_VIEWS trees of 2 * P nodes (P a power of two at
+    least its job count), and the queues' free-slot stacks; sets each queue's tree offset,
+    P and width in use (1), and takes every job's slot (runnable apps take them anew)."""
     nq = qi.shape[0]
     counts = np.bincount(job_queue, minlength=nq)
     p = 1 << np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
     sizes = K.N_VIEWS * 2 * p
     qi[:, K.QI_TREE_P] = p
     qi[:, K.QI_TREE_OFF] = np.cumsum(sizes) - sizes
-    order = np.argsort(job_queue, kind="stable")
-    first = np.cumsum(counts) - counts
-    pos = np.empty(len(job_queue), dtype=np.int64)
-    pos[order] = np.arange(len(job_queue)) - np.repeat(first, counts)
-    ji[:, K.JI_POS] = pos
-    return np.full(int(sizes.sum()), -1, dtype=np.int64)
+    qi[:, K.QI_TREE_K] = 1
+    qi[:, K.QI_SLOT_NEXT] = 0
+    qi[:, K.QI_SLOT_FREE] = 0
+    ji[:, K.JI_POS] = -1
+    return np.full(int(sizes.sum()), -1, dtype=np.int64), np.zeros(int(p.sum()), dtype=np.int64)
 
 
 class CompiledEngine:
@@ -219,7 +221,7 @@ class CompiledEngine:
         qi[:, K.QI_APP_TAIL] = -1
         qi[:, K.QI_DIRTY] = 1
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
-        st["tree"] = app_order_trees(self.p.job_queue, qi, st["ji"])
+        st["tree"], st["slots"] = app_order_trees(self.p.job_queue, qi, st["ji"])
         st["treq"] = np.full((len(st["tree"]), 2), np.inf)
         st["ji"][:, K.JI_TOUCHED] = 0
         st["gi"][K.GI_TOUCHED_N] = 0
@@ -240,7 +242,7 @@ class CompiledEngine:
             s["jf"], s["ji"], s["umax"], s["urun"], s["ss"], s["ssf"], s["si"], s["sdone"],
             s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hf"], s["hi"], s["gf"], s["gi"],
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
-            s["tree"], s["excl"], s["touched"], s["treq"], s["cand"],
+            s["tree"], s["excl"], s["touched"], s["treq"], s["cand"], s["slots"],
         )  # fmt: skip
 
     def _grow(self) -> None:

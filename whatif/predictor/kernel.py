@@ -184,7 +184,8 @@ QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6
 N_QF = 16
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
-N_QI = 7
+QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
+N_QI = 10
 # job static int / float
 JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
 N_JS = 6
@@ -281,6 +282,7 @@ def _borrow_world(W):
         borrowed(W[24]), borrowed(W[25]), borrowed(W[26]), borrowed(W[27]),
         borrowed(W[28]), borrowed(W[29]), borrowed(W[30]), borrowed(W[31]),
         borrowed(W[32]), borrowed(W[33]), borrowed(W[34]), borrowed(W[35]),
+        borrowed(W[36]),
     )  # fmt: skip
 
 
@@ -514,12 +516,18 @@ def heap_pop(hf, hi, gi):
 #   cfg (N_CFG,) float64 settings; cluster (2,), minreq (2,) float64
 #   warned (cap,) int64 Hadoop 2 warned attempts; vict (cap,) int64, jbuf (nj, 3) int64 scratch
 #   tree (sum over leaves of N_VIEWS * 2 * P,) int64: per leaf and view, a tournament tree
-#     over the leaf's jobs (slot P + JI_POS) whose nodes hold the best eligible app or -1
+#     over slots for the leaf's jobs (node P + JI_POS) whose nodes hold the best eligible
+#     app or -1. A runnable app holds a slot (JI_POS, else -1), recycled when it ends, so
+#     slots in use stay below the most apps runnable at once; the nodes over the first K
+#     slots (K = QI_TREE_K, a power of two that only grows) form the subtree rooted at
+#     node P / K, and only it is kept and read
 #   excl (nj,) int64 scratch: apps taken out of a tree while a scan runs
 #   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
 #   treq (len(tree), 2) float64: per tree node, the smallest head request (memory, vcores)
 #     of an eligible app below it (inf: none)
 #   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
+#   slots (sum over leaves of P,) int64: per leaf from QI_TREE_OFF / (2 N_VIEWS), a stack
+#     of the QI_SLOT_FREE slots freed by apps that ended
 
 
 @njit(cache=True)
@@ -624,6 +632,7 @@ def _make_runnable(W, j):
     qi, js, jf, ji, urun = W[4], W[6], W[8], W[9], W[11]
     leaf = js[j, JS_QUEUE]
     ji[j, JI_STATE] = 2
+    _take_slot(W, j)
     _touch(W, j)
     urun[js[j, JS_USER]] += 1
     _count_runnable(W, leaf, 1)
@@ -926,8 +935,11 @@ def _tree_put(W, j, view, value):
     a search for apps whose request fits can skip subtrees where none does."""
     qs, qi, js, ji, tree, treq = W[0], W[4], W[6], W[9], W[31], W[34]
     leaf = js[j, JS_QUEUE]
+    if ji[j, JI_POS] < 0:
+        return  # not runnable: holds no slot
     p = qi[leaf, QI_TREE_P]
     base = qi[leaf, QI_TREE_OFF] + view * 2 * p
+    root = p // qi[leaf, QI_TREE_K]
     node = p + ji[j, JI_POS]
     if value < 0 and tree[base + node] < 0:
         return
@@ -940,7 +952,7 @@ def _tree_put(W, j, view, value):
         treq[base + node, 0], treq[base + node, 1] = _head_request(W, j, d)
     policy = qs[leaf, QS_POLICY]
     node >>= 1
-    while node >= 1:
+    while node >= root:
         left = base + 2 * node
         a = tree[left]
         b = tree[left + 1]
@@ -969,7 +981,8 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
     policy = qs[leaf, QS_POLICY]
     d = 0 if view == V_ANY else view
     best = -1
-    node = 1
+    root = p // qi[leaf, QI_TREE_K]
+    node = root
     while True:
         w = tree[base + node]
         down = False
@@ -983,9 +996,9 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
         if down:
             node = 2 * node
         else:
-            while node > 1 and node & 1 == 1:
+            while node > root and node & 1 == 1:
                 node >>= 1
-            if node <= 1:
+            if node <= root:
                 return best
             node += 1
 
@@ -994,7 +1007,44 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
 def _tree_best(W, leaf, view):
     """The leaf's best app in `view` (-1 if none); call `_retree` first."""
     qi, tree = W[4], W[31]
-    return tree[qi[leaf, QI_TREE_OFF] + view * 2 * qi[leaf, QI_TREE_P] + 1]
+    p = qi[leaf, QI_TREE_P]
+    return tree[qi[leaf, QI_TREE_OFF] + view * 2 * p + p // qi[leaf, QI_TREE_K]]
+
+
+@njit(cache=True)
+def _take_slot(W, j):
+    """Give runnable app `j` a tree slot: a freed one, else the next; widen the trees in use
+    when it lies beyond them (the new half holds no app, so each new root copies the old)."""
+    qi, js, ji, tree, treq, slots = W[4], W[6], W[9], W[31], W[34], W[36]
+    leaf = js[j, JS_QUEUE]
+    if qi[leaf, QI_SLOT_FREE] > 0:
+        qi[leaf, QI_SLOT_FREE] -= 1
+        slot = slots[qi[leaf, QI_TREE_OFF] // (2 * N_VIEWS) + qi[leaf, QI_SLOT_FREE]]
+    else:
+        slot = qi[leaf, QI_SLOT_NEXT]
+        qi[leaf, QI_SLOT_NEXT] += 1
+    ji[j, JI_POS] = slot
+    p = qi[leaf, QI_TREE_P]
+    while slot >= qi[leaf, QI_TREE_K]:
+        old = p // qi[leaf, QI_TREE_K]
+        qi[leaf, QI_TREE_K] *= 2
+        for view in range(N_VIEWS):
+            base = qi[leaf, QI_TREE_OFF] + view * 2 * p
+            tree[base + old // 2] = tree[base + old]
+            treq[base + old // 2, 0] = treq[base + old, 0]
+            treq[base + old // 2, 1] = treq[base + old, 1]
+
+
+@njit(cache=True)
+def _free_slot(W, j):
+    """App `j` stops being runnable: empty its tree slots and free the slot for reuse."""
+    qi, js, ji, slots = W[4], W[6], W[9], W[36]
+    for view in range(N_VIEWS):
+        _tree_put(W, j, view, -1)
+    leaf = js[j, JS_QUEUE]
+    slots[qi[leaf, QI_TREE_OFF] // (2 * N_VIEWS) + qi[leaf, QI_SLOT_FREE]] = ji[j, JI_POS]
+    qi[leaf, QI_SLOT_FREE] += 1
+    ji[j, JI_POS] = -1
 
 
 @njit(cache=True)
@@ -1394,6 +1444,7 @@ def _finish_job(W, j):
         urun[js[j, JS_USER]] -= 1
         _count_runnable(W, leaf, -1)
         _unlink_app(W, j)
+        _free_slot(W, j)
     ji[j, JI_STATE] = 3
     _touch(W, j)
     _promote_waiting(W)
