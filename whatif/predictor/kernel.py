@@ -117,15 +117,18 @@ resources float64 MB/vcores (or slots); indices are int64 (int32 in the task tab
 
 Speed (none of this changes a schedule; the reference engine scans plainly): apps of a
 leaf are ranked by a tournament tree per view (`_tree_put`), so the best app is read at
-the root and only apps whose usage or demand changed are re-ranked; each node also
-keeps the smallest next request below it, so allocation skips apps whose request
-cannot fit without trying them one by one (`_tree_best_fit`); only jobs that can
-preempt their own reduces are checked each event (`_red_refresh`); victim scans walk
-only unmarked task containers of apps above their fair share, listed once per check,
-and resume where the previous scan for the same request took its first victim
-(`_victims_for`); and `advance` passes its arrays borrowed
-(`_borrowed`), since reference counting the world tuple's arrays at every call took
-most of the time.
+the root and only apps whose usage or demand changed are re-ranked; runnable apps hold
+recycled slots, so the trees are only as deep as the apps runnable at once
+(`_take_slot`); each node also keeps the smallest next request below it, so
+allocation skips apps whose request cannot fit without trying them one by one
+(`_tree_best_fit`); only jobs that can preempt their own reduces are checked each
+event (`_red_refresh`); victim scans walk only unmarked task containers their app could
+give up alone, listed once per check when a scan first needs them, and resume where
+the previous scan for the same request took its first victim (`_victims_for`,
+`_list_candidates`); alike apps' fair shares cost one multiplication per bisection
+round (`_planned`); and the entry points pass their arrays borrowed and by pointer
+(``world.py``): numba passes a tuple by value, and copying and reference counting the
+world at every call took most of the time.
 """
 
 from __future__ import annotations
