@@ -897,9 +897,47 @@ def _cmp_queues(W, policy, d, a, b, use_tbp):
 
 @njit(cache=True)
 def _cmp_apps(W, policy, d, a, b, use_tbp):
+    if policy == 0 and W[25][C_SIZEBASED] == 0.0:
+        return _cmp_apps_fair(W, d, a, b, use_tbp)
     ua, da, ma, wa, sa, ra = _app_key(W, a, use_tbp)
     ub, db, mb, wb, sb, rb = _app_key(W, b, use_tbp)
     return _compare(W, policy, d, ua, da, ma, wa, sa, ra, ub, db, mb, wb, sb, rb)
+
+
+@njit(cache=True)
+def _cmp_apps_fair(W, d, a, b, use_tbp):
+    """`_compare` for two apps under `fair` with unit weights, in dimension `d` only.
+
+    Apps have no min share, so min(minShare, demand) is min(0, demand) and a needy app
+    has negative usage; with weight 1 the usage ratio is the usage itself, and two needy
+    apps compare usage / max(min, 1) = usage too."""
+    js, jsf, jf, cfg = W[6], W[7], W[8], W[25]
+    ua = jf[a, JF_USE + d]
+    ub = jf[b, JF_USE + d]
+    da = ua + jf[a, JF_PEND + d]
+    db = ub + jf[b, JF_PEND + d]
+    if use_tbp:
+        ua -= jf[a, JF_TBP + d]
+        ub -= jf[b, JF_TBP + d]
+    if cfg[C_VERSION] == 3.0:
+        if da == 0.0 and db > 0.0:
+            return 1
+        if db == 0.0 and da > 0.0:
+            return -1
+    needy_a = ua < min(0.0, da)
+    needy_b = ub < min(0.0, db)
+    if needy_a and not needy_b:
+        return -1
+    if needy_b and not needy_a:
+        return 1
+    res = signum(ua - ub)
+    if res == 0:
+        res = signum(jsf[a, JSF_SUBMIT] - jsf[b, JSF_SUBMIT])
+    if res == 0:
+        ra = js[a, JS_RANK]
+        rb = js[b, JS_RANK]
+        res = -1 if ra < rb else (1 if ra > rb else 0)
+    return res
 
 
 # --------------------------------------------------------------------------- app order
