@@ -504,7 +504,7 @@ def heap_pop(hf, hi, gi):
 # --------------------------------------------------------------------------- world
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
 #      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
-#      tree, excl, touched, treq, cand)
+#      tree, excl, touched, treq, cand, slots)  (entry points pass it on as a WorldRef)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
 #   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
