@@ -149,7 +149,8 @@ class CompiledEngine:
         # and usually spares `_grow` (which doubles, and copies every row).
         cap = int(nt + nj + p.task_fail_count.sum() + self.att_room + 16 + (nt + nj) // 4)
         af = np.zeros((cap, K.N_AF))
-        ai = np.zeros((cap, K.N_AI), dtype=np.int64)
+        # int32: attempt, task and job indices, links and small codes (-4 B x 13 per attempt)
+        ai = np.zeros((cap, K.N_AI), dtype=np.int32)
         hcap = 2 * cap + nj + 16
         hf = np.zeros(hcap)
         hi = np.zeros((hcap, 3), dtype=np.int64)
@@ -170,6 +171,8 @@ class CompiledEngine:
                 K.GI_RC_TAIL,
                 K.GI_FREE_HEAD,
                 K.GI_FREE_TAIL,
+                K.GI_HOLD_HEAD,
+                K.GI_HOLD_TAIL,
                 K.GI_SEEN_PROG,  # as the reference engine: no progress seen at a check yet
             ]
         ] = -1

@@ -174,7 +174,8 @@ GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
 GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for preemption
 GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check in `cand` (-1: not listed yet)
 GI_QUIET = 27  # Hadoop 3 checks since the last progress
-N_GI = 28
+GI_HOLD_HEAD, GI_HOLD_TAIL = 28, 29  # apps holding a container of the free list (see JI_CONT_HEAD)
+N_GI = 30
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -212,8 +213,9 @@ JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
 JI_POS, JI_TOUCHED, JI_RC_NEXT, JI_RC_PREV, JI_IN_RC, JI_RED_SEQ = 14, 15, 16, 17, 18, 19
-JI_RICH = 20  # the Hadoop 3 check stamp if the app may give up a container then
-N_JI = 21
+JI_CONT_HEAD, JI_CONT_TAIL = 20, 21  # the app's running task containers not marked
+JI_HOLD_NEXT, JI_HOLD_PREV = 22, 23  # links in the list of apps holding one
+N_JI = 24
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -264,7 +266,8 @@ AI_TASK, AI_STATE, AI_PREEMPTED, AI_OUTCOME, AI_RUN_NEXT, AI_RUN_PREV, AI_DEF_NE
     7,
 )
 AI_CHOSEN, AI_FREE_NEXT, AI_FREE_PREV = 8, 9, 10
-N_AI = 11
+AI_APP_NEXT, AI_APP_PREV = 11, 12  # links in the app's list of free-list containers
+N_AI = 13
 
 BISECTION_ROUNDS = 25
 QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
@@ -1330,7 +1333,7 @@ def _start_attempt(W, j, task, r0, r1):
     _up(W, QF_USE, leaf, r0, r1)
     _add_pending(W, j, -r0, -r1)
     if task >= 0:
-        _append(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
+        _free_add(W, a, j)
     if task < 0:
         ai[a, AI_OUTCOME] = SUCCEEDED
         ji[j, JI_AM_STATE] = 2
@@ -1366,6 +1369,28 @@ def _replay_finish(W, a, task, last_map):
 
 
 @njit(cache=True)
+def _free_add(W, a, j):
+    """Task container `a` of app `j` starts: list it as one preemption may take (in the
+    free list, newest last, and in the app's own list, which puts the app on the list of
+    apps holding one)."""
+    ji, ai, gi = W[9], W[20], W[24]
+    _append(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
+    if ji[j, JI_CONT_HEAD] < 0:
+        _append(ji, JI_HOLD_NEXT, JI_HOLD_PREV, gi, GI_HOLD_HEAD, j)
+    _append(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
+
+
+@njit(cache=True)
+def _free_remove(W, a, j):
+    """Container `a` of app `j` ends or is marked for preemption: unlist it."""
+    ji, ai, gi = W[9], W[20], W[24]
+    _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
+    _remove(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
+    if ji[j, JI_CONT_HEAD] < 0:
+        _remove(ji, JI_HOLD_NEXT, JI_HOLD_PREV, gi, GI_HOLD_HEAD, j)
+
+
+@njit(cache=True)
 def _release_container(W, a, state):
     """Record the attempt's end and give its resources back; returns (job, r0, r1)."""
     qf, js, jsf, jf, ts, tsf, af, ai, gf, gi = (
@@ -1396,7 +1421,7 @@ def _release_container(W, a, state):
     ai[a, AI_PREEMPTED] = 1 if state == KILLED else 0
     _remove(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
     if af[a, AF_MARK] < 0.0 and task >= 0:
-        _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
+        _free_remove(W, a, j)
     if af[a, AF_MARK] >= 0.0:
         af[a, AF_MARK] = -1.0
         jf[j, JF_TBP] -= r0
@@ -1790,10 +1815,10 @@ def _preempt_v3(W):
         for i in range(n_excl):
             _tree_put(W, W[32][i], _any_view(W), W[32][i])  # nothing changed them meanwhile
     # marking victims only lowers the bound, so one computed now stays an upper bound
-    bound0, rich = _victim_bound(W) if n_starved > 0 else (0.0, -1)
+    bound0 = _victim_candidates(W) if n_starved > 0 else 0.0
     for i in range(n_starved):
         j = jbuf[i, 0]
-        _preempt_for(W, j, bound0, rich)
+        _preempt_for(W, j, bound0)
         jf[j, JF_NCHECK] = t + cfg[C_RECHECK]
         if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
             nxt_check = jf[j, JF_NCHECK]
@@ -1842,7 +1867,7 @@ def _requests(W, j, out_cap, out_n):
 
 
 @njit(cache=True)
-def _preempt_for(W, j, bound0, rich):
+def _preempt_for(W, j, bound0):
     """identifyContainersToPreempt for one starved app; victims are killed after the wait."""
     qs, js, jf, ts, tsf, af, ai, hf, hi, gf, gi, cfg, vict = (
         W[0],
@@ -1868,7 +1893,8 @@ def _preempt_for(W, j, bound0, rich):
     counts = np.empty(nst, dtype=np.int64)
     nreq = _requests(W, j, caps, counts)
     gi[GI_EPOCH] += 1
-    chosen = gi[GI_EPOCH]
+    # ai is int32: stamps wrap, harmlessly, as every chosen container is marked by the end
+    chosen = (gi[GI_EPOCH] & 0x3FFFFFFF) + 1
     nv = 0
     for r in range(nreq):
         if p0 == 0.0 and p1 == 0.0:
@@ -1889,12 +1915,12 @@ def _preempt_for(W, j, bound0, rich):
         p0 = p0 - c0 * n
         p1 = p1 - c1 * n
         if c0 > bound0:
-            # even taking every container allowed by its app's fair share cannot fit it
+            # even every candidate together with free resources cannot fit it
             continue
         resume = -1
         for _ in range(n):
             before = nv
-            nv, resume = _victims_for(W, c0, c1, chosen, nv, resume, rich)
+            nv, resume = _victims_for(W, c0, c1, chosen, nv, resume)
             if nv == before:
                 # nothing changed, so every further scan for this request fails too
                 break
@@ -1908,78 +1934,80 @@ def _preempt_for(W, j, bound0, rich):
         jf[vj, JF_TBP + 1] += r1
         _up(W, QF_TBP, js[vj, JS_QUEUE], r0, r1)
         af[a, AF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
-        _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
+        _free_remove(W, a, vj)
         heap_push(hf, hi, gi, af[a, AF_MARK], KILL, a)
 
 
 @njit(cache=True)
-def _victim_bound(W):
-    """An upper bound on the memory a victim scan can reach: free memory plus, per app in a
-    preemptable leaf, what it may lose and stay at its fair share (drf: all its usage).
+def _victim_candidates(W):
+    """List the check's victim candidates in `cand`, newest first; return an upper bound on
+    the memory a victim scan can reach (free memory plus the candidates').
 
-    Also stamps the apps that may lose a container (returned: the stamp). The check's
-    victim candidates are the unmarked task containers their app may lose alone: `_take`
-    refuses every other container for the rest of the check, since marking and taking
-    victims only shrinks what apps may lose."""
-    qs, qi, jf, ji, gf, gi = W[0], W[4], W[8], W[9], W[23], W[24]
-    gi[GI_EPOCH] += 1
-    rich = gi[GI_EPOCH]
-    bound = max(gf[G_FREE], 0.0)
+    Candidates are the unmarked task containers of preemptable leaves that their app could
+    give up alone and stay at its fair share. `_take` refuses every other container for
+    the rest of the check: usage and shares are fixed, and what is marked or taken only
+    grows, provided "below the fair share" is monotone: always for the memory comparator,
+    and for drf while both cluster dimensions are positive (no NaN shares; otherwise every
+    container of a drf leaf is listed). Only apps that hold such containers are visited."""
+    qs, js, jf, ji, tsf, ai, gf, gi, cfg, cluster, minreq, cand = (
+        W[0],
+        W[6],
+        W[8],
+        W[9],
+        W[17],
+        W[20],
+        W[23],
+        W[24],
+        W[25],
+        W[26],
+        W[27],
+        W[35],
+    )
     for leaf in range(qs.shape[0]):
-        if qs[leaf, QS_LEAF] == 0 or qs[leaf, QS_PREEMPTABLE] == 0:
-            continue
-        drf = qs[leaf, QS_POLICY] == 2
-        _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
-        j = qi[leaf, QI_APP_HEAD]
-        while j >= 0:
-            if drf:
-                x = jf[j, JF_USE]
-                ji[j, JI_RICH] = rich
-            else:
-                x = jf[j, JF_USE] - jf[j, JF_TBP] - jf[j, JF_FAIR]
-                if not x < 0.0:  # NaN included: `_take` may accept then
-                    ji[j, JI_RICH] = rich
-            if x != x:
-                bound = INF
-            elif x > 0.0:
-                bound += x
-            j = ji[j, JI_APP_NEXT]
-    gi[GI_CAND_N] = -1  # listed by the first scan that needs them
-    return bound, rich
-
-
-@njit(cache=True)
-def _list_candidates(W, rich):
-    """List the check's victim candidates (see `_victim_bound`) in `cand`, newest first."""
-    qs, js, ji, ts, ai, gi, cluster, cand = W[0], W[6], W[9], W[16], W[20], W[24], W[26], W[35]
-    # A container its app cannot give up alone now stays so for the rest of the check
-    # (usage and shares are fixed, what is marked or taken only grows), provided "below
-    # the fair share" is monotone: always for the memory comparator, and for drf while
-    # both cluster dimensions are positive (no NaN shares).
+        if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
+            _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
     monotone = cluster[0] > 0.0 and cluster[1] > 0.0
+    smallest = 0.0 if cfg[C_SLOT] != 0.0 else minreq[0]  # no task asks for less memory
+    bound = max(gf[G_FREE], 0.0)
     n = 0
-    a = gi[GI_FREE_TAIL]
-    while a >= 0:
-        vj = ts[ai[a, AI_TASK], TS_JOB]
-        if ji[vj, JI_RICH] == rich:
-            r0, r1 = _request_of(W, a)
-            policy = qs[js[vj, JS_QUEUE], QS_POLICY]
-            if (policy == 2 and not monotone) or _keeps_share(W, vj, r0, r1, 0.0, 0.0):
-                cand[n] = a
-                n += 1
-        a = ai[a, AI_FREE_PREV]
+    j = gi[GI_HOLD_HEAD]
+    while j >= 0:
+        policy = qs[js[j, JS_QUEUE], QS_POLICY]
+        if qs[js[j, JS_QUEUE], QS_PREEMPTABLE] == 1:
+            if policy != 2:
+                # memory only: a container of r MB can go only if r <= usage - marked - share
+                u = jf[j, JF_USE] - jf[j, JF_TBP]
+                slack = 1e-9 * (abs(u) + abs(jf[j, JF_FAIR]) + smallest + 1.0)
+                visit = not u - jf[j, JF_FAIR] < smallest - slack
+            else:
+                visit = True
+            a = ji[j, JI_CONT_HEAD] if visit else -1
+            while a >= 0:
+                task = ai[a, AI_TASK]
+                r0 = tsf[task, TSF_REQ]
+                if (policy == 2 and not monotone) or _keeps_share(
+                    W, j, r0, tsf[task, TSF_REQ + 1], 0.0, 0.0
+                ):
+                    cand[n] = a
+                    n += 1
+                    bound += r0
+                a = ai[a, AI_APP_NEXT]
+        j = ji[j, JI_HOLD_NEXT]
+    # attempts are numbered as they start, so the newest first is the highest number first
+    cand[:n] = np.sort(cand[:n])[::-1]
     gi[GI_CAND_N] = n
+    return bound
 
 
 @njit(cache=True)
-def _victims_for(W, c0, c1, chosen, nv, resume, rich):
+def _victims_for(W, c0, c1, chosen, nv, resume):
     """One container's victims, newest first; appended to vict if the request fits.
 
     Running task containers not marked for preemption are visited newest first (AM and
     marked containers never count); those already chosen for this app are skipped.
     After each one visited, the scan stops if free + taken resources fit the request.
     Unless free resources fit from the start, a container changes the outcome only if it
-    is taken, so the scan walks just the check's candidates (see `_victim_bound`).
+    is taken, so the scan walks just the check's candidates (see `_victim_candidates`).
 
     Returns the new victim count and where the next scan for the same request may start:
     the candidate index of the first container this scan took (-1: the newest). Every
@@ -2005,8 +2033,6 @@ def _victims_for(W, c0, c1, chosen, nv, resume, rich):
                 ai[a, AI_CHOSEN] = chosen
                 nv += 1
         return nv, resume
-    if gi[GI_CAND_N] < 0:
-        _list_candidates(W, rich)
     first = -1
     for i in range(max(resume, 0), gi[GI_CAND_N]):
         a = cand[i]
@@ -2038,7 +2064,7 @@ def _request_of(W, a):
 
 @njit(cache=True)
 def _take(W, a, cons):
-    """Whether candidate container `a` (see `_victim_bound`, which also brought the app
+    """Whether candidate container `a` (see `_victim_candidates`, which also brought the app
     fair shares up to date) can be a victim in the current scan: its app keeps at least
     its fair share without it (and without what the scan `cons` already took from it);
     counts it taken."""
@@ -2494,7 +2520,7 @@ def _preempt_v2(W):
         r0 = tsf[task, TSF_REQ]
         r1 = tsf[task, TSF_REQ + 1]
         af[a, AF_MARK] = t
-        _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
+        _free_remove(W, a, j)
         jf[j, JF_TBP] += r0
         jf[j, JF_TBP + 1] += r1
         _up(W, QF_TBP, js[j, JS_QUEUE], r0, r1)
