@@ -181,7 +181,7 @@ class CompiledEngine:
         urun = np.zeros(len(umax), dtype=np.int64)
         warned = np.zeros(cap, dtype=np.int64)
         vict = np.zeros(cap, dtype=np.int64)
-        jbuf = np.zeros((max(nj, 1), 3), dtype=np.int64)
+        jbuf = np.zeros((max(nj, 1), 4), dtype=np.int64)
         self.state = {
             "js": js, "jsf": jsf, "jf": jf, "ji": ji, "umax": umax, "urun": urun,
             "ss": ss, "ssf": ssf, "si": si, "sdone": sdone, "ts": ts, "tsf": tsf, "ti": ti,

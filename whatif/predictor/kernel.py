@@ -123,9 +123,12 @@ recycled slots, so the trees are only as deep as the apps runnable at once
 allocation skips apps whose request cannot fit without trying them one by one
 (`_tree_best_fit`); only jobs that can preempt their own reduces are checked each
 event (`_red_refresh`); victim scans walk only unmarked task containers their app could
-give up alone, listed once per check when a scan first needs them, and resume where
-the previous scan for the same request took its first victim (`_victims_for`,
-`_list_candidates`); alike apps' fair shares cost one multiplication per bisection
+give up alone, listed once per check from per-app container lists of the apps holding
+any, and resume where the previous scan for the same request took its first victim
+(`_victims_for`, `_victim_candidates`); a check reads a leaf's apps from its tree in
+policy order only as far as its scans go, the re-check times ahead from a ring in time
+order and the min-share amounts to reset from the list of nonzero ones (`_preempt_v3`);
+alike apps' fair shares cost one multiplication per bisection
 round (`_planned`); and the entry points pass their arrays borrowed and by pointer
 (``world.py``): numba passes a tuple by value, and copying and reference counting the
 world at every call took most of the time.
@@ -175,7 +178,9 @@ GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for pr
 GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check in `cand` (-1: not listed yet)
 GI_QUIET = 27  # Hadoop 3 checks since the last progress
 GI_HOLD_HEAD, GI_HOLD_TAIL = 28, 29  # apps holding a container of the free list (see JI_CONT_HEAD)
-N_GI = 30
+GI_RECHECK_HEAD, GI_RECHECK_N = 30, 31  # Hadoop 3 re-check times ahead: ring in jbuf[:, 1]
+GI_MSTARV_N = 32  # apps with a min-share starvation amount, listed in jbuf[:, 3]
+N_GI = 33
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -215,7 +220,8 @@ JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
 JI_POS, JI_TOUCHED, JI_RC_NEXT, JI_RC_PREV, JI_IN_RC, JI_RED_SEQ = 14, 15, 16, 17, 18, 19
 JI_CONT_HEAD, JI_CONT_TAIL = 20, 21  # the app's running task containers not marked
 JI_HOLD_NEXT, JI_HOLD_PREV = 22, 23  # links in the list of apps holding one
-N_JI = 24
+JI_MSTARV_POS = 24  # where the app is in jbuf[:, 3] (-1: its min-share starvation is zero)
+N_JI = 25
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -516,11 +522,13 @@ def heap_pop(hf, hi, gi):
 #   ss (ns, N_SS) int64 / ssf (ns, 2) float64 request sums: static stages; si state;
 #   sdone (ns,) float64 time each stage completed (NaN before)
 #   ts (nt, N_TS) int32 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) int32 state
-#   af (cap, N_AF) float64 / ai (cap, N_AI) int64: attempts (task < 0: AM of job -1-task)
+#   af (cap, N_AF) float64 / ai (cap, N_AI) int32: attempts (task < 0: AM of job -1-task)
 #   hf (hcap,) float64 / hi (hcap, 3) int64: event heap (time; seq, kind, ident)
 #   gf (N_GF,) float64 / gi (N_GI,) int64: clock, free resources, counters, list heads
 #   cfg (N_CFG,) float64 settings; cluster (2,), minreq (2,) float64
-#   warned (cap,) int64 Hadoop 2 warned attempts; vict (cap,) int64, jbuf (nj, 3) int64 scratch
+#   warned (cap,) int64 Hadoop 2 warned attempts; vict (cap,) int64 scratch; jbuf (nj, 4)
+#     int64: scratch (columns 0 and 2), the ring of apps by re-check time (1), the apps
+#     with a nonzero min-share starvation (3)
 #   tree (sum over leaves of N_VIEWS * 2 * P,) int64: per leaf and view, a tournament tree
 #     over slots for the leaf's jobs (node P + JI_POS) whose nodes hold the best eligible
 #     app or -1. A runnable app holds a slot (JI_POS, else -1), recycled when it ends, so
@@ -1511,6 +1519,8 @@ def _finish_job(W, j):
         _count_runnable(W, leaf, -1)
         _unlink_app(W, j)
         _free_slot(W, j)
+        if ji[j, JI_MSTARV_POS] >= 0:
+            _unlist_min_starvation(W, j)  # a finished app's amount is never read again
     ji[j, JI_STATE] = 3
     _touch(W, j)
     _promote_waiting(W)
@@ -1656,8 +1666,9 @@ def _below(W, policy, u0, u1, s0, s1):
 @njit(cache=True)
 def _order_next(W, leaf, t, ordered, k, stamp, n_excl):
     """Extend `ordered` by the leaf's next app in policy order among those with pending
-    demand past their re-check time. Apps passed over, and the previous one returned, are
-    taken out of the tree (into `excl`, to be put back); returns how many are out."""
+    demand past their re-check time; returns (how many apps are out of the tree, whether
+    there was one). Apps passed over, and the previous one returned, are taken out of
+    the tree (into `excl`, to be put back)."""
     jf, ji, excl = W[8], W[9], W[32]
     view = _any_view(W)
     if k > 0:
@@ -1667,24 +1678,115 @@ def _order_next(W, leaf, t, ordered, k, stamp, n_excl):
     while True:
         j = _tree_best(W, leaf, view)
         if j < 0:
-            raise RuntimeError("starvation scan: app order tree out of step with app list")
+            return n_excl, False
         if t >= jf[j, JF_NCHECK]:
             ordered[k] = j
             ji[j, JI_TRIED] = stamp
-            return n_excl
+            return n_excl, True
         _tree_put(W, j, view, -1)
         excl[n_excl] = j
         n_excl += 1
 
 
 @njit(cache=True)
+def _scanned(W, j, t):
+    """Whether a Hadoop 3 check scans app `j`: runnable, with pending demand, past its
+    re-check time, in a leaf with a starvation timeout."""
+    qsf, js, jf, ji = W[1], W[6], W[8], W[9]
+    leaf = js[j, JS_QUEUE]
+    if ji[j, JI_STATE] != 2 or not (jf[j, JF_PEND] > 0.0 or jf[j, JF_PEND + 1] > 0.0):
+        return False
+    if qsf[leaf, QSF_FAIR_TO] == INF and qsf[leaf, QSF_MIN_TO] == INF:
+        return False
+    return t >= jf[j, JF_NCHECK]
+
+
+@njit(cache=True)
+def _next_recheck(W, t):
+    """The earliest re-check time after `t` of an app a check would scan once it comes
+    (INF if none); re-check times that have come leave the ring.
+
+    Apps join the ring as their re-check time is set, `t` + the re-check delay, so the
+    ring is in time order and each app is in it at most once."""
+    qsf, js, jf, ji, gi, jbuf = W[1], W[6], W[8], W[9], W[24], W[30]
+    ring = jbuf[:, 1]
+    cap = ring.shape[0]
+    while gi[GI_RECHECK_N] > 0 and jf[ring[gi[GI_RECHECK_HEAD]], JF_NCHECK] <= t:
+        gi[GI_RECHECK_HEAD] = (gi[GI_RECHECK_HEAD] + 1) % cap
+        gi[GI_RECHECK_N] -= 1
+    for k in range(gi[GI_RECHECK_N]):
+        j = ring[(gi[GI_RECHECK_HEAD] + k) % cap]
+        if _scanned(W, j, INF):
+            return jf[j, JF_NCHECK]
+    return INF
+
+
+@njit(cache=True)
+def _set_recheck(W, j, time):
+    """App `j` is not checked again for starvation before `time` (> every earlier one)."""
+    jf, gi, jbuf = W[8], W[24], W[30]
+    jf[j, JF_NCHECK] = time
+    ring = jbuf[:, 1]
+    ring[(gi[GI_RECHECK_HEAD] + gi[GI_RECHECK_N]) % ring.shape[0]] = j
+    gi[GI_RECHECK_N] += 1
+
+
+@njit(cache=True)
+def _set_min_starvation(W, j, a0, a1):
+    """Set app `j`'s min-share starvation, keeping the list of apps where it is nonzero."""
+    jf, ji, gi, jbuf = W[8], W[9], W[24], W[30]
+    jf[j, JF_MSTARV] = a0
+    jf[j, JF_MSTARV + 1] = a1
+    listed = jbuf[:, 3]
+    pos = ji[j, JI_MSTARV_POS]
+    if a0 != 0.0 or a1 != 0.0:
+        if pos < 0:
+            ji[j, JI_MSTARV_POS] = gi[GI_MSTARV_N]
+            listed[gi[GI_MSTARV_N]] = j
+            gi[GI_MSTARV_N] += 1
+    elif pos >= 0:
+        _unlist_min_starvation(W, j)
+
+
+@njit(cache=True)
+def _unlist_min_starvation(W, j):
+    ji, gi, jbuf = W[9], W[24], W[30]
+    listed = jbuf[:, 3]
+    pos = ji[j, JI_MSTARV_POS]
+    gi[GI_MSTARV_N] -= 1
+    last = listed[gi[GI_MSTARV_N]]
+    listed[pos] = last
+    ji[last, JI_MSTARV_POS] = pos
+    ji[j, JI_MSTARV_POS] = -1
+
+
+@njit(cache=True)
+def _clear_min_starvation(W, leaf, t, stamp):
+    """Zero the min-share starvation of the leaf's scanned apps not visited (`stamp`):
+    Hadoop resets it for every app with demand that the hand-out did not reach."""
+    js, ji, gi, jbuf = W[6], W[9], W[24], W[30]
+    listed = jbuf[:, 3]
+    i = 0
+    while i < gi[GI_MSTARV_N]:
+        j = listed[i]
+        if js[j, JS_QUEUE] == leaf and ji[j, JI_TRIED] != stamp and _scanned(W, j, t):
+            _set_min_starvation(W, j, 0.0, 0.0)  # moves the last listed app to i
+        else:
+            i += 1
+
+
+@njit(cache=True)
 def _preempt_v3(W):
-    """FSLeafQueue.updateStarvedApps + FSPreemptionThread, at an update() time."""
-    qs, qsf, qf, qi, jf, ji, gf, gi, cfg, cluster, jbuf = (
+    """FSLeafQueue.updateStarvedApps + FSPreemptionThread, at an update() time.
+
+    The apps a leaf scans (`_scanned`) are read in policy order from the leaf's tree, only
+    as far as the scans go; the re-check times ahead come from a ring in time order and
+    the min-share amounts to reset from the list of nonzero ones, so a check does not
+    visit every app."""
+    qs, qsf, qf, jf, ji, gf, gi, cfg, cluster, jbuf = (
         W[0],
         W[1],
         W[3],
-        W[4],
         W[8],
         W[9],
         W[23],
@@ -1697,12 +1799,12 @@ def _preempt_v3(W):
     if not _gate(W):
         return
     t = gf[G_NOW]
-    nxt_check = INF
+    nxt_check = _next_recheck(W, t)
     gi[GI_EPOCH] += 1
     starved_stamp = gi[GI_EPOCH]
     n_starved = 0
-    nq = qs.shape[0]
-    for leaf in range(nq):
+    ordered = jbuf[:, 2]
+    for leaf in range(qs.shape[0]):
         if qs[leaf, QS_LEAF] == 0:
             continue
         timeout = qsf[leaf, QSF_FAIR_TO]
@@ -1711,29 +1813,22 @@ def _preempt_v3(W):
             continue
         _app_shares(W, leaf)
         policy = qs[leaf, QS_POLICY]
-        m = 0
-        j = qi[leaf, QI_APP_HEAD]
-        while j >= 0:
-            if jf[j, JF_PEND] > 0.0 or jf[j, JF_PEND + 1] > 0.0:
-                if t >= jf[j, JF_NCHECK]:
-                    jbuf[m, 1] = j
-                    m += 1
-                elif jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
-                    nxt_check = jf[j, JF_NCHECK]
-            j = ji[j, JI_APP_NEXT]
-        cand = jbuf[:, 1]
-        ordered = jbuf[:, 2]
         gi[GI_EPOCH] += 1
         stamp = gi[GI_EPOCH]
-        k_ord = 0
+        k_ord = 0  # apps read in order so far
+        more = True  # whether the tree may hold more
         n_excl = 0
         _retree(W)
         threshold = qsf[leaf, QSF_THRESH]
         f0 = 0.0
         f1 = 0.0
-        for i in range(m):
+        i = 0
+        while True:
             if i >= k_ord:
-                n_excl = _order_next(W, leaf, t, ordered, k_ord, stamp, n_excl)
+                if more:
+                    n_excl, more = _order_next(W, leaf, t, ordered, k_ord, stamp, n_excl)
+                if not more:
+                    break
                 k_ord += 1
             j = ordered[i]
             fd0 = min(math.floor(jf[j, JF_FAIR] * threshold), jf[j, JF_USE] + jf[j, JF_PEND])
@@ -1761,6 +1856,7 @@ def _preempt_v3(W):
                 n_starved += 1
             f0 += jf[j, JF_FSTARV]
             f1 += jf[j, JF_FSTARV + 1]
+            i += 1
         d0, d1 = _demand(W, leaf)
         st0 = max(min(qsf[leaf, QSF_MIN], d0) - qf[leaf, QF_USE], 0.0)
         st1 = max(min(qsf[leaf, QSF_MIN + 1], d1) - qf[leaf, QF_USE + 1], 0.0)
@@ -1778,48 +1874,43 @@ def _preempt_v3(W):
                 e = qf[leaf, QF_LMIN] + min_timeout
                 if e > t and e < nxt_check:
                     nxt_check = e
-        for i in range(m):
-            if p0 != 0.0 or p1 != 0.0:
-                if i >= k_ord:
-                    n_excl = _order_next(W, leaf, t, ordered, k_ord, stamp, n_excl)
-                    k_ord += 1
-                j = ordered[i]
-                a0 = max(jf[j, JF_PEND] - jf[j, JF_FSTARV], 0.0)
-                a1 = max(jf[j, JF_PEND + 1] - jf[j, JF_FSTARV + 1], 0.0)
-                if res_compare(policy, a0, a1, p0, p1, cluster[0], cluster[1]) > 0:
-                    a0 = max(a0 - p0, 0.0)
-                    a1 = max(a1 - p1, 0.0)
-                    p0 = 0.0
-                    p1 = 0.0
-                else:
-                    p0 = max(p0 - a0, 0.0)
-                    p1 = max(p1 - a1, 0.0)
-                jf[j, JF_MSTARV] = a0
-                jf[j, JF_MSTARV + 1] = a1
-                if ji[j, JI_STARVED] != starved_stamp:
-                    ji[j, JI_STARVED] = starved_stamp
-                    jbuf[n_starved, 0] = j
-                    n_starved += 1
-            else:
-                j = ordered[i] if i < k_ord else cand[i]
-                # order is irrelevant once nothing is pending: reset every remaining app
-                if i >= k_ord:
-                    for r in range(m):
-                        jj = cand[r]
-                        if ji[jj, JI_TRIED] != stamp:
-                            jf[jj, JF_MSTARV] = 0.0
-                            jf[jj, JF_MSTARV + 1] = 0.0
+        i = 0
+        while p0 != 0.0 or p1 != 0.0:
+            if i >= k_ord:
+                if more:
+                    n_excl, more = _order_next(W, leaf, t, ordered, k_ord, stamp, n_excl)
+                if not more:
                     break
-                jf[j, JF_MSTARV] = 0.0
-                jf[j, JF_MSTARV + 1] = 0.0
-        for i in range(n_excl):
-            _tree_put(W, W[32][i], _any_view(W), W[32][i])  # nothing changed them meanwhile
+                k_ord += 1
+            j = ordered[i]
+            a0 = max(jf[j, JF_PEND] - jf[j, JF_FSTARV], 0.0)
+            a1 = max(jf[j, JF_PEND + 1] - jf[j, JF_FSTARV + 1], 0.0)
+            if res_compare(policy, a0, a1, p0, p1, cluster[0], cluster[1]) > 0:
+                a0 = max(a0 - p0, 0.0)
+                a1 = max(a1 - p1, 0.0)
+                p0 = 0.0
+                p1 = 0.0
+            else:
+                p0 = max(p0 - a0, 0.0)
+                p1 = max(p1 - a1, 0.0)
+            _set_min_starvation(W, j, a0, a1)
+            if ji[j, JI_STARVED] != starved_stamp:
+                ji[j, JI_STARVED] = starved_stamp
+                jbuf[n_starved, 0] = j
+                n_starved += 1
+            i += 1
+        # every other scanned app gets none: those read in order, then those never read
+        for r in range(i, k_ord):
+            _set_min_starvation(W, ordered[r], 0.0, 0.0)
+        _clear_min_starvation(W, leaf, t, stamp)
+        for r in range(n_excl):
+            _tree_put(W, W[32][r], _any_view(W), W[32][r])  # nothing changed them meanwhile
     # marking victims only lowers the bound, so one computed now stays an upper bound
     bound0 = _victim_candidates(W) if n_starved > 0 else 0.0
     for i in range(n_starved):
         j = jbuf[i, 0]
         _preempt_for(W, j, bound0)
-        jf[j, JF_NCHECK] = t + cfg[C_RECHECK]
+        _set_recheck(W, j, t + cfg[C_RECHECK])
         if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
             nxt_check = jf[j, JF_NCHECK]
     # checks fall on the update grid: the first one a timer expires by, and the next one
