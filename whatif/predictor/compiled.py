@@ -225,7 +225,7 @@ class CompiledEngine:
         qi[:, K.QI_DIRTY] = 1
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
         st["tree"], st["slots"] = app_order_trees(self.p.job_queue, qi, st["ji"])
-        st["treq"] = np.full((len(st["tree"]), 2), np.inf)
+        st["tnode"] = np.full((len(st["tree"]), K.N_TN), np.inf)
         st["ji"][:, K.JI_TOUCHED] = 0
         st["gi"][K.GI_TOUCHED_N] = 0
         st.update(qs=qs, qsf=qsf, children=children, qf=qf, qi=qi, dem=np.zeros((nq, 2)))
@@ -245,7 +245,7 @@ class CompiledEngine:
             s["jf"], s["ji"], s["umax"], s["urun"], s["ss"], s["ssf"], s["si"], s["sdone"],
             s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hf"], s["hi"], s["gf"], s["gi"],
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
-            s["tree"], s["excl"], s["touched"], s["treq"], s["cand"], s["slots"],
+            s["tree"], s["excl"], s["touched"], s["tnode"], s["cand"], s["slots"],
         )  # fmt: skip
 
     def _grow(self) -> None:

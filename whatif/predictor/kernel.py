@@ -225,6 +225,9 @@ N_JI = 25
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
+# app order tree nodes (tnode): smallest head request below, the winner's sort key
+TN_REQ, TN_KEY = 0, 2
+N_TN = 6
 # stage static int / float
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
 N_SS = 6
@@ -513,7 +516,7 @@ def heap_pop(hf, hi, gi):
 # --------------------------------------------------------------------------- world
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
 #      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
-#      tree, excl, touched, treq, cand, slots)  (entry points pass it on as a WorldRef)
+#      tree, excl, touched, tnode, cand, slots)  (entry points pass it on as a WorldRef)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
 #   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
@@ -537,8 +540,9 @@ def heap_pop(hf, hi, gi):
 #     node P / K, and only it is kept and read
 #   excl (nj,) int64 scratch: apps taken out of a tree while a scan runs
 #   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
-#   treq (len(tree), 2) float64: per tree node, the smallest head request (memory, vcores)
-#     of an eligible app below it (inf: none)
+#   tnode (len(tree), N_TN) float64: per tree node, the smallest head request (memory,
+#     vcores) of an eligible app below it (inf: none), and in `fair` leaves without
+#     size-based weights the sort key of its winner (`_put_key`)
 #   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
 #   slots (sum over leaves of P,) int64: per leaf from QI_TREE_OFF / (2 N_VIEWS), a stack
 #     of the QI_SLOT_FREE slots freed by apps that ended
@@ -980,12 +984,47 @@ def _head_request(W, j, d):
 
 
 @njit(cache=True)
+def _keyed(W, policy):
+    """Whether a leaf's trees order apps by the sort keys in `tnode` (`_put_key`)."""
+    return policy == 0 and W[25][C_SIZEBASED] == 0.0
+
+
+@njit(cache=True)
+def _put_key(W, j, d, row):
+    """Write app `j`'s sort key in dimension `d` into tnode[row]: `_cmp_apps_fair` as a key
+    compared column by column (demand zero after demand, needy first, then usage, start
+    time and name rank), so that ranking reads the tree's own rows instead of app rows."""
+    js, jsf, jf, cfg, tnode = W[6], W[7], W[8], W[25], W[34]
+    u = jf[j, JF_USE + d]
+    demand = u + jf[j, JF_PEND + d]
+    rank_class = 0.0 if u < min(0.0, demand) else 1.0
+    if cfg[C_VERSION] == 3.0 and demand == 0.0:
+        rank_class += 2.0
+    tnode[row, TN_KEY] = rank_class
+    tnode[row, TN_KEY + 1] = u
+    tnode[row, TN_KEY + 2] = jsf[j, JSF_SUBMIT]
+    tnode[row, TN_KEY + 3] = js[j, JS_RANK]
+
+
+@njit(cache=True)
+def _key_before(tnode, x, y):
+    """Whether the app keyed in tnode[x] ranks strictly before the one in tnode[y]."""
+    for c in range(TN_KEY, N_TN):
+        if tnode[x, c] < tnode[y, c]:
+            return True
+        if tnode[x, c] > tnode[y, c]:
+            return False
+    return False
+
+
+@njit(cache=True)
 def _tree_put(W, j, view, value):
     """Set app `j`'s slot in its leaf's `view` tree to `value` (j or -1); re-rank upwards.
 
-    Beside each node's winner, `treq` keeps the smallest head request in its subtree, so
-    a search for apps whose request fits can skip subtrees where none does."""
-    qs, qi, js, ji, tree, treq = W[0], W[4], W[6], W[9], W[31], W[34]
+    Beside each node's winner, `tnode` keeps the smallest head request in its subtree, so
+    a search for apps whose request fits can skip subtrees where none does, and in keyed
+    leaves the winner's sort key."""
+    qs, qi, js, ji, tree, tnode = W[0], W[4], W[6], W[9], W[31], W[34]
     leaf = js[j, JS_QUEUE]
     if ji[j, JI_POS] < 0:
         return  # not runnable: holds no slot
@@ -997,27 +1036,42 @@ def _tree_put(W, j, view, value):
         return
     tree[base + node] = value
     d = 0 if view == V_ANY else view
-    if value < 0:
-        treq[base + node, 0] = INF
-        treq[base + node, 1] = INF
-    else:
-        treq[base + node, 0], treq[base + node, 1] = _head_request(W, j, d)
     policy = qs[leaf, QS_POLICY]
+    keyed = _keyed(W, policy)
+    if value < 0:
+        tnode[base + node, TN_REQ] = INF
+        tnode[base + node, TN_REQ + 1] = INF
+    else:
+        tnode[base + node, TN_REQ], tnode[base + node, TN_REQ + 1] = _head_request(W, j, d)
+        if keyed:
+            _put_key(W, j, d, base + node)
     node >>= 1
     while node >= root:
         left = base + 2 * node
         a = tree[left]
         b = tree[left + 1]
-        if a < 0 or (b >= 0 and _cmp_apps(W, policy, d, b, a, False) < 0):
+        win = left
+        if a < 0 or (
+            b >= 0
+            and (
+                _key_before(tnode, left + 1, left)
+                if keyed
+                else _cmp_apps(W, policy, d, b, a, False) < 0
+            )
+        ):
             a = b
-        m0 = min(treq[left, 0], treq[left + 1, 0])
-        m1 = min(treq[left, 1], treq[left + 1, 1])
-        if a == tree[base + node] and a != j and m0 == treq[base + node, 0]:
-            if m1 == treq[base + node, 1]:
-                return  # same winner, not `j`, same smallest request: nothing above changes
-        tree[base + node] = a
-        treq[base + node, 0] = m0
-        treq[base + node, 1] = m1
+            win = left + 1
+        m0 = min(tnode[left, TN_REQ], tnode[left + 1, TN_REQ])
+        m1 = min(tnode[left, TN_REQ + 1], tnode[left + 1, TN_REQ + 1])
+        at = base + node
+        if a == tree[at] and a != j and m0 == tnode[at, TN_REQ] and m1 == tnode[at, TN_REQ + 1]:
+            return  # same winner, not `j`, same smallest request: nothing above changes
+        tree[at] = a
+        tnode[at, TN_REQ] = m0
+        tnode[at, TN_REQ + 1] = m1
+        if keyed and a >= 0:
+            for c in range(TN_KEY, N_TN):
+                tnode[at, c] = tnode[win, c]
         node >>= 1
 
 
@@ -1027,22 +1081,29 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
 
     A preorder walk of the tree that skips subtrees whose smallest request exceeds the
     limits or whose winner ranks below the best fitting app found so far."""
-    qs, qi, ji, tree, treq = W[0], W[4], W[9], W[31], W[34]
+    qs, qi, ji, tree, tnode = W[0], W[4], W[9], W[31], W[34]
     p = qi[leaf, QI_TREE_P]
     base = qi[leaf, QI_TREE_OFF] + view * 2 * p
     policy = qs[leaf, QS_POLICY]
+    keyed = _keyed(W, policy)
     d = 0 if view == V_ANY else view
     best = -1
+    best_row = -1
     root = p // qi[leaf, QI_TREE_K]
     node = root
     while True:
         w = tree[base + node]
         down = False
-        if w >= 0 and treq[base + node, 0] <= lim0 and treq[base + node, 1] <= lim1:
-            if best < 0 or _cmp_apps(W, policy, d, w, best, False) < 0:
+        if w >= 0 and tnode[base + node, TN_REQ] <= lim0 and tnode[base + node, TN_REQ + 1] <= lim1:
+            if best < 0 or (
+                _key_before(tnode, base + node, best_row)
+                if keyed
+                else _cmp_apps(W, policy, d, w, best, False) < 0
+            ):
                 slot = base + p + ji[w, JI_POS]
-                if treq[slot, 0] <= lim0 and treq[slot, 1] <= lim1:
+                if tnode[slot, TN_REQ] <= lim0 and tnode[slot, TN_REQ + 1] <= lim1:
                     best = w  # the subtree's winner fits: nothing below beats it
+                    best_row = base + node
                 else:
                     down = node < p
         if down:
@@ -1067,7 +1128,7 @@ def _tree_best(W, leaf, view):
 def _take_slot(W, j):
     """Give runnable app `j` a tree slot: a freed one, else the next; widen the trees in use
     when it lies beyond them (the new half holds no app, so each new root copies the old)."""
-    qi, js, ji, tree, treq, slots = W[4], W[6], W[9], W[31], W[34], W[36]
+    qi, js, ji, tree, tnode, slots = W[4], W[6], W[9], W[31], W[34], W[36]
     leaf = js[j, JS_QUEUE]
     if qi[leaf, QI_SLOT_FREE] > 0:
         qi[leaf, QI_SLOT_FREE] -= 1
@@ -1083,8 +1144,8 @@ def _take_slot(W, j):
         for view in range(N_VIEWS):
             base = qi[leaf, QI_TREE_OFF] + view * 2 * p
             tree[base + old // 2] = tree[base + old]
-            treq[base + old // 2, 0] = treq[base + old, 0]
-            treq[base + old // 2, 1] = treq[base + old, 1]
+            for c in range(N_TN):
+                tnode[base + old // 2, c] = tnode[base + old, c]
 
 
 @njit(cache=True)
