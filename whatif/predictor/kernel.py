@@ -538,7 +538,7 @@ def heap_pop(hf, hi, gi):
 #     slots in use stay below the most apps runnable at once; the nodes over the first K
 #     slots (K = QI_TREE_K, a power of two that only grows) form the subtree rooted at
 #     node P / K, and only it is kept and read
-#   excl (nj,) int64 scratch: apps taken out of a tree while a scan runs
+#   excl (nj,) int64 scratch: apps taken out of a tree while an allocation tries them
 #   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
 #   tnode (len(tree), N_TN) float64: per tree node, the smallest head request (memory,
 #     vcores) of an eligible app below it (inf: none), and in `fair` leaves without
@@ -1725,28 +1725,47 @@ def _below(W, policy, u0, u1, s0, s1):
 
 
 @njit(cache=True)
-def _order_next(W, leaf, t, ordered, k, stamp, n_excl):
-    """Extend `ordered` by the leaf's next app in policy order among those with pending
-    demand past their re-check time; returns (how many apps are out of the tree, whether
-    there was one). Apps passed over, and the previous one returned, are taken out of
-    the tree (into `excl`, to be put back)."""
-    jf, ji, excl = W[8], W[9], W[32]
+def _order_next(W, leaf, t, stamp):
+    """The leaf's next app in policy order among those with pending demand past their
+    re-check time and not yet returned in this scan (`stamp`); -1 if none. Marks it.
+
+    A search of the any-view tree that leaves it as it is: a subtree is entered only
+    if its winner is to be passed over, and skipped once its winner ranks after the best
+    app found (the winner is the best app below it)."""
+    qs, qi, jf, ji, tree, tnode = W[0], W[4], W[8], W[9], W[31], W[34]
     view = _any_view(W)
-    if k > 0:
-        _tree_put(W, ordered[k - 1], view, -1)
-        excl[n_excl] = ordered[k - 1]
-        n_excl += 1
-    while True:
-        j = _tree_best(W, leaf, view)
-        if j < 0:
-            return n_excl, False
-        if t >= jf[j, JF_NCHECK]:
-            ordered[k] = j
-            ji[j, JI_TRIED] = stamp
-            return n_excl, True
-        _tree_put(W, j, view, -1)
-        excl[n_excl] = j
-        n_excl += 1
+    p = qi[leaf, QI_TREE_P]
+    base = qi[leaf, QI_TREE_OFF] + view * 2 * p
+    policy = qs[leaf, QS_POLICY]
+    keyed = _keyed(W, policy)
+    stack = np.empty(2 * 64, dtype=np.int64)
+    stack[0] = p // qi[leaf, QI_TREE_K]
+    n = 1
+    best = -1
+    best_row = -1
+    while n > 0:
+        n -= 1
+        node = stack[n]
+        w = tree[base + node]
+        if w < 0:
+            continue
+        if best >= 0 and not (
+            _key_before(tnode, base + node, best_row)
+            if keyed
+            else _cmp_apps(W, policy, 0, w, best, False) < 0
+        ):
+            continue
+        if ji[w, JI_TRIED] == stamp or t < jf[w, JF_NCHECK]:
+            if node < p:
+                stack[n] = 2 * node
+                stack[n + 1] = 2 * node + 1
+                n += 2
+            continue
+        best = w
+        best_row = base + node
+    if best >= 0:
+        ji[best, JI_TRIED] = stamp
+    return best
 
 
 @njit(cache=True)
@@ -1876,9 +1895,8 @@ def _preempt_v3(W):
         policy = qs[leaf, QS_POLICY]
         gi[GI_EPOCH] += 1
         stamp = gi[GI_EPOCH]
-        k_ord = 0  # apps read in order so far
+        k_ord = 0  # apps read in order so far (in `ordered`)
         more = True  # whether the tree may hold more
-        n_excl = 0
         _retree(W)
         threshold = qsf[leaf, QSF_THRESH]
         f0 = 0.0
@@ -1887,7 +1905,8 @@ def _preempt_v3(W):
         while True:
             if i >= k_ord:
                 if more:
-                    n_excl, more = _order_next(W, leaf, t, ordered, k_ord, stamp, n_excl)
+                    ordered[k_ord] = _order_next(W, leaf, t, stamp)
+                    more = ordered[k_ord] >= 0
                 if not more:
                     break
                 k_ord += 1
@@ -1939,7 +1958,8 @@ def _preempt_v3(W):
         while p0 != 0.0 or p1 != 0.0:
             if i >= k_ord:
                 if more:
-                    n_excl, more = _order_next(W, leaf, t, ordered, k_ord, stamp, n_excl)
+                    ordered[k_ord] = _order_next(W, leaf, t, stamp)
+                    more = ordered[k_ord] >= 0
                 if not more:
                     break
                 k_ord += 1
@@ -1964,8 +1984,6 @@ def _preempt_v3(W):
         for r in range(i, k_ord):
             _set_min_starvation(W, ordered[r], 0.0, 0.0)
         _clear_min_starvation(W, leaf, t, stamp)
-        for r in range(n_excl):
-            _tree_put(W, W[32][r], _any_view(W), W[32][r])  # nothing changed them meanwhile
     # marking victims only lowers the bound, so one computed now stays an upper bound
     bound0 = _victim_candidates(W) if n_starved > 0 else 0.0
     for i in range(n_starved):
