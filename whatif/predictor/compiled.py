@@ -171,8 +171,6 @@ class CompiledEngine:
                 K.GI_RC_TAIL,
                 K.GI_FREE_HEAD,
                 K.GI_FREE_TAIL,
-                K.GI_HOLD_HEAD,
-                K.GI_HOLD_TAIL,
                 K.GI_SEEN_PROG,  # as the reference engine: no progress seen at a check yet
             ]
         ] = -1
@@ -190,6 +188,7 @@ class CompiledEngine:
             "warned": warned, "vict": vict, "cand": np.zeros(cap, dtype=np.int64), "jbuf": jbuf,
             "excl": np.zeros(max(nj, 1), dtype=np.int64),
             "touched": np.zeros(max(nj, 1), dtype=np.int64),
+            "hold": np.zeros((max(nj, 1), 2), dtype=np.int64), "holdv": np.zeros(max(nj, 1)),
         }  # fmt: skip
         self._install_queues(p.queues)
         # The packed task columns are held once: as views of the kernel's static task arrays
@@ -246,6 +245,7 @@ class CompiledEngine:
             s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hf"], s["hi"], s["gf"], s["gi"],
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
             s["tree"], s["excl"], s["touched"], s["tnode"], s["cand"], s["slots"],
+            s["hold"], s["holdv"],
         )  # fmt: skip
 
     def _grow(self) -> None:

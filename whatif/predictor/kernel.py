@@ -177,10 +177,10 @@ GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
 GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for preemption
 GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check in `cand` (-1: not listed yet)
 GI_QUIET = 27  # Hadoop 3 checks since the last progress
-GI_HOLD_HEAD, GI_HOLD_TAIL = 28, 29  # apps holding a container of the free list (see JI_CONT_HEAD)
-GI_RECHECK_HEAD, GI_RECHECK_N = 30, 31  # Hadoop 3 re-check times ahead: ring in jbuf[:, 1]
-GI_MSTARV_N = 32  # apps with a min-share starvation amount, listed in jbuf[:, 3]
-N_GI = 33
+GI_HOLD_N = 28  # apps holding a container of the free list (see JI_CONT_HEAD), in `hold`
+GI_RECHECK_HEAD, GI_RECHECK_N = 29, 30  # Hadoop 3 re-check times ahead: ring in jbuf[:, 1]
+GI_MSTARV_N = 31  # apps with a min-share starvation amount, listed in jbuf[:, 3]
+N_GI = 32
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -190,7 +190,8 @@ QSF_MIN_TO, QSF_FAIR_TO, QSF_THRESH = 6, 7, 8
 N_QSF = 9
 # queue state float / int
 QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
-N_QF = 16
+QF_APP_FAIR_MIN = 16  # leaf: the smallest memory fair share of its apps (`_app_shares`)
+N_QF = 17
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
@@ -219,9 +220,9 @@ JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
 JI_POS, JI_TOUCHED, JI_RC_NEXT, JI_RC_PREV, JI_IN_RC, JI_RED_SEQ = 14, 15, 16, 17, 18, 19
 JI_CONT_HEAD, JI_CONT_TAIL = 20, 21  # the app's running task containers not marked
-JI_HOLD_NEXT, JI_HOLD_PREV = 22, 23  # links in the list of apps holding one
-JI_MSTARV_POS = 24  # where the app is in jbuf[:, 3] (-1: its min-share starvation is zero)
-N_JI = 25
+JI_HOLD_POS = 22  # where the app is in `hold` (-1: it holds none)
+JI_MSTARV_POS = 23  # where the app is in jbuf[:, 3] (-1: its min-share starvation is zero)
+N_JI = 24
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -297,7 +298,7 @@ def _borrow_world(W):
         borrowed(W[24]), borrowed(W[25]), borrowed(W[26]), borrowed(W[27]),
         borrowed(W[28]), borrowed(W[29]), borrowed(W[30]), borrowed(W[31]),
         borrowed(W[32]), borrowed(W[33]), borrowed(W[34]), borrowed(W[35]),
-        borrowed(W[36]),
+        borrowed(W[36]), borrowed(W[37]), borrowed(W[38]),
     )  # fmt: skip
 
 
@@ -516,7 +517,8 @@ def heap_pop(hf, hi, gi):
 # --------------------------------------------------------------------------- world
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
 #      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
-#      tree, excl, touched, tnode, cand, slots)  (entry points pass it on as a WorldRef)
+#      tree, excl, touched, tnode, cand, slots, hold, holdv)
+#   (entry points pass it on as a WorldRef)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
 #   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
@@ -546,6 +548,8 @@ def heap_pop(hf, hi, gi):
 #   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
 #   slots (sum over leaves of P,) int64: per leaf from QI_TREE_OFF / (2 N_VIEWS), a stack
 #     of the QI_SLOT_FREE slots freed by apps that ended
+#   hold (nj, 2) int64 / holdv (nj,) float64: the GI_HOLD_N apps holding a container of
+#     the free list (app, leaf; memory usage less what is marked), packed, in no order
 
 
 @njit(cache=True)
@@ -779,6 +783,7 @@ def _app_shares(W, leaf):
             for d in range(2):
                 jf[j, JF_FAIR + d] = qf[leaf, QF_FAIR + d] if j == first else 0.0
             j = ji[j, JI_APP_NEXT]
+        qf[leaf, QF_APP_FAIR_MIN] = qf[leaf, QF_FAIR] if n == 1 else min(qf[leaf, QF_FAIR], 0.0)
         return
     w = np.empty(n)
     mn = np.zeros(n)
@@ -797,6 +802,8 @@ def _app_shares(W, leaf):
         compute_shares(w, mn, mx, qf[leaf, QF_FAIR + d], act, False, out)
         for k in range(n):
             jf[ids[k], JF_FAIR + d] = out[k]
+        if d == 0:
+            qf[leaf, QF_APP_FAIR_MIN] = out.min()
 
 
 # --------------------------------------------------------------------------- ordering
@@ -1223,14 +1230,18 @@ def _assign_one(W, d):
     while q >= 0:
         policy = qs[q, QS_POLICY]
         best = -1
+        # the best child's key, read once per child
+        ub, db, mb, wb, sb, rb = (0.0, 0.0), (0.0, 0.0), (0.0, 0.0), 0.0, 0.0, 0
         for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
             c = children[k]
             if qi[c, QI_TRIED] == epoch or qf[c, QF_PRUN + d] <= 0.0:
                 continue
             if qf[c, QF_USE] > qsf[c, QSF_MAX] or qf[c, QF_USE + 1] > qsf[c, QSF_MAX + 1]:
                 continue
-            if best < 0 or _cmp_queues(W, policy, d, c, best, False) < 0:
+            uc, dc, mc, wc, sc, rc = _queue_key(W, c, False)
+            if best < 0 or _compare(W, policy, d, uc, dc, mc, wc, sc, rc, ub, db, mb, wb, sb, rb) < 0:
                 best = c
+                ub, db, mb, wb, sb, rb = uc, dc, mc, wc, sc, rc
         if best < 0:
             qi[q, QI_TRIED] = epoch
             q = qs[q, QS_PARENT]  # back up and try the parent's next child
@@ -1399,6 +1410,7 @@ def _start_attempt(W, j, task, r0, r1):
     gf[G_FREE + 1] -= r1
     jf[j, JF_USE] += r0
     jf[j, JF_USE + 1] += r1
+    _held_changed(W, j)
     _up(W, QF_USE, leaf, r0, r1)
     _add_pending(W, j, -r0, -r1)
     if task >= 0:
@@ -1442,21 +1454,42 @@ def _free_add(W, a, j):
     """Task container `a` of app `j` starts: list it as one preemption may take (in the
     free list, newest last, and in the app's own list, which puts the app on the list of
     apps holding one)."""
-    ji, ai, gi = W[9], W[20], W[24]
+    js, ji, ai, gi, hold = W[6], W[9], W[20], W[24], W[37]
     _append(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
     if ji[j, JI_CONT_HEAD] < 0:
-        _append(ji, JI_HOLD_NEXT, JI_HOLD_PREV, gi, GI_HOLD_HEAD, j)
+        pos = gi[GI_HOLD_N]
+        gi[GI_HOLD_N] += 1
+        ji[j, JI_HOLD_POS] = pos
+        hold[pos, 0] = j
+        hold[pos, 1] = js[j, JS_QUEUE]
+        _held_changed(W, j)
     _append(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
 
 
 @njit(cache=True)
 def _free_remove(W, a, j):
     """Container `a` of app `j` ends or is marked for preemption: unlist it."""
-    ji, ai, gi = W[9], W[20], W[24]
+    ji, ai, gi, hold, holdv = W[9], W[20], W[24], W[37], W[38]
     _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
     _remove(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
     if ji[j, JI_CONT_HEAD] < 0:
-        _remove(ji, JI_HOLD_NEXT, JI_HOLD_PREV, gi, GI_HOLD_HEAD, j)
+        pos = ji[j, JI_HOLD_POS]
+        gi[GI_HOLD_N] -= 1
+        last = gi[GI_HOLD_N]
+        hold[pos, 0] = hold[last, 0]
+        hold[pos, 1] = hold[last, 1]
+        holdv[pos] = holdv[last]
+        ji[hold[pos, 0], JI_HOLD_POS] = pos
+        ji[j, JI_HOLD_POS] = -1
+
+
+@njit(cache=True)
+def _held_changed(W, j):
+    """App `j`'s usage or marked resources changed: update its entry in `hold`."""
+    jf, ji, holdv = W[8], W[9], W[38]
+    pos = ji[j, JI_HOLD_POS]
+    if pos >= 0:
+        holdv[pos] = jf[j, JF_USE] - jf[j, JF_TBP]
 
 
 @njit(cache=True)
@@ -1500,6 +1533,7 @@ def _release_container(W, a, state):
     gf[G_FREE + 1] += r1
     jf[j, JF_USE] -= r0
     jf[j, JF_USE + 1] -= r1
+    _held_changed(W, j)
     _touch(W, j)
     _up(W, QF_USE, leaf, -r0, -r1)
     if task < 0:
@@ -2102,6 +2136,7 @@ def _preempt_for(W, j, bound0):
         r1 = tsf[task, TSF_REQ + 1]
         jf[vj, JF_TBP] += r0
         jf[vj, JF_TBP + 1] += r1
+        _held_changed(W, vj)
         _up(W, QF_TBP, js[vj, JS_QUEUE], r0, r1)
         af[a, AF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
         _free_remove(W, a, vj)
@@ -2118,10 +2153,13 @@ def _victim_candidates(W):
     the rest of the check: usage and shares are fixed, and what is marked or taken only
     grows, provided "below the fair share" is monotone: always for the memory comparator,
     and for drf while both cluster dimensions are positive (no NaN shares; otherwise every
-    container of a drf leaf is listed). Only apps that hold such containers are visited."""
-    qs, js, jf, ji, tsf, ai, gf, gi, cfg, cluster, minreq, cand = (
+    container of a drf leaf is listed). Only apps holding a container are visited (`hold`),
+    and under the memory comparator only those whose usage less the smallest request is
+    not below the smallest app share of their leaf: `_keeps_share` computes
+    (usage - request) < share, and rounding keeps that monotone in the request."""
+    qs, qf, jf, ji, tsf, ai, gf, gi, cfg, cluster, minreq, cand, hold, holdv = (
         W[0],
-        W[6],
+        W[3],
         W[8],
         W[9],
         W[17],
@@ -2132,6 +2170,8 @@ def _victim_candidates(W):
         W[26],
         W[27],
         W[35],
+        W[37],
+        W[38],
     )
     for leaf in range(qs.shape[0]):
         if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
@@ -2140,33 +2180,31 @@ def _victim_candidates(W):
     smallest = 0.0 if cfg[C_SLOT] != 0.0 else minreq[0]  # no task asks for less memory
     bound = max(gf[G_FREE], 0.0)
     n = 0
-    j = gi[GI_HOLD_HEAD]
-    while j >= 0:
-        policy = qs[js[j, JS_QUEUE], QS_POLICY]
-        if qs[js[j, JS_QUEUE], QS_PREEMPTABLE] == 1:
-            if policy != 2:
-                # memory only: a container of r MB can go only if r <= usage - marked - share
-                u = jf[j, JF_USE] - jf[j, JF_TBP]
-                slack = 1e-9 * (abs(u) + abs(jf[j, JF_FAIR]) + smallest + 1.0)
-                visit = not u - jf[j, JF_FAIR] < smallest - slack
-            else:
-                visit = True
-            a = ji[j, JI_CONT_HEAD] if visit else -1
-            while a >= 0:
-                task = ai[a, AI_TASK]
-                r0 = tsf[task, TSF_REQ]
-                if (policy == 2 and not monotone) or _keeps_share(
-                    W, j, r0, tsf[task, TSF_REQ + 1], 0.0, 0.0
-                ):
-                    cand[n] = a
-                    n += 1
-                    bound += r0
-                a = ai[a, AI_APP_NEXT]
-        j = ji[j, JI_HOLD_NEXT]
+    for pos in range(gi[GI_HOLD_N]):
+        leaf = hold[pos, 1]
+        if qs[leaf, QS_PREEMPTABLE] == 0:
+            continue
+        policy = qs[leaf, QS_POLICY]
+        if policy != 2 and holdv[pos] - smallest < qf[leaf, QF_APP_FAIR_MIN]:
+            continue
+        j = hold[pos, 0]
+        if policy != 2 and jf[j, JF_USE] - jf[j, JF_TBP] - smallest < jf[j, JF_FAIR]:
+            continue
+        a = ji[j, JI_CONT_HEAD]
+        while a >= 0:
+            task = ai[a, AI_TASK]
+            r0 = tsf[task, TSF_REQ]
+            if (policy == 2 and not monotone) or _keeps_share(
+                W, j, r0, tsf[task, TSF_REQ + 1], 0.0, 0.0
+            ):
+                cand[n] = a
+                n += 1
+                bound += r0
+            a = ai[a, AI_APP_NEXT]
     # attempts are numbered as they start, so the newest first is the highest number first
     cand[:n] = np.sort(cand[:n])[::-1]
     gi[GI_CAND_N] = n
-    return bound
+    return _loose(bound)  # widened: the scans add the same sizes in another order
 
 
 @njit(cache=True)
@@ -2693,6 +2731,7 @@ def _preempt_v2(W):
         _free_remove(W, a, j)
         jf[j, JF_TBP] += r0
         jf[j, JF_TBP + 1] += r1
+        _held_changed(W, j)
         _up(W, QF_TBP, js[j, JS_QUEUE], r0, r1)
         warned[gi[GI_WARNED_N]] = a
         gi[GI_WARNED_N] += 1
@@ -2914,8 +2953,10 @@ def rebuild_queue_state(W):
     Jobs are visited in index order, so leaf app lists are in submission order afterwards.
     """
     W = world_ref(_borrow_world(W))
-    qf, js, jsf, jf, ji = W[3], W[6], W[7], W[8], W[9]
+    qf, js, jsf, jf, ji, hold = W[3], W[6], W[7], W[8], W[9], W[37]
     for j in range(js.shape[0]):
+        if ji[j, JI_HOLD_POS] >= 0:
+            hold[ji[j, JI_HOLD_POS], 1] = js[j, JS_QUEUE]
         state = ji[j, JI_STATE]
         if state != 1 and state != 2:
             continue
