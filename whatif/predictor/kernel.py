@@ -190,8 +190,9 @@ QSF_MIN_TO, QSF_FAIR_TO, QSF_THRESH = 6, 7, 8
 N_QSF = 9
 # queue state float / int
 QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
-QF_APP_FAIR_MIN = 16  # leaf: the smallest memory fair share of its apps (`_app_shares`)
-N_QF = 17
+QF_APP_FAIR = 16  # leaf whose apps are alike (`_alike_apps`): each app's fair share
+QF_APP_FAIR_MIN = 18  # leaf: the smallest memory fair share of its apps (`_app_shares`)
+N_QF = 19
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
@@ -407,6 +408,14 @@ def compute_shares(weights, mins, maxs, total, active, use_active, out):
         if w[i] != w[0] or lo[i] != lo[0] or hi[i] != hi[0]:
             uniform = False
             break
+    right = _share_ratio(w, lo, hi, m, uniform, remaining)
+    for i in range(m):
+        out[free_idx[i]] = math.floor(min(max(w[i] * right, lo[i]), hi[i]))
+
+
+@njit(cache=True)
+def _share_ratio(w, lo, hi, m, uniform, remaining):
+    """ComputeFairShares' weight-to-resource ratio for m schedulables sharing `remaining`."""
     r_max = 1.0
     while _planned(r_max, w, lo, hi, m, uniform) < remaining:
         r_max *= 2.0
@@ -422,8 +431,19 @@ def compute_shares(weights, mins, maxs, total, active, use_active, out):
             left = mid
         else:
             right = mid
-    for i in range(m):
-        out[free_idx[i]] = math.floor(min(max(w[i] * right, lo[i]), hi[i]))
+    return right
+
+
+@njit(cache=True)
+def _alike_share(total, n):
+    """`compute_shares` for n apps of weight 1, no min and no max sharing `total`: each
+    one's share, in O(1). The cap sum is n * 2**63 there, exactly (whole multiples)."""
+    one = np.ones(1)
+    zero = np.zeros(1)
+    unbounded = np.full(1, INF)
+    remaining = min(n * 9.223372036854775807e18, max(total, 0.0))
+    right = _share_ratio(one, zero, unbounded, n, True, remaining)
+    return math.floor(min(max(right, 0.0), INF))
 
 
 # --------------------------------------------------------------------------- lists
@@ -758,12 +778,33 @@ def _app_weight(W, j):
 
 
 @njit(cache=True)
+def _alike_apps(W, leaf):
+    """Whether the leaf's apps all get the same fair share (weight 1, no min or max)."""
+    return W[0][leaf, QS_POLICY] != 1 and W[25][C_SIZEBASED] == 0.0
+
+
+@njit(cache=True)
+def _app_fair(W, j, d):
+    """App `j`'s fair share in dimension `d`, as `_app_shares` last set it."""
+    leaf = W[6][j, JS_QUEUE]
+    if _alike_apps(W, leaf):
+        return W[3][leaf, QF_APP_FAIR + d]
+    return W[8][j, JF_FAIR + d]
+
+
+@njit(cache=True)
 def _app_shares(W, leaf):
-    """Fair shares of a leaf's runnable apps (fifo: the earliest app gets it all)."""
+    """Fair shares of a leaf's runnable apps (fifo: the earliest app gets it all); read
+    them with `_app_fair` (alike apps' share is kept once, for the leaf)."""
     qs, qf, qi, jf, ji, cfg = W[0], W[3], W[4], W[8], W[9], W[25]
     if qi[leaf, QI_DIRTY] == 0 and cfg[C_SIZEBASED] == 0.0:
         return
     qi[leaf, QI_DIRTY] = 0
+    if _alike_apps(W, leaf):
+        for d in range(2):
+            qf[leaf, QF_APP_FAIR + d] = _alike_share(qf[leaf, QF_FAIR + d], qi[leaf, QI_RUNNABLE])
+        qf[leaf, QF_APP_FAIR_MIN] = qf[leaf, QF_APP_FAIR]
+        return
     n = 0
     j = qi[leaf, QI_APP_HEAD]
     while j >= 0:
@@ -1945,9 +1986,9 @@ def _preempt_v3(W):
                     break
                 k_ord += 1
             j = ordered[i]
-            fd0 = min(math.floor(jf[j, JF_FAIR] * threshold), jf[j, JF_USE] + jf[j, JF_PEND])
+            fd0 = min(math.floor(_app_fair(W, j, 0) * threshold), jf[j, JF_USE] + jf[j, JF_PEND])
             fd1 = min(
-                math.floor(jf[j, JF_FAIR + 1] * threshold), jf[j, JF_USE + 1] + jf[j, JF_PEND + 1]
+                math.floor(_app_fair(W, j, 1) * threshold), jf[j, JF_USE + 1] + jf[j, JF_PEND + 1]
             )
             is_starved = _below(W, policy, jf[j, JF_USE], jf[j, JF_USE + 1], fd0, fd1)
             if not is_starved:
@@ -2188,7 +2229,7 @@ def _victim_candidates(W):
         if policy != 2 and holdv[pos] - smallest < qf[leaf, QF_APP_FAIR_MIN]:
             continue
         j = hold[pos, 0]
-        if policy != 2 and jf[j, JF_USE] - jf[j, JF_TBP] - smallest < jf[j, JF_FAIR]:
+        if policy != 2 and jf[j, JF_USE] - jf[j, JF_TBP] - smallest < _app_fair(W, j, 0):
             continue
         a = ji[j, JI_CONT_HEAD]
         while a >= 0:
@@ -2298,7 +2339,7 @@ def _keeps_share(W, j, r0, r1, c0, c1):
     after0 = jf[j, JF_USE] - jf[j, JF_TBP] - r0 - c0
     after1 = jf[j, JF_USE + 1] - jf[j, JF_TBP + 1] - r1 - c1
     policy = qs[js[j, JS_QUEUE], QS_POLICY]
-    return not _below(W, policy, after0, after1, jf[j, JF_FAIR], jf[j, JF_FAIR + 1])
+    return not _below(W, policy, after0, after1, _app_fair(W, j, 0), _app_fair(W, j, 1))
 
 
 @njit(cache=True)
