@@ -600,6 +600,11 @@ def _count_runnable(W, leaf, delta):
 def _demand(W, q):
     """Queue demand (usage + pending of all apps, capped at maxShare at every level)."""
     qs, qsf, children, qf, dem = W[0], W[1], W[2], W[3], W[5]
+    if qs[q, QS_LEAF] == 1:
+        return (
+            min(qf[q, QF_USE] + qf[q, QF_PALL], qsf[q, QSF_MAX]),
+            min(qf[q, QF_USE + 1] + qf[q, QF_PALL + 1], qsf[q, QSF_MAX + 1]),
+        )
     for i in range(q + qs[q, QS_SIZE] - 1, q - 1, -1):
         if qs[i, QS_LEAF] == 1:
             r0 = qf[i, QF_USE] + qf[i, QF_PALL]
