@@ -1,11 +1,12 @@
 """The numba kernel and the plain-Python reference give identical schedules."""
 
 import pandas as pd
-from conftest import scenarios
+from conftest import build_workload, containers, flat_tree, scenarios
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from whatif.predictor import Simulation, predict
+from whatif import Resources
+from whatif.predictor import SchedulerSettings, Simulation, predict
 
 
 @settings(
@@ -59,3 +60,34 @@ def test_engines_agree_when_advanced_in_steps_and_reconfigured(scenario, pause):
     pd.testing.assert_frame_equal(s1.queues, s2.queues)
     pd.testing.assert_frame_equal(s1.attempts, s2.attempts)
     pd.testing.assert_frame_equal(r1.attempts, r2.attempts)
+
+
+def test_a_new_tree_that_renumbers_the_leaves_mid_run_protects_the_right_queue():
+    """`c` fills the cluster; a new tree lists `c` first (renumbering both leaves) and
+    stops preemption from it, then `b` starves. Nothing may be killed, in either engine:
+    the kernel's per-leaf bookkeeping of running containers must follow the new numbers,
+    or it would take `c`'s containers as if they were `b`'s."""
+    long_maps = [("map", 150.0, 1024.0)] * 4
+    workload = build_workload(
+        [(f"c{i}", "c", 0.0, long_maps) for i in range(3)]
+        + [(f"b{i}", "b", 30.0, [("map", 20.0, 1024.0)] * 4) for i in range(4)]
+    )
+    preempting = dict(min_share_preemption_timeout_s=5.0, fair_share_preemption_timeout_s=10.0)
+    before = flat_tree(b=dict(**preempting), c=dict(**preempting))
+    after = flat_tree(
+        c=dict(weight=3.0, allow_preemption_from=False, **preempting),
+        b=dict(min_resources=Resources(6 * 1024.0, 6.0), **preempting),
+    )
+    sched = SchedulerSettings(preemption=True, hadoop_version=3, wait_time_before_kill_s=2.0)
+    runs = []
+    for engine in ("numba", "reference"):
+        sim = Simulation(workload, before, containers(12), settings=sched, engine=engine)
+        sim.advance_to(20.0)
+        sim.reconfigure(after)
+        runs.append(sim.run_to_end())
+    fast, slow = runs
+    pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
+    pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
+    assert not fast.attempts["preempted"].any()
+    b_starts = fast.attempts.loc[fast.attempts["job_id"].str.startswith("b"), "start_s"]
+    assert b_starts.min() >= 150.0  # b waited for c's containers to end
