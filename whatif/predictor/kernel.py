@@ -117,21 +117,24 @@ resources float64 MB/vcores (or slots); indices are int64 (int32 in the task tab
 
 Speed (none of this changes a schedule; the reference engine scans plainly): apps of a
 leaf are ranked by a tournament tree per view (`_tree_put`), so the best app is read at
-the root and only apps whose usage or demand changed are re-ranked; runnable apps hold
-recycled slots, so the trees are only as deep as the apps runnable at once
-(`_take_slot`); each node also keeps the smallest next request below it, so
-allocation skips apps whose request cannot fit without trying them one by one
-(`_tree_best_fit`); only jobs that can preempt their own reduces are checked each
-event (`_red_refresh`); victim scans walk only unmarked task containers their app could
-give up alone, listed once per check from per-app container lists of the apps holding
-any, and resume where the previous scan for the same request took its first victim
-(`_victims_for`, `_victim_candidates`); a check reads a leaf's apps from its tree in
-policy order only as far as its scans go, the re-check times ahead from a ring in time
-order and the min-share amounts to reset from the list of nonzero ones (`_preempt_v3`);
-alike apps' fair shares cost one multiplication per bisection
-round (`_planned`); and the entry points pass their arrays borrowed and by pointer
-(``world.py``): numba passes a tuple by value, and copying and reference counting the
-world at every call took most of the time.
+the root and only apps whose usage or demand changed are re-ranked; in `fair` leaves
+without size-based weights each node keeps its winner's sort key (`_put_key`), so
+ranking reads adjacent tree rows, not app rows; runnable apps hold recycled slots, so
+the trees are only as deep as the apps runnable at once (`_take_slot`); each node also
+keeps the smallest next request below it, so allocation skips apps whose request cannot
+fit without trying them one by one (`_tree_best_fit`); only jobs that can preempt their
+own reduces are checked each event (`_red_refresh`); victim scans walk only unmarked
+task containers their app could give up alone, listed once per check from per-app
+container lists of the apps holding any (kept packed with their leaf and usage in
+`hold`, so most are passed over without reading their rows), and resume where the
+previous scan for the same request took its first victim (`_victims_for`,
+`_victim_candidates`); a check reads a leaf's apps from its tree in policy order only as
+far as its scans go, the re-check times ahead from a ring in time order and the
+min-share amounts to reset from the list of nonzero ones (`_preempt_v3`); alike apps'
+fair shares cost one multiplication per bisection round (`_planned`), and an alike leaf
+keeps one share for all its apps (`_app_fair`); and the entry points pass their arrays
+borrowed and by pointer (``world.py``): numba passes a tuple by value, and copying and
+reference counting the world at every call took most of the time.
 """
 
 from __future__ import annotations
@@ -1285,7 +1288,10 @@ def _assign_one(W, d):
             if qf[c, QF_USE] > qsf[c, QSF_MAX] or qf[c, QF_USE + 1] > qsf[c, QSF_MAX + 1]:
                 continue
             uc, dc, mc, wc, sc, rc = _queue_key(W, c, False)
-            if best < 0 or _compare(W, policy, d, uc, dc, mc, wc, sc, rc, ub, db, mb, wb, sb, rb) < 0:
+            if (
+                best < 0
+                or _compare(W, policy, d, uc, dc, mc, wc, sc, rc, ub, db, mb, wb, sb, rb) < 0
+            ):
                 best = c
                 ub, db, mb, wb, sb, rb = uc, dc, mc, wc, sc, rc
         if best < 0:
@@ -1868,7 +1874,7 @@ def _next_recheck(W, t):
 
     Apps join the ring as their re-check time is set, `t` + the re-check delay, so the
     ring is in time order and each app is in it at most once."""
-    qsf, js, jf, ji, gi, jbuf = W[1], W[6], W[8], W[9], W[24], W[30]
+    jf, gi, jbuf = W[8], W[24], W[30]
     ring = jbuf[:, 1]
     cap = ring.shape[0]
     while gi[GI_RECHECK_N] > 0 and jf[ring[gi[GI_RECHECK_HEAD]], JF_NCHECK] <= t:
