@@ -571,8 +571,9 @@ def heap_pop(hf, hi, gi):
 #   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
 #   slots (sum over leaves of P,) int64: per leaf from QI_TREE_OFF / (2 N_VIEWS), a stack
 #     of the QI_SLOT_FREE slots freed by apps that ended
-#   hold (nj, 2) int64 / holdv (nj,) float64: the GI_HOLD_N apps holding a container of
-#     the free list (app, leaf; memory usage less what is marked), packed, in no order
+#   hold (nj, 2) int64 / holdv (nj, 2) float64: the GI_HOLD_N apps holding a container of
+#     the free list (app, leaf; memory usage less what is marked, the smallest memory
+#     request of those containers), packed, in no order
 
 
 @njit(cache=True)
@@ -1506,33 +1507,46 @@ def _free_add(W, a, j):
     """Task container `a` of app `j` starts: list it as one preemption may take (in the
     free list, newest last, and in the app's own list, which puts the app on the list of
     apps holding one)."""
-    js, ji, ai, gi, hold = W[6], W[9], W[20], W[24], W[37]
+    js, ji, tsf, ai, gi, hold, holdv = W[6], W[9], W[17], W[20], W[24], W[37], W[38]
     _append(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
+    r0 = tsf[ai[a, AI_TASK], TSF_REQ]
     if ji[j, JI_CONT_HEAD] < 0:
         pos = gi[GI_HOLD_N]
         gi[GI_HOLD_N] += 1
         ji[j, JI_HOLD_POS] = pos
         hold[pos, 0] = j
         hold[pos, 1] = js[j, JS_QUEUE]
+        holdv[pos, 1] = r0
         _held_changed(W, j)
+    else:
+        pos = ji[j, JI_HOLD_POS]
+        holdv[pos, 1] = min(holdv[pos, 1], r0)
     _append(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
 
 
 @njit(cache=True)
 def _free_remove(W, a, j):
     """Container `a` of app `j` ends or is marked for preemption: unlist it."""
-    ji, ai, gi, hold, holdv = W[9], W[20], W[24], W[37], W[38]
+    ji, tsf, ai, gi, hold, holdv = W[9], W[17], W[20], W[24], W[37], W[38]
     _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
     _remove(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
+    pos = ji[j, JI_HOLD_POS]
     if ji[j, JI_CONT_HEAD] < 0:
-        pos = ji[j, JI_HOLD_POS]
         gi[GI_HOLD_N] -= 1
         last = gi[GI_HOLD_N]
         hold[pos, 0] = hold[last, 0]
         hold[pos, 1] = hold[last, 1]
-        holdv[pos] = holdv[last]
+        holdv[pos, 0] = holdv[last, 0]
+        holdv[pos, 1] = holdv[last, 1]
         ji[hold[pos, 0], JI_HOLD_POS] = pos
         ji[j, JI_HOLD_POS] = -1
+    elif tsf[ai[a, AI_TASK], TSF_REQ] == holdv[pos, 1]:
+        smallest = INF  # it may have been the only one that small
+        b = ji[j, JI_CONT_HEAD]
+        while b >= 0:
+            smallest = min(smallest, tsf[ai[b, AI_TASK], TSF_REQ])
+            b = ai[b, AI_APP_NEXT]
+        holdv[pos, 1] = smallest
 
 
 @njit(cache=True)
@@ -1541,7 +1555,7 @@ def _held_changed(W, j):
     jf, ji, holdv = W[8], W[9], W[38]
     pos = ji[j, JI_HOLD_POS]
     if pos >= 0:
-        holdv[pos] = jf[j, JF_USE] - jf[j, JF_TBP]
+        holdv[pos, 0] = jf[j, JF_USE] - jf[j, JF_TBP]
 
 
 @njit(cache=True)
@@ -2206,21 +2220,18 @@ def _victim_candidates(W):
     grows, provided "below the fair share" is monotone: always for the memory comparator,
     and for drf while both cluster dimensions are positive (no NaN shares; otherwise every
     container of a drf leaf is listed). Only apps holding a container are visited (`hold`),
-    and under the memory comparator only those whose usage less the smallest request is
-    not below the smallest app share of their leaf: `_keeps_share` computes
-    (usage - request) < share, and rounding keeps that monotone in the request."""
-    qs, qf, jf, ji, tsf, ai, gf, gi, cfg, cluster, minreq, cand, hold, holdv = (
+    and under the memory comparator only those whose usage less their smallest request is
+    not below their share: `_keeps_share` computes (usage - request) < share, and rounding
+    keeps that monotone in the request."""
+    qs, qf, ji, tsf, ai, gf, gi, cluster, cand, hold, holdv = (
         W[0],
         W[3],
-        W[8],
         W[9],
         W[17],
         W[20],
         W[23],
         W[24],
-        W[25],
         W[26],
-        W[27],
         W[35],
         W[37],
         W[38],
@@ -2229,7 +2240,6 @@ def _victim_candidates(W):
         if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
             _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
     monotone = cluster[0] > 0.0 and cluster[1] > 0.0
-    smallest = 0.0 if cfg[C_SLOT] != 0.0 else minreq[0]  # no task asks for less memory
     bound = max(gf[G_FREE], 0.0)
     n = 0
     for pos in range(gi[GI_HOLD_N]):
@@ -2237,10 +2247,11 @@ def _victim_candidates(W):
         if qs[leaf, QS_PREEMPTABLE] == 0:
             continue
         policy = qs[leaf, QS_POLICY]
-        if policy != 2 and holdv[pos] - smallest < qf[leaf, QF_APP_FAIR_MIN]:
+        spare = holdv[pos, 0] - holdv[pos, 1]  # as `_keeps_share` computes it
+        if policy != 2 and spare < qf[leaf, QF_APP_FAIR_MIN]:
             continue
         j = hold[pos, 0]
-        if policy != 2 and jf[j, JF_USE] - jf[j, JF_TBP] - smallest < _app_fair(W, j, 0):
+        if policy != 2 and spare < _app_fair(W, j, 0):
             continue
         a = ji[j, JI_CONT_HEAD]
         while a >= 0:
