@@ -188,7 +188,7 @@ class CompiledEngine:
             "warned": warned, "vict": vict, "cand": np.zeros(cap, dtype=np.int64), "jbuf": jbuf,
             "excl": np.zeros(max(nj, 1), dtype=np.int64),
             "touched": np.zeros(max(nj, 1), dtype=np.int64),
-            "hold": np.zeros((max(nj, 1), 2), dtype=np.int64), "holdv": np.zeros((max(nj, 1), 2)),
+            "hold": np.zeros((max(nj, 1), 2), dtype=np.int64), "holdv": np.zeros((max(nj, 1), 3)),
         }  # fmt: skip
         self._install_queues(p.queues)
         # The packed task columns are held once: as views of the kernel's static task arrays

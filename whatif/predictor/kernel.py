@@ -571,9 +571,9 @@ def heap_pop(hf, hi, gi):
 #   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
 #   slots (sum over leaves of P,) int64: per leaf from QI_TREE_OFF / (2 N_VIEWS), a stack
 #     of the QI_SLOT_FREE slots freed by apps that ended
-#   hold (nj, 2) int64 / holdv (nj, 2) float64: the GI_HOLD_N apps holding a container of
+#   hold (nj, 2) int64 / holdv (nj, 3) float64: the GI_HOLD_N apps holding a container of
 #     the free list (app, leaf; memory usage less what is marked, the smallest memory
-#     request of those containers), packed, in no order
+#     request of those containers and how many ask that), packed, in no order
 
 
 @njit(cache=True)
@@ -1517,10 +1517,15 @@ def _free_add(W, a, j):
         hold[pos, 0] = j
         hold[pos, 1] = js[j, JS_QUEUE]
         holdv[pos, 1] = r0
+        holdv[pos, 2] = 1.0
         _held_changed(W, j)
     else:
         pos = ji[j, JI_HOLD_POS]
-        holdv[pos, 1] = min(holdv[pos, 1], r0)
+        if r0 < holdv[pos, 1]:
+            holdv[pos, 1] = r0
+            holdv[pos, 2] = 1.0
+        elif r0 == holdv[pos, 1]:
+            holdv[pos, 2] += 1.0
     _append(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
 
 
@@ -1536,17 +1541,26 @@ def _free_remove(W, a, j):
         last = gi[GI_HOLD_N]
         hold[pos, 0] = hold[last, 0]
         hold[pos, 1] = hold[last, 1]
-        holdv[pos, 0] = holdv[last, 0]
-        holdv[pos, 1] = holdv[last, 1]
+        for c in range(3):
+            holdv[pos, c] = holdv[last, c]
         ji[hold[pos, 0], JI_HOLD_POS] = pos
         ji[j, JI_HOLD_POS] = -1
     elif tsf[ai[a, AI_TASK], TSF_REQ] == holdv[pos, 1]:
-        smallest = INF  # it may have been the only one that small
-        b = ji[j, JI_CONT_HEAD]
-        while b >= 0:
-            smallest = min(smallest, tsf[ai[b, AI_TASK], TSF_REQ])
-            b = ai[b, AI_APP_NEXT]
-        holdv[pos, 1] = smallest
+        holdv[pos, 2] -= 1.0
+        if holdv[pos, 2] == 0.0:  # it was the last one that small: find the next size
+            smallest = INF
+            count = 0.0
+            b = ji[j, JI_CONT_HEAD]
+            while b >= 0:
+                r = tsf[ai[b, AI_TASK], TSF_REQ]
+                if r < smallest:
+                    smallest = r
+                    count = 1.0
+                elif r == smallest:
+                    count += 1.0
+                b = ai[b, AI_APP_NEXT]
+            holdv[pos, 1] = smallest
+            holdv[pos, 2] = count
 
 
 @njit(cache=True)
