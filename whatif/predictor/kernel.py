@@ -178,7 +178,7 @@ GI_LIVELOCK, GI_SEEN_SET, GI_SEEN_POWER, GI_SEEN_STEPS, GI_SEEN_PROG, GI_SEEN_ST
 GI_PROGRESS = 19  # end and AM-ready events handled so far
 GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
 GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for preemption
-GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check in `cand` (-1: not listed yet)
+GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check in `cand`
 GI_QUIET = 27  # Hadoop 3 checks since the last progress
 GI_HOLD_N = 28  # apps holding a container of the free list (see JI_CONT_HEAD), in `hold`
 GI_RECHECK_HEAD, GI_RECHECK_N = 29, 30  # Hadoop 3 re-check times ahead: ring in jbuf[:, 1]
