@@ -1843,40 +1843,43 @@ def _order_next(W, leaf, t, stamp):
     """The leaf's next app in policy order among those with pending demand past their
     re-check time and not yet returned in this scan (`stamp`); -1 if none. Marks it.
 
-    A search of the any-view tree that leaves it as it is: a subtree is entered only
-    if its winner is to be passed over, and skipped once its winner ranks after the best
-    app found (the winner is the best app below it)."""
+    A preorder walk of the any-view tree that leaves it as it is: a subtree is entered
+    only if its winner is to be passed over, and skipped once its winner ranks after the
+    best app found (the winner is the best app below it)."""
     qs, qi, jf, ji, tree, tnode = W[0], W[4], W[8], W[9], W[31], W[34]
     view = _any_view(W)
     p = qi[leaf, QI_TREE_P]
     base = qi[leaf, QI_TREE_OFF] + view * 2 * p
     policy = qs[leaf, QS_POLICY]
     keyed = _keyed(W, policy)
-    stack = np.empty(2 * 64, dtype=np.int64)
-    stack[0] = p // qi[leaf, QI_TREE_K]
-    n = 1
+    root = p // qi[leaf, QI_TREE_K]
     best = -1
     best_row = -1
-    while n > 0:
-        n -= 1
-        node = stack[n]
+    node = root
+    while True:
         w = tree[base + node]
-        if w < 0:
-            continue
-        if best >= 0 and not (
-            _key_before(tnode, base + node, best_row)
-            if keyed
-            else _cmp_apps(W, policy, 0, w, best, False) < 0
+        down = False
+        if w >= 0 and (
+            best < 0
+            or (
+                _key_before(tnode, base + node, best_row)
+                if keyed
+                else _cmp_apps(W, policy, 0, w, best, False) < 0
+            )
         ):
-            continue
-        if ji[w, JI_TRIED] == stamp or t < jf[w, JF_NCHECK]:
-            if node < p:
-                stack[n] = 2 * node
-                stack[n + 1] = 2 * node + 1
-                n += 2
-            continue
-        best = w
-        best_row = base + node
+            if ji[w, JI_TRIED] == stamp or t < jf[w, JF_NCHECK]:
+                down = node < p
+            else:
+                best = w
+                best_row = base + node
+        if down:
+            node = 2 * node
+        else:
+            while node > root and node & 1 == 1:
+                node >>= 1
+            if node <= root:
+                break
+            node += 1
     if best >= 0:
         ji[best, JI_TRIED] = stamp
     return best
@@ -2279,7 +2282,9 @@ def _victim_candidates(W):
                 bound += r0
             a = ai[a, AI_APP_NEXT]
     # attempts are numbered as they start, so the newest first is the highest number first
-    cand[:n] = np.sort(cand[:n])[::-1]
+    cand[:n].sort()
+    for i in range(n // 2):
+        cand[i], cand[n - 1 - i] = cand[n - 1 - i], cand[i]
     gi[GI_CAND_N] = n
     return _loose(bound)  # widened: the scans add the same sizes in another order
 

@@ -77,6 +77,17 @@ class _WorldStaticGetItem(AbstractTemplate):
 
 @lower_builtin("static_getitem", WorldRef, types.IntegerLiteral)
 def _world_static_getitem(context, builder, sig, args):
-    """Loads the k-th item through the pointer: no call, no copy of the rest."""
+    """Loads the k-th item through the pointer: no call, no copy of the rest.
+
+    An array comes out with a constant null memory-manager handle (the entry point
+    borrowed it, so the handle in the tuple is null too): the compiler can then drop
+    every reference count operation on it, which it cannot prove for a loaded handle."""
     ref, k = args
-    return builder.load(cgutils.gep_inbounds(builder, ref, 0, k))
+    value = builder.load(cgutils.gep_inbounds(builder, ref, 0, k))
+    item_type = sig.return_type
+    if isinstance(item_type, types.Array):
+        ary = cgutils.create_struct_proxy(item_type)(context, builder, value=value)
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        value = ary._getvalue()
+    return value
