@@ -479,6 +479,9 @@ def _remove(nodes, nxt, prv, heads, h, x):
 
 
 # --------------------------------------------------------------------------- heap
+# A 4-ary min-heap on (time, seq): half the levels of a binary heap, and a node's four
+# children sit side by side. (time, seq) pairs are unique, so the order events come out
+# in does not depend on the heap's shape.
 @njit(cache=True)
 def heap_push(hf, hi, gi, time, kind, ident):
     """Push (time, seq, kind, ident); seq is the global insertion counter."""
@@ -487,7 +490,7 @@ def heap_push(hf, hi, gi, time, kind, ident):
     i = gi[GI_HEAP_N]
     gi[GI_HEAP_N] = i + 1
     while i > 0:
-        p = (i - 1) >> 1
+        p = (i - 1) >> 2
         if hf[p] < time or (hf[p] == time and hi[p, 0] < seq):
             break
         hf[i] = hf[p]
@@ -515,14 +518,22 @@ def heap_pop(hf, hi, gi):
         d = hi[n, 2]
         i = 0
         while True:
-            c = 2 * i + 1
-            if c >= n:
+            first = 4 * i + 1
+            if first >= n:
                 break
-            if c + 1 < n and (
-                hf[c + 1] < hf[c] or (hf[c + 1] == hf[c] and hi[c + 1, 0] < hi[c, 0])
-            ):
-                c += 1
-            if hf[c] < t or (hf[c] == t and hi[c, 0] < s):
+            # the smallest child, with selects rather than branches (`&`, `|` do not
+            # short-circuit): which child wins is unpredictable
+            c = first
+            bt = hf[c]
+            bs = hi[c, 0]
+            for x in range(first + 1, min(first + 4, n)):
+                tx = hf[x]
+                sx = hi[x, 0]
+                less = (tx < bt) | ((tx == bt) & (sx < bs))
+                c = x if less else c
+                bt = tx if less else bt
+                bs = sx if less else bs
+            if (bt < t) | ((bt == t) & (bs < s)):
                 hf[i] = hf[c]
                 hi[i, 0] = hi[c, 0]
                 hi[i, 1] = hi[c, 1]
@@ -1065,13 +1076,15 @@ def _put_key(W, j, d, row):
 
 @njit(cache=True)
 def _key_before(tnode, x, y):
-    """Whether the app keyed in tnode[x] ranks strictly before the one in tnode[y]."""
-    for c in range(TN_KEY, N_TN):
-        if tnode[x, c] < tnode[y, c]:
-            return True
-        if tnode[x, c] > tnode[y, c]:
-            return False
-    return False
+    """Whether the app keyed in tnode[x] ranks strictly before the one in tnode[y].
+
+    Written with `&` and `|`, which do not short-circuit, so it compiles to one result
+    with no branch to mispredict (keys are never NaN)."""
+    a0, a1, a2, a3 = tnode[x, 2], tnode[x, 3], tnode[x, 4], tnode[x, 5]  # TN_KEY .. N_TN
+    b0, b1, b2, b3 = tnode[y, 2], tnode[y, 3], tnode[y, 4], tnode[y, 5]
+    return (a0 < b0) | (
+        (a0 == b0) & ((a1 < b1) | ((a1 == b1) & ((a2 < b2) | ((a2 == b2) & (a3 < b3)))))
+    )
 
 
 @njit(cache=True)
@@ -1107,17 +1120,13 @@ def _tree_put(W, j, view, value):
         left = base + 2 * node
         a = tree[left]
         b = tree[left + 1]
-        win = left
-        if a < 0 or (
-            b >= 0
-            and (
-                _key_before(tnode, left + 1, left)
-                if keyed
-                else _cmp_apps(W, policy, d, b, a, False) < 0
-            )
-        ):
-            a = b
-            win = left + 1
+        if keyed:
+            # an empty node's key is stale but never wins: no branch on it
+            right = (a < 0) | ((b >= 0) & _key_before(tnode, left + 1, left))
+        else:
+            right = a < 0 or (b >= 0 and _cmp_apps(W, policy, d, b, a, False) < 0)
+        win = left + 1 if right else left
+        a = b if right else a
         m0 = min(tnode[left, TN_REQ], tnode[left + 1, TN_REQ])
         m1 = min(tnode[left, TN_REQ + 1], tnode[left + 1, TN_REQ + 1])
         at = base + node
@@ -1273,28 +1282,15 @@ def _allocate(W):
 @njit(cache=True)
 def _assign_one(W, d):
     """Descend from the root to one container assignment; False if nothing fits."""
-    qs, qsf, children, qf, qi, gi = W[0], W[1], W[2], W[3], W[4], W[24]
+    qs, qi, gi = W[0], W[4], W[24]
     gi[GI_EPOCH] += 1
     epoch = gi[GI_EPOCH]
     q = 0
     while q >= 0:
-        policy = qs[q, QS_POLICY]
-        best = -1
-        # the best child's key, read once per child
-        ub, db, mb, wb, sb, rb = (0.0, 0.0), (0.0, 0.0), (0.0, 0.0), 0.0, 0.0, 0
-        for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
-            c = children[k]
-            if qi[c, QI_TRIED] == epoch or qf[c, QF_PRUN + d] <= 0.0:
-                continue
-            if qf[c, QF_USE] > qsf[c, QSF_MAX] or qf[c, QF_USE + 1] > qsf[c, QSF_MAX + 1]:
-                continue
-            uc, dc, mc, wc, sc, rc = _queue_key(W, c, False)
-            if (
-                best < 0
-                or _compare(W, policy, d, uc, dc, mc, wc, sc, rc, ub, db, mb, wb, sb, rb) < 0
-            ):
-                best = c
-                ub, db, mb, wb, sb, rb = uc, dc, mc, wc, sc, rc
+        if _fair_positive_weights(W, q):
+            best = _best_child_fair(W, q, d, epoch)
+        else:
+            best = _best_child(W, q, d, epoch)
         if best < 0:
             qi[q, QI_TRIED] = epoch
             q = qs[q, QS_PARENT]  # back up and try the parent's next child
@@ -1306,6 +1302,94 @@ def _assign_one(W, d):
         else:
             q = best
     return False
+
+
+@njit(cache=True)
+def _offerable(W, c, d, epoch):
+    """Whether child queue `c` can be offered a container of pool `d` in this descent:
+    not tried yet, runnable demand in `d`, usage within its maxResources."""
+    qsf, qf, qi = W[1], W[3], W[4]
+    if qi[c, QI_TRIED] == epoch or qf[c, QF_PRUN + d] <= 0.0:
+        return False
+    return qf[c, QF_USE] <= qsf[c, QSF_MAX] and qf[c, QF_USE + 1] <= qsf[c, QSF_MAX + 1]
+
+
+@njit(cache=True)
+def _best_child(W, q, d, epoch):
+    """The child of `q` to offer the container to, by the parent's comparator (-1: none);
+    children in document order, a later one winning only if it compares strictly lower."""
+    qs, children = W[0], W[2]
+    policy = qs[q, QS_POLICY]
+    best = -1
+    # the best child's key, read once per child
+    ub, db, mb, wb, sb, rb = (0.0, 0.0), (0.0, 0.0), (0.0, 0.0), 0.0, 0.0, 0
+    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+        c = children[k]
+        if not _offerable(W, c, d, epoch):
+            continue
+        uc, dc, mc, wc, sc, rc = _queue_key(W, c, False)
+        if best < 0 or _compare(W, policy, d, uc, dc, mc, wc, sc, rc, ub, db, mb, wb, sb, rb) < 0:
+            best = c
+            ub, db, mb, wb, sb, rb = uc, dc, mc, wc, sc, rc
+    return best
+
+
+@njit(cache=True)
+def _fair_positive_weights(W, q):
+    """Whether `q` orders its children by `fair` and every child weighs more than zero."""
+    qs, qsf, children = W[0], W[1], W[2]
+    if qs[q, QS_POLICY] != 0:
+        return False
+    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+        if not qsf[children[k], QSF_WEIGHT] > 0.0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _best_child_fair(W, q, d, epoch):
+    """`_best_child` for a `fair` parent whose children all weigh more than zero.
+
+    `_compare_fair` then reads as a key compared column by column: a class (Hadoop 3's
+    demand-zero rule, then needy first), the needy ratio or usage / weight, then the name
+    rank (queues all start at 0). The ratios are finite, so comparing them equals the
+    sign of their difference."""
+    qs, qsf, children, qf, cfg = W[0], W[1], W[2], W[3], W[25]
+    v3 = cfg[C_VERSION] == 3.0
+    best = -1
+    best_cls = 0
+    best_ratio = 0.0
+    best_rank = 0
+    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+        c = children[k]
+        if not _offerable(W, c, d, epoch):
+            continue
+        u = qf[c, QF_USE + d]
+        m = qsf[c, QSF_MIN + d]
+        demand = 0.0
+        if v3 or qsf[c, QSF_MIN] > 0.0 or qsf[c, QSF_MIN + 1] > 0.0:
+            demand = _demand(W, c)[d]
+        needy_min = min(m, demand)
+        cls = 2 if v3 and demand == 0.0 else 0
+        if u < needy_min:
+            ratio = u / max(needy_min, 1.0)
+        else:
+            cls += 1
+            ratio = u / qsf[c, QSF_WEIGHT]
+        rank = qs[c, QS_RANK]
+        if (
+            best < 0
+            or cls < best_cls
+            or (
+                cls == best_cls
+                and (ratio < best_ratio or (ratio == best_ratio and rank < best_rank))
+            )
+        ):
+            best = c
+            best_cls = cls
+            best_ratio = ratio
+            best_rank = rank
+    return best
 
 
 @njit(cache=True)
