@@ -169,8 +169,6 @@ class CompiledEngine:
                 K.GI_RED_TAIL,
                 K.GI_RC_HEAD,
                 K.GI_RC_TAIL,
-                K.GI_FREE_HEAD,
-                K.GI_FREE_TAIL,
                 K.GI_SEEN_PROG,  # as the reference engine: no progress seen at a check yet
             ]
         ] = -1
@@ -189,6 +187,7 @@ class CompiledEngine:
             "excl": np.zeros(max(nj, 1), dtype=np.int64),
             "touched": np.zeros(max(nj, 1), dtype=np.int64),
             "hold": np.zeros((max(nj, 1), 2), dtype=np.int64), "holdv": np.zeros((max(nj, 1), 3)),
+            "unmarked": np.zeros(cap // 64 + 1, dtype=np.uint64),
         }  # fmt: skip
         self._install_queues(p.queues)
         # The packed task columns are held once: as views of the kernel's static task arrays
@@ -245,13 +244,13 @@ class CompiledEngine:
             s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hf"], s["hi"], s["gf"], s["gi"],
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
             s["tree"], s["excl"], s["touched"], s["tnode"], s["cand"], s["slots"],
-            s["hold"], s["holdv"],
+            s["hold"], s["holdv"], s["unmarked"],
         )  # fmt: skip
 
     def _grow(self) -> None:
         """Double the attempt and heap arrays (the kernel asked for room)."""
         s = self.state
-        for name in ("af", "ai", "hf", "hi", "warned", "vict", "cand"):
+        for name in ("af", "ai", "hf", "hi", "warned", "vict", "cand", "unmarked"):
             old = s[name]
             new = np.zeros((old.shape[0] * 2,) + old.shape[1:], dtype=old.dtype)
             new[: old.shape[0]] = old

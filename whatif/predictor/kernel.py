@@ -177,10 +177,10 @@ GI_LIVELOCK, GI_SEEN_SET, GI_SEEN_POWER, GI_SEEN_STEPS, GI_SEEN_PROG, GI_SEEN_ST
 )
 GI_PROGRESS = 19  # end and AM-ready events handled so far
 GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
-GI_FREE_HEAD, GI_FREE_TAIL = 24, 25  # running task containers not marked for preemption
+# 24, 25: free
 GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check in `cand`
 GI_QUIET = 27  # Hadoop 3 checks since the last progress
-GI_HOLD_N = 28  # apps holding a container of the free list (see JI_CONT_HEAD), in `hold`
+GI_HOLD_N = 28  # apps holding an unmarked task container (see JI_CONT_HEAD), in `hold`
 GI_RECHECK_HEAD, GI_RECHECK_N = 29, 30  # Hadoop 3 re-check times ahead: ring in jbuf[:, 1]
 GI_MSTARV_N = 31  # apps with a min-share starvation amount, listed in jbuf[:, 3]
 N_GI = 32
@@ -279,9 +279,9 @@ AI_TASK, AI_STATE, AI_PREEMPTED, AI_OUTCOME, AI_RUN_NEXT, AI_RUN_PREV, AI_DEF_NE
     6,
     7,
 )
-AI_CHOSEN, AI_FREE_NEXT, AI_FREE_PREV = 8, 9, 10
-AI_APP_NEXT, AI_APP_PREV = 11, 12  # links in the app's list of free-list containers
-N_AI = 13
+AI_CHOSEN = 8
+AI_APP_NEXT, AI_APP_PREV = 9, 10  # links in the app's list of unmarked task containers
+N_AI = 11
 
 BISECTION_ROUNDS = 25
 QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
@@ -302,7 +302,7 @@ def _borrow_world(W):
         borrowed(W[24]), borrowed(W[25]), borrowed(W[26]), borrowed(W[27]),
         borrowed(W[28]), borrowed(W[29]), borrowed(W[30]), borrowed(W[31]),
         borrowed(W[32]), borrowed(W[33]), borrowed(W[34]), borrowed(W[35]),
-        borrowed(W[36]), borrowed(W[37]), borrowed(W[38]),
+        borrowed(W[36]), borrowed(W[37]), borrowed(W[38]), borrowed(W[39]),
     )  # fmt: skip
 
 
@@ -551,7 +551,7 @@ def heap_pop(hf, hi, gi):
 # --------------------------------------------------------------------------- world
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
 #      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
-#      tree, excl, touched, tnode, cand, slots, hold, holdv)
+#      tree, excl, touched, tnode, cand, slots, hold, holdv, unmarked)
 #   (entry points pass it on as a WorldRef)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
@@ -582,9 +582,11 @@ def heap_pop(hf, hi, gi):
 #   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
 #   slots (sum over leaves of P,) int64: per leaf from QI_TREE_OFF / (2 N_VIEWS), a stack
 #     of the QI_SLOT_FREE slots freed by apps that ended
-#   hold (nj, 2) int64 / holdv (nj, 3) float64: the GI_HOLD_N apps holding a container of
-#     the free list (app, leaf; memory usage less what is marked, the smallest memory
+#   hold (nj, 2) int64 / holdv (nj, 3) float64: the GI_HOLD_N apps holding an unmarked
+#     task container (app, leaf; memory usage less what is marked, the smallest memory
 #     request of those containers and how many ask that), packed, in no order
+#   unmarked (cap / 64 + 1,) uint64: a bit per attempt, set while it is a running task
+#     container not marked for preemption (`_newest_unmarked` reads the highest)
 
 
 @njit(cache=True)
@@ -1588,11 +1590,20 @@ def _replay_finish(W, a, task, last_map):
 
 @njit(cache=True)
 def _free_add(W, a, j):
-    """Task container `a` of app `j` starts: list it as one preemption may take (in the
-    free list, newest last, and in the app's own list, which puts the app on the list of
-    apps holding one)."""
-    js, ji, tsf, ai, gi, hold, holdv = W[6], W[9], W[17], W[20], W[24], W[37], W[38]
-    _append(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
+    """Task container `a` of app `j` starts: list it as one preemption may take (its bit in
+    `unmarked`, and the app's own list, which puts the app on the list of apps holding
+    one)."""
+    js, ji, tsf, ai, gi, hold, holdv, unmarked = (
+        W[6],
+        W[9],
+        W[17],
+        W[20],
+        W[24],
+        W[37],
+        W[38],
+        W[39],
+    )
+    unmarked[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
     r0 = tsf[ai[a, AI_TASK], TSF_REQ]
     if ji[j, JI_CONT_HEAD] < 0:
         pos = gi[GI_HOLD_N]
@@ -1616,8 +1627,8 @@ def _free_add(W, a, j):
 @njit(cache=True)
 def _free_remove(W, a, j):
     """Container `a` of app `j` ends or is marked for preemption: unlist it."""
-    ji, tsf, ai, gi, hold, holdv = W[9], W[17], W[20], W[24], W[37], W[38]
-    _remove(ai, AI_FREE_NEXT, AI_FREE_PREV, gi, GI_FREE_HEAD, a)
+    ji, tsf, ai, gi, hold, holdv, unmarked = W[9], W[17], W[20], W[24], W[37], W[38], W[39]
+    unmarked[a >> 6] &= ~(np.uint64(1) << np.uint64(a & 63))
     _remove(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
     pos = ji[j, JI_HOLD_POS]
     if ji[j, JI_CONT_HEAD] < 0:
@@ -2398,9 +2409,7 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
     if c0 <= pot0 and c1 <= pot1:
         # Free resources alone fit, yet Hadoop looks at one container before it tests
         # that: the newest one not chosen (AM and marked ones aside), whoever runs it.
-        a = gi[GI_FREE_TAIL]
-        while a >= 0 and ai[a, AI_CHOSEN] == chosen:
-            a = ai[a, AI_FREE_PREV]
+        a = _newest_unmarked(W, chosen)
         if a >= 0 and qs[js[W[16][ai[a, AI_TASK], TS_JOB], JS_QUEUE], QS_PREEMPTABLE] == 1:
             if _take(W, a, cons):
                 vict[nv] = a
@@ -2424,6 +2433,27 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
                     ai[vict[k], AI_CHOSEN] = chosen
                 return nv, first
     return n0, resume
+
+
+@njit(cache=True)
+def _newest_unmarked(W, chosen):
+    """The newest running task container not marked for preemption and not `chosen`
+    (-1: none): the highest set bit of `unmarked` whose attempt is not chosen, as
+    attempts are numbered in the order they start."""
+    ai, gi, unmarked = W[20], W[24], W[39]
+    word = (gi[GI_N_ATT] - 1) >> 6
+    while word >= 0:
+        bits = unmarked[word]
+        b = 63
+        while bits != 0:
+            while (bits >> np.uint64(b)) & np.uint64(1) == 0:
+                b -= 1
+            a = word * 64 + b
+            if ai[a, AI_CHOSEN] != chosen:
+                return a
+            bits &= ~(np.uint64(1) << np.uint64(b))
+        word -= 1
+    return -1
 
 
 @njit(cache=True)

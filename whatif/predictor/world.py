@@ -1,7 +1,7 @@
 """How the compiled engine hands its world (the tuple of state arrays) between functions.
 
 Numba passes a tuple by value: every call between two jitted functions would copy the
-whole world, some 300 machine words for its 39 arrays, and take a reference on each
+whole world, some 300 machine words for its 40 arrays, and take a reference on each
 array. That copying was most of the kernel's time. So an entry point borrows the
 arrays (drops their memory-manager handles: the Python caller holds them for the run)
 and keeps the tuple in its own stack frame; the functions it calls get a `WorldRef`, one
