@@ -1144,6 +1144,19 @@ def _tree_put(W, j, view, value):
 
 
 @njit(cache=True)
+def _preorder_next(node, root, down):
+    """The next node of a preorder walk of the tree under `root` that enters `node`'s
+    subtree only if `down`; -1 when the walk is over."""
+    if down:
+        return 2 * node
+    while node > root and node & 1 == 1:
+        node >>= 1
+    if node <= root:
+        return -1
+    return node + 1
+
+
+@njit(cache=True)
 def _tree_best_fit(W, leaf, view, lim0, lim1):
     """The leaf's best app in `view` whose head request is within (lim0, lim1); -1 if none.
 
@@ -1174,14 +1187,9 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
                     best_row = base + node
                 else:
                     down = node < p
-        if down:
-            node = 2 * node
-        else:
-            while node > root and node & 1 == 1:
-                node >>= 1
-            if node <= root:
-                return best
-            node += 1
+        node = _preorder_next(node, root, down)
+        if node < 0:
+            return best
 
 
 @njit(cache=True)
@@ -1967,14 +1975,9 @@ def _order_next(W, leaf, t, stamp):
             else:
                 best = w
                 best_row = base + node
-        if down:
-            node = 2 * node
-        else:
-            while node > root and node & 1 == 1:
-                node >>= 1
-            if node <= root:
-                break
-            node += 1
+        node = _preorder_next(node, root, down)
+        if node < 0:
+            break
     if best >= 0:
         ji[best, JI_TRIED] = stamp
     return best
