@@ -1,5 +1,6 @@
 """The numba kernel and the plain-Python reference give identical schedules."""
 
+import numpy as np
 import pandas as pd
 from conftest import build_workload, containers, flat_tree, scenarios
 from hypothesis import HealthCheck, Phase, given, settings
@@ -91,3 +92,45 @@ def test_a_new_tree_that_renumbers_the_leaves_mid_run_protects_the_right_queue()
     assert not fast.attempts["preempted"].any()
     b_starts = fast.attempts.loc[fast.attempts["job_id"].str.startswith("b"), "start_s"]
     assert b_starts.min() >= 150.0  # b waited for c's containers to end
+
+
+def _unmarked_bits(engine) -> np.ndarray:
+    """The attempts whose bit is set in the compiled engine's `unmarked` bitset."""
+    words = engine.state["unmarked"]
+    bits = np.unpackbits(words.view(np.uint8), bitorder="little")
+    return np.flatnonzero(bits)
+
+
+def test_growing_the_compiled_engine_mid_run_keeps_its_state():
+    """When the kernel runs out of attempt rows the engine doubles its arrays; a run grown
+    mid-way gives the schedule of one that never grows, and the bitset of unmarked task
+    containers still names exactly the running task attempts not marked for preemption."""
+    from whatif.predictor import kernel as K
+
+    alloc = flat_tree(a={}, b={"fair_share_preemption_timeout_s": 10.0})
+    jobs = [
+        ("r", "a", 0, [("map", 100, 1024)] * 6),
+        ("n", "a", 2, [("map", 100, 1024), ("map", 100, 2048)]),
+        ("s", "b", 3, [("map", 10, 1024)] * 4),
+    ]
+    workload = build_workload(jobs)
+    sched = SchedulerSettings(preemption=True, wait_time_before_kill_s=5.0)
+    plain = predict(workload, alloc, containers(8), settings=sched, engine="numba")
+    sim = Simulation(workload, alloc, containers(8), settings=sched, engine="numba")
+    engine = sim._engine
+    for pause in (5.0, 16.0, 30.0):  # before the check, with victims marked, after kills
+        sim.advance_to(pause)
+        rows = engine.state["ai"].shape[0]
+        engine._grow()
+        assert engine.state["ai"].shape[0] == 2 * rows
+        # every attempt row the kernel may now fill has its bit
+        assert 64 * engine.state["unmarked"].shape[0] >= engine.state["ai"].shape[0]
+        n = int(engine.state["gi"][K.GI_N_ATT])
+        ai, af = engine.state["ai"][:n], engine.state["af"][:n]
+        running = (ai[:, K.AI_STATE] == K.RUNNING) & (ai[:, K.AI_TASK] >= 0)
+        expected = np.flatnonzero(running & (af[:, K.AF_MARK] < 0.0))
+        np.testing.assert_array_equal(_unmarked_bits(engine), expected)
+    grown = sim.run_to_end()
+    assert grown.attempts["preempted"].any()  # the marks and kills went through the growth
+    pd.testing.assert_frame_equal(grown.attempts, plain.attempts)
+    pd.testing.assert_frame_equal(grown.jobs, plain.jobs)
