@@ -132,8 +132,13 @@ previous scan for the same request took its first victim (`_victims_for`,
 far as its scans go, the re-check times ahead from a ring in time order and the
 min-share amounts to reset from the list of nonzero ones (`_preempt_v3`); alike apps'
 fair shares cost one multiplication per bisection round (`_planned`), and an alike leaf
-keeps one share for all its apps (`_app_fair`); and the entry points pass their arrays
-borrowed and by pointer (``world.py``): numba passes a tuple by value, and copying and
+keeps one share for all its apps (`_app_fair`); a `fair` parent whose children all weigh
+more than zero ranks them by a key (`_best_child_fair`); the event heap is 4-ary, and
+comparisons whose outcome is unpredictable (heap children, tree siblings) are written
+with non-short-circuit `&`/`|` so they compile to selects; the newest unmarked container
+is the highest bit of a bitset over attempts (`_newest_unmarked`); and the entry points
+pass their arrays borrowed and by pointer (``world.py``), each array read through the
+pointer with a constant null handle: numba passes a tuple by value, and copying and
 reference counting the world at every call took most of the time.
 """
 

@@ -32,6 +32,14 @@ class _WorldRefModel(models.PrimitiveModel):
         super().__init__(dmm, fe_type, pointer)
 
 
+def _without_handle(context, builder, array_type, value):
+    """`value`, an array of `array_type`, with a constant null memory-manager handle."""
+    ary = cgutils.create_struct_proxy(array_type)(context, builder, value=value)
+    ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+    ary.parent = cgutils.get_null_value(ary.parent.type)
+    return ary._getvalue()
+
+
 @intrinsic
 def borrowed(typingctx, arr):
     """The array without its memory-manager handle, for use while the caller holds it.
@@ -39,10 +47,7 @@ def borrowed(typingctx, arr):
     A borrowed array costs no atomic reference counting when it is passed or read."""
 
     def codegen(context, builder, signature, args):
-        ary = cgutils.create_struct_proxy(arr)(context, builder, value=args[0])
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        ary.parent = cgutils.get_null_value(ary.parent.type)
-        return ary._getvalue()
+        return _without_handle(context, builder, arr, args[0])
 
     return arr(arr), codegen
 
@@ -84,10 +89,6 @@ def _world_static_getitem(context, builder, sig, args):
     every reference count operation on it, which it cannot prove for a loaded handle."""
     ref, k = args
     value = builder.load(cgutils.gep_inbounds(builder, ref, 0, k))
-    item_type = sig.return_type
-    if isinstance(item_type, types.Array):
-        ary = cgutils.create_struct_proxy(item_type)(context, builder, value=value)
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        ary.parent = cgutils.get_null_value(ary.parent.type)
-        value = ary._getvalue()
+    if isinstance(sig.return_type, types.Array):
+        value = _without_handle(context, builder, sig.return_type, value)
     return value
