@@ -110,12 +110,17 @@ def _short(name: str) -> str:
 
 
 def report(data: str, n_lines: int) -> None:
+    if not SYMBOLS.exists():
+        sys.exit(f"profile_predictor: {SYMBOLS} not found: record with `perf record ... run` first")
     rows = []
     for line in SYMBOLS.read_text().splitlines():
         address, size, name, file, section, value = line.split("\t")
         rows.append((int(address), int(size), name, file, section, int(value)))
     starts = [r[0] for r in rows]
     ips = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True, text=True)
+    if ips.returncode != 0:
+        reason = (ips.stderr.strip().splitlines() or ["no message"])[0]
+        sys.exit(f"profile_predictor: perf could not read {data}: {reason}")
     offsets = collections.defaultdict(list)
     total = 0
     for ip in (int(x, 16) for x in ips.stdout.split()):
