@@ -31,11 +31,21 @@ SYMBOLS = Path("/tmp/kernel-symbols.tsv")  # address, size, name, object file, s
 _FUNCTION = re.compile(r"^([0-9a-f]+)\s.*\sF\s(\S+)\s+([0-9a-f]+)\s+(\S+)$")
 
 
-def _cache_dir() -> str:
+def _cached_objects() -> list[str]:
+    """The cache files of the kernel functions as this kernel.py defines them.
+
+    The cache directory also keeps files of earlier versions of kernel.py under the same
+    function names (the file name carries the function's line number); mapping those
+    would attribute samples to the wrong code."""
     from whatif.predictor import kernel
 
-    default = os.path.join(os.path.dirname(kernel.__file__), "__pycache__")
-    return os.environ.get("NUMBA_CACHE_DIR", default)
+    paths = set()
+    for d in vars(kernel).values():
+        cache = getattr(d, "_cache", None)
+        index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+        if index:
+            paths.update(glob.glob(glob.escape(index[: -len(".nbi")]) + ".*.nbc"))
+    return sorted(paths)
 
 
 def _objects(blob: bytes):
@@ -61,8 +71,7 @@ def write_perf_map(objects_dir: Path) -> int:
     }
     objects_dir.mkdir(parents=True, exist_ok=True)
     rows = {}
-    pattern = os.path.join(_cache_dir(), "**", "kernel.*.nbc")
-    for n, path in enumerate(sorted(glob.glob(pattern, recursive=True))):
+    for n, path in enumerate(_cached_objects()):
         for k, obj in enumerate(_objects(Path(path).read_bytes())):
             file = objects_dir / f"o{n}_{k}.o"
             file.write_bytes(obj)

@@ -135,7 +135,10 @@ fair shares cost one multiplication per bisection round (`_planned`), and an ali
 keeps one share for all its apps (`_app_fair`); a `fair` parent whose children all weigh
 more than zero ranks them by a key (`_best_child_fair`); the event heap is 4-ary, and
 comparisons whose outcome is unpredictable (heap children, tree siblings) are written
-with non-short-circuit `&`/`|` so they compile to selects; the newest unmarked container
+with non-short-circuit `&`/`|` and compile to selects, which LLVM is told not to turn back
+into branches (the option below the imports); rows read after a long gap are prefetched
+(`world.prefetch`): a stage's next tasks when one starts, the attempt of the next event
+when one is popped; the newest unmarked container
 is the highest bit of a bitset over attempts (`_newest_unmarked`); and the entry points
 pass their arrays borrowed and by pointer (``world.py``), each array read through the
 pointer with a constant null handle: numba passes a tuple by value, and copying and
@@ -146,10 +149,17 @@ from __future__ import annotations
 
 import math
 
+import llvmlite.binding
 import numpy as np
 from numba import njit
 
-from whatif.predictor.world import borrowed, world_ref
+from whatif.predictor.world import borrowed, prefetch, world_ref
+
+# LLVM turns a select inside a loop into a branch when it guesses the branch predictable.
+# The kernel's selects pick between tree and heap children, a coin toss each time, so
+# they stay conditional moves. The option is process-wide and changes only the speed of
+# code numba compiles after this import, never a result.
+llvmlite.binding.set_option("tempo", "-x86-cmov-converter=false")
 
 INF = np.inf
 
@@ -1122,27 +1132,56 @@ def _tree_put(W, j, view, value):
         tnode[base + node, TN_REQ], tnode[base + node, TN_REQ + 1] = _head_request(W, j, d)
         if keyed:
             _put_key(W, j, d, base + node)
+    if keyed:
+        _rerank_keyed(W, base, node >> 1, root, j)
+        return
     node >>= 1
     while node >= root:
         left = base + 2 * node
         a = tree[left]
         b = tree[left + 1]
-        if keyed:
-            # an empty node's key is stale but never wins: no branch on it
-            right = (a < 0) | ((b >= 0) & _key_before(tnode, left + 1, left))
-        else:
-            right = a < 0 or (b >= 0 and _cmp_apps(W, policy, d, b, a, False) < 0)
+        if a < 0 or (b >= 0 and _cmp_apps(W, policy, d, b, a, False) < 0):
+            a = b
+        if not _set_node(tree, tnode, base + node, left, a, j):
+            return
+        node >>= 1
+
+
+@njit(cache=True)
+def _set_node(tree, tnode, at, left, a, j):
+    """Give tree node `at` the winner `a` and the smallest request of its children (at
+    `left`, `left` + 1); False if that changes nothing above it (the same winner, not the
+    app `j` being re-ranked, and the same smallest request), so the walk up can stop."""
+    m0 = min(tnode[left, TN_REQ], tnode[left + 1, TN_REQ])
+    m1 = min(tnode[left, TN_REQ + 1], tnode[left + 1, TN_REQ + 1])
+    if a == tree[at] and a != j and m0 == tnode[at, TN_REQ] and m1 == tnode[at, TN_REQ + 1]:
+        return False
+    tree[at] = a
+    tnode[at, TN_REQ] = m0
+    tnode[at, TN_REQ + 1] = m1
+    return True
+
+
+@njit(cache=True)
+def _rerank_keyed(W, base, node, root, j):
+    """`_tree_put`'s walk up from `node` in a keyed tree: each node takes the winner of its
+    two children by their keys, with the winner's key.
+
+    Which child wins is a coin toss: the choice is written as selects (cmov, see the
+    compiler option at the top), not a branch that would mispredict half the time."""
+    tree, tnode = W[31], W[34]
+    while node >= root:
+        left = base + 2 * node
+        a = tree[left]
+        b = tree[left + 1]
+        # an empty node's key is stale but never wins
+        right = (a < 0) | ((b >= 0) & _key_before(tnode, left + 1, left))
         win = left + 1 if right else left
         a = b if right else a
-        m0 = min(tnode[left, TN_REQ], tnode[left + 1, TN_REQ])
-        m1 = min(tnode[left, TN_REQ + 1], tnode[left + 1, TN_REQ + 1])
         at = base + node
-        if a == tree[at] and a != j and m0 == tnode[at, TN_REQ] and m1 == tnode[at, TN_REQ + 1]:
-            return  # same winner, not `j`, same smallest request: nothing above changes
-        tree[at] = a
-        tnode[at, TN_REQ] = m0
-        tnode[at, TN_REQ + 1] = m1
-        if keyed and a >= 0:
+        if not _set_node(tree, tnode, at, left, a, j):
+            return
+        if a >= 0:
             for c in range(TN_KEY, N_TN):
                 tnode[at, c] = tnode[win, c]
         node >>= 1
@@ -1517,6 +1556,14 @@ def _try_app(W, j, leaf, d):
         return False
     if si[s, SI_NEXT] < ss[s, SS_HI]:
         si[s, SI_NEXT] += 1
+        # the stage's next tasks: the next head request (read when the app is re-ranked)
+        # and the one after (read when it starts)
+        nxt = task + 1
+        if nxt + 1 < ss[s, SS_HI]:
+            prefetch(tsf, nxt)
+            prefetch(tsf, nxt + 1)
+            prefetch(W[16], nxt + 1)
+            prefetch(ti, nxt + 1)
     else:
         nxt = ti[task, TI_RETRY_NEXT]
         si[s, SI_RETRY_HEAD] = nxt
@@ -3107,6 +3154,9 @@ def advance(W, t_stop, att_room):
         while gi[GI_HEAP_N] > 0 and hf[0] == t:
             events = True
             kind, ident = heap_pop(hf, hi, gi)
+            if gi[GI_HEAP_N] > 0 and hi[0, 1] != AM_READY:
+                prefetch(ai, hi[0, 2])  # the next event's attempt
+                prefetch(af, hi[0, 2])
             if kind == END:
                 if ai[ident, AI_STATE] == RUNNING:
                     _end_attempt(W, ident, ai[ident, AI_OUTCOME])

@@ -6,10 +6,13 @@ array. That copying was most of the kernel's time. So an entry point borrows the
 arrays (drops their memory-manager handles: the Python caller holds them for the run)
 and keeps the tuple in its own stack frame; the functions it calls get a `WorldRef`, one
 pointer to that tuple, and index it exactly like the tuple (``W[6]`` is the sixth array).
+
+`prefetch`, a cache hint on an array row, is the one other intrinsic the kernel uses.
 """
 
 from __future__ import annotations
 
+from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.core.imputils import lower_builtin
@@ -92,3 +95,29 @@ def _world_static_getitem(context, builder, sig, args):
     if isinstance(sig.return_type, types.Array):
         value = _without_handle(context, builder, sig.return_type, value)
     return value
+
+
+@intrinsic
+def prefetch(typingctx, arr, row):
+    """Ask the CPU to start loading row `row` of `arr` into cache; changes no value.
+
+    For rows read soon after a long gap (the next task of a stage, the attempt of the
+    next event), so that the load overlaps other work instead of stalling it."""
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        stride = builder.extract_value(ary.strides, 0)
+        index = context.cast(builder, args[1], signature.args[1], types.intp)
+        offset = builder.mul(index, stride)
+        byte = ir.IntType(8).as_pointer()
+        address = builder.gep(builder.bitcast(ary.data, byte), [offset])
+        fn = cgutils.get_or_insert_function(
+            builder.module,
+            ir.FunctionType(ir.VoidType(), [byte] + [ir.IntType(32)] * 3),
+            "llvm.prefetch.p0i8",
+        )
+        # read access, high temporal locality, data cache
+        builder.call(fn, [address] + [ir.Constant(ir.IntType(32), k) for k in (0, 3, 1)])
+        return context.get_dummy_value()
+
+    return types.void(arr, row), codegen
