@@ -93,6 +93,7 @@ class CompiledEngine:
         js[:, K.JS_QUEUE] = p.job_queue
         js[:, K.JS_USER] = p.job_user
         js[:, K.JS_RANK] = p.job_rank
+        js[np.lexsort((p.job_rank, p.job_submit)), K.JS_ORDER] = np.arange(nj)
         js[:, K.JS_HAS_AM] = p.job_has_am
         js[:, K.JS_ST_LO] = p.job_stage_ptr[:-1]
         js[:, K.JS_ST_HI] = p.job_stage_ptr[1:]

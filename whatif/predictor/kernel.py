@@ -217,7 +217,8 @@ QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots hand
 N_QI = 10
 # job static int / float
 JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
-N_JS = 6
+JS_ORDER = 6  # rank of (start time, name rank): the apps' final tie-break as one number
+N_JS = 7
 JSF_SUBMIT, JSF_AM = 0, 1
 N_JSF = 3
 # job state float / int
@@ -247,7 +248,7 @@ V_ANY = 2
 N_VIEWS = 3
 # app order tree nodes (tnode): smallest head request below, the winner's sort key
 TN_REQ, TN_KEY = 0, 2
-N_TN = 6
+N_TN = 5
 # stage static int / float
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
 N_SS = 6
@@ -1077,9 +1078,10 @@ def _keyed(W, policy):
 @njit(cache=True)
 def _put_key(W, j, d, row):
     """Write app `j`'s sort key in dimension `d` into tnode[row]: `_cmp_apps_fair` as a key
-    compared column by column (demand zero after demand, needy first, then usage, start
-    time and name rank), so that ranking reads the tree's own rows instead of app rows."""
-    js, jsf, jf, cfg, tnode = W[6], W[7], W[8], W[25], W[34]
+    compared column by column (demand zero after demand, needy first, then usage, then
+    start time and name rank as one number), so that ranking reads the tree's own rows
+    instead of app rows."""
+    js, jf, cfg, tnode = W[6], W[8], W[25], W[34]
     u = jf[j, JF_USE + d]
     demand = u + jf[j, JF_PEND + d]
     rank_class = 0.0 if u < min(0.0, demand) else 1.0
@@ -1087,8 +1089,7 @@ def _put_key(W, j, d, row):
         rank_class += 2.0
     tnode[row, TN_KEY] = rank_class
     tnode[row, TN_KEY + 1] = u
-    tnode[row, TN_KEY + 2] = jsf[j, JSF_SUBMIT]
-    tnode[row, TN_KEY + 3] = js[j, JS_RANK]
+    tnode[row, TN_KEY + 2] = js[j, JS_ORDER]
 
 
 @njit(cache=True)
@@ -1097,11 +1098,9 @@ def _key_before(tnode, x, y):
 
     Written with `&` and `|`, which do not short-circuit, so it compiles to one result
     with no branch to mispredict (keys are never NaN)."""
-    a0, a1, a2, a3 = tnode[x, 2], tnode[x, 3], tnode[x, 4], tnode[x, 5]  # TN_KEY .. N_TN
-    b0, b1, b2, b3 = tnode[y, 2], tnode[y, 3], tnode[y, 4], tnode[y, 5]
-    return (a0 < b0) | (
-        (a0 == b0) & ((a1 < b1) | ((a1 == b1) & ((a2 < b2) | ((a2 == b2) & (a3 < b3)))))
-    )
+    a0, a1, a2 = tnode[x, 2], tnode[x, 3], tnode[x, 4]  # TN_KEY .. N_TN
+    b0, b1, b2 = tnode[y, 2], tnode[y, 3], tnode[y, 4]
+    return (a0 < b0) | ((a0 == b0) & ((a1 < b1) | ((a1 == b1) & (a2 < b2))))
 
 
 @njit(cache=True)
