@@ -28,6 +28,10 @@ def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     qs[:, K.QS_CH_LO] = pq.child_ptr[:-1]
     qs[:, K.QS_CH_HI] = pq.child_ptr[1:]
     qs[:, K.QS_SIZE] = size
+    qs[:, K.QS_FAIR_POSITIVE] = [
+        pq.policy[q] == 0 and bool((pq.weight[pq.children[lo:hi]] > 0.0).all())
+        for q, (lo, hi) in enumerate(zip(pq.child_ptr[:-1], pq.child_ptr[1:]))
+    ]
     qsf = np.zeros((nq, K.N_QSF))
     qsf[:, K.QSF_WEIGHT] = pq.weight
     qsf[:, K.QSF_MIN : K.QSF_MIN + 2] = pq.min_share

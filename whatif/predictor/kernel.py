@@ -202,7 +202,8 @@ N_GI = 32
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
-N_QS = 9
+QS_FAIR_POSITIVE = 9  # 1: `fair` policy and every child weighs more than zero
+N_QS = 10
 QSF_WEIGHT, QSF_MIN, QSF_MAX, QSF_AMSHARE = 0, 1, 3, 5
 QSF_MIN_TO, QSF_FAIR_TO, QSF_THRESH = 6, 7, 8
 N_QSF = 9
@@ -1340,7 +1341,7 @@ def _assign_one(W, d):
     epoch = gi[GI_EPOCH]
     q = 0
     while q >= 0:
-        if _fair_positive_weights(W, q):
+        if qs[q, QS_FAIR_POSITIVE] == 1:
             best = _best_child_fair(W, q, d, epoch)
         else:
             best = _best_child(W, q, d, epoch)
@@ -1385,18 +1386,6 @@ def _best_child(W, q, d, epoch):
             best = c
             ub, db, mb, wb, sb, rb = uc, dc, mc, wc, sc, rc
     return best
-
-
-@njit(cache=True)
-def _fair_positive_weights(W, q):
-    """Whether `q` orders its children by `fair` and every child weighs more than zero."""
-    qs, qsf, children = W[0], W[1], W[2]
-    if qs[q, QS_POLICY] != 0:
-        return False
-    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
-        if not qsf[children[k], QSF_WEIGHT] > 0.0:
-            return False
-    return True
 
 
 @njit(cache=True)
