@@ -1237,14 +1237,6 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
 
 
 @njit(cache=True)
-def _tree_best(W, leaf, view):
-    """The leaf's best app in `view` (-1 if none); call `_retree` first."""
-    qi, tree = W[4], W[31]
-    p = qi[leaf, QI_TREE_P]
-    return tree[qi[leaf, QI_TREE_OFF] + view * 2 * p + p // qi[leaf, QI_TREE_K]]
-
-
-@njit(cache=True)
 def _take_slot(W, j):
     """Give runnable app `j` a tree slot: a freed one, else the next; widen the trees in use
     when it lies beyond them (the new half holds no app, so each new root copies the old)."""
