@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -10,6 +12,26 @@ import numpy as np
 from whatif.predictor import kernel as K
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings
+
+
+@contextlib.contextmanager
+def _small_pages() -> Iterator[None]:
+    """Arrays allocated inside come without numpy's transparent-huge-page advice.
+
+    The attempt arrays are first written during the run. With the advice, the first write
+    to each 2 MiB of them makes the kernel find and zero a huge page, often compacting
+    memory to get one: about a sixth of a 1M-task simulation's CPU time on this machine,
+    against next to nothing with ordinary pages (the run's own speed is the same)."""
+    core = getattr(np, "_core", None) or np.core
+    advise = getattr(core.multiarray, "_set_madvise_hugepage", None)
+    if advise is None:
+        yield
+        return
+    previous = advise(False)
+    try:
+        yield
+    finally:
+        advise(previous)
 
 
 def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -30,7 +52,7 @@ def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     qs[:, K.QS_SIZE] = size
     qs[:, K.QS_FAIR_POSITIVE] = [
         pq.policy[q] == 0 and bool((pq.weight[pq.children[lo:hi]] > 0.0).all())
-        for q, (lo, hi) in enumerate(zip(pq.child_ptr[:-1], pq.child_ptr[1:]))
+        for q, (lo, hi) in enumerate(zip(pq.child_ptr[:-1], pq.child_ptr[1:], strict=True))
     ]
     qsf = np.zeros((nq, K.N_QSF))
     qsf[:, K.QSF_WEIGHT] = pq.weight
@@ -153,12 +175,17 @@ class CompiledEngine:
         # Rows are zero pages until used, so the headroom costs address space, not memory,
         # and usually spares `_grow` (which doubles, and copies every row).
         cap = int(nt + nj + p.task_fail_count.sum() + self.att_room + 16 + (nt + nj) // 4)
-        af = np.zeros((cap, K.N_AF))
-        # int32: attempt, task and job indices, links and small codes (-4 B x 13 per attempt)
-        ai = np.zeros((cap, K.N_AI), dtype=np.int32)
         hcap = 2 * cap + nj + 16
-        hf = np.zeros(hcap)
-        hi = np.zeros((hcap, 3), dtype=np.int64)
+        with _small_pages():
+            af = np.zeros((cap, K.N_AF))
+            # int32: attempt, task and job indices, links and small codes (-4 B x 13 per attempt)
+            ai = np.zeros((cap, K.N_AI), dtype=np.int32)
+            hf = np.zeros(hcap)
+            hi = np.zeros((hcap, 3), dtype=np.int64)
+            warned = np.zeros(cap, dtype=np.int64)
+            vict = np.zeros(cap, dtype=np.int64)
+            cand = np.zeros(cap, dtype=np.int64)
+            unmarked = np.zeros(cap // 64 + 1, dtype=np.uint64)
         gf = np.zeros(K.N_GF)
         gf[K.G_NEXT_CHECK] = np.inf
         gf[K.G_NEXT_V12] = np.inf
@@ -180,19 +207,17 @@ class CompiledEngine:
         gi[K.GI_DIRTY] = 1
         umax = p.user_max_apps.astype(np.int64).copy()
         urun = np.zeros(len(umax), dtype=np.int64)
-        warned = np.zeros(cap, dtype=np.int64)
-        vict = np.zeros(cap, dtype=np.int64)
         jbuf = np.zeros((max(nj, 1), 4), dtype=np.int64)
         self.state = {
             "js": js, "jsf": jsf, "jf": jf, "ji": ji, "umax": umax, "urun": urun,
             "ss": ss, "ssf": ssf, "si": si, "sdone": sdone, "ts": ts, "tsf": tsf, "ti": ti,
             "af": af, "ai": ai, "hf": hf, "hi": hi, "gf": gf, "gi": gi, "cfg": cfg,
             "cluster": cluster, "minreq": p.min_request.astype(float).copy(),
-            "warned": warned, "vict": vict, "cand": np.zeros(cap, dtype=np.int64), "jbuf": jbuf,
+            "warned": warned, "vict": vict, "cand": cand, "jbuf": jbuf,
             "excl": np.zeros(max(nj, 1), dtype=np.int64),
             "touched": np.zeros(max(nj, 1), dtype=np.int64),
             "hold": np.zeros((max(nj, 1), 2), dtype=np.int64), "holdv": np.zeros((max(nj, 1), 3)),
-            "unmarked": np.zeros(cap // 64 + 1, dtype=np.uint64),
+            "unmarked": unmarked,
         }  # fmt: skip
         self._install_queues(p.queues)
         # The packed task columns are held once: as views of the kernel's static task arrays
@@ -257,7 +282,8 @@ class CompiledEngine:
         s = self.state
         for name in ("af", "ai", "hf", "hi", "warned", "vict", "cand", "unmarked"):
             old = s[name]
-            new = np.zeros((old.shape[0] * 2,) + old.shape[1:], dtype=old.dtype)
+            with _small_pages():
+                new = np.zeros((old.shape[0] * 2,) + old.shape[1:], dtype=old.dtype)
             new[: old.shape[0]] = old
             s[name] = new
 
