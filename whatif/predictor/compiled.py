@@ -20,8 +20,10 @@ def _small_pages() -> Iterator[None]:
 
     The attempt arrays are first written during the run. With the advice, the first write
     to each 2 MiB of them makes the kernel find and zero a huge page, often compacting
-    memory to get one: about a sixth of a 1M-task simulation's CPU time on this machine,
-    against next to nothing with ordinary pages (the run's own speed is the same)."""
+    memory to get one: about a sixth of the CPU time of a process's first 1M-task
+    simulation on the development machine, against next to nothing with ordinary pages
+    (the simulation itself is as fast). numpy's setting is process-wide, so it is
+    restored on the way out."""
     core = getattr(np, "_core", None) or np.core
     advise = getattr(core.multiarray, "_set_madvise_hugepage", None)
     if advise is None:

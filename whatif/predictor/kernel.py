@@ -135,11 +135,12 @@ fair shares cost one multiplication per bisection round (`_planned`), and an ali
 keeps one share for all its apps (`_app_fair`); a `fair` parent whose children all weigh
 more than zero ranks them by a key (`_best_child_fair`); the event heap is 4-ary, and
 comparisons whose outcome is unpredictable (heap children, tree siblings) are written
-with non-short-circuit `&`/`|` and compile to selects, which LLVM is told not to turn back
-into branches (the option below the imports); rows read after a long gap are prefetched
-(`world.prefetch`): a stage's next tasks when one starts, the attempt of the next event
-when one is popped; the newest unmarked container
-is the highest bit of a bitset over attempts (`_newest_unmarked`); and the entry points
+with non-short-circuit `&`/`|` and compile to selects, which LLVM is told not to turn
+back into branches (the option below the imports); rows read after a long gap are
+prefetched (`world.prefetch`): a stage's next tasks when one starts, the attempt of the
+next event when one is popped; keyed trees compare apps' start time and name as one
+precomputed rank (`JS_ORDER`); the newest unmarked container is the highest bit of a
+bitset over attempts (`_newest_unmarked`); and the entry points
 pass their arrays borrowed and by pointer (``world.py``), each array read through the
 pointer with a constant null handle: numba passes a tuple by value, and copying and
 reference counting the world at every call took most of the time.
@@ -1538,12 +1539,12 @@ def _try_app(W, j, leaf, d):
         si[s, SI_NEXT] += 1
         # the stage's next tasks: the next head request (read when the app is re-ranked)
         # and the one after (read when it starts)
-        nxt = task + 1
-        if nxt + 1 < ss[s, SS_HI]:
-            prefetch(tsf, nxt)
-            prefetch(tsf, nxt + 1)
-            prefetch(W[16], nxt + 1)
-            prefetch(ti, nxt + 1)
+        if task + 1 < ss[s, SS_HI]:
+            prefetch(tsf, task + 1)
+        if task + 2 < ss[s, SS_HI]:
+            prefetch(tsf, task + 2)
+            prefetch(W[16], task + 2)
+            prefetch(ti, task + 2)
     else:
         nxt = ti[task, TI_RETRY_NEXT]
         si[s, SI_RETRY_HEAD] = nxt

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 from conftest import build_workload, containers, flat_tree, scenarios
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -134,3 +135,19 @@ def test_growing_the_compiled_engine_mid_run_keeps_its_state():
     assert grown.attempts["preempted"].any()  # the marks and kills went through the growth
     pd.testing.assert_frame_equal(grown.attempts, plain.attempts)
     pd.testing.assert_frame_equal(grown.jobs, plain.jobs)
+
+
+def test_small_pages_turns_numpy_huge_page_advice_off_and_restores_it():
+    from whatif.predictor.compiled import _small_pages
+
+    advise = (getattr(np, "_core", None) or np.core).multiarray._set_madvise_hugepage
+    before = advise(True)
+    try:
+        with _small_pages():
+            assert advise(False) is False  # off inside (setting it again returns the old value)
+        assert advise(True) is True  # restored on the way out
+        with pytest.raises(RuntimeError), _small_pages():
+            raise RuntimeError("allocation failed")
+        assert advise(True) is True  # restored after an error too
+    finally:
+        advise(before)
