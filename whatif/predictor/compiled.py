@@ -255,7 +255,7 @@ class CompiledEngine:
         qi[:, K.QI_DIRTY] = 1
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
         st["tree"], st["slots"] = app_order_trees(self.p.job_queue, qi, st["ji"])
-        st["tnode"] = np.full((len(st["tree"]), K.N_TN), np.inf)
+        st["tnode"] = np.full((len(st["tree"]), K.N_TN), K.TN_NONE, dtype=np.int64)
         st["ji"][:, K.JI_TOUCHED] = 0
         st["gi"][K.GI_TOUCHED_N] = 0
         st.update(qs=qs, qsf=qsf, children=children, qf=qf, qi=qi, dem=np.zeros((nq, 2)))

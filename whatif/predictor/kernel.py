@@ -136,7 +136,12 @@ keeps one share for all its apps (`_app_fair`); a `fair` parent whose children a
 more than zero ranks them by a key (`_best_child_fair`); the event heap is 4-ary, and
 comparisons whose outcome is unpredictable (heap children, tree siblings) are written
 with non-short-circuit `&`/`|` and compile to selects, which LLVM is told not to turn
-back into branches (the option below the imports); rows read after a long gap are
+back into branches (the option below the imports); tree nodes keep requests and keys
+as integers of the same order (`world.ordered_bits`), since only integer choices compile
+to selects, and a keyed re-rank carries the path's winner and key in registers, loading
+only each sibling (`_rerank_keyed`); a walk for the best eligible or fitting app descends
+a passed-over app's path without comparing it again (`_order_next`, `_tree_best_fit`);
+rows read after a long gap are
 prefetched (`world.prefetch`): a stage's next tasks when one starts, the attempt of the
 next event when one is popped; keyed trees compare apps' start time and name as one
 precomputed rank (`JS_ORDER`); the newest unmarked container is the highest bit of a
@@ -154,7 +159,7 @@ import llvmlite.binding
 import numpy as np
 from numba import njit
 
-from whatif.predictor.world import borrowed, prefetch, world_ref
+from whatif.predictor.world import borrowed, ordered_bits, prefetch, world_ref
 
 # LLVM turns a select inside a loop into a branch when it guesses the branch predictable.
 # The kernel's selects pick between tree and heap children, a coin toss each time, so
@@ -248,9 +253,10 @@ N_JI = 24
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
-# app order tree nodes (tnode): smallest head request below, the winner's sort key
+# app order tree nodes (tnode, int64): smallest head request below, the winner's sort key
 TN_REQ, TN_KEY = 0, 2
 N_TN = 5
+TN_NONE = 0x7FF0_0000_0000_0000  # ordered_bits(inf): no request
 # stage static int / float
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
 N_SS = 6
@@ -594,9 +600,10 @@ def heap_pop(hf, hi, gi):
 #     node P / K, and only it is kept and read
 #   excl (nj,) int64 scratch: apps taken out of a tree while an allocation tries them
 #   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
-#   tnode (len(tree), N_TN) float64: per tree node, the smallest head request (memory,
-#     vcores) of an eligible app below it (inf: none), and in `fair` leaves without
-#     size-based weights the sort key of its winner (`_put_key`)
+#   tnode (len(tree), N_TN) int64: per tree node, the smallest head request (memory,
+#     vcores) of an eligible app below it (TN_NONE: none), and in `fair` leaves without
+#     size-based weights the sort key of its winner (`_put_key`); floats are kept as
+#     `ordered_bits`, so that choosing between nodes compiles to conditional moves
 #   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
 #   slots (sum over leaves of P,) int64: per leaf from QI_TREE_OFF / (2 N_VIEWS), a stack
 #     of the QI_SLOT_FREE slots freed by apps that ended
@@ -1086,11 +1093,11 @@ def _put_key(W, j, d, row):
     js, jf, cfg, tnode = W[6], W[8], W[25], W[34]
     u = jf[j, JF_USE + d]
     demand = u + jf[j, JF_PEND + d]
-    rank_class = 0.0 if u < min(0.0, demand) else 1.0
+    rank_class = 0 if u < min(0.0, demand) else 1
     if cfg[C_VERSION] == 3.0 and demand == 0.0:
-        rank_class += 2.0
+        rank_class += 2
     tnode[row, TN_KEY] = rank_class
-    tnode[row, TN_KEY + 1] = u
+    tnode[row, TN_KEY + 1] = ordered_bits(u)
     tnode[row, TN_KEY + 2] = js[j, JS_ORDER]
 
 
@@ -1127,14 +1134,29 @@ def _tree_put(W, j, view, value):
     policy = qs[leaf, QS_POLICY]
     keyed = _keyed(W, policy)
     if value < 0:
-        tnode[base + node, TN_REQ] = INF
-        tnode[base + node, TN_REQ + 1] = INF
+        tnode[base + node, TN_REQ] = TN_NONE
+        tnode[base + node, TN_REQ + 1] = TN_NONE
     else:
-        tnode[base + node, TN_REQ], tnode[base + node, TN_REQ + 1] = _head_request(W, j, d)
+        r0, r1 = _head_request(W, j, d)
+        tnode[base + node, TN_REQ] = ordered_bits(r0)
+        tnode[base + node, TN_REQ + 1] = ordered_bits(r1)
         if keyed:
             _put_key(W, j, d, base + node)
     if keyed:
-        _rerank_keyed(W, base, node >> 1, root, j)
+        row = base + node
+        _rerank_keyed(
+            W,
+            base,
+            node,
+            root,
+            j,
+            value,
+            tnode[row, TN_REQ],
+            tnode[row, TN_REQ + 1],
+            tnode[row, TN_KEY],
+            tnode[row, TN_KEY + 1],
+            tnode[row, TN_KEY + 2],
+        )
         return
     node >>= 1
     while node >= root:
@@ -1164,28 +1186,42 @@ def _set_node(tree, tnode, at, left, a, j):
 
 
 @njit(cache=True)
-def _rerank_keyed(W, base, node, root, j):
-    """`_tree_put`'s walk up from `node` in a keyed tree: each node takes the winner of its
-    two children by their keys, with the winner's key.
+def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
+    """`_tree_put`'s walk up from `node` (just written) in a keyed tree: each node above
+    takes the winner of its two children by their keys, with the winner's key.
 
-    Which child wins is a coin toss: the choice is written as selects (cmov, see the
-    compiler option at the top), not a branch that would mispredict half the time."""
+    The path's winner (`w`), smallest request (`r0`, `r1`) and key (`k0`..`k2`) travel in
+    registers, so each level waits only on its sibling's row, which it can load early,
+    never on the row the level below just stored. Which child wins is a coin toss: the
+    choice is written as selects (cmov, see the compiler option at the top), not a
+    branch that would mispredict half the time."""
     tree, tnode = W[31], W[34]
-    while node >= root:
-        left = base + 2 * node
-        a = tree[left]
-        b = tree[left + 1]
-        # an empty node's key is stale but never wins
-        right = (a < 0) | ((b >= 0) & _key_before(tnode, left + 1, left))
-        win = left + 1 if right else left
-        a = b if right else a
-        at = base + node
-        if not _set_node(tree, tnode, at, left, a, j):
-            return
-        if a >= 0:
-            for c in range(TN_KEY, N_TN):
-                tnode[at, c] = tnode[win, c]
+    while node > root:
+        sib = base + (node ^ 1)
+        b = tree[sib]
+        b0, b1, b2 = tnode[sib, TN_KEY], tnode[sib, TN_KEY + 1], tnode[sib, TN_KEY + 2]
+        # the sibling wins if it ranks strictly before (keys of distinct apps differ,
+        # an empty node's key is stale but never wins); a tie of empties stays empty
+        sib_wins = (b >= 0) & (
+            (w < 0) | ((b0 < k0) | ((b0 == k0) & ((b1 < k1) | ((b1 == k1) & (b2 < k2)))))
+        )
+        w = b if sib_wins else w
+        k0 = b0 if sib_wins else k0
+        k1 = b1 if sib_wins else k1
+        k2 = b2 if sib_wins else k2
+        r0 = min(r0, tnode[sib, TN_REQ])
+        r1 = min(r1, tnode[sib, TN_REQ + 1])
         node >>= 1
+        at = base + node
+        if w == tree[at] and w != j and r0 == tnode[at, TN_REQ] and r1 == tnode[at, TN_REQ + 1]:
+            return  # nothing above changes
+        tree[at] = w
+        tnode[at, TN_REQ] = r0
+        tnode[at, TN_REQ + 1] = r1
+        if w >= 0:
+            tnode[at, TN_KEY] = k0
+            tnode[at, TN_KEY + 1] = k1
+            tnode[at, TN_KEY + 2] = k2
 
 
 @njit(cache=True)
@@ -1213,25 +1249,32 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
     policy = qs[leaf, QS_POLICY]
     keyed = _keyed(W, policy)
     d = 0 if view == V_ANY else view
+    # requests are kept as ordered_bits
+    fit0 = ordered_bits(lim0)
+    fit1 = ordered_bits(lim1)
     best = -1
     best_row = -1
+    passed = -1  # the app passed over last (see `_order_next`)
     root = p // qi[leaf, QI_TREE_K]
     node = root
     while True:
         w = tree[base + node]
         down = False
-        if w >= 0 and tnode[base + node, TN_REQ] <= lim0 and tnode[base + node, TN_REQ + 1] <= lim1:
-            if best < 0 or (
+        if w >= 0 and tnode[base + node, TN_REQ] <= fit0 and tnode[base + node, TN_REQ + 1] <= fit1:
+            if w == passed:
+                down = node < p
+            elif best < 0 or (
                 _key_before(tnode, base + node, best_row)
                 if keyed
                 else _cmp_apps(W, policy, d, w, best, False) < 0
             ):
                 slot = base + p + ji[w, JI_POS]
-                if tnode[slot, TN_REQ] <= lim0 and tnode[slot, TN_REQ + 1] <= lim1:
+                if tnode[slot, TN_REQ] <= fit0 and tnode[slot, TN_REQ + 1] <= fit1:
                     best = w  # the subtree's winner fits: nothing below beats it
                     best_row = base + node
                 else:
                     down = node < p
+                    passed = w
         node = _preorder_next(node, root, down)
         if node < 0:
             return best
@@ -1991,11 +2034,15 @@ def _order_next(W, leaf, t, stamp):
     root = p // qi[leaf, QI_TREE_K]
     best = -1
     best_row = -1
+    passed = -1  # the app passed over last: below it, its path needs no second look
     node = root
     while True:
         w = tree[base + node]
         down = False
-        if w >= 0 and (
+        if w == passed:
+            # it still ranks before `best`: anything found since lies in its subtree
+            down = node < p
+        elif w >= 0 and (
             best < 0
             or (
                 _key_before(tnode, base + node, best_row)
@@ -2005,6 +2052,7 @@ def _order_next(W, leaf, t, stamp):
         ):
             if ji[w, JI_TRIED] == stamp or t < jf[w, JF_NCHECK]:
                 down = node < p
+                passed = w
             else:
                 best = w
                 best_row = base + node

@@ -7,7 +7,8 @@ arrays (drops their memory-manager handles: the Python caller holds them for the
 and keeps the tuple in its own stack frame; the functions it calls get a `WorldRef`, one
 pointer to that tuple, and index it exactly like the tuple (``W[6]`` is the sixth array).
 
-`prefetch`, a cache hint on an array row, is the one other intrinsic the kernel uses.
+Two other intrinsics: `prefetch`, a cache hint on an array row, and `ordered_bits`,
+which turns a float into an integer of the same order.
 """
 
 from __future__ import annotations
@@ -121,3 +122,36 @@ def prefetch(typingctx, arr, row):
         return context.get_dummy_value()
 
     return types.void(arr, row), codegen
+
+
+_SIGN_OFF = 0x7FFF_FFFF_FFFF_FFFF
+
+
+def ordered_bits_py(x: float) -> int:
+    """`ordered_bits` in plain Python, the twin its tests compare it with."""
+    import struct
+
+    (bits,) = struct.unpack("<q", struct.pack("<d", x + 0.0))
+    return bits ^ (_SIGN_OFF if bits < 0 else 0)
+
+
+@intrinsic
+def ordered_bits(typingctx, x):
+    """An int64 that orders like float `x` (not NaN): x < y exactly when
+    ordered_bits(x) < ordered_bits(y), and equal floats (0.0 and -0.0 too) give equal ints.
+
+    Comparing and choosing between integers compiles to conditional moves, while a choice
+    between floats compiles to a branch: the kernel's tree keys are kept this way."""
+    if not isinstance(x, types.Float):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        value = context.cast(builder, args[0], signature.args[0], types.float64)
+        # adding +0.0 turns -0.0 into 0.0 and leaves every other float as it is
+        bits = builder.bitcast(builder.fadd(value, ir.Constant(ir.DoubleType(), 0.0)), i64)
+        # negative floats: the magnitude bits count the wrong way, so flip them
+        sign = builder.ashr(bits, ir.Constant(i64, 63))
+        return builder.xor(bits, builder.and_(sign, ir.Constant(i64, _SIGN_OFF)))
+
+    return types.int64(x), codegen
