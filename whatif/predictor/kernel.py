@@ -161,11 +161,14 @@ from numba import njit
 
 from whatif.predictor.world import borrowed, ordered_bits, prefetch, world_ref
 
-# LLVM turns a select inside a loop into a branch when it guesses the branch predictable.
-# The kernel's selects pick between tree and heap children, a coin toss each time, so
-# they stay conditional moves. The option is process-wide and changes only the speed of
-# code numba compiles after this import, never a result.
+# LLVM turns a select inside a loop into a branch when it guesses the branch predictable,
+# and keeps a choice of several values (the winner of two tree siblings and its key) as
+# a branch when speculating all of them looks too costly. The kernel's choices pick
+# between tree and heap children, a coin toss each time, so they stay conditional
+# moves. The options are process-wide and change only the speed of code numba compiles
+# after this import, never a result.
 llvmlite.binding.set_option("tempo", "-x86-cmov-converter=false")
+llvmlite.binding.set_option("tempo", "-phi-node-folding-threshold=4")
 
 INF = np.inf
 
