@@ -36,6 +36,15 @@ def _small_pages() -> Iterator[None]:
         advise(previous)
 
 
+def line_aligned(shape: tuple[int, int], fill: int) -> np.ndarray:
+    """An int64 array filled with `fill` that starts on a 64-byte cache line, so that rows
+    of 8 columns never straddle two lines."""
+    n = shape[0] * shape[1]
+    buf = np.full(n + 8, fill, dtype=np.int64)
+    skip = (-buf.ctypes.data % 64) // 8
+    return buf[skip : skip + n].reshape(shape)
+
+
 def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(qs, qsf, children) kernel arrays for a queue tree."""
     nq = len(pq.parent)
@@ -255,7 +264,7 @@ class CompiledEngine:
         qi[:, K.QI_DIRTY] = 1
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
         st["tree"], st["slots"] = app_order_trees(self.p.job_queue, qi, st["ji"])
-        st["tnode"] = np.full((len(st["tree"]), K.N_TN), K.TN_NONE, dtype=np.int64)
+        st["tnode"] = line_aligned((len(st["tree"]), K.N_TN), K.TN_NONE)
         st["ji"][:, K.JI_TOUCHED] = 0
         st["gi"][K.GI_TOUCHED_N] = 0
         st.update(qs=qs, qsf=qsf, children=children, qf=qf, qi=qi, dem=np.zeros((nq, 2)))

@@ -258,7 +258,7 @@ V_ANY = 2
 N_VIEWS = 3
 # app order tree nodes (tnode, int64): smallest head request below, the winner's sort key
 TN_REQ, TN_KEY = 0, 2
-N_TN = 5
+N_TN = 8  # 5 used; 64-byte rows, one cache line each (see `compiled.line_aligned`)
 TN_NONE = 0x7FF0_0000_0000_0000  # ordered_bits(inf): no request
 # stage static int / float
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
