@@ -191,7 +191,7 @@ class CompiledEngine:
             af = np.zeros((cap, K.N_AF))
             # int32: attempt, task and job indices, links and small codes (-4 B x 13 per attempt)
             ai = np.zeros((cap, K.N_AI), dtype=np.int32)
-            hf = np.zeros(hcap)
+            hk = np.zeros(hcap, dtype=np.int64)
             hi = np.zeros((hcap, 3), dtype=np.int64)
             warned = np.zeros(cap, dtype=np.int64)
             vict = np.zeros(cap, dtype=np.int64)
@@ -222,7 +222,7 @@ class CompiledEngine:
         self.state = {
             "js": js, "jsf": jsf, "jf": jf, "ji": ji, "umax": umax, "urun": urun,
             "ss": ss, "ssf": ssf, "si": si, "sdone": sdone, "ts": ts, "tsf": tsf, "ti": ti,
-            "af": af, "ai": ai, "hf": hf, "hi": hi, "gf": gf, "gi": gi, "cfg": cfg,
+            "af": af, "ai": ai, "hk": hk, "hi": hi, "gf": gf, "gi": gi, "cfg": cfg,
             "cluster": cluster, "minreq": p.min_request.astype(float).copy(),
             "warned": warned, "vict": vict, "cand": cand, "jbuf": jbuf,
             "excl": np.zeros(max(nj, 1), dtype=np.int64),
@@ -282,7 +282,7 @@ class CompiledEngine:
         return (
             s["qs"], s["qsf"], s["children"], s["qf"], s["qi"], s["dem"], s["js"], s["jsf"],
             s["jf"], s["ji"], s["umax"], s["urun"], s["ss"], s["ssf"], s["si"], s["sdone"],
-            s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hf"], s["hi"], s["gf"], s["gi"],
+            s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hk"], s["hi"], s["gf"], s["gi"],
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
             s["tree"], s["excl"], s["touched"], s["tnode"], s["cand"], s["slots"],
             s["hold"], s["holdv"], s["unmarked"],
@@ -291,7 +291,7 @@ class CompiledEngine:
     def _grow(self) -> None:
         """Double the attempt and heap arrays (the kernel asked for room)."""
         s = self.state
-        for name in ("af", "ai", "hf", "hi", "warned", "vict", "cand", "unmarked"):
+        for name in ("af", "ai", "hk", "hi", "warned", "vict", "cand", "unmarked"):
             old = s[name]
             with _small_pages():
                 new = np.zeros((old.shape[0] * 2,) + old.shape[1:], dtype=old.dtype)

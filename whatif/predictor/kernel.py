@@ -159,7 +159,13 @@ import llvmlite.binding
 import numpy as np
 from numba import njit
 
-from whatif.predictor.world import borrowed, ordered_bits, prefetch, world_ref
+from whatif.predictor.world import (
+    borrowed,
+    float_from_ordered,
+    ordered_bits,
+    prefetch,
+    world_ref,
+)
 
 # LLVM turns a select inside a loop into a branch when it guesses the branch predictable,
 # and keeps a choice of several values (the winner of two tree siblings and its key) as
@@ -508,76 +514,101 @@ def _remove(nodes, nxt, prv, heads, h, x):
 # --------------------------------------------------------------------------- heap
 # A 4-ary min-heap on (time, seq): half the levels of a binary heap, and a node's four
 # children sit side by side. (time, seq) pairs are unique, so the order events come out
-# in does not depend on the heap's shape.
+# in does not depend on the heap's shape. Times are kept as `ordered_bits`, so that
+# comparing entries is integer work that compiles to conditional moves.
 @njit(cache=True)
-def heap_push(hf, hi, gi, time, kind, ident):
+def heap_push(hk, hi, gi, time, kind, ident):
     """Push (time, seq, kind, ident); seq is the global insertion counter."""
+    key = ordered_bits(time)
     seq = gi[GI_SEQ]
     gi[GI_SEQ] = seq + 1
     i = gi[GI_HEAP_N]
     gi[GI_HEAP_N] = i + 1
     while i > 0:
         p = (i - 1) >> 2
-        if hf[p] < time or (hf[p] == time and hi[p, 0] < seq):
+        if hk[p] < key or (hk[p] == key and hi[p, 0] < seq):
             break
-        hf[i] = hf[p]
+        hk[i] = hk[p]
         hi[i, 0] = hi[p, 0]
         hi[i, 1] = hi[p, 1]
         hi[i, 2] = hi[p, 2]
         i = p
-    hf[i] = time
+    hk[i] = key
     hi[i, 0] = seq
     hi[i, 1] = kind
     hi[i, 2] = ident
 
 
+@njit(cache=True, inline="always")
+def _earlier(k, s, k_then, s_then):
+    """Whether entry (k, s) comes before (k_then, s_then); `&`, `|` do not short-circuit,
+    so the choice it makes compiles to selects (which entry wins is unpredictable)."""
+    return (k < k_then) | ((k == k_then) & (s < s_then))
+
+
 @njit(cache=True)
-def heap_pop(hf, hi, gi):
+def heap_pop(hk, hi, gi):
     """Remove the smallest (time, seq) entry; returns (kind, ident)."""
     kind = hi[0, 1]
     ident = hi[0, 2]
     n = gi[GI_HEAP_N] - 1
     gi[GI_HEAP_N] = n
     if n > 0:
-        t = hf[n]
+        k = hk[n]
         s = hi[n, 0]
-        k = hi[n, 1]
+        what = hi[n, 1]
         d = hi[n, 2]
         i = 0
         while True:
             first = 4 * i + 1
             if first >= n:
                 break
-            # the smallest child, with selects rather than branches (`&`, `|` do not
-            # short-circuit): which child wins is unpredictable
             c = first
-            bt = hf[c]
+            bk = hk[c]
             bs = hi[c, 0]
-            for x in range(first + 1, min(first + 4, n)):
-                tx = hf[x]
-                sx = hi[x, 0]
-                less = (tx < bt) | ((tx == bt) & (sx < bs))
-                c = x if less else c
-                bt = tx if less else bt
-                bs = sx if less else bs
-            if (bt < t) | ((bt == t) & (bs < s)):
-                hf[i] = hf[c]
-                hi[i, 0] = hi[c, 0]
+            if first + 3 < n:
+                # four children: two pairs side by side, then the winners of the pairs
+                k1, s1 = hk[first + 1], hi[first + 1, 0]
+                k2, s2 = hk[first + 2], hi[first + 2, 0]
+                k3, s3 = hk[first + 3], hi[first + 3, 0]
+                one = _earlier(k1, s1, bk, bs)
+                c = first + 1 if one else c
+                bk = k1 if one else bk
+                bs = s1 if one else bs
+                three = _earlier(k3, s3, k2, s2)
+                c23 = first + 3 if three else first + 2
+                k23 = k3 if three else k2
+                s23 = s3 if three else s2
+                right = _earlier(k23, s23, bk, bs)
+                c = c23 if right else c
+                bk = k23 if right else bk
+                bs = s23 if right else bs
+            else:
+                for x in range(first + 1, n):
+                    kx = hk[x]
+                    sx = hi[x, 0]
+                    less = _earlier(kx, sx, bk, bs)
+                    c = x if less else c
+                    bk = kx if less else bk
+                    bs = sx if less else bs
+            if _earlier(bk, bs, k, s):
+                hk[i] = bk
+                hi[i, 0] = bs
                 hi[i, 1] = hi[c, 1]
                 hi[i, 2] = hi[c, 2]
                 i = c
             else:
                 break
-        hf[i] = t
+        hk[i] = k
         hi[i, 0] = s
-        hi[i, 1] = k
+        hi[i, 1] = what
         hi[i, 2] = d
     return kind, ident
 
 
 # --------------------------------------------------------------------------- world
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
-#      ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
+#      ts, tsf, ti, af, ai, hk, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
 #      tree, excl, touched, tnode, cand, slots, hold, holdv, unmarked)
 #   (entry points pass it on as a WorldRef)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
@@ -589,7 +620,7 @@ def heap_pop(hf, hi, gi):
 #   sdone (ns,) float64 time each stage completed (NaN before)
 #   ts (nt, N_TS) int32 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) int32 state
 #   af (cap, N_AF) float64 / ai (cap, N_AI) int32: attempts (task < 0: AM of job -1-task)
-#   hf (hcap,) float64 / hi (hcap, 3) int64: event heap (time; seq, kind, ident)
+#   hk (hcap,) int64 / hi (hcap, 3) int64: event heap (ordered_bits(time); seq, kind, ident)
 #   gf (N_GF,) float64 / gi (N_GI,) int64: clock, free resources, counters, list heads
 #   cfg (N_CFG,) float64 settings; cluster (2,), minreq (2,) float64
 #   warned (cap,) int64 Hadoop 2 warned attempts; vict (cap,) int64 scratch; jbuf (nj, 4)
@@ -1605,7 +1636,7 @@ def _try_app(W, j, leaf, d):
 @njit(cache=True)
 def _start_attempt(W, j, task, r0, r1):
     js, jf, ji, ss, si, sdone = W[6], W[8], W[9], W[12], W[14], W[15]
-    ts, tsf, ti, af, ai, hf, hi, gf, gi, cfg = (
+    ts, tsf, ti, af, ai, hk, hi, gf, gi, cfg = (
         W[16],
         W[17],
         W[18],
@@ -1647,13 +1678,13 @@ def _start_attempt(W, j, task, r0, r1):
         ji[j, JI_AM_ATT] = a
         W[3][leaf, QF_AM] += r0
         W[3][leaf, QF_AM + 1] += r1
-        heap_push(hf, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, j)
+        heap_push(hk, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, j)
         return
     s = ts[task, TS_STAGE]
     si[s, SI_PENDING] -= 1
     if ti[task, TI_FAILS] < ts[task, TS_FAILS]:
         ai[a, AI_OUTCOME] = FAILED
-        heap_push(hf, hi, gi, t + lat + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], END, a)
+        heap_push(hk, hi, gi, t + lat + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], END, a)
     elif ss[s, SS_SLOW] == 1:
         ai[a, AI_OUTCOME] = SUCCEEDED
         if np.isnan(sdone[s - 1]):
@@ -1661,10 +1692,10 @@ def _start_attempt(W, j, task, r0, r1):
             if ji[j, JI_IN_RED] == 0:
                 _red_link(W, j)
         else:
-            heap_push(hf, hi, gi, _replay_finish(W, a, task, sdone[s - 1]), END, a)
+            heap_push(hk, hi, gi, _replay_finish(W, a, task, sdone[s - 1]), END, a)
     else:
         ai[a, AI_OUTCOME] = SUCCEEDED
-        heap_push(hf, hi, gi, t + lat + tsf[task, TSF_DUR], END, a)
+        heap_push(hk, hi, gi, t + lat + tsf[task, TSF_DUR], END, a)
     _red_refresh(W, j)
 
 
@@ -1808,7 +1839,7 @@ def _release_container(W, a, state):
 def _end_attempt(W, a, state):
     """A task attempt ends: re-queue its task, or count it done and move the job on."""
     js, ji, ss, si, sdone = W[6], W[9], W[12], W[14], W[15]
-    ti, ai, hf, hi, gf, gi = W[18], W[20], W[21], W[22], W[23], W[24]
+    ti, ai, hk, hi, gf, gi = W[18], W[20], W[21], W[22], W[23], W[24]
     t = gf[G_NOW]
     task = ai[a, AI_TASK]
     j, r0, r1 = _release_container(W, a, state)
@@ -1846,7 +1877,7 @@ def _end_attempt(W, a, state):
             if ss[s + 1, SS_SLOW] == 1:
                 w = si[s + 1, SI_DEF_HEAD]
                 while w >= 0:
-                    heap_push(hf, hi, gi, _replay_finish(W, w, ai[w, AI_TASK], t), END, w)
+                    heap_push(hk, hi, gi, _replay_finish(W, w, ai[w, AI_TASK], t), END, w)
                     nw = ai[w, AI_DEF_NEXT]
                     ai[w, AI_DEF_NEXT] = -1
                     ai[w, AI_DEF_PREV] = -1
@@ -2338,7 +2369,7 @@ def _requests(W, j, out_cap, out_n):
 @njit(cache=True)
 def _preempt_for(W, j, bound0):
     """identifyContainersToPreempt for one starved app; victims are killed after the wait."""
-    qs, js, jf, ts, tsf, af, ai, hf, hi, gf, gi, cfg, vict = (
+    qs, js, jf, ts, tsf, af, ai, hk, hi, gf, gi, cfg, vict = (
         W[0],
         W[6],
         W[8],
@@ -2405,7 +2436,7 @@ def _preempt_for(W, j, bound0):
         _up(W, QF_TBP, js[vj, JS_QUEUE], r0, r1)
         af[a, AF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
         _free_remove(W, a, vj)
-        heap_push(hf, hi, gi, af[a, AF_MARK], KILL, a)
+        heap_push(hk, hi, gi, af[a, AF_MARK], KILL, a)
 
 
 @njit(cache=True)
@@ -2864,7 +2895,7 @@ def _v3_state(W):
     each runnable app's fair-share timer, re-check time and last starvation amounts, and
     the pending events in (time, seq) order, since even one for an attempt that has ended
     makes an iteration that schedules a check."""
-    qs, qsf, qi, jf, ji, af, ai, hf, hi, gf, gi = (
+    qs, qsf, qi, jf, ji, af, ai, hk, hi, gf, gi = (
         W[0],
         W[1],
         W[4],
@@ -2906,7 +2937,7 @@ def _v3_state(W):
     out[n] = -3.0
     n += 1
     order = np.argsort(hi[:nh, 0])
-    order = order[np.argsort(hf[:nh][order], kind="mergesort")]
+    order = order[np.argsort(hk[:nh][order], kind="mergesort")]
     for i in range(nh):
         e = order[i]
         kind = hi[e, 1]
@@ -2915,9 +2946,11 @@ def _v3_state(W):
         if kind == AM_READY:
             if ji[ident, JI_AM_STATE] == 2:
                 what = ident
-        elif ai[ident, AI_STATE] == RUNNING and (kind == END or af[ident, AF_MARK] == hf[e]):
+        elif ai[ident, AI_STATE] == RUNNING and (
+            kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e])
+        ):
             what = ai[ident, AI_TASK]
-        out[n] = hf[e] - t + 0.0
+        out[n] = float_from_ordered(hk[e]) - t + 0.0
         out[n + 1] = kind
         out[n + 2] = what
         n += 3
@@ -3158,7 +3191,7 @@ def advance(W, t_stop, att_room):
     left at the start of an iteration (the caller grows the arrays and calls again).
     """
     W = world_ref(_borrow_world(W))
-    js, jsf, af, ai, hf, hi, gf, gi, cfg = (
+    js, jsf, af, ai, hk, hi, gf, gi, cfg = (
         W[6],
         W[7],
         W[19],
@@ -3171,21 +3204,22 @@ def advance(W, t_stop, att_room):
     )
     nj = js.shape[0]
     while True:
-        t_heap = hf[0] if gi[GI_HEAP_N] > 0 else INF
+        t_heap = float_from_ordered(hk[0]) if gi[GI_HEAP_N] > 0 else INF
         t_sub = jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] if gi[GI_NEXT_SUBMIT] < nj else INF
         t = min(t_heap, t_sub, gf[G_NEXT_CHECK])
         if t == INF or t > t_stop or gi[GI_LIVELOCK] != 0:
             break
-        if ai.shape[0] - gi[GI_N_ATT] < att_room or hf.shape[0] - gi[GI_HEAP_N] < att_room + nj:
+        if ai.shape[0] - gi[GI_N_ATT] < att_room or hk.shape[0] - gi[GI_HEAP_N] < att_room + nj:
             return 1
         gf[G_NOW] = t
+        t_key = ordered_bits(t)
         check = gf[G_NEXT_CHECK] == t
         if check:
             gf[G_NEXT_CHECK] = INF
         events = False
-        while gi[GI_HEAP_N] > 0 and hf[0] == t:
+        while gi[GI_HEAP_N] > 0 and hk[0] == t_key:
             events = True
-            kind, ident = heap_pop(hf, hi, gi)
+            kind, ident = heap_pop(hk, hi, gi)
             if gi[GI_HEAP_N] > 0 and hi[0, 1] != AM_READY:
                 prefetch(ai, hi[0, 2])  # the next event's attempt
                 prefetch(af, hi[0, 2])

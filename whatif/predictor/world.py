@@ -7,8 +7,8 @@ arrays (drops their memory-manager handles: the Python caller holds them for the
 and keeps the tuple in its own stack frame; the functions it calls get a `WorldRef`, one
 pointer to that tuple, and index it exactly like the tuple (``W[6]`` is the sixth array).
 
-Two other intrinsics: `prefetch`, a cache hint on an array row, and `ordered_bits`,
-which turns a float into an integer of the same order.
+Other intrinsics: `prefetch`, a cache hint on an array row, and `ordered_bits`, which
+turns a float into an integer of the same order (`float_from_ordered` turns it back).
 """
 
 from __future__ import annotations
@@ -135,6 +135,14 @@ def ordered_bits_py(x: float) -> int:
     return bits ^ (_SIGN_OFF if bits < 0 else 0)
 
 
+def float_from_ordered_py(bits: int) -> float:
+    """`float_from_ordered` in plain Python."""
+    import struct
+
+    (x,) = struct.unpack("<d", struct.pack("<q", bits ^ (_SIGN_OFF if bits < 0 else 0)))
+    return x
+
+
 @intrinsic
 def ordered_bits(typingctx, x):
     """An int64 that orders like float `x` (not NaN): x < y exactly when
@@ -155,3 +163,19 @@ def ordered_bits(typingctx, x):
         return builder.xor(bits, builder.and_(sign, ir.Constant(i64, _SIGN_OFF)))
 
     return types.int64(x), codegen
+
+
+@intrinsic
+def float_from_ordered(typingctx, bits):
+    """The float that `ordered_bits` turned into `bits` (0.0 for either zero)."""
+    if not isinstance(bits, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        sign = builder.ashr(value, ir.Constant(i64, 63))
+        flipped = builder.xor(value, builder.and_(sign, ir.Constant(i64, _SIGN_OFF)))
+        return builder.bitcast(flipped, ir.DoubleType())
+
+    return types.float64(bits), codegen

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from whatif.predictor.world import ordered_bits, ordered_bits_py
+from whatif.predictor.world import (
+    float_from_ordered,
+    float_from_ordered_py,
+    ordered_bits,
+    ordered_bits_py,
+)
 
 FLOATS = [
     -math.inf,
@@ -32,9 +37,22 @@ def _ordered_bits_compiled(x):
     return ordered_bits(x)
 
 
+@njit
+def _float_from_ordered_compiled(bits):
+    return float_from_ordered(bits)
+
+
 @pytest.mark.parametrize("x", FLOATS)
 def test_compiled_ordered_bits_matches_its_twin(x):
     assert _ordered_bits_compiled(x) == ordered_bits_py(x)
+
+
+@pytest.mark.parametrize("x", FLOATS)
+def test_float_from_ordered_turns_the_bits_back(x):
+    bits = ordered_bits_py(x)
+    back = _float_from_ordered_compiled(bits)
+    assert back == float_from_ordered_py(bits) == x
+    assert math.copysign(1.0, back) == (-1.0 if x < 0 else 1.0)  # -0.0 comes back as 0.0
 
 
 def test_ordered_bits_keeps_the_order_of_floats():
