@@ -1481,28 +1481,27 @@ def _best_child_fair(W, q, d, epoch):
         u = qf[c, QF_USE + d]
         m = qsf[c, QSF_MIN + d]
         demand = 0.0
-        if v3 or qsf[c, QSF_MIN] > 0.0 or qsf[c, QSF_MIN + 1] > 0.0:
+        if qs[c, QS_LEAF] == 1:  # `_demand` of a leaf, in `d` only
+            demand = min(u + qf[c, QF_PALL + d], qsf[c, QSF_MAX + d])
+        elif v3 or qsf[c, QSF_MIN] > 0.0 or qsf[c, QSF_MIN + 1] > 0.0:
             demand = _demand(W, c)[d]
         needy_min = min(m, demand)
-        cls = 2 if v3 and demand == 0.0 else 0
-        if u < needy_min:
-            ratio = u / max(needy_min, 1.0)
-        else:
-            cls += 1
-            ratio = u / qsf[c, QSF_WEIGHT]
+        needy = u < needy_min
+        cls = (2 if v3 and demand == 0.0 else 0) + (0 if needy else 1)
+        ratio = u / (max(needy_min, 1.0) if needy else qsf[c, QSF_WEIGHT])
         rank = qs[c, QS_RANK]
-        if (
-            best < 0
-            or cls < best_cls
-            or (
-                cls == best_cls
-                and (ratio < best_ratio or (ratio == best_ratio and rank < best_rank))
+        # which child wins is unpredictable: `&`, `|` and selects, no branches
+        wins = (best < 0) | (
+            (cls < best_cls)
+            | (
+                (cls == best_cls)
+                & ((ratio < best_ratio) | ((ratio == best_ratio) & (rank < best_rank)))
             )
-        ):
-            best = c
-            best_cls = cls
-            best_ratio = ratio
-            best_rank = rank
+        )
+        best = c if wins else best
+        best_cls = cls if wins else best_cls
+        best_ratio = ratio if wins else best_ratio
+        best_rank = rank if wins else best_rank
     return best
 
 
