@@ -192,7 +192,7 @@ class CompiledEngine:
             # int32: attempt, task and job indices, links and small codes (-4 B x 13 per attempt)
             ai = np.zeros((cap, K.N_AI), dtype=np.int32)
             hk = np.zeros(hcap, dtype=np.int64)
-            hi = np.zeros((hcap, 3), dtype=np.int64)
+            hi = np.zeros((hcap, K.N_HI), dtype=np.int64)
             warned = np.zeros(cap, dtype=np.int64)
             vict = np.zeros(cap, dtype=np.int64)
             cand = np.zeros(cap, dtype=np.int64)

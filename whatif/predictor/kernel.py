@@ -513,13 +513,19 @@ def _remove(nodes, nxt, prv, heads, h, x):
 
 
 # --------------------------------------------------------------------------- heap
+HI_SEQ, HI_KIND, HI_IDENT, HI_TASK, HI_JOB = 0, 1, 2, 3, 4
+N_HI = 5
+
+
 # A 4-ary min-heap on (time, seq): half the levels of a binary heap, and a node's four
 # children sit side by side. (time, seq) pairs are unique, so the order events come out
 # in does not depend on the heap's shape. Times are kept as `ordered_bits`, so that
 # comparing entries is integer work that compiles to conditional moves.
 @njit(cache=True)
-def heap_push(hk, hi, gi, time, kind, ident):
-    """Push (time, seq, kind, ident); seq is the global insertion counter."""
+def heap_push(hk, hi, gi, time, kind, ident, task, job):
+    """Push (time, seq, kind, ident); seq is the global insertion counter. The event's
+    task (-1: none) and job come along, so that their rows can be prefetched when the
+    event comes to the top."""
     key = ordered_bits(time)
     seq = gi[GI_SEQ]
     gi[GI_SEQ] = seq + 1
@@ -530,14 +536,15 @@ def heap_push(hk, hi, gi, time, kind, ident):
         if hk[p] < key or (hk[p] == key and hi[p, 0] < seq):
             break
         hk[i] = hk[p]
-        hi[i, 0] = hi[p, 0]
-        hi[i, 1] = hi[p, 1]
-        hi[i, 2] = hi[p, 2]
+        for col in range(N_HI):
+            hi[i, col] = hi[p, col]
         i = p
     hk[i] = key
-    hi[i, 0] = seq
-    hi[i, 1] = kind
-    hi[i, 2] = ident
+    hi[i, HI_SEQ] = seq
+    hi[i, HI_KIND] = kind
+    hi[i, HI_IDENT] = ident
+    hi[i, HI_TASK] = task
+    hi[i, HI_JOB] = job
 
 
 @njit(cache=True, inline="always")
@@ -550,15 +557,13 @@ def _earlier(k, s, k_then, s_then):
 @njit(cache=True)
 def heap_pop(hk, hi, gi):
     """Remove the smallest (time, seq) entry; returns (kind, ident)."""
-    kind = hi[0, 1]
-    ident = hi[0, 2]
+    kind = hi[0, HI_KIND]
+    ident = hi[0, HI_IDENT]
     n = gi[GI_HEAP_N] - 1
     gi[GI_HEAP_N] = n
     if n > 0:
         k = hk[n]
-        s = hi[n, 0]
-        what = hi[n, 1]
-        d = hi[n, 2]
+        s = hi[n, HI_SEQ]
         i = 0
         while True:
             first = 4 * i + 1
@@ -566,12 +571,12 @@ def heap_pop(hk, hi, gi):
                 break
             c = first
             bk = hk[c]
-            bs = hi[c, 0]
+            bs = hi[c, HI_SEQ]
             if first + 3 < n:
                 # four children: two pairs side by side, then the winners of the pairs
-                k1, s1 = hk[first + 1], hi[first + 1, 0]
-                k2, s2 = hk[first + 2], hi[first + 2, 0]
-                k3, s3 = hk[first + 3], hi[first + 3, 0]
+                k1, s1 = hk[first + 1], hi[first + 1, HI_SEQ]
+                k2, s2 = hk[first + 2], hi[first + 2, HI_SEQ]
+                k3, s3 = hk[first + 3], hi[first + 3, HI_SEQ]
                 one = _earlier(k1, s1, bk, bs)
                 c = first + 1 if one else c
                 bk = k1 if one else bk
@@ -587,23 +592,21 @@ def heap_pop(hk, hi, gi):
             else:
                 for x in range(first + 1, n):
                     kx = hk[x]
-                    sx = hi[x, 0]
+                    sx = hi[x, HI_SEQ]
                     less = _earlier(kx, sx, bk, bs)
                     c = x if less else c
                     bk = kx if less else bk
                     bs = sx if less else bs
             if _earlier(bk, bs, k, s):
                 hk[i] = bk
-                hi[i, 0] = bs
-                hi[i, 1] = hi[c, 1]
-                hi[i, 2] = hi[c, 2]
+                for col in range(N_HI):
+                    hi[i, col] = hi[c, col]
                 i = c
             else:
                 break
         hk[i] = k
-        hi[i, 0] = s
-        hi[i, 1] = what
-        hi[i, 2] = d
+        for col in range(N_HI):
+            hi[i, col] = hi[n, col]
     return kind, ident
 
 
@@ -621,7 +624,8 @@ def heap_pop(hk, hi, gi):
 #   sdone (ns,) float64 time each stage completed (NaN before)
 #   ts (nt, N_TS) int32 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) int32 state
 #   af (cap, N_AF) float64 / ai (cap, N_AI) int32: attempts (task < 0: AM of job -1-task)
-#   hk (hcap,) int64 / hi (hcap, 3) int64: event heap (ordered_bits(time); seq, kind, ident)
+#   hk (hcap,) int64 / hi (hcap, N_HI) int64: event heap (ordered_bits(time); seq, kind,
+#     ident, and the task and job whose rows the event will read)
 #   gf (N_GF,) float64 / gi (N_GI,) int64: clock, free resources, counters, list heads
 #   cfg (N_CFG,) float64 settings; cluster (2,), minreq (2,) float64
 #   warned (cap,) int64 Hadoop 2 warned attempts; vict (cap,) int64 scratch; jbuf (nj, 4)
@@ -1679,13 +1683,13 @@ def _start_attempt(W, j, task, r0, r1):
         ji[j, JI_AM_ATT] = a
         W[3][leaf, QF_AM] += r0
         W[3][leaf, QF_AM + 1] += r1
-        heap_push(hk, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, j)
+        heap_push(hk, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, j, -1, j)
         return
     s = ts[task, TS_STAGE]
     si[s, SI_PENDING] -= 1
     if ti[task, TI_FAILS] < ts[task, TS_FAILS]:
         ai[a, AI_OUTCOME] = FAILED
-        heap_push(hk, hi, gi, t + lat + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], END, a)
+        heap_push(hk, hi, gi, t + lat + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], END, a, task, j)
     elif ss[s, SS_SLOW] == 1:
         ai[a, AI_OUTCOME] = SUCCEEDED
         if np.isnan(sdone[s - 1]):
@@ -1693,10 +1697,10 @@ def _start_attempt(W, j, task, r0, r1):
             if ji[j, JI_IN_RED] == 0:
                 _red_link(W, j)
         else:
-            heap_push(hk, hi, gi, _replay_finish(W, a, task, sdone[s - 1]), END, a)
+            heap_push(hk, hi, gi, _replay_finish(W, a, task, sdone[s - 1]), END, a, task, j)
     else:
         ai[a, AI_OUTCOME] = SUCCEEDED
-        heap_push(hk, hi, gi, t + lat + tsf[task, TSF_DUR], END, a)
+        heap_push(hk, hi, gi, t + lat + tsf[task, TSF_DUR], END, a, task, j)
     _red_refresh(W, j)
 
 
@@ -1878,7 +1882,8 @@ def _end_attempt(W, a, state):
             if ss[s + 1, SS_SLOW] == 1:
                 w = si[s + 1, SI_DEF_HEAD]
                 while w >= 0:
-                    heap_push(hk, hi, gi, _replay_finish(W, w, ai[w, AI_TASK], t), END, w)
+                    wt = ai[w, AI_TASK]
+                    heap_push(hk, hi, gi, _replay_finish(W, w, wt, t), END, w, wt, j)
                     nw = ai[w, AI_DEF_NEXT]
                     ai[w, AI_DEF_NEXT] = -1
                     ai[w, AI_DEF_PREV] = -1
@@ -2437,7 +2442,7 @@ def _preempt_for(W, j, bound0):
         _up(W, QF_TBP, js[vj, JS_QUEUE], r0, r1)
         af[a, AF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
         _free_remove(W, a, vj)
-        heap_push(hk, hi, gi, af[a, AF_MARK], KILL, a)
+        heap_push(hk, hi, gi, af[a, AF_MARK], KILL, a, task, vj)
 
 
 @njit(cache=True)
@@ -2937,12 +2942,12 @@ def _v3_state(W):
             j = ji[j, JI_APP_NEXT]
     out[n] = -3.0
     n += 1
-    order = np.argsort(hi[:nh, 0])
+    order = np.argsort(hi[:nh, HI_SEQ])
     order = order[np.argsort(hk[:nh][order], kind="mergesort")]
     for i in range(nh):
         e = order[i]
-        kind = hi[e, 1]
-        ident = hi[e, 2]
+        kind = hi[e, HI_KIND]
+        ident = hi[e, HI_IDENT]
         what = -1  # an event that does nothing when it comes (its attempt has ended)
         if kind == AM_READY:
             if ji[ident, JI_AM_STATE] == 2:
@@ -3192,9 +3197,12 @@ def advance(W, t_stop, att_room):
     left at the start of an iteration (the caller grows the arrays and calls again).
     """
     W = world_ref(_borrow_world(W))
-    js, jsf, af, ai, hk, hi, gf, gi, cfg = (
+    js, jsf, jf, ts, tsf, af, ai, hk, hi, gf, gi, cfg = (
         W[6],
         W[7],
+        W[8],
+        W[16],
+        W[17],
         W[19],
         W[20],
         W[21],
@@ -3221,9 +3229,15 @@ def advance(W, t_stop, att_room):
         while gi[GI_HEAP_N] > 0 and hk[0] == t_key:
             events = True
             kind, ident = heap_pop(hk, hi, gi)
-            if gi[GI_HEAP_N] > 0 and hi[0, 1] != AM_READY:
-                prefetch(ai, hi[0, 2])  # the next event's attempt
-                prefetch(af, hi[0, 2])
+            if gi[GI_HEAP_N] > 0:
+                # the rows the next event reads: its attempt, task and job
+                if hi[0, HI_KIND] != AM_READY:
+                    prefetch(ai, hi[0, HI_IDENT])
+                    prefetch(af, hi[0, HI_IDENT])
+                    prefetch(ts, hi[0, HI_TASK])
+                    prefetch(tsf, hi[0, HI_TASK])
+                prefetch(js, hi[0, HI_JOB])
+                prefetch(jf, hi[0, HI_JOB])
             if kind == END:
                 if ai[ident, AI_STATE] == RUNNING:
                     _end_attempt(W, ident, ai[ident, AI_OUTCOME])
