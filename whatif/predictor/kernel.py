@@ -133,22 +133,24 @@ far as its scans go, the re-check times ahead from a ring in time order and the
 min-share amounts to reset from the list of nonzero ones (`_preempt_v3`); alike apps'
 fair shares cost one multiplication per bisection round (`_planned`), and an alike leaf
 keeps one share for all its apps (`_app_fair`); a `fair` parent whose children all weigh
-more than zero ranks them by a key (`_best_child_fair`); the event heap is 4-ary, and
+more than zero ranks them by a key, chosen with selects (`_best_child_fair`); the event
+heap is 4-ary, keyed by `ordered_bits(time)`, its four children picked as two pairs, and
 comparisons whose outcome is unpredictable (heap children, tree siblings) are written
 with non-short-circuit `&`/`|` and compile to selects, which LLVM is told not to turn
-back into branches (the option below the imports); tree nodes keep requests and keys
-as integers of the same order (`world.ordered_bits`), since only integer choices compile
-to selects, and a keyed re-rank carries the path's winner and key in registers, loading
-only each sibling (`_rerank_keyed`); a walk for the best eligible or fitting app descends
-a passed-over app's path without comparing it again (`_order_next`, `_tree_best_fit`);
-rows read after a long gap are
-prefetched (`world.prefetch`): a stage's next tasks when one starts, the attempt of the
-next event when one is popped; keyed trees compare apps' start time and name as one
+back into branches (the option below the imports); tree nodes keep requests and keys as
+integers of the same order (`world.ordered_bits`), since only integer choices compile to
+selects, and a keyed re-rank carries the path's winner and key in registers, loading
+only each sibling (`_rerank_keyed`); a walk for the best eligible or fitting app
+descends a passed-over app's path without comparing it again (`_order_next`,
+`_tree_best_fit`); rows read after a long gap are prefetched (`world.prefetch`): a
+stage's next tasks when one starts, the attempt, task and job of the next event when one
+is popped (heap entries carry them); a tree walk climbs in one shift by the count of
+trailing ones (`_preorder_next`); keyed trees compare apps' start time and name as one
 precomputed rank (`JS_ORDER`); the newest unmarked container is the highest bit of a
-bitset over attempts (`_newest_unmarked`); and the entry points
-pass their arrays borrowed and by pointer (``world.py``), each array read through the
-pointer with a constant null handle: numba passes a tuple by value, and copying and
-reference counting the world at every call took most of the time.
+bitset over attempts (`_newest_unmarked`); and the entry points pass their arrays
+borrowed and by pointer (``world.py``), each array read through the pointer with a
+constant null handle: numba passes a tuple by value, and copying and reference counting
+the world at every call took most of the time.
 """
 
 from __future__ import annotations
