@@ -90,6 +90,7 @@ def app_order_trees(
     qi[:, K.QI_TREE_P] = p
     qi[:, K.QI_TREE_OFF] = np.cumsum(sizes) - sizes
     qi[:, K.QI_TREE_K] = 1
+    qi[:, K.QI_TREE_ROOT] = p
     qi[:, K.QI_SLOT_NEXT] = 0
     qi[:, K.QI_SLOT_FREE] = 0
     ji[:, K.JI_POS] = -1

@@ -233,7 +233,8 @@ N_QF = 19
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
-N_QI = 10
+QI_TREE_ROOT = 10  # P / K, the subtree in use: kept, as dividing cost a tenth of a put
+N_QI = 11
 # job static int / float
 JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
 JS_ORDER = 6  # rank of (start time, name rank): the apps' final tie-break as one number
@@ -638,7 +639,7 @@ def heap_pop(hk, hi, gi):
 #     app or -1. A runnable app holds a slot (JI_POS, else -1), recycled when it ends, so
 #     slots in use stay below the most apps runnable at once; the nodes over the first K
 #     slots (K = QI_TREE_K, a power of two that only grows) form the subtree rooted at
-#     node P / K, and only it is kept and read
+#     node P / K (QI_TREE_ROOT), and only it is kept and read
 #   excl (nj,) int64 scratch: apps taken out of a tree while an allocation tries them
 #   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
 #   tnode (len(tree), N_TN) int64: per tree node, the smallest head request (memory,
@@ -1166,7 +1167,7 @@ def _tree_put(W, j, view, value):
         return  # not runnable: holds no slot
     p = qi[leaf, QI_TREE_P]
     base = qi[leaf, QI_TREE_OFF] + view * 2 * p
-    root = p // qi[leaf, QI_TREE_K]
+    root = qi[leaf, QI_TREE_ROOT]
     node = p + ji[j, JI_POS]
     if value < 0 and tree[base + node] < 0:
         return
@@ -1297,7 +1298,7 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
     best = -1
     best_row = -1
     passed = -1  # the app passed over last (see `_order_next`)
-    root = p // qi[leaf, QI_TREE_K]
+    root = qi[leaf, QI_TREE_ROOT]
     node = root
     while True:
         w = tree[base + node]
@@ -1337,8 +1338,9 @@ def _take_slot(W, j):
     ji[j, JI_POS] = slot
     p = qi[leaf, QI_TREE_P]
     while slot >= qi[leaf, QI_TREE_K]:
-        old = p // qi[leaf, QI_TREE_K]
+        old = qi[leaf, QI_TREE_ROOT]
         qi[leaf, QI_TREE_K] *= 2
+        qi[leaf, QI_TREE_ROOT] = old // 2
         for view in range(N_VIEWS):
             base = qi[leaf, QI_TREE_OFF] + view * 2 * p
             tree[base + old // 2] = tree[base + old]
@@ -2073,7 +2075,7 @@ def _order_next(W, leaf, t, stamp):
     base = qi[leaf, QI_TREE_OFF] + view * 2 * p
     policy = qs[leaf, QS_POLICY]
     keyed = _keyed(W, policy)
-    root = p // qi[leaf, QI_TREE_K]
+    root = qi[leaf, QI_TREE_ROOT]
     best = -1
     best_row = -1
     passed = -1  # the app passed over last: below it, its path needs no second look
