@@ -1143,15 +1143,26 @@ def _put_key(W, j, d, row):
     tnode[row, TN_KEY + 2] = js[j, JS_ORDER]
 
 
-@njit(cache=True)
-def _key_before(tnode, x, y):
-    """Whether the app keyed in tnode[x] ranks strictly before the one in tnode[y].
+@njit(cache=True, inline="always")
+def _keys_before(a0, a1, a2, b0, b1, b2):
+    """Whether key (a0, a1, a2) ranks strictly before (b0, b1, b2), column by column.
 
     Written with `&` and `|`, which do not short-circuit, so it compiles to one result
-    with no branch to mispredict (keys are never NaN)."""
-    a0, a1, a2 = tnode[x, 2], tnode[x, 3], tnode[x, 4]  # TN_KEY .. N_TN
-    b0, b1, b2 = tnode[y, 2], tnode[y, 3], tnode[y, 4]
+    with no branch to mispredict."""
     return (a0 < b0) | ((a0 == b0) & ((a1 < b1) | ((a1 == b1) & (a2 < b2))))
+
+
+@njit(cache=True)
+def _key_before(tnode, x, y):
+    """Whether the app keyed in tnode[x] ranks strictly before the one in tnode[y]."""
+    return _keys_before(
+        tnode[x, TN_KEY],
+        tnode[x, TN_KEY + 1],
+        tnode[x, TN_KEY + 2],
+        tnode[y, TN_KEY],
+        tnode[y, TN_KEY + 1],
+        tnode[y, TN_KEY + 2],
+    )
 
 
 @njit(cache=True)
@@ -1244,9 +1255,7 @@ def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
         b0, b1, b2 = tnode[sib, TN_KEY], tnode[sib, TN_KEY + 1], tnode[sib, TN_KEY + 2]
         # the sibling wins if it ranks strictly before (keys of distinct apps differ,
         # an empty node's key is stale but never wins); a tie of empties stays empty
-        sib_wins = (b >= 0) & (
-            (w < 0) | ((b0 < k0) | ((b0 == k0) & ((b1 < k1) | ((b1 == k1) & (b2 < k2)))))
-        )
+        sib_wins = (b >= 0) & ((w < 0) | _keys_before(b0, b1, b2, k0, k1, k2))
         w = b if sib_wins else w
         k0 = b0 if sib_wins else k0
         k1 = b1 if sib_wins else k1

@@ -13,6 +13,8 @@ turns a float into an integer of the same order (`float_from_ordered` turns it b
 
 from __future__ import annotations
 
+import struct
+
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -129,16 +131,12 @@ _SIGN_OFF = 0x7FFF_FFFF_FFFF_FFFF
 
 def ordered_bits_py(x: float) -> int:
     """`ordered_bits` in plain Python, the twin its tests compare it with."""
-    import struct
-
     (bits,) = struct.unpack("<q", struct.pack("<d", x + 0.0))
     return bits ^ (_SIGN_OFF if bits < 0 else 0)
 
 
 def float_from_ordered_py(bits: int) -> float:
     """`float_from_ordered` in plain Python."""
-    import struct
-
     (x,) = struct.unpack("<d", struct.pack("<q", bits ^ (_SIGN_OFF if bits < 0 else 0)))
     return x
 
