@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from tempo.errors import TemplateSyntaxError
 
 #: Token kinds: NAME (keywords, metric, queue and parameter names, units), NUMBER,
-#: TIME (HH:MM[:SS]), OP (< <= > >= = ==), PUNCT (( ) , ; . % -), EOF.
+#: TIME (HH:MM[:SS]), OP (< <= > >= = ==), PUNCT (( ) , ; . % - +), EOF.
 _PATTERN = re.compile(
     r"""
     (?P<SPACE>[ \t\r\n]+)
@@ -17,7 +17,7 @@ _PATTERN = re.compile(
   | (?P<NUMBER>\d+(?:\.\d*)?|\.\d+)
   | (?P<NAME>[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*)
   | (?P<OP><=|>=|==|!=|<|>|=)
-  | (?P<PUNCT>[();,.%\-])
+  | (?P<PUNCT>[();,.%\-+])
     """,
     re.VERBOSE,
 )

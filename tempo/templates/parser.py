@@ -9,13 +9,14 @@
                | "PRIORITY" number ";" ;
     condition  = metric ( "<" | "<=" ) quantity ;
     metric     = NAME [ "(" [ param { "," param } ] ")" ] ;
-    param      = NAME "=" ( quantity | NAME | TIME ) ;
+    param      = NAME "=" ( quantity | NAME | TIME | "+" NUMBER [ duration-unit ] ) ;
     quantity   = [ "-" ] NUMBER [ "%" | duration-unit ] ;
     queue      = NAME { "." NAME } ;
 
 Keywords, metric names and units are case-insensitive; queue names are not.
 Quantities are converted to the metric's unit: percentages to fractions,
-durations to seconds.
+durations to seconds. ``deadline=+1h`` (a deadline one hour after each job's
+submission) is passed on as the deadline source ``"+1h"``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tempo.templates.model import Constraint, QSTemplate, SourceLocation
 from tempo.templates.units import DURATION_UNITS
 from whatif.errors import ValidationError
 from whatif.metrics import METRICS, Metric, full_path
+from whatif.metrics.deadlines import EXPECTED as DEADLINE_FORMS
 
 KEYWORDS = ("QUEUE", "OPTIMIZE", "CONSTRAINT", "AND", "PRIORITY")
 
@@ -206,13 +208,15 @@ class _Parser:
         if kind in ("fraction", "seconds"):
             quantity = self.quantity(f"for {metric} parameter {key}")
             value: float | str = self.convert(quantity, kind, f"{metric} parameter {key}")
+        elif kind == "deadline" and value_token.text == "+" and value_token.kind == "PUNCT":
+            value = self.after_submission(f"{metric} parameter {key}")
         elif value_token.kind in ("NAME", "TIME") or (
             kind == "name" and value_token.kind == "NUMBER"
         ):
             value = self.advance().text
             value = value.lower() if kind == "deadline" and value_token.kind == "NAME" else value
         else:
-            wanted = "auto, column, next or a time of day HH:MM" if kind == "deadline" else "a name"
+            wanted = DEADLINE_FORMS if kind == "deadline" else "a name"
             raise self.error(
                 f"expected {wanted} for {metric} parameter {key}, got {value_token.describe()}"
             )
@@ -220,6 +224,29 @@ class _Parser:
             params[key] = spec.params[key].check(value, field_name=f"{metric}({key})")
         except ValidationError as error:
             raise self.error(str(error), value_token) from None
+
+    def after_submission(self, what: str) -> str:
+        """``+ NUMBER [unit]``, a deadline that long after submission, as the source ``"+1h"``."""
+        self.advance()
+        number = self.current
+        if number.kind != "NUMBER":
+            raise self.error(
+                f"expected a duration after '+' for {what} (such as +1h, +30m or +1d), "
+                f"got {number.describe()}"
+            )
+        quantity = self.quantity(f"after '+' for {what}")
+        if not quantity.unit and self.current.kind == "NAME":
+            raise self.error(
+                f"expected a duration unit s, m/min, h or d after '+{quantity.text}' for {what}, "
+                f"got {self.current.describe()}"
+            )
+        if quantity.unit == "%":
+            raise self.error(
+                f"expected a duration in s, m/min, h or d after '+' for {what}, "
+                f"got {quantity.text!r}",
+                number,
+            )
+        return f"+{quantity.text}"
 
     def condition(self) -> Constraint:
         start = self.current
@@ -263,7 +290,7 @@ class _Parser:
         if unit in ("s", "seconds"):
             if quantity.unit == "%":
                 raise self.error(
-                    f"expected a duration in s, min or h for {what}, got {quantity.text!r}",
+                    f"expected a duration in s, m/min, h or d for {what}, got {quantity.text!r}",
                     quantity.token,
                 )
             return quantity.value * DURATION_UNITS.get(quantity.unit, 1.0)

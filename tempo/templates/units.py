@@ -1,44 +1,28 @@
-"""Units of QS template quantities: percentages for fractions, s/min/h for durations."""
+"""Units of QS template quantities: percentages for fractions, s/min/h/d for durations.
+
+Durations are read by `whatif.durations`, the project's one duration syntax;
+`parse_duration` only reports a bad one as a `TempoError`, as the tuner's callers expect.
+"""
 
 from __future__ import annotations
 
-import re
-
 from tempo.errors import TempoError
+from whatif.durations import DURATION_UNITS
+from whatif.durations import parse_duration as _parse_duration
+from whatif.errors import ValidationError
 
-#: Duration unit (lower case) -> seconds.
-DURATION_UNITS: dict[str, float] = {
-    "s": 1.0,
-    "sec": 1.0,
-    "secs": 1.0,
-    "second": 1.0,
-    "seconds": 1.0,
-    "min": 60.0,
-    "mins": 60.0,
-    "minute": 60.0,
-    "minutes": 60.0,
-    "h": 3600.0,
-    "hr": 3600.0,
-    "hrs": 3600.0,
-    "hour": 3600.0,
-    "hours": 3600.0,
-}
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*$")
+__all__ = ["DURATION_UNITS", "parse_duration"]
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a duration such as ``45min``, ``2h``, ``90s`` or ``600`` (seconds).
+    """Seconds in a duration such as ``45min``, ``2h``, ``90s``, ``1d`` or ``600`` (seconds).
 
     Raises
     ------
     TempoError
         If `text` is not a non-negative number with an optional duration unit.
     """
-    match = _DURATION.match(str(text))
-    unit = match.group(2).lower() if match else ""
-    if match is None or (unit and unit not in DURATION_UNITS):
-        raise TempoError(
-            f"duration: expected a number with an optional unit s, min or h (e.g. 45min), got {text!r}"
-        )
-    return float(match.group(1)) * DURATION_UNITS.get(unit, 1.0)
+    try:
+        return _parse_duration(text)
+    except ValidationError as error:
+        raise TempoError(str(error)) from None

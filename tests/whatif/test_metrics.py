@@ -422,6 +422,54 @@ def test_time_of_day_deadline_is_the_next_occurrence_after_submission():
     assert np.all(np.mod(due, 86400) == 9 * 3600)
 
 
+def _deadline_schedule(responses, submit_step=100.0):
+    """One job per response time in root.b, submitted every `submit_step` s, one attempt each."""
+    n = len(responses)
+    submit = np.arange(n) * submit_step
+    finish = submit + np.asarray(responses, dtype=float)
+    ids = [f"j{i}" for i in range(n)]
+    jobs = pd.DataFrame(
+        {"job_id": ids, "queue": "root.b", "submit_s": submit, "launch_s": submit,
+         "finish_s": finish, "state": "SUCCEEDED"}
+    )  # fmt: skip
+    attempts = pd.DataFrame(
+        {"job_id": ids, "task_id": ids, "attempt_id": ids, "stage": "map", "start_s": submit,
+         "finish_s": finish, "memory_mb": 100.0, "vcores": 1.0}
+    )  # fmt: skip
+    return Schedule(jobs=jobs, attempts=attempts)
+
+
+def test_deadline_an_hour_after_submission():
+    """deadline=+1h: responses 600, 3599, 3600, 3601 and 7200 s; the last two finish after
+    submission + 1 h, so QS_DL = 2/5 and QS_ATTAIN = -3/5, with no workload needed."""
+    schedule = _deadline_schedule([600, 3599, 3600, 3601, 7200])
+    dl, attain = (
+        Metric.of("QS_DL", slack=0.0, deadline="+1h"),
+        Metric.of("QS_ATTAIN", deadline="+1h"),
+    )
+    table = evaluate(schedule, [dl, attain], window=Window(0, 10_000))
+    assert table.loc["root.b", "QS_DL(deadline=+1h)"] == pytest.approx(2 / 5)
+    assert table.loc["root.b", "QS_ATTAIN(deadline=+1h)"] == pytest.approx(-3 / 5)
+    due = job_deadlines(schedule, None, "+1h")
+    assert due.tolist() == [3600.0, 3700.0, 3800.0, 3900.0, 4000.0]
+
+
+def test_deadline_after_submission_forms_are_one_metric():
+    """+60min, +3600 and +1h are the same deadline; +30m is thirty minutes; +1d a day."""
+    assert Metric.of("QS_DL", deadline="+60min") == Metric.of("QS_DL", deadline="+3600")
+    assert Metric.of("QS_DL", deadline="+60min").label == "QS_DL(deadline=+1h)"
+    assert Metric.of("QS_DL", deadline="+30m").label == "QS_DL(deadline=+30min)"
+    schedule = _deadline_schedule([0, 0])
+    assert job_deadlines(schedule, None, "+1d").tolist() == [86400.0, 86500.0]
+
+
+@pytest.mark.parametrize("source", ["+0h", "+", "+soon", "+5%", "+-1h", "1h"])
+def test_bad_deadline_after_submission_is_rejected(source):
+    """A relative deadline needs a positive duration after '+'; the error says so."""
+    with pytest.raises(ValidationError, match=r"QS_DL\(deadline\): expected .*\+1h"):
+        Metric.of("QS_DL", deadline=source)
+
+
 def test_attainment_counts_unfinished_due_jobs_as_misses():
     """QS_ATTAIN(slack=25%): due j1 (met), j6 (late), j4 (70, still running at 100): root -1/3."""
     metric = Metric.of("QS_ATTAIN", slack=0.25, deadline="column")

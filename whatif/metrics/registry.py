@@ -84,7 +84,9 @@ _STAGE = ParamSpec("name", "", help="count only attempts of this stage (e.g. map
 _SLACK = ParamSpec(
     "fraction", 0.0, low=0.0, help="slack gamma: tolerated lateness as a fraction of t_f - t_l"
 )
-_DEADLINE = ParamSpec("deadline", "auto", help="deadline source: auto, column, next or HH:MM")
+_DEADLINE = ParamSpec(
+    "deadline", "auto", help="deadline source: auto, column, next, HH:MM or +DURATION (e.g. +1h)"
+)
 
 METRICS: Mapping[str, MetricSpec] = MappingProxyType(
     {

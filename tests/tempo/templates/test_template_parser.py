@@ -85,6 +85,30 @@ def test_all_parameter_kinds():
     assert template.constraints[1].threshold == pytest.approx(-0.9)
 
 
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        ("+1h", "+1h"),
+        ("+60min", "+1h"),
+        ("+ 30m", "+30min"),
+        ("+90", "+90s"),
+        ("+1.5 hours", "+90min"),
+        ("+1d", "+1d"),
+        ("+2H", "+2h"),
+    ],
+)
+def test_deadline_after_submission(written, canonical):
+    """The paper's "a deadline of 1 hour": deadline=+1h is each job's submission plus 1 h, in
+    any duration form, written back in one canonical form."""
+    text = f"""QUEUE b
+    CONSTRAINT QS_DL(slack=0%, deadline={written}) <= 5% AND QS_ATTAIN(deadline={written}) <= -95%;
+    """
+    [template] = parse_templates(text)
+    assert template.constraints[0].metric == Metric.of("QS_DL", deadline=canonical)
+    assert template.constraints[0].metric.label == f"QS_DL(deadline={canonical})"
+    assert template.constraints[1].metric == Metric.of("QS_ATTAIN", deadline=canonical)
+
+
 def test_empty_file_has_no_templates():
     """A file of comments only holds no template."""
     assert parse_templates("# nothing yet\n-- still nothing\n") == []
@@ -145,7 +169,7 @@ def test_empty_file_has_no_templates():
             "QUEUE a\nCONSTRAINT QS_AJR < 10%;",
             2,
             21,
-            "expected a duration in s, min or h for the threshold of QS_AJR, got '10%'",
+            "expected a duration in s, m/min, h or d for the threshold of QS_AJR, got '10%'",
         ),
         (
             "QUEUE a\nCONSTRAINT QS_THR < 10 min;",
@@ -205,13 +229,62 @@ def test_empty_file_has_no_templates():
             "QUEUE a\nOPTIMIZE QS_DL(deadline=25:00);",
             2,
             25,
-            "QS_DL(deadline): expected one of auto, column, next or a time of day HH:MM, got '25:00'",
+            "QS_DL(deadline): expected one of auto, column, next, a time of day HH:MM or a "
+            "duration after submission such as +1h, got '25:00'",
         ),
         (
             "QUEUE a\nOPTIMIZE QS_DL(deadline=5%);",
             2,
             25,
-            "expected auto, column, next or a time of day HH:MM for QS_DL parameter deadline, got '5'",
+            "expected one of auto, column, next, a time of day HH:MM or a duration after "
+            "submission such as +1h for QS_DL parameter deadline, got '5'",
+        ),
+        (
+            "QUEUE a\nOPTIMIZE QS_DL(deadline=1h);",
+            2,
+            25,
+            "expected one of auto, column, next, a time of day HH:MM or a duration after "
+            "submission such as +1h for QS_DL parameter deadline, got '1'",
+        ),
+        (
+            "QUEUE a\nOPTIMIZE QS_DL(deadline=+h);",
+            2,
+            26,
+            "expected a duration after '+' for QS_DL parameter deadline (such as +1h, +30m or "
+            "+1d), got 'h'",
+        ),
+        (
+            "QUEUE a\nOPTIMIZE QS_DL(deadline=+);",
+            2,
+            26,
+            "expected a duration after '+' for QS_DL parameter deadline (such as +1h, +30m or "
+            "+1d), got ')'",
+        ),
+        (
+            "QUEUE a\nOPTIMIZE QS_ATTAIN(deadline=+5%);",
+            2,
+            30,
+            "expected a duration in s, m/min, h or d after '+' for QS_ATTAIN parameter deadline, "
+            "got '5%'",
+        ),
+        (
+            "QUEUE a\nOPTIMIZE QS_DL(deadline=+2 weeks);",
+            2,
+            28,
+            "expected a duration unit s, m/min, h or d after '+2' for QS_DL parameter deadline, "
+            "got 'weeks'",
+        ),
+        (
+            "QUEUE a\nOPTIMIZE QS_DL(deadline=+0h);",
+            2,
+            25,
+            "QS_DL(deadline): expected a duration > 0 after '+', such as +1h, +30m, +90s or +1d",
+        ),
+        (
+            "QUEUE a\nOPTIMIZE QS_AJR(window=+1h);",
+            2,
+            24,
+            "expected a number for QS_AJR parameter window, got '+'",
         ),
         ("QUEUE a\nOPTIMIZE QS_FAIR;", 2, 10, "QS_FAIR: parameter 'share' is required"),
         (
@@ -224,7 +297,7 @@ def test_empty_file_has_no_templates():
             "QUEUE a\nOPTIMIZE QS_AJR(window=10%);",
             2,
             24,
-            "expected a duration in s, min or h for QS_AJR parameter window, got '10%'",
+            "expected a duration in s, m/min, h or d for QS_AJR parameter window, got '10%'",
         ),
         ("QUEUE a\nOPTIMIZE QS_AJR(;", 2, 17, "expected a parameter of QS_AJR (window), got ';'"),
         ("QUEUE a\n  OPTIMIZE QS_AJR; $", 2, 20, "unexpected character '$'"),

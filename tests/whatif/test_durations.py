@@ -1,0 +1,32 @@
+"""Durations as written in templates, deadlines and the CLI."""
+
+import pytest
+
+from whatif import ValidationError
+from whatif.durations import format_duration, parse_duration
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("90s", 90.0), ("30m", 1800.0), ("45 min", 2700.0), ("2h", 7200.0), ("1d", 86400.0),
+     ("600", 600.0), ("1.5 Hours", 5400.0)],
+)  # fmt: skip
+def test_durations_convert_to_seconds(text, seconds):
+    """s, m/min, h and d with their long forms; a bare number is seconds."""
+    assert parse_duration(text) == pytest.approx(seconds)
+
+
+def test_a_bad_duration_names_the_field():
+    """The message names the field and what was expected."""
+    with pytest.raises(ValidationError, match=r"^window: expected a number with an optional unit"):
+        parse_duration("2 weeks", field="window")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(3600.0, "1h"), (5400.0, "90min"), (86400.0, "1d"), (90.0, "90s"), (1.5, "1.5s"), (0.0, "0s")],
+)
+def test_format_uses_the_largest_exact_unit(seconds, text):
+    """Written back in the largest unit that is exact, and read back to the same seconds."""
+    assert format_duration(seconds) == text
+    assert parse_duration(text) == seconds

@@ -1,0 +1,68 @@
+"""Durations as people write them: ``45min``, ``2h``, ``90s``, ``1d`` or ``600`` (seconds).
+
+The one duration syntax of the project: QS templates, relative deadlines
+(``deadline=+1h``) and the CLI's ``--window`` all read durations here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from whatif.errors import ValidationError
+
+#: Duration unit (lower case) -> seconds.
+DURATION_UNITS: dict[str, float] = {
+    "s": 1.0,
+    "sec": 1.0,
+    "secs": 1.0,
+    "second": 1.0,
+    "seconds": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "mins": 60.0,
+    "minute": 60.0,
+    "minutes": 60.0,
+    "h": 3600.0,
+    "hr": 3600.0,
+    "hrs": 3600.0,
+    "hour": 3600.0,
+    "hours": 3600.0,
+    "d": 86400.0,
+    "day": 86400.0,
+    "days": 86400.0,
+}
+
+#: How a duration is written back, largest unit first (see `format_duration`).
+_CANONICAL = (("d", 86400.0), ("h", 3600.0), ("min", 60.0))
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*$")
+
+
+def parse_duration(text: str, *, field: str = "duration") -> float:
+    """Seconds in a duration such as ``45min``, ``2h``, ``90s``, ``1d`` or ``600`` (seconds).
+
+    Raises
+    ------
+    ValidationError
+        Naming `field`, if `text` is not a non-negative number with an optional unit.
+    """
+    match = _DURATION.match(str(text))
+    unit = match.group(2).lower() if match else ""
+    if match is None or (unit and unit not in DURATION_UNITS):
+        raise ValidationError(
+            f"{field}: expected a number with an optional unit s, m/min, h or d (e.g. 45min), "
+            f"got {text!r}"
+        )
+    return float(match.group(1)) * DURATION_UNITS.get(unit, 1.0)
+
+
+def format_duration(seconds: float) -> str:
+    """`seconds` in the largest unit that writes it exactly: 3600 -> ``1h``, 5400 -> ``90min``."""
+    if not math.isfinite(seconds):
+        raise ValidationError(f"duration: expected a finite number of seconds, got {seconds!r}")
+    for unit, size in _CANONICAL:
+        count = seconds / size
+        if seconds and count == round(count):
+            return f"{count:g}{unit}"
+    return f"{seconds:g}s"
