@@ -19,9 +19,9 @@ configuration space into the optimizers' `Problem`:
   ``CandidateEvaluator.failures``: never dropped, never fatal.
 
 `optimize` drives any registered optimizer (``pald``, ``scalar``, ``mspd``, ``random``,
-``nsga2``) over that problem, one batch per iteration, and returns an `OptimizeOutcome`:
-the new document, the `OptimizationResult`, the semantic diff and the distance moved,
-and one `IterationRecord` per batch.
+``nsga2``, ``tpe``) over that problem, one batch per iteration, and returns an
+`OptimizeOutcome`: the new document, the `OptimizationResult`, the semantic diff and the
+distance moved, and one `IterationRecord` per batch.
 """
 
 from __future__ import annotations

@@ -20,9 +20,10 @@ from tempo.optimizers.proxy import choose_weights, optimal_rho, proxy_gradient, 
 from tempo.optimizers.random_search import RandomSearch
 from tempo.optimizers.result import OptimizationResult, pareto_mask, select_best
 from tempo.optimizers.scalar import Scalar
+from tempo.optimizers.tpe import TPE
 
 OPTIMIZERS: dict[str, type[Optimizer]] = {
-    cls.name: cls for cls in (PALD, Scalar, MSPD, RandomSearch, NSGA2)
+    cls.name: cls for cls in (PALD, Scalar, MSPD, RandomSearch, NSGA2, TPE)
 }
 
 
@@ -52,6 +53,7 @@ __all__ = [
     "Problem",
     "RandomSearch",
     "Scalar",
+    "TPE",
     "box_projector",
     "choose_weights",
     "local_linear_fit",

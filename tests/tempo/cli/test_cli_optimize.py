@@ -54,3 +54,15 @@ def test_optimize_refuses_to_overwrite_the_config(tmp_path):
     assert result.exit_code == 1
     assert "refusing to overwrite" in result.output
     assert config.read_bytes() == data
+
+
+def test_optimize_runs_optunas_tpe(tmp_path):
+    """--algorithm tpe is offered and spends the same budget as the default algorithm."""
+    out = tmp_path / "new.xml"
+    config = str(REPO / "configs" / "two-tenant-expert.xml")
+    result = CliRunner().invoke(
+        cli, [*ARGS, "--algorithm", "tpe", "--config", config, "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "iteration 2: 4/4 evaluations" in result.output
+    assert AllocationDocument.from_file(out).effective().queue("root.prod") is not None

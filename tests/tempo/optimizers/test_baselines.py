@@ -4,16 +4,26 @@ import numpy as np
 import pytest
 from analytic import TwoCentres, two_centres_problem
 
-from tempo.optimizers import MSPD, NSGA2, OPTIMIZERS, Problem, RandomSearch, Scalar, make_optimizer
+from tempo.optimizers import (
+    MSPD,
+    NSGA2,
+    OPTIMIZERS,
+    TPE,
+    Problem,
+    RandomSearch,
+    Scalar,
+    make_optimizer,
+)
 from tempo.optimizers.loess import LocalFit
 from whatif.errors import ValidationError
 
 
 def test_registry_maps_the_cli_names():
-    """The CLI names map to the five optimizers; unknown names are a ValidationError."""
-    assert list(OPTIMIZERS) == ["pald", "scalar", "mspd", "random", "nsga2"]
+    """The CLI names map to the six optimizers; unknown names are a ValidationError."""
+    assert list(OPTIMIZERS) == ["pald", "scalar", "mspd", "random", "nsga2", "tpe"]
     assert isinstance(make_optimizer("nsga2", pop_size=4), NSGA2)
-    with pytest.raises(ValidationError, match="pald, scalar, mspd, random, nsga2"):
+    assert isinstance(make_optimizer("tpe", batch_size=4), TPE)
+    with pytest.raises(ValidationError, match="pald, scalar, mspd, random, nsga2, tpe"):
         make_optimizer("bogus")
 
 
