@@ -1,9 +1,9 @@
 """One PALD step on a window's workload: what `tempo tune` does with each window it observes.
 
 `PALDStepper.step` builds the configuration space around the configuration in force
-and calls `tempo.optimize.optimize` with ``iterations=1``: ONE PALD iteration on the
-window's workload (the iterate and its perturbations in one batch through the What-if
-Model, the LOESS fit, the step, then the stepped point evaluated). The optimizer's
+and calls `tempo.optimize.optimize` with a small per-window budget (``iterations``
+batches of ``batch_size`` points: probes around the configuration in force, the LOESS
+fit, points along the descent direction, all inside the risk radius). The optimizer's
 pick among the points evaluated (feasible first, then best on the OPTIMIZE
 objectives), written into the document through the space, is the candidate.
 Predicted QS of the candidate and of the configuration in force come from the same
@@ -48,9 +48,10 @@ class PALDStepper:
     replicates : int
         Seeded predictor runs per candidate.
     batch_size : int
-        Points per PALD iteration (the iterate and its perturbations).
-    step_size : float
-        PALD's first step length (normalized distance).
+        Points per PALD batch.
+    iterations : int
+        PALD batches per window: the step's search budget is ``iterations * batch_size``
+        predictions (probes need a batch, the line along the direction another).
     executor : Executor, optional
         Where the What-if Model runs (in this process by default).
     engine : {"numba", "reference"}
@@ -69,7 +70,7 @@ class PALDStepper:
         radius: float = 0.1,
         replicates: int = 1,
         batch_size: int = 8,
-        step_size: float = 0.1,
+        iterations: int = 4,
         executor: Executor | None = None,
         engine: str = "numba",
         seed: int = 0,
@@ -81,7 +82,7 @@ class PALDStepper:
         self.radius = radius
         self.replicates = replicates
         self.batch_size = batch_size
-        self.step_size = step_size
+        self.iterations = iterations
         self.executor = executor
         self.engine = engine
         self.seed = seed
@@ -96,7 +97,7 @@ class PALDStepper:
         return ConfigurationSpace.default(allocation, self.cluster)
 
     def step(self, document: AllocationDocument, workload: Workload) -> Step:
-        """One PALD iteration from `document` on `workload`; see the module docstring."""
+        """One PALD step from `document` on `workload`; see the module docstring."""
         outcome = optimize(
             document,
             workload,
@@ -105,9 +106,8 @@ class PALDStepper:
             space=self.space(document),
             algorithm="pald",
             radius=self.radius,
-            iterations=1,
+            iterations=self.iterations,
             batch_size=self.batch_size,
-            algorithm_params={"step_size": self.step_size},
             replicates=self.replicates,
             executor=self.executor,
             engine=self.engine,

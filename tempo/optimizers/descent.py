@@ -1,22 +1,35 @@
 """Stochastic local descent with LOESS gradients: the machinery PALD, SCALAR and MSPD share.
 
-Per iteration ``t`` at the iterate ``x`` (one batch per iteration):
+A scheduler's response to its settings is piecewise constant: a weight change that
+flips no allocation changes nothing, so small probes around a configuration often all
+score the same. The descent therefore alternates two kinds of batch around the
+iterate ``x``:
 
-1. ask ``x`` itself and ``batch_size - 1`` Gaussian perturbations of per-coordinate
-   width ``width * t^(-1/3)``, all projected into the box and the risk radius;
-2. fit value and Jacobian of the normalized QS at ``x`` by LOESS over every point
-   evaluated from the current starting point (`tempo.optimizers.loess`), kernel
-   bandwidth ``bandwidth * width_t * sqrt(d)``;
-3. ask the subclass for the gradient of its scalar proxy (`LocalDescent._direction`);
-4. step ``x <- project(x - alpha_t sqrt(d) grad / |grad|)`` with
-   ``alpha_t = step_size * t^(-step_decay)`` (a normalized distance);
-5. stop this starting point when the step moved less than ``tol`` (converged, e.g.
-   pinned at the risk radius), when the gradient vanishes, or when its share of the
-   budget is spent; then go on from the next starting point.
+1. **probe**: perturbations of per-coordinate width ``w`` (Gaussian; a coordinate
+   with a step, an integer or categorical setting, moves at least one step), all
+   projected into the box and the risk radius. The normalized QS are fitted by LOESS
+   over every point evaluated so far (`tempo.optimizers.loess`, kernel bandwidth
+   ``bandwidth * w * sqrt(d)``) and the subclass turns the fit into the gradient of
+   its scalar proxy (`LocalDescent._direction`). A batch whose points all score the
+   same as the iterate, or a zero gradient, means a plateau at this scale: ``w``
+   doubles (up to the risk radius) and the probe is repeated.
+2. **line**: points along the descent direction at geometrically spaced distances,
+   from ``w`` to the far edge of the risk radius, projected. The best of them by the
+   subclass's merit (`LocalDescent._merit`) becomes the iterate when it beats the
+   current one; otherwise ``w`` halves (the gradient misled at that scale) and a new
+   probe batch is fitted.
 
-Starting points: the configuration in force, then ``n_starts - 1`` points drawn
-uniformly inside the risk radius; the remaining budget is shared equally among the
-starting points not yet run.
+Every batch's best point is taken when it beats the iterate, whatever its role. A
+start ends when ``w`` has doubled to the radius on a plateau or halved below
+``min_width``; the next start is the best point known (when it is not the iterate
+just abandoned), else a point drawn uniformly in the risk radius, and the run goes on
+until the budget is spent: it never ends with budget left while it could still look.
+
+Departures from the paper's fixed schedule ``alpha_t = a t^(-1/2)``, width
+``t^(-1/3)``: plateaus make the fixed schedule stall (every probe of the first batch
+scores the same, the gradient is zero and the run ends), so the width adapts to the
+response and the step length is searched along the direction. The paper's LOESS
+gradients, weight LP and closed-form rho (PALD) are kept for the direction.
 """
 
 from __future__ import annotations
@@ -33,26 +46,31 @@ from tempo.optimizers.problem import Evaluation
 
 logger = logging.getLogger(__name__)
 
+#: Relative margin by which a point's merit must beat the iterate's to replace it.
+_IMPROVEMENT = 1e-9
+
+#: A fitted gradient (of normalized QS) shorter than this is a plateau: the LOESS fit of
+#: points that all score the same returns round-off, not a direction.
+_FLAT = 1e-8
+
 
 class LocalDescent(Optimizer):
-    """Base of the gradient-based optimizers; subclasses only choose the descent direction.
+    """Base of the gradient-based optimizers; subclasses choose the direction and the merit.
 
     Parameters
     ----------
-    batch_size : points per iteration (the iterate and its perturbations).
-    n_starts : starting points (the first is the configuration in force).
-    step_size, step_decay : step length ``step_size * t^(-step_decay)``, normalized distance.
-    width : initial per-coordinate perturbation width, shrinking like ``t^(-1/3)``.
-    bandwidth : LOESS kernel width, in units of the perturbation radius.
+    batch_size : points per batch (probes, or points along the line).
+    n_starts : starting points drawn in the radius up front (the first is the
+        configuration in force); more follow whenever a start ends with budget left.
+    width : initial per-coordinate probe width (normalized units).
+    bandwidth : LOESS kernel width, in units of the probe width.
     ridge : LOESS ridge term (relative to unit total kernel weight).
-    tol : a step shorter than this (normalized distance) ends a starting point.
+    tol : a start ends when the probe width falls below this (normalized units).
     """
 
     _parameter_constraints = {
         "batch_size": Interval(int, 1),
         "n_starts": Interval(int, 1),
-        "step_size": Interval(float, 0, None, "neither"),
-        "step_decay": Interval(float, 0, 1),
         "width": Interval(float, 0, 1, "right"),
         "bandwidth": Interval(float, 0, None, "neither"),
         "ridge": Interval(float, 0),
@@ -64,94 +82,196 @@ class LocalDescent(Optimizer):
         *,
         batch_size: int = 8,
         n_starts: int = 1,
-        step_size: float = 0.1,
-        step_decay: float = 0.5,
         width: float = 0.05,
         bandwidth: float = 2.0,
         ridge: float = 1e-6,
-        tol: float = 1e-4,
+        tol: float = 1e-3,
     ) -> None:
         self.batch_size = batch_size
         self.n_starts = n_starts
-        self.step_size = step_size
-        self.step_decay = step_decay
         self.width = width
         self.bandwidth = bandwidth
         self.ridge = ridge
         self.tol = tol
 
+    # ---- start points ------------------------------------------------------------
     def _initialize(self) -> None:
         problem = self.problem_
         others = sample_in_radius(problem, self.rng_, self.n_starts - 1)
         self.start_points_ = np.vstack([problem.start[None, :], others])
-        self.finished_ = False
-        self._begin_start(0)
+        self._queued = list(range(1, len(self.start_points_)))
+        self._starts_used: list[np.ndarray] = []
+        self.start_index_ = -1
+        self._begin_start(problem.start)
 
-    def _begin_start(self, index: int) -> None:
-        if index >= self.n_starts:
-            self.finished_ = True
-            return
-        self.start_index_ = index
-        self.x_ = self.start_points_[index].copy()
+    def _begin_start(self, point: np.ndarray) -> None:
+        self.start_index_ += 1
+        self.x_ = np.asarray(point, dtype=float).copy()
+        self.merit_x_: np.ndarray | None = None  # unknown until x_ is evaluated
+        self.width_ = self.width
         self.t_ = 1
-        self._start_row = self.n_evaluated
-        self._start_left = max(1, self.remaining // (self.n_starts - index))
-        if self.remaining < 1:
-            self.finished_ = True
+        self.phase_ = "probe"
+        self.direction_: np.ndarray | None = None
+        self._flat_widths = 0
 
-    def _converged(self) -> bool:
-        return self.finished_
+    def _next_start(self) -> None:
+        """Go on from the best point known, else a queued or fresh point in the radius."""
+        X, mean, _ = self.evaluated()
+        merits = self._merits(mean)
+        best = int(self._argbest(merits))
+        if not np.array_equal(X[best], self.x_) and not self._started_from(X[best]):
+            point = X[best]
+        elif self._queued:
+            point = self.start_points_[self._queued.pop(0)]
+        else:
+            point = sample_in_radius(self.problem_, self.rng_, 1)[0]
+        logger.info("%s: start %d ends; next from %s", self.name, self.start_index_, point)
+        self._begin_start(point)
 
-    def _width(self) -> float:
-        return self.width * self.t_ ** (-1.0 / 3.0)
+    def _started_from(self, point: np.ndarray) -> bool:
+        return any(np.array_equal(point, s) for s in self._starts_used)
 
+    # ---- asking --------------------------------------------------------------------
     def _ask(self, n_max: int) -> Batch:
-        problem = self.problem_
-        m = max(1, min(self.batch_size, n_max, self._start_left))
-        noise = self.rng_.standard_normal((m - 1, problem.dim)) * self._width()
-        probes = problem.project(self.x_ + noise)
-        points = np.vstack([self.x_[None, :], probes])
-        return Batch(points=points, roles=("iterate",) + ("probe",) * (m - 1))
+        m = max(1, min(self.batch_size, n_max))
+        if self.merit_x_ is None:
+            self._starts_used.append(self.x_.copy())
+            probes = self._probes(m - 1)
+            return Batch(
+                points=np.vstack([self.x_[None, :], probes]),
+                roles=("iterate",) + ("probe",) * len(probes),
+            )
+        if self.phase_ == "line" and self.direction_ is not None:
+            line = self._line_points(m)
+            probes = self._probes(m - len(line))
+            points = np.vstack([line, probes]) if len(probes) else line
+            return Batch(points=points, roles=("line",) * len(line) + ("probe",) * len(probes))
+        return Batch(points=self._probes(m), roles=("probe",) * m)
 
-    def _tell(self, X: np.ndarray, evaluation: Evaluation) -> None:
+    def _probes(self, n: int) -> np.ndarray:
+        """``n`` projected perturbations of the iterate of per-coordinate width ``width_``."""
         problem = self.problem_
-        self._start_left -= len(X)
-        all_X, all_mean, _ = self.evaluated()
-        local_X = all_X[self._start_row :]
-        local_g = problem.normalize(all_mean[self._start_row :])
-        tau = self.bandwidth * self._width() * np.sqrt(problem.dim)
+        if n <= 0:
+            return np.zeros((0, problem.dim))
+        noise = self.rng_.standard_normal((n, problem.dim)) * self.width_
+        steps = problem.steps
+        stepped = steps > 0
+        if stepped.any():
+            small = stepped[None, :] & (np.abs(noise) < steps[None, :])
+            noise = np.where(small, np.sign(noise) * steps[None, :], noise)
+        return problem.project(self.x_ + noise)
+
+    def _line_points(self, n: int) -> np.ndarray:
+        """Distinct projected points along the direction, distances ``width_`` to the radius' far edge."""
+        problem = self.problem_
+        unit = -self.direction_ / np.linalg.norm(self.direction_)
+        far = 2.0 * problem.radius * np.sqrt(problem.dim)
+        near = min(self.width_ * np.sqrt(problem.dim), far)
+        lengths = np.geomspace(near, far, num=max(n, 1)) if n > 1 else np.array([far])
+        points = problem.project(self.x_[None, :] + lengths[:, None] * unit[None, :])
+        keep: list[np.ndarray] = []
+        for row in points:
+            if np.array_equal(row, self.x_) or any(np.array_equal(row, k) for k in keep):
+                continue
+            keep.append(row)
+        return np.array(keep).reshape(-1, problem.dim)
+
+    # ---- telling -------------------------------------------------------------------
+    def _tell(self, X: np.ndarray, evaluation: Evaluation) -> None:
+        merits = self._merits(evaluation.mean)
+        if self.merit_x_ is None:  # the batch began with the iterate itself
+            self.merit_x_ = merits[0]
+        was_line = self.phase_ == "line"
+        flat = all(self._same(m, self.merit_x_) for m in merits)
+        best = int(self._argbest(merits))
+        moved = self._better(merits[best], self.merit_x_)
+        if moved:
+            logger.debug("%s: start %d t=%d moves to %s", self.name, self.start_index_, self.t_, X[best])
+            self.x_ = X[best].copy()
+            self.merit_x_ = merits[best]
+            self.t_ += 1
+        if flat:
+            self._widen()
+            return
+        if was_line and not moved:
+            self.width_ /= 2.0
+            if self.width_ < self.tol:
+                self._next_start()
+                return
+        self._fit_direction()
+
+    def _widen(self) -> None:
+        """A plateau at this scale: probe twice as wide, or end the start when flat at the radius."""
+        self.direction_ = None
+        self.phase_ = "probe"
+        if self.width_ >= self.problem_.radius:
+            logger.info("%s: flat up to the risk radius at start %d", self.name, self.start_index_)
+            self._next_start()
+            return
+        self.width_ = min(2.0 * self.width_, self.problem_.radius)
+        logger.debug("%s: plateau; probe width now %.3g", self.name, self.width_)
+
+    def _fit_direction(self) -> None:
+        """Fit the gradient at the iterate and search along it; widen when the fit is flat."""
+        problem = self.problem_
+        X, mean, _ = self.evaluated()
+        g = problem.normalize(mean)
+        tau = self.bandwidth * self.width_ * np.sqrt(problem.dim)
         try:
-            fit = local_linear_fit(local_X, local_g, self.x_, bandwidth=tau, ridge=self.ridge)
+            fit = local_linear_fit(X, g, self.x_, bandwidth=tau, ridge=self.ridge)
+            gradient = self._direction(fit)
+            norm = float(np.linalg.norm(gradient))
         except ValueError:
-            logger.info(
-                "%s: start %d has no usable evaluation; next start", self.name, self.start_index_
-            )
-            self._begin_start(self.start_index_ + 1)
-            return
-        gradient = self._direction(fit)
-        norm = float(np.linalg.norm(gradient))
+            norm = 0.0
         self.gradient_norm_ = norm
-        if not np.isfinite(norm) or norm == 0.0:
-            logger.info(
-                "%s: zero gradient at start %d, t=%d", self.name, self.start_index_, self.t_
-            )
-            self._begin_start(self.start_index_ + 1)
+        if np.isfinite(norm) and norm > _FLAT:
+            self.direction_ = gradient
+            self.phase_ = "line"
             return
-        alpha = self.step_size * self.t_ ** (-self.step_decay)
-        x_new = problem.project(self.x_ - alpha * np.sqrt(problem.dim) * gradient / norm)
-        moved = float(problem.distance(x_new, self.x_))
-        logger.debug(
-            "%s: start %d t=%d value=%s step=%.3g",
-            self.name,
-            self.start_index_,
-            self.t_,
-            fit.value,
-            moved,
-        )
-        self.x_ = x_new
-        self.t_ += 1
-        if moved < self.tol or self._start_left <= 0:
-            self._begin_start(self.start_index_ + 1)
+        self._widen()
+
+    # ---- comparing points ------------------------------------------------------------
+    def _merits(self, mean: np.ndarray) -> np.ndarray:
+        """``(n, 2)`` lexicographic merit of each row (lower is better; NaN rows are worst)."""
+        merits = np.asarray(self._merit(self.problem_.normalize(np.atleast_2d(mean))), dtype=float)
+        failed = np.isnan(np.atleast_2d(mean)).any(axis=1) | np.isnan(merits).any(axis=1)
+        merits[failed] = np.inf
+        return merits
+
+    def _merit(self, g: np.ndarray) -> np.ndarray:
+        """``(n, 2)`` merit of normalized QS rows: (constraint violation, objective score)."""
+        problem = self.problem_
+        excess = np.where(problem.constrained, g - problem.normalized_thresholds, -np.inf)
+        violation = np.maximum(excess.max(axis=1), 0.0) if problem.constrained.any() else 0.0
+        mask = problem.optimize_mask if problem.optimize_mask.any() else ~problem.optimize_mask
+        score = g[:, mask].sum(axis=1)
+        return np.column_stack([np.broadcast_to(violation, score.shape), score])
+
+    @staticmethod
+    def _better(a: np.ndarray, b: np.ndarray | None) -> bool:
+        """``a`` beats ``b`` lexicographically by more than a relative margin."""
+        if b is None:
+            return True
+        for x, y in zip(a, b, strict=True):
+            margin = _IMPROVEMENT * max(1.0, abs(y)) if np.isfinite(y) else 0.0
+            if x < y - margin:
+                return True
+            if x > y + margin:
+                return False
+        return False
+
+    @staticmethod
+    def _same(a: np.ndarray, b: np.ndarray) -> bool:
+        """``a`` and ``b`` are equal within the relative margin (neither beats the other)."""
+        return not LocalDescent._better(a, b) and not LocalDescent._better(b, a)
+
+    @classmethod
+    def _argbest(cls, merits: np.ndarray) -> int:
+        best = 0
+        for i in range(1, len(merits)):
+            if cls._better(merits[i], merits[best]):
+                best = i
+        return best
 
     @abstractmethod
     def _direction(self, fit: LocalFit) -> np.ndarray:

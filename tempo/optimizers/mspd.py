@@ -40,20 +40,16 @@ class MSPD(LocalDescent):
         *,
         batch_size: int = 8,
         n_starts: int = 1,
-        step_size: float = 0.1,
-        step_decay: float = 0.5,
         width: float = 0.05,
         bandwidth: float = 2.0,
         ridge: float = 1e-6,
-        tol: float = 1e-4,
+        tol: float = 1e-3,
         objective: int | None = None,
         dual_step: float = 1.0,
     ) -> None:
         super().__init__(
             batch_size=batch_size,
             n_starts=n_starts,
-            step_size=step_size,
-            step_decay=step_decay,
             width=width,
             bandwidth=bandwidth,
             ridge=ridge,
@@ -78,10 +74,24 @@ class MSPD(LocalDescent):
         self.limits_: np.ndarray | None = None
         super()._initialize()
 
+    def _limits(self, at_start: np.ndarray) -> np.ndarray:
+        """Normalized constraint levels, fixed the first time QS at the start are known."""
+        if self.limits_ is None:
+            problem = self.problem_
+            self.limits_ = np.where(problem.constrained, problem.normalized_thresholds, at_start)
+        return self.limits_
+
+    def _merit(self, g: np.ndarray) -> np.ndarray:
+        """(largest excess over the limits of the other QS, primary QS): feasible first."""
+        limits = self._limits(g[0])  # the first batch told begins with the start
+        others = np.arange(self.problem_.n_qs) != self.primary_
+        excess = np.where(others[None, :], g - limits[None, :], -np.inf)
+        violation = np.maximum(excess.max(axis=1), 0.0) if others.any() else np.zeros(len(g))
+        return np.column_stack([violation, g[:, self.primary_]])
+
     def _direction(self, fit: LocalFit) -> np.ndarray:
         problem = self.problem_
-        if self.limits_ is None:  # first fit: at the configuration in force
-            self.limits_ = np.where(problem.constrained, problem.normalized_thresholds, fit.value)
+        self._limits(fit.value)
         others = np.arange(problem.n_qs) != self.primary_
         excess = np.where(others, fit.value - self.limits_, 0.0)
         self.multipliers_ = np.maximum(0.0, self.multipliers_ + self.dual_step * excess)

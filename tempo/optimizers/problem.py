@@ -14,7 +14,9 @@ The optimizers never see queues, templates or the What-if Model; they see
 - ``start`` and ``radius``: the configuration in force and the risk radius (normalized
   distance) no proposal may leave;
 - ``weights`` (priorities) and ``scales`` (units) used to compare QS of different kinds;
-- ``projector`` and ``distance``: the configuration space's projection and metric.
+- ``projector`` and ``distance``: the configuration space's projection and metric;
+- ``steps``: per coordinate, the smallest normalized change that changes the
+  configuration (an integer or categorical setting's step; 0 where continuous).
 """
 
 from __future__ import annotations
@@ -111,6 +113,8 @@ class Problem:
         configurations inside the radius (``ConfigurationSpace.project`` fits).
     distance : ``(a, b) -> normalized distance``.
     names : one label per QS, used as history column names.
+    steps : ``(dim,)`` smallest normalized change that changes each coordinate's
+        setting (0: continuous; default all 0). Local searches probe at least one step.
     """
 
     dim: int
@@ -124,6 +128,7 @@ class Problem:
     projector: Projector = box_projector
     distance: Distance = normalized_distance
     names: tuple[str, ...] | None = field(default=None)
+    steps: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.dim, int | np.integer) or self.dim < 1:
@@ -160,7 +165,14 @@ class Problem:
         names = tuple(f"f{i}" for i in range(k)) if self.names is None else tuple(self.names)
         if len(names) != k or len(set(names)) != k:
             raise ValidationError(f"Problem.names: expected {k} distinct labels, got {names!r}")
+        steps = np.zeros(self.dim) if self.steps is None else self.steps
+        steps = np.asarray(steps, dtype=float).reshape(-1)
+        if steps.shape != (self.dim,) or not (np.isfinite(steps) & (steps >= 0)).all():
+            raise ValidationError(
+                f"Problem.steps: expected {self.dim} finite numbers >= 0, got {self.steps!r}"
+            )
         for attr, value in (
+            ("steps", steps),
             ("thresholds", r),
             ("start", start),
             ("optimize_mask", mask),
