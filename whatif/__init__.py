@@ -17,6 +17,7 @@ from whatif.errors import (
     AllocationError,
     ClusterSpecError,
     TraceFormatError,
+    UnfinishedJobsError,
     ValidationError,
     WhatifError,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "Schedule",
     "Trace",
     "TraceFormatError",
+    "UnfinishedJobsError",
     "ValidationError",
     "WhatifError",
     "Workload",

@@ -26,3 +26,24 @@ class AllocationError(WhatifError):
 
 class ClusterSpecError(WhatifError, ValueError):
     """A cluster description could not be understood."""
+
+
+class UnfinishedJobsError(WhatifError):
+    """Jobs that should have finished did not, so QS over them would be meaningless.
+
+    Raised for a predicted schedule in which a job submitted in the evaluation window
+    never finishes (a livelock, a task that never fits): its QS would otherwise leave
+    the job out and look better. ``count`` is how many, ``job_ids`` a few of them and
+    ``queues`` the count per queue.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        count: int = 0,
+        job_ids: tuple[str, ...] = (),
+        queues: tuple[tuple[str, int], ...] = (),
+    ) -> None:
+        super().__init__(message)
+        self.count, self.job_ids, self.queues = count, job_ids, queues

@@ -12,6 +12,7 @@ import numpy as np
 
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
+from whatif.metrics import require_finished
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
 from whatif.schedule import Schedule
 from whatif.workload import Workload
@@ -97,10 +98,13 @@ def summarize_run(
 ) -> ScheduleSummary:
     """Predict one schedule and summarize it: the unit of work sent to an executor.
 
-    `task` is (workload, allocation, cluster, settings, noise, seed, engine).
+    `task` is (workload, allocation, cluster, settings, noise, seed, engine). A job
+    that never finishes raises `UnfinishedJobsError`: a report never summarizes
+    response times that leave it out.
     """
     workload, allocation, cluster, settings, noise, seed, engine = task
     schedule = predict(
         workload, allocation, cluster, settings=settings, engine=engine, seed=seed, noise=noise
     )
+    require_finished(schedule, what=f"predicted schedule on {cluster.spec()}")
     return summarize_schedule(schedule, cluster)

@@ -22,7 +22,7 @@ from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.executors import Executor, SerialExecutor
-from whatif.metrics import Metric, Window, evaluate, full_path
+from whatif.metrics import Metric, Window, evaluate, full_path, require_finished
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
 from whatif.workload import Workload
 
@@ -91,6 +91,8 @@ def _run_replicate(task: _Replicate) -> np.ndarray:
         noise=task.noise,
     )
     window = task.window if task.window is not None else Window.covering(schedule)
+    # Any replayed job that never finishes invalidates the prediction, in the window or not.
+    require_finished(schedule, what=f"predicted schedule (seed {task.seed})")
     queues = [queue for queue, _ in task.qs]
     table = evaluate(
         schedule,
@@ -138,8 +140,11 @@ class WhatifModel:
     window : Window, optional
         Where QS are measured. By default, each predicted schedule is measured
         over the span it covers (first submission to last finish), so every
-        replayed job counts and no candidate looks better by pushing jobs past
-        a window's end.
+        replayed job counts. Over a given window, the jobs submitted in it count,
+        each followed to its finish past the window's end, so no candidate looks
+        better by pushing jobs past it. A job that never finishes (a livelock, a
+        task that never fits) raises `UnfinishedJobsError`: the tuner then
+        records that candidate as failed, never as a smaller average.
     engine : {"numba", "reference"}
     executor : Executor, optional
         Where replicates run; in this process by default.

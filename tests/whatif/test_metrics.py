@@ -2,16 +2,20 @@
 
 The shared schedule, on a cluster of 1000 MB and 10 vcores, window [0, 100):
 
-====  =========  ======  ======  ======  =========  ===================
-job   queue      submit  launch  finish  in J?      response
-====  =========  ======  ======  ======  =========  ===================
-j1    root.a.x   0       10      50      yes        50
-j2    root.a.x   20      20      80      yes        60
-j3    root.a.y   10      30      40      yes        30
-j4    root.b     50      60      120     no (late)  -
-j5    root.b     -10     -10     30      no (early) -
-j6    root.b     30      35      90      yes        60
-====  =========  ======  ======  ======  =========  ===================
+====  =========  ======  ======  ======  ===================  ===================
+job   queue      submit  launch  finish  in J?                response
+====  =========  ======  ======  ======  ===================  ===================
+j1    root.a.x   0       10      50      yes                  50
+j2    root.a.x   20      20      80      yes                  60
+j3    root.a.y   10      30      40      yes                  30
+j4    root.b     50      60      -       no (still running)   -
+j5    root.b     -10     -10     30      no (early)           -
+j6    root.b     30      35      90      yes                  60
+====  =========  ======  ======  ======  ===================  ===================
+
+This is an observed schedule cut at the trace's end: j4 is still running, so
+`_table` evaluates with ``unfinished="warn"`` (j4 left out, with a warning); a
+predicted schedule like it is refused (see the unfinished-jobs tests).
 
 Attempts (share = max(memory/1000, vcores/10)); resource-time clipped to [0, 100):
 
@@ -42,7 +46,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from whatif import Cluster, Schedule, ValidationError, Workload
+from whatif import Cluster, Schedule, UnfinishedJobsError, ValidationError, Workload
 from whatif.allocation import AllocationDocument
 from whatif.metrics import (
     METRICS,
@@ -52,6 +56,8 @@ from whatif.metrics import (
     evaluate,
     has_deadlines,
     job_deadlines,
+    require_finished,
+    unfinished_jobs,
 )
 from whatif.predictor import SchedulerSettings, predict
 from whatif.readers import read_trace
@@ -132,6 +138,7 @@ def _workload(deadlines=None, keys=None) -> Workload:
 
 def _table(*metrics, window=WINDOW, **kwargs):
     kwargs.setdefault("cluster", CLUSTER)
+    kwargs.setdefault("unfinished", "warn")
     return evaluate(_schedule(), list(metrics), window=window, **kwargs)
 
 
@@ -142,8 +149,8 @@ def test_queue_rows_are_root_parents_and_leaves_depth_first():
     assert table.index.name == "queue"
 
 
-def test_average_response_counts_jobs_submitted_and_finished_in_window():
-    """QS_AJR: a.x (50+60)/2, a.y 30, a (50+60+30)/3, b 60 (j4, j5 cut), root 200/4."""
+def test_average_response_counts_jobs_submitted_in_window():
+    """QS_AJR: a.x (50+60)/2, a.y 30, a (50+60+30)/3, b 60 (j5 early, j4 unfinished), root 200/4."""
     ajr = _table("QS_AJR")["QS_AJR"]
     assert ajr.to_dict() == pytest.approx(
         {"root": 50.0, "root.a": 140 / 3, "root.a.x": 55.0, "root.a.y": 30.0, "root.b": 60.0}
@@ -151,7 +158,7 @@ def test_average_response_counts_jobs_submitted_and_finished_in_window():
 
 
 def test_throughput_is_minus_the_number_of_jobs():
-    """QS_THR: -|J|, subtree included."""
+    """QS_THR: minus the jobs of J finished in the window, subtree included."""
     thr = _table("QS_THR")["QS_THR"]
     assert thr.to_dict() == {"root": -4, "root.a": -3, "root.a.x": -2, "root.a.y": -1, "root.b": -1}
 
@@ -185,9 +192,9 @@ def test_percentile_matches_numpy_on_random_groups():
     )
     window = Window(0, 600)
     table = evaluate(Schedule(jobs, attempts), [Metric.of("QS_PCT", p=0.9)], window=window)
-    done = finish < 600
     for queue, prefix in (("root.p", "root.p."), ("root.q", "root.q"), ("root", "root")):
-        mask = done & np.char.startswith(queues.astype(str), prefix)
+        # Every job is submitted in the window and counts, even those finishing after 600.
+        mask = np.char.startswith(queues.astype(str), prefix)
         expected = np.quantile(finish[mask] - submit[mask], 0.9)
         assert table.loc[queue, "QS_PCT(p=0.9)"] == pytest.approx(expected)
 
@@ -470,6 +477,86 @@ def test_bad_deadline_after_submission_is_rejected(source):
         Metric.of("QS_DL", deadline=source)
 
 
+def test_a_job_finishing_after_the_window_counts_with_its_true_response():
+    """Window [0, 1000): j0 (submitted 0, response 500) and j1 (submitted 100, response 3000,
+    finishing at 3100, after the window) both count: AJR (500 + 3000) / 2 = 1750, P100 3000;
+    QS_THR counts only j0, the one finished inside."""
+    schedule = _deadline_schedule([500, 3000])
+    table = evaluate(
+        schedule, ["QS_AJR", "QS_THR", Metric.of("QS_PCT", p=1.0)], window=Window(0, 1000)
+    )
+    assert table.loc["root.b", "QS_AJR"] == pytest.approx(1750.0)
+    assert table.loc["root.b", "QS_PCT(p=1)"] == pytest.approx(3000.0)
+    assert table.loc["root.b", "QS_THR"] == -1
+
+
+def _cut_off() -> Schedule:
+    """`_deadline_schedule` of three jobs (responses 500, 600, 700) where j1 never finishes."""
+    schedule = _deadline_schedule([500, 600, 700])
+    jobs = schedule.jobs.copy()
+    jobs.loc[jobs["job_id"] == "j1", ["finish_s", "state"]] = [NAN, "RUNNING"]
+    attempts = schedule.attempts.copy()
+    attempts.loc[attempts["job_id"] == "j1", ["finish_s", "state"]] = [NAN, "RUNNING"]
+    return Schedule(jobs=jobs, attempts=attempts)
+
+
+def test_a_job_that_never_finishes_makes_the_evaluation_fail():
+    """A predicted job with no finish is never left out of QS_AJR (which would read 600 instead
+    of failing): evaluate raises, naming how many, which and where."""
+    with pytest.raises(
+        UnfinishedJobsError,
+        match=r"^1 job submitted in \[0, 1000\) s \(root\.b: 1; e\.g\. j1\) never finished",
+    ) as caught:
+        evaluate(_cut_off(), ["QS_AJR"], window=Window(0, 1000))
+    assert (caught.value.count, caught.value.job_ids, caught.value.queues) == (
+        1,
+        ("j1",),
+        (("root.b", 1),),
+    )
+
+
+def test_every_metric_refuses_a_cut_off_schedule():
+    """Resource metrics too: the schedule itself is invalid, whatever is asked of it."""
+    for metric in ("QS_UTIL", "QS_THR", Metric.of("QS_DL", deadline="+1h")):
+        with pytest.raises(UnfinishedJobsError):
+            evaluate(_cut_off(), [metric], window=Window(0, 1000), cluster=CLUSTER)
+
+
+def test_only_jobs_submitted_in_the_window_are_checked():
+    """j1 (submitted at 100) is outside [150, 1000) and [0, 100): no error there."""
+    for window in (Window(150, 850), Window(0, 100)):
+        assert not evaluate(_cut_off(), ["QS_AJR"], window=window).empty
+    assert unfinished_jobs(_cut_off(), Window(150, 850)).empty
+    assert unfinished_jobs(_cut_off())["job_id"].tolist() == ["j1"]
+
+
+def test_an_observed_job_still_running_is_left_out_with_a_warning(caplog):
+    """unfinished="warn" (observed traces only): j1 is left out of AJR (500 + 700) / 2 and
+    counted as a miss by QS_ATTAIN; the warning names how many and where."""
+    metrics = ["QS_AJR", Metric.of("QS_ATTAIN", deadline="+10min")]
+    table = evaluate(_cut_off(), metrics, window=Window(0, 1000), unfinished="warn")
+    assert table.loc["root.b", "QS_AJR"] == pytest.approx(600.0)
+    assert table.loc["root.b", "QS_ATTAIN(deadline=+10min)"] == pytest.approx(-1 / 3)
+    assert "1 job submitted in [0, 1000) s (root.b: 1; e.g. j1) was still running" in caplog.text
+
+
+def test_require_finished_names_the_schedule():
+    """The check the predictor's callers use: `what` opens the message."""
+    require_finished(_deadline_schedule([1.0]))
+    with pytest.raises(
+        UnfinishedJobsError, match=r"^predicted schedule: 1 job \(root\.b: 1; e\.g\. j1\)"
+    ):
+        require_finished(_cut_off(), what="predicted schedule")
+
+
+def test_unfinished_mode_is_checked():
+    """unfinished is "error" or "warn"."""
+    with pytest.raises(
+        ValidationError, match="evaluate unfinished: expected one of 'error', 'warn'"
+    ):
+        evaluate(_cut_off(), ["QS_AJR"], window=Window(0, 1000), unfinished="ignore")
+
+
 def test_attainment_counts_unfinished_due_jobs_as_misses():
     """QS_ATTAIN(slack=25%): due j1 (met), j6 (late), j4 (70, still running at 100): root -1/3."""
     metric = Metric.of("QS_ATTAIN", slack=0.25, deadline="column")
@@ -480,9 +567,12 @@ def test_attainment_counts_unfinished_due_jobs_as_misses():
 
 
 def test_window_cutting_jobs_and_tasks():
-    """Window [0, 60): J = {j1, j3}; resource-time a.x 2+4+6+2, b 3+2.5+0.5, root 25."""
+    """Window [0, 60): J = {j1, j2, j3, j6}, each followed to its finish (j2 at 80, j6 at 90,
+    after the window): AJR (50+60+30+60)/4; only j1 and j3 finish inside it (THR -2);
+    resource-time a.x 2+4+6+2, b 3+2.5+0.5, root 25."""
     table = _table("QS_AJR", "QS_THR", "QS_UTIL", window=Window(0, 60))
-    assert table.loc["root", "QS_AJR"] == pytest.approx(40.0)
+    assert table.loc["root", "QS_AJR"] == pytest.approx(50.0)
+    assert table.loc["root.b", "QS_AJR"] == pytest.approx(60.0)
     assert table.loc["root", "QS_THR"] == -2
     assert table.loc["root.a.x", "QS_UTIL"] == pytest.approx(-14 / 60)
     assert table.loc["root.b", "QS_UTIL"] == pytest.approx(-6 / 60)
@@ -636,8 +726,9 @@ def _naive(jobs, attempts, deadlines, queue, t0, t1, cluster):
     """Obvious per-queue loops for AJR, THR, UTIL, WASTE and DL(slack=10%), for comparison."""
     inside = [j for j in jobs if j["queue"] == queue or j["queue"].startswith(queue + ".")]
     ids = {j["job_id"] for j in inside}
-    done = [j for j in inside if t0 <= j["submit_s"] < t1 and j["finish_s"] < t1]
+    done = [j for j in inside if t0 <= j["submit_s"] < t1]
     ajr = sum(j["finish_s"] - j["submit_s"] for j in done) / len(done) if done else NAN
+    thr = sum(1 for j in done if j["finish_s"] < t1)
     used = killed = 0.0
     for a in attempts:
         if a["job_id"] in ids:
@@ -653,7 +744,7 @@ def _naive(jobs, attempts, deadlines, queue, t0, t1, cluster):
     ]
     return {
         "QS_AJR": ajr,
-        "QS_THR": -len(done),
+        "QS_THR": -thr,
         "QS_UTIL": -used / (t1 - t0),
         "QS_WASTE": killed / used if used else NAN,
         "QS_DL(slack=0.1)": len(late) / len(due) if due else NAN,

@@ -1,11 +1,20 @@
 """The What-if Model: QS of candidate configurations, the same on every executor."""
 
+import pickle
+
 import distributed
 import numpy as np
 import pandas as pd
 import pytest
 
-from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ValidationError, Workload
+from whatif import (
+    Cluster,
+    EffectiveAllocation,
+    EffectiveQueue,
+    UnfinishedJobsError,
+    ValidationError,
+    Workload,
+)
 from whatif.executors import DaskExecutor, ProcessPoolExecutor, SerialExecutor
 from whatif.metrics import Metric, Window
 from whatif.predictor import NoiseModel
@@ -105,6 +114,52 @@ def test_fixed_window_counts_only_jobs_finished_inside_it():
     # 24 ten-second tasks on 4 containers: the last job cannot finish before t=60.
     assert throughput(Window(0.0, 1000.0)) == -6
     assert throughput(Window(0.0, 50.0)) > -6
+
+
+def test_fixed_window_follows_its_jobs_to_completion():
+    """Response times of the jobs submitted in a window count in full, even finishing after it:
+    the AJR over [0, 50) (every job submitted by t=2, the last finishing at 60) is the AJR over
+    [0, 1000)."""
+
+    def ajr(window):
+        model = WhatifModel(
+            CLUSTER, [("root", Metric("QS_AJR"))], window=window, engine="reference"
+        )
+        return model.evaluate([_allocation(1.0)], _workload()).mean[0, 0]
+
+    assert ajr(Window(0.0, 50.0)) == ajr(Window(0.0, 1000.0))
+
+
+def _blocked(max_am_share: float) -> EffectiveAllocation:
+    """Queue a's maxAMShare: 0.1 of 4 GB holds no 1 GB AM, so a's jobs never start."""
+    return EffectiveAllocation(
+        root=EffectiveQueue(
+            "root",
+            children=(
+                EffectiveQueue("root.a", max_am_share=max_am_share),
+                EffectiveQueue("root.b"),
+            ),
+        )
+    )
+
+
+def test_jobs_that_never_finish_fail_the_prediction():
+    """Queue a's jobs never start under maxAMShare 0.1: the estimate of root.b alone is not
+    silently returned; UnfinishedJobsError names the count, jobs and queue, and pickles (it
+    comes back from worker processes and Dask)."""
+    workload = _workload()
+    workload = Workload(
+        jobs=workload.jobs.assign(am_memory_mb=1024.0, am_vcores=1.0), tasks=workload.tasks
+    )
+    model = WhatifModel(CLUSTER, [("root.b", Metric("QS_AJR"))], engine="reference")
+    assert np.isfinite(model.evaluate([_blocked(0.5)], workload).mean).all()
+    with pytest.raises(
+        UnfinishedJobsError, match=r"^predicted schedule \(seed 0\): 3 jobs \(root\.a: 3"
+    ) as caught:
+        model.evaluate([_blocked(0.5), _blocked(0.1)], workload)
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert (again.count, again.job_ids, again.queues) == (3, ("a0", "a1", "a2"), (("root.a", 3),))
+    assert str(again) == str(caught.value)
 
 
 def test_bad_arguments_are_named():

@@ -37,8 +37,7 @@ DAY_S = 86400.0
 
 #: What a deadline source may be, for error messages.
 EXPECTED = (
-    f"one of {', '.join(SOURCES)}, a time of day HH:MM or a duration after submission "
-    "such as +1h"
+    f"one of {', '.join(SOURCES)}, a time of day HH:MM or a duration after submission such as +1h"
 )
 
 

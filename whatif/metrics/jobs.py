@@ -3,7 +3,8 @@
 Each function takes a `Scope` and the metric's parameters and returns one value
 per queue of the scope's tree (NaN where the queue has no job to measure).
 Lower is better for every one. J is the set of jobs of a queue (its subtree
-included) submitted and finished inside the window.
+included) submitted inside the window, each followed to its finish even when
+that is after the window's end (`Scope.completed`).
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ def average_response(scope: Scope, params: Params) -> np.ndarray:
 
 
 def throughput(scope: Scope, params: Params) -> np.ndarray:
-    """QS_THR: -|J|, minus the number of jobs submitted and finished in the window."""
-    return 0.0 - scope.job_sum(1.0, scope.completed)
+    """QS_THR: minus the number of jobs of J that finished before the window's end."""
+    return 0.0 - scope.job_sum(1.0, scope.finished_in_window)
 
 
 def response_percentile(scope: Scope, params: Params) -> np.ndarray:
@@ -109,12 +110,12 @@ def deadline_attainment(scope: Scope, params: Params) -> np.ndarray:
     """QS_ATTAIN: minus the fraction of jobs due in the window that met their deadline.
 
     Due jobs: submitted in the window with a deadline before its end. A job met
-    its deadline if it finished inside the window and not late (with slack);
-    unlike QS_DL, a job still running when the window ends counts as a miss.
+    its deadline if it finished, at any time, and not late (with slack); unlike
+    QS_DL, a due job that never finished (observed: still running when the trace
+    ends) counts as a miss.
     """
     deadlines = scope.deadlines(str(params["deadline"]))
     with np.errstate(invalid="ignore"):
         due = scope.submitted & (deadlines < scope.window.end_s)
-        met = due & (scope.finish < scope.window.end_s)
-    met &= ~_late(scope, deadlines, float(params["slack"]))
+    met = due & scope.completed & ~_late(scope, deadlines, float(params["slack"]))
     return 0.0 - _ratio(scope.job_sum(1.0, met), scope.job_sum(1.0, due))

@@ -23,6 +23,12 @@ from whatif.schedule import Schedule
 TERMINAL_STATES = ("SUCCEEDED", "FAILED", "KILLED")
 
 
+def job_finish(jobs: pd.DataFrame) -> np.ndarray:
+    """Finish time of each job of a schedule's job table, NaN unless it left the system."""
+    done = jobs["state"].isin(TERMINAL_STATES).to_numpy()
+    return np.where(done, jobs["finish_s"].to_numpy(dtype=float), np.nan)
+
+
 class Scope:
     """Arrays of one schedule over one window, and reductions per queue of a `QueueTree`."""
 
@@ -48,9 +54,7 @@ class Scope:
     @cached_property
     def finish(self) -> np.ndarray:
         """Finish time of finished jobs, NaN for jobs still running or pending."""
-        jobs = self.schedule.jobs
-        done = jobs["state"].isin(TERMINAL_STATES).to_numpy()
-        return np.where(done, jobs["finish_s"].to_numpy(dtype=float), np.nan)
+        return job_finish(self.schedule.jobs)
 
     @cached_property
     def launch(self) -> np.ndarray:
@@ -71,15 +75,30 @@ class Scope:
 
     @cached_property
     def completed(self) -> np.ndarray:
-        """J: jobs submitted and finished inside the window."""
-        t0, t1 = self.window.start_s, self.window.end_s
+        """J: jobs submitted inside the window, each followed to its finish wherever it falls.
+
+        A job finishing after the window's end counts with its true response time, so
+        no schedule looks better by pushing jobs past the end. A submitted job that
+        never finished is not in J: `evaluate` refuses such a schedule, or (observed
+        schedules only) warns that it is left out (`unfinished`).
+        """
+        return self.submitted & ~np.isnan(self.finish)
+
+    @cached_property
+    def finished_in_window(self) -> np.ndarray:
+        """Jobs of J that also finished before the window's end (what QS_THR counts)."""
         with np.errstate(invalid="ignore"):
-            return (self.submit >= t0) & (self.submit < t1) & (self.finish < t1)
+            return self.completed & (self.finish < self.window.end_s)
 
     @cached_property
     def submitted(self) -> np.ndarray:
         """Jobs submitted inside the window."""
         return (self.submit >= self.window.start_s) & (self.submit < self.window.end_s)
+
+    @cached_property
+    def unfinished(self) -> np.ndarray:
+        """Jobs submitted inside the window with no finish: still running, pending or cut off."""
+        return self.submitted & np.isnan(self.finish)
 
     @cached_property
     def job_queue(self) -> np.ndarray:
