@@ -234,7 +234,9 @@ def observed_qs(
     """The QS of `entries` on the trace's observed schedule, over the span it covers.
 
     Measured like the What-if Model measures a prediction (first submission to last
-    finish), so observed and predicted QS compare. All NaN when nothing finished.
+    finish), so observed and predicted QS compare. All NaN when nothing finished. Jobs
+    still running when the window was observed are left out, with a warning naming
+    how many (`whatif.metrics.evaluate`, ``unfinished="warn"``).
     """
     labels = qs_labels(entries)
     schedule = trace.observed
@@ -247,6 +249,7 @@ def observed_qs(
         cluster=cluster,
         workload=trace.workload,
         queues=[q for q, _ in entries],
+        unfinished="warn",
     )
     return dict(zip(labels, map(float, qs_vector(table, entries)), strict=True))
 

@@ -15,8 +15,9 @@ configuration space into the optimizers' `Problem`:
 - ``evaluate(X)`` decodes each row, writes it into the document (``space.apply``),
   takes its effective allocation and sends the whole batch through the What-if Model
   (one executor round). A candidate that cannot be written, is refused by validation
-  or makes the predictor fail gets a NaN row, is logged and kept in
-  ``CandidateEvaluator.failures``: never dropped, never fatal.
+  or makes the predictor fail (including a replayed job that never finishes,
+  `whatif.errors.UnfinishedJobsError`) gets a NaN row, is logged and kept in
+  ``CandidateEvaluator.failures``: never dropped, never averaged, never fatal.
 
 `optimize` drives any registered optimizer (``pald``, ``scalar``, ``mspd``, ``random``,
 ``nsga2``, ``tpe``) over that problem, one batch per iteration, and returns an

@@ -16,7 +16,8 @@ import pandas as pd
 from tempo.errors import TempoError
 from tempo.templates import QSTemplate, required_metrics
 from whatif.cluster import Cluster
-from whatif.metrics import Metric, Window, evaluate, has_deadlines
+from whatif.errors import UnfinishedJobsError
+from whatif.metrics import Metric, Window, evaluate, has_deadlines, unfinished_jobs
 from whatif.schedule import Schedule
 from whatif.workload import Workload
 
@@ -41,7 +42,9 @@ class QSReport:
     ``constraints``: one row per template constraint with ``queue``,
     ``constraint`` (as text), ``metric``, ``unit``, ``op``, ``threshold``, ``observed``,
     ``observed_met``, ``predicted``, ``predicted_met`` (True, False, or None when
-    there was nothing to measure or no prediction).
+    there was nothing to measure or no prediction). ``observed_unfinished`` counts the
+    observed jobs submitted in the window that were still running when the trace
+    ended: left out of the job metrics, and said so.
     """
 
     window: Window
@@ -49,6 +52,7 @@ class QSReport:
     constraints: pd.DataFrame
     has_prediction: bool
     has_observation: bool = True
+    observed_unfinished: int = 0
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (NaN becomes None)."""
@@ -67,7 +71,7 @@ class QSReport:
             if not present:
                 values = values.drop(columns=side)
                 constraints = constraints.drop(columns=[side, f"{side}_met"])
-        return {
+        out: dict[str, object] = {
             "window": {
                 "start_s": self.window.start_s,
                 "end_s": self.window.end_s,
@@ -76,6 +80,9 @@ class QSReport:
             "values": clean(values.to_dict("records")),
             "constraints": clean(constraints.to_dict("records")),
         }
+        if self.has_observation:
+            out["observed_unfinished"] = self.observed_unfinished
+        return out
 
     def to_text(self, width: int = TEXT_WIDTH) -> str:
         """Plain text: metrics (rows) by queue, each queue's observed and predicted values in
@@ -83,6 +90,8 @@ class QSReport:
         constraints with their status on each side."""
         w = self.window
         lines = [f"window [{w.start_s:g}, {w.end_s:g}) s ({w.length_s / 60:g} min)"]
+        if self.observed_unfinished:
+            lines.append(f"WARNING: {unfinished_note(self.observed_unfinished)}")
         sides = [
             s
             for s, on in (("observed", self.has_observation), ("predicted", self.has_prediction))
@@ -173,6 +182,11 @@ def qs_report(
     metric the templates name. Queues are those of the schedules, the
     templates and `queues`. `schedule` (the observed one) may be None when
     a trace recorded no task times; then only `predicted` has values.
+
+    Every job submitted in the window is followed to its finish, even past the
+    window's end. Observed jobs still running when the trace ended are left out
+    of the job metrics with a warning (``observed_unfinished`` counts them); a
+    predicted job that never finished raises `UnfinishedJobsError`.
     """
     if schedule is None and predicted is None:
         raise TempoError("qs_report: give an observed schedule, a predicted one, or both")
@@ -189,11 +203,19 @@ def qs_report(
     if schedule is not None:
         names += schedule.queues
     kwargs = {"window": window, "cluster": cluster, "workload": workload, "queues": names}
-    tables = {
-        side: evaluate(s, metrics, **kwargs)
-        for side, s in (("observed", schedule), ("predicted", predicted))
-        if s is not None
-    }
+    tables = {}
+    if schedule is not None:
+        tables["observed"] = evaluate(schedule, metrics, unfinished="warn", **kwargs)
+    if predicted is not None:
+        try:
+            tables["predicted"] = evaluate(predicted, metrics, **kwargs)
+        except UnfinishedJobsError as error:
+            raise UnfinishedJobsError(
+                f"predicted schedule: {error}",
+                count=error.count,
+                job_ids=error.job_ids,
+                queues=error.queues,
+            ) from None
     index = next(iter(tables.values())).index
     blank = pd.DataFrame(np.nan, index=index, columns=[m.label for m in metrics])
     observed = tables.get("observed", blank).reindex(index=index)
@@ -243,7 +265,18 @@ def qs_report(
     table = pd.DataFrame(rows, columns=columns).astype(
         {"observed_met": object, "predicted_met": object}
     )
-    return QSReport(window, values, table, predicted is not None, schedule is not None)
+    cut = 0 if schedule is None else len(unfinished_jobs(schedule, window))
+    return QSReport(window, values, table, predicted is not None, schedule is not None, cut)
+
+
+def unfinished_note(count: int) -> str:
+    """What a report says of `count` observed jobs still running when the trace ended."""
+    jobs = f"{count} job{'s' if count != 1 else ''}"
+    return (
+        f"{jobs} submitted in the window {'was' if count == 1 else 'were'} still running when "
+        "the trace ended: left out of the observed QS_AJR, QS_PCT, QS_SLOWDOWN, QS_DL and "
+        "QS_THR, counted as misses by QS_ATTAIN"
+    )
 
 
 def format_value(value: float, unit: str) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from tempo.errors import TempoError
-from tempo.optimize import IterationRecord, last_window
+from tempo.optimize import CandidateFailure, IterationRecord, last_window
 from tempo.optimize import optimize as run_optimize
 from tempo.optimizers import OPTIMIZERS
 from tempo.space import ConfigurationSpace, SpaceSpec
@@ -26,6 +28,24 @@ def _render_iteration(record: IterationRecord) -> None:
         f"{record.best_distance:.3f}" + (f", {record.failed} failed" if record.failed else "")
     )
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+
+
+#: Distinct failure reasons `tempo optimize` prints.
+_SHOWN_FAILURES = 3
+
+
+def _render_failures(failures: Sequence[CandidateFailure]) -> None:
+    """Failed candidates (e.g. jobs that never finish under them): how many, and why."""
+    if not failures:
+        return
+    click.echo(
+        f"{len(failures)} candidate(s) failed: scored as failed (NaN), never picked or averaged"
+    )
+    reasons = Counter(f.reason for f in failures)
+    for reason, count in reasons.most_common(_SHOWN_FAILURES):
+        click.echo(f"  {count} x {reason}")
+    if len(reasons) > _SHOWN_FAILURES:
+        click.echo(f"  ... and {len(reasons) - _SHOWN_FAILURES} other reasons")
 
 
 @click.command()
@@ -112,5 +132,6 @@ def optimize(
     if not outcome.diff:
         click.echo("  none (nothing predicted better within the radius)")
     click.echo(f"distance moved: {outcome.distance:.4f} (radius {radius:g})")
+    _render_failures(outcome.failures)
     write_allocation(outcome.document, output, hadoop_version=hadoop_version)
     click.echo(f"wrote {output}")

@@ -12,6 +12,7 @@ from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
 from whatif.allocation import AllocationDocument
 from whatif.errors import WhatifError
+from whatif.metrics import require_finished, unfinished_jobs
 from whatif.predictor import predict as predict_schedule
 from whatif.predictor import write_jobruntime_csv
 from whatif.readers import read_trace, write_native
@@ -57,7 +58,10 @@ def predict(
     force,
     as_json,
 ):
-    """Predict the schedule of a trace's jobs under an allocation file."""
+    """Predict the schedule of a trace's jobs under an allocation file.
+
+    A predicted job that never finishes is an error (exit status 1), after -o and
+    --jobruntime are written for inspection: no mean response time leaves it out."""
     trace = read_trace(trace_path, format=trace_format)
     if compare_observed and trace.observed is None:
         raise WhatifError(f"{trace_path}: the trace records no observed schedule to compare with")
@@ -71,12 +75,18 @@ def predict(
         engine=engine,
         seed=seed,
     )
-    errors = prediction_errors(schedule, trace.observed) if compare_observed else None
     if output:
         note = f"predicted by tempo predict under {config_path} on {cluster_spec}"
         write_native(Trace(trace.workload, schedule, notes=(note,)), output, overwrite=force)
     if jobruntime:
         write_jobruntime_csv(schedule, trace.observed or trace.workload, jobruntime)
+    if len(unfinished_jobs(schedule)):
+        # Written above for inspection; nothing is summarized over jobs that never finished.
+        for path in (output, jobruntime):
+            if path:
+                click.echo(f"wrote {path}", err=True)
+        require_finished(schedule, what=f"predicted schedule under {config_path}")
+    errors = prediction_errors(schedule, trace.observed) if compare_observed else None
     jobs = schedule.jobs.assign(response_s=schedule.jobs["finish_s"] - schedule.jobs["submit_s"])
     per_queue = jobs.groupby("queue", sort=False).agg(
         jobs=("job_id", "size"),

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tempo.errors import TempoError
 from tempo.optimize import build_problem, last_window, optimize
 from tempo.space import ConfigurationSpace
 from tempo.templates import parse_templates
@@ -140,6 +141,67 @@ def test_failing_candidate_becomes_a_nan_row(setup):
     assert len(evaluator.failures) == 1
     assert "predictor exploded" in evaluator.failures[0].reason
     np.testing.assert_array_equal(evaluator.failures[0].vector, X[1])
+
+
+BLOCKING = b"""<?xml version="1.0"?>
+<allocations>
+  <queue name="a"><maxAMShare>0.5</maxAMShare></queue>
+  <queue name="b"><maxAMShare>0.5</maxAMShare></queue>
+</allocations>
+"""
+
+
+def _with_ams(workload: Workload) -> Workload:
+    """Every job runs a 1 GB, 1 vcore AM: a maxAMShare under 1/8 of 8 GB holds none."""
+    return Workload(
+        jobs=workload.jobs.assign(am_memory_mb=1024.0, am_vcores=1.0), tasks=workload.tasks
+    )
+
+
+def test_candidate_whose_jobs_never_finish_is_a_failure_not_a_smaller_average(setup):
+    """Queue b's maxAMShare at the bottom of its range (0.1 of 8 GB) holds no 1 GB AM: b's jobs
+    never start. root.a's AJR alone is measurable, but the candidate is a failed NaN row whose
+    reason names the unfinished jobs; the configuration in force is evaluated as usual."""
+    document = AllocationDocument.from_bytes(BLOCKING, source="fair-scheduler.xml")
+    space = ConfigurationSpace.default(document.effective(), CLUSTER, settings=("maxAMShare",))
+    templates = parse_templates("QUEUE root.a\nOPTIMIZE QS_AJR;", "a.qs")
+    problem, context = build_problem(
+        document,
+        _with_ams(_workload()),
+        templates,
+        CLUSTER,
+        space=space,
+        model=REFERENCE,
+        radius=1.0,
+    )
+    blocked = problem.start.copy()
+    blocked[[d.queue for d in space.dimensions].index("root.b")] = 0.0
+    evaluation = problem.evaluate(np.array([problem.start, space.project(blocked[None, :])[0]]))
+    assert np.isfinite(evaluation.mean[0]).all() and np.isnan(evaluation.mean[1]).all()
+    [failure] = context.evaluator.failures
+    assert "4 jobs (root.b: 4; e.g. b0, b1, b2, b3) never finished" in failure.reason
+
+
+def test_configuration_in_force_whose_jobs_never_finish_cannot_be_tuned(setup):
+    """If jobs never finish under the file in force, there is nothing honest to compare with."""
+    document = AllocationDocument.from_bytes(
+        BLOCKING.replace(b'<queue name="b"><maxAMShare>0.5', b'<queue name="b"><maxAMShare>0.1'),
+        source="fair-scheduler.xml",
+    )
+    space = ConfigurationSpace.default(document.effective(), CLUSTER, settings=("weight",))
+    templates = parse_templates("QUEUE root.a\nOPTIMIZE QS_AJR;", "a.qs")
+    with pytest.raises(
+        TempoError, match=r"cannot be evaluated: .*4 jobs \(root\.b: 4.*never finished"
+    ):
+        build_problem(
+            document,
+            _with_ams(_workload()),
+            templates,
+            CLUSTER,
+            space=space,
+            model=REFERENCE,
+            radius=1.0,
+        )
 
 
 def test_optimize_moves_within_radius_and_changes_only_tuned_settings(setup):

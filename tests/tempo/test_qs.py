@@ -9,7 +9,7 @@ import pytest
 from tempo.errors import TempoError
 from tempo.qs import format_value, qs_report
 from tempo.templates import load_templates, parse_templates
-from whatif import Cluster, ValidationError
+from whatif import Cluster, Schedule, UnfinishedJobsError, ValidationError
 from whatif.allocation import AllocationDocument
 from whatif.metrics import Window
 from whatif.predictor import SchedulerSettings, predict
@@ -176,6 +176,47 @@ def test_to_dict_is_json_ready(make_trace, qs_templates_text, small_cluster):
     )
     assert idle_ajr == {"queue": "root.idle", "metric": "QS_AJR", "unit": "s", "observed": None}
     assert "predicted_met" not in data["constraints"][0]
+
+
+def _still_running(schedule):
+    """`schedule` with e1 (root.engineer, submitted at 0) still running: no finish."""
+    jobs = schedule.jobs.copy()
+    jobs.loc[jobs["job_id"] == "e1", ["finish_s", "state"]] = [math.nan, "RUNNING"]
+    attempts = schedule.attempts.copy()
+    attempts.loc[attempts["job_id"] == "e1", ["finish_s", "state"]] = [math.nan, "RUNNING"]
+    return Schedule(jobs=jobs, attempts=attempts)
+
+
+def test_observed_jobs_still_running_are_counted_and_warned_of(make_trace, small_cluster, caplog):
+    """An observed trace cut while e1 runs: e1 is left out of engineer's AJR (nothing left to
+    measure), and the report and the log say one job was still running."""
+    workload, schedule = make_trace()
+    report = qs_report(
+        _still_running(schedule), window=Window(0, 100), cluster=small_cluster, workload=workload
+    )
+    values = report.values.set_index(["queue", "metric"])["observed"]
+    assert math.isnan(values[("root.engineer", "QS_AJR")])
+    assert values[("root", "QS_AJR")] == pytest.approx((40 + 80) / 2)
+    assert report.observed_unfinished == 1 and report.to_dict()["observed_unfinished"] == 1
+    assert (
+        report.to_text()
+        .splitlines()[1]
+        .startswith("WARNING: 1 job submitted in the window was still running when the trace ended")
+    )
+    assert "(root.engineer: 1; e.g. e1) was still running" in caplog.text
+
+
+def test_predicted_jobs_that_never_finish_fail_the_report(make_trace, small_cluster):
+    """A predicted schedule with a job that never finished is an error, not a smaller average."""
+    workload, schedule = make_trace()
+    with pytest.raises(UnfinishedJobsError, match=r"^predicted schedule: 1 job submitted in"):
+        qs_report(
+            schedule,
+            window=Window(0, 100),
+            cluster=small_cluster,
+            workload=workload,
+            predicted=_still_running(schedule),
+        )
 
 
 @pytest.mark.parametrize(

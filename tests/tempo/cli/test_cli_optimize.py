@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from click.testing import CliRunner
 
 from tempo.cli import cli
+from tempo.cli.optimize import _render_failures
+from tempo.optimize import CandidateFailure
 from whatif.allocation import AllocationDocument
 
 REPO = Path(__file__).resolve().parents[3]
@@ -66,3 +69,20 @@ def test_optimize_runs_optunas_tpe(tmp_path):
     assert result.exit_code == 0, result.output
     assert "iteration 2: 4/4 evaluations" in result.output
     assert AllocationDocument.from_file(out).effective().queue("root.prod") is not None
+
+
+def test_failed_candidates_are_listed_with_their_reasons(capsys):
+    """Failed candidates (e.g. jobs that never finish under them) are reported at the end of
+    the output: how many, and each distinct reason with its count, most frequent first."""
+    never = "prediction failed: predicted schedule (seed 0): 4 jobs (root.b: 4; ...) never finished"
+    _render_failures(
+        [CandidateFailure(np.zeros(2), "cannot write the candidate: x")]
+        + [CandidateFailure(np.ones(2), never)] * 2
+    )
+    assert capsys.readouterr().out.splitlines() == [
+        "3 candidate(s) failed: scored as failed (NaN), never picked or averaged",
+        f"  2 x {never}",
+        "  1 x cannot write the candidate: x",
+    ]
+    _render_failures([])
+    assert capsys.readouterr().out == ""

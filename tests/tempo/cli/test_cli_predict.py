@@ -6,7 +6,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tempo.cli import cli
-from whatif import Trace
+from whatif import Trace, Workload
 from whatif.readers import read_trace, write_native
 
 REPO = Path(__file__).resolve().parents[3]
@@ -60,3 +60,36 @@ def test_predict_errors_are_one_line(tmp_path):
     result = CliRunner().invoke(cli, no_times)
     assert result.exit_code == 1 and "no observed schedule to compare with" in result.output
     assert CliRunner().invoke(cli, ARGS[:-2][:5]).exit_code == 2
+
+
+def test_predict_of_jobs_that_never_finish_is_an_error_after_writing_outputs(tmp_path):
+    """No AM of queue prod fits its maxAMShare, so its jobs never finish: exit status 1 naming
+    them, no per-queue mean response printed, and -o still written for inspection."""
+    workload = read_trace(REPO / "traces/two-tenant").workload
+    workload = Workload(
+        jobs=workload.jobs.assign(am_memory_mb=1024.0, am_vcores=1.0), tasks=workload.tasks
+    )
+    config = tmp_path / "starved.xml"
+    config.write_text(
+        '<?xml version="1.0"?>\n<allocations>\n'
+        '  <queue name="prod"><maxAMShare>0.0001</maxAMShare></queue>\n'
+        '  <queue name="engineer"/>\n</allocations>\n'
+    )
+    out = tmp_path / "predicted"
+    args = [
+        "predict",
+        "--trace",
+        str(write_native(Trace(workload=workload), tmp_path / "with-ams")),
+        "--config",
+        str(config),
+        "--cluster",
+        "nodes=24,memory-mb=8192,vcores=8",
+        "-o",
+        str(out),
+    ]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert f"predicted schedule under {config}: " in result.output
+    assert "(root.prod: " in result.output and "never finished" in result.output
+    assert "mean_response_s" not in result.output
+    assert read_trace(out).observed.n_jobs == workload.n_jobs

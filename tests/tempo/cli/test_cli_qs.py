@@ -1,12 +1,13 @@
 """`tempo qs` wiring and exit codes."""
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
 
 from tempo.cli import cli
-from whatif import Trace
+from whatif import Schedule, Trace, Workload
 from whatif.readers import read_trace, write_native
 
 
@@ -36,7 +37,8 @@ def test_qs_prints_json_with_constraint_status(trace_dir, tmp_path, qs_templates
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert set(data) == {"window", "values", "constraints"}
+    assert set(data) == {"window", "values", "constraints", "observed_unfinished"}
+    assert data["observed_unfinished"] == 0
     assert {c["queue"] for c in data["constraints"]} == {"root.prod", "root.engineer"}
 
 
@@ -143,3 +145,58 @@ def test_qs_unknown_template_queue_is_checked_against_the_config(tmp_path):
         ],
     )
     assert result.exit_code == 1 and "root.nosuch" in result.output and "t.qs:1" in result.output
+
+
+def test_qs_warns_of_observed_jobs_still_running_at_the_end_of_the_trace(tmp_path, make_trace):
+    """Observed jobs still running when the trace ended are the one case that only warns:
+    exit 0, and the report says how many were left out."""
+    workload, schedule = make_trace()
+    jobs = schedule.jobs.assign(
+        finish_s=schedule.jobs["finish_s"].where(schedule.jobs["job_id"] != "e1"),
+        state=schedule.jobs["state"].where(schedule.jobs["job_id"] != "e1", "RUNNING"),
+    )
+    attempts = schedule.attempts.assign(
+        finish_s=schedule.attempts["finish_s"].where(schedule.attempts["job_id"] != "e1"),
+        state=schedule.attempts["state"].where(schedule.attempts["job_id"] != "e1", "RUNNING"),
+    )
+    path = write_native(
+        Trace(workload=workload, observed=Schedule(jobs, attempts)), tmp_path / "cut"
+    )
+    result = CliRunner().invoke(cli, ["qs", "--trace", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "WARNING: 1 job submitted in the window was still running when the trace ended" in (
+        result.output
+    )
+
+
+def test_qs_config_whose_predicted_jobs_never_finish_is_an_error(tmp_path):
+    """Under --config, a predicted job that never finishes is an error with exit status 1,
+    naming how many, which and where, never a QS computed without it."""
+    workload = read_trace(ROOT / "traces/two-tenant").workload
+    workload = Workload(
+        jobs=workload.jobs.assign(am_memory_mb=1024.0, am_vcores=1.0), tasks=workload.tasks
+    )
+    path = write_native(Trace(workload=workload), tmp_path / "with-ams")
+    config = tmp_path / "starved.xml"
+    config.write_text(
+        '<?xml version="1.0"?>\n<allocations>\n'
+        '  <queue name="prod"><maxAMShare>0.0001</maxAMShare></queue>\n'
+        '  <queue name="engineer"/>\n</allocations>\n'
+    )
+    result = CliRunner().invoke(
+        cli,
+        [
+            "qs",
+            "--trace",
+            str(path),
+            "--config",
+            str(config),
+            "--cluster",
+            "nodes=24,memory-mb=8192,vcores=8",
+        ],
+    )
+    assert result.exit_code == 1, result.output
+    assert re.search(
+        r"predicted schedule: \d+ jobs submitted in .* \(root\.prod: \d+; e\.g\. ", result.output
+    )
+    assert "never finished" in result.output
