@@ -565,8 +565,9 @@ class AllocationDocument:
         queue : str
             Full queue path, ``root.a.b``.
         setting : str
-            The Hadoop element name (``weight``, ``minResources``, ...), or the alias
-            the file uses (``schedulingMode``).
+            The Hadoop element name (``weight``, ``minResources``, ...), or an alias
+            (``schedulingMode``): an existing element keeps its tag, a new one is
+            written with the name given (Hadoop 1 reads only ``schedulingMode``).
         value
             A number, bool or str; `Resources` or `ResourceLimit` for resource
             settings (written in the form the element, or else the file, uses);
@@ -605,11 +606,71 @@ class AllocationDocument:
             if not existing:
                 return self
             return self._apply([(s.element, None) for s in existing])
-        text = self._format(target, canonical, kind, value, existing[-1] if existing else None)
+        text = self._format(target.path, canonical, kind, value, existing[-1] if existing else None)
         if existing:
             return self._apply([(existing[-1].element, text)])
-        tag = existing[-1].tag if existing else canonical
-        return self._insert(target, tag, text)
+        return self._insert(target, setting, text)
+
+    def set_default(self, setting: str, value: object) -> AllocationDocument:
+        """A new document in which only the top-level element `setting` changed.
+
+        `setting` is a top-level element (``fairSharePreemptionTimeout``,
+        ``poolMaxJobsDefault``, ...); `value` as for `set`: ``None`` removes the
+        element, and ``math.inf`` for a timeout means never (the element is removed,
+        or `NEVER_TIMEOUT_S` written when removing it would let another element set
+        a finite timeout). A new element is added after the last top-level setting
+        (else at the top of ``<allocations>``), indented like its siblings.
+        """
+        canonical = ALIASES.get(setting, setting)
+        kind = TOP_SETTINGS.get(canonical) or MRV1_TOP_SETTINGS.get(canonical)
+        if kind is None or not self.is_allocations:
+            known = ", ".join((*TOP_SETTINGS, *MRV1_TOP_SETTINGS))
+            raise AllocationError(
+                f"{self.source}: unknown top-level setting {setting!r}; expected one of {known}"
+            )
+        existing = [s for s in self.defaults if s.name == canonical]
+        if kind == "long" and value is not None and _is_infinite(value):
+            legacy = self.default("fairSharePreemptionTimeout")
+            shadowed = canonical == "defaultFairSharePreemptionTimeout" and legacy is not None
+            value = (
+                NEVER_TIMEOUT_S if shadowed and math.isfinite(_timeout_s(legacy.value)) else None
+            )
+        if value is None:
+            if not existing:
+                return self
+            return self._apply([(s.element, None) for s in existing])
+        text = self._format(
+            "<allocations>", canonical, kind, value, existing[-1] if existing else None
+        )
+        if existing:
+            return self._apply([(existing[-1].element, text)])
+        return self._insert_top(setting, text)
+
+    def _insert_top(self, tag: str, value_text: str) -> AllocationDocument:
+        """Add ``<tag>value</tag>`` to ``<allocations>``, after its last top-level setting."""
+        layout = self._layout
+        text, newline = layout.text, layout.newline
+        span = layout.spans[0]
+        element = f"<{tag}>{value_text}</{tag}>"
+        if span.self_closing:
+            opening = text[span.start : span.end].rstrip("/> \t\r\n")
+            new = f"{opening}>{newline}{layout.unit}{element}{newline}</{span.tag}>"
+            return self._reparse(text[: span.start] + new + text[span.end :])
+        children = [
+            i for i in range(1, len(layout.spans)) if self._elements[i].getparent() is self.tree
+        ]
+        settings = [s.element for s in (*self.defaults, *self.unknown)]
+        indent = _indent_before(text, layout.spans[children[0]].start) if children else None
+        if indent is None:
+            indent = layout.unit
+        if settings:
+            anchor = layout.spans[max(settings)].end
+            return self._reparse(text[:anchor] + f"{newline}{indent}{element}" + text[anchor:])
+        if children:
+            anchor = layout.spans[children[0]].start
+            return self._reparse(text[:anchor] + f"{element}{newline}{indent}" + text[anchor:])
+        inner = f"{newline}{indent}{element}{newline}"
+        return self._reparse(text[: span.start_end] + inner + text[span.end_start :])
 
     def _inherited_timeout(self, queue: QueueElement, name: str) -> float:
         """The timeout `queue` gets without its own element (parent's, or the default)."""
@@ -632,9 +693,9 @@ class AllocationDocument:
         return getattr(resolve(self).queue(parent_path), attribute)
 
     def _format(
-        self, queue: QueueElement, name: str, kind: str, value: object, existing: Setting | None
+        self, owner: str, name: str, kind: str, value: object, existing: Setting | None
     ) -> str:
-        where = f"{queue.path} {name}"
+        where = f"{owner} {name}"
         like = existing.text if existing is not None and existing.text else ""
         if kind == "resource":
             if not isinstance(value, Resources | ResourceLimit):

@@ -19,8 +19,9 @@ Hadoop 2 and 3 (``AllocationFileParser``, ``AllocationFileQueueParser``,
 Numbers Hadoop keeps as Java ``float`` (weight, maxAMShare, threshold) are rounded to
 32 bits, as the ResourceManager holds them. A timeout of `NEVER_TIMEOUT_S` or more is
 ``math.inf``. Hadoop 1 (MRv1) files resolve pools, ``maxRunningJobs``,
-``poolMaxJobsDefault``/``userMaxJobsDefault``, ``defaultPoolSchedulingMode`` and a
-top-level ``fairSharePreemptionTimeout`` (a per-pool one is not read).
+``poolMaxJobsDefault``/``userMaxJobsDefault``, ``schedulingMode`` (not
+``schedulingPolicy``), ``defaultPoolSchedulingMode`` and a top-level
+``fairSharePreemptionTimeout`` (a per-pool one is not read).
 """
 
 from __future__ import annotations
@@ -198,8 +199,19 @@ def _merged(children: tuple[QueueElement, ...]) -> tuple[QueueElement, ...]:
     return tuple(ordered)
 
 
+def _mode(element: QueueElement) -> Setting | None:
+    """A pool's ``<schedulingMode>`` (Hadoop 1 does not read ``<schedulingPolicy>``)."""
+    found = [s for s in element.settings if s.tag == "schedulingMode"]
+    return found[-1] if found else None
+
+
 def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
-    """Hadoop 1 PoolManager: flat pools under root, slot limits, job limits."""
+    """Hadoop 1 PoolManager: flat pools under root, slot limits, job limits.
+
+    A pool's job limit is ``maxRunningJobs`` (else ``poolMaxJobsDefault``); a
+    ``maxRunningApps`` or ``schedulingPolicy`` element in a pool is YARN's and is
+    not read, as Hadoop 1 does not read it.
+    """
     pool_max_jobs = _value(doc.default("poolMaxJobsDefault"))
     policy_default = _value(doc.default("defaultPoolSchedulingMode"), "fair")
     min_timeout = _timeout(doc.default("defaultMinSharePreemptionTimeout"), math.inf)
@@ -212,7 +224,7 @@ def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
                 name=f"root.{element.name}",
                 weight=float(_value(get("weight"), 1.0)),
                 max_running_apps=_value(get("maxRunningJobs"), pool_max_jobs),
-                scheduling_policy=_value(get("schedulingPolicy"), policy_default),
+                scheduling_policy=_value(_mode(element), policy_default),
                 min_share_preemption_timeout_s=_timeout(
                     get("minSharePreemptionTimeout"), min_timeout
                 ),

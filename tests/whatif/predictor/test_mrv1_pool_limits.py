@@ -1,0 +1,54 @@
+"""A Hadoop 1 pool's job limit is maxRunningJobs, as Hadoop 1 reads it; maxRunningApps in a pool is not.
+
+Resolution (`whatif.allocation.resolve._resolve_mrv1`) turns ``maxRunningJobs`` into
+the effective job limit the predictor enforces, so a gain predicted from it happens
+on the cluster, and leaves a YARN ``maxRunningApps`` in a ``<pool>`` unread.
+"""
+
+from __future__ import annotations
+
+from conftest import build_workload
+
+from whatif import Cluster
+from whatif.allocation import AllocationDocument
+from whatif.predictor import SchedulerSettings, predict
+
+CLUSTER = Cluster.parse("map-slots=4,reduce-slots=2")
+SETTINGS = SchedulerSettings(hadoop_version=1)
+
+FILE = b"""<?xml version="1.0"?>
+<allocations>
+  <pool name="jobs">
+    <maxRunningJobs>1</maxRunningJobs>
+  </pool>
+  <pool name="apps">
+    <maxRunningApps>1</maxRunningApps>
+  </pool>
+</allocations>
+"""
+
+
+def three_jobs(queue: str):
+    """Three one-map jobs of 100 s submitted together: 4 map slots could run them at once."""
+    return [(f"{queue}_{i}", queue, 0.0, [("map", 100.0, 1024.0)]) for i in range(3)]
+
+
+def finishes(queue: str) -> list[float]:
+    allocation = AllocationDocument.from_bytes(FILE).effective(hadoop_version=1)
+    workload = build_workload(three_jobs(queue))
+    schedule = predict(workload, allocation, CLUSTER, settings=SETTINGS, engine="reference")
+    return sorted(schedule.jobs["finish_s"].tolist())
+
+
+def test_max_running_jobs_is_the_pool_job_limit():
+    """maxRunningJobs=1: the three jobs run one after another (finish at 100, 200, 300 s)."""
+    allocation = AllocationDocument.from_bytes(FILE).effective(hadoop_version=1)
+    assert allocation.queue("root.jobs").max_running_apps == 1
+    assert finishes("jobs") == [100.0, 200.0, 300.0]
+
+
+def test_max_running_apps_in_a_pool_is_not_read_by_hadoop_1():
+    """maxRunningApps in a <pool>: no limit under Hadoop 1, so all three finish at 100 s."""
+    allocation = AllocationDocument.from_bytes(FILE).effective(hadoop_version=1)
+    assert allocation.queue("root.apps").max_running_apps is None
+    assert finishes("apps") == [100.0, 100.0, 100.0]
