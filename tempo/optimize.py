@@ -11,7 +11,11 @@ configuration space into the optimizers' `Problem`:
   falls back to ``|r|`` when that is finite and non-zero, else 1), so a 10% change
   weighs the same on every QS;
 - ``start`` is the configuration in force, ``space.encode(current, clip=True)``, and
-  the projector and distance are the space's;
+  the projector and distance are the space's; ``steps`` are the space's steps at
+  the start (`ConfigurationSpace.steps_at`: one unit of an integer setting, one
+  category of a categorical one), so probes change the configuration;
+- the Hadoop version (validation, effective values, the predictor's rules) is the
+  space's unless given, and must speak the space's dialect;
 - ``evaluate(X)`` decodes each row, writes it into the document (``space.apply``),
   takes its effective allocation and sends the whole batch through the What-if Model
   (one executor round). A candidate that cannot be written, is refused by validation
@@ -39,7 +43,7 @@ import pandas as pd
 from tempo.errors import TempoError
 from tempo.optimizers import Evaluation, OptimizationResult, Problem, make_optimizer
 from tempo.optimizers.result import select_best
-from tempo.space import ConfigurationSpace
+from tempo.space import ConfigurationSpace, dialect_of
 from tempo.templates import QSTemplate, check_queues, constraints, objectives
 from whatif.allocation import AllocationDocument, SettingDiff, diff_allocations, validate
 from whatif.allocation.effective import EffectiveAllocation
@@ -274,7 +278,7 @@ def build_problem(
     space: ConfigurationSpace,
     model: WhatifModel | Mapping[str, Any] | None = None,
     radius: float,
-    hadoop_version: int = 3,
+    hadoop_version: int | None = None,
     settings: SchedulerSettings | None = None,
 ) -> tuple[Problem, TuningContext]:
     """The optimization problem of tuning `document` for `templates` on `workload`.
@@ -290,9 +294,11 @@ def build_problem(
         arguments for one (``replicates``, ``noise``, ``seed``, ``engine``, ``executor``,
         ``window``...); None: one replicate in this process with the numba engine.
     radius : risk radius, normalized distance from the configuration in force.
-    hadoop_version : dialect for validation and effective values.
+    hadoop_version : dialect for validation and effective values; None: the space's
+        (`ConfigurationSpace.hadoop_version`). One of another dialect than the space's
+        is a `ValidationError` (its settings would be written where Hadoop ignores them).
     settings : the yarn-site knobs the predictor models (when `model` does not give them);
-        Hadoop's defaults when None.
+        Hadoop's defaults for that version when None.
 
     Evaluates the configuration in force once (for the scales); the optimizer's first
     evaluation of it is then served from the evaluator's memo. A QS that is NaN under the
@@ -309,11 +315,14 @@ def build_problem(
             f"build_problem space: expected a ConfigurationSpace, got {type(space).__name__}"
         )
     templates = list(templates)
+    hadoop_version = space_hadoop_version(space, hadoop_version)
     check_loadable(document, hadoop_version, f"{document.source}")
     current = document.effective(hadoop_version=hadoop_version)
     check_queues(templates, [q.name for q in current.queues()])
     components = qs_components(templates)
-    what_if = _what_if_model(model, cluster, components, settings)
+    what_if = _what_if_model(
+        model, cluster, components, settings or SchedulerSettings(hadoop_version=hadoop_version)
+    )
     start = space.encode(current, clip=True)
     evaluator = CandidateEvaluator(
         document, workload, space, what_if, hadoop_version=hadoop_version
@@ -350,9 +359,23 @@ def build_problem(
         projector=space.project,
         distance=space.distance,
         names=tuple(c.label for c in components),
+        steps=space.steps_at(start),
     )
     context = TuningContext(document, space, components, evaluator, start_qs, hadoop_version)
     return problem, context
+
+
+def space_hadoop_version(space: ConfigurationSpace, hadoop_version: int | None) -> int:
+    """`hadoop_version`, or the space's when None; `ValidationError` if the dialects differ."""
+    if hadoop_version is None:
+        return space.hadoop_version
+    if dialect_of(hadoop_version) != space.dialect:
+        raise ValidationError(
+            f"hadoop_version {hadoop_version}: the space tunes {space.dialect.title} settings "
+            f"(built for Hadoop {space.hadoop_version}), which Hadoop {hadoop_version} does not "
+            "read; build the space with the same hadoop_version"
+        )
+    return hadoop_version
 
 
 def _scales(start_qs: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
@@ -433,7 +456,7 @@ def optimize(
     executor: Executor | str | None = None,
     engine: str = "numba",
     settings: SchedulerSettings | None = None,
-    hadoop_version: int = 3,
+    hadoop_version: int | None = None,
     seed: int = 0,
     callback: Callable[[IterationRecord], None] | None = None,
 ) -> OptimizeOutcome:
@@ -452,6 +475,9 @@ def optimize(
     ``iterations=1`` is one PALD step of the control loop: one batch around the
     configuration in force plus the step's point.
 
+    `hadoop_version` (None: the space's) decides validation, effective values and,
+    when `settings` is None, the predictor's rules.
+
     `executor` is an `Executor`, a spec for `whatif.executors.make_executor`
     (``local``, ``local:N``, ``serial``, ``dask://host:port``; closed at the end), or
     None (in this process). `callback` receives each `IterationRecord` as it is made.
@@ -467,6 +493,7 @@ def optimize(
         optimizer = make_optimizer(algorithm, **params)
     except TypeError as error:
         raise ValidationError(f"optimize algorithm_params for {algorithm}: {error}") from error
+    hadoop_version = space_hadoop_version(space, hadoop_version)
     owned = isinstance(executor, str)
     pool = make_executor(executor) if owned else executor
     try:
@@ -477,7 +504,7 @@ def optimize(
             cluster,
             space=space,
             model={
-                "settings": settings or SchedulerSettings(),
+                "settings": settings or SchedulerSettings(hadoop_version=hadoop_version),
                 "replicates": replicates,
                 "noise": noise,
                 "engine": engine,
@@ -572,4 +599,5 @@ __all__ = [
     "last_window",
     "optimize",
     "qs_components",
+    "space_hadoop_version",
 ]

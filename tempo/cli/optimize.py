@@ -12,7 +12,7 @@ from tempo.errors import TempoError
 from tempo.optimize import CandidateFailure, IterationRecord, last_window
 from tempo.optimize import optimize as run_optimize
 from tempo.optimizers import OPTIMIZERS
-from tempo.space import ConfigurationSpace, SpaceSpec
+from tempo.space import ConfigurationSpace, SpaceSpec, hadoop_version_for
 from tempo.templates import load_templates, parse_duration
 from whatif import Cluster
 from whatif.allocation import AllocationDocument, write_allocation
@@ -99,7 +99,13 @@ def _render_failures(failures: Sequence[CandidateFailure]) -> None:
     show_default=True,
     help="Predictor engine (reference: plain Python, no compilation).",
 )
-@click.option("--hadoop-version", type=click.IntRange(1, 3), default=3, show_default=True)
+@click.option(
+    "--hadoop-version",
+    type=click.IntRange(1, 3),
+    default=None,
+    help="Hadoop major version whose settings are tuned [default: 1 for a slot cluster, "
+    "or a file of <pool> elements without one; else 3].",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False))
 @click.option("--force", is_flag=True, help="Allow -o to be the --config file itself.")
@@ -116,9 +122,15 @@ def optimize(
         workload = last_window(workload, parse_duration(window_text))
     document = AllocationDocument.from_file(config_path)
     cluster = Cluster.parse(cluster_spec)
+    hadoop_version = hadoop_version_for(hadoop_version, cluster=cluster, document=document)
     current = document.effective(hadoop_version=hadoop_version)
     spec = SpaceSpec.from_file(space_path) if space_path else SpaceSpec()
-    space: ConfigurationSpace = spec.with_overrides(overrides).build(current, cluster)
+    space: ConfigurationSpace = spec.with_overrides(overrides).build(
+        current, cluster, hadoop_version=hadoop_version
+    )
+    click.echo(f"tuning {len(space)} {space.dialect.title} settings")
+    for note in space.notes:
+        click.echo(f"note: {note}")
     outcome = run_optimize(
         document, workload, load_templates(templates_path), cluster, space=space,
         algorithm=algorithm, radius=radius, iterations=iterations, batch_size=batch_size,

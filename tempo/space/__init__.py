@@ -5,11 +5,13 @@ setting of one queue). `ConfigurationSpace` encodes allocations, decodes vectors
 `Configuration` values, projects any vector back to a valid configuration inside a
 risk radius, measures normalized distance and writes a vector into an allocation
 document. `SpaceSpec` reads the operator's choice of settings and bounds (a TOML
-file and ``QUEUE.SETTING=LOW:HIGH`` overrides).
+file and ``QUEUE.SETTING=LOW:HIGH`` overrides). A space speaks the dialect of one
+Hadoop version (`Dialect`: ``MRV1`` pools and slots, or ``YARN`` queues).
 """
 
 from tempo.space.compare import SpaceDistance, space_distance
 from tempo.space.configuration import Configuration
+from tempo.space.dialect import MRV1, YARN, Dialect, dialect_of, hadoop_version_for
 from tempo.space.dimension import OFF_BAND, Dimension
 from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS, TunableSetting
 from tempo.space.space import ConfigurationSpace
@@ -17,14 +19,19 @@ from tempo.space.spec import SpaceSpec, parse_override
 
 __all__ = [
     "DEFAULT_SETTINGS",
+    "MRV1",
     "OFF_BAND",
     "SETTINGS",
+    "YARN",
     "Configuration",
     "ConfigurationSpace",
+    "Dialect",
     "Dimension",
     "TunableSetting",
     "SpaceDistance",
     "SpaceSpec",
     "parse_override",
+    "dialect_of",
+    "hadoop_version_for",
     "space_distance",
 ]

@@ -3,7 +3,9 @@
 Each dimension's range [low, high] maps linearly (or linearly in log) onto [0, top],
 where top is 1 - OFF_BAND for dimensions whose off state is a band and 1 otherwise.
 For a band dimension the valid unit values are [0, top] and exactly 1 (off); a
-unit value in the gap (top, 1) belongs to whichever of the two is nearer.
+unit value in the gap (top, 1) belongs to whichever of the two is nearer. A
+categorical dimension of k choices (values are indices 0..k-1) cuts [0, 1] into k
+equal cells and encodes choice i at its cell's centre, (i + 0.5) / k.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class Codec:
         self.high = np.array([d.high for d in dimensions], dtype=float)
         self.log = np.array([d.scale == "log" for d in dimensions], dtype=bool)
         self.integer = np.array([d.domain == "integer" for d in dimensions], dtype=bool)
+        self.categorical = np.array([d.domain == "categorical" for d in dimensions], dtype=bool)
+        self.cells = np.array([max(len(d.choices), 1) for d in dimensions], dtype=float)
         self.band = np.array([d.off == "band" for d in dimensions], dtype=bool)
         self.high_is_off = np.array([d.off == "high" for d in dimensions], dtype=bool)
         self.off_value = np.array([d.off_value for d in dimensions], dtype=float)
@@ -46,7 +50,8 @@ class Codec:
     def _encode_on(self, values: np.ndarray) -> np.ndarray:
         """Unit positions of in-range values."""
         f = np.where(self.log, np.log(np.where(self.log, values, 1.0)), values)
-        return (f - self._f_low) / (self._f_high - self._f_low) * self.top
+        units = (f - self._f_low) / (self._f_high - self._f_low) * self.top
+        return np.where(self.categorical, (np.round(values) + 0.5) / self.cells, units)
 
     def _on_values(self, units: np.ndarray) -> np.ndarray:
         """Values for unit positions read as "on" (no off handling), rounded if integer."""
@@ -54,6 +59,8 @@ class Codec:
         f = self._f_low + t * (self._f_high - self._f_low)
         values = np.where(self.log, np.exp(np.where(self.log, f, 0.0)), f)
         values = np.where(self.integer, np.round(values), values)
+        cell = np.floor(np.clip(units, 0.0, 1.0) * self.cells)
+        values = np.where(self.categorical, cell, values)
         return np.clip(values, self.low, self.high)
 
     def _off_units(self, units: np.ndarray) -> np.ndarray:
@@ -70,12 +77,30 @@ class Codec:
     def snap(self, units: np.ndarray) -> np.ndarray:
         """The nearest valid unit positions: clipped, off gaps resolved, integers rounded.
 
-        Integer dimensions are rounded on their own (Hadoop) scale and re-encoded, so
-        decoding the result and encoding it again gives the same positions.
+        Integer dimensions are rounded on their own (Hadoop) scale and re-encoded, and
+        categorical ones moved to their cell's centre, so decoding the result and
+        encoding it again gives the same positions.
         """
         units = np.clip(units, 0.0, 1.0)
         off = self._off_units(units)
         on_units = np.minimum(units, self.top)
         re_encoded = self._encode_on(self._on_values(on_units))
-        on_units = np.where(self.integer, re_encoded, on_units)
+        on_units = np.where(self.integer | self.categorical, re_encoded, on_units)
         return np.where(off, 1.0, on_units)
+
+    def steps(self, units: np.ndarray) -> np.ndarray:
+        """Per point and dimension, the normalized move to the next setting value, shape (n, d).
+
+        Integer dimensions: from the point's value to the next whole value up (down
+        at the top of the range); from off, into the on part of the interval.
+        Categorical: one cell, ``1 / k``. Continuous: 0.
+        """
+        units = self.snap(units)
+        values = self._on_values(np.minimum(units, self.top))
+        up = np.where(values + 1 <= self.high, values + 1, values - 1)
+        unit_step = np.abs(
+            self._encode_on(np.clip(up, self.low, self.high)) - np.minimum(units, self.top)
+        )
+        from_off = np.where(self.band, OFF_BAND / 2, unit_step)
+        integer = np.where(self._off_units(units), from_off, unit_step)
+        return np.where(self.categorical, 1.0 / self.cells, np.where(self.integer, integer, 0.0))

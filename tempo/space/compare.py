@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from os import PathLike
 
-from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS
+from tempo.space.dialect import dialect_of, hadoop_version_for
+from tempo.space.settings import SETTINGS
 from tempo.space.space import ConfigurationSpace
 from tempo.space.spec import SpaceSpec
 from whatif.allocation.effective import EffectiveAllocation
@@ -39,21 +40,34 @@ def space_distance(
     """The normalized l2 distance from `a` to `b` over a tunable space.
 
     Without `space_file`, the default space of the queues both allocations have,
-    bounded from `a` and widened to cover `b`. Resource settings need `cluster`;
-    without one the default space leaves them out. A space file is built from `a`;
-    values of `b` outside its bounds are clipped (and logged).
+    bounded from `a` and widened to cover `b`, weights included even where minimum
+    shares make them change nothing (a weight edit is still a change). Resource
+    and slot settings need `cluster` (a slot cluster measures in Hadoop 1's
+    settings); without one the default space leaves them out. A space file is
+    built from `a`; values of `b` outside its bounds are clipped (and logged).
     """
     if space_file is not None:
         space = SpaceSpec.from_file(space_file).build(a, cluster)
         source = f"space {space_file}"
     else:
         common = [q.name for q in a.queues() if q.name != "root" and _has(b, q.name)]
+        version = hadoop_version_for(None, cluster=cluster)
         settings = tuple(
-            s for s in DEFAULT_SETTINGS if cluster is not None or not SETTINGS[s].is_resource
+            s
+            for s in dialect_of(version).defaults
+            if cluster is not None or not (SETTINGS[s].is_resource or SETTINGS[s].slot)
         )
         if not common:
             raise ValidationError("space distance: expected queues both allocations have, got none")
-        space = ConfigurationSpace.default(a, cluster, settings=settings, queues=common, cover=(b,))
+        space = ConfigurationSpace.default(
+            a,
+            cluster,
+            settings=settings,
+            queues=common,
+            cover=(b,),
+            hadoop_version=version,
+            keep_flat_weights=True,
+        )
         source = "default space" + ("" if cluster else " without resources (no --cluster)")
     distance = space.distance(space.encode(a, clip=True), space.encode(b, clip=True))
     return SpaceDistance(float(distance), space, source)

@@ -12,8 +12,16 @@ The rules (documented in the README):
 - preemption timeouts: whole seconds on a log scale over [5 s, 1 h] plus "off",
   widened to include the current value.
 - ``fairSharePreemptionThreshold``: [0, 1].
-- ``maxRunningApps``: [1, max(100, twice the current)] on a log scale plus "no limit".
+- ``maxRunningApps`` (Hadoop 1: ``maxRunningJobs``): [1, max(100, twice the
+  current)] on a log scale plus "no limit".
 - ``maxAMShare``: [0.1, 1] plus "disabled" (-1).
+- Hadoop 1 slots, ``minMaps``/``minReduces`` and ``maxMaps``/``maxReduces``: as
+  ``minResources`` and ``maxResources``, in the cluster's map or reduce slots.
+- ``schedulingPolicy``: fair or fifo on a leaf, plus drf under a ``drf`` parent
+  (Hadoop 3 refuses a drf queue under a fair parent); ``schedulingMode`` (Hadoop 1):
+  fair or fifo. The current policy is always a choice.
+- Hadoop 1's ``fairSharePreemptionTimeout`` is one top-level element: one
+  dimension on ``root``, bounded like the other timeouts.
 
 The ``vcores`` component of a resource setting is tuned by default only on queues
 whose parent uses ``drf``; under ``fair`` shares are computed on memory alone.
@@ -45,10 +53,16 @@ def equal_splits(allocation: EffectiveAllocation) -> dict[str, float]:
     return splits
 
 
+def parent_policy(allocation: EffectiveAllocation, queue: str) -> str:
+    """The scheduling policy of the queue's parent (``fair`` for root, which has none)."""
+    if "." not in queue:
+        return "fair"
+    return allocation.queue(queue.rsplit(".", 1)[0]).scheduling_policy
+
+
 def default_components(allocation: EffectiveAllocation, queue: str) -> tuple[str, ...]:
     """Resource components tuned by default: memory, plus vcores under a ``drf`` parent."""
-    parent = allocation.queue(queue.rsplit(".", 1)[0]) if "." in queue else None
-    if parent is not None and parent.scheduling_policy == "drf":
+    if parent_policy(allocation, queue) == "drf":
         return ("memory", "vcores")
     return ("memory",)
 
@@ -58,27 +72,38 @@ def default_dimension(
     setting: str,
     component: str | None,
     *,
-    values: Sequence[float],
+    values: Sequence[float | str],
     cluster: Cluster | None,
     split: float,
+    parent_policy: str = "fair",
 ) -> Dimension | None:
     """The default dimension for one queue setting, covering `values` (Hadoop units).
 
-    Returns None when the setting has no room to move (a resource the cluster has
-    none of).
+    Returns None when the setting has no room to move (a resource or slot type the
+    cluster has none of). `parent_policy` decides whether ``drf`` is a choice of
+    ``schedulingPolicy``.
     """
     spec = SETTINGS[setting]
     base = {"queue": queue.name, "setting": setting, "component": component}
     base.update(domain=spec.domain, off=spec.off, off_value=spec.off_value)
+    if spec.is_categorical:
+        choices = [c for c in spec.choices if c != "drf" or parent_policy == "drf"]
+        choices += [str(v) for v in values if v not in choices]
+        return Dimension(**base, low=0.0, high=float(len(choices) - 1), choices=tuple(choices))
     finite = [v for v in values if math.isfinite(v) and v != spec.off_value]
-    if spec.is_resource:
+    if spec.is_resource or spec.slot:
         if cluster is None:
             raise ValidationError(
-                f"{queue.name}.{setting}: cluster: required to bound resource settings (give a cluster spec), got None"
+                f"{queue.name}.{setting}: cluster: required to bound {setting} (give a cluster spec), got None"
             )
-        total = math.floor(cluster.memory_mb if component == "memory" else cluster.vcores)
+        if spec.slot and not cluster.slots:
+            raise ValidationError(
+                f"{queue.name}.{setting}: cluster: expected Hadoop 1 slots "
+                f"(map-slots=N,reduce-slots=M) to bound {setting}, got {cluster.spec()}"
+            )
+        total = math.floor(spec.capacity(component, cluster))
         share = math.floor(split * total)
-        if setting == "minResources":
+        if setting.startswith("min"):
             high = min(total, max([share] + [math.ceil(v) for v in finite]))
             low = 0
         else:
@@ -103,7 +128,7 @@ def default_dimension(
         )
     if setting == "fairSharePreemptionThreshold":
         return Dimension(**base, low=0.0, high=1.0, scale="linear")
-    if setting == "maxRunningApps":
+    if setting in ("maxRunningApps", "maxRunningJobs"):
         low = float(min([1] + [math.floor(v) for v in finite]))
         high = float(max([100] + [2 * math.ceil(v) for v in finite]))
         return Dimension(**base, low=low, high=high, scale="log" if low > 0 else "linear")
@@ -119,21 +144,27 @@ def default_dimensions(
     settings: Sequence[str],
     queues: Sequence[str] | None,
     cover: Sequence[EffectiveAllocation],
+    top_level: Sequence[str] = (),
 ) -> list[Dimension]:
     """Default dimensions for `settings` on `queues` (None: every non-root queue).
 
     Settings tuned on leaves by default (timeouts, threshold, maxRunningApps,
-    maxAMShare) skip parent queues even when `queues` names them.
+    maxAMShare, policies) skip parent queues even when `queues` names them.
+    `top_level` settings (Hadoop 1's ``fairSharePreemptionTimeout``) are one
+    dimension on root, whatever `queues` says, and none on the other queues.
     """
     splits = equal_splits(allocation)
     chosen = None if queues is None else set(queues)
     dimensions = []
     for queue in allocation.queues():
-        if queue.name == "root" or (chosen is not None and queue.name not in chosen):
+        is_root = queue.name == "root"
+        if not is_root and chosen is not None and queue.name not in chosen:
             continue
         for setting in settings:
             spec = SETTINGS[setting]
-            if queue.is_parent and spec.default_on == "leaves":
+            if is_root != (setting in top_level):
+                continue
+            if queue.is_parent and spec.default_on == "leaves" and not is_root:
                 continue
             components = default_components(allocation, queue.name) if spec.is_resource else (None,)
             for component in components:
@@ -150,6 +181,7 @@ def default_dimensions(
                     values=values,
                     cluster=cluster,
                     split=splits[queue.name],
+                    parent_policy=parent_policy(allocation, queue.name),
                 )
                 if dimension is not None:
                     dimensions.append(dimension)

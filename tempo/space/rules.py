@@ -1,7 +1,7 @@
 """Rules: what the operator says about single queue settings, from a space file or an override.
 
 An override is ``QUEUE.SETTING[.COMPONENT]=VALUE`` with VALUE ``LOW:HIGH`` (either
-side may be empty, resources may use ``N%`` of the cluster), ``default`` (tuned
+side may be empty, resources and slots may use ``N%`` of the cluster), ``default`` (tuned
 with default bounds) or ``fixed`` (not tuned). In a space file the same rules are
 the keys of a ``[queue."NAME"]`` table.
 """
@@ -111,7 +111,7 @@ def _bound(value: Any, field: str, setting: str) -> Bound | None:
         number, percent = float(value), False
     if not math.isfinite(number):
         raise ValidationError(f"{field}: expected a finite number, got {value!r}")
-    if percent and not SETTINGS[setting].is_resource:
+    if percent and not (SETTINGS[setting].is_resource or SETTINGS[setting].slot):
         raise ValidationError(
             f"{field}: expected a number (percentages are for resources), got {value!r}"
         )

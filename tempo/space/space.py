@@ -6,7 +6,14 @@ A point of the space is a vector with one coordinate in [0, 1] per `Dimension`.
 valid one (inside the bounds, on the integer grid, off or on, and inside a risk
 radius around the configuration in force), and `distance` is the normalized l2
 distance the risk radius is measured in: ``||a - b||_2 / sqrt(d)``, which lies in
-[0, 1] for points of the cube.
+[0, 1] for points of the cube. `steps` and `steps_at` give each coordinate's
+smallest move that changes its setting (integer and categorical settings move in
+steps; continuous ones do not).
+
+A space speaks one allocation-file dialect (`tempo.space.dialect`), set by its
+``hadoop_version``: it holds only settings that version's scheduler reads, and
+`apply` writes them as that scheduler reads them (Hadoop 1's
+``fairSharePreemptionTimeout`` at the top of the file).
 """
 
 from __future__ import annotations
@@ -23,10 +30,12 @@ import numpy as np
 from tempo.space.codec import Codec
 from tempo.space.configuration import Configuration
 from tempo.space.defaults import default_dimensions
+from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for
 from tempo.space.dimension import Dimension
-from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS
+from tempo.space.flat import flat_weights
+from tempo.space.settings import SETTINGS
 from tempo.space.writes import setting_writes
-from whatif._validation import check_choice, check_range
+from whatif._validation import check_range
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
@@ -57,25 +66,49 @@ class ConfigurationSpace:
     dimensions
         The tuned settings, in vector order; names must be unique.
     cluster
-        The cluster resources are bounded by and percentages resolve against;
-        required when any dimension is a resource.
+        The cluster resources and slots are bounded by and percentages resolve
+        against; required when any dimension is a resource or slot setting.
+    hadoop_version
+        The Hadoop version (1, 2 or 3) whose dialect the dimensions are in.
+    notes
+        What the operator should know about how the space was built (settings left
+        out because they change nothing); `tempo optimize` prints them.
     """
 
     dimensions: tuple[Dimension, ...]
     cluster: Cluster | None = None
+    hadoop_version: int = 3
+    notes: tuple[str, ...] = field(default=(), compare=False)
     _codec: Codec = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         dimensions = tuple(self.dimensions)
         if not dimensions:
             raise ValidationError("ConfigurationSpace.dimensions: expected at least one, got none")
+        dialect = dialect_of(self.hadoop_version)
         for dimension in dimensions:
             if not isinstance(dimension, Dimension):
                 raise ValidationError(
                     f"ConfigurationSpace.dimensions: expected Dimension, got {type(dimension).__name__}"
                 )
-            if SETTINGS[dimension.setting].is_resource:
+            dialect.check(dimension.setting, dimension.name)
+            top = dimension.setting in dialect.top_level
+            if top != (dimension.queue == "root") and dialect.top_level:
+                raise ValidationError(
+                    f"{dimension.name}: expected "
+                    + (
+                        f"root.{dimension.setting} ({dialect.title} reads {dimension.setting} "
+                        "only at the top of the file)"
+                        if top
+                        else f"a pool ({dialect.title} has no root pool)"
+                    )
+                )
+            if SETTINGS[dimension.setting].capacity(dimension.component, self.cluster) is not None:
                 self._check_within_cluster(dimension)
+            elif SETTINGS[dimension.setting].is_resource or SETTINGS[dimension.setting].slot:
+                raise ValidationError(
+                    f"{dimension.name}: cluster: required to bound {dimension.setting}, got None"
+                )
         names = [d.name for d in dimensions]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
@@ -83,14 +116,16 @@ class ConfigurationSpace:
                 f"ConfigurationSpace.dimensions: expected unique names, got {', '.join(repeated)} twice"
             )
         object.__setattr__(self, "dimensions", dimensions)
+        object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "_codec", Codec(dimensions))
 
+    @property
+    def dialect(self) -> Dialect:
+        """The allocation-file dialect of `hadoop_version`."""
+        return dialect_of(self.hadoop_version)
+
     def _check_within_cluster(self, dimension: Dimension) -> None:
-        if self.cluster is None:
-            raise ValidationError(
-                f"{dimension.name}: cluster: required to bound a resource setting, got None"
-            )
-        total = self.cluster.memory_mb if dimension.component == "memory" else self.cluster.vcores
+        total = SETTINGS[dimension.setting].capacity(dimension.component, self.cluster)
         if dimension.high > total:
             raise ValidationError(
                 f"{dimension.name}: high: expected at most the cluster's {total:g}, "
@@ -110,34 +145,55 @@ class ConfigurationSpace:
         allocation: EffectiveAllocation,
         cluster: Cluster | None,
         *,
-        settings: Sequence[str] = DEFAULT_SETTINGS,
+        settings: Sequence[str] | None = None,
         queues: Sequence[str] | None = None,
         cover: Sequence[EffectiveAllocation] = (),
+        hadoop_version: int | None = None,
+        keep_flat_weights: bool = False,
     ) -> ConfigurationSpace:
         """The space of `settings` on `queues` with safe default bounds.
 
         Parameters
         ----------
         allocation
-            The configuration in force; its values lie inside the bounds.
+            The configuration in force, resolved for `hadoop_version`; its values lie
+            inside the bounds.
         cluster
-            Resource bounds are fractions of it; may be None only when no resource
-            setting is asked for.
+            Resource and slot bounds are fractions of it; may be None only when no
+            resource or slot setting is asked for.
         settings
-            Hadoop element names, from ``tempo.space.SETTINGS``.
+            Element names of the dialect (`tempo.space.dialect`); None: the
+            dialect's defaults (weights, minimum shares, preemption timeouts).
         queues
             Full queue paths (or unique leaf names) to tune; None tunes every
             non-root queue (settings that only make sense on leaves skip parents).
         cover
             Other allocations whose values the bounds must also include.
+        hadoop_version
+            1, 2 or 3; None: 1 on a slot cluster, else 3.
+        keep_flat_weights
+            Keep the weights of queues whose minimum shares cover the cluster
+            (`tempo.space.flat`); by default they are left out, with a note.
         """
-        for setting in settings:
-            check_choice(setting, SETTINGS, field="ConfigurationSpace.default: settings")
+        version = hadoop_version_for(hadoop_version, cluster=cluster)
+        dialect = dialect_of(version)
+        settings = dialect.defaults if settings is None else tuple(settings)
+        dialect.check_all(settings, "ConfigurationSpace.default: settings")
         names = None if queues is None else [_queue_name(allocation, q) for q in queues]
         dimensions = default_dimensions(
-            allocation, cluster, settings=settings, queues=names, cover=tuple(cover)
+            allocation,
+            cluster,
+            settings=settings,
+            queues=names,
+            cover=tuple(cover),
+            top_level=dialect.top_level,
         )
-        return cls(tuple(dimensions), cluster=cluster)
+        notes: list[str] = []
+        if "weight" in settings and not keep_flat_weights:
+            dimensions, notes = without_flat_weights(
+                dimensions, allocation, cluster, dialect, cover=tuple(cover)
+            )
+        return cls(tuple(dimensions), cluster=cluster, hadoop_version=version, notes=tuple(notes))
 
     @classmethod
     def from_file(
@@ -147,11 +203,16 @@ class ConfigurationSpace:
         cluster: Cluster | None,
         *,
         overrides: Iterable[str] = (),
+        hadoop_version: int | None = None,
     ) -> ConfigurationSpace:
         """The space a TOML space file describes, with CLI-style overrides applied on top."""
         from tempo.space.spec import SpaceSpec
 
-        return SpaceSpec.from_file(path).with_overrides(overrides).build(allocation, cluster)
+        return (
+            SpaceSpec.from_file(path)
+            .with_overrides(overrides)
+            .build(allocation, cluster, hadoop_version=hadoop_version)
+        )
 
     # -- description --------------------------------------------------------------
 
@@ -183,9 +244,34 @@ class ConfigurationSpace:
                 "domain": d.domain,
                 "scale": d.scale,
                 "off": d.off,
+                "choices": d.choices,
             }
             for d in self.dimensions
         ]
+
+    @property
+    def steps(self) -> np.ndarray:
+        """Per coordinate, the normalized move that changes its setting from anywhere, shape (d,).
+
+        Integer settings: one unit at the bottom of the range, the widest a unit
+        step gets (on a log scale steps shrink as values grow; on a linear one they
+        are all equal), so a move this long changes the value wherever it starts.
+        Categorical: ``1 / len(choices)``. Continuous: 0. See `steps_at` for the
+        step at one point.
+        """
+        bottom = self._codec.to_unit(self._codec.low[np.newaxis, :])
+        return self._codec.steps(bottom)[0]
+
+    def steps_at(self, vector: np.ndarray) -> np.ndarray:
+        """Per coordinate, the normalized move from `vector` to the next setting value, shape (d,).
+
+        Integer settings: from the point's value to the next whole value up (down at
+        the top of the range; from off, into the on part of an off band).
+        Categorical: ``1 / len(choices)``. Continuous: 0. Local searches probe at
+        least this far, so that a probe changes the configuration.
+        """
+        units = self._vector(vector, "steps_at: vector", unit=True)
+        return self._codec.steps(units[np.newaxis, :])[0]
 
     # -- values <-> vectors ----------------------------------------------------------
 
@@ -194,7 +280,12 @@ class ConfigurationSpace:
         out = np.empty(len(self.dimensions))
         for i, d in enumerate(self.dimensions):
             queue = allocation.queue(_queue_name(allocation, d.queue))
-            out[i] = SETTINGS[d.setting].current(queue, d.component, self.cluster)
+            value = SETTINGS[d.setting].current(queue, d.component, self.cluster)
+            if d.domain == "categorical" and value not in d.choices:
+                raise ValidationError(
+                    f"{d.name}: expected one of {', '.join(d.choices)}, got {value!r}"
+                )
+            out[i] = d.number(value)
         return out
 
     def encode(
@@ -232,7 +323,10 @@ class ConfigurationSpace:
                 f"encode: configuration: expected the space's {len(expected)} settings in order, "
                 f"got {len(keys)} ({', '.join(f'{q}.{k}' for q, k in keys[:3])}...)"
             )
-        return np.array([float(v) for _, _, v in configuration], dtype=float)
+        return np.array(
+            [d.number(v) for d, (_, _, v) in zip(self.dimensions, configuration, strict=True)],
+            dtype=float,
+        )
 
     def decode(self, vector: np.ndarray) -> Configuration:
         """The setting values a vector stands for (snapped to the nearest valid point)."""
@@ -240,8 +334,10 @@ class ConfigurationSpace:
         values = self._codec.to_values(units[np.newaxis, :])[0]
         entries = []
         for d, value in zip(self.dimensions, values.tolist(), strict=True):
-            if d.is_off(value) or not math.isfinite(value):
-                clean: float | int = d.off_value
+            if d.domain == "categorical":
+                clean: float | int | str = d.choices[int(value)]
+            elif d.is_off(value) or not math.isfinite(value):
+                clean = d.off_value
             elif d.domain == "integer":
                 clean = int(value)
             else:
@@ -370,11 +466,19 @@ class ConfigurationSpace:
         """The document with every dimension that `vector` changes written through ``doc.set``.
 
         Settings whose decoded value equals the document's effective value are not
-        touched, so an unchanged vector returns an identical document.
+        touched, so an unchanged vector returns an identical document. The
+        document's effective values are read for this space's Hadoop version; a
+        dialect's top-level setting on root (Hadoop 1's ``fairSharePreemptionTimeout``)
+        is written at the top of the file.
         """
-        for queue, setting, value in self.changes(document.effective(), vector):
+        effective = document.effective(hadoop_version=self.hadoop_version)
+        top_level = self.dialect.top_level
+        for queue, setting, value in self.changes(effective, vector):
             logger.debug("set %s %s = %s", queue, setting, value)
-            document = document.set(queue, setting, value)
+            if queue == "root" and setting in top_level:
+                document = document.set_default(setting, value)
+            else:
+                document = document.set(queue, setting, value)
         return document
 
     # -- input checks ---------------------------------------------------------------
@@ -398,6 +502,50 @@ class ConfigurationSpace:
             bad = float(array[(array < -1e-9) | (array > 1 + 1e-9)][0])
             raise ValidationError(f"{name}: expected values in [0, 1], got {bad!r}")
         return np.clip(array, 0.0, 1.0) if unit else array
+
+
+def without_flat_weights(
+    dimensions: Sequence[Dimension],
+    allocation: EffectiveAllocation,
+    cluster: Cluster | None,
+    dialect: Dialect,
+    *,
+    cover: Sequence[EffectiveAllocation] = (),
+    keep: Iterable[str] = (),
+) -> tuple[list[Dimension], list[str]]:
+    """`dimensions` less the weights that change nothing anywhere in them, and notes saying so.
+
+    A group of siblings' weights (`tempo.space.flat`) is left out when their minimum
+    shares cover the cluster at the lowest the dimensions let them go, in
+    `allocation` and in every `cover` allocation; weight dimensions named in `keep`
+    (operator's rules) stay. A group whose weights are flat only in `allocation` (the
+    dimensions may lower its minimum shares) keeps them, with a note. Notes are logged.
+    """
+    lowest = {(d.queue, d.key): d.low for d in dimensions if d.setting in _MIN_SHARES}
+    everywhere = flat_weights(allocation, cluster, dialect, lowest)
+    for other in cover:
+        elsewhere = {g.queues for g in flat_weights(other, cluster, dialect, lowest)}
+        everywhere = [g for g in everywhere if g.queues in elsewhere]
+    keep = set(keep)
+    tuned = {d.queue for d in dimensions if d.setting == "weight" and d.name not in keep}
+    dropped = {q for g in everywhere for q in g.queues} & tuned
+    notes = [g.left_out() for g in everywhere if tuned.intersection(g.queues)]
+    gone = {g.queues for g in everywhere}
+    notes += [
+        g.flat_at_start()
+        for g in flat_weights(allocation, cluster, dialect)
+        if g.queues not in gone and tuned.intersection(g.queues)
+    ]
+    kept = [d for d in dimensions if not (d.setting == "weight" and d.queue in dropped)]
+    if dimensions and not kept:
+        raise ValidationError(f"nothing left to tune: {' '.join(notes)}")
+    for note in notes:
+        logger.info("%s", note)
+    return kept, notes
+
+
+#: The settings that hold minimum shares (their dimensions' lows bound `flat_weights`).
+_MIN_SHARES = ("minResources", "minMaps", "minReduces")
 
 
 def _queue_name(allocation: EffectiveAllocation, name: str) -> str:

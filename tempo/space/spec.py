@@ -15,6 +15,12 @@ Grammar (see the README, section "Tunable configuration space")::
 
 An override is ``QUEUE.SETTING[.COMPONENT]=VALUE`` where VALUE is ``LOW:HIGH``,
 ``default`` (tuned with default bounds) or ``fixed`` (not tuned).
+
+Settings are those of the file's dialect (`tempo.space.dialect`): a Hadoop 1 file
+tunes ``minMaps = "0:50%"`` (percentages of the map slots), ``maxRunningJobs``,
+``schedulingMode`` and ``root.fairSharePreemptionTimeout`` (its one top-level
+timeout); a YARN file ``minResources.memory``, ``maxRunningApps``,
+``schedulingPolicy``... Without ``settings`` the dialect's defaults are tuned.
 """
 
 from __future__ import annotations
@@ -33,12 +39,14 @@ from tempo.space.defaults import (
     default_dimension,
     default_dimensions,
     equal_splits,
+    parent_policy,
 )
+from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for
 from tempo.space.dimension import Dimension
 from tempo.space.key_lines import KeyLines
 from tempo.space.rules import Rule, parse_override, string_list, table_rules, toml_table
-from tempo.space.settings import COMPONENTS, DEFAULT_SETTINGS, SETTINGS
-from tempo.space.space import ConfigurationSpace, _queue_name
+from tempo.space.settings import COMPONENTS, SETTINGS
+from tempo.space.space import ConfigurationSpace, _queue_name, without_flat_weights
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
@@ -50,11 +58,12 @@ logger = logging.getLogger(__name__)
 class SpaceSpec:
     """Which settings to tune and within which bounds, before an allocation gives it shape.
 
-    ``settings`` are tuned on ``queues`` (None: every queue they suit) with default
-    bounds; ``rules`` then add, re-bound or remove single queue settings, in order.
+    ``settings`` (None: the dialect's defaults) are tuned on ``queues`` (None: every
+    queue they suit) with default bounds; ``rules`` then add, re-bound or remove
+    single queue settings, in order.
     """
 
-    settings: tuple[str, ...] = DEFAULT_SETTINGS
+    settings: tuple[str, ...] | None = None
     queues: tuple[str, ...] | None = None
     rules: tuple[Rule, ...] = ()
     source: str = "<defaults>"
@@ -96,22 +105,22 @@ class SpaceSpec:
                 raise ValidationError(
                     f"{lines.at(('space', key))}: space.{key}: expected 'settings' or 'queues'"
                 )
-        settings = string_list(
-            space.get("settings", list(DEFAULT_SETTINGS)), ("space", "settings"), lines
-        )
-        for setting in settings:
-            if setting not in SETTINGS:
-                raise ValidationError(
-                    f"{lines.at(('space', 'settings'))}: space.settings: expected names from "
-                    f"{', '.join(SETTINGS)}, got {setting!r}"
-                )
+        settings = None
+        if "settings" in space:
+            settings = string_list(space["settings"], ("space", "settings"), lines)
+            for setting in settings:
+                if setting not in SETTINGS:
+                    raise ValidationError(
+                        f"{lines.at(('space', 'settings'))}: space.settings: expected names from "
+                        f"{', '.join(SETTINGS)}, got {setting!r}"
+                    )
         queues = space.get("queues")
         rules: list[Rule] = []
         for queue, entries in toml_table(data.get("queue", {}), ("queue",), lines).items():
             for key, value in toml_table(entries, ("queue", queue), lines).items():
                 rules.extend(table_rules(queue, key, value, lines))
         return cls(
-            settings=tuple(settings),
+            settings=None if settings is None else tuple(settings),
             queues=None
             if queues is None
             else tuple(string_list(queues, ("space", "queues"), lines)),
@@ -127,26 +136,56 @@ class SpaceSpec:
             )
         return replace(self, rules=self.rules + tuple(parse_override(o) for o in overrides))
 
-    def build(self, allocation: EffectiveAllocation, cluster: Cluster | None) -> ConfigurationSpace:
-        """The configuration space for this allocation and cluster."""
+    def build(
+        self,
+        allocation: EffectiveAllocation,
+        cluster: Cluster | None,
+        *,
+        hadoop_version: int | None = None,
+    ) -> ConfigurationSpace:
+        """The configuration space for this allocation and cluster.
+
+        `allocation` is resolved for `hadoop_version` (None: 1 on a slot cluster,
+        else 3), whose dialect every setting must be in. Weights of queues whose
+        minimum shares cover the cluster are left out of the default dimensions,
+        with a note (`ConfigurationSpace.notes`); a rule naming one tunes it anyway.
+        """
+        version = hadoop_version_for(hadoop_version, cluster=cluster)
+        dialect = dialect_of(version)
+        settings = dialect.defaults if self.settings is None else self.settings
+        dialect.check_all(settings, f"{self.source}: space.settings")
+        for rule in self.rules:
+            dialect.check(rule.setting, f"{rule.source}: {rule.name}")
         try:
             queues = (
                 None if self.queues is None else [_queue_name(allocation, q) for q in self.queues]
             )
         except ValidationError as error:
             raise ValidationError(f"{self.source}: space.{error}") from error
-        dimensions = {
-            (d.queue, d.key): d
-            for d in default_dimensions(
-                allocation, cluster, settings=self.settings, queues=queues, cover=()
-            )
-        }
+        defaults = default_dimensions(
+            allocation,
+            cluster,
+            settings=settings,
+            queues=queues,
+            cover=(),
+            top_level=dialect.top_level,
+        )
+        dimensions = {(d.queue, d.key): d for d in defaults}
         splits = equal_splits(allocation)
         for rule in self.rules:
             try:
-                _apply_rule(rule, dimensions, allocation, cluster, splits)
+                _apply_rule(rule, dimensions, allocation, cluster, splits, dialect)
             except ValidationError as error:
                 raise ValidationError(f"{rule.source}: {error}") from error
+        named = {
+            f"{_queue_name(allocation, rule.queue)}.weight"
+            for rule in self.rules
+            if rule.tune and rule.setting == "weight"
+        }
+        kept, notes = without_flat_weights(
+            list(dimensions.values()), allocation, cluster, dialect, keep=named
+        )
+        dimensions = {(d.queue, d.key): d for d in kept}
         order = {q.name: i for i, q in enumerate(allocation.queues())}
         settings = list(SETTINGS)
         ranked = sorted(
@@ -157,7 +196,14 @@ class SpaceSpec:
                 COMPONENTS.index(d.component) if d.component else 0,
             ),
         )
-        space = ConfigurationSpace(tuple(ranked), cluster=cluster)
+        if not ranked:
+            raise ValidationError(
+                f"{self.source}: expected at least one setting to tune, got none"
+                + (f" ({' '.join(notes)})" if notes else "")
+            )
+        space = ConfigurationSpace(
+            tuple(ranked), cluster=cluster, hadoop_version=version, notes=tuple(notes)
+        )
         for d, value in zip(space.dimensions, space.values(allocation), strict=True):
             if not d.contains(value):
                 logger.warning(
@@ -172,10 +218,21 @@ def _apply_rule(
     allocation: EffectiveAllocation,
     cluster: Cluster | None,
     splits: dict[str, float],
+    dialect: Dialect,
 ) -> None:
     """Add, re-bound or remove the dimensions a rule names (in place)."""
     queue = allocation.queue(_queue_name(allocation, rule.queue))
     spec = SETTINGS[rule.setting]
+    if dialect.top_level and (queue.name == "root") != (rule.setting in dialect.top_level):
+        raise ValidationError(
+            f"{rule.name}: expected "
+            + (
+                f"root.{rule.setting} ({dialect.title} reads {rule.setting} only at the top "
+                "of the file)"
+                if rule.setting in dialect.top_level
+                else f"a pool ({dialect.title} has no root pool)"
+            )
+        )
     if spec.is_resource:
         if rule.component is not None:
             components: tuple[str | None, ...] = (rule.component,)
@@ -202,10 +259,17 @@ def _apply_rule(
             values=[current],
             cluster=cluster,
             split=splits[queue.name],
+            parent_policy=parent_policy(allocation, queue.name),
         )
-        total = None
-        if spec.is_resource and cluster is not None:
-            total = cluster.memory_mb if component == "memory" else cluster.vcores
+        if spec.is_categorical:
+            if rule.low is not None or rule.high is not None or rule.scale or rule.off:
+                raise ValidationError(
+                    f"{rule.name}: expected true, false, default or fixed ({rule.setting} takes "
+                    f"one of {', '.join(default.choices)}; it has no bounds)"
+                )
+            dimensions[(queue.name, default.key)] = default
+            continue
+        total = spec.capacity(component, cluster)
         integer = spec.domain == "integer"
         low = rule.low.resolve(total, integer=integer, upper=False) if rule.low else None
         high = rule.high.resolve(total, integer=integer, upper=True) if rule.high else None

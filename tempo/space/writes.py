@@ -3,9 +3,11 @@
 Only settings whose value differs from the allocation's effective value are written.
 "No limit" needs care because the allocation file cannot always say it: a removed
 ``maxRunningApps`` or ``maxResources`` element falls back to ``queueMaxAppsDefault``
-or ``queueMaxResourcesDefault`` when the file sets one. In that case tempo writes
+or ``queueMaxResourcesDefault`` when the file sets one (Hadoop 1: a removed
+``maxRunningJobs`` falls back to ``poolMaxJobsDefault``). In that case tempo writes
 Java's ``Integer.MAX_VALUE`` apps, or the cluster's size, which Hadoop treats as
-no limit; otherwise it removes the element (value ``None``).
+no limit; otherwise it removes the element (value ``None``). Hadoop 1 has no
+default for ``maxMaps``/``maxReduces``: no limit removes them.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ def setting_writes(
     """The ``(queue, setting, value)`` triples for ``AllocationDocument.set``, in dimension order.
 
     Values are Hadoop units: numbers (``math.inf`` for a timeout that never fires,
-    -1 for a disabled ``maxAMShare``), `Resources` for resource settings (a component
-    the space does not tune keeps its effective value), or ``None`` to remove an
-    element so that "no limit" applies.
+    -1 for a disabled ``maxAMShare``), policy names, `Resources` for resource
+    settings (a component the space does not tune keeps its effective value), or
+    ``None`` to remove an element so that "no limit" applies.
     """
     writes: dict[tuple[str, str], Any] = {}
     components: dict[tuple[str, str], dict[str, float]] = {}
@@ -50,8 +52,10 @@ def setting_writes(
         vcores = changed.get("vcores", SETTINGS[setting].current(queue, "vcores", cluster))
         writes[(queue_name, setting)] = _resources(allocation, cluster, memory, vcores)
     for key, value in writes.items():
-        if key[1] == "maxRunningApps" and math.isinf(value):
+        if key[1] in ("maxRunningApps", "maxRunningJobs") and math.isinf(value):
             writes[key] = None if allocation.defaults.max_running_apps is None else JAVA_INT_MAX
+        elif key[1] in ("maxMaps", "maxReduces") and math.isinf(value):
+            writes[key] = None
     return tuple((queue, setting, value) for (queue, setting), value in writes.items())
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tempo.space import OFF_BAND, SETTINGS, Configuration, ConfigurationSpace, Dimension
+from tempo.space import OFF_BAND, SETTINGS, YARN, Configuration, ConfigurationSpace, Dimension
 from whatif import (
     Cluster,
     EffectiveAllocation,
@@ -63,8 +63,8 @@ def nested() -> EffectiveAllocation:
 
 
 def full_space() -> ConfigurationSpace:
-    """Every setting on the two-queue tree, vcores included."""
-    space = ConfigurationSpace.default(two_queue(), CLUSTER, settings=tuple(SETTINGS))
+    """Every YARN setting on the two-queue tree, vcores included."""
+    space = ConfigurationSpace.default(two_queue(), CLUSTER, settings=YARN.settings)
     extra = [
         Dimension("root.prod", "minResources", "vcores", 0, 50, "integer", "linear"),
         Dimension("root.prod", "maxResources", "vcores", 50, 100, "integer", "linear", "high"),
@@ -302,7 +302,7 @@ def test_sample_gives_valid_points_inside_the_radius_reproducibly():
             r"center and radius: expected both",
         ),
         (
-            lambda: SPACE.project(np.zeros(D), center=np.zeros(D), radius=-0.1),
+            lambda: SPACE.project(np.zeros(D), center=SPACE.project(np.zeros(D)), radius=-0.1),
             r"radius: expected a value in \[0.0, inf\], got -0.1",
         ),
         (
@@ -501,6 +501,7 @@ def test_to_records_describes_dimensions_and_configurations():
         "domain": "continuous",
         "scale": "log",
         "off": "none",
+        "choices": (),
     }
     assert SPACE.decode(SPACE.encode(two_queue())).to_records()[0] == {
         "queue": "root.prod",
@@ -578,7 +579,7 @@ def test_apply_writes_only_the_tuned_elements_of_a_real_file():
     """Applying a vector to a real file changes only the moved settings, which re-parse as decoded."""
     document = AllocationDocument.from_file(DOC_EXAMPLE)
     cluster = Cluster.parse("memory-mb=204800,vcores=200")
-    space = ConfigurationSpace.default(document.effective(), cluster, settings=tuple(SETTINGS))
+    space = ConfigurationSpace.default(document.effective(), cluster, settings=YARN.settings)
     center = space.encode(document.effective())
     vector = space.sample(np.random.default_rng(3), 1, center=center, radius=0.2)[0]
     vector[space.index("root.sample_queue.maxResources.memory")] = 1.0
