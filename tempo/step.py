@@ -27,6 +27,7 @@ from whatif.allocation import AllocationDocument
 from whatif.cluster import Cluster
 from whatif.executors import Executor
 from whatif.metrics import full_path
+from whatif.predictor import SchedulerSettings
 from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
@@ -52,6 +53,9 @@ class PALDStepper:
     iterations : int
         PALD batches per window: the step's search budget is ``iterations * batch_size``
         predictions (probes need a batch, the line along the direction another).
+    settings : SchedulerSettings, optional
+        The cluster's yarn-site knobs the predictions model (preemption...); Hadoop's
+        defaults when None.
     executor : Executor, optional
         Where the What-if Model runs (in this process by default).
     engine : {"numba", "reference"}
@@ -71,6 +75,7 @@ class PALDStepper:
         replicates: int = 1,
         batch_size: int = 8,
         iterations: int = 4,
+        settings: SchedulerSettings | None = None,
         executor: Executor | None = None,
         engine: str = "numba",
         seed: int = 0,
@@ -83,6 +88,7 @@ class PALDStepper:
         self.replicates = replicates
         self.batch_size = batch_size
         self.iterations = iterations
+        self.settings = settings
         self.executor = executor
         self.engine = engine
         self.seed = seed
@@ -108,6 +114,7 @@ class PALDStepper:
             radius=self.radius,
             iterations=self.iterations,
             batch_size=self.batch_size,
+            settings=self.settings,
             replicates=self.replicates,
             executor=self.executor,
             engine=self.engine,

@@ -4,9 +4,12 @@ With RM addresses, the loop observes the cluster through `tempo.rm.RMClient`, st
 with `tempo.step.PALDStepper` and applies through `tempo.apply.apply_configuration`
 (atomic write, numbered backups, reload, confirmation through the scheduler
 endpoint, restore on failure). Without, `tune` starts `tempo.rm.emulator.EmulatedRM`
-in this process, replaying the bundled two-tenant trace under a COPY of the
-expert configuration (the shipped file is never touched), and runs a few
-iterations against it: the quickest way to see the loop work.
+in this process, replaying the bundled contended sample (a deadline and a
+best-effort tenant on 40 containers) under a COPY of its expert configuration (the
+shipped file is never touched), and runs a few iterations against it: the quickest
+way to see the loop work. The emulated cluster's "real" schedule is the predictor's
+with task failures, stragglers and jitter (`DEMO_NOISE`) on another seed than the
+tuner's, so the loop meets prediction error as it would on a real cluster.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from tempo.step import PALDStepper
 from tempo.templates import QSTemplate, check_queues, load_templates
 from whatif.allocation import AllocationDocument
 from whatif.cluster import Cluster
-from whatif.predictor import predict
+from whatif.predictor import NoiseModel, SchedulerSettings, predict
 from whatif.readers import read_trace
 from whatif.trace import Trace
 
@@ -40,13 +43,16 @@ logger = logging.getLogger(__name__)
 #: The repository root, where the bundled sample data lives (an editable install).
 REPO = Path(__file__).resolve().parents[1]
 
-#: The sample `tune` runs on without ``--rm``.
-DEMO_TRACE = REPO / "traces" / "two-tenant"
-DEMO_CONFIG = REPO / "configs" / "two-tenant-expert.xml"
-DEMO_TEMPLATES = REPO / "templates" / "two-tenant"
-#: Smaller than the 100 nodes the expert file was written for: on 100 the sample never
-#: contends for resources and no tunable setting changes any QS.
-DEMO_CLUSTER = "nodes=24,memory-mb=8192,vcores=8"
+#: The sample `tune` runs on without ``--rm``: contended, with an expert file that
+#: over-provisions the deadline tenant (benchmarks/scenarios.py, ``slo-yarn``).
+DEMO_TRACE = REPO / "traces" / "contended"
+DEMO_CONFIG = REPO / "configs" / "contended-expert.xml"
+DEMO_TEMPLATES = REPO / "templates" / "contended"
+DEMO_CLUSTER = "nodes=5,memory-mb=8192,vcores=8"
+#: What makes the emulated cluster's runs differ from predictions.
+DEMO_NOISE = NoiseModel(
+    failure_probability=0.02, straggler_probability=0.03, straggler_factor=3.0, jitter_cv=0.2
+)
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,9 @@ class TuneSettings:
 
     With no ``rm_urls`` the emulated RM replays the bundled sample; ``speed`` is its
     trace seconds per wall second, and unset paths default to the sample's.
+    ``preemption`` is ``yarn.scheduler.fair.preemption`` of the cluster the predictions
+    model; None: on for the emulated RM (its yarn-site enables it), Hadoop's default
+    (off) for a live one.
     """
 
     rm_urls: tuple[str, ...] = ()
@@ -78,6 +87,7 @@ class TuneSettings:
     tolerance: Tolerance = Tolerance()
     min_improvement: float = 0.01
     replicates: int = 1
+    preemption: bool | None = None
     engine: str = "numba"
     seed: int = 0
     speed: float = 600.0
@@ -184,11 +194,19 @@ def expert_deadlines(
 ) -> dict[str, float]:
     """Deadlines as in the paper's experiment 8.2.1: each job's response time under `config`.
 
-    Only for queues whose templates name a deadline metric; keyed by job name.
+    Only for queues whose templates name a deadline metric that reads the trace's
+    deadlines (``deadline=auto`` or ``column``); keyed by job name.
     """
     queues = {
-        t.queue for t in templates if any(m.name in ("QS_DL", "QS_ATTAIN") for m in t.metrics)
+        t.queue
+        for t in templates
+        if any(
+            m.name in ("QS_DL", "QS_ATTAIN") and str(m.param("deadline")) in ("auto", "column")
+            for m in t.metrics
+        )
     }
+    if not queues:  # every deadline is stated in the templates (deadline=+1h, 18:00...)
+        return {}
     allocation = AllocationDocument.from_file(config).effective()
     schedule = predict(trace.workload, allocation, cluster, engine=engine)
     jobs = schedule.jobs.merge(trace.workload.jobs[["job_id", "name"]], on="job_id")
@@ -282,6 +300,8 @@ def tune(
         cluster_spec = settings.cluster
         journal_path = Path(settings.journal_path or default_journal_path())
     cluster = Cluster.parse(cluster_spec)
+    preemption = emulated if settings.preemption is None else settings.preemption
+    scheduler = SchedulerSettings(preemption=preemption)
     templates = load_templates(templates_path)
     document = AllocationDocument.from_file(config)
     check_queues(templates, [q.name for q in document.effective().queues()])
@@ -294,7 +314,15 @@ def tune(
         deadlines = expert_deadlines(trace, source, cluster, templates, engine=settings.engine)
         paused = PausedClock()
         rm = EmulatedRM(
-            trace, config, cluster, speed=settings.speed, engine=settings.engine, clock=paused
+            trace,
+            config,
+            cluster,
+            speed=settings.speed,
+            settings=scheduler,
+            engine=settings.engine,
+            clock=paused,
+            noise=DEMO_NOISE,
+            seed=settings.seed + 1,
         )
         url = rm.start()
         urls, history_url, options = (url,), url, TransportOptions()
@@ -328,6 +356,7 @@ def tune(
         space_path=space_path,
         radius=settings.radius,
         replicates=settings.replicates,
+        settings=scheduler,
         engine=settings.engine,
         seed=settings.seed,
     )

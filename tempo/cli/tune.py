@@ -73,7 +73,7 @@ def render(report: IterationReport) -> str:
 
 
 def _started(run: TuneRun) -> None:
-    where = "the emulated RM (bundled two-tenant sample)" if run.emulated else "the cluster"
+    where = "the emulated RM (bundled contended sample)" if run.emulated else "the cluster"
     click.echo(f"tuning {run.config_path} on {where}; journal {run.journal_path}")
     click.echo(f"{run.resumed}\n")
 
@@ -171,6 +171,12 @@ def _started(run: TuneRun) -> None:
     help="Smallest predicted relative improvement worth a change [default: 0.01; 0 (any gain) with the emulated RM].",
 )
 @click.option(
+    "--preemption/--no-preemption",
+    default=None,
+    help="Whether the cluster runs yarn.scheduler.fair.preemption, as the predictions "
+    "model it [default: on with the emulated RM, off (Hadoop's default) with --rm].",
+)
+@click.option(
     "--engine",
     type=click.Choice(["numba", "reference"]),
     default=None,
@@ -201,13 +207,14 @@ def tune(
     kerberos: bool,
     tolerance: float,
     min_gain: float | None,
+    preemption: bool | None,
     engine: str | None,
     work_dir: Path | None,
 ) -> None:
     """Tune the Fair Scheduler in a closed loop: observe, roll back or step, apply.
 
     Without --rm, runs a few iterations against an emulated RM replaying the
-    bundled two-tenant sample (a copy of its configuration is tuned).
+    bundled contended sample (a copy of its configuration is tuned).
     """
     emulated = not rm_urls
     settings = TuneSettings(
@@ -229,6 +236,7 @@ def tune(
         kerberos=kerberos,
         tolerance=Tolerance(relative=tolerance),
         min_improvement=min_gain if min_gain is not None else (0.0 if emulated else 0.01),
+        preemption=preemption,
         engine=engine or ("reference" if emulated else "numba"),
         work_dir=work_dir,
     )

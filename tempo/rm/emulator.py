@@ -49,7 +49,7 @@ from whatif.allocation import AllocationDocument, Resources, validate
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError, WhatifError
 from whatif.fairshare import fair_shares
-from whatif.predictor import SchedulerSettings, Simulation
+from whatif.predictor import NoiseModel, SchedulerSettings, Simulation
 from whatif.trace import Trace
 from whatif.workload import Workload
 
@@ -130,6 +130,11 @@ class EmulatedRM:
         seconds, `EPOCH_BASE_S` for traces in relative time.
     host, port : str, int
         Where to listen; port 0 picks a free one.
+    noise : NoiseModel, optional
+        Task failures, stragglers and duration jitter of the "real" cluster, so that a
+        tuner facing the emulated RM meets prediction error as on a real one.
+    seed : int
+        Seed of `noise` (use another than the tuner's predictions).
 
     Raises
     ------
@@ -155,6 +160,8 @@ class EmulatedRM:
         epoch_offset_s: float | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        noise: NoiseModel | None = None,
+        seed: int = 0,
     ) -> None:
         if not isinstance(trace, Trace):
             raise ValidationError(
@@ -197,7 +204,13 @@ class EmulatedRM:
         document = self._parse(data)  # raises: a real RM does not start on a bad file
         allocation = document.effective(hadoop_version=hadoop_version)
         self._simulation = Simulation(
-            self.workload, allocation, self.cluster, settings=settings, engine=engine
+            self.workload,
+            allocation,
+            self.cluster,
+            settings=settings,
+            engine=engine,
+            seed=seed,
+            noise=noise,
         )
         # Advance and inspect once here, so that a cold numba cache compiles the kernel
         # (about a minute on a small machine) before serving, not during a request.
