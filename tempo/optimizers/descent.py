@@ -19,17 +19,29 @@ iterate ``x``:
    current one; otherwise ``w`` halves (the gradient misled at that scale) and a new
    probe batch is fitted.
 
-Every batch's best point is taken when it beats the iterate, whatever its role. A
-start ends when ``w`` has doubled to the radius on a plateau or halved below
-``min_width``; the next start is the best point known (when it is not the iterate
-just abandoned), else a point drawn uniformly in the risk radius, and the run goes on
-until the budget is spent: it never ends with budget left while it could still look.
+Every batch's best point is taken when it beats the iterate, whatever its role.
 
-Departures from the paper's fixed schedule ``alpha_t = a t^(-1/2)``, width
-``t^(-1/3)``: plateaus make the fixed schedule stall (every probe of the first batch
+Where it starts (``screen``, on by default): the first batch is the configuration in
+force plus points uniform in the risk radius, and the descent starts from the best of
+them. A scheduler's response is not only flat in places but has several basins: an
+expert file that over-provisions a tenant is often a local optimum (lowering that
+tenant's minimum share a little makes things worse, lowering it a lot makes them much
+better), and no local probe finds the other basin.
+
+A start ends when ``w`` has doubled to the radius on a plateau, halved below ``tol``,
+or ``patience`` line searches in a row found nothing better (a local optimum at every
+scale probed). The next start is the best point evaluated that has not been a start,
+when it beats the iterate; otherwise a new screening batch (without screening: a
+queued or fresh point in the radius). The run goes on until the budget is spent: it
+never ends with budget left while it could still look.
+
+Departures from the paper, and why: the paper's fixed schedule ``alpha_t = a
+t^(-1/2)``, width ``t^(-1/3)``, stalls on plateaus (every probe of the first batch
 scores the same, the gradient is zero and the run ends), so the width adapts to the
-response and the step length is searched along the direction. The paper's LOESS
-gradients, weight LP and closed-form rho (PALD) are kept for the direction.
+response and the step length is searched along the direction; the paper descends
+from the configuration in force alone, which stays in its basin, so the radius is
+screened first. The paper's LOESS gradients, weight LP and closed-form rho (PALD) are
+kept for the direction, and ``screen=False`` gives the paper's local descent.
 """
 
 from __future__ import annotations
@@ -39,7 +51,7 @@ from abc import abstractmethod
 
 import numpy as np
 
-from tempo.optimizers._params import Interval
+from tempo.optimizers._params import Interval, Predicate
 from tempo.optimizers.base import Batch, Optimizer, sample_in_radius
 from tempo.optimizers.loess import LocalFit, local_linear_fit
 from tempo.optimizers.problem import Evaluation
@@ -59,13 +71,20 @@ class LocalDescent(Optimizer):
 
     Parameters
     ----------
-    batch_size : points per batch (probes, or points along the line).
+    batch_size : points per batch (screening points, probes, or points along the line).
     n_starts : starting points drawn in the radius up front (the first is the
-        configuration in force); more follow whenever a start ends with budget left.
+        configuration in force, or the best screened point); more follow whenever a
+        start ends with budget left.
     width : initial per-coordinate probe width (normalized units).
     bandwidth : LOESS kernel width, in units of the probe width.
     ridge : LOESS ridge term (relative to unit total kernel weight).
     tol : a start ends when the probe width falls below this (normalized units).
+    patience : a start ends after this many line searches in a row that found nothing
+        better (a local optimum at every scale probed).
+    screen : the first batch is the configuration in force and points uniform in the
+        risk radius, and the descent starts from the best of them; a start that ends
+        with no better point left untried screens a new batch. False: the paper's
+        descent from the configuration in force alone.
     """
 
     _parameter_constraints = {
@@ -75,6 +94,8 @@ class LocalDescent(Optimizer):
         "bandwidth": Interval(float, 0, None, "neither"),
         "ridge": Interval(float, 0),
         "tol": Interval(float, 0),
+        "patience": Interval(int, 1),
+        "screen": Predicate(lambda v: isinstance(v, bool), "True or False"),
     }
 
     def __init__(
@@ -86,6 +107,8 @@ class LocalDescent(Optimizer):
         bandwidth: float = 2.0,
         ridge: float = 1e-6,
         tol: float = 1e-3,
+        patience: int = 2,
+        screen: bool = True,
     ) -> None:
         self.batch_size = batch_size
         self.n_starts = n_starts
@@ -93,6 +116,8 @@ class LocalDescent(Optimizer):
         self.bandwidth = bandwidth
         self.ridge = ridge
         self.tol = tol
+        self.patience = patience
+        self.screen = screen
 
     # ---- start points ------------------------------------------------------------
     def _initialize(self) -> None:
@@ -103,26 +128,45 @@ class LocalDescent(Optimizer):
         self._starts_used: list[np.ndarray] = []
         self.start_index_ = -1
         self._begin_start(problem.start)
+        if self.screen:
+            self.phase_ = "screen"
 
-    def _begin_start(self, point: np.ndarray) -> None:
+    def _begin_start(self, point: np.ndarray, merit: np.ndarray | None = None) -> None:
         self.start_index_ += 1
         self.x_ = np.asarray(point, dtype=float).copy()
-        self.merit_x_: np.ndarray | None = None  # unknown until x_ is evaluated
+        self.merit_x_: np.ndarray | None = merit  # None: unknown until x_ is evaluated
+        if merit is not None:
+            self._starts_used.append(self.x_.copy())
         self.width_ = self.width
         self.t_ = 1
         self.phase_ = "probe"
         self.direction_: np.ndarray | None = None
-        self._flat_widths = 0
+        self._failed_lines = 0
 
     def _next_start(self) -> None:
-        """Go on from the best point known, else a queued or fresh point in the radius."""
+        """Go on from the best point known not yet started from, else screen a new batch
+        (or take a queued or fresh point in the radius)."""
         X, mean, _ = self.evaluated()
         merits = self._merits(mean)
-        best = int(self._argbest(merits))
-        if not np.array_equal(X[best], self.x_) and not self._started_from(X[best]):
-            point = X[best]
-        elif self._queued:
+        untried = [
+            i
+            for i in range(len(X))
+            if not self._started_from(X[i]) and not np.array_equal(X[i], self.x_)
+        ]
+        if untried:
+            i = min(untried, key=lambda j: tuple(merits[j]))
+            # Without screening any untried point is a start; with it, only a better one.
+            if not self.screen or self._better(merits[i], self.merit_x_):
+                logger.info("%s: start %d ends; next from the best untried point", self.name, self.start_index_)
+                self._begin_start(X[i], merits[i])
+                return
+        if self._queued:
             point = self.start_points_[self._queued.pop(0)]
+        elif self.screen:
+            logger.info("%s: start %d ends; screening the radius", self.name, self.start_index_)
+            self.start_index_ += 1
+            self.phase_ = "screen"
+            return
         else:
             point = sample_in_radius(self.problem_, self.rng_, 1)[0]
         logger.info("%s: start %d ends; next from %s", self.name, self.start_index_, point)
@@ -134,6 +178,12 @@ class LocalDescent(Optimizer):
     # ---- asking --------------------------------------------------------------------
     def _ask(self, n_max: int) -> Batch:
         m = max(1, min(self.batch_size, n_max))
+        if self.phase_ == "screen":
+            first = self.n_batches_ == 0
+            sample = sample_in_radius(self.problem_, self.rng_, m - 1 if first else m)
+            points = np.vstack([self.x_[None, :], sample]) if first else sample
+            roles = (("iterate",) if first else ()) + ("screen",) * len(sample)
+            return Batch(points=points, roles=roles)
         if self.merit_x_ is None:
             self._starts_used.append(self.x_.copy())
             probes = self._probes(m - 1)
@@ -179,6 +229,12 @@ class LocalDescent(Optimizer):
     # ---- telling -------------------------------------------------------------------
     def _tell(self, X: np.ndarray, evaluation: Evaluation) -> None:
         merits = self._merits(evaluation.mean)
+        if self.phase_ == "screen":  # start from the best screened point
+            best = int(self._argbest(merits))
+            start = self.start_index_ - 1
+            self.start_index_ = start
+            self._begin_start(X[best], merits[best])
+            return
         if self.merit_x_ is None:  # the batch began with the iterate itself
             self.merit_x_ = merits[0]
         was_line = self.phase_ == "line"
@@ -190,12 +246,14 @@ class LocalDescent(Optimizer):
             self.x_ = X[best].copy()
             self.merit_x_ = merits[best]
             self.t_ += 1
+            self._failed_lines = 0
         if flat:
             self._widen()
             return
         if was_line and not moved:
             self.width_ /= 2.0
-            if self.width_ < self.tol:
+            self._failed_lines += 1
+            if self.width_ < self.tol or self._failed_lines >= self.patience:
                 self._next_start()
                 return
         self._fit_direction()
@@ -229,6 +287,12 @@ class LocalDescent(Optimizer):
             self.phase_ = "line"
             return
         self._widen()
+
+    def best_point(self) -> np.ndarray:
+        """The best point evaluated so far by this optimizer's own merit (the iterate may
+        have moved on to another start)."""
+        X, mean, _ = self.evaluated()
+        return X[self._argbest(self._merits(mean))].copy()
 
     # ---- comparing points ------------------------------------------------------------
     def _merits(self, mean: np.ndarray) -> np.ndarray:

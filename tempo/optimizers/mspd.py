@@ -44,6 +44,8 @@ class MSPD(LocalDescent):
         bandwidth: float = 2.0,
         ridge: float = 1e-6,
         tol: float = 1e-3,
+        patience: int = 2,
+        screen: bool = True,
         objective: int | None = None,
         dual_step: float = 1.0,
     ) -> None:
@@ -54,6 +56,8 @@ class MSPD(LocalDescent):
             bandwidth=bandwidth,
             ridge=ridge,
             tol=tol,
+            patience=patience,
+            screen=screen,
         )
         self.objective = objective
         self.dual_step = dual_step

@@ -65,6 +65,8 @@ class PALD(LocalDescent):
         bandwidth: float = 2.0,
         ridge: float = 1e-6,
         tol: float = 1e-3,
+        patience: int = 2,
+        screen: bool = True,
         epsilon: float = np.inf,
         min_shared_rate: float = 0.25,
         rho_bounds: tuple[float, float] = (-9.0, 0.9),
@@ -76,6 +78,8 @@ class PALD(LocalDescent):
             bandwidth=bandwidth,
             ridge=ridge,
             tol=tol,
+            patience=patience,
+            screen=screen,
         )
         self.epsilon = epsilon
         self.min_shared_rate = min_shared_rate

@@ -39,7 +39,7 @@ def test_scalar_descends_the_weighted_sum():
 def test_mspd_raises_the_multiplier_of_a_violated_constraint():
     """MSPD optimizes the OPTIMIZE QS; a violated constraint's multiplier grows each fit."""
     problem = two_centres_problem(dim=2, start=0.9)  # f1 = 0.98 > 0.5
-    optimizer = MSPD(dual_step=0.5)
+    optimizer = MSPD(dual_step=0.5, screen=False)
     optimizer.setup(problem, budget=40, seed=0)
     assert optimizer.primary_ == 1
     X = optimizer.ask()
@@ -59,14 +59,17 @@ def test_mspd_keeps_other_objectives_at_their_starting_level():
         thresholds=[np.inf, np.inf],
         start=[0.2, 0.8],
     )
-    optimizer = MSPD(objective=0)
-    result = optimizer.run(problem, budget=160, seed=0)
-    np.testing.assert_allclose(optimizer.limits_, [0.36, 0.36], atol=0.01)
+    found = []
+    for seed in range(4):
+        optimizer = MSPD(objective=0)
+        result = optimizer.run(problem, budget=160, seed=seed)
+        np.testing.assert_allclose(optimizer.limits_, [0.36, 0.36], atol=0.01)
+        assert result.evaluations == 160
+        found.append(problem.evaluate(optimizer.best_point()[None, :]).mean[0])
+    f0, f1 = np.array(found).T
     # Optimum: on the segment a-b at distance 0.6 from b, f1 = (0.6 sqrt(2) - 0.6)^2 = 0.062.
-    f0, f1 = problem.evaluate(optimizer.x_[None, :]).mean[0]
-    assert f0 < 0.08
-    assert f1 < 0.36 + 0.02
-    assert result.evaluations == 160
+    assert np.median(f0) < 0.11 and f0.max() < 0.15
+    assert (f1 < 0.36 + 0.02).all()
 
 
 def test_mspd_rejects_an_objective_index_out_of_range():

@@ -20,18 +20,18 @@ def _segment(start: float) -> Problem:
 def test_pald_meets_both_thresholds_where_scalarization_does_not():
     """On the line from (5, 5) to (0, 7) with r = (6, 6), SCALAR's descent ends at the paper's
     (0, 7), breaking f2 <= 6, while PALD's iterate settles on the constraint f2 = 6."""
-    scalar, pald = Scalar(), PALD()
+    scalar, pald = Scalar(screen=False), PALD(screen=False)
     scalar.run(_segment(0.0), budget=80, seed=0)
     result = pald.run(_segment(0.0), budget=80, seed=0)
-    np.testing.assert_allclose(scalar.x_, [1.0])
-    assert pald.x_[0] == pytest.approx(0.5, abs=0.01)
+    np.testing.assert_allclose(scalar.best_point(), [1.0])
+    assert pald.best_point()[0] == pytest.approx(0.5, abs=0.01)
     assert result.feasible
     assert result.mean[1] <= 6.0 and result.mean[0] < 2.6
 
 
 def test_pald_recovers_feasibility_from_the_wrong_point():
     """Started at (0, 7), which breaks f2 <= 6, PALD returns a point meeting both thresholds."""
-    result = PALD().run(_segment(1.0), budget=40, seed=0)
+    result = PALD(screen=False).run(_segment(1.0), budget=40, seed=0)
     assert result.feasible
     assert result.mean[1] <= 6.0
     assert result.mean[0] < 3.0
@@ -40,7 +40,7 @@ def test_pald_recovers_feasibility_from_the_wrong_point():
 def test_pald_reaches_the_constrained_pareto_point():
     """min |x - b|^2 s.t. |x - a|^2 <= 0.5 from an infeasible start: feasible, near optimal."""
     problem = two_centres_problem(dim=3, start=0.9)
-    result = PALD().run(problem, budget=120, seed=0)
+    result = PALD(screen=False).run(problem, budget=120, seed=0)
     # The optimum lies on the segment a-b where |x - a|^2 = 0.5: f2 = (sqrt(1.08) - sqrt(0.5))^2.
     optimum = (np.sqrt(3 * 0.6**2) - np.sqrt(0.5)) ** 2
     assert result.feasible
@@ -118,15 +118,38 @@ def test_pald_widens_its_probes_off_a_plateau():
     are 0.125 away); PALD widens them until the response changes and walks down to the
     bottom step (f = 0 within 0.25 of 0.8)."""
     for seed in range(5):
-        result = PALD().run(_single(Plateaus(), start=0.175), budget=80, seed=seed)
+        result = PALD(screen=False).run(_single(Plateaus(), start=0.175), budget=80, seed=seed)
         assert result.start_mean[0] == 4.0
         assert result.mean[0] == 0.0
     assert (result.history["mean:f0"].iloc[:8] == 4.0).all()  # the first batch is flat
 
 
+class Trap:
+    """A local minimum (0.3) at the start 0.9 and the global one (0) around 0.2."""
+
+    def __call__(self, X: np.ndarray) -> Evaluation:
+        X = np.atleast_2d(X)
+        near = 0.3 + ((X - 0.9) ** 2).sum(axis=1)
+        far = 4 * ((X - 0.2) ** 2).sum(axis=1)
+        mean = np.minimum(near, far)[:, None]
+        return Evaluation(mean, np.zeros_like(mean))
+
+
+def test_screening_escapes_the_local_optimum_of_the_configuration_in_force():
+    """From a local optimum the paper's descent must first give up on its start; the default
+    PALD screens the radius and descends from the best screened point to the global optimum."""
+    problem = _single(Trap(), start=0.9)
+    local = PALD(screen=False)
+    local.setup(problem, budget=80, seed=0)
+    X = local.ask()
+    assert (np.abs(X - 0.9) < 0.3).all()  # the paper's first batch probes the start alone
+    found = np.array([PALD().run(problem, budget=80, seed=seed).mean[0] for seed in range(5)])
+    assert (found < 0.2).all() and np.median(found) < 0.01
+
+
 def test_integer_coordinates_move_at_least_one_step():
     """With a step of 0.25 per coordinate every probe moves each coordinate by >= 0.25 or 0."""
-    optimizer = PALD()
+    optimizer = PALD(screen=False)
     optimizer.setup(_single(Plateaus(), start=0.5, steps=[0.25, 0.25]), budget=8, seed=0)
     X = optimizer.ask()
     moves = np.abs(X[1:] - 0.5)
@@ -182,7 +205,7 @@ def test_failed_evaluations_are_recorded_and_survived():
 def test_diagnostics_record_the_lp_weights_while_infeasible():
     """After a step from an infeasible point, weights_ favour the violated constraint."""
     problem = two_centres_problem(dim=2, start=0.9)
-    optimizer = PALD()
+    optimizer = PALD(screen=False)
     optimizer.setup(problem, budget=16, seed=0)
     X = optimizer.ask()
     optimizer.tell(X, problem.evaluate(X))
