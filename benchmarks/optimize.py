@@ -1,28 +1,33 @@
-"""Optimization benchmark: PALD against the expert configuration and the baselines.
+"""Optimization benchmark: PALD against an oracle and every baseline on contended scenarios.
 
-Reproduces, on the bundled traces, the two experiments of the Tempo paper's section 8.2:
+For each scenario of `benchmarks/scenarios.py` (Hadoop 1 and YARN, from the bundled
+samples), starting from the expert allocation file:
 
-1. (8.2.1) ``traces/two-tenant`` with ``configs/two-tenant-expert.xml``: the deadlines of
-   the deadline-driven ``root.prod`` are its jobs' finish times predicted under the
-   expert configuration, r = 0 late jobs with 25% slack; the best-effort
-   ``root.engineer`` optimizes its AJR, which must not exceed the expert's. PALD starts
-   from the expert configuration. Printed per iteration and at the end: the best-effort
-   AJR change, the deadline-violation fraction and the distance moved.
-2. (8.2.3) ``traces/six-tenant`` with ``templates/six-tenant`` (AJR, DL and THR SLOs),
-   starting from an arbitrary configuration (the expert file with every weight 1 and no
-   minimum shares); one row per algorithm (same budget), every QS normalized to the
-   expert configuration, and whether the result dominates the expert.
-3. Every result is also evaluated on a held-out window: the optimizer sees only the
-   jobs submitted in the first half of the trace; the second half is replayed under the
-   result and under the expert configuration afterwards.
+1. the expert's contention: cluster utilization and each tenant's mean queueing delay
+   (submission to first task) on the tuning window;
+2. an **oracle**: the best point found by a search of ``ORACLE_FACTOR`` x the budget
+   (a uniform sample of the risk radius, then local refinement around its best point);
+3. PALD, SCALAR, MSPD, random search, NSGA-II and optuna's TPE, each at the same
+   budget (``--iterations`` x ``--batch`` + 1 predictions), with ``--seeds`` seeds;
+   every prediction averages 3 replicates under the noise model (task failures,
+   stragglers, duration jitter; seed 0), as `tempo optimize --replicates` would;
+4. every result (and the expert) re-evaluated on the **held-out** window (the next 90
+   minutes) under the noise model on another seed (3 replicates), as it would run on
+   a real cluster. (The strict scenario replays both windows without noise: its
+   deadlines are the expert's own noise-free completions.)
 
-Scenario 1 replays on the 24 nodes (192 GB) ``configs/two-tenant-expert.xml`` is
-written for, where the tenants contend. Scenario 2 uses the 100-node cluster.
-Preemption is on (``yarn.scheduler.fair.preemption``), as the expert files assume.
+Gain is the priority-weighted mean relative change of the OPTIMIZE QS from the
+expert's (negative is better); "viol" counts results that break a constraint;
+"unfin" counts results with a job that never finishes (never averaged away). Printed
+per scenario: oracle gain; per algorithm the mean gain and 95% CI (Student t over
+seeds) on the tuning and held-out windows, the share of the oracle's gain reached,
+violations, unfinished, seconds. Plots in the style of the paper's Fig. 4 (best gain
+by evaluations) and Fig. 8 (each QS normalized to the expert) go to ``--out``.
 
-Usage: ``python benchmarks/optimize.py [--out DIR] [--iterations N] [--iterations2 N] [--batch B]``.
-The last line is machine-readable:
-``scenario1 pald_dominates_expert=<true|false> best_effort_ajr_change=<fraction> deadline_violations=<fraction>``.
+Usage::
+
+    python benchmarks/optimize.py [--scenarios a,b] [--algorithms a,b] [--seeds 5]
+        [--iterations 10] [--batch 8] [--out DIR]
 """
 
 from __future__ import annotations
@@ -32,321 +37,324 @@ import logging
 import math
 import sys
 import time
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
-from tempo.optimize import component_table, optimize, qs_components  # noqa: E402
-from tempo.space import SpaceSpec  # noqa: E402
-from tempo.templates import load_templates, parse_templates  # noqa: E402
-from whatif import Cluster  # noqa: E402
-from whatif.allocation import AllocationDocument  # noqa: E402
-from whatif.executors import make_executor  # noqa: E402
-from whatif.predictor import SchedulerSettings, predict  # noqa: E402
-from whatif.readers import read_trace  # noqa: E402
-from whatif.whatif_model import WhatifModel  # noqa: E402
-from whatif.workload import Workload  # noqa: E402
+from scenarios import SCENARIOS, Scenario  # noqa: E402
 
-SETTINGS = SchedulerSettings(preemption=True)
-ALGORITHMS = ("pald", "scalar", "mspd", "random", "nsga2")
+from tempo.optimize import build_problem  # noqa: E402
+from tempo.optimizers import Optimizer, RandomSearch, make_optimizer  # noqa: E402
+from tempo.optimizers.base import Batch, sample_in_radius  # noqa: E402
+from tempo.optimizers.result import select_best  # noqa: E402
+from whatif.predictor import NoiseModel  # noqa: E402
 
-
-def halves(workload: Workload) -> tuple[Workload, Workload]:
-    """Jobs submitted in the first half of the trace's span, and the rest (held out)."""
-    first, last = workload.span_s
-    middle = (first + last) / 2
-    early = workload.jobs["submit_s"].to_numpy() < middle
-    return workload.select_jobs(early), workload.select_jobs(~early)
-
-
-def with_expert_deadlines(
-    workload: Workload, expert: AllocationDocument, cluster: Cluster, queue: str
-) -> Workload:
-    """`queue`'s jobs get ``deadline_s`` = their finish predicted under the expert configuration."""
-    schedule = predict(workload, expert.effective(), cluster, settings=SETTINGS)
-    finish = schedule.jobs.set_index("job_id")["finish_s"]
-    jobs = workload.jobs.copy()
-    mine = jobs["queue"] == queue
-    jobs.loc[mine, "deadline_s"] = jobs.loc[mine, "job_id"].map(finish).astype(float).to_numpy()
-    return Workload(jobs=jobs, tasks=workload.tasks)
+ALGORITHMS = ("pald", "scalar", "mspd", "random", "nsga2", "tpe")
+#: The oracle searches this many times the algorithms' budget.
+ORACLE_FACTOR = 20
+#: The held-out check: a real cluster's failures, stragglers and jitter, averaged over runs.
+HELD_OUT_NOISE = NoiseModel(
+    failure_probability=0.02, straggler_probability=0.03, straggler_factor=3.0, jitter_cv=0.2
+)
+HELD_OUT_REPLICATES = 3
+#: Tuning sees the same kind of noise (other seeds): a point that only meets a deadline
+#: when no task straggles is not a point to recommend.
+TUNING_REPLICATES = 3
 
 
-def qs_of(documents, workload, templates, cluster, executor=None) -> np.ndarray:
-    """The templates' full QS vector (objectives then constraints) of each document."""
-    components = qs_components(templates)
-    model = WhatifModel(
-        cluster, [(c.queue, c.metric) for c in components], settings=SETTINGS, executor=executor
+class Oracle(Optimizer):
+    """A large uniform sample of the risk radius, then Gaussian refinement around the best.
+
+    Not a practical tuner (it spends ``ORACLE_FACTOR`` times the budget): it estimates
+    the best gain the radius holds, the yardstick the algorithms are measured against.
+    """
+
+    name = "oracle"
+    _parameter_constraints: dict = {}
+
+    def __init__(self, *, batch_size: int = 32, sample_fraction: float = 0.6) -> None:
+        self.batch_size = batch_size
+        self.sample_fraction = sample_fraction
+
+    def _initialize(self) -> None:
+        self.n_sample_ = int(self.budget_ * self.sample_fraction)
+        self.width_ = self.problem_.radius / 2
+
+    def _ask(self, n_max: int) -> Batch:
+        problem = self.problem_
+        m = max(1, min(self.batch_size, n_max))
+        if self.n_batches_ == 0:
+            points = np.vstack([problem.start[None, :], sample_in_radius(problem, self.rng_, m - 1)])
+        elif len(self.evaluated()[0]) < self.n_sample_:
+            points = sample_in_radius(problem, self.rng_, m)
+        else:
+            X, mean, _ = self.evaluated()
+            best = X[select_best(problem, mean)]
+            noise = self.rng_.standard_normal((m, problem.dim)) * self.width_
+            points = problem.project(best[None, :] + noise)
+            self.width_ = max(self.width_ * 0.7, 1e-3)
+        return Batch(points=points, roles=("sample",) * len(points))
+
+    def _tell(self, X: np.ndarray, evaluation) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class Run:
+    """One algorithm's result on one scenario and seed."""
+
+    algorithm: str
+    seed: int
+    document: object
+    tuning_qs: np.ndarray
+    held_qs: np.ndarray
+    curve: np.ndarray  # best gain so far after each evaluation
+    distance: float
+    seconds: float
+    unfinished: int
+
+
+def gain(qs: np.ndarray, expert: np.ndarray, objective: np.ndarray, weights: np.ndarray) -> float:
+    """Priority-weighted mean relative change of the OPTIMIZE QS (negative is better)."""
+    scale = np.where(np.abs(expert) > 1e-12, np.abs(expert), 1.0)
+    change = (qs - expert) / scale
+    w = weights[objective]
+    return float((change[objective] * w).sum() / w.sum())
+
+
+def violated(qs: np.ndarray, thresholds: np.ndarray) -> bool:
+    return bool(np.isnan(qs).any() or (qs > thresholds + 1e-9).any())
+
+
+def unfinished_jobs(scenario: Scenario, document, workload) -> int:
+    return int(scenario.predict(document, workload).jobs["finish_s"].isna().sum())
+
+
+def contention(scenario: Scenario) -> str:
+    """The expert's utilization and each tenant's mean queueing delay on the tuning window."""
+    schedule = scenario.predict(scenario.expert, scenario.tuning)
+    jobs = schedule.jobs
+    delay = (jobs["launch_s"] - jobs["submit_s"]).groupby(jobs["queue"]).mean()
+    attempts = schedule.attempts
+    busy = float((attempts["finish_s"] - attempts["start_s"]).sum())
+    span = float(jobs["finish_s"].max() - jobs["submit_s"].min())
+    slots = sum(scenario.cluster.slot_pools.values())
+    capacity = slots if slots else scenario.cluster.vcores
+    util = busy / (span * capacity) if span > 0 and capacity else math.nan
+    delays = ", ".join(f"{q} {d:.0f} s" for q, d in delay.items())
+    return f"utilization {util:.0%} of {capacity:g} slots/containers; mean queueing delay: {delays}"
+
+
+def tuning_model(scenario: Scenario) -> dict:
+    """How the tuner predicts: replicates under the noise model (seed 0) when the scenario is noisy."""
+    if not scenario.noisy:
+        return {}
+    return {"replicates": TUNING_REPLICATES, "noise": HELD_OUT_NOISE, "seed": 0}
+
+
+def held_out_model(scenario: Scenario) -> dict:
+    """How the held-out window is replayed: the noise model on another seed (1)."""
+    if not scenario.noisy:
+        return {}
+    return {"replicates": HELD_OUT_REPLICATES, "noise": HELD_OUT_NOISE, "seed": 1}
+
+
+def tune(scenario: Scenario, algorithm: str, seed: int, budget: int, batch: int):
+    """Run `algorithm` on the scenario's tuning window; (document, curve, distance, seconds)."""
+    problem, context = build_problem(
+        scenario.expert,
+        scenario.tuning,
+        list(scenario.templates),
+        scenario.cluster,
+        space=scenario.space(),
+        model={"settings": scenario.settings, **tuning_model(scenario)},
+        radius=scenario.radius,
+        hadoop_version=scenario.hadoop_version,
     )
-    return model.evaluate([d.effective() for d in documents], workload).mean
-
-
-def unfinished(document, workload, cluster) -> int:
-    schedule = predict(workload, document.effective(), cluster, settings=SETTINGS)
-    return int(schedule.jobs["finish_s"].isna().sum())
-
-
-def dominates(a: np.ndarray, b: np.ndarray, tol: float = 1e-9) -> bool:
-    """``a`` is no worse than ``b`` on every QS (lower is better) and better on one."""
-    ok = ~(np.isnan(a) | np.isnan(b))
-    return bool(np.all(a[ok] <= b[ok] + tol) and np.any(a[ok] < b[ok] - tol))
-
-
-# ---------------------------------------------------------------- scenario 1 --------
-def scenario1(out: Path, iterations: int, batch: int) -> dict[str, float | bool]:
-    print("== Scenario 1 (paper 8.2.1): two tenants, deadlines from the expert configuration")
-    cluster = Cluster.parse("nodes=24,memory-mb=8192,vcores=8")
-    expert = AllocationDocument.from_file(REPO / "configs" / "two-tenant-expert.xml")
-    train, held = halves(read_trace(REPO / "traces" / "two-tenant").workload)
-    train = with_expert_deadlines(train, expert, cluster, "root.prod")
-    held = with_expert_deadlines(held, expert, cluster, "root.prod")
-    deadline_template = "QUEUE root.prod\nCONSTRAINT QS_DL(slack=25%, deadline=column) <= 0%;\n"
-    probe = parse_templates(deadline_template + "QUEUE root.engineer\nOPTIMIZE QS_AJR;\n", "s1")
-    expert_train = qs_of([expert], train, probe, cluster)[0]
-    expert_held = qs_of([expert], held, probe, cluster)[0]
-    templates = parse_templates(
-        deadline_template
-        + f"QUEUE root.engineer\nOPTIMIZE QS_AJR;\nCONSTRAINT QS_AJR <= {expert_train[0]:.3f}s;\n",
-        "scenario1.qs",
-    )
-    space = (
-        SpaceSpec(
-            settings=(
-                "weight",
-                "minResources",
-                "minSharePreemptionTimeout",
-                "fairSharePreemptionTimeout",
-                "fairSharePreemptionThreshold",
-                "maxRunningApps",
-            )
-        )
-        .with_overrides(["root.prod.minResources.memory=0:100%"])
-        .build(expert.effective(), cluster)
-    )
-    print(
-        f"tuning window: {train.n_jobs} jobs ({train.tasks.shape[0]} tasks); held out: "
-        f"{held.n_jobs} jobs; {len(space)} tuned settings; cluster {cluster.spec()}"
-    )
-    print(
-        f"expert: engineer AJR {expert_train[0]:.1f} s, prod late {expert_train[1]:.3f} "
-        f"(held out: {expert_held[0]:.1f} s, {expert_held[1]:.3f})"
-    )
-    rows = []
-
-    def progress(record) -> None:
-        ajr, late = record.best_mean[0], record.best_mean[1]
-        rows.append(
-            {
-                "iteration": record.iteration,
-                "evaluations": record.evaluations,
-                "ajr_change": ajr / expert_train[0] - 1,
-                "deadline_violations": late,
-                "distance": record.best_distance,
-            }
-        )
-
+    if algorithm == "oracle":
+        optimizer: Optimizer = Oracle()
+    else:
+        size = "pop_size" if algorithm == "nsga2" else "batch_size"
+        optimizer = make_optimizer(algorithm, **{size: batch})
     started = time.perf_counter()
-    outcome = optimize(
-        expert,
-        train,
-        templates,
-        cluster,
-        space=space,
-        algorithm="pald",
-        radius=0.3,
-        iterations=iterations,
-        batch_size=batch,
-        settings=SETTINGS,
-        seed=0,
-        callback=progress,
-    )
-    elapsed = time.perf_counter() - started
-    table = pd.DataFrame(rows)
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    tuned_train = qs_of([outcome.document], train, probe, cluster)[0]
-    tuned_held = qs_of([outcome.document], held, probe, cluster)[0]
-    result = {
-        "dominates": dominates(tuned_train, expert_train),
-        "ajr_change": tuned_train[0] / expert_train[0] - 1,
-        "violations": tuned_train[1],
-        "held_ajr_change": tuned_held[0] / expert_held[0] - 1,
-        "held_violations": tuned_held[1],
-        "distance": outcome.distance,
-    }
-    summary = pd.DataFrame(
-        [
-            ["tuning window", expert_train[0], tuned_train[0], result["ajr_change"],
-             expert_train[1], tuned_train[1], unfinished(outcome.document, train, cluster)],
-            ["held-out window", expert_held[0], tuned_held[0], result["held_ajr_change"],
-             expert_held[1], tuned_held[1], unfinished(outcome.document, held, cluster)],
-        ],
-        columns=["window", "expert AJR s", "PALD AJR s", "AJR change", "expert late",
-                 "PALD late", "PALD unfinished"],
-    )  # fmt: skip
-    print(summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print(f"distance moved {outcome.distance:.3f} (radius 0.3); {elapsed:.1f} s; changes:")
-    for d in outcome.diff:
-        print(f"  {d.queue}  {d.setting}: {d.old} -> {d.new}")
-    _plot_scenario1(table, out / "scenario1_pald.png")
-    return result
+    result = optimizer.run(problem, budget=budget, seed=seed)
+    seconds = time.perf_counter() - started
+    _, mean, _ = optimizer.evaluated()
+    at_start = np.array_equal(result.x, problem.start)
+    document = scenario.expert if at_start else context.evaluator.candidate(result.x)
+    return document, problem, context, mean, float(result.distance), seconds
 
 
-def _plot_scenario1(table: pd.DataFrame, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
-    axes[0].plot(table["iteration"], 100 * table["ajr_change"], marker="o")
-    axes[0].set(xlabel="iteration", ylabel="best-effort AJR change (%)")
-    axes[1].plot(table["iteration"], 100 * table["deadline_violations"], marker="o", color="C3")
-    axes[1].set(xlabel="iteration", ylabel="deadline violations (%)")
-    axes[2].plot(table["iteration"], table["distance"], marker="o", color="C2")
-    axes[2].set(xlabel="iteration", ylabel="distance moved")
-    fig.suptitle("PALD on the two-tenant trace, relative to the expert (cf. paper Fig. 4)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+def best_curve(problem, mean: np.ndarray, expert: np.ndarray, objective, weights) -> np.ndarray:
+    """After each evaluation, the gain of the best point so far (feasible first)."""
+    curve = np.empty(len(mean))
+    for i in range(len(mean)):
+        best = select_best(problem, mean[: i + 1])
+        curve[i] = gain(mean[best], expert, objective, weights)
+    return curve
 
 
-# ---------------------------------------------------------------- scenario 2 --------
-def scenario2(out: Path, iterations: int, batch: int) -> pd.DataFrame:
-    print("\n== Scenario 2 (paper 8.2.3): six tenants, AJR / DL / THR SLOs, same budget")
-    cluster = Cluster.parse("nodes=100,memory-mb=8192,vcores=8")
-    expert = AllocationDocument.from_file(REPO / "configs" / "six-tenant-expert.xml")
-    start = expert
-    for queue in expert.effective().queues():
-        if queue.name != "root" and not queue.children:
-            start = start.set(queue.name, "weight", 1.0).set(queue.name, "minResources", None)
-    workload = read_trace(REPO / "traces" / "six-tenant").workload
-    # root.app's "hourly deadlines" are not in the trace: give each app job 5 minutes
-    # (its template's p95 bound); mv and etl use the next run of the same job (auto).
-    jobs = workload.jobs.copy()
-    app = jobs["queue"] == "root.app"
-    jobs.loc[app, "deadline_s"] = jobs.loc[app, "submit_s"] + 300.0
-    train, held = halves(Workload(jobs=jobs, tasks=workload.tasks))
-    templates = load_templates(REPO / "templates" / "six-tenant")
-    components = qs_components(templates)
-    space = SpaceSpec(settings=("weight", "minResources", "fairSharePreemptionTimeout")).build(
-        start.effective(), cluster
-    )
-    labels = [c.label for c in components]
+def run_scenario(scenario: Scenario, algorithms, seeds: int, budget: int, batch: int, out: Path):
+    print(f"\n== {scenario.name}: {scenario.title}")
     print(
-        f"tuning window: {train.n_jobs} jobs; held out: {held.n_jobs} jobs; "
-        f"{len(space)} tuned settings; budget {iterations * batch + 1} predictions per algorithm"
+        f"tuning window {scenario.tuning.n_jobs} jobs ({len(scenario.tuning.tasks)} tasks), "
+        f"held out {scenario.held_out.n_jobs} jobs; cluster {scenario.cluster.spec()}; "
+        f"Hadoop {scenario.hadoop_version}; {len(scenario.space())} tuned settings; radius "
+        f"{scenario.radius}; budget {budget} predictions"
     )
-    rows = []
-    with make_executor("local:2") as executor:
-        expert_train, start_train = qs_of([expert, start], train, templates, cluster, executor)
-        expert_held, start_held = qs_of([expert, start], held, templates, cluster, executor)
-        rows.append(("start", "tuning", start_train, 0.0, math.nan))
-        rows.append(("start", "held-out", start_held, 0.0, math.nan))
-        for algorithm in ALGORITHMS:
-            began = time.perf_counter()
-            outcome = optimize(
-                start,
-                train,
-                templates,
-                cluster,
-                space=space,
-                algorithm=algorithm,
-                radius=0.3,
-                iterations=iterations,
-                batch_size=batch,
-                settings=SETTINGS,
-                executor=executor,
-                seed=0,
+    print("expert: " + contention(scenario))
+    held_model = held_out_model(scenario)
+    tuning_model_ = tuning_model(scenario)
+    expert_tuning = scenario.qs([scenario.expert], scenario.tuning, **tuning_model_)[0]
+    expert_held = scenario.qs([scenario.expert], scenario.held_out, **held_model)[0]
+    runs: list[Run] = []
+    for algorithm in ("oracle", *algorithms):
+        for seed in range(1 if algorithm == "oracle" else seeds):
+            b = budget * ORACLE_FACTOR if algorithm == "oracle" else budget
+            document, problem, context, mean, distance, seconds = tune(
+                scenario, algorithm, seed, b, batch
             )
-            seconds = time.perf_counter() - began
-            tuned_train, tuned_held = (
-                qs_of([outcome.document], w, templates, cluster, executor)[0] for w in (train, held)
-            )
-            rows.append((algorithm, "tuning", tuned_train, outcome.distance, seconds))
-            rows.append((algorithm, "held-out", tuned_held, outcome.distance, seconds))
-    reference = {"tuning": expert_train, "held-out": expert_held}
-    records = []
-    for name, window, values, distance, seconds in rows:
-        base = reference[window]
-        scale = np.where(np.abs(base) > 1e-12, np.abs(base), 1.0)
-        record = {"algorithm": name, "window": window}
-        record.update({label: v for label, v in zip(labels, values / scale, strict=True)})
-        record["dominates_expert"] = dominates(values, base)
-        record["meets_constraints"] = _meets(components, values)
-        record["distance"] = distance
-        record["seconds"] = seconds
-        records.append(record)
-    table = pd.DataFrame(records)
-    expert_row = component_table(components, tuning=expert_train, held_out=expert_held)
-    print("expert configuration (the reference, raw QS):")
-    print(expert_row.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    print("QS normalized to the expert (value / |expert|; lower is better; expert = +-1,")
-    print("or the raw value where the expert's is 0):")
-    short = {label: f"q{i}" for i, label in enumerate(labels)}
-    print(table.rename(columns=short).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print("columns: " + "; ".join(f"{short[label]} = {label}" for label in labels))
-    _plot_scenario2(table, labels, out / "scenario2_algorithms.png")
+            objective = problem.optimize_mask
+            weights = problem.weights
+            thresholds = problem.thresholds
+            columns = context.evaluator.columns
+            tuning_qs = scenario.qs([document], scenario.tuning, **tuning_model_)[0]
+            held_qs = scenario.qs([document], scenario.held_out, **held_model)[0]
+            if columns is not None:
+                tuning_qs, held_qs = tuning_qs[columns], held_qs[columns]
+            curve = best_curve(problem, mean, _cols(expert_tuning, columns), objective, weights)
+            runs.append(
+                Run(algorithm, seed, document, tuning_qs, held_qs, curve, distance, seconds,
+                    unfinished_jobs(scenario, document, scenario.tuning)
+                    + unfinished_jobs(scenario, document, scenario.held_out))
+            )  # fmt: skip
+    labels = problem.names
+    e_tuning, e_held = _cols(expert_tuning, columns), _cols(expert_held, columns)
+    table = summarize(runs, e_tuning, e_held, objective, weights, thresholds)
+    print(f"expert QS (tuning): " + ", ".join(f"{l}={v:.4g}" for l, v in zip(labels, e_tuning)))
+    print(table.to_string(index=False))
+    plot(scenario, runs, e_tuning, e_held, labels, out)
     return table
 
 
-def _meets(components, values) -> bool:
-    for component, value in zip(components, values, strict=True):
-        if component.kind == "constraint" and not value <= component.threshold:
-            return False
-    return True
+def _cols(qs: np.ndarray, columns) -> np.ndarray:
+    return qs if columns is None else qs[columns]
 
 
-def _plot_scenario2(table: pd.DataFrame, labels: list[str], path: Path) -> None:
+def _ci(values: list[float]) -> str:
+    values = np.asarray(values, dtype=float)
+    mean = float(values.mean())
+    if len(values) < 2:
+        return f"{mean:+.1%}"
+    half = float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
+    return f"{mean:+.1%} ± {half:.1%}"
+
+
+def summarize(runs, e_tuning, e_held, objective, weights, thresholds) -> pd.DataFrame:
+    oracle = next(r for r in runs if r.algorithm == "oracle")
+    oracle_gain = gain(oracle.tuning_qs, e_tuning, objective, weights)
+    rows = [
+        {
+            "algorithm": "expert",
+            "seeds": 1,
+            "tuning gain (95% CI)": "+0.0%",
+            "of oracle": "0%",
+            "held-out gain (95% CI)": "+0.0%",
+            "viol tuning": int(violated(e_tuning, thresholds)),
+            "viol held": int(violated(e_held, thresholds)),
+            "unfin": 0,
+            "distance": "0.00",
+            "s/run": "",
+        }
+    ]
+    for algorithm in dict.fromkeys(r.algorithm for r in runs):
+        mine = [r for r in runs if r.algorithm == algorithm]
+        tuning = [gain(r.tuning_qs, e_tuning, objective, weights) for r in mine]
+        held = [gain(r.held_qs, e_held, objective, weights) for r in mine]
+        share = np.mean(tuning) / oracle_gain if oracle_gain < 0 else math.nan
+        rows.append(
+            {
+                "algorithm": algorithm,
+                "seeds": len(mine),
+                "tuning gain (95% CI)": _ci(tuning),
+                "of oracle": f"{share:.0%}" if np.isfinite(share) else "n/a",
+                "held-out gain (95% CI)": _ci(held),
+                "viol tuning": sum(violated(r.tuning_qs, thresholds) for r in mine),
+                "viol held": sum(violated(r.held_qs, thresholds) for r in mine),
+                "unfin": sum(r.unfinished for r in mine),
+                "distance": f"{np.mean([r.distance for r in mine]):.2f}",
+                "s/run": f"{np.mean([r.seconds for r in mine]):.1f}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def plot(scenario, runs, e_tuning, e_held, labels, out: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
-    for ax, window in zip(axes, ("tuning", "held-out"), strict=True):
-        part = table[table["window"] == window]
-        width = 0.8 / len(part)
-        for i, (_, row) in enumerate(part.iterrows()):
-            values = [row[label] for label in labels]
-            ax.bar(np.arange(len(labels)) + i * width, values, width, label=row["algorithm"])
-        ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.axhline(-1.0, color="black", linewidth=0.8)
-        ax.set_ylabel(f"QS / |expert| ({window})")
-        ax.legend(ncol=len(part), fontsize=8)
-    axes[1].set_xticks(np.arange(len(labels)) + 0.4)
-    axes[1].set_xticklabels(labels, rotation=40, ha="right", fontsize=7)
-    fig.suptitle("Six tenants: each algorithm's result normalized to the expert (cf. paper Fig. 8)")
+    out.mkdir(parents=True, exist_ok=True)
+    algorithms = [a for a in dict.fromkeys(r.algorithm for r in runs) if a != "oracle"]
+    oracle = next(r for r in runs if r.algorithm == "oracle")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for algorithm in algorithms:
+        curves = np.array([r.curve for r in runs if r.algorithm == algorithm])
+        ax.plot(np.arange(1, curves.shape[1] + 1), curves.mean(axis=0) * 100, label=algorithm)
+    ax.axhline(oracle.curve[-1] * 100, color="k", linestyle="--", label="oracle")
+    ax.set_xlabel("predictions")
+    ax.set_ylabel("best gain vs expert (%)")
+    ax.set_title(f"{scenario.name}: best point so far (mean over seeds)")
+    ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(out / f"{scenario.name}_convergence.png", dpi=120)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(labels) + 3), 4))
+    width = 0.8 / (len(algorithms) + 1)
+    scale = np.where(np.abs(e_held) > 1e-12, np.abs(e_held), 1.0)
+    x = np.arange(len(labels))
+    ax.bar(x, np.sign(e_held) * np.where(np.abs(e_held) > 1e-12, 1.0, 0.0), width, label="expert")
+    for k, algorithm in enumerate(algorithms, start=1):
+        held = np.array([r.held_qs for r in runs if r.algorithm == algorithm]).mean(axis=0)
+        ax.bar(x + k * width, held / scale, width, label=algorithm)
+    ax.set_xticks(x + width * len(algorithms) / 2)
+    ax.set_xticklabels(labels, rotation=20, ha="right", fontsize=7)
+    ax.set_ylabel("QS / |expert QS| (held out)")
+    ax.set_title(f"{scenario.name}: held-out QS normalized to the expert")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / f"{scenario.name}_qs.png", dpi=120)
     plt.close(fig)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="optimize-benchmark", help="directory for the PNG plots")
-    parser.add_argument("--iterations", type=int, default=12, help="scenario 1 iterations")
-    parser.add_argument("--iterations2", type=int, default=10, help="scenario 2 iterations")
-    parser.add_argument("--batch", type=int, default=8, help="predictions per iteration")
-    args = parser.parse_args()
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--iterations", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out" / "optimize")
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    began = time.perf_counter()
-    first = scenario1(out, args.iterations, args.batch)
-    scenario2(out, args.iterations2, args.batch)
-    print(f"\nplots in {out}/; total {time.perf_counter() - began:.0f} s")
-    print(
-        f"held-out scenario 1: best_effort_ajr_change={first['held_ajr_change']:.3f} "
-        f"deadline_violations={first['held_violations']:.3f}"
-    )
-    print(
-        f"scenario1 pald_dominates_expert={str(first['dominates']).lower()} "
-        f"best_effort_ajr_change={first['ajr_change']:.3f} "
-        f"deadline_violations={first['violations']:.3f}"
-    )
+    warnings.filterwarnings("ignore")
+    budget = args.iterations * args.batch + 1
+    algorithms = [a for a in args.algorithms.split(",") if a]
+    started = time.perf_counter()
+    for name in args.scenarios.split(","):
+        scenario = SCENARIOS[name]()
+        run_scenario(scenario, algorithms, args.seeds, budget, args.batch, args.out)
+    print(f"\ntotal {time.perf_counter() - started:.0f} s; plots in {args.out}")
 
 
 if __name__ == "__main__":
