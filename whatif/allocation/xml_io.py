@@ -18,13 +18,13 @@ import codecs
 import logging
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lxml import etree
 
+from whatif.atomic import write_atomic
 from whatif.errors import AllocationError
 
 if TYPE_CHECKING:
@@ -181,7 +181,8 @@ def write_allocation(
     over the target, so a reader (the ResourceManager reloads every 10 s) sees either
     the old file or the new one. An existing target is first copied to
     ``path.1`` (older backups shift to ``.2`` ... ``.backups``; the oldest is dropped).
-    The target's permission bits, and its owner when running as root, are kept.
+    The target's permission bits, and its owner when running as root, are kept; a new
+    file is 0644, so the ResourceManager's user can read it (`whatif.atomic.write_atomic`).
 
     Returns the path written.
     """
@@ -195,26 +196,9 @@ def write_allocation(
     if backups < 0:
         raise AllocationError(f"write_allocation backups: expected >= 0, got {backups}")
     data = doc.to_bytes()
-    directory = target.parent if str(target.parent) else Path(".")
-    previous = target.stat() if target.exists() else None
-    descriptor, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=directory
+    write_atomic(
+        target, data, before_replace=lambda t: _rotate_backups(t, backups) if t.exists() else None
     )
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if previous is not None:
-            os.chmod(temporary, previous.st_mode & 0o7777)
-            if hasattr(os, "geteuid") and os.geteuid() == 0:
-                os.chown(temporary, previous.st_uid, previous.st_gid)
-            _rotate_backups(target, backups)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    _fsync_directory(directory)
     logger.info("wrote allocation file %s (%d bytes)", target, len(data))
     return target
 
@@ -232,16 +216,3 @@ def _rotate_backups(target: Path, backups: int) -> None:
     first = target.with_name(f"{target.name}.1")
     first.write_bytes(target.read_bytes())
     os.chmod(first, target.stat().st_mode & 0o7777)
-
-
-def _fsync_directory(directory: Path) -> None:
-    try:
-        handle = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(handle)
-    except OSError as error:  # some file systems cannot fsync a directory
-        logger.debug("fsync of %s failed: %s", directory, error)
-    finally:
-        os.close(handle)

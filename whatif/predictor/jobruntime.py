@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from whatif.atomic import write_atomic
 from whatif.schedule import Schedule
 from whatif.workload import Workload
 
@@ -57,9 +58,5 @@ def jobruntime_table(
 def write_jobruntime_csv(
     schedule: Schedule, observed: Schedule | Workload | None, path: str | Path
 ) -> Path:
-    """Write `jobruntime_table` to `path` (written to a temporary file, then renamed)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    jobruntime_table(schedule, observed).to_csv(tmp, index=False)
-    tmp.replace(path)
-    return path
+    """Write `jobruntime_table` to `path` atomically (`whatif.atomic.write_atomic`)."""
+    return write_atomic(path, jobruntime_table(schedule, observed).to_csv(index=False))

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from whatif.atomic import write_atomic
 from whatif.errors import WhatifError
 from whatif.provisioning import ProvisioningAnalysis
 from whatif.report.document import report_dict
@@ -37,19 +36,6 @@ class ReportFiles:
 
     json: Path
     html: Path
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_report(
@@ -80,7 +66,7 @@ def write_report(
     )
     page = render_html(analysis, retuned=retuned, check=check)
     files = ReportFiles(directory / "report.json", directory / "report.html")
-    _write_atomic(files.json, document + "\n")
-    _write_atomic(files.html, page)
+    write_atomic(files.json, document + "\n")
+    write_atomic(files.html, page)
     logger.info("wrote %s and %s", files.json, files.html)
     return files

@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from whatif.atomic import write_atomic
 from whatif.errors import ValidationError
 from whatif.workload_model.arrivals import PROFILES, ArrivalProcess
 from whatif.workload_model.distributions import DurationDistribution, EmpiricalTable
@@ -76,19 +75,8 @@ def encode(
 
 
 def write_json(document: dict[str, object], path: Path) -> None:
-    """Write `document` to `path` atomically (a temp file renamed into place)."""
-    text = json.dumps(document, indent=1, allow_nan=False)
-    directory = path.parent if str(path.parent) else Path(".")
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    """Write `document` to `path` atomically (`whatif.atomic.write_atomic`)."""
+    write_atomic(path, json.dumps(document, indent=1, allow_nan=False) + "\n")
 
 
 def _nullable(value: object) -> object:

@@ -1,0 +1,80 @@
+"""`write_atomic`: the one way tempo writes a file (allocation files, reports, models, CSVs).
+
+The bytes go to a temporary file in the target's directory, which is fsynced and
+renamed over the target, so a reader (the ResourceManager reloads its allocation
+file every 10 s) sees either the old file or the new one, never half of one.
+
+The new file keeps the target's permission bits (and its owner and group when
+running as root); a new target gets `NEW_FILE_MODE` (0644), so the user the
+ResourceManager runs as can read an allocation file tempo wrote. ``mkstemp``'s
+0600 is never left on a written file.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+#: Permission bits of a file that did not exist before: owner read/write, others read.
+NEW_FILE_MODE = 0o644
+
+
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: bytes | str,
+    *,
+    before_replace: Callable[[Path], None] | None = None,
+) -> Path:
+    """Write `data` (text is UTF-8) to `path` atomically, keeping the target's mode.
+
+    `before_replace` is called with the target after the new bytes are safely on
+    disk and just before the rename (``write_allocation`` copies the old file to its
+    numbered backups there). On any failure the temporary file is removed and the
+    target is left as it was. Returns the path written.
+    """
+    target = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    directory = target.parent if str(target.parent) else Path(".")
+    previous = target.stat() if target.exists() else None
+    descriptor, temporary = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=directory
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if previous is None:
+            os.chmod(temporary, NEW_FILE_MODE)
+        else:
+            os.chmod(temporary, previous.st_mode & 0o7777)
+            if hasattr(os, "geteuid") and os.geteuid() == 0:
+                os.chown(temporary, previous.st_uid, previous.st_gid)
+        if before_replace is not None:
+            before_replace(target)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    fsync_directory(directory)
+    logger.debug("wrote %s (%d bytes)", target, len(payload))
+    return target
+
+
+def fsync_directory(directory: str | os.PathLike[str]) -> None:
+    """Make a rename in `directory` durable (skipped where the file system cannot)."""
+    try:
+        handle = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError as error:  # some file systems cannot fsync a directory
+        logger.debug("fsync of %s failed: %s", directory, error)
+    finally:
+        os.close(handle)
