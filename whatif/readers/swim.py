@@ -51,6 +51,11 @@ logger = logging.getLogger(__name__)
 
 MIB = 1 << 20
 
+#: Largest byte count a field may hold (1 EiB): sums of the three stay inside int64.
+MAX_BYTES = 1 << 60
+
+_BYTE_FIELDS = ("input bytes", "shuffle bytes", "output bytes")
+
 QueueRule = str | Mapping[str, float] | Callable[[pd.DataFrame], Sequence[str]]
 
 
@@ -82,10 +87,17 @@ def _read_rows(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
                     raise TraceFormatError(
                         f"{path}:{number}: expected numbers in fields 2-6, got {fields[1:]!r}"
                     ) from None
-                if submit < 0 or min(triple) < 0 or not math.isfinite(submit):
+                if submit < 0 or not math.isfinite(submit):
                     raise TraceFormatError(
-                        f"{path}:{number}: expected non-negative numbers, got {fields[1:]!r}"
+                        f"{path}:{number}: field 2 (submit s): expected a finite number >= 0, "
+                        f"got {fields[1]!r}"
                     )
+                for column, (label, value) in enumerate(zip(_BYTE_FIELDS, triple), start=4):
+                    if not 0 <= value <= MAX_BYTES:
+                        raise TraceFormatError(
+                            f"{path}:{number}: field {column} ({label}): expected a byte count "
+                            f"in [0, 2^60], got {fields[column - 1]!r}"
+                        )
                 names.append(fields[0])
                 submits.append(submit)
                 sizes.append(triple)

@@ -113,7 +113,15 @@ def test_recurring_key_marks_repeated_byte_triples():
             {},
             r"w\.tsv:2: expected numbers in fields 2-6",
         ),
-        ("job0\t1\t1\t-5\t5\t5\n", {}, r"w\.tsv:1: expected non-negative numbers"),
+        ("job0\t1\t1\t-5\t5\t5\n", {}, r"w\.tsv:1: field 4 \(input bytes\): expected a byte"),
+        (
+            "job0\t1\t1\t5\t99999999999999999999999\t5\n",
+            {},
+            r"w\.tsv:1: field 5 \(shuffle bytes\): expected a byte count in \[0, 2\^60\], "
+            r"got '99999999999999999999999'",
+        ),
+        ("job0\t-1\t1\t5\t5\t5\n", {}, r"w\.tsv:1: field 2 \(submit s\): expected a finite"),
+        ("job0\tinf\t1\t5\t5\t5\n", {}, r"w\.tsv:1: field 2 \(submit s\): expected a finite"),
         (
             "job0\t1\t1\t5\t5\t5\n",
             {"block_size_mb": 0},
@@ -124,7 +132,7 @@ def test_recurring_key_marks_repeated_byte_triples():
     ],
 )
 def test_malformed_swim(tmp_path, text, options, match):
-    """Short rows, non-numbers, negative values and bad options name the file and line."""
+    """Short rows, non-numbers, negative or huge values and bad options name the file, line and field."""
     path = tmp_path / "w.tsv"
     path.write_text(text)
     with pytest.raises(TraceFormatError, match=match):
