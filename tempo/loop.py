@@ -193,7 +193,9 @@ class IterationReport:
     """What one iteration saw and decided, for the console and for tests.
 
     ``baseline``: the QS observed before the previous step, when this iteration
-    judged that step; ``diff``: the settings the candidate (or the rollback) changes.
+    judged that step; ``diff``: the settings the candidate (or the rollback) changes;
+    ``rm_error``: why the cluster could not be read (its clock or the window), when
+    that is what stopped the iteration (the CLI exits with the remote-failure status).
     """
 
     id: int
@@ -210,6 +212,7 @@ class IterationReport:
     config_sha256: str | None = None
     candidate_sha256: str | None = None
     jobs: int = 0
+    rm_error: str | None = None
 
 
 # -- observation ----------------------------------------------------------------------
@@ -290,7 +293,8 @@ class TuningLoop:
     recover : callable ``(journal, path)``, optional
         Resolves an apply left dangling by a crash (``tempo.apply.recover``).
     clock : callable
-        Epoch seconds now (the cluster's clock; the emulated RM has its own).
+        Epoch seconds now on the cluster's clock (`tempo.rm.RMClock` for a live RM),
+        which the windows follow; an `RMError` from it is an unobserved window.
     """
 
     def __init__(
@@ -428,21 +432,22 @@ class TuningLoop:
         """Run one iteration on the window that just ended; journal and return what happened."""
         if not hasattr(self, "path_"):
             self.resume()
-        end = float(self.clock())
-        begin = end - self.window_s
         data = Path(self.path_).read_bytes()
         document = AllocationDocument.from_bytes(data, source=self.path_)
         sha = file_sha256(self.path_)
+        try:
+            end = float(self.clock())
+        except RMError as error:
+            end = time.time()  # labels the report only: the cluster's clock is unknown
+            base = {"begin_s": end - self.window_s, "end_s": end, "config_sha256": sha}
+            return self._unobserved(error, sha, base)
+        begin = end - self.window_s
         base = {"begin_s": begin, "end_s": end, "config_sha256": sha}
         try:
             trace = self.observer.window(begin, end)
             observed = observed_qs(trace, self.entries_, cluster=self.cluster)
         except (RMError, WhatifError) as error:
-            logger.warning("cannot observe the window: %s; configuration unchanged", error)
-            it = self.journal.begin_iteration(config_path=self.path_, config_sha256=sha)
-            return self._finish(
-                it, "rejected", f"cannot observe the window: {error}; configuration unchanged", base
-            )
+            return self._unobserved(error, sha, base)
         base.update(observed=observed, jobs=len(trace.workload.jobs))
         it = self.journal.begin_iteration(
             config_path=self.path_, config_sha256=sha, observed_qs=observed
@@ -470,6 +475,16 @@ class TuningLoop:
             )
             self.baseline_, self.previous_ = None, None
         return self._step(it, document, data, trace.workload, observed, held, base)
+
+    def _unobserved(self, error: Exception, sha: str | None, base: dict) -> IterationReport:
+        """Journal an iteration that could not read its window; the configuration stays."""
+        logger.warning("cannot observe the window: %s; configuration unchanged", error)
+        if isinstance(error, RMError):
+            base["rm_error"] = str(error)
+        it = self.journal.begin_iteration(config_path=self.path_, config_sha256=sha)
+        return self._finish(
+            it, "rejected", f"cannot observe the window: {error}; configuration unchanged", base
+        )
 
     def _tolerance_text(self) -> str:
         t = self.tolerance
@@ -676,7 +691,14 @@ class TuningLoop:
                 callback(report)
             if max_iterations is not None and len(reports) >= max_iterations:
                 break
-            wait_s = max(0.0, report.end_s + interval_s - float(self.clock()))
+            try:
+                now = float(self.clock())
+            except RMError as error:
+                logger.warning(
+                    "cannot read the cluster's clock (%s): waiting a whole interval", error
+                )
+                now = report.end_s
+            wait_s = max(0.0, report.end_s + interval_s - now)
             try:
                 sleep(wait_s / speed)
             except KeyboardInterrupt:

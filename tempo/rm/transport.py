@@ -54,6 +54,15 @@ _STANDBY_MARKER = "standby rm"
 _OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>:?\s*")
 
 
+@dataclass(frozen=True)
+class JSONResponse:
+    """A decoded JSON body with the response's headers (case-insensitive) and its URL."""
+
+    body: object
+    headers: Mapping[str, str]
+    url: str
+
+
 class Rng(Protocol):
     """What the transport needs of a random generator (numpy's or the stdlib's)."""
 
@@ -229,6 +238,10 @@ class HTTPTransport:
             No server answered with JSON within the retry policy, or one answered
             with an error that retrying cannot fix; one line naming the URL and cause.
         """
+        return self.get(path, params).body
+
+    def get(self, path: str, params: Mapping[str, object] | None = None) -> JSONResponse:
+        """`get_json` that also returns the headers (the RM's ``Date``, its ``Server``)."""
         retry = self.options.retry
         started = self.clock()
         causes: list[str] = []
@@ -268,7 +281,7 @@ class HTTPTransport:
 
     def _get_following_standby(
         self, base: str, path: str, params: Mapping[str, object] | None
-    ) -> object:
+    ) -> JSONResponse:
         url = _join(base, path, params)
         for _ in range(MAX_REDIRECTS + 1):
             try:
@@ -285,7 +298,7 @@ class HTTPTransport:
                 url = target
         raise _Transient(f"more than {MAX_REDIRECTS} standby redirects")
 
-    def _get_once(self, url: str, path: str) -> object:
+    def _get_once(self, url: str, path: str) -> JSONResponse:
         timeout = (self.options.connect_timeout_s, self.options.read_timeout_s)
         logger.debug("GET %s", redact(url))
         try:
@@ -330,9 +343,10 @@ class HTTPTransport:
         try:
             # Strict JSON first; the shared repair fixes only the comma typos seen in
             # Hadoop's own examples, and logs each repair.
-            return loads_lenient(text, source=redact(url))
+            decoded = loads_lenient(text, source=redact(url))
         except TraceFormatError as error:
             raise RMError(str(error)) from None
+        return JSONResponse(decoded, response.headers, url)
 
 
 def _check_base_url(url: str) -> str:

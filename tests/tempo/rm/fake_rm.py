@@ -71,8 +71,13 @@ class FakeServer:
                     time.sleep(reply.delay_s)
                 body = reply.body.encode() if isinstance(reply.body, str) else reply.body
                 try:
-                    self.send_response(reply.status)
-                    headers = {"Content-Type": "application/json", **reply.headers}
+                    self.send_response_only(reply.status)
+                    headers = {
+                        "Server": self.version_string(),
+                        "Date": self.date_time_string(),
+                        "Content-Type": "application/json",
+                        **reply.headers,
+                    }
                     for key, value in headers.items():
                         self.send_header(key, value)
                     length = reply.declared_length if reply.declared_length else len(body)
