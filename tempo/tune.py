@@ -21,6 +21,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,8 +29,9 @@ import numpy as np
 
 from tempo.errors import TempoError
 from tempo.journal import Journal, SQLiteJournal, default_journal_path
+from tempo.lock import TuneLock
 from tempo.loop import IterationReport, Tolerance, TuningLoop
-from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, TransportOptions
+from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, RMClock, TransportOptions
 from tempo.step import PALDStepper
 from tempo.templates import QSTemplate, check_queues, load_templates
 from whatif.allocation import AllocationDocument
@@ -104,6 +106,11 @@ class TuneRun:
     resumed: str
     reports: tuple[IterationReport, ...] = field(default=())
     interrupted: bool = False
+
+    @property
+    def rm_error(self) -> str | None:
+        """Why the cluster could not be read in the last iteration, if that stopped it."""
+        return self.reports[-1].rm_error if self.reports else None
 
 
 class PausedClock:
@@ -265,10 +272,14 @@ def tune(
     `on_start` receives the run before the first iteration (paths, resume state);
     `callback` each iteration's report as it is made. Ctrl-C ends the run between
     or inside iterations; the journal and `tempo.apply.recover` make either safe.
-    """
-    from tempo.apply import Reload, recover
 
+    One tuner at a time: the allocation file and the journal are locked
+    (`tempo.lock.TuneLock`) for the whole run, and a second `tune` of either fails
+    with `tempo.lock.LockedError` naming the holder (a dry run locks only its journal).
+    With RM addresses, windows follow the RM's clock (`tempo.rm.RMClock`).
+    """
     emulated = not settings.rm_urls
+    source: Path | None = None
     if emulated:
         work = Path(settings.work_dir or tempfile.mkdtemp(prefix="tempo-tune-"))
         work.mkdir(parents=True, exist_ok=True)
@@ -299,6 +310,38 @@ def tune(
         space_path = settings.space_path
         cluster_spec = settings.cluster
         journal_path = Path(settings.journal_path or default_journal_path())
+    with ExitStack() as locks:
+        for guarded in (journal_path,) if settings.dry_run else (config, journal_path):
+            locks.enter_context(TuneLock(guarded))
+        return _run(
+            settings,
+            config=config,
+            source=source,
+            templates_path=templates_path,
+            space_path=space_path,
+            cluster_spec=cluster_spec,
+            journal_path=journal_path,
+            callback=callback,
+            on_start=on_start,
+        )
+
+
+def _run(
+    settings: TuneSettings,
+    *,
+    config: Path,
+    source: Path | None,
+    templates_path: Path,
+    space_path: Path | None,
+    cluster_spec: str,
+    journal_path: Path,
+    callback: Callable[[IterationReport], None] | None,
+    on_start: Callable[[TuneRun], None] | None,
+) -> TuneRun:
+    """`tune` once its paths are resolved and locked."""
+    from tempo.apply import Reload, recover
+
+    emulated = source is not None
     cluster = Cluster.parse(cluster_spec)
     preemption = emulated if settings.preemption is None else settings.preemption
     scheduler = SchedulerSettings(preemption=preemption)
@@ -343,6 +386,10 @@ def tune(
         HTTPTransport(list(urls), options),
         history=JobHistoryClient(HTTPTransport(history_url, options)),
     )
+    wait = sleep
+    if not emulated:  # windows and waits in the RM's time, not this machine's
+        rm_clock = RMClock(client.transport)
+        clock, wait = rm_clock, rm_clock.sleep
     observer: object = RMObserver(
         client, queues=[t.queue for t in templates], attempts=_needs_attempts(templates)
     )
@@ -406,7 +453,7 @@ def tune(
                 max_iterations=settings.max_iterations,
                 interval_s=settings.interval_s,
                 speed=speed,
-                sleep=sleep,
+                sleep=wait,
                 callback=collect,
             )
         except KeyboardInterrupt:

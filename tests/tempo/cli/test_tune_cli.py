@@ -213,9 +213,9 @@ def test_dry_run_on_the_emulated_sample_writes_nothing(tmp_path):
 
 
 def test_tune_against_a_live_rm_address(tmp_path):
-    """--rm/--history-server/--config: one iteration observes the RM's last window and is journalled."""
+    """--rm/--history-server/--config: one iteration observes the RM's last window, on the
+    RM's clock (the emulated one is years behind this machine's), and is journalled."""
     import sys
-    import time
 
     from emulated import CLUSTER, WEIGHTED, FakeClock, tiny_trace, write
 
@@ -225,17 +225,9 @@ def test_tune_against_a_live_rm_address(tmp_path):
     templates = tmp_path / "t.qs"
     templates.write_text("QUEUE root.engineer OPTIMIZE QS_AJR;\n")
     clock = FakeClock()
-    # The tiny trace's jobs (0 to 90 s) finished a few minutes ago, in wall-clock time.
-    rm = EmulatedRM(
-        tiny_trace(),
-        config,
-        CLUSTER,
-        engine="reference",
-        clock=clock,
-        epoch_offset_s=time.time() - 600.0,
-    )
+    rm = EmulatedRM(tiny_trace(), config, CLUSTER, engine="reference", clock=clock, speed=60.0)
     url = rm.start()
-    clock.advance(200.0)
+    clock.advance(10.0)  # 600 trace seconds: the tiny trace's jobs (0 to 90 s) have finished
     journal = tmp_path / "journal.sqlite"
     refresh = f"from tempo.rm.emulator import request_refresh; request_refresh({url!r})"
     try:
