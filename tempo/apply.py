@@ -38,6 +38,7 @@ from tempo.journal import InForce, Journal
 from tempo.rm.client import RMClient
 from tempo.rm.confirm import DEFAULT_TOLERANCE, Tolerance, scheduler_mismatches
 from whatif.allocation import AllocationDocument, validate, write_allocation
+from whatif.atomic import stray_temporaries
 from whatif.errors import WhatifError
 
 logger = logging.getLogger(__name__)
@@ -368,6 +369,9 @@ def recover(
       restored from the backup (checked against the journalled hash), the RM is
       reloaded with `reload` (if given), and the apply is recorded ``reverted``.
 
+    Either way, a temporary file the killed write left beside `path`
+    (`whatif.atomic.stray_temporaries`) is removed.
+
     Raises `ApplyError`, touching nothing, when the file on disk is neither the
     previous nor the new one (changed outside tempo), is missing, or the backup no
     longer holds the previous file: an operator must decide.
@@ -381,6 +385,9 @@ def recover(
         raise ApplyError(
             f"the interrupted apply was of {record.path}, not {target}; recover that file"
         )
+    for stray in stray_temporaries(target):
+        logger.warning("%s: removing %s, left by the interrupted write", target, stray.name)
+        stray.unlink(missing_ok=True)
     if state.state == "not_written":
         reason = "interrupted before the new file was written; the previous file is in force"
         journal.complete_apply(record.id, outcome="reverted", detail=f"recovered: {reason}")

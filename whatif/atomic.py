@@ -12,6 +12,7 @@ ResourceManager runs as can read an allocation file tempo wrote. ``mkstemp``'s
 
 from __future__ import annotations
 
+import glob
 import logging
 import os
 import tempfile
@@ -22,6 +23,9 @@ logger = logging.getLogger(__name__)
 
 #: Permission bits of a file that did not exist before: owner read/write, others read.
 NEW_FILE_MODE = 0o644
+
+#: Temporary files are ``.NAME.XXXXXXXX.tmp`` beside the target.
+TEMPORARY_SUFFIX = ".tmp"
 
 
 def write_atomic(
@@ -42,7 +46,7 @@ def write_atomic(
     directory = target.parent if str(target.parent) else Path(".")
     previous = target.stat() if target.exists() else None
     descriptor, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=directory
+        prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX, dir=directory
     )
     try:
         with os.fdopen(descriptor, "wb") as handle:
@@ -78,3 +82,15 @@ def fsync_directory(directory: str | os.PathLike[str]) -> None:
         logger.debug("fsync of %s failed: %s", directory, error)
     finally:
         os.close(handle)
+
+
+def stray_temporaries(path: str | os.PathLike[str]) -> list[Path]:
+    """Temporary files `write_atomic` left beside `path` when its process was killed mid-write.
+
+    Only a crash leaves one (any error removes it), so after a crash they are safe to
+    delete; while another process writes `path`, one of them may be its.
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    pattern = f".{glob.escape(target.name)}.*{TEMPORARY_SUFFIX}"
+    return sorted(p for p in directory.glob(pattern) if p.is_file())
