@@ -432,6 +432,10 @@ class TuningLoop:
         """Run one iteration on the window that just ended; journal and return what happened."""
         if not hasattr(self, "path_"):
             self.resume()
+        else:
+            stuck = self._recover_dangling()
+            if stuck is not None:
+                return stuck
         data = Path(self.path_).read_bytes()
         document = AllocationDocument.from_bytes(data, source=self.path_)
         sha = file_sha256(self.path_)
@@ -475,6 +479,32 @@ class TuningLoop:
             )
             self.baseline_, self.previous_ = None, None
         return self._step(it, document, data, trace.workload, observed, held, base)
+
+    def _recover_dangling(self) -> IterationReport | None:
+        """Finish or undo an apply left open by a failed restore (a full disk), before stepping.
+
+        None when nothing is open or `recover` resolved it; else the journalled report of
+        an iteration that could not start (the open apply is retried next window).
+        """
+        state = self.journal.in_force()
+        if state is None or state.state not in ("unconfirmed", "not_written"):
+            return None
+        if self.recover is None or Path(state.path).absolute() != Path(self.path_):
+            return None
+        logger.warning("%s: %s; recovering", state.path, state.description)
+        try:
+            self.recover(self.journal, state.path)
+            return None
+        except (TempoError, WhatifError) as error:
+            end = float(time.time())
+            sha = file_sha256(self.path_)
+            it = self.journal.begin_iteration(config_path=self.path_, config_sha256=sha)
+            reason = (
+                f"an apply is still open ({state.description}) and could not be finished: "
+                f"{error}; retrying next window"
+            )
+            base = {"begin_s": end - self.window_s, "end_s": end}
+            return self._finish(it, "rejected", reason, base)
 
     def _unobserved(self, error: Exception, sha: str | None, base: dict) -> IterationReport:
         """Journal an iteration that could not read its window; the configuration stays."""

@@ -51,8 +51,11 @@ def write_report(
     `retuned` is the same analysis with the configuration re-tuned at each cluster
     size (``analyze_provisioning(..., configure=...)``), `check` the scale-up check.
 
-    Both are rendered in memory first and each file is replaced atomically, so a
-    failure leaves no half-written report.
+    Both are rendered in memory first; ``report.json`` is replaced while the new
+    ``report.html`` waits, fsynced, in its temporary file, which is then renamed
+    (`whatif.atomic.write_atomic`). A full disk or a read-only directory is a
+    `WhatifError` naming the file, and leaves the previous report (or none) whole:
+    never half a file, never a new ``report.json`` beside an old ``report.html``.
     """
     directory = Path(directory)
     try:
@@ -66,7 +69,21 @@ def write_report(
     )
     page = render_html(analysis, retuned=retuned, check=check)
     files = ReportFiles(directory / "report.json", directory / "report.html")
-    write_atomic(files.json, document + "\n")
-    write_atomic(files.html, page)
+    try:
+        write_atomic(files.html, page, before_replace=lambda _: _write(files.json, document + "\n"))
+    except OSError as error:
+        raise WhatifError(_cannot(files.html, error)) from error
     logger.info("wrote %s and %s", files.json, files.html)
     return files
+
+
+def _write(path: Path, text: str) -> None:
+    """``report.json``, written while the new ``report.html`` waits to be renamed."""
+    try:
+        write_atomic(path, text)
+    except OSError as error:
+        raise WhatifError(_cannot(path, error)) from error
+
+
+def _cannot(path: Path, error: OSError) -> str:
+    return f"{path}: cannot write the report: {error.strerror or error}"

@@ -1,0 +1,221 @@
+"""A full disk or a read-only directory under the apply path and the reports.
+
+A full disk is real: the atomic writer's temporary file is swapped for ``/dev/full``,
+whose every write fails with ENOSPC from the kernel. A read-only directory is real
+(mode 0555) for an ordinary user; root ignores modes, so for root the temporary
+file cannot be created (EROFS), as on a read-only mount.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from test_loop import TEMPLATES, XML, DoublingStepper, FakeCluster
+
+import whatif.atomic
+from tempo.apply import Reload, apply_configuration, recover
+from tempo.journal import SQLiteJournal, file_sha256
+from tempo.loop import TuningLoop
+from whatif.allocation import AllocationDocument
+from whatif.atomic import stray_temporaries
+from whatif.errors import WhatifError
+
+NEW = AllocationDocument.from_bytes(XML).set("root.engineer", "weight", 2.0)
+
+
+class Disk:
+    """Switches a full disk (ENOSPC on every write of the atomic writer) on and off."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        if not os.path.exists("/dev/full"):
+            pytest.skip("needs /dev/full")
+        self.full = False
+        real = os.fdopen
+
+        def fdopen(fd: int, *args, **kwargs):
+            if not self.full:
+                return real(fd, *args, **kwargs)
+            os.close(fd)
+            return open("/dev/full", *args, **kwargs)  # noqa: SIM115 (closed by the caller)
+
+        monkeypatch.setattr(whatif.atomic.os, "fdopen", fdopen)
+
+
+@pytest.fixture
+def disk(monkeypatch):
+    return Disk(monkeypatch)
+
+
+@pytest.fixture
+def read_only(monkeypatch):
+    """Make a directory read-only: mode 0555, and for root no temporary file can be created."""
+    made: list[Path] = []
+
+    def make(directory: Path) -> None:
+        directory.chmod(0o555)
+        made.append(directory)
+        if os.geteuid() == 0:
+            real = tempfile.mkstemp
+
+            def mkstemp(*args, dir=None, **kwargs):  # noqa: A002 (tempfile's name)
+                if dir is not None and Path(dir) == directory:
+                    raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dir))
+                return real(*args, dir=dir, **kwargs)
+
+            monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+
+    yield make
+    for directory in made:
+        directory.chmod(0o755)
+
+
+def _apply(path: Path, journal, it: int, confirm=lambda: True):
+    return apply_configuration(
+        NEW,
+        path,
+        journal=journal,
+        iteration_id=it,
+        reload=Reload.wait(0.0),
+        confirm=confirm,
+        timeout_s=0.0,
+        poll_s=0.0,
+        sleep=lambda s: None,
+    )
+
+
+@pytest.fixture
+def allocation(tmp_path: Path) -> Path:
+    directory = tmp_path / "conf"
+    directory.mkdir()
+    path = directory / "fair-scheduler.xml"
+    path.write_bytes(XML)
+    return path
+
+
+def _untouched(path: Path) -> None:
+    assert path.read_bytes() == XML and not stray_temporaries(path)
+    assert not Path(f"{path}.1").exists() or Path(f"{path}.1").read_bytes() == XML
+
+
+@pytest.mark.parametrize("fault", ["full disk", "read-only directory"])
+def test_apply_on_a_full_or_read_only_disk_leaves_the_file_and_journals_it(
+    allocation, tmp_path, disk, read_only, fault
+):
+    """The candidate cannot be written: the file in force is untouched, no temporary file is
+    left, the apply is journalled as reverted with the OS's reason, nothing is dangling."""
+    with SQLiteJournal(tmp_path / "journal.sqlite") as journal:
+        it = journal.begin_iteration(
+            config_path=str(allocation), config_sha256=file_sha256(allocation)
+        )
+        if fault == "full disk":
+            disk.full = True
+        else:
+            read_only(allocation.parent)
+        outcome = _apply(allocation, journal, it)
+        (record,) = journal.applies()
+        state = journal.in_force().state
+    reason = "No space left on device" if fault == "full disk" else "ead-only file system"
+    if fault == "read-only directory" and os.geteuid() != 0:
+        reason = "Permission denied"
+    assert not outcome.applied and "previous file untouched" in outcome.reason
+    assert reason in outcome.reason
+    assert record.outcome == "reverted" and reason in record.detail and state == "restored"
+    _untouched(allocation)
+
+
+def test_the_loop_goes_on_after_a_full_disk_and_finishes_an_apply_it_could_not_restore(
+    allocation, tmp_path, disk
+):
+    """The disk fills between writing a step and restoring the previous file (the RM did
+    not confirm): that iteration is rejected, leaving the apply open. Next window, the
+    disk still full, the loop says so and waits; once space is back it restores the
+    previous file from its backup and tunes again."""
+
+    class Applier:
+        confirm = False
+
+        def apply(self, document, *, journal, iteration_id):
+            def refuse_and_fill() -> bool:
+                disk.full = not self.confirm
+                return self.confirm
+
+            return _apply(allocation, journal, iteration_id, confirm=refuse_and_fill)
+
+    applier = Applier()
+    with SQLiteJournal(tmp_path / "journal.sqlite") as journal:
+        loop = TuningLoop(
+            observer=FakeCluster(allocation, lambda w: 100.0 / w),
+            stepper=DoublingStepper(),
+            applier=applier,
+            journal=journal,
+            templates=TEMPLATES,
+            allocation_path=allocation,
+            window_s=600.0,
+            recover=recover,
+            clock=iter(range(1_700_000_000, 1_800_000_000, 600)).__next__,
+        )
+        first = loop.iterate()
+        assert first.decision == "rejected" and "restoring the previous file failed" in first.reason
+        assert journal.in_force().state == "unconfirmed"  # the unconfirmed step is on disk
+        second = loop.iterate()  # still full
+        assert second.decision == "rejected" and "could not be finished" in second.reason
+        disk.full, applier.confirm = False, True
+        third = loop.iterate()
+        assert journal.applies()[0].outcome == "reverted"
+        assert third.decision == "accepted" and journal.in_force().state == "applied"
+        assert not stray_temporaries(allocation)
+        assert [i.decision for i in journal.iterations()] == ["rejected", "rejected", "accepted"]
+
+
+@pytest.fixture(scope="module")
+def analysis():
+    """A provisioning analysis of four one-task jobs in one queue, at one scale."""
+    import pandas as pd
+
+    from whatif import Cluster, EffectiveAllocation, EffectiveQueue, Workload
+    from whatif.metrics import Metric
+    from whatif.provisioning import analyze_provisioning
+
+    jobs = pd.DataFrame({"job_id": list("abcd"), "queue": "root.a", "submit_s": [0.0, 5, 10, 15]})
+    tasks = jobs[["job_id"]].assign(
+        task_id=lambda t: t["job_id"] + "1",
+        stage="map",
+        duration_s=20.0,
+        memory_mb=1024.0,
+        vcores=1.0,
+    )
+    allocation = EffectiveAllocation(
+        root=EffectiveQueue("root", children=(EffectiveQueue("root.a"),))
+    )
+    return analyze_provisioning(
+        Workload(jobs=jobs, tasks=tasks),
+        allocation,
+        Cluster.parse("nodes=2,memory-mb=2048,vcores=2"),
+        [("root.a", Metric("QS_AJR"), 60.0)],
+        scales=(1.0,),
+        engine="reference",
+    )
+
+
+@pytest.mark.parametrize("fault", ["full disk", "read-only directory"])
+def test_a_report_on_a_full_or_read_only_disk_keeps_the_previous_one_whole(
+    analysis, tmp_path, disk, read_only, fault
+):
+    """Writing report.json/report.html fails with one WhatifError naming the file and the
+    reason; the previous report stays, both files, byte for byte; no temporary file."""
+    from whatif.report import write_report
+
+    directory = tmp_path / "report"
+    files = write_report(analysis, directory)
+    before = {p.name: p.read_bytes() for p in (files.json, files.html)}
+    if fault == "full disk":
+        disk.full = True
+    else:
+        read_only(directory)
+    with pytest.raises(WhatifError, match=r"report\.(json|html): cannot write the report: "):
+        write_report(analysis, directory, inputs={"trace": "another"})
+    assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
