@@ -263,3 +263,14 @@ def test_unreadable_file_is_reported_with_its_path(tmp_path):
     """A missing space file raises naming the path."""
     with pytest.raises(ValidationError, match=r"nope.toml: cannot read the space file"):
         SpaceSpec.from_file(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize("settings", [("weight", "bogus"), ("priority",)])
+def test_an_unknown_setting_names_itself_and_the_settings_known(settings):
+    """SpaceSpec(settings=...) with a name tempo does not know is a ValidationError listing
+    the settings it knows, never a bare KeyError (issue 24)."""
+    with pytest.raises(ValidationError) as error:
+        SpaceSpec(settings=settings).build(two_tenant(), CLUSTER)
+    message = str(error.value)
+    assert f"got {settings[-1]!r}" in message
+    assert "expected one of weight, minResources" in message and "schedulingPolicy" in message
