@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from tempo.errors import TempoError
+from tempo.gain import MinGain, QSChange, meaningful_gains
 from tempo.optimizers import Evaluation, OptimizationResult, Problem, make_optimizer
 from tempo.optimizers.result import select_best
 from tempo.space import ConfigurationSpace, dialect_of
@@ -219,12 +220,13 @@ class TuningContext:
 
 
 def component_table(components: Sequence[QSComponent], **columns: np.ndarray) -> pd.DataFrame:
-    """One row per QS component (queue, metric, kind, threshold) plus the given value columns."""
+    """One row per QS component (queue, metric, kind, unit, threshold) plus the given value columns."""
     frame = pd.DataFrame(
         {
             "queue": [c.queue for c in components],
             "metric": [c.metric.label for c in components],
             "kind": [c.kind for c in components],
+            "unit": [c.metric.unit for c in components],
             "threshold": [c.threshold for c in components],
         }
     )
@@ -418,6 +420,9 @@ class OptimizeOutcome:
     `OptimizationResult`, ``diff`` the semantic differences from the one in force,
     ``distance`` the normalized distance moved, ``iterations`` one record per batch,
     ``components`` the QS vector's entries and ``failures`` the failed candidates.
+    ``gains`` are the predicted improvements that count under the run's `MinGain`;
+    ``held_back`` says why the best point found was not proposed (its gain is below
+    the minimum), empty when it was (or when it is the configuration in force).
     """
 
     document: AllocationDocument
@@ -427,6 +432,8 @@ class OptimizeOutcome:
     iterations: tuple[IterationRecord, ...]
     components: tuple[QSComponent, ...]
     failures: tuple[CandidateFailure, ...]
+    gains: tuple[QSChange, ...] = ()
+    held_back: str = ""
 
     @property
     def changed(self) -> bool:
@@ -459,6 +466,7 @@ def optimize(
     hadoop_version: int | None = None,
     seed: int = 0,
     callback: Callable[[IterationRecord], None] | None = None,
+    min_gain: MinGain | None = None,
 ) -> OptimizeOutcome:
     """Tune `document` for `templates` on `workload`, inside the risk `radius`.
 
@@ -481,6 +489,11 @@ def optimize(
     `executor` is an `Executor`, a spec for `whatif.executors.make_executor`
     (``local``, ``local:N``, ``serial``, ``dask://host:port``; closed at the end), or
     None (in this process). `callback` receives each `IterationRecord` as it is made.
+
+    With `min_gain` (`tempo.gain.MinGain`), a point whose predicted improvements over
+    the configuration in force are all below it is not proposed: the document in
+    force is returned unchanged and ``held_back`` says why. None proposes any gain
+    (the control loop judges its steps itself).
     """
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
         raise ValidationError(f"optimize iterations: expected an int >= 1, got {iterations!r}")
@@ -539,15 +552,30 @@ def optimize(
     # The configuration in force stays byte-identical when nothing better was found (even
     # where encoding it clipped a value to the space's bounds).
     at_start = np.array_equal(result.x, problem.start)
+    changes = [
+        QSChange(c.label, c.metric.unit, c.threshold, float(before), float(after))
+        for c, before, after in zip(context.components, result.start_mean, result.mean, strict=True)
+    ]
+    gains = meaningful_gains(changes, min_gain or MinGain(0.0, 0.0, 0.0))
+    held_back = ""
+    if not at_start and min_gain is not None and not gains:
+        held_back = (
+            f"no change proposed: the best point found (distance {result.distance:.3f}) "
+            f"predicts no gain of at least {min_gain}"
+        )
+        logger.info("%s", held_back)
+        at_start = True
     tuned = document if at_start else context.evaluator.candidate(result.x)
     return OptimizeOutcome(
         document=tuned,
         result=result,
         diff=tuple(diff_allocations(document, tuned, hadoop_version=hadoop_version)),
-        distance=result.distance,
+        distance=0.0 if held_back else result.distance,
         iterations=tuple(records),
         components=context.components,
         failures=tuple(context.evaluator.failures),
+        gains=tuple(gains) if not at_start else (),
+        held_back=held_back,
     )
 
 

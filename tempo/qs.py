@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from tempo.errors import TempoError
-from tempo.templates import QSTemplate, required_metrics
+from tempo.templates import Constraint, QSTemplate, required_metrics
 from whatif.cluster import Cluster
 from whatif.errors import UnfinishedJobsError
 from whatif.metrics import Metric, Window, evaluate, has_deadlines, unfinished_jobs
@@ -41,8 +41,9 @@ class QSReport:
     (label), ``unit``, ``observed`` and ``predicted`` (NaN when no prediction).
     ``constraints``: one row per template constraint with ``queue``,
     ``constraint`` (as text), ``metric``, ``unit``, ``op``, ``threshold``, ``observed``,
-    ``observed_met``, ``predicted``, ``predicted_met`` (True, False, or None when
-    there was nothing to measure or no prediction). ``observed_unfinished`` counts the
+    ``observed_met``, ``predicted``, ``predicted_met`` (True or False; False also
+    when there was nothing to measure, which never keeps a constraint; None only
+    for a side that is absent: no prediction or no observation). ``observed_unfinished`` counts the
     observed jobs submitted in the window that were still running when the trace
     ended: left out of the job metrics, and said so.
     """
@@ -103,7 +104,8 @@ class QSReport:
             lines.append("constraints")
             for row in self.constraints.itertuples(index=False):
                 parts = [
-                    f"{side} {format_value(getattr(row, side), row.unit)} {_status(getattr(row, side + '_met'))}"
+                    f"{side} {format_value(getattr(row, side), row.unit)} "
+                    f"{_status(getattr(row, side + '_met'), getattr(row, side))}"
                     for side in sides
                 ]
                 lines.append(f"  {row.queue:<20} {row.constraint:<32} " + ", ".join(parts))
@@ -244,9 +246,9 @@ def qs_report(
                     "op": c.op,
                     "threshold": c.threshold,
                     "observed": seen,
-                    "observed_met": c.is_met(seen) if schedule is not None else None,
+                    "observed_met": _kept(c, seen) if schedule is not None else None,
                     "predicted": guess,
-                    "predicted_met": c.is_met(guess) if predicted is not None else None,
+                    "predicted_met": _kept(c, guess) if predicted is not None else None,
                 }
             )
     columns = [
@@ -292,5 +294,14 @@ def format_value(value: float, unit: str) -> str:
     return f"{value:.2f}"
 
 
-def _status(met: bool | None) -> str:
-    return "n/a" if met is None else "met" if met else "VIOLATED"
+def _kept(constraint: Constraint, value: float) -> bool:
+    """Whether `constraint` holds for `value`; a value with nothing measured (NaN) never does."""
+    return bool(constraint.is_met(value))
+
+
+def _status(met: bool | None, value: float = 0.0) -> str:
+    if met is None:
+        return "n/a"
+    if met:
+        return "met"
+    return "NOT MET (nothing measured)" if value != value else "VIOLATED"

@@ -13,7 +13,8 @@ the same seed: scenarios then differ only by the what-if change (common random
 numbers), not by the model's departure from the trace.
 
 Bisection. Feasibility (every threshold met by the mean QS; a QS with nothing
-to measure counts as met) is assumed monotone in the cluster scale: a larger
+to measure is never met: an SLO that cannot be evaluated is not an SLO kept) is
+assumed monotone in the cluster scale: a larger
 cluster never breaks an SLO a smaller one meets. The grid is evaluated first;
 the bracket is [largest infeasible scale, the next feasible one above it],
 widened by halving or doubling when the grid is all feasible or all infeasible
@@ -216,6 +217,7 @@ class ScaleResult:
 
     ``mean`` and ``spread`` follow the analysis' ``labels``; ``met`` holds one
     entry per threshold: True, False, or None when there was nothing to measure.
+    A scale is feasible only when every threshold is met: None is not met.
     """
 
     scale: float
@@ -227,7 +229,7 @@ class ScaleResult:
 
     @property
     def feasible(self) -> bool:
-        return all(m is not False for m in self.met)
+        return all(m is True for m in self.met)
 
 
 @dataclass(frozen=True, eq=False)
@@ -452,7 +454,7 @@ def analyze_provisioning(
                 executor=executor,
             )
             with warnings.catch_warnings():
-                # A QS with nothing to measure in every replicate is NaN: reported as n/a.
+                # A QS with nothing to measure in every replicate is NaN: n/a, and not met.
                 warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
                 warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
                 estimate = model_at.evaluate([allocation_at(scale)], _w)

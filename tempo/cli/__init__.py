@@ -2,8 +2,12 @@
 
 Each command group lives in its own module here and is listed in ``COMMANDS``;
 a command parses options, calls one library function and renders the result.
-Library errors become one line on stderr and exit status 1 (2 for usage errors);
-``tempo --debug`` shows the traceback instead.
+Every command follows the conventions of the README section "CLI conventions":
+``-q/--quiet`` and ``-v/--verbose`` before or after the subcommand, ``--json`` for
+results, ``--force`` to overwrite, and the exit statuses of `tempo.cli.exitcodes`.
+A library error becomes one line on stderr (exit 2, an input error; 3 when the
+ResourceManager or another remote service failed; 1 when a predicted job never
+finishes); ``tempo --debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ import sys
 
 import click
 
-from tempo.errors import TempoError
-from whatif.errors import WhatifError
+from tempo.cli import exitcodes
+from tempo.errors import RMError, TempoError
+from whatif.errors import UnfinishedJobsError, WhatifError
 
 #: CLI name -> "module:attribute" of the click command or group.
 COMMANDS: dict[str, str] = {
@@ -32,6 +37,83 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class CommandError(click.ClickException):
+    """A one-line error on stderr with one of `tempo.cli.exitcodes` as the exit status."""
+
+    def __init__(self, message: str, exit_code: int = exitcodes.USAGE) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def exit_code_for(error: BaseException) -> int:
+    """The exit status a library error maps to (see `tempo.cli.exitcodes`)."""
+    if isinstance(error, RMError):
+        return exitcodes.REMOTE
+    if isinstance(error, UnfinishedJobsError):
+        return exitcodes.NO
+    try:
+        import requests
+    except ImportError:  # pragma: no cover - a dependency
+        requests = None
+    if requests is not None and isinstance(error, requests.RequestException):
+        return exitcodes.REMOTE
+    return exitcodes.USAGE
+
+
+#: Root log level per verbosity.
+_LEVELS = {"quiet": logging.ERROR, "normal": logging.WARNING, "verbose": logging.INFO}
+
+
+def is_quiet(ctx: click.Context | None = None) -> bool:
+    """Whether -q/--quiet was given (before or after the subcommand)."""
+    ctx = ctx or click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    return bool(obj) and obj.get("verbosity") == "quiet"
+
+
+def _set_level(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """-q/-v callback: quiet hides warnings and progress bars; verbose logs progress."""
+    if not value or ctx.resilient_parsing:
+        return
+    root = ctx.find_root()
+    root.ensure_object(dict)
+    root.obj["verbosity"] = param.name
+    if not root.obj.get("debug"):
+        logging.getLogger().setLevel(_LEVELS[param.name])
+
+
+def verbosity_options() -> list[click.Option]:
+    """``-q/--quiet`` and ``-v/--verbose``, accepted by the group and by every command."""
+    return [
+        click.Option(
+            ["-q", "--quiet"],
+            is_flag=True,
+            expose_value=False,
+            callback=_set_level,
+            help="Print only results and errors: no warnings, no progress bars.",
+        ),
+        click.Option(
+            ["-v", "--verbose"],
+            is_flag=True,
+            expose_value=False,
+            callback=_set_level,
+            help="Log progress to stderr.",
+        ),
+    ]
+
+
+def with_verbosity(command: click.Command) -> click.Command:
+    """Add the verbosity options to `command` and, for a group, to each of its commands."""
+    if not getattr(command, "_tempo_verbosity", False):
+        names = {p.name for p in command.params}
+        command.params.extend(o for o in verbosity_options() if o.name not in names)
+        command._tempo_verbosity = True  # type: ignore[attr-defined]
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            with_verbosity(sub)
+    return command
+
+
 class LazyGroup(click.Group):
     """A group that imports a subcommand's module only when it is used."""
 
@@ -43,31 +125,43 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module, attribute = target.split(":")
-        return getattr(importlib.import_module(module), attribute)
+        return with_verbosity(getattr(importlib.import_module(module), attribute))
 
     def invoke(self, ctx: click.Context) -> object:
-        """Run the subcommand; a library error becomes one line and exit status 1."""
+        """Run the subcommand; a library error becomes one line and its exit status."""
         try:
             return super().invoke(ctx)
-        except (WhatifError, TempoError) as error:
+        except (WhatifError, TempoError, OSError) as error:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            raise click.ClickException(str(error)) from error
+            raise CommandError(str(error), exit_code_for(error)) from error
+        except Exception as error:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            code = exit_code_for(error)
+            if code != exitcodes.REMOTE:
+                raise
+            raise CommandError(f"remote service: {error}", code) from error
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks and debug logging.")
-@click.option("-v", "--verbose", is_flag=True, help="Log progress to stderr.")
 @click.version_option(package_name="tempo-yarn")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool, verbose: bool) -> None:
-    """tempo tunes the YARN Fair Scheduler to per-queue service-level objectives."""
+def cli(ctx: click.Context, debug: bool) -> None:
+    """tempo tunes the YARN Fair Scheduler to per-queue service-level objectives.
+
+    Exit status: 0 success, 1 the answer is "no" (an SLO not met, a regression),
+    2 a usage or input error, 3 the ResourceManager or a remote service failed.
+    """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
-    level = logging.DEBUG if debug else logging.INFO if verbose else logging.WARNING
-    logging.basicConfig(
-        level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
-    )
+    logging.basicConfig(format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    verbosity = ctx.obj.get("verbosity", "normal")
+    logging.getLogger().setLevel(logging.DEBUG if debug else _LEVELS[verbosity])
+
+
+with_verbosity(cli)
 
 
 def main() -> None:

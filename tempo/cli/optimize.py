@@ -2,50 +2,187 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 import click
+import numpy as np
 
+from tempo.cli import exitcodes, is_quiet
+from tempo.cli.options import (
+    cluster_option,
+    emit_json,
+    force_option,
+    json_option,
+    progress_bar,
+    refuse_overwrite,
+)
+from tempo.cli.preemption import preemption_options, scheduler_settings
+from tempo.cli.tables import echo_table
 from tempo.errors import TempoError
-from tempo.optimize import CandidateFailure, IterationRecord, last_window
+from tempo.gain import MinGain
+from tempo.optimize import CandidateFailure, IterationRecord, OptimizeOutcome, last_window
 from tempo.optimize import optimize as run_optimize
 from tempo.optimizers import OPTIMIZERS
+from tempo.qs import format_value
 from tempo.space import ConfigurationSpace, SpaceSpec, hadoop_version_for
-from tempo.templates import load_templates, parse_duration
+from tempo.templates import check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
-from whatif.allocation import AllocationDocument, write_allocation
-from whatif.predictor import SchedulerSettings
+from whatif.allocation import AllocationDocument, format_setting_value, write_allocation
 from whatif.readers import read_trace
-
-
-def _render_iteration(record: IterationRecord) -> None:
-    table = record.table.rename(columns={"iterate": "this batch", "best": "best so far"})
-    click.echo(
-        f"iteration {record.iteration}: {record.evaluations}/{record.budget} evaluations, "
-        f"best {'feasible' if record.best_feasible else 'INFEASIBLE'} at distance "
-        f"{record.best_distance:.3f}" + (f", {record.failed} failed" if record.failed else "")
-    )
-    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-
 
 #: Distinct failure reasons `tempo optimize` prints.
 _SHOWN_FAILURES = 3
+
+
+def _threshold(kind: str, threshold: float, unit: str) -> str:
+    return (
+        "-"
+        if kind == "objective" or math.isinf(threshold)
+        else f"<= {format_value(threshold, unit)}"
+    )
+
+
+def _render_iteration(record: IterationRecord, iterations: int) -> None:
+    """One batch for people: which one, the budget spent, the best so far and the QS table."""
+    name = (
+        f"iteration {record.iteration} of {iterations}"
+        if record.iteration <= iterations
+        else ("final evaluation of the last step")
+    )
+    click.echo(
+        f"{name}: {record.evaluations}/{record.budget} evaluations, best "
+        f"{'feasible' if record.best_feasible else 'INFEASIBLE'} at distance "
+        f"{record.best_distance:.3f}" + (f", {record.failed} failed" if record.failed else "")
+    )
+    t = record.table
+    rows = [
+        [
+            r.queue,
+            r.metric,
+            r.kind,
+            _threshold(r.kind, r.threshold, r.unit),
+            format_value(r.start, r.unit),
+            format_value(r.iterate, r.unit),
+            format_value(r.best, r.unit),
+        ]
+        for r in t.itertuples(index=False)
+    ]
+    echo_table(
+        ["queue", "metric", "kind", "threshold", "in force", "this batch", "best so far"],
+        rows,
+        right=["threshold", "in force", "this batch", "best so far"],
+    )
+
+
+def _failure_counts(failures: Sequence[CandidateFailure]) -> list[tuple[str, int]]:
+    return Counter(f.reason for f in failures).most_common()
 
 
 def _render_failures(failures: Sequence[CandidateFailure]) -> None:
     """Failed candidates (e.g. jobs that never finish under them): how many, and why."""
     if not failures:
         return
-    click.echo(
-        f"{len(failures)} candidate(s) failed: scored as failed (NaN), never picked or averaged"
-    )
-    reasons = Counter(f.reason for f in failures)
-    for reason, count in reasons.most_common(_SHOWN_FAILURES):
+    click.echo(f"{len(failures)} candidate(s) failed: scored as failed, never picked or averaged")
+    reasons = _failure_counts(failures)
+    for reason, count in reasons[:_SHOWN_FAILURES]:
         click.echo(f"  {count} x {reason}")
     if len(reasons) > _SHOWN_FAILURES:
         click.echo(f"  ... and {len(reasons) - _SHOWN_FAILURES} other reasons")
+
+
+def _proposed_mean(outcome: OptimizeOutcome) -> np.ndarray:
+    """The predicted QS of the configuration written: the tuned point's, or the one in force."""
+    return outcome.result.mean if outcome.diff else outcome.result.start_mean
+
+
+def _feasible(outcome: OptimizeOutcome) -> bool:
+    """Whether every constraint is predicted met by the configuration written (NaN is not met)."""
+    mean = _proposed_mean(outcome)
+    return all(
+        c.kind == "objective" or (not math.isnan(v) and v <= c.threshold)
+        for c, v in zip(outcome.components, mean, strict=True)
+    )
+
+
+def _min_gain_abs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]):
+    """``--min-gain-abs 2s`` (seconds) or ``--min-gain-abs 1%`` (percentage points)."""
+    floors: dict[str, float] = {}
+    for text in values:
+        try:
+            if text.strip().endswith("%"):
+                floors["fraction"] = float(text.strip()[:-1]) / 100.0
+            else:
+                floors["seconds"] = parse_duration(text)
+        except (ValueError, TempoError) as error:
+            raise click.BadParameter(
+                f"expected a duration (2s, 1min) or percentage points (1%), got {text!r}: {error}"
+            ) from None
+        if any(v < 0 or not math.isfinite(v) for v in floors.values()):
+            raise click.BadParameter(f"expected a value >= 0, got {text!r}")
+    return floors
+
+
+def _json_document(
+    outcome, *, config, output, space, settings, radius, iterations, min_gain
+) -> dict:
+    """The ``--json`` document (schema ``tempo.optimize/1``, README "CLI conventions")."""
+    mean = _proposed_mean(outcome)
+    return {
+        "schema": "tempo.optimize/1",
+        "config": str(config),
+        "output": str(output),
+        "preemption": settings.preemption,
+        "hadoop_version": space.hadoop_version,
+        "tuned_settings": list(space.names),
+        "notes": list(space.notes),
+        "iterations": [
+            {
+                "iteration": r.iteration,
+                "final": r.iteration > iterations,
+                "evaluations": r.evaluations,
+                "budget": r.budget,
+                "failed": r.failed,
+                "best_feasible": r.best_feasible,
+                "best_distance": r.best_distance,
+            }
+            for r in outcome.iterations
+        ],
+        "qs": [
+            {
+                "queue": c.queue,
+                "metric": c.metric.label,
+                "kind": c.kind,
+                "unit": c.metric.unit,
+                "threshold": None if math.isinf(c.threshold) else c.threshold,
+                "in_force": float(before),
+                "proposed": float(after),
+            }
+            for c, before, after in zip(
+                outcome.components, outcome.result.start_mean, mean, strict=True
+            )
+        ],
+        "changes": [
+            {
+                "queue": d.queue,
+                "element": d.element,
+                "old": format_setting_value(d.old),
+                "new": format_setting_value(d.new),
+            }
+            for d in outcome.diff
+        ],
+        "distance": outcome.distance,
+        "radius": radius,
+        "min_gain": {
+            "relative": min_gain.relative,
+            "seconds": min_gain.seconds,
+            "fraction": min_gain.fraction,
+        },
+        "held_back": outcome.held_back or None,
+        "feasible": _feasible(outcome),
+        "failures": [{"reason": r, "count": n} for r, n in _failure_counts(outcome.failures)],
+    }
 
 
 @click.command()
@@ -54,12 +191,7 @@ def _render_failures(failures: Sequence[CandidateFailure]) -> None:
     "--config", "config_path", required=True, type=click.Path(exists=True, dir_okay=False)
 )
 @click.option("--templates", "templates_path", required=True, type=click.Path(exists=True))
-@click.option(
-    "--cluster",
-    "cluster_spec",
-    required=True,
-    help="Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8.",
-)
+@cluster_option(required=True)
 @click.option(
     "--radius", type=click.FloatRange(0, 1, min_open=True), default=0.2, show_default=True
 )
@@ -86,12 +218,7 @@ def _render_failures(failures: Sequence[CandidateFailure]) -> None:
     "window_text",
     help="Replay only the jobs submitted in the trace's last L (e.g. 45min).",
 )
-@click.option(
-    "--preemption/--no-preemption",
-    default=False,
-    show_default=True,
-    help="yarn.scheduler.fair.preemption.",
-)
+@preemption_options
 @click.option(
     "--engine",
     type=click.Choice(["numba", "reference"]),
@@ -106,44 +233,113 @@ def _render_failures(failures: Sequence[CandidateFailure]) -> None:
     help="Hadoop major version whose settings are tuned [default: 1 for a slot cluster, "
     "or a file of <pool> elements without one; else 3].",
 )
+@click.option(
+    "--min-gain",
+    type=click.FloatRange(min=0),
+    default=MinGain().relative,
+    show_default=True,
+    help="Smallest predicted relative improvement worth a change (0.01 = 1%).",
+)
+@click.option(
+    "--min-gain-abs",
+    "min_gain_abs",
+    multiple=True,
+    callback=_min_gain_abs,
+    metavar="2s|1%",
+    help=f"Smallest absolute improvement: a duration for times, percentage points for rates "
+    f"[default: {MinGain().seconds:g}s and {MinGain().fraction * 100:g}%].",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False))
-@click.option("--force", is_flag=True, help="Allow -o to be the --config file itself.")
+@force_option("an existing -o file (also the --config file itself)")
+@json_option
 def optimize(
     trace_path, config_path, templates_path, cluster_spec, radius, iterations, batch_size,
-    algorithm, space_path, overrides, replicates, executor, window_text, preemption,
-    engine, hadoop_version, seed, output, force,
+    algorithm, space_path, overrides, replicates, executor, window_text, site_path, preemption,
+    engine, hadoop_version, min_gain, min_gain_abs, seed, output, force, as_json,
 ):  # fmt: skip
-    """Search configurations near --config for one that meets the templates better; write it to -o."""
-    if Path(output).resolve() == Path(config_path).resolve() and not force:
-        raise TempoError(f"{output}: refusing to overwrite the --config file (add --force)")
-    workload = read_trace(trace_path).workload
+    """Search configurations near --config for one that meets the templates better; write it to -o.
+
+    No change is proposed (-o gets the --config file as it is) unless some objective
+    or violated constraint is predicted better by --min-gain and --min-gain-abs.
+    Exit status 1 when the configuration written is predicted to miss a constraint."""
+    refuse_overwrite([output], force=force, option="-o")
+    templates = load_templates(templates_path)
+    trace = read_trace(trace_path)
+    check_trace_queues(templates, trace.workload, trace_path)
+    workload = trace.workload
     if window_text:
         workload = last_window(workload, parse_duration(window_text))
     document = AllocationDocument.from_file(config_path)
     cluster = Cluster.parse(cluster_spec)
     hadoop_version = hadoop_version_for(hadoop_version, cluster=cluster, document=document)
+    settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
     current = document.effective(hadoop_version=hadoop_version)
     spec = SpaceSpec.from_file(space_path) if space_path else SpaceSpec()
     space: ConfigurationSpace = spec.with_overrides(overrides).build(
-        current, cluster, hadoop_version=hadoop_version
+        current, cluster, hadoop_version=hadoop_version, preemption=settings.preemption
     )
-    click.echo(f"tuning {len(space)} {space.dialect.title} settings")
-    for note in space.notes:
-        click.echo(f"note: {note}")
-    outcome = run_optimize(
-        document, workload, load_templates(templates_path), cluster, space=space,
-        algorithm=algorithm, radius=radius, iterations=iterations, batch_size=batch_size,
-        replicates=replicates, executor=executor, engine=engine, hadoop_version=hadoop_version, seed=seed,
-        settings=SchedulerSettings(preemption=preemption, hadoop_version=hadoop_version),
-        callback=_render_iteration,
-    )  # fmt: skip
+    gain = MinGain(relative=min_gain, **min_gain_abs)
+    if not as_json:
+        click.echo(f"tuning {len(space)} {space.dialect.title} settings")
+        for note in space.notes:
+            click.echo(f"note: {note}")
+    bar = progress_bar(iterations + 1, "optimize", unit="batch")
+
+    def on_iteration(record: IterationRecord) -> None:
+        bar.update(1)
+        if not as_json:
+            bar.clear()
+            _render_iteration(record, iterations)
+
+    try:
+        outcome = run_optimize(
+            document, workload, templates, cluster, space=space,
+            algorithm=algorithm, radius=radius, iterations=iterations, batch_size=batch_size,
+            replicates=replicates, executor=executor, engine=engine,
+            hadoop_version=hadoop_version, seed=seed, settings=settings,
+            callback=on_iteration, min_gain=gain,
+        )  # fmt: skip
+    finally:
+        bar.close()
+    written = write_allocation(outcome.document, output, hadoop_version=hadoop_version)
+    if as_json:
+        emit_json(
+            _json_document(
+                outcome,
+                config=config_path,
+                output=written,
+                space=space,
+                settings=settings,
+                radius=radius,
+                iterations=iterations,
+                min_gain=gain,
+            )
+        )
+    else:
+        _render_outcome(outcome, config_path, radius, output)
+    if not _feasible(outcome):
+        if not as_json and not is_quiet():
+            click.echo("exit status 1: a constraint is predicted not met", err=True)
+        click.get_current_context().exit(exitcodes.NO)
+
+
+def _render_outcome(outcome: OptimizeOutcome, config_path: str, radius: float, output) -> None:
     click.echo(f"\nchanges from {config_path}:")
     for d in outcome.diff:
-        click.echo(f"  {d.queue}  {d.setting}: {d.old} -> {d.new}")
+        click.echo(f"  {d.describe()}")
     if not outcome.diff:
-        click.echo("  none (nothing predicted better within the radius)")
-    click.echo(f"distance moved: {outcome.distance:.4f} (radius {radius:g})")
+        click.echo(
+            f"  none ({outcome.held_back})"
+            if outcome.held_back
+            else "  none (nothing predicted better within the radius)"
+        )
+    else:
+        click.echo(f"distance moved: {outcome.distance:.4f} (radius {radius:g})")
+        for g in outcome.gains:
+            click.echo(
+                f"predicted gain: {g.label} {format_value(g.before, g.unit)} -> "
+                f"{format_value(g.after, g.unit)}"
+            )
     _render_failures(outcome.failures)
-    write_allocation(outcome.document, output, hadoop_version=hadoop_version)
     click.echo(f"wrote {output}")

@@ -1,23 +1,117 @@
-"""Click options shared by the commands that simulate: one definition, one meaning."""
+"""Click options and helpers shared by the commands: one definition, one meaning.
+
+``--cluster`` parses its SPEC when the command line is read (a bad one is a usage
+error naming the option); ``--force`` is the one overwrite flag (`refuse_overwrite`);
+``--json`` output goes through `emit_json` (NaN as null, never a Python repr);
+progress bars come from `progress_bar` (hidden when stderr is not a terminal or
+with ``--quiet``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import math
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 
-from whatif.predictor import SchedulerSettings
+from tempo.cli import CommandError
+from whatif.cluster import Cluster
+from whatif.errors import ClusterSpecError
+
+
+def _cluster_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Check a cluster SPEC as the command line is read; keep the text for the command."""
+    if value is None:
+        return None
+    try:
+        Cluster.parse(value)
+    except ClusterSpecError as error:
+        raise click.BadParameter(str(error), ctx=ctx, param=param) from None
+    return value
+
+
+def cluster_option(
+    *,
+    required: bool = False,
+    help: str = "Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8.",
+    **kwargs: Any,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--cluster SPEC`` (checked when parsed), passed to the command as ``cluster_spec``."""
+    return click.option(
+        "--cluster",
+        "cluster_spec",
+        required=required,
+        metavar="SPEC",
+        callback=_cluster_spec,
+        help=help,
+        **kwargs,
+    )
+
+
+def force_option(
+    what: str = "an existing output",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--force``: the one flag that lets a command overwrite `what`."""
+    return click.option("--force", is_flag=True, help=f"Overwrite {what}.")
+
+
+def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--json``: print the result as one JSON document (schemas: README, "CLI conventions")."""
+    return click.option(
+        "--json", "as_json", is_flag=True, help="Print one JSON document (documented schema)."
+    )(command)
+
+
+def refuse_overwrite(paths: Iterable[str | Path | None], *, force: bool, option: str) -> None:
+    """Stop (exit 2) if any of `paths` exists and ``--force`` was not given; never overwrite silently."""
+    if force:
+        return
+    for path in paths:
+        if path is not None and Path(path).exists():
+            raise CommandError(f"{path}: already exists ({option}); add --force to overwrite it")
+
+
+def jsonable(value: Any) -> Any:
+    """`value` with NaN and infinities as None, numpy scalars as Python numbers, tuples as lists."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def emit_json(document: Any) -> None:
+    """Print `document` as indented JSON on stdout (`jsonable` first)."""
+    click.echo(json.dumps(jsonable(document), indent=2, allow_nan=False))
+
+
+def progress_bar(total: int | None, description: str, *, unit: str = "it") -> Any:
+    """A tqdm bar on stderr; disabled (a no-op) when stderr is not a terminal or with --quiet."""
+    from tqdm import tqdm
+
+    from tempo.cli import is_quiet
+
+    stream = sys.stderr
+    hidden = is_quiet() or not (hasattr(stream, "isatty") and stream.isatty())
+    return tqdm(total=total, desc=description, unit=unit, leave=False, file=stream, disable=hidden)
 
 
 def simulation_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--hadoop-version`` and ``--preemption/--no-preemption`` to a command."""
-    command = click.option(
-        "--preemption/--no-preemption",
-        default=False,
-        show_default=True,
-        help="Simulate with yarn.scheduler.fair.preemption on.",
-    )(command)
+    """Add ``--hadoop-version``, ``--site`` and ``--preemption/--no-preemption`` to a command."""
+    from tempo.cli.preemption import preemption_options
+
+    command = preemption_options(command)
     return click.option(
         "--hadoop-version",
         type=click.IntRange(1, 3),
@@ -25,8 +119,3 @@ def simulation_options(command: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         help="Hadoop major version whose parsing and preemption rules apply.",
     )(command)
-
-
-def scheduler_settings(hadoop_version: int, preemption: bool) -> SchedulerSettings:
-    """The predictor's yarn-site knobs from the shared options (Hadoop defaults otherwise)."""
-    return SchedulerSettings(hadoop_version=hadoop_version, preemption=preemption)

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import click
 
-from tempo.cli.options import scheduler_settings, simulation_options
+from tempo.cli.options import (
+    cluster_option,
+    emit_json,
+    force_option,
+    json_option,
+    refuse_overwrite,
+    simulation_options,
+)
+from tempo.cli.preemption import scheduler_settings
 from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
 from whatif.allocation import AllocationDocument
-from whatif.errors import WhatifError
 from whatif.metrics import require_finished, unfinished_jobs
 from whatif.predictor import predict as predict_schedule
 from whatif.predictor import write_jobruntime_csv
@@ -26,7 +32,7 @@ from whatif.readers import read_trace, write_native
     "--format", "trace_format", default=None, help="Trace format (detected when omitted)."
 )
 @click.option("--config", "config_path", required=True, type=click.Path(), help="Allocation file.")
-@click.option("--cluster", "cluster_spec", required=True, help="Cluster SPEC to simulate on.")
+@cluster_option(required=True, help="Cluster SPEC to simulate on.")
 @simulation_options
 @click.option(
     "--engine", type=click.Choice(["numba", "reference"]), default="numba", show_default=True
@@ -41,14 +47,15 @@ from whatif.readers import read_trace, write_native
     "-o", "--output", type=click.Path(), help="Write the predicted schedule as a native trace."
 )
 @click.option("--jobruntime", type=click.Path(), help="Write an SLS-comparable jobruntime.csv.")
-@click.option("--force", is_flag=True, help="Replace an existing -o directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@force_option("an existing -o trace or --jobruntime file")
+@json_option
 def predict(
     trace_path,
     trace_format,
     config_path,
     cluster_spec,
     hadoop_version,
+    site_path,
     preemption,
     engine,
     seed,
@@ -62,11 +69,14 @@ def predict(
 
     A predicted job that never finishes is an error (exit status 1), after -o and
     --jobruntime are written for inspection: no mean response time leaves it out."""
+    refuse_overwrite([jobruntime], force=force, option="--jobruntime")
     trace = read_trace(trace_path, format=trace_format)
     if compare_observed and trace.observed is None:
-        raise WhatifError(f"{trace_path}: the trace records no observed schedule to compare with")
+        raise click.UsageError(
+            f"--compare-observed: {trace_path} records no observed schedule to compare with"
+        )
     allocation = AllocationDocument.from_file(config_path).effective(hadoop_version=hadoop_version)
-    settings = scheduler_settings(hadoop_version, preemption)
+    settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
     schedule = predict_schedule(
         trace.workload,
         allocation,
@@ -99,10 +109,11 @@ def predict(
             "jobs": schedule.n_jobs,
             "attempts": schedule.n_attempts,
             "killed_attempts": killed,
+            "preemption": settings.preemption,
             "queues": _records(per_queue.reset_index()),
             "errors": _records(errors) if errors is not None else None,
         }
-        click.echo(json.dumps(payload, indent=2))
+        emit_json(payload)
         return
     click.echo(
         f"predicted {schedule.n_jobs} jobs, {schedule.n_attempts} attempts ({killed} killed)"

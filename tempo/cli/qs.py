@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from tempo.cli.options import scheduler_settings, simulation_options
+from tempo.cli import CommandError, exitcodes
+from tempo.cli.options import cluster_option, emit_json, json_option, simulation_options
+from tempo.cli.preemption import scheduler_settings
 from tempo.qs import qs_report
-from tempo.templates import check_queues, load_templates, parse_duration
+from tempo.templates import check_queues, check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
 from whatif.allocation import AllocationDocument
-from whatif.errors import WhatifError
-from whatif.metrics import Window
+from whatif.metrics import Window, metric_spec
 from whatif.predictor import predict
 from whatif.readers import read_trace
+
+
+def _needs_cluster(templates) -> str | None:
+    """``file:line: METRIC`` of the first template metric that needs the cluster, if any."""
+    for template in templates:
+        named = [(c.metric, c.location) for c in template.constraints]
+        if template.optimize is not None:
+            named.insert(0, (template.optimize, template.location))
+        for metric, location in named:
+            if metric_spec(metric.name).needs_cluster:
+                where = location or template.location
+                return f"{where.path}:{where.line}: {metric.name}" if where else metric.name
+    return None
 
 
 @click.command()
@@ -27,7 +39,7 @@ from whatif.readers import read_trace
 @click.option(
     "--templates", "templates_path", type=click.Path(), help="A .qs file or a directory of them."
 )
-@click.option("--cluster", "cluster_spec", help="Cluster SPEC; enables the resource metrics.")
+@cluster_option(help="Cluster SPEC; enables the resource metrics.")
 @click.option(
     "--window",
     "window_text",
@@ -40,7 +52,7 @@ from whatif.readers import read_trace
     help="Allocation file to predict the schedule under (needs --cluster).",
 )
 @simulation_options
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@json_option
 def qs(
     trace_path,
     trace_format,
@@ -49,32 +61,43 @@ def qs(
     window_text,
     config_path,
     hadoop_version,
+    site_path,
     preemption,
     as_json,
 ):
     """Show every QS metric per queue as observed in a trace and, with --config, as predicted
-    under that allocation file; and whether each template constraint is met."""
+    under that allocation file; and whether each template constraint is met.
+
+    Exit status 1 when a template constraint is not met (the predicted value with
+    --config, else the observed one); a constraint with nothing to measure is not met."""
     if config_path and not cluster_spec:
         raise click.UsageError("--config needs --cluster SPEC to simulate on")
+    templates = load_templates(templates_path) if templates_path else []
+    if templates and not cluster_spec:
+        where = _needs_cluster(templates)
+        if where:
+            raise click.UsageError(f"{where} needs --cluster SPEC (it measures cluster shares)")
     trace = read_trace(trace_path, format=trace_format)
+    check_trace_queues(templates, trace.workload, trace_path)
     if trace.observed is None and not config_path:
-        raise WhatifError(
+        raise CommandError(
             f"{trace_path}: the trace records no observed schedule; "
             "pass --config and --cluster to see predicted values"
         )
     cluster = Cluster.parse(cluster_spec) if cluster_spec else None
-    templates = load_templates(templates_path) if templates_path else []
     predicted = None
     if config_path:
         allocation = AllocationDocument.from_file(config_path).effective(
             hadoop_version=hadoop_version
         )
-        check_queues(templates, [q.name for q in allocation.queues()])
+        check_queues(templates, [q.name for q in allocation.queues()], where=config_path)
         predicted = predict(
             trace.workload,
             allocation,
             cluster,
-            settings=scheduler_settings(hadoop_version, preemption),
+            settings=scheduler_settings(
+                hadoop_version, site_path, preemption, announce=not as_json
+            ),
         )
     window = Window.covering(trace.observed if trace.observed is not None else predicted)
     if window_text:
@@ -87,4 +110,10 @@ def qs(
         workload=trace.workload,
         predicted=predicted,
     )
-    click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.to_text())
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        click.echo(report.to_text())
+    side = "predicted_met" if predicted is not None else "observed_met"
+    if any(met is False for met in report.constraints[side]):
+        click.get_current_context().exit(exitcodes.NO)

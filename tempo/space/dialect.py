@@ -107,6 +107,43 @@ YARN = Dialect(
 
 DIALECTS = {d.name: d for d in (MRV1, YARN)}
 
+#: Settings that act only through preemption: with it off they change no schedule.
+PREEMPTION_SETTINGS = (
+    "minSharePreemptionTimeout",
+    "fairSharePreemptionTimeout",
+    "fairSharePreemptionThreshold",
+)
+
+
+def preemption_property(dialect: Dialect) -> str:
+    """The site property that turns the dialect's preemption on."""
+    return (
+        "mapred.fairscheduler.preemption"
+        if dialect.name == "mrv1"
+        else ("yarn.scheduler.fair.preemption")
+    )
+
+
+def without_preemption(
+    settings: Iterable[str], dialect: Dialect, *, preemption: bool, explicit: bool
+) -> tuple[tuple[str, ...], list[str]]:
+    """`settings` less the preemption ones when preemption is off, and a note saying so.
+
+    Default settings (`explicit` False) are left out; settings the operator named are
+    kept, with a note that they change nothing until preemption is turned on.
+    """
+    settings = tuple(settings)
+    named = [s for s in settings if s in PREEMPTION_SETTINGS]
+    if preemption or not named:
+        return settings, []
+    off = f"preemption is off ({preemption_property(dialect)}=false)"
+    if explicit:
+        return settings, [f"{off}: {', '.join(named)} are tuned as asked but change no prediction"]
+    return tuple(s for s in settings if s not in PREEMPTION_SETTINGS), [
+        f"{off}: {', '.join(named)} not tuned, they change nothing (give --site with "
+        "preemption on, or --preemption, to tune them)"
+    ]
+
 
 def dialect_of(hadoop_version: int) -> Dialect:
     """The dialect Hadoop `hadoop_version` (1, 2 or 3) reads."""

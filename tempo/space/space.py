@@ -30,7 +30,7 @@ import numpy as np
 from tempo.space.codec import Codec
 from tempo.space.configuration import Configuration
 from tempo.space.defaults import default_dimensions
-from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for
+from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for, without_preemption
 from tempo.space.dimension import Dimension
 from tempo.space.flat import flat_weights
 from tempo.space.settings import SETTINGS
@@ -150,6 +150,7 @@ class ConfigurationSpace:
         cover: Sequence[EffectiveAllocation] = (),
         hadoop_version: int | None = None,
         keep_flat_weights: bool = False,
+        preemption: bool = True,
     ) -> ConfigurationSpace:
         """The space of `settings` on `queues` with safe default bounds.
 
@@ -174,11 +175,18 @@ class ConfigurationSpace:
         keep_flat_weights
             Keep the weights of queues whose minimum shares cover the cluster
             (`tempo.space.flat`); by default they are left out, with a note.
+        preemption
+            Whether the cluster preempts; when not, the default preemption timeouts
+            and threshold are left out (they change nothing), with a note.
         """
         version = hadoop_version_for(hadoop_version, cluster=cluster)
         dialect = dialect_of(version)
+        explicit = settings is not None
         settings = dialect.defaults if settings is None else tuple(settings)
         dialect.check_all(settings, "ConfigurationSpace.default: settings")
+        settings, notes = without_preemption(
+            settings, dialect, preemption=preemption, explicit=explicit
+        )
         names = None if queues is None else [_queue_name(allocation, q) for q in queues]
         dimensions = default_dimensions(
             allocation,
@@ -188,11 +196,11 @@ class ConfigurationSpace:
             cover=tuple(cover),
             top_level=dialect.top_level,
         )
-        notes: list[str] = []
         if "weight" in settings and not keep_flat_weights:
-            dimensions, notes = without_flat_weights(
+            dimensions, flat = without_flat_weights(
                 dimensions, allocation, cluster, dialect, cover=tuple(cover)
             )
+            notes += flat
         return cls(tuple(dimensions), cluster=cluster, hadoop_version=version, notes=tuple(notes))
 
     @classmethod
@@ -204,6 +212,7 @@ class ConfigurationSpace:
         *,
         overrides: Iterable[str] = (),
         hadoop_version: int | None = None,
+        preemption: bool = True,
     ) -> ConfigurationSpace:
         """The space a TOML space file describes, with CLI-style overrides applied on top."""
         from tempo.space.spec import SpaceSpec
@@ -211,7 +220,7 @@ class ConfigurationSpace:
         return (
             SpaceSpec.from_file(path)
             .with_overrides(overrides)
-            .build(allocation, cluster, hadoop_version=hadoop_version)
+            .build(allocation, cluster, hadoop_version=hadoop_version, preemption=preemption)
         )
 
     # -- description --------------------------------------------------------------

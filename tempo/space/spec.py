@@ -41,7 +41,7 @@ from tempo.space.defaults import (
     equal_splits,
     parent_policy,
 )
-from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for
+from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for, without_preemption
 from tempo.space.dimension import Dimension
 from tempo.space.key_lines import KeyLines
 from tempo.space.rules import Rule, parse_override, string_list, table_rules, toml_table
@@ -142,6 +142,7 @@ class SpaceSpec:
         cluster: Cluster | None,
         *,
         hadoop_version: int | None = None,
+        preemption: bool = True,
     ) -> ConfigurationSpace:
         """The configuration space for this allocation and cluster.
 
@@ -149,6 +150,8 @@ class SpaceSpec:
         else 3), whose dialect every setting must be in. Weights of queues whose
         minimum shares cover the cluster are left out of the default dimensions,
         with a note (`ConfigurationSpace.notes`); a rule naming one tunes it anyway.
+        Without `preemption` the default preemption timeouts and threshold are left
+        out, with a note; ones the spec names stay, with a note that they change nothing.
         """
         version = hadoop_version_for(hadoop_version, cluster=cluster)
         dialect = dialect_of(version)
@@ -156,6 +159,13 @@ class SpaceSpec:
         dialect.check_all(settings, f"{self.source}: space.settings")
         for rule in self.rules:
             dialect.check(rule.setting, f"{rule.source}: {rule.name}")
+        settings, notes = without_preemption(
+            settings, dialect, preemption=preemption, explicit=self.settings is not None
+        )
+        asked = [r.setting for r in self.rules if r.tune and r.setting not in settings]
+        notes += without_preemption(
+            dict.fromkeys(asked), dialect, preemption=preemption, explicit=True
+        )[1]
         try:
             queues = (
                 None if self.queues is None else [_queue_name(allocation, q) for q in self.queues]
@@ -182,9 +192,10 @@ class SpaceSpec:
             for rule in self.rules
             if rule.tune and rule.setting == "weight"
         }
-        kept, notes = without_flat_weights(
+        kept, flat = without_flat_weights(
             list(dimensions.values()), allocation, cluster, dialect, keep=named
         )
+        notes += flat
         dimensions = {(d.queue, d.key): d for d in kept}
         order = {q.name: i for i, q in enumerate(allocation.queues())}
         settings = list(SETTINGS)

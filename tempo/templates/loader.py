@@ -10,6 +10,7 @@ from tempo.errors import TemplateSyntaxError, TempoError
 from tempo.templates.model import QSTemplate
 from tempo.templates.parser import parse_templates
 from whatif.metrics import full_path
+from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
 
@@ -59,27 +60,60 @@ def load_templates(path: str | Path) -> list[QSTemplate]:
     return templates
 
 
-def check_queues(templates: Iterable[QSTemplate], known_queue_names: Iterable[str]) -> None:
-    """Raise if a template names a queue the configuration does not define.
+def check_queues(
+    templates: Iterable[QSTemplate],
+    known_queue_names: Iterable[str],
+    *,
+    where: str = "the configuration",
+    verb: str = "defines",
+) -> None:
+    """Raise if a template names a queue that `where` does not have.
 
-    `known_queue_names` are the configuration's queues (full paths or bare leaf
-    names), parents included; a template on a parent queue is allowed.
+    `known_queue_names` are the queues of `where` (full paths or bare leaf names);
+    their parents count too, so a template on a parent queue is allowed. `where`
+    names the allocation file or trace in the message, `verb` says how it has its
+    queues (``defines``, ``has jobs in``).
 
     Raises
     ------
     TemplateSyntaxError
-        At the first template with an unknown queue, naming the known queues.
+        At the first template with a missing queue (file, line and column), naming
+        the queues `where` has and every other missing queue with its line.
     """
-    known = {full_path(name) for name in known_queue_names}
-    unknown = [t for t in templates if t.queue not in known]
-    if not unknown:
+    known = queues_with_parents(known_queue_names)
+    missing = [t for t in templates if t.queue not in known]
+    if not missing:
         return
-    first = unknown[0]
-    more = f" ({len(unknown) - 1} more templates name unknown queues)" if len(unknown) > 1 else ""
+    first = missing[0]
+    listed = ", ".join(sorted(known - {"root"})) or "no queue"
+    more = ""
+    if len(missing) > 1:
+        others = [
+            f"{t.queue} (line {t.location.line})" if t.location else t.queue for t in missing[1:]
+        ]
+        more = f"; also missing: {', '.join(others)}"
     place = first.location
     raise TemplateSyntaxError(
-        f"unknown queue {first.queue}; the configuration defines {', '.join(sorted(known))}{more}",
+        f"queue {first.queue} is not in {where}, which {verb} {listed}{more}",
         path=place.path if place else "<templates>",
         line=place.line if place else 0,
         column=place.column if place else 0,
     )
+
+
+def queues_with_parents(names: Iterable[str]) -> set[str]:
+    """Full paths of `names` and of all their parent queues (``root`` included)."""
+    known: set[str] = set()
+    for name in names:
+        parts = full_path(name).split(".")
+        known.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return known
+
+
+def check_trace_queues(templates: Iterable[QSTemplate], workload: Workload, source: str) -> None:
+    """Raise if a template names a queue no job of `workload` (read from `source`) ran in.
+
+    Its SLOs could not be evaluated: every QS of that queue would be "n/a".
+    """
+    queues = [str(q) for q in workload.jobs["queue"].unique()] if workload.n_jobs else []
+    check_queues(templates, queues, where=f"the trace {source}", verb="has jobs in")

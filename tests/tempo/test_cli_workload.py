@@ -75,14 +75,14 @@ def test_fit_json_prints_the_report_rows(trace_dir, tmp_path):
     assert {(r["queue"], r["quantity"]) for r in rows} >= {("root.a", "duration_s")}
 
 
-def test_malformed_model_is_one_line_and_exit_1(tmp_path):
+def test_malformed_model_is_one_line_and_exit_2(tmp_path):
     """A bad model file gives one error line naming it, exit status 1."""
     bad = tmp_path / "model.json"
     bad.write_text('{"format": "tempo-workload-model", "version": 7}')
     result = CliRunner().invoke(
         cli, ["workload", "generate", str(bad), "--hours", "1", "-o", str(tmp_path / "t")]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert f"{bad}: version: expected schema version 1" in result.output
     assert not (tmp_path / "t").exists()
 

@@ -254,3 +254,14 @@ def test_an_slo_that_more_resources_break_is_reported_per_threshold():
     result = analysis.scenarios[0]
     assert result.threshold_flips.get(0) is None
     assert result.threshold_flips[1] and max(result.threshold_flips[1]) < 4.0
+
+
+def test_an_slo_with_nothing_to_measure_is_never_met():
+    """A threshold whose QS is NaN (no job of the queue, no deadline) makes the scale
+    infeasible: an SLO that cannot be evaluated is not an SLO kept."""
+    from whatif.provisioning import ScaleResult
+
+    cluster = Cluster.parse("memory-mb=1024,vcores=1")
+    nan = np.array([np.nan])
+    assert not ScaleResult(1.0, cluster, nan, nan, (None,), True).feasible
+    assert ScaleResult(1.0, cluster, np.zeros(1), np.zeros(1), (True,), True).feasible

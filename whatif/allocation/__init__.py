@@ -1,7 +1,7 @@
 """Fair Scheduler allocation files: the document model, XML I/O, validation, effective values."""
 
 from whatif.allocation.assign import apply_assignments, parse_assignment
-from whatif.allocation.diff import SettingDiff, diff_allocations
+from whatif.allocation.diff import SettingDiff, diff_allocations, format_setting_value
 from whatif.allocation.effective import (
     EffectiveAllocation,
     EffectiveQueue,
@@ -41,6 +41,7 @@ __all__ = [
     "UserLimit",
     "apply_assignments",
     "diff_allocations",
+    "format_setting_value",
     "parse_assignment",
     "queue_table",
     "validate",

@@ -1,11 +1,28 @@
-"""Semantic differences between two allocation files, setting by setting."""
+"""Semantic differences between two allocation files, setting by setting.
+
+`SettingDiff.describe` shows a difference in the allocation file's own terms: the
+element name (``minResources``, not ``min_resources``) and values as they are
+written (``40960 mb, 40 vcores``, ``1.50425``, ``never`` for a timeout that is not
+set), never a Python repr.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 
-from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, QueueDefaults
+from whatif.allocation.effective import (
+    EffectiveAllocation,
+    EffectiveQueue,
+    QueueDefaults,
+    ResourceLimit,
+    Resources,
+)
 from whatif.allocation.model import AllocationDocument
+from whatif.allocation.resource_string import render_resource
+
+#: Significant digits of a number shown in a diff: what survives Hadoop's Java floats.
+DISPLAY_DIGITS = 6
 
 _SKIPPED = {"name", "children"}
 
@@ -21,6 +38,18 @@ class SettingDiff:
     setting: str
     old: object
     new: object
+
+    @property
+    def element(self) -> str:
+        """The allocation-file element (or attribute) the setting is written as."""
+        return element_name(self.setting)
+
+    def describe(self) -> str:
+        """``queue  element: old -> new`` in allocation-file syntax."""
+        return (
+            f"{self.queue}  {self.element}: {format_setting_value(self.old)} -> "
+            f"{format_setting_value(self.new)}"
+        )
 
 
 def _queue_values(queue: EffectiveQueue) -> dict[str, object]:
@@ -119,3 +148,33 @@ _EFFECTIVE_FIELD = {
 def _explained(key: tuple[str, str], effective: set[tuple[str, str]]) -> bool:
     field_name = _EFFECTIVE_FIELD.get(key[1])
     return field_name is not None and (key[0], field_name) in effective
+
+
+_ELEMENT = {field: element for element, field in _EFFECTIVE_FIELD.items()}
+
+
+def element_name(setting: str) -> str:
+    """The element a `SettingDiff.setting` is written as (``written:X`` is ``X``)."""
+    if setting.startswith("written:"):
+        return setting.removeprefix("written:")
+    return _ELEMENT.get(setting, setting)
+
+
+def format_setting_value(value: object) -> str:
+    """A setting's value as an allocation file writes it (``-`` when absent)."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, ResourceLimit):
+        return "unlimited" if value.is_unlimited else render_resource(value, None)
+    if isinstance(value, Resources):
+        if math.isinf(value.memory_mb) or math.isinf(value.vcores):
+            return "unlimited"
+        return render_resource(value, None)
+    if isinstance(value, float) or type(value).__module__ == "numpy":
+        number = float(value)  # type: ignore[arg-type]
+        if math.isinf(number):
+            return "never"
+        return f"{number:.{DISPLAY_DIGITS}g}"
+    return str(value)

@@ -58,7 +58,7 @@ def _scenario_table(analysis: ProvisioningAnalysis, index: int) -> str:
         cells = []
         for j in range(len(analysis.labels)):
             met = r.met[met_of[j]] if j in met_of else None
-            css = {True: "good", False: "bad", None: ""}[met]
+            css = {True: "good", False: "bad", None: "bad" if j in met_of else ""}[met]
             spread = f" ± {r.spread[j]:.3g}" if r.spread[j] > 0 else ""
             cells.append(f'<td class="{css}">{_fmt(float(r.mean[j]))}{spread}</td>')
         probe = "" if r.on_grid else " (probe)"

@@ -8,9 +8,9 @@ from whatif.provisioning import ProvisioningAnalysis
 from whatif.scaleup_check import ScaleUpCheck
 
 
-def _cell(mean: float, spread: float, met: bool | None) -> str:
+def _cell(mean: float, spread: float, met: bool | None, *, slo: bool = False) -> str:
     if math.isnan(mean):
-        return "n/a"
+        return "n/a NOT MET" if slo else "n/a"
     mark = {True: " ok", False: " VIOLATED", None: ""}[met]
     plus = f"±{spread:.3g}" if spread > 0 else ""
     return f"{mean:.4g}{plus}{mark}"
@@ -53,7 +53,10 @@ def _scenario_lines(analysis: ProvisioningAnalysis) -> list[str]:
         for r in s.scales:
             cells = [
                 _cell(
-                    float(r.mean[j]), float(r.spread[j]), r.met[met_of[j]] if j in met_of else None
+                    float(r.mean[j]),
+                    float(r.spread[j]),
+                    r.met[met_of[j]] if j in met_of else None,
+                    slo=j in met_of,
                 )
                 for j in range(len(analysis.labels))
             ]

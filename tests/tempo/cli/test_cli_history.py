@@ -52,10 +52,10 @@ def test_history_uses_tempo_journal_env(tmp_path):
 
 
 def test_history_without_journal_fails_cleanly(tmp_path):
-    """A missing journal is one line and exit status 1, and creates nothing."""
+    """A missing journal is one line and exit status 2, and creates nothing."""
     path = tmp_path / "missing.sqlite"
     result = CliRunner().invoke(cli, ["history", "--journal", str(path)])
-    assert result.exit_code == 1 and "no journal here" in result.output
+    assert result.exit_code == 2 and "no journal here" in result.output
     assert not path.exists()
 
 

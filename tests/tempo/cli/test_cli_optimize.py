@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
+import jsonschema
 import numpy as np
 from click.testing import CliRunner
 
 from tempo.cli import cli
 from tempo.cli.optimize import _render_failures
+from tempo.cli.schemas import OPTIMIZE_SCHEMA
 from tempo.optimize import CandidateFailure
 from whatif.allocation import AllocationDocument
 
@@ -37,25 +41,70 @@ ARGS = [
 
 
 def test_optimize_writes_the_new_file_and_prints_progress(tmp_path):
-    """The command prints per-iteration QS, the diff and the distance, and writes -o."""
+    """The command prints per-iteration QS, the diff in allocation-file syntax and the
+    distance, and writes -o. With --iterations 1 there is no "iteration 2": the budget's
+    last evaluation is printed as the final one. No Python repr reaches the output."""
     out = tmp_path / "new.xml"
     config = str(REPO / "configs" / "two-tenant-expert.xml")
-    result = CliRunner().invoke(cli, [*ARGS, "--config", config, "-o", str(out)])
+    site = str(REPO / "configs" / "sample-yarn-site.xml")
+    result = CliRunner().invoke(
+        cli,
+        [*ARGS, "--config", config, "-o", str(out), "--site", site]
+        + ["--min-gain", "0", "--min-gain-abs", "0s"],
+    )
     assert result.exit_code == 0, result.output
-    assert "iteration 1: 3/4 evaluations" in result.output
+    assert "iteration 1 of 1: 3/4 evaluations" in result.output
+    assert "iteration 2" not in result.output
+    assert "final evaluation of the last step: 4/4 evaluations" in result.output
     assert "root.engineer" in result.output and "QS_AJR" in result.output
-    assert "distance moved:" in result.output
+    assert "distance moved:" in result.output and "  root." in result.output
+    assert "Resources(" not in result.output and "ResourceLimit(" not in result.output
+    assert re.search(r"\b(nan|inf|NaN)\b", result.output) is None
+    assert re.search(r"\d\.\d{7,}", result.output) is None  # no float noise
+    assert "preemption: on (yarn.scheduler.fair.preemption in " in result.stderr
+    assert "minSharePreemptionTimeout: never -> " in result.output
     assert AllocationDocument.from_file(out).effective().queue("root.prod") is not None
 
 
-def test_optimize_refuses_to_overwrite_the_config(tmp_path):
-    """-o naming the --config file is refused (exit 1) and the file is left alone."""
+def test_optimize_proposes_no_change_below_the_minimum_gain(tmp_path):
+    """A gain below --min-gain proposes nothing: -o is the --config file as it was."""
+    out = tmp_path / "new.xml"
+    config = REPO / "configs" / "two-tenant-expert.xml"
+    site = str(REPO / "configs" / "sample-yarn-site.xml")
+    result = CliRunner().invoke(
+        cli, [*ARGS, "--config", str(config), "-o", str(out), "--min-gain", "100", "--site", site]
+    )
+    assert result.exit_code == 0, result.output
+    assert "none (no change proposed: the best point found" in result.output
+    assert "predicts no gain of at least 100 relative" in result.output
+    assert out.read_bytes() == config.read_bytes()
+
+
+def test_optimize_json_follows_its_schema(tmp_path):
+    """--json prints one document (schema tempo.optimize/1) and nothing else on stdout."""
+    out = tmp_path / "new.xml"
+    config = str(REPO / "configs" / "two-tenant-expert.xml")
+    result = CliRunner().invoke(
+        cli,
+        [*ARGS, "--config", config, "-o", str(out), "--json", "--site"]
+        + [str(REPO / "configs" / "sample-yarn-site.xml")],
+    )
+    assert result.exit_code in (0, 1), result.output
+    data = json.loads(result.stdout)
+    jsonschema.validate(data, OPTIMIZE_SCHEMA)
+    assert data["preemption"] is True and data["output"] == str(out)
+    assert [i["final"] for i in data["iterations"]] == [False, True]
+    assert result.exit_code == (0 if data["feasible"] else 1)
+
+
+def test_optimize_refuses_to_overwrite_without_force(tmp_path):
+    """-o naming an existing file (the --config file too) is refused (exit 2), left alone."""
     config = tmp_path / "fair-scheduler.xml"
     data = (REPO / "configs" / "two-tenant-expert.xml").read_bytes()
     config.write_bytes(data)
     result = CliRunner().invoke(cli, [*ARGS, "--config", str(config), "-o", str(config)])
-    assert result.exit_code == 1
-    assert "refusing to overwrite" in result.output
+    assert result.exit_code == 2
+    assert "already exists (-o); add --force to overwrite it" in result.output
     assert config.read_bytes() == data
 
 
@@ -67,7 +116,7 @@ def test_optimize_runs_optunas_tpe(tmp_path):
         cli, [*ARGS, "--algorithm", "tpe", "--config", config, "-o", str(out)]
     )
     assert result.exit_code == 0, result.output
-    assert "iteration 2: 4/4 evaluations" in result.output
+    assert "final evaluation of the last step: 4/4 evaluations" in result.output
     assert AllocationDocument.from_file(out).effective().queue("root.prod") is not None
 
 
@@ -80,9 +129,26 @@ def test_failed_candidates_are_listed_with_their_reasons(capsys):
         + [CandidateFailure(np.ones(2), never)] * 2
     )
     assert capsys.readouterr().out.splitlines() == [
-        "3 candidate(s) failed: scored as failed (NaN), never picked or averaged",
+        "3 candidate(s) failed: scored as failed, never picked or averaged",
         f"  2 x {never}",
         "  1 x cannot write the candidate: x",
     ]
     _render_failures([])
     assert capsys.readouterr().out == ""
+
+
+def test_optimize_without_preemption_leaves_the_timeouts_alone_and_says_so(tmp_path):
+    """No --site, no --preemption: Hadoop's default (off) is used and printed, and the space
+    tunes no preemption timeout."""
+    out = tmp_path / "new.xml"
+    config = str(REPO / "configs" / "two-tenant-expert.xml")
+    result = CliRunner().invoke(cli, [*ARGS, "--config", config, "-o", str(out), "--json"])
+    data = json.loads(result.stdout)
+    assert data["preemption"] is False
+    assert not [s for s in data["tuned_settings"] if "Preemption" in s]
+    assert any(
+        "preemption is off (yarn.scheduler.fair.preemption=false)" in n for n in data["notes"]
+    )
+    text = CliRunner().invoke(cli, [*ARGS, "--config", config, "-o", str(out), "--force"])
+    assert "preemption: off (Hadoop 3's default for yarn.scheduler.fair.preemption)" in text.stderr
+    assert "minSharePreemptionTimeout, fairSharePreemptionTimeout not tuned" in text.stdout

@@ -58,7 +58,8 @@ def test_predict_errors_are_one_line(tmp_path):
         "--compare-observed",
     ]
     result = CliRunner().invoke(cli, no_times)
-    assert result.exit_code == 1 and "no observed schedule to compare with" in result.output
+    assert result.exit_code == 2 and "no observed schedule to compare with" in result.output
+    assert "--compare-observed" in result.output
     assert CliRunner().invoke(cli, ARGS[:-2][:5]).exit_code == 2
 
 

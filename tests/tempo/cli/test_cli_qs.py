@@ -20,8 +20,10 @@ def trace_dir(tmp_path, make_trace):
 
 
 def test_qs_prints_json_with_constraint_status(trace_dir, tmp_path, qs_templates_text):
-    """--json prints the window, values and constraints; exit 0."""
-    (tmp_path / "t.qs").write_text(qs_templates_text)
+    """--json prints the window, values and constraints; exit 1 as a constraint is violated."""
+    (tmp_path / "t.qs").write_text(
+        qs_templates_text.replace("QUEUE root.idle OPTIMIZE QS_THR;", "")
+    )
     result = CliRunner().invoke(
         cli,
         [
@@ -35,11 +37,64 @@ def test_qs_prints_json_with_constraint_status(trace_dir, tmp_path, qs_templates
             "--json",
         ],
     )
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert set(data) == {"window", "values", "constraints", "observed_unfinished"}
     assert data["observed_unfinished"] == 0
     assert {c["queue"] for c in data["constraints"]} == {"root.prod", "root.engineer"}
+    assert False in [c["observed_met"] for c in data["constraints"]]
+    assert result.exit_code == 1
+
+
+def test_qs_template_queue_missing_from_the_trace_is_an_input_error(
+    trace_dir, tmp_path, qs_templates_text
+):
+    """A template queue with no job in the trace: exit 2, naming the queue, the template
+    file and line, and the queues the trace has (never a report of n/a)."""
+    (tmp_path / "t.qs").write_text(qs_templates_text)
+    result = CliRunner().invoke(
+        cli,
+        ["qs", "--trace", str(trace_dir), "--templates", str(tmp_path / "t.qs")]
+        + ["--cluster", "memory-mb=1000,vcores=10"],
+    )
+    assert result.exit_code == 2
+    assert f"{tmp_path / 't.qs'}:4:1: queue root.idle is not in the trace" in result.output
+    assert "which has jobs in root.engineer, root.prod" in result.output
+
+
+def test_qs_six_tenant_templates_on_the_two_tenant_trace_are_refused():
+    """The issue's example: every missing queue named with its line, exit 2."""
+    result = CliRunner().invoke(
+        cli,
+        [
+            "qs",
+            "--trace",
+            str(ROOT / "traces/two-tenant"),
+            "--templates",
+            str(ROOT / "templates/six-tenant"),
+            "--cluster",
+            "nodes=24,memory-mb=8192,vcores=8",
+        ],
+    )
+    assert result.exit_code == 2
+    assert "tenants.qs:11:1: queue root.etl is not in the trace" in result.output
+    assert "also missing: root.mv (line 18)" in result.output
+
+
+def test_qs_resource_metric_without_cluster_names_the_option_and_the_template(tmp_path, trace_dir):
+    """QS_UTIL without --cluster is a usage error naming --cluster and the template line,
+    never a library call."""
+    (tmp_path / "t.qs").write_text("QUEUE root.prod\nCONSTRAINT QS_UTIL < 90%;\n")
+    result = CliRunner().invoke(
+        cli, ["qs", "--trace", str(trace_dir), "--templates", str(tmp_path / "t.qs")]
+    )
+    assert result.exit_code == 2
+    assert "t.qs:2: QS_UTIL needs --cluster SPEC" in result.output
+    assert "Cluster.parse" not in result.output
+
+
+def test_qs_bad_cluster_spec_is_a_usage_error_naming_the_option(trace_dir):
+    result = CliRunner().invoke(cli, ["qs", "--trace", str(trace_dir), "--cluster", "nodes=x"])
+    assert result.exit_code == 2 and "'--cluster'" in result.output and "nodes" in result.output
 
 
 def test_qs_window_option_and_text_output(trace_dir):
@@ -50,20 +105,20 @@ def test_qs_window_option_and_text_output(trace_dir):
     assert "root.prod" in result.output
 
 
-def test_qs_bad_template_is_one_line_and_exit_1(trace_dir, tmp_path):
-    """A template error is reported as file:line:col on one line with exit status 1."""
+def test_qs_bad_template_is_one_line_and_exit_2(trace_dir, tmp_path):
+    """A template error is reported as file:line:col on one line with exit status 2."""
     (tmp_path / "bad.qs").write_text("QUEUE root.prod\nOPTIMIZE QS_AJR\n")
     result = CliRunner().invoke(
         cli, ["qs", "--trace", str(trace_dir), "--templates", str(tmp_path / "bad.qs")]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "bad.qs:3:1: expected ';' after OPTIMIZE QS_AJR" in result.output
 
 
-def test_qs_bad_window_is_exit_1(trace_dir):
+def test_qs_bad_window_is_exit_2(trace_dir):
     """An unreadable --window is a one-line error."""
     result = CliRunner().invoke(cli, ["qs", "--trace", str(trace_dir), "--window", "soon"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "expected a number with an optional unit" in result.output
 
 
@@ -83,16 +138,18 @@ def test_qs_with_config_shows_observed_and_predicted_on_the_bundled_two_tenant_t
         str(ROOT / "configs/two-tenant-expert.xml"),
         "--cluster",
         "nodes=24,memory-mb=8192,vcores=8",
-        "--preemption",
+        "--site",
+        str(ROOT / "configs/sample-yarn-site.xml"),
     ]
     text = CliRunner().invoke(cli, args)
     assert text.exit_code == 0, text.output
-    lines = text.output.splitlines()
+    assert "preemption: on (yarn.scheduler.fair.preemption in " in text.stderr
+    lines = text.stdout.splitlines()
     assert lines[2].split() == ["root", "root.engineer", "root.prod"]
     assert lines[3].split() == ["metric", *["observed", "predicted"] * 3]
     result = CliRunner().invoke(cli, [*args, "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert all("observed" in row and "predicted" in row for row in data["values"])
     assert {c["queue"] for c in data["constraints"]} == {"root.prod", "root.engineer"}
     assert all(
@@ -113,12 +170,17 @@ def test_qs_on_a_trace_without_task_times_needs_config_and_shows_predicted_only(
         "memory-mb=409600,vcores=400",
     ]
     result = CliRunner().invoke(cli, [*args, *config, "--json"])
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    assert result.exit_code in (0, 1), result.output
+    data = json.loads(result.stdout)
     assert all("predicted" in row and "observed" not in row for row in data["values"])
     assert all(c["predicted_met"] in (True, False) for c in data["constraints"])
+    assert result.exit_code == (
+        1 if not all(c["predicted_met"] for c in data["constraints"]) else 0
+    )
+    text = CliRunner().invoke(cli, [*args, *config])
+    assert "preemption: off (Hadoop 3's default for yarn.scheduler.fair.preemption)" in text.stderr
     missing = CliRunner().invoke(cli, args)
-    assert missing.exit_code == 1 and "pass --config and --cluster" in missing.output
+    assert missing.exit_code == 2 and "pass --config and --cluster" in missing.output
 
 
 def test_qs_config_without_cluster_is_a_usage_error(trace_dir):
@@ -144,7 +206,7 @@ def test_qs_unknown_template_queue_is_checked_against_the_config(tmp_path):
             "memory-mb=409600,vcores=400",
         ],
     )
-    assert result.exit_code == 1 and "root.nosuch" in result.output and "t.qs:1" in result.output
+    assert result.exit_code == 2 and "root.nosuch" in result.output and "t.qs:1" in result.output
 
 
 def test_qs_warns_of_observed_jobs_still_running_at_the_end_of_the_trace(tmp_path, make_trace):

@@ -51,4 +51,4 @@ def test_set_and_diff_report_the_change(run, tmp_path):
     result = run("config", "diff", GOOD, out)
     assert result.exit_code == 0 and "root.production  weight: 3 -> 5" in result.output
     bad = run("config", "set", GOOD, "--set", "root.production.colour=5", "-o", out)
-    assert bad.exit_code == 1 and "unknown queue setting 'colour'" in bad.output
+    assert bad.exit_code == 2 and "unknown queue setting 'colour'" in bad.output

@@ -31,8 +31,8 @@ def test_diff_prints_the_distance_over_the_default_space(tmp_path):
     )
 
 
-def test_diff_with_a_space_file_that_does_not_fit_exits_1(tmp_path):
-    """A space file naming an unknown queue is one error line and exit status 1."""
+def test_diff_with_a_space_file_that_does_not_fit_exits_2(tmp_path):
+    """A space file naming an unknown queue is one error line and exit status 2 (input error)."""
     space = tmp_path / "space.toml"
     space.write_text('[queue."root.etl"]\nweight = "0.5:8"\n')
     result = CliRunner().invoke(
@@ -48,5 +48,5 @@ def test_diff_with_a_space_file_that_does_not_fit_exits_1(tmp_path):
             "memory-mb=1024,vcores=1",
         ],
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "space.toml:2: queue: expected one of root" in result.output

@@ -26,12 +26,12 @@ def test_inspect_text_with_explicit_format():
     assert result.exit_code == 0 and "root.sls_queue_2" in result.output
 
 
-def test_non_trace_is_one_line_exit_1():
-    """A file that is not a trace gives one line on stderr and exit status 1, no traceback."""
+def test_non_trace_is_one_line_exit_2():
+    """A file that is not a trace gives one line on stderr and exit status 2, no traceback."""
     result = CliRunner().invoke(
         cli, ["trace", "inspect", str(DATA / "hadoop" / "rest" / "rm-metrics.json")]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.output.count("\n") == 1 and "not a trace" in result.output
     assert "Traceback" not in result.output
 
@@ -44,7 +44,7 @@ def test_convert_then_inspect(tmp_path):
     assert result.exit_code == 0, result.output
     assert (out / "tasks.csv").is_file()
     again = runner.invoke(cli, ["trace", "convert", str(SLS), str(out)])
-    assert again.exit_code == 1 and "already exists" in again.output
+    assert again.exit_code == 2 and "already exists" in again.output
     forced = runner.invoke(cli, ["trace", "convert", str(SLS), str(out), "--force"])
     assert forced.exit_code == 0 and (out / "tasks.parquet").is_file()
     payload = json.loads(runner.invoke(cli, ["trace", "inspect", str(out), "--json"]).output)

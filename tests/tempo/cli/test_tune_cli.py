@@ -87,10 +87,10 @@ def test_a_bad_duration_is_a_usage_error(captured):
     assert result.exit_code == 2 and "--window" in result.output
 
 
-def test_rm_without_config_is_one_line_and_status_1(tmp_path):
-    """With --rm but no allocation file, the command fails with one line and exit 1."""
+def test_rm_without_config_is_one_line_and_status_2(tmp_path):
+    """With --rm but no allocation file, the command fails with one line and exit 2."""
     result = CliRunner().invoke(cli, ["tune", "--rm", "http://127.0.0.1:9", "--once"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "--config" in result.output and "Traceback" not in result.output
 
 
@@ -262,3 +262,39 @@ def test_tune_against_a_live_rm_address(tmp_path):
     )
     assert row["decision"] in ("accepted", "rejected") and "cannot observe" not in row["reason"]
     assert row["observed_qs"][LABEL] > 0
+
+
+def test_an_unreachable_rm_exits_3_saying_what_to_check(tmp_path, monkeypatch):
+    """`tempo tune --once` with the RM down journals the unobserved window, leaves the file,
+    and exits 3 (a remote failure) with one line naming what to check, for cron jobs."""
+    import socket
+    from dataclasses import replace
+
+    import tempo.tune
+    from tempo.rm import RetryPolicy
+
+    options = tempo.tune.TransportOptions
+    monkeypatch.setattr(
+        tempo.tune,
+        "TransportOptions",
+        lambda **kw: replace(options(**kw), retry=RetryPolicy(max_attempts=1)),
+    )
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    config = tmp_path / "fair-scheduler.xml"
+    config.write_bytes(XML)
+    templates = tmp_path / "t.qs"
+    templates.write_text("QUEUE root.engineer OPTIMIZE QS_AJR;\n")
+    journal = tmp_path / "journal.sqlite"
+    args = ["tune", "--rm", dead, "--history-server", dead, "--config", str(config)]
+    args += ["--templates", str(templates), "--cluster", "memory-mb=1024,vcores=1"]
+    result = CliRunner().invoke(cli, [*args, "--journal", str(journal), "--once"])
+    assert result.exit_code == 3, result.output
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("error:")]
+    assert dead in line and "check that the ResourceManager (--rm)" in line
+    assert config.read_bytes() == XML and "Traceback" not in result.output
+    (row,) = json.loads(
+        CliRunner().invoke(cli, ["history", "--journal", str(journal), "--json"]).output
+    )
+    assert row["decision"] == "rejected" and "cannot observe the window" in row["reason"]

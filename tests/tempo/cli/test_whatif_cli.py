@@ -40,10 +40,10 @@ def test_bad_scale_list_is_a_usage_error(tmp_path):
     assert result.exit_code == 2 and "--cluster-scale" in result.output
 
 
-def test_missing_trace_is_one_line_and_exit_1(tmp_path):
-    """An unreadable trace gives one error line, exit status 1, and no report."""
+def test_missing_trace_is_one_line_and_exit_2(tmp_path):
+    """An unreadable trace gives one error line, exit status 2, and no report."""
     args = [*ARGS, "-o", str(tmp_path / "out")]
     args[args.index("--trace") + 1] = str(tmp_path / "nope")
     result = CliRunner().invoke(cli, args)
-    assert result.exit_code == 1 and "Error:" in result.output
+    assert result.exit_code == 2 and "Error:" in result.output
     assert not (tmp_path / "out").exists()

@@ -44,6 +44,7 @@ def test_optimize_tunes_a_pool_file_in_hadoop_1_terms(tmp_path):
         "--batch-size", "2",
         "--executor", "serial",
         "--engine", "reference",
+        "--preemption",
         "--tune", "prod.minMaps=fixed",
         "--tune", "prod.minReduces=fixed",
         "--tune", "engineer.minMaps=fixed",

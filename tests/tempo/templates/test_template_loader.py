@@ -3,7 +3,7 @@
 import pytest
 
 from tempo import TemplateSyntaxError, TempoError
-from tempo.templates import check_queues, load_templates, parse_templates
+from tempo.templates import check_queues, check_trace_queues, load_templates, parse_templates
 
 
 def test_directory_loads_every_qs_file_in_name_order(tmp_path):
@@ -64,6 +64,28 @@ def test_check_queues_reports_unknown_queue_at_its_template():
     )
     with pytest.raises(
         TemplateSyntaxError,
-        match=r"t\.qs:3:1: unknown queue root.zz; the configuration defines root, root.a",
+        match=r"t\.qs:3:1: queue root.zz is not in the configuration, which defines root.a$",
     ):
         check_queues(templates, ["root", "a"])
+
+
+def test_check_queues_names_the_file_and_every_missing_queue_with_its_line():
+    templates = parse_templates(
+        "QUEUE root.x OPTIMIZE QS_AJR;\nQUEUE root.a OPTIMIZE QS_AJR;\nQUEUE root.y OPTIMIZE QS_AJR;",
+        "t.qs",
+    )
+    with pytest.raises(
+        TemplateSyntaxError,
+        match=r"t\.qs:1:1: queue root.x is not in fair.xml, which defines root.a, root.a.b; "
+        r"also missing: root.y \(line 3\)",
+    ):
+        check_queues(templates, ["root.a.b"], where="fair.xml")
+
+
+def test_check_trace_queues_accepts_parents_of_the_queues_jobs_ran_in(make_trace):
+    """A template on a parent queue is evaluated over its leaves' jobs; one on a queue no
+    job ran in names the trace and its queues."""
+    workload, _ = make_trace()
+    check_trace_queues(parse_templates("QUEUE root OPTIMIZE QS_AJR;"), workload, "tr")
+    with pytest.raises(TemplateSyntaxError, match=r"queue root.none is not in the trace tr, "):
+        check_trace_queues(parse_templates("QUEUE root.none OPTIMIZE QS_AJR;"), workload, "tr")

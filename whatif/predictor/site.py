@@ -1,0 +1,166 @@
+"""Reading the predictor's scheduler knobs from a Hadoop site file (``yarn-site.xml``, ``mapred-site.xml``).
+
+A site file is Hadoop's ``<configuration>`` of ``<property><name>..</name><value>..
+</value></property>`` entries. `read_site` takes the properties `SchedulerSettings`
+models, by the names the chosen Hadoop version reads (Hadoop 2/3: the
+``yarn.scheduler.fair.*`` keys of ``yarn-site.xml``; Hadoop 1: the
+``mapred.fairscheduler.*`` keys of ``mapred-site.xml``), and leaves every other
+knob at its default. Each value is checked as Hadoop parses it; a bad one is an
+error naming the file, line and property.
+
+`preemption_source` says, for people, where the preemption setting came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from whatif.allocation.java_values import parse_boolean
+from whatif.allocation.xml_io import XMLSyntaxProblem, parse_xml, read_allocation_bytes
+from whatif.errors import AllocationError, ValidationError
+from whatif.predictor.settings import SchedulerSettings
+
+
+def _milliseconds(text: str) -> float:
+    return float(int(text.strip())) / 1000.0
+
+
+def _number(text: str) -> float:
+    value = float(text.strip())
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _integer(text: str) -> int:
+    return int(text.strip())
+
+
+def _boolean(text: str) -> bool:
+    return parse_boolean(text.strip())
+
+
+#: Hadoop 2/3 property -> (SchedulerSettings field, parser).
+YARN_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
+    "yarn.scheduler.fair.preemption": ("preemption", _boolean),
+    "yarn.scheduler.fair.preemption.cluster-utilization-threshold": (
+        "utilization_threshold",
+        _number,
+    ),
+    "yarn.scheduler.fair.waitTimeBeforeKill": ("wait_time_before_kill_s", _milliseconds),
+    "yarn.scheduler.fair.waitTimeBeforeNextStarvationCheck": (
+        "starvation_check_wait_s",
+        _milliseconds,
+    ),
+    "yarn.scheduler.fair.preemptionInterval": ("preemption_interval_s", _milliseconds),
+    "yarn.scheduler.fair.update-interval-ms": ("update_interval_s", _milliseconds),
+    "yarn.scheduler.fair.assignmultiple": ("assign_multiple", _boolean),
+    "yarn.scheduler.fair.max.assign": ("max_assign", _integer),
+    "yarn.scheduler.fair.sizebasedweight": ("size_based_weight", _boolean),
+    "yarn.scheduler.minimum-allocation-mb": ("min_allocation_mb", _number),
+    "yarn.scheduler.minimum-allocation-vcores": ("min_allocation_vcores", _number),
+    "yarn.scheduler.increment-allocation-mb": ("increment_mb", _number),
+    "yarn.scheduler.increment-allocation-vcores": ("increment_vcores", _number),
+    "yarn.resource-types.memory-mb.increment-allocation": ("increment_mb", _number),
+    "yarn.resource-types.vcores.increment-allocation": ("increment_vcores", _number),
+    "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms": (
+        "node_heartbeat_interval_s",
+        _milliseconds,
+    ),
+    "mapreduce.job.reduce.slowstart.completedmaps": ("slowstart_completed_maps", _number),
+}
+
+#: Hadoop 1 (MRv1) property of ``mapred-site.xml`` -> (SchedulerSettings field, parser).
+MRV1_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
+    "mapred.fairscheduler.preemption": ("preemption", _boolean),
+    "mapred.fairscheduler.preemption.interval": ("preemption_interval_s", _milliseconds),
+    "mapred.fairscheduler.update.interval": ("update_interval_s", _milliseconds),
+    "mapred.fairscheduler.assignmultiple": ("assign_multiple", _boolean),
+    "mapred.fairscheduler.sizebasedweight": ("size_based_weight", _boolean),
+    "mapred.reduce.slowstart.completed.maps": ("slowstart_completed_maps", _number),
+}
+
+
+def preemption_property(hadoop_version: int) -> str:
+    """The property that turns preemption on for Hadoop `hadoop_version`."""
+    return (
+        "mapred.fairscheduler.preemption"
+        if hadoop_version == 1
+        else "yarn.scheduler.fair.preemption"
+    )
+
+
+@dataclass(frozen=True)
+class SiteSettings:
+    """The settings read from a site file, and which properties set them (name -> line)."""
+
+    settings: SchedulerSettings
+    path: Path
+    found: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def sets_preemption(self) -> bool:
+        return preemption_property(self.settings.hadoop_version) in self.found
+
+
+def read_site(path: str | Path, *, hadoop_version: int = 3) -> SiteSettings:
+    """The `SchedulerSettings` a site file gives for Hadoop `hadoop_version` (defaults elsewhere).
+
+    Raises
+    ------
+    ValidationError
+        The file cannot be read, is not a Hadoop ``<configuration>``, or a property the
+        predictor models has a value Hadoop would reject (naming file, line, property).
+    """
+    source = Path(path)
+    try:
+        root = parse_xml(read_allocation_bytes(source), str(source))
+    except XMLSyntaxProblem as error:
+        raise ValidationError(str(error)) from None
+    except AllocationError as error:
+        raise ValidationError(str(error).replace("allocation file", "site file")) from None
+    if root.tag != "configuration":
+        raise ValidationError(
+            f"{source}:{root.sourceline}: expected a Hadoop site file (<configuration>), "
+            f"got <{root.tag}>"
+        )
+    known = MRV1_PROPERTIES if hadoop_version == 1 else YARN_PROPERTIES
+    values: dict[str, object] = {}
+    found: dict[str, int] = {}
+    for prop in root.iter("property"):
+        name = (prop.findtext("name") or "").strip()
+        if name not in known:
+            continue
+        text = prop.findtext("value")
+        target, parse = known[name]
+        try:
+            if text is None:
+                raise ValueError("no <value>")
+            values[target] = parse(text)
+        except ValueError:
+            raise ValidationError(
+                f"{source}:{prop.sourceline}: {name}: expected "
+                + ("true or false" if parse is _boolean else "a number")
+                + f", got {text!r}"
+            ) from None
+        found[name] = prop.sourceline
+    try:
+        settings = dataclasses.replace(SchedulerSettings(hadoop_version=hadoop_version), **values)
+    except ValidationError as error:
+        raise ValidationError(f"{source}: {error}") from None
+    return SiteSettings(settings, source, found)
+
+
+def preemption_source(site: SiteSettings | None, hadoop_version: int, explicit: bool | None) -> str:
+    """Where the preemption setting came from, for people: option, site file, or Hadoop's default."""
+    name = preemption_property(hadoop_version)
+    if explicit is not None:
+        return f"--{'' if explicit else 'no-'}preemption"
+    if site is not None and site.sets_preemption:
+        return f"{name} in {site.path}:{site.found[name]}"
+    where = f" ({site.path} does not set {name})" if site is not None else ""
+    return f"Hadoop {hadoop_version}'s default for {name}{where}"
