@@ -11,6 +11,7 @@ PALD for every cluster size and the paper's scale-up check, and writes
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,13 @@ from pathlib import Path
 from tempo.errors import TempoError
 from tempo.optimize import optimize
 from tempo.space import ConfigurationSpace
-from tempo.templates import QSTemplate, load_templates, objectives
+from tempo.templates import (
+    QSTemplate,
+    check_queues,
+    check_trace_queues,
+    load_templates,
+    objectives,
+)
 from whatif.allocation import AllocationDocument, EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.executors import Executor, make_executor
@@ -38,8 +45,21 @@ from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
 
-#: The cluster of the bundled sample traces (100 nodes of 8 GB and 8 vcores).
-DEFAULT_CLUSTER = "nodes=100,memory-mb=8192,vcores=8"
+#: How a trace's notes name the cluster its observed schedule was recorded on
+#: (``... on nodes=24,memory-mb=8192,vcores=8, ...``; the bundled samples say so).
+_RECORDED_ON = re.compile(
+    r"\bon ((?:nodes=\d+,)?memory-mb=[\d.]+,vcores=[\d.]+|map-slots=\d+,reduce-slots=\d+)"
+)
+
+
+def recorded_cluster(notes: Sequence[str]) -> str | None:
+    """The cluster SPEC a trace's notes say it was recorded on, or None."""
+    for note in notes:
+        found = _RECORDED_ON.search(note)
+        if found:
+            return found.group(1)
+    return None
+
 
 #: Noise of the replicates when there is more than one: 10% duration jitter,
 #: 2% stragglers running 3x longer, 1% failed attempts.
@@ -92,7 +112,9 @@ def retuner(
             workload,
             templates,
             cluster,
-            space=ConfigurationSpace.default(document.effective(), cluster),
+            space=ConfigurationSpace.default(
+                document.effective(), cluster, preemption=settings.preemption
+            ),
             algorithm="pald",
             radius=radius,
             iterations=iterations,
@@ -115,7 +137,7 @@ def run_whatif(
     templates: str | Path,
     output: str | Path,
     *,
-    cluster: str = DEFAULT_CLUSTER,
+    cluster: str | None = None,
     scales: Sequence[float] = (0.25, 0.5, 1.0, 2.0, 4.0),
     growth: float | None = None,
     arrival_scale: float | None = None,
@@ -126,7 +148,7 @@ def run_whatif(
     rel_tol: float = 0.02,
     check: bool = False,
     retune: bool = False,
-    preemption: bool = True,
+    settings: SchedulerSettings | None = None,
     progress: Progress | None = None,
 ) -> WhatifRun:
     """Predict the SLOs per scenario, find the smallest cluster meeting them, and write the report.
@@ -136,12 +158,27 @@ def run_whatif(
     span instead of the whole predicted schedule. ``check`` adds the scale-up check
     (the cluster's SLOs predicted from traces recorded on a half and a quarter of
     it). ``retune`` repeats the analysis with the configuration re-tuned by PALD for
-    every cluster size evaluated (`retuner`).
+    every cluster size evaluated (`retuner`). `cluster` is the SPEC at scale 1; None:
+    the cluster the trace's notes say it was recorded on (`recorded_cluster`).
+    `settings` are the scheduler knobs (Hadoop's defaults, preemption off, when None).
+
+    Template queues missing from the trace or from the allocation file are errors
+    (`tempo.templates.check_trace_queues`, `check_queues`).
     """
-    workload = read_trace(trace).workload
+    recorded = read_trace(trace)
+    workload = recorded.workload
+    if cluster is None:
+        cluster = recorded_cluster(recorded.notes)
+        if cluster is None:
+            raise TempoError(
+                f"{trace}: the trace does not say which cluster it was recorded on; "
+                "give the cluster SPEC (--cluster)"
+            )
     document = AllocationDocument.from_file(config)
     allocation = document.effective()
     template_list = load_templates(templates)
+    check_trace_queues(template_list, workload, str(trace))
+    check_queues(template_list, [q.name for q in allocation.queues()], where=str(config))
     thresholds = [
         (t.queue, c.metric, c.threshold, c.op) for t in template_list for c in t.constraints
     ]
@@ -150,7 +187,7 @@ def run_whatif(
     extra = [(queue, metric) for queue, metric, _ in objectives(template_list)]
     base = Cluster.parse(cluster)
     window = Window.ending_at(workload.span_s[1], window_s) if window_s is not None else None
-    settings = SchedulerSettings(preemption=preemption)
+    settings = settings if settings is not None else SchedulerSettings()
     noise = REPLICATE_NOISE if replicates > 1 else None
     with make_executor(executor or "serial") as pool:
         common = dict(
@@ -205,6 +242,7 @@ def run_whatif(
             "templates": str(templates),
             "executor": executor,
             "window_s": window_s,
+            "preemption": settings.preemption,
         },
     )
     return WhatifRun(analysis, retuned, scale_check, files)

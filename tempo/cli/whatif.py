@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from tempo.cli import exitcodes
+from tempo.cli.options import (
+    cluster_option,
+    force_option,
+    json_option,
+    progress_bar,
+    refuse_overwrite,
+)
+from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.templates import parse_duration
-from tempo.whatif import DEFAULT_CLUSTER, run_whatif
+from tempo.whatif import run_whatif
 from whatif.report import render_text
 
 
@@ -33,12 +44,9 @@ def _scales(ctx, param, value: str) -> tuple[float, ...]:
     type=click.Path(),
     help="A .qs file or a directory of them.",
 )
-@click.option(
-    "--cluster",
-    "cluster_spec",
-    default=DEFAULT_CLUSTER,
-    show_default=True,
-    help="Cluster SPEC at scale 1.",
+@cluster_option(
+    help="Cluster SPEC at scale 1 [default: the cluster the trace was recorded on, as its "
+    "notes say (tempo trace inspect); the bundled samples say theirs]."
 )
 @click.option(
     "--cluster-scale",
@@ -90,8 +98,11 @@ def _scales(ctx, param, value: str) -> tuple[float, ...]:
 @click.option(
     "--check-accuracy", is_flag=True, help="Add the scale-up check (predicted vs direct at 2x, 4x)."
 )
+@preemption_options
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
 @click.option("-o", "--output", required=True, type=click.Path(), help="Report directory.")
+@force_option("report.json and report.html already in the -o directory")
+@json_option
 def whatif(
     trace_path,
     config_path,
@@ -107,21 +118,27 @@ def whatif(
     tolerance,
     check_accuracy,
     retune,
+    site_path,
+    preemption,
     no_progress,
     output,
+    force,
+    as_json,
 ):
-    """Predict SLOs per cluster size and workload scenario; write report.json and report.html."""
-    bar = None
-    if not no_progress:
-        from tqdm import tqdm
+    """Predict SLOs per cluster size and workload scenario; write report.json and report.html.
 
-        bar = tqdm(
-            total=1, unit="eval", desc="whatif", leave=False, file=click.get_text_stream("stderr")
-        )
+    With --json, print report.json's document (its schema: whatif/report/schema.py).
+    Exit status 1 when, in some workload scenario, the cluster at scale 1 misses an
+    SLO (one with nothing to measure is missed too)."""
+    refuse_overwrite(
+        [Path(output) / "report.json", Path(output) / "report.html"], force=force, option="-o"
+    )
+    settings = scheduler_settings(3, site_path, preemption, announce=not as_json)
+    bar = None if no_progress else progress_bar(None, "whatif", unit="eval")
 
     def progress(done: int, total: int, message: str) -> None:
-        bar.total = total
-        bar.set_postfix_str(message[:60])
+        bar.total = max(total, done)
+        bar.set_postfix_str(message[:60], refresh=False)
         bar.update(done - bar.n)
 
     try:
@@ -141,10 +158,28 @@ def whatif(
             rel_tol=tolerance,
             check=check_accuracy,
             retune=retune,
+            settings=settings,
             progress=progress if bar else None,
         )
     finally:
         if bar is not None:
+            bar.total = bar.n  # the estimate was an estimate: end where the work ended
             bar.close()
-    click.echo(render_text(run.analysis, retuned=run.retuned, check=run.check), nl=False)
-    click.echo(f"Report: {run.files.json} and {run.files.html}")
+    if as_json:
+        click.echo(run.files.json.read_text(encoding="utf-8"), nl=False)
+    else:
+        if cluster_spec is None:
+            click.echo(
+                f"cluster at scale 1: {run.analysis.cluster.spec()} (from the trace's notes)"
+            )
+        click.echo(render_text(run.analysis, retuned=run.retuned, check=run.check), nl=False)
+        click.echo(f"Report: {run.files.json} and {run.files.html}")
+    missed = [
+        s.scenario.label
+        for s in run.analysis.scenarios
+        if any(r.scale == 1.0 and not r.feasible for r in s.scales)
+    ]
+    if missed:
+        if not as_json:
+            click.echo(f"the cluster at scale 1 misses an SLO in: {'; '.join(missed)}", err=True)
+        click.get_current_context().exit(exitcodes.NO)

@@ -106,6 +106,7 @@ def report_dict(
             "seed": analysis.seed,
             "executor": given.get("executor"),
             "window_s": given.get("window_s"),
+            **({"preemption": given["preemption"]} if "preemption" in given else {}),
         },
         "grid": list(analysis.grid),
         "bisection": {"rel_tol": analysis.rel_tol, "assumption": BISECTION_ASSUMPTION},

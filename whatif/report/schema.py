@@ -132,6 +132,7 @@ REPORT_SCHEMA: dict = {
                 "seed": {"type": "integer"},
                 "executor": {"type": ["string", "null"]},
                 "window_s": _NUMBER_OR_NULL,
+                "preemption": {"type": "boolean"},
             },
         },
         "grid": {"type": "array", "items": _SCALE, "minItems": 1},

@@ -47,3 +47,44 @@ def test_missing_trace_is_one_line_and_exit_2(tmp_path):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2 and "Error:" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_the_cluster_defaults_to_the_one_the_sample_was_recorded_on(tmp_path):
+    """Without --cluster, scale 1 is the trace's recorded cluster (24 nodes for the
+    two-tenant sample, not 100), and the command says so."""
+    result = CliRunner().invoke(
+        cli, [*ARGS, "--cluster-scale", "1", "--tolerance", "0.5", "-o", str(tmp_path)]
+    )
+    assert result.exit_code in (0, 1), result.output
+    assert "cluster at scale 1: nodes=24,memory-mb=8192,vcores=8 (from the trace's notes)" in (
+        result.stdout
+    )
+    document = json.loads((tmp_path / "report.json").read_text())
+    assert document["inputs"]["cluster"] == "nodes=24,memory-mb=8192,vcores=8"
+    assert "preemption: off (Hadoop 3's default" in result.stderr
+    assert document["inputs"]["preemption"] is False
+
+
+def test_whatif_never_overwrites_a_report_without_force(tmp_path):
+    (tmp_path / "report.json").write_text("{}")
+    result = CliRunner().invoke(cli, [*ARGS, "--cluster-scale", "1", "-o", str(tmp_path)])
+    assert result.exit_code == 2 and "report.json: already exists (-o)" in result.output
+    assert (tmp_path / "report.json").read_text() == "{}"
+
+
+def test_six_tenant_templates_on_the_two_tenant_trace_are_an_error_not_a_report(tmp_path):
+    args = [*ARGS, "-o", str(tmp_path / "out")]
+    args[args.index("--templates") + 1] = str(REPO / "templates" / "six-tenant")
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert "tenants.qs:11:1: queue root.etl is not in the trace" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_trace_that_records_no_cluster_needs_the_option(tmp_path):
+    args = [*ARGS, "-o", str(tmp_path / "out")]
+    args[args.index("--trace") + 1] = str(REPO / "traces" / "hadoop" / "sls")
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert "does not say which cluster it was recorded on" in result.output
+    assert "--cluster" in result.output
