@@ -26,7 +26,7 @@ from tempo.templates import (
     load_templates,
     objectives,
 )
-from whatif.allocation import AllocationDocument, EffectiveAllocation
+from whatif.allocation import AllocationDocument, EffectiveAllocation, Resources, validate
 from whatif.cluster import Cluster
 from whatif.executors import Executor, make_executor
 from whatif.metrics import Window
@@ -186,6 +186,10 @@ def run_whatif(
         raise TempoError(f"{templates}: the templates state no CONSTRAINT to provision for")
     extra = [(queue, metric) for queue, metric, _ in objectives(template_list)]
     base = Cluster.parse(cluster)
+    total = Resources(base.memory_mb, base.vcores)
+    for issue in validate(document, cluster=total):
+        if issue.severity == "warning":
+            logger.warning("%s: line %d: %s", config, issue.line, issue.message)
     window = Window.ending_at(workload.span_s[1], window_s) if window_s is not None else None
     settings = settings if settings is not None else SchedulerSettings()
     noise = REPLICATE_NOISE if replicates > 1 else None

@@ -7,16 +7,26 @@ import math
 import click
 import pandas as pd
 
+from tempo.cli import exitcodes
+from tempo.cli.options import (
+    cluster_option,
+    emit_json,
+    force_option,
+    json_option,
+    refuse_overwrite,
+)
+from tempo.cli.tables import echo_table
 from tempo.space import space_distance
 from whatif.allocation import (
     AllocationDocument,
     SettingDiff,
     diff_allocations,
+    format_setting_value,
     validate,
     write_allocation,
 )
 from whatif.allocation.assign import apply_assignments
-from whatif.allocation.effective import ResourceLimit, Resources
+from whatif.allocation.effective import Resources
 from whatif.allocation.summary import queue_table
 from whatif.cluster import Cluster
 
@@ -35,19 +45,46 @@ def config() -> None:
     """Validate, show, change and compare allocation files (fair-scheduler.xml)."""
 
 
+def _resources(spec: str | None) -> Resources | None:
+    if not spec:
+        return None
+    parsed = Cluster.parse(spec)
+    return Resources(parsed.memory_mb, parsed.vcores)
+
+
 @config.command("validate")
 @click.argument("file", type=_FILE)
+@cluster_option(help="Cluster SPEC; adds minimum shares above the cluster to the warnings.")
 @_VERSION
-def validate_command(file: str, hadoop_version: int) -> None:
-    """Check FILE as Hadoop would; print each problem as FILE: line N: message."""
-    issues = validate(file, hadoop_version=hadoop_version)
-    for issue in issues:
-        prefix = "" if issue.severity == "error" else "warning: "
-        click.echo(
-            f"{file}: line {issue.line}: {prefix}{issue.message}", err=issue.severity != "error"
+@json_option
+def validate_command(
+    file: str, cluster_spec: str | None, hadoop_version: int, as_json: bool
+) -> None:
+    """Check FILE as Hadoop would; print each problem as FILE: line N: message.
+
+    Exit status 1 when Hadoop would refuse the file (an error); warnings alone exit 0."""
+    issues = validate(file, hadoop_version=hadoop_version, cluster=_resources(cluster_spec))
+    invalid = any(issue.severity == "error" for issue in issues)
+    if as_json:
+        emit_json(
+            {
+                "schema": "tempo.config.validate/1",
+                "file": file,
+                "valid": not invalid,
+                "issues": [
+                    {"line": i.line, "severity": i.severity, "message": i.message} for i in issues
+                ],
+            }
         )
-    if any(issue.severity == "error" for issue in issues):
-        raise SystemExit(1)
+    else:
+        for issue in issues:
+            prefix = "" if issue.severity == "error" else "warning: "
+            click.echo(
+                f"{file}: line {issue.line}: {prefix}{issue.message}",
+                err=issue.severity != "error",
+            )
+    if invalid:
+        click.get_current_context().exit(exitcodes.NO)
 
 
 def _format(value: object) -> str:
@@ -62,18 +99,23 @@ def _format(value: object) -> str:
 
 @config.command("show")
 @click.argument("file", type=_FILE)
-@click.option("--cluster", "spec", help="Cluster SPEC; adds the steady fair shares.")
+@cluster_option(help="Cluster SPEC; adds the steady fair shares.")
 @_VERSION
-def show_command(file: str, spec: str | None, hadoop_version: int) -> None:
+@json_option
+def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_json: bool) -> None:
     """Print FILE's effective queue tree: weights, min/max, limits, policy, timeouts."""
-    cluster = None
-    if spec:
-        parsed = Cluster.parse(spec)
-        cluster = Resources(parsed.memory_mb, parsed.vcores)
     table = queue_table(
-        AllocationDocument.from_file(file), cluster=cluster, hadoop_version=hadoop_version
+        AllocationDocument.from_file(file),
+        cluster=_resources(cluster_spec),
+        hadoop_version=hadoop_version,
     )
-    click.echo(table.astype(object).map(_format).to_string(index=False))
+    if as_json:
+        records = table.astype(object).where(table.notna(), None).to_dict("records")
+        emit_json({"schema": "tempo.config.show/1", "file": file, "queues": records})
+        return
+    text = table.astype(object).map(_format)
+    numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])]
+    echo_table(list(text.columns), text.to_numpy().tolist(), right=numeric)
 
 
 @config.command("set")
@@ -88,50 +130,72 @@ def show_command(file: str, spec: str | None, hadoop_version: int) -> None:
 @click.option(
     "-o", "--output", required=True, type=click.Path(dir_okay=False), help="File to write."
 )
-def set_command(file: str, assignments: tuple[str, ...], output: str) -> None:
+@force_option("an existing -o file (FILE itself too)")
+@json_option
+def set_command(
+    file: str, assignments: tuple[str, ...], output: str, force: bool, as_json: bool
+) -> None:
     """Write OUTPUT: FILE with only the given settings changed (byte-identical without --set)."""
+    refuse_overwrite([output], force=force, option="-o")
     changed = apply_assignments(AllocationDocument.from_file(file), assignments)
     write_allocation(changed, output)
-    click.echo(f"wrote {output} ({len(assignments)} setting(s) changed)")
-
-
-def _value(value: object) -> str:
-    if isinstance(value, ResourceLimit):
-        if value.is_unlimited:
-            return "unlimited"
-        if value.percent is not None:
-            return f"{value.percent[0]:g}%/{value.percent[1]:g}%"
-        value = value.absolute
-    if isinstance(value, Resources):
-        return f"{value.memory_mb:g} MB, {value.vcores:g} vcores"
-    return _format(value)
+    if as_json:
+        emit_json({"schema": "tempo.config.set/1", "output": output, "changed": len(assignments)})
+    else:
+        click.echo(f"wrote {output} ({len(assignments)} setting(s) changed)")
 
 
 def render_diff(diffs: list[SettingDiff]) -> list[str]:
-    """The lines `tempo config diff` prints: one per differing setting, old -> new."""
+    """The lines `tempo config diff` prints: one per differing setting, in allocation-file terms."""
     if not diffs:
         return ["no differences"]
-    return [f"{d.queue}  {d.setting}: {_value(d.old)} -> {_value(d.new)}" for d in diffs]
+    return [d.describe() for d in diffs]
 
 
 @config.command("diff")
 @click.argument("a", type=_FILE)
 @click.argument("b", type=_FILE)
-@click.option("--cluster", "spec", help="Cluster SPEC; adds resource settings to the distance.")
+@cluster_option(help="Cluster SPEC; adds resource settings to the distance.")
 @click.option("--space", "space_file", type=_FILE, help="Space file (TOML) for the distance.")
 @_VERSION
+@json_option
 def diff_command(
-    a: str, b: str, spec: str | None, space_file: str | None, hadoop_version: int
+    a: str,
+    b: str,
+    cluster_spec: str | None,
+    space_file: str | None,
+    hadoop_version: int,
+    as_json: bool,
 ) -> None:
     """Print the semantic differences between allocation files A and B, and their distance."""
     doc_a, doc_b = AllocationDocument.from_file(a), AllocationDocument.from_file(b)
     diffs = diff_allocations(doc_a, doc_b, hadoop_version=hadoop_version)
-    for line in render_diff(diffs):
-        click.echo(line)
     distance = space_distance(
         doc_a.effective(hadoop_version=hadoop_version),
         doc_b.effective(hadoop_version=hadoop_version),
-        cluster=Cluster.parse(spec) if spec else None,
+        cluster=Cluster.parse(cluster_spec) if cluster_spec else None,
         space_file=space_file,
     )
+    if as_json:
+        emit_json(
+            {
+                "schema": "tempo.config.diff/1",
+                "a": a,
+                "b": b,
+                "changes": [
+                    {
+                        "queue": d.queue,
+                        "element": d.element,
+                        "old": format_setting_value(d.old),
+                        "new": format_setting_value(d.new),
+                    }
+                    for d in diffs
+                ],
+                "distance": distance.distance,
+                "dimensions": len(distance.space),
+            }
+        )
+        return
+    for line in render_diff(diffs):
+        click.echo(line)
     click.echo(distance.describe())

@@ -10,6 +10,7 @@ import click
 import numpy as np
 
 from tempo.cli import exitcodes, is_quiet
+from tempo.cli.checks import warn_allocation
 from tempo.cli.options import (
     cluster_option,
     emit_json,
@@ -273,6 +274,7 @@ def optimize(
     document = AllocationDocument.from_file(config_path)
     cluster = Cluster.parse(cluster_spec)
     hadoop_version = hadoop_version_for(hadoop_version, cluster=cluster, document=document)
+    warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
     current = document.effective(hadoop_version=hadoop_version)
     spec = SpaceSpec.from_file(space_path) if space_path else SpaceSpec()

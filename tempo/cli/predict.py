@@ -6,6 +6,7 @@ import math
 
 import click
 
+from tempo.cli.checks import warn_allocation
 from tempo.cli.options import (
     cluster_option,
     emit_json,
@@ -75,7 +76,11 @@ def predict(
         raise click.UsageError(
             f"--compare-observed: {trace_path} records no observed schedule to compare with"
         )
-    allocation = AllocationDocument.from_file(config_path).effective(hadoop_version=hadoop_version)
+    document = AllocationDocument.from_file(config_path)
+    warn_allocation(
+        config_path, document, Cluster.parse(cluster_spec), hadoop_version=hadoop_version
+    )
+    allocation = document.effective(hadoop_version=hadoop_version)
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
     schedule = predict_schedule(
         trace.workload,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from tempo.cli import CommandError, exitcodes
+from tempo.cli.checks import warn_allocation, warn_unmeasured
 from tempo.cli.options import cluster_option, emit_json, json_option, simulation_options
 from tempo.cli.preemption import scheduler_settings
 from tempo.qs import qs_report
@@ -87,9 +88,9 @@ def qs(
     cluster = Cluster.parse(cluster_spec) if cluster_spec else None
     predicted = None
     if config_path:
-        allocation = AllocationDocument.from_file(config_path).effective(
-            hadoop_version=hadoop_version
-        )
+        document = AllocationDocument.from_file(config_path)
+        warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
+        allocation = document.effective(hadoop_version=hadoop_version)
         check_queues(templates, [q.name for q in allocation.queues()], where=config_path)
         predicted = predict(
             trace.workload,
@@ -114,6 +115,8 @@ def qs(
         emit_json(report.to_dict())
     else:
         click.echo(report.to_text())
-    side = "predicted_met" if predicted is not None else "observed_met"
+    side = "predicted" if predicted is not None else "observed"
+    warn_unmeasured(templates, report.constraints, side)
+    side = f"{side}_met"
     if any(met is False for met in report.constraints[side]):
         click.get_current_context().exit(exitcodes.NO)

@@ -25,6 +25,26 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
 
 
+def _render(
+    columns: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[str], width: int
+) -> list[str]:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for name in columns:
+        table.add_column(name, justify="right" if name in right else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    out = io.StringIO()
+    console = Console(
+        file=out,
+        width=width,
+        color_system=None,
+        force_terminal=False,
+        legacy_windows=False,
+    )
+    console.print(table)
+    return [line.rstrip() for line in out.getvalue().splitlines() if line.strip()]
+
+
 def render_table(
     columns: Sequence[str],
     rows: Sequence[Sequence[object]],
@@ -32,25 +52,38 @@ def render_table(
     title: str | None = None,
     right: Sequence[str] = (),
     width: int | None = None,
+    keys: int = 1,
 ) -> str:
-    """`rows` under `columns` as text at most `width` columns wide; `right` columns align right."""
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for name in columns:
-        table.add_column(name, justify="right" if name in right else "left", overflow="fold")
-    for row in rows:
-        table.add_row(*("" if cell is None else str(cell) for cell in row))
-    out = io.StringIO()
-    console = Console(
-        file=out,
-        width=width or terminal_width(),
-        color_system=None,
-        force_terminal=False,
-        legacy_windows=False,
-        safe_box=True,
+    """`rows` under `columns` as text at most `width` columns wide.
+
+    A table wider than that is split into blocks of columns, each repeating the first
+    `keys` columns (the row names), stacked one under the other; a single column still
+    too wide folds its cells. `right` columns align right.
+    """
+    width = width or terminal_width()
+    cells = [["" if cell is None else str(cell) for cell in row] for row in rows]
+    natural = lambda cols: max(  # noqa: E731
+        len(line)
+        for line in _render(
+            [columns[i] for i in cols], [[r[i] for i in cols] for r in cells], right, 10_000
+        )
     )
-    console.print(table)
-    lines = [line.rstrip() for line in out.getvalue().rstrip("\n").splitlines()]
-    return "\n".join(([title] if title else []) + [line for line in lines if line])
+    head = list(range(min(keys, len(columns))))
+    blocks: list[list[int]] = []
+    for i in range(len(head), len(columns)):
+        if blocks and natural(head + blocks[-1] + [i]) <= width:
+            blocks[-1].append(i)
+        else:
+            blocks.append([i])
+    lines = [title] if title else []
+    for n, block in enumerate(blocks or [[]]):
+        chosen = head + block
+        if n:
+            lines.append("")
+        lines += _render(
+            [columns[i] for i in chosen], [[r[i] for i in chosen] for r in cells], right, width
+        )
+    return "\n".join(lines)
 
 
 def echo_table(

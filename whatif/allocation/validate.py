@@ -14,7 +14,8 @@ queue (rejected by Hadoop 3.3+, ignored before), the sum of the children's
 minimum shares above the parent's (or the cluster's), a ``drf`` queue under a
 ``fair`` parent (Hadoop 3 refuses to create or re-police it and logs an error),
 elements Hadoop ignores (unknown, misplaced, or MRv1 in a YARN file), repeated
-settings (the last wins).
+settings (the last wins), a queue whose minimum share alone exceeds the cluster,
+a placement rule naming a queue the file does not define.
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ class _Checker:
             self.check_user(user)
         if doc.placement is not None and self.version >= 2:
             self.check_placement(doc.placement.rules, doc.placement.line)
+            self.check_placement_queues(doc.placement.rules)
         self.check_root_alone()
         self.check_duplicate_queues()
         default_policy = doc.default("defaultQueueSchedulingPolicy")
@@ -218,6 +220,31 @@ class _Checker:
                 "Could get past last queue placement rule without assigning "
                 "(the last rule must be terminal, e.g. reject or default)",
             )
+
+    def check_placement_queues(self, rules: tuple[PlacementRule, ...]) -> None:
+        """A rule's ``queue`` attribute naming a queue the file does not define."""
+        defined = {q.path for q in self.doc.iter_queues()}
+        for rule in rules:
+            for checked in (rule, rule.inner):
+                if checked is None:
+                    continue
+                name = (checked.attributes.get("queue") or "").strip()
+                if not name:
+                    continue
+                path = name if name == "root" or name.startswith("root.") else f"root.{name}"
+                if path in defined:
+                    continue
+                what = (
+                    "Hadoop creates it on first use, outside the tuned configuration"
+                    if checked.create
+                    else "with create=false the rule cannot place anything there"
+                )
+                known = ", ".join(sorted(defined)) or "none"
+                self.warn(
+                    checked.line,
+                    f"placement rule '{checked.name}' names queue {path}, which this file does "
+                    f"not define ({what}); the file defines {known}",
+                )
 
     def check_root_alone(self) -> None:
         queues = self.doc.queues
@@ -427,6 +454,22 @@ class _Checker:
         def visit(
             children: tuple[QueueElement, ...], limit: Resources | None, what: str, line: int
         ) -> None:
+            for child in children:
+                alone = absolute(child, "minResources", 0.0)
+                if (
+                    self.cluster is not None
+                    and alone is not None
+                    and (
+                        alone.memory_mb > self.cluster.memory_mb
+                        or alone.vcores > self.cluster.vcores
+                    )
+                ):
+                    self.warn(
+                        child.get("minResources").line,
+                        f"{child.path} minResources {alone.memory_mb:g} MB, {alone.vcores:g} "
+                        f"vcores exceeds the cluster ({self.cluster.memory_mb:g} MB, "
+                        f"{self.cluster.vcores:g} vcores); it can never be met",
+                    )
             mins = [
                 m for m in (absolute(c, "minResources", 0.0) for c in children) if m is not None
             ]

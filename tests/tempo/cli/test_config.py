@@ -50,5 +50,73 @@ def test_set_and_diff_report_the_change(run, tmp_path):
     assert run("config", "set", GOOD, "--set", "root.production.weight=5", "-o", out).exit_code == 0
     result = run("config", "diff", GOOD, out)
     assert result.exit_code == 0 and "root.production  weight: 3 -> 5" in result.output
-    bad = run("config", "set", GOOD, "--set", "root.production.colour=5", "-o", out)
+    bad = run("config", "set", GOOD, "--set", "root.production.colour=5", "-o", out, "--force")
     assert bad.exit_code == 2 and "unknown queue setting 'colour'" in bad.output
+
+
+PLACED = """<?xml version="1.0"?>
+<allocations>
+  <queue name="a">
+    <minResources>50000 mb, 10 vcores</minResources>
+  </queue>
+  <queuePlacementPolicy>
+    <rule name="specified"/>
+    <rule name="default" queue="nosuch"/>
+  </queuePlacementPolicy>
+</allocations>
+"""
+
+
+def test_validate_warns_of_a_min_share_above_the_cluster_and_a_placement_rule_to_nowhere(
+    run, tmp_path
+):
+    """Both load in Hadoop, so they are warnings (exit 0), each naming file and line."""
+    path = tmp_path / "fair.xml"
+    path.write_text(PLACED)
+    result = run("config", "validate", path, "--cluster", "nodes=4,memory-mb=8192,vcores=8")
+    assert result.exit_code == 0, result.output
+    assert (
+        f"{path}: line 4: warning: root.a minResources 50000 MB, 10 vcores exceeds the cluster "
+        "(32768 MB, 32 vcores); it can never be met"
+    ) in result.stderr
+    assert (
+        f"{path}: line 8: warning: placement rule 'default' names queue root.nosuch, which this "
+        "file does not define"
+    ) in result.stderr
+
+
+def test_validate_json_lists_every_issue_and_exits_1_when_invalid(run):
+    import json
+
+    result = run("config", "validate", BROKEN, "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["schema"] == "tempo.config.validate/1" and data["valid"] is False
+    assert {"line", "severity", "message"} <= set(data["issues"][0])
+
+
+def test_diff_speaks_allocation_file_syntax_and_json(run, tmp_path):
+    import json
+
+    out = tmp_path / "out.xml"
+    run("config", "set", GOOD, "--set", "root.production.minResources=1024 mb, 1 vcores", "-o", out)
+    text = run("config", "diff", GOOD, out)
+    assert "root.production  minResources: 163840 mb, 80 vcores -> 1024 mb, 1 vcores" in (
+        text.output
+    )
+    data = json.loads(run("config", "diff", GOOD, out, "--json").stdout)
+    assert data["changes"][0] == {
+        "queue": "root.production",
+        "element": "minResources",
+        "old": "163840 mb, 80 vcores",
+        "new": "1024 mb, 1 vcores",
+    }
+
+
+def test_set_never_overwrites_without_force(run, tmp_path):
+    out = tmp_path / "out.xml"
+    out.write_text("mine")
+    result = run("config", "set", GOOD, "-o", out)
+    assert result.exit_code == 2 and "already exists (-o); add --force" in result.output
+    assert out.read_text() == "mine"
+    assert run("config", "set", GOOD, "-o", out, "--force").exit_code == 0

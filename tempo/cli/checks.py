@@ -1,0 +1,61 @@
+"""Warnings the commands print before they simulate: what would make their answer misleading.
+
+`warn_allocation` prints the allocation file's validation warnings against the
+cluster (a queue's minResources above the cluster, minimum shares that cannot all
+be met, a placement rule naming a queue the file does not define...);
+`warn_unmeasured` names each template constraint that had nothing to measure (it
+can never be evaluated on this trace, and so is never met). Both go to stderr
+through logging, so ``--quiet`` hides them.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from tempo.templates import QSTemplate
+from whatif.allocation import AllocationDocument, Resources, validate
+from whatif.cluster import Cluster
+
+logger = logging.getLogger("tempo")
+
+
+def warn_allocation(
+    path: str, document: AllocationDocument, cluster: Cluster | None, *, hadoop_version: int = 3
+) -> int:
+    """Log each validation warning of `document` (against `cluster`); returns how many."""
+    total = None if cluster is None else Resources(cluster.memory_mb, cluster.vcores)
+    issues = [
+        i
+        for i in validate(document, hadoop_version=hadoop_version, cluster=total)
+        if i.severity == "warning"
+    ]
+    for issue in issues:
+        logger.warning("%s: line %d: %s", path, issue.line, issue.message)
+    return len(issues)
+
+
+def warn_unmeasured(templates: Sequence[QSTemplate], constraints: pd.DataFrame, side: str) -> int:
+    """Log each constraint whose `side` value had nothing to measure; returns how many.
+
+    `constraints` is `tempo.qs.QSReport.constraints` (one row per template constraint,
+    in template order).
+    """
+    placed = [(t, c) for t in templates for c in t.constraints]
+    count = 0
+    for (template, constraint), value in zip(placed, constraints[side], strict=True):
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            where = constraint.location or template.location
+            logger.warning(
+                "%s: the constraint %s of %s can never be evaluated on this trace: nothing to "
+                "measure (no finished job of the queue in the window, or no deadlines); it "
+                "counts as not met",
+                where or template.queue,
+                constraint,
+                template.queue,
+            )
+            count += 1
+    return count
