@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from tempo.cli import exitcodes
 from tempo.errors import TempoError
 from tempo.loop import IterationReport, Tolerance, describe_change
 from tempo.templates import parse_duration
@@ -214,7 +215,9 @@ def tune(
     """Tune the Fair Scheduler in a closed loop: observe, roll back or step, apply.
 
     Without --rm, runs a few iterations against an emulated RM replaying the
-    bundled contended sample (a copy of its configuration is tuned).
+    bundled contended sample (a copy of its configuration is tuned). Exits with
+    status 3 when the last iteration could not read the cluster (RM or JobHistory
+    Server down or unreachable), so a cron job running --once can tell.
     """
     emulated = not rm_urls
     settings = TuneSettings(
@@ -248,3 +251,11 @@ def tune(
         + (" (interrupted)" if run.interrupted else "")
     )
     click.echo(f"history: tempo history --journal {run.journal_path}")
+    if run.rm_error is not None:
+        click.echo(
+            f"error: the cluster could not be read, nothing was changed: {run.rm_error}; check "
+            "that the ResourceManager (--rm) and the JobHistory Server (--history-server) are "
+            "running and reachable from this host",
+            err=True,
+        )
+        raise SystemExit(exitcodes.REMOTE)
