@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-import json
+import os
 from datetime import UTC, datetime
+from pathlib import Path
 
 import click
-import pandas as pd
 
+from tempo.cli.options import emit_json
+from tempo.cli.tables import render_table
 from tempo.journal import JOURNAL_ENV, default_journal_path, read_history
+
+#: The `tempo tune` demo's journal, read when there is no other (tempo.cli.tune.DEMO_WORK_DIR).
+DEMO_JOURNAL = Path("tempo-demo") / "tempo-journal.sqlite"
+
+
+def default_history_journal() -> Path:
+    """``$TEMPO_JOURNAL``, else ./tempo-journal.sqlite, else the demo's ./tempo-demo journal."""
+    path = default_journal_path()
+    if os.environ.get(JOURNAL_ENV) or path.exists() or not DEMO_JOURNAL.exists():
+        return path
+    return DEMO_JOURNAL
 
 
 def _when(seconds: float | None) -> str:
@@ -23,27 +36,32 @@ def _when(seconds: float | None) -> str:
     "journal_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help=f"Journal file [default: ${JOURNAL_ENV}, else ./tempo-journal.sqlite].",
+    help=f"Journal file [default: ${JOURNAL_ENV}, else ./tempo-journal.sqlite, else the "
+    "tempo tune demo's ./tempo-demo/tempo-journal.sqlite].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of iterations.")
 def history(journal_path: str | None, as_json: bool) -> None:
     """Show every iteration of the tuning loop: when, configuration, decision and reason."""
-    path = journal_path or default_journal_path()
+    path = Path(journal_path) if journal_path else default_history_journal()
     iterations = read_history(path)
     if as_json:
-        click.echo(json.dumps([i.to_dict() for i in iterations], indent=1, allow_nan=False))
+        emit_json([i.to_dict() for i in iterations])
         return
+    if not journal_path:
+        click.echo(f"journal: {path}", err=True)
     if not iterations:
         click.echo(f"no iterations in {path}")
         return
-    table = pd.DataFrame(
-        {
-            "#": [i.id for i in iterations],
-            "started (UTC)": [_when(i.started_s) for i in iterations],
-            "finished": [_when(i.finished_s) for i in iterations],
-            "decision": [i.decision or "(unfinished)" for i in iterations],
-            "config": [i.config_sha256[:12] for i in iterations],
-            "reason": [i.reason for i in iterations],
-        }
-    )
-    click.echo(table.to_string(index=False, justify="left"))
+    rows = [
+        [
+            i.id,
+            _when(i.started_s),
+            _when(i.finished_s),
+            i.decision or "(unfinished)",
+            i.config_sha256[:12],
+            i.reason,
+        ]
+        for i in iterations
+    ]
+    columns = ["#", "started (UTC)", "finished", "decision", "config", "reason"]
+    click.echo(render_table(columns, rows, right=["#"], split=False))

@@ -53,15 +53,19 @@ def render_table(
     right: Sequence[str] = (),
     width: int | None = None,
     keys: int = 1,
+    split: bool = True,
 ) -> str:
     """`rows` under `columns` as text at most `width` columns wide.
 
     A table wider than that is split into blocks of columns, each repeating the first
     `keys` columns (the row names), stacked one under the other; a single column still
-    too wide folds its cells. `right` columns align right.
+    too wide folds its cells. With ``split=False`` the table stays whole and its widest
+    cells fold (a free-text column such as a reason). `right` columns align right.
     """
     width = width or terminal_width()
     cells = [["" if cell is None else str(cell) for cell in row] for row in rows]
+    if not split:
+        return "\n".join(([title] if title else []) + _render(columns, cells, right, width))
     natural = lambda cols: max(  # noqa: E731
         len(line)
         for line in _render(

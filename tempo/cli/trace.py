@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 from datetime import UTC, datetime
 
 import click
 
+from tempo.cli.options import emit_json, force_option, json_option
 from whatif.readers import READERS, TraceSummary, convert_trace, inspect_trace
 
 _FORMAT = click.Choice(sorted(READERS))
@@ -21,12 +21,12 @@ def trace() -> None:
 @trace.command()
 @click.argument("path", type=click.Path(path_type=str))
 @click.option("--format", "format_", type=_FORMAT, help="Trace format (detected when omitted).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@json_option
 def inspect(path: str, format_: str | None, as_json: bool) -> None:
     """Summarize the trace at PATH: jobs, tasks, attempts, queues, span, durations."""
     summary = inspect_trace(path, format=format_)
     if as_json:
-        click.echo(json.dumps(summary.to_dict(), indent=2))
+        emit_json(summary.to_dict())
     else:
         click.echo(_render(summary))
 
@@ -43,12 +43,18 @@ def inspect(path: str, format_: str | None, as_json: bool) -> None:
     show_default=True,
     help="Output format.",
 )
-@click.option("--force", is_flag=True, help="Replace an existing native trace at TARGET.")
-def convert(source: str, target: str, format_: str | None, to: str, force: bool) -> None:
+@force_option("an existing native trace at TARGET")
+@json_option
+def convert(
+    source: str, target: str, format_: str | None, to: str, force: bool, as_json: bool
+) -> None:
     """Convert the trace at SOURCE into a native trace directory TARGET."""
     kind = to.removeprefix("native-")
     written = convert_trace(source, target, format=format_, kind=kind, overwrite=force)
-    click.echo(f"wrote {written}")
+    if as_json:
+        emit_json({"schema": "tempo.trace.convert/1", "source": source, "output": str(written)})
+    else:
+        click.echo(f"wrote {written}")
 
 
 def _time(seconds: float) -> str:

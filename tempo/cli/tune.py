@@ -8,12 +8,16 @@ from pathlib import Path
 
 import click
 
-from tempo.cli import exitcodes
+from tempo.cli import exitcodes, is_quiet
+from tempo.cli.options import cluster_option, emit_json, json_option
+from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.errors import TempoError
+from tempo.gain import MinGain
 from tempo.loop import IterationReport, Tolerance, describe_change
 from tempo.templates import parse_duration
 from tempo.tune import TuneRun, TuneSettings
 from tempo.tune import tune as run_tune
+from whatif.allocation import format_setting_value
 
 _DECISIONS = {
     "accepted": "ACCEPTED",
@@ -73,10 +77,48 @@ def render(report: IterationReport) -> str:
     return "\n".join(lines)
 
 
+#: Where the emulated demo keeps its copy of the configuration and its journal, in the
+#: current directory, so that a following `tempo history` (and the next demo run) finds them.
+DEMO_WORK_DIR = Path("tempo-demo")
+
+#: The demo's yarn-site.xml: the emulated cluster preempts, as the sample's recording did.
+DEMO_SITE = Path(__file__).resolve().parents[2] / "configs" / "sample-yarn-site.xml"
+
+
 def _started(run: TuneRun) -> None:
+    if is_quiet():
+        return
     where = "the emulated RM (bundled contended sample)" if run.emulated else "the cluster"
     click.echo(f"tuning {run.config_path} on {where}; journal {run.journal_path}")
     click.echo(f"{run.resumed}\n")
+
+
+def _report_dict(report: IterationReport) -> dict:
+    return {
+        "id": report.id,
+        "begin_s": report.begin_s,
+        "end_s": report.end_s,
+        "jobs": report.jobs,
+        "decision": report.decision,
+        "reason": report.reason,
+        "observed": dict(report.observed),
+        "baseline": None if report.baseline is None else dict(report.baseline),
+        "predicted_current": (
+            None if report.predicted_current is None else dict(report.predicted_current)
+        ),
+        "predicted": None if report.predicted is None else dict(report.predicted),
+        "changes": [
+            {
+                "queue": d.queue,
+                "element": d.element,
+                "old": format_setting_value(d.old),
+                "new": format_setting_value(d.new),
+            }
+            for d in report.diff
+        ],
+        "distance": report.distance,
+        "rm_error": report.rm_error,
+    }
 
 
 @click.command()
@@ -94,7 +136,7 @@ def _started(run: TuneRun) -> None:
     type=click.Path(exists=True, path_type=Path),
     help="QS template file or directory.",
 )
-@click.option("--cluster", help="Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8.")
+@cluster_option()
 @click.option(
     "--space",
     "space_path",
@@ -169,14 +211,10 @@ def _started(run: TuneRun) -> None:
     "--min-gain",
     type=click.FloatRange(min=0),
     default=None,
-    help="Smallest predicted relative improvement worth a change [default: 0.01; 0 (any gain) with the emulated RM].",
+    help="Smallest predicted relative improvement worth a change, as in tempo optimize "
+    f"[default: {MinGain().relative:g}; 0 (any gain) with the emulated RM].",
 )
-@click.option(
-    "--preemption/--no-preemption",
-    default=None,
-    help="Whether the cluster runs yarn.scheduler.fair.preemption, as the predictions "
-    "model it [default: on with the emulated RM, off (Hadoop's default) with --rm].",
-)
+@preemption_options
 @click.option(
     "--engine",
     type=click.Choice(["numba", "reference"]),
@@ -186,14 +224,16 @@ def _started(run: TuneRun) -> None:
 @click.option(
     "--work-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Emulated RM only: where the copy of the configuration and the journal go [default: a new temporary directory].",
+    help="Emulated RM only: where the copy of the configuration and the journal go "
+    f"[default: ./{DEMO_WORK_DIR}, where tempo history finds the journal].",
 )
+@json_option
 def tune(
     rm_urls: tuple[str, ...],
     history_url: str | None,
     config_path: Path | None,
     templates_path: Path | None,
-    cluster: str | None,
+    cluster_spec: str | None,
     space_path: Path | None,
     deadlines_path: Path | None,
     radius: float,
@@ -208,24 +248,36 @@ def tune(
     kerberos: bool,
     tolerance: float,
     min_gain: float | None,
+    site_path: Path | None,
     preemption: bool | None,
     engine: str | None,
     work_dir: Path | None,
+    as_json: bool,
 ) -> None:
     """Tune the Fair Scheduler in a closed loop: observe, roll back or step, apply.
 
     Without --rm, runs a few iterations against an emulated RM replaying the
     bundled contended sample (a copy of its configuration is tuned). Exits with
     status 3 when the last iteration could not read the cluster (RM or JobHistory
-    Server down or unreachable), so a cron job running --once can tell.
+    Server down or unreachable), so a cron job running --once can tell, and with
+    status 1 when it rolled a step back (the step made an observed QS worse).
+
+    Preemption follows the one rule of every command: --preemption/--no-preemption,
+    else --site's yarn.scheduler.fair.preemption, else Hadoop's default (off); the
+    emulated RM's yarn-site is configs/sample-yarn-site.xml (on).
     """
     emulated = not rm_urls
+    if emulated and site_path is None:
+        site_path = DEMO_SITE
+    preemption = scheduler_settings(3, site_path, preemption, announce=not as_json).preemption
+    if emulated and work_dir is None:
+        work_dir = DEMO_WORK_DIR
     settings = TuneSettings(
         rm_urls=rm_urls,
         history_url=history_url,
         config_path=config_path,
         templates_path=templates_path,
-        cluster=cluster,
+        cluster=cluster_spec,
         space_path=space_path,
         deadlines_path=deadlines_path,
         radius=radius,
@@ -238,19 +290,42 @@ def tune(
         ca_bundle=ca_bundle,
         kerberos=kerberos,
         tolerance=Tolerance(relative=tolerance),
-        min_improvement=min_gain if min_gain is not None else (0.0 if emulated else 0.01),
+        min_improvement=(
+            min_gain if min_gain is not None else (0.0 if emulated else MinGain().relative)
+        ),
         preemption=preemption,
         engine=engine or ("reference" if emulated else "numba"),
         work_dir=work_dir,
     )
-    run = run_tune(settings, on_start=_started, callback=lambda r: click.echo(render(r) + "\n"))
-    counts = {d: sum(r.decision == d for r in run.reports) for d in _DECISIONS}
-    summary = ", ".join(f"{n} {d}" for d, n in counts.items() if n)
-    click.echo(
-        f"{len(run.reports)} iteration(s): {summary or 'none'}"
-        + (" (interrupted)" if run.interrupted else "")
+    run = run_tune(
+        settings,
+        on_start=None if as_json else _started,
+        callback=None if as_json else lambda r: click.echo(render(r) + "\n"),
     )
-    click.echo(f"history: tempo history --journal {run.journal_path}")
+    hint = "tempo history" + (
+        "" if _history_finds(run.journal_path) else f" --journal {run.journal_path}"
+    )
+    if as_json:
+        emit_json(
+            {
+                "schema": "tempo.tune/1",
+                "config": str(run.config_path),
+                "journal": str(run.journal_path),
+                "emulated": run.emulated,
+                "preemption": preemption,
+                "resumed": run.resumed,
+                "interrupted": run.interrupted,
+                "iterations": [_report_dict(r) for r in run.reports],
+            }
+        )
+    else:
+        counts = {d: sum(r.decision == d for r in run.reports) for d in _DECISIONS}
+        summary = ", ".join(f"{n} {d}" for d, n in counts.items() if n)
+        click.echo(
+            f"{len(run.reports)} iteration(s): {summary or 'none'}"
+            + (" (interrupted)" if run.interrupted else "")
+        )
+        click.echo(f"journal: {run.journal_path}; see it with: {hint}")
     if run.rm_error is not None:
         click.echo(
             f"error: the cluster could not be read, nothing was changed: {run.rm_error}; check "
@@ -259,3 +334,15 @@ def tune(
             err=True,
         )
         raise SystemExit(exitcodes.REMOTE)
+    if run.reports and run.reports[-1].decision == "rolled_back":
+        click.get_current_context().exit(exitcodes.NO)
+
+
+def _history_finds(journal: Path) -> bool:
+    """Whether `tempo history` without --journal reads `journal` (see tempo.cli.history)."""
+    from tempo.cli.history import default_history_journal
+
+    try:
+        return default_history_journal().resolve() == Path(journal).resolve()
+    except OSError:
+        return False

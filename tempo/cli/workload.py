@@ -6,6 +6,7 @@ import json
 
 import click
 
+from tempo.cli.options import emit_json, force_option, json_option, refuse_overwrite
 from whatif.workload_model import fit_trace, generate_trace
 
 
@@ -35,9 +36,13 @@ def workload() -> None:
     help="How the arrival rate follows the clock.",
 )
 @click.option("--min-jobs-for-profile", type=click.IntRange(min=0), default=100, show_default=True)
+@force_option("an existing -o model file")
 @click.option("--json", "as_json", is_flag=True, help="Print the fit report as JSON.")
-def fit(trace, output, trace_format, durations, profile, min_jobs_for_profile, as_json) -> None:
+def fit(
+    trace, output, trace_format, durations, profile, min_jobs_for_profile, force, as_json
+) -> None:
     """Fit a model to TRACE, write it to OUTPUT and print the goodness-of-fit report."""
+    refuse_overwrite([output], force=force, option="-o")
     model = fit_trace(
         trace,
         output,
@@ -86,9 +91,14 @@ def fit(trace, output, trace_format, durations, profile, min_jobs_for_profile, a
     help="Multiply ad-hoc job arrival rates.",
 )
 @click.option("--kind", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
-@click.option("--overwrite", is_flag=True, help="Replace an existing native trace at OUTPUT.")
-def generate(model, output, hours, seed, start_s, growth, arrival_scale, kind, overwrite) -> None:
+@force_option("an existing native trace at -o")
+@click.option("--overwrite", "overwrite", is_flag=True, hidden=True, help="Old name of --force.")
+@json_option
+def generate(
+    model, output, hours, seed, start_s, growth, arrival_scale, kind, force, overwrite, as_json
+) -> None:
     """Generate HOURS of synthetic workload from MODEL into a native trace."""
+    overwrite = force or overwrite
     result = generate_trace(
         model,
         output,
@@ -100,6 +110,17 @@ def generate(model, output, hours, seed, start_s, growth, arrival_scale, kind, o
         kind=kind,
         overwrite=overwrite,
     )
+    if as_json:
+        emit_json(
+            {
+                "schema": "tempo.workload.generate/1",
+                "output": output,
+                "jobs": result.n_jobs,
+                "tasks": result.n_tasks,
+                "queues": list(result.queues),
+            }
+        )
+        return
     click.echo(
         f"wrote {output}: {result.n_jobs} jobs, {result.n_tasks} tasks, queues {', '.join(result.queues)}"
     )

@@ -298,3 +298,40 @@ def test_an_unreachable_rm_exits_3_saying_what_to_check(tmp_path, monkeypatch):
         CliRunner().invoke(cli, ["history", "--journal", str(journal), "--json"]).output
     )
     assert row["decision"] == "rejected" and "cannot observe the window" in row["reason"]
+
+
+def test_the_demo_keeps_its_state_where_tempo_history_finds_it(captured, tmp_path, monkeypatch):
+    """Without --rm: ./tempo-demo holds the copy and the journal, the emulated cluster's
+    yarn-site turns preemption on (and the command says where that came from), and
+    `tempo history` with no option reads the demo's journal and says which file it read."""
+    from tempo.journal import SQLiteJournal
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TEMPO_JOURNAL", raising=False)
+    result = CliRunner().invoke(cli, ["tune"])
+    assert result.exit_code == 0, result.output
+    s = captured["settings"]
+    assert s.work_dir == Path("tempo-demo") and s.preemption is True
+    assert "preemption: on (yarn.scheduler.fair.preemption in " in result.stderr
+    assert "sample-yarn-site.xml" in result.stderr
+    (tmp_path / "tempo-demo").mkdir()
+    SQLiteJournal(tmp_path / "tempo-demo" / "tempo-journal.sqlite").close()
+    history = CliRunner().invoke(cli, ["history"])
+    assert history.exit_code == 0, history.output
+    assert "journal: tempo-demo/tempo-journal.sqlite" in history.stderr
+    assert "no iterations in tempo-demo/tempo-journal.sqlite" in history.stdout
+
+
+def test_no_preemption_overrides_the_demos_site(captured):
+    result = CliRunner().invoke(cli, ["tune", "--no-preemption"])
+    assert result.exit_code == 0, result.output
+    assert captured["settings"].preemption is False
+    assert "preemption: off (--no-preemption)" in result.stderr
+
+
+def test_tune_json_is_one_document(captured):
+    result = CliRunner().invoke(cli, ["tune", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["schema"] == "tempo.tune/1" and data["emulated"] is True
+    assert data["iterations"] == [] and data["journal"] == "j.sqlite"
