@@ -1,0 +1,145 @@
+"""One CLI convention for every command: -q/-v anywhere, --json, --force, exit codes 0/1/2/3."""
+
+import io
+import json
+import logging
+
+import click
+import pytest
+import requests
+from click.testing import CliRunner
+
+from tempo.cli import COMMANDS, LazyGroup, cli, exit_code_for, exitcodes
+from tempo.cli.options import progress_bar
+from tempo.errors import RMError, TemplateSyntaxError
+from whatif.errors import TraceFormatError, UnfinishedJobsError
+
+#: Commands that print results: each has --json.
+RESULTS = {
+    ("config", "validate"),
+    ("config", "show"),
+    ("config", "set"),
+    ("config", "diff"),
+    ("optimize",),
+    ("whatif",),
+    ("tune",),
+    ("history",),
+    ("trace", "inspect"),
+    ("trace", "convert"),
+    ("qs",),
+    ("predict",),
+    ("workload", "fit"),
+    ("workload", "generate"),
+}
+
+
+def _commands():
+    """(path, click command) of every leaf command."""
+    group = LazyGroup()
+    found = []
+    for name in COMMANDS:
+        command = group.get_command(None, name)
+        if isinstance(command, click.Group) and command.commands:
+            found += [((name, sub), c) for sub, c in command.commands.items()]
+            if name == "emulate-rm":
+                found.append(((name,), command))
+        else:
+            found.append(((name,), command))
+    return found
+
+
+def _options(command: click.Command) -> set[str]:
+    return {o for p in command.params if not getattr(p, "hidden", False) for o in p.opts}
+
+
+@pytest.mark.parametrize(
+    "path,command", _commands(), ids=lambda v: " ".join(v) if isinstance(v, tuple) else ""
+)
+def test_every_command_takes_quiet_and_verbose_after_it(path, command):
+    assert {"-q", "--quiet", "-v", "--verbose"} <= _options(command)
+
+
+@pytest.mark.parametrize(
+    "path,command", _commands(), ids=lambda v: " ".join(v) if isinstance(v, tuple) else ""
+)
+def test_results_have_json_and_writers_have_force(path, command):
+    options = _options(command)
+    if path in RESULTS:
+        assert "--json" in options
+    writes = (
+        "-o" in options
+        or "--output" in options
+        or any(getattr(p, "name", "") == "target" for p in command.params)
+    )
+    if writes:
+        assert "--force" in options, f"tempo {' '.join(path)} writes but has no --force"
+    assert "--overwrite" not in options
+
+
+def test_library_errors_map_to_documented_exit_codes():
+    assert (exitcodes.OK, exitcodes.NO, exitcodes.USAGE, exitcodes.REMOTE) == (0, 1, 2, 3)
+    assert exit_code_for(RMError("down")) == exitcodes.REMOTE
+    assert exit_code_for(requests.ConnectionError("refused")) == exitcodes.REMOTE
+    assert exit_code_for(UnfinishedJobsError("never finished")) == exitcodes.NO
+    assert exit_code_for(TraceFormatError("x.jhist:3: bad")) == exitcodes.USAGE
+    assert exit_code_for(TemplateSyntaxError("bad", path="t.qs", line=1)) == exitcodes.USAGE
+
+
+def test_a_remote_failure_exits_3_with_one_line(monkeypatch, tmp_path):
+    def down(path):
+        raise RMError("http://rm:8088: connection refused")
+
+    monkeypatch.setattr("tempo.cli.history.read_history", down)
+    result = CliRunner().invoke(cli, ["history", "--journal", str(tmp_path / "j.sqlite")])
+    assert result.exit_code == 3
+    assert result.stderr.strip() == "Error: http://rm:8088: connection refused"
+
+
+def test_quiet_after_the_subcommand_hides_what_is_not_a_result(tmp_path):
+    """-q after the subcommand: no preemption line, no warnings; the result still prints."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[3]
+    args = [
+        "qs",
+        "--trace",
+        str(repo / "traces" / "hadoop" / "sls"),
+        "--config",
+        str(repo / "configs" / "two-tenant-expert.xml"),
+        "--cluster",
+        "memory-mb=100000,vcores=100",
+    ]
+    loud = CliRunner().invoke(cli, args)
+    quiet = CliRunner().invoke(cli, [*args, "-q"])
+    assert "preemption: off" in loud.stderr
+    assert quiet.stderr == "" and quiet.stdout == loud.stdout
+    assert logging.getLogger().level == logging.ERROR
+    CliRunner().invoke(cli, ["history", "--journal", str(tmp_path / "none.sqlite"), "-v"])
+    assert logging.getLogger().level == logging.INFO
+
+
+def test_progress_bars_stay_off_when_stderr_is_not_a_terminal(monkeypatch):
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    bar = progress_bar(10, "test")
+    bar.update(10)
+    bar.close()
+    assert bar.disable
+    import sys
+
+    assert sys.stderr.getvalue() == ""
+
+
+def test_usage_errors_name_the_option():
+    result = CliRunner().invoke(cli, ["predict", "--trace", "t", "--config", "c", "--cluster", "x"])
+    assert result.exit_code == 2 and "'--cluster'" in result.output
+
+
+def test_json_output_is_strict_json(tmp_path):
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[3]
+    result = CliRunner().invoke(
+        cli, ["trace", "inspect", str(repo / "traces" / "hadoop" / "sls"), "--json"]
+    )
+    assert result.exit_code == 0
+    json.loads(result.stdout, parse_constant=lambda c: pytest.fail(f"{c} in --json output"))
