@@ -13,7 +13,7 @@ from tempo.cli.options import cluster_option, emit_json, json_option
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.errors import TempoError
 from tempo.gain import MinGain
-from tempo.loop import IterationReport, Tolerance, describe_change
+from tempo.loop import IterationReport, Tolerance
 from tempo.templates import parse_duration
 from tempo.tune import TuneRun, TuneSettings
 from tempo.tune import tune as run_tune
@@ -73,7 +73,7 @@ def render(report: IterationReport) -> str:
     lines.append(f"  reason:   {report.reason}")
     if report.diff and report.decision in ("accepted", "dry_run", "rolled_back"):
         lines.append("  changes:")
-        lines.extend(f"    {describe_change(d)}" for d in report.diff)
+        lines.extend(f"    {d.describe()}" for d in report.diff)
     return "\n".join(lines)
 
 

@@ -122,7 +122,7 @@ def test_the_console_shows_the_qs_table_and_the_decision(monkeypatch):
     table = next(line for line in out.splitlines() if line.strip().startswith(LABEL))
     assert table.split()[1:] == ["101", "100", "-", "80"]
     assert "decision: ACCEPTED" in out and "reason:   predicted" in out
-    assert "root.engineer weight: 1 -> 2" in out
+    assert "root.engineer  weight: 1 -> 2" in out  # allocation-file syntax
     assert "1 iteration(s): 1 accepted" in out
 
 
