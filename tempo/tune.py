@@ -231,13 +231,20 @@ def read_deadlines(path: str | Path) -> dict[str, float]:
     """Job name to deadline in seconds after submission, from a CSV file with a header
     ``name,deadline_s`` (the RM knows no deadlines; QS_DL of a live cluster needs them)."""
     import csv
+    import io
+
+    from whatif._validation import read_utf8
+    from whatif.errors import ValidationError
 
     source = Path(path)
     try:
-        with source.open(newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-    except OSError as error:
-        raise TempoError(f"{source}: cannot read the deadlines file: {error.strerror}") from error
+        rows = list(
+            csv.reader(io.StringIO(read_utf8(source, what="the deadlines file"), newline=""))
+        )
+    except ValidationError as error:
+        raise TempoError(str(error)) from error
+    except csv.Error as error:
+        raise TempoError(f"{source}: not a CSV file: {error}") from error
     if not rows or [c.strip() for c in rows[0]] != ["name", "deadline_s"]:
         raise TempoError(f"{source}:1: expected the header 'name,deadline_s'")
     deadlines: dict[str, float] = {}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from os import PathLike
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,6 +12,23 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from whatif.errors import ValidationError
+
+
+def read_utf8(path: str | PathLike[str], *, what: str) -> str:
+    """The text of the file at `path`, or a `ValidationError` naming it (and the line of
+    the first byte that is not UTF-8) instead of a bare ``UnicodeDecodeError``."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ValidationError(f"{path}: cannot read {what}: {error.strerror}") from error
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ValidationError(
+            f"{path}:{line}: {what} is not UTF-8 text (byte {error.start}: {error.reason})"
+        ) from None
 
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], *, table: str) -> None:

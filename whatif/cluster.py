@@ -16,6 +16,9 @@ from dataclasses import dataclass, field, replace
 
 from whatif.errors import ClusterSpecError
 
+#: Most nodes a SPEC may name (the largest YARN clusters run a few tens of thousands).
+MAX_NODES = 100_000
+
 
 @dataclass(frozen=True)
 class Node:
@@ -136,8 +139,10 @@ class Cluster:
             return cls(memory_mb=memory or float(total), vcores=vcores or float(total), slots=slots)
         if "nodes" in values:
             count = int(values["nodes"])
-            if count < 1 or count != values["nodes"]:
-                raise ClusterSpecError(f"cluster spec {spec!r}: nodes expects a whole number >= 1")
+            if not 1 <= count <= MAX_NODES or count != values["nodes"]:
+                raise ClusterSpecError(
+                    f"cluster spec {spec!r}: nodes expects a whole number in [1, {MAX_NODES}]"
+                )
             nodes = tuple(Node(f"node{i:05d}", memory, vcores) for i in range(count))
             return cls(memory_mb=memory * count, vcores=vcores * count, nodes=nodes)
         if vcores == 0:

@@ -47,6 +47,7 @@ from tempo.space.key_lines import KeyLines
 from tempo.space.rules import Rule, parse_override, string_list, table_rules, toml_table
 from tempo.space.settings import COMPONENTS, SETTINGS
 from tempo.space.space import ConfigurationSpace, _queue_name, without_flat_weights
+from whatif._validation import read_utf8
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
@@ -72,13 +73,7 @@ class SpaceSpec:
     def from_file(cls, path: str | PathLike[str]) -> SpaceSpec:
         """Read a TOML space file; errors name the file, line and field."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise ValidationError(
-                f"{path}: cannot read the space file: {error.strerror}"
-            ) from error
-        return cls.from_toml(text, path=str(path))
+        return cls.from_toml(read_utf8(path, what="the space file"), path=str(path))
 
     @classmethod
     def from_toml(cls, text: str, *, path: str = "<string>") -> SpaceSpec:

@@ -10,6 +10,7 @@ remove the element so the inherited or default value applies.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Iterable
 
 from whatif.allocation.model import ALIASES, MRV1_QUEUE_SETTINGS, QUEUE_SETTINGS, AllocationDocument
@@ -35,6 +36,19 @@ def parse_assignment(text: str) -> tuple[str, str, object]:
     value = raw.strip()
     if value.lower() in _REMOVE:
         return queue, setting, None
+    if kind == "acl":  # Hadoop reads ACLs untrimmed: " admins" is the group admins only
+        if not raw:
+            raise AllocationError(
+                f"--set {text!r}: {setting} needs a value, e.g. 'alice,bob admins', ' ' for "
+                "nobody or '*' for everyone (an empty element makes Hadoop fail reading the "
+                "file; 'default' removes it)"
+            )
+        if any(unicodedata.category(c) == "Cc" for c in raw):
+            raise AllocationError(
+                f"--set {text!r}: {setting} cannot take control characters: an ACL is user "
+                "names, one space, then group names, each list comma-separated"
+            )
+        return queue, setting, raw
     try:
         if kind == "resource":
             parsed = parse_resource(value)

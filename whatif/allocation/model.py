@@ -608,7 +608,7 @@ class AllocationDocument:
             return self._apply([(s.element, None) for s in existing])
         text = self._format(target.path, canonical, kind, value, existing[-1] if existing else None)
         if existing:
-            return self._apply([(existing[-1].element, text)])
+            return self._apply([(existing[-1].element, text)], verbatim=kind == "acl")
         return self._insert(target, setting, text)
 
     def set_default(self, setting: str, value: object) -> AllocationDocument:
@@ -757,8 +757,15 @@ class AllocationDocument:
                 return setting.text
         return None
 
-    def _apply(self, edits: list[tuple[int, str | None]]) -> AllocationDocument:
-        """Replace element texts (or remove elements, for ``None``) and re-parse."""
+    def _apply(
+        self, edits: list[tuple[int, str | None]], *, verbatim: bool = False
+    ) -> AllocationDocument:
+        """Replace element texts (or remove elements, for ``None``) and re-parse.
+
+        The whitespace around an old value is kept (Hadoop trims numbers and names),
+        unless `verbatim`: then the new text is the element's whole text, as ACLs need
+        (Hadoop reads them untrimmed, so a space left over would change who they name).
+        """
         layout = self._layout
         text = layout.text
         replacements: list[tuple[int, int, str]] = []
@@ -772,11 +779,11 @@ class AllocationDocument:
                 replacements.append((span.start, span.end, f"{opening}>{new}</{span.tag}>"))
             else:
                 inner = text[span.start_end : span.end_start]
-                if "<" in inner or not inner.strip():
+                if "<" in inner or not inner.strip(_XML_SPACE) or verbatim:
                     replacements.append((span.start_end, span.end_start, new))
                 else:
-                    lead = len(inner) - len(inner.lstrip())
-                    trail = len(inner.rstrip())
+                    lead = len(inner) - len(inner.lstrip(_XML_SPACE))
+                    trail = len(inner.rstrip(_XML_SPACE))
                     replacements.append((span.start_end + lead, span.start_end + trail, new))
         for start, end, new in sorted(replacements, reverse=True):
             text = text[:start] + new + text[end:]
@@ -816,6 +823,10 @@ class AllocationDocument:
     def _reparse(self, text: str) -> AllocationDocument:
         data = self._layout.bom + text.encode(self._layout.encoding)
         return AllocationDocument(data, source=self.source)
+
+
+#: The characters XML counts as white space (Python's str.strip also takes U+0085 and others).
+_XML_SPACE = " \t\r\n"
 
 
 def _is_root(element: etree._Element) -> bool:

@@ -98,7 +98,7 @@ def parse_xml(data: bytes, source: str) -> etree._Element:
         root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as error:
         line = error.lineno or 1
-        message = error.msg or str(error)
+        message = " ".join((error.msg or str(error)).split())  # lxml may quote source lines
         raise XMLSyntaxProblem(source, line, f"not well-formed XML: {message}") from None
     doctype = root.getroottree().docinfo.internalDTD
     if doctype is not None:

@@ -206,7 +206,7 @@ def _read_table(root: Path, name: str, spec: object, kind: str) -> pd.DataFrame:
             frame = pq.read_table(file).to_pandas()
         else:
             frame = _read_csv(file, columns)
-    except (OSError, ValueError, TypeError, KeyError, pa.ArrowException) as error:
+    except (OSError, ValueError, TypeError, KeyError, OverflowError, pa.ArrowException) as error:
         detail = " ".join(str(error).split())  # one line, whatever the library wrote
         raise TraceFormatError(f"{file}: cannot read {kind} table ({detail})") from error
     missing = [c for c in columns if c not in frame.columns]

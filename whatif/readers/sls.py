@@ -47,6 +47,9 @@ logger = logging.getLogger(__name__)
 SLS_CONTAINER_MEMORY_MB = 1024.0
 SLS_CONTAINER_VCORES = 1.0
 
+#: Most copies one ``count`` or ``job.count`` may ask for (a typo of 1e15 is not a trace).
+MAX_COUNT = 1_000_000
+
 JOB_TABLE = {
     "job_id": "string",
     "queue": "string",
@@ -121,6 +124,15 @@ class _Record:
         ):
             raise self.fail(f"field {key!r}: expected a number, got {value!r}")
         return float(value)
+
+    def whole(self, data: dict, key: str, default: float, maximum: int) -> int:
+        """A whole number in ``[0, maximum]`` (``job.count``), or an error naming the field."""
+        value = self.number(data, key, default)
+        if not 0 <= value <= maximum or value != int(value):
+            raise self.fail(
+                f"field {key!r}: expected a whole number in [0, {maximum}], got {value!r}"
+            )
+        return int(value)
 
     def text(self, data: dict, key: str, default: str) -> str:
         value = data.get(key, default)
@@ -200,7 +212,7 @@ class SlsReader(TraceReader):
         user = job.text(data, "job.user", "default")
         start_s = job.number(data, "job.start.ms") / 1000.0
         end_ms = job.number(data, "job.end.ms", math.nan)
-        copies = max(1, int(job.number(data, "job.count", 1.0)))
+        copies = max(1, job.whole(data, "job.count", 1.0, MAX_COUNT))
         am_memory = job.number(
             data, "am.memory-mb", job.number(data, "am.memory", SLS_CONTAINER_MEMORY_MB)
         )
@@ -240,9 +252,16 @@ class SlsReader(TraceReader):
             )
             vcores = job.number(raw, "container.vcores", float(self.vcores))
             priority = int(job.number(raw, "container.priority", 20.0 if stage == "map" else 10.0))
+            if not -(2**31) <= priority < 2**31:  # a Java int, as SLS reads it
+                raise job.fail(
+                    f"{where}: container.priority expects an integer in [-2^31, 2^31), "
+                    f"got {priority}"
+                )
             count = job.number(raw, "count", 1.0)
-            if count < 0 or count != int(count):
-                raise job.fail(f"{where}: count expects a whole number >= 0, got {count!r}")
+            if not 0 <= count <= MAX_COUNT or count != int(count):
+                raise job.fail(
+                    f"{where}: count expects a whole number in [0, {MAX_COUNT}], got {count!r}"
+                )
             host = job.text(raw, "container.host", "")
             for _ in range(int(count)):
                 number = counters.get(stage, 0)

@@ -92,7 +92,9 @@ def _read_rows(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
                         f"{path}:{number}: field 2 (submit s): expected a finite number >= 0, "
                         f"got {fields[1]!r}"
                     )
-                for column, (label, value) in enumerate(zip(_BYTE_FIELDS, triple), start=4):
+                for column, (label, value) in enumerate(
+                    zip(_BYTE_FIELDS, triple, strict=True), start=4
+                ):
                     if not 0 <= value <= MAX_BYTES:
                         raise TraceFormatError(
                             f"{path}:{number}: field {column} ({label}): expected a byte count "

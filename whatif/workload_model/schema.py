@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from whatif._validation import read_utf8
 from whatif.atomic import write_atomic
 from whatif.errors import ValidationError
 from whatif.workload_model.arrivals import PROFILES, ArrivalProcess
@@ -226,10 +227,7 @@ class _Node:
 
 def read_json(path: Path) -> dict[str, object]:
     """Load the JSON document at `path`, naming the file and place when it is not JSON."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ValidationError(f"{path}: cannot read workload model: {error.strerror}") from error
+    text = read_utf8(path, what="workload model")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

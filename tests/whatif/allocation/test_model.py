@@ -234,3 +234,31 @@ def test_utf16_file_round_trips_and_edits():
     changed = doc.set("root.prod", "weight", 5.0)
     assert changed.to_bytes().startswith(b"\xff\xfe")
     assert changed.queue("root.prod").get("weight").value == 5.0
+
+
+def test_setting_an_acl_replaces_its_whole_text():
+    """Hadoop reads ACLs untrimmed, so `--set` writes exactly the ACL given: a space left
+    from the old text would make the user 'alice' the group 'alice' (found by fuzzing)."""
+    from whatif.allocation.assign import apply_assignments
+
+    doc = AllocationDocument.from_bytes(
+        b'<allocations><queue name="q"><aclSubmitApps> admins</aclSubmitApps></queue></allocations>'
+    )
+    changed = apply_assignments(doc, ["root.q.aclSubmitApps=alice"])
+    assert changed.queue("root.q").get("aclSubmitApps").raw == "alice"
+    nobody = apply_assignments(doc, ["root.q.aclSubmitApps= "])
+    assert nobody.queue("root.q").get("aclSubmitApps").raw == " "
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [("", r"aclSubmitApps needs a value"), ("a\x85b", r"cannot take control characters")],
+)
+def test_an_empty_or_control_character_acl_is_refused(value, match):
+    """An empty ACL element makes Hadoop fail reading the file; control characters do not
+    survive XML: both are refused, naming the setting."""
+    from whatif.allocation.assign import apply_assignments
+
+    doc = AllocationDocument.from_bytes(b'<allocations><queue name="q"/></allocations>')
+    with pytest.raises(AllocationError, match=match):
+        apply_assignments(doc, [f"root.q.aclSubmitApps={value}"])
