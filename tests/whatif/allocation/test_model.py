@@ -262,3 +262,19 @@ def test_an_empty_or_control_character_acl_is_refused(value, match):
     doc = AllocationDocument.from_bytes(b'<allocations><queue name="q"/></allocations>')
     with pytest.raises(AllocationError, match=match):
         apply_assignments(doc, [f"root.q.aclSubmitApps={value}"])
+
+
+def test_deep_nesting_and_a_huge_file_are_refused_at_once(tmp_path):
+    """5,000 nested queues and a 28 MB file are refused in well under a second, without
+    building the tree or reading the file (lxml's depth limit; a size check first)."""
+    import time
+
+    deep = b"<allocations>" + b'<queue name="q">' * 5000 + b"</queue>" * 5000 + b"</allocations>"
+    huge = tmp_path / "huge.xml"
+    huge.write_bytes(b"<allocations>" + b"<!-- padding -->" * (28 << 16) + b"</allocations>")
+    started = time.perf_counter()
+    with pytest.raises(AllocationError, match=r"<bytes>:1: not well-formed XML: Excessive depth"):
+        AllocationDocument.from_bytes(deep)
+    with pytest.raises(AllocationError, match=r"huge\.xml:1: file is 29360155 bytes; allocation"):
+        AllocationDocument.from_file(huge)
+    assert time.perf_counter() - started < 1.0
