@@ -41,11 +41,16 @@ SCHEDULER = "/ws/v1/cluster/scheduler"
 class Cluster:
     """The emulated RM behind two fault-injecting proxies (an HA pair), on a paused clock."""
 
-    def __init__(self, tmp_path) -> None:
+    def __init__(self, tmp_path, trace=None) -> None:
         self.config = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
         self.clock = PausedClock()
         self.rm = EmulatedRM(
-            tiny_trace(), self.config, CLUSTER, speed=10.0, engine="reference", clock=self.clock
+            trace or tiny_trace(),
+            self.config,
+            CLUSTER,
+            speed=10.0,
+            engine="reference",
+            clock=self.clock,
         )
         url = self.rm.start()
         self.a, self.b = FaultyRM(url).start(), FaultyRM(url).start()
