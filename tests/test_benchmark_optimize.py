@@ -37,14 +37,15 @@ def test_slo_scenario_is_contended_and_its_expert_is_feasible():
 
 
 def test_six_tenant_thresholds_make_the_expert_feasible():
-    """Every constraint of the six-tenant scenario holds for the expert on the tuning window."""
+    """Every constraint of the six-tenant scenario holds for the expert on the tuning window,
+    predicted as the tuner predicts (under the noise model)."""
     scenarios = _load("scenarios")
     optimize = _load("optimize")
     scenario = scenarios.six_tenant()
     from tempo.optimize import qs_components
 
     components = qs_components(scenario.templates)
-    qs = scenario.qs([scenario.expert], scenario.tuning)[0]
+    qs = scenario.qs([scenario.expert], scenario.tuning, **scenario.tuning_model())[0]
     thresholds = np.array([c.threshold for c in components])
     ok = np.isnan(qs) | (qs <= thresholds)
     assert ok.all()

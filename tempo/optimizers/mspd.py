@@ -41,7 +41,7 @@ class MSPD(LocalDescent):
         batch_size: int = 8,
         n_starts: int = 1,
         width: float = 0.05,
-        bandwidth: float = 2.0,
+        bandwidth: float | None = None,
         ridge: float = 1e-6,
         tol: float = 1e-3,
         patience: int = 2,
