@@ -293,13 +293,14 @@ def test_workload_shift_parse_names_the_problem() -> None:
 
 
 def test_cli_refresh(rm: EmulatedRM, config: Path) -> None:
-    """`tempo emulate-rm refresh --rm URL` exits 0 on a reload and 1 on a refused file."""
+    """`tempo emulate-rm refresh --rm URL` exits 0 on a reload and 3 (the RM refused) on a
+    refused file, naming the problem."""
     write(config, EQUAL)
     result = CliRunner().invoke(cli, ["emulate-rm", "refresh", "--rm", rm.url])
     assert result.exit_code == 0 and "reloaded" in result.output
     write(config, INVALID)
     result = CliRunner().invoke(cli, ["emulate-rm", "refresh", "--rm", rm.url])
-    assert result.exit_code == 1 and "pro.d" in result.output
+    assert result.exit_code == 3 and "pro.d" in result.output
 
 
 def test_cli_needs_trace_config_and_cluster() -> None:
@@ -348,7 +349,8 @@ def test_status_reports_clock_and_reloads(
 
 
 def test_cli_refuses_a_bad_allocation_file(tmp_path: Path) -> None:
-    """`tempo emulate-rm` on a file Hadoop refuses exits 1 naming the problem, serving nothing."""
+    """`tempo emulate-rm` on a file Hadoop refuses exits 2 (input error) naming the problem,
+    serving nothing."""
     trace = Path(__file__).resolve().parents[3] / "traces" / "hadoop" / "sls"
     bad = write(tmp_path / "bad.xml", INVALID)
     result = CliRunner().invoke(
@@ -365,4 +367,4 @@ def test_cli_refuses_a_bad_allocation_file(tmp_path: Path) -> None:
             "reference",
         ],
     )
-    assert result.exit_code == 1 and "pro.d" in result.output
+    assert result.exit_code == 2 and "pro.d" in result.output
