@@ -29,7 +29,7 @@ import pandas as pd
 
 from whatif import Cluster, Schedule, Trace, Workload
 from whatif.allocation import AllocationDocument
-from whatif.predictor import NoiseModel, SchedulerSettings, predict
+from whatif.predictor import TYPICAL_NOISE, SchedulerSettings, predict
 from whatif.readers import read_trace, write_native
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -315,9 +315,7 @@ def six_tenant(*, seed: int = SIX_TENANT_SEED, span_s: float = SIX_TENANT_SPAN_S
 RECORDED_SETTINGS = SchedulerSettings(preemption=True)
 #: The recorded run's noise: 2% of attempts fail (retried, at most 4 attempts), 3% of
 #: tasks straggle 3x longer, every duration gets a mean-1 lognormal factor with CV 0.2.
-RECORDED_NOISE = NoiseModel(
-    failure_probability=0.02, straggler_probability=0.03, straggler_factor=3.0, jitter_cv=0.2
-)
+RECORDED_NOISE = TYPICAL_NOISE
 #: Each sample: how its workload is built (from the data directory), and its recorded
 #: run's expert allocation file (relative to the repository), the cluster it is meant
 #: for (the one ``tempo tune``'s demo and benchmarks/optimize.py use) and noise seed.

@@ -33,7 +33,7 @@ from tempo.templates import QSTemplate, load_templates, parse_templates
 from tempo.optimize import qs_components
 from whatif import Cluster
 from whatif.allocation import AllocationDocument
-from whatif.predictor import NoiseModel, SchedulerSettings, predict
+from whatif.predictor import TYPICAL_NOISE, SchedulerSettings, predict
 from whatif.readers import read_trace
 from whatif.whatif_model import WhatifModel
 from whatif.workload import Workload
@@ -46,9 +46,7 @@ HELD_OUT_S = (5400.0, 10800.0)
 HADOOP1_CLUSTER = "map-slots=30,reduce-slots=10"
 #: A real cluster's failures, stragglers and duration jitter: tuning predictions average
 #: 3 replicates under it (seed 0), the held-out check 3 more (seed 1).
-NOISE = NoiseModel(
-    failure_probability=0.02, straggler_probability=0.03, straggler_factor=3.0, jitter_cv=0.2
-)
+NOISE = TYPICAL_NOISE
 REPLICATES = 3
 YARN_CLUSTER = "nodes=5,memory-mb=8192,vcores=8"
 

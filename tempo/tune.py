@@ -36,7 +36,7 @@ from tempo.step import PALDStepper
 from tempo.templates import QSTemplate, check_queues, load_templates
 from whatif.allocation import AllocationDocument
 from whatif.cluster import Cluster
-from whatif.predictor import NoiseModel, SchedulerSettings, predict
+from whatif.predictor import TYPICAL_NOISE, SchedulerSettings, predict
 from whatif.readers import read_trace
 from whatif.trace import Trace
 
@@ -52,9 +52,7 @@ DEMO_CONFIG = REPO / "configs" / "contended-expert.xml"
 DEMO_TEMPLATES = REPO / "templates" / "contended"
 DEMO_CLUSTER = "nodes=5,memory-mb=8192,vcores=8"
 #: What makes the emulated cluster's runs differ from predictions.
-DEMO_NOISE = NoiseModel(
-    failure_probability=0.02, straggler_probability=0.03, straggler_factor=3.0, jitter_cv=0.2
-)
+DEMO_NOISE = TYPICAL_NOISE
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,8 @@ from tempo.space import ConfigurationSpace, SpaceSpec, hadoop_version_for
 from tempo.templates import check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
 from whatif.allocation import AllocationDocument, format_setting_value, write_allocation
+from whatif.errors import ValidationError
+from whatif.predictor import NoiseModel
 from whatif.readers import read_trace
 
 #: Distinct failure reasons `tempo optimize` prints.
@@ -207,7 +209,22 @@ def _json_document(
 @click.option(
     "--tune", "overrides", multiple=True, help="QUEUE.SETTING[.COMPONENT]=LOW:HIGH|default|fixed."
 )
-@click.option("--replicates", type=click.IntRange(1), default=1, show_default=True)
+@click.option(
+    "--replicates",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Predictor runs per candidate, averaged (useful with --noise).",
+)
+@click.option(
+    "--noise",
+    "noise_spec",
+    default="none",
+    show_default=True,
+    help="What makes the replicates differ, as on a real cluster: 'typical' (2%% failed "
+    "attempts, 3%% stragglers x3, 20%% jitter) or failures=P,stragglers=P,"
+    "straggler-factor=X,jitter=CV.",
+)
 @click.option(
     "--executor",
     default="local",
@@ -256,7 +273,8 @@ def _json_document(
 @json_option
 def optimize(
     trace_path, config_path, templates_path, cluster_spec, radius, iterations, batch_size,
-    algorithm, space_path, overrides, replicates, executor, window_text, site_path, preemption,
+    algorithm, space_path, overrides, replicates, noise_spec, executor, window_text, site_path,
+    preemption,
     engine, hadoop_version, min_gain, min_gain_abs, seed, output, force, as_json,
 ):  # fmt: skip
     """Search configurations near --config for one that meets the templates better; write it to -o.
@@ -265,6 +283,10 @@ def optimize(
     or violated constraint is predicted better by --min-gain and --min-gain-abs.
     Exit status 1 when the configuration written is predicted to miss a constraint."""
     refuse_overwrite([output], force=force, option="-o")
+    try:
+        noise = NoiseModel.parse(noise_spec)
+    except ValidationError as error:
+        raise click.BadParameter(str(error), param_hint="--noise") from None
     templates = load_templates(templates_path)
     trace = read_trace(trace_path)
     check_trace_queues(templates, trace.workload, trace_path)
@@ -298,7 +320,8 @@ def optimize(
         outcome = run_optimize(
             document, workload, templates, cluster, space=space,
             algorithm=algorithm, radius=radius, iterations=iterations, batch_size=batch_size,
-            replicates=replicates, executor=executor, engine=engine,
+            replicates=replicates, noise=noise if noise != NoiseModel() else None,
+            executor=executor, engine=engine,
             hadoop_version=hadoop_version, seed=seed, settings=settings,
             callback=on_iteration, min_gain=gain,
         )  # fmt: skip

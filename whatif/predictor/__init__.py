@@ -7,11 +7,12 @@ kernel, for speed) and ``"reference"`` (plain Python, for reading and checking).
 """
 
 from whatif.predictor.jobruntime import write_jobruntime_csv
-from whatif.predictor.settings import NoiseModel, SchedulerSettings
+from whatif.predictor.settings import TYPICAL_NOISE, NoiseModel, SchedulerSettings
 from whatif.predictor.simulation import Simulation, SimulationState, predict
 
 __all__ = [
     "NoiseModel",
+    "TYPICAL_NOISE",
     "SchedulerSettings",
     "Simulation",
     "SimulationState",

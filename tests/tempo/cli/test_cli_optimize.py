@@ -152,3 +152,46 @@ def test_optimize_without_preemption_leaves_the_timeouts_alone_and_says_so(tmp_p
     text = CliRunner().invoke(cli, [*ARGS, "--config", config, "-o", str(out), "--force"])
     assert "preemption: off (Hadoop 3's default for yarn.scheduler.fair.preemption)" in text.stderr
     assert "minSharePreemptionTimeout, fairSharePreemptionTimeout not tuned" in text.stdout
+
+
+CONTENDED = [
+    "optimize",
+    "--trace",
+    str(REPO / "traces" / "contended"),
+    "--templates",
+    str(REPO / "templates" / "contended"),
+    "--preemption",
+]
+
+
+def test_optimize_finds_the_large_gain_on_the_contended_sample_in_both_dialects(tmp_path):
+    """At its default budget, `tempo optimize` (PALD) cuts best-effort AJR by more than half
+    under the contended sample's expert file, on YARN and on Hadoop 1, keeping the deadlines."""
+    for config, cluster in (
+        ("contended-expert.xml", "nodes=5,memory-mb=8192,vcores=8"),
+        ("contended-expert-hadoop1.xml", "map-slots=30,reduce-slots=10"),
+    ):
+        out = tmp_path / config
+        result = CliRunner().invoke(
+            cli,
+            [*CONTENDED, "--config", str(REPO / "configs" / config), "--cluster", cluster,
+             "-o", str(out), "--json"],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.output)
+        qs = {(q["queue"], q["metric"]): q for q in report["qs"]}
+        ajr = qs["root.besteffort", "QS_AJR"]
+        assert ajr["proposed"] < 0.5 * ajr["in_force"]
+        assert qs["root.deadline", "QS_DL(deadline=+90min)"]["proposed"] == 0.0
+        assert report["feasible"]
+
+
+def test_optimize_replicates_under_the_noise_model(tmp_path):
+    """--noise typical makes replicates differ (a spread > 0); a bad spec is a usage error."""
+    args = [*CONTENDED, "--config", str(REPO / "configs" / "contended-expert.xml"),
+            "--cluster", "nodes=5,memory-mb=8192,vcores=8", "--iterations", "1",
+            "--replicates", "2", "--noise", "typical", "-o", str(tmp_path / "a.xml"), "--json"]  # fmt: skip
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    bad = CliRunner().invoke(cli, [*args[:-3], "--noise", "stragglers=lots", "-o", str(tmp_path / "b.xml")])
+    assert bad.exit_code == 2 and "--noise" in bad.output and "stragglers" in bad.output
