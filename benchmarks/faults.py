@@ -79,28 +79,32 @@ def kills(count: int, rng: np.random.Generator, tally: Counter) -> None:
     """`count` SIGKILLs at random apply steps, each recovered by a restarted loop."""
     names = list(STEPS)
     for _ in range(count):
-        work = Path(tempfile.mkdtemp(prefix="tempo-kill-"))
-        path, db = work / "fair-scheduler.xml", work / "journal.sqlite"
-        path.write_bytes(XML)
-        before = int(rng.integers(0, 4))
-        with SQLiteJournal(db) as journal:
-            loop = _loop(path, journal)
-            for _ in range(before):
-                loop.iterate()
-        step = names[int(rng.integers(len(names)))]
-        _killed_at(step, path, db)
-        tally[f"kill {step}"] += 1
-        tally["faults"] += 1
-        data = path.read_bytes()
-        with SQLiteJournal(db) as journal:
-            tally["invalid files"] += not _valid(data)
-            tally["unknown file versions"] += not _known(path, journal, XML)
-            loop = _loop(path, journal)
-            loop.resume()
+        with tempfile.TemporaryDirectory(prefix="tempo-kill-") as tmp:
+            _kill_once(Path(tmp), names[int(rng.integers(len(names)))], rng, tally)
+
+
+def _kill_once(work: Path, step: str, rng: np.random.Generator, tally: Counter) -> None:
+    """Run 0 to 3 iterations in `work`, kill a forked loop at `step`, recover, check."""
+    path, db = work / "fair-scheduler.xml", work / "journal.sqlite"
+    path.write_bytes(XML)
+    before = int(rng.integers(0, 4))
+    with SQLiteJournal(db) as journal:
+        loop = _loop(path, journal)
+        for _ in range(before):
             loop.iterate()
-            tally["lost journal entries"] += not _journal_intact(journal, before + 2)
-            tally["open applies"] += sum(a.dangling for a in journal.applies())
-            tally["invalid files"] += not _valid(path.read_bytes())
+    _killed_at(step, path, db)
+    tally[f"kill {step}"] += 1
+    tally["faults"] += 1
+    data = path.read_bytes()
+    with SQLiteJournal(db) as journal:
+        tally["invalid files"] += not _valid(data)
+        tally["unknown file versions"] += not _known(path, journal, XML)
+        loop = _loop(path, journal)
+        loop.resume()
+        loop.iterate()
+        tally["lost journal entries"] += not _journal_intact(journal, before + 2)
+        tally["open applies"] += sum(a.dangling for a in journal.applies())
+        tally["invalid files"] += not _valid(path.read_bytes())
 
 
 def repeated(count: int, every_s: float) -> Trace:

@@ -70,13 +70,13 @@ def signature(outcome: str, detail: str) -> str:
 
 def _worker(name: str, connection) -> None:
     target = targets()[name]
-    work = Path(tempfile.mkdtemp(prefix=f"tempo-fuzz-{name}-"))
-    while True:
-        message = connection.recv()
-        if message is None:
-            return
-        index, data = message
-        connection.send(verdict(target, data, target.seeds[index], work))
+    with tempfile.TemporaryDirectory(prefix=f"tempo-fuzz-{name}-") as tmp:
+        while True:
+            message = connection.recv()
+            if message is None:
+                return
+            index, data = message
+            connection.send(verdict(target, data, target.seeds[index], Path(tmp)))
 
 
 class Worker:

@@ -305,12 +305,24 @@ def _native(data: bytes, seed: Seed, work: Path) -> object:
 
 
 @functools.cache
-def _native_dir() -> Path:
+def _scratch() -> Path:
+    """A directory for generated seeds, removed when the interpreter exits."""
     import tempfile
+
+    directory = tempfile.TemporaryDirectory(prefix="tempo-fuzz-seeds-")
+    _SCRATCH.append(directory)  # kept alive (and cleaned up) with the module
+    return Path(directory.name)
+
+
+_SCRATCH: list = []
+
+
+@functools.cache
+def _native_dir() -> Path:
 
     from whatif.readers import read_trace, write_native
 
-    directory = Path(tempfile.mkdtemp(prefix="tempo-fuzz-native-")) / "trace"
+    directory = _scratch() / "native-trace"
     write_native(read_trace(HADOOP / "sls" / "inputsls.json"), directory, kind="csv")
     return directory
 
@@ -318,14 +330,13 @@ def _native_dir() -> Path:
 @functools.cache
 def _rumen_seed() -> bytes:
     """A small Rumen trace (two jobs of three tasks) written by the ingest benchmark."""
-    import tempfile
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import ingest
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    path = Path(tempfile.mkdtemp(prefix="tempo-fuzz-rumen-")) / "rumen.json"
+    path = _scratch() / "rumen.json"
     ingest.write_rumen(path, ingest._plan(6, 3, 0), 0)
     return path.read_bytes()
 
@@ -333,12 +344,11 @@ def _rumen_seed() -> bytes:
 @functools.cache
 def _model_seed() -> bytes:
     """A workload model fitted to the SLS example, as `tempo workload fit` writes it."""
-    import tempfile
 
     from whatif.readers import read_trace
     from whatif.workload_model import WorkloadModel
 
-    path = Path(tempfile.mkdtemp(prefix="tempo-fuzz-model-")) / "model.json"
+    path = _scratch() / "model.json"
     WorkloadModel().fit(read_trace(HADOOP / "sls" / "inputsls.json").workload).to_json(path)
     return path.read_bytes()
 
