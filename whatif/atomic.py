@@ -39,15 +39,19 @@ def write_atomic(
     `before_replace` is called with the target after the new bytes are safely on
     disk and just before the rename (``write_allocation`` copies the old file to its
     numbered backups there). On any failure the temporary file is removed and the
-    target is left as it was. Returns the path written.
+    target is left as it was; an `OSError` (a full disk, a read-only directory) names
+    `path` as its ``filename``. Returns the path written.
     """
     target = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     directory = target.parent if str(target.parent) else Path(".")
     previous = target.stat() if target.exists() else None
-    descriptor, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX, dir=directory
-    )
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX, dir=directory
+        )
+    except OSError as error:
+        raise _naming(error, target) from error
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(payload)
@@ -62,12 +66,28 @@ def write_atomic(
         if before_replace is not None:
             before_replace(target)
         os.replace(temporary, target)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        if error.filename not in (None, temporary):  # about another file (a backup)
+            raise
+        raise _naming(error, target) from error
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     fsync_directory(directory)
     logger.debug("wrote %s (%d bytes)", target, len(payload))
     return target
+
+
+def _naming(error: OSError, target: Path) -> OSError:
+    """`error` about `target` (a full disk's ENOSPC names no file; mkstemp names the directory).
+
+    Same class and errno, so callers still tell ENOSPC from EROFS or EACCES; the message
+    reads ``[Errno 28] No space left on device: 'TARGET'``.
+    """
+    if error.errno is None or error.filename == str(target):
+        return error
+    return type(error)(error.errno, error.strerror, str(target))
 
 
 def fsync_directory(directory: str | os.PathLike[str]) -> None:

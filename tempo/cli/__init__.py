@@ -60,6 +60,14 @@ def exit_code_for(error: BaseException) -> int:
     return exitcodes.USAGE
 
 
+def describe_error(error: BaseException) -> str:
+    """One line for an error: an `OSError` as ``PATH: reason`` (a full disk, a read-only
+    directory: ``out.xml: No space left on device``), anything else as its message."""
+    if isinstance(error, OSError) and error.filename and error.strerror:
+        return f"{error.filename}: {error.strerror}"
+    return str(error)
+
+
 #: Root log level per verbosity.
 _LEVELS = {"quiet": logging.ERROR, "normal": logging.WARNING, "verbose": logging.INFO}
 
@@ -134,7 +142,7 @@ class LazyGroup(click.Group):
         except (WhatifError, TempoError, OSError) as error:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            raise CommandError(str(error), exit_code_for(error)) from error
+            raise CommandError(describe_error(error), exit_code_for(error)) from error
         except Exception as error:
             if ctx.obj and ctx.obj.get("debug"):
                 raise

@@ -127,6 +127,10 @@ class SQLiteJournal(Journal):
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA busy_timeout=5000")
             self._open_schema()
+        except sqlite3.OperationalError as error:  # a read-only directory, a full disk
+            raise JournalError(
+                f"{self.path}: cannot open or create the journal ({error})"
+            ) from None
         except sqlite3.DatabaseError as error:
             raise JournalError(f"{self.path}: not a usable tempo journal ({error})") from None
 
@@ -160,16 +164,24 @@ class SQLiteJournal(Journal):
         if self.readonly:
             raise JournalError(f"{self.path}: journal opened read-only")
         db = self._db
-        if not db.in_transaction:
-            db.execute("BEGIN IMMEDIATE")
         try:
-            yield db
-        except BaseException:
+            if not db.in_transaction:
+                db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
             if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
-        if db.in_transaction:
-            db.execute("COMMIT")
+                db.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            # a full disk ("database or disk is full"), a read-only file or directory,
+            # an I/O error: nothing of this transaction was recorded, earlier ones stay.
+            raise JournalError(
+                f"{self.path}: cannot write the journal ({error}); nothing of this "
+                "step was recorded"
+            ) from error
 
     def close(self) -> None:
         self._db.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -219,3 +220,190 @@ def test_a_report_on_a_full_or_read_only_disk_keeps_the_previous_one_whole(
     with pytest.raises(WhatifError, match=r"report\.(json|html): cannot write the report: "):
         write_report(analysis, directory, inputs={"trace": "another"})
     assert {p.name: p.read_bytes() for p in directory.iterdir()} == before
+
+
+# -- the journal, the atomic writer's error, and the commands -----------------------------
+
+
+def test_write_atomic_on_a_full_disk_names_the_target(allocation, disk):
+    """ENOSPC from a write names no file; the error re-raised names the file being written
+    (same class and errno), so every command's one-line error says which file."""
+    disk.full = True
+    with pytest.raises(OSError) as caught:
+        whatif.atomic.write_atomic(allocation, b"<allocations/>")
+    assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(allocation)
+    _untouched(allocation)
+
+
+def test_a_full_journal_is_a_journal_error_naming_it_and_keeps_what_was_recorded(tmp_path):
+    """A real SQLite 'database or disk is full' (the file may not grow) is a JournalError
+    naming the journal; every iteration committed before is still there."""
+    from tempo.errors import JournalError
+
+    path = tmp_path / "journal.sqlite"
+    sha = file_sha256(Path(__file__))
+    with SQLiteJournal(path) as journal:
+        first = journal.begin_iteration(config_path="/etc/fs.xml", config_sha256=sha)
+        pages = journal._db.execute("PRAGMA page_count").fetchone()[0]
+        journal._db.execute(f"PRAGMA max_page_count={pages}")
+        big = {f"root.q{i}:QS_AJR": float(i) for i in range(400)}
+        with pytest.raises(
+            JournalError,
+            match=r"journal\.sqlite: cannot write the journal "
+            r"\(database or disk is full\)",
+        ):
+            for _ in range(50):
+                journal.begin_iteration(
+                    config_path="/etc/fs.xml", config_sha256=sha, observed_qs=big
+                )
+        recorded = [i.id for i in journal.iterations()]
+    with SQLiteJournal(path, readonly=True) as journal:
+        assert [i.id for i in journal.iterations()] == recorded and recorded[0] == first
+
+
+class FillingConnection:
+    """An sqlite3 connection whose writes fail as on a full disk once `full` is set."""
+
+    def __init__(self, db) -> None:
+        self._db, self.full = db, False
+
+    def execute(self, sql: str, *args):
+        import sqlite3
+
+        if self.full and sql.lstrip().upper().startswith(("INSERT", "UPDATE")):
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._db.execute(sql, *args)
+
+    def __getattr__(self, name: str):
+        return getattr(self._db, name)
+
+
+def test_the_journal_filling_before_an_apply_stops_the_loop_with_the_file_untouched(
+    allocation, tmp_path
+):
+    """The journal cannot record the intent to write: nothing is written (no temporary
+    file, the file in force byte for byte), the loop stops with a JournalError naming the
+    journal, and once space is back a restarted loop finds every iteration (the one cut
+    short closed as rejected) and goes on."""
+    from tempo.errors import JournalError
+
+    class Applier:
+        def __init__(self, fill: bool) -> None:
+            self.fill = fill
+
+        def apply(self, document, *, journal, iteration_id):
+            if self.fill:
+                journal._db.full = True  # the disk fills just before the intent
+            return _apply(allocation, journal, iteration_id)
+
+    path = tmp_path / "journal.sqlite"
+
+    def loop(journal, applier):
+        return TuningLoop(
+            observer=FakeCluster(allocation, lambda w: 100.0 / w),
+            stepper=DoublingStepper(),
+            applier=applier,
+            journal=journal,
+            templates=TEMPLATES,
+            allocation_path=allocation,
+            window_s=600.0,
+            recover=recover,
+            clock=iter(range(1_700_000_000, 1_800_000_000, 600)).__next__,
+        )
+
+    with SQLiteJournal(path) as journal:
+        journal._db = FillingConnection(journal._db)
+        with pytest.raises(JournalError, match=r"journal\.sqlite: cannot write the journal"):
+            loop(journal, Applier(fill=True)).iterate()
+    _untouched(allocation)
+    with SQLiteJournal(path) as journal:  # space is back
+        tuner = loop(journal, Applier(fill=False))
+        tuner.resume()
+        report = tuner.iterate()
+        items = journal.iterations()
+    assert [i.id for i in items] == [1, 2] and items[0].decision == "rejected"
+    assert "interrupted" in items[0].reason and report.decision == "accepted"
+
+
+# -- the commands: one line naming the path, exit status 2, the old file whole ---------
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _cli(*args: str):
+    from click.testing import CliRunner
+
+    from tempo.cli import cli
+
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_optimize_on_a_full_disk_names_the_output_and_keeps_the_old_one(tmp_path, disk):
+    """`tempo optimize -o FILE --force` cannot write FILE: exit 2, one line
+    ``FILE: No space left on device``, FILE as it was, no temporary file."""
+    out = tmp_path / "new.xml"
+    out.write_bytes(XML)
+    disk.full = True
+    result = _cli(
+        "optimize", "--trace", str(REPO / "traces" / "two-tenant"),
+        "--config", str(REPO / "configs" / "two-tenant-expert.xml"),
+        "--templates", str(REPO / "templates" / "two-tenant"),
+        "--cluster", "nodes=20,memory-mb=8192,vcores=8", "--window", "45min",
+        "--iterations", "1", "--batch-size", "2", "--executor", "serial",
+        "--engine", "reference", "--min-gain", "0", "-o", str(out), "--force", "-q",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert f"Error: {out}: No space left on device" in result.stderr
+    assert "Traceback" not in result.output
+    assert out.read_bytes() == XML and not stray_temporaries(out)
+
+
+def test_whatif_into_a_read_only_directory_names_the_report_and_keeps_it(tmp_path, read_only):
+    """`tempo whatif -o DIR --force` where DIR is read-only: exit 2, one line naming the
+    report file and the reason, the previous report byte for byte, no temporary file."""
+    report = tmp_path / "report"
+    args = [
+        "whatif", "--trace", str(REPO / "traces" / "two-tenant"),
+        "--config", str(REPO / "configs" / "two-tenant-expert.xml"),
+        "--templates", str(REPO / "templates" / "two-tenant"),
+        "--executor", "serial", "--no-progress", "--cluster-scale", "1",
+        "--tolerance", "0.5", "-o", str(report), "--force", "-q",
+    ]  # fmt: skip
+    assert _cli(*args).exit_code in (0, 1)
+    before = {p.name: p.read_bytes() for p in report.iterdir()}
+    read_only(report)
+    result = _cli(*args)
+    assert result.exit_code == 2, result.output
+    assert re.search(
+        rf"Error: {re.escape(str(report))}/report\.(json|html): cannot write the report: "
+        r"(Permission denied|Read-only file system)",
+        result.stderr,
+    ), result.stderr
+    assert {p.name: p.read_bytes() for p in report.iterdir()} == before
+
+
+def test_tune_with_a_full_journal_stops_with_its_path_and_the_file_untouched(tmp_path, monkeypatch):
+    """`tempo tune` whose journal cannot grow: exit 2, one line naming the journal and
+    the reason, the allocation file it tunes unchanged, no temporary file beside it."""
+    import sqlite3
+
+    import tempo.journal.sqlite as journal_module
+
+    real = sqlite3.connect
+
+    def connect(*args, **kwargs):
+        db = FillingConnection(real(*args, **kwargs))
+        db.full = True
+        return db
+
+    work = tmp_path / "demo"
+    monkeypatch.setattr(journal_module.sqlite3, "connect", connect)
+    result = _cli("tune", "--max-iterations", "1", "--work-dir", str(work), "--engine", "numba")
+    journal = work / "tempo-journal.sqlite"
+    assert result.exit_code == 2, result.output
+    assert f"Error: {journal}: cannot write the journal (database or disk is full)" in (
+        result.stderr
+    )
+    config = work / "fair-scheduler.xml"
+    assert config.read_bytes() == (REPO / "configs" / "contended-expert.xml").read_bytes()
+    assert not stray_temporaries(config)
