@@ -147,3 +147,56 @@ def _active_queues(root: EffectiveQueue, active_leaves: set[str]) -> set[str]:
 
     visit(root)
     return active
+
+
+def slot_shares(
+    weights: np.ndarray, min_shares: np.ndarray, demands: np.ndarray, total: float
+) -> np.ndarray:
+    """Hadoop 1's ``SchedulingAlgorithms.computeFairShares`` over one slot type.
+
+    Each schedulable gets ``min(max(w * R, minShare), demand)`` slots (a double, not
+    rounded) for the ratio R that makes the shares add up to
+    ``min(sum of demands, total)``: doubling then 25 rounds of bisection, the share
+    taken at the upper end, as Hadoop 1 does. ``inf`` demands mean unlimited.
+    """
+    weights = np.asarray(weights, dtype=float)
+    mins = np.asarray(min_shares, dtype=float)
+    demands = np.asarray(demands, dtype=float)
+
+    def used(ratio: float) -> float:
+        return float(np.minimum(np.maximum(weights * ratio, mins), demands).sum())
+
+    cap = min(float(demands.sum()), float(total))
+    r_max = 1.0
+    while used(r_max) < cap and r_max < 2.0**1000:
+        r_max *= 2.0
+    left, right = 0.0, r_max
+    for _ in range(BISECTION_ROUNDS):
+        mid = (left + right) / 2.0
+        if used(mid) < cap:
+            left = mid
+        else:
+            right = mid
+    return np.minimum(np.maximum(weights * right, mins), demands)
+
+
+def pool_slot_shares(
+    allocation: EffectiveAllocation, slots: dict[str, int]
+) -> dict[str, dict[str, float]]:
+    """Steady Hadoop 1 fair share of every pool, per slot type (``map``, ``reduce``).
+
+    Every pool is taken to demand as many slots as its ``maxMaps``/``maxReduces``
+    allow (unlimited without one); its min share is ``minMaps``/``minReduces``.
+    Hadoop 1 caps both by the pool's actual demand, so running shares are lower
+    for a pool with few tasks.
+    """
+    pools = list(allocation.root.children)
+    result: dict[str, dict[str, float]] = {q.name: {} for q in pools}
+    weights = np.array([q.weight for q in pools])
+    for stage, total in slots.items():
+        mins = np.array([float(getattr(q, f"min_{stage}s") or 0) for q in pools])
+        caps = [getattr(q, f"max_{stage}s") for q in pools]
+        demands = np.array([np.inf if c is None else float(c) for c in caps])
+        for pool, share in zip(pools, slot_shares(weights, mins, demands, total), strict=True):
+            result[pool.name][stage] = float(share)
+    return result

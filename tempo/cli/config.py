@@ -103,11 +103,21 @@ def _format(value: object) -> str:
 @_VERSION
 @json_option
 def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_json: bool) -> None:
-    """Print FILE's effective queue tree: weights, min/max, limits, policy, timeouts."""
+    """Print FILE's effective queue tree: weights, min/max, limits, policy, timeouts.
+
+    With --hadoop-version 1, the pools' slot settings (minMaps/minReduces,
+    maxMaps/maxReduces, maxRunningJobs) and, with a slot --cluster, their fair shares."""
+    cluster = Cluster.parse(cluster_spec) if cluster_spec else None
+    if hadoop_version == 1 and cluster is not None and not cluster.slots:
+        raise click.BadParameter(
+            f"Hadoop 1 shares slots: expected map-slots=N,reduce-slots=M, got {cluster_spec!r}",
+            param_hint="--cluster",
+        )
     table = queue_table(
         AllocationDocument.from_file(file),
         cluster=_resources(cluster_spec),
         hadoop_version=hadoop_version,
+        slots=cluster.slot_pools if cluster is not None else None,
     )
     if as_json:
         records = table.astype(object).where(table.notna(), None).to_dict("records")
@@ -131,13 +141,27 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
     "-o", "--output", required=True, type=click.Path(dir_okay=False), help="File to write."
 )
 @force_option("an existing -o file (FILE itself too)")
+@click.option(
+    "--hadoop-version",
+    type=click.IntRange(1, 3),
+    default=None,
+    help="Hadoop major version the file is for (default: 1 if FILE has <pool> elements, "
+    "else 3); an element it does not read is refused.",
+)
 @json_option
 def set_command(
-    file: str, assignments: tuple[str, ...], output: str, force: bool, as_json: bool
+    file: str,
+    assignments: tuple[str, ...],
+    output: str,
+    force: bool,
+    hadoop_version: int | None,
+    as_json: bool,
 ) -> None:
     """Write OUTPUT: FILE with only the given settings changed (byte-identical without --set)."""
     refuse_overwrite([output], force=force, option="-o")
-    changed = apply_assignments(AllocationDocument.from_file(file), assignments)
+    changed = apply_assignments(
+        AllocationDocument.from_file(file), assignments, hadoop_version=hadoop_version
+    )
     write_allocation(changed, output)
     if as_json:
         emit_json({"schema": "tempo.config.set/1", "output": output, "changed": len(assignments)})

@@ -485,9 +485,9 @@ class ConfigurationSpace:
         for queue, setting, value in self.changes(effective, vector):
             logger.debug("set %s %s = %s", queue, setting, value)
             if queue == "root" and setting in top_level:
-                document = document.set_default(setting, value)
+                document = document.set_default(setting, value, hadoop_version=self.hadoop_version)
             else:
-                document = document.set(queue, setting, value)
+                document = document.set(queue, setting, value, hadoop_version=self.hadoop_version)
         return document
 
     # -- input checks ---------------------------------------------------------------

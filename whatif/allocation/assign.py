@@ -69,9 +69,18 @@ def parse_assignment(text: str) -> tuple[str, str, object]:
     return queue, setting, value
 
 
-def apply_assignments(doc: AllocationDocument, assignments: Iterable[str]) -> AllocationDocument:
-    """`doc` with each ``root.QUEUE.SETTING=VALUE`` applied in turn through `AllocationDocument.set`."""
+def apply_assignments(
+    doc: AllocationDocument, assignments: Iterable[str], *, hadoop_version: int | None = None
+) -> AllocationDocument:
+    """`doc` with each ``root.QUEUE.SETTING=VALUE`` applied in turn through `AllocationDocument.set`.
+
+    An element `hadoop_version` (default: the file's dialect, ``<pool>`` elements
+    meaning Hadoop 1) does not read is refused, naming the one it reads instead.
+    """
     for text in assignments:
         queue, setting, value = parse_assignment(text)
-        doc = doc.set(queue, setting, value)
+        try:
+            doc = doc.set(queue, setting, value, hadoop_version=hadoop_version)
+        except AllocationError as error:
+            raise AllocationError(f"--set {text!r}: {error}") from None
     return doc

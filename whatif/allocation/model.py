@@ -23,6 +23,12 @@ from types import MappingProxyType
 
 from lxml import etree
 
+from whatif.allocation.dialect import (
+    HADOOP1_MODES,
+    file_hadoop_version,
+    ignored_message,
+    reads,
+)
 from whatif.allocation.effective import EffectiveAllocation, ResourceLimit, Resources
 from whatif.allocation.java_values import (
     JAVA_LONG_MAX,
@@ -557,7 +563,9 @@ class AllocationDocument:
         return f"AllocationDocument(source={self.source!r}, queues={sum(1 for _ in self.iter_queues())})"
 
     # --------------------------------------------------------------------- editing
-    def set(self, queue: str, setting: str, value: object) -> AllocationDocument:
+    def set(
+        self, queue: str, setting: str, value: object, *, hadoop_version: int | None = None
+    ) -> AllocationDocument:
         """A new document in which only `setting` of `queue` changed.
 
         Parameters
@@ -576,6 +584,12 @@ class AllocationDocument:
             written); ``None`` removes the element so the inherited or default value
             applies.
 
+        hadoop_version : int, optional
+            The Hadoop version the file is for (default: the file's own dialect,
+            `file_hadoop_version`). An element that version does not read is refused
+            (a ``maxRunningApps`` in a Hadoop 1 pool, a ``minMaps`` in a YARN queue),
+            naming the element it reads instead; removing one (``None``) is allowed.
+
         Only that element's text changes, or one element is added (with the file's
         indentation) or removed. Raises `AllocationError` for an unknown queue or
         setting, or a value Hadoop would reject or clamp.
@@ -590,12 +604,18 @@ class AllocationDocument:
                 f"{self.source}: unknown queue setting {setting!r} for {queue}; expected one of {known}"
             )
         target = self.queue(queue)
+        version = self._version(hadoop_version)
+        if value is not None:
+            self._check_readable(target, setting, value, version)
         if canonical == "maxAMShare" and target.is_parent and value is not None:
             raise AllocationError(
                 f"{self.source}: {target.path} is a parent queue; maxAMShare applies to leaf "
                 "queues only (Hadoop 3.3+ rejects it on a parent)"
             )
         existing = [s for s in (*target.settings, *target.mrv1) if s.name == canonical]
+        if version == 1 and value is not None:  # write Hadoop 1's <schedulingMode>, not a
+            # <schedulingPolicy> beside it; removing takes both
+            existing = [s for s in existing if reads(1, s.tag, "pool")]
         if kind == "long" and value is not None and _is_infinite(value):
             inherited = self._inherited_timeout(target, canonical)
             if math.isinf(inherited):
@@ -611,7 +631,9 @@ class AllocationDocument:
             return self._apply([(existing[-1].element, text)], verbatim=kind == "acl")
         return self._insert(target, setting, text)
 
-    def set_default(self, setting: str, value: object) -> AllocationDocument:
+    def set_default(
+        self, setting: str, value: object, *, hadoop_version: int | None = None
+    ) -> AllocationDocument:
         """A new document in which only the top-level element `setting` changed.
 
         `setting` is a top-level element (``fairSharePreemptionTimeout``,
@@ -619,7 +641,8 @@ class AllocationDocument:
         element, and ``math.inf`` for a timeout means never (the element is removed,
         or `NEVER_TIMEOUT_S` written when removing it would let another element set
         a finite timeout). A new element is added after the last top-level setting
-        (else at the top of ``<allocations>``), indented like its siblings.
+        (else at the top of ``<allocations>``), indented like its siblings. An element
+        `hadoop_version` (default: the file's dialect) does not read is refused, as in `set`.
         """
         canonical = ALIASES.get(setting, setting)
         kind = TOP_SETTINGS.get(canonical) or MRV1_TOP_SETTINGS.get(canonical)
@@ -627,6 +650,12 @@ class AllocationDocument:
             known = ", ".join((*TOP_SETTINGS, *MRV1_TOP_SETTINGS))
             raise AllocationError(
                 f"{self.source}: unknown top-level setting {setting!r}; expected one of {known}"
+            )
+        version = self._version(hadoop_version)
+        if value is not None and not reads(version, setting, "top"):
+            raise AllocationError(
+                f"{self.source}: refusing to write <{setting}>: "
+                + ignored_message(version, setting, "allocations")
             )
         existing = [s for s in self.defaults if s.name == canonical]
         if kind == "long" and value is not None and _is_infinite(value):
@@ -645,6 +674,44 @@ class AllocationDocument:
         if existing:
             return self._apply([(existing[-1].element, text)])
         return self._insert_top(setting, text)
+
+    def _version(self, hadoop_version: int | None) -> int:
+        if hadoop_version is None:
+            return file_hadoop_version(self)
+        if isinstance(hadoop_version, bool) or hadoop_version not in (1, 2, 3):
+            raise AllocationError(f"hadoop_version: expected 1, 2 or 3, got {hadoop_version!r}")
+        return hadoop_version
+
+    def _check_readable(
+        self, target: QueueElement, setting: str, value: object, version: int
+    ) -> None:
+        """Refuse to write `setting` into `target` where Hadoop `version` would not read it."""
+        refusing = f"{self.source}: refusing to write <{setting}> into {target.path}"
+        if version == 1:
+            top = target in self.queues
+            if target.tag != "pool" or not top:
+                raise AllocationError(
+                    f"{refusing}: Hadoop 1 reads only top-level <pool> elements and this is a "
+                    f"<{target.tag}>{'' if top else ' nested in another'} "
+                    "(pass --hadoop-version 2 or 3 if the file is for YARN)"
+                )
+            if not reads(1, setting, "pool"):
+                raise AllocationError(
+                    f"{refusing}: "
+                    + ignored_message(1, setting, f"pool {target.name}")
+                    + " (pass --hadoop-version 2 or 3 if the file is for YARN)"
+                )
+            if setting == "schedulingMode" and str(value).lower() not in HADOOP1_MODES:
+                raise AllocationError(
+                    f"{refusing}: Hadoop 1 accepts only fair or fifo, got {value!r} "
+                    "(any other mode makes it refuse the file)"
+                )
+        elif not reads(version, setting, "pool"):
+            raise AllocationError(
+                f"{refusing}: "
+                + ignored_message(version, setting, target.path)
+                + " (pass --hadoop-version 1 if the file is for Hadoop 1)"
+            )
 
     def _insert_top(self, tag: str, value_text: str) -> AllocationDocument:
         """Add ``<tag>value</tag>`` to ``<allocations>``, after its last top-level setting."""

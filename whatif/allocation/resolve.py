@@ -208,16 +208,19 @@ def _mode(element: QueueElement) -> Setting | None:
 def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
     """Hadoop 1 PoolManager: flat pools under root, slot limits, job limits.
 
-    A pool's job limit is ``maxRunningJobs`` (else ``poolMaxJobsDefault``); a
-    ``maxRunningApps`` or ``schedulingPolicy`` element in a pool is YARN's and is
-    not read, as Hadoop 1 does not read it.
+    Only top-level ``<pool>`` elements are pools (Hadoop 1 skips ``<queue>`` as a
+    "Bad element", and a ``<pool name="root">`` is a pool named root). A pool's job
+    limit is ``maxRunningJobs`` (else ``poolMaxJobsDefault``), its min shares are
+    ``minMaps``/``minReduces`` slots; a ``maxRunningApps``, ``minResources`` or
+    ``schedulingPolicy`` element in a pool is YARN's and is not read, as Hadoop 1
+    does not read it (see `whatif.allocation.dialect`).
     """
     pool_max_jobs = _value(doc.default("poolMaxJobsDefault"))
     policy_default = _value(doc.default("defaultPoolSchedulingMode"), "fair")
     min_timeout = _timeout(doc.default("defaultMinSharePreemptionTimeout"), math.inf)
     fair_timeout = _timeout(doc.default("fairSharePreemptionTimeout"), math.inf)
     pools = []
-    for element in _merged(tuple(q for q in doc.queues if q.path != "root")):
+    for element in _merged(tuple(q for q in doc.queues if q.tag == "pool")):
         get = element.get
         pools.append(
             EffectiveQueue(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 
 from whatif.allocation.effective import EffectiveAllocation, ResourceLimit, Resources
 from whatif.allocation.model import AllocationDocument
-from whatif.fairshare import fair_shares
+from whatif.fairshare import fair_shares, pool_slot_shares
 
 
 def _limit(limit: ResourceLimit) -> str:
@@ -22,8 +24,12 @@ def queue_table(
     *,
     cluster: Resources | None = None,
     hadoop_version: int = 3,
+    slots: Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
     """One row per queue (depth first) with its effective settings.
+
+    For Hadoop 1 the table is `pool_table` (slots, not memory and vcores; `slots`
+    instead of `cluster`).
 
     Columns: ``queue``, ``leaf``, ``weight``, ``min_memory_mb``, ``min_vcores``, ``max``
     (text), ``max_running_apps`` (``<NA>`` for no limit), ``max_am_share``, ``policy``,
@@ -36,6 +42,8 @@ def queue_table(
         if isinstance(allocation, AllocationDocument)
         else allocation
     )
+    if hadoop_version == 1:
+        return pool_table(effective, slots=slots)
     queues = list(effective.queues())
     table = pd.DataFrame(
         {
@@ -58,4 +66,48 @@ def queue_table(
         shares = fair_shares(effective, cluster)
         table["fair_memory_mb"] = [shares[q.name].memory_mb for q in queues]
         table["fair_vcores"] = [shares[q.name].vcores for q in queues]
+    return table
+
+
+def _count(value: int | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def pool_table(
+    effective: EffectiveAllocation, *, slots: Mapping[str, int] | None = None
+) -> pd.DataFrame:
+    """Hadoop 1: one row per pool (root first) with the settings ``PoolManager`` reads.
+
+    Columns: ``queue``, ``leaf``, ``weight``, ``min_maps``, ``min_reduces`` (the min
+    shares, 0 when unset), ``max_maps``, ``max_reduces`` and ``max_running_jobs``
+    (``<NA>`` for no limit), ``policy`` (the pool's schedulingMode),
+    ``min_share_timeout_s`` and ``fair_share_timeout_s`` (``inf`` for never); with
+    `slots` (``{"map": 30, "reduce": 10}``), the steady fair shares ``fair_maps`` and
+    ``fair_reduces`` (`pool_slot_shares`, rounded to 0.01 slot).
+    """
+    queues = list(effective.queues())
+    table = pd.DataFrame(
+        {
+            "queue": [q.name for q in queues],
+            "leaf": [not q.is_parent for q in queues],
+            "weight": [q.weight for q in queues],
+            "min_maps": [q.min_maps or 0 for q in queues],
+            "min_reduces": [q.min_reduces or 0 for q in queues],
+            "max_maps": pd.array([_count(q.max_maps) for q in queues], dtype="Int64"),
+            "max_reduces": pd.array([_count(q.max_reduces) for q in queues], dtype="Int64"),
+            "max_running_jobs": pd.array(
+                [_count(q.max_running_apps) for q in queues], dtype="Int64"
+            ),
+            "policy": [q.scheduling_policy for q in queues],
+            "min_share_timeout_s": [q.min_share_preemption_timeout_s for q in queues],
+            "fair_share_timeout_s": [q.fair_share_preemption_timeout_s for q in queues],
+        }
+    )
+    if slots:
+        shares = pool_slot_shares(effective, dict(slots))
+        for stage in slots:
+            table[f"fair_{stage}s"] = [
+                float(slots[stage]) if q.is_parent else round(shares[q.name][stage], 2)
+                for q in queues
+            ]
     return table

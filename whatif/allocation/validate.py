@@ -16,6 +16,11 @@ minimum shares above the parent's (or the cluster's), a ``drf`` queue under a
 elements Hadoop ignores (unknown, misplaced, or MRv1 in a YARN file), repeated
 settings (the last wins), a queue whose minimum share alone exceeds the cluster,
 a placement rule naming a queue the file does not define.
+
+With ``hadoop_version=1`` the file is checked as Hadoop 1's ``PoolManager`` reads it
+(`whatif.allocation.dialect`): every element it ignores is a warning naming what it
+reads instead (``<queue>``, ``minResources``, ``maxRunningApps``, ...), pools do not
+nest, and a scheduling mode other than fair or fifo is an error.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from whatif.allocation.dialect import HADOOP1_MODES, ignored_message, reads
 from whatif.allocation.effective import Resources
 from whatif.allocation.java_values import JAVA_LONG_MAX
 from whatif.allocation.model import (
@@ -111,6 +117,10 @@ class _Checker:
         if doc.placement is not None and self.version >= 2:
             self.check_placement(doc.placement.rules, doc.placement.line)
             self.check_placement_queues(doc.placement.rules)
+        if self.version == 1:
+            self.check_hadoop1()
+            self.check_duplicate_queues()
+            return
         self.check_root_alone()
         self.check_duplicate_queues()
         default_policy = doc.default("defaultQueueSchedulingPolicy")
@@ -124,15 +134,11 @@ class _Checker:
 
     # --------------------------------------------------------------- top level
     def check_default(self, setting: Setting) -> None:
-        mrv1 = setting.name in (
-            "poolMaxJobsDefault",
-            "userMaxJobsDefault",
-            "defaultPoolSchedulingMode",
-        )
-        if mrv1 and self.version >= 2:
-            self.warn(
-                setting.line, f"<{setting.tag}> is a Hadoop 1 (MRv1) element; YARN ignores it"
-            )
+        if not reads(self.version, setting.tag, "top"):
+            self.warn(setting.line, ignored_message(self.version, setting.tag, "allocations"))
+            return
+        if self.version == 1 and setting.tag == "defaultPoolSchedulingMode":
+            self.check_mode(setting)
             return
         if setting.problem is not None:
             self.error(setting.line, setting.problem)
@@ -156,6 +162,12 @@ class _Checker:
             self.check_resource(setting)
 
     def check_user(self, user) -> None:
+        for setting in user.unknown:
+            self.warn(
+                setting.line,
+                f'<{setting.tag}> in <user name="{user.name}"> is ignored; users take only '
+                + ("maxRunningJobs" if self.version == 1 else "maxRunningApps"),
+            )
         for setting in user.settings:
             yarn = setting.name == "maxRunningApps"
             if self.version >= 2 and not yarn:
@@ -246,6 +258,80 @@ class _Checker:
                     f"not define ({what}); the file defines {known}",
                 )
 
+    # ---------------------------------------------------------------- Hadoop 1
+    def check_hadoop1(self) -> None:
+        """Hadoop 1 reads top-level ``<pool>`` elements only, flat, with its own settings."""
+        if self.doc.placement is not None:
+            self.warn(
+                self.doc.placement.line,
+                "Hadoop 1 ignores <queuePlacementPolicy> (Bad element in allocations file); "
+                "it places jobs by mapred.fairscheduler.pool or poolnameproperty",
+            )
+        queues = self.doc.queues
+        lone_root = len(queues) == 1 and queues[0].path == "root"
+        for queue in queues:
+            if queue.tag != "pool":
+                self.warn(
+                    queue.line,
+                    f'<{queue.tag} name="{queue.raw_name}">: Hadoop 1 ignores <{queue.tag}> '
+                    "(Bad element in allocations file) and everything in it; it reads <pool>",
+                )
+                continue
+            self.check_pool(queue)
+            if lone_root:
+                self.warn(
+                    queue.line,
+                    'Hadoop 1 has no root pool: <pool name="root"> is a pool named root',
+                )
+
+    def check_pool(self, pool: QueueElement) -> None:
+        where = f"pool {pool.name}"
+        for child in pool.children:
+            for nested in child.walk():
+                self.warn(
+                    nested.line,
+                    f'{where}: Hadoop 1 pools do not nest; <{nested.tag} name="{nested.raw_name}"> '
+                    "is ignored",
+                )
+        for setting in pool.unknown:
+            self.warn(setting.line, f"{where}: Hadoop 1 ignores <{setting.tag}>")
+        read = []
+        for setting in sorted((*pool.settings, *pool.mrv1), key=lambda s: s.line):
+            if reads(1, setting.tag, "pool"):
+                read.append(setting)
+            else:
+                self.warn(setting.line, ignored_message(1, setting.tag, where))
+        self.check_repeats(tuple(read), where)
+        for setting in read:
+            if setting.tag == "schedulingMode":
+                self.check_mode(setting, where)
+            elif setting.kind == "int" and setting.problem is None and setting.value < 0:
+                self.warn(setting.line, f"{where}: <{setting.tag}> is negative ({setting.value})")
+            else:
+                self.check_queue_setting(pool, setting)
+        for stage in ("Maps", "Reduces"):
+            low, high = pool.get(f"min{stage}"), pool.get(f"max{stage}")
+            if low is None or high is None or low.problem or high.problem:
+                continue
+            if high.value < low.value:
+                self.warn(
+                    low.line,
+                    f"Pool {pool.name} has max {stage.lower()} {high.value} less than min "
+                    f"{stage.lower()} {low.value}",
+                )
+
+    def check_mode(self, setting: Setting, where: str = "allocations") -> None:
+        """Hadoop 1's ``parseSchedulingMode``: fair or fifo, any case; else the reload fails."""
+        text = (setting.text or "").lower()
+        if setting.raw is None:
+            self.error(setting.line, f"{where}: {setting.problem}")
+        elif text not in HADOOP1_MODES:
+            self.error(
+                setting.line,
+                f"{where}: Unknown scheduling mode : {text}; expected 'fifo' or 'fair' "
+                "(Hadoop 1 refuses the file)",
+            )
+
     def check_root_alone(self) -> None:
         queues = self.doc.queues
         roots = [q for q in queues if q.raw_name.strip().lower() == "root"]
@@ -289,12 +375,7 @@ class _Checker:
                 setting.line, f"<{setting.tag}> is not a queue setting; Hadoop ignores it here"
             )
         for setting in queue.mrv1:
-            if self.version >= 2:
-                self.warn(
-                    setting.line, f"<{setting.tag}> is a Hadoop 1 (MRv1) element; YARN ignores it"
-                )
-            elif setting.problem is not None:
-                self.error(setting.line, setting.problem)
+            self.warn(setting.line, ignored_message(self.version, setting.tag, queue.path))
         self.check_repeats(queue.settings, queue.path)
         for setting in queue.settings:
             self.check_queue_setting(queue, setting)

@@ -79,7 +79,9 @@ def test_a_new_scheduling_mode_keeps_the_name_hadoop_1_reads():
 
 def test_hadoop_1_does_not_read_scheduling_policy_in_a_pool():
     """A YARN <schedulingPolicy> in a <pool> leaves Hadoop 1's mode at its default; YARN reads it."""
-    doc = AllocationDocument.from_bytes(POOLS).set("root.prod", "schedulingPolicy", "fifo")
+    doc = AllocationDocument.from_bytes(POOLS).set(
+        "root.prod", "schedulingPolicy", "fifo", hadoop_version=3
+    )
     assert b"<schedulingPolicy>fifo</schedulingPolicy>" in doc.to_bytes()
     assert doc.effective(hadoop_version=1).queue("root.prod").scheduling_policy == "fair"
     assert doc.effective(hadoop_version=3).queue("root.prod").scheduling_policy == "fifo"
