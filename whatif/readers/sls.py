@@ -37,6 +37,7 @@ from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import TraceReader, normalize_queue
 from whatif.readers.columns import TableBuilder
 from whatif.readers.json_stream import JsonRecord, iter_json_objects
+from whatif.readers.sls_columns import SlsTables, read_sls_tables
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import MAPREDUCE_STAGE_ORDER, Workload
@@ -164,12 +165,26 @@ class SlsReader(TraceReader):
         )
 
     def read(self, path: Path) -> Trace:
+        """Arrow's columnar fast path (`whatif.readers.sls_columns`), else the precise one."""
+        self._check_options(path)
+        tables = read_sls_tables(path, memory_mb=self.memory_mb, vcores=self.vcores)
+        return self._trace(path, tables if tables is not None else self._precise_tables(path))
+
+    def read_precise(self, path: Path) -> Trace:
+        """`read` by the precise path alone (the one that locates errors); for tests."""
+        self._check_options(path)
+        return self._trace(path, self._precise_tables(path))
+
+    def _check_options(self, path: Path) -> None:
         for option in ("memory_mb", "vcores"):
             value = getattr(self, option)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise TraceFormatError(
                     f"{path}: option {option} expects a number >= 0, got {value!r}"
                 )
+
+    def _precise_tables(self, path: Path) -> SlsTables:
+        """The tables, one Python object per job and task; errors name ``path:line``."""
         jobs = TableBuilder(JOB_TABLE)
         schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
         tasks = TableBuilder(TASK_TABLE)
@@ -182,16 +197,23 @@ class SlsReader(TraceReader):
             n_jobs += 1
         if n_jobs == 0:
             raise TraceFormatError(f"{path}: no SLS job objects")
+        return SlsTables(
+            jobs.frame(), schedule_jobs.frame(), tasks.frame(), attempts.frame(), all_timed
+        )
+
+    def _trace(self, path: Path, tables: SlsTables) -> Trace:
         try:
-            workload = Workload(jobs=jobs.frame(), tasks=tasks.frame())
+            workload = Workload(jobs=tables.jobs, tasks=tables.tasks)
             observed = (
-                Schedule(jobs=schedule_jobs.frame(), attempts=attempts.frame())
-                if all_timed
+                Schedule(jobs=tables.schedule_jobs, attempts=tables.attempts)
+                if tables.all_timed
                 else None
             )
         except WhatifError as error:
             raise TraceFormatError(f"{path}: {error}") from error
-        notes = () if all_timed else ("some tasks have only a duration: no observed schedule",)
+        notes = (
+            () if tables.all_timed else ("some tasks have only a duration: no observed schedule",)
+        )
         return Trace(
             workload=workload, observed=observed, source=path, format=self.name, notes=notes
         )

@@ -1,0 +1,361 @@
+"""The fast path of the SLS reader: bytes to typed columns, no Python object per task.
+
+Arrow's JSON reader parses the concatenated job objects block by block (a few MB at a
+time, so memory stays bounded by the output columns) against a fixed schema, and
+every SLS rule of `whatif.readers.sls` (defaults, ``count``, durations, priorities,
+task numbering, queue paths) is applied to whole numpy/Arrow arrays. Strings that
+repeat (queues, users, stages) are dictionary-encoded and normalised once per
+distinct value; task and attempt ids are built by Arrow string kernels.
+
+The fast path is strict: anything it does not take exactly as the precise path
+would (a number written as a string, NaN, a missing required field, ``job.count``
+above 1, a top-level array, invalid JSON, ...) makes `read_sls_tables` return None,
+and the caller reads the file with the precise path, which accepts what SLS accepts
+and names ``path:line:col`` of what it does not.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
+
+from whatif.readers.base import normalize_queue
+from whatif.workload import MAPREDUCE_STAGE_ORDER
+
+logger = logging.getLogger(__name__)
+
+#: Bytes Arrow parses at a time (a job object must fit in one block; else the precise path).
+BLOCK_BYTES = 16 << 20
+#: Most copies of one task definition (`whatif.readers.sls.MAX_COUNT`).
+MAX_COUNT = 1_000_000
+
+_F = pa.float64()
+_TASK = pa.struct(
+    [
+        ("container.type", pa.string()),
+        ("container.start.ms", _F),
+        ("container.end.ms", _F),
+        ("container.duration.ms", _F),
+        ("duration.ms", _F),
+        ("container.memory-mb", _F),
+        ("container.memory", _F),
+        ("container.vcores", _F),
+        ("container.priority", _F),
+        ("count", _F),
+        ("container.host", pa.string()),
+    ]
+)
+SCHEMA = pa.schema(
+    [
+        ("job.id", pa.string()),
+        ("job.queue.name", pa.string()),
+        ("job.user", pa.string()),
+        ("job.start.ms", _F),
+        ("job.end.ms", _F),
+        ("job.count", _F),
+        ("am.memory-mb", _F),
+        ("am.memory", _F),
+        ("am.vcores", _F),
+        ("job.tasks", pa.list_(_TASK)),
+    ]
+)
+#: Stage names in code order; code 0 is the default (a task without container.type).
+STAGES = tuple(MAPREDUCE_STAGE_ORDER)
+_MAP = STAGES.index("map")
+
+
+class _Declined(Exception):
+    """The fast path does not take this input; the precise path reads it."""
+
+
+@dataclass(frozen=True)
+class SlsTables:
+    """The four tables the SLS reader builds, and whether every task had start and end."""
+
+    jobs: pd.DataFrame
+    schedule_jobs: pd.DataFrame
+    tasks: pd.DataFrame
+    attempts: pd.DataFrame
+    all_timed: bool
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One block's jobs and (expanded) tasks as arrays; task_job indexes the block's jobs."""
+
+    job_id: pa.Array
+    queue: pa.Array
+    user: pa.Array
+    start_ms: np.ndarray
+    end_ms: np.ndarray
+    am_memory: np.ndarray
+    am_vcores: np.ndarray
+    timed: np.ndarray
+    task_job: np.ndarray
+    stage: np.ndarray
+    number: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    duration: np.ndarray
+    memory: np.ndarray
+    vcores: np.ndarray
+    priority: np.ndarray
+    host: pa.Array
+
+
+def read_sls_tables(path: Path, *, memory_mb: float, vcores: float) -> SlsTables | None:
+    """The SLS tables of `path`, or None when the precise path must read it (see module doc)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).lstrip()
+    except OSError:
+        return None
+    if head[:1] != b"{":
+        return None  # a top-level array, or not JSON at all
+    parse = pj.ParseOptions(
+        explicit_schema=SCHEMA, newlines_in_values=True, unexpected_field_behavior="ignore"
+    )
+    parts: list[_Part] = []
+    first = 1
+    try:
+        reader = pj.open_json(
+            path,
+            read_options=pj.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
+            parse_options=parse,
+        )
+        for batch in reader:
+            if batch.num_rows:
+                parts.append(_part(batch, first, float(memory_mb), float(vcores)))
+                first += batch.num_rows
+    except (pa.ArrowException, OSError, _Declined) as error:
+        logger.debug("%s: fast SLS path declined (%s); reading precisely", path, error)
+        return None
+    if not parts:
+        return None
+    return _tables(parts)
+
+
+def _numbers(column: pa.Array, default: float | np.ndarray | None) -> np.ndarray:
+    """float64 values, nulls as `default` (None: a null declines); non-finite declines."""
+    values = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=True)
+    if not column.null_count:
+        if not np.isfinite(values).all():
+            raise _Declined("a number is not finite")
+        return values
+    if default is None:
+        raise _Declined("a required number is missing")
+    missing = np.asarray(column.is_null())
+    if not np.isfinite(values[~missing]).all():
+        raise _Declined("a number is not finite")
+    values[missing] = default[missing] if isinstance(default, np.ndarray) else default
+    return values
+
+
+def _present(column: pa.Array) -> np.ndarray:
+    return np.asarray(column.is_valid())
+
+
+def _whole(values: np.ndarray, maximum: int, what: str) -> np.ndarray:
+    if ((values < 0) | (values > maximum) | (values != np.floor(values))).any():
+        raise _Declined(f"{what} out of range")
+    return values.astype(np.int64)
+
+
+def _texts(column: pa.Array, default: str) -> pa.Array:
+    return pc.fill_null(column, default)
+
+
+def _part(batch: pa.RecordBatch, first: int, memory_mb: float, vcores: float) -> _Part:
+    """The jobs and tasks of one parsed block; `first` is its first job's record number."""
+    col = dict(zip(batch.schema.names, batch.columns, strict=True))
+    n = batch.num_rows
+    ids = col["job.id"]
+    if ids.null_count:
+        default_ids = pa.array([f"job_{first + k}" for k in range(n)], pa.string())
+        ids = pc.if_else(ids.is_null(), default_ids, ids)
+    copies = _whole(_numbers(col["job.count"], 1.0), MAX_COUNT, "job.count")
+    if (copies > 1).any():
+        raise _Declined("job.count above 1")
+    start_ms = _numbers(col["job.start.ms"], None)
+    end_ms = _numbers(col["job.end.ms"], np.nan)
+    am_memory = _numbers(col["am.memory-mb"], _numbers(col["am.memory"], 1024.0))
+    am_vcores = _numbers(col["am.vcores"], 1.0)
+    lists = col["job.tasks"]
+    if lists.null_count:
+        raise _Declined("a job without job.tasks")
+    lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64)
+    if (lengths == 0).any():
+        raise _Declined("a job with an empty job.tasks")
+    flat = pc.list_flatten(lists)
+    if flat.null_count:
+        raise _Declined("a null task")
+    task = {name: flat.field(name) for name in _TASK.names}
+    stage = _stage_codes(task["container.type"])
+    has_start, has_end = _present(task["container.start.ms"]), _present(task["container.end.ms"])
+    t_start = _numbers(task["container.start.ms"], np.nan)
+    t_end = _numbers(task["container.end.ms"], np.nan)
+    fallback = _numbers(task["container.duration.ms"], _numbers(task["duration.ms"], np.nan))
+    timed_task = has_start & has_end
+    duration = np.where(timed_task, t_end - t_start, fallback)
+    if np.isnan(duration).any() or (duration < 0).any():
+        raise _Declined("a task without a duration, or ending before it starts")
+    memory = _numbers(task["container.memory-mb"], _numbers(task["container.memory"], memory_mb))
+    cores = _numbers(task["container.vcores"], vcores)
+    default_priority = np.where(stage == _MAP, 20.0, 10.0)
+    priority = np.trunc(_numbers(task["container.priority"], default_priority))
+    if ((priority < -(2.0**31)) | (priority >= 2.0**31)).any():
+        raise _Declined("a priority outside a Java int")
+    count = _whole(_numbers(task["count"], 1.0), MAX_COUNT, "count")
+    task_job = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    # A job is timed when every one of its task definitions has a start and an end.
+    untimed_per_job = np.bincount(task_job, weights=~timed_task, minlength=n)
+    timed = untimed_per_job == 0
+    rows = np.repeat(np.arange(len(flat), dtype=np.int64), count)
+    task_job = task_job[rows]
+    stage = stage[rows]
+    return _Part(
+        job_id=ids,
+        queue=_queues(col["job.queue.name"]),
+        user=_texts(col["job.user"], "default"),
+        start_ms=start_ms,
+        end_ms=end_ms,
+        am_memory=am_memory,
+        am_vcores=am_vcores,
+        timed=timed,
+        task_job=task_job,
+        stage=stage,
+        number=_numbers_within(task_job, stage, n),
+        start=t_start[rows] / 1000.0,
+        end=t_end[rows] / 1000.0,
+        duration=duration[rows] / 1000.0,
+        memory=memory[rows],
+        vcores=cores[rows],
+        priority=priority[rows].astype(np.int64),
+        host=_texts(task["container.host"], "").take(pa.array(rows)),
+    )
+
+
+def _stage_codes(column: pa.Array) -> np.ndarray:
+    """Index in `STAGES` of each task's container.type (null: map); another name declines."""
+    encoded = pc.dictionary_encode(pc.fill_null(column, "map"))
+    names = encoded.dictionary.to_pylist()
+    if any(name not in MAPREDUCE_STAGE_ORDER for name in names):
+        raise _Declined("a container.type that is not a MapReduce stage")
+    lookup = np.array([STAGES.index(name) for name in names], dtype=np.int8)
+    return lookup[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def _queues(column: pa.Array) -> pa.Array:
+    """Full queue paths, each distinct recorded name normalised once."""
+    encoded = pc.dictionary_encode(pc.fill_null(column, "default"))
+    paths = pa.array([normalize_queue(q) for q in encoded.dictionary.to_pylist()], pa.string())
+    return paths.take(encoded.indices)
+
+
+def _numbers_within(task_job: np.ndarray, stage: np.ndarray, n_jobs: int) -> np.ndarray:
+    """Each task's 0-based number among its job's tasks of the same stage, in file order."""
+    number = np.zeros(len(task_job), dtype=np.int64)
+    for code in np.unique(stage):
+        mask = stage == code
+        running = np.cumsum(mask)  # tasks of this stage up to and including each row
+        before_job = np.zeros(n_jobs + 1, dtype=np.int64)
+        # Count of this stage's tasks in jobs before each job: from the job start rows.
+        per_job = np.bincount(task_job[mask], minlength=n_jobs)
+        before_job[1:] = np.cumsum(per_job)
+        number[mask] = running[mask] - 1 - before_job[task_job[mask]]
+    return number
+
+
+def _tables(parts: list[_Part]) -> SlsTables:
+    """Concatenate the blocks' arrays into the reader's four DataFrames."""
+    offsets = np.cumsum([0] + [len(p.start_ms) for p in parts])
+    job_id = pa.concat_arrays([p.job_id for p in parts])
+    queue = pa.concat_arrays([p.queue for p in parts])
+    user = pa.concat_arrays([p.user for p in parts])
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts])
+
+    submit_s = cat("start_ms") / 1000.0
+    timed = cat("timed")
+    task_job = np.concatenate([p.task_job + off for p, off in zip(parts, offsets, strict=False)])
+    stage = cat("stage")
+    start, end = cat("start"), cat("end")
+    task_timed = timed[task_job]
+    all_timed = bool(timed.all())
+    n_jobs = len(submit_s)
+    # Launch: a timed job's first task start (NaN for a job none of whose tasks remain).
+    launch = np.full(n_jobs, np.inf)
+    np.fmin.at(launch, task_job, start)
+    launch[~timed | np.isinf(launch)] = np.nan
+
+    task_job_id = job_id.take(pa.array(task_job))
+    stage_names = pa.array(STAGES, pa.string()).take(pa.array(stage.astype(np.int64)))
+    letters = pa.array([s[0] for s in STAGES], pa.string()).take(pa.array(stage.astype(np.int64)))
+    numbers = pc.utf8_lpad(pa.array(cat("number")).cast(pa.string()), 6, padding="0")
+    task_id = pc.binary_join_element_wise(task_job_id, letters, numbers, "_")
+    jobs = pd.DataFrame(
+        {
+            "job_id": _strings(job_id),
+            "queue": _strings(queue),
+            "submit_s": submit_s,
+            "user": _strings(user),
+            "am_memory_mb": cat("am_memory"),
+            "am_vcores": cat("am_vcores"),
+        }
+    )
+    schedule_jobs = pd.DataFrame(
+        {
+            "job_id": _strings(job_id),
+            "queue": _strings(queue),
+            "submit_s": submit_s,
+            "launch_s": launch,
+            "finish_s": cat("end_ms") / 1000.0,
+            "user": _strings(user),
+        }
+    )
+    memory, vcores = cat("memory"), cat("vcores")
+    states = pa.array(["", "SUCCEEDED"], pa.string()).take(pa.array(task_timed.astype(np.int64)))
+    tasks = pd.DataFrame(
+        {
+            "job_id": _strings(task_job_id),
+            "task_id": _strings(task_id),
+            "stage": _strings(stage_names),
+            "duration_s": cat("duration"),
+            "memory_mb": memory,
+            "vcores": vcores,
+            "priority": cat("priority"),
+            "observed_start_s": np.where(task_timed, start, np.nan),
+            "observed_finish_s": np.where(task_timed, end, np.nan),
+            "observed_state": _strings(states),
+        }
+    )
+    if all_timed:
+        attempts = pd.DataFrame(
+            {
+                "job_id": tasks["job_id"],
+                "task_id": tasks["task_id"],
+                "attempt_id": _strings(pc.binary_join_element_wise(task_id, "0", "_")),
+                "stage": tasks["stage"],
+                "start_s": start,
+                "finish_s": end,
+                "memory_mb": memory,
+                "vcores": vcores,
+                "node": _strings(pa.concat_arrays([p.host for p in parts])),
+            }
+        )
+    else:
+        attempts = pd.DataFrame()
+    return SlsTables(jobs, schedule_jobs, tasks, attempts, all_timed)
+
+
+def _strings(values: pa.Array | pa.ChunkedArray) -> pd.arrays.ArrowStringArray:
+    """An Arrow string array as a pandas ``string`` column, without a Python str per row."""
+    return pd.array(values, dtype="string")
