@@ -125,8 +125,21 @@ def check_references(
     target: str,
     key: str,
 ) -> None:
-    """Raise if `frame[column]` names an id not in `known`."""
-    bad = np.flatnonzero(~frame[column].isin(known).to_numpy())
+    """Raise if `frame[column]` names an id not in `known`.
+
+    String ids are looked up in Arrow: pandas' ``isin`` on Arrow strings makes a Python
+    str of every known id and hashes each row as one.
+    """
+    values = frame[column]
+    if isinstance(values.dtype, pd.StringDtype) and isinstance(
+        getattr(known, "dtype", None), pd.StringDtype
+    ):
+        strings = pa.array(values.array, type=pa.large_string(), from_pandas=True)
+        keys = pa.array(known.array, type=pa.large_string(), from_pandas=True)  # type: ignore[union-attr]
+        found = pc.is_in(strings, value_set=keys).fill_null(False)
+        bad = np.flatnonzero(~found.to_numpy(zero_copy_only=False))
+    else:
+        bad = np.flatnonzero(~values.isin(known).to_numpy())
     if bad.size:
         raise ValidationError(
             f"{table}.{column}: unknown {target} {frame[column].iloc[bad[0]]!r} "

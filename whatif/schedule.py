@@ -74,7 +74,7 @@ class Schedule:
         check_references(
             attempts,
             "job_id",
-            jobs["job_id"].to_numpy(),
+            jobs["job_id"],
             table="schedule.attempts",
             target="job",
             key="attempt_id",

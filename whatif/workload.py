@@ -146,7 +146,17 @@ def sort_rows(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         tied &= (before == after).to_numpy(dtype=bool)
     if (ordered | tied).all():
         return frame.reset_index(drop=True)
-    return frame.sort_values(keys, kind="stable").reset_index(drop=True)
+    # Arrow's stable multi-key sort orders strings natively (pandas factorizes them into
+    # categoricals first); NaN and missing values go last, as with pandas' na_position.
+    columns = {}
+    for key in keys:
+        values = frame[key]
+        if isinstance(values.dtype, pd.StringDtype):
+            columns[key] = pa.array(values.array, type=pa.large_string(), from_pandas=True)
+        else:
+            columns[key] = pa.array(values.to_numpy())
+    order = pc.sort_indices(pa.table(columns), sort_keys=[(k, "ascending") for k in keys])
+    return frame.take(order.to_numpy()).reset_index(drop=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,7 +190,7 @@ class Workload:
         check_unique(tasks, ["task_id"], table="tasks")
         check_numeric(jobs, "submit_s", table="jobs", key="job_id")
         check_references(
-            tasks, "job_id", jobs["job_id"].to_numpy(), table="tasks", target="job", key="task_id"
+            tasks, "job_id", jobs["job_id"], table="tasks", target="job", key="task_id"
         )
         check_numeric(tasks, "duration_s", table="tasks", key="task_id", minimum=0.0)
         check_numeric(tasks, "memory_mb", table="tasks", key="task_id", minimum=0.0)
