@@ -68,9 +68,9 @@ def write_sls(path: Path, tasks: int, *, pretty: bool = False) -> tuple[int, int
         end_ms=np.round(t["finish_s"].to_numpy() * 1000).astype(np.int64),
     )
     per_job: dict[str, list[tuple]] = {}
-    for row in t[["job_id", "stage", "start_ms", "end_ms", "memory_mb", "vcores", "priority"]].itertuples(
-        index=False
-    ):
+    for row in t[
+        ["job_id", "stage", "start_ms", "end_ms", "memory_mb", "vcores", "priority"]
+    ].itertuples(index=False):
         per_job.setdefault(row[0], []).append(row[1:])
     sjobs = trace.observed.jobs.set_index("job_id")
     span_ms = int(math.ceil(float(sjobs["finish_s"].max()) - float(sjobs["submit_s"].min()))) * 1000
