@@ -23,6 +23,7 @@ import logging
 import os
 import shutil
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -91,6 +92,23 @@ def write_native(
         Replace an existing native trace at `path` (otherwise an existing path is an
         error). A path that exists but is not a native trace is never replaced.
     """
+    return write_native_stream([trace], path, kind=kind, overwrite=overwrite)
+
+
+def write_native_stream(
+    traces: Iterable[Trace],
+    path: str | os.PathLike[str],
+    *,
+    kind: Literal["parquet", "csv"] = "parquet",
+    overwrite: bool = False,
+) -> Path:
+    """Write consecutive pieces of one trace (e.g. a reader's blocks) as one native trace.
+
+    Each piece's tables are appended as they come (Parquet row groups, CSV rows), so
+    memory holds one piece at a time. The observed schedule is kept only if every
+    piece has one. Format and notes are the first piece's (plus later new notes).
+    Reading the result validates the whole trace (ids unique across pieces).
+    """
     target = Path(path)
     if kind not in _KINDS:
         raise TraceFormatError(f"{target}: native kind must be 'parquet' or 'csv', got {kind!r}")
@@ -102,40 +120,80 @@ def write_native(
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.parent / f".{target.name}.tmp-{uuid.uuid4().hex[:12]}"
     staging.mkdir()
+    writers: dict[str, _TableWriter] = {}
     try:
+        source_format, notes, observed, pieces = "", [], True, 0
+        for trace in traces:
+            if pieces == 0:
+                source_format = trace.format
+            notes += [n for n in trace.notes if n not in notes]
+            observed &= trace.observed is not None
+            pieces += 1
+            for name, frame in _tables(trace).items():
+                if name not in writers:
+                    writers[name] = _TableWriter(staging / f"{name}.{kind}", kind, frame)
+                writers[name].append(frame)
+        if pieces == 0:
+            raise TraceFormatError(f"{target}: nothing to write (no trace pieces)")
         meta: dict[str, object] = {
             "format": NATIVE_FORMAT_NAME,
             "version": NATIVE_VERSION,
             "kind": kind,
-            "source_format": trace.format,
-            "notes": list(trace.notes),
+            "source_format": source_format,
+            "notes": notes,
             "tables": {},
         }
-        for name, frame in _tables(trace).items():
-            file = f"{name}.{kind}"
-            _write_table(frame, staging / file, kind)
+        for name, writer in writers.items():
+            writer.close()
+            if not observed and name in ("schedule_jobs", "attempts"):
+                writer.file.unlink()
+                continue
             meta["tables"][name] = {  # type: ignore[index]
-                "file": file,
-                "rows": len(frame),
-                "columns": {str(c): _dtype_name(frame[c].dtype) for c in frame.columns},
+                "file": writer.file.name,
+                "rows": writer.rows,
+                "columns": writer.columns,
             }
         (staging / "trace.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         _replace_dir(staging, target)
     except BaseException:
+        for writer in writers.values():
+            writer.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
     logger.info("wrote native %s trace %s", kind, target)
     return target
 
 
-def _write_table(frame: pd.DataFrame, file: Path, kind: str) -> None:
-    if kind == "parquet":
-        table = pa.Table.from_pandas(frame, preserve_index=False)
-        pq.write_table(table, file, compression="zstd")
-    else:
-        frame.to_csv(file, index=False)
-    with open(file, "rb") as handle:
-        os.fsync(handle.fileno())
+class _TableWriter:
+    """Appends frames of one table to a Parquet (row groups) or CSV file, fsynced on close."""
+
+    def __init__(self, file: Path, kind: str, first: pd.DataFrame) -> None:
+        self.file, self.kind, self.rows = file, kind, 0
+        self.columns = {str(c): _dtype_name(first[c].dtype) for c in first.columns}
+        self._parquet: pq.ParquetWriter | None = None
+        self._closed = False
+
+    def append(self, frame: pd.DataFrame) -> None:
+        if list(frame.columns) != list(self.columns):
+            raise TraceFormatError(f"{self.file}: a piece has other columns than the first")
+        if self.kind == "parquet":
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if self._parquet is None:
+                self._parquet = pq.ParquetWriter(self.file, table.schema, compression="zstd")
+            self._parquet.write_table(table.cast(self._parquet.schema))
+        else:
+            frame.to_csv(self.file, index=False, mode="a", header=self.rows == 0)
+        self.rows += len(frame)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._parquet is not None:
+            self._parquet.close()
+        if self.file.exists():
+            with open(self.file, "rb") as handle:
+                os.fsync(handle.fileno())
 
 
 def _replace_dir(staging: Path, target: Path) -> None:

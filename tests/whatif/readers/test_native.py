@@ -90,7 +90,7 @@ def test_native_without_schedule_writes_two_tables(tmp_path):
 def test_failed_write_leaves_nothing_behind(tmp_path):
     """A write that fails half-way leaves no directory, temporary or final."""
     with (
-        mock.patch("whatif.readers.native._write_table", side_effect=OSError("disk full")),
+        mock.patch("whatif.readers.native._TableWriter.append", side_effect=OSError("disk full")),
         pytest.raises(OSError),
     ):
         write_native(_trace(), tmp_path / "t")
