@@ -16,9 +16,12 @@ and names ``path:line:col`` of what it does not.
 
 from __future__ import annotations
 
+import io
 import logging
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -75,6 +78,10 @@ class _Declined(Exception):
     """The fast path does not take this input; the precise path reads it."""
 
 
+class SlsDeclined(Exception):
+    """`iter_sls_blocks` met input only the precise path reads (the message says what)."""
+
+
 @dataclass(frozen=True)
 class SlsTables:
     """The four tables the SLS reader builds, and whether every task had start and end."""
@@ -113,33 +120,79 @@ class _Part:
 def read_sls_tables(path: Path, *, memory_mb: float, vcores: float) -> SlsTables | None:
     """The SLS tables of `path`, or None when the precise path must read it (see module doc)."""
     try:
+        parts = list(_parts(path, memory_mb=memory_mb, vcores=vcores))
+    except _Declined as error:
+        logger.debug("%s: fast SLS path declined (%s); reading precisely", path, error)
+        return None
+    return _tables(parts) if parts else None
+
+
+def iter_sls_blocks(
+    path: Path, *, memory_mb: float, vcores: float, progress: Callable[[int], None] | None = None
+) -> Iterator[SlsTables]:
+    """The SLS tables of `path` one parsed block (a few MB of the file) at a time.
+
+    `progress` is called with the bytes of the file read so far. Raises `SlsDeclined`
+    when the fast path does not take the file; blocks already yielded stay valid.
+    """
+    try:
+        for part in _parts(path, memory_mb=memory_mb, vcores=vcores, progress=progress):
+            yield _tables([part])
+    except _Declined as error:
+        raise SlsDeclined(str(error)) from None
+
+
+class _Counting(io.RawIOBase):
+    """A read-only file that reports how many bytes were read from it."""
+
+    def __init__(self, handle: BinaryIO, progress: Callable[[int], None]) -> None:
+        self.handle, self.progress, self.done = handle, progress, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        n = self.handle.readinto(buffer)
+        self.done += n or 0
+        self.progress(self.done)
+        return n or 0
+
+
+def _parts(
+    path: Path,
+    *,
+    memory_mb: float,
+    vcores: float,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[_Part]:
+    """Parse `path` block by block into `_Part`s; `_Declined` when the fast path cannot."""
+    try:
         with open(path, "rb") as handle:
             head = handle.read(4096).lstrip()
-    except OSError:
-        return None
+    except OSError as error:
+        raise _Declined(str(error)) from None
     if head[:1] != b"{":
-        return None  # a top-level array, or not JSON at all
+        raise _Declined("not concatenated objects (a top-level array, or not JSON)")
     parse = pj.ParseOptions(
         explicit_schema=SCHEMA, newlines_in_values=True, unexpected_field_behavior="ignore"
     )
-    parts: list[_Part] = []
     first = 1
     try:
-        reader = pj.open_json(
-            path,
-            read_options=pj.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
-            parse_options=parse,
-        )
-        for batch in reader:
-            if batch.num_rows:
-                parts.append(_part(batch, first, float(memory_mb), float(vcores)))
-                first += batch.num_rows
-    except (pa.ArrowException, OSError, _Declined) as error:
-        logger.debug("%s: fast SLS path declined (%s); reading precisely", path, error)
-        return None
-    if not parts:
-        return None
-    return _tables(parts)
+        with open(path, "rb") as raw:
+            source = _Counting(raw, progress) if progress is not None else raw
+            reader = pj.open_json(
+                source,
+                read_options=pj.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
+                parse_options=parse,
+            )
+            for batch in reader:
+                if batch.num_rows:
+                    yield _part(batch, first, float(memory_mb), float(vcores))
+                    first += batch.num_rows
+    except (pa.ArrowException, OSError) as error:
+        raise _Declined(" ".join(str(error).split())) from None
+    if first == 1:
+        raise _Declined("no job objects")
 
 
 def _numbers(column: pa.Array, default: float | np.ndarray | None) -> np.ndarray:
