@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-import numpy as np
-
 from tempo.errors import RMError, TempoError
+from tempo.gain import MinGain, QSChange, meaningful_gains
 from tempo.journal import Journal, file_sha256
+from tempo.qs import format_value
 from tempo.templates import QSTemplate, constraints, objectives, qs_vector
 from whatif.allocation import (
     AllocationDocument,
@@ -283,11 +283,14 @@ class TuningLoop:
         Length of the observed window (seconds).
     tolerance : Tolerance
         Noise allowed before an observed QS counts as worse (rollback).
-    min_improvement : float
+    min_gain : MinGain, optional
         A step must be predicted no worse on any OPTIMIZE objective, keep every
         constraint that holds (and not worsen a violated one), and improve some
-        objective or violated constraint by this fraction (relative, or absolutely
-        when the current value is 0).
+        objective or violated constraint by this much, relative AND absolute (1% and
+        1 s / 0.5 points by default, as ``tempo optimize``); a violated constraint
+        predicted met again always counts.
+    min_improvement : float
+        The relative part alone, with no absolute floor (used when `min_gain` is None).
     dry_run : bool
         Show what would be applied; never write.
     recover : callable ``(journal, path)``, optional
@@ -310,6 +313,7 @@ class TuningLoop:
         window_s: float = 2700.0,
         tolerance: Tolerance = Tolerance(),
         min_improvement: float = 0.01,
+        min_gain: MinGain | None = None,
         dry_run: bool = False,
         recover: Callable[[Journal, str], object] | None = None,
         clock: Callable[[], float] = time.time,
@@ -324,6 +328,7 @@ class TuningLoop:
         self.window_s = window_s
         self.tolerance = tolerance
         self.min_improvement = min_improvement
+        self.min_gain = min_gain
         self.dry_run = dry_run
         self.recover = recover
         self.clock = clock
@@ -335,6 +340,8 @@ class TuningLoop:
             raise TempoError(f"window_s: expected a number of seconds > 0, got {self.window_s!r}")
         if not (math.isfinite(self.min_improvement) and self.min_improvement >= 0):
             raise TempoError(f"min_improvement: expected >= 0, got {self.min_improvement!r}")
+        if self.min_gain is not None and not isinstance(self.min_gain, MinGain):
+            raise TempoError(f"min_gain: expected a MinGain, got {self.min_gain!r}")
         if not isinstance(self.tolerance, Tolerance):
             raise TempoError(f"tolerance: expected a Tolerance, got {self.tolerance!r}")
         if not self.templates:
@@ -604,7 +611,7 @@ class TuningLoop:
                 it, "rejected", f"{held}the step does not predict an improvement: {verdict}", base
             )
         changes = "; ".join(describe_change(d) for d in diff[:8]) + (
-            "; ..." if len(diff) > 8 else ""
+            f"; and {len(diff) - 8} more" if len(diff) > 8 else ""
         )
         why = (
             f"{held}predicted {gains}, no objective worse, constraints kept; moves {step.distance:.3f} "
@@ -621,49 +628,75 @@ class TuningLoop:
         base["config_sha256"] = file_sha256(self.path_)
         return self._finish(it, "accepted", why, base)
 
+    def gain_floor(self) -> MinGain:
+        """The minimum meaningful gain in force (`min_gain`, else `min_improvement` alone)."""
+        if self.min_gain is not None:
+            return self.min_gain
+        return MinGain(relative=self.min_improvement, seconds=0.0, fraction=0.0)
+
     def _judge(self, step: Step) -> tuple[str, str]:
         """('' or why the step is not an improvement, the predicted gains as text).
 
         An improvement: no OPTIMIZE objective predicted worse, no constraint that
         holds now predicted broken, no violated constraint predicted further off,
-        and some objective (or violated constraint) better by `min_improvement`.
+        and some objective (or violated constraint) better by `gain_floor` (relative
+        and absolute, `tempo.gain.meaningful_gains`).
         """
         before, after = step.predicted_current, step.predicted
         exact = Tolerance(relative=1e-9, absolute=1e-12)
-        goals = {f"{full_path(q)}:{m.label}": None for q, m, _ in objectives(self.templates)}
-        limits = [(f"{full_path(q)}:{m.label}", r) for q, m, r in constraints(self.templates)]
+        units = {f"{full_path(q)}:{m.label}": m.unit for q, m, _ in objectives(self.templates)}
+        goals = dict.fromkeys(units)
+        limits = [(f"{full_path(q)}:{m.label}", m, r) for q, m, r in constraints(self.templates)]
         problems = [
             f"{r} predicted worse"
             for r in regressions({k: before.get(k, math.nan) for k in goals}, after, exact)
         ]
-        candidates = list(goals)
-        for label, threshold in limits:
+        changes = [
+            QSChange(
+                label,
+                units[label],
+                math.inf,
+                before.get(label, math.nan),
+                after.get(label, math.nan),
+            )
+            for label in goals
+        ]
+        for label, metric, threshold in limits:
             old, new = before.get(label, math.nan), after.get(label, math.nan)
             if math.isnan(old) or math.isnan(new):
                 continue
+            units.setdefault(label, metric.unit)
             if old <= threshold and new > threshold:
                 problems.append(f"{Regression(label, old, new)} would break its constraint")
             elif old > threshold:
                 if new > old + exact.allowance(old):
                     problems.append(f"{Regression(label, old, new)}: a violated constraint worse")
-                candidates.append(label)
+                changes.append(QSChange(label, metric.unit, threshold, old, new))
         if problems:
             return "; ".join(problems), ""
-        gains = []
-        for label in dict.fromkeys(candidates):
-            old, new = before.get(label, math.nan), after.get(label, math.nan)
-            if math.isnan(old) or math.isnan(new):
-                continue
-            needed = self.min_improvement * abs(old) if old else self.min_improvement
-            if old - new > max(needed, exact.allowance(old)):
-                gains.append(str(Regression(label, old, new)))
+        floor = self.gain_floor()
+        gains = [
+            c
+            for c in meaningful_gains(changes, floor)
+            if c.before - c.after > exact.allowance(c.before)
+        ]
         if not gains:
+            best = max(
+                (c for c in changes if not (math.isnan(c.before) or math.isnan(c.after))),
+                key=lambda c: c.before - c.after,
+                default=None,
+            )
+            closest = (
+                f"; best: {_qs_change(best)}"
+                if best is not None and best.after < best.before
+                else ""
+            )
             return (
-                f"no objective predicted better by more than {self.min_improvement:.1%} "
+                f"no objective predicted better by at least {floor}{closest} "
                 f"(the step moved {step.distance:.3f})",
                 "",
             )
-        return "", "; ".join(gains)
+        return "", "; ".join(_qs_change(c) for c in gains)
 
     def _apply(self, document: AllocationDocument, it: int) -> ApplyResult | str:
         try:
@@ -746,16 +779,18 @@ def _sha256(data: bytes) -> str:
 
 
 def describe_change(diff: SettingDiff) -> str:
-    """``queue setting: old -> new`` with values for people (resources in MB and vcores)."""
-    return f"{diff.queue} {diff.setting}: {describe_value(diff.old)} -> {describe_value(diff.new)}"
+    """``queue element: old -> new`` in allocation-file syntax (``minResources: 40960 mb,
+    40 vcores``, ``never`` for an unset timeout), as ``tempo optimize`` and ``config diff``
+    print it."""
+    return diff.describe().replace("  ", " ", 1)
 
 
-def describe_value(value: object) -> str:
-    """A setting's value for people: numbers to 6 significant digits, resources with units."""
-    if isinstance(value, float | np.floating):
-        value = float(value)
-        return "never" if value == math.inf else f"{value:.6g}"
-    memory, vcores = getattr(value, "memory_mb", None), getattr(value, "vcores", None)
-    if memory is not None and vcores is not None:
-        return f"{memory:.6g} MB, {vcores:.6g} vcores"
-    return str(value)
+def _qs_change(change: QSChange) -> str:
+    """``root.a:QS_AJR 120.0s -> 100.0s (-16.67%)``: a predicted QS change with its unit."""
+    relative = (
+        f" ({(change.after - change.before) / abs(change.before):+.2%})" if change.before else ""
+    )
+    return (
+        f"{change.label} {format_value(change.before, change.unit)} -> "
+        f"{format_value(change.after, change.unit)}{relative}"
+    )

@@ -13,6 +13,7 @@ import pytest
 from rm.fake_rm import FakeServer, Reply
 
 from tempo.errors import TempoError
+from tempo.gain import MinGain
 from tempo.journal import MemoryJournal, SQLiteJournal, file_sha256
 from tempo.loop import (
     Regression,
@@ -202,7 +203,7 @@ def test_an_improving_step_is_applied_and_journalled_as_accepted(allocation):
     ).iterate()
     assert report.decision == "accepted"
     assert _weight(AllocationDocument.from_file(allocation)) == 2.0
-    assert LABEL in report.reason and "100 -> 50" in report.reason
+    assert LABEL in report.reason and "100.0s -> 50.0s" in report.reason
     (it,) = journal.iterations()
     assert it.decision == "accepted" and it.config_sha256 == file_sha256(allocation)
     assert it.observed_qs == {LABEL: 100.0} and it.predicted_qs == {LABEL: 50.0}
@@ -559,3 +560,43 @@ def test_a_workload_shift_in_the_emulated_rm_rolls_the_step_back(tmp_path):
     assert second.decision == "rolled_back" and "40 -> 120" in second.reason
     assert config.read_bytes() == WEIGHTED and rm.allocation_sha256 == file_sha256(config)
     assert [a.outcome for a in journal.applies()] == ["confirmed", "confirmed"]
+
+
+@pytest.mark.parametrize(
+    ("min_gain", "decision"),
+    [
+        (MinGain(), "rejected"),  # 0.5 s is under the 1 s floor though 5% is over 1%
+        (MinGain(relative=0.01, seconds=0.1), "accepted"),
+        (MinGain(relative=0.10, seconds=0.1), "rejected"),  # 5% is under 10%
+    ],
+)
+def test_a_step_must_clear_the_relative_and_the_absolute_minimum_gain(
+    allocation, min_gain, decision
+):
+    """A predicted AJR of 10 s -> 9.5 s (-5%, -0.5 s) is a step only when both floors
+    allow it; the reason says the floor in force and the best gain, with units."""
+    stepper = DoublingStepper(model=lambda w: 10.0 if w == 1.0 else 9.5)
+    report = _loop(
+        allocation, FakeCluster(allocation, lambda w: 10.0), stepper=stepper, min_gain=min_gain
+    ).iterate()
+    assert report.decision == decision, report.reason
+    if decision == "rejected":
+        assert f"no objective predicted better by at least {min_gain}" in report.reason
+        assert f"best: {LABEL} 10.0s -> 9.5s (-5.00%)" in report.reason
+    else:
+        assert f"predicted {LABEL} 10.0s -> 9.5s (-5.00%)" in report.reason
+
+
+def test_the_reason_names_settings_in_allocation_file_syntax(allocation):
+    """Resources as the file writes them (``mb``/``vcores``), elements by their names."""
+    stepper = DoublingStepper()
+    stepper.candidate_bytes = lambda data: data.replace(
+        b"<weight>2.0</weight>",
+        b"<weight>2.0</weight><minResources>1024 mb, 1 vcores</minResources>",
+    )
+    report = _loop(
+        allocation, FakeCluster(allocation, lambda w: 100 / w), stepper=stepper
+    ).iterate()
+    assert report.decision == "accepted", report.reason
+    assert "root.engineer minResources: " in report.reason and "1024 mb, 1 vcores" in report.reason
+    assert "min_resources" not in report.reason and "MB" not in report.reason
