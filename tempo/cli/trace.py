@@ -95,5 +95,13 @@ def _render(s: TraceSummary) -> str:
             f"{d.stage:<24} {d.tasks:>10,} {d.mean_s:>9.1f} {d.p50_s:>9.1f} {d.p90_s:>9.1f} "
             f"{d.p99_s:>9.1f} {d.max_s:>9.1f}"
         )
+    if s.slots is not None:
+        lines += [
+            "",
+            f"cluster seen: {s.slots['trackers']} TaskTracker(s), at most "
+            f"{s.slots['map_slots_per_tracker']} map and {s.slots['reduce_slots_per_tracker']} "
+            "reduce attempt(s) at once on one",
+            f"  --cluster {s.slots['cluster']}",
+        ]
     lines += [f"note: {n}" for n in s.notes]
     return "\n".join(lines)

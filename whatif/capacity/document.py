@@ -1,0 +1,342 @@
+"""A Hadoop configuration file (``capacity-scheduler.xml``) as written: `ConfigurationDocument`.
+
+Hadoop's ``Configuration`` reads ``<configuration>`` with ``<property>`` children, each
+holding ``<name>``, ``<value>`` and optionally ``<final>`` and ``<description>``. A
+document keeps the file's exact bytes; `ConfigurationDocument.set` rewrites only the
+text of one ``<value>`` (or adds one ``<property>`` indented like the file's others,
+or removes one), so a file read and written unchanged is byte-identical.
+
+Parsing reuses the allocation model's safe XML reader (`whatif.allocation.xml_io`:
+no entities, no DTDs, no network, a size limit) and its element locator.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from lxml import etree
+
+from whatif.allocation.xml_io import (
+    MAX_FILE_BYTES,
+    Span,
+    XMLSyntaxProblem,
+    element_spans,
+    parse_xml,
+    text_encoding,
+)
+from whatif.errors import AllocationError
+
+logger = logging.getLogger(__name__)
+
+#: The characters XML counts as white space.
+_XML_SPACE = " \t\r\n"
+
+
+class CapacityConfigError(AllocationError):
+    """A Capacity Scheduler configuration is malformed, refused, or cannot be edited."""
+
+
+@dataclass(frozen=True)
+class Property:
+    """One ``<property>`` element.
+
+    ``name`` is the trimmed ``<name>`` text (None when missing); ``raw`` the ``<value>``
+    text exactly as written (None when there is no ``<value>``), which Hadoop's
+    ``Configuration.get`` returns untrimmed. ``element`` indexes the document's
+    elements; ``value_element`` the ``<value>`` child's.
+    """
+
+    name: str | None
+    raw: str | None
+    final: bool
+    line: int
+    element: int
+    value_element: int | None
+
+    @property
+    def value(self) -> str | None:
+        """The value as Hadoop's numeric getters read it (``getTrimmed``)."""
+        return None if self.raw is None else self.raw.strip()
+
+
+class ConfigurationDocument:
+    """A parsed Hadoop configuration file: source bytes, properties in order, unknown elements.
+
+    ``properties`` lists every ``<property>`` in document order (repeats included);
+    `get` returns the one Hadoop uses (the last, unless an earlier one is final).
+    ``unknown`` holds the lines of top-level elements other than ``<property>``.
+    """
+
+    def __init__(self, data: bytes, *, source: str = "<bytes>") -> None:
+        if not isinstance(data, bytes | bytearray):
+            raise CapacityConfigError(
+                f"{source}: expected the file's bytes, got {type(data).__name__}"
+            )
+        self._data = bytes(data)
+        self.source = source
+        self.tree = parse_xml(self._data, source)
+        encoding, bom = text_encoding(self._data)
+        try:
+            text = self._data[len(bom) :].decode(encoding)
+        except (LookupError, UnicodeDecodeError) as error:
+            raise XMLSyntaxProblem(source, 1, f"cannot decode as {encoding}: {error}") from None
+        spans = element_spans(text)
+        elements = list(self.tree.iter(etree.Element))
+        if [etree.QName(e).localname for e in elements] != [
+            s.tag.rpartition(":")[2] for s in spans
+        ]:
+            raise CapacityConfigError(f"{source}: could not locate the elements in the file text")
+        self._text, self._encoding, self._bom = text, encoding, bom
+        self._spans: tuple[Span, ...] = tuple(spans)
+        self._index = {element: i for i, element in enumerate(elements)}
+        self.root_tag = self.tree.tag if isinstance(self.tree.tag, str) else ""
+        self.line = self.tree.sourceline or 1
+        properties, unknown = [], []
+        if self.root_tag == "configuration":
+            for child in self.tree:
+                if not isinstance(child.tag, str):
+                    continue
+                if child.tag == "property":
+                    properties.append(self._read_property(child))
+                else:
+                    unknown.append((child.tag, child.sourceline or 0))
+        self.properties: tuple[Property, ...] = tuple(properties)
+        self.unknown: tuple[tuple[str, int], ...] = tuple(unknown)
+        self._effective = _effective(self.properties)
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> ConfigurationDocument:
+        """Read and parse a configuration file; errors name ``path:line``."""
+        return cls(read_config_bytes(path), source=str(path))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, source: str = "<bytes>") -> ConfigurationDocument:
+        return cls(data, source=source)
+
+    def to_bytes(self) -> bytes:
+        """The file's bytes: identical to the input unless made by `set`."""
+        return self._data
+
+    def _read_property(self, element: etree._Element) -> Property:
+        name = value = None
+        final = False
+        value_element = None
+        for child in element:
+            if not isinstance(child.tag, str):
+                continue
+            text = "".join(child.itertext())
+            if child.tag == "name":
+                name = text.strip()
+            elif child.tag == "value":
+                value, value_element = text, self._index[child]
+            elif child.tag == "final":
+                final = text.strip() == "true"
+        # Hadoop also reads the attribute form <property name=".." value=".."/>.
+        if name is None and element.get("name") is not None:
+            name = element.get("name", "").strip()
+        if value is None and element.get("value") is not None:
+            value = element.get("value")
+        return Property(
+            name, value, final, element.sourceline or 0, self._index[element], value_element
+        )
+
+    # ----------------------------------------------------------------- reading
+    @property
+    def is_configuration(self) -> bool:
+        return self.root_tag == "configuration"
+
+    @property
+    def values(self) -> Mapping[str, Property]:
+        """The property Hadoop uses for each name."""
+        return self._effective
+
+    def get(self, name: str) -> Property | None:
+        return self._effective.get(name)
+
+    def value(self, name: str) -> str | None:
+        """The raw value Hadoop reads for `name` (None when unset)."""
+        found = self._effective.get(name)
+        return None if found is None else found.raw
+
+    def names(self) -> Iterator[str]:
+        return iter(self._effective)
+
+    def __repr__(self) -> str:
+        return f"ConfigurationDocument({self.source!r}, {len(self.properties)} properties)"
+
+    # ----------------------------------------------------------------- editing
+    def set(self, name: str, value: str | None) -> ConfigurationDocument:
+        """A new document with property `name` set to `value` (None removes it).
+
+        Only the ``<value>`` text changes (its surrounding whitespace kept); a property
+        not in the file is added after the last property sharing the longest dotted
+        prefix with `name`, laid out like the file's other properties.
+        """
+        current = self._effective.get(name)
+        if value is not None and any(c in value for c in "\x00"):
+            raise CapacityConfigError(f"{name}: a value cannot contain NUL characters")
+        if current is None:
+            if value is None:
+                return self
+            return self._add(name, value)
+        if value is None:
+            start, end = _line_bounds(self._text, *self._bounds(current.element))
+            return self._reparse(self._text[:start] + self._text[end:])
+        if current.value_element is None:
+            raise CapacityConfigError(
+                f"{self.source}:{current.line}: property {name} has no <value> element to change"
+            )
+        span = self._spans[current.value_element]
+        escaped = _escape(value)
+        text = self._text
+        if span.self_closing:
+            opening = text[span.start : span.end].rstrip("/> \t\r\n")
+            new = f"{opening}>{escaped}</{span.tag}>"
+            return self._reparse(text[: span.start] + new + text[span.end :])
+        inner = text[span.start_end : span.end_start]
+        if "<" in inner or not inner.strip(_XML_SPACE):
+            start, end = span.start_end, span.end_start
+        else:
+            start = span.start_end + len(inner) - len(inner.lstrip(_XML_SPACE))
+            end = span.start_end + len(inner.rstrip(_XML_SPACE))
+        return self._reparse(text[:start] + escaped + text[end:])
+
+    def _bounds(self, element: int) -> tuple[int, int]:
+        span = self._spans[element]
+        return span.start, span.end
+
+    def _add(self, name: str, value: str) -> ConfigurationDocument:
+        text = self._text
+        newline = "\r\n" if "\r\n" in text else "\n"
+        named = [p for p in self.properties if p.name]
+        anchor = _anchor(named, name)
+        block = self._property_block(name, value, newline)
+        if anchor is None:
+            root = self._spans[0]
+            if root.self_closing:
+                opening = text[root.start : root.end].rstrip("/> \t\r\n")
+                new = f"{opening}>{newline}{block}{newline}</{root.tag}>"
+                return self._reparse(text[: root.start] + new + text[root.end :])
+            before = text[root.start_end : root.end_start]
+            keep = before.rstrip(_XML_SPACE)
+            position = root.start_end + len(keep)
+            return self._reparse(
+                text[:position] + newline + block + newline + text[root.end_start :]
+            )
+        end = self._spans[anchor.element].end
+        separator = newline + (newline if self._blank_between() else "")
+        return self._reparse(text[:end] + separator + block + text[end:])
+
+    def _blank_between(self) -> bool:
+        """Whether the file separates consecutive properties with a blank line."""
+        spans = [self._spans[p.element] for p in self.properties]
+        for first, second in zip(spans, spans[1:], strict=False):
+            between = self._text[first.end : second.start]
+            if "<" not in between and between.count("\n") >= 2:
+                return True
+        return False
+
+    def _property_block(self, name: str, value: str, newline: str) -> str:
+        """``<property>`` text for a new property, in the layout of the file's first one."""
+        text = self._text
+        own, child, one_line = "  ", "    ", False
+        if self.properties:
+            first = self.properties[0]
+            span = self._spans[first.element]
+            own = _indent_before(text, span.start) or ""
+            children = [s for s in self._spans[first.element + 1 :] if s.start < span.end_start]
+            if children:
+                inner_indent = _indent_before(text, children[0].start)
+                if inner_indent is None:
+                    one_line = True
+                else:
+                    child = inner_indent
+            elif not span.self_closing:
+                child = own + "  "
+        name_el = f"<name>{_escape(name)}</name>"
+        value_el = f"<value>{_escape(value)}</value>"
+        if one_line:
+            return f"{own}<property>{name_el}{value_el}</property>"
+        return (
+            f"{own}<property>{newline}{child}{name_el}{newline}{child}{value_el}{newline}"
+            f"{own}</property>"
+        )
+
+    def _reparse(self, text: str) -> ConfigurationDocument:
+        data = self._bom + text.encode(self._encoding)
+        return ConfigurationDocument(data, source=self.source)
+
+
+def _effective(properties: tuple[Property, ...]) -> Mapping[str, Property]:
+    """Hadoop's rule: a later property overrides an earlier one unless that one is final."""
+    chosen: dict[str, Property] = {}
+    for prop in properties:
+        if not prop.name:
+            continue
+        earlier = chosen.get(prop.name)
+        if earlier is not None and earlier.final:
+            continue
+        chosen[prop.name] = prop
+    return MappingProxyType(chosen)
+
+
+def _anchor(properties: list[Property], name: str) -> Property | None:
+    """The last property sharing the longest dotted prefix with `name` (None: no properties)."""
+    if not properties:
+        return None
+    parts = name.split(".")
+    best, best_length = properties[-1], -1
+    for prop in properties:
+        other = (prop.name or "").split(".")
+        common = 0
+        for a, b in zip(parts, other, strict=False):
+            if a != b:
+                break
+            common += 1
+        if common >= best_length:
+            best, best_length = prop, common
+    return best
+
+
+def read_config_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a configuration file, refusing anything over the size limit."""
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise XMLSyntaxProblem(
+                str(file),
+                1,
+                f"file is {size} bytes; configuration files are limited to {MAX_FILE_BYTES}",
+            )
+        return file.read_bytes()
+    except OSError as error:
+        raise CapacityConfigError(
+            f"{file}: cannot read configuration file: {error.strerror}"
+        ) from error
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _indent_before(text: str, position: int) -> str | None:
+    line_start = text.rfind("\n", 0, position) + 1
+    before = text[line_start:position]
+    return before if not before.strip() else None
+
+
+def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen [start, end) to whole lines when the element is alone on its lines."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end + 1
+    if not text[line_start:start].strip() and not text[end:line_end].strip():
+        return line_start, line_end
+    return start, end
