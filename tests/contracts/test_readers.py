@@ -15,6 +15,7 @@ from whatif.readers import READERS, detect_format, read_trace, write_native
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 HADOOP = DATA / "hadoop"
+TRACES = Path(__file__).resolve().parents[2] / "traces"
 
 
 def _swim_head(tmp: Path) -> list[Path]:
@@ -27,6 +28,15 @@ def _swim_head(tmp: Path) -> list[Path]:
 def _native(tmp: Path) -> list[Path]:
     trace = read_trace(HADOOP / "sls" / "inputsls.json")
     return [write_native(trace, tmp / "n-parquet"), write_native(trace, tmp / "n-csv", kind="csv")]
+
+
+def _hadoop1(tmp: Path) -> list[Path]:
+    """The bundled history file, and a history directory holding it (without its NOTICE)."""
+    (history,) = (TRACES / "hadoop1").glob("job_*")
+    directory = tmp / "hadoop1-history"
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy(history, directory / history.name)
+    return [history, directory]
 
 
 #: Reader name -> function(tmp_path) -> fixture paths (files or directories).
@@ -43,6 +53,7 @@ FIXTURES = {
         + [HADOOP / "rest"]
     ),
     "swim": _swim_head,
+    "hadoop1": _hadoop1,
 }
 
 

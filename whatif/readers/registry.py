@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 from whatif.errors import TraceFormatError
 from whatif.readers.base import SNIFF_BYTES, TraceReader
+from whatif.readers.hadoop1_history import Hadoop1HistoryReader
 from whatif.readers.jhist import JhistReader
 from whatif.readers.native import NativeReader, write_native
 from whatif.readers.rest_dump import RestDumpReader
@@ -30,6 +31,7 @@ READERS: Mapping[str, type[TraceReader]] = MappingProxyType(
     {
         "native": NativeReader,
         "jhist": JhistReader,
+        "hadoop1": Hadoop1HistoryReader,
         "rumen": RumenReader,
         "sls": SlsReader,
         "rest": RestDumpReader,

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from whatif.readers.registry import read_trace
+from whatif.readers.slots import observed_slots
 from whatif.trace import Trace
 
 #: Quantiles reported for task durations.
@@ -63,6 +64,9 @@ class TraceSummary:
     per_queue: tuple[QueueSummary, ...]
     durations: tuple[DurationSummary, ...]
     notes: tuple[str, ...]
+    #: Hadoop 1 history only: trackers and slots seen (`whatif.readers.slots`), with
+    #: the ``--cluster`` spec they imply.
+    slots: dict | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (NaN becomes None)."""
@@ -151,6 +155,10 @@ def summarize(trace: Trace) -> TraceSummary:
         if np.isfinite(finishes).any():
             last_finish = float(np.nanmax(finishes))
     first, last = trace.workload.span_s if len(jobs) else (math.nan, math.nan)
+    slots = None
+    if trace.format == "hadoop1" and trace.observed is not None:
+        seen = observed_slots(trace.observed.attempts)
+        slots = None if seen is None else seen.to_dict()
     return TraceSummary(
         source=str(trace.source) if trace.source is not None else "",
         format=trace.format,
@@ -168,6 +176,7 @@ def summarize(trace: Trace) -> TraceSummary:
         per_queue=per_queue,
         durations=tuple(durations),
         notes=trace.notes,
+        slots=slots,
     )
 
 

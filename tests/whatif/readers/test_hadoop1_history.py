@@ -1,0 +1,185 @@
+"""Hadoop 1 job history reader (issue 21): the real hRaven sample, hand-written edge cases, slots."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from tempo.cli import cli
+from whatif import TraceFormatError
+from whatif.cluster import Cluster
+from whatif.readers import detect_format, read_trace
+from whatif.readers.hadoop1_history import parse_record
+from whatif.readers.slots import observed_slots
+
+SAMPLE_DIR = Path(__file__).resolve().parents[3] / "traces" / "hadoop1"
+SAMPLE = SAMPLE_DIR / "job_201311192236_3583_1386370578196_user1_Sleep+job"
+
+J = "job_201401010000_0001"
+T = "task_201401010000_0001"
+A = "attempt_201401010000_0001"
+
+
+def _history(*records: str) -> str:
+    return "\n".join(['Meta VERSION="1" .', *records]) + "\n"
+
+
+def _job(extra: str = "") -> str:
+    return f'Job JOBID="{J}" JOBNAME="n" USER="u" SUBMIT_TIME="1000000" {extra}.'
+
+
+def _attempt(kind: str, task: str, n: int, start: int, finish: int, tracker: str, status="SUCCESS"):
+    record = "MapAttempt" if task[0] in "ms" else "ReduceAttempt"
+    letter = "m" if record == "MapAttempt" else "r"
+    ids = f'TASK_TYPE="{kind}" TASKID="{T}_{letter}_{task[1:]}" TASK_ATTEMPT_ID="{A}_{letter}_{task[1:]}_{n}"'
+    return [
+        f'{record} {ids} START_TIME="{start}" TRACKER_NAME="tracker_{tracker}:localhost/127\\.0\\.0\\.1:1" .',
+        f'{record} {ids} TASK_STATUS="{status}" FINISH_TIME="{finish}" HOSTNAME="/rack1/{tracker}" .',
+    ]
+
+
+def test_real_hraven_sample_is_read_with_every_stage_tracker_and_shuffle_time():
+    trace = read_trace(SAMPLE)
+    job = trace.workload.jobs.iloc[0]
+    assert (job["job_id"], job["queue"], job["user"], job["name"]) == (
+        "job_201311192236_3583",
+        "root.default",
+        "user1",
+        "Sleep job",
+    )
+    assert job["submit_s"] == pytest.approx(1386370578.196)
+    tasks = trace.workload.tasks.set_index("task_id")
+    assert tasks["stage"].tolist() == ["setup", "map", "reduce", "cleanup"]
+    reduce = tasks.loc["task_201311192236_3583_r_000000"]
+    assert reduce["shuffle_finish_s"] == pytest.approx(1386370592.353)
+    assert reduce["sort_finish_s"] == pytest.approx(1386370592.378)
+    assert reduce["duration_s"] == pytest.approx(592.528 - 585.208)
+    attempts = trace.observed.attempts.set_index("attempt_id")
+    assert (
+        attempts.loc["attempt_201311192236_3583_r_000000_0", "node"] == "localhost/127.0.0.1:8888"
+    )
+    assert set(attempts["host"]) == {"localhost"} and set(attempts["state"]) == {"SUCCEEDED"}
+    observed_job = trace.observed.jobs.iloc[0]
+    assert observed_job["state"] == "SUCCEEDED"
+    assert observed_job["finish_s"] == pytest.approx(1386370594.884)
+
+
+def test_file_and_directory_are_detected():
+    assert detect_format(SAMPLE) == "hadoop1"
+    assert detect_format(SAMPLE_DIR) == "hadoop1"
+
+
+def test_escaped_quotes_dots_and_multiline_values():
+    """\\" \\. \\= \\\\ unescape; a value may span lines, even one ending in '.'."""
+    kind, values = parse_record(
+        'Job JOBID="j" JOBNAME="say \\"hi\\" \\. a\\=b \\\\ end" ERROR="line one.\nline two" .',
+        "f:1",
+    )
+    assert kind == "Job"
+    assert values["JOBNAME"] == 'say "hi" . a=b \\ end'
+    assert values["ERROR"] == "line one.\nline two"
+
+
+def test_multiline_error_and_failed_killed_attempts(tmp_path):
+    path = tmp_path / "h"
+    ids = f'TASK_TYPE="MAP" TASKID="{T}_m_000000" TASK_ATTEMPT_ID="{A}_m_000000_0"'
+    path.write_text(
+        _history(
+            _job('JOB_QUEUE="etl" '),
+            f'Task TASKID="{T}_m_000000" TASK_TYPE="MAP" START_TIME="1000500" .',
+            f'MapAttempt {ids} START_TIME="1001000" TRACKER_NAME="tracker_h1:x" .',
+            f'MapAttempt {ids} TASK_STATUS="FAILED" FINISH_TIME="1002000" ERROR="boom.\n\tat x\\.y\n" .',
+            *_attempt("MAP", "m000000", 1, 1003000, 1005000, "h2", "KILLED"),
+            *_attempt("MAP", "m000000", 2, 1003000, 1006000, "h1"),
+        )
+    )
+    trace = read_trace(path)
+    assert trace.workload.queues == ["root.etl"]
+    attempts = trace.observed.attempts.set_index("attempt_id")
+    assert attempts["state"].tolist() == ["FAILED", "KILLED", "SUCCEEDED"]
+    assert attempts.loc[f"{A}_m_000000_0", "node"] == "h1:x"
+    assert trace.workload.tasks.iloc[0]["duration_s"] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        (f'Job JOBID="{J}" JOBNAME=unquoted .', 'Job: expected KEY="value"'),
+        (f'Job JOBID="{J}" JOBNAME="unterminated .', "a quoted value is never closed"),
+        (f'Job JOBID="{J}" JOBNAME="a\\(b" .', "Job JOBNAME: illegal escape"),
+        (f'Job JOBID="{J}" SUBMIT_TIME="soon" .', "Job SUBMIT_TIME: expected a time in ms"),
+        ('Jub JOBID="x" .', "unknown record type 'Jub'"),
+        (f'Task TASKID="{T}_m_000000" TASK_TYPE="SHUFFLE" .', "TASK_TYPE: expected one of MAP"),
+        ('Task TASK_TYPE="MAP" .', "Task: missing TASKID"),
+    ],
+)
+def test_bad_record_names_path_line_and_key(tmp_path, record, message):
+    path = tmp_path / "bad"
+    path.write_text(_history(_job(), record))
+    with pytest.raises(TraceFormatError, match=message) as caught:
+        read_trace(path, format="hadoop1")
+    assert str(caught.value).startswith(f"{path}:3: ")
+
+
+def test_first_record_must_be_meta_version_1(tmp_path):
+    path = tmp_path / "old"
+    path.write_text('Meta VERSION="0" .\n' + _job() + "\n")
+    with pytest.raises(TraceFormatError, match=r":1: expected the first record to be Meta"):
+        read_trace(path, format="hadoop1")
+
+
+def test_unfinished_record_at_end_of_file(tmp_path):
+    path = tmp_path / "cut"
+    path.write_text(_history(_job())[:-3])
+    with pytest.raises(TraceFormatError, match=r"cut:2: record does not end .*file ends first"):
+        read_trace(path, format="hadoop1")
+
+
+def test_directory_pool_from_the_job_conf_and_other_files_skipped(tmp_path):
+    (tmp_path / f"jt_1_{J}_u_n").write_text(_history(_job('JOB_QUEUE="default" ')))
+    (tmp_path / f"jt_1_{J}_conf.xml").write_text(
+        "<configuration><property><name>mapred.fairscheduler.pool</name>"
+        "<value>deadline</value></property></configuration>"
+    )
+    (tmp_path / "notes.txt").write_text("not a history file")
+    assert detect_format(tmp_path) == "hadoop1"
+    assert read_trace(tmp_path).workload.queues == ["root.deadline"]
+
+
+def test_observed_slots_hand_computed():
+    """Tracker a: 2 maps overlap (setup counts as a map slot), 1 reduce; b: back-to-back maps."""
+    rows = [
+        # task, stage, start, finish, node
+        (f"{T}_m_000003", "setup", 0.0, 5.0, "a"),
+        (f"{T}_m_000000", "map", 2.0, 10.0, "a"),
+        (f"{T}_r_000000", "reduce", 3.0, 20.0, "a"),
+        (f"{T}_m_000001", "map", 0.0, 4.0, "b"),
+        (f"{T}_m_000002", "map", 4.0, 8.0, "b"),  # starts when the other ends: no overlap
+        (f"{T}_r_000001", "reduce", 1.0, math.nan, ""),  # no node: not counted
+    ]
+    frame = pd.DataFrame(rows, columns=["task_id", "stage", "start_s", "finish_s", "node"])
+    seen = observed_slots(frame)
+    assert (seen.trackers, seen.map_slots, seen.reduce_slots) == (2, 2, 1)
+    assert dict(seen.per_tracker) == {"a": (2, 1), "b": (1, 0)}
+    assert seen.spec == "map-slots=4,reduce-slots=2"
+    assert Cluster.parse(seen.spec).slot_pools == {"map": 4, "reduce": 2}
+
+
+def test_trace_inspect_shows_the_cluster_spec():
+    runner = CliRunner()
+    result = runner.invoke(cli, ["trace", "inspect", str(SAMPLE_DIR)])
+    assert result.exit_code == 0, result.output
+    assert "4 TaskTracker(s)" in result.output
+    assert "--cluster map-slots=4,reduce-slots=4" in result.output
+    result = runner.invoke(cli, ["trace", "inspect", str(SAMPLE), "--json"])
+    assert json.loads(result.output)["slots"] == {
+        "trackers": 4,
+        "map_slots_per_tracker": 1,
+        "reduce_slots_per_tracker": 1,
+        "cluster": "map-slots=4,reduce-slots=4",
+    }

@@ -1,0 +1,455 @@
+"""Hadoop 1 (JobTracker) job history files: the text format that begins ``Meta VERSION="1" .``.
+
+The JobTracker writes one file per job into its history directory (next to the
+job's ``*_conf.xml``). Each record is a type and ``KEY="value"`` pairs ending in
+`` .``, one record a line unless a value holds a newline (an ``ERROR`` stack trace)::
+
+    Meta VERSION="1" .
+    Job JOBID="job_201311192236_3583" JOBNAME="Sleep job" USER="user1" SUBMIT_TIME="1386370578196" JOB_QUEUE="default" .
+    Task TASKID="task_..._m_000002" TASK_TYPE="SETUP" START_TIME="..." SPLITS="" .
+    MapAttempt TASK_TYPE="SETUP" TASKID="..." TASK_ATTEMPT_ID="attempt_..." START_TIME="..." TRACKER_NAME="tracker_host:..." .
+    ReduceAttempt ... TASK_STATUS="SUCCESS" SHUFFLE_FINISHED="..." SORT_FINISHED="..." FINISH_TIME="..." HOSTNAME="/rack/host" .
+
+Values escape ``"``, ``=``, ``.`` and ``\\`` with a backslash (Hadoop 1's
+``JobHistory.charsToEscape``); they are unescaped as ``StringUtils.unEscapeString``
+does, and a backslash before any other character is an error, as it is in Hadoop.
+A record continues over lines until a line ends in ``.`` outside a quoted value.
+
+What is read: the job (``Job``: submit, launch and finish times, status, name, user,
+``JOB_QUEUE``), every task (``Task``: type MAP, REDUCE, SETUP or CLEANUP) and every
+attempt (``MapAttempt``/``ReduceAttempt``: start, finish, status SUCCESS, FAILED or
+KILLED, the TaskTracker, the host, and a reduce's ``SHUFFLE_FINISHED`` and
+``SORT_FINISHED``). The attempt's ``node`` is its TaskTracker (``TRACKER_NAME``
+without the ``tracker_`` prefix), which is what holds the slots; ``host`` (from
+``HOSTNAME``, rack dropped) is kept as an extra column. A job's queue is its
+Fair Scheduler pool ``mapred.fairscheduler.pool`` when the job's ``*_conf.xml``
+lies beside the history file and sets it, else ``JOB_QUEUE``, else ``default``.
+Slots have no size, so tasks take the options ``map_memory_mb``,
+``reduce_memory_mb`` and ``vcores`` (stated in the trace notes).
+
+A directory is read as every file in it that begins with ``Meta VERSION="1"``, in
+name order (``*_conf.xml`` and other files are skipped).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+
+from whatif.errors import TraceFormatError, WhatifError
+from whatif.readers.base import TraceReader, normalize_queue
+from whatif.readers.columns import TableBuilder
+from whatif.readers.hadoop_ids import job_of_task, task_of_attempt
+from whatif.readers.jhist import ATTEMPT_TABLE, SCHEDULE_JOB_TABLE, TASK_TABLE
+from whatif.schedule import Schedule
+from whatif.trace import Trace
+from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
+
+MAGIC = b'Meta VERSION="1" .'
+
+#: Hadoop 1 task types -> workload stage.
+STAGES = {"MAP": "map", "REDUCE": "reduce", "SETUP": "setup", "CLEANUP": "cleanup"}
+#: Attempt and task statuses -> schedule states.
+STATES = {"SUCCESS": "SUCCEEDED", "FAILED": "FAILED", "KILLED": "KILLED"}
+#: Record types of ``JobHistory.RecordTypes``.
+RECORD_TYPES = ("Meta", "Jobtracker", "Job", "Task", "MapAttempt", "ReduceAttempt")
+#: Characters a value escapes (``JobHistory.charsToEscape``) plus the escape itself.
+ESCAPED = frozenset('"=.\\')
+
+JOB_TABLE = {
+    "job_id": "string",
+    "queue": "string",
+    "submit_s": "float64",
+    "user": "string",
+    "name": "string",
+}
+HADOOP1_ATTEMPT_TABLE = {**ATTEMPT_TABLE, "host": "string"}
+
+_PAIR = re.compile(r'\s*(\w+)="((?:[^"\\]|\\.)*)"', re.DOTALL)
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_NAN = math.nan
+
+
+@dataclass
+class _Attempt:
+    job_id: str
+    task_id: str
+    stage: str
+    start_s: float = _NAN
+    finish_s: float = _NAN
+    state: str = "RUNNING"
+    node: str = ""
+    host: str = ""
+    shuffle_s: float = _NAN
+    sort_s: float = _NAN
+
+
+@dataclass
+class _Job:
+    job_id: str
+    line: int
+    submit_s: float = _NAN
+    launch_s: float = _NAN
+    finish_s: float = _NAN
+    state: str = "RUNNING"
+    user: str = "unknown"
+    name: str = ""
+    queue: str = ""
+    tasks: dict[str, dict] = field(default_factory=dict)
+    attempts: dict[str, _Attempt] = field(default_factory=dict)
+
+
+def unescape(value: str, where: str) -> str:
+    """A value as Hadoop 1 unescapes it: ``\\"``, ``\\=``, ``\\.``, ``\\\\``; others are errors."""
+
+    def one(match: re.Match[str]) -> str:
+        char = match.group(1)
+        if char not in ESCAPED:
+            escape = "\\" + char
+            raise TraceFormatError(
+                f"{where}: illegal escape {escape!r} (Hadoop 1 escapes only the characters "
+                '" = . and the backslash)'
+            )
+        return char
+
+    return _ESCAPE.sub(one, value) if "\\" in value else value
+
+
+def parse_record(text: str, where: str) -> tuple[str, dict[str, str]]:
+    """One record's type and unescaped values; `where` (``path:line``) prefixes errors."""
+    body = text.rstrip()
+    if not body.endswith("."):
+        raise TraceFormatError(f"{where}: record does not end in ' .' (got {body[-20:]!r})")
+    kind, _, rest = body[:-1].partition(" ")
+    if kind not in RECORD_TYPES:
+        raise TraceFormatError(
+            f"{where}: unknown record type {kind[:40]!r}; expected one of {', '.join(RECORD_TYPES)}"
+        )
+    values: dict[str, str] = {}
+    position, end = 0, len(rest.rstrip())
+    while position < end:
+        match = _PAIR.match(rest, position)
+        if match is None:
+            found = rest[position:].strip()[:40]
+            raise TraceFormatError(f'{where}: {kind}: expected KEY="value", got {found!r}')
+        key = match.group(1)
+        values[key] = unescape(match.group(2), f"{where}: {kind} {key}")
+        position = match.end()
+    return kind, values
+
+
+def iter_records(path: Path) -> Iterator[tuple[int, str, dict[str, str]]]:
+    """(first line, type, values) of every record in a history file; checks the Meta line."""
+    try:
+        handle = open(path, encoding="utf-8", errors="strict", newline="")
+    except OSError as error:
+        raise TraceFormatError(f"{path}: cannot read ({error.strerror or error})") from error
+    with handle:
+        buffer: list[str] = []
+        start, first = 0, True
+        try:
+            for number, raw in enumerate(handle, start=1):
+                line = raw.strip()
+                if not line and not buffer:
+                    continue
+                if not buffer:
+                    start = number
+                buffer.append(line)
+                if not line.endswith("."):
+                    continue
+                text = "\n".join(buffer)
+                if _ESCAPE.sub("", text).count('"') % 2:
+                    continue  # the "." ends a line inside a quoted value
+                buffer = []
+                kind, values = parse_record(text, f"{path}:{start}")
+                if first and (kind != "Meta" or values.get("VERSION") != "1"):
+                    raise TraceFormatError(
+                        f'{path}:{start}: expected the first record to be Meta VERSION="1" '
+                        "(a Hadoop 1 job history file)"
+                    )
+                first = False
+                yield start, kind, values
+        except UnicodeDecodeError as error:
+            raise TraceFormatError(f"{path}: not UTF-8 text ({error.reason})") from None
+        if buffer:
+            text = "\n".join(buffer)
+            why = (
+                "a quoted value is never closed"
+                if _ESCAPE.sub("", text).count('"') % 2
+                else "the file ends first"
+            )
+            raise TraceFormatError(f"{path}:{start}: record does not end in ' .' ({why})")
+
+
+def is_history_file(path: Path) -> bool:
+    """Whether `path` begins with ``Meta VERSION="1" .`` (cheap; never raises)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+class Hadoop1HistoryReader(TraceReader):
+    """Hadoop 1 JobTracker job history files (``Meta VERSION="1"``), a file or a directory."""
+
+    name = "hadoop1"
+    description = 'Hadoop 1 JobTracker job history (text, Meta VERSION="1")'
+
+    def __init__(
+        self,
+        *,
+        map_memory_mb: float = 1024.0,
+        reduce_memory_mb: float = 1024.0,
+        vcores: float = 1.0,
+    ) -> None:
+        self.map_memory_mb = map_memory_mb
+        self.reduce_memory_mb = reduce_memory_mb
+        self.vcores = vcores
+
+    @classmethod
+    def sniff(cls, path: Path, head: bytes) -> bool:
+        if head.startswith(MAGIC):
+            return True
+        if not path.is_dir():
+            return False
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        return any(is_history_file(p) for p in files[:64])
+
+    def read(self, path: Path) -> Trace:
+        for option in ("map_memory_mb", "reduce_memory_mb", "vcores"):
+            value = getattr(self, option)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise TraceFormatError(
+                    f"{path}: option {option} expects a number >= 0, got {value!r}"
+                )
+        if path.is_dir():
+            files = sorted(p for p in path.iterdir() if p.is_file() and is_history_file(p))
+            if not files:
+                raise TraceFormatError(
+                    f'{path}: directory holds no Hadoop 1 history file (Meta VERSION="1")'
+                )
+        else:
+            files = [path]
+        jobs: dict[str, _Job] = {}
+        for file in files:
+            for job in self._read_file(file):
+                if job.job_id in jobs:
+                    raise TraceFormatError(
+                        f"{file}:{job.line}: job {job.job_id} is also in another file of {path}"
+                    )
+                jobs[job.job_id] = job
+        return self._trace(path, jobs)
+
+    # ------------------------------------------------------------------ parsing
+    def _read_file(self, file: Path) -> list[_Job]:
+        jobs: dict[str, _Job] = {}
+        for line, kind, values in iter_records(file):
+            where = f"{file}:{line}: {kind}"
+            if kind in ("Meta", "Jobtracker"):
+                continue
+            if kind == "Job":
+                job_id = _required(values, "JOBID", where)
+                job = jobs.setdefault(job_id, _Job(job_id, line))
+                _job_record(job, values, where)
+                continue
+            task_id = _required(values, "TASKID", where)
+            job_id = job_of_task(task_id)
+            if job_id is None:
+                raise TraceFormatError(
+                    f"{where} TASKID: expected task_<id>_<job>_m|r_<n>, got {task_id!r}"
+                )
+            job = jobs.setdefault(job_id, _Job(job_id, line))
+            task_type = _required(values, "TASK_TYPE", where)
+            if task_type not in STAGES:
+                raise TraceFormatError(
+                    f"{where} TASK_TYPE: expected one of {', '.join(STAGES)}, got {task_type!r}"
+                )
+            if kind == "Task":
+                task = job.tasks.setdefault(task_id, {"stage": STAGES[task_type]})
+                for key in ("START_TIME", "FINISH_TIME"):
+                    if key in values:
+                        task[key] = _time(values, key, where)
+                if "TASK_STATUS" in values:
+                    task["state"] = STATES.get(values["TASK_STATUS"], "RUNNING")
+                continue
+            attempt_id = _required(values, "TASK_ATTEMPT_ID", where)
+            if task_of_attempt(attempt_id) != task_id:
+                raise TraceFormatError(
+                    f"{where} TASK_ATTEMPT_ID: {attempt_id!r} is not an attempt of {task_id}"
+                )
+            job.tasks.setdefault(task_id, {"stage": STAGES[task_type]})
+            attempt = job.attempts.setdefault(
+                attempt_id, _Attempt(job_id, task_id, STAGES[task_type])
+            )
+            _attempt_record(attempt, values, where)
+        for job in jobs.values():
+            if math.isnan(job.submit_s):
+                raise TraceFormatError(
+                    f"{file}:{job.line}: Job {job.job_id}: no SUBMIT_TIME in any Job record"
+                )
+            job.queue = _pool_from_conf(file, job.job_id) or job.queue
+        return list(jobs.values())
+
+    # ----------------------------------------------------------------- building
+    def _trace(self, path: Path, jobs: dict[str, _Job]) -> Trace:
+        job_rows = TableBuilder(JOB_TABLE)
+        schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
+        tasks = TableBuilder(TASK_TABLE)
+        attempts = TableBuilder(HADOOP1_ATTEMPT_TABLE)
+        memory = {"map": self.map_memory_mb, "reduce": self.reduce_memory_mb}
+        unstarted = 0
+        for job in jobs.values():
+            queue = normalize_queue(job.queue)
+            job_rows.append((job.job_id, queue, job.submit_s, job.user, job.name))
+            schedule_jobs.append(
+                (job.job_id, queue, job.submit_s, job.launch_s, job.finish_s, job.user, job.state)
+            )
+            chosen: dict[str, _Attempt] = {}
+            for attempt_id, a in job.attempts.items():
+                if math.isnan(a.start_s):
+                    a.start_s = a.finish_s
+                    unstarted += 1
+                if math.isnan(a.start_s):
+                    continue  # neither start nor finish: nothing ran that can be placed
+                mem = float(memory.get(a.stage, self.map_memory_mb))
+                attempts.append(
+                    (
+                        a.job_id,
+                        a.task_id,
+                        attempt_id,
+                        a.stage,
+                        a.start_s,
+                        a.finish_s,
+                        mem,
+                        float(self.vcores),
+                        a.state,
+                        False,
+                        False,
+                        a.node,
+                        a.host,
+                    )
+                )
+                best = chosen.get(a.task_id)
+                if best is None or (best.state != "SUCCEEDED" and not math.isnan(a.finish_s)):
+                    chosen[a.task_id] = a
+            for task_id, task in job.tasks.items():
+                stage = task["stage"]
+                a = chosen.get(task_id)
+                if a is not None and not math.isnan(a.finish_s):
+                    start, finish, shuffle, sort = a.start_s, a.finish_s, a.shuffle_s, a.sort_s
+                else:
+                    start = task.get("START_TIME", _NAN)
+                    finish = task.get("FINISH_TIME", _NAN)
+                    shuffle = sort = _NAN
+                duration = finish - start if not (math.isnan(start) or math.isnan(finish)) else 0.0
+                tasks.append(
+                    (
+                        job.job_id,
+                        task_id,
+                        stage,
+                        max(duration, 0.0),
+                        float(memory.get(stage, self.map_memory_mb)),
+                        float(self.vcores),
+                        start,
+                        finish,
+                        task.get("state", "RUNNING"),
+                        shuffle,
+                        sort,
+                    )
+                )
+        notes = [
+            f"Hadoop 1 slots record no size: map {self.map_memory_mb:g} MB, reduce "
+            f"{self.reduce_memory_mb:g} MB, {self.vcores:g} vcore(s) assumed; attempt node = "
+            "TaskTracker",
+        ]
+        if unstarted:
+            notes.append(
+                f"{unstarted} attempt(s) finished without a recorded start; start = finish"
+            )
+        try:
+            workload = Workload(jobs=job_rows.frame(), tasks=tasks.frame())
+            observed = Schedule(jobs=schedule_jobs.frame(), attempts=attempts.frame())
+        except WhatifError as error:
+            raise TraceFormatError(f"{path}: {error}") from error
+        return Trace(
+            workload=workload, observed=observed, source=path, format=self.name, notes=tuple(notes)
+        )
+
+
+def _required(values: dict[str, str], key: str, where: str) -> str:
+    value = values.get(key)
+    if not value:
+        raise TraceFormatError(f"{where}: missing {key}")
+    return value
+
+
+def _time(values: dict[str, str], key: str, where: str) -> float:
+    """A ms timestamp as seconds; ``0`` and ``-1`` (Hadoop's "not set") are NaN."""
+    text = values[key]
+    try:
+        ms = int(text)
+    except ValueError:
+        raise TraceFormatError(f"{where} {key}: expected a time in ms, got {text[:40]!r}") from None
+    return _NAN if ms <= 0 else ms / 1000.0
+
+
+def _job_record(job: _Job, values: dict[str, str], where: str) -> None:
+    for key, attribute in (
+        ("SUBMIT_TIME", "submit_s"),
+        ("LAUNCH_TIME", "launch_s"),
+        ("FINISH_TIME", "finish_s"),
+    ):
+        if key in values:
+            setattr(job, attribute, _time(values, key, where))
+    if "JOB_STATUS" in values:
+        job.state = STATES.get(values["JOB_STATUS"], "RUNNING")
+    for key, attribute in (("USER", "user"), ("JOBNAME", "name"), ("JOB_QUEUE", "queue")):
+        if values.get(key):
+            setattr(job, attribute, values[key])
+
+
+def _attempt_record(attempt: _Attempt, values: dict[str, str], where: str) -> None:
+    for key, attribute in (
+        ("START_TIME", "start_s"),
+        ("FINISH_TIME", "finish_s"),
+        ("SHUFFLE_FINISHED", "shuffle_s"),
+        ("SORT_FINISHED", "sort_s"),
+    ):
+        if key in values:
+            setattr(attempt, attribute, _time(values, key, where))
+    if "TASK_STATUS" in values:
+        status = values["TASK_STATUS"]
+        if status not in STATES:
+            raise TraceFormatError(
+                f"{where} TASK_STATUS: expected SUCCESS, FAILED or KILLED, got {status!r}"
+            )
+        attempt.state = STATES[status]
+    if values.get("TRACKER_NAME"):
+        attempt.node = values["TRACKER_NAME"].removeprefix("tracker_")
+    if values.get("HOSTNAME"):
+        attempt.host = values["HOSTNAME"].rstrip("/").rpartition("/")[2]
+
+
+def _pool_from_conf(history: Path, job_id: str) -> str | None:
+    """``mapred.fairscheduler.pool`` from the job's ``*<job_id>_conf.xml`` beside `history`."""
+    for conf in sorted(history.parent.glob(f"*{job_id}_conf.xml")):
+        try:
+            parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+            root = etree.parse(str(conf), parser).getroot()
+        except (OSError, etree.XMLSyntaxError) as error:
+            raise TraceFormatError(f"{conf}: cannot read the job configuration ({error})") from None
+        for prop in root.iter("property"):
+            if (prop.findtext("name") or "").strip() == "mapred.fairscheduler.pool":
+                value = (prop.findtext("value") or "").strip()
+                if value:
+                    return value
+    return None
