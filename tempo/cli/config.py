@@ -7,7 +7,7 @@ import math
 import click
 import pandas as pd
 
-from tempo.cli import exitcodes
+from tempo.cli import config_capacity, exitcodes
 from tempo.cli.options import (
     cluster_option,
     emit_json,
@@ -28,6 +28,7 @@ from whatif.allocation import (
 from whatif.allocation.assign import apply_assignments
 from whatif.allocation.effective import Resources
 from whatif.allocation.summary import queue_table
+from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
 
 _VERSION = click.option(
@@ -42,7 +43,11 @@ _FILE = click.Path(exists=True, dir_okay=False)
 
 @click.group()
 def config() -> None:
-    """Validate, show, change and compare allocation files (fair-scheduler.xml)."""
+    """Validate, show, change and compare allocation files (fair-scheduler.xml or
+    capacity-scheduler.xml), and convert one to the other."""
+
+
+config.add_command(config_capacity.convert_command)
 
 
 def _resources(spec: str | None) -> Resources | None:
@@ -63,6 +68,8 @@ def validate_command(
     """Check FILE as Hadoop would; print each problem as FILE: line N: message.
 
     Exit status 1 when Hadoop would refuse the file (an error); warnings alone exit 0."""
+    if is_capacity_scheduler(file):
+        return config_capacity.validate_file(file, _resources(cluster_spec), as_json)
     issues = validate(file, hadoop_version=hadoop_version, cluster=_resources(cluster_spec))
     invalid = any(issue.severity == "error" for issue in issues)
     if as_json:
@@ -107,6 +114,8 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
 
     With --hadoop-version 1, the pools' slot settings (minMaps/minReduces,
     maxMaps/maxReduces, maxRunningJobs) and, with a slot --cluster, their fair shares."""
+    if is_capacity_scheduler(file):
+        return config_capacity.show_file(file, _resources(cluster_spec), as_json)
     cluster = Cluster.parse(cluster_spec) if cluster_spec else None
     if hadoop_version == 1 and cluster is not None and not cluster.slots:
         raise click.BadParameter(
@@ -159,6 +168,8 @@ def set_command(
 ) -> None:
     """Write OUTPUT: FILE with only the given settings changed (byte-identical without --set)."""
     refuse_overwrite([output], force=force, option="-o")
+    if is_capacity_scheduler(file):
+        return config_capacity.set_file(file, assignments, output, as_json)
     changed = apply_assignments(
         AllocationDocument.from_file(file), assignments, hadoop_version=hadoop_version
     )
@@ -192,6 +203,14 @@ def diff_command(
     as_json: bool,
 ) -> None:
     """Print the semantic differences between allocation files A and B, and their distance."""
+    capacity = [is_capacity_scheduler(f) for f in (a, b)]
+    if all(capacity):
+        return config_capacity.diff_files(a, b, as_json)
+    if any(capacity):
+        raise click.UsageError(
+            "A and B must both be allocation files or both capacity-scheduler.xml "
+            "(tempo config convert turns one into the other)"
+        )
     doc_a, doc_b = AllocationDocument.from_file(a), AllocationDocument.from_file(b)
     diffs = diff_allocations(doc_a, doc_b, hadoop_version=hadoop_version)
     distance = space_distance(

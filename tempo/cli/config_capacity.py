@@ -1,0 +1,221 @@
+"""`tempo config` on Capacity Scheduler files (``capacity-scheduler.xml``), and `config convert`.
+
+`tempo.cli.config` dispatches here when a file is a Hadoop ``<configuration>`` with
+``yarn.scheduler.capacity.`` properties (`whatif.capacity.is_capacity_scheduler`);
+the Fair Scheduler path is unchanged.
+"""
+
+from __future__ import annotations
+
+import click
+
+from tempo.cli import exitcodes
+from tempo.cli.options import emit_json, refuse_overwrite
+from tempo.cli.tables import echo_table
+from whatif.allocation import AllocationDocument
+from whatif.allocation.effective import Resources
+from whatif.capacity import (
+    ConfigurationDocument,
+    apply_assignments,
+    effective_queues,
+    validate,
+    write_capacity,
+)
+from whatif.capacity.convert import convert
+from whatif.capacity.document import CapacityConfigError
+from whatif.errors import AllocationError
+
+_COLUMNS = (
+    "queue",
+    "mode",
+    "capacity",
+    "max",
+    "abs %",
+    "abs max %",
+    "state",
+    "policy",
+    "ulf",
+    "min user %",
+    "am %",
+    "max apps",
+)
+
+
+def validate_file(file: str, cluster: Resources | None, as_json: bool) -> None:
+    """Print FILE's problems as ``FILE: line N: message``; exit 1 on an error."""
+    issues = validate(file, cluster=cluster)
+    invalid = any(issue.severity == "error" for issue in issues)
+    if as_json:
+        emit_json(
+            {
+                "schema": "tempo.config.validate/1",
+                "file": file,
+                "scheduler": "capacity",
+                "valid": not invalid,
+                "issues": [
+                    {"line": i.line, "severity": i.severity, "message": i.message} for i in issues
+                ],
+            }
+        )
+    else:
+        for issue in issues:
+            prefix = "" if issue.severity == "error" else "warning: "
+            click.echo(
+                f"{file}: line {issue.line}: {prefix}{issue.message}",
+                err=issue.severity != "error",
+            )
+    if invalid:
+        click.get_current_context().exit(exitcodes.NO)
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.4g}"
+    return str(value)
+
+
+def show_file(file: str, cluster: Resources | None, as_json: bool) -> None:
+    """Print the effective queue tree: mode, capacities, state, policy and limits."""
+    queues = effective_queues(ConfigurationDocument.from_file(file), cluster=cluster)
+    records = []
+    for q in queues.values():
+        if q.mode == "weight":
+            capacity: object = f"{_cell(q.weight)}w"
+        elif q.mode == "absolute" and q.min_resources is not None:
+            capacity = f"{_cell(q.min_resources.memory_mb)} mb, {_cell(q.min_resources.vcores)} vc"
+        else:
+            capacity = q.capacity
+        records.append(
+            {
+                "queue": q.path,
+                "mode": q.mode,
+                "capacity": capacity,
+                "max": q.maximum_capacity,
+                "abs %": None if q.absolute_capacity is None else q.absolute_capacity * 100,
+                "abs max %": None
+                if q.absolute_maximum_capacity is None
+                else q.absolute_maximum_capacity * 100,
+                "state": q.state,
+                "policy": q.ordering_policy,
+                "ulf": q.user_limit_factor,
+                "min user %": q.minimum_user_limit_percent,
+                "am %": q.maximum_am_resource_percent * 100,
+                "max apps": q.maximum_applications,
+            }
+        )
+    if as_json:
+        emit_json(
+            {
+                "schema": "tempo.config.show/1",
+                "file": file,
+                "scheduler": "capacity",
+                "queues": records,
+            }
+        )
+        return
+    rows = [[_cell(r[c]) for c in _COLUMNS] for r in records]
+    numeric = [c for c in _COLUMNS if c not in ("queue", "mode", "state", "policy", "capacity")]
+    echo_table(list(_COLUMNS), rows, right=numeric)
+
+
+def set_file(file: str, assignments: tuple[str, ...], output: str, as_json: bool) -> None:
+    """Write OUTPUT: FILE with only the given properties changed."""
+    changed = apply_assignments(ConfigurationDocument.from_file(file), assignments)
+    write_capacity(changed, output)
+    if as_json:
+        emit_json({"schema": "tempo.config.set/1", "output": output, "changed": len(assignments)})
+    else:
+        click.echo(f"wrote {output} ({len(assignments)} setting(s) changed)")
+
+
+def diff_files(a: str, b: str, as_json: bool) -> None:
+    """Print the properties whose values differ between A and B (after Hadoop's override rules)."""
+    doc_a, doc_b = ConfigurationDocument.from_file(a), ConfigurationDocument.from_file(b)
+    names = list(dict.fromkeys([*doc_a.names(), *doc_b.names()]))
+    changes = [
+        (name, doc_a.value(name), doc_b.value(name))
+        for name in names
+        if (doc_a.value(name) or "").strip() != (doc_b.value(name) or "").strip()
+        or (doc_a.value(name) is None) != (doc_b.value(name) is None)
+    ]
+    if as_json:
+        emit_json(
+            {
+                "schema": "tempo.config.diff/1",
+                "a": a,
+                "b": b,
+                "scheduler": "capacity",
+                "changes": [{"property": n, "old": o, "new": v} for n, o, v in changes],
+            }
+        )
+        return
+    if not changes:
+        click.echo("no differences")
+    for name, old, new in changes:
+        click.echo(
+            f"{name}: {'(unset)' if old is None else old.strip()} -> "
+            f"{'(unset)' if new is None else new.strip()}"
+        )
+
+
+@click.command("convert")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="capacity-scheduler.xml to write.",
+)
+@click.option(
+    "--percentage",
+    is_flag=True,
+    help="Capacities as percentages of the parent (default: weights, Nw, as fs2cs).",
+)
+@click.option(
+    "--cluster",
+    "cluster_spec",
+    metavar="SPEC",
+    help="Cluster SPEC; converts absolute maxResources to maximum-capacity.",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing -o file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def convert_command(
+    file: str, output: str, percentage: bool, cluster_spec: str | None, force: bool, as_json: bool
+) -> None:
+    """Convert a Fair Scheduler allocation FILE to a Capacity Scheduler configuration.
+
+    Follows Hadoop's fs2cs mapping; prints what does not carry over (minResources,
+    preemption timeouts, placement policy, ...) and where tempo differs from fs2cs."""
+    from whatif.cluster import Cluster
+
+    refuse_overwrite([output], force=force, option="-o")
+    cluster = None
+    if cluster_spec:
+        parsed = Cluster.parse(cluster_spec)
+        cluster = Resources(parsed.memory_mb, parsed.vcores)
+    try:
+        result = convert(AllocationDocument.from_file(file), percentage=percentage, cluster=cluster)
+    except AllocationError as error:
+        raise CapacityConfigError(f"{file}: cannot convert: {error}") from None
+    doc = ConfigurationDocument.from_bytes(result.to_xml(source=file).encode(), source=output)
+    write_capacity(doc, output)
+    if as_json:
+        emit_json(
+            {
+                "schema": "tempo.config.convert/1",
+                "file": file,
+                "output": output,
+                "properties": len(result.properties),
+                "not_carried": list(result.not_carried),
+                "notes": list(result.notes),
+            }
+        )
+        return
+    click.echo(f"wrote {output} ({len(result.properties)} properties)")
+    for line in result.not_carried:
+        click.echo(f"not carried over: {line}")
+    for line in result.notes:
+        click.echo(f"note: {line}")

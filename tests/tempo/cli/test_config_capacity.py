@@ -1,0 +1,153 @@
+"""`tempo config` on capacity-scheduler.xml, and `tempo config convert` (issue 26)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tempo.cli import cli
+from whatif.capacity import ConfigurationDocument, validate
+
+ROOT = Path(__file__).resolve().parents[3]
+SLS = ROOT / ".." / "shared" / "data" / "hadoop" / "alloc" / "sls-sample-capacity-scheduler.xml"
+P = "yarn.scheduler.capacity."
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+    return lambda *args: runner.invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    body = "".join(
+        f"  <property>\n    <name>{P}{k}</name>\n    <value>{v}</value>\n  </property>\n"
+        for k, v in {"root.queues": "a,b", "root.a.capacity": "60", "root.b.capacity": "40"}.items()
+    )
+    path = tmp_path / "capacity-scheduler.xml"
+    path.write_text(f"<configuration>\n{body}</configuration>\n")
+    return path
+
+
+def test_validate_accepts_a_capacity_scheduler_file(run, sample):
+    result = run("config", "validate", sample)
+    assert result.exit_code == 0, result.output
+    assert "allocations" not in result.output
+
+
+def test_validate_reports_hadoops_error_with_file_and_line(run, sample):
+    sample.write_text(sample.read_text().replace("<value>40<", "<value>50<"))
+    result = run("config", "validate", sample)
+    assert result.exit_code == 1
+    assert f"{sample}: line 2: Illegal capacity sum of 110" in result.output
+    data = json.loads(run("config", "validate", sample, "--json").output)
+    assert data["scheduler"] == "capacity" and data["valid"] is False
+
+
+def test_show_prints_effective_values(run, sample):
+    result = run("config", "show", sample, "--json")
+    queues = {q["queue"]: q for q in json.loads(result.output)["queues"]}
+    assert queues["root.a"]["abs %"] == pytest.approx(60)
+    assert queues["root.a"]["max apps"] == 6000 and queues["root.b"]["policy"] == "fifo"
+
+
+def test_set_changes_one_property_and_refuses_invalid_results(run, sample, tmp_path):
+    out = tmp_path / "out.xml"
+    result = run(
+        "config",
+        "set",
+        sample,
+        "--set",
+        "root.a.capacity=70",
+        "--set",
+        "root.b.capacity=30",
+        "-o",
+        out,
+    )
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == sample.read_text().replace(">60<", ">70<").replace(">40<", ">30<")
+    bad = run("config", "set", sample, "--set", "root.a.capacity=70", "-o", tmp_path / "bad.xml")
+    assert bad.exit_code == 2 and "Illegal capacity sum" in bad.output
+    assert not (tmp_path / "bad.xml").exists()
+    same = run("config", "set", sample, "-o", tmp_path / "same.xml")
+    assert same.exit_code == 0 and (tmp_path / "same.xml").read_bytes() == sample.read_bytes()
+
+
+def test_diff_lists_changed_properties(run, sample, tmp_path):
+    other = tmp_path / "other.xml"
+    other.write_text(sample.read_text().replace(">60<", ">55<").replace(">40<", ">45<"))
+    result = run("config", "diff", sample, other)
+    assert result.exit_code == 0
+    assert f"{P}root.a.capacity: 60 -> 55" in result.output
+    mixed = run("config", "diff", sample, ROOT / "configs" / "two-tenant-expert.xml")
+    assert mixed.exit_code == 2 and "both" in mixed.output
+
+
+def test_fair_scheduler_path_is_unchanged(run):
+    result = run("config", "validate", ROOT / "configs" / "two-tenant-expert.xml")
+    assert result.exit_code == 0
+
+
+@pytest.mark.skipif(not SLS.exists(), reason="shared fixtures not present")
+def test_hadoop_sample_validates(run):
+    assert run("config", "validate", SLS).exit_code == 0
+
+
+@pytest.mark.parametrize("percentage", [False, True])
+def test_convert_fair_to_capacity(run, tmp_path, percentage):
+    out = tmp_path / "cs.xml"
+    args = [
+        "config",
+        "convert",
+        ROOT / "configs" / "six-tenant-expert.xml",
+        "-o",
+        out,
+        "--cluster",
+        "nodes=100,memory-mb=8192,vcores=8",
+        "--json",
+    ]
+    result = run(*args, *(["--percentage"] if percentage else []))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert any("minResources" in line for line in report["not_carried"])
+    assert any("queuePlacementPolicy" in line for line in report["not_carried"])
+    doc = ConfigurationDocument.from_file(out)
+    assert [i for i in validate(doc) if i.severity == "error"] == []
+    assert doc.value(P + "root.queues") == "bi,dev,app,str,mv,etl"
+    # weights 3, 0.5, 2, 2, 1, 2 (total 10.5)
+    assert doc.value(P + "root.bi.capacity") == (
+        "28.570" if percentage else "3w"
+    )  # 100.001 rounded back on the largest
+    assert doc.value(P + "root.mv.ordering-policy") == "fifo"
+    assert doc.value(P + "root.mv.max-parallel-apps") == "8"
+    assert doc.value(P + "root.etl.maximum-am-resource-percent") == "0.2"
+    assert doc.value(P + "root.str.disable_preemption") == "true"
+    assert doc.value(P + "root.dev.maximum-capacity") == "40"  # maxResources 40%
+    assert doc.value(P + "root.etl.maximum-capacity") == "72"  # 589824 mb of 819200
+    assert (
+        doc.value(P + "root.bi.acl_submit_applications") == "svc-tableau,svc-superset bi-analysts"
+    )
+    assert doc.value(P + "maximum-am-resource-percent") == "0.5"
+
+
+def test_convert_refuses_to_overwrite(run, tmp_path):
+    out = tmp_path / "cs.xml"
+    out.write_text("keep")
+    result = run("config", "convert", ROOT / "configs" / "two-tenant-expert.xml", "-o", out)
+    assert result.exit_code == 2 and out.read_text() == "keep"
+
+
+def test_weight_percentages_follow_fs2cs():
+    from decimal import Decimal
+
+    from whatif.capacity.convert import weight_percentages
+
+    assert weight_percentages([1, 1, 1]) == (
+        [Decimal("33.334"), Decimal("33.333"), Decimal("33.333")],
+        False,
+    )
+    assert weight_percentages([5]) == ([Decimal("100.000")], False)
+    assert weight_percentages([0, 0])[1] is True
+    assert sum(weight_percentages([3, 0.5, 2, 2, 1, 2])[0]) == 100

@@ -1,0 +1,272 @@
+"""Fair Scheduler allocation file -> Capacity Scheduler configuration, after Hadoop's ``fs2cs``.
+
+The mapping follows ``FSConfigToCSConfigConverter`` and ``FSQueueConverter``:
+
+=============================  ===============================================================
+Fair Scheduler                 Capacity Scheduler
+=============================  ===============================================================
+queue tree                     ``<path>.queues``
+weight                         ``capacity``: ``Nw`` (weight mode, fs2cs's default) or, with
+                               ``percentage=True``, weight / sum of siblings' weights in
+                               percent to 3 decimals, the rounding remainder on the largest
+                               (``WeightToPercentConverter``); all-zero weights set
+                               ``allow-zero-capacity-sum``
+maxRunningApps                 ``max-parallel-apps`` (running applications, as in fs2cs)
+maxAMShare                     ``maximum-am-resource-percent`` where it differs from the
+                               default (-1, no limit, becomes 1.0)
+queueMaxAMShareDefault         ``yarn.scheduler.capacity.maximum-am-resource-percent``
+schedulingPolicy (leaves)      ``ordering-policy``: fair and drf -> fair, fifo -> fifo; drf
+                               anywhere sets the DominantResourceCalculator
+maxContainerAllocation         ``maximum-allocation-mb`` / ``maximum-allocation-vcores``
+allowPreemptionFrom false      ``disable_preemption`` true
+aclSubmitApps / aclAdminister  ``acl_submit_applications`` / ``acl_administer_queue``
+=============================  ===============================================================
+
+Where tempo goes further than fs2cs (each is said in the report): ``maxResources`` becomes
+``maximum-capacity`` (fs2cs always writes 100 and warns) - a percentage directly, absolute
+resources given the cluster size, relative to the parent's maximum and never below
+the queue's capacity; ``queueMaxAppsDefault``, ``userMaxAppsDefault`` and ``<user>``
+limits become the ``max-parallel-apps`` defaults (fs2cs maps the first to
+``maximum-applications``, which also counts pending applications and rejects
+submissions beyond it); the weight total is the exact sum (fs2cs truncates it to an
+int, which breaks fractional weights). What has no Capacity Scheduler counterpart
+(minResources, preemption timeouts and thresholds, maxChildResources, reservations,
+the placement policy) is listed in the report, not converted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from whatif.allocation.effective import EffectiveQueue, Resources
+from whatif.allocation.model import AllocationDocument
+from whatif.capacity.model import PREFIX
+
+DRF_CALCULATOR = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
+_HUNDRED = Decimal(100).quantize(Decimal("0.001"))
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """The converted properties in order, and what did not carry over (one line each)."""
+
+    properties: tuple[tuple[str, str], ...]
+    not_carried: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    def to_xml(self, *, source: str = "") -> str:
+        """``capacity-scheduler.xml`` text: two-space indentation, one property per block."""
+        lines = ['<?xml version="1.0" encoding="UTF-8"?>']
+        if source:
+            safe = source.replace("--", "- -")
+            lines.append(f"<!-- Converted by tempo config convert from {safe}. -->")
+        lines.append("<configuration>")
+        for name, value in self.properties:
+            escaped = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            lines += [
+                "  <property>",
+                f"    <name>{name}</name>",
+                f"    <value>{escaped}</value>",
+                "  </property>",
+            ]
+        lines.append("</configuration>")
+        return "\n".join(lines) + "\n"
+
+
+def _number(value: float | Decimal) -> str:
+    if isinstance(value, Decimal):  # as BigDecimal.toString writes it: 3 decimals
+        return format(value, "f")
+    return str(int(value)) if float(value).is_integer() else f"{value:.6g}"
+
+
+def weight_percentages(weights: list[float]) -> tuple[list[Decimal], bool]:
+    """Percentages for sibling weights as ``WeightToPercentConverter`` computes them.
+
+    Each is weight / total rounded half-up to 5 decimals, times 100 (3 decimals);
+    when they miss 100 the largest absorbs the difference. All-zero weights give
+    zeros and True (the parent needs ``allow-zero-capacity-sum``).
+    """
+    if len(weights) == 1:
+        return [_HUNDRED], False
+    total = Decimal(repr(sum(weights)))
+    if total == 0:
+        return [Decimal("0.000")] * len(weights), True
+    shares = [
+        (Decimal(repr(w)) / total).quantize(Decimal("0.00001"), ROUND_HALF_UP) * 100
+        for w in weights
+    ]
+    shares = [s.quantize(Decimal("0.001")) for s in shares]
+    difference = _HUNDRED - sum(shares)
+    if difference:
+        largest = max(range(len(shares)), key=lambda i: shares[i])
+        shares[largest] += difference
+    return shares, False
+
+
+def convert(
+    doc: AllocationDocument,
+    *,
+    percentage: bool = False,
+    cluster: Resources | None = None,
+) -> Conversion:
+    """Convert a Fair Scheduler allocation file; `cluster` lets absolute maxResources convert."""
+    allocation = doc.effective()
+    defaults = allocation.defaults
+    props: list[tuple[str, str]] = []
+    lost: list[str] = []
+    notes: list[str] = []
+
+    def put(name: str, value: str) -> None:
+        props.append((PREFIX + name, value))
+
+    am_default = defaults.max_am_share
+    put("maximum-am-resource-percent", _number(1.0 if am_default == -1 else am_default))
+    if defaults.max_running_apps is not None:
+        put("max-parallel-apps", str(defaults.max_running_apps))
+        notes.append(
+            "queueMaxAppsDefault -> yarn.scheduler.capacity.max-parallel-apps (fs2cs writes "
+            "maximum-applications, which also counts pending applications)"
+        )
+    if allocation.user_max_apps_default is not None:
+        put("user.max-parallel-apps", str(allocation.user_max_apps_default))
+    for user, limit in allocation.user_max_apps.items():
+        put(f"user.{user}.max-parallel-apps", str(limit))
+    if any(q.scheduling_policy == "drf" for q in allocation.queues()) or (
+        defaults.scheduling_policy == "drf"
+    ):
+        put("resource-calculator", DRF_CALCULATOR)
+    written = {q.path: q for q in doc.iter_queues()}
+
+    def visit(queue: EffectiveQueue, capacity: float, absolute_max: float) -> None:
+        path = queue.name
+        children = list(queue.children)
+        if children:
+            put(f"{path}.queues", ",".join(c.leaf_name for c in children))
+        element = written.get(path)
+        for fair_name, cs_name in (
+            ("aclSubmitApps", "acl_submit_applications"),
+            ("aclAdministerApps", "acl_administer_queue"),
+        ):
+            setting = element.get(fair_name) if element is not None else None
+            if setting is not None and setting.raw is not None:
+                put(f"{path}.{cs_name}", setting.raw)
+        if path != "root":
+            if queue.max_running_apps is not None and (
+                queue.max_running_apps != defaults.max_running_apps
+            ):
+                put(f"{path}.max-parallel-apps", str(queue.max_running_apps))
+            share = queue.max_am_share
+            if not queue.is_parent and share not in (0.0, am_default, -1.0):
+                put(f"{path}.maximum-am-resource-percent", _number(share))
+            elif not queue.is_parent and share == -1.0 and am_default != -1.0:
+                put(f"{path}.maximum-am-resource-percent", "1")
+            if not queue.is_parent:
+                policy = "fifo" if queue.scheduling_policy == "fifo" else "fair"
+                put(f"{path}.ordering-policy", policy)
+            limit = queue.max_container_allocation
+            if limit.absolute is not None and not math.isinf(limit.absolute.memory_mb):
+                put(f"{path}.maximum-allocation-mb", _number(limit.absolute.memory_mb))
+                put(f"{path}.maximum-allocation-vcores", _number(limit.absolute.vcores))
+            if not queue.allow_preemption_from:
+                put(f"{path}.disable_preemption", "true")
+            _report_lost(queue, lost)
+        if not children:
+            return
+        weights = [c.weight for c in children]
+        percents, zero = weight_percentages(weights)
+        if zero:
+            put(f"{path}.allow-zero-capacity-sum", "true")
+        total = sum(weights)
+        for child, pct in zip(children, percents, strict=True):
+            if percentage:
+                put(f"{child.name}.capacity", _number(pct))
+            else:
+                put(f"{child.name}.capacity", f"{_number(child.weight)}w")
+            child_capacity = capacity * (child.weight / total if total > 0 else 0.0)
+            relative, child_max = _maximum(
+                child, child_capacity, absolute_max, cluster, notes, lost
+            )
+            put(f"{child.name}.maximum-capacity", relative)
+            visit(child, child_capacity, child_max)
+
+    visit(allocation.root, 1.0, 1.0)
+    if doc.placement is not None:
+        lost.append(
+            "queuePlacementPolicy: not converted (fs2cs writes mapping rules; write "
+            "yarn.scheduler.capacity.queue-mappings by hand)"
+        )
+    return Conversion(tuple(props), tuple(lost), tuple(notes))
+
+
+def _maximum(
+    queue: EffectiveQueue,
+    capacity: float,
+    parent_max: float,
+    cluster: Resources | None,
+    notes: list[str],
+    lost: list[str],
+) -> tuple[str, float]:
+    """``maximum-capacity`` (percent of the parent) for `queue` and its absolute maximum."""
+    limit = queue.max_resources
+    fraction: float | None = None
+    if limit.percent is not None:
+        fraction = max(limit.percent) / 100.0
+        if limit.percent[0] != limit.percent[1]:
+            notes.append(
+                f"{queue.name}: maxResources {limit.percent[0]:g}% memory, {limit.percent[1]:g}% "
+                f"vcores -> the larger, {max(limit.percent):g}%"
+            )
+    elif limit.absolute is not None and not math.isinf(limit.absolute.memory_mb):
+        if cluster is None:
+            lost.append(
+                f"{queue.name}: maxResources {_number(limit.absolute.memory_mb)} mb, "
+                f"{_number(limit.absolute.vcores)} vcores: not converted without --cluster "
+                "(maximum-capacity 100, as fs2cs writes)"
+            )
+        else:
+            fraction = min(
+                1.0,
+                max(
+                    limit.absolute.memory_mb / cluster.memory_mb,
+                    limit.absolute.vcores / cluster.vcores if cluster.vcores else 0.0,
+                ),
+            )
+    if fraction is None:
+        return "100", parent_max
+    fraction = min(fraction, parent_max)
+    if fraction < capacity:
+        notes.append(
+            f"{queue.name}: maxResources is below the capacity its weight gives "
+            f"({fraction:.1%} < {capacity:.1%} of the cluster); maximum-capacity raised to "
+            "the capacity, as Hadoop requires"
+        )
+        fraction = capacity
+    relative = 100.0 if parent_max <= 0 else min(100.0, fraction / parent_max * 100.0)
+    return _number(round(relative, 3)), parent_max * relative / 100.0
+
+
+def _report_lost(queue: EffectiveQueue, lost: list[str]) -> None:
+    name = queue.name
+    if queue.min_resources.memory_mb > 0 or queue.min_resources.vcores > 0:
+        lost.append(
+            f"{name}: minResources {_number(queue.min_resources.memory_mb)} mb, "
+            f"{_number(queue.min_resources.vcores)} vcores: the Capacity Scheduler guarantees "
+            "by capacity only (fs2cs drops it too)"
+        )
+    for label, value in (
+        ("minSharePreemptionTimeout", queue.min_share_preemption_timeout_s),
+        ("fairSharePreemptionTimeout", queue.fair_share_preemption_timeout_s),
+    ):
+        if not math.isinf(value):
+            lost.append(
+                f"{name}: {label} {_number(value)} s: the Capacity Scheduler preempts by its "
+                "monitor's policy (yarn.resourcemanager.monitor.capacity.preemption.*)"
+            )
+    if queue.fair_share_preemption_threshold != 0.5:
+        lost.append(f"{name}: fairSharePreemptionThreshold: no counterpart")
+    if not queue.max_child_resources.is_unlimited:
+        lost.append(f"{name}: maxChildResources: no counterpart (fs2cs drops it too)")
+    if queue.reservable:
+        lost.append(f"{name}: reservation: the reservation system is not converted")
