@@ -23,6 +23,12 @@ from urllib.parse import quote
 import pandas as pd
 
 from tempo.errors import RMError
+from tempo.rm.capacity_state import (
+    CapacitySchedulerState,
+    SchedulerType,
+    parse_capacity_scheduler,
+    scheduler_type,
+)
 from tempo.rm.metrics import ClusterMetrics, parse_cluster_metrics
 from tempo.rm.redact import redact
 from tempo.rm.scheduler import SchedulerState, parse_scheduler
@@ -131,6 +137,16 @@ class RMClient:
         Raises `RMError` when the RM runs another scheduler.
         """
         return fetch(self.transport, SCHEDULER_PATH, lambda body, _: parse_scheduler(body))
+
+    def scheduler_type(self) -> SchedulerType:
+        """Which scheduler the RM runs: ``fair``, ``capacity`` or ``fifo``."""
+        return fetch(self.transport, SCHEDULER_PATH, lambda body, _: scheduler_type(body))
+
+    def capacity_scheduler(self) -> CapacitySchedulerState:
+        """The Capacity Scheduler queue tree in force; `RMError` on another scheduler."""
+        return fetch(
+            self.transport, SCHEDULER_PATH, lambda body, _: parse_capacity_scheduler(body)
+        )
 
     def finished_apps(
         self, begin_s: float, end_s: float, *, queues: Iterable[str] | None = None

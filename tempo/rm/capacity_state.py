@@ -1,0 +1,134 @@
+"""The Capacity Scheduler's live queue tree, as ``GET /ws/v1/cluster/scheduler`` reports it.
+
+`scheduler_type` tells which scheduler an RM runs from the same response, so a
+caller can pick the Fair Scheduler reader (`tempo.rm.scheduler.parse_scheduler`) or
+`parse_capacity_scheduler`. Capacities are percentages as the RM reports them
+(``capacity`` of the parent, ``absoluteCapacity`` of the cluster); queue names are
+full paths (``queuePath`` where the RM gives it, else built from ``queueName``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tempo.errors import RMError
+from tempo.rm import payload
+
+SchedulerType = Literal["fair", "capacity", "fifo"]
+_TYPES: Mapping[str, SchedulerType] = {
+    "fairScheduler": "fair",
+    "capacityScheduler": "capacity",
+    "fifoScheduler": "fifo",
+}
+
+
+@dataclass(frozen=True)
+class CapacityQueueState:
+    """One queue of the running Capacity Scheduler (None where this RM version omits a field)."""
+
+    name: str
+    capacity: float | None = None
+    max_capacity: float | None = None
+    absolute_capacity: float | None = None
+    absolute_max_capacity: float | None = None
+    used_capacity: float | None = None
+    state: str | None = None
+    num_applications: int | None = None
+    max_applications: int | None = None
+    max_applications_per_user: int | None = None
+    user_limit: float | None = None
+    user_limit_factor: float | None = None
+    num_active_applications: int | None = None
+    num_pending_applications: int | None = None
+    children: tuple[CapacityQueueState, ...] = ()
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+    def walk(self) -> Iterator[CapacityQueueState]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass(frozen=True)
+class CapacitySchedulerState:
+    """The Capacity Scheduler queue tree in force on the RM."""
+
+    root: CapacityQueueState
+
+    @property
+    def queues(self) -> Mapping[str, CapacityQueueState]:
+        return {queue.name: queue for queue in self.root.walk()}
+
+    @property
+    def leaves(self) -> tuple[CapacityQueueState, ...]:
+        return tuple(q for q in self.root.walk() if q.is_leaf)
+
+
+def scheduler_type(body: object) -> SchedulerType:
+    """Which scheduler a decoded ``/ws/v1/cluster/scheduler`` response comes from."""
+    top = payload.member(payload.mapping(body, where="response"), "scheduler", where="response")
+    info = payload.member(top, "schedulerInfo", where="scheduler")
+    kind = info.get("type")
+    if kind in _TYPES:
+        return _TYPES[str(kind)]
+    if kind is None and "rootQueue" in info:
+        return "fair"
+    if kind is None and "queues" in info:
+        return "capacity"
+    raise RMError(
+        f"scheduler.schedulerInfo.type: expected fairScheduler, capacityScheduler or "
+        f"fifoScheduler, got {kind!r}"
+    )
+
+
+def parse_capacity_scheduler(body: object) -> CapacitySchedulerState:
+    """A `CapacitySchedulerState` from a decoded ``/ws/v1/cluster/scheduler`` response.
+
+    Raises `RMError` when the RM runs another scheduler or a field has the wrong type
+    (the message names the field path).
+    """
+    kind = scheduler_type(body)
+    if kind != "capacity":
+        raise RMError(f"the ResourceManager runs the {kind} scheduler, not the Capacity Scheduler")
+    info = body["scheduler"]["schedulerInfo"]  # type: ignore[index]
+    return CapacitySchedulerState(_queue(info, None, where="scheduler.schedulerInfo"))
+
+
+def _queue(obj: Mapping[str, Any], parent: str | None, *, where: str) -> CapacityQueueState:
+    short = payload.text(obj, "queueName", where=where)
+    path = obj.get("queuePath")
+    name = (
+        path
+        if isinstance(path, str) and path
+        else (short if parent is None else f"{parent}.{short}")
+    )
+    where = f"queue[{name}]"
+    children = tuple(
+        _queue(child, name, where=f"{where}.queues[{index}]")
+        for index, child in enumerate(
+            payload.items(obj.get("queues"), "queue", where=f"{where}.queues")
+        )
+    )
+    number = {"default": None, "where": where}
+    return CapacityQueueState(
+        name=name,
+        capacity=payload.number(obj, "capacity", **number),
+        max_capacity=payload.number(obj, "maxCapacity", **number),
+        absolute_capacity=payload.number(obj, "absoluteCapacity", **number),
+        absolute_max_capacity=payload.number(obj, "absoluteMaxCapacity", **number),
+        used_capacity=payload.number(obj, "usedCapacity", **number),
+        state=payload.text(obj, "state", where=where, default=None),
+        num_applications=payload.integer(obj, "numApplications", **number),
+        max_applications=payload.integer(obj, "maxApplications", **number),
+        max_applications_per_user=payload.integer(obj, "maxApplicationsPerUser", **number),
+        user_limit=payload.number(obj, "userLimit", **number),
+        user_limit_factor=payload.number(obj, "userLimitFactor", **number),
+        num_active_applications=payload.integer(obj, "numActiveApplications", **number),
+        num_pending_applications=payload.integer(obj, "numPendingApplications", **number),
+        children=children,
+    )
