@@ -290,6 +290,7 @@ def main() -> None:
             f"{args.tolerance:g}",
             "--min-gain",
             f"{args.min_gain:g}",
+            *(("--min-gain-abs", "0s", "--min-gain-abs", "0%") if args.min_gain == 0 else ()),
         ]
         time.sleep(args.window / args.speed)  # let one window of the replay pass
         started = time.monotonic()

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from tempo.errors import TempoError
+from tempo.gain import MinGain
 from tempo.journal import Journal, SQLiteJournal, default_journal_path
 from tempo.lock import TuneLock
 from tempo.loop import IterationReport, Tolerance, TuningLoop
@@ -63,7 +64,11 @@ class TuneSettings:
     trace seconds per wall second, and unset paths default to the sample's.
     ``preemption`` is ``yarn.scheduler.fair.preemption`` of the cluster the predictions
     model; None: on for the emulated RM (its yarn-site enables it), Hadoop's default
-    (off) for a live one.
+    (off) for a live one. ``scheduler`` carries the other knobs of the cluster's
+    ``yarn-site.xml`` (``--site``: utilization threshold, waitTimeBeforeKill, minimum
+    allocation, ...) to the predictions and the emulated RM; ``preemption``, when set,
+    overrides its own. ``min_gain`` is the minimum meaningful gain of a step, relative
+    and absolute (None: ``min_improvement`` relative alone).
     """
 
     rm_urls: tuple[str, ...] = ()
@@ -86,6 +91,8 @@ class TuneSettings:
     deadlines_path: Path | None = None
     tolerance: Tolerance = Tolerance()
     min_improvement: float = 0.01
+    min_gain: MinGain | None = None
+    scheduler: SchedulerSettings | None = None
     replicates: int = 1
     preemption: bool | None = None
     engine: str = "numba"
@@ -262,6 +269,18 @@ def read_deadlines(path: str | Path) -> dict[str, float]:
     return deadlines
 
 
+def _scheduler(settings: TuneSettings, emulated: bool) -> SchedulerSettings:
+    """The scheduler knobs predictions (and the emulated RM) use: ``settings.scheduler``
+    with ``settings.preemption`` over its own, else preemption alone (see `TuneSettings`)."""
+    if settings.scheduler is not None:
+        if settings.preemption is None:
+            return settings.scheduler
+        return dataclasses.replace(settings.scheduler, preemption=settings.preemption)
+    return SchedulerSettings(
+        preemption=emulated if settings.preemption is None else settings.preemption
+    )
+
+
 def _needs_attempts(templates: Sequence[QSTemplate]) -> bool:
     return any(m.name in ("QS_WASTE", "QS_UTIL_NOPREEMPT") for t in templates for m in t.metrics)
 
@@ -348,8 +367,7 @@ def _run(
 
     emulated = source is not None
     cluster = Cluster.parse(cluster_spec)
-    preemption = emulated if settings.preemption is None else settings.preemption
-    scheduler = SchedulerSettings(preemption=preemption)
+    scheduler = _scheduler(settings, emulated)
     templates = load_templates(templates_path)
     document = AllocationDocument.from_file(config)
     check_queues(templates, [q.name for q in document.effective().queues()])
@@ -434,6 +452,7 @@ def _run(
         window_s=settings.window_s,
         tolerance=settings.tolerance,
         min_improvement=settings.min_improvement,
+        min_gain=settings.min_gain,
         dry_run=settings.dry_run,
         recover=lambda j, p: recover(j, p, reload=reload, sleep=sleep),
         **loop_kwargs,

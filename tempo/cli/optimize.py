@@ -16,12 +16,12 @@ from tempo.cli.options import (
     emit_json,
     force_option,
     json_option,
+    min_gain_abs_option,
     progress_bar,
     refuse_overwrite,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.cli.tables import echo_table
-from tempo.errors import TempoError
 from tempo.gain import MinGain
 from tempo.optimize import CandidateFailure, IterationRecord, OptimizeOutcome, last_window
 from tempo.optimize import optimize as run_optimize
@@ -107,24 +107,6 @@ def _feasible(outcome: OptimizeOutcome) -> bool:
         c.kind == "objective" or (not math.isnan(v) and v <= c.threshold)
         for c, v in zip(outcome.components, mean, strict=True)
     )
-
-
-def _min_gain_abs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]):
-    """``--min-gain-abs 2s`` (seconds) or ``--min-gain-abs 1%`` (percentage points)."""
-    floors: dict[str, float] = {}
-    for text in values:
-        try:
-            if text.strip().endswith("%"):
-                floors["fraction"] = float(text.strip()[:-1]) / 100.0
-            else:
-                floors["seconds"] = parse_duration(text)
-        except (ValueError, TempoError) as error:
-            raise click.BadParameter(
-                f"expected a duration (2s, 1min) or percentage points (1%), got {text!r}: {error}"
-            ) from None
-        if any(v < 0 or not math.isfinite(v) for v in floors.values()):
-            raise click.BadParameter(f"expected a value >= 0, got {text!r}")
-    return floors
 
 
 def _json_document(
@@ -258,15 +240,7 @@ def _json_document(
     show_default=True,
     help="Smallest predicted relative improvement worth a change (0.01 = 1%).",
 )
-@click.option(
-    "--min-gain-abs",
-    "min_gain_abs",
-    multiple=True,
-    callback=_min_gain_abs,
-    metavar="2s|1%",
-    help=f"Smallest absolute improvement: a duration for times, percentage points for rates "
-    f"[default: {MinGain().seconds:g}s and {MinGain().fraction * 100:g}%].",
-)
+@min_gain_abs_option(f"{MinGain().seconds:g}s and {MinGain().fraction * 100:g}%")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False))
 @force_option("an existing -o file (also the --config file itself)")

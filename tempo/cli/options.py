@@ -3,15 +3,14 @@
 ``--cluster`` parses its SPEC when the command line is read (a bad one is a usage
 error naming the option); ``--force`` is the one overwrite flag (`refuse_overwrite`);
 ``--json`` output goes through `emit_json` (NaN as null, never a Python repr);
-progress bars come from `progress_bar` (hidden when stderr is not a terminal or
-with ``--quiet``).
+progress bars come from `progress_bar` (`tempo.cli.progress`: rich, hidden when
+stderr is not a terminal or with ``--quiet``).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import click
 import numpy as np
 
 from tempo.cli import CommandError
+from tempo.cli.progress import progress_bar  # noqa: F401 (the commands' one import)
 from whatif.cluster import Cluster
 from whatif.errors import ClusterSpecError
 
@@ -96,15 +96,41 @@ def emit_json(document: Any) -> None:
     click.echo(json.dumps(jsonable(document), indent=2, allow_nan=False))
 
 
-def progress_bar(total: int | None, description: str, *, unit: str = "it") -> Any:
-    """A tqdm bar on stderr; disabled (a no-op) when stderr is not a terminal or with --quiet."""
-    from tqdm import tqdm
+def parse_min_gain_abs(
+    ctx: click.Context | None, param: click.Parameter | None, values: tuple[str, ...]
+) -> dict[str, float]:
+    """``--min-gain-abs 2s`` (seconds) or ``--min-gain-abs 1%`` (percentage points), as
+    `tempo.gain.MinGain` keywords (``seconds``, ``fraction``)."""
+    from tempo.errors import TempoError
+    from tempo.templates import parse_duration
 
-    from tempo.cli import is_quiet
+    floors: dict[str, float] = {}
+    for text in values:
+        try:
+            if text.strip().endswith("%"):
+                floors["fraction"] = float(text.strip()[:-1]) / 100.0
+            else:
+                floors["seconds"] = parse_duration(text)
+        except (ValueError, TempoError) as error:
+            raise click.BadParameter(
+                f"expected a duration (2s, 1min) or percentage points (1%), got {text!r}: {error}"
+            ) from None
+        if any(v < 0 or not math.isfinite(v) for v in floors.values()):
+            raise click.BadParameter(f"expected a value >= 0, got {text!r}")
+    return floors
 
-    stream = sys.stderr
-    hidden = is_quiet() or not (hasattr(stream, "isatty") and stream.isatty())
-    return tqdm(total=total, desc=description, unit=unit, leave=False, file=stream, disable=hidden)
+
+def min_gain_abs_option(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--min-gain-abs 2s|1%`` (repeatable): the absolute floors of the minimum gain."""
+    return click.option(
+        "--min-gain-abs",
+        "min_gain_abs",
+        multiple=True,
+        callback=parse_min_gain_abs,
+        metavar="2s|1%",
+        help="Smallest absolute improvement: a duration for times, percentage points for "
+        f"rates [default: {default}].",
+    )
 
 
 def simulation_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -9,7 +9,13 @@ from pathlib import Path
 import click
 
 from tempo.cli import exitcodes, is_quiet
-from tempo.cli.options import cluster_option, emit_json, json_option
+from tempo.cli.options import (
+    cluster_option,
+    emit_json,
+    json_option,
+    min_gain_abs_option,
+    progress_bar,
+)
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.errors import TempoError
 from tempo.gain import MinGain
@@ -214,6 +220,9 @@ def _report_dict(report: IterationReport) -> dict:
     help="Smallest predicted relative improvement worth a change, as in tempo optimize "
     f"[default: {MinGain().relative:g}; 0 (any gain) with the emulated RM].",
 )
+@min_gain_abs_option(
+    f"{MinGain().seconds:g}s and {MinGain().fraction * 100:g}%; 0 with the emulated RM"
+)
 @preemption_options
 @click.option(
     "--engine",
@@ -248,6 +257,7 @@ def tune(
     kerberos: bool,
     tolerance: float,
     min_gain: float | None,
+    min_gain_abs: dict[str, float],
     site_path: Path | None,
     preemption: bool | None,
     engine: str | None,
@@ -262,16 +272,18 @@ def tune(
     Server down or unreachable), so a cron job running --once can tell, and with
     status 1 when it rolled a step back (the step made an observed QS worse).
 
-    Preemption follows the one rule of every command: --preemption/--no-preemption,
+    A progress bar on stderr counts the windows (hidden with -q or when stderr is not
+    a terminal). Preemption follows the one rule of every command: --preemption/--no-preemption,
     else --site's yarn.scheduler.fair.preemption, else Hadoop's default (off); the
     emulated RM's yarn-site is configs/sample-yarn-site.xml (on).
     """
     emulated = not rm_urls
     if emulated and site_path is None:
         site_path = DEMO_SITE
-    preemption = scheduler_settings(3, site_path, preemption, announce=not as_json).preemption
+    scheduler = scheduler_settings(3, site_path, preemption, announce=not as_json)
     if emulated and work_dir is None:
         work_dir = DEMO_WORK_DIR
+    gain = _min_gain(min_gain, min_gain_abs, emulated=emulated)
     settings = TuneSettings(
         rm_urls=rm_urls,
         history_url=history_url,
@@ -290,18 +302,34 @@ def tune(
         ca_bundle=ca_bundle,
         kerberos=kerberos,
         tolerance=Tolerance(relative=tolerance),
-        min_improvement=(
-            min_gain if min_gain is not None else (0.0 if emulated else MinGain().relative)
-        ),
-        preemption=preemption,
+        min_improvement=gain.relative,
+        min_gain=gain,
+        preemption=scheduler.preemption,
+        scheduler=scheduler,
         engine=engine or ("reference" if emulated else "numba"),
         work_dir=work_dir,
     )
-    run = run_tune(
-        settings,
-        on_start=None if as_json else _started,
-        callback=None if as_json else lambda r: click.echo(render(r) + "\n"),
-    )
+    with progress_bar(settings.max_iterations, "tune", unit="windows") as bar:
+
+        def started(run: TuneRun) -> None:
+            bar.clear()
+            if not as_json:
+                _started(run)
+            bar.set_postfix_str("observing the first window", refresh=False)
+            bar.update(0)
+
+        def iterated(report: IterationReport) -> None:
+            bar.clear()
+            if not as_json:
+                click.echo(render(report) + "\n")
+            bar.set_postfix_str(
+                f"{_DECISIONS[report.decision].lower()}; next window ends "
+                f"{_when(report.end_s + settings.interval_s)} UTC",
+                refresh=False,
+            )
+            bar.update(1)
+
+        run = run_tune(settings, on_start=started, callback=iterated)
     hint = "tempo history" + (
         "" if _history_finds(run.journal_path) else f" --journal {run.journal_path}"
     )
@@ -312,7 +340,12 @@ def tune(
                 "config": str(run.config_path),
                 "journal": str(run.journal_path),
                 "emulated": run.emulated,
-                "preemption": preemption,
+                "preemption": scheduler.preemption,
+                "min_gain": {
+                    "relative": gain.relative,
+                    "seconds": gain.seconds,
+                    "fraction": gain.fraction,
+                },
                 "resumed": run.resumed,
                 "interrupted": run.interrupted,
                 "iterations": [_report_dict(r) for r in run.reports],
@@ -336,6 +369,17 @@ def tune(
         raise SystemExit(exitcodes.REMOTE)
     if run.reports and run.reports[-1].decision == "rolled_back":
         click.get_current_context().exit(exitcodes.NO)
+
+
+def _min_gain(relative: float | None, floors: dict[str, float], *, emulated: bool) -> MinGain:
+    """The step's minimum gain: the options given, else `MinGain`'s defaults (any gain with
+    the emulated RM, whose demo shows every step)."""
+    default = MinGain(0.0, 0.0, 0.0) if emulated else MinGain()
+    return MinGain(
+        relative=default.relative if relative is None else relative,
+        seconds=floors.get("seconds", default.seconds),
+        fraction=floors.get("fraction", default.fraction),
+    )
 
 
 def _history_finds(journal: Path) -> bool:

@@ -6,7 +6,13 @@ import json
 
 import click
 
-from tempo.cli.options import emit_json, force_option, json_option, refuse_overwrite
+from tempo.cli.options import (
+    emit_json,
+    force_option,
+    json_option,
+    progress_bar,
+    refuse_overwrite,
+)
 from whatif.workload_model import fit_trace, generate_trace
 
 
@@ -99,17 +105,25 @@ def generate(
 ) -> None:
     """Generate HOURS of synthetic workload from MODEL into a native trace."""
     overwrite = force or overwrite
-    result = generate_trace(
-        model,
-        output,
-        hours=hours,
-        seed=seed,
-        start_s=start_s,
-        growth=growth,
-        arrival_scale=arrival_scale,
-        kind=kind,
-        overwrite=overwrite,
-    )
+    with progress_bar(None, "generate", unit="steps") as bar:
+
+        def progress(done: int, total: int, what: str) -> None:
+            bar.total = total
+            bar.set_postfix_str(what, refresh=False)
+            bar.update(done - bar.n)
+
+        result = generate_trace(
+            model,
+            output,
+            hours=hours,
+            seed=seed,
+            start_s=start_s,
+            growth=growth,
+            arrival_scale=arrival_scale,
+            kind=kind,
+            overwrite=overwrite,
+            progress=progress,
+        )
     if as_json:
         emit_json(
             {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from whatif.readers import read_trace, write_native
@@ -48,19 +49,27 @@ def generate_trace(
     arrival_scale: float = 1.0,
     kind: str = "parquet",
     overwrite: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> Workload:
     """Generate `hours` of workload from the model file `model` into a native trace `output`.
 
     `growth` and `arrival_scale` apply `WorkloadModel.with_growth` and
-    `WorkloadModel.with_arrival_scale` to every queue first. Returns the workload
-    written.
+    `WorkloadModel.with_arrival_scale` to every queue first. `progress` is called with
+    (steps done, steps, what was done): one step per queue generated, one for writing.
+    Returns the workload written.
     """
     fitted = WorkloadModel.from_json(model)
     if growth != 1.0:
         fitted = fitted.with_growth(growth)
     if arrival_scale != 1.0:
         fitted = fitted.with_arrival_scale(arrival_scale)
-    workload = fitted.generate(hours=hours, seed=seed, start_s=start_s)
+    steps = len(fitted.queues_) + 1
+
+    def generated(done: int, queues: int, name: str) -> None:
+        if progress is not None:
+            progress(done, steps, f"generated {name}")
+
+    workload = fitted.generate(hours=hours, seed=seed, start_s=start_s, progress=generated)
     note = (
         f"generated from workload model {Path(model).name}: hours={hours} seed={seed} "
         f"start_s={start_s} growth={growth} arrival_scale={arrival_scale}"
@@ -71,4 +80,6 @@ def generate_trace(
         kind=kind,  # type: ignore[arg-type]
         overwrite=overwrite,
     )
+    if progress is not None:
+        progress(steps, steps, f"wrote {Path(output).name}")
     return workload

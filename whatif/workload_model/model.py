@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -193,13 +193,21 @@ class WorkloadModel:
             ],
         )
 
-    def generate(self, *, hours: float, seed: int, start_s: float = 0.0) -> Workload:
+    def generate(
+        self,
+        *,
+        hours: float,
+        seed: int,
+        start_s: float = 0.0,
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> Workload:
         """A synthetic workload of `hours` hours of submissions starting at `start_s`.
 
         The same model, hours, seed and start give the same workload. Jobs are named
         ``job_000000``, ... in submission order, tasks ``<job>_<stage>_<n>``. Each
         queue draws from its own random streams, keyed by its name, so transforming
-        one queue leaves the others' draws unchanged.
+        one queue leaves the others' draws unchanged. `progress` is called with
+        (queues done, queues, the queue) after each queue (a command's progress bar).
         """
         self._check_fitted()
         check_range(hours, field="hours", low=0.0)
@@ -207,10 +215,12 @@ class WorkloadModel:
             raise ValidationError(f"seed: expected a non-negative integer, got {seed!r}")
         end_s = start_s + hours * HOUR_S
         job_parts, task_parts = [], []
-        for position, queue in enumerate(self.queues_.values()):
+        for position, (name, queue) in enumerate(self.queues_.items()):
             jobs, tasks = generate_queue(queue, seed=int(seed), start_s=start_s, end_s=end_s)
             job_parts.append(jobs.assign(_queue=position))
             task_parts.append(tasks.assign(_queue=position))
+            if progress is not None:
+                progress(position + 1, len(self.queues_), name)
         if not job_parts:
             return Workload(
                 jobs=pd.DataFrame({"job_id": [], "queue": [], "submit_s": []}),

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from tempo.cli import cli
+from tempo.gain import MinGain
 from tempo.journal import SQLiteJournal
 from tempo.loop import IterationReport, TuningLoop
 from tempo.tune import REPO, TuneRun
@@ -335,3 +336,55 @@ def test_tune_json_is_one_document(captured):
     data = json.loads(result.stdout)
     assert data["schema"] == "tempo.tune/1" and data["emulated"] is True
     assert data["iterations"] == [] and data["journal"] == "j.sqlite"
+
+
+def test_min_gain_relative_and_absolute_reach_the_loop(captured):
+    """--min-gain and --min-gain-abs make one MinGain; without them a live RM gets tempo
+    optimize's defaults (1%, 1 s, 0.5 points) and the emulated demo any gain."""
+    live = ["tune", "--rm", "http://rm:8088", "--history-server", "http://jhs:19888", "--once"]
+    assert CliRunner().invoke(cli, live).exit_code == 0
+    assert captured["settings"].min_gain == MinGain()
+    args = [*live, "--min-gain", "0.02", "--min-gain-abs", "30s", "--min-gain-abs", "2%"]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    assert captured["settings"].min_gain == MinGain(relative=0.02, seconds=30.0, fraction=0.02)
+    assert CliRunner().invoke(cli, ["tune"]).exit_code == 0
+    assert captured["settings"].min_gain == MinGain(0.0, 0.0, 0.0)
+    bad = CliRunner().invoke(cli, [*live, "--min-gain-abs", "soon"])
+    assert bad.exit_code == 2 and "--min-gain-abs" in bad.output
+
+
+def test_site_knobs_reach_the_predictions(captured, tmp_path):
+    """Every scheduler knob of --site (not only preemption) goes to the loop's predictions;
+    --no-preemption overrides the file's preemption alone."""
+    site = tmp_path / "yarn-site.xml"
+    site.write_text(
+        "<configuration>"
+        "<property><name>yarn.scheduler.fair.preemption</name><value>true</value></property>"
+        "<property><name>yarn.scheduler.fair.preemption.cluster-utilization-threshold</name>"
+        "<value>0.6</value></property>"
+        "<property><name>yarn.scheduler.fair.waitTimeBeforeKill</name><value>5000</value>"
+        "</property></configuration>"
+    )
+    live = ["tune", "--rm", "http://rm:8088", "--history-server", "http://jhs:19888", "--once"]
+    assert CliRunner().invoke(cli, [*live, "--site", str(site)]).exit_code == 0
+    s = captured["settings"]
+    assert s.preemption is True and s.scheduler.preemption is True
+    assert s.scheduler.utilization_threshold == 0.6 and s.scheduler.wait_time_before_kill_s == 5.0
+    assert CliRunner().invoke(cli, [*live, "--site", str(site), "--no-preemption"]).exit_code == 0
+    s = captured["settings"]
+    assert s.scheduler.preemption is False and s.scheduler.utilization_threshold == 0.6
+
+
+def test_tune_gives_the_site_knobs_to_its_stepper_and_emulator():
+    """`tempo.tune._scheduler`: the site's knobs, preemption overridden only when set."""
+    import dataclasses
+
+    from tempo.tune import TuneSettings, _scheduler
+    from whatif.predictor import SchedulerSettings
+
+    site = SchedulerSettings(preemption=True, utilization_threshold=0.6)
+    assert _scheduler(TuneSettings(scheduler=site), emulated=False) == site
+    off = _scheduler(TuneSettings(scheduler=site, preemption=False), emulated=False)
+    assert off == dataclasses.replace(site, preemption=False)
+    assert _scheduler(TuneSettings(), emulated=True).preemption is True
+    assert _scheduler(TuneSettings(), emulated=False).preemption is False
