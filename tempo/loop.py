@@ -562,7 +562,7 @@ class TuningLoop:
             it,
             "rolled_back",
             f"{what} (tolerance {self._tolerance_text()}): restored the configuration in force "
-            f"before the step ({base['config_sha256'][:12]})",
+            f"before the step ({base['config_sha256'][:12]}; {_changes(base['diff'])})",
             base,
         )
 
@@ -610,12 +610,9 @@ class TuningLoop:
             return self._finish(
                 it, "rejected", f"{held}the step does not predict an improvement: {verdict}", base
             )
-        changes = "; ".join(describe_change(d) for d in diff[:8]) + (
-            f"; and {len(diff) - 8} more" if len(diff) > 8 else ""
-        )
         why = (
             f"{held}predicted {gains}, no objective worse, constraints kept; moves {step.distance:.3f} "
-            f"({len(diff)} setting(s): {changes})"
+            f"({_changes(diff)})"
         )
         if self.dry_run:
             return self._finish(it, "dry_run", f"dry run, nothing written: {why}", base)
@@ -783,6 +780,13 @@ def describe_change(diff: SettingDiff) -> str:
     40 vcores``, ``never`` for an unset timeout), as ``tempo optimize`` and ``config diff``
     print it."""
     return diff.describe().replace("  ", " ", 1)
+
+
+def _changes(diff: Sequence[SettingDiff], shown: int = 8) -> str:
+    """``N setting(s): queue element: old -> new; ...`` (the first `shown`)."""
+    listed = "; ".join(describe_change(d) for d in diff[:shown])
+    more = f"; and {len(diff) - shown} more" if len(diff) > shown else ""
+    return f"{len(diff)} setting(s): {listed}{more}"
 
 
 def _qs_change(change: QSChange) -> str:

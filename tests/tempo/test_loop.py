@@ -218,6 +218,7 @@ def test_a_workload_shift_that_makes_the_step_worse_rolls_it_back(allocation):
     report = loop.iterate()
     assert report.decision == "rolled_back"
     assert "root.engineer:QS_AJR 100 -> 200" in report.reason and "worse" in report.reason
+    assert "1 setting(s): root.engineer weight: 2 -> 1" in report.reason  # what was restored
     assert allocation.read_bytes() == XML
 
 
