@@ -21,6 +21,7 @@ from types import MappingProxyType
 
 from lxml import etree
 
+from whatif.allocation.model import _escape, _indent_before, _line_bounds
 from whatif.allocation.xml_io import (
     MAX_FILE_BYTES,
     Span,
@@ -320,23 +321,3 @@ def read_config_bytes(path: str | os.PathLike[str]) -> bytes:
         raise CapacityConfigError(
             f"{file}: cannot read configuration file: {error.strerror}"
         ) from error
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _indent_before(text: str, position: int) -> str | None:
-    line_start = text.rfind("\n", 0, position) + 1
-    before = text[line_start:position]
-    return before if not before.strip() else None
-
-
-def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    """Widen [start, end) to whole lines when the element is alone on its lines."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end + 1
-    if not text[line_start:start].strip() and not text[end:line_end].strip():
-        return line_start, line_end
-    return start, end
