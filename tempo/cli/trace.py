@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 import click
 
-from tempo.cli.options import emit_json, force_option, json_option
-from whatif.readers import READERS, TraceSummary, convert_trace, inspect_trace
+from tempo.cli.options import emit_json, force_option, json_option, progress_bar
+from whatif.readers import READERS, TraceSummary, inspect_trace
+from whatif.readers.stream import convert_streaming
 
 _FORMAT = click.Choice(sorted(READERS))
 
@@ -48,9 +49,23 @@ def inspect(path: str, format_: str | None, as_json: bool) -> None:
 def convert(
     source: str, target: str, format_: str | None, to: str, force: bool, as_json: bool
 ) -> None:
-    """Convert the trace at SOURCE into a native trace directory TARGET."""
+    """Convert the trace at SOURCE into a native trace directory TARGET.
+
+    SLS job files are converted block by block in bounded memory (a progress bar on
+    a terminal); other formats are read whole first."""
     kind = to.removeprefix("native-")
-    written = convert_trace(source, target, format=format_, kind=kind, overwrite=force)
+    bar = progress_bar(None, "convert", unit="MB")
+
+    def moved(done: int, total: int) -> None:  # SLS files stream block by block
+        bar.total = max(1, total >> 20)
+        bar.update((done >> 20) - bar.n)
+
+    try:
+        written = convert_streaming(
+            source, target, format=format_, kind=kind, overwrite=force, progress=moved
+        )
+    finally:
+        bar.close()
     if as_json:
         emit_json({"schema": "tempo.trace.convert/1", "source": source, "output": str(written)})
     else:

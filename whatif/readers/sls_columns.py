@@ -34,8 +34,14 @@ from whatif.workload import MAPREDUCE_STAGE_ORDER
 
 logger = logging.getLogger(__name__)
 
-#: Bytes Arrow parses at a time (a job object must fit in one block; else the precise path).
-BLOCK_BYTES = 16 << 20
+#: Bytes Arrow parses at a time. Small blocks keep Arrow's buffers small (1 MB: ~40 MB
+#: for a 1M-task file, 16 MB: ~250 MB) and parse as fast; a job object larger than a
+#: block makes the reader start again with 8 times larger blocks, up to `MAX_BLOCK_BYTES`.
+BLOCK_BYTES = 1 << 20
+MAX_BLOCK_BYTES = 1 << 30
+#: Tasks per piece `iter_sls_blocks` yields (blocks are joined: a Workload per 1 MB block
+#: would cost more in per-table overhead than the parsing itself).
+PIECE_TASKS = 1 << 16
 #: Most copies of one task definition (`whatif.readers.sls.MAX_COUNT`).
 MAX_COUNT = 1_000_000
 
@@ -136,8 +142,14 @@ def iter_sls_blocks(
     when the fast path does not take the file; blocks already yielded stay valid.
     """
     try:
+        pending: list[_Part] = []
         for part in _parts(path, memory_mb=memory_mb, vcores=vcores, progress=progress):
-            yield _tables([part])
+            pending.append(part)
+            if sum(len(p.task_job) for p in pending) >= PIECE_TASKS:
+                yield _tables(pending)
+                pending = []
+        if pending:
+            yield _tables(pending)
     except _Declined as error:
         raise SlsDeclined(str(error)) from None
 
@@ -176,21 +188,31 @@ def _parts(
     parse = pj.ParseOptions(
         explicit_schema=SCHEMA, newlines_in_values=True, unexpected_field_behavior="ignore"
     )
-    first = 1
-    try:
-        with open(path, "rb") as raw:
-            source = _Counting(raw, progress) if progress is not None else raw
-            reader = pj.open_json(
-                source,
-                read_options=pj.ReadOptions(block_size=BLOCK_BYTES, use_threads=False),
-                parse_options=parse,
-            )
-            for batch in reader:
-                if batch.num_rows:
-                    yield _part(batch, first, float(memory_mb), float(vcores))
-                    first += batch.num_rows
-    except (pa.ArrowException, OSError) as error:
-        raise _Declined(" ".join(str(error).split())) from None
+    first = 1  # record number of the next job to yield
+    block = BLOCK_BYTES
+    while True:
+        seen = 1  # record number of the next job parsed in this pass
+        try:
+            with open(path, "rb") as raw:
+                source = _Counting(raw, progress) if progress is not None else raw
+                reader = pj.open_json(
+                    source,
+                    read_options=pj.ReadOptions(block_size=block, use_threads=False),
+                    parse_options=parse,
+                )
+                for batch in reader:
+                    skip = min(max(first - seen, 0), batch.num_rows)  # yielded in a pass before
+                    seen += batch.num_rows
+                    if batch.num_rows > skip:
+                        yield _part(batch.slice(skip), first, float(memory_mb), float(vcores))
+                        first += batch.num_rows - skip
+            break
+        except (pa.ArrowException, OSError) as error:
+            message = " ".join(str(error).split())
+            if "straddl" in message and block < MAX_BLOCK_BYTES:
+                block *= 8  # one job object is larger than a block: parse again, larger
+                continue
+            raise _Declined(message) from None
     if first == 1:
         raise _Declined("no job objects")
 

@@ -119,3 +119,19 @@ def test_bad_input_still_names_line_and_field(tmp_path):
     path.write_text(good + "\n" + bad + "\n")
     with pytest.raises(TraceFormatError, match=r"t\.json:2: job 'b': job\.tasks\[0\]"):
         read_trace(path, format="sls")
+
+
+def test_a_job_larger_than_a_block_is_read_with_larger_blocks(tmp_path, monkeypatch):
+    """Blocks grow when one job object does not fit; jobs already yielded are not repeated."""
+    monkeypatch.setattr("whatif.readers.sls_columns.BLOCK_BYTES", 1 << 10)
+    small = {"job.id": "a", "job.start.ms": 0, "job.tasks": [{"duration.ms": 1}] * 3}
+    large = {"job.id": "b", "job.start.ms": 5, "job.tasks": [{"duration.ms": 2}] * 400}
+    path = tmp_path / "t.json"
+    text = "\n".join(
+        json.dumps(dict(j, **{"job.id": f"{j['job.id']}{k}"}), indent=1)
+        for k, j in enumerate([small] * 20 + [large, small])
+    )
+    path.write_text(text)
+    _same(path)
+    tables = read_sls_tables(path, memory_mb=1024.0, vcores=1.0)
+    assert len(tables.jobs) == 22 and len(tables.tasks) == 21 * 3 + 400

@@ -1,0 +1,63 @@
+"""convert_streaming: SLS files to native in pieces, equal to reading them whole."""
+
+import json
+
+import pandas as pd
+
+from whatif.readers import read_trace
+from whatif.readers.stream import convert_streaming
+
+
+def _jobs(n: int) -> str:
+    return "\n".join(
+        json.dumps(
+            {
+                "job.id": f"j{k}",
+                "job.queue.name": f"q{k % 3}",
+                "job.start.ms": 1000 * k,
+                "job.end.ms": 1000 * k + 900,
+                "job.tasks": [
+                    {"container.start.ms": 1000 * k + t, "container.end.ms": 1000 * k + 800}
+                    for t in range(1 + k % 5)
+                ],
+            }
+        )
+        for k in range(n)
+    )
+
+
+def test_pieces_make_the_same_trace_as_a_whole_read(tmp_path, monkeypatch):
+    monkeypatch.setattr("whatif.readers.sls_columns.BLOCK_BYTES", 1 << 12)
+    monkeypatch.setattr("whatif.readers.sls_columns.PIECE_TASKS", 50)
+    source = tmp_path / "jobs.json"
+    source.write_text(_jobs(400))
+    seen: list[tuple[int, int]] = []
+    out = convert_streaming(source, tmp_path / "native", progress=lambda d, t: seen.append((d, t)))
+    whole, streamed = read_trace(source), read_trace(out)
+    pd.testing.assert_frame_equal(streamed.workload.jobs, whole.workload.jobs)
+    pd.testing.assert_frame_equal(streamed.workload.tasks, whole.workload.tasks)
+    pd.testing.assert_frame_equal(streamed.observed.attempts, whole.observed.attempts)
+    meta = json.loads((out / "trace.json").read_text())
+    assert meta["source_format"] == "sls" and meta["tables"]["tasks"]["rows"] == 1200
+    assert len(seen) > 3 and seen[-1][0] == seen[-1][1] == source.stat().st_size
+
+
+def test_untimed_pieces_drop_the_observed_schedule(tmp_path):
+    source = tmp_path / "jobs.json"
+    text = (
+        _jobs(10)
+        + "\n"
+        + json.dumps({"job.id": "u", "job.start.ms": 5, "job.tasks": [{"duration.ms": 7}]})
+    )
+    source.write_text(text)
+    out = convert_streaming(source, tmp_path / "native")
+    trace = read_trace(out)
+    assert trace.observed is None and not (out / "attempts.parquet").exists()
+    assert trace.workload.n_tasks == read_trace(source).workload.n_tasks
+
+
+def test_input_only_the_precise_path_reads_is_converted_whole(tmp_path):
+    source = tmp_path / "jobs.json"
+    source.write_text('{"job.id": "j", "job.start.ms": "5", "job.tasks": [{"duration.ms": 5}]}')
+    out = convert_streaming(source, tmp_path / "native")
+    assert read_trace(out).workload.jobs["submit_s"].tolist() == [0.005]

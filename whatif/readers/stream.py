@@ -1,0 +1,77 @@
+"""Convert a trace to the native format in bounded memory, block by block.
+
+SLS job files go through the columnar fast path (`whatif.readers.sls_columns`) a
+block (16 MB of the file) at a time: each block becomes a validated Workload (and
+observed Schedule) and is appended to the native tables as Parquet row groups, so
+memory holds one block, not the trace. Other formats, and SLS files with input only
+the precise path reads, are read whole and written (`convert_trace`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Literal
+
+from whatif.errors import TraceFormatError, WhatifError
+from whatif.readers.native import write_native_stream
+from whatif.readers.registry import convert_trace, detect_format
+from whatif.readers.sls import SlsReader
+from whatif.readers.sls_columns import SlsDeclined, iter_sls_blocks
+from whatif.schedule import Schedule
+from whatif.trace import Trace
+from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
+
+#: Note of an SLS trace some of whose tasks have only a duration (`whatif.readers.sls`).
+_UNTIMED = "some tasks have only a duration: no observed schedule"
+
+
+def convert_streaming(
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    kind: Literal["parquet", "csv"] = "parquet",
+    overwrite: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """Convert `source` to a native trace at `target`; returns the target path.
+
+    `progress(done, total)` is called with bytes of `source` read so far and its size
+    (SLS streaming only). Same errors as `whatif.readers.convert_trace`.
+    """
+    path = Path(source)
+    name = format if format is not None else detect_format(path)
+    if name != "sls" or not path.is_file():
+        return convert_trace(path, target, format=name, kind=kind, overwrite=overwrite)
+    total = path.stat().st_size
+    report = (lambda done: progress(done, total)) if progress is not None else None
+    try:
+        return write_native_stream(
+            _sls_pieces(path, report), target, kind=kind, overwrite=overwrite
+        )
+    except SlsDeclined as declined:
+        logger.warning("%s: %s; reading the whole file with the precise SLS reader", path, declined)
+        return convert_trace(path, target, format=name, kind=kind, overwrite=overwrite)
+
+
+def _sls_pieces(path: Path, progress: Callable[[int], None] | None) -> Iterator[Trace]:
+    reader = SlsReader()
+    for tables in iter_sls_blocks(
+        path, memory_mb=reader.memory_mb, vcores=reader.vcores, progress=progress
+    ):
+        try:
+            workload = Workload(jobs=tables.jobs, tasks=tables.tasks)
+            observed = (
+                Schedule(jobs=tables.schedule_jobs, attempts=tables.attempts)
+                if tables.all_timed
+                else None
+            )
+        except WhatifError as error:
+            raise TraceFormatError(f"{path}: {error}") from error
+        notes = () if tables.all_timed else (_UNTIMED,)
+        yield Trace(workload=workload, observed=observed, source=path, format="sls", notes=notes)
