@@ -16,13 +16,15 @@ from tempo.cli.options import (
     simulation_options,
 )
 from tempo.cli.preemption import scheduler_settings
+from tempo.templates import parse_duration
 from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
 from whatif.allocation import AllocationDocument
 from whatif.metrics import require_finished, unfinished_jobs
 from whatif.predictor import predict as predict_schedule
 from whatif.predictor import write_jobruntime_csv
-from whatif.readers import read_trace, write_native
+from whatif.readers import write_native
+from whatif.readers.stream import read_window
 
 
 @click.command()
@@ -31,6 +33,12 @@ from whatif.readers import read_trace, write_native
 )
 @click.option(
     "--format", "trace_format", default=None, help="Trace format (detected when omitted)."
+)
+@click.option(
+    "--window",
+    "window_text",
+    help="Predict only the jobs submitted in the last L of the trace (e.g. 1d); from a "
+    "native Parquet trace only those rows are read.",
 )
 @click.option("--config", "config_path", required=True, type=click.Path(), help="Allocation file.")
 @cluster_option(required=True, help="Cluster SPEC to simulate on.")
@@ -53,6 +61,7 @@ from whatif.readers import read_trace, write_native
 def predict(
     trace_path,
     trace_format,
+    window_text,
     config_path,
     cluster_spec,
     hadoop_version,
@@ -71,7 +80,8 @@ def predict(
     A predicted job that never finishes is an error (exit status 1), after -o and
     --jobruntime are written for inspection: no mean response time leaves it out."""
     refuse_overwrite([jobruntime], force=force, option="--jobruntime")
-    trace = read_trace(trace_path, format=trace_format)
+    window_s = parse_duration(window_text) if window_text else None
+    trace = read_window(trace_path, format=trace_format, window_s=window_s)
     if compare_observed and trace.observed is None:
         raise click.UsageError(
             f"--compare-observed: {trace_path} records no observed schedule to compare with"

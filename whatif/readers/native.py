@@ -27,8 +27,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from whatif.errors import TraceFormatError, WhatifError
@@ -211,8 +213,15 @@ def _replace_dir(staging: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def read_native(path: str | os.PathLike[str]) -> Trace:
-    """Read a native trace directory written by `write_native`."""
+def read_native(path: str | os.PathLike[str], *, window_s: float | None = None) -> Trace:
+    """Read a native trace directory written by `write_native`.
+
+    Parquet tables are memory-mapped. With `window_s`, only the jobs submitted in the
+    last `window_s` seconds of the trace (by submission time, as
+    `whatif.trace.last_window` picks them) are read, with their tasks and attempts: the
+    filter is applied while Parquet is read, so the rest of the trace never becomes
+    rows in memory.
+    """
     root = Path(path)
     meta_file = root / "trace.json"
     if not meta_file.is_file():
@@ -234,7 +243,14 @@ def read_native(path: str | os.PathLike[str]) -> Trace:
     for required in ("jobs", "tasks"):
         if required not in tables_meta:
             raise TraceFormatError(f"{meta_file}: table {required!r} is not listed")
-    frames = {name: _read_table(root, name, spec, kind) for name, spec in tables_meta.items()}
+    frames: dict[str, pd.DataFrame] = {}
+    job_ids: pa.Array | None = None
+    for name in sorted(tables_meta, key=lambda n: n != "jobs"):  # jobs first: they pick the window
+        frame = _read_table(root, name, tables_meta[name], kind, job_ids)
+        if name == "jobs" and window_s is not None:
+            frame = _last_window(frame, window_s, root)
+            job_ids = pa.array(frame["job_id"].array, type=pa.large_string(), from_pandas=True)
+        frames[name] = frame
     notes = meta.get("notes", [])
     try:
         workload = Workload(jobs=frames["jobs"], tasks=frames["tasks"])
@@ -252,7 +268,30 @@ def read_native(path: str | os.PathLike[str]) -> Trace:
     )
 
 
-def _read_table(root: Path, name: str, spec: object, kind: str) -> pd.DataFrame:
+def _read_rows_of(file: Path, job_ids: pa.Array) -> pd.DataFrame:
+    """The rows of a Parquet table whose job_id is in `job_ids`, filtered batch by batch
+    (memory: one batch plus the rows kept)."""
+    parquet = pq.ParquetFile(file, memory_map=True)
+    kept = [
+        batch.filter(pc.is_in(batch.column("job_id"), value_set=job_ids))
+        for batch in parquet.iter_batches(batch_size=1 << 16)
+    ]
+    table = pa.Table.from_batches(kept, schema=parquet.schema_arrow)
+    return table.to_pandas()
+
+
+def _last_window(jobs: pd.DataFrame, window_s: float, root: Path) -> pd.DataFrame:
+    if not window_s > 0:
+        raise TraceFormatError(f"{root}: window: expected a length > 0 seconds, got {window_s!r}")
+    submit = pd.to_numeric(jobs["submit_s"], errors="coerce").to_numpy(dtype=float)
+    if len(submit) == 0:
+        return jobs
+    return jobs[submit >= np.nanmax(submit) - window_s]
+
+
+def _read_table(
+    root: Path, name: str, spec: object, kind: str, job_ids: pa.Array | None = None
+) -> pd.DataFrame:
     if not isinstance(spec, dict) or not isinstance(spec.get("columns"), dict):
         raise TraceFormatError(f"{root / 'trace.json'}: table {name!r} lacks its column list")
     file = root / str(spec.get("file", f"{name}.{kind}"))
@@ -260,17 +299,21 @@ def _read_table(root: Path, name: str, spec: object, kind: str) -> pd.DataFrame:
     if not file.is_file():
         raise TraceFormatError(f"{file}: missing (listed in trace.json)")
     try:
-        if kind == "parquet":
-            frame = pq.read_table(file).to_pandas()
+        if kind == "parquet" and job_ids is not None and "job_id" in columns:
+            frame = _read_rows_of(file, job_ids)
+        elif kind == "parquet":
+            frame = pq.read_table(file, memory_map=True).to_pandas()
         else:
             frame = _read_csv(file, columns)
+            if job_ids is not None and "job_id" in columns:
+                frame = frame[frame["job_id"].isin(job_ids.to_pylist())]
     except (OSError, ValueError, TypeError, KeyError, OverflowError, pa.ArrowException) as error:
         detail = " ".join(str(error).split())  # one line, whatever the library wrote
         raise TraceFormatError(f"{file}: cannot read {kind} table ({detail})") from error
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise TraceFormatError(f"{file}: missing column(s) {', '.join(missing)}")
-    if "rows" in spec and spec["rows"] != len(frame):
+    if "rows" in spec and spec["rows"] != len(frame) and job_ids is None:
         raise TraceFormatError(
             f"{file}: has {len(frame)} rows, trace.json says {spec['rows']} (truncated?)"
         )

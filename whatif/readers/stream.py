@@ -5,6 +5,9 @@ block (16 MB of the file) at a time: each block becomes a validated Workload (an
 observed Schedule) and is appended to the native tables as Parquet row groups, so
 memory holds one block, not the trace. Other formats, and SLS files with input only
 the precise path reads, are read whole and written (`convert_trace`).
+
+`read_window` reads only the last window of a trace: from a native Parquet trace the
+filter is applied while reading (`read_native`), from other formats after.
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ from pathlib import Path
 from typing import Literal
 
 from whatif.errors import TraceFormatError, WhatifError
-from whatif.readers.native import write_native_stream
-from whatif.readers.registry import convert_trace, detect_format
+from whatif.readers.native import read_native, write_native_stream
+from whatif.readers.registry import convert_trace, detect_format, read_trace
 from whatif.readers.sls import SlsReader
 from whatif.readers.sls_columns import SlsDeclined, iter_sls_blocks
 from whatif.schedule import Schedule
-from whatif.trace import Trace
+from whatif.trace import Trace, last_window
 from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
@@ -75,3 +78,20 @@ def _sls_pieces(path: Path, progress: Callable[[int], None] | None) -> Iterator[
             raise TraceFormatError(f"{path}: {error}") from error
         notes = () if tables.all_timed else (_UNTIMED,)
         yield Trace(workload=workload, observed=observed, source=path, format="sls", notes=notes)
+
+
+def read_window(
+    path: str | os.PathLike[str], *, format: str | None = None, window_s: float | None = None
+) -> Trace:
+    """The trace at `path`, or with `window_s` only its jobs submitted in the last `window_s`
+    seconds (`whatif.trace.last_window`), read without the rest where the format allows."""
+    if window_s is None:
+        return read_trace(path, format=format)
+    name = format if format is not None else detect_format(path)
+    if name == "native":
+        root = Path(path)
+        return read_native(root.parent if root.name == "trace.json" else root, window_s=window_s)
+    try:
+        return last_window(read_trace(path, format=name), window_s)
+    except WhatifError as error:
+        raise TraceFormatError(f"{path}: {error}") from error

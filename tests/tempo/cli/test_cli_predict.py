@@ -94,3 +94,12 @@ def test_predict_of_jobs_that_never_finish_is_an_error_after_writing_outputs(tmp
     assert "(root.prod: " in result.output and "never finished" in result.output
     assert "mean_response_s" not in result.output
     assert read_trace(out).observed.n_jobs == workload.n_jobs
+
+
+def test_window_predicts_only_the_last_jobs():
+    """--window 1min keeps the sample's second job (submitted 105 s after the first)."""
+    result = CliRunner().invoke(cli, [*ARGS, "--window", "1min", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["jobs"] == 1
+    result = CliRunner().invoke(cli, [*ARGS, "--window", "0s"])
+    assert result.exit_code == 2 and "window: expected a length > 0 seconds" in result.output

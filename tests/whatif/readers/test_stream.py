@@ -1,11 +1,17 @@
-"""convert_streaming: SLS files to native in pieces, equal to reading them whole."""
+"""convert_streaming (SLS to native in pieces) and read_window (the last window only)."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
-from whatif.readers import read_trace
-from whatif.readers.stream import convert_streaming
+from whatif import TraceFormatError
+from whatif.readers import read_trace, write_native
+from whatif.readers.stream import convert_streaming, read_window
+from whatif.trace import last_window
+
+TWO_TENANT = Path(__file__).resolve().parents[3] / "traces" / "two-tenant"
 
 
 def _jobs(n: int) -> str:
@@ -61,3 +67,27 @@ def test_input_only_the_precise_path_reads_is_converted_whole(tmp_path):
     source.write_text('{"job.id": "j", "job.start.ms": "5", "job.tasks": [{"duration.ms": 5}]}')
     out = convert_streaming(source, tmp_path / "native")
     assert read_trace(out).workload.jobs["submit_s"].tolist() == [0.005]
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_read_window_of_a_native_trace_is_last_window(tmp_path, kind):
+    """Filtering while reading Parquet (or CSV) gives what last_window gives after a full read."""
+    native = write_native(read_trace(TWO_TENANT), tmp_path / "t", kind=kind)
+    for length in (1.0, 1800.0, 1e9):
+        windowed, full = (
+            read_window(native, window_s=length),
+            last_window(read_trace(native), length),
+        )
+        pd.testing.assert_frame_equal(windowed.workload.jobs, full.workload.jobs)
+        pd.testing.assert_frame_equal(windowed.workload.tasks, full.workload.tasks)
+        pd.testing.assert_frame_equal(windowed.observed.jobs, full.observed.jobs)
+        pd.testing.assert_frame_equal(windowed.observed.attempts, full.observed.attempts)
+    assert 0 < read_window(native, window_s=1800.0).workload.n_jobs < full.workload.n_jobs
+
+
+def test_read_window_of_another_format_and_a_bad_length(tmp_path):
+    source = tmp_path / "jobs.json"
+    source.write_text(_jobs(10))
+    assert read_window(source, window_s=2.5).workload.jobs["job_id"].tolist() == ["j7", "j8", "j9"]
+    with pytest.raises(TraceFormatError, match="window: expected a length > 0"):
+        read_window(source, window_s=0.0)
