@@ -16,6 +16,13 @@
    JSON), and after the last round on transient failures: one line naming the
    (redacted) URL and the cause.
 
+The retry loop is tempo's own rather than urllib3's ``Retry`` mounted on the
+session: ``Retry`` retries one URL, while a round here walks every RM of an HA pair
+(a standby's answer is a redirect or a page to follow, not an error to retry), the
+backoff is per round, the whole call has a time budget (``max_total_s``), and tests
+inject the clock and the sleep. Mounted under this loop, ``Retry`` would multiply
+the attempts and hide the failover.
+
 Bodies are decoded with `whatif.readers.lenient_json` (strict JSON, plus a
 bounded, logged repair of the missing and trailing commas of Hadoop's own doc
 examples), the same decoder the REST-dump trace reader uses.
