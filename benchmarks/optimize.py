@@ -54,7 +54,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from scenarios import SCENARIOS, Scenario, held_out_thresholds  # noqa: E402
 
 from tempo.optimize import build_problem  # noqa: E402
-from tempo.optimizers import Optimizer, RandomSearch, make_optimizer  # noqa: E402
+from tempo.optimizers import Optimizer, make_optimizer  # noqa: E402
 from tempo.optimizers.base import Batch, sample_in_radius  # noqa: E402
 from tempo.optimizers.result import select_best  # noqa: E402
 
@@ -230,7 +230,7 @@ def run_scenario(scenario: Scenario, algorithms, seeds: int, budget: int, batch:
     e_tuning, e_held = _cols(expert_tuning, columns), _cols(expert_held, columns)
     held_thresholds = held_out_thresholds(scenario, context.components, thresholds, e_held)
     table = summarize(runs, e_tuning, e_held, objective, weights, thresholds, held_thresholds)
-    print(f"expert QS (tuning): " + ", ".join(f"{l}={v:.4g}" for l, v in zip(labels, e_tuning)))
+    print("expert QS (tuning): " + ", ".join(f"{label}={v:.4g}" for label, v in zip(labels, e_tuning, strict=True)))
     print(table.to_string(index=False))
     plot(scenario, runs, e_tuning, e_held, labels, out)
     return table

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
+from tempo.optimize import qs_components
 from tempo.space import ConfigurationSpace
 from tempo.templates import QSTemplate, load_templates, parse_templates
-from tempo.optimize import qs_components
 from whatif import Cluster
 from whatif.allocation import AllocationDocument
 from whatif.predictor import TYPICAL_NOISE, SchedulerSettings, predict
