@@ -118,5 +118,13 @@ def _render(s: TraceSummary) -> str:
             "reduce attempt(s) at once on one",
             f"  --cluster {s.slots['cluster']}",
         ]
+    if s.nodes is not None:
+        lines += [
+            "",
+            f"cluster seen: {s.nodes['nodes']} NodeManager(s), at most "
+            f"{s.nodes['peak_memory_mb_per_node']:g} MB and {s.nodes['peak_vcores_per_node']:g} "
+            "vcore(s) allocated at once on one (containers at their normalized size)",
+            f"  --cluster {s.nodes['cluster']}",
+        ]
     lines += [f"note: {n}" for n in s.notes]
     return "\n".join(lines)

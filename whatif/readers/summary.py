@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from whatif.readers.registry import read_trace
-from whatif.readers.slots import observed_slots
+from whatif.readers.slots import observed_nodes, observed_slots
 from whatif.trace import Trace
 
 #: Quantiles reported for task durations.
@@ -67,6 +67,9 @@ class TraceSummary:
     #: Hadoop 1 history only: trackers and slots seen (`whatif.readers.slots`), with
     #: the ``--cluster`` spec they imply.
     slots: dict | None = None
+    #: YARN traces whose attempts name their NodeManager: nodes and per-node peaks
+    #: seen (`whatif.readers.slots.observed_nodes`), with the ``--cluster`` spec.
+    nodes: dict | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (NaN becomes None)."""
@@ -155,10 +158,13 @@ def summarize(trace: Trace) -> TraceSummary:
         if np.isfinite(finishes).any():
             last_finish = float(np.nanmax(finishes))
     first, last = trace.workload.span_s if len(jobs) else (math.nan, math.nan)
-    slots = None
+    slots = nodes = None
     if trace.format == "hadoop1" and trace.observed is not None:
         seen = observed_slots(trace.observed.attempts)
         slots = None if seen is None else seen.to_dict()
+    elif trace.observed is not None:
+        yarn = observed_nodes(trace.observed.attempts)
+        nodes = None if yarn is None else yarn.to_dict()
     return TraceSummary(
         source=str(trace.source) if trace.source is not None else "",
         format=trace.format,
@@ -177,6 +183,7 @@ def summarize(trace: Trace) -> TraceSummary:
         durations=tuple(durations),
         notes=trace.notes,
         slots=slots,
+        nodes=nodes,
     )
 
 
