@@ -16,29 +16,36 @@ and names ``path:line:col`` of what it does not.
 
 from __future__ import annotations
 
-import io
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.json as pj
 
-from whatif.readers.base import normalize_queue
+from whatif.readers.arrow_json import (
+    Declined,
+    file_head,
+    iter_batches,
+    numbers,
+    pieces,
+    present,
+    queues,
+    strings,
+    texts,
+    whole,
+)
 from whatif.workload import MAPREDUCE_STAGE_ORDER
 
 logger = logging.getLogger(__name__)
 
 #: Bytes Arrow parses at a time. Small blocks keep Arrow's buffers small (1 MB: ~40 MB
 #: for a 1M-task file, 16 MB: ~250 MB) and parse as fast; a job object larger than a
-#: block makes the reader start again with 8 times larger blocks, up to `MAX_BLOCK_BYTES`.
+#: block makes the reader start again with 8 times larger blocks (`whatif.readers.arrow_json`).
 BLOCK_BYTES = 1 << 20
-MAX_BLOCK_BYTES = 1 << 30
 #: Tasks per piece `iter_sls_blocks` yields (blocks are joined: a Workload per 1 MB block
 #: would cost more in per-table overhead than the parsing itself).
 PIECE_TASKS = 1 << 16
@@ -80,14 +87,6 @@ STAGES = tuple(MAPREDUCE_STAGE_ORDER)
 _MAP = STAGES.index("map")
 
 
-class _Declined(Exception):
-    """The fast path does not take this input; the precise path reads it."""
-
-
-class SlsDeclined(Exception):
-    """`iter_sls_blocks` met input only the precise path reads (the message says what)."""
-
-
 @dataclass(frozen=True)
 class SlsTables:
     """The four tables the SLS reader builds, and whether every task had start and end."""
@@ -127,7 +126,7 @@ def read_sls_tables(path: Path, *, memory_mb: float, vcores: float) -> SlsTables
     """The SLS tables of `path`, or None when the precise path must read it (see module doc)."""
     try:
         parts = list(_parts(path, memory_mb=memory_mb, vcores=vcores))
-    except _Declined as error:
+    except Declined as error:
         logger.debug("%s: fast SLS path declined (%s); reading precisely", path, error)
         return None
     return _tables(parts) if parts else None
@@ -136,38 +135,13 @@ def read_sls_tables(path: Path, *, memory_mb: float, vcores: float) -> SlsTables
 def iter_sls_blocks(
     path: Path, *, memory_mb: float, vcores: float, progress: Callable[[int], None] | None = None
 ) -> Iterator[SlsTables]:
-    """The SLS tables of `path` one parsed block (a few MB of the file) at a time.
+    """The SLS tables of `path` about `PIECE_TASKS` tasks (a few MB of the file) at a time.
 
-    `progress` is called with the bytes of the file read so far. Raises `SlsDeclined`
+    `progress` is called with the bytes of the file read so far. Raises `Declined`
     when the fast path does not take the file; blocks already yielded stay valid.
     """
-    try:
-        pending: list[_Part] = []
-        for part in _parts(path, memory_mb=memory_mb, vcores=vcores, progress=progress):
-            pending.append(part)
-            if sum(len(p.task_job) for p in pending) >= PIECE_TASKS:
-                yield _tables(pending)
-                pending = []
-        if pending:
-            yield _tables(pending)
-    except _Declined as error:
-        raise SlsDeclined(str(error)) from None
-
-
-class _Counting(io.RawIOBase):
-    """A read-only file that reports how many bytes were read from it."""
-
-    def __init__(self, handle: BinaryIO, progress: Callable[[int], None]) -> None:
-        self.handle, self.progress, self.done = handle, progress, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
-        n = self.handle.readinto(buffer)
-        self.done += n or 0
-        self.progress(self.done)
-        return n or 0
+    parts = _parts(path, memory_mb=memory_mb, vcores=vcores, progress=progress)
+    yield from pieces(parts, lambda part: len(part.task_job), _tables, PIECE_TASKS)
 
 
 def _parts(
@@ -177,74 +151,15 @@ def _parts(
     vcores: float,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[_Part]:
-    """Parse `path` block by block into `_Part`s; `_Declined` when the fast path cannot."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(4096).lstrip()
-    except OSError as error:
-        raise _Declined(str(error)) from None
-    if head[:1] != b"{":
-        raise _Declined("not concatenated objects (a top-level array, or not JSON)")
-    parse = pj.ParseOptions(
-        explicit_schema=SCHEMA, newlines_in_values=True, unexpected_field_behavior="ignore"
-    )
-    first = 1  # record number of the next job to yield
-    block = BLOCK_BYTES
-    while True:
-        seen = 1  # record number of the next job parsed in this pass
-        try:
-            with open(path, "rb") as raw:
-                source = _Counting(raw, progress) if progress is not None else raw
-                reader = pj.open_json(
-                    source,
-                    read_options=pj.ReadOptions(block_size=block, use_threads=False),
-                    parse_options=parse,
-                )
-                for batch in reader:
-                    skip = min(max(first - seen, 0), batch.num_rows)  # yielded in a pass before
-                    seen += batch.num_rows
-                    if batch.num_rows > skip:
-                        yield _part(batch.slice(skip), first, float(memory_mb), float(vcores))
-                        first += batch.num_rows - skip
-            break
-        except (pa.ArrowException, OSError) as error:
-            message = " ".join(str(error).split())
-            if "straddl" in message and block < MAX_BLOCK_BYTES:
-                block *= 8  # one job object is larger than a block: parse again, larger
-                continue
-            raise _Declined(message) from None
+    """Parse `path` block by block into `_Part`s; `Declined` when the fast path cannot."""
+    if file_head(path).lstrip()[:1] != b"{":
+        raise Declined("not concatenated objects (a top-level array, or not JSON)")
+    first = 1  # record number of the next job
+    for batch in iter_batches(path, SCHEMA, block_bytes=BLOCK_BYTES, progress=progress):
+        yield _part(batch, first, float(memory_mb), float(vcores))
+        first += batch.num_rows
     if first == 1:
-        raise _Declined("no job objects")
-
-
-def _numbers(column: pa.Array, default: float | np.ndarray | None) -> np.ndarray:
-    """float64 values, nulls as `default` (None: a null declines); non-finite declines."""
-    values = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=True)
-    if not column.null_count:
-        if not np.isfinite(values).all():
-            raise _Declined("a number is not finite")
-        return values
-    if default is None:
-        raise _Declined("a required number is missing")
-    missing = np.asarray(column.is_null())
-    if not np.isfinite(values[~missing]).all():
-        raise _Declined("a number is not finite")
-    values[missing] = default[missing] if isinstance(default, np.ndarray) else default
-    return values
-
-
-def _present(column: pa.Array) -> np.ndarray:
-    return np.asarray(column.is_valid())
-
-
-def _whole(values: np.ndarray, maximum: int, what: str) -> np.ndarray:
-    if ((values < 0) | (values > maximum) | (values != np.floor(values))).any():
-        raise _Declined(f"{what} out of range")
-    return values.astype(np.int64)
-
-
-def _texts(column: pa.Array, default: str) -> pa.Array:
-    return pc.fill_null(column, default)
+        raise Declined("no job objects")
 
 
 def _part(batch: pa.RecordBatch, first: int, memory_mb: float, vcores: float) -> _Part:
@@ -255,39 +170,39 @@ def _part(batch: pa.RecordBatch, first: int, memory_mb: float, vcores: float) ->
     if ids.null_count:
         default_ids = pa.array([f"job_{first + k}" for k in range(n)], pa.string())
         ids = pc.if_else(ids.is_null(), default_ids, ids)
-    copies = _whole(_numbers(col["job.count"], 1.0), MAX_COUNT, "job.count")
+    copies = whole(numbers(col["job.count"], 1.0), MAX_COUNT, "job.count")
     if (copies > 1).any():
-        raise _Declined("job.count above 1")
-    start_ms = _numbers(col["job.start.ms"], None)
-    end_ms = _numbers(col["job.end.ms"], np.nan)
-    am_memory = _numbers(col["am.memory-mb"], _numbers(col["am.memory"], 1024.0))
-    am_vcores = _numbers(col["am.vcores"], 1.0)
+        raise Declined("job.count above 1")
+    start_ms = numbers(col["job.start.ms"], None)
+    end_ms = numbers(col["job.end.ms"], np.nan)
+    am_memory = numbers(col["am.memory-mb"], numbers(col["am.memory"], 1024.0))
+    am_vcores = numbers(col["am.vcores"], 1.0)
     lists = col["job.tasks"]
     if lists.null_count:
-        raise _Declined("a job without job.tasks")
+        raise Declined("a job without job.tasks")
     lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64)
     if (lengths == 0).any():
-        raise _Declined("a job with an empty job.tasks")
+        raise Declined("a job with an empty job.tasks")
     flat = pc.list_flatten(lists)
     if flat.null_count:
-        raise _Declined("a null task")
+        raise Declined("a null task")
     task = {name: flat.field(name) for name in _TASK.names}
     stage = _stage_codes(task["container.type"])
-    has_start, has_end = _present(task["container.start.ms"]), _present(task["container.end.ms"])
-    t_start = _numbers(task["container.start.ms"], np.nan)
-    t_end = _numbers(task["container.end.ms"], np.nan)
-    fallback = _numbers(task["container.duration.ms"], _numbers(task["duration.ms"], np.nan))
+    has_start, has_end = present(task["container.start.ms"]), present(task["container.end.ms"])
+    t_start = numbers(task["container.start.ms"], np.nan)
+    t_end = numbers(task["container.end.ms"], np.nan)
+    fallback = numbers(task["container.duration.ms"], numbers(task["duration.ms"], np.nan))
     timed_task = has_start & has_end
     duration = np.where(timed_task, t_end - t_start, fallback)
     if np.isnan(duration).any() or (duration < 0).any():
-        raise _Declined("a task without a duration, or ending before it starts")
-    memory = _numbers(task["container.memory-mb"], _numbers(task["container.memory"], memory_mb))
-    cores = _numbers(task["container.vcores"], vcores)
+        raise Declined("a task without a duration, or ending before it starts")
+    memory = numbers(task["container.memory-mb"], numbers(task["container.memory"], memory_mb))
+    cores = numbers(task["container.vcores"], vcores)
     default_priority = np.where(stage == _MAP, 20.0, 10.0)
-    priority = np.trunc(_numbers(task["container.priority"], default_priority))
+    priority = np.trunc(numbers(task["container.priority"], default_priority))
     if ((priority < -(2.0**31)) | (priority >= 2.0**31)).any():
-        raise _Declined("a priority outside a Java int")
-    count = _whole(_numbers(task["count"], 1.0), MAX_COUNT, "count")
+        raise Declined("a priority outside a Java int")
+    count = whole(numbers(task["count"], 1.0), MAX_COUNT, "count")
     task_job = np.repeat(np.arange(n, dtype=np.int64), lengths)
     # A job is timed when every one of its task definitions has a start and an end.
     untimed_per_job = np.bincount(task_job, weights=~timed_task, minlength=n)
@@ -297,8 +212,8 @@ def _part(batch: pa.RecordBatch, first: int, memory_mb: float, vcores: float) ->
     stage = stage[rows]
     return _Part(
         job_id=ids,
-        queue=_queues(col["job.queue.name"]),
-        user=_texts(col["job.user"], "default"),
+        queue=queues(col["job.queue.name"]),
+        user=texts(col["job.user"], "default"),
         start_ms=start_ms,
         end_ms=end_ms,
         am_memory=am_memory,
@@ -313,7 +228,7 @@ def _part(batch: pa.RecordBatch, first: int, memory_mb: float, vcores: float) ->
         memory=memory[rows],
         vcores=cores[rows],
         priority=priority[rows].astype(np.int64),
-        host=_texts(task["container.host"], "").take(pa.array(rows)),
+        host=texts(task["container.host"], "").take(pa.array(rows)),
     )
 
 
@@ -322,16 +237,9 @@ def _stage_codes(column: pa.Array) -> np.ndarray:
     encoded = pc.dictionary_encode(pc.fill_null(column, "map"))
     names = encoded.dictionary.to_pylist()
     if any(name not in MAPREDUCE_STAGE_ORDER for name in names):
-        raise _Declined("a container.type that is not a MapReduce stage")
+        raise Declined("a container.type that is not a MapReduce stage")
     lookup = np.array([STAGES.index(name) for name in names], dtype=np.int8)
     return lookup[encoded.indices.to_numpy(zero_copy_only=False)]
-
-
-def _queues(column: pa.Array) -> pa.Array:
-    """Full queue paths, each distinct recorded name normalised once."""
-    encoded = pc.dictionary_encode(pc.fill_null(column, "default"))
-    paths = pa.array([normalize_queue(q) for q in encoded.dictionary.to_pylist()], pa.string())
-    return paths.take(encoded.indices)
 
 
 def _numbers_within(task_job: np.ndarray, stage: np.ndarray, n_jobs: int) -> np.ndarray:
@@ -378,38 +286,38 @@ def _tables(parts: list[_Part]) -> SlsTables:
     task_id = pc.binary_join_element_wise(task_job_id, letters, numbers, "_")
     jobs = pd.DataFrame(
         {
-            "job_id": _strings(job_id),
-            "queue": _strings(queue),
+            "job_id": strings(job_id),
+            "queue": strings(queue),
             "submit_s": submit_s,
-            "user": _strings(user),
+            "user": strings(user),
             "am_memory_mb": cat("am_memory"),
             "am_vcores": cat("am_vcores"),
         }
     )
     schedule_jobs = pd.DataFrame(
         {
-            "job_id": _strings(job_id),
-            "queue": _strings(queue),
+            "job_id": strings(job_id),
+            "queue": strings(queue),
             "submit_s": submit_s,
             "launch_s": launch,
             "finish_s": cat("end_ms") / 1000.0,
-            "user": _strings(user),
+            "user": strings(user),
         }
     )
     memory, vcores = cat("memory"), cat("vcores")
     states = pa.array(["", "SUCCEEDED"], pa.string()).take(pa.array(task_timed.astype(np.int64)))
     tasks = pd.DataFrame(
         {
-            "job_id": _strings(task_job_id),
-            "task_id": _strings(task_id),
-            "stage": _strings(stage_names),
+            "job_id": strings(task_job_id),
+            "task_id": strings(task_id),
+            "stage": strings(stage_names),
             "duration_s": cat("duration"),
             "memory_mb": memory,
             "vcores": vcores,
             "priority": cat("priority"),
             "observed_start_s": np.where(task_timed, start, np.nan),
             "observed_finish_s": np.where(task_timed, end, np.nan),
-            "observed_state": _strings(states),
+            "observed_state": strings(states),
         }
     )
     if all_timed:
@@ -417,20 +325,15 @@ def _tables(parts: list[_Part]) -> SlsTables:
             {
                 "job_id": tasks["job_id"],
                 "task_id": tasks["task_id"],
-                "attempt_id": _strings(pc.binary_join_element_wise(task_id, "0", "_")),
+                "attempt_id": strings(pc.binary_join_element_wise(task_id, "0", "_")),
                 "stage": tasks["stage"],
                 "start_s": start,
                 "finish_s": end,
                 "memory_mb": memory,
                 "vcores": vcores,
-                "node": _strings(pa.concat_arrays([p.host for p in parts])),
+                "node": strings(pa.concat_arrays([p.host for p in parts])),
             }
         )
     else:
         attempts = pd.DataFrame()
     return SlsTables(jobs, schedule_jobs, tasks, attempts, all_timed)
-
-
-def _strings(values: pa.Array | pa.ChunkedArray) -> pd.arrays.ArrowStringArray:
-    """An Arrow string array as a pandas ``string`` column, without a Python str per row."""
-    return pd.array(values, dtype="string")

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Literal
 
 from whatif.errors import TraceFormatError, WhatifError
+from whatif.readers.arrow_json import Declined
 from whatif.readers.native import read_native, write_native_stream
 from whatif.readers.registry import convert_trace, detect_format, read_trace
 from whatif.readers.sls import SlsReader
-from whatif.readers.sls_columns import SlsDeclined, iter_sls_blocks
+from whatif.readers.sls_columns import iter_sls_blocks
 from whatif.schedule import Schedule
 from whatif.trace import Trace, last_window
 from whatif.workload import Workload
@@ -57,7 +58,7 @@ def convert_streaming(
         return write_native_stream(
             _sls_pieces(path, report), target, kind=kind, overwrite=overwrite
         )
-    except SlsDeclined as declined:
+    except Declined as declined:
         logger.warning("%s: %s; reading the whole file with the precise SLS reader", path, declined)
         return convert_trace(path, target, format=name, kind=kind, overwrite=overwrite)
 
