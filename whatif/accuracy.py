@@ -6,7 +6,8 @@ time l_j::
     RAE_i = sum_j |p_j - l_j| / sum_j |l_j - mean(l)|
     RSE_i = sqrt(sum_j (p_j - l_j)^2 / sum_j (l_j - mean(l))^2)
 
-plus the mean absolute error in seconds. Only jobs that finished in both schedules
+plus the mean absolute error and the mean signed error (bias, p - l: positive when
+jobs are predicted to finish late) in seconds. Only jobs that finished in both schedules
 count; a queue whose observed finish times are all equal has an undefined (NaN)
 RAE and RSE.
 """
@@ -24,9 +25,10 @@ ALL_QUEUES = "(all)"
 
 
 def prediction_errors(predicted: Schedule, observed: Schedule) -> pd.DataFrame:
-    """Per-queue RAE, RSE and mean absolute error (s) of job finish times.
+    """Per-queue RAE, RSE, mean absolute and mean signed error (s) of job finish times.
 
-    Returns a table with columns ``queue``, ``jobs``, ``rae``, ``rse``, ``mae_s``, one
+    Returns a table with columns ``queue``, ``jobs``, ``rae``, ``rse``, ``mae_s``,
+    ``bias_s`` (mean of predicted minus observed: a consistent direction), one
     row per queue of the observed schedule (in first-submission order) and a last
     row ``(all)`` over every matched job. Queues are taken from the observed jobs.
     """
@@ -45,7 +47,7 @@ def prediction_errors(predicted: Schedule, observed: Schedule) -> pd.DataFrame:
         )
     rows = [_errors(str(q), group) for q, group in both.groupby("queue", sort=False)]
     rows.append(_errors(ALL_QUEUES, both))
-    return pd.DataFrame(rows, columns=["queue", "jobs", "rae", "rse", "mae_s"])
+    return pd.DataFrame(rows, columns=["queue", "jobs", "rae", "rse", "mae_s", "bias_s"])
 
 
 def _errors(queue: str, group: pd.DataFrame) -> dict[str, object]:
@@ -61,4 +63,5 @@ def _errors(queue: str, group: pd.DataFrame) -> dict[str, object]:
         "rae": float(np.abs(err).sum() / spread_abs) if spread_abs > 0 else float("nan"),
         "rse": float(np.sqrt((err**2).sum() / spread_sq)) if spread_sq > 0 else float("nan"),
         "mae_s": float(np.abs(err).mean()),
+        "bias_s": float(err.mean()),
     }

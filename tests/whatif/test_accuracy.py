@@ -34,10 +34,13 @@ def test_rae_rse_and_mae_per_queue():
     assert table.at["root.a", "rae"] == pytest.approx(5 / 20)
     assert table.at["root.a", "rse"] == pytest.approx(math.sqrt(13 / 200))
     assert table.at["root.a", "mae_s"] == pytest.approx(5 / 3)
+    assert table.at["root.a", "bias_s"] == pytest.approx((2 + 0 - 3) / 3)  # signed: -1/3
     # A queue of one job has no spread: RAE and RSE are undefined, the MAE is not.
     assert math.isnan(table.at["root.b", "rae"]) and table.at["root.b", "mae_s"] == 5
+    assert table.at["root.b", "bias_s"] == 5
     # All jobs: observed mean 27.5, spread |.| = 17.5+7.5+2.5+22.5 = 50; errors 2+0+3+5 = 10.
     assert table.at[ALL_QUEUES, "rae"] == pytest.approx(10 / 50)
+    assert table.at[ALL_QUEUES, "bias_s"] == pytest.approx((2 + 0 - 3 + 5) / 4)
 
 
 def test_only_jobs_finished_in_both_count_and_none_is_an_error():
