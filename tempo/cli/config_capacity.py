@@ -12,6 +12,7 @@ import click
 from tempo.cli import exitcodes
 from tempo.cli.options import emit_json, refuse_overwrite
 from tempo.cli.tables import echo_table
+from tempo.space.capacity_space import capacity_distance
 from whatif.allocation import AllocationDocument
 from whatif.allocation.effective import Resources
 from whatif.capacity import (
@@ -131,7 +132,8 @@ def set_file(file: str, assignments: tuple[str, ...], output: str, as_json: bool
 
 
 def diff_files(a: str, b: str, as_json: bool) -> None:
-    """Print the properties whose values differ between A and B (after Hadoop's override rules)."""
+    """Print the properties whose values differ between A and B (after Hadoop's override rules),
+    and their distance over the default Capacity Scheduler space (`tempo.space.capacity_space`)."""
     doc_a, doc_b = ConfigurationDocument.from_file(a), ConfigurationDocument.from_file(b)
     names = list(dict.fromkeys([*doc_a.names(), *doc_b.names()]))
     changes = [
@@ -140,6 +142,7 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
         if (doc_a.value(name) or "").strip() != (doc_b.value(name) or "").strip()
         or (doc_a.value(name) is None) != (doc_b.value(name) is None)
     ]
+    distance = capacity_distance(doc_a, doc_b)
     if as_json:
         emit_json(
             {
@@ -148,6 +151,8 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
                 "b": b,
                 "scheduler": "capacity",
                 "changes": [{"property": n, "old": o, "new": v} for n, o, v in changes],
+                "distance": distance.distance,
+                "dimensions": len(distance.space),
             }
         )
         return
@@ -158,6 +163,7 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
             f"{name}: {'(unset)' if old is None else old.strip()} -> "
             f"{'(unset)' if new is None else new.strip()}"
         )
+    click.echo(distance.describe())
 
 
 @click.command("convert")

@@ -7,8 +7,10 @@ risk radius, measures normalized distance and writes a vector into an allocation
 document. `SpaceSpec` reads the operator's choice of settings and bounds (a TOML
 file and ``QUEUE.SETTING=LOW:HIGH`` overrides). A space speaks the dialect of one
 Hadoop version (`Dialect`: ``MRV1`` pools and slots, or ``YARN`` queues).
+`CapacitySpace` is the same over a Capacity Scheduler configuration's properties.
 """
 
+from tempo.space.capacity_space import CapacitySpace, capacity_distance
 from tempo.space.compare import SpaceDistance, space_distance
 from tempo.space.configuration import Configuration
 from tempo.space.dialect import MRV1, YARN, Dialect, dialect_of, hadoop_version_for
@@ -18,6 +20,8 @@ from tempo.space.space import ConfigurationSpace
 from tempo.space.spec import SpaceSpec, parse_override
 
 __all__ = [
+    "CapacitySpace",
+    "capacity_distance",
     "DEFAULT_SETTINGS",
     "MRV1",
     "OFF_BAND",

@@ -81,6 +81,9 @@ def test_diff_lists_changed_properties(run, sample, tmp_path):
     result = run("config", "diff", sample, other)
     assert result.exit_code == 0
     assert f"{P}root.a.capacity: 60 -> 55" in result.output
+    assert "distance: 0.0" in result.output and "tunable dimensions" in result.output
+    as_json = json.loads(run("config", "diff", sample, other, "--json").output)
+    assert 0 < as_json["distance"] < 0.1 and as_json["dimensions"] > 2
     mixed = run("config", "diff", sample, ROOT / "configs" / "two-tenant-expert.xml")
     assert mixed.exit_code == 2 and "both" in mixed.output
 

@@ -1,0 +1,164 @@
+"""The Capacity Scheduler configuration space (issue 26): simplex capacities, valid writes, round trips."""
+
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tempo.space.capacity_space import CapacitySpace, capacity_distance
+from whatif.capacity import ConfigurationDocument, effective_queues, validate
+from whatif.errors import ValidationError
+
+ROOT = Path(__file__).resolve().parents[3]
+P = "yarn.scheduler.capacity."
+SAMPLES = [
+    ROOT / "configs" / "two-tenant-capacity.xml",
+    ROOT / "configs" / "six-tenant-capacity.xml",
+    ROOT / "configs" / "capacity-hadoop-sls-sample.xml",
+]
+
+
+def document(props: dict[str, str]) -> ConfigurationDocument:
+    body = "".join(
+        f"  <property>\n    <name>{P}{k}</name>\n    <value>{v}</value>\n  </property>\n"
+        for k, v in props.items()
+    )
+    return ConfigurationDocument.from_bytes(f"<configuration>\n{body}</configuration>\n".encode())
+
+
+#: Nested percentages (one untuned-able single child), and a weight-mode parent with a
+#: maximum-capacity the weights must respect.
+NESTED = {
+    "root.queues": "a,b,c",
+    "root.a.capacity": "50",
+    "root.a.maximum-capacity": "80",
+    "root.b.capacity": "30.5",
+    "root.c.capacity": "19.5",
+    "root.c.maximum-capacity": "40",
+    "root.a.queues": "x,y",
+    "root.a.x.capacity": "70",
+    "root.a.y.capacity": "30",
+    "root.a.y.ordering-policy": "fair",
+    "root.b.queues": "only",
+    "root.b.only.capacity": "100",
+}
+WEIGHTS = {
+    "root.queues": "p,q,r",
+    "root.p.capacity": "3w",
+    "root.q.capacity": "1w",
+    "root.r.capacity": "1w",
+    "root.r.maximum-capacity": "30",
+}
+
+
+def spaces():
+    for path in SAMPLES:
+        doc = ConfigurationDocument.from_file(path)
+        yield doc, CapacitySpace.default(doc, preemption=True)
+    for props in (NESTED, WEIGHTS):
+        doc = document(props)
+        yield doc, CapacitySpace.default(doc, preemption=True)
+        yield doc, CapacitySpace.default(doc, settings=("capacity",))
+
+
+CASES = list(spaces())
+
+
+def check_point(doc, space, point):
+    written = space.apply(doc, point)
+    errors = [i for i in validate(written) if i.severity == "error"]
+    assert not errors, errors
+    assert np.allclose(space.encode(written), point, rtol=0, atol=1e-9)
+    return written
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    case=st.integers(0, len(CASES) - 1),
+    seed=st.integers(0, 2**32 - 1),
+    radius=st.floats(0.0, 1.0),
+)
+def test_random_points_in_the_radius_write_valid_files_that_read_back_as_the_point(
+    case, seed, radius
+):
+    doc, space = CASES[case]
+    center = space.project(space.encode(doc))
+    rng = np.random.default_rng(seed)
+    for point in space.sample(rng, 4, center=center, radius=radius):
+        assert space.distance(point, center) <= radius + 1e-9
+        check_point(doc, space, point)
+    for point in space.project(rng.random((4, len(space)))):
+        check_point(doc, space, point)
+
+
+def test_siblings_keep_summing_to_100_and_maximum_stays_above_capacity():
+    doc = document(NESTED)
+    space = CapacitySpace.default(doc)
+    names = space.names
+    assert "root.b.only.capacity" not in names  # a single child has no freedom
+    vector = space.encode(doc)
+    vector[names.index("root.a.capacity")] = 1.0  # ask for everything
+    vector[names.index("root.a.maximum-capacity")] = 0.0  # and a tiny maximum
+    written = check_point(doc, space, space.project(vector))
+    queues = effective_queues(written)
+    top = [Decimal(written.value(f"{P}root.{q}.capacity")) for q in "abc"]
+    assert sum(top) == 100  # exactly, in the written decimals
+    # the nearest point of the simplex: a grows (never past its maximum, 80), b and c shrink
+    assert 50 < queues["root.a"].capacity <= 80
+    assert queues["root.b"].capacity < 30.5 and queues["root.c"].capacity < 19.5
+    assert queues["root.a"].maximum_capacity >= queues["root.a"].capacity
+
+
+def test_weights_move_freely_but_not_past_an_untuned_maximum():
+    doc = document(WEIGHTS)
+    space = CapacitySpace.default(doc, settings=("capacity",))
+    vector = space.encode(doc)
+    vector[space.names.index("root.r.capacity")] = 1.0
+    written = check_point(doc, space, space.project(vector))
+    r = effective_queues(written)["root.r"]
+    assert r.absolute_capacity <= 0.30 + 1e-4
+    assert written.value(P + "root.r.capacity").endswith("w")
+
+
+def test_an_unchanged_point_changes_no_byte():
+    for path in SAMPLES:
+        doc = ConfigurationDocument.from_file(path)
+        space = CapacitySpace.default(doc, preemption=True)
+        assert space.apply(doc, space.encode(doc)).to_bytes() == doc.to_bytes()
+
+
+def test_one_move_writes_only_its_property():
+    doc = ConfigurationDocument.from_file(SAMPLES[0])
+    space = CapacitySpace.default(doc)
+    vector = space.encode(doc)
+    i = space.names.index("root.engineer.ordering-policy")
+    vector[i] = 0.25  # fifo
+    assert space.changes(doc, vector) == ((P + "root.engineer.ordering-policy", "fifo"),)
+
+
+def test_preemption_properties_only_with_preemption_on():
+    doc = ConfigurationDocument.from_file(SAMPLES[0])
+    off = CapacitySpace.default(doc)
+    assert not any(n.startswith("preemption.") for n in off.names)
+    assert any("preemption is off" in note for note in off.notes)
+    on = CapacitySpace.default(doc, preemption=True)
+    assert "preemption.total_preemption_per_round" in on.names
+    steps = on.steps
+    assert steps[on.names.index("root.prod.ordering-policy")] == pytest.approx(0.5)
+    assert steps[on.names.index("preemption.max_wait_before_kill")] > 0
+    assert steps[on.names.index("root.prod.capacity")] == 0
+
+
+def test_distance_between_capacity_files():
+    a = ConfigurationDocument.from_file(SAMPLES[0])
+    assert capacity_distance(a, a).distance == 0
+    b = a.set(P + "root.prod.capacity", "60").set(P + "root.engineer.capacity", "40")
+    near = capacity_distance(a, b).distance
+    c = a.set(P + "root.prod.capacity", "30").set(P + "root.engineer.capacity", "70")
+    assert 0 < near < capacity_distance(a, c).distance <= 1
+    other = document(WEIGHTS)
+    with pytest.raises(ValidationError, match="no tunable setting"):
+        capacity_distance(a, other)
