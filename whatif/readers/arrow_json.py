@@ -228,3 +228,13 @@ def first_and_last(group: np.ndarray, keep: np.ndarray, n: int) -> tuple[np.ndar
         first[owners[starts]] = rows[starts]
         last[owners[ends]] = rows[ends]
     return first, last
+
+
+def frame(table: pa.Table) -> pd.DataFrame:
+    """`table` as a DataFrame: string columns as pandas ``string``, the rest as numpy."""
+    return pd.DataFrame(
+        {
+            name: strings(column) if pa.types.is_string(column.type) else column.to_numpy()
+            for name, column in zip(table.column_names, table.columns, strict=True)
+        }
+    )

@@ -30,6 +30,7 @@ from whatif.readers.base import TraceReader, normalize_queue
 from whatif.readers.columns import TableBuilder
 from whatif.readers.jhist import ATTEMPT_TABLE, SCHEDULE_JOB_TABLE, TASK_TABLE
 from whatif.readers.json_stream import JsonRecord, iter_json_objects
+from whatif.readers.rumen_columns import STAGES, STATES, Options, RumenTables, read_rumen_tables
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -44,11 +45,7 @@ JOB_TABLE = {
     "name": "string",
 }
 
-#: Rumen task types -> stage.
-STAGES = {"MAP": "map", "REDUCE": "reduce", "SETUP": "setup", "CLEANUP": "cleanup"}
-#: Rumen outcomes -> schedule states.
-STATES = {"SUCCESS": "SUCCEEDED", "FAILED": "FAILED", "KILLED": "KILLED"}
-_JOB_STATES = {"SUCCESS": "SUCCEEDED", "FAILED": "FAILED", "KILLED": "KILLED"}
+_JOB_STATES = STATES
 
 _NAN = math.nan
 
@@ -119,12 +116,30 @@ class RumenReader(TraceReader):
         )
 
     def read(self, path: Path) -> Trace:
+        """Arrow's columnar fast path (`whatif.readers.rumen_columns`), else the precise one."""
+        self._check_options(path)
+        tables = read_rumen_tables(path, self.options())
+        return self.trace(path, tables if tables is not None else self._precise_tables(path))
+
+    def read_precise(self, path: Path) -> Trace:
+        """`read` by the precise path alone (the one that locates errors); for tests."""
+        self._check_options(path)
+        return self.trace(path, self._precise_tables(path))
+
+    def options(self) -> Options:
+        """The container sizes, for the fast path."""
+        return Options(self.map_memory_mb, self.reduce_memory_mb, self.vcores)
+
+    def _check_options(self, path: Path) -> None:
         for option in ("map_memory_mb", "reduce_memory_mb", "vcores"):
             value = getattr(self, option)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise TraceFormatError(
                     f"{path}: option {option} expects a number >= 0, got {value!r}"
                 )
+
+    def _precise_tables(self, path: Path) -> RumenTables:
+        """The tables, one Python object per job and task; errors name ``path:line``."""
         jobs = TableBuilder(JOB_TABLE)
         schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
         tasks = TableBuilder(TASK_TABLE)
@@ -135,9 +150,13 @@ class RumenReader(TraceReader):
             n_jobs += 1
         if n_jobs == 0:
             raise TraceFormatError(f"{path}: no Rumen job objects")
+        return RumenTables(jobs.frame(), schedule_jobs.frame(), tasks.frame(), attempts.frame())
+
+    def trace(self, path: Path, tables: RumenTables) -> Trace:
+        """The validated trace of `tables` read from `path`."""
         try:
-            workload = Workload(jobs=jobs.frame(), tasks=tasks.frame())
-            observed = Schedule(jobs=schedule_jobs.frame(), attempts=attempts.frame())
+            workload = Workload(jobs=tables.jobs, tasks=tables.tasks)
+            observed = Schedule(jobs=tables.schedule_jobs, attempts=tables.attempts)
         except WhatifError as error:
             raise TraceFormatError(f"{path}: {error}") from error
         return Trace(workload=workload, observed=observed, source=path, format=self.name)
