@@ -26,10 +26,12 @@ from whatif.allocation import (
     write_allocation,
 )
 from whatif.allocation.assign import apply_assignments
+from whatif.allocation.dialect import file_hadoop_version
 from whatif.allocation.effective import Resources
 from whatif.allocation.summary import queue_table
 from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
+from whatif.errors import WhatifError
 
 _VERSION = click.option(
     "--hadoop-version",
@@ -39,6 +41,35 @@ _VERSION = click.option(
     help="Hadoop major version whose rules apply (1 = MRv1).",
 )
 _FILE = click.Path(exists=True, dir_okay=False)
+#: --hadoop-version for commands on one file: when omitted, the file's dialect decides.
+_FILE_VERSION = click.option(
+    "--hadoop-version",
+    type=click.IntRange(1, 3),
+    default=None,
+    help="Hadoop major version whose rules apply (1 = MRv1) [default: 1 if FILE has <pool> "
+    "elements, else 3].",
+)
+
+
+def file_version(file: str, hadoop_version: int | None) -> int:
+    """`hadoop_version` when given, else FILE's dialect (as ``config set``), said on stderr.
+
+    A file that does not parse gets 3 silently: its parse error is the news.
+    """
+    if hadoop_version is not None:
+        return hadoop_version
+    from tempo.cli import is_quiet
+
+    try:
+        version = file_hadoop_version(AllocationDocument.from_file(file))
+    except WhatifError:
+        return 3
+    if not is_quiet():
+        reason = "it has <pool> elements" if version == 1 else "it has no <pool> elements"
+        click.echo(
+            f"hadoop version: {version} ({file}: {reason}; --hadoop-version overrides)", err=True
+        )
+    return version
 
 
 @click.group()
@@ -60,16 +91,17 @@ def _resources(spec: str | None) -> Resources | None:
 @config.command("validate")
 @click.argument("file", type=_FILE)
 @cluster_option(help="Cluster SPEC; adds minimum shares above the cluster to the warnings.")
-@_VERSION
+@_FILE_VERSION
 @json_option
 def validate_command(
-    file: str, cluster_spec: str | None, hadoop_version: int, as_json: bool
+    file: str, cluster_spec: str | None, hadoop_version: int | None, as_json: bool
 ) -> None:
     """Check FILE as Hadoop would; print each problem as FILE: line N: message.
 
     Exit status 1 when Hadoop would refuse the file (an error); warnings alone exit 0."""
     if is_capacity_scheduler(file):
         return config_capacity.validate_file(file, _resources(cluster_spec), as_json)
+    hadoop_version = file_version(file, hadoop_version)
     issues = validate(file, hadoop_version=hadoop_version, cluster=_resources(cluster_spec))
     invalid = any(issue.severity == "error" for issue in issues)
     if as_json:
@@ -107,15 +139,18 @@ def _format(value: object) -> str:
 @config.command("show")
 @click.argument("file", type=_FILE)
 @cluster_option(help="Cluster SPEC; adds the steady fair shares.")
-@_VERSION
+@_FILE_VERSION
 @json_option
-def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_json: bool) -> None:
+def show_command(
+    file: str, cluster_spec: str | None, hadoop_version: int | None, as_json: bool
+) -> None:
     """Print FILE's effective queue tree: weights, min/max, limits, policy, timeouts.
 
-    With --hadoop-version 1, the pools' slot settings (minMaps/minReduces,
+    With Hadoop 1 (--hadoop-version 1, or a file of <pool>s), the pools' slot settings (minMaps/minReduces,
     maxMaps/maxReduces, maxRunningJobs) and, with a slot --cluster, their fair shares."""
     if is_capacity_scheduler(file):
         return config_capacity.show_file(file, _resources(cluster_spec), as_json)
+    hadoop_version = file_version(file, hadoop_version)
     cluster = Cluster.parse(cluster_spec) if cluster_spec else None
     if hadoop_version == 1 and cluster is not None and not cluster.slots:
         raise click.BadParameter(

@@ -1,5 +1,6 @@
 """`tempo config` speaking Hadoop 1: validate warns, set refuses, show prints slots (issue 21)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,46 @@ def test_show_hadoop1_refuses_a_memory_cluster(run):
         "config", "show", "--hadoop-version", "1", "--cluster", "memory-mb=1024,vcores=4", POOLS
     )
     assert result.exit_code == 2 and "map-slots" in result.output
+
+
+def test_validate_and_show_infer_the_version_from_pools_and_say_so(tmp_path):
+    """Without --hadoop-version a file of <pool>s is read as Hadoop 1 (as config set does):
+    validate warns about the YARN element Hadoop 1 ignores, show prints slot settings, and
+    stderr names the version used; --hadoop-version still overrides."""
+    runner = CliRunner()
+    pools = tmp_path / "pools.xml"
+    pools.write_text(
+        "<allocations>\n"
+        '  <pool name="a">\n'
+        "    <minMaps>2</minMaps>\n"
+        "    <maxRunningApps>3</maxRunningApps>\n"
+        "  </pool>\n"
+        "</allocations>\n"
+    )
+    result = runner.invoke(cli, ["config", "validate", str(pools)])
+    assert result.exit_code == 0, result.output
+    assert f"hadoop version: 1 ({pools}: it has <pool> elements" in result.stderr
+    assert f"{pools}: line 4: warning: " in result.stderr
+    assert "Hadoop 1 ignores <maxRunningApps>" in result.stderr
+    explicit = runner.invoke(cli, ["config", "validate", "--hadoop-version", "3", str(pools)])
+    assert "hadoop version" not in explicit.stderr
+    assert "Hadoop 1 ignores" not in explicit.stderr
+
+    shown = runner.invoke(cli, ["config", "show", str(pools), "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert "hadoop version: 1" in shown.stderr
+    row = {r["queue"]: r for r in json.loads(shown.stdout)["queues"]}["root.a"]
+    assert row["min_maps"] == 2 and "min_memory_mb" not in row
+    yarn = runner.invoke(cli, ["config", "show", str(pools), "--hadoop-version", "3", "--json"])
+    assert "min_memory_mb" in json.loads(yarn.stdout)["queues"][0]
+
+
+def test_validate_and_show_infer_version_3_for_queues(run):
+    runner = CliRunner()
+    result = runner.invoke(cli, ["config", "show", str(ROOT / "configs" / "contended-expert.xml")])
+    assert result.exit_code == 0
+    assert "hadoop version: 3 (" in result.stderr and "no <pool> elements" in result.stderr
+    quiet = runner.invoke(
+        cli, ["-q", "config", "validate", str(ROOT / "configs" / "contended-expert.xml")]
+    )
+    assert quiet.exit_code == 0 and "hadoop version" not in quiet.stderr
