@@ -1,0 +1,156 @@
+"""Forecasting each queue's arrival rate and job size (whatif.forecast)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from whatif.errors import ValidationError
+from whatif.forecast import DAY_S, forecast_workload, job_sizes, plan_for
+from whatif.workload import Workload
+
+GROWTH_PER_MONTH = 0.2  # +20% per 30 days, linear
+HORIZON_S = 90 * DAY_S
+
+
+def _trend(t_s: np.ndarray) -> np.ndarray:
+    return 1 + GROWTH_PER_MONTH * t_s / (30 * DAY_S)
+
+
+def history(
+    days: float, *, rate_per_h: float = 6.0, seed: int = 0, size_growth: bool = True
+) -> Workload:
+    """Hourly Poisson arrivals of one queue with a known linear trend, a weekly season
+    (weekends at 60%) and a daily cycle; each job one map task whose duration grows
+    with the same trend when `size_growth`."""
+    rng = np.random.default_rng(seed)
+    hours = np.arange(int(days * 24))
+    start = hours * 3600.0
+    weekend = ((hours // 24) % 7) >= 5
+    daily = 1 + 0.5 * np.sin(2 * np.pi * (hours % 24) / 24)
+    counts = rng.poisson(rate_per_h * _trend(start) * np.where(weekend, 0.6, 1.0) * daily)
+    submit = np.repeat(start, counts) + rng.uniform(0, 3600, counts.sum())
+    submit.sort()
+    n = len(submit)
+    ids = [f"job_{i:06d}" for i in range(n)]
+    scale = _trend(submit) if size_growth else np.ones(n)
+    duration = 600.0 * scale * rng.lognormal(0, 0.3, n)
+    jobs = pd.DataFrame({"job_id": ids, "queue": "root.etl", "submit_s": submit})
+    tasks = pd.DataFrame(
+        {
+            "job_id": ids,
+            "task_id": [f"{j}_m" for j in ids],
+            "stage": "map",
+            "duration_s": duration,
+            "memory_mb": 1024.0,
+            "vcores": 1.0,
+        }
+    )
+    return Workload(jobs=jobs, tasks=tasks)
+
+
+@pytest.fixture(scope="module")
+def eight_weeks():
+    workload = history(56)
+    return workload, forecast_workload(workload, HORIZON_S, level=0.9)
+
+
+def test_eight_weeks_use_the_weekly_seasonal_model(eight_weeks):
+    _, forecast = eight_weeks
+    assert forecast.plan.season == 7 and "weekly season" in forecast.plan.model
+    assert forecast.queues[0].jobs_per_day.model.startswith("STL(weekly)+")
+    assert forecast.notes == ()
+    assert forecast.reference[1] - forecast.reference[0] == 7 * DAY_S
+
+
+def test_forecast_recovers_the_growth_and_covers_the_truth(eight_weeks):
+    """The median at 90 days is within 10% of the true weekday-averaged rate, the 90%
+    interval covers it, and job sizes grow as the truth does."""
+    workload, forecast = eight_weeks
+    (queue,) = forecast.queues
+    end = forecast.reference[1]
+    at_horizon = end + HORIZON_S - DAY_S / 2  # the middle of the horizon's last day
+    weekly_mean = (5 * 1.0 + 2 * 0.6) / 7
+    truth_rate = 6.0 * 24 * weekly_mean * float(_trend(np.array([at_horizon]))[0])
+    rate = queue.jobs_per_day
+    assert rate.lower <= truth_rate <= rate.upper
+    assert rate.median == pytest.approx(truth_rate, rel=0.10)
+    # The growth factor from the reference week to the horizon, against the truth's.
+    truth_factor = _trend(np.array([at_horizon]))[0] / _trend(np.array([end - 3.5 * DAY_S]))[0]
+    growth, arrival_scale = queue.factors("median")
+    assert arrival_scale == pytest.approx(truth_factor, rel=0.10)
+    assert growth == pytest.approx(truth_factor, rel=0.10)
+    size = queue.job_size_s
+    truth_size = 600.0 * np.exp(0.3**2 / 2) * _trend(np.array([at_horizon]))[0]
+    assert size.lower <= truth_size <= size.upper
+    assert queue.factors("upper")[1] > arrival_scale
+
+
+def test_a_flat_history_forecasts_no_growth():
+    """Without a trend the forecast factor stays near 1 (the test can fail on a biased model)."""
+    workload = history(28, size_growth=False, seed=3)
+    flat = Workload(
+        jobs=workload.jobs.assign(submit_s=workload.jobs["submit_s"]),
+        tasks=workload.tasks,
+    )
+    # Thin the history to the trend's inverse: keep each job with probability 1/trend.
+    keep = np.random.default_rng(4).uniform(size=flat.n_jobs) < 1 / _trend(
+        flat.jobs["submit_s"].to_numpy()
+    )
+    forecast = forecast_workload(flat.select_jobs(keep), 30 * DAY_S)
+    growth, arrival_scale = forecast.queues[0].factors("median")
+    assert arrival_scale == pytest.approx(1.0, abs=0.15)
+    assert growth == pytest.approx(1.0, abs=0.1)
+
+
+def test_a_few_days_use_the_daily_season_with_a_note():
+    forecast = forecast_workload(history(5), 30 * DAY_S)
+    assert forecast.plan.season == 24
+    assert any("weekly season is not modelled" in n for n in forecast.notes)
+    assert forecast.reference[1] - forecast.reference[0] == DAY_S
+
+
+def test_a_short_history_takes_the_trend_only_fallback_with_a_note():
+    forecast = forecast_workload(history(1.5), 30 * DAY_S)
+    assert forecast.plan.season is None and "trend only" in forecast.plan.model
+    assert any("shorter than two days" in n and "trend only" in n for n in forecast.notes)
+    rate = forecast.queues[0].jobs_per_day
+    assert rate.lower <= rate.median <= rate.upper
+
+
+def test_plan_follows_the_history_length():
+    assert plan_for(14 * DAY_S).season == 7
+    assert plan_for(13.9 * DAY_S).season == 24
+    assert plan_for(1.9 * DAY_S).season is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"horizon_s": 3600.0}, "horizon: expected a duration of at least 1d"),
+        ({"horizon_s": float("nan")}, "horizon"),
+        ({"horizon_s": HORIZON_S, "level": 1.0}, "level: expected a number in (0, 1)"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(kwargs, message):
+    with pytest.raises(ValidationError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        forecast_workload(history(2), **kwargs)
+
+
+def test_a_history_under_a_day_is_refused():
+    with pytest.raises(ValidationError, match=r"history: expected at least 1d .* got 1[01]\.\dh"):
+        forecast_workload(history(0.5), HORIZON_S)
+
+
+def test_job_sizes_leave_out_setup_and_cleanup():
+    jobs = pd.DataFrame({"job_id": ["a", "b"], "queue": "root.q", "submit_s": [0.0, 1.0]})
+    tasks = pd.DataFrame(
+        {
+            "job_id": ["a", "a", "a", "b"],
+            "task_id": ["a_s", "a_m", "a_r", "b_m"],
+            "stage": ["setup", "map", "reduce", "map"],
+            "duration_s": [100.0, 10.0, 20.0, 5.0],
+            "memory_mb": 1.0,
+            "vcores": 1.0,
+        }
+    )
+    assert job_sizes(Workload(jobs=jobs, tasks=tasks)).tolist() == [30.0, 5.0]
