@@ -1,5 +1,10 @@
 """Putting a new allocation file in force safely: journal, write, reload, confirm, or roll back.
 
+The same procedure applies a Capacity Scheduler ``capacity-scheduler.xml`` with
+``fmt=tempo.config_format.CAPACITY`` (Hadoop 3.x's rules, confirmed by the queue
+tree's capacities and states; reloaded by ``yarn rmadmin -refreshQueues`` or the
+mutation API, `tempo.rm.sched_conf.SchedConfReload`).
+
 `apply_configuration` is the only way tempo changes a cluster's configuration:
 
 1. the candidate is validated; one with errors is never written;
@@ -32,12 +37,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tempo.errors import RMError, TempoError
+from tempo.config_format import ConfigFormat, fair_format
+from tempo.errors import TempoError
 from tempo.journal import InForce, Journal
 from tempo.rm.client import RMClient
-from tempo.rm.confirm import DEFAULT_TOLERANCE, Tolerance, scheduler_mismatches
-from whatif.allocation import AllocationDocument, validate, write_allocation
+from tempo.rm.confirm import DEFAULT_TOLERANCE, Tolerance
 from whatif.atomic import stray_temporaries
 from whatif.errors import WhatifError
 
@@ -154,24 +160,11 @@ Confirm = Callable[[], bool] | RMClient
 
 
 def _confirmer(
-    confirm: Confirm, document: AllocationDocument, hadoop_version: int, tolerance: Tolerance
+    confirm: Confirm, document: Any, fmt: ConfigFormat
 ) -> Callable[[], tuple[bool, str]]:
     """A check returning (in force?, why not)."""
     if isinstance(confirm, RMClient):
-        allocation = document.effective(hadoop_version=hadoop_version)
-
-        def check() -> tuple[bool, str]:
-            try:
-                state = confirm.scheduler()
-            except RMError as error:
-                return False, f"cannot read the scheduler: {error}"
-            problems = scheduler_mismatches(state, allocation, tolerance=tolerance)
-            if problems:
-                more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-                return False, problems[0] + more
-            return True, "the RM's queue tree matches the new allocation"
-
-        return check
+        return fmt.confirm(confirm, document)
     if not callable(confirm):
         raise ApplyError(
             f"confirm: expected an RMClient or a callable, got {type(confirm).__name__}"
@@ -200,21 +193,13 @@ def _wait_for(
         sleep(min(poll_s, max(deadline - clock(), 0.0)))
 
 
-def _errors(document: AllocationDocument, hadoop_version: int) -> list[str]:
-    return [
-        f"line {i.line}: {i.message}"
-        for i in validate(document, hadoop_version=hadoop_version)
-        if i.severity == "error"
-    ]
-
-
 def apply_configuration(
-    document: AllocationDocument,
+    document: Any,
     path: str | Path,
     *,
     journal: Journal,
     iteration_id: int,
-    reload: Reload = DEFAULT_RELOAD,
+    reload: Reload | Any = DEFAULT_RELOAD,
     confirm: Confirm,
     timeout_s: float = 60.0,
     backups: int = 5,
@@ -223,13 +208,15 @@ def apply_configuration(
     poll_s: float = 1.0,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    fmt: ConfigFormat | None = None,
 ) -> ApplyOutcome:
     """Write `document` to `path`, reload the RM, confirm it is in force, or restore the previous file.
 
     Parameters
     ----------
-    document : AllocationDocument
-        The candidate allocation file.
+    document : AllocationDocument or ConfigurationDocument
+        The candidate allocation file (or ``capacity-scheduler.xml`` with
+        ``fmt=tempo.config_format.CAPACITY``).
     path : path
         The allocation file the RM reads; it must exist and be valid (it is what a
         failure restores).
@@ -244,6 +231,10 @@ def apply_configuration(
         seconds for up to `timeout_s` seconds after the reload.
     backups : int
         Numbered backups kept (``path.1`` is the file replaced).
+    fmt : ConfigFormat, optional
+        The kind of file (`tempo.config_format`); default a Fair Scheduler
+        allocation file for `hadoop_version`. A Capacity Scheduler's `reload` is
+        ``yarn rmadmin -refreshQueues`` or a `tempo.rm.sched_conf.SchedConfReload`.
 
     Returns
     -------
@@ -260,10 +251,11 @@ def apply_configuration(
     JournalError
         An earlier apply is still dangling (call `recover` first).
     """
+    fmt = fair_format(hadoop_version, tolerance) if fmt is None else fmt
     target = Path(path)
     data = document.to_bytes()
     sha = hashlib.sha256(data).hexdigest()
-    problems = _errors(document, hadoop_version)
+    problems = fmt.errors(document)
     if problems:
         reason = f"candidate refused, not written: {'; '.join(problems[:5])}"
         logger.warning("%s: %s", target, reason)
@@ -281,8 +273,8 @@ def apply_configuration(
             False, False, False, "the candidate is the file already in force", None, sha
         )
     try:
-        previous = AllocationDocument.from_bytes(previous_bytes, source=str(target))
-        previous_problems = _errors(previous, hadoop_version)
+        previous = fmt.parse(previous_bytes, str(target))
+        previous_problems = fmt.errors(previous)
     except WhatifError as error:
         previous_problems = [str(error)]
     if previous_problems:
@@ -290,7 +282,7 @@ def apply_configuration(
             f"{target}: the allocation file in force is not valid, so it could not be restored "
             f"after a failure; fix it first: {'; '.join(previous_problems[:3])}"
         )
-    check = _confirmer(confirm, document, hadoop_version, tolerance)
+    check = _confirmer(confirm, document, fmt)
     backup = target.with_name(f"{target.name}.1") if backups > 0 else None
     apply_id = journal.record_intent(
         iteration_id,
@@ -300,7 +292,7 @@ def apply_configuration(
         backup_path=None if backup is None else str(backup),
     )
     try:
-        write_allocation(document, target, backups=backups, hadoop_version=hadoop_version)
+        fmt.write(document, target, backups)
     except (WhatifError, OSError) as error:
         reason = f"writing {target} failed, previous file untouched: {error}"
         journal.complete_apply(apply_id, outcome="reverted", detail=reason)
@@ -315,7 +307,7 @@ def apply_configuration(
             logger.info("%s: new configuration confirmed in force", target)
             return ApplyOutcome(True, True, False, f"confirmed: {why}", backup, sha, apply_id)
         failure = why
-    restored = _restore(previous, target, reload, hadoop_version, sleep)
+    restored = _restore(previous, target, reload, fmt, sleep)
     reason = f"{failure}; restored the previous file{restored}"
     journal.complete_apply(apply_id, outcome="reverted", detail=reason)
     logger.warning("%s: %s", target, reason)
@@ -323,15 +315,15 @@ def apply_configuration(
 
 
 def _restore(
-    previous: AllocationDocument,
+    previous: Any,
     target: Path,
-    reload: Reload | None,
-    hadoop_version: int,
+    reload: Reload | Any | None,
+    fmt: ConfigFormat,
     sleep: Callable[[float], None],
 ) -> str:
     """Put `previous` back at `target` (no backup rotation) and reload; a note on the reload."""
     try:
-        write_allocation(previous, target, backups=0, hadoop_version=hadoop_version)
+        fmt.write(previous, target, 0)
     except (WhatifError, OSError) as error:
         raise ApplyError(
             f"{target}: restoring the previous file failed ({error}); the journal keeps the apply "
@@ -356,9 +348,10 @@ def recover(
     journal: Journal,
     path: str | Path,
     *,
-    reload: Reload | None = None,
+    reload: Reload | Any | None = None,
     hadoop_version: int = 3,
     sleep: Callable[[float], None] = time.sleep,
+    fmt: ConfigFormat | None = None,
 ) -> Recovery:
     """Finish or undo an apply a crash left dangling, so the journal and the file agree.
 
@@ -376,6 +369,7 @@ def recover(
     previous nor the new one (changed outside tempo), is missing, or the backup no
     longer holds the previous file: an operator must decide.
     """
+    fmt = fair_format(hadoop_version) if fmt is None else fmt
     target = Path(path)
     state = journal.in_force()
     if state is None or not state.apply.dangling:
@@ -409,8 +403,8 @@ def recover(
             f"{target}: an unconfirmed apply was interrupted and the backup {record.backup_path} "
             "no longer holds the previous file; check the numbered backups by hand"
         )
-    previous = AllocationDocument.from_bytes(backup_bytes, source=str(backup))
-    note = _restore(previous, target, reload, hadoop_version, sleep)
+    previous = fmt.parse(backup_bytes, str(backup))
+    note = _restore(previous, target, reload, fmt, sleep)
     reason = f"interrupted before the new file was confirmed; restored the previous file from {backup}{note}"
     journal.complete_apply(record.id, outcome="reverted", detail=f"recovered: {reason}")
     logger.warning("%s: %s", target, reason)

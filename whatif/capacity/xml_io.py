@@ -37,8 +37,15 @@ def is_capacity_scheduler(path: str | os.PathLike[str]) -> bool:
     return bool(_ROOT.search(head)) and b"yarn.scheduler.capacity." in head
 
 
-def write_capacity(doc: ConfigurationDocument, path: str | os.PathLike[str]) -> Path:
-    """Write `doc` to `path` atomically; refuses (`CapacityConfigError`) a file Hadoop would reject."""
+def write_capacity(
+    doc: ConfigurationDocument, path: str | os.PathLike[str], *, backups: int = 0
+) -> Path:
+    """Write `doc` to `path` atomically; refuses (`CapacityConfigError`) a file Hadoop would reject.
+
+    With `backups`, an existing file is first kept as ``path.1`` (older ones shift,
+    as `whatif.allocation.write_allocation` keeps them).
+    """
+    from whatif.allocation.xml_io import _rotate_backups
     from whatif.capacity.validate import validate
 
     target = Path(path)
@@ -48,7 +55,11 @@ def write_capacity(doc: ConfigurationDocument, path: str | os.PathLike[str]) -> 
         raise CapacityConfigError(
             f"{target}: refusing to write a configuration Hadoop would reject: {listed}"
         )
+    if backups < 0:
+        raise CapacityConfigError(f"write_capacity backups: expected >= 0, got {backups}")
     data = doc.to_bytes()
-    write_atomic(target, data)
+    write_atomic(
+        target, data, before_replace=lambda t: _rotate_backups(t, backups) if t.exists() else None
+    )
     logger.info("wrote Capacity Scheduler configuration %s (%d bytes)", target, len(data))
     return target
