@@ -5,10 +5,24 @@ An RM whose Capacity Scheduler uses a mutable configuration store
 ``fs``) takes changes as a ``<sched-conf>`` document (Hadoop's
 ``SchedConfUpdateInfo``): ``<update-queue>`` per queue with ``<params>`` entries
 keyed by the setting after the queue path (``capacity``), and ``<global-updates>``
-entries keyed by full property name. A property the new file drops is sent with an
-empty value, which unsets it. `sched_conf_update` builds that document from two
-configurations; `SchedConfReload` sends it in place of ``yarn rmadmin
+entries keyed by full property name. `sched_conf_update` builds that document from
+two configurations; `SchedConfReload` sends it in place of ``yarn rmadmin
 -refreshQueues``, so `tempo.apply` uses either the same way, rollback included.
+
+A property the new file drops is unset, and the two sections unset differently
+(checked against Hadoop's source, ``ConfigurationUpdateAssembler`` and, before it,
+``MutableCSConfigurationProvider.constructKeyValueConfUpdate``; apache/hadoop @
+21ca3f02 and 00fde836): in an ``update-queue`` a null *or empty* value unsets the
+property (``keyValue == null || keyValue.isEmpty()``), but ``global-updates`` are
+copied as they come (``confUpdate.put(key, value)``) and only a null unsets one
+(``applyMutation``: ``conf.unset`` for null, else ``conf.set``) - an empty
+``<value></value>`` would set the property to "", which Hadoop then fails to read
+as a number. So a dropped queue property is sent with an empty value and a dropped
+global one as an entry with no ``<value>``, which JAXB reads as null into
+``SchedConfUpdateInfo.getGlobalParams()`` (Hadoop's own test
+``TestRMWebServicesConfigurationMutation.testGlobalConfChange`` unsets
+``maximum-applications`` with a null value). ``remove-queue`` is only for deleting
+a queue; a queue the new file drops still goes through ``.queues`` on its parent.
 """
 
 from __future__ import annotations
@@ -45,19 +59,22 @@ def changed_properties(
 def sched_conf_update(old: ConfigurationDocument, new: ConfigurationDocument) -> bytes:
     """The ``<sched-conf>`` XML that turns the RM's `old` configuration into `new`."""
     paths = {n.path for n in queue_tree(new).walk()} | {n.path for n in queue_tree(old).walk()}
-    queues: dict[str, list[tuple[str, str]]] = {}
-    globals_: list[tuple[str, str]] = []
+    queues: dict[str, list[tuple[str, str | None]]] = {}
+    globals_: list[tuple[str, str | None]] = []
     for name, value in changed_properties(old, new):
         located = queue_of(name, paths) if name.startswith(PREFIX) else None
-        text = "" if value is None else value
         if located is not None and located[0] in paths:
-            queues.setdefault(located[0], []).append((located[1], text))
+            # update-queue: an empty value unsets (ConfigurationUpdateAssembler.updateQueue)
+            queues.setdefault(located[0], []).append((located[1], value or ""))
         else:
-            globals_.append((name, text))
+            # global-updates: only a null (no <value>) unsets; "" would set ""
+            globals_.append((name, value))
 
-    def entries(pairs: list[tuple[str, str]], indent: str) -> list[str]:
+    def entries(pairs: list[tuple[str, str | None]], indent: str) -> list[str]:
         return [
-            f"{indent}<entry><key>{escape(k)}</key><value>{escape(v)}</value></entry>"
+            f"{indent}<entry><key>{escape(k)}</key></entry>"
+            if v is None
+            else f"{indent}<entry><key>{escape(k)}</key><value>{escape(v)}</value></entry>"
             for k, v in pairs
         ]
 

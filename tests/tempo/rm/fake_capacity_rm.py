@@ -94,7 +94,8 @@ class FakeCapacityRM:
                 value = entry.findtext("value") or None
                 doc = doc.set(key(queue, entry.findtext("key")), value)
         for entry in tree.findall("global-updates/entry"):
-            doc = doc.set(entry.findtext("key"), entry.findtext("value") or None)
+            # as Hadoop: a global entry without <value> (null) unsets, "" sets ""
+            doc = doc.set(entry.findtext("key"), entry.findtext("value"))
         errors = [i.message for i in validate(doc) if i.severity == "error"]
         if errors:
             return 400, f"Failed to re-init queues : {errors[0]}"

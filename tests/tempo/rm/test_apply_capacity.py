@@ -131,6 +131,23 @@ def test_sched_conf_update_unsets_dropped_properties_and_updates_globals(config:
     assert "<global-updates>" in xml and f"<key>{P}maximum-am-resource-percent</key>" in xml
 
 
+def test_a_dropped_global_is_sent_without_a_value(config: Path) -> None:
+    """Hadoop unsets a global-updates entry only when its value is null (no <value>):
+    an empty value would set the property to "" (MutableCSConfigurationProvider)."""
+    old = ConfigurationDocument.from_file(config)
+    new = old.set(P + "maximum-am-resource-percent", None)
+    xml = sched_conf_update(old, new).decode()
+    assert f"<entry><key>{P}maximum-am-resource-percent</key></entry>" in xml
+    assert "<value></value>" not in xml
+    with FakeCapacityRM(config) as rm:
+        reload = SchedConfReload(rm.url, config, old)
+        new_path = config.with_name("new.xml")
+        new_path.write_bytes(new.to_bytes())
+        reload.path = new_path
+        assert reload.perform() is None
+        assert rm.conf.value(P + "maximum-am-resource-percent") is None
+
+
 def test_mismatches_name_missing_queues_and_states(config: Path) -> None:
     with FakeCapacityRM(config) as rm:
         state = RMClient(HTTPTransport(rm.url)).capacity_scheduler()
