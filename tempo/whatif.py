@@ -28,7 +28,10 @@ from tempo.templates import (
 )
 from whatif.allocation import AllocationDocument, EffectiveAllocation, Resources, validate
 from whatif.cluster import Cluster
+from whatif.durations import format_duration
+from whatif.errors import ValidationError
 from whatif.executors import Executor, make_executor
+from whatif.forecast import WorkloadForecast, forecast_workload
 from whatif.metrics import Window
 from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.provisioning import (
@@ -82,6 +85,7 @@ class WhatifRun:
     retuned: ProvisioningAnalysis | None
     check: ScaleUpCheck | None
     files: ReportFiles
+    forecast: WorkloadForecast | None = None
 
 
 def workload_scenarios(growth: float | None, arrival_scale: float | None) -> list[WorkloadScenario]:
@@ -89,6 +93,46 @@ def workload_scenarios(growth: float | None, arrival_scale: float | None) -> lis
     growths = [1.0] + ([growth] if growth not in (None, 1.0) else [])
     arrivals = [1.0] + ([arrival_scale] if arrival_scale not in (None, 1.0) else [])
     return [WorkloadScenario(g, a) for a in arrivals for g in growths]
+
+
+def forecast_scenarios(
+    forecast: WorkloadForecast, queues: Sequence[str] | None = None
+) -> list[WorkloadScenario]:
+    """Now (the reference window as it is), the forecast's median and its upper bound.
+
+    `queues` limits the per-queue factors to those (the queues with jobs in the
+    reference window: a queue without any is not in the model the scenarios use).
+    """
+    horizon = format_duration(forecast.horizon_s)
+    now = f"now (the last {format_duration(forecast.plan.reference_s)})"
+    bounds = (
+        ("median", f"forecast median at {horizon}"),
+        ("upper", f"forecast upper bound ({100 * forecast.level:g}% interval) at {horizon}"),
+    )
+    return [WorkloadScenario(name=now)] + [
+        WorkloadScenario(
+            per_queue=tuple(
+                (q.queue, *q.factors(bound))
+                for q in forecast.queues
+                if queues is None or q.queue in queues
+            ),
+            name=name,
+        )
+        for bound, name in bounds
+    ]
+
+
+def _forecast(
+    workload: Workload, trace: str | Path, horizon_s: float, level: float, seed: int
+) -> tuple[WorkloadForecast, Workload]:
+    """The forecast of `workload` and its reference window, the workload the scenarios scale."""
+    try:
+        forecast = forecast_workload(workload, horizon_s, level=level, seed=seed)
+    except ValidationError as error:
+        raise TempoError(f"{trace}: --growth auto: {error}") from None
+    start, end = forecast.reference
+    submit = workload.jobs["submit_s"]
+    return forecast, workload.select_jobs((submit >= start) & (submit < end))
 
 
 def retuner(
@@ -141,6 +185,8 @@ def run_whatif(
     scales: Sequence[float] = (0.25, 0.5, 1.0, 2.0, 4.0),
     growth: float | None = None,
     arrival_scale: float | None = None,
+    horizon_s: float | None = None,
+    level: float = 0.9,
     replicates: int = 1,
     executor: str | None = "local",
     window_s: float | None = None,
@@ -161,12 +207,27 @@ def run_whatif(
     every cluster size evaluated (`retuner`). `cluster` is the SPEC at scale 1; None:
     the cluster the trace's notes say it was recorded on (`recorded_cluster`).
     `settings` are the scheduler knobs (Hadoop's defaults, preemption off, when None).
+    ``horizon_s`` (``--growth auto``) forecasts each queue `horizon_s` ahead from the
+    trace (`whatif.forecast.forecast_workload`, `level` interval) and replaces the
+    scenarios by `forecast_scenarios`, all generated from the last week (or day) of
+    the trace; `growth` and `arrival_scale` must then be None.
 
     Template queues missing from the trace or from the allocation file are errors
     (`tempo.templates.check_trace_queues`, `check_queues`).
     """
+    if horizon_s is not None and (growth is not None or arrival_scale is not None):
+        raise TempoError(
+            "--growth auto: the forecast sets growth and arrivals; drop --arrival-scale"
+        )
     recorded = read_trace(trace)
     workload = recorded.workload
+    check_workload = workload
+    forecast = None
+    if horizon_s is not None:
+        forecast, workload = _forecast(workload, trace, horizon_s, level, seed)
+        scenarios = forecast_scenarios(forecast, workload.queues)
+    else:
+        scenarios = workload_scenarios(growth, arrival_scale)
     if cluster is None:
         cluster = recorded_cluster(recorded.notes)
         if cluster is None:
@@ -177,7 +238,7 @@ def run_whatif(
     document = AllocationDocument.from_file(config)
     allocation = document.effective()
     template_list = load_templates(templates)
-    check_trace_queues(template_list, workload, str(trace))
+    check_trace_queues(template_list, check_workload, str(trace))
     check_queues(template_list, [q.name for q in allocation.queues()], where=str(config))
     thresholds = [
         (t.queue, c.metric, c.threshold, c.op) for t in template_list for c in t.constraints
@@ -196,7 +257,7 @@ def run_whatif(
     with make_executor(executor or "serial") as pool:
         common = dict(
             scales=scales,
-            scenarios=workload_scenarios(growth, arrival_scale),
+            scenarios=scenarios,
             metrics=extra,
             replicates=replicates,
             noise=noise,
@@ -248,5 +309,6 @@ def run_whatif(
             "window_s": window_s,
             "preemption": settings.preemption,
         },
+        forecast=forecast,
     )
-    return WhatifRun(analysis, retuned, scale_check, files)
+    return WhatifRun(analysis, retuned, scale_check, files, forecast)

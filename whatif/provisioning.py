@@ -189,26 +189,48 @@ def monotonicity_flips(points: Sequence[tuple[float, bool]]) -> tuple[float, ...
 
 @dataclass(frozen=True)
 class WorkloadScenario:
-    """A what-if change of the workload: data per job times `growth`, arrivals times `arrival_scale`."""
+    """A what-if change of the workload: data per job times `growth`, arrivals times `arrival_scale`.
+
+    ``per_queue`` holds (queue, growth, arrival scale) entries applied to those
+    queues on top (a forecast's factors, `whatif.forecast`); ``name``, when given,
+    is the label shown in reports.
+    """
 
     growth: float = 1.0
     arrival_scale: float = 1.0
+    per_queue: tuple[tuple[str, float, float], ...] = ()
+    name: str = ""
 
     def __post_init__(self) -> None:
         for name in ("growth", "arrival_scale"):
-            value = getattr(self, name)
-            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+            _check_scenario_factor(getattr(self, name), name)
+        for i, entry in enumerate(self.per_queue):
+            if not (isinstance(entry, tuple) and len(entry) == 3 and isinstance(entry[0], str)):
                 raise ValidationError(
-                    f"workload scenario {name}: expected a number > 0, got {value!r}"
+                    f"workload scenario per_queue[{i}]: expected (queue, growth, arrival_scale), "
+                    f"got {entry!r}"
                 )
+            _check_scenario_factor(entry[1], f"per_queue[{i}] growth")
+            _check_scenario_factor(entry[2], f"per_queue[{i}] arrival_scale")
 
     @property
     def is_baseline(self) -> bool:
-        return self.growth == 1.0 and self.arrival_scale == 1.0
+        return (
+            self.growth == 1.0
+            and self.arrival_scale == 1.0
+            and all(g == 1.0 and a == 1.0 for _, g, a in self.per_queue)
+        )
 
     @property
     def label(self) -> str:
+        if self.name:
+            return self.name
         return f"growth {self.growth:g}, arrivals x{self.arrival_scale:g}"
+
+
+def _check_scenario_factor(value: object, name: str) -> None:
+    if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+        raise ValidationError(f"workload scenario {name}: expected a number > 0, got {value!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -329,8 +351,8 @@ def scenario_workloads(
 
     All scenarios baseline: the trace itself. Otherwise each is generated, over the
     trace's submission span and from its first submission, by `model` (fitted on
-    the trace when not given) with the scenario's growth and arrival scale and the
-    same `seed`.
+    the trace when not given) with the scenario's growth and arrival scale (and its
+    per-queue factors) and the same `seed`.
     """
     if all(s.is_baseline for s in scenarios):
         return [("trace", workload) for _ in scenarios]
@@ -341,6 +363,8 @@ def scenario_workloads(
     out = []
     for scenario in scenarios:
         changed = model.with_growth(scenario.growth).with_arrival_scale(scenario.arrival_scale)
+        for queue, growth, arrival_scale in scenario.per_queue:
+            changed = changed.with_growth(growth, queue).with_arrival_scale(arrival_scale, queue)
         out.append(("model", changed.generate(hours=hours, seed=seed, start_s=first)))
     return out
 

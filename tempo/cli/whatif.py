@@ -15,9 +15,10 @@ from tempo.cli.options import (
     refuse_overwrite,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
+from tempo.errors import TempoError
 from tempo.templates import parse_duration
-from tempo.whatif import run_whatif
-from whatif.report import render_text
+from tempo.whatif import WhatifRun, run_whatif
+from whatif.report import render_forecast, render_text
 
 
 def _scales(ctx, param, value: str) -> tuple[float, ...]:
@@ -28,6 +29,30 @@ def _scales(ctx, param, value: str) -> tuple[float, ...]:
     if not scales or any(not s > 0 for s in scales):
         raise click.BadParameter(f"expected numbers > 0, got {value!r}")
     return scales
+
+
+def _growth(ctx, param, value: str | None) -> float | str | None:
+    if value is None or value == "auto":
+        return value
+    try:
+        growth = float(value)
+    except ValueError:
+        raise click.BadParameter(f"expected a number > 0 or 'auto', got {value!r}") from None
+    if not growth > 0 or growth == float("inf"):
+        raise click.BadParameter(f"expected a number > 0 or 'auto', got {value!r}")
+    return growth
+
+
+def _horizon(growth: float | str | None, text: str | None) -> float | None:
+    """Seconds to forecast ahead with --growth auto (90 days by default), else None."""
+    if growth != "auto":
+        if text is not None:
+            raise click.BadParameter("only with --growth auto", param_hint="--horizon")
+        return None
+    try:
+        return parse_duration(text or "90d")
+    except TempoError as error:
+        raise click.BadParameter(str(error), param_hint="--horizon") from None
 
 
 @click.command()
@@ -58,8 +83,21 @@ def _scales(ctx, param, value: str) -> tuple[float, ...]:
 )
 @click.option(
     "--growth",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Data per job times this (e.g. 1.3).",
+    callback=_growth,
+    help="Data per job times this (e.g. 1.3), or 'auto': forecast each queue's arrivals and "
+    "job sizes from the trace to --horizon.",
+)
+@click.option(
+    "--horizon",
+    "horizon_text",
+    help="With --growth auto: how far ahead to forecast (e.g. 90d) [default: 90d].",
+)
+@click.option(
+    "--level",
+    default=0.9,
+    show_default=True,
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    help="With --growth auto: the forecast's prediction-interval level.",
 )
 @click.option(
     "--arrival-scale",
@@ -110,6 +148,8 @@ def whatif(
     cluster_spec,
     scales,
     growth,
+    horizon_text,
+    level,
     arrival_scale,
     replicates,
     executor,
@@ -130,6 +170,7 @@ def whatif(
     With --json, print report.json's document (its schema: whatif/report/schema.py).
     Exit status 1 when, in some workload scenario, the cluster at scale 1 misses an
     SLO (one with nothing to measure is missed too)."""
+    horizon_s = _horizon(growth, horizon_text)
     refuse_overwrite(
         [Path(output) / "report.json", Path(output) / "report.html"], force=force, option="-o"
     )
@@ -149,8 +190,10 @@ def whatif(
             output,
             cluster=cluster_spec,
             scales=scales,
-            growth=growth,
+            growth=None if growth == "auto" else growth,
             arrival_scale=arrival_scale,
+            horizon_s=horizon_s,
+            level=level,
             replicates=replicates,
             executor=executor,
             window_s=parse_duration(window_text) if window_text else None,
@@ -172,7 +215,11 @@ def whatif(
             click.echo(
                 f"cluster at scale 1: {run.analysis.cluster.spec()} (from the trace's notes)"
             )
+        if run.forecast is not None:
+            click.echo(render_forecast(run.forecast), nl=False)
         click.echo(render_text(run.analysis, retuned=run.retuned, check=run.check), nl=False)
+        if run.forecast is not None:
+            click.echo(_answer(run))
         click.echo(f"Report: {run.files.json} and {run.files.html}")
     missed = [
         s.scenario.label
@@ -183,3 +230,17 @@ def whatif(
         if not as_json:
             click.echo(f"the cluster at scale 1 misses an SLO in: {'; '.join(missed)}", err=True)
         click.get_current_context().exit(exitcodes.NO)
+
+
+def _answer(run: WhatifRun) -> str:
+    """One line per forecast scenario: the smallest cluster meeting every SLO."""
+    lines = ["Cluster needed (smallest meeting every SLO):"]
+    for s in run.analysis.scenarios:
+        smallest = s.smallest
+        if smallest is None:
+            size = f"none up to scale {s.bisection.lower:g}"
+        else:
+            bound = "at most " if s.bisection.status == "below_min" else ""
+            size = f"{bound}scale {s.bisection.scale:.3g}: {smallest.cluster.spec()}"
+        lines.append(f"  {s.scenario.label}: {size}")
+    return "\n".join(lines)

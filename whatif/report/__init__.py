@@ -10,17 +10,19 @@ from pathlib import Path
 
 from whatif.atomic import write_atomic
 from whatif.errors import WhatifError
+from whatif.forecast import WorkloadForecast
 from whatif.provisioning import ProvisioningAnalysis
 from whatif.report.document import report_dict
 from whatif.report.html import render_html
 from whatif.report.schema import REPORT_SCHEMA, REPORT_VERSION
-from whatif.report.text import render_text
+from whatif.report.text import render_forecast, render_text
 from whatif.scaleup_check import ScaleUpCheck
 
 __all__ = [
     "REPORT_SCHEMA",
     "REPORT_VERSION",
     "ReportFiles",
+    "render_forecast",
     "render_html",
     "render_text",
     "report_dict",
@@ -45,11 +47,13 @@ def write_report(
     retuned: ProvisioningAnalysis | None = None,
     check: ScaleUpCheck | None = None,
     inputs: Mapping[str, object] | None = None,
+    forecast: WorkloadForecast | None = None,
 ) -> ReportFiles:
     """Write ``report.json`` and ``report.html`` into `directory` (created if needed).
 
     `retuned` is the same analysis with the configuration re-tuned at each cluster
-    size (``analyze_provisioning(..., configure=...)``), `check` the scale-up check.
+    size (``analyze_provisioning(..., configure=...)``), `check` the scale-up check,
+    `forecast` the forecast the scenarios came from (report.json's ``forecast``).
 
     Both are rendered in memory first; ``report.json`` is replaced while the new
     ``report.html`` waits, fsynced, in its temporary file, which is then renamed
@@ -63,7 +67,7 @@ def write_report(
     except OSError as error:
         raise WhatifError(f"{directory}: cannot create the report directory: {error}") from error
     document = json.dumps(
-        report_dict(analysis, retuned=retuned, check=check, inputs=inputs),
+        report_dict(analysis, retuned=retuned, check=check, inputs=inputs, forecast=forecast),
         indent=2,
         allow_nan=False,
     )

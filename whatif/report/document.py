@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from whatif.forecast import SeriesForecast, WorkloadForecast
 from whatif.provisioning import ProvisioningAnalysis
 from whatif.report.schema import REPORT_VERSION
 from whatif.scaleup_check import ScaleUpCheck
@@ -29,6 +30,11 @@ def _scenarios(analysis: ProvisioningAnalysis) -> list[dict]:
             {
                 "growth": s.scenario.growth,
                 "arrival_scale": s.scenario.arrival_scale,
+                "name": s.scenario.label,
+                "per_queue": [
+                    {"queue": q, "growth": g, "arrival_scale": a}
+                    for q, g, a in s.scenario.per_queue
+                ],
                 "workload_source": s.source,
                 "jobs": int(s.n_jobs),
                 "smallest": {
@@ -71,14 +77,46 @@ def _scenarios(analysis: ProvisioningAnalysis) -> list[dict]:
     return scenarios
 
 
+def _series(series: SeriesForecast) -> dict:
+    return {
+        "current": series.current,
+        "median": series.median,
+        "lower": series.lower,
+        "upper": series.upper,
+        "model": series.model,
+    }
+
+
+def forecast_dict(forecast: WorkloadForecast) -> dict:
+    """The ``forecast`` entry of report.json: horizon, interval level, model and per-queue series."""
+    return {
+        "horizon_s": forecast.horizon_s,
+        "level": forecast.level,
+        "history_s": forecast.history_s,
+        "series": forecast.plan.model,
+        "reference_s": list(forecast.reference),
+        "notes": list(forecast.notes),
+        "queues": [
+            {
+                "queue": q.queue,
+                "jobs_per_day": _series(q.jobs_per_day),
+                "job_size_s": _series(q.job_size_s),
+            }
+            for q in forecast.queues
+        ],
+    }
+
+
 def report_dict(
     analysis: ProvisioningAnalysis,
     *,
     retuned: ProvisioningAnalysis | None = None,
     check: ScaleUpCheck | None = None,
     inputs: Mapping[str, object] | None = None,
+    forecast: WorkloadForecast | None = None,
 ) -> dict:
-    """The report.json document of `analysis`, the `retuned` one and the scale-up `check`, if run."""
+    """The report.json document of `analysis`, the `retuned` one, the scale-up `check`, if run,
+    and the `forecast` the scenarios came from (``--growth auto``)."""
     given = dict(inputs or {})
     scenarios = _scenarios(analysis)
     accuracy = None
@@ -121,4 +159,5 @@ def report_dict(
         "scenarios": scenarios,
         "retuned": None if retuned is None else {"scenarios": _scenarios(retuned)},
         "accuracy": accuracy,
+        **({"forecast": forecast_dict(forecast)} if forecast is not None else {}),
     }

@@ -25,6 +25,19 @@ _SCENARIOS: dict = {
         "properties": {
             "growth": {"type": "number"},
             "arrival_scale": {"type": "number"},
+            "name": {"type": "string"},
+            "per_queue": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["queue", "growth", "arrival_scale"],
+                    "properties": {
+                        "queue": {"type": "string"},
+                        "growth": _SCALE,
+                        "arrival_scale": _SCALE,
+                    },
+                },
+            },
             "workload_source": {"enum": ["trace", "model"]},
             "jobs": {"type": "integer", "minimum": 0},
             "smallest": {
@@ -100,6 +113,44 @@ _SCENARIOS: dict = {
     },
 }
 
+_SERIES = {
+    "type": "object",
+    "required": ["current", "median", "lower", "upper", "model"],
+    "properties": {
+        "current": {"type": "number"},
+        "median": {"type": "number"},
+        "lower": {"type": "number"},
+        "upper": {"type": "number"},
+        "model": {"type": "string"},
+    },
+}
+
+#: The forecast the scenarios came from (``--growth auto``), when there was one.
+_FORECAST: dict = {
+    "type": "object",
+    "required": ["horizon_s", "level", "history_s", "series", "reference_s", "notes", "queues"],
+    "properties": {
+        "horizon_s": _SCALE,
+        "level": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        "history_s": _SCALE,
+        "series": {"type": "string"},
+        "reference_s": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+        "notes": {"type": "array", "items": {"type": "string"}},
+        "queues": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["queue", "jobs_per_day", "job_size_s"],
+                "properties": {
+                    "queue": {"type": "string"},
+                    "jobs_per_day": _SERIES,
+                    "job_size_s": _SERIES,
+                },
+            },
+        },
+    },
+}
+
 #: JSON Schema (draft 2020-12) of report.json.
 REPORT_SCHEMA: dict = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -118,6 +169,7 @@ REPORT_SCHEMA: dict = {
     ],
     "additionalProperties": False,
     "properties": {
+        "forecast": _FORECAST,
         "format": {"const": "tempo-whatif-report"},
         "version": {"const": REPORT_VERSION},
         "inputs": {

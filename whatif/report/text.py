@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from whatif.durations import format_duration
+from whatif.forecast import SeriesForecast, WorkloadForecast
 from whatif.provisioning import ProvisioningAnalysis
 from whatif.scaleup_check import ScaleUpCheck
 
@@ -88,6 +90,37 @@ def _scenario_lines(analysis: ProvisioningAnalysis) -> list[str]:
         lines.append("(* = bisection probe off the grid)")
         lines.append("")
     return lines
+
+
+def render_forecast(forecast: WorkloadForecast) -> str:
+    """The forecast per queue: now (the reference window), median and interval at the horizon."""
+    horizon = format_duration(forecast.horizon_s)
+    percent = f"{100 * forecast.level:g}%"
+    lines = [
+        f"Forecast at {horizon} from {forecast.history_s / 86400:.1f} days of history "
+        f"({forecast.plan.model}; now = the last {format_duration(forecast.plan.reference_s)}, "
+        f"{percent} interval):"
+    ]
+    rows = []
+    for q in forecast.queues:
+        for what, series, unit in (
+            ("jobs/day", q.jobs_per_day, ""),
+            ("job size", q.job_size_s, " task-s"),
+        ):
+            rows.append([q.queue, what, *_forecast_cells(series, unit), series.model])
+    header = ["queue", "series", "now", "median", f"{percent} interval", "x now", "model"]
+    lines.extend(_table(header, rows))
+    lines.extend(f"note: {note}" for note in forecast.notes)
+    return "\n".join(lines) + "\n\n"
+
+
+def _forecast_cells(series: SeriesForecast, unit: str) -> list[str]:
+    return [
+        f"{series.current:.4g}{unit}",
+        f"{series.median:.4g}{unit}",
+        f"{series.lower:.4g} .. {series.upper:.4g}",
+        f"{series.factor(series.median):.2f} (upper {series.factor(series.upper):.2f})",
+    ]
 
 
 def _check_lines(check: ScaleUpCheck) -> list[str]:

@@ -88,3 +88,30 @@ def test_a_trace_that_records_no_cluster_needs_the_option(tmp_path):
     assert result.exit_code == 2
     assert "does not say which cluster it was recorded on" in result.output
     assert "--cluster" in result.output
+
+
+def test_growth_auto_with_an_unparsable_horizon_is_exit_2(tmp_path):
+    """--horizon must be a duration: exit 2 naming the option, no report."""
+    result = CliRunner().invoke(
+        cli, [*ARGS, "--growth", "auto", "--horizon", "next quarter", "-o", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2 and "--horizon" in result.output, result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_horizon_without_growth_auto_and_a_bad_growth_are_exit_2(tmp_path):
+    result = CliRunner().invoke(cli, [*ARGS, "--horizon", "90d", "-o", str(tmp_path)])
+    assert result.exit_code == 2 and "only with --growth auto" in result.output
+    result = CliRunner().invoke(cli, [*ARGS, "--growth", "lots", "-o", str(tmp_path)])
+    assert result.exit_code == 2 and "expected a number > 0 or 'auto'" in result.output
+
+
+def test_growth_auto_on_a_history_under_a_day_is_exit_2(tmp_path):
+    """The bundled two-tenant sample spans 2 hours: too short to forecast; the error names
+    the trace and says what was expected."""
+    result = CliRunner().invoke(
+        cli, [*ARGS, "--growth", "auto", "--horizon", "90d", "-o", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2, result.output
+    assert "two-tenant: --growth auto: history: expected at least 1d" in result.output
+    assert not (tmp_path / "o").exists()
