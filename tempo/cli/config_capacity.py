@@ -13,7 +13,7 @@ from tempo.cli import exitcodes
 from tempo.cli.options import emit_json, refuse_overwrite
 from tempo.cli.tables import echo_table
 from tempo.space.capacity_space import capacity_distance
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, write_allocation
 from whatif.allocation.effective import Resources
 from whatif.capacity import (
     ConfigurationDocument,
@@ -22,8 +22,10 @@ from whatif.capacity import (
     validate,
     write_capacity,
 )
-from whatif.capacity.convert import convert
+from whatif.capacity.convert import Conversion, convert
 from whatif.capacity.document import CapacityConfigError
+from whatif.capacity.to_fair import FairConversion, to_fair
+from whatif.capacity.xml_io import is_capacity_scheduler
 from whatif.errors import AllocationError
 
 _COLUMNS = (
@@ -173,28 +175,30 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
     "--output",
     required=True,
     type=click.Path(dir_okay=False),
-    help="capacity-scheduler.xml to write.",
+    help="File to write: capacity-scheduler.xml from an allocation file, or the reverse.",
 )
 @click.option(
     "--percentage",
     is_flag=True,
-    help="Capacities as percentages of the parent (default: weights, Nw, as fs2cs).",
+    help="Fair -> Capacity: capacities as percentages of the parent (default: weights, Nw).",
 )
 @click.option(
     "--cluster",
     "cluster_spec",
     metavar="SPEC",
-    help="Cluster SPEC; converts absolute maxResources to maximum-capacity.",
+    help="Cluster SPEC; converts absolute maxima (maxResources / maximum-capacity).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing -o file.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def convert_command(
     file: str, output: str, percentage: bool, cluster_spec: str | None, force: bool, as_json: bool
 ) -> None:
-    """Convert a Fair Scheduler allocation FILE to a Capacity Scheduler configuration.
+    """Convert a Fair Scheduler allocation FILE to a Capacity Scheduler configuration, or back.
 
-    Follows Hadoop's fs2cs mapping; prints what does not carry over (minResources,
-    preemption timeouts, placement policy, ...) and where tempo differs from fs2cs."""
+    The direction follows FILE: a capacity-scheduler.xml becomes an allocation file.
+    Fair -> Capacity follows Hadoop's fs2cs mapping. Both print what does not carry
+    over (minResources, preemption timeouts, ...; user limits, STOPPED states, node
+    labels, ...) and the notes on where the mapping approximates."""
     from whatif.cluster import Cluster
 
     refuse_overwrite([output], force=force, option="-o")
@@ -202,25 +206,55 @@ def convert_command(
     if cluster_spec:
         parsed = Cluster.parse(cluster_spec)
         cluster = Resources(parsed.memory_mb, parsed.vcores)
+    if is_capacity_scheduler(file):
+        if percentage:
+            raise click.UsageError(
+                "--percentage: applies to Fair -> Capacity; FILE is a Capacity Scheduler file"
+            )
+        _to_fair(file, output, cluster, as_json)
+        return
     try:
         result = convert(AllocationDocument.from_file(file), percentage=percentage, cluster=cluster)
     except AllocationError as error:
         raise CapacityConfigError(f"{file}: cannot convert: {error}") from None
     doc = ConfigurationDocument.from_bytes(result.to_xml(source=file).encode(), source=output)
     write_capacity(doc, output)
+    count = len(result.properties)
+    _report(file, output, ("properties", count), "fair-to-capacity", result, as_json)
+
+
+def _to_fair(file: str, output: str, cluster: Resources | None, as_json: bool) -> None:
+    """Capacity -> Fair: write the allocation file (validated, atomic) and report."""
+    result = to_fair(ConfigurationDocument.from_file(file), cluster=cluster)
+    doc = AllocationDocument.from_bytes(result.to_xml(source=file).encode(), source=output)
+    write_allocation(doc, output, backups=0)
+    count = sum(1 for _ in doc.iter_queues())
+    _report(file, output, ("queues", count), "capacity-to-fair", result, as_json)
+
+
+def _report(
+    file: str,
+    output: str,
+    size: tuple[str, int],
+    direction: str,
+    result: Conversion | FairConversion,
+    as_json: bool,
+) -> None:
+    """Print what was written, what did not carry over, and the notes (or one JSON object)."""
     if as_json:
         emit_json(
             {
                 "schema": "tempo.config.convert/1",
                 "file": file,
                 "output": output,
-                "properties": len(result.properties),
+                "direction": direction,
+                size[0]: size[1],
                 "not_carried": list(result.not_carried),
                 "notes": list(result.notes),
             }
         )
         return
-    click.echo(f"wrote {output} ({len(result.properties)} properties)")
+    click.echo(f"wrote {output} ({size[1]} {size[0]})")
     for line in result.not_carried:
         click.echo(f"not carried over: {line}")
     for line in result.notes:

@@ -154,3 +154,30 @@ def test_weight_percentages_follow_fs2cs():
     assert weight_percentages([5]) == ([Decimal("100.000")], False)
     assert weight_percentages([0, 0])[1] is True
     assert sum(weight_percentages([3, 0.5, 2, 2, 1, 2])[0]) == 100
+
+
+def test_convert_capacity_to_fair_detects_the_direction(run, tmp_path):
+    out = tmp_path / "fair-scheduler.xml"
+    source = ROOT / "configs" / "six-tenant-capacity.xml"
+    result = run("config", "convert", source, "-o", out, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["direction"] == "capacity-to-fair" and report["queues"] == 7
+    assert any("user-limit-factor" in line for line in report["not_carried"])
+    assert run("config", "validate", out).exit_code == 0
+    from whatif.allocation import AllocationDocument
+
+    allocation = AllocationDocument.from_file(out).effective()
+    assert allocation.queue("root.etl").max_resources.percent == (72.0, 72.0)
+    assert allocation.queue("root.mv").scheduling_policy == "fifo"
+    # and the text report says the same, line by line
+    text = run("config", "convert", source, "-o", tmp_path / "again.xml")
+    assert text.exit_code == 0 and "not carried over: yarn.scheduler.capacity." in text.output
+
+
+def test_convert_capacity_to_fair_refuses_percentage(run, tmp_path):
+    out = tmp_path / "fair.xml"
+    result = run(
+        "config", "convert", ROOT / "configs" / "two-tenant-capacity.xml", "-o", out, "--percentage"
+    )
+    assert result.exit_code == 2 and "--percentage" in result.output and not out.exists()
