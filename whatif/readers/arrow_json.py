@@ -69,6 +69,7 @@ def iter_batches(
     offset: int = 0,
     progress: Callable[[int], None] | None = None,
     forbidden: re.Pattern[bytes] | None = None,
+    one_per_line: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """The JSON objects of `path` from byte `offset` on, as record batches of `schema`.
 
@@ -77,10 +78,13 @@ def iter_batches(
     8 times larger blocks (records already yielded are not repeated). `progress` gets
     the bytes of the file read so far. Raises `Declined` for invalid JSON, a value of
     another type than `schema` says, or bytes matching `forbidden` (checked before each
-    batch is yielded, so a yielded batch never comes from such bytes).
+    batch is yielded, so a yielded batch never comes from such bytes). `one_per_line`
+    (JSON lines: no object spans lines) lets Arrow split blocks at newlines, ~1.5x faster.
     """
     parse = pj.ParseOptions(
-        explicit_schema=schema, newlines_in_values=True, unexpected_field_behavior="ignore"
+        explicit_schema=schema,
+        newlines_in_values=not one_per_line,
+        unexpected_field_behavior="ignore",
     )
     first = 0  # records yielded so far
     block = block_bytes

@@ -39,6 +39,7 @@ from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import TraceReader, normalize_queue
 from whatif.readers.columns import TableBuilder
 from whatif.readers.hadoop_ids import job_of_app_attempt, job_of_task
+from whatif.readers.jhist_columns import JhistTables, read_jhist_tables
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -224,18 +225,48 @@ class JhistReader(TraceReader):
         return head.startswith(MAGIC.encode())
 
     def read(self, path: Path) -> Trace:
+        """Arrow's columnar fast path (`whatif.readers.jhist_columns`), else the precise one."""
+        self._check_options(path)
+        files = self.files(path)
+        tables = read_jhist_tables(self, files)
+        return self.trace(path, tables if tables is not None else self._precise_tables(files))
+
+    def _check_options(self, path: Path) -> None:
         for option in ("map_memory_mb", "reduce_memory_mb", "am_memory_mb", "vcores"):
             value = getattr(self, option)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise TraceFormatError(
                     f"{path}: option {option} expects a number >= 0, got {value!r}"
                 )
+
+    def read_precise(self, path: Path) -> Trace:
+        """`read` by the precise path alone (the one that locates errors); for tests."""
+        self._check_options(path)
+        return self.trace(path, self._precise_tables(self.files(path)))
+
+    @staticmethod
+    def files(path: Path) -> list[Path]:
+        """The .jhist files `path` names (itself, or a directory's in name order)."""
         files = sorted(path.glob("*.jhist")) if path.is_dir() else [path]
         if not files:
             raise TraceFormatError(f"{path}: directory holds no .jhist files")
+        return files
+
+    def _precise_tables(self, files: list[Path]) -> JhistTables:
+        """The tables, one Python object per task and attempt; errors name ``path:line``."""
         tables = _Tables()
         for file in files:
             self._read_file(file, tables)
+        return JhistTables(
+            tables.jobs.frame(),
+            tables.schedule_jobs.frame(),
+            tables.tasks.frame(),
+            tables.attempts.frame(),
+            tables.unstarted,
+        )
+
+    def trace(self, path: Path, tables: JhistTables) -> Trace:
+        """The validated trace of `tables` read from `path`, with the reader's notes."""
         notes = [
             f"container sizes not recorded in .jhist unless NORMALIZED_RESOURCE: map "
             f"{self.map_memory_mb:g} MB, reduce {self.reduce_memory_mb:g} MB, AM "
@@ -246,8 +277,8 @@ class JhistReader(TraceReader):
                 f"{tables.unstarted} attempt(s) finished without a recorded start; start = finish"
             )
         try:
-            workload = Workload(jobs=tables.jobs.frame(), tasks=tables.tasks.frame())
-            observed = Schedule(jobs=tables.schedule_jobs.frame(), attempts=tables.attempts.frame())
+            workload = Workload(jobs=tables.jobs, tasks=tables.tasks)
+            observed = Schedule(jobs=tables.schedule_jobs, attempts=tables.attempts)
         except WhatifError as error:
             raise TraceFormatError(f"{path}: {error}") from error
         return Trace(
@@ -283,14 +314,14 @@ class JhistReader(TraceReader):
                         if not isinstance(data, dict) or data.get("name") != "Event":
                             raise TraceFormatError(f"{file}:2: expected the Avro schema of 'Event'")
                         continue
-                    self._event(file, number, data, jobs, tasks, attempts)
+                    self.handle_event(file, number, data, jobs, tasks, attempts)
             except UnicodeDecodeError as error:
                 raise TraceFormatError(f"{file}: not UTF-8 text ({error.reason})") from None
         if not jobs:
             raise TraceFormatError(f"{file}: no JOB_SUBMITTED event (not a complete .jhist file?)")
-        self._emit(file, jobs, tasks, attempts, tables)
+        self.emit(file, jobs, tasks, attempts, tables)
 
-    def _event(
+    def handle_event(
         self,
         file: Path,
         number: int,
@@ -427,12 +458,13 @@ class JhistReader(TraceReader):
             task.attempts.append(attempt_id)
         return attempt
 
-    def _memory(self, job: _Job, stage: str) -> float:
+    def memory_for(self, job: _Job, stage: str) -> float:
+        """A task's container memory: the job's NORMALIZED_RESOURCE, else the option."""
         if stage in job.memory_mb:
             return job.memory_mb[stage]
         return self.reduce_memory_mb if stage == "reduce" else self.map_memory_mb
 
-    def _emit(
+    def emit(
         self,
         file: Path,
         jobs: dict[str, _Job],
@@ -489,7 +521,7 @@ class JhistReader(TraceReader):
             job = jobs.get(job_id) if job_id is not None else None
             if job is None or job_id is None:
                 raise TraceFormatError(f"{file}: task {task_id!r} belongs to no JOB_SUBMITTED job")
-            memory = self._memory(job, task.stage)
+            memory = self.memory_for(job, task.stage)
             chosen: _Attempt | None = None
             for attempt_id in task.attempts:
                 attempt = attempts[attempt_id]

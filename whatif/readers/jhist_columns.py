@@ -1,0 +1,547 @@
+"""The fast path of the jhist reader: events to typed columns, no Python object per task.
+
+Arrow's JSON reader parses a file's event lines (after ``Avro-Json`` and the schema)
+against an Arrow schema derived from the file's own Avro schema, so both schema
+generations are read exactly: a field the schema declares as a union
+(``["null", "string"]``) is read as its wrapper ``{"string": ...}``, a plain one as
+is; counters and other fields are skipped by the parser. The few job-level events
+go through the precise reader's own event handler; task and attempt events are
+joined by id with Arrow and numpy, by the precise reader's rules.
+
+Strict like the other fast paths (`whatif.readers.arrow_json`): an event whose type
+and record disagree, a task or attempt with repeated start or end events, an attempt
+whose end comes before its start or whose events name different tasks, a value of
+another type, anything the precise reader would refuse... makes `read_jhist_tables`
+return None, and the precise reader reads the files and names ``path:line``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from whatif.errors import TraceFormatError
+from whatif.readers.arrow_json import (
+    Declined,
+    frame,
+    iter_batches,
+    mapped,
+    pieces,
+    texts,
+    times,
+)
+
+if TYPE_CHECKING:
+    from whatif.readers.jhist import JhistReader
+
+logger = logging.getLogger(__name__)
+
+#: Bytes Arrow parses at a time.
+BLOCK_BYTES = 1 << 22
+#: Tasks per piece `iter_jhist_blocks` yields (files are joined, never split).
+PIECE_TASKS = 1 << 16
+MAGIC = b"Avro-Json"
+_PACKAGE = "org.apache.hadoop.mapreduce.jobhistory"
+
+#: The fields read of each record (`whatif.readers.jhist`).
+_ATTEMPT_END = ("taskid", "taskType", "attemptId", "finishTime", "hostname")
+FIELDS: dict[str, tuple[str, ...]] = {
+    "JobSubmitted": ("jobid", "jobName", "userName", "jobQueueName", "submitTime"),
+    "JobQueueChange": ("jobid", "jobQueueName"),
+    "JobInited": ("jobid", "launchTime"),
+    "JobInfoChange": ("jobid", "submitTime", "launchTime"),
+    "JobFinished": ("jobid", "finishTime"),
+    "JobUnsuccessfulCompletion": ("jobid", "finishTime", "jobStatus"),
+    "AMStarted": ("applicationAttemptId", "startTime", "containerId", "nodeManagerHost"),
+    "NormalizedResource": ("taskType", "memory"),
+    "TaskStarted": ("taskid", "taskType", "startTime"),
+    "TaskFinished": ("taskid", "taskType", "finishTime", "status", "successfulAttemptId"),
+    "TaskFailed": ("taskid", "taskType", "finishTime", "status"),
+    "TaskAttemptStarted": ("taskid", "taskType", "attemptId", "startTime", "trackerName"),
+    "MapAttemptFinished": (*_ATTEMPT_END, "taskStatus"),
+    "ReduceAttemptFinished": (*_ATTEMPT_END, "taskStatus", "shuffleFinishTime", "sortFinishTime"),
+    "TaskAttemptFinished": (*_ATTEMPT_END, "taskStatus"),
+    "TaskAttemptUnsuccessfulCompletion": (*_ATTEMPT_END, "status", "error"),
+}
+_JOB_RECORDS = frozenset(list(FIELDS)[:8])
+_ATTEMPT_ENDS = ("MapAttemptFinished", "ReduceAttemptFinished", "TaskAttemptFinished")
+#: Event type -> its record (Hadoop's EventType); a type absent here carries nothing read.
+RECORDS = {
+    "JOB_SUBMITTED": "JobSubmitted",
+    "JOB_QUEUE_CHANGED": "JobQueueChange",
+    "JOB_INITED": "JobInited",
+    "JOB_INFO_CHANGED": "JobInfoChange",
+    "JOB_FINISHED": "JobFinished",
+    "JOB_FAILED": "JobUnsuccessfulCompletion",
+    "JOB_KILLED": "JobUnsuccessfulCompletion",
+    "JOB_ERROR": "JobUnsuccessfulCompletion",
+    "AM_STARTED": "AMStarted",
+    "NORMALIZED_RESOURCE": "NormalizedResource",
+    "TASK_STARTED": "TaskStarted",
+    "TASK_FINISHED": "TaskFinished",
+    "TASK_FAILED": "TaskFailed",
+    **{f"{s}_ATTEMPT_STARTED": "TaskAttemptStarted" for s in ("MAP", "REDUCE", "SETUP", "CLEANUP")},
+    "MAP_ATTEMPT_FINISHED": "MapAttemptFinished",
+    "REDUCE_ATTEMPT_FINISHED": "ReduceAttemptFinished",
+    "SETUP_ATTEMPT_FINISHED": "TaskAttemptFinished",
+    "CLEANUP_ATTEMPT_FINISHED": "TaskAttemptFinished",
+    **{
+        f"{s}_ATTEMPT_{e}": "TaskAttemptUnsuccessfulCompletion"
+        for s in ("MAP", "REDUCE", "SETUP", "CLEANUP")
+        for e in ("FAILED", "KILLED")
+    },
+}
+_STRING = pa.string()
+_PRIMITIVES = {"string": _STRING, "long": pa.float64(), "int": pa.float64()}
+
+
+@dataclass(frozen=True)
+class JhistTables:
+    """The four tables the jhist reader builds, and the attempts without a recorded start."""
+
+    jobs: pd.DataFrame
+    schedule_jobs: pd.DataFrame
+    tasks: pd.DataFrame
+    attempts: pd.DataFrame
+    unstarted: int
+
+
+def read_jhist_tables(reader: JhistReader, files: list[Path]) -> JhistTables | None:
+    """The jhist tables of `files` (read in order), or None when the precise reader must."""
+    try:
+        return _join([_file(reader, file) for file in files])
+    except Declined as error:
+        logger.debug("%s: fast jhist path declined (%s); reading precisely", files[0], error)
+        return None
+
+
+def iter_jhist_blocks(
+    reader: JhistReader, files: list[Path], progress: Callable[[int], None] | None = None
+) -> Iterator[JhistTables]:
+    """The tables of `files`, whole files of about `PIECE_TASKS` tasks at a time;
+    `progress` gets the bytes read so far; `Declined` as `read_jhist_tables`."""
+
+    def parts() -> Iterator[JhistTables]:
+        done = 0
+        for file in files:
+            yield _file(reader, file)
+            done += file.stat().st_size
+            if progress is not None:
+                progress(done)
+
+    yield from pieces(parts(), lambda t: len(t.tasks), _join, PIECE_TASKS)
+
+
+def _join(parts: list[JhistTables]) -> JhistTables:
+    def cat(name: str) -> pd.DataFrame:
+        frames = [getattr(p, name) for p in parts]
+        return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+    return JhistTables(
+        cat("jobs"),
+        cat("schedule_jobs"),
+        cat("tasks"),
+        cat("attempts"),
+        sum(p.unstarted for p in parts),
+    )
+
+
+def _head(file: Path) -> tuple[int, dict]:
+    """The byte offset of the first event line and the Avro schema of `file`."""
+    try:
+        with open(file, "rb") as handle:
+            magic, schema = handle.readline(), handle.readline()
+    except OSError as error:
+        raise Declined(str(error)) from None
+    if magic.strip() != MAGIC:
+        raise Declined("no Avro-Json line")
+    try:
+        avro = json.loads(schema)
+    except (ValueError, UnicodeDecodeError):
+        raise Declined("the schema line is not JSON") from None
+    if not isinstance(avro, dict) or avro.get("name") != "Event":
+        raise Declined("no Avro schema of 'Event'")
+    return len(magic) + len(schema), avro
+
+
+def arrow_schema(avro: dict) -> pa.Schema:
+    """The Arrow schema of the event lines the Avro schema `avro` describes (fields read only)."""
+    namespace = avro.get("namespace", _PACKAGE)
+    fields = {f.get("name"): f.get("type") for f in avro.get("fields", []) if isinstance(f, dict)}
+    union = fields.get("event")
+    if not isinstance(union, list):
+        raise Declined("the schema's event is not a union of records")
+    records = []
+    for record in union:
+        if not isinstance(record, dict) or record.get("name") not in FIELDS:
+            continue
+        name = record["name"]
+        types = {f["name"]: f["type"] for f in record.get("fields", []) if "name" in f}
+        children = [(key, _arrow_type(types[key])) for key in FIELDS[name] if key in types]
+        full = f"{record.get('namespace', namespace)}.{name}"
+        records.append((full, pa.struct(children)))
+    return pa.schema([("type", pa.string()), ("event", pa.struct(records))])
+
+
+def _arrow_type(avro: object) -> pa.DataType:
+    if isinstance(avro, str) and avro in _PRIMITIVES:
+        return _PRIMITIVES[avro]
+    if isinstance(avro, dict) and avro.get("type") == "enum":
+        return pa.string()
+    if isinstance(avro, list):
+        branches = [b for b in avro if b != "null"]
+        if len(branches) == 1 and isinstance(branches[0], str) and branches[0] in _PRIMITIVES:
+            return pa.struct([(branches[0], _PRIMITIVES[branches[0]])])
+    raise Declined(f"a field of Avro type {avro!r}")
+
+
+def _children(array: pa.StructArray) -> dict[str, pa.Array]:
+    """A struct's fields (null where the struct is null), union wrappers unwrapped."""
+    out = {}
+    for child, value in zip(array.type, array.flatten(), strict=True):
+        out[child.name] = value.flatten()[0] if pa.types.is_struct(value.type) else value
+    return out
+
+
+_TASK_RECORDS = (
+    "TaskStarted",
+    "TaskFinished",
+    "TaskFailed",
+    "TaskAttemptStarted",
+    *_ATTEMPT_ENDS,
+    "TaskAttemptUnsuccessfulCompletion",
+)
+
+
+class _Rows:
+    """The task-level events of one file as columns (one row per event, file order)."""
+
+    def __init__(
+        self, kind: pa.Array, which: np.ndarray, fields: dict[str, dict[str, pa.Array]]
+    ) -> None:
+        self.rows = np.flatnonzero(np.isin(which, _TASK_RECORDS))
+        self.which = which[self.rows]
+        self.fields = fields
+        self.taken = pa.array(self.rows)
+        self.killed = pc.ends_with(kind.take(self.taken), "KILLED").to_numpy(zero_copy_only=False)
+
+    def is_(self, *records: str) -> np.ndarray:
+        return np.isin(self.which, records)
+
+    def column(
+        self, key: str, records: tuple[str, ...] = _TASK_RECORDS, empty: pa.DataType = _STRING
+    ) -> pa.Array:
+        """`key` of the rows carrying one of `records` (null on the other rows)."""
+        arrays = [
+            self.fields[r][key] for r in records if r in self.fields and key in self.fields[r]
+        ]
+        if not arrays:
+            return pa.nulls(len(self.rows), empty)
+        joined = arrays[0] if len(arrays) == 1 else pc.coalesce(*arrays)
+        return joined.take(self.taken)
+
+
+def _codes(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Each row's index among the distinct ids, numbered in order of first appearance."""
+    encoded = pc.dictionary_encode(texts(ids, None))
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary
+
+
+def _once(codes: np.ndarray, mask: np.ndarray, n: int, what: str) -> np.ndarray:
+    """The row of each id's single `mask` event (-1: none); more than one declines."""
+    rows = np.flatnonzero(mask)
+    if (np.bincount(codes[rows], minlength=n) > 1).any():
+        raise Declined(f"repeated {what} events")
+    out = np.full(n, -1, dtype=np.int64)
+    out[codes[rows]] = rows
+    return out
+
+
+def _at(values: np.ndarray, rows: np.ndarray, fill: object) -> np.ndarray:
+    """`values[rows]`, `fill` where rows is -1."""
+    out = np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else fill, fill)
+    return out
+
+
+def _file(reader: JhistReader, file: Path) -> JhistTables:
+    """One file's tables by the precise reader's rules; `Declined` when it cannot."""
+    from whatif.readers.jhist import _Tables
+
+    offset, avro = _head(file)
+    schema = arrow_schema(avro)
+    batches = list(
+        iter_batches(file, schema, block_bytes=BLOCK_BYTES, offset=offset, one_per_line=True)
+    )
+    if not batches:
+        raise Declined("no events")
+    table = pa.Table.from_batches(batches, schema).combine_chunks()
+    kind = texts(table.column("type").chunk(0), None)
+    event = table.column("event").chunk(0)
+    if event.null_count:
+        raise Declined("an event without a record")
+    records = {
+        child.name.rsplit(".", 1)[-1]: value
+        for child, value in zip(event.type, event.flatten(), strict=True)
+    }
+    which = np.full(len(kind), "", dtype=object)  # the record each row carries
+    held = np.zeros(len(kind), dtype=np.int64)
+    for name, value in records.items():
+        valid = np.asarray(value.is_valid())
+        held += valid
+        which[valid] = name
+    expected = mapped(kind, RECORDS, "").to_numpy(zero_copy_only=False).astype(object)
+    if (held > 1).any() or (which != expected).any():
+        raise Declined("an event whose type and record disagree")
+    tables = _Tables()
+    jobs = _jobs(reader, file, kind, which, records)
+    try:
+        reader.emit(file, jobs, {}, {}, tables)
+    except TraceFormatError as error:
+        raise Declined(str(error)) from None
+    fields = {name: _children(value) for name, value in records.items()}
+    tasks, attempts, unstarted = _tasks(reader, _Rows(kind, which, fields), jobs)
+    am = tables.attempts.frame()
+    return JhistTables(
+        tables.jobs.frame(),
+        tables.schedule_jobs.frame(),
+        tasks,
+        pd.concat([am, attempts], ignore_index=True) if len(am) else attempts,
+        unstarted,
+    )
+
+
+def _jobs(
+    reader: JhistReader, file: Path, kind: pa.Array, which: np.ndarray, records: dict
+) -> dict:
+    """The few job-level events, through the precise reader's own event handler."""
+    rows = np.flatnonzero(np.isin(which, list(_JOB_RECORDS)))
+    taken = pa.array(rows)
+    kinds = kind.take(taken).to_pylist()
+    values = {name: records[name].take(taken).to_pylist() for name in _JOB_RECORDS & set(records)}
+    jobs: dict = {}
+    for k, row in enumerate(rows):
+        name = which[row]
+        data = {"type": kinds[k], "event": {name: values[name][k]}}
+        try:
+            reader.handle_event(file, int(row), data, jobs, {}, {})
+        except TraceFormatError as error:
+            raise Declined(str(error)) from None
+    if not jobs:
+        raise Declined("no JOB_SUBMITTED event")
+    return jobs
+
+
+def _tasks(reader: JhistReader, ev: _Rows, jobs: dict) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """The task and attempt tables of one file's task-level events."""
+    from whatif.readers.hadoop_ids import TASK_LETTERS
+    from whatif.readers.jhist import STAGES
+
+    m = len(ev.rows)
+    code, task_ids = _codes(ev.column("taskid"))
+    n_tasks = len(task_ids)
+    row_stage = mapped(texts(ev.column("taskType"), None), STAGES, None)
+    first = np.full(n_tasks, m, dtype=np.int64)
+    np.minimum.at(first, code, np.arange(m))
+    stage = row_stage.take(pa.array(first))  # the task's first event sets its stage
+    # Tasks: at most one start and one end event each.
+    start_row = _once(code, ev.is_("TaskStarted"), n_tasks, "task start")
+    end_row = _once(code, ev.is_("TaskFinished", "TaskFailed"), n_tasks, "task end")
+    t_start = _by_task(ev, "startTime", ("TaskStarted",), start_row)
+    t_finish = _by_task(ev, "finishTime", ("TaskFinished", "TaskFailed"), end_row)
+    status = pc.coalesce(
+        ev.column("status", ("TaskFinished", "TaskFailed")),
+        pa.array(np.where(ev.is_("TaskFinished"), "SUCCEEDED", "FAILED")),
+    ).to_numpy(zero_copy_only=False)
+    t_state = _at(status, end_row, "RUNNING")
+    successful = _at(
+        pc.fill_null(ev.column("successfulAttemptId", ("TaskFinished",)), "").to_numpy(
+            zero_copy_only=False
+        ),
+        end_row,
+        "",
+    )
+    # Attempts: numbered in order of first appearance, each with one start and end at most.
+    attempt_records = _TASK_RECORDS[3:]
+    on_attempt = ev.is_(*attempt_records)
+    a_rows = np.flatnonzero(on_attempt)
+    a_code_of, attempt_ids = _codes(ev.column("attemptId", attempt_records).filter(on_attempt))
+    n_att = len(attempt_ids)
+    a_code = np.full(m, -1, dtype=np.int64)
+    a_code[a_rows] = a_code_of
+    a_first = np.full(n_att, m, dtype=np.int64)
+    np.minimum.at(a_first, a_code_of, a_rows)
+    owner = code[a_first]
+    if (owner[a_code_of] != code[a_rows]).any():
+        raise Declined("an attempt whose events name different tasks")
+    a_start_row = _once(a_code, ev.is_("TaskAttemptStarted"), n_att, "attempt start")
+    a_end_row = _once(a_code, on_attempt & ~ev.is_("TaskAttemptStarted"), n_att, "attempt end")
+    if ((a_start_row >= 0) & (a_end_row >= 0) & (a_end_row < a_start_row)).any():
+        raise Declined("an attempt whose end comes before its start")
+    a_start = _by_task(ev, "startTime", ("TaskAttemptStarted",), a_start_row)
+    a_finish = _by_task(ev, "finishTime", attempt_records[1:], a_end_row)
+    tracker = pc.fill_null(ev.column("trackerName", ("TaskAttemptStarted",)), "")
+    node = _at(tracker.to_numpy(zero_copy_only=False), a_start_row, "")
+    host = ev.column("hostname", attempt_records[1:]).to_numpy(zero_copy_only=False)
+    ended_host = _at(host, a_end_row, None)
+    node = np.where(pd.isna(ended_host), node, ended_host)
+    done_status = ev.column("taskStatus", _ATTEMPT_ENDS)
+    failed_status = ev.column("status", ("TaskAttemptUnsuccessfulCompletion",))
+    default = np.where(ev.is_(*_ATTEMPT_ENDS), "SUCCEEDED", np.where(ev.killed, "KILLED", "FAILED"))
+    row_state = pc.coalesce(done_status, failed_status, pa.array(default)).to_numpy(
+        zero_copy_only=False
+    )
+    a_state = _at(row_state, a_end_row, "RUNNING")
+    error = pc.fill_null(ev.column("error", ("TaskAttemptUnsuccessfulCompletion",)), "")
+    a_error = pa.array(_at(error.to_numpy(zero_copy_only=False), a_end_row, ""), pa.string())
+    preempted = (a_state == "KILLED") & pc.match_substring(
+        a_error, "preempt", ignore_case=True
+    ).to_numpy(zero_copy_only=False)
+    shuffle = _at(_optional(ev, "shuffleFinishTime"), a_end_row, np.nan)
+    sort = _at(_optional(ev, "sortFinishTime"), a_end_row, np.nan)
+    missing = np.isnan(a_start)
+    a_start = np.where(missing, a_finish, a_start)
+    if np.isnan(a_start).any():
+        raise Declined("an attempt with neither start nor finish")
+    # The job of each task, and its container memory (NORMALIZED_RESOURCE, else defaults).
+    job_ids = list(jobs)
+    pattern = r"^task_([^_]*_[^_]*(?:_[^_]*)*)_[" + "".join(TASK_LETTERS) + r"]_[^_]*$"
+    if not pc.all(pc.match_substring_regex(task_ids, pattern)).as_py() and n_tasks:
+        raise Declined("a task id that is not one")
+    task_job_id = pc.replace_substring_regex(task_ids, pattern, r"job_\1")
+    job_index = pc.index_in(task_job_id, pa.array(job_ids, pa.string()))
+    if job_index.null_count:
+        raise Declined("a task of no JOB_SUBMITTED job")
+    job_of = job_index.to_numpy(zero_copy_only=False).astype(np.int64)
+    stages = list(dict.fromkeys(STAGES.values()))
+    sizes = np.array([[reader.memory_for(jobs[j], s) for s in stages] for j in job_ids])
+    stage_code = pc.index_in(stage, pa.array(stages)).to_numpy(zero_copy_only=False)
+    memory = sizes[job_of, stage_code] if n_tasks else np.zeros(0)
+    # The attempt a task's times come from (the precise reader's rule, in attempt order).
+    order = np.lexsort((np.arange(n_att), owner))
+    chosen = _chosen(
+        owner[order],
+        attempt_ids.take(pa.array(order)),
+        a_state[order],
+        a_start[order],
+        successful,
+        n_tasks,
+    )
+    chosen = np.where(chosen >= 0, order[np.maximum(chosen, 0)], -1)
+    use = (chosen >= 0) & ~np.isnan(_at(a_finish, chosen, np.nan))
+    pick = np.where(use, chosen, -1)
+    start = np.where(use, _at(a_start, pick, np.nan), t_start)
+    finish = np.where(use, _at(a_finish, pick, np.nan), t_finish)
+    timed = ~(np.isnan(start) | np.isnan(finish))
+    vcores = np.full(n_tasks, float(reader.vcores))
+    tasks = frame(
+        pa.table(
+            {
+                "job_id": task_job_id,
+                "task_id": task_ids,
+                "stage": stage,
+                "duration_s": np.maximum(np.where(timed, finish - start, 0.0), 0.0),
+                "memory_mb": memory.astype(np.float64),
+                "vcores": vcores,
+                "observed_start_s": start,
+                "observed_finish_s": finish,
+                "observed_state": pa.array(t_state, pa.string()),
+                "shuffle_finish_s": _at(shuffle, pick, np.nan),
+                "sort_finish_s": _at(sort, pick, np.nan),
+            }
+        )
+    )
+    taken = pa.array(owner[order])
+    attempts = frame(
+        pa.table(
+            {
+                "job_id": task_job_id.take(taken),
+                "task_id": task_ids.take(taken),
+                "attempt_id": attempt_ids.take(pa.array(order)),
+                "stage": stage.take(taken),
+                "start_s": a_start[order],
+                "finish_s": a_finish[order],
+                "memory_mb": memory.astype(np.float64)[owner[order]],
+                "vcores": vcores[owner[order]],
+                "state": pa.array(a_state[order], pa.string()),
+                "preempted": preempted[order],
+                "is_am": np.zeros(n_att, dtype=bool),
+                "node": pa.array(node[order], pa.string()),
+            }
+        )
+    )
+    return tasks, attempts, int(missing.sum())
+
+
+def _ms(values: pa.Array) -> np.ndarray:
+    """Required millisecond times as seconds (negative kept, as the precise reader does)."""
+    out = values.to_numpy(zero_copy_only=False).astype(np.float64)
+    if not np.isfinite(out).all():
+        raise Declined("a time is not finite")
+    return out / 1000.0
+
+
+def _by_task(ev: _Rows, key: str, records: tuple[str, ...], rows: np.ndarray) -> np.ndarray:
+    """Per id, the required time `key` of its event at `rows` (NaN where -1)."""
+    values = ev.column(key, records, pa.float64())
+    if values.type != pa.float64():
+        raise Declined(f"{key!r} is not a number")
+    at = np.maximum(rows, 0)
+    has = rows >= 0
+    if len(values) == 0:
+        return np.full(len(rows), np.nan)
+    picked = values.take(pa.array(at)).filter(pa.array(has))
+    if picked.null_count:
+        raise Declined(f"an event without {key!r}")
+    out = np.full(len(rows), np.nan)
+    out[has] = _ms(picked)
+    return out
+
+
+def _optional(ev: _Rows, key: str) -> np.ndarray:
+    values = ev.column(key, ("ReduceAttemptFinished",), pa.float64())
+    if values.type != pa.float64():
+        raise Declined(f"{key!r} is not a number")
+    return times(values)
+
+
+def _chosen(
+    owner: np.ndarray,
+    attempt_ids: pa.Array,
+    state: np.ndarray,
+    start: np.ndarray,
+    successful: np.ndarray,
+    n_tasks: int,
+) -> np.ndarray:
+    """Per task, the position in the (task-ordered) attempts of the one its times come from.
+
+    Tasks with one attempt take it; the others follow the precise reader's loop.
+    """
+    counts = np.bincount(owner, minlength=n_tasks)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    chosen = np.where(counts > 0, first, -1)
+    several = np.flatnonzero(counts > 1)
+    if len(several):
+        ids = attempt_ids.to_numpy(zero_copy_only=False)
+        for task in several:
+            best = -1
+            for k in range(first[task], first[task] + counts[task]):
+                if ids[k] == successful[task] or (
+                    state[k] == "SUCCEEDED" and (best < 0 or state[best] != "SUCCEEDED")
+                ):
+                    best = k
+                elif best < 0 or (state[best] != "SUCCEEDED" and start[k] >= start[best]):
+                    best = k
+            chosen[task] = best
+    return chosen
+
+
+__all__ = ["JhistTables", "arrow_schema", "iter_jhist_blocks", "read_jhist_tables"]
