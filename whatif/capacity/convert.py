@@ -58,11 +58,7 @@ class Conversion:
 
     def to_xml(self, *, source: str = "") -> str:
         """``capacity-scheduler.xml`` text: two-space indentation, one property per block."""
-        lines = ['<?xml version="1.0" encoding="UTF-8"?>']
-        if source:
-            safe = source.replace("--", "- -")
-            lines.append(f"<!-- Converted by tempo config convert from {safe}. -->")
-        lines.append("<configuration>")
+        lines = converted_head("configuration", source)
         for name, value in self.properties:
             escaped = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             lines += [
@@ -73,6 +69,15 @@ class Conversion:
             ]
         lines.append("</configuration>")
         return "\n".join(lines) + "\n"
+
+
+def converted_head(root: str, source: str) -> list[str]:
+    """The first lines of a converted file: declaration, provenance comment, `root` opened."""
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>']
+    if source:
+        safe = source.replace("--", "- -")
+        lines.append(f"<!-- Converted by tempo config convert from {safe}. -->")
+    return [*lines, f"<{root}>"]
 
 
 def _number(value: float | Decimal) -> str:

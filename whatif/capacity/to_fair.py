@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from whatif.allocation.effective import Resources
-from whatif.capacity.convert import DRF_CALCULATOR
+from whatif.capacity.convert import DRF_CALCULATOR, converted_head
 from whatif.capacity.document import ConfigurationDocument
 from whatif.capacity.model import (
     DEFAULT_AM_RESOURCE_PERCENT,
@@ -79,11 +79,7 @@ class FairConversion:
 
     def to_xml(self, *, source: str = "") -> str:
         """The allocation file's text: two-space indentation."""
-        lines = ['<?xml version="1.0" encoding="UTF-8"?>']
-        if source:
-            safe = source.replace("--", "- -")
-            lines.append(f"<!-- Converted by tempo config convert from {safe}. -->")
-        lines.append("<allocations>")
+        lines = converted_head("allocations", source)
 
         def emit(queue: FairQueue, depth: int) -> None:
             pad = "  " * depth
