@@ -51,12 +51,12 @@ def convert(
 ) -> None:
     """Convert the trace at SOURCE into a native trace directory TARGET.
 
-    SLS job files are converted block by block in bounded memory (a progress bar on
-    a terminal); other formats are read whole first."""
+    SLS, Rumen and jhist traces are converted piece by piece in bounded memory (a
+    progress bar on a terminal); other formats are read whole first."""
     kind = to.removeprefix("native-")
     bar = progress_bar(None, "convert", unit="MB")
 
-    def moved(done: int, total: int) -> None:  # SLS files stream block by block
+    def moved(done: int, total: int) -> None:  # SLS, Rumen and jhist stream in pieces
         bar.total = max(1, total >> 20)
         bar.update((done >> 20) - bar.n)
 

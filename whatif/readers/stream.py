@@ -1,10 +1,12 @@
 """Convert a trace to the native format in bounded memory, block by block.
 
-SLS job files go through the columnar fast path (`whatif.readers.sls_columns`) a
-block (16 MB of the file) at a time: each block becomes a validated Workload (and
-observed Schedule) and is appended to the native tables as Parquet row groups, so
-memory holds one block, not the trace. Other formats, and SLS files with input only
-the precise path reads, are read whole and written (`convert_trace`).
+SLS and Rumen job files go through their columnar fast paths
+(`whatif.readers.sls_columns`, `whatif.readers.rumen_columns`) in pieces of about 64k
+tasks, jhist files (`whatif.readers.jhist_columns`) a few whole files at a time: each
+piece becomes a validated Workload (and observed Schedule) and is appended to the
+native tables as Parquet row groups, so memory holds one piece, not the trace. Other
+formats, and files with input only the precise readers read, are read whole and
+written (`convert_trace`).
 
 `read_window` reads only the last window of a trace: from a native Parquet trace the
 filter is applied while reading (`read_native`), from other formats after.
@@ -20,8 +22,12 @@ from typing import Literal
 
 from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.arrow_json import Declined
+from whatif.readers.jhist import JhistReader
+from whatif.readers.jhist_columns import iter_jhist_blocks
 from whatif.readers.native import read_native, write_native_stream
 from whatif.readers.registry import convert_trace, detect_format, read_trace
+from whatif.readers.rumen import RumenReader
+from whatif.readers.rumen_columns import iter_rumen_blocks
 from whatif.readers.sls import SlsReader
 from whatif.readers.sls_columns import iter_sls_blocks
 from whatif.schedule import Schedule
@@ -46,20 +52,24 @@ def convert_streaming(
     """Convert `source` to a native trace at `target`; returns the target path.
 
     `progress(done, total)` is called with bytes of `source` read so far and its size
-    (SLS streaming only). Same errors as `whatif.readers.convert_trace`.
+    (of all its files, for a jhist directory; streamed formats only). Same errors as
+    `whatif.readers.convert_trace`. A jhist trace streamed in pieces notes the attempts
+    without a recorded start per piece.
     """
     path = Path(source)
     name = format if format is not None else detect_format(path)
-    if name != "sls" or not path.is_file():
+    streamed = {"sls": _sls_pieces, "rumen": _rumen_pieces, "jhist": _jhist_pieces}
+    if name not in streamed or not (path.is_file() or name == "jhist"):
         return convert_trace(path, target, format=name, kind=kind, overwrite=overwrite)
-    total = path.stat().st_size
+    files = JhistReader.files(path) if name == "jhist" else [path]
+    total = sum(file.stat().st_size for file in files)
     report = (lambda done: progress(done, total)) if progress is not None else None
     try:
         return write_native_stream(
-            _sls_pieces(path, report), target, kind=kind, overwrite=overwrite
+            streamed[name](path, report), target, kind=kind, overwrite=overwrite
         )
     except Declined as declined:
-        logger.warning("%s: %s; reading the whole file with the precise SLS reader", path, declined)
+        logger.warning("%s: %s; reading it whole with the precise %s reader", path, declined, name)
         return convert_trace(path, target, format=name, kind=kind, overwrite=overwrite)
 
 
@@ -79,6 +89,18 @@ def _sls_pieces(path: Path, progress: Callable[[int], None] | None) -> Iterator[
             raise TraceFormatError(f"{path}: {error}") from error
         notes = () if tables.all_timed else (_UNTIMED,)
         yield Trace(workload=workload, observed=observed, source=path, format="sls", notes=notes)
+
+
+def _rumen_pieces(path: Path, progress: Callable[[int], None] | None) -> Iterator[Trace]:
+    reader = RumenReader()
+    for tables in iter_rumen_blocks(path, reader.options(), progress):
+        yield reader.trace(path, tables)
+
+
+def _jhist_pieces(path: Path, progress: Callable[[int], None] | None) -> Iterator[Trace]:
+    reader = JhistReader()
+    for tables in iter_jhist_blocks(reader, reader.files(path), progress):
+        yield reader.trace(path, tables)
 
 
 def read_window(

@@ -91,3 +91,54 @@ def test_read_window_of_another_format_and_a_bad_length(tmp_path):
     assert read_window(source, window_s=2.5).workload.jobs["job_id"].tolist() == ["j7", "j8", "j9"]
     with pytest.raises(TraceFormatError, match="window: expected a length > 0"):
         read_window(source, window_s=0.0)
+
+
+HADOOP = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop"
+
+
+def _same_trace(a, b) -> None:
+    pd.testing.assert_frame_equal(a.workload.jobs, b.workload.jobs)
+    pd.testing.assert_frame_equal(a.workload.tasks, b.workload.tasks)
+    pd.testing.assert_frame_equal(a.observed.jobs, b.observed.jobs)
+    pd.testing.assert_frame_equal(a.observed.attempts, b.observed.attempts)
+
+
+def test_rumen_pieces_make_the_same_trace_as_a_whole_read(tmp_path, monkeypatch):
+    """Rumen streams in pieces of PIECE_TASKS tasks (here jobs of 96: one job a piece)."""
+    monkeypatch.setattr("whatif.readers.rumen_columns.BLOCK_BYTES", 1 << 16)
+    monkeypatch.setattr("whatif.readers.rumen_columns.PIECE_TASKS", 50)
+    source = tmp_path / "rumen.json"
+    text = (HADOOP / "rumen" / "2jobs2min-rumen-jh.json").read_text()
+    source.write_text(text + text.replace("1369942127770", "1369942127771"))
+    seen: list[tuple[int, int]] = []
+    out = convert_streaming(source, tmp_path / "native", progress=lambda d, t: seen.append((d, t)))
+    meta = json.loads((out / "trace.json").read_text())
+    assert meta["source_format"] == "rumen" and meta["tables"]["tasks"]["rows"] == 4 * 96
+    assert seen[-1][0] == seen[-1][1] == source.stat().st_size
+    _same_trace(read_trace(out), read_trace(source))
+
+
+def test_jhist_directory_streams_file_by_file(tmp_path, monkeypatch):
+    monkeypatch.setattr("whatif.readers.jhist_columns.PIECE_TASKS", 1)
+    source = tmp_path / "history"
+    source.mkdir()
+    for file in (HADOOP / "jhist").glob("*.jhist"):
+        (source / file.name).write_bytes(file.read_bytes())
+    seen: list[tuple[int, int]] = []
+    out = convert_streaming(source, tmp_path / "native", progress=lambda d, t: seen.append((d, t)))
+    assert len(seen) == 2 and seen[-1][0] == seen[-1][1]
+    assert json.loads((out / "trace.json").read_text())["source_format"] == "jhist"
+    streamed, whole = read_trace(out), read_trace(source)
+    _same_trace(streamed, whole)
+    assert streamed.notes == whole.notes
+
+
+def test_rumen_only_the_precise_reader_reads_is_converted_whole(tmp_path):
+    """A null queue: the fast path declines after nothing is written; the precise reader
+    converts it, and bad input still gets its error naming the line."""
+    job = {"jobID": "job_1_1", "submitTime": 5, "queue": None, "mapTasks": []}
+    source = tmp_path / "r.json"
+    source.write_text(json.dumps(job))
+    with pytest.raises(TraceFormatError, match=r"r\.json:1: job 'job_1_1': missing field 'queue'"):
+        convert_streaming(source, tmp_path / "native", format="rumen")
+    assert not (tmp_path / "native").exists()
