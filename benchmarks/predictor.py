@@ -5,7 +5,10 @@ unpacking times, ``tasks_per_s=<number>`` for the simulation itself, the end-to-
 rate, and the peak resident memory of the process, overall and as it stood at the end
 of each phase (so the phase that raised it shows).
 
-    python benchmarks/predictor.py [--tasks 1000000] [--engine numba|reference]
+    python benchmarks/predictor.py [--tasks 1000000] [--engine numba|reference] [--nodes 250]
+
+``--nodes N`` splits the cluster into N equal nodes, so node heartbeats are simulated
+(without it the cluster is one pool of resources, scheduled at every event).
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ def _padded(numbers: np.ndarray, width: int) -> pa.Array:
     return pc.utf8_lpad(pa.array(numbers).cast(pa.string()), width, padding="0")
 
 
-def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocation, Cluster]:
+def synthetic(
+    n_tasks: int, seed: int = 7, nodes: int = 0
+) -> tuple[Workload, EffectiveAllocation, Cluster]:
     """Jobs of ~100 tasks (80 % maps, 20 % reduces) arriving to 6 queues at ~90 % load."""
     rng = np.random.default_rng(seed)
     per_job = 100
@@ -85,6 +90,9 @@ def synthetic(n_tasks: int, seed: int = 7) -> tuple[Workload, EffectiveAllocatio
     )
     allocation = EffectiveAllocation(root=EffectiveQueue("root", children=leaves))
     cluster = Cluster(memory_mb=containers * 1024.0, vcores=float(containers))
+    if nodes:
+        per = containers / nodes
+        cluster = Cluster.parse(f"nodes={nodes},memory-mb={per * 1024.0:g},vcores={per:g}")
     return Workload(jobs=jobs, tasks=tasks), allocation, cluster
 
 
@@ -98,6 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tasks", type=int, default=1_000_000)
     parser.add_argument("--engine", choices=["numba", "reference"], default="numba")
     parser.add_argument("--hadoop-version", type=int, choices=[1, 2, 3], default=3)
+    parser.add_argument("--nodes", type=int, default=0, help="split the cluster into N nodes")
     args = parser.parse_args(argv)
     settings = SchedulerSettings(preemption=True, hadoop_version=args.hadoop_version)
 
@@ -109,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     cold = time.perf_counter() - t0
     peaks = {"cold_start": _peak_mib()}
     t0 = time.perf_counter()
-    workload, allocation, cluster = synthetic(args.tasks)
+    workload, allocation, cluster = synthetic(args.tasks, nodes=args.nodes)
     build = time.perf_counter() - t0
     peaks["build_workload"] = _peak_mib()
     t0 = time.perf_counter()
@@ -129,6 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     n = workload.n_tasks
     print(
         f"engine={args.engine} hadoop_version={args.hadoop_version} tasks={n} jobs={workload.n_jobs}"
+        f" nodes={len(cluster.nodes)}"
     )
     print(
         f"attempts={schedule.n_attempts} preempted={killed} unfinished_jobs={int(schedule.jobs['finish_s'].isna().sum())}"

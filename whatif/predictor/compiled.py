@@ -119,6 +119,24 @@ class CompiledEngine:
         asks_memory = (p.task_req[:, 0] > 0).all() and (p.job_am[p.job_has_am == 1, 0] > 0).all()
         cfg[K.C_ANY_IS_0] = float(not p.slot_mode and asks_memory)
         cfg[K.C_UPDATE] = settings.update_interval_s
+        nn = len(p.node_capacity)
+        cfg[K.C_HB] = float(nn > 0)
+        cfg[K.C_HB_INTERVAL] = p.heartbeat_interval_s
+        cfg[K.C_MULTI] = float(settings.assign_multiple)
+        cfg[K.C_MAX_ASSIGN] = settings.max_assign
+        cfg[K.C_DYNAMIC] = float(settings.dynamic_max_assign and settings.hadoop_version == 3)
+        cfg[K.C_CAP_MAPS] = settings.assign_multiple_maps
+        cfg[K.C_CAP_REDS] = settings.assign_multiple_reduces
+        # nodes: one unused row without heartbeats (the kernel reads no row then)
+        nodef = np.zeros((max(nn, 1), K.N_NF))
+        nodef[:nn, K.NF_FREE : K.NF_FREE + 2] = p.node_capacity
+        nodef[:nn, K.NF_CAP : K.NF_CAP + 2] = p.node_capacity
+        nodef[:, K.NF_HB] = np.inf
+        nodei = np.full((max(nn, 1), K.N_NI), -1, dtype=np.int64)
+        nlist = np.zeros(3 * max(nn, 1), dtype=np.int64)
+        # every node starts parked (room, no heartbeat scheduled)
+        nodei[:nn, K.NI_PARK] = np.arange(nn)
+        nlist[2 * max(nn, 1) : 2 * max(nn, 1) + nn] = np.arange(nn)
         cluster = p.cluster.astype(float).copy()
         if p.slot_mode:
             concurrent = cluster.sum()
@@ -187,7 +205,7 @@ class CompiledEngine:
         # Rows are zero pages until used, so the headroom costs address space, not memory,
         # and usually spares `_grow` (which doubles, and copies every row).
         cap = int(nt + nj + p.task_fail_count.sum() + self.att_room + 16 + (nt + nj) // 4)
-        hcap = 2 * cap + nj + 16
+        hcap = 2 * cap + nj + nn + 16
         with _small_pages():
             af = np.zeros((cap, K.N_AF))
             # int32: attempt, task and job indices, links and small codes (-4 B x 13 per attempt)
@@ -201,6 +219,7 @@ class CompiledEngine:
         gf = np.zeros(K.N_GF)
         gf[K.G_NEXT_CHECK] = np.inf
         gf[K.G_NEXT_V12] = np.inf
+        gf[K.G_LAST_T] = -np.inf
         gf[K.G_FREE : K.G_FREE + 2] = cluster
         gi = np.zeros(K.N_GI, dtype=np.int64)
         gi[
@@ -217,6 +236,8 @@ class CompiledEngine:
             ]
         ] = -1
         gi[K.GI_DIRTY] = 1
+        gi[K.GI_CUR_NODE] = -1
+        gi[K.GI_PARK_N] = nn
         umax = p.user_max_apps.astype(np.int64).copy()
         urun = np.zeros(len(umax), dtype=np.int64)
         jbuf = np.zeros((max(nj, 1), 4), dtype=np.int64)
@@ -229,7 +250,7 @@ class CompiledEngine:
             "excl": np.zeros(max(nj, 1), dtype=np.int64),
             "touched": np.zeros(max(nj, 1), dtype=np.int64),
             "hold": np.zeros((max(nj, 1), 2), dtype=np.int64), "holdv": np.zeros((max(nj, 1), 3)),
-            "unmarked": unmarked,
+            "unmarked": unmarked, "nodef": nodef, "nodei": nodei, "nlist": nlist,
         }  # fmt: skip
         self._install_queues(p.queues)
         # The packed task columns are held once: as views of the kernel's static task arrays
@@ -286,7 +307,7 @@ class CompiledEngine:
             s["ts"], s["tsf"], s["ti"], s["af"], s["ai"], s["hk"], s["hi"], s["gf"], s["gi"],
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
             s["tree"], s["excl"], s["touched"], s["tnode"], s["cand"], s["slots"],
-            s["hold"], s["holdv"], s["unmarked"],
+            s["hold"], s["holdv"], s["unmarked"], s["nodef"], s["nodei"], s["nlist"],
         )  # fmt: skip
 
     def _grow(self) -> None:
@@ -307,6 +328,7 @@ class CompiledEngine:
         self.p = packed
         self._install_queues(packed.queues)
         K.promote_waiting(self._world())
+        self.state["gi"][K.GI_CHANGED] = 1  # new limits may let parked nodes assign
         cfg = self.state["cfg"]
         # Hadoop 3 checks starvation at the next update(); Hadoop 1/2 decide on their grid
         self.state["gf"][K.G_NEXT_CHECK] = (

@@ -16,9 +16,42 @@ event time ``t`` one iteration runs:
 3. recompute instantaneous fair shares if the set of active queues changed
    (a queue is active while it or a queue below it has a runnable app);
 4. allocate: repeatedly descend from the root and assign one container, until
-   nothing fits (one pass per slot pool on a Hadoop 1 slot cluster);
+   nothing fits (one pass per slot pool on a Hadoop 1 slot cluster); with heartbeats,
+   only on the nodes heartbeating at ``t`` (below), each in the order first listed;
 5. preemption (if on): Hadoop 3 starvation and victim selection, or the Hadoop 1/2
-   queue-level check when ``t`` is the scheduled check time.
+   queue-level check when ``t`` is the scheduled check time;
+6. with heartbeats, schedule the next heartbeat of the nodes that may now assign.
+
+Heartbeats (when the packed cluster has nodes, ``nodes.py``). Node ``i`` of ``n``
+heartbeats on the grid ``i * interval / n + k * interval`` (computed as phase + k *
+interval everywhere, so equal times compare equal). A container or task is assigned only
+on a heartbeat of the node it lands on, within that node's free resources: YARN
+(FairScheduler.attemptScheduling) assigns one container per heartbeat, or with
+assign-multiple until max.assign containers (Hadoop 3 dynamic.max.assign: until the
+resources assigned exceed half the node's unallocated resources at the heartbeat's start,
+the container that crosses it included); Hadoop 1 on a slot cluster
+(FairScheduler.assignTasks) assigns one task per heartbeat, or with assign-multiple up to
+the per-type caps (-1: the free slots), choosing maps while the tracker runs no more maps
+than reduces (else reduces; a type is dropped once it has no pending task, reached its
+cap, was not taken by any pool, or CapBasedLoadManager refuses it: a tracker runs at most
+ceil(slots * min(1, (running + pending runnable tasks) / cluster slots)) of a type).
+A task attempt that ends at ``e`` (success or noise failure) has its end event at its
+node's first heartbeat strictly after ``e``, where it is reported: its resources come
+back and its job moves on then (stage completion, slowstart, job end), and the
+attempt's recorded finish is ``e``. Kills (preemption, reduce ramp-down) and an AM's
+release at its job's end free resources at once. Heartbeats that would assign nothing are
+not simulated: after each event time, a node without a heartbeat scheduled gets its next
+one (strictly after ``t``) when it has room for the smallest request, there is runnable
+pending demand, and either it heartbeated or had resources freed at ``t`` and something
+an allocation depends on changed, or it is parked (room, nothing scheduled) and anything
+changed (an allocation, a release, pending demand, runnable apps, a new queue tree);
+otherwise it is parked while it has room. Before the first allocation at a time ``t``, a
+node without a heartbeat scheduled whose grid has ``t`` heartbeats at ``t`` under the
+same conditions (the events at ``t`` come before the heartbeats' assignments). This
+gives exactly the schedule of every node heartbeating on its whole grid (a test compares
+them). The MapReduce AM's reduce ramp-down runs once per iteration then, and what it frees
+is assigned at the next heartbeats. Without heartbeats (no nodes, or switched off),
+step 4 allocates on the whole cluster at every event time.
 
 Allocation (one container). At a parent, candidate children are those with
 pending runnable demand in the pass's dimension whose usage fits within their
@@ -182,7 +215,7 @@ llvmlite.binding.set_option("tempo", "-phi-node-folding-threshold=4")
 INF = np.inf
 
 # event kinds
-END, KILL, AM_READY = 0, 1, 2
+END, KILL, AM_READY, HEARTBEAT = 0, 1, 2, 3
 # attempt states (pack.ATTEMPT_STATE_NAMES)
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 
@@ -191,10 +224,21 @@ C_LAT, C_AM_LAT, C_SLOWSTART, C_UTIL, C_WAIT_KILL, C_RECHECK = 0, 1, 2, 3, 4, 5
 C_INTERVAL, C_VERSION, C_PREEMPT, C_SIZEBASED, C_SLOT, C_MAX_CONC = 6, 7, 8, 9, 10, 11
 C_ANY_IS_0 = 12  # every request asks for memory, one pool: pending anything = pending memory
 C_UPDATE = 13  # Hadoop 3: the update thread's interval; starvation is checked on its grid
-N_CFG = 14
+# heartbeats (C_HB 1: nodes in `nodef`): interval, assign-multiple and its caps
+C_HB, C_HB_INTERVAL, C_MULTI, C_MAX_ASSIGN, C_DYNAMIC, C_CAP_MAPS, C_CAP_REDS = (
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+)
+N_CFG = 21
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
-N_GF = 5
+G_LAST_T = 5  # the previous iteration's time
+N_GF = 6
 # global int state
 GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
@@ -216,7 +260,12 @@ GI_QUIET = 27  # Hadoop 3 checks since the last progress
 GI_HOLD_N = 28  # apps holding an unmarked task container (see JI_CONT_HEAD), in `hold`
 GI_RECHECK_HEAD, GI_RECHECK_N = 29, 30  # Hadoop 3 re-check times ahead: ring in jbuf[:, 1]
 GI_MSTARV_N = 31  # apps with a min-share starvation amount, listed in jbuf[:, 3]
-N_GI = 32
+GI_CUR_NODE = 32  # the node heartbeating in an allocation (-1: the cluster)
+GI_ITER = 33  # iterations so far (stamps in `nodei`)
+GI_CHANGED = 34  # 1: something an allocation depends on changed since the last `_wake`
+GI_BEAT_N, GI_TOUCH_N = 35, 36  # nodes heartbeating now / touched now, listed in `nlist`
+GI_PARK_N = 37  # parked nodes (room, no heartbeat scheduled), listed in `nlist`
+N_GI = 38
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -305,7 +354,8 @@ TI_FAILS, TI_RETRY_NEXT = 0, 1
 N_TI = 2
 # attempt float / int
 AF_START, AF_FINISH, AF_MARK = 0, 1, 2
-N_AF = 3
+AF_END, AF_DUE = 3, 4  # heartbeats: the attempt's own end, and when its end event comes
+N_AF = 5
 AI_TASK, AI_STATE, AI_PREEMPTED, AI_OUTCOME, AI_RUN_NEXT, AI_RUN_PREV, AI_DEF_NEXT, AI_DEF_PREV = (
     0,
     1,
@@ -318,7 +368,15 @@ AI_TASK, AI_STATE, AI_PREEMPTED, AI_OUTCOME, AI_RUN_NEXT, AI_RUN_PREV, AI_DEF_NE
 )
 AI_CHOSEN = 8
 AI_APP_NEXT, AI_APP_PREV = 9, 10  # links in the app's list of unmarked task containers
-N_AI = 11
+AI_NODE = 11  # the node the attempt runs on (-1: no heartbeats)
+N_AI = 12
+# nodes (heartbeats): free and capacity (memory, vcores or map, reduce slots), the time of
+# the scheduled heartbeat event (inf: none); its place in the parked list (-1: not parked),
+# and the stamps of the iteration the node is listed in `nlist` as heartbeating / touched
+NF_FREE, NF_CAP, NF_HB = 0, 2, 4
+N_NF = 5
+NI_PARK, NI_BEAT, NI_TOUCH = 0, 1, 2
+N_NI = 3
 
 BISECTION_ROUNDS = 25
 QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
@@ -340,6 +398,7 @@ def _borrow_world(W):
         borrowed(W[28]), borrowed(W[29]), borrowed(W[30]), borrowed(W[31]),
         borrowed(W[32]), borrowed(W[33]), borrowed(W[34]), borrowed(W[35]),
         borrowed(W[36]), borrowed(W[37]), borrowed(W[38]), borrowed(W[39]),
+        borrowed(W[40]), borrowed(W[41]), borrowed(W[42]),
     )  # fmt: skip
 
 
@@ -654,6 +713,9 @@ def heap_pop(hk, hi, gi):
 #     request of those containers and how many ask that), packed, in no order
 #   unmarked (cap / 64 + 1,) uint64: a bit per attempt, set while it is a running task
 #     container not marked for preemption (`_newest_unmarked` reads the highest)
+#   nodef (nn, N_NF) float64 / nodei (nn, N_NI) int64: nodes (one unused row without
+#     heartbeats); nlist (3 nn,) int64: the nodes heartbeating now [0, nn) and the nodes
+#     touched now [nn, 2 nn), in the order first listed, and the parked nodes [2 nn, 3 nn)
 
 
 @njit(cache=True)
@@ -715,6 +777,7 @@ def _add_pending(W, j, x0, x1):
     _up(W, QF_PALL, leaf, x0, x1)
     if ji[j, JI_STATE] == 2:
         _up(W, QF_PRUN, leaf, x0, x1)
+    W[24][GI_CHANGED] = 1
 
 
 @njit(cache=True)
@@ -762,6 +825,7 @@ def _can_run(W, j):
 def _make_runnable(W, j):
     qi, js, jf, ji, urun = W[4], W[6], W[8], W[9], W[11]
     leaf = js[j, JS_QUEUE]
+    W[24][GI_CHANGED] = 1
     ji[j, JI_STATE] = 2
     _take_slot(W, j)
     _touch(W, j)
@@ -1404,11 +1468,20 @@ def _any_view(W):
 
 # --------------------------------------------------------------------------- allocation
 @njit(cache=True)
+def _avail(W, d):
+    """Free resources in dimension `d` of the node heartbeating, or of the cluster."""
+    n = W[24][GI_CUR_NODE]
+    if n >= 0:
+        return W[40][n, NF_FREE + d]
+    return W[23][G_FREE + d]
+
+
+@njit(cache=True)
 def _has_room(W, d):
-    cfg, minreq, gf = W[25], W[27], W[23]
+    cfg, minreq = W[25], W[27]
     if cfg[C_SLOT] != 0.0:
-        return gf[G_FREE + d] >= 1.0
-    return gf[G_FREE] >= minreq[0] and gf[G_FREE + 1] >= minreq[1]
+        return _avail(W, d) >= 1.0
+    return _avail(W, 0) >= minreq[0] and _avail(W, 1) >= minreq[1]
 
 
 @njit(cache=True)
@@ -1528,8 +1601,8 @@ def _assign_leaf(W, leaf, d):
     qs, qsf, qf, gf, excl = W[0], W[1], W[3], W[23], W[32]
     _retree(W)
     # apps whose next request exceeds free resources or a queue's max cannot take it
-    lim0 = gf[G_FREE]
-    lim1 = gf[G_FREE + 1]
+    lim0 = _avail(W, 0)
+    lim1 = _avail(W, 1)
     q = leaf
     while q >= 0:
         lim0 = min(lim0, _loose(qsf[q, QSF_MAX] - qf[q, QF_USE]))
@@ -1576,8 +1649,8 @@ def _next_stage(W, j, d):
 
 @njit(cache=True)
 def _fits(W, leaf, r0, r1):
-    qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
-    if gf[G_FREE] < r0 or gf[G_FREE + 1] < r1:
+    qs, qsf, qf = W[0], W[1], W[3]
+    if _avail(W, 0) < r0 or _avail(W, 1) < r1:
         return False
     q = leaf
     while q >= 0:
@@ -1680,9 +1753,17 @@ def _start_attempt(W, j, task, r0, r1):
     af[a, AF_START] = t
     af[a, AF_FINISH] = INF
     af[a, AF_MARK] = -1.0
+    af[a, AF_END] = INF
+    af[a, AF_DUE] = INF
+    node = gi[GI_CUR_NODE]
+    ai[a, AI_NODE] = node
+    gi[GI_CHANGED] = 1
     _append(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
     gf[G_FREE] -= r0
     gf[G_FREE + 1] -= r1
+    if node >= 0:
+        W[40][node, NF_FREE] -= r0
+        W[40][node, NF_FREE + 1] -= r1
     jf[j, JF_USE] += r0
     jf[j, JF_USE + 1] += r1
     _held_changed(W, j)
@@ -1702,7 +1783,7 @@ def _start_attempt(W, j, task, r0, r1):
     si[s, SI_PENDING] -= 1
     if ti[task, TI_FAILS] < ts[task, TS_FAILS]:
         ai[a, AI_OUTCOME] = FAILED
-        heap_push(hk, hi, gi, t + lat + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], END, a, task, j)
+        _push_end(W, a, t + lat + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], task, j)
     elif ss[s, SS_SLOW] == 1:
         ai[a, AI_OUTCOME] = SUCCEEDED
         if np.isnan(sdone[s - 1]):
@@ -1710,11 +1791,247 @@ def _start_attempt(W, j, task, r0, r1):
             if ji[j, JI_IN_RED] == 0:
                 _red_link(W, j)
         else:
-            heap_push(hk, hi, gi, _replay_finish(W, a, task, sdone[s - 1]), END, a, task, j)
+            _push_end(W, a, _replay_finish(W, a, task, sdone[s - 1]), task, j)
     else:
         ai[a, AI_OUTCOME] = SUCCEEDED
-        heap_push(hk, hi, gi, t + lat + tsf[task, TSF_DUR], END, a, task, j)
+        _push_end(W, a, t + lat + tsf[task, TSF_DUR], task, j)
     _red_refresh(W, j)
+
+
+@njit(cache=True)
+def _next_heartbeat(W, n, t, at):
+    """Node `n`'s first heartbeat after `t`, or at or after it with `at`
+    (`nodes.next_heartbeat`: phase + k * interval, so equal times compare equal)."""
+    interval = W[25][C_HB_INTERVAL]
+    phase = n * interval / W[40].shape[0]
+    k = math.floor((t - phase) / interval)
+    g = phase + k * interval
+    while g < t or (g == t and not at):
+        k += 1.0
+        g = phase + k * interval
+    return g
+
+
+@njit(cache=True)
+def _push_end(W, a, time, task, j):
+    """The end event of attempt `a`, which ends at `time`: with heartbeats its node reports
+    it (and frees its resources) at its next heartbeat."""
+    af, ai = W[19], W[20]
+    n = ai[a, AI_NODE]
+    if n >= 0:
+        af[a, AF_END] = time
+        time = _next_heartbeat(W, n, time, False)
+        af[a, AF_DUE] = time
+    heap_push(W[21], W[22], W[24], time, END, a, task, j)
+
+
+@njit(cache=True)
+def _touch_node(W, n):
+    """List node `n` as touched now (heartbeating or freed), once."""
+    nodei, nlist, gi = W[41], W[42], W[24]
+    if nodei[n, NI_TOUCH] != gi[GI_ITER]:
+        nodei[n, NI_TOUCH] = gi[GI_ITER]
+        nlist[W[40].shape[0] + gi[GI_TOUCH_N]] = n
+        gi[GI_TOUCH_N] += 1
+
+
+@njit(cache=True)
+def _beat(W, n):
+    """Node `n` heartbeats now: it is offered containers after this time's events."""
+    nodei, nlist, gi = W[41], W[42], W[24]
+    if nodei[n, NI_BEAT] != gi[GI_ITER]:
+        nodei[n, NI_BEAT] = gi[GI_ITER]
+        nlist[gi[GI_BEAT_N]] = n
+        gi[GI_BEAT_N] += 1
+    _touch_node(W, n)
+
+
+@njit(cache=True)
+def _node_room(W, n):
+    """Whether node `n` could take the smallest request (a slot of either pool)."""
+    nodef, cfg, minreq = W[40], W[25], W[27]
+    if cfg[C_SLOT] != 0.0:
+        return nodef[n, NF_FREE] >= 1.0 or nodef[n, NF_FREE + 1] >= 1.0
+    return nodef[n, NF_FREE] >= minreq[0] and nodef[n, NF_FREE + 1] >= minreq[1]
+
+
+@njit(cache=True)
+def _node_wants(W, n):
+    """Whether node `n` has room for some runnable pending demand."""
+    nodef, qf, cfg = W[40], W[3], W[25]
+    if cfg[C_SLOT] != 0.0:
+        return (nodef[n, NF_FREE] >= 1.0 and qf[0, QF_PRUN] > 0.0) or (
+            nodef[n, NF_FREE + 1] >= 1.0 and qf[0, QF_PRUN + 1] > 0.0
+        )
+    return _node_room(W, n) and qf[0, QF_PRUN] > 0.0
+
+
+@njit(cache=True)
+def _park(W, n, parked):
+    """Put node `n` on the parked list (parked: True) or take it off (False)."""
+    nodei, nlist, gi = W[41], W[42], W[24]
+    base = 2 * W[40].shape[0]
+    pos = nodei[n, NI_PARK]
+    if parked and pos < 0:
+        nlist[base + gi[GI_PARK_N]] = n
+        nodei[n, NI_PARK] = gi[GI_PARK_N]
+        gi[GI_PARK_N] += 1
+    elif not parked and pos >= 0:
+        gi[GI_PARK_N] -= 1
+        last = nlist[base + gi[GI_PARK_N]]
+        nlist[base + pos] = last
+        nodei[last, NI_PARK] = pos
+        nodei[n, NI_PARK] = -1
+
+
+@njit(cache=True)
+def _settle(W, n, t, wake):
+    """Node `n` without a heartbeat scheduled: schedule its next one if it may assign
+    (`wake`: something changed since it last found nothing) and has room for pending
+    demand; else park it while it has room (a node without room waits for a release)."""
+    nodef = W[40]
+    if nodef[n, NF_HB] != INF:
+        return
+    if wake and _node_wants(W, n):
+        nodef[n, NF_HB] = _next_heartbeat(W, n, t, False)
+        heap_push(W[21], W[22], W[24], nodef[n, NF_HB], HEARTBEAT, n, -1, 0)
+        _park(W, n, False)
+    else:
+        _park(W, n, _node_room(W, n))
+
+
+@njit(cache=True)
+def _beats_now(W, n, t):
+    """`_catch_up` for node `n`; True if it heartbeats now."""
+    nodef, nodei, gi = W[40], W[41], W[24]
+    if (
+        nodei[n, NI_BEAT] != gi[GI_ITER]
+        and nodef[n, NF_HB] == INF
+        and _node_wants(W, n)
+        and _next_heartbeat(W, n, t, True) == t
+    ):
+        _beat(W, n)
+        _park(W, n, False)
+        return True
+    return False
+
+
+@njit(cache=True)
+def _catch_up(W, t):
+    """Before the first allocation at `t`: a node without a heartbeat scheduled whose
+    heartbeat grid has `t` heartbeats now if it has room for pending demand and was freed
+    now or anything changed (what it would have seen had its heartbeat at `t` been
+    scheduled, as the events at `t` come before the heartbeats' assignments)."""
+    nlist, gi = W[42], W[24]
+    nn = W[40].shape[0]
+    for i in range(gi[GI_TOUCH_N]):
+        _beats_now(W, nlist[nn + i], t)
+    if gi[GI_CHANGED] != 0:
+        i = 0
+        while i < gi[GI_PARK_N]:
+            if not _beats_now(W, nlist[2 * nn + i], t):
+                i += 1
+
+
+@njit(cache=True)
+def _wake(W, t):
+    """After an event time: the nodes that heartbeated or had resources freed, and, if
+    anything an allocation depends on changed, every parked node, get their next
+    heartbeat scheduled when they may assign something. A node's heartbeats in between
+    would find what its last one found, nothing, so they are skipped."""
+    nodef, nlist, qf, cfg, gi = W[40], W[42], W[3], W[25], W[24]
+    nn = nodef.shape[0]
+    changed = gi[GI_CHANGED] != 0
+    for i in range(gi[GI_TOUCH_N]):
+        _settle(W, nlist[nn + i], t, changed)
+    demand = qf[0, QF_PRUN] > 0.0 or (cfg[C_SLOT] != 0.0 and qf[0, QF_PRUN + 1] > 0.0)
+    if changed and demand:
+        i = 0
+        while i < gi[GI_PARK_N]:
+            before = gi[GI_PARK_N]
+            _settle(W, nlist[2 * nn + i], t, True)
+            if gi[GI_PARK_N] == before:
+                i += 1
+    gi[GI_CHANGED] = 0
+    gi[GI_TOUCH_N] = 0
+
+
+@njit(cache=True)
+def _load_ok(W, n, d):
+    """Hadoop 1 CapBasedLoadManager: a tracker runs at most
+    ceil(slots * min(1, runnable tasks / cluster slots)) tasks of a type."""
+    nodef, qf, cluster = W[40], W[3], W[26]
+    total = cluster[d]
+    if total <= 0.0:
+        return False
+    runnable = qf[0, QF_USE + d] + qf[0, QF_PRUN + d]
+    cap = math.ceil(nodef[n, NF_CAP + d] * min(1.0, runnable / total))
+    return nodef[n, NF_CAP + d] - nodef[n, NF_FREE + d] < cap
+
+
+@njit(cache=True)
+def _node_allocate(W, n):
+    """Assign containers on node `n`'s heartbeat: Hadoop 1 FairScheduler.assignTasks on a
+    slot cluster, else FairScheduler.attemptScheduling."""
+    nodef, qf, gi, cfg = W[40], W[3], W[24], W[25]
+    gi[GI_CUR_NODE] = n
+    count = 0
+    multi = cfg[C_MULTI] != 0.0
+    if cfg[C_SLOT] != 0.0:
+        cap0 = cfg[C_CAP_MAPS] if multi else 1.0
+        cap1 = cfg[C_CAP_REDS] if multi else 1.0
+        assigned0 = 0.0
+        assigned1 = 0.0
+        rej0 = False
+        rej1 = False
+        while True:
+            if not rej0 and (
+                assigned0 == cap0 or qf[0, QF_PRUN] <= 0.0 or not _load_ok(W, n, 0)
+            ):
+                rej0 = True
+            if not rej1 and (
+                assigned1 == cap1 or qf[0, QF_PRUN + 1] <= 0.0 or not _load_ok(W, n, 1)
+            ):
+                rej1 = True
+            if (rej0 and rej1) or (not multi and count > 0):
+                break
+            if rej0:
+                d = 1
+            elif rej1:
+                d = 0
+            else:
+                used0 = nodef[n, NF_CAP] - nodef[n, NF_FREE]
+                used1 = nodef[n, NF_CAP + 1] - nodef[n, NF_FREE + 1]
+                d = 0 if used0 <= used1 else 1
+            if _assign_one(W, d):
+                count += 1
+                if d == 0:
+                    assigned0 += 1.0
+                else:
+                    assigned1 += 1.0
+            elif d == 0:
+                rej0 = True
+            else:
+                rej1 = True
+    else:
+        start0 = nodef[n, NF_FREE]
+        start1 = nodef[n, NF_FREE + 1]
+        half0 = math.floor(start0 * 0.5)
+        half1 = math.floor(start1 * 0.5)
+        while _has_room(W, 0) and qf[0, QF_PRUN] > 0.0:
+            if not _assign_one(W, 0):
+                break
+            count += 1
+            if not multi:
+                break
+            if cfg[C_DYNAMIC] != 0.0:
+                if not (
+                    start0 - nodef[n, NF_FREE] <= half0 and start1 - nodef[n, NF_FREE + 1] <= half1
+                ):
+                    break
+            elif cfg[C_MAX_ASSIGN] > 0.0 and count >= cfg[C_MAX_ASSIGN]:
+                break
+    gi[GI_CUR_NODE] = -1
 
 
 @njit(cache=True)
@@ -1842,6 +2159,12 @@ def _release_container(W, a, state):
         _up(W, QF_TBP, leaf, -r0, -r1)
     gf[G_FREE] += r0
     gf[G_FREE + 1] += r1
+    gi[GI_CHANGED] = 1
+    node = ai[a, AI_NODE]
+    if node >= 0:
+        W[40][node, NF_FREE] += r0
+        W[40][node, NF_FREE + 1] += r1
+        _touch_node(W, node)
     jf[j, JF_USE] -= r0
     jf[j, JF_USE + 1] -= r1
     _held_changed(W, j)
@@ -1896,7 +2219,7 @@ def _end_attempt(W, a, state):
                 w = si[s + 1, SI_DEF_HEAD]
                 while w >= 0:
                     wt = ai[w, AI_TASK]
-                    heap_push(hk, hi, gi, _replay_finish(W, w, wt, t), END, w, wt, j)
+                    _push_end(W, w, _replay_finish(W, w, wt, t), wt, j)
                     nw = ai[w, AI_DEF_NEXT]
                     ai[w, AI_DEF_NEXT] = -1
                     ai[w, AI_DEF_PREV] = -1
@@ -2820,8 +3143,17 @@ def _v12_state(W):
     while a >= 0:
         n_run += 1
         a = ai[a, AI_RUN_NEXT]
+    nodef = W[40]
+    nn = nodef.shape[0] if cfg[C_HB] != 0.0 else 0
     out = np.empty(
-        8 + 5 * n_run + gi[GI_WARNED_N] + 5 * ns + ti.shape[0] + ji.shape[0] + 4 * ndims * nq
+        8
+        + 7 * n_run
+        + gi[GI_WARNED_N]
+        + 5 * ns
+        + ti.shape[0]
+        + ji.shape[0]
+        + 4 * ndims * nq
+        + 3 * nn
     )
 
     n = 0
@@ -2841,7 +3173,9 @@ def _v12_state(W):
         out[n + 2] = ai[a, AI_OUTCOME]
         out[n + 3] = extra + 0.0
         out[n + 4] = af[a, AF_MARK] - t + 0.0 if af[a, AF_MARK] >= 0.0 else 1.0
-        n += 5
+        out[n + 5] = ai[a, AI_NODE]
+        out[n + 6] = af[a, AF_DUE] - t + 0.0 if af[a, AF_DUE] < INF else 1.0
+        n += 7
         a = ai[a, AI_RUN_NEXT]
     out[n] = -3.0
     n += 1
@@ -2885,6 +3219,11 @@ def _v12_state(W):
                 n += 1
     out[n] = gf[G_NEXT_V12] - t + 0.0
     n += 1
+    for i in range(nn):
+        out[n] = nodef[i, NF_FREE] + 0.0
+        out[n + 1] = nodef[i, NF_FREE + 1] + 0.0
+        out[n + 2] = nodef[i, NF_HB] - t + 0.0 if nodef[i, NF_HB] < INF else 1.0
+        n += 3
     return out[:n]
 
 
@@ -2965,6 +3304,8 @@ def _v3_state(W):
         if kind == AM_READY:
             if ji[ident, JI_AM_STATE] == 2:
                 what = ident
+        elif kind == HEARTBEAT:
+            what = ident
         elif ai[ident, AI_STATE] == RUNNING and (
             kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e])
         ):
@@ -3231,9 +3572,14 @@ def advance(W, t_stop, att_room):
         t = min(t_heap, t_sub, gf[G_NEXT_CHECK])
         if t == INF or t > t_stop or gi[GI_LIVELOCK] != 0:
             break
-        if ai.shape[0] - gi[GI_N_ATT] < att_room or hk.shape[0] - gi[GI_HEAP_N] < att_room + nj:
+        room = att_room + nj + W[40].shape[0]
+        if ai.shape[0] - gi[GI_N_ATT] < att_room or hk.shape[0] - gi[GI_HEAP_N] < room:
             return 1
         gf[G_NOW] = t
+        first = t != gf[G_LAST_T]  # the first iteration at t: every heartbeat at t is in it
+        gf[G_LAST_T] = t
+        gi[GI_ITER] += 1
+        gi[GI_BEAT_N] = 0
         t_key = ordered_bits(t)
         check = gf[G_NEXT_CHECK] == t
         if check:
@@ -3244,7 +3590,7 @@ def advance(W, t_stop, att_room):
             kind, ident = heap_pop(hk, hi, gi)
             if gi[GI_HEAP_N] > 0:
                 # the rows the next event reads: its attempt, task and job
-                if hi[0, HI_KIND] != AM_READY:
+                if hi[0, HI_KIND] < AM_READY:
                     prefetch(ai, hi[0, HI_IDENT])
                     prefetch(af, hi[0, HI_IDENT])
                     prefetch(ts, hi[0, HI_TASK])
@@ -3255,9 +3601,17 @@ def advance(W, t_stop, att_room):
                 if ai[ident, AI_STATE] == RUNNING:
                     _end_attempt(W, ident, ai[ident, AI_OUTCOME])
                     gi[GI_PROGRESS] += 1
+                    n = ai[ident, AI_NODE]
+                    if n >= 0:
+                        # reported at its node's heartbeat; it ended at its own time
+                        af[ident, AF_FINISH] = af[ident, AF_END]
+                        _beat(W, n)
             elif kind == KILL:
                 if ai[ident, AI_STATE] == RUNNING and af[ident, AF_MARK] == t:
                     _end_attempt(W, ident, KILLED)
+            elif kind == HEARTBEAT:
+                W[40][ident, NF_HB] = INF
+                _beat(W, ident)
             else:
                 _am_ready(W, ident)
                 gi[GI_PROGRESS] += 1
@@ -3267,9 +3621,19 @@ def advance(W, t_stop, att_room):
             gi[GI_NEXT_SUBMIT] += 1
         if gi[GI_DIRTY] != 0:
             _compute_shares(W)
-        _allocate(W)
-        while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
+        heartbeats = cfg[C_HB] != 0.0
+        if heartbeats:
+            if first:
+                _catch_up(W, t)
+            for i in range(gi[GI_BEAT_N]):
+                _node_allocate(W, W[42][i])
+            if gi[GI_RC_HEAD] >= 0:
+                # once per event time: what it frees is assigned at the next heartbeats
+                _preempt_reduces(W)
+        else:
             _allocate(W)
+            while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
+                _allocate(W)
         if cfg[C_PREEMPT] != 0.0:
             if cfg[C_VERSION] == 3.0:
                 if events:
@@ -3286,9 +3650,15 @@ def advance(W, t_stop, att_room):
                         _preempt_v3(W)
             else:
                 _preempt_v12(W)
-                _allocate(W)
-                while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
+                if heartbeats:
+                    if gi[GI_RC_HEAD] >= 0:
+                        _preempt_reduces(W)
+                else:
                     _allocate(W)
+                    while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
+                        _allocate(W)
+        if heartbeats:
+            _wake(W, t)
     if t_stop != INF and t_stop > gf[G_NOW]:
         gf[G_NOW] = t_stop
     return 0

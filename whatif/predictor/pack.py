@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
+from whatif.predictor.nodes import node_layout
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
 from whatif.schedule import Schedule
 from whatif.workload import Workload, arrow_strings, positions_in
@@ -102,6 +103,9 @@ class Packed:
     task_fail_count: np.ndarray  # int64 failed attempts before the successful one
     task_fail_frac: np.ndarray  # fraction of the duration after which a failing attempt fails
     min_request: np.ndarray  # (2,) smallest normalized request (allocation stops below it)
+    # nodes (nn,): capacity (nn, 2) as `cluster`; no rows without heartbeats (`nodes.py`)
+    node_capacity: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    heartbeat_interval_s: float = math.inf
 
 
 def normalize_requests(
@@ -344,6 +348,7 @@ def pack(
             min_request = np.minimum(min_request, req.min(axis=0))
         if has_am.any():
             min_request = np.minimum(min_request, job_am[has_am].min(axis=0))
+    layout = node_layout(cluster, settings)
     mult, fails, frac = _noise_draws(nt, noise, seed)
     dur = tasks["duration_s"].to_numpy(dtype=float) * mult
     a, b, c = _replay_parts(tasks, task_job, task_stage, stage_slowstart, stage_start, dur, mult)
@@ -378,6 +383,8 @@ def pack(
         task_fail_count=fails,
         task_fail_frac=frac,
         min_request=min_request.astype(float),
+        node_capacity=layout.capacity,
+        heartbeat_interval_s=layout.interval_s,
     )
     return packed, allocation
 

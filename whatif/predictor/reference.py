@@ -14,13 +14,14 @@ import math
 import numpy as np
 
 from whatif.fairshare import compute_shares
+from whatif.predictor.nodes import next_heartbeat
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings
 
 INF = math.inf
 LOG2 = math.log(2.0)
 # Event kinds, in the order their tie-breaks do not depend on (heap is (time, seq)).
-END, KILL, AM_READY = 0, 1, 2
+END, KILL, AM_READY, HEARTBEAT = 0, 1, 2, 3
 # Attempt states (index into pack.ATTEMPT_STATE_NAMES).
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 # Hadoop 3 checks with no progress before the livelock search starts (kernel.QUIET_CHECKS)
@@ -119,6 +120,24 @@ class ReferenceEngine:
         self.att_mark: list[float] = []  # Hadoop 3: -1 or kill time; Hadoop 2: -1 or warn time
         self.running: dict[int, None] = {}  # running attempts in allocation order
         self.warned: list[int] = []  # Hadoop 2 warned containers, in warn order
+        # nodes (heartbeats; none: the instant model)
+        self.nn = len(packed.node_capacity)
+        self.hb = self.nn > 0
+        self.node_cap = packed.node_capacity.astype(float).copy()
+        self.node_free = self.node_cap.copy()
+        self.node_hb = [INF] * self.nn  # time of the node's scheduled heartbeat event
+        self.last_time = -INF  # time of the previous iteration
+        # parked nodes (room, no heartbeat scheduled), a list with swap removal, and where
+        # each is in it (-1: not parked); every node starts parked
+        self.parked = list(range(self.nn))
+        self.park_pos = list(range(self.nn))
+        self.cur_node = -1  # the node heartbeating in an allocation (-1: the cluster)
+        self.iteration = 0
+        self.changed = False  # something an allocation depends on changed since `_wake`
+        self.touched: dict[int, None] = {}  # nodes heartbeating or freed, this iteration
+        self.att_node: list[int] = []
+        self.att_end: list[float] = []  # a task attempt's own end (reported at a heartbeat)
+        self.att_due: list[float] = []  # when its end event comes (INF: none pushed)
         self.set_queues(packed.queues)
 
     # ------------------------------------------------------------------ queues
@@ -199,6 +218,10 @@ class ReferenceEngine:
             if t == INF or t > t_stop or self.livelocked:
                 break
             self.now = t
+            first = t != self.last_time  # the first iteration at t: every heartbeat at t is in it
+            self.last_time = t
+            self.iteration += 1
+            beating: dict[int, None] = {}  # nodes heartbeating now, in order
             check = self.next_check == t
             if check:
                 self.next_check = INF
@@ -210,9 +233,17 @@ class ReferenceEngine:
                     if self.att_state[ident] == RUNNING:
                         self._end_attempt(ident, self.att_outcome[ident])
                         self.progress += 1
+                        n = self.att_node[ident]
+                        if n >= 0:
+                            # reported at its node's heartbeat; it ended at its own time
+                            self.att_finish[ident] = self.att_end[ident]
+                            self._beat(n, beating)
                 elif kind == KILL:
                     if self.att_state[ident] == RUNNING and self.att_mark[ident] == t:
                         self._end_attempt(ident, KILLED)
+                elif kind == HEARTBEAT:
+                    self.node_hb[ident] = INF
+                    self._beat(ident, beating)
                 else:
                     self._am_ready(ident)
                     self.progress += 1
@@ -222,9 +253,16 @@ class ReferenceEngine:
                 self.next_submit += 1
             if self.shares_dirty:
                 self._compute_shares()
-            self._allocate()
-            while self.reducing and self._preempt_reduces():
+            if self.hb:
+                if first:
+                    self._catch_up(t, beating)
+                for n in beating:
+                    self._node_allocate(n)
+                self._ramp_down_once()
+            else:
                 self._allocate()
+                while self.reducing and self._preempt_reduces():
+                    self._allocate()
             if self.s.preemption:
                 if self.s.hadoop_version == 3:
                     if events:
@@ -241,11 +279,184 @@ class ReferenceEngine:
                             self._preempt_v3()
                 else:
                     self._preempt_v12()
-                    self._allocate()
-                    while self.reducing and self._preempt_reduces():
+                    if self.hb:
+                        self._ramp_down_once()
+                    else:
                         self._allocate()
+                        while self.reducing and self._preempt_reduces():
+                            self._allocate()
+            if self.hb:
+                self._wake(t)
         if t_stop != INF and t_stop > self.now:
             self.now = t_stop
+
+    # ------------------------------------------------------------------ heartbeats
+    def _beat(self, n: int, beating: dict[int, None]) -> None:
+        """Node `n` heartbeats now: it is offered containers after this time's events."""
+        beating[n] = None
+        self.touched[n] = None
+
+    def _ramp_down_once(self) -> None:
+        """With heartbeats the MapReduce AM's reduce ramp-down runs once per event time:
+        what it frees is assigned at the nodes' next heartbeats."""
+        if self.reducing:
+            self._preempt_reduces()
+
+    def _node_room(self, n: int) -> bool:
+        """Whether node `n` could take the smallest request (a slot of either pool)."""
+        free = self.node_free[n]
+        if self.p.slot_mode:
+            return bool(free[0] >= 1.0 or free[1] >= 1.0)
+        return bool(free[0] >= self.p.min_request[0] and free[1] >= self.p.min_request[1])
+
+    def _node_wants(self, n: int) -> bool:
+        """Whether node `n` has room for some runnable pending demand."""
+        free = self.node_free[n]
+        if self.p.slot_mode:
+            return any(free[d] >= 1.0 and self.q_pend_run[0, d] > 0 for d in (0, 1))
+        return self._node_room(n) and bool(self.q_pend_run[0, 0] > 0)
+
+    def _park(self, n: int, parked: bool) -> None:
+        pos = self.park_pos[n]
+        if parked and pos < 0:
+            self.park_pos[n] = len(self.parked)
+            self.parked.append(n)
+        elif not parked and pos >= 0:
+            last = self.parked.pop()
+            if last != n:
+                self.parked[pos] = last
+                self.park_pos[last] = pos
+            self.park_pos[n] = -1
+
+    def _settle(self, n: int, t: float, wake: bool) -> None:
+        """Node `n` without a heartbeat scheduled: schedule its next one if it may assign
+        (`wake`: something changed since it last found nothing) and has room for pending
+        demand; else park it while it has room (a node without room waits for a release)."""
+        if self.node_hb[n] != INF:
+            return
+        if wake and self._node_wants(n):
+            self.node_hb[n] = next_heartbeat(n, self.nn, self.p.heartbeat_interval_s, t)
+            self._push(self.node_hb[n], HEARTBEAT, n)
+            self._park(n, False)
+        else:
+            self._park(n, self._node_room(n))
+
+    def _catch_up(self, t: float, beating: dict[int, None]) -> None:
+        """Before the first allocation at `t`: a node without a heartbeat scheduled whose
+        heartbeat grid has `t` heartbeats now if it has room for pending demand and was
+        freed now or anything changed (what it would have seen had its heartbeat at `t`
+        been scheduled, as the events at `t` come before the heartbeats' assignments)."""
+        interval = self.p.heartbeat_interval_s
+
+        def beats_now(n: int) -> bool:
+            if (
+                n not in beating
+                and self.node_hb[n] == INF
+                and self._node_wants(n)
+                and next_heartbeat(n, self.nn, interval, t, at=True) == t
+            ):
+                self._beat(n, beating)
+                self._park(n, False)
+                return True
+            return False
+
+        for n in list(self.touched):
+            beats_now(n)
+        if self.changed:
+            i = 0
+            while i < len(self.parked):
+                if not beats_now(self.parked[i]):
+                    i += 1
+
+    def _wake(self, t: float) -> None:
+        """After an event time: the nodes that heartbeated or had resources freed, and, if
+        anything an allocation depends on changed, every parked node, get their next
+        heartbeat scheduled when they may assign something. A node's heartbeats in
+        between would find what its last one found, nothing, so they are skipped."""
+        for n in self.touched:
+            self._settle(n, t, self.changed)
+        demand = self.q_pend_run[0, 0] > 0 or (self.p.slot_mode and self.q_pend_run[0, 1] > 0)
+        if self.changed and demand:
+            i = 0
+            while i < len(self.parked):
+                before = len(self.parked)
+                self._settle(self.parked[i], t, True)
+                if len(self.parked) == before:
+                    i += 1
+        self.changed = False
+        self.touched = {}
+
+    def _load_ok(self, n: int, d: int) -> bool:
+        """Hadoop 1 CapBasedLoadManager: a tracker runs at most
+        ceil(slots * min(1, runnable tasks / cluster slots)) tasks of a type."""
+        total = self.cluster[d]
+        if total <= 0:
+            return False
+        runnable = self.q_usage[0, d] + self.q_pend_run[0, d]
+        cap = math.ceil(self.node_cap[n, d] * min(1.0, runnable / total))
+        return self.node_cap[n, d] - self.node_free[n, d] < cap
+
+    def _node_allocate(self, n: int) -> None:
+        """Assign containers on node `n`'s heartbeat: Hadoop 1 FairScheduler.assignTasks
+        on a slot cluster, else FairScheduler.attemptScheduling."""
+        s = self.s
+        self.cur_node = n
+        count = 0
+        if self.p.slot_mode:
+            multi = s.assign_multiple
+            caps = (s.assign_multiple_maps, s.assign_multiple_reduces) if multi else (1, 1)
+            assigned, rejected = [0, 0], [False, False]
+            while True:
+                for d in (0, 1):
+                    if not rejected[d] and (
+                        assigned[d] == caps[d]
+                        or self.q_pend_run[0, d] <= 0
+                        or not self._load_ok(n, d)
+                    ):
+                        rejected[d] = True
+                if (rejected[0] and rejected[1]) or (not multi and count > 0):
+                    break
+                if rejected[0] or rejected[1]:
+                    d = 1 if rejected[0] else 0
+                else:
+                    used = self.node_cap[n] - self.node_free[n]
+                    d = 0 if used[0] <= used[1] else 1
+                if self._assign_one(d):
+                    assigned[d] += 1
+                    count += 1
+                else:
+                    rejected[d] = True
+        else:
+            start = self.node_free[n].copy()
+            half = np.floor(start * 0.5)
+            dynamic = s.dynamic_max_assign and self.v3
+            while self._has_room(0) and self.q_pend_run[0, 0] > 0:
+                if not self._assign_one(0):
+                    break
+                count += 1
+                if not s.assign_multiple:
+                    break
+                if dynamic:
+                    used = start - self.node_free[n]
+                    if not (used[0] <= half[0] and used[1] <= half[1]):
+                        break
+                elif s.max_assign > 0 and count >= s.max_assign:
+                    break
+        self.cur_node = -1
+
+    def _avail(self) -> np.ndarray:
+        """Free resources of the node heartbeating, or of the cluster."""
+        return self.node_free[self.cur_node] if self.cur_node >= 0 else self.free
+
+    def _push_end(self, a: int, time: float) -> None:
+        """The end event of attempt `a`, which ends at `time`: with heartbeats its node
+        reports it (and frees its resources) at its next heartbeat."""
+        n = self.att_node[a]
+        if n >= 0:
+            self.att_end[a] = time
+            time = next_heartbeat(n, self.nn, self.p.heartbeat_interval_s, time)
+            self.att_due[a] = time
+        self._push(time, END, a)
 
     def _submit(self, j: int) -> None:
         p = self.p
@@ -278,6 +489,7 @@ class ReferenceEngine:
 
     def _make_runnable(self, j: int) -> None:
         leaf = int(self.p.job_queue[j])
+        self.changed = True
         self.job_state[j] = 2
         self.user_running[int(self.p.job_user[j])] += 1
         self._count_runnable(leaf, 1)
@@ -290,6 +502,7 @@ class ReferenceEngine:
         self._up(self.q_pend_all, leaf, amount)
         if self.job_state[j] == 2:
             self._up(self.q_pend_run, leaf, amount)
+        self.changed = True
 
     def _release_stage(self, j: int, s: int) -> None:
         p = self.p
@@ -495,9 +708,10 @@ class ReferenceEngine:
                     break
 
     def _has_room(self, d: int) -> bool:
+        free = self._avail()
         if self.p.slot_mode:
-            return self.free[d] >= 1.0
-        return self.free[0] >= self.p.min_request[0] and self.free[1] >= self.p.min_request[1]
+            return free[d] >= 1.0
+        return free[0] >= self.p.min_request[0] and free[1] >= self.p.min_request[1]
 
     def _best(self, candidates: list, key, policy: int, dim: int):
         """First-best by linear scan: a candidate replaces the best only if it compares lower."""
@@ -559,7 +773,8 @@ class ReferenceEngine:
         return best
 
     def _fits(self, leaf: int, req) -> bool:
-        if self.free[0] < req[0] or self.free[1] < req[1]:
+        free = self._avail()
+        if free[0] < req[0] or free[1] < req[1]:
             return False
         for q in self._ancestors(leaf):
             if (self.q_usage[q] + req > self.q.max_share[q]).any():
@@ -617,8 +832,14 @@ class ReferenceEngine:
         self.att_state.append(RUNNING)
         self.att_preempted.append(False)
         self.att_mark.append(-1.0)
+        self.changed = True
+        self.att_node.append(self.cur_node)
+        self.att_end.append(INF)
+        self.att_due.append(INF)
         self.running[a] = None
         self.free -= req
+        if self.cur_node >= 0:
+            self.node_free[self.cur_node] -= req
         self.job_usage[j] += req
         self._up(self.q_usage, leaf, req)
         self._add_pending(j, -req)
@@ -633,7 +854,7 @@ class ReferenceEngine:
         self.stage_pending[s] -= 1
         if self.task_failures[task] < p.task_fail_count[task]:
             self.att_outcome.append(FAILED)
-            self._push(t + lat + p.task_fail_frac[task] * p.task_dur[task], END, a)
+            self._push_end(a, t + lat + p.task_fail_frac[task] * p.task_dur[task])
         elif p.stage_slowstart[s]:
             self.att_outcome.append(SUCCEEDED)
             if np.isnan(self.stage_done_time[s - 1]):
@@ -641,10 +862,10 @@ class ReferenceEngine:
                 if j not in self.reducing:
                     self.reducing.append(j)
             else:
-                self._push(self._replay_finish(a, task, self.stage_done_time[s - 1]), END, a)
+                self._push_end(a, self._replay_finish(a, task, self.stage_done_time[s - 1]))
         else:
             self.att_outcome.append(SUCCEEDED)
-            self._push(t + lat + p.task_dur[task], END, a)
+            self._push_end(a, t + lat + p.task_dur[task])
 
     def _replay_finish(self, a: int, task: int, last_map: float) -> float:
         p = self.p
@@ -667,6 +888,11 @@ class ReferenceEngine:
             self.att_mark[a] = -1.0
             self.job_tbp[j] -= req
         self.free += req
+        self.changed = True
+        n = self.att_node[a]
+        if n >= 0:
+            self.node_free[n] += req
+            self.touched[n] = None
         self.job_usage[j] -= req
         self._up(self.q_usage, leaf, -req)
         if task < 0:
@@ -696,7 +922,7 @@ class ReferenceEngine:
                     self._release_stage(j, s + 1)
                 if p.stage_slowstart[s + 1]:
                     for w in self.stage_waiting[s + 1]:
-                        self._push(self._replay_finish(w, self.att_task[w], t), END, w)
+                        self._push_end(w, self._replay_finish(w, self.att_task[w], t))
                     self.stage_waiting[s + 1] = []
                     if j in self.reducing:
                         self.reducing.remove(j)
@@ -1008,7 +1234,8 @@ class ReferenceEngine:
             mark = self.att_mark[a] - t if self.att_mark[a] >= 0 else 1.0
             # without an end event (AMs, reduces waiting for maps) only the order matters
             start = self.att_start[a] - t if task >= 0 and extra != -2.0 else 0.0
-            running.append((task, start, self.att_outcome[a], extra, mark))
+            due = self.att_due[a] - t if self.att_due[a] < INF else 1.0
+            running.append((task, start, self.att_outcome[a], extra, mark, self.att_node[a], due))
         timers = []
         v1 = self.s.hadoop_version == 1
         for leaf in self._leaves():
@@ -1033,6 +1260,8 @@ class ReferenceEngine:
             tuple(self.reducing),
             tuple(timers),
             self.next_check_v12 - t,
+            tuple(self.node_free.ravel().tolist()),
+            tuple(h - t if h < INF else 1.0 for h in self.node_hb),
         )
 
     def _cycling_v3(self, t: float) -> bool:
@@ -1078,6 +1307,8 @@ class ReferenceEngine:
             what = -1  # an event that does nothing when it comes (its attempt has ended)
             if kind == AM_READY:
                 what = ident if self.job_am_state[ident] == 2 else -1
+            elif kind == HEARTBEAT:
+                what = ident
             elif self.att_state[ident] == RUNNING and (kind == END or self.att_mark[ident] == time):
                 what = self.att_task[ident]
             events.append((time - t, kind, what))
@@ -1243,6 +1474,7 @@ class ReferenceEngine:
         """Install a new queue tree now; waiting apps are promoted if the new limits allow."""
         self.p = packed
         self.set_queues(packed.queues)
+        self.changed = True  # new limits may let parked nodes assign
         for k in list(self.waiting):
             if self._can_run(k):
                 self._make_runnable(k)

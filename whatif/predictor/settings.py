@@ -1,4 +1,4 @@
-"""The yarn-site knobs that change a predicted schedule, and the optional noise model."""
+"""The site-file knobs that change a predicted schedule, and the optional noise model."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from whatif.errors import ValidationError
 
 @dataclass(frozen=True)
 class SchedulerSettings:
-    """Scheduler-wide settings (``yarn-site.xml``), validated on construction.
+    """Scheduler-wide settings (``yarn-site.xml``, ``mapred-site.xml``), validated on construction.
 
     Times are seconds. Requests are rounded up as the ResourceManager normalizes them:
-    ``max(request, minimum)`` then up to a multiple of the increment.
+    ``max(request, minimum)`` then up to a multiple of the increment. A field left at
+    ``None`` takes Hadoop's own default for `hadoop_version` (resolved on construction).
 
     Parameters
     ----------
@@ -25,9 +26,32 @@ class SchedulerSettings:
         max(memory, vcores) utilization is above it.
     wait_time_before_kill_s : float
         ``...waitTimeBeforeKill``: a chosen victim is killed this long after it is chosen.
-    assign_multiple, max_assign : bool, int
-        Accepted for completeness: the predictor allocates instantly at each event,
-        so heartbeat batching does not change its schedule.
+    heartbeats : bool
+        Model node heartbeats (the default, as Hadoop does): a container or task is
+        assigned only when its node (NodeManager, TaskTracker) heartbeats, each node on
+        its own phase (node ``i`` of ``n`` at ``i * interval / n`` plus multiples of the
+        interval), and a finished task's resources come back at its node's next
+        heartbeat. Needs the cluster's nodes (``nodes=`` in the cluster SPEC; a Hadoop 1
+        slot cluster without them has trackers of 2 map and 2 reduce slots, Hadoop 1's
+        ``mapred.tasktracker.*.tasks.maximum`` defaults); a cluster given only as total
+        memory and vcores is scheduled instantly at every event. False: the instant
+        model everywhere.
+    assign_multiple : bool
+        ``yarn.scheduler.fair.assignmultiple`` (default false: one container per node
+        heartbeat) / Hadoop 1 ``mapred.fairscheduler.assignmultiple`` (default true).
+    max_assign : int
+        ``yarn.scheduler.fair.max.assign``: most containers per heartbeat with
+        assign-multiple (-1: no limit; ignored while `dynamic_max_assign`).
+    dynamic_max_assign : bool
+        Hadoop 3 ``yarn.scheduler.fair.dynamic.max.assign`` (default true): with
+        assign-multiple, a heartbeat assigns until half the node's unallocated resources
+        at its start are used (the container crossing the half is still assigned).
+    assign_multiple_maps, assign_multiple_reduces : int
+        Hadoop 1 ``mapred.fairscheduler.assignmultiple.maps`` / ``.reduces``: most maps /
+        reduces one heartbeat may receive with assign-multiple (-1: the free slots).
+    heartbeats_in_second : float
+        Hadoop 1 ``mapred.heartbeats.in.second`` (``mapreduce.jobtracker.heartbeats.in.second``,
+        100): TaskTrackers heartbeat every ``max(3 s, ceil(trackers / this))``.
     size_based_weight : bool
         ``...sizebasedweight``: apps in a leaf weigh log2(1 + demand MB).
     min_allocation_mb, min_allocation_vcores, increment_mb, increment_vcores : float
@@ -47,7 +71,10 @@ class SchedulerSettings:
     preemption_interval_s : float
         Hadoop 2 and 1: how often queue-level preemption is checked (the checks fall on
         multiples of this interval).
-    node_heartbeat_interval_s, starvation_check_wait_s : float
+    node_heartbeat_interval_s : float
+        ``yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`` (1 s): how often each
+        NodeManager heartbeats (Hadoop 2/3).
+    starvation_check_wait_s : float
         Hadoop 3: an app that triggered preemption is not re-checked for
         ``wait_time_before_kill_s + 4 * node_heartbeat_interval_s + starvation_check_wait_s``.
     """
@@ -55,8 +82,13 @@ class SchedulerSettings:
     preemption: bool = False
     utilization_threshold: float = 0.8
     wait_time_before_kill_s: float = 15.0
-    assign_multiple: bool = False
+    heartbeats: bool = True
+    assign_multiple: bool | None = None
     max_assign: int = -1
+    dynamic_max_assign: bool = True
+    assign_multiple_maps: int = -1
+    assign_multiple_reduces: int = -1
+    heartbeats_in_second: float = 100.0
     size_based_weight: bool = False
     min_allocation_mb: float = 1024.0
     min_allocation_vcores: float = 1.0
@@ -72,11 +104,16 @@ class SchedulerSettings:
     starvation_check_wait_s: float = 10.0
 
     def __post_init__(self) -> None:
+        check_choice(self.hadoop_version, (1, 2, 3), field="SchedulerSettings.hadoop_version")
+        v1 = self.hadoop_version == 1
+        if self.assign_multiple is None:
+            object.__setattr__(self, "assign_multiple", v1)
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.type == "bool" and not isinstance(value, bool):
+            kind = str(f.type).removesuffix(" | None")
+            if kind == "bool" and not isinstance(value, bool):
                 raise ValidationError(f"SchedulerSettings.{f.name}: expected a bool, got {value!r}")
-            if f.type in ("float", "int") and (
+            if kind in ("float", "int") and (
                 isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value)
             ):
                 raise ValidationError(
@@ -94,7 +131,12 @@ class SchedulerSettings:
             low=0.0,
             high=1.0,
         )
-        check_choice(self.hadoop_version, (1, 2, 3), field="SchedulerSettings.hadoop_version")
+        for name in ("max_assign", "assign_multiple_maps", "assign_multiple_reduces"):
+            value = getattr(self, name)
+            if value != int(value) or value < -1:
+                raise ValidationError(
+                    f"SchedulerSettings.{name}: expected a whole number >= -1, got {value!r}"
+                )
         for name in (
             "wait_time_before_kill_s",
             "container_launch_latency_s",
@@ -110,12 +152,21 @@ class SchedulerSettings:
             "increment_vcores",
             "update_interval_s",
             "preemption_interval_s",
+            "heartbeats_in_second",
         ):
             value = getattr(self, name)
             if not (value > 0 and math.isfinite(value)):
                 raise ValidationError(
                     f"SchedulerSettings.{name}: expected a finite number > 0, got {value!r}"
                 )
+
+    def heartbeat_interval_s(self, nodes: int) -> float:
+        """How often each of `nodes` nodes heartbeats: Hadoop 1's JobTracker asks for
+        ``max(3 s, ceil(trackers / heartbeats_in_second) s)``; YARN's NodeManagers use
+        their configured interval."""
+        if self.hadoop_version == 1:
+            return max(3.0, float(math.ceil(nodes / self.heartbeats_in_second)))
+        return self.node_heartbeat_interval_s
 
     @property
     def starvation_recheck_delay_s(self) -> float:

@@ -141,12 +141,25 @@ def scenarios(draw):
         cluster = Cluster.parse(
             f"map-slots={draw(st.integers(2, 8))},reduce-slots={draw(st.integers(1, 4))}"
         )
-    else:
+    elif draw(st.booleans()):
         cluster = Cluster(
             memory_mb=float(draw(st.sampled_from([4096, 8192, 12288]))),
             vcores=float(draw(st.sampled_from([4, 8, 12]))),
         )
+    else:
+        # nodes: heartbeats (unless switched off below)
+        cluster = Cluster.parse(
+            f"nodes={draw(st.integers(1, 3))},memory-mb={draw(st.sampled_from([2048, 4096]))},"
+            f"vcores={draw(st.sampled_from([2, 4]))}"
+        )
     sched = SchedulerSettings(
+        heartbeats=draw(st.booleans()) or draw(st.booleans()),
+        assign_multiple=draw(st.booleans()),
+        max_assign=draw(st.sampled_from([-1, 2])),
+        dynamic_max_assign=draw(st.booleans()),
+        assign_multiple_maps=draw(st.sampled_from([-1, 1])),
+        assign_multiple_reduces=draw(st.sampled_from([-1, 2])),
+        node_heartbeat_interval_s=draw(st.sampled_from([1.0, 3.0])),
         preemption=draw(st.booleans()),
         hadoop_version=version,
         utilization_threshold=draw(st.sampled_from([0.0, 0.5, 0.8])),

@@ -14,7 +14,7 @@ from whatif.allocation import AllocationDocument
 from whatif.predictor import SchedulerSettings, predict
 
 CLUSTER = Cluster.parse("map-slots=4,reduce-slots=2")
-SETTINGS = SchedulerSettings(hadoop_version=1)
+SETTINGS = SchedulerSettings(hadoop_version=1, heartbeats=False)  # job limits, not timing
 
 FILE = b"""<?xml version="1.0"?>
 <allocations>

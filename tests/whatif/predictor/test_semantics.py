@@ -320,7 +320,8 @@ def test_hadoop1_slot_pools_are_separate(engine):
     from whatif import Cluster
 
     tasks = [("map", 10, 1024)] * 4 + [("reduce", 10, 1024)] * 4
-    cfg = SchedulerSettings(hadoop_version=1, slowstart_completed_maps=0.0)
+    # the instant model: heartbeats are tested in test_heartbeats.py
+    cfg = SchedulerSettings(hadoop_version=1, slowstart_completed_maps=0.0, heartbeats=False)
     s = predict(
         build_workload([("j", "a", 0, tasks)]),
         flat_tree(a={}),

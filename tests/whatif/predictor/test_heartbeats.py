@@ -1,0 +1,210 @@
+"""Hand-computed heartbeat schedules on both engines (issue 21).
+
+Node ``i`` of ``n`` heartbeats at ``i * interval / n`` plus multiples of the interval;
+tasks start only at a heartbeat of the node they land on, and a finished task's resources
+(and its job's progress) are reported at its node's next heartbeat after it ends.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from conftest import build_workload, flat_tree, scenarios
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from whatif import Cluster
+from whatif.predictor import SchedulerSettings, predict
+from whatif.predictor.nodes import next_heartbeat, node_layout
+
+
+def run(jobs, spec, engine, **settings):
+    schedule = predict(
+        build_workload(jobs),
+        flat_tree(a={}),
+        Cluster.parse(spec),
+        settings=SchedulerSettings(**settings),
+        engine=engine,
+    )
+    a = schedule.attempts.sort_values(["start_s", "task_id"])
+    return a["start_s"].tolist(), a["finish_s"].tolist(), schedule.jobs["finish_s"].tolist()
+
+
+def maps(n, duration=10.0, memory=1024.0):
+    return [("map", duration, memory)] * n
+
+
+def test_yarn_nodes_heartbeat_on_their_own_phases(engine):
+    """Two NodeManagers (1 s, phases 0 and 0.5), one container per heartbeat: the four maps
+    start at 0.0 (node 0), 0.5 (node 1), 1.0, 1.5. The last ends at 11.5 and node 1 reports
+    it at its heartbeat after that, 12.5, when the job ends."""
+    starts, finishes, job = run(
+        [("j", "a", 0.0, maps(4))], "nodes=2,memory-mb=2048,vcores=2", engine
+    )
+    assert starts == [0.0, 0.5, 1.0, 1.5]
+    assert finishes == [10.0, 10.5, 11.0, 11.5]
+    assert job == [12.5]
+
+
+def test_a_finished_containers_resources_come_back_at_the_next_heartbeat(engine):
+    """One node with room for one container: the second map waits for the heartbeat that
+    reports the first one's end (10.0 -> 11.0), not for its end."""
+    starts, finishes, job = run(
+        [("j", "a", 0.0, maps(2))], "nodes=1,memory-mb=1024,vcores=1", engine
+    )
+    assert starts == [0.0, 11.0]
+    assert finishes == [10.0, 21.0]
+    assert job == [22.0]
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ({}, [0, 1, 2, 3]),  # assignmultiple false: one container per heartbeat
+        ({"assign_multiple": True, "dynamic_max_assign": False}, [0, 0, 0, 0]),
+        ({"assign_multiple": True, "dynamic_max_assign": False, "max_assign": 2}, [0, 0, 1, 1]),
+        # Hadoop 3 dynamic.max.assign: until half the node's 4 GB (2 GB) is used; the
+        # container that reaches it is still assigned, the one past it is not
+        ({"assign_multiple": True}, [0, 0, 0, 1]),
+        # Hadoop 2 has no dynamic.max.assign: max.assign -1 assigns all four
+        ({"assign_multiple": True, "hadoop_version": 2}, [0, 0, 0, 0]),
+    ],
+)
+def test_yarn_assign_multiple(engine, settings, expected):
+    """One node of 4 GB, four 1 GB maps: how many start at each heartbeat (1 s apart)."""
+    starts, _, _ = run([("j", "a", 0.0, maps(4))], "nodes=1,memory-mb=4096,vcores=4", engine, **settings)
+    assert starts == [float(x) for x in expected]
+
+
+def test_hadoop1_trackers_heartbeat_every_3_s_and_assign_multiple_by_default(engine):
+    """map-slots=4,reduce-slots=2 without trackers: two trackers of 2 map and 1 reduce slots
+    (Hadoop 1's defaults), heartbeating every max(3 s, 2 / 100 s) = 3 s at phases 0 and
+    1.5. assignmultiple is on by default: tracker 0 takes two maps at 0.0, tracker 1 two at
+    1.5; they end at 10.0 and 11.5 and are reported at 12.0 and 13.5."""
+    starts, finishes, job = run(
+        [("j", "a", 0.0, maps(4))], "map-slots=4,reduce-slots=2", engine, hadoop_version=1
+    )
+    assert starts == [0.0, 0.0, 1.5, 1.5]
+    assert finishes == [10.0, 10.0, 11.5, 11.5]
+    assert job == [13.5]
+
+
+def test_hadoop1_without_assign_multiple_one_task_per_heartbeat(engine):
+    """mapred.fairscheduler.assignmultiple false: one task per tracker heartbeat."""
+    starts, _, _ = run(
+        [("j", "a", 0.0, maps(4))],
+        "map-slots=4,reduce-slots=2",
+        engine,
+        hadoop_version=1,
+        assign_multiple=False,
+    )
+    assert starts == [0.0, 1.5, 3.0, 4.5]
+
+
+def test_hadoop1_load_manager_spreads_tasks_over_trackers(engine):
+    """CapBasedLoadManager: 2 runnable maps on 4 map slots (load 0.5) cap each tracker at
+    ceil(2 * 0.5) = 1 map, so the second map waits for the other tracker (1.5) instead of
+    sharing tracker 0's heartbeat at 0.0."""
+    starts, _, _ = run([("j", "a", 0.0, maps(2))], "map-slots=4,reduce-slots=2", engine, hadoop_version=1)
+    assert starts == [0.0, 1.5]
+
+
+def test_hadoop1_heartbeat_assigns_a_map_and_a_reduce(engine):
+    """Two maps and two reduces (slowstart 0): each tracker's heartbeat takes one map (the
+    load cap) and then one reduce (fewer maps than reduces running is false after the
+    map, so the reduce is tried next), tracker 0 at 0.0 and tracker 1 at 1.5."""
+    tasks = maps(2) + [("reduce", 10.0, 1024.0)] * 2
+    jobs = [("j", "a", 0.0, tasks)]
+    schedule = predict(
+        build_workload(jobs),
+        flat_tree(a={}),
+        Cluster.parse("map-slots=4,reduce-slots=2"),
+        settings=SchedulerSettings(hadoop_version=1, slowstart_completed_maps=0.0),
+        engine=engine,
+    )
+    a = schedule.attempts.sort_values("task_id")
+    assert a["start_s"].tolist() == [0.0, 1.5, 0.0, 1.5]
+
+
+def test_assign_multiple_maps_caps_maps_per_heartbeat(engine):
+    """mapred.fairscheduler.assignmultiple.maps 1: one map per heartbeat even with room."""
+    starts, _, _ = run(
+        [("j", "a", 0.0, maps(4))],
+        "map-slots=4,reduce-slots=2",
+        engine,
+        hadoop_version=1,
+        assign_multiple_maps=1,
+    )
+    assert starts == [0.0, 1.5, 3.0, 4.5]
+
+
+def test_heartbeats_off_or_no_nodes_is_the_instant_model(engine):
+    """heartbeats=False, or a cluster of total resources only: all four start at 0."""
+    for spec, settings in (
+        ("nodes=2,memory-mb=2048,vcores=2", {"heartbeats": False}),
+        ("memory-mb=4096,vcores=4", {}),
+    ):
+        starts, _, job = run([("j", "a", 0.0, maps(4))], spec, engine, **settings)
+        assert starts == [0.0] * 4 and job == [10.0]
+
+
+def test_hadoop1_heartbeat_interval_grows_with_trackers():
+    """JobTracker.getNextHeartbeatInterval: max(3 s, ceil(trackers / 100) s)."""
+    v1 = SchedulerSettings(hadoop_version=1)
+    assert [v1.heartbeat_interval_s(n) for n in (1, 300, 301, 450)] == [3.0, 3.0, 4.0, 5.0]
+    fewer = SchedulerSettings(hadoop_version=1, heartbeats_in_second=50.0)
+    assert fewer.heartbeat_interval_s(450) == 9.0
+    assert SchedulerSettings(node_heartbeat_interval_s=0.5).heartbeat_interval_s(450) == 0.5
+
+
+def test_node_layout_and_next_heartbeat():
+    """Slot pools are split evenly over the trackers; a heartbeat at exactly t is not after t."""
+    layout = node_layout(Cluster.parse("map-slots=5,reduce-slots=2"), SchedulerSettings(hadoop_version=1))
+    assert layout.capacity.tolist() == [[2.0, 1.0], [2.0, 1.0], [1.0, 0.0]]
+    assert layout.interval_s == 3.0
+    assert next_heartbeat(1, 3, 3.0, 1.0) == 4.0
+    assert next_heartbeat(1, 3, 3.0, 0.5) == 1.0
+    assert node_layout(Cluster.parse("memory-mb=4096,vcores=4"), SchedulerSettings()).count == 0
+
+
+def _every_heartbeat(monkeypatch):
+    """Make the reference engine simulate every node's every heartbeat (none skipped)."""
+    from whatif.predictor import reference as R
+
+    init, horizon = R.ReferenceEngine.__init__, 2000.0
+
+    def start(self, packed, settings):
+        init(self, packed, settings)
+        for n in range(self.nn):
+            self.node_hb[n] = n * self.p.heartbeat_interval_s / self.nn
+            self._push(self.node_hb[n], R.HEARTBEAT, n)
+
+    def wake(self, t):
+        running = any(s != 3 for s in self.job_state) or self.next_submit < len(self.job_state)
+        for n in range(self.nn):
+            if running and t < horizon and self.node_hb[n] == R.INF:
+                self.node_hb[n] = next_heartbeat(n, self.nn, self.p.heartbeat_interval_s, t)
+                self._push(self.node_hb[n], R.HEARTBEAT, n)
+        self.changed, self.touched = False, {}
+
+    monkeypatch.setattr(R.ReferenceEngine, "__init__", start)
+    monkeypatch.setattr(R.ReferenceEngine, "_wake", wake)
+
+
+@hsettings(max_examples=60, deadline=None, derandomize=True, database=None,
+           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(scenarios(), st.integers(0, 3))
+def test_skipped_heartbeats_would_assign_nothing(monkeypatch, scenario, seed):
+    """Skipping the heartbeats of nodes that can assign nothing (the engines' speed-up)
+    gives exactly the schedule of simulating every heartbeat of every node."""
+    workload, allocation, cluster, sched, noise = scenario
+    if not len(node_layout(cluster, sched).capacity):
+        return
+    args = dict(settings=sched, engine="reference", seed=seed, noise=noise)
+    skipping = predict(workload, allocation, cluster, **args)
+    with monkeypatch.context() as m:
+        _every_heartbeat(m)
+        every = predict(workload, allocation, cluster, **args)
+    pd.testing.assert_frame_equal(skipping.attempts, every.attempts)
+    pd.testing.assert_frame_equal(skipping.jobs, every.jobs)

@@ -1,0 +1,73 @@
+"""The nodes that heartbeat: per-node capacity and the heartbeat interval, for both engines.
+
+Hadoop hands out containers (YARN) and task slots (Hadoop 1) only when a node
+heartbeats, so the predictor models nodes when `SchedulerSettings.heartbeats` is on and
+the cluster says what its nodes are. Node ``i`` of ``n`` heartbeats at
+``i * interval / n + k * interval`` (phases spread evenly, as nodes that registered at
+random times are on average); `next_heartbeat` is that grid's next time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from whatif.cluster import Cluster
+from whatif.predictor.settings import SchedulerSettings
+
+#: Hadoop 1's ``mapred.tasktracker.map.tasks.maximum`` and ``...reduce.tasks.maximum``
+#: defaults: the slots per TaskTracker assumed when a slot cluster does not name its trackers.
+DEFAULT_SLOTS_PER_TRACKER = 2
+
+
+@dataclass(frozen=True, eq=False)
+class NodeLayout:
+    """Per-node capacity ``(n, 2)`` (memory MB and vcores, or map and reduce slots) and the
+    heartbeat interval (s). No rows: the instant model (no heartbeats)."""
+
+    capacity: np.ndarray
+    interval_s: float
+
+    @property
+    def count(self) -> int:
+        return int(self.capacity.shape[0])
+
+
+def _spread(total: int, parts: int) -> np.ndarray:
+    """`total` slots over `parts` trackers as evenly as whole slots allow (first ones get more)."""
+    base, extra = divmod(int(total), parts)
+    return np.array([base + (1 if i < extra else 0) for i in range(parts)], dtype=float)
+
+
+def node_layout(cluster: Cluster, settings: SchedulerSettings) -> NodeLayout:
+    """The nodes the predictor schedules on (see the module docstring)."""
+    none = NodeLayout(np.zeros((0, 2)), math.inf)
+    if not settings.heartbeats:
+        return none
+    if cluster.slots:
+        pools = cluster.slot_pools
+        maps, reduces = int(pools.get("map", 0)), int(pools.get("reduce", 0))
+        count = len(cluster.nodes) or max(
+            1, math.ceil(max(maps, reduces) / DEFAULT_SLOTS_PER_TRACKER)
+        )
+        capacity = np.column_stack([_spread(maps, count), _spread(reduces, count)])
+    elif cluster.nodes:
+        capacity = np.array([[n.memory_mb, n.vcores] for n in cluster.nodes], dtype=float)
+    else:
+        return none
+    return NodeLayout(capacity, float(settings.heartbeat_interval_s(capacity.shape[0])))
+
+
+def next_heartbeat(node: int, count: int, interval: float, t: float, *, at: bool = False) -> float:
+    """Node `node`'s first heartbeat after `t` (at or after it with `at`). Every heartbeat
+    time is computed as ``phase + k * interval``, so equal times compare equal (the kernel's
+    `_next_heartbeat` is the same steps)."""
+    phase = node * interval / count
+    k = math.floor((t - phase) / interval)
+    g = phase + k * interval
+    while g < t or (g == t and not at):
+        k += 1
+        g = phase + k * interval
+    return g
