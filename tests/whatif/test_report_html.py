@@ -19,8 +19,10 @@ import lxml.html
 import pytest
 from test_report import analysis, check, report_dir  # noqa: F401 (fixtures)
 
-from whatif.report import render_html
+from whatif.forecast import DAY_S, QueueForecast, SeriesForecast, WorkloadForecast, plan_for
+from whatif.report import render_html, write_report
 from whatif.report.html import TEMPLATE, _environment
+from whatif.report.text import forecast_rows
 
 
 def _strict(page: str) -> lxml.etree._Element:
@@ -97,3 +99,52 @@ def test_a_missing_value_fails_the_render_instead_of_printing_nothing():
     """StrictUndefined: a context without a variable raises, so none is left unrendered."""
     with pytest.raises(jinja2.UndefinedError):
         _environment().get_template(TEMPLATE).render(title="t")
+
+
+def _forecast() -> WorkloadForecast:
+    series = SeriesForecast(50.0, 70.5, 63.4, 77.7, "STL(weekly)+linear trend")
+    sizes = SeriesForecast(300.0, 420.0, 250.0, 650.0, "STL(weekly)+ETS(A,N,N)")
+    return WorkloadForecast(
+        horizon_s=90 * DAY_S,
+        level=0.9,
+        history_s=56 * DAY_S,
+        plan=plan_for(56 * DAY_S),
+        reference=(49 * DAY_S, 56 * DAY_S),
+        queues=(
+            QueueForecast("root.a", series, sizes, ("root.a: <b>3</b> days had no job",)),
+            QueueForecast("root.b", series, sizes),
+        ),
+    )
+
+
+def test_the_forecast_table_shows_what_report_json_and_the_terminal_show(analysis, tmp_path):  # noqa: F811
+    """With a forecast, the page has its table: the terminal's header, two rows per queue of
+    report.json's forecast (now, median, interval, factor, model), and the notes, escaped."""
+    forecast = _forecast()
+    files = write_report(analysis, tmp_path, forecast=forecast)
+    page = files.html.read_text(encoding="utf-8")
+    root = _strict(page)
+    table = root.xpath("//table[@id='forecast']")[0]
+    header, *rows = table.findall("tr")
+    assert [th.text for th in header.findall("th")] == forecast_rows(forecast)[0]
+    data = json.loads(files.json.read_text())["forecast"]
+    assert len(rows) == 2 * len(data["queues"])
+    for row, (queue, key) in zip(
+        rows, [(q, k) for q in data["queues"] for k in ("jobs_per_day", "job_size_s")], strict=True
+    ):
+        cells = [td.text for td in row.findall("td")]
+        series = queue[key]
+        assert cells[0] == queue["queue"] and cells[-1] == series["model"]
+        assert cells[2].split()[0] == f"{series['current']:.4g}"
+        assert cells[3].split()[0] == f"{series['median']:.4g}"
+        assert cells[4] == f"{series['lower']:.4g} .. {series['upper']:.4g}"
+        assert cells[5].startswith(f"{series['median'] / series['current']:.2f} (upper ")
+    assert "Forecast at 90d" in page and "root.a: <b>3</b> days had no job" in root.xpath(
+        "string(//p[@class='note'])"
+    )
+    assert not root.findall(".//b")
+    assert "Forecast at 90d" in root.xpath("string(//pre)"), "the text report starts with it"
+
+
+def test_without_a_forecast_there_is_no_forecast_section(page):
+    assert 'id="forecast"' not in page and "Forecast at" not in page

@@ -71,7 +71,7 @@ def write_report(
         indent=2,
         allow_nan=False,
     )
-    page = render_html(analysis, retuned=retuned, check=check)
+    page = render_html(analysis, retuned=retuned, check=check, forecast=forecast)
     files = ReportFiles(directory / "report.json", directory / "report.html")
     try:
         write_atomic(files.html, page, before_replace=lambda _: _write(files.json, document + "\n"))

@@ -13,9 +13,11 @@ import math
 from functools import cache
 from typing import Any
 
+from whatif.durations import format_duration
+from whatif.forecast import WorkloadForecast
 from whatif.provisioning import ProvisioningAnalysis
 from whatif.report import plots
-from whatif.report.text import render_text
+from whatif.report.text import forecast_rows, render_forecast, render_text
 from whatif.scaleup_check import ScaleUpCheck
 
 #: The page template, in the package (``whatif/report/templates``).
@@ -98,14 +100,29 @@ def _check(check: ScaleUpCheck) -> dict[str, Any]:
     return {"cluster": check.cluster.spec(), "replicates": check.replicates, "rows": rows}
 
 
+def _forecast(forecast: WorkloadForecast) -> dict[str, Any]:
+    header, rows = forecast_rows(forecast)
+    return {
+        "horizon": format_duration(forecast.horizon_s),
+        "days": f"{forecast.history_s / 86400:.1f}",
+        "model": forecast.plan.model,
+        "reference": format_duration(forecast.plan.reference_s),
+        "header": header,
+        "rows": rows,
+        "notes": list(forecast.notes),
+    }
+
+
 def render_html(
     analysis: ProvisioningAnalysis,
     *,
     retuned: ProvisioningAnalysis | None = None,
     check: ScaleUpCheck | None = None,
     title: str = "tempo what-if report",
+    forecast: WorkloadForecast | None = None,
 ) -> str:
-    """The whole report as one HTML page with no external resource."""
+    """The whole report as one HTML page with no external resource (with the `forecast`
+    the scenarios came from, if any)."""
     details = None
     if any(s.details for s in analysis.scenarios):
         details = {
@@ -133,6 +150,8 @@ def render_html(
             "scenarios": _scenarios(retuned),
         },
         "check": None if check is None else _check(check),
-        "text": render_text(analysis, retuned=retuned, check=check),
+        "forecast": None if forecast is None else _forecast(forecast),
+        "text": (render_forecast(forecast) if forecast is not None else "")
+        + render_text(analysis, retuned=retuned, check=check),
     }
     return _environment().get_template(TEMPLATE).render(**context)

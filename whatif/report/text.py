@@ -101,6 +101,14 @@ def render_forecast(forecast: WorkloadForecast) -> str:
         f"({forecast.plan.model}; now = the last {format_duration(forecast.plan.reference_s)}, "
         f"{percent} interval):"
     ]
+    header, rows = forecast_rows(forecast)
+    lines.extend(_table(header, rows))
+    lines.extend(f"note: {note}" for note in forecast.notes)
+    return "\n".join(lines) + "\n\n"
+
+
+def forecast_rows(forecast: WorkloadForecast) -> tuple[list[str], list[list[str]]]:
+    """The forecast table's header and rows (queue, series, now, median, interval, x now, model)."""
     rows = []
     for q in forecast.queues:
         for what, series, unit in (
@@ -108,10 +116,8 @@ def render_forecast(forecast: WorkloadForecast) -> str:
             ("job size", q.job_size_s, " task-s"),
         ):
             rows.append([q.queue, what, *_forecast_cells(series, unit), series.model])
-    header = ["queue", "series", "now", "median", f"{percent} interval", "x now", "model"]
-    lines.extend(_table(header, rows))
-    lines.extend(f"note: {note}" for note in forecast.notes)
-    return "\n".join(lines) + "\n\n"
+    percent = f"{100 * forecast.level:g}%"
+    return ["queue", "series", "now", "median", f"{percent} interval", "x now", "model"], rows
 
 
 def _forecast_cells(series: SeriesForecast, unit: str) -> list[str]:
