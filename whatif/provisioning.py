@@ -41,6 +41,7 @@ from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.executors import Executor, SerialExecutor
 from whatif.metrics import Metric, Window, full_path
+from whatif.nested import nested_workloads, per_queue_factors
 from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.schedule_summary import ScheduleSummary, summarize_run
 from whatif.whatif_model import WhatifModel
@@ -351,8 +352,11 @@ def scenario_workloads(
 
     All scenarios baseline: the trace itself. Otherwise each is generated, over the
     trace's submission span and from its first submission, by `model` (fitted on
-    the trace when not given) with the scenario's growth and arrival scale (and its
-    per-queue factors) and the same `seed`.
+    the trace when not given) with the scenario's growth and arrival scale and the
+    same `seed`. When a scenario has per-queue factors (a forecast's), the
+    workloads are nested instead (`whatif.nested`): one generation, thinned and
+    grown per scenario, so scenarios differ only by their factors and a scenario
+    with larger factors holds every job and task of a smaller one.
     """
     if all(s.is_baseline for s in scenarios):
         return [("trace", workload) for _ in scenarios]
@@ -360,11 +364,16 @@ def scenario_workloads(
         model = WorkloadModel().fit(workload)
     first, last = workload.span_s
     hours = max(last - first, 1.0) / 3600.0
+    if any(s.per_queue for s in scenarios):
+        queues = list(model.queues_)
+        factors = [
+            per_queue_factors(queues, s.growth, s.arrival_scale, s.per_queue) for s in scenarios
+        ]
+        nested = nested_workloads(model, factors, hours=hours, seed=seed, start_s=first)
+        return [("model", w) for w in nested]
     out = []
     for scenario in scenarios:
         changed = model.with_growth(scenario.growth).with_arrival_scale(scenario.arrival_scale)
-        for queue, growth, arrival_scale in scenario.per_queue:
-            changed = changed.with_growth(growth, queue).with_arrival_scale(arrival_scale, queue)
         out.append(("model", changed.generate(hours=hours, seed=seed, start_s=first)))
     return out
 
