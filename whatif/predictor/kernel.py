@@ -97,6 +97,8 @@ which is known only when the last map ends (until then the attempt runs with no
 end event). Other tasks end at ``start + latency + duration``; a failing attempt
 (noise) ends at ``start + latency + frac * duration`` and the task is re-queued.
 A job ends when its last stage completes; its AM container is released then.
+On Hadoop 2/3 the MapReduce AM ramps reduces down (`_preempt_reduces`) when a job's maps
+cannot run; Hadoop 1's JobTracker never kills or holds back reduces for maps.
 
 Preemption, Hadoop 3 (at update() times, multiples of the update interval, the first
 one after any event or timer; only while max(memory, vcores) utilization > threshold;
@@ -2342,8 +2344,11 @@ def _preempt_reduces(W):
     fits, and withholds its reduce requests until every map is assigned.
 
     Only blocked jobs (`_red_blocked`) can act; they are visited in the order they joined
-    the list of jobs with waiting reduces, as a scan of that whole list would."""
+    the list of jobs with waiting reduces, as a scan of that whole list would. Hadoop 1
+    has no such AM: its JobTracker never kills or holds back reduces for maps."""
     js, ji, si, tsf, gi, jbuf = W[6], W[9], W[14], W[17], W[24], W[30]
+    if W[25][C_VERSION] == 1.0:
+        return False
     killed = False
     order = jbuf[:, 0]
     n = 0

@@ -70,7 +70,8 @@ class SchedulerSettings:
         1, 2 or 3: which preemption semantics apply.
     preemption_interval_s : float
         Hadoop 2 and 1: how often queue-level preemption is checked (the checks fall on
-        multiples of this interval).
+        multiples of this interval): ``yarn.scheduler.fair.preemptionInterval`` (5 s) /
+        ``mapred.fairscheduler.preemption.interval`` (15 s).
     node_heartbeat_interval_s : float
         ``yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`` (1 s): how often each
         NodeManager heartbeats (Hadoop 2/3).
@@ -99,7 +100,7 @@ class SchedulerSettings:
     update_interval_s: float = 0.5
     slowstart_completed_maps: float = 0.05
     hadoop_version: int = 3
-    preemption_interval_s: float = 5.0
+    preemption_interval_s: float | None = None
     node_heartbeat_interval_s: float = 1.0
     starvation_check_wait_s: float = 10.0
 
@@ -108,6 +109,8 @@ class SchedulerSettings:
         v1 = self.hadoop_version == 1
         if self.assign_multiple is None:
             object.__setattr__(self, "assign_multiple", v1)
+        if self.preemption_interval_s is None:
+            object.__setattr__(self, "preemption_interval_s", 15.0 if v1 else 5.0)
         for f in fields(self):
             value = getattr(self, f.name)
             kind = str(f.type).removesuffix(" | None")

@@ -208,3 +208,43 @@ def test_skipped_heartbeats_would_assign_nothing(monkeypatch, scenario, seed):
         every = predict(workload, allocation, cluster, **args)
     pd.testing.assert_frame_equal(skipping.attempts, every.attempts)
     pd.testing.assert_frame_equal(skipping.jobs, every.jobs)
+
+
+def test_hadoop1_never_ramps_reduces_down(engine):
+    """Two containers of memory, slowstart 0: the two reduces (priority 10) take both
+    before the maps. Hadoop 2's MapReduce AM kills a waiting reduce so a map can run;
+    Hadoop 1 has no such AM, so nothing is killed (here the job never finishes)."""
+    tasks = maps(2) + [("reduce", 10.0, 1024.0)] * 2
+    jobs = build_workload([("j", "a", 0.0, tasks)])
+    cluster = Cluster.parse("memory-mb=2048,vcores=2")
+    for version, killed in ((2, True), (1, False)):
+        settings = SchedulerSettings(
+            hadoop_version=version, slowstart_completed_maps=0.0, heartbeats=False
+        )
+        s = predict(jobs, flat_tree(a={}), cluster, settings=settings, engine=engine)
+        assert bool((s.attempts["state"] == "KILLED").any()) is killed
+
+
+def test_hadoop1_preemption_checks_every_15_s_by_default():
+    """mapred.fairscheduler.preemption.interval defaults to 15 s (YARN's to 5 s)."""
+    assert SchedulerSettings(hadoop_version=1).preemption_interval_s == 15.0
+    assert SchedulerSettings(hadoop_version=2).preemption_interval_s == 5.0
+    assert SchedulerSettings(hadoop_version=1, preemption_interval_s=2.0).preemption_interval_s == 2.0
+
+
+def test_jobs_tie_by_submit_time_then_job_id(engine):
+    """One container, three jobs submitted together and listed out of id order: they run
+    in job id order (a, b, c), whatever the hadoop version."""
+    jobs = build_workload(
+        [("c", "a", 0.0, maps(1)), ("a", "a", 0.0, maps(1)), ("b", "a", 0.0, maps(1))]
+    )
+    for version in (1, 2, 3):
+        s = predict(
+            jobs,
+            flat_tree(a={}),
+            Cluster.parse("memory-mb=1024,vcores=1"),
+            settings=SchedulerSettings(hadoop_version=version, heartbeats=False),
+            engine=engine,
+        )
+        order = s.attempts.sort_values("start_s")["job_id"].tolist()
+        assert order == ["a", "b", "c"]
