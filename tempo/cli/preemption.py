@@ -32,8 +32,9 @@ def preemption_options(command: Callable[..., Any]) -> Callable[..., Any]:
         "--site",
         "site_path",
         type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        help="The cluster's yarn-site.xml (mapred-site.xml for Hadoop 1): preemption and "
-        "the scheduler knobs the predictor models [default: Hadoop's defaults].",
+        help="The cluster's yarn-site.xml (mapred-site.xml for Hadoop 1; the other of the "
+        "two beside it is read too): preemption, heartbeats and the scheduler knobs the "
+        "predictor models [default: Hadoop's defaults].",
     )(command)
 
 

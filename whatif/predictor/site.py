@@ -3,10 +3,14 @@
 A site file is Hadoop's ``<configuration>`` of ``<property><name>..</name><value>..
 </value></property>`` entries. `read_site` takes the properties `SchedulerSettings`
 models, by the names the chosen Hadoop version reads (Hadoop 2/3: the
-``yarn.scheduler.fair.*`` keys of ``yarn-site.xml``; Hadoop 1: the
-``mapred.fairscheduler.*`` keys of ``mapred-site.xml``), and leaves every other
-knob at its default. Each value is checked as Hadoop parses it; a bad one is an
-error naming the file, line and property.
+``yarn.scheduler.fair.*`` and NodeManager heartbeat keys of ``yarn-site.xml`` and the
+MapReduce keys of ``mapred-site.xml``; Hadoop 1: the ``mapred.fairscheduler.*``,
+JobTracker heartbeat and MapReduce keys of ``mapred-site.xml``), and leaves every other
+knob at Hadoop's default for that version. A file named ``yarn-site.xml`` or
+``mapred-site.xml`` brings its sibling of the other name in the same directory along
+(Hadoop's configuration directory holds both); the file given wins where both set a
+property. Each value is checked as Hadoop parses it; a bad one is an error naming the
+file, line and property.
 
 `preemption_source` says, for people, where the preemption setting came from.
 """
@@ -60,6 +64,7 @@ YARN_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
     "yarn.scheduler.fair.update-interval-ms": ("update_interval_s", _milliseconds),
     "yarn.scheduler.fair.assignmultiple": ("assign_multiple", _boolean),
     "yarn.scheduler.fair.max.assign": ("max_assign", _integer),
+    "yarn.scheduler.fair.dynamic.max.assign": ("dynamic_max_assign", _boolean),
     "yarn.scheduler.fair.sizebasedweight": ("size_based_weight", _boolean),
     "yarn.scheduler.minimum-allocation-mb": ("min_allocation_mb", _number),
     "yarn.scheduler.minimum-allocation-vcores": ("min_allocation_vcores", _number),
@@ -80,9 +85,16 @@ MRV1_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
     "mapred.fairscheduler.preemption.interval": ("preemption_interval_s", _milliseconds),
     "mapred.fairscheduler.update.interval": ("update_interval_s", _milliseconds),
     "mapred.fairscheduler.assignmultiple": ("assign_multiple", _boolean),
+    "mapred.fairscheduler.assignmultiple.maps": ("assign_multiple_maps", _integer),
+    "mapred.fairscheduler.assignmultiple.reduces": ("assign_multiple_reduces", _integer),
     "mapred.fairscheduler.sizebasedweight": ("size_based_weight", _boolean),
+    "mapred.heartbeats.in.second": ("heartbeats_in_second", _number),
+    "mapreduce.jobtracker.heartbeats.in.second": ("heartbeats_in_second", _number),
     "mapred.reduce.slowstart.completed.maps": ("slowstart_completed_maps", _number),
 }
+
+#: The files Hadoop's configuration directory keeps these in; each brings the other along.
+SIBLINGS = {"yarn-site.xml": "mapred-site.xml", "mapred-site.xml": "yarn-site.xml"}
 
 
 def preemption_property(hadoop_version: int) -> str:
@@ -96,27 +108,58 @@ def preemption_property(hadoop_version: int) -> str:
 
 @dataclass(frozen=True)
 class SiteSettings:
-    """The settings read from a site file, and which properties set them (name -> line)."""
+    """The settings read from a site file (and its sibling), and which properties set them:
+    name -> line, and name -> file for those set in the sibling (``where``)."""
 
     settings: SchedulerSettings
     path: Path
     found: dict[str, int] = field(default_factory=dict)
+    where: dict[str, Path] = field(default_factory=dict)
 
     @property
     def sets_preemption(self) -> bool:
         return preemption_property(self.settings.hadoop_version) in self.found
 
+    def location(self, name: str) -> str:
+        """``file:line`` of the property `name` (one that was found)."""
+        return f"{self.where.get(name, self.path)}:{self.found[name]}"
+
 
 def read_site(path: str | Path, *, hadoop_version: int = 3) -> SiteSettings:
-    """The `SchedulerSettings` a site file gives for Hadoop `hadoop_version` (defaults elsewhere).
+    """The `SchedulerSettings` a site file (and its sibling, see the module docstring) gives
+    for Hadoop `hadoop_version`, Hadoop's defaults elsewhere.
 
     Raises
     ------
     ValidationError
-        The file cannot be read, is not a Hadoop ``<configuration>``, or a property the
+        A file cannot be read, is not a Hadoop ``<configuration>``, or a property the
         predictor models has a value Hadoop would reject (naming file, line, property).
     """
     source = Path(path)
+    values: dict[str, object] = {}
+    found: dict[str, int] = {}
+    where: dict[str, Path] = {}
+    sibling = source.with_name(SIBLINGS[source.name]) if source.name in SIBLINGS else None
+    if sibling is not None and sibling.is_file():
+        _read_properties(sibling, hadoop_version, values, found)
+        where = dict.fromkeys(found, sibling)
+    given: dict[str, int] = {}
+    _read_properties(source, hadoop_version, values, given)
+    for name in given:
+        where.pop(name, None)
+    found.update(given)
+    try:
+        settings = dataclasses.replace(SchedulerSettings(hadoop_version=hadoop_version), **values)
+    except ValidationError as error:
+        raise ValidationError(f"{source}: {error}") from None
+    return SiteSettings(settings, source, found, where)
+
+
+def _read_properties(
+    source: Path, hadoop_version: int, values: dict[str, object], found: dict[str, int]
+) -> None:
+    """Add the modelled properties of one site file to `values` (field -> value) and
+    `found` (property -> line)."""
     try:
         root = parse_xml(read_allocation_bytes(source), str(source))
     except XMLSyntaxProblem as error:
@@ -129,8 +172,6 @@ def read_site(path: str | Path, *, hadoop_version: int = 3) -> SiteSettings:
             f"got <{root.tag}>"
         )
     known = MRV1_PROPERTIES if hadoop_version == 1 else YARN_PROPERTIES
-    values: dict[str, object] = {}
-    found: dict[str, int] = {}
     for prop in root.iter("property"):
         name = (prop.findtext("name") or "").strip()
         if name not in known:
@@ -148,11 +189,6 @@ def read_site(path: str | Path, *, hadoop_version: int = 3) -> SiteSettings:
                 + f", got {text!r}"
             ) from None
         found[name] = prop.sourceline
-    try:
-        settings = dataclasses.replace(SchedulerSettings(hadoop_version=hadoop_version), **values)
-    except ValidationError as error:
-        raise ValidationError(f"{source}: {error}") from None
-    return SiteSettings(settings, source, found)
 
 
 def preemption_source(site: SiteSettings | None, hadoop_version: int, explicit: bool | None) -> str:
@@ -161,6 +197,6 @@ def preemption_source(site: SiteSettings | None, hadoop_version: int, explicit: 
     if explicit is not None:
         return f"--{'' if explicit else 'no-'}preemption"
     if site is not None and site.sets_preemption:
-        return f"{name} in {site.path}:{site.found[name]}"
+        return f"{name} in {site.location(name)}"
     where = f" ({site.path} does not set {name})" if site is not None else ""
     return f"Hadoop {hadoop_version}'s default for {name}{where}"

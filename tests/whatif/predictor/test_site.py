@@ -74,3 +74,66 @@ def test_the_rule_without_a_site_is_hadoops_default():
         preemption_source(None, 3, None) == "Hadoop 3's default for yarn.scheduler.fair.preemption"
     )
     assert preemption_source(None, 3, True) == "--preemption"
+
+
+def _conf(path: Path, *properties: tuple[str, str]) -> Path:
+    body = "".join(f"<property><name>{n}</name><value>{v}</value></property>\n" for n, v in properties)
+    path.write_text(f"<configuration>\n{body}</configuration>\n")
+    return path
+
+
+def test_hadoop_1_heartbeat_and_assign_multiple_knobs_of_mapred_site(tmp_path):
+    """Every Hadoop 1 knob the predictor models, by its mapred-site.xml name."""
+    path = _conf(
+        tmp_path / "mapred-site.xml",
+        ("mapred.fairscheduler.assignmultiple", "false"),
+        ("mapred.fairscheduler.assignmultiple.maps", "2"),
+        ("mapred.fairscheduler.assignmultiple.reduces", "1"),
+        ("mapred.heartbeats.in.second", "50"),
+        ("mapred.reduce.slowstart.completed.maps", "0.8"),
+        ("mapred.fairscheduler.preemption", "true"),
+    )
+    s = read_site(path, hadoop_version=1).settings
+    assert (s.assign_multiple, s.assign_multiple_maps, s.assign_multiple_reduces) == (False, 2, 1)
+    assert s.heartbeats_in_second == 50.0 and s.heartbeat_interval_s(400) == 8.0
+    assert s.slowstart_completed_maps == 0.8 and s.preemption is True
+    # unset: Hadoop 1's own defaults
+    assert SchedulerSettings(hadoop_version=1).assign_multiple is True
+    assert read_site(_conf(tmp_path / "other.xml"), hadoop_version=1).settings == (
+        SchedulerSettings(hadoop_version=1)
+    )
+
+
+def test_yarn_site_brings_the_mapred_site_beside_it(tmp_path):
+    """yarn-site.xml's scheduler knobs and, from mapred-site.xml in the same directory, the
+    MapReduce ones; the file given wins where both set a property."""
+    yarn = _conf(
+        tmp_path / "yarn-site.xml",
+        ("yarn.scheduler.fair.assignmultiple", "true"),
+        ("yarn.scheduler.fair.dynamic.max.assign", "false"),
+        ("yarn.scheduler.fair.max.assign", "3"),
+        ("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", "500"),
+        ("yarn.scheduler.fair.preemption", "true"),
+    )
+    mapred = _conf(
+        tmp_path / "mapred-site.xml",
+        ("mapreduce.job.reduce.slowstart.completedmaps", "0.5"),
+        ("yarn.scheduler.fair.preemption", "false"),
+    )
+    site = read_site(yarn)
+    s = site.settings
+    assert (s.assign_multiple, s.dynamic_max_assign, s.max_assign) == (True, False, 3)
+    assert s.node_heartbeat_interval_s == 0.5 and s.heartbeat_interval_s(10) == 0.5
+    assert s.slowstart_completed_maps == 0.5 and s.preemption is True
+    assert site.location("mapreduce.job.reduce.slowstart.completedmaps") == f"{mapred}:2"
+    assert preemption_source(site, 3, None) == f"yarn.scheduler.fair.preemption in {yarn}:6"
+    # given alone, a file with another name reads only itself
+    alone = _conf(tmp_path / "conf.xml", ("yarn.scheduler.fair.assignmultiple", "true"))
+    assert read_site(alone).settings.slowstart_completed_maps == 0.05
+
+
+def test_a_bad_value_in_the_sibling_names_the_sibling(tmp_path):
+    yarn = _conf(tmp_path / "yarn-site.xml")
+    _conf(tmp_path / "mapred-site.xml", ("mapreduce.job.reduce.slowstart.completedmaps", "half"))
+    with pytest.raises(ValidationError, match=r"mapred-site.xml:2: .*slowstart.*expected a number"):
+        read_site(yarn)
