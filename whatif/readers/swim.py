@@ -41,8 +41,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from whatif.errors import TraceFormatError, WhatifError
+from whatif.readers.arrow_json import strings
 from whatif.readers.base import TraceReader, normalize_queue
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -294,16 +297,17 @@ class SwimReader(TraceReader):
         noise = (
             rng.lognormal(mean=-0.5 * sigma * sigma, sigma=sigma, size=total) if sigma > 0 else 1.0
         )
-        stage = np.where(is_map, "map", "reduce")
-        letter = np.where(is_map, "m", "r")
-        task_ids = [
-            f"{job_ids[o]}_{c}_{n:06d}" for o, c, n in zip(owner, letter, number, strict=True)
-        ]
+        # Ids and stages by Arrow string kernels: no Python str per task (3.5M tasks of
+        # FB-2010: ~3.5 s less than an f-string per task).
+        task_job = pa.array(job_ids, pa.string()).take(pa.array(owner))
+        kind = pa.array(is_map.astype(np.int64))
+        letter = pa.array(["r", "m"], pa.string()).take(kind)
+        digits = pc.utf8_lpad(pa.array(number).cast(pa.string()), 6, padding="0")
         return pd.DataFrame(
             {
-                "job_id": pd.array(job_ids[owner], dtype="string"),
-                "task_id": pd.array(task_ids, dtype="string"),
-                "stage": pd.array(stage, dtype="string"),
+                "job_id": strings(task_job),
+                "task_id": strings(pc.binary_join_element_wise(task_job, letter, digits, "_")),
+                "stage": strings(pa.array(["reduce", "map"], pa.string()).take(kind)),
                 "duration_s": base * noise,
                 "memory_mb": np.where(
                     is_map, float(self.map_memory_mb), float(self.reduce_memory_mb)

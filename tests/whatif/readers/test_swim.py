@@ -145,3 +145,15 @@ def test_unknown_option_is_rejected():
         TraceFormatError, match=r"format 'swim' has no option blocksize \(options: seed"
     ):
         read_trace(FB2009, blocksize=64)
+
+
+def test_task_ids_and_stages_name_job_stage_and_number():
+    """Ids built by Arrow kernels: <job>_m_NNNNNN maps first, then <job>_r_NNNNNN reduces."""
+    tasks = read_trace(FB2009, window_s=(0, 600)).workload.tasks
+    for job_id, group in tasks.groupby("job_id", sort=False):
+        maps = group[group["stage"] == "map"]
+        reduces = group[group["stage"] == "reduce"]
+        assert len(maps) + len(reduces) == len(group) and len(maps) >= 1
+        assert sorted(maps["task_id"]) == [f"{job_id}_m_{n:06d}" for n in range(len(maps))]
+        assert sorted(reduces["task_id"]) == [f"{job_id}_r_{n:06d}" for n in range(len(reduces))]
+    assert str(tasks["task_id"].dtype) == "string"
