@@ -1,8 +1,10 @@
-"""Scale benchmark: a large SLS job file through reading, the predictor, QS metrics and `tempo predict`.
+"""Scale benchmark: a large trace file through reading, the predictor, QS metrics and `tempo predict`.
 
-    python benchmarks/scale.py                     # ~1M tasks (the issue 22 figure)
+    python benchmarks/scale.py                     # ~1M tasks of SLS (the issue 22 figure)
     python benchmarks/scale.py --tasks 200000      # quicker
     python benchmarks/scale.py --keep /tmp/big.json   # keep the generated file
+    python benchmarks/scale.py --format rumen      # 200k tasks of Rumen (~420 MB)
+    python benchmarks/scale.py --format jhist      # 100k tasks of jhist (~700 MB, 100 files)
 
 The bundled ``traces/two-tenant`` sample (414 jobs, 6,359 tasks, its observed
 schedule as each task's start and end) is replicated back to back in time, copy
@@ -10,6 +12,15 @@ schedule as each task's start and end) is replicated back to back in time, copy
 until the file holds at least ``--tasks`` tasks. The file is written under /tmp (one
 job object per line, as SLS generators write them; ``--pretty`` indents them) and
 deleted at the end unless ``--keep`` names where to leave it.
+
+``--format rumen`` replicates the bundled Rumen sample (``2jobs2min-rumen-jh.json``,
+2 TeraGen jobs of 96 tasks, pretty-printed, with each job's configuration, CDFs and
+per-attempt usage) the same way: copy ``k``'s times shifted by ``k`` spans, its ids'
+cluster timestamp increased by ``k``. ``--format jhist`` writes a directory of
+``.jhist`` files, one job of ``--job-tasks`` map tasks each, made from the bundled
+TeraGen file (newer schema, full counters): its first task's four events repeated
+with new ids, times staggered, jobs a minute apart. Both are larger a task than SLS
+(about 2 KB and 7 KB), hence the smaller default sizes.
 
 Each stage runs in a fresh Python process that reports its seconds and its peak
 resident memory (``ru_maxrss``, which includes the ~150 MB interpreter + numpy +
@@ -44,6 +55,16 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "traces" / "two-tenant"
 CONFIG = ROOT / "configs" / "two-tenant-expert.xml"
 CLUSTER = "nodes=24,memory-mb=8192,vcores=8"
+HADOOP = ROOT.parent / "shared" / "data" / "hadoop"
+RUMEN_SAMPLE = HADOOP / "rumen" / "2jobs2min-rumen-jh.json"
+JHIST_SAMPLE = HADOOP / "jhist" / "teragen-succeeded.jhist"
+#: Per format: the allocation file `tempo predict` runs with, and the default size.
+CONFIGS = {
+    "sls": CONFIG,
+    "rumen": HADOOP / "alloc" / "sls-test-allocation.xml",
+    "jhist": HADOOP / "alloc" / "sls-test-allocation.xml",
+}
+DEFAULT_TASKS = {"sls": 1_000_000, "rumen": 200_000, "jhist": 100_000}
 #: How the benchmark starts the CLI (the installed entry point, run by this Python).
 TEMPO = (sys.executable, "-c", "import sys; from tempo.cli import main; sys.exit(main())")
 
@@ -109,9 +130,86 @@ def write_sls(path: Path, tasks: int, *, pretty: bool = False) -> tuple[int, int
     return n_jobs, n_tasks
 
 
+def _shifter(text: str, pattern: str) -> tuple[list[str], list[int]]:
+    """`text` split around the numbers `pattern` matches: (the texts between, the numbers)."""
+    import re
+
+    pieces, numbers, last = [], [], 0
+    for match in re.finditer(pattern, text):
+        pieces.append(text[last : match.start()])
+        numbers.append(int(match.group()))
+        last = match.end()
+    pieces.append(text[last:])
+    return pieces, numbers
+
+
+def _shifted(pieces: list[str], numbers: list[int], shift: int) -> str:
+    out = [pieces[0]]
+    for number, piece in zip(numbers, pieces[1:], strict=True):
+        out.append(str(number + shift))
+        out.append(piece)
+    return "".join(out)
+
+
+def write_rumen(path: Path, tasks: int) -> tuple[int, int]:
+    """Write the replicated Rumen sample; returns (jobs, tasks) written."""
+    text = RUMEN_SAMPLE.read_text(encoding="utf-8")
+    cluster = "1369942127770"
+    decoder, jobs, at = json.JSONDecoder(), [], 0
+    while text[at:].strip():
+        job, at = decoder.raw_decode(text, len(text) - len(text[at:].lstrip()))
+        jobs.append(job)
+    per_copy = sum(len(j["mapTasks"]) + len(j["reduceTasks"]) + len(j["otherTasks"]) for j in jobs)
+    span_ms = max(j["finishTime"] for j in jobs) - min(j["submitTime"] for j in jobs) + 1000
+    # Times are the 13-digit numbers after a colon (Jackson writes "key" : value).
+    pieces, numbers = _shifter(text.replace(cluster, "\x00"), r"(?<=: )13712\d{8}\b")
+    copies = max(1, math.ceil(tasks / per_copy))
+    with open(path, "w", encoding="utf-8") as out:
+        for copy in range(copies):
+            out.write(
+                _shifted(pieces, numbers, copy * span_ms).replace("\x00", str(int(cluster) + copy))
+            )
+            out.write("\n")
+    return copies * len(jobs), copies * per_copy
+
+
+def write_jhist(directory: Path, tasks: int, job_tasks: int) -> tuple[int, int]:
+    """Write a directory of jhist files made from the TeraGen sample; returns (jobs, tasks)."""
+    lines = JHIST_SAMPLE.read_text(encoding="utf-8").splitlines()
+    head, events = lines[:2], [line for line in lines[2:] if line.strip()]
+    job, task = "1416424547277_0002", "_m_000000"
+    task_lines = [e for e in events if task in e]  # its 4 events
+    job_lines = [e for e in events if "_m_00000" not in e]
+    first, last = job_lines[:-1], job_lines[-1]  # JOB_FINISHED closes the file
+    time = r"(?<=:)14164247\d{5}\b"
+    task_template = _shifter("\n\n".join(task_lines).replace(task, "_m_\x01"), time)
+    n_jobs = max(1, math.ceil(tasks / job_tasks))
+    directory.mkdir(parents=True, exist_ok=True)
+    for j in range(n_jobs):
+        shift = j * 60_000
+        name = f"1416424547277_{j + 1:04d}"
+        body = [_shifted(*_shifter("\n\n".join(first), time), shift)]
+        for t in range(job_tasks):
+            text = _shifted(*task_template, shift + (t % 64) * 250)
+            body.append(text.replace("\x01", f"{t:06d}"))
+        body.append(_shifted(*_shifter(last, time), shift + 64 * 250))
+        text = "\n".join(head) + "\n" + "\n\n".join(body).replace(job, name) + "\n"
+        (directory / f"job_{name}.jhist").write_text(text, encoding="utf-8")
+    return n_jobs, n_jobs * job_tasks
+
+
 def stage_json(path: str) -> dict:
     """Decode every concatenated object with the stdlib (the issue's yardstick)."""
     begin = time.perf_counter()
+    if Path(path).is_dir():  # jhist: every event line of every file
+        n = 0
+        for file in sorted(Path(path).glob("*.jhist")):
+            with open(file, encoding="utf-8") as lines:
+                for number, line in enumerate(lines):
+                    if number and line.strip():
+                        json.loads(line)
+                        n += 1
+        return {"json": {"s": time.perf_counter() - begin, "peak_mb": _peak_mb(), "objects": n}}
     decoder = json.JSONDecoder()
     text = Path(path).read_text(encoding="utf-8")
     pos, n, end = 0, 0, len(text)
@@ -125,7 +223,7 @@ def stage_json(path: str) -> dict:
     return {"json": {"s": time.perf_counter() - begin, "peak_mb": _peak_mb(), "objects": n}}
 
 
-def stage_pipeline(path: str) -> dict:
+def stage_pipeline(path: str, format: str) -> dict:
     """read (parse + columns), predict and metrics in one process, timed apart."""
     from tempo.qs import qs_report
     from whatif import Cluster
@@ -150,12 +248,12 @@ def stage_pipeline(path: str) -> dict:
         cls.__post_init__ = timed
     out: dict[str, dict] = {}
     begin = time.perf_counter()
-    trace = read_trace(path, format="sls")
+    trace = read_trace(path, format=format)
     read_s = time.perf_counter() - begin
     peak = _peak_mb()
     out["parse"] = {"s": read_s - constructors[0], "peak_mb": peak}
     out["columns"] = {"s": constructors[0], "peak_mb": peak}
-    allocation = AllocationDocument.from_file(CONFIG).effective(hadoop_version=3)
+    allocation = AllocationDocument.from_file(CONFIGS[format]).effective(hadoop_version=3)
     cluster = Cluster.parse(CLUSTER)
     begin = time.perf_counter()
     predicted = predict(trace.workload, allocation, cluster)
@@ -174,21 +272,22 @@ def stage_pipeline(path: str) -> dict:
     return out
 
 
-def stage_cli(path: str) -> dict:
+def stage_cli(path: str, format: str) -> dict:
     """The whole ``tempo predict`` process; this wrapper only waits for it."""
     command = [
         *TEMPO,
         "predict",
         "--trace",
-        path,
+        str(path),
         "--config",
-        str(CONFIG),
+        str(CONFIGS[format]),
         "--cluster",
         CLUSTER,
         "--json",
     ]
     begin = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    # Run outside the checkout, so that a PYTHONPATH (e.g. an older tree) picks the library.
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd="/")
     seconds = time.perf_counter() - begin
     if done.returncode != 0:
         raise SystemExit(f"tempo predict failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -196,12 +295,46 @@ def stage_cli(path: str) -> dict:
     return {"tempo predict": {"s": seconds, "peak_mb": peak}}
 
 
-STAGES = {"json": stage_json, "pipeline": stage_pipeline, "cli": stage_cli}
+def stage_read(path: str, format: str) -> dict:
+    """The whole read (constructors included) by the reader's fast path (`read`)."""
+    return _read(path, format, precise=False)
 
 
-def _run_stage(name: str, path: Path) -> dict:
-    command = [sys.executable, __file__, "--stage", name, str(path)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+def stage_precise(path: str, format: str) -> dict:
+    """The same by its precise path alone (`read_precise`, as before issue 22's fast paths)."""
+    return _read(path, format, precise=True)
+
+
+def _read(path: str, format: str, *, precise: bool) -> dict:
+    from whatif.readers import READERS
+
+    reader = READERS[format]()
+    begin = time.perf_counter()
+    (reader.read_precise if precise else reader.read)(Path(path))
+    name = "read, precise path" if precise else "read, fast path"
+    return {name: {"s": time.perf_counter() - begin, "peak_mb": _peak_mb()}}
+
+
+STAGES = {
+    "json": stage_json,
+    "pipeline": stage_pipeline,
+    "cli": stage_cli,
+    "read": stage_read,
+    "precise": stage_precise,
+}
+
+
+def _run_stage(name: str, path: Path, format: str) -> dict:
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--stage",
+        name,
+        "--format",
+        format,
+        str(path),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd="/")
     if done.returncode != 0:
         raise SystemExit(f"stage {name} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -223,40 +356,61 @@ def _warm_numba() -> None:
         ],
         capture_output=True,
         check=True,
-        cwd=ROOT,
+        cwd="/",
     )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=1_000_000)
-    parser.add_argument("--pretty", action="store_true", help="Indent the job objects.")
-    parser.add_argument("--keep", type=Path, help="Write the SLS file here and keep it.")
+    parser.add_argument("--format", choices=sorted(CONFIGS), default="sls")
+    parser.add_argument("--tasks", type=int, help="Tasks to write (default: per format).")
+    parser.add_argument("--job-tasks", type=int, default=1000, help="jhist: tasks per job file.")
+    parser.add_argument("--pretty", action="store_true", help="SLS: indent the job objects.")
+    parser.add_argument("--keep", type=Path, help="Write the trace here and keep it.")
+    parser.add_argument(
+        "--compare-precise",
+        action="store_true",
+        help="Also time the reader's fast and precise paths alone, alternately, 3 times each.",
+    )
     parser.add_argument("--stage", choices=sorted(STAGES), help=argparse.SUPPRESS)
     parser.add_argument("file", nargs="?", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.stage:
-        print(json.dumps(STAGES[args.stage](args.file)))
+        stage = STAGES[args.stage]
+        out = stage(args.file) if args.stage == "json" else stage(args.file, args.format)
+        print(json.dumps(out))
         return
+    tasks = args.tasks if args.tasks is not None else DEFAULT_TASKS[args.format]
     with tempfile.TemporaryDirectory(prefix="tempo-scale-", dir="/tmp") as tmp:
-        path = args.keep or Path(tmp) / "jobs.json"
+        path = (args.keep or Path(tmp) / "trace").resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
         begin = time.perf_counter()
-        n_jobs, n_tasks = write_sls(path, args.tasks, pretty=args.pretty)
-        size_mb = os.path.getsize(path) / 1e6
+        if args.format == "sls":
+            n_jobs, n_tasks = write_sls(path, tasks, pretty=args.pretty)
+        elif args.format == "rumen":
+            n_jobs, n_tasks = write_rumen(path, tasks)
+        else:
+            n_jobs, n_tasks = write_jhist(path, tasks, args.job_tasks)
+        files = sorted(path.iterdir()) if path.is_dir() else [path]
+        size_mb = sum(os.path.getsize(f) for f in files) / 1e6
         print(
-            f"SLS file: {n_jobs:,} jobs, {n_tasks:,} tasks, {size_mb:,.0f} MB "
-            f"(written in {time.perf_counter() - begin:.1f} s)"
+            f"{args.format} trace: {n_jobs:,} jobs, {n_tasks:,} tasks, {size_mb:,.0f} MB "
+            f"in {len(files):,} file(s) (written in {time.perf_counter() - begin:.1f} s)"
         )
         _warm_numba()
         results: dict[str, dict] = {}
         for name in ("json", "pipeline", "cli"):
-            results.update(_run_stage(name, path))
+            results.update(_run_stage(name, path, args.format))
+        if args.compare_precise:  # alternately, so both see the same machine load
+            runs = [_run_stage(n, path, args.format) for _ in range(3) for n in ("read", "precise")]
+            for name in ("read, fast path", "read, precise path"):
+                mine = sorted((r[name] for r in runs if name in r), key=lambda r: r["s"])
+                results[name + " (median of 3)"] = mine[1]
         results.pop("_tasks", None)
-    print(f"{'stage':<16} {'seconds':>8} {'tasks/s':>12} {'peak MB':>9}")
+    print(f"{'stage':<34} {'seconds':>8} {'tasks/s':>12} {'peak MB':>9}")
     for name, r in results.items():
         rate = n_tasks / r["s"] if r["s"] > 0 else math.inf
-        print(f"{name:<16} {r['s']:>8.2f} {rate:>12,.0f} {r['peak_mb']:>9,.0f}")
+        print(f"{name:<34} {r['s']:>8.2f} {rate:>12,.0f} {r['peak_mb']:>9,.0f}")
     ratio = results["tempo predict"]["s"] / results["json"]["s"]
     print(f"tempo predict / stdlib json parse: {ratio:.1f}x (issue 22 asks <= 4x)")
 
