@@ -143,7 +143,9 @@ class ApplyOutcome:
     ``reverted``: the previous file was restored after a failure; ``reason`` says
     what happened in one line; ``backup_path`` is the backup of the previous file
     (``FILE.1``) or None; ``sha256`` the hash of the candidate; ``apply_id`` the
-    journal's apply record, None when nothing was journalled (candidate refused).
+    journal's apply record, None when nothing was journalled (candidate refused);
+    ``write_error``: ``FILE: reason`` when the file could not be written at all (a
+    full disk, a read-only directory), which ``tempo tune`` reports with exit 2.
     """
 
     applied: bool
@@ -153,6 +155,7 @@ class ApplyOutcome:
     backup_path: Path | None
     sha256: str
     apply_id: int | None = None
+    write_error: str | None = None
 
 
 #: A confirmation: an RM client, or a callable saying whether the new file is in force.
@@ -294,10 +297,13 @@ def apply_configuration(
     try:
         fmt.write(document, target, backups)
     except (WhatifError, OSError) as error:
-        reason = f"writing {target} failed, previous file untouched: {error}"
+        why = error.strerror if isinstance(error, OSError) and error.strerror else error
+        reason = f"writing {target} failed, previous file untouched: {why}"
         journal.complete_apply(apply_id, outcome="reverted", detail=reason)
         logger.error("%s", reason)
-        return ApplyOutcome(False, False, False, reason, None, sha, apply_id)
+        return ApplyOutcome(
+            False, False, False, reason, None, sha, apply_id, write_error=f"{target}: {why}"
+        )
     logger.info("wrote %s (sha256 %s); reloading: %s", target, sha[:12], reload.describe())
     failure = reload.perform(sleep=sleep)
     if failure is None:

@@ -195,7 +195,9 @@ class IterationReport:
     ``baseline``: the QS observed before the previous step, when this iteration
     judged that step; ``diff``: the settings the candidate (or the rollback) changes;
     ``rm_error``: why the cluster could not be read (its clock or the window), when
-    that is what stopped the iteration (the CLI exits with the remote-failure status).
+    that is what stopped the iteration (the CLI exits with the remote-failure status);
+    ``write_error``: ``FILE: reason`` when the step (or rollback) could not be written
+    (a full disk, a read-only directory; the CLI exits 2).
     """
 
     id: int
@@ -213,6 +215,7 @@ class IterationReport:
     candidate_sha256: str | None = None
     jobs: int = 0
     rm_error: str | None = None
+    write_error: str | None = None
 
 
 # -- observation ----------------------------------------------------------------------
@@ -553,6 +556,7 @@ class TuningLoop:
         outcome = self._apply(previous, it)
         if isinstance(outcome, str) or not outcome.confirmed:
             reason = outcome if isinstance(outcome, str) else outcome.reason
+            base["write_error"] = getattr(outcome, "write_error", None)
             return self._finish(
                 it, "rejected", f"{what}; rolling back failed: {reason}; retrying next window", base
             )
@@ -619,6 +623,7 @@ class TuningLoop:
         outcome = self._apply(candidate, it)
         if isinstance(outcome, str) or not outcome.confirmed:
             reason = outcome if isinstance(outcome, str) else outcome.reason
+            base["write_error"] = getattr(outcome, "write_error", None)
             return self._finish(it, "rejected", f"{why}; not applied: {reason}", base)
         self.baseline_ = dict(observed)
         self.previous_ = data

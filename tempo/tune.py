@@ -117,6 +117,11 @@ class TuneRun:
         """Why the cluster could not be read in the last iteration, if that stopped it."""
         return self.reports[-1].rm_error if self.reports else None
 
+    @property
+    def write_error(self) -> str | None:
+        """``FILE: reason`` when the last iteration could not write the allocation file."""
+        return self.reports[-1].write_error if self.reports else None
+
 
 class PausedClock:
     """A wall clock that moves only when slept on: the emulated cluster stands still while tempo computes.

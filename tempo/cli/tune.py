@@ -124,6 +124,7 @@ def _report_dict(report: IterationReport) -> dict:
         ],
         "distance": report.distance,
         "rm_error": report.rm_error,
+        "write_error": report.write_error,
     }
 
 
@@ -269,8 +270,9 @@ def tune(
     Without --rm, runs a few iterations against an emulated RM replaying the
     bundled contended sample (a copy of its configuration is tuned). Exits with
     status 3 when the last iteration could not read the cluster (RM or JobHistory
-    Server down or unreachable), so a cron job running --once can tell, and with
-    status 1 when it rolled a step back (the step made an observed QS worse).
+    Server down or unreachable), so a cron job running --once can tell, with status 2
+    when it could not write the allocation file (a full disk, a read-only directory),
+    and with status 1 when it rolled a step back (the step made an observed QS worse).
 
     A progress bar on stderr counts the windows (hidden with -q or when stderr is not
     a terminal). Preemption follows the one rule of every command: --preemption/--no-preemption,
@@ -367,6 +369,13 @@ def tune(
             err=True,
         )
         raise SystemExit(exitcodes.REMOTE)
+    if run.write_error is not None:
+        click.echo(
+            f"error: {run.write_error}: the step could not be written, the file in force is "
+            "unchanged; free space on that file system or make its directory writable",
+            err=True,
+        )
+        raise SystemExit(exitcodes.USAGE)
     if run.reports and run.reports[-1].decision == "rolled_back":
         click.get_current_context().exit(exitcodes.NO)
 

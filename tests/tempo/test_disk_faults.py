@@ -123,7 +123,8 @@ def test_apply_on_a_full_or_read_only_disk_leaves_the_file_and_journals_it(
     if fault == "read-only directory" and os.geteuid() != 0:
         reason = "Permission denied"
     assert not outcome.applied and "previous file untouched" in outcome.reason
-    assert reason in outcome.reason
+    assert reason in outcome.reason and outcome.write_error.startswith(f"{allocation}: ")
+    assert outcome.reason.count(str(allocation)) == 1  # named once, not again in the OS error
     assert record.outcome == "reverted" and reason in record.detail and state == "restored"
     _untouched(allocation)
 
@@ -405,5 +406,22 @@ def test_tune_with_a_full_journal_stops_with_its_path_and_the_file_untouched(tmp
         result.stderr
     )
     config = work / "fair-scheduler.xml"
+    assert config.read_bytes() == (REPO / "configs" / "contended-expert.xml").read_bytes()
+    assert not stray_temporaries(config)
+
+
+def test_tune_that_cannot_write_its_step_exits_2_naming_the_file(tmp_path, disk):
+    """`tempo tune --once`-style run whose step hits a full disk: the iteration is
+    rejected with the reason, stderr names the file and what to do, exit 2 (a cron job
+    can tell), the file in force unchanged and no temporary file beside it."""
+    work = tmp_path / "demo"
+    disk.full = True
+    result = _cli("tune", "--max-iterations", "1", "--work-dir", str(work), "--engine", "numba")
+    config = work / "fair-scheduler.xml"
+    assert result.exit_code == 2, result.output
+    assert f"error: {config}: No space left on device: the step could not be written" in (
+        result.stderr
+    )
+    assert "not applied: writing" in result.stdout and "previous file untouched" in result.stdout
     assert config.read_bytes() == (REPO / "configs" / "contended-expert.xml").read_bytes()
     assert not stray_temporaries(config)
