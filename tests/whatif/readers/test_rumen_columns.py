@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.whatif.readers.agree import assert_same_trace
 from whatif import TraceFormatError
 from whatif.readers import read_trace
 from whatif.readers.rumen import RumenReader
@@ -18,12 +19,7 @@ DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop"
 def _same(path: Path, **options) -> None:
     reader = RumenReader(**options)
     assert read_rumen_tables(path, reader.options()) is not None
-    fast, precise = reader.read(path), reader.read_precise(path)
-    pd.testing.assert_frame_equal(fast.workload.jobs, precise.workload.jobs)
-    pd.testing.assert_frame_equal(fast.workload.tasks, precise.workload.tasks)
-    pd.testing.assert_frame_equal(fast.observed.jobs, precise.observed.jobs)
-    pd.testing.assert_frame_equal(fast.observed.attempts, precise.observed.attempts)
-    assert fast.notes == precise.notes
+    assert_same_trace(reader.read(path), reader.read_precise(path))
 
 
 def test_bundled_rumen_trace_agrees():

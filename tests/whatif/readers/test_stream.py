@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.whatif.readers.agree import assert_same_trace
 from whatif import TraceFormatError
 from whatif.readers import read_trace, write_native
 from whatif.readers.stream import convert_streaming, read_window
@@ -96,13 +97,6 @@ def test_read_window_of_another_format_and_a_bad_length(tmp_path):
 HADOOP = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop"
 
 
-def _same_trace(a, b) -> None:
-    pd.testing.assert_frame_equal(a.workload.jobs, b.workload.jobs)
-    pd.testing.assert_frame_equal(a.workload.tasks, b.workload.tasks)
-    pd.testing.assert_frame_equal(a.observed.jobs, b.observed.jobs)
-    pd.testing.assert_frame_equal(a.observed.attempts, b.observed.attempts)
-
-
 def test_rumen_pieces_make_the_same_trace_as_a_whole_read(tmp_path, monkeypatch):
     """Rumen streams in pieces of PIECE_TASKS tasks (here jobs of 96: one job a piece)."""
     monkeypatch.setattr("whatif.readers.rumen_columns.BLOCK_BYTES", 1 << 16)
@@ -115,7 +109,7 @@ def test_rumen_pieces_make_the_same_trace_as_a_whole_read(tmp_path, monkeypatch)
     meta = json.loads((out / "trace.json").read_text())
     assert meta["source_format"] == "rumen" and meta["tables"]["tasks"]["rows"] == 4 * 96
     assert seen[-1][0] == seen[-1][1] == source.stat().st_size
-    _same_trace(read_trace(out), read_trace(source))
+    assert_same_trace(read_trace(out), read_trace(source))
 
 
 def test_jhist_directory_streams_file_by_file(tmp_path, monkeypatch):
@@ -129,8 +123,7 @@ def test_jhist_directory_streams_file_by_file(tmp_path, monkeypatch):
     assert len(seen) == 2 and seen[-1][0] == seen[-1][1]
     assert json.loads((out / "trace.json").read_text())["source_format"] == "jhist"
     streamed, whole = read_trace(out), read_trace(source)
-    _same_trace(streamed, whole)
-    assert streamed.notes == whole.notes
+    assert_same_trace(streamed, whole)
 
 
 def test_rumen_only_the_precise_reader_reads_is_converted_whole(tmp_path):
