@@ -254,7 +254,7 @@ class JhistReader(TraceReader):
 
     def _precise_tables(self, files: list[Path]) -> JhistTables:
         """The tables, one Python object per task and attempt; errors name ``path:line``."""
-        tables = _Tables()
+        tables = RowTables()
         for file in files:
             self._read_file(file, tables)
         return JhistTables(
@@ -285,7 +285,7 @@ class JhistReader(TraceReader):
             workload=workload, observed=observed, source=path, format=self.name, notes=tuple(notes)
         )
 
-    def _read_file(self, file: Path, tables: _Tables) -> None:
+    def _read_file(self, file: Path, tables: RowTables) -> None:
         try:
             handle = open(file, encoding="utf-8")
         except OSError as error:
@@ -470,7 +470,7 @@ class JhistReader(TraceReader):
         jobs: dict[str, _Job],
         tasks: dict[str, _Task],
         attempts: dict[str, _Attempt],
-        tables: _Tables,
+        tables: RowTables,
     ) -> None:
         for job in jobs.values():
             if math.isnan(job.submit_s):
@@ -580,7 +580,9 @@ class JhistReader(TraceReader):
             )
 
 
-class _Tables:
+class RowTables:
+    """The reader's four tables, built a row at a time, and the attempts without a start."""
+
     def __init__(self) -> None:
         self.jobs = TableBuilder(JOB_TABLE)
         self.schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)

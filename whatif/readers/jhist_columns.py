@@ -39,6 +39,7 @@ from whatif.readers.arrow_json import (
     texts,
     times,
 )
+from whatif.readers.hadoop_ids import TASK_LETTERS
 
 if TYPE_CHECKING:
     from whatif.readers.jhist import JhistReader
@@ -268,13 +269,12 @@ def _once(codes: np.ndarray, mask: np.ndarray, n: int, what: str) -> np.ndarray:
 
 def _at(values: np.ndarray, rows: np.ndarray, fill: object) -> np.ndarray:
     """`values[rows]`, `fill` where rows is -1."""
-    out = np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else fill, fill)
-    return out
+    return np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else fill, fill)
 
 
 def _file(reader: JhistReader, file: Path) -> JhistTables:
     """One file's tables by the precise reader's rules; `Declined` when it cannot."""
-    from whatif.readers.jhist import _Tables
+    from whatif.readers.jhist import RowTables  # (jhist imports this module)
 
     offset, avro = _head(file)
     schema = arrow_schema(avro)
@@ -301,7 +301,7 @@ def _file(reader: JhistReader, file: Path) -> JhistTables:
     expected = mapped(kind, RECORDS, "").to_numpy(zero_copy_only=False).astype(object)
     if (held > 1).any() or (which != expected).any():
         raise Declined("an event whose type and record disagree")
-    tables = _Tables()
+    tables = RowTables()
     jobs = _jobs(reader, file, kind, which, records)
     try:
         reader.emit(file, jobs, {}, {}, tables)
@@ -342,8 +342,7 @@ def _jobs(
 
 def _tasks(reader: JhistReader, ev: _Rows, jobs: dict) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """The task and attempt tables of one file's task-level events."""
-    from whatif.readers.hadoop_ids import TASK_LETTERS
-    from whatif.readers.jhist import STAGES
+    from whatif.readers.jhist import STAGES  # (jhist imports this module)
 
     m = len(ev.rows)
     code, task_ids = _codes(ev.column("taskid"))
