@@ -256,14 +256,8 @@ class JhistReader(TraceReader):
         """The tables, one Python object per task and attempt; errors name ``path:line``."""
         tables = RowTables()
         for file in files:
-            self._read_file(file, tables)
-        return JhistTables(
-            tables.jobs.frame(),
-            tables.schedule_jobs.frame(),
-            tables.tasks.frame(),
-            tables.attempts.frame(),
-            tables.unstarted,
-        )
+            self.read_file(file, tables)
+        return JhistTables.of(tables)
 
     def trace(self, path: Path, tables: JhistTables) -> Trace:
         """The validated trace of `tables` read from `path`, with the reader's notes."""
@@ -285,7 +279,8 @@ class JhistReader(TraceReader):
             workload=workload, observed=observed, source=path, format=self.name, notes=tuple(notes)
         )
 
-    def _read_file(self, file: Path, tables: RowTables) -> None:
+    def read_file(self, file: Path, tables: RowTables) -> None:
+        """Append one file's jobs, tasks and attempts to `tables`, by the precise path."""
         try:
             handle = open(file, encoding="utf-8")
         except OSError as error:

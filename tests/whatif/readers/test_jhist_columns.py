@@ -18,6 +18,12 @@ NEW, OLD = DATA / "teragen-succeeded.jhist", DATA / "sleep-failed.jhist"
 PACKAGE = "org.apache.hadoop.mapreduce.jobhistory."
 
 
+@pytest.fixture(autouse=True)
+def _every_file_fast(monkeypatch):
+    """Small files normally go to the precise reader; here every file takes the fast path."""
+    monkeypatch.setattr("whatif.readers.jhist_columns.SMALL_FILE_BYTES", 0)
+
+
 def _same(path: Path, **options) -> None:
     reader = JhistReader(**options)
     assert read_jhist_tables(reader, reader.files(path)) is not None
@@ -217,6 +223,15 @@ def test_generated_100k_task_directory_agrees(tmp_path):
     _generated(tmp_path / "history", 100_000)
     _same(tmp_path / "history")
     _same(tmp_path / "history", reduce_memory_mb=3000.0, vcores=4.0)
+
+
+def test_small_and_large_files_mixed_agree(tmp_path, monkeypatch):
+    """Runs of small files read precisely between large ones read fast: same tables, in order."""
+    _generated(tmp_path / "history", 20_000, seed=4)
+    sizes = sorted(f.stat().st_size for f in (tmp_path / "history").iterdir())
+    monkeypatch.setattr("whatif.readers.jhist_columns.SMALL_FILE_BYTES", sizes[len(sizes) // 2])
+    assert sizes[0] < sizes[len(sizes) // 2] <= sizes[-1]
+    _same(tmp_path / "history")
 
 
 @pytest.mark.parametrize(
