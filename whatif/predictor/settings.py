@@ -66,6 +66,10 @@ class SchedulerSettings:
         every change.
     slowstart_completed_maps : float
         ``mapreduce.job.reduce.slowstart.completedmaps``.
+    setup_cleanup_s : float
+        Hadoop 1: the run time of the setup and cleanup task the JobTracker runs for a
+        job, added to each MapReduce job whose trace does not record them (1.2 s, see
+        `whatif.predictor.setup_cleanup`); 0 adds none. Recorded ones are replayed.
     hadoop_version : int
         1, 2 or 3: which preemption semantics apply.
     preemption_interval_s : float
@@ -99,6 +103,7 @@ class SchedulerSettings:
     am_start_latency_s: float = 0.0
     update_interval_s: float = 0.5
     slowstart_completed_maps: float = 0.05
+    setup_cleanup_s: float = 1.2
     hadoop_version: int = 3
     preemption_interval_s: float | None = None
     node_heartbeat_interval_s: float = 1.0
@@ -146,6 +151,7 @@ class SchedulerSettings:
             "am_start_latency_s",
             "node_heartbeat_interval_s",
             "starvation_check_wait_s",
+            "setup_cleanup_s",
         ):
             check_range(getattr(self, name), field=f"SchedulerSettings.{name}", low=0.0, high=1e12)
         for name in (

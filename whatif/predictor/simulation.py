@@ -22,6 +22,7 @@ from whatif.predictor.pack import (
     with_undeclared_queues,
 )
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
+from whatif.predictor.setup_cleanup import with_setup_cleanup
 from whatif.schedule import Schedule
 from whatif.workload import Workload
 
@@ -104,6 +105,9 @@ class Simulation:
         self.workload = workload
         self.cluster = cluster
         self.settings = settings
+        if settings.hadoop_version == 1 and settings.setup_cleanup_s > 0:
+            # the JobTracker's setup and cleanup tasks, where the trace has none
+            workload = with_setup_cleanup(workload, settings.setup_cleanup_s)
         self.packed, self.allocation = pack(
             workload, allocation, cluster, settings, seed=int(seed), noise=noise
         )

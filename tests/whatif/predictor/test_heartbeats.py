@@ -20,6 +20,7 @@ from whatif.predictor.nodes import next_heartbeat, node_layout
 
 
 def run(jobs, spec, engine, **settings):
+    settings.setdefault("setup_cleanup_s", 0.0)  # Hadoop 1's setup and cleanup: tested apart
     schedule = predict(
         build_workload(jobs),
         flat_tree(a={}),
@@ -120,7 +121,9 @@ def test_hadoop1_heartbeat_assigns_a_map_and_a_reduce(engine):
         build_workload(jobs),
         flat_tree(a={}),
         Cluster.parse("map-slots=4,reduce-slots=2"),
-        settings=SchedulerSettings(hadoop_version=1, slowstart_completed_maps=0.0),
+        settings=SchedulerSettings(
+            hadoop_version=1, slowstart_completed_maps=0.0, setup_cleanup_s=0.0
+        ),
         engine=engine,
     )
     a = schedule.attempts.sort_values("task_id")
@@ -219,7 +222,8 @@ def test_hadoop1_never_ramps_reduces_down(engine):
     cluster = Cluster.parse("memory-mb=2048,vcores=2")
     for version, killed in ((2, True), (1, False)):
         settings = SchedulerSettings(
-            hadoop_version=version, slowstart_completed_maps=0.0, heartbeats=False
+            hadoop_version=version, slowstart_completed_maps=0.0, heartbeats=False,
+            setup_cleanup_s=0.0,
         )
         s = predict(jobs, flat_tree(a={}), cluster, settings=settings, engine=engine)
         assert bool((s.attempts["state"] == "KILLED").any()) is killed
@@ -243,8 +247,46 @@ def test_jobs_tie_by_submit_time_then_job_id(engine):
             jobs,
             flat_tree(a={}),
             Cluster.parse("memory-mb=1024,vcores=1"),
-            settings=SchedulerSettings(hadoop_version=version, heartbeats=False),
+            settings=SchedulerSettings(hadoop_version=version, heartbeats=False, setup_cleanup_s=0.0),
             engine=engine,
         )
         order = s.attempts.sort_values("start_s")["job_id"].tolist()
         assert order == ["a", "b", "c"]
+
+
+def test_hadoop1_setup_and_cleanup_tasks_are_added_where_the_trace_has_none(engine):
+    """Hadoop 1 runs a setup task (1.2 s by default) before the maps and a cleanup task
+    after them, each in a map slot. Instantly: setup 0-1.2, maps 1.2-11.2, cleanup
+    11.2-12.4. With heartbeats (trackers at phases 0 and 1.5, every 3 s): setup 0-1.2 on
+    tracker 0, reported at 3.0, where tracker 0 takes one map (the load cap: 2 maps on 4
+    slots) and tracker 1 the other at 4.5; they are reported at 15.0 and 16.5, where
+    tracker 1 takes the cleanup (16.5-17.7, reported at 19.5, the job's end)."""
+    jobs = [("j", "a", 0.0, maps(2))]
+    expected = {
+        False: ([0.0, 1.2, 1.2, 11.2], [1.2, 11.2, 11.2, 12.4], 12.4),
+        True: ([0.0, 3.0, 4.5, 16.5], [1.2, 13.0, 14.5, 17.7], 19.5),
+    }
+    for heartbeats, (starts, finishes, end) in expected.items():
+        got = run(
+            jobs, "map-slots=4,reduce-slots=2", engine, hadoop_version=1,
+            heartbeats=heartbeats, setup_cleanup_s=1.2,
+        )  # fmt: skip
+        assert got[0] == pytest.approx(starts) and got[1] == pytest.approx(finishes)
+        assert got[2] == pytest.approx([end])
+
+
+def test_recorded_setup_is_replayed_and_none_is_added_off_hadoop_1(engine):
+    """A setup the trace records (3 s) is replayed, not doubled; YARN adds none (its AM
+    does that work); setup_cleanup_s=0 adds none on Hadoop 1."""
+    recorded = [("j", "a", 0.0, [("setup", 3.0, 1024.0)] + maps(1))]
+    schedule = predict(
+        build_workload(recorded), flat_tree(a={}), Cluster.parse("map-slots=2,reduce-slots=1"),
+        settings=SchedulerSettings(hadoop_version=1, heartbeats=False), engine=engine,
+    )  # fmt: skip
+    a = schedule.attempts.sort_values("start_s")
+    assert a["stage"].tolist() == ["setup", "map", "cleanup"]
+    assert a["start_s"].tolist() == pytest.approx([0.0, 3.0, 13.0])
+    for settings in ({"hadoop_version": 3, "setup_cleanup_s": 1.2}, {"hadoop_version": 1, "setup_cleanup_s": 0.0}):
+        starts, _, job = run([("j", "a", 0.0, maps(1))], "nodes=1,memory-mb=1024,vcores=1", engine,
+                             heartbeats=False, **settings)  # fmt: skip
+        assert starts == [0.0] and job == [10.0]

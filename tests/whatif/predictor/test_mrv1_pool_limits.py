@@ -14,7 +14,8 @@ from whatif.allocation import AllocationDocument
 from whatif.predictor import SchedulerSettings, predict
 
 CLUSTER = Cluster.parse("map-slots=4,reduce-slots=2")
-SETTINGS = SchedulerSettings(hadoop_version=1, heartbeats=False)  # job limits, not timing
+# job limits, not timing: no heartbeats, no setup and cleanup tasks
+SETTINGS = SchedulerSettings(hadoop_version=1, heartbeats=False, setup_cleanup_s=0.0)
 
 FILE = b"""<?xml version="1.0"?>
 <allocations>

@@ -321,7 +321,9 @@ def test_hadoop1_slot_pools_are_separate(engine):
 
     tasks = [("map", 10, 1024)] * 4 + [("reduce", 10, 1024)] * 4
     # the instant model: heartbeats are tested in test_heartbeats.py
-    cfg = SchedulerSettings(hadoop_version=1, slowstart_completed_maps=0.0, heartbeats=False)
+    cfg = SchedulerSettings(
+        hadoop_version=1, slowstart_completed_maps=0.0, heartbeats=False, setup_cleanup_s=0.0
+    )
     s = predict(
         build_workload([("j", "a", 0, tasks)]),
         flat_tree(a={}),
@@ -341,7 +343,9 @@ def test_hadoop1_min_maps_preemption_kills_newest_tasks_at_once(engine):
 
     alloc = flat_tree(a={}, b={"min_maps": 2, "min_share_preemption_timeout_s": 10.0})
     jobs = [("ja", "a", 0, [("map", 100, 1024)] * 8), ("jb", "b", 5, [("map", 100, 1024)] * 2)]
-    cfg = SchedulerSettings(hadoop_version=1, preemption=True, preemption_interval_s=5.0)
+    cfg = SchedulerSettings(
+        hadoop_version=1, preemption=True, preemption_interval_s=5.0, setup_cleanup_s=0.0
+    )
     s = predict(
         build_workload(jobs),
         alloc,
@@ -365,7 +369,9 @@ def test_hadoop1_preemption_on_a_memory_cluster_kills_only_the_memory_missing(en
         },
     )
     jobs = [("ja", "a", 0, [("map", 100, 1024)] * 8), ("jb", "b", 1, [("map", 100, 1024)] * 2)]
-    cfg = SchedulerSettings(hadoop_version=1, preemption=True, preemption_interval_s=5.0)
+    cfg = SchedulerSettings(
+        hadoop_version=1, preemption=True, preemption_interval_s=5.0, setup_cleanup_s=0.0
+    )
     s = predict(build_workload(jobs), alloc, containers(8), settings=cfg, engine=engine)
     killed = s.attempts[s.attempts["preempted"]]
     # b misses 2048 MB from 1; the check at 10 kills a's two newest 1024 MB tasks

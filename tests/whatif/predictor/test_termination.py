@@ -53,7 +53,9 @@ def test_hadoop1_check_after_idle_checks_still_runs_on_the_grid(engine):
         ("jb", "b", 5, [("map", 100, 1024)] * 2),
         ("jd", "d", 25, [("map", 100, 1024)]),
     ]
-    cfg = SchedulerSettings(hadoop_version=1, preemption=True, preemption_interval_s=5.0)
+    cfg = SchedulerSettings(
+        hadoop_version=1, preemption=True, preemption_interval_s=5.0, setup_cleanup_s=0.0
+    )
     s = predict(
         build_workload(jobs),
         alloc,
