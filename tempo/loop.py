@@ -6,7 +6,9 @@ Each window the loop
    in production) and computes the observed QS of the templates' metrics;
 2. if the previous iteration moved the configuration (``accepted``) and the QS
    observed now do not dominate those observed before that step, within a noise
-   `Tolerance`, restores the configuration from before the step (``rolled_back``);
+   `Tolerance`, restores the configuration from before the step (``rolled_back``).
+   With a `Predictor`, the QS observed before are first carried over to this
+   window's load (see `load_adjusted`): a busier window is not blamed on the step;
 3. otherwise asks a `Stepper` for ONE PALD step inside the risk radius on the
    window's workload; a candidate that fails validation, changes nothing, or is not
    predicted to dominate the configuration in force is ``rejected`` (never
@@ -16,6 +18,17 @@ Each window the loop
 Every iteration goes through the `tempo.journal.Journal` interface (the loop never
 writes SQL). Collaborators are injected, so tests drive the loop with fakes and
 `tempo.tune` wires the RM client, the optimizer and the allocation-file applier.
+
+Load adjustment (a departure from the paper, which compares the two windows as they
+are). Consecutive windows carry different jobs: the contended sample's second
+45-minute window has 2.5 times the first one's jobs, so any step looks worse after it
+and a lighter window flatters any step. The loop keeps the prediction of the
+configuration in force on the window the step was chosen on; when judging, it
+predicts that same configuration on the new window, and scales each QS observed
+before by the predicted change (`load_adjusted`). The judgement is then "worse than
+the previous configuration would have done on this window", the question a rollback
+answers. Without a predictor (or after a restart, when the prediction is not in the
+journal) the windows are compared as they are.
 
 Dominance and NaN. A QS is *worse* when ``after > before + max(absolute, relative
 * |before|)``. A QS that is NaN on either side (nothing to measure: no job of that
@@ -154,6 +167,43 @@ class Step:
     predicted: QS
     predicted_current: QS
     distance: float
+
+
+class Predictor(Protocol):
+    """Predicts a configuration's QS on a workload (same labels as the observed ones)."""
+
+    def predict(self, document: AllocationDocument, workload: Workload) -> QS: ...
+
+
+#: The most a window's load may scale the QS observed before a step (either way).
+MAX_LOAD_FACTOR = 2.0
+
+
+def load_adjusted(observed_before: QS, predicted_before: QS, predicted_now: QS) -> dict[str, float]:
+    """The QS observed before a step, carried over to a new window's load.
+
+    Each QS is scaled by the ratio of the previous configuration's predicted QS on the
+    new window to its prediction on the old one, clipped to ``1/MAX_LOAD_FACTOR ..
+    MAX_LOAD_FACTOR``: predictions of a window replayed from an empty cluster can be
+    several times off the observed run, and a bounded factor keeps such an error from
+    excusing a real regression or condemning a good step. A QS predicted at 0 (or of
+    a different sign) on the old window shifts by the difference instead, within the
+    same bound. A QS without both predictions stays as observed.
+    """
+    adjusted = {}
+    for label, value in observed_before.items():
+        old, new = predicted_before.get(label), predicted_now.get(label)
+        if value is None or old is None or new is None or not all(
+            math.isfinite(v) for v in (value, old, new)
+        ):
+            adjusted[label] = value
+        elif old != 0 and (old > 0) == (new > 0) and (old > 0) == (value > 0):
+            factor = min(max(new / old, 1 / MAX_LOAD_FACTOR), MAX_LOAD_FACTOR)
+            adjusted[label] = value * factor
+        else:
+            bound = (MAX_LOAD_FACTOR - 1) * max(abs(value), abs(old))
+            adjusted[label] = value + min(max(new - old, -bound), bound)
+    return adjusted
 
 
 class Stepper(Protocol):
@@ -320,7 +370,9 @@ class TuningLoop:
         dry_run: bool = False,
         recover: Callable[[Journal, str], object] | None = None,
         clock: Callable[[], float] = time.time,
+        predictor: Predictor | None = None,
     ) -> None:
+        self.predictor = predictor
         self.observer = observer
         self.stepper = stepper
         self.applier = applier
@@ -361,6 +413,7 @@ class TuningLoop:
         self.entries_ = qs_entries(self.templates)
         self.baseline_: dict[str, float] | None = None
         self.previous_: bytes | None = None
+        self.expected_: dict[str, float] | None = None
         state = self.journal.in_force()
         if state is not None and Path(state.path).absolute() != Path(self.path_):
             logger.warning(
@@ -477,18 +530,34 @@ class TuningLoop:
         held = ""
         if self.baseline_ is not None:
             base["baseline"] = self.baseline_
-            worse = regressions(self.baseline_, observed, self.tolerance)
+            reference, adjusted = self._reference(trace.workload)
+            worse = regressions(reference, observed, self.tolerance)
             if worse:
-                return self._roll_back(it, document, worse, base)
-            seen = comparable(self.baseline_, observed)
+                return self._roll_back(it, document, worse, base, adjusted)
+            seen = comparable(reference, observed)
             held = (
-                f"the previous step held ({len(seen)} QS compared, none worse than before it "
+                f"the previous step held ({len(seen)} QS compared, none worse than "
+                f"{'the previous configuration predicted on this load' if adjusted else 'before it'} "
                 f"beyond {self._tolerance_text()}); "
                 if seen
                 else "the previous step could not be judged (nothing comparable observed); "
             )
-            self.baseline_, self.previous_ = None, None
+            self.baseline_, self.previous_, self.expected_ = None, None, None
         return self._step(it, document, data, trace.workload, observed, held, base)
+
+    def _reference(self, workload: Workload) -> tuple[QS, bool]:
+        """What a step is judged against: the QS observed before it, carried over to this
+        window's load when a predictor and the step-time prediction are at hand (see the
+        module docstring); True when so adjusted."""
+        if self.predictor is None or not self.expected_ or self.previous_ is None:
+            return self.baseline_, False
+        previous = AllocationDocument.from_bytes(self.previous_, source=f"{self.path_} (backup)")
+        try:
+            now = self.predictor.predict(previous, workload)
+        except (TempoError, WhatifError) as error:
+            logger.warning("cannot predict the previous configuration on this window: %s", error)
+            return self.baseline_, False
+        return load_adjusted(self.baseline_, self.expected_, now), True
 
     def _recover_dangling(self) -> IterationReport | None:
         """Finish or undo an apply left open by a failed restore (a full disk), before stepping.
@@ -536,8 +605,12 @@ class TuningLoop:
         document: AllocationDocument,
         worse: list[Regression],
         base: dict,
+        adjusted: bool = False,
     ) -> IterationReport:
         what = "; ".join(f"{r} got worse" for r in worse)
+        if adjusted:
+            what += " than the previous configuration predicted on this window's load"
+        self.expected_ = None
         if self.previous_ is None:
             self.baseline_ = None
             return self._finish(
@@ -627,6 +700,7 @@ class TuningLoop:
             return self._finish(it, "rejected", f"{why}; not applied: {reason}", base)
         self.baseline_ = dict(observed)
         self.previous_ = data
+        self.expected_ = dict(step.predicted_current)
         base["config_sha256"] = file_sha256(self.path_)
         return self._finish(it, "accepted", why, base)
 

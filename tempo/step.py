@@ -28,13 +28,15 @@ from whatif.cluster import Cluster
 from whatif.executors import Executor
 from whatif.metrics import full_path
 from whatif.predictor import SchedulerSettings
+from whatif.whatif_model import WhatifModel
 from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
 
 
 class PALDStepper:
-    """Proposes one PALD step inside the risk radius (a `tempo.loop.Stepper`).
+    """Proposes one PALD step inside the risk radius (a `tempo.loop.Stepper`), and predicts
+    a configuration's QS on a window (a `tempo.loop.Predictor`, with the step's model).
 
     Parameters
     ----------
@@ -101,6 +103,22 @@ class PALDStepper:
                 self.space_path, allocation, self.cluster, overrides=self.overrides
             )
         return ConfigurationSpace.default(allocation, self.cluster)
+
+    def predict(self, document: AllocationDocument, workload: Workload) -> dict[str, float]:
+        """The QS of `document` on `workload`, predicted as a step predicts the configuration
+        in force (same settings, replicates, seeds and engine)."""
+        entries = qs_entries(self.templates)
+        model = WhatifModel(
+            self.cluster,
+            entries,
+            settings=self.settings,
+            replicates=self.replicates,
+            seed=self.seed,
+            engine=self.engine,
+            executor=self.executor,
+        )
+        mean = model.evaluate([document.effective()], workload).mean[0]
+        return dict(zip(qs_labels(entries), (float(v) for v in mean), strict=True))
 
     def step(self, document: AllocationDocument, workload: Workload) -> Step:
         """One PALD step from `document` on `workload`; see the module docstring."""

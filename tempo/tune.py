@@ -455,6 +455,7 @@ def _run(
         allocation_path=config,
         cluster=cluster,
         window_s=settings.window_s,
+        predictor=stepper,
         tolerance=settings.tolerance,
         min_improvement=settings.min_improvement,
         min_gain=settings.min_gain,

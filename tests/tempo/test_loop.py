@@ -601,3 +601,58 @@ def test_the_reason_names_settings_in_allocation_file_syntax(allocation):
     assert report.decision == "accepted", report.reason
     assert "root.engineer minResources: " in report.reason and "1024 mb, 1 vcores" in report.reason
     assert "min_resources" not in report.reason and "MB" not in report.reason
+
+
+# -- judging a step on another window's load ---------------------------------------------
+
+
+def test_load_adjusted_scales_by_the_predicted_change_within_bounds():
+    """The QS observed before scale by the previous configuration's predicted change from
+    the old window to the new one, clipped to MAX_LOAD_FACTOR either way; a QS predicted
+    at 0 shifts instead; a QS without predictions stays."""
+    from tempo.loop import MAX_LOAD_FACTOR, load_adjusted
+
+    before = {"a": 100.0, "b": 100.0, "c": 0.1, "d": 5.0}
+    adjusted = load_adjusted(
+        before, {"a": 200.0, "b": 100.0, "c": 0.0}, {"a": 300.0, "b": 1000.0, "c": 0.05}
+    )
+    assert adjusted["a"] == pytest.approx(150.0)
+    assert adjusted["b"] == pytest.approx(100.0 * MAX_LOAD_FACTOR)
+    assert adjusted["c"] == pytest.approx(0.15)
+    assert adjusted["d"] == 5.0
+
+
+class LoadPredictor:
+    """Predicts the engineer QS of a configuration on a window as `load` x 100 / weight."""
+
+    def __init__(self) -> None:
+        self.load = 1.0
+
+    def predict(self, document: AllocationDocument, workload: Workload) -> dict[str, float]:
+        return {LABEL: self.load * 100.0 / _weight(document)}
+
+
+def test_a_busier_window_is_not_blamed_on_the_step(allocation):
+    """A step observed worse than before it, on a window the previous configuration is
+    predicted to do twice as badly on, held: it beats what the old file would have done."""
+    cluster = FakeCluster(allocation, lambda w: 100 / w)
+    predictor = LoadPredictor()
+    loop = _loop(allocation, cluster, predictor=predictor)
+    assert loop.iterate().decision == "accepted"  # observed 50 with weight 2, predicted 50 -> 25
+    cluster.model = lambda w: 160 / w  # the busier window: 80 observed, worse than 50
+    predictor.load = 2.0  # weight 2 would have given 100 here: 50 x 2 = 100 > 80
+    report = loop.iterate()
+    assert report.decision == "accepted"
+    assert "none worse than the previous configuration predicted on this load" in report.reason
+
+
+def test_a_step_worse_than_the_old_file_on_the_same_load_is_still_rolled_back(allocation):
+    """The adjustment never excuses a real regression: same load, worse QS, rolled back."""
+    cluster = FakeCluster(allocation, lambda w: 100 / w)
+    loop = _loop(allocation, cluster, predictor=LoadPredictor())
+    assert loop.iterate().decision == "accepted"
+    cluster.model = lambda w: 100 * w
+    report = loop.iterate()
+    assert report.decision == "rolled_back"
+    assert "than the previous configuration predicted on this window's load" in report.reason
+    assert allocation.read_bytes() == XML
