@@ -1600,7 +1600,7 @@ def _best_child_fair(W, q, d, epoch):
 @njit(cache=True)
 def _assign_leaf(W, leaf, d):
     """Offer the container to the leaf's apps in policy order; False if none takes it."""
-    qs, qsf, qf, gf, excl = W[0], W[1], W[3], W[23], W[32]
+    qs, qsf, qf, excl = W[0], W[1], W[3], W[32]
     _retree(W)
     # apps whose next request exceeds free resources or a queue's max cannot take it
     lim0 = _avail(W, 0)
@@ -1987,9 +1987,7 @@ def _node_allocate(W, n):
         rej0 = False
         rej1 = False
         while True:
-            if not rej0 and (
-                assigned0 == cap0 or qf[0, QF_PRUN] <= 0.0 or not _load_ok(W, n, 0)
-            ):
+            if not rej0 and (assigned0 == cap0 or qf[0, QF_PRUN] <= 0.0 or not _load_ok(W, n, 0)):
                 rej0 = True
             if not rej1 and (
                 assigned1 == cap1 or qf[0, QF_PRUN + 1] <= 0.0 or not _load_ok(W, n, 1)
@@ -2182,7 +2180,7 @@ def _release_container(W, a, state):
 def _end_attempt(W, a, state):
     """A task attempt ends: re-queue its task, or count it done and move the job on."""
     js, ji, ss, si, sdone = W[6], W[9], W[12], W[14], W[15]
-    ti, ai, hk, hi, gf, gi = W[18], W[20], W[21], W[22], W[23], W[24]
+    ti, ai, gf = W[18], W[20], W[23]
     t = gf[G_NOW]
     task = ai[a, AI_TASK]
     j, r0, r1 = _release_container(W, a, state)

@@ -74,7 +74,9 @@ def test_a_finished_containers_resources_come_back_at_the_next_heartbeat(engine)
 )
 def test_yarn_assign_multiple(engine, settings, expected):
     """One node of 4 GB, four 1 GB maps: how many start at each heartbeat (1 s apart)."""
-    starts, _, _ = run([("j", "a", 0.0, maps(4))], "nodes=1,memory-mb=4096,vcores=4", engine, **settings)
+    starts, _, _ = run(
+        [("j", "a", 0.0, maps(4))], "nodes=1,memory-mb=4096,vcores=4", engine, **settings
+    )
     assert starts == [float(x) for x in expected]
 
 
@@ -107,7 +109,9 @@ def test_hadoop1_load_manager_spreads_tasks_over_trackers(engine):
     """CapBasedLoadManager: 2 runnable maps on 4 map slots (load 0.5) cap each tracker at
     ceil(2 * 0.5) = 1 map, so the second map waits for the other tracker (1.5) instead of
     sharing tracker 0's heartbeat at 0.0."""
-    starts, _, _ = run([("j", "a", 0.0, maps(2))], "map-slots=4,reduce-slots=2", engine, hadoop_version=1)
+    starts, _, _ = run(
+        [("j", "a", 0.0, maps(2))], "map-slots=4,reduce-slots=2", engine, hadoop_version=1
+    )
     assert starts == [0.0, 1.5]
 
 
@@ -163,7 +167,9 @@ def test_hadoop1_heartbeat_interval_grows_with_trackers():
 
 def test_node_layout_and_next_heartbeat():
     """Slot pools are split evenly over the trackers; a heartbeat at exactly t is not after t."""
-    layout = node_layout(Cluster.parse("map-slots=5,reduce-slots=2"), SchedulerSettings(hadoop_version=1))
+    layout = node_layout(
+        Cluster.parse("map-slots=5,reduce-slots=2"), SchedulerSettings(hadoop_version=1)
+    )
     assert layout.capacity.tolist() == [[2.0, 1.0], [2.0, 1.0], [1.0, 0.0]]
     assert layout.interval_s == 3.0
     assert next_heartbeat(1, 3, 3.0, 1.0) == 4.0
@@ -222,7 +228,9 @@ def test_hadoop1_never_ramps_reduces_down(engine):
     cluster = Cluster.parse("memory-mb=2048,vcores=2")
     for version, killed in ((2, True), (1, False)):
         settings = SchedulerSettings(
-            hadoop_version=version, slowstart_completed_maps=0.0, heartbeats=False,
+            hadoop_version=version,
+            slowstart_completed_maps=0.0,
+            heartbeats=False,
             setup_cleanup_s=0.0,
         )
         s = predict(jobs, flat_tree(a={}), cluster, settings=settings, engine=engine)
@@ -233,7 +241,9 @@ def test_hadoop1_preemption_checks_every_15_s_by_default():
     """mapred.fairscheduler.preemption.interval defaults to 15 s (YARN's to 5 s)."""
     assert SchedulerSettings(hadoop_version=1).preemption_interval_s == 15.0
     assert SchedulerSettings(hadoop_version=2).preemption_interval_s == 5.0
-    assert SchedulerSettings(hadoop_version=1, preemption_interval_s=2.0).preemption_interval_s == 2.0
+    assert (
+        SchedulerSettings(hadoop_version=1, preemption_interval_s=2.0).preemption_interval_s == 2.0
+    )
 
 
 def test_jobs_tie_by_submit_time_then_job_id(engine):
@@ -247,7 +257,9 @@ def test_jobs_tie_by_submit_time_then_job_id(engine):
             jobs,
             flat_tree(a={}),
             Cluster.parse("memory-mb=1024,vcores=1"),
-            settings=SchedulerSettings(hadoop_version=version, heartbeats=False, setup_cleanup_s=0.0),
+            settings=SchedulerSettings(
+                hadoop_version=version, heartbeats=False, setup_cleanup_s=0.0
+            ),
             engine=engine,
         )
         order = s.attempts.sort_values("start_s")["job_id"].tolist()
@@ -286,7 +298,10 @@ def test_recorded_setup_is_replayed_and_none_is_added_off_hadoop_1(engine):
     a = schedule.attempts.sort_values("start_s")
     assert a["stage"].tolist() == ["setup", "map", "cleanup"]
     assert a["start_s"].tolist() == pytest.approx([0.0, 3.0, 13.0])
-    for settings in ({"hadoop_version": 3, "setup_cleanup_s": 1.2}, {"hadoop_version": 1, "setup_cleanup_s": 0.0}):
+    for settings in (
+        {"hadoop_version": 3, "setup_cleanup_s": 1.2},
+        {"hadoop_version": 1, "setup_cleanup_s": 0.0},
+    ):
         starts, _, job = run([("j", "a", 0.0, maps(1))], "nodes=1,memory-mb=1024,vcores=1", engine,
                              heartbeats=False, **settings)  # fmt: skip
         assert starts == [0.0] and job == [10.0]

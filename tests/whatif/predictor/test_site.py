@@ -77,7 +77,9 @@ def test_the_rule_without_a_site_is_hadoops_default():
 
 
 def _conf(path: Path, *properties: tuple[str, str]) -> Path:
-    body = "".join(f"<property><name>{n}</name><value>{v}</value></property>\n" for n, v in properties)
+    body = "".join(
+        f"<property><name>{n}</name><value>{v}</value></property>\n" for n, v in properties
+    )
     path.write_text(f"<configuration>\n{body}</configuration>\n")
     return path
 
