@@ -203,7 +203,7 @@ def _head(file: Path) -> tuple[int, dict]:
         raise Declined("no Avro-Json line")
     try:
         avro = json.loads(schema)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise Declined("the schema line is not JSON") from None
     if not isinstance(avro, dict) or avro.get("name") != "Event":
         raise Declined("no Avro schema of 'Event'")
@@ -211,34 +211,59 @@ def _head(file: Path) -> tuple[int, dict]:
 
 
 def arrow_schema(avro: dict) -> pa.Schema:
-    """The Arrow schema of the event lines the Avro schema `avro` describes (fields read only)."""
+    """The Arrow schema of the event lines the Avro schema `avro` describes (fields read only).
+
+    Declines a schema the fast path cannot read exactly: records or fields that are not
+    objects, a field without a type, or a field read of another type than the reader's
+    (times and memory numbers, the rest strings).
+    """
     namespace = avro.get("namespace", _PACKAGE)
-    fields = {f.get("name"): f.get("type") for f in avro.get("fields", []) if isinstance(f, dict)}
+    fields = {f["name"]: f.get("type") for f in _list(avro.get("fields")) if _named(f)}
     union = fields.get("event")
     if not isinstance(union, list):
         raise Declined("the schema's event is not a union of records")
     records = []
     for record in union:
-        if not isinstance(record, dict) or record.get("name") not in FIELDS:
+        if not _named(record) or record["name"] not in FIELDS:
             continue
         name = record["name"]
-        types = {f["name"]: f["type"] for f in record.get("fields", []) if "name" in f}
-        children = [(key, _arrow_type(types[key])) for key in FIELDS[name] if key in types]
+        declared = _list(record.get("fields"))
+        if not all(isinstance(f, dict) and "type" in f for f in declared):
+            raise Declined(f"a field of record {name} without a type")
+        types = {f["name"]: f["type"] for f in declared if _named(f)}
+        children = [(key, _arrow_type(key, types[key])) for key in FIELDS[name] if key in types]
         full = f"{record.get('namespace', namespace)}.{name}"
         records.append((full, pa.struct(children)))
     return pa.schema([("type", pa.string()), ("event", pa.struct(records))])
 
 
-def _arrow_type(avro: object) -> pa.DataType:
-    if isinstance(avro, str) and avro in _PRIMITIVES:
-        return _PRIMITIVES[avro]
+def _named(item: object) -> bool:
+    """Whether `item` is an object whose name is a string."""
+    return isinstance(item, dict) and isinstance(item.get("name"), str)
+
+
+def _list(value: object) -> list:
+    """`value` when it is a list; `Declined` otherwise (absent: empty)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise Declined("a schema's fields are not a list")
+    return value
+
+
+def _arrow_type(key: str, avro: object) -> pa.DataType:
+    """The Arrow type of field `key` declared as `avro`: its primitive, or a union's wrapper."""
+    expected = pa.float64() if key.endswith("Time") or key == "memory" else _STRING
     if isinstance(avro, dict) and avro.get("type") == "enum":
-        return pa.string()
+        avro = "string"
+    if isinstance(avro, str) and _PRIMITIVES.get(avro) == expected:
+        return expected
     if isinstance(avro, list):
         branches = [b for b in avro if b != "null"]
-        if len(branches) == 1 and isinstance(branches[0], str) and branches[0] in _PRIMITIVES:
-            return pa.struct([(branches[0], _PRIMITIVES[branches[0]])])
-    raise Declined(f"a field of Avro type {avro!r}")
+        if len(branches) == 1 and isinstance(branches[0], str):
+            if _PRIMITIVES.get(branches[0]) == expected:
+                return pa.struct([(branches[0], expected)])
+    raise Declined(f"field {key!r} of Avro type {avro!r}")
 
 
 def _children(array: pa.StructArray) -> dict[str, pa.Array]:

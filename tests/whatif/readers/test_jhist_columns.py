@@ -247,14 +247,24 @@ def test_small_and_large_files_mixed_agree(tmp_path, monkeypatch):
             '"successfulAttemptId":{"string":"attempt_1416424547277_0002_m_000000_0"}',
             '"successfulAttemptId":"attempt_1416424547277_0002_m_000000_0"',
         ),
+        ('{"name":"taskid","type":"string"}', '{"name":"taskid"}'),
+        (  # a record no event carries: Arrow reads the file, the columns do not join
+            '"TaskFailed","fields":[{"name":"taskid","type":"string"},'
+            '{"name":"taskType","type":"string"},{"name":"finishTime","type":"long"}',
+            '"TaskFailed","fields":[{"name":"taskid","type":"string"},'
+            '{"name":"taskType","type":"string"},{"name":"finishTime","type":"string"}',
+        ),
+        ('{"name":"taskid","type":"string"}', '{"name":["taskid"],"type":"string"}'),
+        ("attempt_1416424547277_0002_m_000001_0", "attempt_\udcff416424547277_0002_m_000001_0"),
     ],
 )
 def test_unusual_input_goes_to_the_precise_path(tmp_path, change):
-    """A time as a string, an unknown task type, a type/record mismatch, a plain union."""
+    """A time as a string, an unknown task type, a type/record mismatch, a plain union;
+    a schema field without a type, of another type, or named by a list; bytes not UTF-8."""
     path = tmp_path / "j.jhist"
     text = NEW.read_text()
     assert change[0] in text
-    path.write_text(text.replace(change[0], change[1], 1))
+    path.write_bytes(text.replace(change[0], change[1], 1).encode("utf-8", "surrogateescape"))
     reader = JhistReader()
     assert read_jhist_tables(reader, [path]) is None
     try:
