@@ -3,6 +3,7 @@
     python benchmarks/fuzz.py                      # 500 inputs per parser (a few minutes)
     python benchmarks/fuzz.py --inputs 5000        # the README's run
     python benchmarks/fuzz.py --targets swim,sls --save
+    python benchmarks/fuzz.py --targets jhist-fast   # jhist with the fast path forced
 
 Each parser of `fuzz_targets` runs in its own worker process, fed mutated copies
 of its seeds (seeded numpy draws of the same mutations the CI property tests

@@ -211,6 +211,18 @@ def _reader(name: str) -> Callable[[bytes, Seed, Path], object]:
     return parse
 
 
+def _jhist_fast(data: bytes, seed: Seed, work: Path) -> object:
+    """The jhist reader with every file on the columnar fast path: the seeds are below
+    `SMALL_FILE_BYTES`, so the plain ``jhist`` target only reaches the precise reader."""
+    from whatif.readers import jhist_columns, read_trace
+
+    small, jhist_columns.SMALL_FILE_BYTES = jhist_columns.SMALL_FILE_BYTES, 0
+    try:
+        return read_trace(_file(work, seed, data), format="jhist")
+    finally:
+        jhist_columns.SMALL_FILE_BYTES = small
+
+
 def _allocation(data: bytes, seed: Seed, work: Path) -> object:
     from whatif.allocation import AllocationDocument, validate
     from whatif.allocation.summary import queue_table
@@ -414,6 +426,7 @@ def targets() -> dict[str, Target]:
         Target("sls", _seeds(HADOOP / "sls" / "inputsls.json"), _reader("sls")),
         Target("rumen", (Seed("rumen.json", _rumen_seed()),), _reader("rumen")),
         Target("jhist", _seeds(*sorted((HADOOP / "jhist").glob("*.jhist"))), _reader("jhist")),
+        Target("jhist-fast", _seeds(*sorted((HADOOP / "jhist").glob("*.jhist"))), _jhist_fast),
         Target(
             "rest",
             _seeds(

@@ -4,7 +4,10 @@ Every parser of ``benchmarks/fuzz_targets.py`` (allocation files, QS templates,
 space files, cluster specs, durations, workload shifts, deadlines, RM responses,
 workload models, and the SLS, Rumen, jhist, REST, SWIM and native trace readers)
 gets hypothesis-drawn mutations of its seeds and must accept the input or refuse
-it with tempo's own error in one line. The budget is fixed (``TEMPO_FUZZ_EXAMPLES``
+it with tempo's own error in one line. The SLS and Rumen seeds go through the
+readers' columnar fast paths (a mutation they decline reaches the precise path);
+jhist files under 2 MB go to the precise reader, so ``jhist-fast`` fuzzes the same
+seeds with the fast path forced. The budget is fixed (``TEMPO_FUZZ_EXAMPLES``
 per parser, 25 by default) and the example database under
 ``tests/fuzz/hypothesis-db`` is replayed read-only, so CI stays fast; set
 ``TEMPO_FUZZ_RECORD=1`` to let a longer local run save what it finds there.
