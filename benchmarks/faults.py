@@ -91,7 +91,7 @@ def _kill_once(work: Path, step: str, rng: np.random.Generator, tally: Counter) 
     with SQLiteJournal(db) as journal:
         loop = _loop(path, journal)
         for _ in range(before):
-            loop.iterate()
+            loop.step()
     _killed_at(step, path, db)
     tally[f"kill {step}"] += 1
     tally["faults"] += 1
@@ -101,7 +101,7 @@ def _kill_once(work: Path, step: str, rng: np.random.Generator, tally: Counter) 
         tally["unknown file versions"] += not _known(path, journal, XML)
         loop = _loop(path, journal)
         loop.resume()
-        loop.iterate()
+        loop.step()
         tally["lost journal entries"] += not _journal_intact(journal, before + 2)
         tally["open applies"] += sum(a.dangling for a in journal.applies())
         tally["invalid files"] += not _valid(path.read_bytes())
@@ -149,7 +149,7 @@ def rm_faults(count: int, rng: np.random.Generator, tally: Counter) -> None:
                 where = " (confirmation)" if confirm_only else ""
                 tally[f"rm {kind}{where}"] += 1
                 tally["faults"] += kind != "none"
-                loop.iterate()
+                loop.step()
                 cluster.clock.sleep(30.0)  # the next window: 300 trace seconds later
                 tally["invalid files"] += not _valid(cluster.config.read_bytes())
                 tally["unknown file versions"] += not _known(

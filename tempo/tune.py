@@ -1,7 +1,7 @@
 """`tune`: wire the control loop to a live cluster, or to the emulated RM on the bundled sample.
 
 With RM addresses, the loop observes the cluster through `tempo.rm.RMClient`, steps
-with `tempo.step.PALDStepper` and applies through `tempo.apply.apply_configuration`
+with `tempo.loop.pald_step.PALDStepper` and applies through `tempo.apply.apply_configuration`
 (atomic write, numbered backups, reload, confirmation through the scheduler
 endpoint, restore on failure). Without, `tune` starts `tempo.rm.emulator.EmulatedRM`
 in this process, replaying the bundled contended sample (a deadline and a
@@ -31,9 +31,9 @@ from tempo.errors import TempoError
 from tempo.gain import MinGain
 from tempo.journal import Journal, SQLiteJournal, default_journal_path
 from tempo.lock import TuneLock
-from tempo.loop import IterationReport, Tolerance, TuningLoop
+from tempo.loop import IterationReport, Tolerance, Tuner
+from tempo.loop.pald_step import PALDStepper
 from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, RMClock, TransportOptions
-from tempo.step import PALDStepper
 from tempo.templates import QSTemplate, check_queues, load_templates
 from whatif.allocation import AllocationDocument
 from whatif.cluster import Cluster
@@ -446,7 +446,7 @@ def _run(
     )
     journal = SQLiteJournal(journal_path)
     loop_kwargs = {} if clock is None else {"clock": clock}
-    loop = TuningLoop(
+    loop = Tuner(
         observer=observer,
         stepper=stepper,
         applier=applier,

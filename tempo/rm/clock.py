@@ -96,7 +96,7 @@ def parse_date_header(value: str | None, *, source: str) -> float:
 
 
 class RMClock:
-    """The RM's time now (epoch seconds) as a callable, for `tempo.loop.TuningLoop`'s ``clock``.
+    """The RM's time now (epoch seconds) as a callable, for `tempo.loop.Tuner`'s ``clock``.
 
     Parameters
     ----------

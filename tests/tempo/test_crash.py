@@ -20,7 +20,7 @@ import tempo.apply
 import whatif.allocation.xml_io
 from tempo.apply import Reload, apply_configuration, recover
 from tempo.journal import SQLiteJournal
-from tempo.loop import TuningLoop
+from tempo.loop import Tuner
 from whatif.allocation import AllocationDocument, validate
 from whatif.atomic import stray_temporaries
 
@@ -96,8 +96,8 @@ class Applier:
         )
 
 
-def _loop(path: Path, journal: SQLiteJournal) -> TuningLoop:
-    return TuningLoop(
+def _loop(path: Path, journal: SQLiteJournal) -> Tuner:
+    return Tuner(
         observer=FakeCluster(path, lambda w: 100.0 / w),
         stepper=DoublingStepper(),
         applier=Applier(path),
@@ -119,7 +119,7 @@ def _killed_at(step: str, path: Path, db: Path) -> None:
             loop = _loop(path, journal)
             loop.resume()
             _arm(step, journal)
-            loop.iterate()
+            loop.step()
         finally:
             os._exit(99)  # reached only if the kill point was never hit
     _, status = os.waitpid(pid, 0)
@@ -168,5 +168,5 @@ def test_a_kill_at_any_apply_step_leaves_a_valid_file_the_journal_explains(tmp_p
             assert path.read_bytes() == XML and interrupted.decision == "rejected"
             assert journal.in_force().state == "restored"
         assert all(not a.dangling for a in journal.applies())
-        after = loop.iterate()
+        after = loop.step()
         assert after.decision == "accepted" and _valid(path.read_bytes())

@@ -20,7 +20,7 @@ from test_loop import TEMPLATES, XML, DoublingStepper, FakeCluster
 import whatif.atomic
 from tempo.apply import Reload, apply_configuration, recover
 from tempo.journal import SQLiteJournal, file_sha256
-from tempo.loop import TuningLoop
+from tempo.loop import Tuner
 from whatif.allocation import AllocationDocument
 from whatif.atomic import stray_temporaries
 from whatif.errors import WhatifError
@@ -149,7 +149,7 @@ def test_the_loop_goes_on_after_a_full_disk_and_finishes_an_apply_it_could_not_r
 
     applier = Applier()
     with SQLiteJournal(tmp_path / "journal.sqlite") as journal:
-        loop = TuningLoop(
+        loop = Tuner(
             observer=FakeCluster(allocation, lambda w: 100.0 / w),
             stepper=DoublingStepper(),
             applier=applier,
@@ -160,13 +160,13 @@ def test_the_loop_goes_on_after_a_full_disk_and_finishes_an_apply_it_could_not_r
             recover=recover,
             clock=iter(range(1_700_000_000, 1_800_000_000, 600)).__next__,
         )
-        first = loop.iterate()
+        first = loop.step()
         assert first.decision == "rejected" and "restoring the previous file failed" in first.reason
         assert journal.in_force().state == "unconfirmed"  # the unconfirmed step is on disk
-        second = loop.iterate()  # still full
+        second = loop.step()  # still full
         assert second.decision == "rejected" and "could not be finished" in second.reason
         disk.full, applier.confirm = False, True
-        third = loop.iterate()
+        third = loop.step()
         assert journal.applies()[0].outcome == "reverted"
         assert third.decision == "accepted" and journal.in_force().state == "applied"
         assert not stray_temporaries(allocation)
@@ -300,7 +300,7 @@ def test_the_journal_filling_before_an_apply_stops_the_loop_with_the_file_untouc
     path = tmp_path / "journal.sqlite"
 
     def loop(journal, applier):
-        return TuningLoop(
+        return Tuner(
             observer=FakeCluster(allocation, lambda w: 100.0 / w),
             stepper=DoublingStepper(),
             applier=applier,
@@ -315,12 +315,12 @@ def test_the_journal_filling_before_an_apply_stops_the_loop_with_the_file_untouc
     with SQLiteJournal(path) as journal:
         journal._db = FillingConnection(journal._db)
         with pytest.raises(JournalError, match=r"journal\.sqlite: cannot write the journal"):
-            loop(journal, Applier(fill=True)).iterate()
+            loop(journal, Applier(fill=True)).step()
     _untouched(allocation)
     with SQLiteJournal(path) as journal:  # space is back
         tuner = loop(journal, Applier(fill=False))
         tuner.resume()
-        report = tuner.iterate()
+        report = tuner.step()
         items = journal.iterations()
     assert [i.id for i in items] == [1, 2] and items[0].decision == "rejected"
     assert "interrupted" in items[0].reason and report.decision == "accepted"

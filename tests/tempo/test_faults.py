@@ -15,7 +15,7 @@ from test_loop import LABEL, TEMPLATES, DoublingStepper
 
 from tempo.apply import Reload, apply_configuration, recover
 from tempo.journal import SQLiteJournal, file_sha256
-from tempo.loop import TuningLoop
+from tempo.loop import Tuner
 from tempo.rm import (
     HTTPTransport,
     JobHistoryClient,
@@ -77,8 +77,8 @@ class Cluster:
             clock=self.clock,
         )
 
-    def loop(self) -> TuningLoop:
-        return TuningLoop(
+    def loop(self) -> Tuner:
+        return Tuner(
             observer=RMObserver(self.client, queues=["root.engineer"], attempts=False),
             stepper=DoublingStepper(),
             applier=self,
@@ -115,7 +115,7 @@ def test_a_faulty_rm_changes_nothing_and_is_journalled(cluster, fault):
     unobserved with the RM error kept for the exit status; the file and the RM stay as they were."""
     cluster.a.set(fault)
     cluster.b.set("standby" if fault == "standby" else fault)
-    report = cluster.loop().iterate()
+    report = cluster.loop().step()
     assert report.decision == "rejected" and report.reason.startswith("cannot observe the window")
     assert report.rm_error and "\n" not in report.rm_error
     assert cluster.config.read_bytes() == WEIGHTED
@@ -130,7 +130,7 @@ def test_a_fault_while_confirming_restores_the_previous_file(cluster, fault):
     """The window is read, the step is written, then the scheduler endpoint fails: the apply
     is reverted (the previous file restored, in force again), journalled and rejected."""
     cluster.a.set(fault, only=(SCHEDULER,))
-    report = cluster.loop().iterate()
+    report = cluster.loop().step()
     assert report.observed[LABEL] > 0
     assert report.decision == "rejected" and "not confirmed within 2 s" in report.reason
     assert cluster.config.read_bytes() == WEIGHTED and _valid(cluster.config)
@@ -145,11 +145,11 @@ def test_the_loop_follows_an_ha_flip_and_keeps_tuning(cluster):
     """RM a active, then a failover (a standby pointing at b, b active): every iteration
     observes the cluster, the step is confirmed through the new active RM."""
     loop = cluster.loop()
-    first = loop.iterate()
+    first = loop.step()
     assert first.decision == "accepted" and first.observed[LABEL] > 0
     cluster.a.set("standby", peer=cluster.b.url)
     cluster.b.set("ok")
-    second = loop.iterate()
+    second = loop.step()
     assert second.rm_error is None and second.observed == first.observed
     assert second.decision in ("accepted", "rolled_back")
     assert cluster.client.transport.active_url == cluster.b.url

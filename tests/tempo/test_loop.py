@@ -19,7 +19,7 @@ from tempo.loop import (
     Regression,
     Step,
     Tolerance,
-    TuningLoop,
+    Tuner,
     dominates,
     observed_qs,
     qs_entries,
@@ -143,8 +143,8 @@ def allocation(tmp_path: Path) -> Path:
     return path
 
 
-def _loop(path: Path, observer, *, journal=None, stepper=None, **kwargs) -> TuningLoop:
-    return TuningLoop(
+def _loop(path: Path, observer, *, journal=None, stepper=None, **kwargs) -> Tuner:
+    return Tuner(
         observer=observer,
         stepper=stepper or DoublingStepper(),
         applier=kwargs.pop("applier", None) or FileApplier(path),
@@ -200,7 +200,7 @@ def test_an_improving_step_is_applied_and_journalled_as_accepted(allocation):
     journal = MemoryJournal()
     report = _loop(
         allocation, FakeCluster(allocation, lambda w: 100 / w), journal=journal
-    ).iterate()
+    ).step()
     assert report.decision == "accepted"
     assert _weight(AllocationDocument.from_file(allocation)) == 2.0
     assert LABEL in report.reason and "100.0s -> 50.0s" in report.reason
@@ -213,9 +213,9 @@ def test_a_workload_shift_that_makes_the_step_worse_rolls_it_back(allocation):
     """After an accepted step, a window observed worse beyond tolerance restores the file."""
     cluster = FakeCluster(allocation, lambda w: 100 / w)
     loop = _loop(allocation, cluster)
-    assert loop.iterate().decision == "accepted"
+    assert loop.step().decision == "accepted"
     cluster.model = lambda w: 100 * w  # the shift: more weight now hurts
-    report = loop.iterate()
+    report = loop.step()
     assert report.decision == "rolled_back"
     assert "root.engineer:QS_AJR 100 -> 200" in report.reason and "worse" in report.reason
     assert "1 setting(s): root.engineer weight: 2 -> 1" in report.reason  # what was restored
@@ -237,7 +237,7 @@ def test_a_candidate_failing_validation_is_never_written(allocation):
     applier = FileApplier(allocation)
     report = _loop(
         allocation, FakeCluster(allocation, lambda w: 100 / w), stepper=stepper, applier=applier
-    ).iterate()
+    ).step()
     assert report.decision == "rejected" and "fails validation" in report.reason
     assert applier.written == 0 and allocation.read_bytes() == XML
 
@@ -245,7 +245,7 @@ def test_a_candidate_failing_validation_is_never_written(allocation):
 def test_a_step_predicted_worse_is_rejected(allocation):
     """A candidate predicted worse on some QS is rejected and not written."""
     stepper = DoublingStepper(model=lambda w: 100 * w)
-    report = _loop(allocation, FakeCluster(allocation, lambda w: 9.0), stepper=stepper).iterate()
+    report = _loop(allocation, FakeCluster(allocation, lambda w: 9.0), stepper=stepper).step()
     assert report.decision == "rejected" and "predicted worse" in report.reason
     assert allocation.read_bytes() == XML
 
@@ -260,7 +260,7 @@ def test_dry_run_shows_the_diff_and_writes_nothing(allocation):
         applier=applier,
         journal=journal,
         dry_run=True,
-    ).iterate()
+    ).step()
     assert report.decision == "dry_run" and "nothing written" in report.reason
     assert [(d.queue, d.setting, d.new) for d in report.diff] == [("root.engineer", "weight", 2.0)]
     assert applier.written == 0 and allocation.read_bytes() == XML
@@ -275,7 +275,7 @@ def test_an_empty_window_changes_nothing(allocation):
         def window(self, begin_s, end_s):
             return Trace(_trace(begin_s, 1.0).workload)
 
-    report = _loop(allocation, Empty()).iterate()
+    report = _loop(allocation, Empty()).step()
     assert report.decision == "rejected" and "nothing to judge" in report.reason
 
 
@@ -328,13 +328,13 @@ def test_rm_failures_change_nothing_log_one_line_and_the_loop_goes_on(
             Sequence_(rm, FakeCluster(allocation, lambda w: 100 / w)),
             journal=journal,
         )
-        with caplog.at_level(logging.WARNING, logger="tempo.loop"):
+        with caplog.at_level(logging.WARNING, logger="tempo.loop.tuner"):
             first, second = loop.run(max_iterations=2, sleep=lambda s: None)
     finally:
         server.stop()
     assert first.decision == "rejected" and "cannot observe the window" in first.reason
     assert cause in first.reason and "configuration unchanged" in first.reason
-    lines = [r for r in caplog.records if r.name == "tempo.loop"]
+    lines = [r for r in caplog.records if r.name == "tempo.loop.tuner"]
     assert len(lines) == 1 and "configuration unchanged" in lines[0].getMessage()
     assert "\n" not in lines[0].getMessage()
     assert second.decision == "accepted"
@@ -351,8 +351,8 @@ def test_an_unreachable_rm_changes_nothing(allocation, caplog):
     rm = RMClient(
         HTTPTransport(dead, ONE_TRY), history=JobHistoryClient(HTTPTransport(dead, ONE_TRY))
     )
-    with caplog.at_level(logging.WARNING, logger="tempo.loop"):
-        report = _loop(allocation, rm).iterate()
+    with caplog.at_level(logging.WARNING, logger="tempo.loop.tuner"):
+        report = _loop(allocation, rm).step()
     assert report.decision == "rejected" and "127.0.0.1" in report.reason
     assert allocation.read_bytes() == XML
     assert any("configuration unchanged" in r.getMessage() for r in caplog.records)
@@ -366,12 +366,12 @@ def test_a_restarted_loop_judges_the_last_step_from_the_journal(allocation, tmp_
     db = tmp_path / "journal.sqlite"
     cluster = FakeCluster(allocation, lambda w: 100 / w)
     with SQLiteJournal(db) as journal:
-        assert _loop(allocation, cluster, journal=journal).iterate().decision == "accepted"
+        assert _loop(allocation, cluster, journal=journal).step().decision == "accepted"
     cluster.model = lambda w: 100 * w
     with SQLiteJournal(db) as journal:
         loop = _loop(allocation, cluster, journal=journal)
         assert "judged on the next window" in loop.resume()
-        report = loop.iterate()
+        report = loop.step()
     assert report.decision == "rolled_back" and allocation.read_bytes() == XML
 
 
@@ -381,9 +381,9 @@ def test_a_restart_after_a_rollback_takes_a_new_step(allocation, tmp_path):
     cluster = FakeCluster(allocation, lambda w: 100 / w)
     with SQLiteJournal(db) as journal:
         loop = _loop(allocation, cluster, journal=journal)
-        loop.iterate()
+        loop.step()
         cluster.model = lambda w: 100 * w
-        assert loop.iterate().decision == "rolled_back"
+        assert loop.step().decision == "rolled_back"
     with SQLiteJournal(db) as journal:
         loop = _loop(allocation, cluster, journal=journal)
         assert "rolled_back" in loop.resume() and loop.baseline_ is None
@@ -461,7 +461,7 @@ def test_a_write_killed_before_confirmation_is_undone_on_restart(allocation, tmp
         assert journal.in_force().state == "restored"
         (interrupted,) = journal.iterations()
         assert interrupted.decision == "rejected" and "interrupted" in interrupted.reason
-        assert loop.iterate().decision == "accepted"
+        assert loop.step().decision == "accepted"
 
 
 def test_an_apply_the_rm_does_not_confirm_is_rejected(allocation):
@@ -480,7 +480,7 @@ def test_an_apply_the_rm_does_not_confirm_is_rejected(allocation):
 
     report = _loop(
         allocation, FakeCluster(allocation, lambda w: 100 / w), applier=Reverting(allocation)
-    ).iterate()
+    ).step()
     assert report.decision == "rejected" and "not in force after 60 s" in report.reason
     assert allocation.read_bytes() == XML
 
@@ -535,7 +535,7 @@ def test_a_workload_shift_in_the_emulated_rm_rolls_the_step_back(tmp_path):
     try:
         client = RMClient(HTTPTransport(url), history=JobHistoryClient(HTTPTransport(url)))
         journal = MemoryJournal()
-        loop = TuningLoop(
+        loop = Tuner(
             observer=client,
             stepper=DoublingStepper(),
             applier=ConfigurationApplier(
@@ -579,7 +579,7 @@ def test_a_step_must_clear_the_relative_and_the_absolute_minimum_gain(
     stepper = DoublingStepper(model=lambda w: 10.0 if w == 1.0 else 9.5)
     report = _loop(
         allocation, FakeCluster(allocation, lambda w: 10.0), stepper=stepper, min_gain=min_gain
-    ).iterate()
+    ).step()
     assert report.decision == decision, report.reason
     if decision == "rejected":
         assert f"no objective predicted better by at least {min_gain}" in report.reason
@@ -597,7 +597,7 @@ def test_the_reason_names_settings_in_allocation_file_syntax(allocation):
     )
     report = _loop(
         allocation, FakeCluster(allocation, lambda w: 100 / w), stepper=stepper
-    ).iterate()
+    ).step()
     assert report.decision == "accepted", report.reason
     assert "root.engineer minResources: " in report.reason and "1024 mb, 1 vcores" in report.reason
     assert "min_resources" not in report.reason and "MB" not in report.reason
@@ -638,10 +638,10 @@ def test_a_busier_window_is_not_blamed_on_the_step(allocation):
     cluster = FakeCluster(allocation, lambda w: 100 / w)
     predictor = LoadPredictor()
     loop = _loop(allocation, cluster, predictor=predictor)
-    assert loop.iterate().decision == "accepted"  # observed 50 with weight 2, predicted 50 -> 25
+    assert loop.step().decision == "accepted"  # observed 50 with weight 2, predicted 50 -> 25
     cluster.model = lambda w: 160 / w  # the busier window: 80 observed, worse than 50
     predictor.load = 2.0  # weight 2 would have given 100 here: 50 x 2 = 100 > 80
-    report = loop.iterate()
+    report = loop.step()
     assert report.decision == "accepted"
     assert "none worse than the previous configuration predicted on this load" in report.reason
 
@@ -650,9 +650,9 @@ def test_a_step_worse_than_the_old_file_on_the_same_load_is_still_rolled_back(al
     """The adjustment never excuses a real regression: same load, worse QS, rolled back."""
     cluster = FakeCluster(allocation, lambda w: 100 / w)
     loop = _loop(allocation, cluster, predictor=LoadPredictor())
-    assert loop.iterate().decision == "accepted"
+    assert loop.step().decision == "accepted"
     cluster.model = lambda w: 100 * w
-    report = loop.iterate()
+    report = loop.step()
     assert report.decision == "rolled_back"
     assert "than the previous configuration predicted on this window's load" in report.reason
     assert allocation.read_bytes() == XML

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from tempo.cli import cli
 from tempo.gain import MinGain
 from tempo.journal import SQLiteJournal
-from tempo.loop import IterationReport, TuningLoop
+from tempo.loop import IterationReport, Tuner
 from tempo.tune import REPO, TuneRun
 from whatif.allocation import SettingDiff
 
@@ -142,7 +142,7 @@ def test_history_json_lists_the_iterations_of_a_run(monkeypatch, tmp_path):
         with SQLiteJournal(settings.journal_path) as journal:
             from test_loop import DoublingStepper
 
-            loop = TuningLoop(
+            loop = Tuner(
                 observer=FakeCluster(path, lambda w: 100 / w),
                 stepper=DoublingStepper(),
                 applier=FileApplier(path),

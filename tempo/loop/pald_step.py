@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tempo.loop import Step, qs_entries, qs_labels
+from tempo.loop.observe import qs_entries, qs_labels
+from tempo.loop.propose import Step
 from tempo.optimize import optimize
 from tempo.space import ConfigurationSpace
 from tempo.templates import QSTemplate
@@ -35,8 +36,8 @@ logger = logging.getLogger(__name__)
 
 
 class PALDStepper:
-    """Proposes one PALD step inside the risk radius (a `tempo.loop.Stepper`), and predicts
-    a configuration's QS on a window (a `tempo.loop.Predictor`, with the step's model).
+    """Proposes one PALD step inside the risk radius (a `tempo.loop.propose.Stepper`), and predicts
+    a configuration's QS on a window (a `tempo.loop.propose.Predictor`, with the step's model).
 
     Parameters
     ----------

@@ -1,0 +1,53 @@
+"""Report: what one iteration saw and decided, and how a step's changes read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tempo.loop.observe import QS
+from whatif.allocation import SettingDiff
+
+
+@dataclass(frozen=True, eq=False)
+class IterationReport:
+    """What one iteration saw and decided, for the console and for tests.
+
+    ``baseline``: the QS observed before the previous step, when this iteration
+    judged that step; ``diff``: the settings the candidate (or the rollback) changes;
+    ``rm_error``: why the cluster could not be read (its clock or the window), when
+    that is what stopped the iteration (the CLI exits with the remote-failure status);
+    ``write_error``: ``FILE: reason`` when the step (or rollback) could not be written
+    (a full disk, a read-only directory; the CLI exits 2).
+    """
+
+    id: int
+    begin_s: float
+    end_s: float
+    decision: str
+    reason: str
+    observed: QS = field(default_factory=dict)
+    baseline: QS | None = None
+    predicted: QS | None = None
+    predicted_current: QS | None = None
+    diff: tuple[SettingDiff, ...] = ()
+    distance: float | None = None
+    config_sha256: str | None = None
+    candidate_sha256: str | None = None
+    jobs: int = 0
+    rm_error: str | None = None
+    write_error: str | None = None
+
+
+def describe_change(diff: SettingDiff) -> str:
+    """``queue element: old -> new`` in allocation-file syntax (``minResources: 40960 mb,
+    40 vcores``, ``never`` for an unset timeout), as ``tempo optimize`` and ``config diff``
+    print it."""
+    return diff.describe().replace("  ", " ", 1)
+
+
+def changes(diff: Sequence[SettingDiff], shown: int = 8) -> str:
+    """``N setting(s): queue element: old -> new; ...`` (the first `shown`)."""
+    listed = "; ".join(describe_change(d) for d in diff[:shown])
+    more = f"; and {len(diff) - shown} more" if len(diff) > shown else ""
+    return f"{len(diff)} setting(s): {listed}{more}"
