@@ -26,6 +26,7 @@ What an implementation guarantees:
 
 from __future__ import annotations
 
+import codecs
 import inspect
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -51,6 +52,33 @@ def normalize_queue(name: object) -> str:
     if text == "root" or text.startswith("root."):
         return text
     return f"root.{text}"
+
+
+def not_utf8(path: Path, reason: str) -> TraceFormatError:
+    """The error for a text file with bytes that are not UTF-8, naming the line and byte
+    offset of the first one (found again by reading the file in binary)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, lines = 0, 1
+    try:
+        with open(path, "rb") as handle:
+            while True:
+                chunk = handle.read(1 << 20)
+                pending = len(decoder.getstate()[0])
+                try:
+                    decoder.decode(chunk, final=not chunk)
+                except UnicodeDecodeError as error:
+                    at = offset - pending + error.start
+                    lines += chunk.count(b"\n", 0, max(at - offset, 0))
+                    return TraceFormatError(
+                        f"{path}:{lines}: not UTF-8 text (byte {at}: {error.reason})"
+                    )
+                if not chunk:
+                    break
+                offset += len(chunk)
+                lines += chunk.count(b"\n")
+    except OSError:
+        pass
+    return TraceFormatError(f"{path}: not UTF-8 text ({reason})")
 
 
 class TraceReader(ABC):

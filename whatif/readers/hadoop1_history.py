@@ -43,7 +43,7 @@ from pathlib import Path
 from lxml import etree
 
 from whatif.errors import TraceFormatError, WhatifError
-from whatif.readers.base import TraceReader, normalize_queue
+from whatif.readers.base import TraceReader, normalize_queue, not_utf8
 from whatif.readers.columns import TableBuilder
 from whatif.readers.hadoop_ids import job_of_task, task_of_attempt
 from whatif.readers.jhist import ATTEMPT_TABLE, SCHEDULE_JOB_TABLE, TASK_TABLE
@@ -178,7 +178,7 @@ def iter_records(path: Path) -> Iterator[tuple[int, str, dict[str, str]]]:
                 first = False
                 yield start, kind, values
         except UnicodeDecodeError as error:
-            raise TraceFormatError(f"{path}: not UTF-8 text ({error.reason})") from None
+            raise not_utf8(path, error.reason) from None
         if buffer:
             text = "\n".join(buffer)
             why = (

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from whatif.errors import TraceFormatError, WhatifError
-from whatif.readers.base import TraceReader, normalize_queue
+from whatif.readers.base import TraceReader, normalize_queue, not_utf8
 from whatif.readers.columns import TableBuilder
 from whatif.readers.hadoop_ids import job_of_app_attempt, job_of_task
 from whatif.readers.jhist_columns import JhistTables, read_jhist_tables
@@ -311,7 +311,7 @@ class JhistReader(TraceReader):
                         continue
                     self.handle_event(file, number, data, jobs, tasks, attempts)
             except UnicodeDecodeError as error:
-                raise TraceFormatError(f"{file}: not UTF-8 text ({error.reason})") from None
+                raise not_utf8(file, error.reason) from None
         if not jobs:
             raise TraceFormatError(f"{file}: no JOB_SUBMITTED event (not a complete .jhist file?)")
         self.emit(file, jobs, tasks, attempts, tables)

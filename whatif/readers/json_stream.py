@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from whatif.errors import TraceFormatError
+from whatif.readers.base import not_utf8
 
 #: Characters read from the file at a time.
 CHUNK_CHARS = 1 << 20
@@ -92,5 +93,5 @@ def _more(handle, buffer: str, size: int, path: Path) -> tuple[str, bool]:
     try:
         chunk = handle.read(size)
     except UnicodeDecodeError as error:
-        raise TraceFormatError(f"{path}: not UTF-8 text ({error.reason})") from None
+        raise not_utf8(path, error.reason) from None
     return buffer + chunk, chunk == ""

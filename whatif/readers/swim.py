@@ -46,7 +46,7 @@ import pyarrow.compute as pc
 
 from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.arrow_json import strings
-from whatif.readers.base import TraceReader, normalize_queue
+from whatif.readers.base import TraceReader, normalize_queue, not_utf8
 from whatif.trace import Trace
 from whatif.workload import Workload
 
@@ -107,7 +107,7 @@ def _read_rows(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
                 submits.append(submit)
                 sizes.append(triple)
         except UnicodeDecodeError as error:
-            raise TraceFormatError(f"{path}: not UTF-8 text ({error.reason})") from None
+            raise not_utf8(path, error.reason) from None
     if not names:
         raise TraceFormatError(f"{path}: no SWIM job lines")
     return (
