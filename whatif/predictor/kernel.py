@@ -98,7 +98,8 @@ end event). Other tasks end at ``start + latency + duration``; a failing attempt
 (noise) ends at ``start + latency + frac * duration`` and the task is re-queued.
 A job ends when its last stage completes; its AM container is released then.
 On Hadoop 2/3 the MapReduce AM ramps reduces down (`_preempt_reduces`) when a job's maps
-cannot run; Hadoop 1's JobTracker never kills or holds back reduces for maps.
+cannot run; on Hadoop 1's slot pools the JobTracker never kills or holds back reduces for
+maps (on one pool of memory the rule stays, or waiting reduces could hold it forever).
 
 Preemption, Hadoop 3 (at update() times, multiples of the update interval, the first
 one after any event or timer; only while max(memory, vcores) utilization > threshold;
@@ -2343,9 +2344,12 @@ def _preempt_reduces(W):
 
     Only blocked jobs (`_red_blocked`) can act; they are visited in the order they joined
     the list of jobs with waiting reduces, as a scan of that whole list would. Hadoop 1
-    has no such AM: its JobTracker never kills or holds back reduces for maps."""
+    has no such AM: on its slot pools, where maps and reduces never take each other's
+    room, its JobTracker never kills or holds back reduces for maps. (Hadoop 1 on one
+    pool of memory, which no Hadoop 1 cluster is, keeps the rule: without it reduces
+    waiting for maps could hold the whole pool forever.)"""
     js, ji, si, tsf, gi, jbuf = W[6], W[9], W[14], W[17], W[24], W[30]
-    if W[25][C_VERSION] == 1.0:
+    if W[25][C_VERSION] == 1.0 and W[25][C_SLOT] != 0.0:
         return False
     killed = False
     order = jbuf[:, 0]

@@ -545,9 +545,10 @@ class ReferenceEngine:
         A job with unassigned maps, no running map and reduces waiting for maps kills
         its newest waiting reduces until its next map fits, and withholds its reduce
         requests until every map is assigned. Returns whether anything was killed.
-        Hadoop 1 has no such AM: its JobTracker never kills or holds back reduces for maps.
+        Hadoop 1 has no such AM: on its slot pools its JobTracker never kills or holds
+        back reduces for maps (on one pool of memory the rule stays; see the kernel's).
         """
-        if self.s.hadoop_version == 1:
+        if self.s.hadoop_version == 1 and self.p.slot_mode:
             return False
         p = self.p
         killed = False

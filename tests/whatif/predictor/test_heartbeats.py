@@ -220,21 +220,43 @@ def test_skipped_heartbeats_would_assign_nothing(monkeypatch, scenario, seed):
 
 
 def test_hadoop1_never_ramps_reduces_down(engine):
-    """Two containers of memory, slowstart 0: the two reduces (priority 10) take both
-    before the maps. Hadoop 2's MapReduce AM kills a waiting reduce so a map can run;
-    Hadoop 1 has no such AM, so nothing is killed (here the job never finishes)."""
-    tasks = maps(2) + [("reduce", 10.0, 1024.0)] * 2
-    jobs = build_workload([("j", "a", 0.0, tasks)])
-    cluster = Cluster.parse("memory-mb=2048,vcores=2")
+    """One map slot, two reduce slots: a's 30 s map holds the map slot, so b (submitted
+    at 1, slowstart 0) has its map waiting and its two reduces waiting for it. The
+    MapReduce AM's ramp-down would kill b's waiting reduces (which cannot free a map
+    slot); Hadoop 1 has no such rule: nothing is killed and b ends after a's map."""
+    jobs = build_workload(
+        [
+            ("a", "a", 0.0, [("map", 30.0, 1024.0)]),
+            ("b", "a", 1.0, [("map", 10.0, 1024.0)] + [("reduce", 5.0, 1024.0)] * 2),
+        ]
+    )
+    cluster = Cluster.parse("map-slots=1,reduce-slots=2")
     for version, killed in ((2, True), (1, False)):
         settings = SchedulerSettings(
-            hadoop_version=version,
-            slowstart_completed_maps=0.0,
-            heartbeats=False,
+            hadoop_version=version, slowstart_completed_maps=0.0, heartbeats=False,
             setup_cleanup_s=0.0,
-        )
+        )  # fmt: skip
         s = predict(jobs, flat_tree(a={}), cluster, settings=settings, engine=engine)
         assert bool((s.attempts["state"] == "KILLED").any()) is killed
+        if not killed:
+            b = s.attempts[s.attempts["job_id"] == "b"].sort_values("task_id")
+            assert b["start_s"].tolist() == [30.0, 1.0, 1.0]
+            assert s.jobs.set_index("job_id")["finish_s"]["b"] >= 40.0
+
+
+def test_hadoop1_on_one_pool_of_memory_keeps_the_ramp_down(engine):
+    """Two containers of memory, slowstart 0: the reduces take both before the maps.
+    No Hadoop 1 cluster is one pool, and without the ramp-down they would hold it
+    forever, so a waiting reduce is still killed for a map and the job finishes."""
+    tasks = maps(2) + [("reduce", 10.0, 1024.0)] * 2
+    settings = SchedulerSettings(
+        hadoop_version=1, slowstart_completed_maps=0.0, heartbeats=False, setup_cleanup_s=0.0
+    )
+    s = predict(
+        build_workload([("j", "a", 0.0, tasks)]), flat_tree(a={}),
+        Cluster.parse("memory-mb=2048,vcores=2"), settings=settings, engine=engine,
+    )  # fmt: skip
+    assert (s.attempts["state"] == "KILLED").any() and s.jobs["finish_s"].notna().all()
 
 
 def test_hadoop1_preemption_checks_every_15_s_by_default():
