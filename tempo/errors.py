@@ -23,3 +23,7 @@ class RMError(TempoError):
 
 class JournalError(TempoError):
     """The iteration journal cannot be opened, is of an unknown schema, or was misused."""
+
+
+class ApplyError(TempoError):
+    """A configuration cannot be applied or a dangling apply cannot be recovered safely."""

@@ -1,7 +1,7 @@
 """`tune`: wire the control loop to a live cluster, or to the emulated RM on the bundled sample.
 
 With RM addresses, the loop observes the cluster through `tempo.rm.RMClient`, steps
-with `tempo.loop.pald_step.PALDStepper` and applies through `tempo.apply.apply_configuration`
+with `tempo.loop.pald_step.PALDStepper` and applies through `tempo.loop.apply.apply_configuration`
 (atomic write, numbered backups, reload, confirmation through the scheduler
 endpoint, restore on failure). Without, `tune` starts `tempo.rm.emulator.EmulatedRM`
 in this process, replaying the bundled contended sample (a deadline and a
@@ -29,9 +29,10 @@ import numpy as np
 
 from tempo.errors import TempoError
 from tempo.gain import MinGain
-from tempo.journal import Journal, SQLiteJournal, default_journal_path
+from tempo.journal import SQLiteJournal, default_journal_path
 from tempo.lock import TuneLock
 from tempo.loop import IterationReport, Tolerance, Tuner
+from tempo.loop.apply import ConfigurationApplier
 from tempo.loop.pald_step import PALDStepper
 from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, RMClock, TransportOptions
 from tempo.templates import QSTemplate, check_queues, load_templates
@@ -173,39 +174,6 @@ class RMObserver:
         return self.client.window(begin_s, end_s, queues=self.queues, attempts=self.attempts)
 
 
-class ConfigurationApplier:
-    """Applies through `tempo.apply.apply_configuration` (a `tempo.loop.Applier`)."""
-
-    def __init__(
-        self,
-        path: Path,
-        *,
-        reload: object,
-        confirm: object,
-        timeout_s: float,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.path, self.reload, self.confirm, self.timeout_s = path, reload, confirm, timeout_s
-        self.sleep, self.clock = sleep, clock
-
-    def apply(self, document: AllocationDocument, *, journal: Journal, iteration_id: int):
-        from tempo.apply import apply_configuration
-
-        return apply_configuration(
-            document,
-            self.path,
-            journal=journal,
-            iteration_id=iteration_id,
-            reload=self.reload,
-            confirm=self.confirm,
-            timeout_s=self.timeout_s,
-            poll_s=min(1.0, self.timeout_s / 20),
-            sleep=self.sleep,
-            clock=self.clock,
-        )
-
-
 def expert_deadlines(
     trace: Trace, config: Path, cluster: Cluster, templates: Sequence[QSTemplate], *, engine: str
 ) -> dict[str, float]:
@@ -300,7 +268,7 @@ def tune(
 
     `on_start` receives the run before the first iteration (paths, resume state);
     `callback` each iteration's report as it is made. Ctrl-C ends the run between
-    or inside iterations; the journal and `tempo.apply.recover` make either safe.
+    or inside iterations; the journal and `tempo.loop.rollback.recover` make either safe.
 
     One tuner at a time: the allocation file and the journal are locked
     (`tempo.lock.TuneLock`) for the whole run, and a second `tune` of either fails
@@ -368,7 +336,8 @@ def _run(
     on_start: Callable[[TuneRun], None] | None,
 ) -> TuneRun:
     """`tune` once its paths are resolved and locked."""
-    from tempo.apply import Reload, recover
+    from tempo.loop.reload import Reload
+    from tempo.loop.rollback import recover
 
     emulated = source is not None
     cluster = Cluster.parse(cluster_spec)

@@ -1,11 +1,62 @@
-"""Apply: what the loop asks of whatever puts a configuration in force."""
+"""Putting a new allocation file in force safely: journal, write, reload, confirm, or roll back.
+
+The same procedure applies a Capacity Scheduler ``capacity-scheduler.xml`` with
+``fmt=tempo.loop.config_format.CAPACITY`` (Hadoop 3.x's rules, confirmed by the queue
+tree's capacities and states; reloaded by ``yarn rmadmin -refreshQueues`` or the
+mutation API, `tempo.rm.sched_conf.SchedConfReload`).
+
+`apply_configuration` is the only way tempo changes a cluster's configuration:
+
+1. the candidate is validated; one with errors is never written;
+2. the intent (new and previous SHA-256, backup path) goes into the journal;
+3. `whatif.allocation.write_allocation` writes the file atomically (temporary file,
+   fsync, rename), rotating numbered backups (``FILE.1`` is the previous file) and
+   keeping the file's permissions;
+4. the RM is told to reload: a command run without a shell (by default
+   ``yarn rmadmin -refreshQueues``), or a wait for its own 10 to 15 s reload;
+5. the new settings are confirmed in force through ``/ws/v1/cluster/scheduler``
+   (`tempo.rm.confirm.scheduler_mismatches`), polling until a timeout;
+6. the journal records the completion: ``confirmed``, or, when the reload or the
+   confirmation failed, ``reverted`` after the previous file was restored (through
+   `write_allocation`, without rotating backups, so ``FILE.1`` still holds it) and
+   the RM reloaded again.
+
+A crash at any point leaves a valid file (the rename is atomic) and a dangling
+journal record; `tempo.loop.rollback.recover`, which a restarted ``tempo tune`` calls first, finishes it
+(nothing was written) or undoes it (the unconfirmed new file is replaced by the
+previous one from its backup).
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
 
+from tempo.errors import ApplyError
 from tempo.journal import Journal
+from tempo.loop.config_format import ConfigFormat, fair_format
+from tempo.loop.reload import DEFAULT_RELOAD, Reload
+from tempo.loop.rollback import restore
+from tempo.loop.verify import Confirm, confirmer, wait_for
+from tempo.rm.confirm import DEFAULT_TOLERANCE, Tolerance
 from whatif.allocation import AllocationDocument
+from whatif.errors import WhatifError
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "Applier",
+    "ApplyError",
+    "ApplyOutcome",
+    "ApplyResult",
+    "ConfigurationApplier",
+    "apply_configuration",
+]
 
 
 class ApplyResult(Protocol):
@@ -29,3 +80,179 @@ class Applier(Protocol):
     def apply(
         self, document: AllocationDocument, *, journal: Journal, iteration_id: int
     ) -> ApplyResult: ...
+
+
+@dataclass(frozen=True)
+class ApplyOutcome:
+    """What `apply_configuration` did.
+
+    ``applied``: the new file was written; ``confirmed``: the RM showed it in force;
+    ``reverted``: the previous file was restored after a failure; ``reason`` says
+    what happened in one line; ``backup_path`` is the backup of the previous file
+    (``FILE.1``) or None; ``sha256`` the hash of the candidate; ``apply_id`` the
+    journal's apply record, None when nothing was journalled (candidate refused);
+    ``write_error``: ``FILE: reason`` when the file could not be written at all (a
+    full disk, a read-only directory), which ``tempo tune`` reports with exit 2.
+    """
+
+    applied: bool
+    confirmed: bool
+    reverted: bool
+    reason: str
+    backup_path: Path | None
+    sha256: str
+    apply_id: int | None = None
+    write_error: str | None = None
+
+
+def apply_configuration(
+    document: Any,
+    path: str | Path,
+    *,
+    journal: Journal,
+    iteration_id: int,
+    reload: Reload | Any = DEFAULT_RELOAD,
+    confirm: Confirm,
+    timeout_s: float = 60.0,
+    backups: int = 5,
+    hadoop_version: int = 3,
+    tolerance: Tolerance = DEFAULT_TOLERANCE,
+    poll_s: float = 1.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    fmt: ConfigFormat | None = None,
+) -> ApplyOutcome:
+    """Write `document` to `path`, reload the RM, confirm it is in force, or restore the previous file.
+
+    `document` is the candidate allocation file (or ``capacity-scheduler.xml`` with
+    ``fmt=tempo.loop.config_format.CAPACITY``); `path` the file the RM reads, which
+    must exist and be valid (it is what a failure restores). The two-phase record
+    goes to `journal` under `iteration_id`. `reload` makes the RM re-read the file
+    (`tempo.loop.reload.Reload`, or a `tempo.rm.sched_conf.SchedConfReload`).
+    `confirm` (`tempo.loop.verify`) is polled every `poll_s` for up to `timeout_s`
+    seconds after the reload: with an `RMClient` the scheduler endpoint must match
+    the candidate within `tolerance`. `backups` numbered backups are kept
+    (``path.1`` is the file replaced); `fmt` defaults to a Fair Scheduler file of
+    `hadoop_version`.
+
+    Returns ``applied=False`` when the candidate was refused (invalid, or identical
+    to the file in force) and nothing was written or journalled. Raises `ApplyError`
+    when the file in force is missing or invalid (it could not be restored), or
+    restoring it after a failure failed (the apply stays dangling: see
+    `tempo.loop.rollback.recover`); `JournalError` when an earlier apply is still
+    dangling.
+    """
+    fmt = fair_format(hadoop_version, tolerance) if fmt is None else fmt
+    target = Path(path)
+    sha = hashlib.sha256(document.to_bytes()).hexdigest()
+    problems = fmt.errors(document)
+    if problems:
+        reason = f"candidate refused, not written: {'; '.join(problems[:5])}"
+        logger.warning("%s: %s", target, reason)
+        return ApplyOutcome(False, False, False, reason, None, sha)
+    found = _in_force(target, fmt, sha)
+    if found is None:
+        return ApplyOutcome(
+            False, False, False, "the candidate is the file already in force", None, sha
+        )
+    previous, previous_sha = found
+    check = confirmer(confirm, document, fmt)
+    backup = target.with_name(f"{target.name}.1") if backups > 0 else None
+    apply_id = journal.record_intent(
+        iteration_id,
+        path=str(target),
+        sha256=sha,
+        previous_sha256=previous_sha,
+        backup_path=None if backup is None else str(backup),
+    )
+    try:
+        fmt.write(document, target, backups)
+    except (WhatifError, OSError) as error:
+        return _not_written(error, target, sha, journal, apply_id)
+    logger.info("wrote %s (sha256 %s); reloading: %s", target, sha[:12], reload.describe())
+    failure = reload.perform(sleep=sleep)
+    if failure is None:
+        confirmed, why = wait_for(check, timeout_s, poll_s, sleep, clock)
+        if confirmed:
+            journal.complete_apply(apply_id, outcome="confirmed", detail=why)
+            logger.info("%s: new configuration confirmed in force", target)
+            return ApplyOutcome(True, True, False, f"confirmed: {why}", backup, sha, apply_id)
+        failure = why
+    restored = restore(previous, target, reload, fmt, sleep)
+    reason = f"{failure}; restored the previous file{restored}"
+    journal.complete_apply(apply_id, outcome="reverted", detail=reason)
+    logger.warning("%s: %s", target, reason)
+    return ApplyOutcome(True, False, True, reason, backup, sha, apply_id)
+
+
+def _in_force(target: Path, fmt: ConfigFormat, sha: str) -> tuple[Any, str] | None:
+    """The valid file in force (what a failure restores) and its hash; None when it is
+    already the candidate. Raises `ApplyError` when it cannot be read or is invalid."""
+    try:
+        previous_bytes = target.read_bytes()
+    except OSError as error:
+        raise ApplyError(
+            f"{target}: cannot read the allocation file in force ({error.strerror}); "
+            "tempo only replaces an existing, valid file it can restore"
+        ) from error
+    previous_sha = hashlib.sha256(previous_bytes).hexdigest()
+    if previous_sha == sha:
+        return None
+    try:
+        previous = fmt.parse(previous_bytes, str(target))
+        previous_problems = fmt.errors(previous)
+    except WhatifError as error:
+        previous_problems = [str(error)]
+    if previous_problems:
+        raise ApplyError(
+            f"{target}: the allocation file in force is not valid, so it could not be restored "
+            f"after a failure; fix it first: {'; '.join(previous_problems[:3])}"
+        )
+    return previous, previous_sha
+
+
+def _not_written(
+    error: Exception, target: Path, sha: str, journal: Journal, apply_id: int
+) -> ApplyOutcome:
+    """Close the apply of a file that could not be written (the previous one is untouched)."""
+    why = error.strerror if isinstance(error, OSError) and error.strerror else error
+    reason = f"writing {target} failed, previous file untouched: {why}"
+    journal.complete_apply(apply_id, outcome="reverted", detail=reason)
+    logger.error("%s", reason)
+    return ApplyOutcome(
+        False, False, False, reason, None, sha, apply_id, write_error=f"{target}: {why}"
+    )
+
+
+class ConfigurationApplier:
+    """Applies through `apply_configuration` (an `Applier` for the `Tuner`)."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        reload: object,
+        confirm: object,
+        timeout_s: float,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.path, self.reload, self.confirm, self.timeout_s = path, reload, confirm, timeout_s
+        self.sleep, self.clock = sleep, clock
+
+    def apply(
+        self, document: AllocationDocument, *, journal: Journal, iteration_id: int
+    ) -> ApplyOutcome:
+        """Apply `document` to the file, polling the confirmation 20 times within the timeout."""
+        return apply_configuration(
+            document,
+            self.path,
+            journal=journal,
+            iteration_id=iteration_id,
+            reload=self.reload,
+            confirm=self.confirm,
+            timeout_s=self.timeout_s,
+            poll_s=min(1.0, self.timeout_s / 20),
+            sleep=self.sleep,
+            clock=self.clock,
+        )

@@ -7,7 +7,7 @@ An RM whose Capacity Scheduler uses a mutable configuration store
 keyed by the setting after the queue path (``capacity``), and ``<global-updates>``
 entries keyed by full property name. `sched_conf_update` builds that document from
 two configurations; `SchedConfReload` sends it in place of ``yarn rmadmin
--refreshQueues``, so `tempo.apply` uses either the same way, rollback included.
+-refreshQueues``, so `tempo.loop.apply` uses either the same way, rollback included.
 
 A property the new file drops is unset, and the two sections unset differently
 (checked against Hadoop's source, ``ConfigurationUpdateAssembler`` and, before it,

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 from emulated import CLUSTER, EQUAL, INVALID, WEIGHTED, tiny_trace, write
 
-from tempo.apply import ApplyError, Reload, apply_configuration, recover
 from tempo.journal import MemoryJournal, SQLiteJournal, file_sha256
+from tempo.loop.apply import ApplyError, apply_configuration
+from tempo.loop.reload import Reload
+from tempo.loop.rollback import recover
 from tempo.rm import HTTPTransport, RMClient
 from tempo.rm.confirm import scheduler_mismatches
 from tempo.rm.emulator import EmulatedRM
@@ -264,7 +266,8 @@ def test_scheduler_mismatches_name_the_queue(emulator: EmulatedRM) -> None:
 CHILD = textwrap.dedent(
     """
     import sys
-    from tempo.apply import Reload, apply_configuration
+    from tempo.loop.apply import apply_configuration
+    from tempo.loop.reload import Reload
     from tempo.journal import SQLiteJournal, file_sha256
     from whatif.allocation import AllocationDocument
 

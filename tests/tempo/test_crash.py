@@ -2,7 +2,7 @@
 journal says which, and the next run rolls back or resumes.
 
 Each case forks a child that runs one loop iteration (a step predicted to help,
-applied through `tempo.apply.apply_configuration` with a real reload command) and
+applied through `tempo.loop.apply.apply_configuration` with a real reload command) and
 SIGKILLs itself at one point of the apply. The parent then checks the file on disk
 and the journal, and resumes as a restarted ``tempo tune`` does.
 """
@@ -16,11 +16,13 @@ from pathlib import Path
 import pytest
 from test_loop import LABEL, TEMPLATES, XML, DoublingStepper, FakeCluster
 
-import tempo.apply
+import tempo.loop.reload
 import whatif.allocation.xml_io
-from tempo.apply import Reload, apply_configuration, recover
 from tempo.journal import SQLiteJournal
 from tempo.loop import Tuner
+from tempo.loop.apply import apply_configuration
+from tempo.loop.reload import Reload
+from tempo.loop.rollback import recover
 from whatif.allocation import AllocationDocument, validate
 from whatif.atomic import stray_temporaries
 
@@ -71,7 +73,7 @@ def _arm(step: str, journal: SQLiteJournal) -> None:
     elif step == "after-rename":
         os.replace = _after(os.replace, when=lambda source, target: str(source).endswith(".tmp"))
     elif step == "after-reload":
-        tempo.apply.Reload.perform = _after(tempo.apply.Reload.perform)
+        tempo.loop.reload.Reload.perform = _after(tempo.loop.reload.Reload.perform)
     elif step == "after-confirmation":
         journal.complete_apply = _after(journal.complete_apply, before=True)
     elif step == "after-journal-completion":

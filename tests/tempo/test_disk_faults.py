@@ -18,9 +18,11 @@ import pytest
 from test_loop import TEMPLATES, XML, DoublingStepper, FakeCluster
 
 import whatif.atomic
-from tempo.apply import Reload, apply_configuration, recover
 from tempo.journal import SQLiteJournal, file_sha256
 from tempo.loop import Tuner
+from tempo.loop.apply import apply_configuration
+from tempo.loop.reload import Reload
+from tempo.loop.rollback import recover
 from whatif.allocation import AllocationDocument
 from whatif.atomic import stray_temporaries
 from whatif.errors import WhatifError

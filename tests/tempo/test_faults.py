@@ -13,9 +13,11 @@ from emulated import CLUSTER, WEIGHTED, tiny_trace, write
 from rm.faulty_rm import FaultyRM
 from test_loop import LABEL, TEMPLATES, DoublingStepper
 
-from tempo.apply import Reload, apply_configuration, recover
 from tempo.journal import SQLiteJournal, file_sha256
 from tempo.loop import Tuner
+from tempo.loop.apply import apply_configuration
+from tempo.loop.reload import Reload
+from tempo.loop.rollback import recover
 from tempo.rm import (
     HTTPTransport,
     JobHistoryClient,

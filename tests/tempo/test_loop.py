@@ -435,7 +435,7 @@ def test_a_dangling_apply_without_recover_is_an_error(allocation):
 
 def test_a_write_killed_before_confirmation_is_undone_on_restart(allocation, tmp_path):
     """After a crash between write and confirm, the restart restores the file and finishes the journal."""
-    from tempo.apply import recover
+    from tempo.loop.rollback import recover
 
     db = tmp_path / "journal.sqlite"
     with SQLiteJournal(db) as journal:
@@ -515,10 +515,12 @@ def test_a_workload_shift_in_the_emulated_rm_rolls_the_step_back(tmp_path):
     """Engineer tasks 3x longer after an accepted step: the next window rolls it back on disk."""
     from emulated import CLUSTER, WEIGHTED, write
 
-    from tempo.apply import Reload, recover
+    from tempo.loop.apply import ConfigurationApplier
+    from tempo.loop.reload import Reload
+    from tempo.loop.rollback import recover
     from tempo.rm.emulator import EmulatedRM
     from tempo.rm.workload_shift import WorkloadShift
-    from tempo.tune import ConfigurationApplier, PausedClock
+    from tempo.tune import PausedClock
 
     config = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
     clock = PausedClock()

@@ -127,7 +127,7 @@ class FakeCapacityRM:
 
 
 class Refresh:
-    """A `tempo.apply` reload that calls the fake RM's refresh (``yarn rmadmin -refreshQueues``)."""
+    """A `tempo.loop.apply` reload that calls the fake RM's refresh (``yarn rmadmin -refreshQueues``)."""
 
     def __init__(self, rm: FakeCapacityRM) -> None:
         self.rm = rm

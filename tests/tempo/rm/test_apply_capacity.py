@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from fake_capacity_rm import FakeCapacityRM, Refresh
 
-from tempo.apply import apply_configuration, recover
-from tempo.config_format import CAPACITY
 from tempo.journal import MemoryJournal, file_sha256
+from tempo.loop.apply import apply_configuration
+from tempo.loop.config_format import CAPACITY
+from tempo.loop.rollback import recover
 from tempo.rm import HTTPTransport, RMClient
 from tempo.rm.confirm_capacity import capacity_mismatches
 from tempo.rm.sched_conf import SchedConfReload, sched_conf_update

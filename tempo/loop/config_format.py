@@ -1,8 +1,8 @@
-"""The two kinds of scheduler configuration tempo applies, as `tempo.apply` needs them.
+"""The two kinds of scheduler configuration tempo applies, as `tempo.loop.apply` needs them.
 
-`tempo.apply.apply_configuration` and `recover` are one procedure (validate, journal,
-atomic write with backups, reload, confirm through REST, roll back) for either
-file: a Fair Scheduler allocation file (`fair_format`) or a Capacity Scheduler
+`tempo.loop.apply.apply_configuration` and `tempo.loop.rollback.recover` are one
+procedure (validate, journal, atomic write with backups, reload, confirm through
+REST, roll back) for either file: a Fair Scheduler allocation file (`fair_format`) or a Capacity Scheduler
 ``capacity-scheduler.xml`` (`CAPACITY`). A `ConfigFormat` names what differs:
 how the bytes parse, what Hadoop would refuse, how the file is written, and how
 the RM's queue tree confirms it.
@@ -26,7 +26,7 @@ Check = Callable[[], tuple[bool, str]]
 
 @dataclass(frozen=True)
 class ConfigFormat:
-    """What `tempo.apply` does differently per scheduler (see the module)."""
+    """What `tempo.loop.apply` does differently per scheduler (see the module)."""
 
     name: str
     parse: Callable[[bytes, str], Any]
