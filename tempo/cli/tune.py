@@ -20,9 +20,10 @@ from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.errors import TempoError
 from tempo.gain import MinGain
 from tempo.loop import IterationReport, Tolerance
+from tempo.loop.report import TuneRun
+from tempo.loop.settings import TuneSettings
+from tempo.loop.wiring import tune as run_tune
 from tempo.templates import parse_duration
-from tempo.tune import TuneRun, TuneSettings
-from tempo.tune import tune as run_tune
 from whatif.allocation import format_setting_value
 
 _DECISIONS = {

@@ -1,4 +1,4 @@
-"""Observe: the jobs that finished in a window, and the QS the templates name on them.
+"""Observe: the jobs that finished in a window (`RMObserver`), and the QS the templates name on them.
 
 Observed QS are measured like the What-if Model measures a prediction (first
 submission to last finish), so observed and predicted QS compare.
@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tempo.templates import QSTemplate, constraints, objectives, qs_vector
 from whatif.cluster import Cluster
 from whatif.metrics import Metric, Window, evaluate, full_path
 from whatif.trace import Trace
+
+if TYPE_CHECKING:
+    from tempo.rm import RMClient
 
 #: A QS vector: ``"queue:metric label"`` to value (lower is better; NaN: nothing measured).
 QS = Mapping[str, float]
@@ -65,3 +68,14 @@ def observed_qs(
         unfinished="warn",
     )
     return dict(zip(labels, map(float, qs_vector(table, entries)), strict=True))
+
+
+class RMObserver:
+    """An `RMClient` window of the templates' queues (tasks without attempts unless needed)."""
+
+    def __init__(self, client: RMClient, *, queues: Sequence[str], attempts: bool) -> None:
+        self.client, self.queues, self.attempts = client, list(queues), attempts
+
+    def window(self, begin_s: float, end_s: float) -> Trace:
+        """The window's jobs of the templates' queues (`Observer.window`)."""
+        return self.client.window(begin_s, end_s, queues=self.queues, attempts=self.attempts)

@@ -1,9 +1,11 @@
-"""Report: what one iteration saw and decided, and how a step's changes read."""
+"""Report: what one iteration (and a whole `tempo tune` run) saw and decided, and how a
+step's changes read."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tempo.loop.observe import QS
 from whatif.allocation import SettingDiff
@@ -51,3 +53,25 @@ def changes(diff: Sequence[SettingDiff], shown: int = 8) -> str:
     listed = "; ".join(describe_change(d) for d in diff[:shown])
     more = f"; and {len(diff) - shown} more" if len(diff) > shown else ""
     return f"{len(diff)} setting(s): {listed}{more}"
+
+
+@dataclass(frozen=True, eq=False)
+class TuneRun:
+    """What a `tune` run did: where, from what state, and every iteration's report."""
+
+    config_path: Path
+    journal_path: Path
+    emulated: bool
+    resumed: str
+    reports: tuple[IterationReport, ...] = field(default=())
+    interrupted: bool = False
+
+    @property
+    def rm_error(self) -> str | None:
+        """Why the cluster could not be read in the last iteration, if that stopped it."""
+        return self.reports[-1].rm_error if self.reports else None
+
+    @property
+    def write_error(self) -> str | None:
+        """``FILE: reason`` when the last iteration could not write the allocation file."""
+        return self.reports[-1].write_error if self.reports else None

@@ -16,6 +16,8 @@ from test_loop import LABEL, TEMPLATES, DoublingStepper
 from tempo.journal import SQLiteJournal, file_sha256
 from tempo.loop import Tuner
 from tempo.loop.apply import apply_configuration
+from tempo.loop.demo import PausedClock
+from tempo.loop.observe import RMObserver
 from tempo.loop.reload import Reload
 from tempo.loop.rollback import recover
 from tempo.rm import (
@@ -27,7 +29,6 @@ from tempo.rm import (
     TransportOptions,
 )
 from tempo.rm.emulator import EmulatedRM
-from tempo.tune import PausedClock, RMObserver
 from whatif.allocation import AllocationDocument, validate
 
 #: Two rounds, no real backoff, 0.2 s timeouts: a fault costs well under a second.

@@ -15,13 +15,14 @@ import pytest
 from click.testing import CliRunner
 
 from tempo.cli import cli
-from tempo.lock import LockedError, TuneLock, lock_path, process_start_ticks
-from tempo.tune import TuneSettings, tune
+from tempo.loop.lock import LockedError, TuneLock, lock_path, process_start_ticks
+from tempo.loop.settings import TuneSettings
+from tempo.loop.wiring import tune
 
 HOST = socket.gethostname()
 HOLD = (
     "import sys\n"
-    "from tempo.lock import TuneLock\n"
+    "from tempo.loop.lock import TuneLock\n"
     "locks = [TuneLock(p).acquire() for p in sys.argv[1:]]\n"
     "print('held', flush=True)\n"
     "sys.stdin.read()\n"
@@ -71,7 +72,7 @@ def test_a_lock_left_by_a_killed_tuner_is_stale_and_taken_over(tmp_path, holder,
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     assert lock_path(target).exists()
-    with caplog.at_level(logging.WARNING, logger="tempo.lock"), TuneLock(target) as lock:
+    with caplog.at_level(logging.WARNING, logger="tempo.loop.lock"), TuneLock(target) as lock:
         assert lock.held
     assert f"stale lock of pid {process.pid}" in caplog.text
     assert not lock_path(target).exists()
@@ -94,7 +95,7 @@ def test_a_dead_pid_on_this_host_is_stale(tmp_path, caplog):
     gone.wait()
     target = tmp_path / "f.xml"
     _write_holder(target, pid=gone.pid)
-    with caplog.at_level(logging.WARNING, logger="tempo.lock"), TuneLock(target):
+    with caplog.at_level(logging.WARNING, logger="tempo.loop.lock"), TuneLock(target):
         pass
     assert f"stale lock of pid {gone.pid}" in caplog.text
 
@@ -106,7 +107,7 @@ def test_a_pid_reused_by_another_program_is_stale(tmp_path, caplog):
     if ticks is None:
         pytest.skip("no /proc start times here")
     _write_holder(target, pid=os.getppid(), start_ticks=ticks + 1)
-    with caplog.at_level(logging.WARNING, logger="tempo.lock"), TuneLock(target):
+    with caplog.at_level(logging.WARNING, logger="tempo.loop.lock"), TuneLock(target):
         pass
     assert "stale lock" in caplog.text
 
@@ -171,10 +172,10 @@ def test_the_cli_says_who_holds_the_lock(tmp_path, holder):
 
 def test_a_dry_run_locks_only_its_journal(tmp_path, holder, monkeypatch):
     """A dry run never writes the allocation file, so a tuner holding it does not stop it."""
-    import tempo.tune
+    import tempo.loop.wiring
 
-    quick = tempo.tune.TransportOptions(connect_timeout_s=0.2, read_timeout_s=0.2)
-    monkeypatch.setattr(tempo.tune, "TransportOptions", lambda **_: _one_try(quick))
+    quick = tempo.loop.wiring.TransportOptions(connect_timeout_s=0.2, read_timeout_s=0.2)
+    monkeypatch.setattr(tempo.loop.wiring, "TransportOptions", lambda **_: _one_try(quick))
     settings = _live(tmp_path, dry_run=True)
     holder(settings.config_path)
     run = tune(settings)

@@ -516,11 +516,11 @@ def test_a_workload_shift_in_the_emulated_rm_rolls_the_step_back(tmp_path):
     from emulated import CLUSTER, WEIGHTED, write
 
     from tempo.loop.apply import ConfigurationApplier
+    from tempo.loop.demo import PausedClock
     from tempo.loop.reload import Reload
     from tempo.loop.rollback import recover
     from tempo.rm.emulator import EmulatedRM
     from tempo.rm.workload_shift import WorkloadShift
-    from tempo.tune import PausedClock
 
     config = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
     clock = PausedClock()

@@ -1,4 +1,4 @@
-"""`tempo.tune` wiring: deadlines added to observed windows, the paused clock, settings checks."""
+"""`tempo.loop` wiring: deadlines added to observed windows, the paused clock, settings checks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import pandas as pd
 import pytest
 
 from tempo.errors import TempoError
-from tempo.tune import DeadlineObserver, PausedClock, TuneSettings, tune
+from tempo.loop.deadlines import DeadlineObserver
+from tempo.loop.demo import PausedClock
+from tempo.loop.settings import TuneSettings
+from tempo.loop.wiring import tune
 from whatif import Trace, Workload
 
 
@@ -85,7 +88,7 @@ def test_a_live_cluster_needs_its_file_templates_cluster_and_history_server(sett
 
 def test_a_deadlines_file_maps_job_names_to_seconds(tmp_path):
     """`read_deadlines` reads name,deadline_s rows, skipping blank lines."""
-    from tempo.tune import read_deadlines
+    from tempo.loop.deadlines import read_deadlines
 
     path = tmp_path / "deadlines.csv"
     path.write_text("name,deadline_s\nnightly-etl,3600\n\nhourly, 600.5\n")
@@ -102,7 +105,7 @@ def test_a_deadlines_file_maps_job_names_to_seconds(tmp_path):
 )
 def test_a_bad_deadlines_file_names_the_line(tmp_path, text, where):
     """A malformed deadlines file is refused with the file, the line and what was expected."""
-    from tempo.tune import read_deadlines
+    from tempo.loop.deadlines import read_deadlines
 
     path = tmp_path / "deadlines.csv"
     path.write_text(text)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from tempo.cli import cli
 from tempo.cli.progress import ProgressBar, progress_bar
 from tempo.loop import IterationReport
-from tempo.tune import TuneRun
+from tempo.loop.report import TuneRun
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

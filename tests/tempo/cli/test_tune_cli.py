@@ -13,7 +13,8 @@ from tempo.cli import cli
 from tempo.gain import MinGain
 from tempo.journal import SQLiteJournal
 from tempo.loop import IterationReport, Tuner
-from tempo.tune import REPO, TuneRun
+from tempo.loop.demo import REPO
+from tempo.loop.report import TuneRun
 from whatif.allocation import SettingDiff
 
 XML = b"""<?xml version="1.0"?>
@@ -271,12 +272,12 @@ def test_an_unreachable_rm_exits_3_saying_what_to_check(tmp_path, monkeypatch):
     import socket
     from dataclasses import replace
 
-    import tempo.tune
+    import tempo.loop.wiring
     from tempo.rm import RetryPolicy
 
-    options = tempo.tune.TransportOptions
+    options = tempo.loop.wiring.TransportOptions
     monkeypatch.setattr(
-        tempo.tune,
+        tempo.loop.wiring,
         "TransportOptions",
         lambda **kw: replace(options(**kw), retry=RetryPolicy(max_attempts=1)),
     )
@@ -376,15 +377,15 @@ def test_site_knobs_reach_the_predictions(captured, tmp_path):
 
 
 def test_tune_gives_the_site_knobs_to_its_stepper_and_emulator():
-    """`tempo.tune._scheduler`: the site's knobs, preemption overridden only when set."""
+    """`tempo.loop.settings.scheduler_settings`: the site's knobs, preemption overridden only when set."""
     import dataclasses
 
-    from tempo.tune import TuneSettings, _scheduler
+    from tempo.loop.settings import TuneSettings, scheduler_settings
     from whatif.predictor import SchedulerSettings
 
     site = SchedulerSettings(preemption=True, utilization_threshold=0.6)
-    assert _scheduler(TuneSettings(scheduler=site), emulated=False) == site
-    off = _scheduler(TuneSettings(scheduler=site, preemption=False), emulated=False)
+    assert scheduler_settings(TuneSettings(scheduler=site), emulated=False) == site
+    off = scheduler_settings(TuneSettings(scheduler=site, preemption=False), emulated=False)
     assert off == dataclasses.replace(site, preemption=False)
-    assert _scheduler(TuneSettings(), emulated=True).preemption is True
-    assert _scheduler(TuneSettings(), emulated=False).preemption is False
+    assert scheduler_settings(TuneSettings(), emulated=True).preemption is True
+    assert scheduler_settings(TuneSettings(), emulated=False).preemption is False

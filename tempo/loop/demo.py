@@ -1,0 +1,134 @@
+"""The demo: `tempo tune` without ``--rm`` tunes the emulated RM on the bundled sample.
+
+`connect_demo` starts `tempo.rm.emulator.EmulatedRM` in this process, replaying the
+bundled contended sample (a deadline and a best-effort tenant on 40 containers)
+under a COPY of its expert configuration (the shipped file is never touched): the
+quickest way to see the loop work. The emulated cluster's "real" schedule is the
+predictor's with task failures, stragglers and jitter (`DEMO_NOISE`) on another
+seed than the tuner's, so the loop meets prediction error as it would on a real
+cluster. Its clock is paused while tempo computes (`PausedClock`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Sequence
+from contextlib import ExitStack
+from pathlib import Path
+
+from tempo.errors import TempoError
+from tempo.loop.deadlines import expert_deadlines
+from tempo.loop.reload import Reload
+from tempo.loop.settings import Connection, Paths, TuneSettings
+from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, TransportOptions
+from tempo.templates import QSTemplate
+from whatif.cluster import Cluster
+from whatif.predictor import TYPICAL_NOISE, SchedulerSettings
+from whatif.readers import read_trace
+
+#: The repository root, where the bundled sample data lives (an editable install).
+REPO = Path(__file__).resolve().parents[2]
+
+#: The sample `tune` runs on without ``--rm``: contended, with an expert file that
+#: over-provisions the deadline tenant (benchmarks/scenarios.py, ``slo-yarn``).
+DEMO_TRACE = REPO / "traces" / "contended"
+DEMO_CONFIG = REPO / "configs" / "contended-expert.xml"
+DEMO_TEMPLATES = REPO / "templates" / "contended"
+DEMO_CLUSTER = "nodes=5,memory-mb=8192,vcores=8"
+#: What makes the emulated cluster's runs differ from predictions.
+DEMO_NOISE = TYPICAL_NOISE
+
+
+class PausedClock:
+    """A wall clock that moves only when slept on: the emulated cluster stands still while tempo computes.
+
+    Given to `EmulatedRM` as its clock and to the loop as its sleep, it makes each
+    iteration observe exactly the next window, however long the What-if Model takes.
+    """
+
+    def __init__(self) -> None:
+        self.now_s = 0.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+    def sleep(self, seconds: float) -> None:
+        self.now_s += max(0.0, float(seconds))
+
+
+def demo_paths(settings: TuneSettings) -> Paths:
+    """The demo's files: a copy of the sample configuration in a work directory (kept
+    across runs, so a second run resumes), the sample's templates and cluster."""
+    work = Path(settings.work_dir or tempfile.mkdtemp(prefix="tempo-tune-"))
+    work.mkdir(parents=True, exist_ok=True)
+    source = Path(settings.config_path or DEMO_CONFIG)
+    config = work / "fair-scheduler.xml"
+    if not config.exists():
+        shutil.copyfile(source, config)
+    templates = Path(settings.templates_path or DEMO_TEMPLATES)
+    for needed in (DEMO_TRACE, source, templates):
+        if not needed.exists():
+            raise TempoError(
+                f"{needed}: the bundled sample is missing (tempo tune without --rm needs the "
+                "repository checkout: pip install -e .)"
+            )
+    return Paths(
+        config=config,
+        source=source,
+        templates=templates,
+        space=settings.space_path,
+        cluster=settings.cluster or DEMO_CLUSTER,
+        journal=Path(settings.journal_path or work / "tempo-journal.sqlite"),
+    )
+
+
+def connect_demo(
+    settings: TuneSettings,
+    paths: Paths,
+    cluster: Cluster,
+    templates: Sequence[QSTemplate],
+    scheduler: SchedulerSettings,
+    stack: ExitStack,
+) -> Connection:
+    """Start the emulated RM on a copy of the sample (stopped when `stack` closes)."""
+    from tempo.rm.emulator import EmulatedRM
+
+    trace = read_trace(DEMO_TRACE)
+    deadlines = expert_deadlines(trace, paths.source, cluster, templates, engine=settings.engine)
+    paused = PausedClock()
+    rm = EmulatedRM(
+        trace,
+        paths.config,
+        cluster,
+        speed=settings.speed,
+        settings=scheduler,
+        engine=settings.engine,
+        clock=paused,
+        noise=DEMO_NOISE,
+        seed=settings.seed + 1,
+    )
+    url = rm.start()
+    stack.callback(rm.stop)
+    options = TransportOptions()
+    client = RMClient(
+        HTTPTransport([url], options), history=JobHistoryClient(HTTPTransport(url, options))
+    )
+    stack.callback(client.transport.close)
+
+    def warm_up() -> None:  # let the replay run one window before the first observation
+        paused.sleep(max(0.0, rm.start_s + settings.window_s - rm.trace_time_s()) / settings.speed)
+
+    return Connection(
+        client=client,
+        # The RM polls its file every 10 trace seconds and waits 5 more for quiet.
+        reload=Reload.wait(20.0 / settings.speed),
+        clock=rm.now_s,
+        wait=paused.sleep,
+        sleep=paused.sleep,
+        monotonic=paused,
+        speed=settings.speed,
+        confirm_timeout_s=60.0 / settings.speed,
+        deadlines=deadlines,
+        warm_up=warm_up,
+    )

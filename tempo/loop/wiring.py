@@ -1,0 +1,214 @@
+"""Wiring: build a `Tuner` from `TuneSettings` for a live RM or the emulated demo, and run it.
+
+With RM addresses, the tuner observes the cluster through `tempo.rm.RMClient`
+(windows on the RM's clock, `tempo.rm.RMClock`), steps with
+`tempo.loop.pald_step.PALDStepper` and applies through
+`tempo.loop.apply.apply_configuration` (atomic write, numbered backups, reload,
+confirmation through the scheduler endpoint, restore on failure). Without, it runs
+against the emulated RM on the bundled sample (`tempo.loop.demo`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import time
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+
+from tempo.errors import TempoError
+from tempo.journal import SQLiteJournal, default_journal_path
+from tempo.loop.apply import ConfigurationApplier
+from tempo.loop.deadlines import DeadlineObserver, read_deadlines
+from tempo.loop.demo import connect_demo, demo_paths
+from tempo.loop.lock import TuneLock
+from tempo.loop.observe import Observer, RMObserver
+from tempo.loop.pald_step import PALDStepper
+from tempo.loop.reload import Reload
+from tempo.loop.report import IterationReport, TuneRun
+from tempo.loop.rollback import recover
+from tempo.loop.settings import Connection, Paths, TuneSettings, scheduler_settings
+from tempo.loop.tuner import Tuner
+from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, RMClock, TransportOptions
+from tempo.templates import QSTemplate, check_queues, load_templates
+from whatif.allocation import AllocationDocument
+from whatif.cluster import Cluster
+
+logger = logging.getLogger(__name__)
+
+
+def tune(
+    settings: TuneSettings,
+    *,
+    callback: Callable[[IterationReport], None] | None = None,
+    on_start: Callable[[TuneRun], None] | None = None,
+) -> TuneRun:
+    """Run the tuning loop as `settings` say; see the module docstring.
+
+    `on_start` receives the run before the first iteration (paths, resume state);
+    `callback` each iteration's report as it is made. Ctrl-C ends the run between
+    or inside iterations; the journal and `tempo.loop.rollback.recover` make either safe.
+
+    One tuner at a time: the allocation file and the journal are locked
+    (`tempo.loop.lock.TuneLock`) for the whole run, and a second `tune` of either fails
+    with `tempo.loop.lock.LockedError` naming the holder (a dry run locks only its journal).
+    """
+    paths = live_paths(settings) if settings.rm_urls else demo_paths(settings)
+    with ExitStack() as stack:
+        for guarded in (paths.journal,) if settings.dry_run else (paths.config, paths.journal):
+            stack.enter_context(TuneLock(guarded))
+        tuner, connection = build(settings, paths, stack)
+        return _drive(tuner, connection, settings, paths, callback, on_start)
+
+
+def live_paths(settings: TuneSettings) -> Paths:
+    """The files of a live run; the options ``--rm`` requires are checked here."""
+    if settings.config_path is None or settings.templates_path is None or not settings.cluster:
+        raise TempoError(
+            "with --rm, --config (the allocation file the RM reads), --templates and "
+            "--cluster are required"
+        )
+    if settings.history_url is None:
+        raise TempoError("with --rm, --history-server (the JobHistory Server URL) is required")
+    return Paths(
+        config=Path(settings.config_path),
+        source=None,
+        templates=Path(settings.templates_path),
+        space=settings.space_path,
+        cluster=settings.cluster,
+        journal=Path(settings.journal_path or default_journal_path()),
+    )
+
+
+def connect_live(settings: TuneSettings, stack: ExitStack) -> Connection:
+    """A client of the live RM and JobHistory Server, keeping time by the RM's clock."""
+    options = TransportOptions(ca_bundle=settings.ca_bundle, kerberos=settings.kerberos)
+    client = RMClient(
+        HTTPTransport(list(settings.rm_urls), options),
+        history=JobHistoryClient(HTTPTransport(settings.history_url, options)),
+    )
+    stack.callback(client.transport.close)
+    rm_clock = RMClock(client.transport)  # windows and waits in the RM's time, not this machine's
+    reload = (
+        Reload.run(settings.reload_command)
+        if settings.reload_command
+        else Reload.wait(settings.reload_wait_s)
+    )
+    return Connection(
+        client=client,
+        reload=reload,
+        clock=rm_clock,
+        wait=rm_clock.sleep,
+        sleep=time.sleep,
+        monotonic=time.monotonic,
+        speed=1.0,
+        confirm_timeout_s=settings.confirm_timeout_s,
+    )
+
+
+def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner, Connection]:
+    """The `Tuner` `settings` describe and its connection; `stack` closes what they open."""
+    emulated = paths.source is not None
+    cluster = Cluster.parse(paths.cluster)
+    scheduler = scheduler_settings(settings, emulated)
+    templates = load_templates(paths.templates)
+    document = AllocationDocument.from_file(paths.config)
+    check_queues(templates, [q.name for q in document.effective().queues()])
+    if emulated:
+        connection = connect_demo(settings, paths, cluster, templates, scheduler, stack)
+    else:
+        connection = connect_live(settings, stack)
+    stepper = PALDStepper(
+        templates,
+        cluster,
+        space_path=paths.space,
+        radius=settings.radius,
+        replicates=settings.replicates,
+        settings=scheduler,
+        engine=settings.engine,
+        seed=settings.seed,
+    )
+    applier = ConfigurationApplier(
+        paths.config,
+        reload=connection.reload,
+        confirm=connection.client,
+        timeout_s=connection.confirm_timeout_s,
+        sleep=connection.sleep,
+        clock=connection.monotonic,
+    )
+    journal = SQLiteJournal(paths.journal)
+    stack.callback(journal.close)
+    tuner = Tuner(
+        observer=_observer(settings, connection, templates),
+        stepper=stepper,
+        applier=applier,
+        journal=journal,
+        templates=templates,
+        allocation_path=paths.config,
+        cluster=cluster,
+        window_s=settings.window_s,
+        predictor=stepper,
+        tolerance=settings.tolerance,
+        min_improvement=settings.min_improvement,
+        min_gain=settings.min_gain,
+        dry_run=settings.dry_run,
+        recover=functools.partial(recover, reload=connection.reload, sleep=connection.sleep),
+        clock=connection.clock,
+    )
+    return tuner, connection
+
+
+def _observer(
+    settings: TuneSettings, connection: Connection, templates: Sequence[QSTemplate]
+) -> Observer:
+    """The templates' queues of each window, with the known deadlines added."""
+    observer: Observer = RMObserver(
+        connection.client,
+        queues=[t.queue for t in templates],
+        attempts=_needs_attempts(templates),
+    )
+    deadlines = dict(connection.deadlines)
+    if settings.deadlines_path is not None:
+        deadlines = {**deadlines, **read_deadlines(settings.deadlines_path)}
+    return DeadlineObserver(observer, deadlines) if deadlines else observer
+
+
+def _needs_attempts(templates: Sequence[QSTemplate]) -> bool:
+    return any(m.name in ("QS_WASTE", "QS_UTIL_NOPREEMPT") for t in templates for m in t.metrics)
+
+
+def _drive(
+    tuner: Tuner,
+    connection: Connection,
+    settings: TuneSettings,
+    paths: Paths,
+    callback: Callable[[IterationReport], None] | None,
+    on_start: Callable[[TuneRun], None] | None,
+) -> TuneRun:
+    """Resume, then run the tuner; the run's reports, also when Ctrl-C ended it."""
+    reports: list[IterationReport] = []
+    interrupted = False
+    run = TuneRun(paths.config, paths.journal, paths.source is not None, tuner.resume())
+    if on_start is not None:
+        on_start(run)
+    connection.warm_up()
+
+    def collect(report: IterationReport) -> None:
+        reports.append(report)
+        if callback is not None:
+            callback(report)
+
+    try:
+        tuner.run(
+            max_iterations=settings.max_iterations,
+            interval_s=settings.interval_s,
+            speed=connection.speed,
+            sleep=connection.wait,
+            callback=collect,
+        )
+    except KeyboardInterrupt:
+        interrupted = True
+        logger.warning("interrupted: the journal says what is in force (tempo history)")
+    return dataclasses.replace(run, reports=tuple(reports), interrupted=interrupted)
