@@ -1,17 +1,24 @@
 """The live loop of `tempo tune`: observe a window, propose a step, apply it, verify it,
 decide, roll back; one module for each, and the `Tuner` that runs them.
 
-=================  =========================================================
-``observe``        `Observer`, `observed_qs`: what ran in a window, as QS
-``propose``        `Stepper`, `Predictor`, `Step`: what the optimizer offers
-``pald_step``      `PALDStepper`: one PALD step inside the risk radius
-``decide``         `Tolerance`, `regressions`, `load_adjusted`, `judge`
-``apply``          `Applier`: putting a configuration in force
-``rollback``       restoring the configuration a regressed step replaced
-``resume``         what the journal says after a restart
-``report``         `IterationReport`
-``tuner``          `Tuner`: state plus `step()` (one iteration) and `run()`
-=================  =========================================================
+====================  ======================================================
+``observe``           `Observer`, `observed_qs`, `RMObserver`: a window as QS
+``deadlines``         `DeadlineObserver`: the deadlines the RM does not know
+``propose``           `Stepper`, `Predictor`, `Step`: what the optimizer offers
+``pald_step``         `PALDStepper`: one PALD step inside the risk radius
+``decide``            `Tolerance`, `regressions`, `load_adjusted`, `judge`
+``apply``             `apply_configuration`, `ConfigurationApplier`
+``reload``            `Reload`: how the RM re-reads the file
+``verify``            polling the RM until the new settings show in force
+``rollback``          `restore`, `recover`, the file a regressed step replaced
+``config_format``     what differs between Fair and Capacity Scheduler files
+``resume``            what the journal says after a restart
+``report``            `IterationReport`, `TuneRun`
+``tuner``             `Tuner`: state plus `step()` (one iteration) and `run()`
+``settings``          `TuneSettings` (the options of ``tempo tune``)
+``wiring``, ``demo``  `tune`: a `Tuner` for a live RM or the emulated demo
+``lock``              `TuneLock`: one tuner per file and journal
+====================  ======================================================
 
 The journal the loop records to is `tempo.journal`, beside this package (like
 optuna's storages beside its study): ``tempo history`` and the benchmarks read it
