@@ -49,7 +49,9 @@ otherwise it is parked while it has room. Before the first allocation at a time 
 node without a heartbeat scheduled whose grid has ``t`` heartbeats at ``t`` under the
 same conditions (the events at ``t`` come before the heartbeats' assignments). This
 gives exactly the schedule of every node heartbeating on its whole grid (a test compares
-them). The MapReduce AM's reduce ramp-down runs once per iteration then, and what it frees
+them), except in a run that livelocks: there each simulated heartbeat is an event and
+a preemption check follows it, so the livelock search, which counts checks, stops the
+run at another time. The MapReduce AM's reduce ramp-down runs once per iteration then, and what it frees
 is assigned at the next heartbeats. Without heartbeats (no nodes, or switched off),
 step 4 allocates on the whole cluster at every event time.
 

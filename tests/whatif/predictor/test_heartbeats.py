@@ -206,7 +206,10 @@ def _every_heartbeat(monkeypatch):
 @given(scenarios(), st.integers(0, 3))
 def test_skipped_heartbeats_would_assign_nothing(monkeypatch, scenario, seed):
     """Skipping the heartbeats of nodes that can assign nothing (the engines' speed-up)
-    gives exactly the schedule of simulating every heartbeat of every node."""
+    gives exactly the schedule of simulating every heartbeat of every node. Runs that
+    livelock (preemption cycling, jobs never finishing) are left out: every heartbeat
+    is an event, after which preemption is checked, and the livelock search counts
+    checks, so it ends those runs at another time."""
     workload, allocation, cluster, sched, noise = scenario
     if not len(node_layout(cluster, sched).capacity):
         return
@@ -215,6 +218,8 @@ def test_skipped_heartbeats_would_assign_nothing(monkeypatch, scenario, seed):
     with monkeypatch.context() as m:
         _every_heartbeat(m)
         every = predict(workload, allocation, cluster, **args)
+    if skipping.jobs["finish_s"].isna().any() or every.jobs["finish_s"].isna().any():
+        return
     pd.testing.assert_frame_equal(skipping.attempts, every.attempts)
     pd.testing.assert_frame_equal(skipping.jobs, every.jobs)
 
