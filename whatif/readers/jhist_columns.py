@@ -495,7 +495,7 @@ def _tasks(reader: JhistReader, ev: _Rows, jobs: dict) -> tuple[pd.DataFrame, pd
         successful,
         n_tasks,
     )
-    chosen = np.where(chosen >= 0, order[np.maximum(chosen, 0)], -1)
+    chosen = _at(order, chosen, -1)  # (no attempt at all: order is empty)
     use = (chosen >= 0) & ~np.isnan(_at(a_finish, chosen, np.nan))
     pick = np.where(use, chosen, -1)
     start = np.where(use, _at(a_start, pick, np.nan), t_start)

@@ -290,3 +290,11 @@ def test_bad_input_still_names_the_line(tmp_path):
     path.write_text("".join(lines))
     with pytest.raises(TraceFormatError, match=where + r"\d+: invalid JSON"):
         read_trace(path, format="jhist")
+
+
+def test_tasks_without_attempt_events_agree(tmp_path):
+    """Task events but no attempt events (a cut history): the tasks' own times, as precisely."""
+    path = tmp_path / "j.jhist"
+    lines = NEW.read_text().splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if not line.startswith('{"type":"MAP_ATTEMPT')))
+    _same(path)
