@@ -6,7 +6,9 @@ A cluster is given on the command line as a SPEC string of comma-separated
 - ``memory-mb=819200,vcores=800``: one pool of resources (``memory-gb`` also works);
 - ``nodes=100,memory-mb=8192,vcores=8``: 100 identical nodes of that size;
 - ``map-slots=30,reduce-slots=10``: a Hadoop 1 (MRv1) cluster where maps and
-  reduces draw from their own pools of slots.
+  reduces draw from their own pools of slots (``nodes=15,map-slots=30,...``: on 15
+  TaskTrackers, which the predictor's heartbeats need; without ``nodes`` it assumes
+  trackers of 2 map and 2 reduce slots).
 """
 
 from __future__ import annotations
@@ -90,7 +92,8 @@ class Cluster:
     def spec(self) -> str:
         """A SPEC string that parses back to an equivalent cluster."""
         if self.slots:
-            return ",".join(f"{k}-slots={v}" for k, v in self.slots)
+            pools = ",".join(f"{k}-slots={v}" for k, v in self.slots)
+            return f"nodes={len(self.nodes)},{pools}" if self.nodes else pools
         if self.nodes and len({(n.memory_mb, n.vcores) for n in self.nodes}) == 1:
             n = self.nodes[0]
             return f"nodes={len(self.nodes)},memory-mb={n.memory_mb:g},vcores={n.vcores:g}"
@@ -134,15 +137,24 @@ class Cluster:
             for stage in ("map", "reduce")
             if f"{stage}-slots" in values
         )
-        if slots:
-            total = sum(v for _, v in slots)
-            return cls(memory_mb=memory or float(total), vcores=vcores or float(total), slots=slots)
+        count = 0
         if "nodes" in values:
             count = int(values["nodes"])
             if not 1 <= count <= MAX_NODES or count != values["nodes"]:
                 raise ClusterSpecError(
                     f"cluster spec {spec!r}: nodes expects a whole number in [1, {MAX_NODES}]"
                 )
+        if slots:
+            total = sum(v for _, v in slots)
+            # nodes= with slots: the TaskTrackers the slots are spread over
+            trackers = tuple(Node(f"node{i:05d}", memory, vcores) for i in range(count))
+            return cls(
+                memory_mb=memory or float(total),
+                vcores=vcores or float(total),
+                nodes=trackers,
+                slots=slots,
+            )
+        if count:
             nodes = tuple(Node(f"node{i:05d}", memory, vcores) for i in range(count))
             return cls(memory_mb=memory * count, vcores=vcores * count, nodes=nodes)
         if vcores == 0:

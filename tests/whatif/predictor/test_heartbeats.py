@@ -332,3 +332,15 @@ def test_recorded_setup_is_replayed_and_none_is_added_off_hadoop_1(engine):
         starts, _, job = run([("j", "a", 0.0, maps(1))], "nodes=1,memory-mb=1024,vcores=1", engine,
                              heartbeats=False, **settings)  # fmt: skip
         assert starts == [0.0] and job == [10.0]
+
+
+def test_named_trackers_carry_the_slots(engine):
+    """nodes=4,map-slots=4,reduce-slots=4: four TaskTrackers of one map and one reduce
+    slot (phases 0, 0.75, 1.5 and 2.25 of 3 s): one map each, at their first heartbeats."""
+    cluster = Cluster.parse("nodes=4,map-slots=4,reduce-slots=4")
+    assert (
+        node_layout(cluster, SchedulerSettings(hadoop_version=1)).capacity.tolist()
+        == [[1.0, 1.0]] * 4
+    )
+    starts, _, _ = run([("j", "a", 0.0, maps(4))], cluster.spec(), engine, hadoop_version=1)
+    assert starts == [0.0, 0.75, 1.5, 2.25]
