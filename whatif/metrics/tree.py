@@ -1,7 +1,7 @@
 """Queue trees from queue paths, and the expansion of records to every queue above them.
 
 Queue paths are dotted (``root.etl.daily``); a bare leaf name such as ``etl``
-means ``root.etl``, as in the Fair Scheduler (`whatif.readers.normalize_queue`). A record of queue
+means ``root.etl``, as in the Fair Scheduler (`whatif.queues.normalize_queue`). A record of queue
 ``root.a.b`` counts for ``root.a.b``, ``root.a`` and ``root``: `QueueTree.expand`
 turns per-record queue codes into (record, group) pairs so that every per-queue
 aggregate is one ``np.bincount``.
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from whatif.errors import ValidationError
-from whatif.readers.base import normalize_queue
+from whatif.queues import normalize_queue
 
 
 def full_path(queue: str) -> str:

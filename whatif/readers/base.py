@@ -33,25 +33,11 @@ from pathlib import Path
 from typing import ClassVar
 
 from whatif.errors import TraceFormatError
+from whatif.queues import normalize_queue  # noqa: F401  (re-exported: readers name queues)
 from whatif.trace import Trace
 
 #: How many bytes `sniff` sees.
 SNIFF_BYTES = 4096
-
-
-def normalize_queue(name: object) -> str:
-    """The full Fair Scheduler path of a recorded queue name.
-
-    Mirrors the Fair Scheduler's "specified" placement: an empty name or
-    ``default`` is ``root.default``, a name already under ``root`` stays as it is,
-    and any other name is put under ``root`` (``etl`` -> ``root.etl``).
-    """
-    text = "" if name is None else str(name).strip()
-    if text in ("", "default"):
-        return "root.default"
-    if text == "root" or text.startswith("root."):
-        return text
-    return f"root.{text}"
 
 
 def not_utf8(path: Path, reason: str) -> TraceFormatError:
