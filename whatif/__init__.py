@@ -12,6 +12,7 @@ from whatif.allocation import (
     ResourceLimit,
     Resources,
 )
+from whatif.allocation.fairshare import compute_shares, fair_shares
 from whatif.cluster import Cluster, Node
 from whatif.errors import (
     AllocationError,
@@ -21,7 +22,6 @@ from whatif.errors import (
     ValidationError,
     WhatifError,
 )
-from whatif.fairshare import compute_shares, fair_shares
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload

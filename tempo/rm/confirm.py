@@ -3,7 +3,7 @@
 After writing an allocation file and asking the RM to reload it, tempo reads
 ``/ws/v1/cluster/scheduler`` and compares what the RM reports with what the new
 effective allocation implies: the steady fair shares Hadoop computes from the
-weights, minimum and maximum shares (`whatif.fairshare.fair_shares` on the
+weights, minimum and maximum shares (`whatif.allocation.fairshare.fair_shares` on the
 cluster size the RM reports), the minimum and maximum resources, maxApps and the
 scheduling policy. Settings the REST API does not show (preemption timeouts and
 thresholds, ACLs, placement rules) cannot be confirmed this way.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from tempo.rm.scheduler import QueueState, SchedulerState
 from whatif.allocation import EffectiveAllocation, EffectiveQueue, Resources
-from whatif.fairshare import fair_shares
+from whatif.allocation.fairshare import fair_shares
 from whatif.predictor.pack import with_undeclared_queues
 
 #: What the RM reports as maxApps for "no limit".

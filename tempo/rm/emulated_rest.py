@@ -333,7 +333,7 @@ def scheduler(snap: Snapshot) -> dict:
     Per queue: min and max resources of the effective allocation (an unlimited max
     is reported as the cluster size, as the RM does), used, demand (used plus
     pending) and instantaneous fair resources from the simulation, steady fair
-    resources from `whatif.fairshare.fair_shares` (under a ``fair`` or ``fifo``
+    resources from `whatif.allocation.fairshare.fair_shares` (under a ``fair`` or ``fifo``
     parent only memory is shared, so their vCores are 0, as Hadoop reports them),
     maxApps (2147483647 for no limit), policy, preemptable; leaves add AM used/max resources and active and
     pending app counts.

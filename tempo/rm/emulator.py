@@ -46,9 +46,9 @@ from tempo.errors import RMError
 from tempo.rm import emulated_rest as rest
 from tempo.rm.workload_shift import WorkloadShift, apply_shifts
 from whatif.allocation import AllocationDocument, Resources, validate
+from whatif.allocation.fairshare import fair_shares
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError, WhatifError
-from whatif.fairshare import fair_shares
 from whatif.predictor import NoiseModel, SchedulerSettings, Simulation
 from whatif.trace import Trace
 from whatif.workload import Workload

@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass
 
 from whatif.allocation.effective import EffectiveQueue, Resources
+from whatif.allocation.fairshare import JAVA_INT_MAX
 from whatif.cluster import Cluster
-from whatif.fairshare import JAVA_INT_MAX
 
 #: Value types of a dimension.
 DOMAINS = ("continuous", "integer", "categorical")

@@ -20,8 +20,8 @@ from tempo.space.configuration import Configuration
 from tempo.space.dimension import Dimension
 from tempo.space.settings import SETTINGS
 from whatif.allocation.effective import EffectiveAllocation, Resources
+from whatif.allocation.fairshare import JAVA_INT_MAX
 from whatif.cluster import Cluster
-from whatif.fairshare import JAVA_INT_MAX
 
 
 def setting_writes(

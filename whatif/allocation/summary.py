@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import pandas as pd
 
 from whatif.allocation.effective import EffectiveAllocation, ResourceLimit, Resources
+from whatif.allocation.fairshare import fair_shares, pool_slot_shares
 from whatif.allocation.model import AllocationDocument
-from whatif.fairshare import fair_shares, pool_slot_shares
 
 
 def _limit(limit: ResourceLimit) -> str:

@@ -86,7 +86,7 @@ maxShare at every level; app demand is usage + pending; app min share is 0 and a
 weight 1 (or log2(1 + demand MB) with sizebasedweight).
 
 Fair shares: ComputeFairShares per dimension, top-down (`compute_shares`, a
-twin of ``whatif.fairshare.compute_shares``); apps within a leaf share its fair
+twin of ``whatif.allocation.fairshare.compute_shares``); apps within a leaf share its fair
 share with their weights (fifo: the earliest app gets all of it).
 
 Apps and stages: maxRunningApps (user, then each queue leaf to root) decides at
@@ -475,7 +475,7 @@ def _planned(ratio, w, lo, hi, n, uniform):
 
 @njit(cache=True)
 def compute_shares(weights, mins, maxs, total, active, use_active, out):
-    """Twin of ``whatif.fairshare.compute_shares`` writing into `out`.
+    """Twin of ``whatif.allocation.fairshare.compute_shares`` writing into `out`.
 
     weights, mins, maxs, out : float64 (n,); active : bool/int (n,) used when
     `use_active`; total : float64. Whole-number shares as ComputeFairShares gives.

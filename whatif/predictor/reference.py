@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from whatif.fairshare import compute_shares
+from whatif.allocation.fairshare import compute_shares
 from whatif.predictor.nodes import next_heartbeat
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings

@@ -14,8 +14,8 @@ import pytest
 
 from whatif.allocation import AllocationDocument, queue_table, validate
 from whatif.allocation.dialect import file_hadoop_version
+from whatif.allocation.fairshare import pool_slot_shares, slot_shares
 from whatif.errors import AllocationError
-from whatif.fairshare import pool_slot_shares, slot_shares
 
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
 SLS = DATA / "hadoop" / "alloc" / "sls-test-allocation.xml"
