@@ -168,7 +168,7 @@ def run_case(
 
 
 def render(cases: Sequence[Case]) -> str:
-    """The table the README shows: one row per trace, version and queue."""
+    """The table docs/predictor.md shows: one row per trace, version and queue."""
     head = (
         f"{'trace':<14} {'hadoop':>6} {'queue':<18} {'jobs':>4} {'RAE':>7} {'RSE':>7} "
         f"{'MAE s':>8} {'bias s':>8}"

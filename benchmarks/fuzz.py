@@ -1,7 +1,7 @@
 """Fuzz every parser for longer than CI can: inputs tried, clean errors, tracebacks, hangs.
 
     python benchmarks/fuzz.py                      # 500 inputs per parser (a few minutes)
-    python benchmarks/fuzz.py --inputs 5000        # the README's run
+    python benchmarks/fuzz.py --inputs 5000        # the run in docs/reliability.md
     python benchmarks/fuzz.py --targets swim,sls --save
     python benchmarks/fuzz.py --targets jhist-fast   # jhist with the fast path forced
 

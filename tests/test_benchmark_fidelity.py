@@ -1,4 +1,4 @@
-"""benchmarks/fidelity.py runs end to end on real traces (so the README's fidelity table
+"""benchmarks/fidelity.py runs end to end on real traces (so the fidelity table of docs/predictor.md
 cannot rot), and its allocation file and versions are what it says (issue 21)."""
 
 import math

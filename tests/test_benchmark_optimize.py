@@ -1,5 +1,5 @@
 """benchmarks/optimize.py runs end to end on a tiny budget (so the script behind the
-README's optimizer figures cannot rot) and its scenarios are what they claim."""
+optimizer figures of docs/optimizers.md cannot rot) and its scenarios are what they claim."""
 
 import importlib.util
 import sys

@@ -2,7 +2,7 @@
 
 Each command group lives in its own module here and is listed in ``COMMANDS``;
 a command parses options, calls one library function and renders the result.
-Every command follows the conventions of the README section "CLI conventions":
+Every command follows the conventions of docs/cli.md, "CLI conventions":
 ``-q/--quiet`` and ``-v/--verbose`` before or after the subcommand, ``--json`` for
 results, ``--force`` to overwrite, and the exit statuses of `tempo.cli.exitcodes`.
 A library error becomes one line on stderr (exit 2, an input error; 3 when the

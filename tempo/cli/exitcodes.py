@@ -1,4 +1,4 @@
-"""Exit statuses of every `tempo` command (documented in the README, "CLI conventions").
+"""Exit statuses of every `tempo` command (documented in docs/cli.md, "CLI conventions").
 
 A script can tell the answer "no" from a broken input and from a broken cluster
 connection without reading the output.

@@ -112,7 +112,7 @@ def _feasible(outcome: OptimizeOutcome) -> bool:
 def _json_document(
     outcome, *, config, output, space, settings, radius, iterations, min_gain
 ) -> dict:
-    """The ``--json`` document (schema ``tempo.optimize/1``, README "CLI conventions")."""
+    """The ``--json`` document (schema ``tempo.optimize/1``, docs/cli.md, "CLI conventions")."""
     mean = _proposed_mean(outcome)
     return {
         "schema": "tempo.optimize/1",

@@ -61,7 +61,7 @@ def force_option(
 
 
 def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--json``: print the result as one JSON document (schemas: README, "CLI conventions")."""
+    """``--json``: print the result as one JSON document (schemas: docs/cli.md, "CLI conventions")."""
     return click.option(
         "--json", "as_json", is_flag=True, help="Print one JSON document (documented schema)."
     )(command)

@@ -3,7 +3,7 @@
 A field is added only with a new optional property; renaming or removing one
 changes the schema name's version (``tempo.optimize/1`` -> ``/2``). Numbers that
 could not be measured are ``null``, never NaN. The tests validate each command's
-output against its schema; the README ("CLI conventions") lists them.
+output against its schema; docs/cli.md ("CLI conventions") lists them.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from whatif.predictor import SchedulerSettings
 
 @dataclass(frozen=True)
 class TuneSettings:
-    """What `tempo tune` was asked to do (its options); see the README section.
+    """What `tempo tune` was asked to do (its options); see docs/live.md, "Tuning a live cluster".
 
     With no ``rm_urls`` the emulated RM replays the bundled sample; ``speed`` is its
     trace seconds per wall second, and unset paths default to the sample's.

@@ -1,6 +1,6 @@
 """Safe default bounds for each tunable setting, derived from the allocation and the cluster.
 
-The rules (documented in the README):
+The rules (documented in docs/space.md):
 
 - ``weight``: log scale over [0.1, 10], widened to include the current value (a
   linear [0, 10] when a weight is 0, which a log scale cannot hold).

@@ -1,6 +1,6 @@
 """The operator's choice of tuned settings and bounds: a TOML space file plus CLI overrides.
 
-Grammar (see the README, section "Tunable configuration space")::
+Grammar (see docs/space.md)::
 
     [space]
     settings = ["weight", "minResources"]   # tuned on every queue, default bounds

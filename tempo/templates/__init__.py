@@ -1,6 +1,6 @@
 """QS templates: the DBA-edited files that state each queue's objective and constraints.
 
-See the "QS templates" section of README.md for the language. `load_templates`
+See docs/qs.md ("QS templates") for the language. `load_templates`
 reads a file or a directory of ``*.qs`` files; `objectives`, `constraints` and
 `qs_vector` turn templates and an `evaluate` table into the optimizer's vectors.
 """

@@ -1,4 +1,4 @@
-"""A recursive-descent parser for QS template files (grammar in README.md, "QS templates").
+"""A recursive-descent parser for QS template files (grammar in docs/qs.md, "QS templates").
 
 ::
 
