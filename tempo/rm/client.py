@@ -35,6 +35,7 @@ from tempo.rm.scheduler import SchedulerState, parse_scheduler
 from tempo.rm.transport import HTTPTransport
 from whatif.errors import WhatifError
 from whatif.readers import normalize_queue
+from whatif.readers.hadoop_ids import attempt_number
 from whatif.readers.rest import jhs_attempts, jhs_jobs, jhs_tasks, rm_apps
 from whatif.readers.rest_dump import RestDumpReader
 from whatif.trace import Trace
@@ -180,8 +181,10 @@ class RMClient:
 
         Finished applications come from the RM; MapReduce jobs, their tasks and
         (with `attempts`, one request per task) every attempt from the JobHistory
-        Server. Applications the JobHistory Server does not know (Spark, ...) are
-        jobs without tasks. Container sizes are not in these responses: the
+        Server. Without `attempts`, the attempts of retried tasks (see `retried`) are
+        read all the same: a task's ``elapsedTime`` spans every attempt and the wait
+        between them, which is not its run time. Applications the JobHistory Server
+        does not know (Spark, ...) are jobs without tasks. Container sizes are not in these responses: the
         ``*_memory_mb`` and ``vcores`` options are used, as by the REST-dump reader.
         """
         if self.history is None:
@@ -191,14 +194,11 @@ class RMClient:
         jobs = in_queues(self.history.jobs(begin_s, end_s), queues)
         tasks = [self.history.tasks(job_id) for job_id in jobs["job_id"]]
         task_table = _concat(tasks, jhs_tasks({"tasks": None}))
-        attempt_frames = (
-            [
-                self.history.attempts(j, t)
-                for j, t in zip(task_table["job_id"], task_table["task_id"], strict=True)
-            ]
-            if attempts
-            else []
-        )
+        wanted = task_table if attempts else task_table[retried(task_table)]
+        attempt_frames = [
+            self.history.attempts(j, t)
+            for j, t in zip(wanted["job_id"], wanted["task_id"], strict=True)
+        ]
         tables = {
             "apps": apps,
             "jobs": jobs,
@@ -223,6 +223,14 @@ class RMClient:
         except WhatifError as error:
             raise RMError(f"{source}: {error}") from error
         return replace(trace, source=None, format="rm", notes=(f"{source} {label}", *trace.notes))
+
+
+def retried(tasks: pd.DataFrame) -> pd.Series:
+    """Tasks (`whatif.readers.rest.TASK_COLUMNS`) whose ``elapsedTime`` is not their run time:
+    the successful attempt is not the first (killed, failed or speculative attempts before
+    it), or none succeeded."""
+    numbers = tasks["successful_attempt"].fillna("").map(lambda a: attempt_number(str(a)))
+    return numbers.ne(0).astype(bool)
 
 
 def _concat(frames: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:

@@ -28,6 +28,14 @@ def task_of_attempt(attempt_id: str) -> str | None:
     return "task_" + "_".join(parts[1:-1])
 
 
+def attempt_number(attempt_id: str) -> int | None:
+    """``attempt_X_Y_m_N_K`` -> ``K`` (0 for a task's first attempt); None when not an attempt id."""
+    if task_of_attempt(attempt_id) is None:
+        return None
+    last = attempt_id.rsplit("_", 1)[-1]
+    return int(last) if last.isdigit() else None
+
+
 def job_of_attempt(attempt_id: str) -> str | None:
     """``attempt_X_Y_m_N_K`` -> ``job_X_Y``; None when not an attempt id."""
     task = task_of_attempt(attempt_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fake_rm import REST, Reply, rest_fixture
 
@@ -153,6 +155,67 @@ def test_window_without_attempts_skips_attempt_requests(cluster, rm_server):
     trace = cluster.window(0, 2e9, attempts=False)
     assert trace.observed.n_attempts == 0
     assert not any(path.endswith("/attempts") for path in rm_server.paths())
+
+
+def test_window_without_attempts_measures_a_retried_task_by_its_successful_attempt(
+    cluster, rm_server
+):
+    """A task preempted once spans both attempts and the wait between them in its
+    elapsedTime (here 100 s); attempts=False still reads that task's attempts, so its
+    duration is the successful attempt's 10 s, and only that task's attempts are read."""
+    task = {
+        "id": "task_1326381300833_2_2_m_0",
+        "type": "MAP",
+        "state": "SUCCEEDED",
+        "startTime": 1326381400000,
+        "finishTime": 1326381500000,
+        "elapsedTime": 100000,
+        "progress": 100,
+        "successfulAttempt": "attempt_1326381300833_2_2_m_0_1",
+    }
+    first = {
+        "id": "task_1326381300833_2_2_m_1",
+        "successfulAttempt": "attempt_1326381300833_2_2_m_1_0",
+    }
+    first = {**task, **first, "startTime": 1326381400000, "finishTime": 1326381405000}
+    first["elapsedTime"] = 5000
+    rm_server.script(
+        f"{JOBS}/{SLEEP_JOB}/tasks", Reply(body=json.dumps({"tasks": {"task": [task, first]}}))
+    )
+
+    def attempt(number: int, state: str, start_ms: int, finish_ms: int) -> dict:
+        return {
+            "id": f"attempt_1326381300833_2_2_m_0_{number}",
+            "type": "MAP",
+            "state": state,
+            "startTime": start_ms,
+            "finishTime": finish_ms,
+            "elapsedTime": finish_ms - start_ms,
+            "progress": 100,
+            "diagnostics": "Container preempted by scheduler" if state == "KILLED" else "",
+        }
+
+    rm_server.script(
+        f"{JOBS}/{SLEEP_JOB}/tasks/task_1326381300833_2_2_m_0/attempts",
+        Reply(
+            body=json.dumps(
+                {
+                    "taskAttempts": {
+                        "taskAttempt": [
+                            attempt(0, "KILLED", 1326381400000, 1326381430000),
+                            attempt(1, "SUCCEEDED", 1326381490000, 1326381500000),
+                        ]
+                    }
+                }
+            )
+        ),
+    )
+    trace = cluster.window(0, 2e9, attempts=False)
+    durations = trace.workload.tasks.set_index("task_id")["duration_s"]
+    assert durations["task_1326381300833_2_2_m_0"] == pytest.approx(10.0)
+    assert durations["task_1326381300833_2_2_m_1"] == pytest.approx(5.0)
+    read = [path for path in rm_server.paths() if path.endswith("/attempts")]
+    assert read == [f"{JOBS}/{SLEEP_JOB}/tasks/task_1326381300833_2_2_m_0/attempts"]
 
 
 def test_window_queue_filter(cluster):
