@@ -18,7 +18,7 @@ from tempo.rm import emulated_rest as rest
 from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 from whatif.errors import AllocationError, ValidationError
-from whatif.predictor import SchedulerSettings
+from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.readers.lenient_json import loads_lenient
 
 REST = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop" / "rest"
@@ -368,3 +368,25 @@ def test_cli_refuses_a_bad_allocation_file(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 2 and "pro.d" in result.output
+
+
+def test_window_without_attempts_measures_retried_tasks_by_their_last_attempt(
+    config: Path, clock: FakeClock
+) -> None:
+    """On a replay whose tasks fail and are retried, a window read without attempts gives
+    every task the duration a window read with them gives (the successful attempt's run
+    time), not the task's span over its failed attempts and the waits between them."""
+    noise = NoiseModel(failure_probability=0.5, max_attempts=4)
+    with EmulatedRM(
+        tiny_trace(), config, CLUSTER, speed=SPEED, clock=clock, engine="reference", noise=noise
+    ) as rm:
+        client = RMClient(HTTPTransport(rm.url), history=JobHistoryClient(HTTPTransport(rm.url)))
+        at(clock, 1000.0)
+        full = client.window(rm.now_s() - 2000.0, rm.now_s())
+        lean = client.window(rm.now_s() - 2000.0, rm.now_s(), attempts=False)
+        client.transport.close()
+    attempts = full.observed.attempts
+    assert attempts["state"].eq("FAILED").any()  # the case at hand: retried tasks
+    expected = full.workload.tasks.set_index("task_id")["duration_s"]
+    got = lean.workload.tasks.set_index("task_id")["duration_s"]
+    np.testing.assert_allclose(got.reindex(expected.index), expected)
