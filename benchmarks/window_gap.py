@@ -52,6 +52,7 @@ def main() -> None:
         tuner, connection = build(settings, paths, stack)
         tuner.resume()
         connection.warm_up()
+        seen: set[int] = set()
         for n in range(1, args.windows + 1):
             if n > 1:
                 connection.wait(settings.interval_s / settings.speed)
@@ -99,6 +100,17 @@ def main() -> None:
                     f"mean predicted {group['predicted_s'].mean():.1f} s, "
                     f"submitted before window {int((group['submit_s'] < 0).sum())}"
                 )
+            inside = table[(table["submit_s"] >= 0) & (table["queue"] == "root.besteffort")]
+            print(
+                f"  root.besteffort submitted in the window only: {len(inside)} jobs, mean observed "
+                f"{inside['observed_s'].mean():.1f} s, predicted {inside['predicted_s'].mean():.1f} s"
+            )
+            seen.update(int(j.rsplit("_", 1)[1]) for j in table.index)
+            running = [k for k in range(1, max(seen) + 1) if k not in seen]
+            print(
+                f"  jobs submitted before the last one seen but not finished by the window's end "
+                f"(load the prediction does not see): {len(running)}"
+            )
             if args.jobs:
                 with pd.option_context("display.max_rows", 500, "display.width", 160):
                     print(table.sort_values("submit_s").round(1).to_string())
