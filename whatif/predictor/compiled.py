@@ -3,15 +3,49 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
 import math
+import os
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
 from whatif.predictor import kernel as K
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings
+
+logger = logging.getLogger(__name__)
+
+
+def kernel_cache_is_warm(cache_dirs: tuple[Path, ...] | None = None) -> bool:
+    """Whether numba has compiled the kernel since its source last changed: an index file
+    (``kernel.*.nbi``) in ``NUMBA_CACHE_DIR`` if set, else the package's ``__pycache__``,
+    newer than ``kernel.py``."""
+    source = Path(K.__file__)
+    if cache_dirs is None:
+        env = os.environ.get("NUMBA_CACHE_DIR")  # numba then caches there only
+        cache_dirs = (Path(env),) if env else (source.parent / "__pycache__",)
+    stamp = source.stat().st_mtime
+    return any(
+        index.stat().st_mtime >= stamp
+        for folder in cache_dirs
+        if folder.is_dir()
+        for index in folder.rglob(f"{source.stem}.*.nbi")
+    )
+
+
+@functools.cache
+def announce_compilation() -> None:
+    """Once per process: say on stderr (a warning) that the first simulation compiles the
+    kernel, so a first run after an install does not look stalled."""
+    if not kernel_cache_is_warm():
+        logger.warning(
+            "compiling the predictor's numba kernel: a minute or two, once after an install "
+            "or upgrade; later runs load it from the cache"
+        )
 
 
 @contextlib.contextmanager
@@ -101,6 +135,7 @@ class CompiledEngine:
     """A simulation in progress, its state held in the kernel's arrays."""
 
     def __init__(self, packed: Packed, settings: SchedulerSettings) -> None:
+        announce_compilation()
         p = packed
         self.p = p
         nj, ns, nt = len(p.job_submit), len(p.stage_task_start), len(p.task_dur)
