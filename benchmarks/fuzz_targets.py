@@ -277,7 +277,7 @@ def _shift(text: str) -> object:
 
 
 def _deadlines(data: bytes, seed: Seed, work: Path) -> object:
-    from tempo.tune import read_deadlines
+    from tempo.loop.deadlines import read_deadlines
 
     return read_deadlines(_file(work, seed, data))
 
