@@ -151,20 +151,26 @@ def element_spans(text: str) -> list[Span]:
     return [Span(*s) for s in spans]
 
 
-def read_allocation_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of an allocation file, refusing anything over the size limit."""
+def read_xml_bytes(
+    path: str | os.PathLike[str], *, what: str, error: type[Exception] = AllocationError
+) -> bytes:
+    """The bytes of a scheduler's XML file (`what`: "allocation file", ...), refusing
+    anything over the size limit; an unreadable file raises `error` naming it."""
     file = Path(path)
     try:
         size = file.stat().st_size
         if size > MAX_FILE_BYTES:
             raise XMLSyntaxProblem(
-                str(file),
-                1,
-                f"file is {size} bytes; allocation files are limited to {MAX_FILE_BYTES}",
+                str(file), 1, f"file is {size} bytes; {what}s are limited to {MAX_FILE_BYTES}"
             )
         return file.read_bytes()
-    except OSError as error:
-        raise AllocationError(f"{file}: cannot read allocation file: {error.strerror}") from error
+    except OSError as problem:
+        raise error(f"{file}: cannot read {what}: {problem.strerror}") from problem
+
+
+def read_allocation_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of an allocation file, refusing anything over the size limit."""
+    return read_xml_bytes(path, what="allocation file")
 
 
 def write_allocation(

@@ -16,18 +16,17 @@ import logging
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 
 from lxml import etree
 
 from whatif.allocation.model import _escape, _indent_before, _line_bounds
 from whatif.allocation.xml_io import (
-    MAX_FILE_BYTES,
     Span,
     XMLSyntaxProblem,
     element_spans,
     parse_xml,
+    read_xml_bytes,
     text_encoding,
 )
 from whatif.errors import AllocationError
@@ -307,17 +306,4 @@ def _anchor(properties: list[Property], name: str) -> Property | None:
 
 def read_config_bytes(path: str | os.PathLike[str]) -> bytes:
     """The bytes of a configuration file, refusing anything over the size limit."""
-    file = Path(path)
-    try:
-        size = file.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise XMLSyntaxProblem(
-                str(file),
-                1,
-                f"file is {size} bytes; configuration files are limited to {MAX_FILE_BYTES}",
-            )
-        return file.read_bytes()
-    except OSError as error:
-        raise CapacityConfigError(
-            f"{file}: cannot read configuration file: {error.strerror}"
-        ) from error
+    return read_xml_bytes(path, what="configuration file", error=CapacityConfigError)
