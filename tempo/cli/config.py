@@ -7,13 +7,14 @@ import math
 import click
 import pandas as pd
 
-from tempo.cli import config_capacity, exitcodes
+from tempo.cli import config_capacity
 from tempo.cli.options import (
     cluster_option,
     emit_json,
     force_option,
     json_option,
     refuse_overwrite,
+    report_issues,
 )
 from tempo.cli.tables import echo_table
 from tempo.space import space_distance
@@ -103,27 +104,7 @@ def validate_command(
         return config_capacity.validate_file(file, _resources(cluster_spec), as_json)
     hadoop_version = file_version(file, hadoop_version)
     issues = validate(file, hadoop_version=hadoop_version, cluster=_resources(cluster_spec))
-    invalid = any(issue.severity == "error" for issue in issues)
-    if as_json:
-        emit_json(
-            {
-                "schema": "tempo.config.validate/1",
-                "file": file,
-                "valid": not invalid,
-                "issues": [
-                    {"line": i.line, "severity": i.severity, "message": i.message} for i in issues
-                ],
-            }
-        )
-    else:
-        for issue in issues:
-            prefix = "" if issue.severity == "error" else "warning: "
-            click.echo(
-                f"{file}: line {issue.line}: {prefix}{issue.message}",
-                err=issue.severity != "error",
-            )
-    if invalid:
-        click.get_current_context().exit(exitcodes.NO)
+    report_issues(file, issues, as_json)
 
 
 def _format(value: object) -> str:

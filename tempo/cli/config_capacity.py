@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import click
 
-from tempo.cli import exitcodes
-from tempo.cli.options import emit_json, refuse_overwrite
+from tempo.cli.options import emit_json, refuse_overwrite, report_issues
 from tempo.cli.tables import echo_table
 from tempo.space.capacity_space import capacity_distance
 from whatif.allocation import AllocationDocument, write_allocation
@@ -47,28 +46,7 @@ _COLUMNS = (
 def validate_file(file: str, cluster: Resources | None, as_json: bool) -> None:
     """Print FILE's problems as ``FILE: line N: message``; exit 1 on an error."""
     issues = validate(file, cluster=cluster)
-    invalid = any(issue.severity == "error" for issue in issues)
-    if as_json:
-        emit_json(
-            {
-                "schema": "tempo.config.validate/1",
-                "file": file,
-                "scheduler": "capacity",
-                "valid": not invalid,
-                "issues": [
-                    {"line": i.line, "severity": i.severity, "message": i.message} for i in issues
-                ],
-            }
-        )
-    else:
-        for issue in issues:
-            prefix = "" if issue.severity == "error" else "warning: "
-            click.echo(
-                f"{file}: line {issue.line}: {prefix}{issue.message}",
-                err=issue.severity != "error",
-            )
-    if invalid:
-        click.get_current_context().exit(exitcodes.NO)
+    report_issues(file, issues, as_json, scheduler="capacity")
 
 
 def _cell(value: object) -> str:

@@ -145,3 +145,33 @@ def simulation_options(command: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         help="Hadoop major version whose parsing and preemption rules apply.",
     )(command)
+
+
+def report_issues(file: str, issues: Iterable[Any], as_json: bool, **fields: object) -> None:
+    """Print a file's validation issues (``FILE: line N: message``, warnings on stderr) or
+    the ``tempo.config.validate/1`` document with `fields` added; exit 1 on an error."""
+    from tempo.cli import exitcodes
+
+    issues = list(issues)
+    invalid = any(issue.severity == "error" for issue in issues)
+    if as_json:
+        emit_json(
+            {
+                "schema": "tempo.config.validate/1",
+                "file": file,
+                **fields,
+                "valid": not invalid,
+                "issues": [
+                    {"line": i.line, "severity": i.severity, "message": i.message} for i in issues
+                ],
+            }
+        )
+    else:
+        for issue in issues:
+            prefix = "" if issue.severity == "error" else "warning: "
+            click.echo(
+                f"{file}: line {issue.line}: {prefix}{issue.message}",
+                err=issue.severity != "error",
+            )
+    if invalid:
+        click.get_current_context().exit(exitcodes.NO)
