@@ -34,7 +34,7 @@ import pandas as pd
 
 from whatif import Cluster
 from whatif.accuracy import prediction_errors
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import unfinished_jobs
 from whatif.predictor import SchedulerSettings, predict
 from whatif.predictor.site import read_site
@@ -146,7 +146,7 @@ def run_case(
     )
     cluster = derived_cluster(trace, settings)
     document, source = allocation_for(trace, path, hadoop_version, allocation_file)
-    allocation = document.effective(hadoop_version=hadoop_version)
+    allocation = effective_allocation(document, hadoop_version=hadoop_version)
     started = time.perf_counter()
     schedule = predict(
         trace.workload, allocation, cluster, settings=settings, engine=engine, seed=seed

@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from whatif.allocation import effective_allocation
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / ".." / "shared" / "data"
 HADOOP = DATA / "hadoop"
@@ -231,7 +233,7 @@ def _allocation(data: bytes, seed: Seed, work: Path) -> object:
     validate(document, hadoop_version=3)
     table = queue_table(document)
     validate(document, hadoop_version=1)
-    document.effective(hadoop_version=1)
+    effective_allocation(document, hadoop_version=1)
     return table
 
 
@@ -248,7 +250,9 @@ def _space(data: bytes, seed: Seed, work: Path) -> object:
 
     spec = SpaceSpec.from_file(_file(work, seed, data))
     allocation = AllocationDocument.from_file(ROOT / "configs" / "two-tenant-expert.xml")
-    return spec.build(allocation.effective(), Cluster.parse("nodes=24,memory-mb=8192,vcores=8"))
+    return spec.build(
+        effective_allocation(allocation), Cluster.parse("nodes=24,memory-mb=8192,vcores=8")
+    )
 
 
 def _text(parse: Callable[[str], object]) -> Callable[[bytes, Seed, Path], object]:

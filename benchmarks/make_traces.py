@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from whatif import Cluster, Schedule, Trace, Workload
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.predictor import TYPICAL_NOISE, SchedulerSettings, predict
 from whatif.readers import read_trace, write_native
 
@@ -357,7 +357,7 @@ def recorded_run(trace: Trace, config: Path, cluster: str, *, seed: int) -> Trac
     """
     schedule = predict(
         trace.workload,
-        AllocationDocument.from_file(config).effective(),
+        effective_allocation(AllocationDocument.from_file(config)),
         Cluster.parse(cluster),
         settings=RECORDED_SETTINGS,
         seed=seed,

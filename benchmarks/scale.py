@@ -51,6 +51,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from whatif.allocation import effective_allocation
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "traces" / "two-tenant"
 CONFIG = ROOT / "configs" / "two-tenant-expert.xml"
@@ -253,7 +255,9 @@ def stage_pipeline(path: str, format: str) -> dict:
     peak = _peak_mb()
     out["parse"] = {"s": read_s - constructors[0], "peak_mb": peak}
     out["columns"] = {"s": constructors[0], "peak_mb": peak}
-    allocation = AllocationDocument.from_file(CONFIGS[format]).effective(hadoop_version=3)
+    allocation = effective_allocation(
+        AllocationDocument.from_file(CONFIGS[format]), hadoop_version=3
+    )
     cluster = Cluster.parse(CLUSTER)
     begin = time.perf_counter()
     predicted = predict(trace.workload, allocation, cluster)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tempo.templates import constraints, load_templates, objectives
 from whatif import Cluster
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.executors import make_executor
 from whatif.predictor import SchedulerSettings
 from whatif.readers import read_trace
@@ -34,9 +34,9 @@ def main() -> None:
     with make_executor(args.executor) as executor:
         for name in ("two-tenant", "six-tenant"):
             workload = read_trace(REPO / "traces" / name).workload
-            allocation = AllocationDocument.from_file(
-                REPO / "configs" / f"{name}-expert.xml"
-            ).effective()
+            allocation = effective_allocation(
+                AllocationDocument.from_file(REPO / "configs" / f"{name}-expert.xml")
+            )
             templates = load_templates(REPO / "templates" / name)
             qs = list(
                 dict.fromkeys(

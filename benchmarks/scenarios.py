@@ -32,7 +32,7 @@ from tempo.optimize import qs_components
 from tempo.space import ConfigurationSpace
 from tempo.templates import QSTemplate, load_templates, parse_templates
 from whatif import Cluster
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.predictor import TYPICAL_NOISE, SchedulerSettings, predict
 from whatif.readers import read_trace
 from whatif.whatif_model import WhatifModel
@@ -87,7 +87,7 @@ class Scenario:
 
     def space(self) -> ConfigurationSpace:
         """The default space of the expert file, in its own dialect."""
-        allocation = self.expert.effective(hadoop_version=self.hadoop_version)
+        allocation = effective_allocation(self.expert, hadoop_version=self.hadoop_version)
         return ConfigurationSpace.default(allocation, self.cluster, hadoop_version=self.hadoop_version)
 
     def model(self, *, replicates: int = 1, noise=None, seed: int = 0) -> WhatifModel:
@@ -103,13 +103,15 @@ class Scenario:
 
     def qs(self, documents, workload: Workload, **model) -> np.ndarray:
         """``(n, k)`` QS vectors (templates' order) of each document on `workload`."""
-        allocations = [d.effective(hadoop_version=self.hadoop_version) for d in documents]
+        allocations = [
+            effective_allocation(d, hadoop_version=self.hadoop_version) for d in documents
+        ]
         return self.model(**model).evaluate(allocations, workload).mean
 
     def predict(self, document: AllocationDocument, workload: Workload):
         return predict(
             workload,
-            document.effective(hadoop_version=self.hadoop_version),
+            effective_allocation(document, hadoop_version=self.hadoop_version),
             self.cluster,
             settings=self.settings,
         )

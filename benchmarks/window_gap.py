@@ -25,7 +25,7 @@ from tempo.loop.demo import demo_paths
 from tempo.loop.observe import observed_qs
 from tempo.loop.settings import TuneSettings
 from tempo.loop.wiring import build
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.predictor import predict
 
 
@@ -57,7 +57,7 @@ def main() -> None:
             if n > 1:
                 connection.wait(settings.interval_s / settings.speed)
             document = AllocationDocument.from_file(paths.config)  # in force in the window
-            allocation = document.effective()
+            allocation = effective_allocation(document)
             report = tuner.step()  # the demo's iteration: observes, steps, applies
             begin, end = report.begin_s, report.end_s
             trace = tuner.observer.window(begin, end)

@@ -46,7 +46,13 @@ from tempo.optimizers import Evaluation, OptimizationResult, Problem, make_optim
 from tempo.optimizers.result import select_best
 from tempo.space import ConfigurationSpace, dialect_of
 from tempo.templates import QSTemplate, check_queues, constraints, objectives
-from whatif.allocation import AllocationDocument, SettingDiff, diff_allocations, validate
+from whatif.allocation import (
+    AllocationDocument,
+    SettingDiff,
+    diff_allocations,
+    effective_allocation,
+    validate,
+)
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError, WhatifError
@@ -147,7 +153,9 @@ class CandidateEvaluator:
         for indices in todo.values():
             vector = X[indices[0]]
             try:
-                allocation = self.candidate(vector).effective(hadoop_version=self.hadoop_version)
+                allocation = effective_allocation(
+                    self.candidate(vector), hadoop_version=self.hadoop_version
+                )
             except (WhatifError, TempoError, ValueError) as error:
                 self._fail(vector, f"cannot write the candidate: {error}")
                 continue
@@ -319,7 +327,7 @@ def build_problem(
     templates = list(templates)
     hadoop_version = space_hadoop_version(space, hadoop_version)
     check_loadable(document, hadoop_version, f"{document.source}")
-    current = document.effective(hadoop_version=hadoop_version)
+    current = effective_allocation(document, hadoop_version=hadoop_version)
     check_queues(templates, [q.name for q in current.queues()])
     components = qs_components(templates)
     what_if = _what_if_model(

@@ -26,7 +26,13 @@ from tempo.templates import (
     load_templates,
     objectives,
 )
-from whatif.allocation import AllocationDocument, EffectiveAllocation, Resources, validate
+from whatif.allocation import (
+    AllocationDocument,
+    EffectiveAllocation,
+    Resources,
+    effective_allocation,
+    validate,
+)
 from whatif.cluster import Cluster
 from whatif.durations import format_duration
 from whatif.errors import ValidationError
@@ -157,7 +163,7 @@ def retuner(
             templates,
             cluster,
             space=ConfigurationSpace.default(
-                document.effective(), cluster, preemption=settings.preemption
+                effective_allocation(document), cluster, preemption=settings.preemption
             ),
             algorithm="pald",
             radius=radius,
@@ -170,7 +176,7 @@ def retuner(
             seed=seed,
         )
         logger.info("re-tuned for %s: %d settings changed", cluster.spec(), len(outcome.diff))
-        return outcome.document.effective()
+        return effective_allocation(outcome.document)
 
     return configure
 
@@ -236,7 +242,7 @@ def run_whatif(
                 "give the cluster SPEC (--cluster)"
             )
     document = AllocationDocument.from_file(config)
-    allocation = document.effective()
+    allocation = effective_allocation(document)
     template_list = load_templates(templates)
     check_trace_queues(template_list, check_workload, str(trace))
     check_queues(template_list, [q.name for q in allocation.queues()], where=str(config))

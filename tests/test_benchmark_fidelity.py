@@ -6,7 +6,7 @@ import math
 import pytest
 
 from tests.test_benchmark_optimize import _load
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +39,12 @@ def test_yarn_trace_is_predicted_for_hadoop_2_and_3_on_its_derived_cluster(fidel
 
 
 def test_equal_weights_file_nests_yarn_queues_and_flattens_hadoop1_pools(fidelity):
-    yarn = AllocationDocument.from_bytes(
-        fidelity.equal_weights_xml(["root.a", "root.b.c", "root.b.d"], 3)
-    ).effective(hadoop_version=3)
+    yarn = effective_allocation(
+        AllocationDocument.from_bytes(
+            fidelity.equal_weights_xml(["root.a", "root.b.c", "root.b.d"], 3)
+        ),
+        hadoop_version=3,
+    )
     assert {q.name for q in yarn.queues()} == {"root", "root.a", "root.b", "root.b.c", "root.b.d"}
     assert all(q.weight == 1 for q in yarn.queues())
     pools = fidelity.equal_weights_xml(["root.default", "root.x"], 1).decode()

@@ -37,8 +37,8 @@ def write_atomic(
     """Write `data` (text is UTF-8) to `path` atomically, keeping the target's mode.
 
     `before_replace` is called with the target after the new bytes are safely on
-    disk and just before the rename (``write_allocation`` copies the old file to its
-    numbered backups there). On any failure the temporary file is removed and the
+    disk and just before the rename (the scheduler-file writers pass `rotate_backups`
+    there, keeping the old file as numbered backups). On any failure the temporary file is removed and the
     target is left as it was; an `OSError` (a full disk, a read-only directory) names
     `path` as its ``filename``. Returns the path written.
     """
@@ -114,3 +114,20 @@ def stray_temporaries(path: str | os.PathLike[str]) -> list[Path]:
     directory = target.parent if str(target.parent) else Path(".")
     pattern = f".{glob.escape(target.name)}.*{TEMPORARY_SUFFIX}"
     return sorted(p for p in directory.glob(pattern) if p.is_file())
+
+
+def rotate_backups(target: Path, backups: int) -> None:
+    """Keep `target` as ``target.1`` before it is replaced (``.1`` shifts to ``.2`` ... up to
+    ``.backups``; the oldest is dropped), with its permission bits; nothing when there is no
+    target or `backups` is 0. Pass it as `write_atomic`'s ``before_replace``."""
+    if backups == 0 or not target.exists():
+        return
+    oldest = target.with_name(f"{target.name}.{backups}")
+    oldest.unlink(missing_ok=True)
+    for number in range(backups - 1, 0, -1):
+        older = target.with_name(f"{target.name}.{number}")
+        if older.exists():
+            os.replace(older, target.with_name(f"{target.name}.{number + 1}"))
+    first = target.with_name(f"{target.name}.1")
+    first.write_bytes(target.read_bytes())
+    os.chmod(first, target.stat().st_mode & 0o7777)

@@ -22,13 +22,14 @@ from whatif.allocation import (
     AllocationDocument,
     SettingDiff,
     diff_allocations,
+    effective_allocation,
     format_setting_value,
     validate,
     write_allocation,
 )
 from whatif.allocation.assign import apply_assignments
-from whatif.allocation.dialect import file_hadoop_version
 from whatif.allocation.effective import Resources
+from whatif.allocation.model import file_hadoop_version
 from whatif.allocation.summary import queue_table
 from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
@@ -230,8 +231,8 @@ def diff_command(
     doc_a, doc_b = AllocationDocument.from_file(a), AllocationDocument.from_file(b)
     diffs = diff_allocations(doc_a, doc_b, hadoop_version=hadoop_version)
     distance = space_distance(
-        doc_a.effective(hadoop_version=hadoop_version),
-        doc_b.effective(hadoop_version=hadoop_version),
+        effective_allocation(doc_a, hadoop_version=hadoop_version),
+        effective_allocation(doc_b, hadoop_version=hadoop_version),
         cluster=Cluster.parse(cluster_spec) if cluster_spec else None,
         space_file=space_file,
     )

@@ -30,7 +30,12 @@ from tempo.qs import format_value
 from tempo.space import ConfigurationSpace, SpaceSpec, hadoop_version_for
 from tempo.templates import check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
-from whatif.allocation import AllocationDocument, format_setting_value, write_allocation
+from whatif.allocation import (
+    AllocationDocument,
+    effective_allocation,
+    format_setting_value,
+    write_allocation,
+)
 from whatif.errors import ValidationError
 from whatif.predictor import NoiseModel
 from whatif.readers import read_trace
@@ -272,7 +277,7 @@ def optimize(
     hadoop_version = hadoop_version_for(hadoop_version, cluster=cluster, document=document)
     warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
-    current = document.effective(hadoop_version=hadoop_version)
+    current = effective_allocation(document, hadoop_version=hadoop_version)
     spec = SpaceSpec.from_file(space_path) if space_path else SpaceSpec()
     space: ConfigurationSpace = spec.with_overrides(overrides).build(
         current, cluster, hadoop_version=hadoop_version, preemption=settings.preemption

@@ -19,7 +19,7 @@ from tempo.cli.preemption import scheduler_settings
 from tempo.templates import parse_duration
 from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import require_finished, unfinished_jobs
 from whatif.predictor import predict as predict_schedule
 from whatif.predictor import write_jobruntime_csv
@@ -90,7 +90,7 @@ def predict(
     warn_allocation(
         config_path, document, Cluster.parse(cluster_spec), hadoop_version=hadoop_version
     )
-    allocation = document.effective(hadoop_version=hadoop_version)
+    allocation = effective_allocation(document, hadoop_version=hadoop_version)
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
     schedule = predict_schedule(
         trace.workload,

@@ -11,7 +11,7 @@ from tempo.cli.preemption import scheduler_settings
 from tempo.qs import qs_report
 from tempo.templates import check_queues, check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import Window, metric_spec
 from whatif.predictor import predict
 from whatif.readers import read_trace
@@ -90,7 +90,7 @@ def qs(
     if config_path:
         document = AllocationDocument.from_file(config_path)
         warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
-        allocation = document.effective(hadoop_version=hadoop_version)
+        allocation = effective_allocation(document, hadoop_version=hadoop_version)
         check_queues(templates, [q.name for q in allocation.queues()], where=config_path)
         predicted = predict(
             trace.workload,

@@ -20,6 +20,7 @@ from tempo.rm.client import RMClient
 from tempo.rm.confirm import DEFAULT_TOLERANCE, Tolerance, scheduler_mismatches
 from tempo.rm.confirm_capacity import capacity_mismatches
 from whatif import allocation, capacity
+from whatif.allocation import effective_allocation
 
 Check = Callable[[], tuple[bool, str]]
 
@@ -58,7 +59,7 @@ def fair_format(hadoop_version: int = 3, tolerance: Tolerance = DEFAULT_TOLERANC
     """Fair Scheduler allocation files read as Hadoop `hadoop_version` reads them."""
 
     def confirm(client: RMClient, document: allocation.AllocationDocument) -> Check:
-        effective = document.effective(hadoop_version=hadoop_version)
+        effective = effective_allocation(document, hadoop_version=hadoop_version)
         return _check(
             client.scheduler,
             lambda state: scheduler_mismatches(state, effective, tolerance=tolerance),

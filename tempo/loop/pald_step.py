@@ -24,7 +24,7 @@ from tempo.loop.propose import Step
 from tempo.optimize import optimize
 from tempo.space import ConfigurationSpace
 from tempo.templates import QSTemplate
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.cluster import Cluster
 from whatif.executors import Executor
 from whatif.metrics import full_path
@@ -98,7 +98,7 @@ class PALDStepper:
 
     def space(self, document: AllocationDocument) -> ConfigurationSpace:
         """The configuration space around the document's effective values."""
-        allocation = document.effective()
+        allocation = effective_allocation(document)
         if self.space_path is not None:
             return ConfigurationSpace.from_file(
                 self.space_path, allocation, self.cluster, overrides=self.overrides
@@ -118,7 +118,7 @@ class PALDStepper:
             engine=self.engine,
             executor=self.executor,
         )
-        mean = model.evaluate([document.effective()], workload).mean[0]
+        mean = model.evaluate([effective_allocation(document)], workload).mean[0]
         return dict(zip(qs_labels(entries), (float(v) for v in mean), strict=True))
 
     def step(self, document: AllocationDocument, workload: Workload) -> Step:

@@ -33,7 +33,7 @@ from tempo.loop.settings import Connection, Paths, TuneSettings, scheduler_setti
 from tempo.loop.tuner import Tuner
 from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, RMClock, TransportOptions
 from tempo.templates import QSTemplate, check_queues, load_templates
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.cluster import Cluster
 
 logger = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner
     scheduler = scheduler_settings(settings, emulated)
     templates = load_templates(paths.templates)
     document = AllocationDocument.from_file(paths.config)
-    check_queues(templates, [q.name for q in document.effective().queues()])
+    check_queues(templates, [q.name for q in effective_allocation(document).queues()])
     if emulated:
         connection = connect_demo(settings, paths, cluster, templates, scheduler, stack)
     else:

@@ -45,7 +45,7 @@ import requests
 from tempo.errors import RMError
 from tempo.rm import emulated_rest as rest
 from tempo.rm.workload_shift import WorkloadShift, apply_shifts
-from whatif.allocation import AllocationDocument, Resources, validate
+from whatif.allocation import AllocationDocument, Resources, effective_allocation, validate
 from whatif.allocation.fairshare import fair_shares
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError, WhatifError
@@ -202,7 +202,7 @@ class EmulatedRM:
         self._reloads: list[ReloadEvent] = []
         data = self._read_file()
         document = self._parse(data)  # raises: a real RM does not start on a bad file
-        allocation = document.effective(hadoop_version=hadoop_version)
+        allocation = effective_allocation(document, hadoop_version=hadoop_version)
         self._simulation = Simulation(
             self.workload,
             allocation,
@@ -412,7 +412,9 @@ class EmulatedRM:
         self._pending = None
         try:
             document = self._parse(data)
-            self._simulation.reconfigure(document.effective(hadoop_version=self.hadoop_version))
+            self._simulation.reconfigure(
+                effective_allocation(document, hadoop_version=self.hadoop_version)
+            )
         except WhatifError as error:
             self._rejected_sha = sha
             logger.warning(

@@ -36,6 +36,7 @@ from tempo.space.flat import flat_weights
 from tempo.space.settings import SETTINGS
 from tempo.space.writes import setting_writes
 from whatif._validation import check_range
+from whatif.allocation import effective_allocation
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
@@ -480,7 +481,7 @@ class ConfigurationSpace:
         dialect's top-level setting on root (Hadoop 1's ``fairSharePreemptionTimeout``)
         is written at the top of the file.
         """
-        effective = document.effective(hadoop_version=self.hadoop_version)
+        effective = effective_allocation(document, hadoop_version=self.hadoop_version)
         top_level = self.dialect.top_level
         for queue, setting, value in self.changes(effective, vector):
             logger.debug("set %s %s = %s", queue, setting, value)

@@ -21,7 +21,7 @@ from tempo.loop.rollback import recover
 from tempo.rm import HTTPTransport, RMClient
 from tempo.rm.confirm import scheduler_mismatches
 from tempo.rm.emulator import EmulatedRM
-from whatif.allocation import AllocationDocument, validate
+from whatif.allocation import AllocationDocument, effective_allocation, validate
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -257,8 +257,13 @@ def test_rm_that_does_not_reload_fails_confirmation(config: Path) -> None:
 def test_scheduler_mismatches_name_the_queue(emulator: EmulatedRM) -> None:
     """The confirmation check says which queue and setting differ."""
     state = RMClient(HTTPTransport(emulator.url)).scheduler()
-    assert scheduler_mismatches(state, AllocationDocument.from_bytes(WEIGHTED).effective()) == []
-    problems = scheduler_mismatches(state, AllocationDocument.from_bytes(EQUAL).effective())
+    assert (
+        scheduler_mismatches(state, effective_allocation(AllocationDocument.from_bytes(WEIGHTED)))
+        == []
+    )
+    problems = scheduler_mismatches(
+        state, effective_allocation(AllocationDocument.from_bytes(EQUAL))
+    )
     assert any(p.startswith("root.prod: steadyFairResources") for p in problems)
     assert "root.engineer: maxApps is 2147483647, expected 7" in problems
 

@@ -28,7 +28,7 @@ from tempo.loop import (
 from tempo.rm import HTTPTransport, JobHistoryClient, RetryPolicy, RMClient, TransportOptions
 from tempo.templates import parse_templates
 from whatif import Schedule, Trace, Workload
-from whatif.allocation import AllocationDocument, write_allocation
+from whatif.allocation import AllocationDocument, effective_allocation, write_allocation
 
 XML = b"""<?xml version="1.0"?>
 <allocations>
@@ -41,7 +41,7 @@ LABEL = "root.engineer:QS_AJR"
 
 
 def _weight(document: AllocationDocument) -> float:
-    return document.effective().queue("root.engineer").weight
+    return effective_allocation(document).queue("root.engineer").weight
 
 
 def _trace(begin_s: float, response_s: float) -> Trace:

@@ -11,7 +11,7 @@ from tempo.optimize import build_problem, last_window, optimize
 from tempo.space import ConfigurationSpace
 from tempo.templates import parse_templates
 from whatif import Cluster
-from whatif.allocation import AllocationDocument, validate
+from whatif.allocation import AllocationDocument, effective_allocation, validate
 from whatif.errors import WhatifError
 from whatif.workload import Workload
 
@@ -70,7 +70,9 @@ def _workload() -> Workload:
 @pytest.fixture(scope="module")
 def setup():
     document = AllocationDocument.from_bytes(ALLOCATION, source="fair-scheduler.xml")
-    space = ConfigurationSpace.default(document.effective(), CLUSTER, settings=("weight",))
+    space = ConfigurationSpace.default(
+        effective_allocation(document), CLUSTER, settings=("weight",)
+    )
     templates = parse_templates(TEMPLATES, "t.qs")
     return document, _workload(), templates, space
 
@@ -92,7 +94,7 @@ def test_build_problem_lays_out_objectives_then_constraints(setup):
     assert problem.optimize_mask.tolist() == [True, True, False, False, False]
     assert problem.weights.tolist() == [2.0, 1.0, 2.0, 1.0, 1.0]
     assert problem.radius == 0.3
-    np.testing.assert_array_equal(problem.start, space.encode(document.effective()))
+    np.testing.assert_array_equal(problem.start, space.encode(effective_allocation(document)))
 
 
 def test_scales_are_the_qs_in_force(setup):
@@ -163,7 +165,9 @@ def test_candidate_whose_jobs_never_finish_is_a_failure_not_a_smaller_average(se
     never start. root.a's AJR alone is measurable, but the candidate is a failed NaN row whose
     reason names the unfinished jobs; the configuration in force is evaluated as usual."""
     document = AllocationDocument.from_bytes(BLOCKING, source="fair-scheduler.xml")
-    space = ConfigurationSpace.default(document.effective(), CLUSTER, settings=("maxAMShare",))
+    space = ConfigurationSpace.default(
+        effective_allocation(document), CLUSTER, settings=("maxAMShare",)
+    )
     templates = parse_templates("QUEUE root.a\nOPTIMIZE QS_AJR;", "a.qs")
     problem, context = build_problem(
         document,
@@ -188,7 +192,9 @@ def test_configuration_in_force_whose_jobs_never_finish_cannot_be_tuned(setup):
         BLOCKING.replace(b'<queue name="b"><maxAMShare>0.5', b'<queue name="b"><maxAMShare>0.1'),
         source="fair-scheduler.xml",
     )
-    space = ConfigurationSpace.default(document.effective(), CLUSTER, settings=("weight",))
+    space = ConfigurationSpace.default(
+        effective_allocation(document), CLUSTER, settings=("weight",)
+    )
     templates = parse_templates("QUEUE root.a\nOPTIMIZE QS_AJR;", "a.qs")
     with pytest.raises(
         TempoError, match=r"cannot be evaluated: .*4 jobs \(root\.b: 4.*never finished"
@@ -230,8 +236,8 @@ def test_optimize_moves_within_radius_and_changes_only_tuned_settings(setup):
     assert b"<!-- two tenants -->" in outcome.document.to_bytes()
     weighted = np.array([2.0, 1.0]) / outcome.result.start_mean[:2]  # priorities / scales
     assert outcome.result.mean[:2] @ weighted < outcome.result.start_mean[:2] @ weighted
-    tuned = space.encode(outcome.document.effective())
-    assert space.distance(tuned, space.encode(document.effective())) == pytest.approx(
+    tuned = space.encode(effective_allocation(outcome.document))
+    assert space.distance(tuned, space.encode(effective_allocation(document))) == pytest.approx(
         outcome.distance
     )
 

@@ -10,7 +10,7 @@ from tempo.errors import TempoError
 from tempo.qs import format_value, qs_report
 from tempo.templates import load_templates, parse_templates
 from whatif import Cluster, Schedule, UnfinishedJobsError, ValidationError
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import Window
 from whatif.predictor import SchedulerSettings, predict
 from whatif.readers import read_trace
@@ -271,7 +271,9 @@ def test_bundled_sample_reports_observed_and_predicted_for_every_template_queue(
     trace = read_trace(REPO / "traces" / name)
     templates = load_templates(REPO / "templates" / name)
     cluster = Cluster.parse(SAMPLES[name])
-    allocation = AllocationDocument.from_file(REPO / "configs" / f"{name}-expert.xml").effective()
+    allocation = effective_allocation(
+        AllocationDocument.from_file(REPO / "configs" / f"{name}-expert.xml")
+    )
     predicted = predict(
         trace.workload, allocation, cluster, settings=SchedulerSettings(preemption=True)
     )

@@ -23,7 +23,7 @@ from whatif import (
     ResourceLimit,
     Resources,
 )
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.errors import ValidationError
 
 CLUSTER = Cluster.parse("memory-mb=102400,vcores=100")
@@ -579,11 +579,13 @@ def test_apply_writes_only_the_tuned_elements_of_a_real_file():
     """Applying a vector to a real file changes only the moved settings, which re-parse as decoded."""
     document = AllocationDocument.from_file(DOC_EXAMPLE)
     cluster = Cluster.parse("memory-mb=204800,vcores=200")
-    space = ConfigurationSpace.default(document.effective(), cluster, settings=YARN.settings)
-    center = space.encode(document.effective())
+    space = ConfigurationSpace.default(
+        effective_allocation(document), cluster, settings=YARN.settings
+    )
+    center = space.encode(effective_allocation(document))
     vector = space.sample(np.random.default_rng(3), 1, center=center, radius=0.2)[0]
     vector[space.index("root.sample_queue.maxResources.memory")] = 1.0
-    writes = space.changes(document.effective(), vector)
+    writes = space.changes(effective_allocation(document), vector)
     assert len(writes) >= 10
     changed = space.apply(document, vector)
 
@@ -598,7 +600,7 @@ def test_apply_writes_only_the_tuned_elements_of_a_real_file():
         "    <maxResources>204800 mb,0vcores</maxResources>" in new_lines
     )  # no limit, default set
 
-    reparsed = changed.effective()
+    reparsed = effective_allocation(changed)
     assert space.decode(space.encode(reparsed)) == space.decode(vector)
     assert space.changes(reparsed, vector) == ()
 
@@ -607,9 +609,9 @@ def test_apply_of_the_current_vector_leaves_the_file_byte_identical():
     """A vector that moves nothing writes nothing."""
     document = AllocationDocument.from_file(DOC_EXAMPLE)
     space = ConfigurationSpace.default(
-        document.effective(), Cluster.parse("memory-mb=204800,vcores=200")
+        effective_allocation(document), Cluster.parse("memory-mb=204800,vcores=200")
     )
-    changed = space.apply(document, space.encode(document.effective()))
+    changed = space.apply(document, space.encode(effective_allocation(document)))
     assert changed.to_bytes() == document.to_bytes()
 
 

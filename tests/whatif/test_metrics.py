@@ -47,7 +47,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from whatif import Cluster, Schedule, UnfinishedJobsError, ValidationError, Workload
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import (
     METRICS,
     Metric,
@@ -358,7 +358,9 @@ def test_slowdown_is_at_least_one_on_the_bundled_samples(name):
     slowdown >= 1, and the samples' queues show some queueing (slowdown > 1 at root)."""
     root = Path(__file__).resolve().parents[2]
     trace = read_trace(root / "traces" / name)
-    allocation = AllocationDocument.from_file(root / "configs" / f"{name}-expert.xml").effective()
+    allocation = effective_allocation(
+        AllocationDocument.from_file(root / "configs" / f"{name}-expert.xml")
+    )
     predicted = predict(
         trace.workload,
         allocation,

@@ -1,4 +1,7 @@
-"""Fair Scheduler allocation files: the document model, XML I/O, validation, effective values."""
+"""Fair Scheduler allocation files, read one way: bytes -> parsed XML (`xml_io`) -> the
+document (`model`) -> issues (`validate`) -> the effective tree (`resolve`) -> a file on
+disk (`write`); `diff`, `assign` and `summary` build on those. No module imports one
+that imports it back (tests/test_layers.py)."""
 
 from whatif.allocation.assign import apply_assignments, parse_assignment
 from whatif.allocation.diff import SettingDiff, diff_allocations, format_setting_value
@@ -18,10 +21,11 @@ from whatif.allocation.model import (
     Setting,
     UserLimit,
 )
+from whatif.allocation.resolve import effective_allocation
 from whatif.allocation.resource_string import ResourceValue
 from whatif.allocation.summary import queue_table
 from whatif.allocation.validate import Issue, validate
-from whatif.allocation.xml_io import write_allocation
+from whatif.allocation.write import write_allocation
 
 __all__ = [
     "NEVER_TIMEOUT_S",
@@ -41,6 +45,7 @@ __all__ = [
     "UserLimit",
     "apply_assignments",
     "diff_allocations",
+    "effective_allocation",
     "format_setting_value",
     "parse_assignment",
     "queue_table",

@@ -12,17 +12,16 @@ other elements inside a pool are ignored without a word, and pools do not nest.
 
 Hadoop 2/3 read ``<queue>`` and ``<pool>`` alike and ignore the MRv1-only elements.
 Used by `validate` (a warning per ignored element) and by `AllocationDocument.set`
-(which refuses to write an element the file's version would not read).
+(which refuses to write an element the file's version would not read); it knows no
+document, so both can import it (`whatif.allocation.model.file_hadoop_version` tells
+a file's version).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from whatif.allocation.model import AllocationDocument
+from typing import Literal
 
 Place = Literal["pool", "top", "user"]
 
@@ -116,15 +115,6 @@ def ignored_message(hadoop_version: int, tag: str, where: str) -> str:
     return f"{where}: <{tag}> is a Hadoop 1 (MRv1) element; YARN ignores it{hint}"
 
 
-def file_hadoop_version(doc: AllocationDocument) -> int:
-    """The Hadoop version a file is written for when none is given: 1 if it has ``<pool>`` elements.
-
-    The same rule as the tuner's (``tempo.space.dialect``); YARN reads ``<pool>``
-    too, so a YARN file written with pools needs an explicit version.
-    """
-    return 1 if any(q.tag == "pool" for q in doc.iter_queues()) else 3
-
-
 __all__ = [
     "HADOOP1_INSTEAD",
     "HADOOP1_MODES",
@@ -133,7 +123,6 @@ __all__ = [
     "HADOOP1_USER",
     "MRV1_ONLY",
     "YARN_INSTEAD",
-    "file_hadoop_version",
     "ignored_message",
     "reads",
 ]

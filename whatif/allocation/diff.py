@@ -19,6 +19,7 @@ from whatif.allocation.effective import (
     Resources,
 )
 from whatif.allocation.model import AllocationDocument
+from whatif.allocation.resolve import effective_allocation
 from whatif.allocation.resource_string import render_resource
 
 #: Significant digits of a number shown in a diff: what survives Hadoop's Java floats.
@@ -79,8 +80,16 @@ def diff_allocations(
     documents, a written difference with no effect (``1.0`` vs ``1``, an element
     that restates the default) is listed as ``written:<element>``.
     """
-    eff_a = a.effective(hadoop_version=hadoop_version) if isinstance(a, AllocationDocument) else a
-    eff_b = b.effective(hadoop_version=hadoop_version) if isinstance(b, AllocationDocument) else b
+    eff_a = (
+        effective_allocation(a, hadoop_version=hadoop_version)
+        if isinstance(a, AllocationDocument)
+        else a
+    )
+    eff_b = (
+        effective_allocation(b, hadoop_version=hadoop_version)
+        if isinstance(b, AllocationDocument)
+        else b
+    )
     result: list[SettingDiff] = []
     queues_a = {q.name: q for q in eff_a.queues()}
     queues_b = {q.name: q for q in eff_b.queues()}

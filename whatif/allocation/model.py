@@ -8,8 +8,10 @@ Hadoop reads them (`java_values`, `resource_string`); a value Hadoop would rejec
 kept with the reason in ``Setting.problem`` for `validate` to report.
 
 `AllocationDocument.set` makes a new document in which one element's text changed
-(or one element was added or removed) and every other byte is the same.
-`AllocationDocument.effective` resolves defaults and inheritance (see `resolve`).
+(or one element was added or removed) and every other byte is the same. Resolving
+defaults and inheritance into the effective queue tree is the next step of the
+pipeline, `whatif.allocation.resolve.effective_allocation`; this module never
+imports it (nor `validate`), so the package reads one way.
 """
 
 from __future__ import annotations
@@ -23,13 +25,8 @@ from types import MappingProxyType
 
 from lxml import etree
 
-from whatif.allocation.dialect import (
-    HADOOP1_MODES,
-    file_hadoop_version,
-    ignored_message,
-    reads,
-)
-from whatif.allocation.effective import EffectiveAllocation, ResourceLimit, Resources
+from whatif.allocation.dialect import HADOOP1_MODES, ignored_message, reads
+from whatif.allocation.effective import ResourceLimit, Resources
 from whatif.allocation.java_values import (
     JAVA_LONG_MAX,
     parse_boolean,
@@ -141,6 +138,13 @@ POLICY_NAMES: Mapping[str, str] = MappingProxyType(
         "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.policies.fifopolicy": "fifo",
     }
 )
+#: Preemption timeouts -> the top-level element root takes them from.
+_TIMEOUT_DEFAULTS: Mapping[str, str] = MappingProxyType(
+    {
+        "minSharePreemptionTimeout": "defaultMinSharePreemptionTimeout",
+        "fairSharePreemptionTimeout": "defaultFairSharePreemptionTimeout",
+    }
+)
 PLACEMENT_RULES = (
     "specified",
     "user",
@@ -175,6 +179,34 @@ class Setting:
     @property
     def text(self) -> str | None:
         return None if self.raw is None else self.raw.strip()
+
+
+def setting_value(setting: Setting | None, default: object = None) -> object:
+    """What Hadoop takes from `setting`: its value, or `default` when it is absent or
+    unreadable (its problem is `validate`'s to report)."""
+    if setting is None or setting.problem is not None:
+        return default
+    return setting.value
+
+
+def timeout_s(setting: Setting | None, inherited: float) -> float:
+    """A preemption-timeout element's effective seconds (``inf`` at `NEVER_TIMEOUT_S` or
+    more), or `inherited` when the element is absent or unreadable."""
+    value = setting_value(setting)
+    if value is None:
+        return inherited
+    if value >= NEVER_TIMEOUT_S:
+        return math.inf
+    return float(max(value, 0))
+
+
+def file_hadoop_version(doc: AllocationDocument) -> int:
+    """The Hadoop version a file is written for when none is given: 1 if it has ``<pool>`` elements.
+
+    The same rule as the tuner's (``tempo.space.dialect``); YARN reads ``<pool>``
+    too, so a YARN file written with pools needs an explicit version.
+    """
+    return 1 if any(q.tag == "pool" for q in doc.iter_queues()) else 3
 
 
 @dataclass(frozen=True)
@@ -553,11 +585,27 @@ class AllocationDocument:
     def line_of(self, element: int) -> int:
         return self._elements[element].sourceline or 0
 
-    def effective(self, *, hadoop_version: int = 3) -> EffectiveAllocation:
-        """The effective queue tree, resolved as Hadoop resolves it (see `resolve`)."""
-        from whatif.allocation.resolve import resolve
+    def default_timeout_s(self, name: str) -> float:
+        """Root's `name` preemption timeout from the top-level defaults (``inf``: never).
 
-        return resolve(self, hadoop_version=hadoop_version)
+        ``fairSharePreemptionTimeout`` falls back to the legacy top-level element of
+        that name, as Hadoop does.
+        """
+        setting = self.default(_TIMEOUT_DEFAULTS[name])
+        if setting is None and name == "fairSharePreemptionTimeout":
+            setting = self.default("fairSharePreemptionTimeout")
+        return timeout_s(setting, math.inf)
+
+    def inherited_timeout_s(self, path: str, name: str) -> float:
+        """The `name` timeout queue `path` gets without its own element: its nearest
+        ancestor's own element, else the top-level default (Hadoop's inheritance, the
+        same steps `whatif.allocation.resolve` takes down the tree)."""
+        if path == "root":
+            return self.default_timeout_s(name)
+        parent = path.rpartition(".")[0]
+        own = [q for q in self.iter_queues() if q.path == parent]
+        setting = own[-1].get(name) if own else None
+        return timeout_s(setting, self.inherited_timeout_s(parent, name))
 
     def __repr__(self) -> str:
         return f"AllocationDocument(source={self.source!r}, queues={sum(1 for _ in self.iter_queues())})"
@@ -617,7 +665,7 @@ class AllocationDocument:
             # <schedulingPolicy> beside it; removing takes both
             existing = [s for s in existing if reads(1, s.tag, "pool")]
         if kind == "long" and value is not None and _is_infinite(value):
-            inherited = self._inherited_timeout(target, canonical)
+            inherited = self.inherited_timeout_s(target.path, canonical)
             if math.isinf(inherited):
                 value = None
             else:
@@ -662,7 +710,7 @@ class AllocationDocument:
             legacy = self.default("fairSharePreemptionTimeout")
             shadowed = canonical == "defaultFairSharePreemptionTimeout" and legacy is not None
             value = (
-                NEVER_TIMEOUT_S if shadowed and math.isfinite(_timeout_s(legacy.value)) else None
+                NEVER_TIMEOUT_S if shadowed and math.isfinite(timeout_s(legacy, math.inf)) else None
             )
         if value is None:
             if not existing:
@@ -738,26 +786,6 @@ class AllocationDocument:
             return self._reparse(text[:anchor] + f"{element}{newline}{indent}" + text[anchor:])
         inner = f"{newline}{indent}{element}{newline}"
         return self._reparse(text[: span.start_end] + inner + text[span.end_start :])
-
-    def _inherited_timeout(self, queue: QueueElement, name: str) -> float:
-        """The timeout `queue` gets without its own element (parent's, or the default)."""
-        from whatif.allocation.resolve import resolve
-
-        if queue.path == "root":
-            default = {
-                "minSharePreemptionTimeout": "defaultMinSharePreemptionTimeout",
-                "fairSharePreemptionTimeout": "defaultFairSharePreemptionTimeout",
-            }[name]
-            setting = self.default(default)
-            if setting is None and name == "fairSharePreemptionTimeout":
-                setting = self.default("fairSharePreemptionTimeout")
-            return _timeout_s(setting.value if setting is not None else None)
-        parent_path = queue.path.rpartition(".")[0]
-        attribute = {
-            "minSharePreemptionTimeout": "min_share_preemption_timeout_s",
-            "fairSharePreemptionTimeout": "fair_share_preemption_timeout_s",
-        }[name]
-        return getattr(resolve(self).queue(parent_path), attribute)
 
     def _format(
         self, owner: str, name: str, kind: str, value: object, existing: Setting | None
@@ -904,13 +932,6 @@ def _is_infinite(value: object) -> bool:
     return isinstance(value, float) and math.isinf(value) and value > 0
 
 
-def _timeout_s(value: object) -> float:
-    """A written timeout (seconds) as an effective one: ``inf`` for never."""
-    if value is None or not isinstance(value, int) or value >= NEVER_TIMEOUT_S:
-        return math.inf
-    return float(max(value, 0))
-
-
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -960,4 +981,7 @@ __all__ = [
     "Setting",
     "TOP_SETTINGS",
     "UserLimit",
+    "file_hadoop_version",
+    "setting_value",
+    "timeout_s",
 ]

@@ -22,13 +22,15 @@ Numbers Hadoop keeps as Java ``float`` (weight, maxAMShare, threshold) are round
 ``poolMaxJobsDefault``/``userMaxJobsDefault``, ``schedulingMode`` (not
 ``schedulingPolicy``), ``defaultPoolSchedulingMode`` and a top-level
 ``fairSharePreemptionTimeout`` (a per-pool one is not read).
+
+In the package's pipeline (bytes -> `xml_io` -> `model` -> `validate` -> here -> `write`)
+this module comes after validation: a file Hadoop would refuse has no effective tree.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from whatif.allocation.effective import (
     EffectiveAllocation,
@@ -38,47 +40,36 @@ from whatif.allocation.effective import (
     Resources,
 )
 from whatif.allocation.java_values import to_java_float
+from whatif.allocation.model import (
+    AllocationDocument,
+    QueueElement,
+    Setting,
+    setting_value,
+    timeout_s,
+)
 from whatif.allocation.resource_string import ResourceValue
+from whatif.allocation.validate import validate
 from whatif.errors import AllocationError
-
-if TYPE_CHECKING:
-    from whatif.allocation.model import AllocationDocument, QueueElement, Setting
 
 HADOOP_VERSIONS = (1, 2, 3)
 
 
-def _value(setting: Setting | None, default: object = None) -> object:
-    if setting is None or setting.problem is not None:
-        return default
-    return setting.value
-
-
-def _timeout(setting: Setting | None, inherited: float) -> float:
-    from whatif.allocation.model import NEVER_TIMEOUT_S
-
-    value = _value(setting)
-    if value is None:
-        return inherited
-    if value >= NEVER_TIMEOUT_S:
-        return math.inf
-    return float(max(value, 0))
-
-
 def _limit(setting: Setting | None, default: ResourceLimit) -> ResourceLimit:
-    value = _value(setting)
+    value = setting_value(setting)
     if isinstance(value, ResourceValue):
         return value.as_limit(missing=math.inf)
     return default
 
 
-def resolve(doc: AllocationDocument, *, hadoop_version: int = 3) -> EffectiveAllocation:
+def effective_allocation(
+    doc: AllocationDocument, *, hadoop_version: int = 3
+) -> EffectiveAllocation:
     """The effective allocation of `doc` for a Hadoop major version (1, 2 or 3).
 
     Raises `AllocationError` if the file has errors Hadoop would reject it for
-    (see `validate`), quoting the first with its line.
+    (see `validate`), quoting the first with its line: only a file Hadoop loads has
+    an effective tree.
     """
-    from whatif.allocation.validate import validate
-
     if hadoop_version not in HADOOP_VERSIONS:
         raise AllocationError(
             f"hadoop_version: expected one of {HADOOP_VERSIONS}, got {hadoop_version!r}"
@@ -94,29 +85,28 @@ def resolve(doc: AllocationDocument, *, hadoop_version: int = 3) -> EffectiveAll
 
 
 def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
-    max_apps_default = _value(doc.default("queueMaxAppsDefault"))
+    max_apps_default = setting_value(doc.default("queueMaxAppsDefault"))
     max_resources_default = _limit(doc.default("queueMaxResourcesDefault"), ResourceLimit())
-    am_share_default = min(_value(doc.default("queueMaxAMShareDefault"), to_java_float(0.5)), 1.0)
-    policy_default = _value(doc.default("defaultQueueSchedulingPolicy"), "fair")
-    fair_timeout_setting = doc.default("defaultFairSharePreemptionTimeout")
-    if fair_timeout_setting is None:
-        fair_timeout_setting = doc.default("fairSharePreemptionTimeout")
-    root_min_timeout = _timeout(doc.default("defaultMinSharePreemptionTimeout"), math.inf)
-    root_fair_timeout = _timeout(fair_timeout_setting, math.inf)
-    threshold = _value(doc.default("defaultFairSharePreemptionThreshold"))
+    am_share_default = min(
+        setting_value(doc.default("queueMaxAMShareDefault"), to_java_float(0.5)), 1.0
+    )
+    policy_default = setting_value(doc.default("defaultQueueSchedulingPolicy"), "fair")
+    root_min_timeout = doc.default_timeout_s("minSharePreemptionTimeout")
+    root_fair_timeout = doc.default_timeout_s("fairSharePreemptionTimeout")
+    threshold = setting_value(doc.default("defaultFairSharePreemptionThreshold"))
     root_threshold = to_java_float(0.5) if threshold is None else max(min(threshold, 1.0), 0.0)
 
     def build(
         element: QueueElement | None, path: str, parent: EffectiveQueue | None
     ) -> EffectiveQueue:
         get = element.get if element is not None else (lambda name: None)
-        weight = _value(get("weight"), 1.0)
-        minimum = _value(get("minResources"))
-        max_apps = _value(get("maxRunningApps"), max_apps_default)
-        am_share = _value(get("maxAMShare"))
-        own_threshold = _value(get("fairSharePreemptionThreshold"))
-        allow = _value(get("allowPreemptionFrom"), True)
-        container = _value(get("maxContainerAllocation"))
+        weight = setting_value(get("weight"), 1.0)
+        minimum = setting_value(get("minResources"))
+        max_apps = setting_value(get("maxRunningApps"), max_apps_default)
+        am_share = setting_value(get("maxAMShare"))
+        own_threshold = setting_value(get("fairSharePreemptionThreshold"))
+        allow = setting_value(get("allowPreemptionFrom"), True)
+        container = setting_value(get("maxContainerAllocation"))
         queue = EffectiveQueue(
             name=path,
             is_parent=element is None or element.is_parent,
@@ -130,12 +120,12 @@ def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
             max_child_resources=_limit(get("maxChildResources"), ResourceLimit()),
             max_running_apps=max_apps,
             max_am_share=am_share_default if am_share is None else min(am_share, 1.0),
-            scheduling_policy=_value(get("schedulingPolicy"), policy_default),
-            min_share_preemption_timeout_s=_timeout(
+            scheduling_policy=setting_value(get("schedulingPolicy"), policy_default),
+            min_share_preemption_timeout_s=timeout_s(
                 get("minSharePreemptionTimeout"),
                 root_min_timeout if parent is None else parent.min_share_preemption_timeout_s,
             ),
-            fair_share_preemption_timeout_s=_timeout(
+            fair_share_preemption_timeout_s=timeout_s(
                 get("fairSharePreemptionTimeout"),
                 root_fair_timeout if parent is None else parent.fair_share_preemption_timeout_s,
             ),
@@ -145,10 +135,10 @@ def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
                 else max(min(own_threshold, 1.0), 0.0)
             ),
             allow_preemption_from=bool(allow) and (parent is None or parent.allow_preemption_from),
-            min_maps=_value(get("minMaps")),
-            min_reduces=_value(get("minReduces")),
-            max_maps=_value(get("maxMaps")),
-            max_reduces=_value(get("maxReduces")),
+            min_maps=setting_value(get("minMaps")),
+            min_reduces=setting_value(get("minReduces")),
+            max_maps=setting_value(get("maxMaps")),
+            max_reduces=setting_value(get("maxReduces")),
             reservable=element is not None and element.reservable,
             max_container_allocation=(
                 container.as_limit(missing=math.inf)
@@ -175,15 +165,15 @@ def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
         fair_share_preemption_threshold=root.fair_share_preemption_threshold,
     )
     users = {
-        u.name: _value(u.get("maxRunningApps"))
+        u.name: setting_value(u.get("maxRunningApps"))
         for u in doc.users
-        if _value(u.get("maxRunningApps")) is not None
+        if setting_value(u.get("maxRunningApps")) is not None
     }
     return EffectiveAllocation(
         root=root,
         defaults=defaults,
         user_max_apps=users,
-        user_max_apps_default=_value(doc.default("userMaxAppsDefault")),
+        user_max_apps_default=setting_value(doc.default("userMaxAppsDefault")),
     )
 
 
@@ -215,27 +205,27 @@ def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
     ``schedulingPolicy`` element in a pool is YARN's and is not read, as Hadoop 1
     does not read it (see `whatif.allocation.dialect`).
     """
-    pool_max_jobs = _value(doc.default("poolMaxJobsDefault"))
-    policy_default = _value(doc.default("defaultPoolSchedulingMode"), "fair")
-    min_timeout = _timeout(doc.default("defaultMinSharePreemptionTimeout"), math.inf)
-    fair_timeout = _timeout(doc.default("fairSharePreemptionTimeout"), math.inf)
+    pool_max_jobs = setting_value(doc.default("poolMaxJobsDefault"))
+    policy_default = setting_value(doc.default("defaultPoolSchedulingMode"), "fair")
+    min_timeout = timeout_s(doc.default("defaultMinSharePreemptionTimeout"), math.inf)
+    fair_timeout = timeout_s(doc.default("fairSharePreemptionTimeout"), math.inf)
     pools = []
     for element in _merged(tuple(q for q in doc.queues if q.tag == "pool")):
         get = element.get
         pools.append(
             EffectiveQueue(
                 name=f"root.{element.name}",
-                weight=float(_value(get("weight"), 1.0)),
-                max_running_apps=_value(get("maxRunningJobs"), pool_max_jobs),
-                scheduling_policy=_value(_mode(element), policy_default),
-                min_share_preemption_timeout_s=_timeout(
+                weight=float(setting_value(get("weight"), 1.0)),
+                max_running_apps=setting_value(get("maxRunningJobs"), pool_max_jobs),
+                scheduling_policy=setting_value(_mode(element), policy_default),
+                min_share_preemption_timeout_s=timeout_s(
                     get("minSharePreemptionTimeout"), min_timeout
                 ),
                 fair_share_preemption_timeout_s=fair_timeout,
-                min_maps=_value(get("minMaps")),
-                min_reduces=_value(get("minReduces")),
-                max_maps=_value(get("maxMaps")),
-                max_reduces=_value(get("maxReduces")),
+                min_maps=setting_value(get("minMaps")),
+                min_reduces=setting_value(get("minReduces")),
+                max_maps=setting_value(get("maxMaps")),
+                max_reduces=setting_value(get("maxReduces")),
             )
         )
     root = EffectiveQueue(
@@ -247,7 +237,7 @@ def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
     )
     users = {}
     for user in doc.users:
-        limit = _value(user.get("maxRunningJobs"))
+        limit = setting_value(user.get("maxRunningJobs"))
         if limit is not None:
             users[user.name] = limit
     return EffectiveAllocation(
@@ -259,5 +249,5 @@ def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
             fair_share_preemption_timeout_s=fair_timeout,
         ),
         user_max_apps=users,
-        user_max_apps_default=_value(doc.default("userMaxJobsDefault")),
+        user_max_apps_default=setting_value(doc.default("userMaxJobsDefault")),
     )

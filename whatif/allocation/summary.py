@@ -9,6 +9,7 @@ import pandas as pd
 from whatif.allocation.effective import EffectiveAllocation, ResourceLimit, Resources
 from whatif.allocation.fairshare import fair_shares, pool_slot_shares
 from whatif.allocation.model import AllocationDocument
+from whatif.allocation.resolve import effective_allocation
 
 
 def _limit(limit: ResourceLimit) -> str:
@@ -38,7 +39,7 @@ def queue_table(
     ``fair_memory_mb`` and ``fair_vcores`` (Hadoop's ComputeFairShares over every queue).
     """
     effective = (
-        allocation.effective(hadoop_version=hadoop_version)
+        effective_allocation(allocation, hadoop_version=hadoop_version)
         if isinstance(allocation, AllocationDocument)
         else allocation
     )

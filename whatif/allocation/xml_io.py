@@ -1,4 +1,4 @@
-"""Reading allocation files safely, locating elements in the source, and writing files to disk.
+"""Reading allocation files safely and locating elements in the source: the bytes -> parsed XML step.
 
 Parsing uses lxml with entity resolution, network access and DTD loading turned
 off, no huge-tree mode and a size limit; a document type declaration with an
@@ -9,7 +9,8 @@ Edits are made on the original text: `element_spans` finds where each element's
 tags and content sit, so a change rewrites only that element's text and everything
 else (comments, attribute quoting, whitespace, encoding) stays byte for byte.
 
-`write_allocation` is the only function that writes allocation files.
+The first step of the package's pipeline: it knows no document model (the writer,
+`whatif.allocation.write`, comes after validation).
 """
 
 from __future__ import annotations
@@ -20,15 +21,10 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from whatif.atomic import write_atomic
 from whatif.errors import AllocationError
-
-if TYPE_CHECKING:
-    from whatif.allocation.model import AllocationDocument
 
 logger = logging.getLogger(__name__)
 
@@ -171,54 +167,3 @@ def read_xml_bytes(
 def read_allocation_bytes(path: str | os.PathLike[str]) -> bytes:
     """The bytes of an allocation file, refusing anything over the size limit."""
     return read_xml_bytes(path, what="allocation file")
-
-
-def write_allocation(
-    doc: AllocationDocument,
-    path: str | os.PathLike[str],
-    *,
-    backups: int = 5,
-    hadoop_version: int = 3,
-) -> Path:
-    """Write `doc` to `path` atomically, keeping numbered backups of what was there.
-
-    Refuses (`AllocationError`) a document that `validate` finds errors in. The bytes
-    go to a temporary file in the target's directory, which is fsynced and renamed
-    over the target, so a reader (the ResourceManager reloads every 10 s) sees either
-    the old file or the new one. An existing target is first copied to
-    ``path.1`` (older backups shift to ``.2`` ... ``.backups``; the oldest is dropped).
-    The target's permission bits, and its owner when running as root, are kept; a new
-    file is 0644, so the ResourceManager's user can read it (`whatif.atomic.write_atomic`).
-
-    Returns the path written.
-    """
-    from whatif.allocation.validate import validate
-
-    target = Path(path)
-    errors = [i for i in validate(doc, hadoop_version=hadoop_version) if i.severity == "error"]
-    if errors:
-        listed = "; ".join(f"line {i.line}: {i.message}" for i in errors[:5])
-        raise AllocationError(f"{target}: refusing to write an invalid allocation file: {listed}")
-    if backups < 0:
-        raise AllocationError(f"write_allocation backups: expected >= 0, got {backups}")
-    data = doc.to_bytes()
-    write_atomic(
-        target, data, before_replace=lambda t: _rotate_backups(t, backups) if t.exists() else None
-    )
-    logger.info("wrote allocation file %s (%d bytes)", target, len(data))
-    return target
-
-
-def _rotate_backups(target: Path, backups: int) -> None:
-    """Shift ``target.N`` to ``target.N+1`` and copy the current target to ``target.1``."""
-    if backups == 0:
-        return
-    oldest = target.with_name(f"{target.name}.{backups}")
-    oldest.unlink(missing_ok=True)
-    for number in range(backups - 1, 0, -1):
-        older = target.with_name(f"{target.name}.{number}")
-        if older.exists():
-            os.replace(older, target.with_name(f"{target.name}.{number + 1}"))
-    first = target.with_name(f"{target.name}.1")
-    first.write_bytes(target.read_bytes())
-    os.chmod(first, target.stat().st_mode & 0o7777)

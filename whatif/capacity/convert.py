@@ -42,6 +42,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from whatif.allocation.effective import EffectiveQueue, Resources
 from whatif.allocation.model import AllocationDocument
+from whatif.allocation.resolve import effective_allocation
 from whatif.capacity.model import PREFIX
 
 DRF_CALCULATOR = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
@@ -117,7 +118,7 @@ def convert(
     cluster: Resources | None = None,
 ) -> Conversion:
     """Convert a Fair Scheduler allocation file; `cluster` lets absolute maxResources convert."""
-    allocation = doc.effective()
+    allocation = effective_allocation(doc)
     defaults = allocation.defaults
     props: list[tuple[str, str]] = []
     lost: list[str] = []

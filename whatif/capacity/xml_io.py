@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from whatif.atomic import write_atomic
+from whatif.atomic import rotate_backups, write_atomic
 from whatif.capacity.document import CapacityConfigError, ConfigurationDocument
 
 logger = logging.getLogger(__name__)
@@ -45,7 +45,6 @@ def write_capacity(
     With `backups`, an existing file is first kept as ``path.1`` (older ones shift,
     as `whatif.allocation.write_allocation` keeps them).
     """
-    from whatif.allocation.xml_io import _rotate_backups
     from whatif.capacity.validate import validate
 
     target = Path(path)
@@ -58,8 +57,6 @@ def write_capacity(
     if backups < 0:
         raise CapacityConfigError(f"write_capacity backups: expected >= 0, got {backups}")
     data = doc.to_bytes()
-    write_atomic(
-        target, data, before_replace=lambda t: _rotate_backups(t, backups) if t.exists() else None
-    )
+    write_atomic(target, data, before_replace=lambda t: rotate_backups(t, backups))
     logger.info("wrote Capacity Scheduler configuration %s (%d bytes)", target, len(data))
     return target

@@ -14,7 +14,7 @@ from tempo.cli import cli
 from tempo.cli.optimize import _render_failures
 from tempo.cli.schemas import OPTIMIZE_SCHEMA
 from tempo.optimize import CandidateFailure
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 
 REPO = Path(__file__).resolve().parents[3]
 ARGS = [
@@ -63,7 +63,7 @@ def test_optimize_writes_the_new_file_and_prints_progress(tmp_path):
     assert re.search(r"\d\.\d{7,}", result.output) is None  # no float noise
     assert "preemption: on (yarn.scheduler.fair.preemption in " in result.stderr
     assert "minSharePreemptionTimeout: never -> " in result.output
-    assert AllocationDocument.from_file(out).effective().queue("root.prod") is not None
+    assert effective_allocation(AllocationDocument.from_file(out)).queue("root.prod") is not None
 
 
 def test_optimize_proposes_no_change_below_the_minimum_gain(tmp_path):
@@ -117,7 +117,7 @@ def test_optimize_runs_optunas_tpe(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "final evaluation of the last step: 4/4 evaluations" in result.output
-    assert AllocationDocument.from_file(out).effective().queue("root.prod") is not None
+    assert effective_allocation(AllocationDocument.from_file(out)).queue("root.prod") is not None
 
 
 def test_failed_candidates_are_listed_with_their_reasons(capsys):

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from tempo.cli import cli
+from whatif.allocation import effective_allocation
 from whatif.capacity import ConfigurationDocument, validate
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -167,7 +168,7 @@ def test_convert_capacity_to_fair_detects_the_direction(run, tmp_path):
     assert run("config", "validate", out).exit_code == 0
     from whatif.allocation import AllocationDocument
 
-    allocation = AllocationDocument.from_file(out).effective()
+    allocation = effective_allocation(AllocationDocument.from_file(out))
     assert allocation.queue("root.etl").max_resources.percent == (72.0, 72.0)
     assert allocation.queue("root.mv").scheduling_policy == "fifo"
     # and the text report says the same, line by line

@@ -11,7 +11,7 @@ import pytest
 
 from tempo.space import MRV1, YARN, ConfigurationSpace, SpaceSpec, hadoop_version_for
 from whatif import Cluster
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.errors import ValidationError
 
 SLOTS = Cluster.parse("map-slots=30,reduce-slots=10")
@@ -62,7 +62,9 @@ def pools() -> AllocationDocument:
 
 
 def hadoop1_space(settings=MRV1.settings) -> ConfigurationSpace:
-    return SpaceSpec(settings=settings).build(pools().effective(hadoop_version=1), SLOTS)
+    return SpaceSpec(settings=settings).build(
+        effective_allocation(pools(), hadoop_version=1), SLOTS
+    )
 
 
 def edited_tags(old: AllocationDocument, new: AllocationDocument) -> list[tuple[str, str]]:
@@ -97,7 +99,7 @@ def test_a_hadoop_1_file_tunes_exactly_the_hadoop_1_settings():
     assert described["root.besteffort.maxRunningJobs"] == "[1, 100] integer log or off"
     assert described["root.besteffort.schedulingMode"] == "fair | fifo categorical"
     assert described["root.fairSharePreemptionTimeout"] == "[5, 3600] integer log or off"
-    current = space.decode(space.encode(pools().effective(hadoop_version=1)))
+    current = space.decode(space.encode(effective_allocation(pools(), hadoop_version=1)))
     assert current.value("root.deadline", "minMaps") == 10
     assert current.value("root.deadline", "maxRunningJobs") == math.inf  # maxRunningApps: not read
     assert current.value("root.besteffort", "maxRunningJobs") == 20
@@ -107,7 +109,7 @@ def test_a_hadoop_1_file_tunes_exactly_the_hadoop_1_settings():
 
 def test_the_default_hadoop_1_space_is_the_papers_settings_in_hadoop_1_names():
     """Without settings: weights, map and reduce minimum shares and both preemption timeouts."""
-    space = SpaceSpec().build(pools().effective(hadoop_version=1), SLOTS)
+    space = SpaceSpec().build(effective_allocation(pools(), hadoop_version=1), SLOTS)
     assert {d.setting for d in space.dimensions} == set(MRV1.defaults)
     assert (
         "root.deadline.minMaps" in space.names and "root.fairSharePreemptionTimeout" in space.names
@@ -119,7 +121,7 @@ def test_hadoop_1_writes_its_own_elements_and_keeps_the_rest_byte_for_byte():
     """minMaps, maxRunningJobs and schedulingMode go inside the <pool>; the timeout at the top."""
     doc = pools()
     space = hadoop1_space()
-    configuration = space.decode(space.encode(doc.effective(hadoop_version=1)))
+    configuration = space.decode(space.encode(effective_allocation(doc, hadoop_version=1)))
     wanted = {
         ("root.deadline", "minMaps"): 12,
         ("root.deadline", "maxRunningJobs"): 2,
@@ -147,13 +149,16 @@ def test_hadoop_1_writes_its_own_elements_and_keeps_the_rest_byte_for_byte():
             ("+", "fairSharePreemptionTimeout"),
         ]
     )
-    resolved = new.effective(hadoop_version=1)
+    resolved = effective_allocation(new, hadoop_version=1)
     assert resolved.queue("root.deadline").max_running_apps == 2
     assert resolved.queue("root.deadline").scheduling_policy == "fifo"
     assert resolved.queue("root.besteffort").max_reduces == 6
     assert resolved.root.fair_share_preemption_timeout_s == 120
     assert space.decode(space.encode(resolved)) == moved
-    assert space.apply(doc, space.encode(doc.effective(hadoop_version=1))).to_bytes() == POOLS
+    assert (
+        space.apply(doc, space.encode(effective_allocation(doc, hadoop_version=1))).to_bytes()
+        == POOLS
+    )
 
 
 def test_no_limit_removes_hadoop_1_limits():
@@ -162,9 +167,9 @@ def test_no_limit_removes_hadoop_1_limits():
         POOLS.replace(b"<minMaps>10</minMaps>", b"<maxMaps>20</maxMaps>"), source="limits.xml"
     )
     space = SpaceSpec(settings=("maxMaps", "maxRunningJobs")).build(
-        doc.effective(hadoop_version=1), SLOTS
+        effective_allocation(doc, hadoop_version=1), SLOTS
     )
-    vector = space.encode(doc.effective(hadoop_version=1))
+    vector = space.encode(effective_allocation(doc, hadoop_version=1))
     vector[space.index("root.deadline.maxMaps")] = 1.0
     vector[space.index("root.besteffort.maxRunningJobs")] = 1.0
     new = space.apply(doc, vector)
@@ -174,10 +179,10 @@ def test_no_limit_removes_hadoop_1_limits():
 def test_a_yarn_file_never_gets_hadoop_1_elements():
     """Random points of the full YARN space write only YARN elements into <queue>s."""
     doc = AllocationDocument.from_bytes(QUEUES)
-    space = SpaceSpec(settings=YARN.settings).build(doc.effective(), MEMORY)
+    space = SpaceSpec(settings=YARN.settings).build(effective_allocation(doc), MEMORY)
     assert space.hadoop_version == 3
     assert not MRV1_ONLY & {d.setting for d in space.dimensions}
-    center = space.encode(doc.effective())
+    center = space.encode(effective_allocation(doc))
     tags = set()
     for vector in space.sample(np.random.default_rng(5), 40, center=center, radius=0.5):
         tags |= {tag for _, tag in edited_tags(doc, space.apply(doc, vector))}
@@ -201,14 +206,14 @@ def test_a_yarn_file_never_gets_hadoop_1_elements():
         ),
         (
             lambda: SpaceSpec(settings=("minMaps",)).build(
-                AllocationDocument.from_bytes(QUEUES).effective(), MEMORY
+                effective_allocation(AllocationDocument.from_bytes(QUEUES)), MEMORY
             ),
             r"expected one of weight, minResources, .*schedulingPolicy \(the Hadoop 2/3 \(YARN\) "
             r"settings\), got 'minMaps' \(minMaps is a Hadoop 1 \(MRv1\) setting\)",
         ),
         (
             lambda: ConfigurationSpace.default(
-                pools().effective(hadoop_version=1), SLOTS, settings=("priority",)
+                effective_allocation(pools(), hadoop_version=1), SLOTS, settings=("priority",)
             ),
             r"ConfigurationSpace.default: settings: expected one of weight, minMaps.*got 'priority'$",
         ),
@@ -216,7 +221,7 @@ def test_a_yarn_file_never_gets_hadoop_1_elements():
             lambda: (
                 SpaceSpec()
                 .with_overrides(["root.deadline.maxRunningApps=1:10"])
-                .build(pools().effective(hadoop_version=1), SLOTS)
+                .build(effective_allocation(pools(), hadoop_version=1), SLOTS)
             ),
             r"^override 'root.deadline.maxRunningApps=1:10': root.deadline.maxRunningApps: "
             r"expected one of .*maxRunningJobs.*got 'maxRunningApps'",
@@ -225,20 +230,20 @@ def test_a_yarn_file_never_gets_hadoop_1_elements():
             lambda: (
                 SpaceSpec()
                 .with_overrides(["root.deadline.fairSharePreemptionTimeout=30:600"])
-                .build(pools().effective(hadoop_version=1), SLOTS)
+                .build(effective_allocation(pools(), hadoop_version=1), SLOTS)
             ),
             r"root.deadline.fairSharePreemptionTimeout: expected root.fairSharePreemptionTimeout "
             r"\(Hadoop 1 \(MRv1\) reads fairSharePreemptionTimeout only at the top of the file\)",
         ),
         (
             lambda: SpaceSpec(settings=("minMaps",)).build(
-                pools().effective(hadoop_version=1), None, hadoop_version=1
+                effective_allocation(pools(), hadoop_version=1), None, hadoop_version=1
             ),
             r"root.deadline.minMaps: cluster: required to bound minMaps",
         ),
         (
             lambda: SpaceSpec().build(
-                pools().effective(hadoop_version=1), MEMORY, hadoop_version=1
+                effective_allocation(pools(), hadoop_version=1), MEMORY, hadoop_version=1
             ),
             r"hadoop_version 1: expected a slot cluster \(map-slots=N,reduce-slots=M\) for Hadoop 1, "
             r"got the cluster memory-mb=102400,vcores=100",
@@ -263,7 +268,7 @@ def test_rules_bound_hadoop_1_settings_in_slots():
                 "root.besteffort.schedulingMode=default",
             ]
         )
-        .build(pools().effective(hadoop_version=1), SLOTS)
+        .build(effective_allocation(pools(), hadoop_version=1), SLOTS)
     )
     bounds = {d.name: (d.low, d.high) for d in space.dimensions}
     assert bounds["root.deadline.minMaps"] == (0, 15)
@@ -298,7 +303,7 @@ def test_schedulingpolicy_offers_drf_only_under_a_drf_parent():
         b'  <queue name="b"/>\n'
         b"</allocations>\n"
     )
-    space = SpaceSpec(settings=("schedulingPolicy",)).build(doc.effective(), MEMORY)
+    space = SpaceSpec(settings=("schedulingPolicy",)).build(effective_allocation(doc), MEMORY)
     choices = {d.name: d.choices for d in space.dimensions}
     assert choices == {
         "root.a.x.schedulingPolicy": ("fair", "fifo", "drf"),

@@ -10,7 +10,7 @@ import pytest
 from tempo.space import MRV1, YARN, SpaceSpec
 from tempo.space.flat import flat_weights
 from whatif import Cluster
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings, predict
 from whatif.workload import Workload
@@ -32,7 +32,9 @@ def pools(*mins: tuple[str, int, int], weights: dict[str, float] | None = None) 
 
 
 def mrv1(data: bytes):
-    return AllocationDocument.from_bytes(data, source="pools.xml").effective(hadoop_version=1)
+    return effective_allocation(
+        AllocationDocument.from_bytes(data, source="pools.xml"), hadoop_version=1
+    )
 
 
 COVERING = pools(("deadline", 20, 6), ("besteffort", 10, 4))
@@ -113,15 +115,17 @@ def test_yarn_looks_at_memory_under_fair_and_every_resource_under_drf():
         b'  <queue name="b"><minResources>4096 mb, 2 vcores</minResources></queue>\n'
         b"</allocations>\n"
     )
-    fair = AllocationDocument.from_bytes(queues.replace(b"{policy}", b"")).effective()
+    fair = effective_allocation(AllocationDocument.from_bytes(queues.replace(b"{policy}", b"")))
     groups = flat_weights(fair, MEMORY, YARN)
     assert [g.queues for g in groups] == [("root.a", "root.b")]
     assert groups[0].reasons == ("minResources.memory 4096 + 6144 >= 10240 MB",)
-    drf = AllocationDocument.from_bytes(
-        queues.replace(
-            b"{policy}", b"<defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>\n"
+    drf = effective_allocation(
+        AllocationDocument.from_bytes(
+            queues.replace(
+                b"{policy}", b"<defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>\n"
+            )
         )
-    ).effective()
+    )
     assert flat_weights(drf, MEMORY, YARN) == []  # 2 + 2 vcores < 10
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tempo.cli import cli
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -60,5 +60,5 @@ def test_optimize_tunes_a_pool_file_in_hadoop_1_terms(tmp_path):
     assert b"<pool" in written and b"<queue" not in written
     for yarn in (b"minResources", b"maxRunningApps", b"schedulingPolicy"):
         assert yarn not in written
-    tuned = AllocationDocument.from_file(out).effective(hadoop_version=1)
+    tuned = effective_allocation(AllocationDocument.from_file(out), hadoop_version=1)
     assert tuned.queue("root.prod").min_maps == 20

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from tempo.space import ConfigurationSpace, SpaceSpec
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.cluster import Cluster
 
 REPO = Path(__file__).resolve().parents[3]
@@ -11,7 +11,9 @@ CLUSTER = Cluster.parse("nodes=24,memory-mb=8192,vcores=8")
 
 
 def _allocation():
-    return AllocationDocument.from_file(REPO / "configs" / "two-tenant-expert.xml").effective()
+    return effective_allocation(
+        AllocationDocument.from_file(REPO / "configs" / "two-tenant-expert.xml")
+    )
 
 
 def _timeouts(space: ConfigurationSpace) -> list[str]:

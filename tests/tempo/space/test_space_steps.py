@@ -15,7 +15,7 @@ from tempo.optimize import build_problem
 from tempo.space import MRV1, OFF_BAND, ConfigurationSpace, Dimension, SpaceSpec
 from tempo.templates import parse_templates
 from whatif import Cluster
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.workload import Workload
 
 SLOTS = Cluster.parse("map-slots=30,reduce-slots=10")
@@ -38,7 +38,9 @@ def pools() -> AllocationDocument:
 
 
 def space() -> ConfigurationSpace:
-    return SpaceSpec(settings=MRV1.settings).build(pools().effective(hadoop_version=1), SLOTS)
+    return SpaceSpec(settings=MRV1.settings).build(
+        effective_allocation(pools(), hadoop_version=1), SLOTS
+    )
 
 
 SPACE = space()
@@ -69,7 +71,7 @@ def test_steps_by_kind_of_setting():
 
 def test_steps_at_a_point_go_to_the_next_value():
     """On a log scale the step is from the value to the next whole value: 20 -> 21 jobs."""
-    start = SPACE.encode(pools().effective(hadoop_version=1))
+    start = SPACE.encode(effective_allocation(pools(), hadoop_version=1))
     assert step("root.a.maxRunningJobs", start) == pytest.approx(
         math.log(21 / 20) / math.log(100) * TOP
     )

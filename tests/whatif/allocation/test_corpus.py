@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from whatif.allocation import AllocationDocument, validate
+from whatif.allocation import AllocationDocument, effective_allocation, validate
 from whatif.allocation.effective import Resources
 from whatif.allocation.summary import queue_table
 from whatif.errors import AllocationError
@@ -30,7 +30,7 @@ def test_real_file_round_trips_validates_and_shows(path):
     assert [i for i in issues if i.severity == "error"] == []
     table = queue_table(doc, cluster=Resources(819200, 800))
     assert table["queue"].iloc[0] == "root"
-    assert len(table) == len(list(doc.effective().queues()))
+    assert len(table) == len(list(effective_allocation(doc).queues()))
 
 
 BROKEN = {
@@ -90,7 +90,7 @@ def test_capacity_scheduler_file_is_rejected_at_its_root_line():
     assert (issue.severity, issue.line) == ("error", line)
     assert "top-level element not <allocations> (found <configuration>)" in issue.message
     with pytest.raises(AllocationError, match=f"{line}: Bad fair scheduler config"):
-        AllocationDocument.from_file(path).effective()
+        effective_allocation(AllocationDocument.from_file(path))
 
 
 @pytest.mark.parametrize(
@@ -128,7 +128,7 @@ def test_placement_rules_accepted_by_hadoop_2():
 def test_mrv1_file_resolves_pools_and_job_limits_for_hadoop_1():
     """The MRv1 sample gives flat pools with slot minimums and job limits under Hadoop 1."""
     doc = AllocationDocument.from_file(CORPUS / "02-cmri-bc-hadoop-mrv1-sample.xml")
-    effective = doc.effective(hadoop_version=1)
+    effective = effective_allocation(doc, hadoop_version=1)
     default = effective.queue("root.default")
     assert (default.min_maps, default.min_reduces, default.max_running_apps) == (20, 10, 10)
     assert default.min_share_preemption_timeout_s == 300
@@ -141,9 +141,9 @@ def test_mrv1_file_resolves_pools_and_job_limits_for_hadoop_1():
 
 def test_mrv1_file_under_yarn_ignores_job_limits():
     """Read by YARN, the same file keeps slot minimums but has no job limits."""
-    effective = AllocationDocument.from_file(
-        CORPUS / "02-cmri-bc-hadoop-mrv1-sample.xml"
-    ).effective()
+    effective = effective_allocation(
+        AllocationDocument.from_file(CORPUS / "02-cmri-bc-hadoop-mrv1-sample.xml")
+    )
     default = effective.queue("root.default")
     assert default.min_maps == 20 and default.max_running_apps is None
     assert effective.max_apps_for_user("user1") is None
@@ -158,5 +158,5 @@ def test_shipped_sample_configs_are_clean(name):
     """The sample expert configurations have no errors and no warnings, and resolve."""
     path = CONFIGS / name
     assert validate(path, cluster=Resources(819200, 800)) == []
-    effective = AllocationDocument.from_file(path).effective()
+    effective = effective_allocation(AllocationDocument.from_file(path))
     assert len(effective.leaves()) == (2 if name.startswith("two") else 6)

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from whatif.allocation import AllocationDocument, queue_table, validate
-from whatif.allocation.dialect import file_hadoop_version
+from whatif.allocation import AllocationDocument, effective_allocation, queue_table, validate
 from whatif.allocation.fairshare import pool_slot_shares, slot_shares
+from whatif.allocation.model import file_hadoop_version
 from whatif.errors import AllocationError
 
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
@@ -126,12 +126,11 @@ def test_set_refuses_yarn_elements_in_a_hadoop1_pool(setting, value, instead):
 def test_set_writes_what_hadoop1_reads_and_may_remove_what_it_ignores():
     doc = AllocationDocument.from_bytes(MIXED)
     changed = doc.set("root.prod", "maxRunningJobs", 5)
-    assert changed.effective(hadoop_version=1).queue("root.prod").max_running_apps == 5
+    assert effective_allocation(changed, hadoop_version=1).queue("root.prod").max_running_apps == 5
     removed = doc.set("root.prod", "maxRunningApps", None)
     assert b"maxRunningApps" not in removed.to_bytes()
     assert (
-        doc.set("root.prod", "schedulingMode", "fifo")
-        .effective(hadoop_version=1)
+        effective_allocation(doc.set("root.prod", "schedulingMode", "fifo"), hadoop_version=1)
         .queue("root.prod")
         .scheduling_policy
         == "fifo"
@@ -166,7 +165,7 @@ def test_set_refuses_mrv1_elements_in_a_yarn_file():
 
 def test_hadoop1_effective_allocation_honours_only_pools_and_their_elements():
     """<queue> is no pool; maxRunningJobs (not maxRunningApps) limits; min shares are slots."""
-    effective = AllocationDocument.from_bytes(MIXED).effective(hadoop_version=1)
+    effective = effective_allocation(AllocationDocument.from_bytes(MIXED), hadoop_version=1)
     assert [q.name for q in effective.root.children] == ["root.prod"]
     prod = effective.queue("root.prod")
     assert prod.max_running_apps == 2
@@ -198,6 +197,6 @@ def test_slot_shares_follow_hadoop1_compute_fair_shares():
         b'<allocations><pool name="a"><weight>3</weight><maxReduces>2</maxReduces></pool>'
         b'<pool name="b"/></allocations>'
     )
-    shares = pool_slot_shares(doc.effective(hadoop_version=1), {"map": 8, "reduce": 8})
+    shares = pool_slot_shares(effective_allocation(doc, hadoop_version=1), {"map": 8, "reduce": 8})
     assert shares["root.a"] == pytest.approx({"map": 6, "reduce": 2})
     assert shares["root.b"] == pytest.approx({"map": 2, "reduce": 6})

@@ -7,7 +7,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from whatif.allocation import AllocationDocument, Resources, validate, write_allocation
+from whatif.allocation import (
+    AllocationDocument,
+    Resources,
+    effective_allocation,
+    validate,
+    write_allocation,
+)
 from whatif.allocation.java_values import to_java_float
 from whatif.allocation.model import NEVER_TIMEOUT_S
 
@@ -121,7 +127,7 @@ def test_parse_write_parse_equals_parse(data):
         again = AllocationDocument.from_file(path)
     assert again.to_bytes() == data
     assert written(again) == written(doc)
-    assert again.effective() == doc.effective()
+    assert effective_allocation(again) == effective_allocation(doc)
 
 
 def expected_value(setting: str, value):
@@ -172,7 +178,7 @@ def test_random_edits_validate_and_read_back(data, draw):
             assert got is None or got.value == NEVER_TIMEOUT_S
             assert (
                 getattr(
-                    doc.effective().queue(target.path),
+                    effective_allocation(doc).queue(target.path),
                     {
                         "minSharePreemptionTimeout": "min_share_preemption_timeout_s",
                         "fairSharePreemptionTimeout": "fair_share_preemption_timeout_s",

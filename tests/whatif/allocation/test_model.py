@@ -10,6 +10,7 @@ from whatif.allocation import (
     AllocationDocument,
     ResourceLimit,
     Resources,
+    effective_allocation,
     validate,
 )
 from whatif.allocation.resource_string import NEW, OLD
@@ -118,7 +119,7 @@ def test_set_none_removes_the_element_line():
     """None removes the element (and its line), so the default applies again."""
     changed = AllocationDocument.from_bytes(SAMPLE).set("root.prod", "weight", None)
     assert changed_lines(SAMPLE, changed.to_bytes()) == ["-    <weight>2.0</weight>"]
-    assert changed.effective().queue("root.prod").weight == 1.0
+    assert effective_allocation(changed).queue("root.prod").weight == 1.0
 
 
 def test_infinite_timeout_writes_never_when_inherited_is_finite():
@@ -127,7 +128,10 @@ def test_infinite_timeout_writes_never_when_inherited_is_finite():
         "root.dev", "minSharePreemptionTimeout", math.inf
     )
     assert changed.queue("root.dev").get("minSharePreemptionTimeout").value == NEVER_TIMEOUT_S
-    assert changed.effective().queue("root.dev.adhoc").min_share_preemption_timeout_s == math.inf
+    assert (
+        effective_allocation(changed).queue("root.dev.adhoc").min_share_preemption_timeout_s
+        == math.inf
+    )
     assert NEVER_TIMEOUT_S * 1000 <= 2**63 - 1
 
 
@@ -168,7 +172,7 @@ def test_percent_limit_written_as_percentage():
         "root.prod", "maxResources", ResourceLimit(percent=(50.0, 25.0))
     )
     assert "<maxResources>50% memory, 25% cpu</maxResources>" in changed.to_bytes().decode()
-    assert changed.effective().queue("root.prod").max_resources.percent == (50.0, 25.0)
+    assert effective_allocation(changed).queue("root.prod").max_resources.percent == (50.0, 25.0)
 
 
 def test_new_style_resource_string_keeps_its_form():

@@ -4,14 +4,15 @@ import math
 
 import pytest
 
-from whatif.allocation import AllocationDocument, ResourceLimit, Resources
+from whatif.allocation import AllocationDocument, ResourceLimit, Resources, effective_allocation
 from whatif.allocation.java_values import to_java_float
 from whatif.errors import AllocationError
 
 
 def effective(body: str, *, version: int = 3):
-    return AllocationDocument.from_bytes(f"<allocations>{body}</allocations>".encode()).effective(
-        hadoop_version=version
+    return effective_allocation(
+        AllocationDocument.from_bytes(f"<allocations>{body}</allocations>".encode()),
+        hadoop_version=version,
     )
 
 

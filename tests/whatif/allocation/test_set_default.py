@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from whatif.allocation import NEVER_TIMEOUT_S, AllocationDocument
+from whatif.allocation import NEVER_TIMEOUT_S, AllocationDocument, effective_allocation
 from whatif.errors import AllocationError
 
 POOLS = b"""<?xml version="1.0"?>
@@ -28,7 +28,7 @@ def test_set_default_adds_after_the_last_top_level_setting_and_removes_for_never
         b"</defaultMinSharePreemptionTimeout>\n"
         b"  <fairSharePreemptionTimeout>300</fairSharePreemptionTimeout>\n",
     )
-    assert added.effective(hadoop_version=1).root.fair_share_preemption_timeout_s == 300
+    assert effective_allocation(added, hadoop_version=1).root.fair_share_preemption_timeout_s == 300
     assert added.set_default(
         "fairSharePreemptionTimeout", 45
     ).to_bytes() == added.to_bytes().replace(b">300<", b">45<")
@@ -55,7 +55,7 @@ def test_never_is_written_when_removing_would_let_the_legacy_element_apply():
     )
     never = doc.set_default("defaultFairSharePreemptionTimeout", math.inf)
     assert f">{NEVER_TIMEOUT_S}<".encode() in never.to_bytes()
-    assert math.isinf(never.effective().root.fair_share_preemption_timeout_s)
+    assert math.isinf(effective_allocation(never).root.fair_share_preemption_timeout_s)
 
 
 def test_set_default_rejects_queue_settings_and_bad_values():
@@ -74,7 +74,9 @@ def test_a_new_scheduling_mode_keeps_the_name_hadoop_1_reads():
     """set(..., "schedulingMode", ...) writes <schedulingMode>, the only name Hadoop 1 reads."""
     doc = AllocationDocument.from_bytes(POOLS).set("root.prod", "schedulingMode", "fifo")
     assert b"    <schedulingMode>fifo</schedulingMode>\n" in doc.to_bytes()
-    assert doc.effective(hadoop_version=1).queue("root.prod").scheduling_policy == "fifo"
+    assert (
+        effective_allocation(doc, hadoop_version=1).queue("root.prod").scheduling_policy == "fifo"
+    )
 
 
 def test_hadoop_1_does_not_read_scheduling_policy_in_a_pool():
@@ -83,5 +85,9 @@ def test_hadoop_1_does_not_read_scheduling_policy_in_a_pool():
         "root.prod", "schedulingPolicy", "fifo", hadoop_version=3
     )
     assert b"<schedulingPolicy>fifo</schedulingPolicy>" in doc.to_bytes()
-    assert doc.effective(hadoop_version=1).queue("root.prod").scheduling_policy == "fair"
-    assert doc.effective(hadoop_version=3).queue("root.prod").scheduling_policy == "fifo"
+    assert (
+        effective_allocation(doc, hadoop_version=1).queue("root.prod").scheduling_policy == "fair"
+    )
+    assert (
+        effective_allocation(doc, hadoop_version=3).queue("root.prod").scheduling_policy == "fifo"
+    )

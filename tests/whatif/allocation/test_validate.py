@@ -2,7 +2,7 @@
 
 import pytest
 
-from whatif.allocation import AllocationDocument, Resources, validate
+from whatif.allocation import AllocationDocument, Resources, effective_allocation, validate
 from whatif.errors import AllocationError
 
 
@@ -158,7 +158,7 @@ def test_java_number_spellings_are_accepted():
     )
     assert issues(body) == []
     doc = AllocationDocument.from_bytes(f"<allocations>{body}</allocations>".encode())
-    queue = doc.effective().queue("root.a")
+    queue = effective_allocation(doc).queue("root.a")
     assert (queue.max_am_share, queue.max_running_apps, queue.weight) == (0.5, 3, 10.0)
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from whatif.allocation import AllocationDocument, validate
+from whatif.allocation import AllocationDocument, effective_allocation, validate
 from whatif.allocation.effective import Resources
 from whatif.capacity import ConfigurationDocument
 from whatif.capacity.convert import convert
@@ -33,7 +33,7 @@ def fair(doc: ConfigurationDocument, **kwargs) -> tuple[AllocationDocument, obje
 def ratios(allocation: AllocationDocument) -> dict[str, float]:
     """Each queue's weight over its siblings' total."""
     out = {}
-    for queue in allocation.effective().queues():
+    for queue in effective_allocation(allocation).queues():
         total = sum(c.weight for c in queue.children)
         for child in queue.children:
             out[child.name] = child.weight / total
@@ -57,7 +57,7 @@ def test_round_trip_keeps_the_weights_ratios(sample, percentage):
 def test_round_trip_keeps_the_limits_and_policies():
     original = AllocationDocument.from_file(CONFIGS / "two-tenant-expert.xml")
     cs = ConfigurationDocument.from_bytes(convert(original).to_xml().encode())
-    back = fair(cs)[0].effective()
+    back = effective_allocation(fair(cs)[0])
     engineer, prod = back.queue("engineer"), back.queue("prod")
     assert engineer.max_running_apps == 40 and engineer.max_am_share == pytest.approx(0.5)
     assert prod.max_am_share == pytest.approx(0.3) and not prod.allow_preemption_from
@@ -89,7 +89,7 @@ def test_settings_map_onto_their_fair_counterparts():
         }
     )
     allocation, result = fair(doc)
-    eff = allocation.effective()
+    eff = effective_allocation(allocation)
     a, b, x, y = (eff.queue(q) for q in ("root.a", "root.b", "root.a.x", "root.a.y"))
     assert (a.weight, b.weight, x.weight, y.weight) == (60, 40, 1, 3)
     assert a.max_resources.percent == (50.0, 50.0)
@@ -143,14 +143,14 @@ def test_absolute_capacities_become_min_resources_and_memory_weights():
         }
     )
     allocation, result = fair(doc)
-    eff = allocation.effective()
+    eff = effective_allocation(allocation)
     a = eff.queue("root.a")
     assert a.min_resources == Resources(30720, 30)
     assert a.max_resources.absolute == Resources(61440, 60)
     assert a.weight / eff.queue("root.b").weight == pytest.approx(3)
     # c's maximum is a share of b's absolute resources: it needs the cluster size
     assert any(line.startswith("root.b.c: maximum-capacity 50") for line in result.not_carried)
-    with_cluster = fair(doc, cluster=Resources(102400, 100))[0].effective()
+    with_cluster = effective_allocation(fair(doc, cluster=Resources(102400, 100))[0])
     assert with_cluster.queue("root.b.c").max_resources.percent == (25.0, 25.0)
 
 
@@ -164,6 +164,6 @@ def test_the_dominant_resource_calculator_makes_fair_leaves_drf():
             "resource-calculator": "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator",
         }
     )
-    eff = fair(doc)[0].effective()
+    eff = effective_allocation(fair(doc)[0])
     assert eff.queue("root.a").scheduling_policy == "drf"
     assert eff.queue("root.b").scheduling_policy == "fifo"

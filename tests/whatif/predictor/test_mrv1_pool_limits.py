@@ -10,7 +10,7 @@ from __future__ import annotations
 from conftest import build_workload
 
 from whatif import Cluster
-from whatif.allocation import AllocationDocument
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.predictor import SchedulerSettings, predict
 
 CLUSTER = Cluster.parse("map-slots=4,reduce-slots=2")
@@ -35,7 +35,7 @@ def three_jobs(queue: str):
 
 
 def finishes(queue: str) -> list[float]:
-    allocation = AllocationDocument.from_bytes(FILE).effective(hadoop_version=1)
+    allocation = effective_allocation(AllocationDocument.from_bytes(FILE), hadoop_version=1)
     workload = build_workload(three_jobs(queue))
     schedule = predict(workload, allocation, CLUSTER, settings=SETTINGS, engine="reference")
     return sorted(schedule.jobs["finish_s"].tolist())
@@ -43,13 +43,13 @@ def finishes(queue: str) -> list[float]:
 
 def test_max_running_jobs_is_the_pool_job_limit():
     """maxRunningJobs=1: the three jobs run one after another (finish at 100, 200, 300 s)."""
-    allocation = AllocationDocument.from_bytes(FILE).effective(hadoop_version=1)
+    allocation = effective_allocation(AllocationDocument.from_bytes(FILE), hadoop_version=1)
     assert allocation.queue("root.jobs").max_running_apps == 1
     assert finishes("jobs") == [100.0, 200.0, 300.0]
 
 
 def test_max_running_apps_in_a_pool_is_not_read_by_hadoop_1():
     """maxRunningApps in a <pool>: no limit under Hadoop 1, so all three finish at 100 s."""
-    allocation = AllocationDocument.from_bytes(FILE).effective(hadoop_version=1)
+    allocation = effective_allocation(AllocationDocument.from_bytes(FILE), hadoop_version=1)
     assert allocation.queue("root.apps").max_running_apps is None
     assert finishes("apps") == [100.0, 100.0, 100.0]

@@ -1,0 +1,54 @@
+"""`write_allocation`: the only function that writes allocation files.
+
+The last step of the package's pipeline (bytes -> `xml_io` -> `model` -> `validate`
+-> `resolve`; writing needs only validation): a file Hadoop would refuse is never
+written, so the ResourceManager never reloads one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from whatif.allocation.model import AllocationDocument
+from whatif.allocation.validate import validate
+from whatif.atomic import rotate_backups, write_atomic
+from whatif.errors import AllocationError
+
+logger = logging.getLogger(__name__)
+
+
+def write_allocation(
+    doc: AllocationDocument,
+    path: str | os.PathLike[str],
+    *,
+    backups: int = 5,
+    hadoop_version: int = 3,
+) -> Path:
+    """Write `doc` to `path` atomically, keeping numbered backups of what was there.
+
+    Refuses (`AllocationError`) a document that `validate` finds errors in. The bytes
+    go to a temporary file in the target's directory, which is fsynced and renamed
+    over the target, so a reader (the ResourceManager reloads every 10 s) sees either
+    the old file or the new one. An existing target is first copied to
+    ``path.1`` (older backups shift to ``.2`` ... ``.backups``; the oldest is dropped).
+    The target's permission bits, and its owner when running as root, are kept; a new
+    file is 0644, so the ResourceManager's user can read it (`whatif.atomic.write_atomic`).
+
+    Returns the path written.
+    """
+    target = Path(path)
+    errors = [i for i in validate(doc, hadoop_version=hadoop_version) if i.severity == "error"]
+    if errors:
+        listed = "; ".join(f"line {i.line}: {i.message}" for i in errors[:5])
+        raise AllocationError(f"{target}: refusing to write an invalid allocation file: {listed}")
+    if backups < 0:
+        raise AllocationError(f"write_allocation backups: expected >= 0, got {backups}")
+    data = doc.to_bytes()
+    write_atomic(target, data, before_replace=lambda t: rotate_backups(t, backups))
+    logger.info("wrote allocation file %s (%d bytes)", target, len(data))
+    return target
+
+
+__all__ = ["write_allocation"]
