@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tempo.space import ConfigurationSpace
 from whatif.allocation import effective_allocation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -250,8 +251,8 @@ def _space(data: bytes, seed: Seed, work: Path) -> object:
 
     spec = SpaceSpec.from_file(_file(work, seed, data))
     allocation = AllocationDocument.from_file(ROOT / "configs" / "two-tenant-expert.xml")
-    return spec.build(
-        effective_allocation(allocation), Cluster.parse("nodes=24,memory-mb=8192,vcores=8")
+    return ConfigurationSpace.from_spec(
+        spec, effective_allocation(allocation), Cluster.parse("nodes=24,memory-mb=8192,vcores=8")
     )
 
 

@@ -279,8 +279,12 @@ def optimize(
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
     current = effective_allocation(document, hadoop_version=hadoop_version)
     spec = SpaceSpec.from_file(space_path) if space_path else SpaceSpec()
-    space: ConfigurationSpace = spec.with_overrides(overrides).build(
-        current, cluster, hadoop_version=hadoop_version, preemption=settings.preemption
+    space: ConfigurationSpace = ConfigurationSpace.from_spec(
+        spec.with_overrides(overrides),
+        current,
+        cluster,
+        hadoop_version=hadoop_version,
+        preemption=settings.preemption,
     )
     gain = MinGain(relative=min_gain, **min_gain_abs)
     if not as_json:

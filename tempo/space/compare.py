@@ -47,7 +47,7 @@ def space_distance(
     built from `a`; values of `b` outside its bounds are clipped (and logged).
     """
     if space_file is not None:
-        space = SpaceSpec.from_file(space_file).build(a, cluster)
+        space = ConfigurationSpace.from_spec(SpaceSpec.from_file(space_file), a, cluster)
         source = f"space {space_file}"
     else:
         common = [q.name for q in a.queues() if q.name != "root" and _has(b, q.name)]

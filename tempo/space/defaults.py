@@ -44,6 +44,15 @@ from whatif.errors import ValidationError
 logger = logging.getLogger(__name__)
 
 
+def queue_path(allocation: EffectiveAllocation, name: str) -> str:
+    """The full path of a queue named by full path or unique leaf name."""
+    try:
+        return allocation.queue(name).name
+    except KeyError:
+        known = ", ".join(q.name for q in allocation.queues())
+        raise ValidationError(f"queue: expected one of {known}, got {name!r}") from None
+
+
 def equal_splits(allocation: EffectiveAllocation) -> dict[str, float]:
     """Each queue's fraction of the cluster when every parent splits its own evenly."""
     splits = {"root": 1.0}

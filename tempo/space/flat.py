@@ -20,12 +20,17 @@ weights matter again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import logging
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tempo.space.dialect import Dialect
+from tempo.space.dimension import Dimension
 from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue
 from whatif.cluster import Cluster
+from whatif.errors import ValidationError
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -115,3 +120,47 @@ def _minimum(queue: EffectiveQueue, setting: str) -> float:
     if setting == "minResources.vcores":
         return float(queue.min_resources.vcores)
     return float(queue.min_resources.memory_mb)
+
+
+def without_flat_weights(
+    dimensions: Sequence[Dimension],
+    allocation: EffectiveAllocation,
+    cluster: Cluster | None,
+    dialect: Dialect,
+    *,
+    cover: Sequence[EffectiveAllocation] = (),
+    keep: Iterable[str] = (),
+) -> tuple[list[Dimension], list[str]]:
+    """`dimensions` less the weights that change nothing anywhere in them, and notes saying so.
+
+    A group of siblings' weights (`tempo.space.flat`) is left out when their minimum
+    shares cover the cluster at the lowest the dimensions let them go, in
+    `allocation` and in every `cover` allocation; weight dimensions named in `keep`
+    (operator's rules) stay. A group whose weights are flat only in `allocation` (the
+    dimensions may lower its minimum shares) keeps them, with a note. Notes are logged.
+    """
+    lowest = {(d.queue, d.key): d.low for d in dimensions if d.setting in _MIN_SHARES}
+    everywhere = flat_weights(allocation, cluster, dialect, lowest)
+    for other in cover:
+        elsewhere = {g.queues for g in flat_weights(other, cluster, dialect, lowest)}
+        everywhere = [g for g in everywhere if g.queues in elsewhere]
+    keep = set(keep)
+    tuned = {d.queue for d in dimensions if d.setting == "weight" and d.name not in keep}
+    dropped = {q for g in everywhere for q in g.queues} & tuned
+    notes = [g.left_out() for g in everywhere if tuned.intersection(g.queues)]
+    gone = {g.queues for g in everywhere}
+    notes += [
+        g.flat_at_start()
+        for g in flat_weights(allocation, cluster, dialect)
+        if g.queues not in gone and tuned.intersection(g.queues)
+    ]
+    kept = [d for d in dimensions if not (d.setting == "weight" and d.queue in dropped)]
+    if dimensions and not kept:
+        raise ValidationError(f"nothing left to tune: {' '.join(notes)}")
+    for note in notes:
+        logger.info("%s", note)
+    return kept, notes
+
+
+#: The settings that hold minimum shares (their dimensions' lows bound `flat_weights`).
+_MIN_SHARES = ("minResources", "minMaps", "minReduces")

@@ -29,11 +29,12 @@ import numpy as np
 
 from tempo.space.codec import Codec
 from tempo.space.configuration import Configuration
-from tempo.space.defaults import default_dimensions
+from tempo.space.defaults import default_dimensions, queue_path
 from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for, without_preemption
 from tempo.space.dimension import Dimension
-from tempo.space.flat import flat_weights
+from tempo.space.flat import without_flat_weights
 from tempo.space.settings import SETTINGS
+from tempo.space.spec import SpaceSpec
 from tempo.space.writes import setting_writes
 from whatif._validation import check_range
 from whatif.allocation import effective_allocation
@@ -188,7 +189,7 @@ class ConfigurationSpace:
         settings, notes = without_preemption(
             settings, dialect, preemption=preemption, explicit=explicit
         )
-        names = None if queues is None else [_queue_name(allocation, q) for q in queues]
+        names = None if queues is None else [queue_path(allocation, q) for q in queues]
         dimensions = default_dimensions(
             allocation,
             cluster,
@@ -216,13 +217,39 @@ class ConfigurationSpace:
         preemption: bool = True,
     ) -> ConfigurationSpace:
         """The space a TOML space file describes, with CLI-style overrides applied on top."""
-        from tempo.space.spec import SpaceSpec
-
-        return (
-            SpaceSpec.from_file(path)
-            .with_overrides(overrides)
-            .build(allocation, cluster, hadoop_version=hadoop_version, preemption=preemption)
+        spec = SpaceSpec.from_file(path).with_overrides(overrides)
+        return cls.from_spec(
+            spec, allocation, cluster, hadoop_version=hadoop_version, preemption=preemption
         )
+
+    @classmethod
+    def from_spec(
+        cls,
+        spec: SpaceSpec,
+        allocation: EffectiveAllocation,
+        cluster: Cluster | None,
+        *,
+        hadoop_version: int | None = None,
+        preemption: bool = True,
+    ) -> ConfigurationSpace:
+        """The space `spec` describes, shaped by this allocation and cluster.
+
+        `allocation` is resolved for `hadoop_version` (None: 1 on a slot cluster,
+        else 3), whose dialect every setting must be in (`SpaceSpec.dimensions` tells
+        which dimensions, and why some are left out, in the space's ``notes``). A
+        current value outside its dimension's bounds is logged as a warning.
+        """
+        version = hadoop_version_for(hadoop_version, cluster=cluster)
+        dimensions, notes = spec.dimensions(
+            allocation, cluster, hadoop_version=version, preemption=preemption
+        )
+        space = cls(dimensions, cluster=cluster, hadoop_version=version, notes=notes)
+        for d, value in zip(space.dimensions, space.values(allocation), strict=True):
+            if not d.contains(value):
+                logger.warning(
+                    "%s: the current value %g is outside %s", d.name, value, d.describe()
+                )
+        return space
 
     # -- description --------------------------------------------------------------
 
@@ -289,7 +316,7 @@ class ConfigurationSpace:
         """The allocation's effective value of every dimension, in Hadoop units, shape (d,)."""
         out = np.empty(len(self.dimensions))
         for i, d in enumerate(self.dimensions):
-            queue = allocation.queue(_queue_name(allocation, d.queue))
+            queue = allocation.queue(queue_path(allocation, d.queue))
             value = SETTINGS[d.setting].current(queue, d.component, self.cluster)
             if d.domain == "categorical" and value not in d.choices:
                 raise ValidationError(
@@ -512,56 +539,3 @@ class ConfigurationSpace:
             bad = float(array[(array < -1e-9) | (array > 1 + 1e-9)][0])
             raise ValidationError(f"{name}: expected values in [0, 1], got {bad!r}")
         return np.clip(array, 0.0, 1.0) if unit else array
-
-
-def without_flat_weights(
-    dimensions: Sequence[Dimension],
-    allocation: EffectiveAllocation,
-    cluster: Cluster | None,
-    dialect: Dialect,
-    *,
-    cover: Sequence[EffectiveAllocation] = (),
-    keep: Iterable[str] = (),
-) -> tuple[list[Dimension], list[str]]:
-    """`dimensions` less the weights that change nothing anywhere in them, and notes saying so.
-
-    A group of siblings' weights (`tempo.space.flat`) is left out when their minimum
-    shares cover the cluster at the lowest the dimensions let them go, in
-    `allocation` and in every `cover` allocation; weight dimensions named in `keep`
-    (operator's rules) stay. A group whose weights are flat only in `allocation` (the
-    dimensions may lower its minimum shares) keeps them, with a note. Notes are logged.
-    """
-    lowest = {(d.queue, d.key): d.low for d in dimensions if d.setting in _MIN_SHARES}
-    everywhere = flat_weights(allocation, cluster, dialect, lowest)
-    for other in cover:
-        elsewhere = {g.queues for g in flat_weights(other, cluster, dialect, lowest)}
-        everywhere = [g for g in everywhere if g.queues in elsewhere]
-    keep = set(keep)
-    tuned = {d.queue for d in dimensions if d.setting == "weight" and d.name not in keep}
-    dropped = {q for g in everywhere for q in g.queues} & tuned
-    notes = [g.left_out() for g in everywhere if tuned.intersection(g.queues)]
-    gone = {g.queues for g in everywhere}
-    notes += [
-        g.flat_at_start()
-        for g in flat_weights(allocation, cluster, dialect)
-        if g.queues not in gone and tuned.intersection(g.queues)
-    ]
-    kept = [d for d in dimensions if not (d.setting == "weight" and d.queue in dropped)]
-    if dimensions and not kept:
-        raise ValidationError(f"nothing left to tune: {' '.join(notes)}")
-    for note in notes:
-        logger.info("%s", note)
-    return kept, notes
-
-
-#: The settings that hold minimum shares (their dimensions' lows bound `flat_weights`).
-_MIN_SHARES = ("minResources", "minMaps", "minReduces")
-
-
-def _queue_name(allocation: EffectiveAllocation, name: str) -> str:
-    """The full path of a queue named by full path or unique leaf name."""
-    try:
-        return allocation.queue(name).name
-    except KeyError:
-        known = ", ".join(q.name for q in allocation.queues())
-        raise ValidationError(f"queue: expected one of {known}, got {name!r}") from None

@@ -1,5 +1,8 @@
 """The operator's choice of tuned settings and bounds: a TOML space file plus CLI overrides.
 
+A `SpaceSpec` describes; `tempo.space.space.ConfigurationSpace.from_spec` builds the
+space from one (this module never imports the space, so the two read one way).
+
 Grammar (see docs/space.md)::
 
     [space]
@@ -40,13 +43,14 @@ from tempo.space.defaults import (
     default_dimensions,
     equal_splits,
     parent_policy,
+    queue_path,
 )
-from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for, without_preemption
+from tempo.space.dialect import Dialect, dialect_of, without_preemption
 from tempo.space.dimension import Dimension
+from tempo.space.flat import without_flat_weights
 from tempo.space.key_lines import KeyLines
 from tempo.space.rules import Rule, parse_override, string_list, table_rules, toml_table
 from tempo.space.settings import COMPONENTS, SETTINGS
-from tempo.space.space import ConfigurationSpace, _queue_name, without_flat_weights
 from whatif._validation import read_utf8
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
@@ -131,25 +135,24 @@ class SpaceSpec:
             )
         return replace(self, rules=self.rules + tuple(parse_override(o) for o in overrides))
 
-    def build(
+    def dimensions(
         self,
         allocation: EffectiveAllocation,
         cluster: Cluster | None,
         *,
-        hadoop_version: int | None = None,
+        hadoop_version: int,
         preemption: bool = True,
-    ) -> ConfigurationSpace:
-        """The configuration space for this allocation and cluster.
+    ) -> tuple[tuple[Dimension, ...], tuple[str, ...]]:
+        """The dimensions this spec names for an allocation and cluster, in vector order,
+        and notes on what was left out (`ConfigurationSpace.from_spec` builds the space).
 
-        `allocation` is resolved for `hadoop_version` (None: 1 on a slot cluster,
-        else 3), whose dialect every setting must be in. Weights of queues whose
+        Every setting must be in `hadoop_version`'s dialect. Weights of queues whose
         minimum shares cover the cluster are left out of the default dimensions,
-        with a note (`ConfigurationSpace.notes`); a rule naming one tunes it anyway.
-        Without `preemption` the default preemption timeouts and threshold are left
-        out, with a note; ones the spec names stay, with a note that they change nothing.
+        with a note; a rule naming one tunes it anyway. Without `preemption` the
+        default preemption timeouts and threshold are left out, with a note; ones the
+        spec names stay, with a note that they change nothing.
         """
-        version = hadoop_version_for(hadoop_version, cluster=cluster)
-        dialect = dialect_of(version)
+        dialect = dialect_of(hadoop_version)
         settings = dialect.defaults if self.settings is None else self.settings
         dialect.check_all(settings, f"{self.source}: space.settings")
         for rule in self.rules:
@@ -163,7 +166,7 @@ class SpaceSpec:
         )[1]
         try:
             queues = (
-                None if self.queues is None else [_queue_name(allocation, q) for q in self.queues]
+                None if self.queues is None else [queue_path(allocation, q) for q in self.queues]
             )
         except ValidationError as error:
             raise ValidationError(f"{self.source}: space.{error}") from error
@@ -183,7 +186,7 @@ class SpaceSpec:
             except ValidationError as error:
                 raise ValidationError(f"{rule.source}: {error}") from error
         named = {
-            f"{_queue_name(allocation, rule.queue)}.weight"
+            f"{queue_path(allocation, rule.queue)}.weight"
             for rule in self.rules
             if rule.tune and rule.setting == "weight"
         }
@@ -207,15 +210,7 @@ class SpaceSpec:
                 f"{self.source}: expected at least one setting to tune, got none"
                 + (f" ({' '.join(notes)})" if notes else "")
             )
-        space = ConfigurationSpace(
-            tuple(ranked), cluster=cluster, hadoop_version=version, notes=tuple(notes)
-        )
-        for d, value in zip(space.dimensions, space.values(allocation), strict=True):
-            if not d.contains(value):
-                logger.warning(
-                    "%s: the current value %g is outside %s", d.name, value, d.describe()
-                )
-        return space
+        return tuple(ranked), tuple(notes)
 
 
 def _apply_rule(
@@ -227,7 +222,7 @@ def _apply_rule(
     dialect: Dialect,
 ) -> None:
     """Add, re-bound or remove the dimensions a rule names (in place)."""
-    queue = allocation.queue(_queue_name(allocation, rule.queue))
+    queue = allocation.queue(queue_path(allocation, rule.queue))
     spec = SETTINGS[rule.setting]
     if dialect.top_level and (queue.name == "root") != (rule.setting in dialect.top_level):
         raise ValidationError(

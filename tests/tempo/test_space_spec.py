@@ -30,10 +30,10 @@ def two_tenant() -> EffectiveAllocation:
 
 
 def build(text: str, overrides: tuple[str, ...] = ()) -> ConfigurationSpace:
-    return (
-        SpaceSpec.from_toml(text, path="space.toml")
-        .with_overrides(overrides)
-        .build(two_tenant(), CLUSTER)
+    return ConfigurationSpace.from_spec(
+        SpaceSpec.from_toml(text, path="space.toml").with_overrides(overrides),
+        two_tenant(),
+        CLUSTER,
     )
 
 
@@ -270,7 +270,7 @@ def test_an_unknown_setting_names_itself_and_the_settings_known(settings):
     """SpaceSpec(settings=...) with a name tempo does not know is a ValidationError listing
     the settings it knows, never a bare KeyError (issue 24)."""
     with pytest.raises(ValidationError) as error:
-        SpaceSpec(settings=settings).build(two_tenant(), CLUSTER)
+        ConfigurationSpace.from_spec(SpaceSpec(settings=settings), two_tenant(), CLUSTER)
     message = str(error.value)
     assert f"got {settings[-1]!r}" in message
     assert "expected one of weight, minResources" in message and "schedulingPolicy" in message

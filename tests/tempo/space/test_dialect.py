@@ -62,8 +62,8 @@ def pools() -> AllocationDocument:
 
 
 def hadoop1_space(settings=MRV1.settings) -> ConfigurationSpace:
-    return SpaceSpec(settings=settings).build(
-        effective_allocation(pools(), hadoop_version=1), SLOTS
+    return ConfigurationSpace.from_spec(
+        SpaceSpec(settings=settings), effective_allocation(pools(), hadoop_version=1), SLOTS
     )
 
 
@@ -109,7 +109,9 @@ def test_a_hadoop_1_file_tunes_exactly_the_hadoop_1_settings():
 
 def test_the_default_hadoop_1_space_is_the_papers_settings_in_hadoop_1_names():
     """Without settings: weights, map and reduce minimum shares and both preemption timeouts."""
-    space = SpaceSpec().build(effective_allocation(pools(), hadoop_version=1), SLOTS)
+    space = ConfigurationSpace.from_spec(
+        SpaceSpec(), effective_allocation(pools(), hadoop_version=1), SLOTS
+    )
     assert {d.setting for d in space.dimensions} == set(MRV1.defaults)
     assert (
         "root.deadline.minMaps" in space.names and "root.fairSharePreemptionTimeout" in space.names
@@ -166,8 +168,10 @@ def test_no_limit_removes_hadoop_1_limits():
     doc = AllocationDocument.from_bytes(
         POOLS.replace(b"<minMaps>10</minMaps>", b"<maxMaps>20</maxMaps>"), source="limits.xml"
     )
-    space = SpaceSpec(settings=("maxMaps", "maxRunningJobs")).build(
-        effective_allocation(doc, hadoop_version=1), SLOTS
+    space = ConfigurationSpace.from_spec(
+        SpaceSpec(settings=("maxMaps", "maxRunningJobs")),
+        effective_allocation(doc, hadoop_version=1),
+        SLOTS,
     )
     vector = space.encode(effective_allocation(doc, hadoop_version=1))
     vector[space.index("root.deadline.maxMaps")] = 1.0
@@ -179,7 +183,9 @@ def test_no_limit_removes_hadoop_1_limits():
 def test_a_yarn_file_never_gets_hadoop_1_elements():
     """Random points of the full YARN space write only YARN elements into <queue>s."""
     doc = AllocationDocument.from_bytes(QUEUES)
-    space = SpaceSpec(settings=YARN.settings).build(effective_allocation(doc), MEMORY)
+    space = ConfigurationSpace.from_spec(
+        SpaceSpec(settings=YARN.settings), effective_allocation(doc), MEMORY
+    )
     assert space.hadoop_version == 3
     assert not MRV1_ONLY & {d.setting for d in space.dimensions}
     center = space.encode(effective_allocation(doc))
@@ -205,8 +211,10 @@ def test_a_yarn_file_never_gets_hadoop_1_elements():
             r"got 'minResources' \(minResources is a Hadoop 2/3 \(YARN\) setting\)",
         ),
         (
-            lambda: SpaceSpec(settings=("minMaps",)).build(
-                effective_allocation(AllocationDocument.from_bytes(QUEUES)), MEMORY
+            lambda: ConfigurationSpace.from_spec(
+                SpaceSpec(settings=("minMaps",)),
+                effective_allocation(AllocationDocument.from_bytes(QUEUES)),
+                MEMORY,
             ),
             r"expected one of weight, minResources, .*schedulingPolicy \(the Hadoop 2/3 \(YARN\) "
             r"settings\), got 'minMaps' \(minMaps is a Hadoop 1 \(MRv1\) setting\)",
@@ -218,32 +226,38 @@ def test_a_yarn_file_never_gets_hadoop_1_elements():
             r"ConfigurationSpace.default: settings: expected one of weight, minMaps.*got 'priority'$",
         ),
         (
-            lambda: (
-                SpaceSpec()
-                .with_overrides(["root.deadline.maxRunningApps=1:10"])
-                .build(effective_allocation(pools(), hadoop_version=1), SLOTS)
+            lambda: ConfigurationSpace.from_spec(
+                SpaceSpec().with_overrides(["root.deadline.maxRunningApps=1:10"]),
+                effective_allocation(pools(), hadoop_version=1),
+                SLOTS,
             ),
             r"^override 'root.deadline.maxRunningApps=1:10': root.deadline.maxRunningApps: "
             r"expected one of .*maxRunningJobs.*got 'maxRunningApps'",
         ),
         (
-            lambda: (
-                SpaceSpec()
-                .with_overrides(["root.deadline.fairSharePreemptionTimeout=30:600"])
-                .build(effective_allocation(pools(), hadoop_version=1), SLOTS)
+            lambda: ConfigurationSpace.from_spec(
+                SpaceSpec().with_overrides(["root.deadline.fairSharePreemptionTimeout=30:600"]),
+                effective_allocation(pools(), hadoop_version=1),
+                SLOTS,
             ),
             r"root.deadline.fairSharePreemptionTimeout: expected root.fairSharePreemptionTimeout "
             r"\(Hadoop 1 \(MRv1\) reads fairSharePreemptionTimeout only at the top of the file\)",
         ),
         (
-            lambda: SpaceSpec(settings=("minMaps",)).build(
-                effective_allocation(pools(), hadoop_version=1), None, hadoop_version=1
+            lambda: ConfigurationSpace.from_spec(
+                SpaceSpec(settings=("minMaps",)),
+                effective_allocation(pools(), hadoop_version=1),
+                None,
+                hadoop_version=1,
             ),
             r"root.deadline.minMaps: cluster: required to bound minMaps",
         ),
         (
-            lambda: SpaceSpec().build(
-                effective_allocation(pools(), hadoop_version=1), MEMORY, hadoop_version=1
+            lambda: ConfigurationSpace.from_spec(
+                SpaceSpec(),
+                effective_allocation(pools(), hadoop_version=1),
+                MEMORY,
+                hadoop_version=1,
             ),
             r"hadoop_version 1: expected a slot cluster \(map-slots=N,reduce-slots=M\) for Hadoop 1, "
             r"got the cluster memory-mb=102400,vcores=100",
@@ -258,17 +272,17 @@ def test_a_setting_of_the_wrong_dialect_is_a_clear_error(build, match):
 
 def test_rules_bound_hadoop_1_settings_in_slots():
     """Percentages of a slot setting are of that slot type; the top-level timeout is tuned on root."""
-    space = (
-        SpaceSpec(settings=("weight",))
-        .with_overrides(
+    space = ConfigurationSpace.from_spec(
+        SpaceSpec(settings=("weight",)).with_overrides(
             [
                 "deadline.minMaps=0:50%",
                 "root.besteffort.maxReduces=2:",
                 "root.fairSharePreemptionTimeout=30:900",
                 "root.besteffort.schedulingMode=default",
             ]
-        )
-        .build(effective_allocation(pools(), hadoop_version=1), SLOTS)
+        ),
+        effective_allocation(pools(), hadoop_version=1),
+        SLOTS,
     )
     bounds = {d.name: (d.low, d.high) for d in space.dimensions}
     assert bounds["root.deadline.minMaps"] == (0, 15)
@@ -303,7 +317,9 @@ def test_schedulingpolicy_offers_drf_only_under_a_drf_parent():
         b'  <queue name="b"/>\n'
         b"</allocations>\n"
     )
-    space = SpaceSpec(settings=("schedulingPolicy",)).build(effective_allocation(doc), MEMORY)
+    space = ConfigurationSpace.from_spec(
+        SpaceSpec(settings=("schedulingPolicy",)), effective_allocation(doc), MEMORY
+    )
     choices = {d.name: d.choices for d in space.dimensions}
     assert choices == {
         "root.a.x.schedulingPolicy": ("fair", "fifo", "drf"),

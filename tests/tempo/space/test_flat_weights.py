@@ -7,7 +7,7 @@ import logging
 import pandas as pd
 import pytest
 
-from tempo.space import MRV1, YARN, SpaceSpec
+from tempo.space import MRV1, YARN, ConfigurationSpace, SpaceSpec
 from tempo.space.flat import flat_weights
 from whatif import Cluster
 from whatif.allocation import AllocationDocument, effective_allocation
@@ -42,9 +42,9 @@ COVERING = pools(("deadline", 20, 6), ("besteffort", 10, 4))
 
 def test_fixed_minimum_shares_that_cover_the_cluster_leave_weights_out_with_a_note(caplog):
     """20 + 10 >= 30 map slots and 6 + 4 >= 10 reduce slots: no weight dimension, and why."""
-    with caplog.at_level(logging.INFO, logger="tempo.space.space"):
-        space = SpaceSpec(settings=("weight", "minSharePreemptionTimeout")).build(
-            mrv1(COVERING), SLOTS
+    with caplog.at_level(logging.INFO, logger="tempo.space.flat"):
+        space = ConfigurationSpace.from_spec(
+            SpaceSpec(settings=("weight", "minSharePreemptionTimeout")), mrv1(COVERING), SLOTS
         )
     assert space.names == (
         "root.deadline.minSharePreemptionTimeout",
@@ -61,7 +61,7 @@ def test_fixed_minimum_shares_that_cover_the_cluster_leave_weights_out_with_a_no
 
 def test_weights_stay_when_the_space_may_lower_the_minimum_shares():
     """The default space tunes minMaps from 0: weights matter there, so they stay, with a note."""
-    space = SpaceSpec().build(mrv1(COVERING), SLOTS)
+    space = ConfigurationSpace.from_spec(SpaceSpec(), mrv1(COVERING), SLOTS)
     assert "root.deadline.weight" in space.names and "root.besteffort.weight" in space.names
     assert len(space.notes) == 1
     assert space.notes[0].startswith(
@@ -73,20 +73,24 @@ def test_weights_stay_when_the_space_may_lower_the_minimum_shares():
 
 def test_minimum_shares_bounded_above_the_cover_leave_weights_out():
     """Tuned minimum shares whose lowest values still cover the cluster keep weights flat."""
-    space = (
-        SpaceSpec(settings=("weight", "minMaps"))
-        .with_overrides(["deadline.minMaps=20:30", "besteffort.minMaps=10:15"])
-        .build(mrv1(COVERING), SLOTS)
+    space = ConfigurationSpace.from_spec(
+        SpaceSpec(settings=("weight", "minMaps")).with_overrides(
+            ["deadline.minMaps=20:30", "besteffort.minMaps=10:15"]
+        ),
+        mrv1(COVERING),
+        SLOTS,
     )
     assert space.names == ("root.deadline.minMaps", "root.besteffort.minMaps")
     assert "wherever the space goes" in space.notes[0]
 
 
 def test_a_weight_the_operator_names_is_tuned_anyway():
-    space = (
-        SpaceSpec(settings=("weight", "minSharePreemptionTimeout"))
-        .with_overrides(["deadline.weight=0.5:4"])
-        .build(mrv1(COVERING), SLOTS)
+    space = ConfigurationSpace.from_spec(
+        SpaceSpec(settings=("weight", "minSharePreemptionTimeout")).with_overrides(
+            ["deadline.weight=0.5:4"]
+        ),
+        mrv1(COVERING),
+        SLOTS,
     )
     assert "root.deadline.weight" in space.names
     assert "root.besteffort.weight" not in space.names
@@ -94,7 +98,7 @@ def test_a_weight_the_operator_names_is_tuned_anyway():
 
 def test_nothing_left_to_tune_says_why():
     with pytest.raises(ValidationError, match=r"nothing left to tune: weights of root.deadline"):
-        SpaceSpec(settings=("weight",)).build(mrv1(COVERING), SLOTS)
+        ConfigurationSpace.from_spec(SpaceSpec(settings=("weight",)), mrv1(COVERING), SLOTS)
 
 
 def test_covering_in_sum_is_not_enough_with_three_queues():
@@ -102,7 +106,7 @@ def test_covering_in_sum_is_not_enough_with_three_queues():
     shares with 10 slots to split: weights matter, nothing is left out."""
     allocation = mrv1(pools(("a", 20, 5), ("b", 20, 5), ("c", 0, 0)))
     assert flat_weights(allocation, SLOTS, MRV1) == []
-    space = SpaceSpec(settings=("weight",)).build(allocation, SLOTS)
+    space = ConfigurationSpace.from_spec(SpaceSpec(settings=("weight",)), allocation, SLOTS)
     assert space.names == ("root.a.weight", "root.b.weight", "root.c.weight")
     assert space.notes == ()
 

@@ -31,12 +31,12 @@ def test_default_spaces_tune_timeouts_only_with_preemption():
         )
         for n in off.notes
     )
-    built = SpaceSpec().build(_allocation(), CLUSTER, preemption=False)
+    built = ConfigurationSpace.from_spec(SpaceSpec(), _allocation(), CLUSTER, preemption=False)
     assert not _timeouts(built) and built.notes[0] == off.notes[0]
 
 
 def test_timeouts_the_operator_names_stay_with_a_note():
     spec = SpaceSpec().with_overrides(["root.prod.fairSharePreemptionTimeout=60:600"])
-    space = spec.build(_allocation(), CLUSTER, preemption=False)
+    space = ConfigurationSpace.from_spec(spec, _allocation(), CLUSTER, preemption=False)
     assert _timeouts(space) == ["root.prod.fairSharePreemptionTimeout"]
     assert any("tuned as asked but change no prediction" in n for n in space.notes)

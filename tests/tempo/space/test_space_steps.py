@@ -38,8 +38,8 @@ def pools() -> AllocationDocument:
 
 
 def space() -> ConfigurationSpace:
-    return SpaceSpec(settings=MRV1.settings).build(
-        effective_allocation(pools(), hadoop_version=1), SLOTS
+    return ConfigurationSpace.from_spec(
+        SpaceSpec(settings=MRV1.settings), effective_allocation(pools(), hadoop_version=1), SLOTS
     )
 
 
