@@ -46,7 +46,7 @@ from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import TraceReader, normalize_queue, not_utf8
 from whatif.readers.columns import TableBuilder
 from whatif.readers.hadoop_ids import job_of_task, task_of_attempt
-from whatif.readers.jhist import ATTEMPT_TABLE, SCHEDULE_JOB_TABLE, TASK_TABLE
+from whatif.readers.jhist_tables import ATTEMPT_TABLE, SCHEDULE_JOB_TABLE, TASK_TABLE
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload

@@ -37,9 +37,13 @@ from pathlib import Path
 
 from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import TraceReader, normalize_queue, not_utf8
-from whatif.readers.columns import TableBuilder
 from whatif.readers.hadoop_ids import job_of_app_attempt, job_of_task
-from whatif.readers.jhist_columns import JhistTables, read_jhist_tables
+from whatif.readers.jhist_columns import read_jhist_tables
+from whatif.readers.jhist_tables import (
+    STAGES,
+    JhistTables,
+    RowTables,
+)
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -48,65 +52,9 @@ logger = logging.getLogger(__name__)
 
 MAGIC = "Avro-Json"
 
-#: jhist task type -> workload stage.
-STAGES = {
-    "MAP": "map",
-    "REDUCE": "reduce",
-    "JOB_SETUP": "setup",
-    "JOB_CLEANUP": "cleanup",
-    "TASK_CLEANUP": "cleanup",
-}
-
 _AVRO_TYPES = frozenset(
     {"string", "long", "int", "boolean", "double", "float", "bytes", "null", "array", "map"}
 )
-
-JOB_TABLE = {
-    "job_id": "string",
-    "queue": "string",
-    "submit_s": "float64",
-    "user": "string",
-    "name": "string",
-    "am_memory_mb": "float64",
-    "am_vcores": "float64",
-    "am_start_s": "float64",
-}
-SCHEDULE_JOB_TABLE = {
-    "job_id": "string",
-    "queue": "string",
-    "submit_s": "float64",
-    "launch_s": "float64",
-    "finish_s": "float64",
-    "user": "string",
-    "state": "string",
-}
-TASK_TABLE = {
-    "job_id": "string",
-    "task_id": "string",
-    "stage": "string",
-    "duration_s": "float64",
-    "memory_mb": "float64",
-    "vcores": "float64",
-    "observed_start_s": "float64",
-    "observed_finish_s": "float64",
-    "observed_state": "string",
-    "shuffle_finish_s": "float64",
-    "sort_finish_s": "float64",
-}
-ATTEMPT_TABLE = {
-    "job_id": "string",
-    "task_id": "string",
-    "attempt_id": "string",
-    "stage": "string",
-    "start_s": "float64",
-    "finish_s": "float64",
-    "memory_mb": "float64",
-    "vcores": "float64",
-    "state": "string",
-    "preempted": "bool",
-    "is_am": "bool",
-    "node": "string",
-}
 
 _NAN = math.nan
 
@@ -573,17 +521,6 @@ class JhistReader(TraceReader):
                     sort,
                 )
             )
-
-
-class RowTables:
-    """The reader's four tables, built a row at a time, and the attempts without a start."""
-
-    def __init__(self) -> None:
-        self.jobs = TableBuilder(JOB_TABLE)
-        self.schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
-        self.tasks = TableBuilder(TASK_TABLE)
-        self.attempts = TableBuilder(ATTEMPT_TABLE)
-        self.unstarted = 0
 
 
 __all__ = ["JhistReader", "STAGES"]

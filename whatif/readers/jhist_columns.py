@@ -20,9 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -40,9 +38,7 @@ from whatif.readers.arrow_json import (
     times,
 )
 from whatif.readers.hadoop_ids import TASK_LETTERS
-
-if TYPE_CHECKING:
-    from whatif.readers.jhist import JhistReader, RowTables
+from whatif.readers.jhist_tables import STAGES, JhistTables, PreciseReader, RowTables
 
 logger = logging.getLogger(__name__)
 
@@ -109,29 +105,7 @@ _STRING = pa.string()
 _PRIMITIVES = {"string": _STRING, "long": pa.float64(), "int": pa.float64()}
 
 
-@dataclass(frozen=True)
-class JhistTables:
-    """The four tables the jhist reader builds, and the attempts without a recorded start."""
-
-    jobs: pd.DataFrame
-    schedule_jobs: pd.DataFrame
-    tasks: pd.DataFrame
-    attempts: pd.DataFrame
-    unstarted: int
-
-    @classmethod
-    def of(cls, rows: RowTables) -> JhistTables:
-        """The tables the precise reader built a row at a time."""
-        return cls(
-            rows.jobs.frame(),
-            rows.schedule_jobs.frame(),
-            rows.tasks.frame(),
-            rows.attempts.frame(),
-            rows.unstarted,
-        )
-
-
-def read_jhist_tables(reader: JhistReader, files: list[Path]) -> JhistTables | None:
+def read_jhist_tables(reader: PreciseReader, files: list[Path]) -> JhistTables | None:
     """The jhist tables of `files` (read in order), or None when the precise reader must."""
     try:
         return _join(list(_parts(reader, files)))
@@ -141,7 +115,7 @@ def read_jhist_tables(reader: JhistReader, files: list[Path]) -> JhistTables | N
 
 
 def iter_jhist_blocks(
-    reader: JhistReader, files: list[Path], progress: Callable[[int], None] | None = None
+    reader: PreciseReader, files: list[Path], progress: Callable[[int], None] | None = None
 ) -> Iterator[JhistTables]:
     """The tables of `files`, whole files of about `PIECE_TASKS` tasks at a time;
     `progress` gets the bytes read so far; `Declined` as `read_jhist_tables`."""
@@ -149,7 +123,7 @@ def iter_jhist_blocks(
 
 
 def _parts(
-    reader: JhistReader, files: list[Path], progress: Callable[[int], None] | None = None
+    reader: PreciseReader, files: list[Path], progress: Callable[[int], None] | None = None
 ) -> Iterator[JhistTables]:
     """Per file (large ones) or run of consecutive small files, their tables, in file order.
 
@@ -158,8 +132,6 @@ def _parts(
     errors, naming ``path:line``, are the ones a precise read of all files would raise
     first, as files are read in order).
     """
-    from whatif.readers.jhist import RowTables  # (jhist imports this module)
-
     done, small = 0, None
     for file in files:
         size = file.stat().st_size
@@ -333,10 +305,8 @@ def _at(values: np.ndarray, rows: np.ndarray, fill: object) -> np.ndarray:
     return np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else fill, fill)
 
 
-def _file(reader: JhistReader, file: Path) -> JhistTables:
+def _file(reader: PreciseReader, file: Path) -> JhistTables:
     """One file's tables by the precise reader's rules; `Declined` when it cannot."""
-    from whatif.readers.jhist import RowTables  # (jhist imports this module)
-
     offset, avro = _head(file)
     schema = arrow_schema(avro)
     batches = list(
@@ -381,7 +351,7 @@ def _file(reader: JhistReader, file: Path) -> JhistTables:
 
 
 def _jobs(
-    reader: JhistReader, file: Path, kind: pa.Array, which: np.ndarray, records: dict
+    reader: PreciseReader, file: Path, kind: pa.Array, which: np.ndarray, records: dict
 ) -> dict:
     """The few job-level events, through the precise reader's own event handler."""
     rows = np.flatnonzero(np.isin(which, list(_JOB_RECORDS)))
@@ -401,10 +371,8 @@ def _jobs(
     return jobs
 
 
-def _tasks(reader: JhistReader, ev: _Rows, jobs: dict) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+def _tasks(reader: PreciseReader, ev: _Rows, jobs: dict) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """The task and attempt tables of one file's task-level events."""
-    from whatif.readers.jhist import STAGES  # (jhist imports this module)
-
     m = len(ev.rows)
     code, task_ids = _codes(ev.column("taskid"))
     n_tasks = len(task_ids)

@@ -28,7 +28,7 @@ from pathlib import Path
 from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import TraceReader, normalize_queue
 from whatif.readers.columns import TableBuilder
-from whatif.readers.jhist import ATTEMPT_TABLE, SCHEDULE_JOB_TABLE, TASK_TABLE
+from whatif.readers.jhist_tables import ATTEMPT_TABLE, SCHEDULE_JOB_TABLE, TASK_TABLE
 from whatif.readers.json_stream import JsonRecord, iter_json_objects
 from whatif.readers.rumen_columns import STAGES, STATES, Options, RumenTables, read_rumen_tables
 from whatif.schedule import Schedule

@@ -1,0 +1,148 @@
+"""The jhist reader's tables, shared by its precise path (`whatif.readers.jhist`) and its
+fast path (`whatif.readers.jhist_columns`), and what the fast path asks of the precise one.
+
+Both paths import this module and the fast path never imports the precise reader
+(which calls it), so the two read one way. The Hadoop history readers (rumen,
+Hadoop 1) build the same schedule, task and attempt tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import pandas as pd
+
+from whatif.readers.columns import TableBuilder
+
+#: jhist task type -> workload stage.
+STAGES = {
+    "MAP": "map",
+    "REDUCE": "reduce",
+    "JOB_SETUP": "setup",
+    "JOB_CLEANUP": "cleanup",
+    "TASK_CLEANUP": "cleanup",
+}
+
+JOB_TABLE = {
+    "job_id": "string",
+    "queue": "string",
+    "submit_s": "float64",
+    "user": "string",
+    "name": "string",
+    "am_memory_mb": "float64",
+    "am_vcores": "float64",
+    "am_start_s": "float64",
+}
+SCHEDULE_JOB_TABLE = {
+    "job_id": "string",
+    "queue": "string",
+    "submit_s": "float64",
+    "launch_s": "float64",
+    "finish_s": "float64",
+    "user": "string",
+    "state": "string",
+}
+TASK_TABLE = {
+    "job_id": "string",
+    "task_id": "string",
+    "stage": "string",
+    "duration_s": "float64",
+    "memory_mb": "float64",
+    "vcores": "float64",
+    "observed_start_s": "float64",
+    "observed_finish_s": "float64",
+    "observed_state": "string",
+    "shuffle_finish_s": "float64",
+    "sort_finish_s": "float64",
+}
+ATTEMPT_TABLE = {
+    "job_id": "string",
+    "task_id": "string",
+    "attempt_id": "string",
+    "stage": "string",
+    "start_s": "float64",
+    "finish_s": "float64",
+    "memory_mb": "float64",
+    "vcores": "float64",
+    "state": "string",
+    "preempted": "bool",
+    "is_am": "bool",
+    "node": "string",
+}
+
+
+class RowTables:
+    """The reader's four tables, built a row at a time, and the attempts without a start."""
+
+    def __init__(self) -> None:
+        self.jobs = TableBuilder(JOB_TABLE)
+        self.schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
+        self.tasks = TableBuilder(TASK_TABLE)
+        self.attempts = TableBuilder(ATTEMPT_TABLE)
+        self.unstarted = 0
+
+
+@dataclass(frozen=True)
+class JhistTables:
+    """The four tables the jhist reader builds, and the attempts without a recorded start."""
+
+    jobs: pd.DataFrame
+    schedule_jobs: pd.DataFrame
+    tasks: pd.DataFrame
+    attempts: pd.DataFrame
+    unstarted: int
+
+    @classmethod
+    def of(cls, rows: RowTables) -> JhistTables:
+        """The tables the precise reader built a row at a time."""
+        return cls(
+            rows.jobs.frame(),
+            rows.schedule_jobs.frame(),
+            rows.tasks.frame(),
+            rows.attempts.frame(),
+            rows.unstarted,
+        )
+
+
+class PreciseReader(Protocol):
+    """What the fast path uses of `whatif.readers.jhist.JhistReader`: its event rules for
+    the few job-level events, its row-at-a-time reading of small files, and its sizes."""
+
+    vcores: float
+
+    def read_file(self, file: Path, tables: RowTables) -> None: ...
+
+    def handle_event(
+        self,
+        file: Path,
+        number: int,
+        data: object,
+        jobs: dict[str, Any],
+        tasks: dict[str, Any],
+        attempts: dict[str, Any],
+    ) -> None: ...
+
+    def emit(
+        self,
+        file: Path,
+        jobs: dict[str, Any],
+        tasks: dict[str, Any],
+        attempts: dict[str, Any],
+        tables: RowTables,
+    ) -> None: ...
+
+    def memory_for(self, job: Any, stage: str) -> float: ...
+
+
+__all__ = [
+    "ATTEMPT_TABLE",
+    "JOB_TABLE",
+    "SCHEDULE_JOB_TABLE",
+    "STAGES",
+    "TASK_TABLE",
+    "JhistTables",
+    "PreciseReader",
+    "RowTables",
+]
