@@ -1,6 +1,7 @@
 """Architecture rules that keep the layers honest."""
 
 import ast
+import itertools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,3 +111,87 @@ def test_whatif_layers_only_look_down():
                 if target in layer and layer[target] > own:
                     upward.append(f"{path.relative_to(ROOT)}:{node.lineno} imports whatif.{target}")
     assert not upward, upward
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, dict[str, int]]:
+    """Module -> the whatif/tempo modules it imports (and the line), counting every import:
+    top-level, inside functions and under TYPE_CHECKING. ``from P import name`` is an edge
+    to the submodule ``P.name`` when there is one, else to ``P`` itself; importing a
+    submodule is not counted as importing its package's ``__init__``."""
+    paths = {_module_name(p): p for pkg in ("whatif", "tempo") for p in (ROOT / pkg).rglob("*.py")}
+
+    def known(name: str) -> str | None:
+        while name and name not in paths:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, int]] = {}
+    for module, path in paths.items():
+        edges = graph.setdefault(module, {})
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            for target in filter(None, map(known, targets)):
+                if target != module:
+                    edges.setdefault(target, node.lineno)
+    return graph
+
+
+def _a_cycle(graph: dict[str, dict[str, int]]) -> list[str] | None:
+    """One import circle of `graph` (first module repeated at the end), or None."""
+    state: dict[str, str] = {}
+    for start in sorted(graph):
+        if start in state:
+            continue
+        stack = [(start, iter(sorted(graph[start])))]
+        state[start] = "open"
+        while stack:
+            module, targets = stack[-1]
+            target = next(targets, None)
+            if target is None:
+                state[module] = "done"
+                stack.pop()
+            elif state.get(target) == "open":
+                path = [m for m, _ in stack]
+                return path[path.index(target) :] + [target]
+            elif target not in state:
+                state[target] = "open"
+                stack.append((target, iter(sorted(graph[target]))))
+    return None
+
+
+def test_no_import_circles():
+    """No whatif or tempo module imports one that imports it back, even lazily inside a
+    function or for type checking: each package reads one way (docs/architecture.md)."""
+    graph = _import_graph()
+    cycle = _a_cycle(graph) or []
+    steps = [f"{a} imports {b} (line {graph[a][b]})" for a, b in itertools.pairwise(cycle)]
+    assert not cycle, "import circle: " + "; ".join(steps)
+
+
+def test_the_cycle_finder_finds_a_circle():
+    """The check above would see a circle (a lazy one included) if there were one."""
+    assert _a_cycle({"a": {"b": 1}, "b": {"c": 2}, "c": {"a": 3}, "d": {"a": 4}}) == [
+        "a",
+        "b",
+        "c",
+        "a",
+    ]
+    assert _a_cycle({"a": {"b": 1}, "b": {}}) is None
+    graph = _import_graph()
+    assert "whatif.allocation.validate" in graph["whatif.allocation.resolve"]
+    assert "whatif.allocation.model" in graph["whatif.allocation.write"]
