@@ -103,3 +103,33 @@ class TraceReader(ABC):
                 f"{path}: format {cls.name!r} has no option {', '.join(unknown)} (options: {allowed})"
             )
         return cls(**options)
+
+
+class ContainerSizedReader(TraceReader):
+    """A reader of history that does not always record container sizes: tasks then take
+    the ``map_memory_mb`` and ``reduce_memory_mb`` options, and every task ``vcores``.
+
+    Subclasses with more size options (jhist's ``am_memory_mb``) add them as keyword-only
+    constructor arguments; `check_sizes` checks them all.
+    """
+
+    def __init__(
+        self,
+        *,
+        map_memory_mb: float = 1024.0,
+        reduce_memory_mb: float = 1024.0,
+        vcores: float = 1.0,
+    ) -> None:
+        self.map_memory_mb = map_memory_mb
+        self.reduce_memory_mb = reduce_memory_mb
+        self.vcores = vcores
+
+    def check_sizes(self, path: Path) -> None:
+        """Raise `TraceFormatError`, naming `path` and the option, unless every option is a
+        number >= 0 (they are stored verbatim, so a bad one surfaces on reading)."""
+        for option in self.option_names():
+            value = getattr(self, option)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise TraceFormatError(
+                    f"{path}: option {option} expects a number >= 0, got {value!r}"
+                )

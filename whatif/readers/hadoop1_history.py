@@ -43,10 +43,15 @@ from pathlib import Path
 from lxml import etree
 
 from whatif.errors import TraceFormatError, WhatifError
-from whatif.readers.base import TraceReader, normalize_queue, not_utf8
+from whatif.readers.base import ContainerSizedReader, normalize_queue, not_utf8
 from whatif.readers.columns import TableBuilder
 from whatif.readers.hadoop_ids import job_of_task, task_of_attempt
-from whatif.readers.jhist_tables import ATTEMPT_TABLE, SCHEDULE_JOB_TABLE, TASK_TABLE
+from whatif.readers.jhist_tables import (
+    ATTEMPT_TABLE,
+    HISTORY_JOB_TABLE,
+    SCHEDULE_JOB_TABLE,
+    TASK_TABLE,
+)
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -64,13 +69,6 @@ RECORD_TYPES = ("Meta", "Jobtracker", "Job", "Task", "MapAttempt", "ReduceAttemp
 #: Characters a value escapes (``JobHistory.charsToEscape``) plus the escape itself.
 ESCAPED = frozenset('"=.\\')
 
-JOB_TABLE = {
-    "job_id": "string",
-    "queue": "string",
-    "submit_s": "float64",
-    "user": "string",
-    "name": "string",
-}
 HADOOP1_ATTEMPT_TABLE = {**ATTEMPT_TABLE, "host": "string"}
 
 _PAIR = re.compile(r'\s*(\w+)="((?:[^"\\]|\\.)*)"', re.DOTALL)
@@ -198,22 +196,11 @@ def is_history_file(path: Path) -> bool:
         return False
 
 
-class Hadoop1HistoryReader(TraceReader):
+class Hadoop1HistoryReader(ContainerSizedReader):
     """Hadoop 1 JobTracker job history files (``Meta VERSION="1"``), a file or a directory."""
 
     name = "hadoop1"
     description = 'Hadoop 1 JobTracker job history (text, Meta VERSION="1")'
-
-    def __init__(
-        self,
-        *,
-        map_memory_mb: float = 1024.0,
-        reduce_memory_mb: float = 1024.0,
-        vcores: float = 1.0,
-    ) -> None:
-        self.map_memory_mb = map_memory_mb
-        self.reduce_memory_mb = reduce_memory_mb
-        self.vcores = vcores
 
     @classmethod
     def sniff(cls, path: Path, head: bytes) -> bool:
@@ -225,12 +212,7 @@ class Hadoop1HistoryReader(TraceReader):
         return any(is_history_file(p) for p in files[:64])
 
     def read(self, path: Path) -> Trace:
-        for option in ("map_memory_mb", "reduce_memory_mb", "vcores"):
-            value = getattr(self, option)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise TraceFormatError(
-                    f"{path}: option {option} expects a number >= 0, got {value!r}"
-                )
+        self.check_sizes(path)
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if p.is_file() and is_history_file(p))
             if not files:
@@ -301,7 +283,7 @@ class Hadoop1HistoryReader(TraceReader):
 
     # ----------------------------------------------------------------- building
     def _trace(self, path: Path, jobs: dict[str, _Job]) -> Trace:
-        job_rows = TableBuilder(JOB_TABLE)
+        job_rows = TableBuilder(HISTORY_JOB_TABLE)
         schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
         tasks = TableBuilder(TASK_TABLE)
         attempts = TableBuilder(HADOOP1_ATTEMPT_TABLE)

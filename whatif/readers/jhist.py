@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from whatif.errors import TraceFormatError, WhatifError
-from whatif.readers.base import TraceReader, normalize_queue, not_utf8
+from whatif.readers.base import ContainerSizedReader, normalize_queue, not_utf8
 from whatif.readers.hadoop_ids import job_of_app_attempt, job_of_task
 from whatif.readers.jhist_columns import read_jhist_tables
 from whatif.readers.jhist_tables import (
@@ -147,7 +147,7 @@ class _Event:
         return float(value)
 
 
-class JhistReader(TraceReader):
+class JhistReader(ContainerSizedReader):
     """MapReduce JobHistory ``.jhist`` files (a file, or a directory of them)."""
 
     name = "jhist"
@@ -161,10 +161,10 @@ class JhistReader(TraceReader):
         am_memory_mb: float = 1536.0,
         vcores: float = 1.0,
     ) -> None:
-        self.map_memory_mb = map_memory_mb
-        self.reduce_memory_mb = reduce_memory_mb
+        super().__init__(
+            map_memory_mb=map_memory_mb, reduce_memory_mb=reduce_memory_mb, vcores=vcores
+        )
         self.am_memory_mb = am_memory_mb
-        self.vcores = vcores
 
     @classmethod
     def sniff(cls, path: Path, head: bytes) -> bool:
@@ -174,22 +174,14 @@ class JhistReader(TraceReader):
 
     def read(self, path: Path) -> Trace:
         """Arrow's columnar fast path (`whatif.readers.jhist_columns`), else the precise one."""
-        self._check_options(path)
+        self.check_sizes(path)
         files = self.files(path)
         tables = read_jhist_tables(self, files)
         return self.trace(path, tables if tables is not None else self._precise_tables(files))
 
-    def _check_options(self, path: Path) -> None:
-        for option in ("map_memory_mb", "reduce_memory_mb", "am_memory_mb", "vcores"):
-            value = getattr(self, option)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise TraceFormatError(
-                    f"{path}: option {option} expects a number >= 0, got {value!r}"
-                )
-
     def read_precise(self, path: Path) -> Trace:
         """`read` by the precise path alone (the one that locates errors); for tests."""
-        self._check_options(path)
+        self.check_sizes(path)
         return self.trace(path, self._precise_tables(self.files(path)))
 
     @staticmethod

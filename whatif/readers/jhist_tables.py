@@ -25,12 +25,17 @@ STAGES = {
     "TASK_CLEANUP": "cleanup",
 }
 
-JOB_TABLE = {
+#: The jobs table of the history readers that record no application master (rumen, Hadoop 1).
+HISTORY_JOB_TABLE = {
     "job_id": "string",
     "queue": "string",
     "submit_s": "float64",
     "user": "string",
     "name": "string",
+}
+#: jhist's jobs table: the history columns and the application master's container.
+JOB_TABLE = {
+    **HISTORY_JOB_TABLE,
     "am_memory_mb": "float64",
     "am_vcores": "float64",
     "am_start_s": "float64",
@@ -138,6 +143,7 @@ class PreciseReader(Protocol):
 
 __all__ = [
     "ATTEMPT_TABLE",
+    "HISTORY_JOB_TABLE",
     "JOB_TABLE",
     "SCHEDULE_JOB_TABLE",
     "STAGES",

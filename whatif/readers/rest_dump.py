@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from whatif.errors import TraceFormatError, WhatifError
-from whatif.readers.base import TraceReader
+from whatif.readers.base import ContainerSizedReader
 from whatif.readers.lenient_json import loads_lenient
 from whatif.readers.rest import (
     APP_COLUMNS,
@@ -64,22 +64,11 @@ def _looks_like_response(head: bytes) -> bool:
     return any(first_key.startswith(key) for key in _HEAD_KEYS)
 
 
-class RestDumpReader(TraceReader):
+class RestDumpReader(ContainerSizedReader):
     """Saved RM ``/ws/v1/cluster/apps`` and JobHistory ``/jobs``, ``/tasks``, ``/attempts`` responses."""
 
     name = "rest"
     description = "saved YARN REST responses: RM cluster/apps, JobHistory jobs/tasks/attempts"
-
-    def __init__(
-        self,
-        *,
-        map_memory_mb: float = 1024.0,
-        reduce_memory_mb: float = 1024.0,
-        vcores: float = 1.0,
-    ) -> None:
-        self.map_memory_mb = map_memory_mb
-        self.reduce_memory_mb = reduce_memory_mb
-        self.vcores = vcores
 
     @classmethod
     def sniff(cls, path: Path, head: bytes) -> bool:
@@ -92,12 +81,7 @@ class RestDumpReader(TraceReader):
         return _looks_like_response(head)
 
     def read(self, path: Path) -> Trace:
-        for option in ("map_memory_mb", "reduce_memory_mb", "vcores"):
-            value = getattr(self, option)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise TraceFormatError(
-                    f"{path}: option {option} expects a number >= 0, got {value!r}"
-                )
+        self.check_sizes(path)
         files = sorted(path.glob("*.json")) if path.is_dir() else [path]
         parts: dict[str, list[pd.DataFrame]] = {kind: [] for kind in PARSERS}
         for file in files:

@@ -26,9 +26,14 @@ import math
 from pathlib import Path
 
 from whatif.errors import TraceFormatError, WhatifError
-from whatif.readers.base import TraceReader, normalize_queue
+from whatif.readers.base import ContainerSizedReader, normalize_queue
 from whatif.readers.columns import TableBuilder
-from whatif.readers.jhist_tables import ATTEMPT_TABLE, SCHEDULE_JOB_TABLE, TASK_TABLE
+from whatif.readers.jhist_tables import (
+    ATTEMPT_TABLE,
+    HISTORY_JOB_TABLE,
+    SCHEDULE_JOB_TABLE,
+    TASK_TABLE,
+)
 from whatif.readers.json_stream import JsonRecord, iter_json_objects
 from whatif.readers.rumen_columns import STAGES, STATES, Options, RumenTables, read_rumen_tables
 from whatif.schedule import Schedule
@@ -37,13 +42,6 @@ from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
 
-JOB_TABLE = {
-    "job_id": "string",
-    "queue": "string",
-    "submit_s": "float64",
-    "user": "string",
-    "name": "string",
-}
 
 _JOB_STATES = STATES
 
@@ -89,22 +87,11 @@ class _Job:
         return value
 
 
-class RumenReader(TraceReader):
+class RumenReader(ContainerSizedReader):
     """Rumen JSON job traces (concatenated LoggedJob objects)."""
 
     name = "rumen"
     description = "Hadoop Rumen job trace JSON (LoggedJob objects)"
-
-    def __init__(
-        self,
-        *,
-        map_memory_mb: float = 1024.0,
-        reduce_memory_mb: float = 1024.0,
-        vcores: float = 1.0,
-    ) -> None:
-        self.map_memory_mb = map_memory_mb
-        self.reduce_memory_mb = reduce_memory_mb
-        self.vcores = vcores
 
     @classmethod
     def sniff(cls, path: Path, head: bytes) -> bool:
@@ -117,30 +104,22 @@ class RumenReader(TraceReader):
 
     def read(self, path: Path) -> Trace:
         """Arrow's columnar fast path (`whatif.readers.rumen_columns`), else the precise one."""
-        self._check_options(path)
+        self.check_sizes(path)
         tables = read_rumen_tables(path, self.options())
         return self.trace(path, tables if tables is not None else self._precise_tables(path))
 
     def read_precise(self, path: Path) -> Trace:
         """`read` by the precise path alone (the one that locates errors); for tests."""
-        self._check_options(path)
+        self.check_sizes(path)
         return self.trace(path, self._precise_tables(path))
 
     def options(self) -> Options:
         """The container sizes, for the fast path."""
         return Options(self.map_memory_mb, self.reduce_memory_mb, self.vcores)
 
-    def _check_options(self, path: Path) -> None:
-        for option in ("map_memory_mb", "reduce_memory_mb", "vcores"):
-            value = getattr(self, option)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise TraceFormatError(
-                    f"{path}: option {option} expects a number >= 0, got {value!r}"
-                )
-
     def _precise_tables(self, path: Path) -> RumenTables:
         """The tables, one Python object per job and task; errors name ``path:line``."""
-        jobs = TableBuilder(JOB_TABLE)
+        jobs = TableBuilder(HISTORY_JOB_TABLE)
         schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
         tasks = TableBuilder(TASK_TABLE)
         attempts = TableBuilder(ATTEMPT_TABLE)
