@@ -34,7 +34,7 @@ import hashlib
 import math
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -91,20 +91,24 @@ class Iteration:
 
 
 @dataclass(frozen=True)
-class Apply:
-    """The two-phase record of writing one allocation file.
+class Intent:
+    """An apply's intent as `Journal.record_intent` hands it to storage (checked)."""
 
-    The intent (``intent_s``, hashes, backup) is written before the file;
-    ``outcome`` (`OUTCOMES`) and ``completed_s`` after confirmation or restoration.
-    """
-
-    id: int
     iteration_id: int
     path: str
     sha256: str
     previous_sha256: str | None
     backup_path: str | None
     intent_s: float
+
+
+@dataclass(frozen=True)
+class Apply(Intent):
+    """The two-phase record of writing one allocation file: its `Intent` (written before
+    the file: ``intent_s``, hashes, backup), then ``outcome`` (`OUTCOMES`) and
+    ``completed_s`` after confirmation or restoration."""
+
+    id: int
     completed_s: float | None = None
     outcome: str | None = None
     detail: str = ""
@@ -130,6 +134,29 @@ class InForce:
     @property
     def description(self) -> str:
         return IN_FORCE_STATES[self.state]
+
+
+@dataclass(frozen=True)
+class Start:
+    """An iteration's start as `Journal.begin_iteration` hands it to storage (checked)."""
+
+    started_s: float
+    config_path: str
+    config_sha256: str
+    observed_qs: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Finish:
+    """An iteration's end as `Journal.finish_iteration` hands it to storage (checked);
+    ``config_sha256`` None means the configuration it started with is still in force."""
+
+    decision: str
+    reason: str
+    finished_s: float
+    config_sha256: str | None
+    candidate_sha256: str | None
+    predicted_qs: dict[str, Any] | None
 
 
 def absolute(path: str | os.PathLike[str]) -> str:
@@ -177,7 +204,9 @@ def check_sha256(value: object, *, field: str) -> str:
     Catches the None that `file_sha256` returns for a missing file.
     """
     if not (isinstance(value, str) and value):
-        raise JournalError(f"{field}: expected the SHA-256 digest of an existing file, got {value!r}")
+        raise JournalError(
+            f"{field}: expected the SHA-256 digest of an existing file, got {value!r}"
+        )
     return value
 
 
@@ -187,9 +216,16 @@ def check_outcome(outcome: str) -> None:
 
 
 class Journal(ABC):
-    """Durable record of loop iterations and allocation-file applies (see the module docstring)."""
+    """Durable record of loop iterations and allocation-file applies (see the module docstring).
 
-    @abstractmethod
+    The public calls check and normalize their arguments here, once; an implementation
+    stores the resulting `Start`, `Intent`, outcome and `Finish` in one transaction each
+    (the underscored methods), refusing an unknown id or a second finish or completion.
+    """
+
+    #: Epoch seconds for default timestamps.
+    clock: Callable[[], float]
+
     def begin_iteration(
         self,
         *,
@@ -199,8 +235,16 @@ class Journal(ABC):
         started_s: float | None = None,
     ) -> int:
         """Record the start of an iteration (the configuration in force now); return its id."""
+        check_sha256(config_sha256, field="config_sha256")
+        return self._begin(
+            Start(
+                started_s=self.clock() if started_s is None else float(started_s),
+                config_path=absolute(config_path),
+                config_sha256=config_sha256,
+                observed_qs=qs_json(observed_qs, field="observed_qs"),
+            )
+        )
 
-    @abstractmethod
     def record_intent(
         self,
         iteration_id: int,
@@ -214,12 +258,22 @@ class Journal(ABC):
 
         Returns the apply id. Raises `JournalError` if another apply is still dangling.
         """
+        return self._intend(
+            Intent(
+                iteration_id=iteration_id,
+                path=absolute(path),
+                sha256=sha256,
+                previous_sha256=previous_sha256,
+                backup_path=None if backup_path is None else absolute(backup_path),
+                intent_s=self.clock(),
+            )
+        )
 
-    @abstractmethod
     def complete_apply(self, apply_id: int, *, outcome: str, detail: str = "") -> None:
         """Record how an apply ended: ``confirmed`` (new file in force) or ``reverted``."""
+        check_outcome(outcome)
+        self._complete(apply_id, outcome, str(detail), self.clock())
 
-    @abstractmethod
     def finish_iteration(
         self,
         iteration_id: int,
@@ -233,6 +287,35 @@ class Journal(ABC):
     ) -> None:
         """Record the decision; `config_sha256` is the configuration now in force
         (unchanged from the start when None)."""
+        check_decision(decision)
+        self._finish(
+            iteration_id,
+            Finish(
+                decision=decision,
+                reason=str(reason),
+                finished_s=self.clock() if finished_s is None else float(finished_s),
+                config_sha256=config_sha256,
+                candidate_sha256=candidate_sha256,
+                predicted_qs=qs_json(predicted_qs, field="predicted_qs"),
+            ),
+        )
+
+    @abstractmethod
+    def _begin(self, start: Start) -> int:
+        """Store a new iteration; return its id."""
+
+    @abstractmethod
+    def _intend(self, intent: Intent) -> int:
+        """Store an apply's intent and the iteration's backup path; return the apply id.
+        `JournalError` for an unknown or finished iteration, or a dangling apply."""
+
+    @abstractmethod
+    def _complete(self, apply_id: int, outcome: str, detail: str, completed_s: float) -> None:
+        """Store an apply's outcome; `JournalError` for an unknown or completed apply."""
+
+    @abstractmethod
+    def _finish(self, iteration_id: int, finish: Finish) -> None:
+        """Store an iteration's end; `JournalError` for an unknown or finished iteration."""
 
     @abstractmethod
     def iterations(self) -> list[Iteration]:

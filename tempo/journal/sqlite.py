@@ -21,16 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tempo.errors import JournalError
-from tempo.journal.base import (
-    Apply,
-    Iteration,
-    Journal,
-    absolute,
-    check_decision,
-    check_outcome,
-    check_sha256,
-    qs_json,
-)
+from tempo.journal.base import Apply, Finish, Intent, Iteration, Journal, Start
 
 logger = logging.getLogger(__name__)
 
@@ -186,39 +177,22 @@ class SQLiteJournal(Journal):
     def close(self) -> None:
         self._db.close()
 
-    def begin_iteration(
-        self,
-        *,
-        config_path: str,
-        config_sha256: str,
-        observed_qs: Mapping[str, Any] | None = None,
-        started_s: float | None = None,
-    ) -> int:
-        check_sha256(config_sha256, field="config_sha256")
-        observed = _dumps(qs_json(observed_qs, field="observed_qs"))
+    def _begin(self, start: Start) -> int:
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT INTO iterations (started_s, config_path, config_sha256, observed_qs) "
                 "VALUES (?, ?, ?, ?)",
                 (
-                    self.clock() if started_s is None else float(started_s),
-                    absolute(config_path),
-                    config_sha256,
-                    observed,
+                    start.started_s,
+                    start.config_path,
+                    start.config_sha256,
+                    _dumps(start.observed_qs),
                 ),
             )
             return int(cursor.lastrowid)
 
-    def record_intent(
-        self,
-        iteration_id: int,
-        *,
-        path: str,
-        sha256: str,
-        previous_sha256: str | None,
-        backup_path: str | None,
-    ) -> int:
-        backup = None if backup_path is None else absolute(backup_path)
+    def _intend(self, intent: Intent) -> int:
+        iteration_id = intent.iteration_id
         with self._transaction() as db:
             if self._iteration_row(db, iteration_id)["decision"] is not None:
                 raise JournalError(f"iteration {iteration_id} is already finished")
@@ -230,13 +204,22 @@ class SQLiteJournal(Journal):
             cursor = db.execute(
                 "INSERT INTO applies (iteration_id, path, sha256, previous_sha256, backup_path, "
                 "intent_s) VALUES (?, ?, ?, ?, ?, ?)",
-                (iteration_id, absolute(path), sha256, previous_sha256, backup, self.clock()),
+                (
+                    iteration_id,
+                    intent.path,
+                    intent.sha256,
+                    intent.previous_sha256,
+                    intent.backup_path,
+                    intent.intent_s,
+                ),
             )
-            db.execute("UPDATE iterations SET backup_path = ? WHERE id = ?", (backup, iteration_id))
+            db.execute(
+                "UPDATE iterations SET backup_path = ? WHERE id = ?",
+                (intent.backup_path, iteration_id),
+            )
             return int(cursor.lastrowid)
 
-    def complete_apply(self, apply_id: int, *, outcome: str, detail: str = "") -> None:
-        check_outcome(outcome)
+    def _complete(self, apply_id: int, outcome: str, detail: str, completed_s: float) -> None:
         with self._transaction() as db:
             row = db.execute("SELECT outcome FROM applies WHERE id = ?", (apply_id,)).fetchone()
             if row is None:
@@ -245,22 +228,10 @@ class SQLiteJournal(Journal):
                 raise JournalError(f"apply {apply_id} is already completed ({row[0]})")
             db.execute(
                 "UPDATE applies SET outcome = ?, detail = ?, completed_s = ? WHERE id = ?",
-                (outcome, str(detail), self.clock(), apply_id),
+                (outcome, detail, completed_s, apply_id),
             )
 
-    def finish_iteration(
-        self,
-        iteration_id: int,
-        *,
-        decision: str,
-        reason: str,
-        config_sha256: str | None = None,
-        candidate_sha256: str | None = None,
-        predicted_qs: Mapping[str, Any] | None = None,
-        finished_s: float | None = None,
-    ) -> None:
-        check_decision(decision)
-        predicted = _dumps(qs_json(predicted_qs, field="predicted_qs"))
+    def _finish(self, iteration_id: int, finish: Finish) -> None:
         with self._transaction() as db:
             row = self._iteration_row(db, iteration_id)
             if row["decision"] is not None:
@@ -269,12 +240,12 @@ class SQLiteJournal(Journal):
                 "UPDATE iterations SET decision = ?, reason = ?, finished_s = ?, "
                 "config_sha256 = ?, candidate_sha256 = ?, predicted_qs = ? WHERE id = ?",
                 (
-                    decision,
-                    str(reason),
-                    self.clock() if finished_s is None else float(finished_s),
-                    row["config_sha256"] if config_sha256 is None else config_sha256,
-                    candidate_sha256,
-                    predicted,
+                    finish.decision,
+                    finish.reason,
+                    finish.finished_s,
+                    row["config_sha256"] if finish.config_sha256 is None else finish.config_sha256,
+                    finish.candidate_sha256,
+                    _dumps(finish.predicted_qs),
                     iteration_id,
                 ),
             )
