@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol, Self, TypeVar
 
 from whatif.allocation.dialect import HADOOP1_MODES, ignored_message, reads
 from whatif.allocation.effective import Resources
@@ -45,6 +46,17 @@ from whatif.allocation.xml_io import XMLSyntaxProblem
 from whatif.errors import AllocationError
 
 Severity = Literal["error", "warning"]
+
+
+class _Readable(Protocol):
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Self: ...
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Self: ...
+
+
+D = TypeVar("D", bound=_Readable)
 
 
 @dataclass(frozen=True)
@@ -71,20 +83,38 @@ def validate(
     well-formed XML gives a single error with the line the parser stopped at.
     With `cluster`, minimum shares adding up to more than the cluster are reported.
     """
-    if not isinstance(doc, AllocationDocument):
-        try:
-            doc = (
-                AllocationDocument.from_bytes(doc)
-                if isinstance(doc, bytes)
-                else AllocationDocument.from_file(doc)
-            )
-        except XMLSyntaxProblem as problem:
-            return [Issue("error", problem.line, problem.reason)]
     if hadoop_version not in (1, 2, 3):
         raise AllocationError(f"hadoop_version: expected 1, 2 or 3, got {hadoop_version!r}")
-    checker = _Checker(doc, hadoop_version, cluster)
-    checker.run()
-    return sorted(checker.issues, key=lambda i: (i.line, i.severity != "error"))
+
+    def check(parsed: AllocationDocument) -> list[Issue]:
+        checker = _Checker(parsed, hadoop_version, cluster)
+        checker.run()
+        return checker.issues
+
+    return issues_of(doc, AllocationDocument, check)
+
+
+def issues_of(
+    doc: D | bytes | str | os.PathLike[str],
+    document: type[D],
+    check: Callable[[D], Iterable[Issue]],
+) -> list[Issue]:
+    """`check`'s issues with `doc` (a parsed `document`, or the bytes or path of a file),
+    sorted by line, errors first; a file that is not well-formed XML gives one error at
+    the line the parser stopped at. Both schedulers' files are validated this way."""
+    if not isinstance(doc, document):
+        try:
+            doc = document.from_bytes(doc) if isinstance(doc, bytes) else document.from_file(doc)
+        except XMLSyntaxProblem as problem:
+            return [Issue("error", problem.line, problem.reason)]
+    return sorted(check(doc), key=lambda i: (i.line, i.severity != "error"))
+
+
+def listed_errors(issues: Iterable[Issue], *, most: int = 5) -> str:
+    """The errors among `issues` as ``line N: message; ...`` (the first `most`), or ""
+    when there are none: what a writer that refuses an invalid file says."""
+    errors = [i for i in issues if i.severity == "error"]
+    return "; ".join(f"line {i.line}: {i.message}" for i in errors[:most])
 
 
 class _Checker:

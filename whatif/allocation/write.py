@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from whatif.allocation.model import AllocationDocument
-from whatif.allocation.validate import validate
+from whatif.allocation.validate import listed_errors, validate
 from whatif.atomic import rotate_backups, write_atomic
 from whatif.errors import AllocationError
 
@@ -39,9 +39,8 @@ def write_allocation(
     Returns the path written.
     """
     target = Path(path)
-    errors = [i for i in validate(doc, hadoop_version=hadoop_version) if i.severity == "error"]
-    if errors:
-        listed = "; ".join(f"line {i.line}: {i.message}" for i in errors[:5])
+    listed = listed_errors(validate(doc, hadoop_version=hadoop_version))
+    if listed:
         raise AllocationError(f"{target}: refusing to write an invalid allocation file: {listed}")
     if backups < 0:
         raise AllocationError(f"write_allocation backups: expected >= 0, got {backups}")

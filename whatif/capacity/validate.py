@@ -38,8 +38,7 @@ from __future__ import annotations
 import os
 
 from whatif.allocation.effective import Resources
-from whatif.allocation.validate import Issue
-from whatif.allocation.xml_io import XMLSyntaxProblem
+from whatif.allocation.validate import Issue, issues_of
 from whatif.capacity.document import ConfigurationDocument
 from whatif.capacity.model import (
     GLOBAL_SETTINGS,
@@ -77,18 +76,13 @@ def validate(
     cluster: Resources | None = None,
 ) -> list[Issue]:
     """Every problem in a Capacity Scheduler configuration, sorted by line."""
-    if not isinstance(doc, ConfigurationDocument):
-        try:
-            doc = (
-                ConfigurationDocument.from_bytes(doc)
-                if isinstance(doc, bytes)
-                else ConfigurationDocument.from_file(doc)
-            )
-        except XMLSyntaxProblem as problem:
-            return [Issue("error", problem.line, problem.reason)]
-    checker = _Checker(doc, cluster)
-    checker.run()
-    return sorted(checker.issues, key=lambda i: (i.line, i.severity != "error"))
+
+    def check(parsed: ConfigurationDocument) -> list[Issue]:
+        checker = _Checker(parsed, cluster)
+        checker.run()
+        return checker.issues
+
+    return issues_of(doc, ConfigurationDocument, check)
 
 
 class _Checker:

@@ -13,8 +13,10 @@ import os
 import re
 from pathlib import Path
 
+from whatif.allocation.validate import listed_errors
 from whatif.atomic import rotate_backups, write_atomic
 from whatif.capacity.document import CapacityConfigError, ConfigurationDocument
+from whatif.capacity.validate import validate
 
 logger = logging.getLogger(__name__)
 
@@ -45,12 +47,9 @@ def write_capacity(
     With `backups`, an existing file is first kept as ``path.1`` (older ones shift,
     as `whatif.allocation.write_allocation` keeps them).
     """
-    from whatif.capacity.validate import validate
-
     target = Path(path)
-    errors = [i for i in validate(doc) if i.severity == "error"]
-    if errors:
-        listed = "; ".join(f"line {i.line}: {i.message}" for i in errors[:5])
+    listed = listed_errors(validate(doc))
+    if listed:
         raise CapacityConfigError(
             f"{target}: refusing to write a configuration Hadoop would reject: {listed}"
         )

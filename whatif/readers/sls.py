@@ -168,12 +168,12 @@ class SlsReader(TraceReader):
         """Arrow's columnar fast path (`whatif.readers.sls_columns`), else the precise one."""
         self._check_options(path)
         tables = read_sls_tables(path, memory_mb=self.memory_mb, vcores=self.vcores)
-        return self._trace(path, tables if tables is not None else self._precise_tables(path))
+        return self.trace(path, tables if tables is not None else self._precise_tables(path))
 
     def read_precise(self, path: Path) -> Trace:
         """`read` by the precise path alone (the one that locates errors); for tests."""
         self._check_options(path)
-        return self._trace(path, self._precise_tables(path))
+        return self.trace(path, self._precise_tables(path))
 
     def _check_options(self, path: Path) -> None:
         for option in ("memory_mb", "vcores"):
@@ -201,7 +201,8 @@ class SlsReader(TraceReader):
             jobs.frame(), schedule_jobs.frame(), tasks.frame(), attempts.frame(), all_timed
         )
 
-    def _trace(self, path: Path, tables: SlsTables) -> Trace:
+    def trace(self, path: Path, tables: SlsTables) -> Trace:
+        """The trace of `tables` read from `path` (also each piece `whatif.readers.stream` reads)."""
         try:
             workload = Workload(jobs=tables.jobs, tasks=tables.tasks)
             observed = (

@@ -30,14 +30,9 @@ from whatif.readers.rumen import RumenReader
 from whatif.readers.rumen_columns import iter_rumen_blocks
 from whatif.readers.sls import SlsReader
 from whatif.readers.sls_columns import iter_sls_blocks
-from whatif.schedule import Schedule
 from whatif.trace import Trace, last_window
-from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
-
-#: Note of an SLS trace some of whose tasks have only a duration (`whatif.readers.sls`).
-_UNTIMED = "some tasks have only a duration: no observed schedule"
 
 
 def convert_streaming(
@@ -78,17 +73,7 @@ def _sls_pieces(path: Path, progress: Callable[[int], None] | None) -> Iterator[
     for tables in iter_sls_blocks(
         path, memory_mb=reader.memory_mb, vcores=reader.vcores, progress=progress
     ):
-        try:
-            workload = Workload(jobs=tables.jobs, tasks=tables.tasks)
-            observed = (
-                Schedule(jobs=tables.schedule_jobs, attempts=tables.attempts)
-                if tables.all_timed
-                else None
-            )
-        except WhatifError as error:
-            raise TraceFormatError(f"{path}: {error}") from error
-        notes = () if tables.all_timed else (_UNTIMED,)
-        yield Trace(workload=workload, observed=observed, source=path, format="sls", notes=notes)
+        yield reader.trace(path, tables)
 
 
 def _rumen_pieces(path: Path, progress: Callable[[int], None] | None) -> Iterator[Trace]:
