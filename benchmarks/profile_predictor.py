@@ -31,16 +31,28 @@ SYMBOLS = Path("/tmp/kernel-symbols.tsv")  # address, size, name, object file, s
 _FUNCTION = re.compile(r"^([0-9a-f]+)\s.*\sF\s(\S+)\s+([0-9a-f]+)\s+(\S+)$")
 
 
-def _cached_objects() -> list[str]:
-    """The cache files of the kernel functions as this kernel.py defines them.
+def _kernel_functions() -> list:
+    """Every jitted function of the kernel package's modules."""
+    import importlib
+    import pkgutil
 
-    The cache directory also keeps files of earlier versions of kernel.py under the same
-    function names (the file name carries the function's line number); mapping those
-    would attribute samples to the wrong code."""
     from whatif.predictor import kernel
 
+    modules = [
+        importlib.import_module(f"{kernel.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(kernel.__path__)
+    ]
+    return [d for module in modules for d in vars(module).values() if hasattr(d, "overloads")]
+
+
+def _cached_objects() -> list[str]:
+    """The cache files of the kernel functions as the kernel's modules define them.
+
+    The cache directory also keeps files of earlier versions of a module under the same
+    function names (the file name carries the function's line number); mapping those
+    would attribute samples to the wrong code."""
     paths = set()
-    for d in vars(kernel).values():
+    for d in _kernel_functions():
         cache = getattr(d, "_cache", None)
         index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
         if index:
@@ -61,12 +73,9 @@ def _objects(blob: bytes):
 
 def write_perf_map(objects_dir: Path) -> int:
     """Write /tmp/perf-<pid>.map and SYMBOLS for the kernel functions loaded in this process."""
-    from whatif.predictor import kernel
-
     engines = {
         id(c.library._codegen._engine): c.library._codegen._engine
-        for d in vars(kernel).values()
-        if hasattr(d, "overloads")
+        for d in _kernel_functions()
         for c in d.overloads.values()
     }
     objects_dir.mkdir(parents=True, exist_ok=True)
@@ -114,8 +123,18 @@ def run(tasks: int, hadoop_version: int) -> None:
 
 
 def _short(name: str) -> str:
-    m = re.search(r"kernel\d+(\w+?)B\d+v\d+", name)
-    return m[1] if m else name[:48]
+    """A kernel function's name from its mangled symbol: the length-prefixed names after
+    ``6kernel`` are its module's and its own (``6queues3_upB2v...`` -> ``queues._up``)."""
+    at = name.find("6kernel")
+    if at < 0:
+        return name[:48]
+    parts, i = [], at + len("6kernel")
+    while i < len(name) and name[i].isdigit():
+        digits = re.match(r"\d+", name[i:])[0]
+        i += len(digits)
+        parts.append(name[i : i + int(digits)])
+        i += int(digits)
+    return ".".join(parts) if parts else name[:48]
 
 
 def report(data: str, n_lines: int) -> None:

@@ -6,7 +6,6 @@ import contextlib
 import functools
 import logging
 import math
-import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from whatif.predictor import kernel as K
+from whatif.predictor.kernel.caching import kernel_cache_dirs, kernel_sources
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings
 
@@ -21,19 +21,17 @@ logger = logging.getLogger(__name__)
 
 
 def kernel_cache_is_warm(cache_dirs: tuple[Path, ...] | None = None) -> bool:
-    """Whether numba has compiled the kernel since its source last changed: an index file
-    (``kernel.*.nbi``) in ``NUMBA_CACHE_DIR`` if set, else the package's ``__pycache__``,
-    newer than ``kernel.py``."""
-    source = Path(K.__file__)
+    """Whether numba has compiled the kernel since its sources last changed: an index file
+    (``*.nbi``) in the kernel's cache folder (`kernel_cache_dirs`), newer than every kernel
+    source."""
     if cache_dirs is None:
-        env = os.environ.get("NUMBA_CACHE_DIR")  # numba then caches there only
-        cache_dirs = (Path(env),) if env else (source.parent / "__pycache__",)
-    stamp = source.stat().st_mtime
+        cache_dirs = kernel_cache_dirs()
+    stamp = max(source.stat().st_mtime for source in kernel_sources())
     return any(
         index.stat().st_mtime >= stamp
         for folder in cache_dirs
         if folder.is_dir()
-        for index in folder.rglob(f"{source.stem}.*.nbi")
+        for index in folder.glob("*.nbi")
     )
 
 

@@ -1,0 +1,369 @@
+"""Assignment: containers (or slots) handed to apps, on the whole cluster or on one
+heartbeating node.
+
+The reference engine's ``reference/allocation.py`` is this module's pure-Python twin; it
+follows the same steps.
+
+Allocation (one container). At a parent, candidate children are those with
+pending runnable demand in the pass's dimension whose usage fits within their
+maxResources; the best untried candidate (by the parent's policy comparator,
+scanning children in document order, a later child replacing the best only if it
+compares strictly lower) is tried; a parent candidate is descended into, a leaf
+candidate tries its apps the same way (apps in the order they became runnable).
+An app offers its AM request while its AM is not allocated (subject to
+maxAMShare: AM usage + request <= floor(leaf fair share * maxAMShare), a zero fair
+share component replaced by min(free, maxShare)), otherwise its released stage with
+unassigned tasks of the lowest priority number (ties: lower stage index), and in it
+the lowest unassigned task index, else the oldest re-queued (killed/failed) task.
+It gets the container if the request fits in the free cluster resources and every
+queue from its leaf to the root stays within maxResources; otherwise the next app
+or queue is tried (no reservations).
+
+A container or task is assigned only
+on a heartbeat of the node it lands on, within that node's free resources: YARN
+(FairScheduler.attemptScheduling) assigns one container per heartbeat, or with
+assign-multiple until max.assign containers (Hadoop 3 dynamic.max.assign: until the
+resources assigned exceed half the node's unallocated resources at the heartbeat's start,
+the container that crosses it included); Hadoop 1 on a slot cluster
+(FairScheduler.assignTasks) assigns one task per heartbeat, or with assign-multiple up to
+the per-type caps (-1: the free slots), choosing maps while the tracker runs no more maps
+than reduces (else reduces; a type is dropped once it has no pending task, reached its
+cap, was not taken by any pool, or CapBasedLoadManager refuses it: a tracker runs at most
+ceil(slots * min(1, (running + pending runnable tasks) / cluster slots)) of a type).
+"""
+
+from __future__ import annotations
+
+import math
+
+from whatif.predictor.kernel.apptree import _retree, _tree_best_fit, _tree_put
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.ordering import _compare, _queue_key
+from whatif.predictor.kernel.phases import _hold, _start_attempt
+from whatif.predictor.kernel.queues import _avail, _demand, _fits
+from whatif.predictor.kernel.requests import _head_task, _next_stage
+from whatif.predictor.kernel.resources import _loose
+from whatif.predictor.kernel.state import (
+    C_CAP_MAPS,
+    C_CAP_REDS,
+    C_DYNAMIC,
+    C_MAX_ASSIGN,
+    C_MULTI,
+    C_SLOT,
+    C_VERSION,
+    G_FREE,
+    GI_CUR_NODE,
+    GI_EPOCH,
+    JI_AM_STATE,
+    JS_ST_HI,
+    JSF_AM,
+    NF_CAP,
+    NF_FREE,
+    QF_AM,
+    QF_FAIR,
+    QF_PALL,
+    QF_PRUN,
+    QF_USE,
+    QI_TRIED,
+    QS_CH_HI,
+    QS_CH_LO,
+    QS_FAIR_POSITIVE,
+    QS_LEAF,
+    QS_PARENT,
+    QS_POLICY,
+    QS_RANK,
+    QSF_AMSHARE,
+    QSF_MAX,
+    QSF_MIN,
+    QSF_WEIGHT,
+    SI_HELD,
+    SI_NEXT,
+    SI_PENDING,
+    SI_RETRY_HEAD,
+    SI_RETRY_TAIL,
+    SS_HI,
+    TI_RETRY_NEXT,
+    TSF_REQ,
+)
+from whatif.predictor.world import prefetch
+
+
+@kernel_jit
+def _has_room(W, d):
+    cfg, minreq = W[25], W[27]
+    if cfg[C_SLOT] != 0.0:
+        return _avail(W, d) >= 1.0
+    return _avail(W, 0) >= minreq[0] and _avail(W, 1) >= minreq[1]
+
+
+@kernel_jit
+def _allocate(W):
+    """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1)."""
+    qf, cfg = W[3], W[25]
+    ndims = 2 if cfg[C_SLOT] != 0.0 else 1
+    for d in range(ndims):
+        while _has_room(W, d) and qf[0, QF_PRUN + d] > 0.0:
+            if not _assign_one(W, d):
+                break
+
+
+@kernel_jit
+def _assign_one(W, d):
+    """Descend from the root to one container assignment; False if nothing fits."""
+    qs, qi, gi = W[0], W[4], W[24]
+    gi[GI_EPOCH] += 1
+    epoch = gi[GI_EPOCH]
+    q = 0
+    while q >= 0:
+        if qs[q, QS_FAIR_POSITIVE] == 1:
+            best = _best_child_fair(W, q, d, epoch)
+        else:
+            best = _best_child(W, q, d, epoch)
+        if best < 0:
+            qi[q, QI_TRIED] = epoch
+            q = qs[q, QS_PARENT]  # back up and try the parent's next child
+            continue
+        if qs[best, QS_LEAF] == 1:
+            if _assign_leaf(W, best, d):
+                return True
+            qi[best, QI_TRIED] = epoch
+        else:
+            q = best
+    return False
+
+
+@kernel_jit
+def _offerable(W, c, d, epoch):
+    """Whether child queue `c` can be offered a container of pool `d` in this descent:
+    not tried yet, runnable demand in `d`, usage within its maxResources."""
+    qsf, qf, qi = W[1], W[3], W[4]
+    if qi[c, QI_TRIED] == epoch or qf[c, QF_PRUN + d] <= 0.0:
+        return False
+    return qf[c, QF_USE] <= qsf[c, QSF_MAX] and qf[c, QF_USE + 1] <= qsf[c, QSF_MAX + 1]
+
+
+@kernel_jit
+def _best_child(W, q, d, epoch):
+    """The child of `q` to offer the container to, by the parent's comparator (-1: none);
+    children in document order, a later one winning only if it compares strictly lower."""
+    qs, children = W[0], W[2]
+    policy = qs[q, QS_POLICY]
+    best = -1
+    # the best child's key, read once per child
+    ub, db, mb, wb, sb, rb = (0.0, 0.0), (0.0, 0.0), (0.0, 0.0), 0.0, 0.0, 0
+    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+        c = children[k]
+        if not _offerable(W, c, d, epoch):
+            continue
+        uc, dc, mc, wc, sc, rc = _queue_key(W, c, False)
+        if best < 0 or _compare(W, policy, d, uc, dc, mc, wc, sc, rc, ub, db, mb, wb, sb, rb) < 0:
+            best = c
+            ub, db, mb, wb, sb, rb = uc, dc, mc, wc, sc, rc
+    return best
+
+
+@kernel_jit
+def _best_child_fair(W, q, d, epoch):
+    """`_best_child` for a `fair` parent whose children all weigh more than zero.
+
+    `_compare_fair` then reads as a key compared column by column: a class (Hadoop 3's
+    demand-zero rule, then needy first), the needy ratio or usage / weight, then the name
+    rank (queues all start at 0). The ratios are finite, so comparing them equals the
+    sign of their difference."""
+    qs, qsf, children, qf, cfg = W[0], W[1], W[2], W[3], W[25]
+    v3 = cfg[C_VERSION] == 3.0
+    best = -1
+    best_cls = 0
+    best_ratio = 0.0
+    best_rank = 0
+    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+        c = children[k]
+        if not _offerable(W, c, d, epoch):
+            continue
+        u = qf[c, QF_USE + d]
+        m = qsf[c, QSF_MIN + d]
+        demand = 0.0
+        if qs[c, QS_LEAF] == 1:  # `_demand` of a leaf, in `d` only
+            demand = min(u + qf[c, QF_PALL + d], qsf[c, QSF_MAX + d])
+        elif v3 or qsf[c, QSF_MIN] > 0.0 or qsf[c, QSF_MIN + 1] > 0.0:
+            demand = _demand(W, c)[d]
+        needy_min = min(m, demand)
+        needy = u < needy_min
+        cls = (2 if v3 and demand == 0.0 else 0) + (0 if needy else 1)
+        ratio = u / (max(needy_min, 1.0) if needy else qsf[c, QSF_WEIGHT])
+        rank = qs[c, QS_RANK]
+        # which child wins is unpredictable: `&`, `|` and selects, no branches
+        wins = (best < 0) | (
+            (cls < best_cls)
+            | (
+                (cls == best_cls)
+                & ((ratio < best_ratio) | ((ratio == best_ratio) & (rank < best_rank)))
+            )
+        )
+        best = c if wins else best
+        best_cls = cls if wins else best_cls
+        best_ratio = ratio if wins else best_ratio
+        best_rank = rank if wins else best_rank
+    return best
+
+
+@kernel_jit
+def _assign_leaf(W, leaf, d):
+    """Offer the container to the leaf's apps in policy order; False if none takes it."""
+    qs, qsf, qf, excl = W[0], W[1], W[3], W[32]
+    _retree(W)
+    # apps whose next request exceeds free resources or a queue's max cannot take it
+    lim0 = _avail(W, 0)
+    lim1 = _avail(W, 1)
+    q = leaf
+    while q >= 0:
+        lim0 = min(lim0, _loose(qsf[q, QSF_MAX] - qf[q, QF_USE]))
+        lim1 = min(lim1, _loose(qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1]))
+        q = qs[q, QS_PARENT]
+    n = 0
+    found = False
+    while True:
+        best = _tree_best_fit(W, leaf, d, lim0, lim1)
+        if best < 0:
+            break
+        if _try_app(W, best, leaf, d):
+            found = True
+            break
+        _tree_put(W, best, d, -1)
+        excl[n] = best
+        n += 1
+    for i in range(n):
+        _tree_put(W, excl[i], d, excl[i])  # a failed offer changes nothing
+    return found
+
+
+@kernel_jit
+def _am_fits(W, leaf, r0, r1):
+    qsf, qf, gf = W[1], W[3], W[23]
+    share = qsf[leaf, QSF_AMSHARE]
+    if abs(share + 1.0) < 1e-4:
+        return True
+    for d in range(2):
+        cap = qf[leaf, QF_FAIR + d]
+        if cap == 0.0:
+            cap = min(gf[G_FREE + d], qsf[leaf, QSF_MAX + d])
+        cap = math.floor(cap * share)
+        r = r0 if d == 0 else r1
+        if qf[leaf, QF_AM + d] + r > cap:
+            return False
+    return True
+
+
+@kernel_jit
+def _try_app(W, j, leaf, d):
+    jsf, ji, ss, si, tsf, ti = W[7], W[9], W[12], W[14], W[17], W[18]
+    if ji[j, JI_AM_STATE] == 1:
+        r0 = jsf[j, JSF_AM]
+        r1 = jsf[j, JSF_AM + 1]
+        if not _fits(W, leaf, r0, r1) or not _am_fits(W, leaf, r0, r1):
+            return False
+        _start_attempt(W, j, -1 - j, r0, r1)
+        return True
+    s = _next_stage(W, j, d)
+    if s < 0:
+        return False
+    task = _head_task(W, s)
+    r0 = tsf[task, TSF_REQ]
+    r1 = tsf[task, TSF_REQ + 1]
+    if not _fits(W, leaf, r0, r1):
+        return False
+    if si[s, SI_NEXT] < ss[s, SS_HI]:
+        si[s, SI_NEXT] += 1
+        # the stage's next tasks: the next head request (read when the app is re-ranked)
+        # and the one after (read when it starts)
+        if task + 1 < ss[s, SS_HI]:
+            prefetch(tsf, task + 1)
+        if task + 2 < ss[s, SS_HI]:
+            prefetch(tsf, task + 2)
+            prefetch(W[16], task + 2)
+            prefetch(ti, task + 2)
+    else:
+        nxt = ti[task, TI_RETRY_NEXT]
+        si[s, SI_RETRY_HEAD] = nxt
+        if nxt < 0:
+            si[s, SI_RETRY_TAIL] = -1
+    _start_attempt(W, j, task, r0, r1)
+    if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
+        _hold(W, j, s + 1, False)
+    return True
+
+
+@kernel_jit
+def _load_ok(W, n, d):
+    """Hadoop 1 CapBasedLoadManager: a tracker runs at most
+    ceil(slots * min(1, runnable tasks / cluster slots)) tasks of a type."""
+    nodef, qf, cluster = W[40], W[3], W[26]
+    total = cluster[d]
+    if total <= 0.0:
+        return False
+    runnable = qf[0, QF_USE + d] + qf[0, QF_PRUN + d]
+    cap = math.ceil(nodef[n, NF_CAP + d] * min(1.0, runnable / total))
+    return nodef[n, NF_CAP + d] - nodef[n, NF_FREE + d] < cap
+
+
+@kernel_jit
+def _node_allocate(W, n):
+    """Assign containers on node `n`'s heartbeat: Hadoop 1 FairScheduler.assignTasks on a
+    slot cluster, else FairScheduler.attemptScheduling."""
+    nodef, qf, gi, cfg = W[40], W[3], W[24], W[25]
+    gi[GI_CUR_NODE] = n
+    count = 0
+    multi = cfg[C_MULTI] != 0.0
+    if cfg[C_SLOT] != 0.0:
+        cap0 = cfg[C_CAP_MAPS] if multi else 1.0
+        cap1 = cfg[C_CAP_REDS] if multi else 1.0
+        assigned0 = 0.0
+        assigned1 = 0.0
+        rej0 = False
+        rej1 = False
+        while True:
+            if not rej0 and (assigned0 == cap0 or qf[0, QF_PRUN] <= 0.0 or not _load_ok(W, n, 0)):
+                rej0 = True
+            if not rej1 and (
+                assigned1 == cap1 or qf[0, QF_PRUN + 1] <= 0.0 or not _load_ok(W, n, 1)
+            ):
+                rej1 = True
+            if (rej0 and rej1) or (not multi and count > 0):
+                break
+            if rej0:
+                d = 1
+            elif rej1:
+                d = 0
+            else:
+                used0 = nodef[n, NF_CAP] - nodef[n, NF_FREE]
+                used1 = nodef[n, NF_CAP + 1] - nodef[n, NF_FREE + 1]
+                d = 0 if used0 <= used1 else 1
+            if _assign_one(W, d):
+                count += 1
+                if d == 0:
+                    assigned0 += 1.0
+                else:
+                    assigned1 += 1.0
+            elif d == 0:
+                rej0 = True
+            else:
+                rej1 = True
+    else:
+        start0 = nodef[n, NF_FREE]
+        start1 = nodef[n, NF_FREE + 1]
+        half0 = math.floor(start0 * 0.5)
+        half1 = math.floor(start1 * 0.5)
+        while _has_room(W, 0) and qf[0, QF_PRUN] > 0.0:
+            if not _assign_one(W, 0):
+                break
+            count += 1
+            if not multi:
+                break
+            if cfg[C_DYNAMIC] != 0.0:
+                if not (
+                    start0 - nodef[n, NF_FREE] <= half0 and start1 - nodef[n, NF_FREE + 1] <= half1
+                ):
+                    break
+            elif cfg[C_MAX_ASSIGN] > 0.0 and count >= cfg[C_MAX_ASSIGN]:
+                break
+    gi[GI_CUR_NODE] = -1

@@ -1,0 +1,91 @@
+"""numba's on-disk cache for the kernel, stamped with every kernel source, not one file.
+
+numba links a jitted callee's code into each caller's compiled code and stamps a
+cached function with the hash of its own file only. With the kernel split into modules,
+a change to one of them (or to ``world.py``, whose helpers every module calls) would
+leave the callers in other modules loading stale code from the cache. `kernel_jit`
+is ``njit(cache=True)`` whose cache entries are stamped with a hash of all of them.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from numba import njit
+from numba.core import caching
+
+PACKAGE = Path(__file__).parent
+
+
+def kernel_sources() -> tuple[Path, ...]:
+    """The files whose code the kernel's compiled functions hold: its modules and
+    ``world.py``."""
+    return (*sorted(PACKAGE.glob("*.py")), PACKAGE.parent / "world.py")
+
+
+@functools.cache
+def kernel_stamp() -> str:
+    """A hash of every kernel source (once per process)."""
+    digest = hashlib.sha256()
+    for path in kernel_sources():
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def kernel_cache_dirs() -> tuple[Path, ...]:
+    """Where numba caches the kernel: its folder under ``NUMBA_CACHE_DIR`` if that is set
+    (numba then caches there only), else the package's ``__pycache__``."""
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    if env:
+        sub = _numba_locator("UserProvidedCacheLocator").get_suitable_cache_subpath(
+            str(PACKAGE / "__init__.py")
+        )
+        return (Path(env) / sub,)
+    return (PACKAGE / "__pycache__",)
+
+
+def _numba_locator(name: str) -> type:
+    # numba 0.68 made its locator classes public; earlier versions prefix them with "_"
+    return getattr(caching, name, None) or getattr(caching, "_" + name)
+
+
+class _KernelStamped:
+    """A cache locator whose source stamp is `kernel_stamp`."""
+
+    def get_source_stamp(self) -> str:
+        return kernel_stamp()
+
+
+def _locator(name: str) -> type:
+    return type(f"Kernel{name}", (_KernelStamped, _numba_locator(name)), {})
+
+
+class _KernelCacheImpl(caching.CompileResultCacheImpl):
+    # as numba's default order: NUMBA_CACHE_DIR if set, the package's __pycache__, else
+    # the user-wide cache
+    _locator_classes = [
+        _locator("UserProvidedCacheLocator"),
+        _locator("InTreeCacheLocator"),
+        _locator("UserWideCacheLocator"),
+    ]
+
+
+class _KernelCache(caching.FunctionCache):
+    _impl_class = _KernelCacheImpl
+
+
+def kernel_jit(func: Callable | None = None, **options) -> Callable:
+    """``njit(cache=True, **options)`` with the cache stamped by `kernel_stamp`; used bare
+    (``@kernel_jit``) or with options (``@kernel_jit(inline="always")``)."""
+
+    def decorate(f: Callable) -> Callable:
+        dispatcher = njit(cache=True, **options)(f)
+        dispatcher._cache = _KernelCache(dispatcher.py_func)  # numba's enable_caching, restamped
+        return dispatcher
+
+    return decorate(func) if func is not None else decorate

@@ -1,0 +1,134 @@
+"""The event queue and the clock's grids: a 4-ary heap of (time, sequence) events, the
+preemption checks' grid times, and timeouts.
+"""
+
+from __future__ import annotations
+
+import math
+
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.state import (
+    GI_HEAP_N,
+    GI_SEQ,
+    HI_IDENT,
+    HI_JOB,
+    HI_KIND,
+    HI_SEQ,
+    HI_TASK,
+    N_HI,
+)
+from whatif.predictor.world import ordered_bits
+
+
+# A 4-ary min-heap on (time, seq): half the levels of a binary heap, and a node's four
+# children sit side by side. (time, seq) pairs are unique, so the order events come out
+# in does not depend on the heap's shape. Times are kept as `ordered_bits`, so that
+# comparing entries is integer work that compiles to conditional moves.
+@kernel_jit
+def heap_push(hk, hi, gi, time, kind, ident, task, job):
+    """Push (time, seq, kind, ident); seq is the global insertion counter. The event's
+    task (-1: none) and job come along, so that their rows can be prefetched when the
+    event comes to the top."""
+    key = ordered_bits(time)
+    seq = gi[GI_SEQ]
+    gi[GI_SEQ] = seq + 1
+    i = gi[GI_HEAP_N]
+    gi[GI_HEAP_N] = i + 1
+    while i > 0:
+        p = (i - 1) >> 2
+        if hk[p] < key or (hk[p] == key and hi[p, 0] < seq):
+            break
+        hk[i] = hk[p]
+        for col in range(N_HI):
+            hi[i, col] = hi[p, col]
+        i = p
+    hk[i] = key
+    hi[i, HI_SEQ] = seq
+    hi[i, HI_KIND] = kind
+    hi[i, HI_IDENT] = ident
+    hi[i, HI_TASK] = task
+    hi[i, HI_JOB] = job
+
+
+@kernel_jit(inline="always")
+def _earlier(k, s, k_then, s_then):
+    """Whether entry (k, s) comes before (k_then, s_then); `&`, `|` do not short-circuit,
+    so the choice it makes compiles to selects (which entry wins is unpredictable)."""
+    return (k < k_then) | ((k == k_then) & (s < s_then))
+
+
+@kernel_jit
+def heap_pop(hk, hi, gi):
+    """Remove the smallest (time, seq) entry; returns (kind, ident)."""
+    kind = hi[0, HI_KIND]
+    ident = hi[0, HI_IDENT]
+    n = gi[GI_HEAP_N] - 1
+    gi[GI_HEAP_N] = n
+    if n > 0:
+        k = hk[n]
+        s = hi[n, HI_SEQ]
+        i = 0
+        while True:
+            first = 4 * i + 1
+            if first >= n:
+                break
+            c = first
+            bk = hk[c]
+            bs = hi[c, HI_SEQ]
+            if first + 3 < n:
+                # four children: two pairs side by side, then the winners of the pairs
+                k1, s1 = hk[first + 1], hi[first + 1, HI_SEQ]
+                k2, s2 = hk[first + 2], hi[first + 2, HI_SEQ]
+                k3, s3 = hk[first + 3], hi[first + 3, HI_SEQ]
+                one = _earlier(k1, s1, bk, bs)
+                c = first + 1 if one else c
+                bk = k1 if one else bk
+                bs = s1 if one else bs
+                three = _earlier(k3, s3, k2, s2)
+                c23 = first + 3 if three else first + 2
+                k23 = k3 if three else k2
+                s23 = s3 if three else s2
+                right = _earlier(k23, s23, bk, bs)
+                c = c23 if right else c
+                bk = k23 if right else bk
+                bs = s23 if right else bs
+            else:
+                for x in range(first + 1, n):
+                    kx = hk[x]
+                    sx = hi[x, HI_SEQ]
+                    less = _earlier(kx, sx, bk, bs)
+                    c = x if less else c
+                    bk = kx if less else bk
+                    bs = sx if less else bs
+            if _earlier(bk, bs, k, s):
+                hk[i] = bk
+                for col in range(N_HI):
+                    hi[i, col] = hi[c, col]
+                i = c
+            else:
+                break
+        hk[i] = k
+        for col in range(N_HI):
+            hi[i, col] = hi[n, col]
+    return kind, ident
+
+
+@kernel_jit
+def _expired(waited, timeout):
+    """Whether a Hadoop 1/2 starvation timer acts: once strictly past the timeout
+    (Hadoop 1 tasksToPreempt, Hadoop 2 resToPreempt: curTime - lastTime > timeout)."""
+    return waited > timeout
+
+
+@kernel_jit
+def _grid_at_or_after(x, interval):
+    k = math.floor(x / interval)
+    g = k * interval
+    return g if g >= x else (k + 1) * interval
+
+
+@kernel_jit
+def _grid_after(x, interval):
+    k = math.floor(x / interval)
+    g = k * interval
+    return g if g > x else (k + 1) * interval

@@ -1,0 +1,216 @@
+"""Node heartbeats: each node's grid, when a node's next heartbeat is scheduled, and
+when a finished attempt is reported.
+
+The reference engine's ``reference/heartbeats.py`` is this module's pure-Python twin; it
+follows the same steps.
+
+Heartbeats (when the packed cluster has nodes, ``nodes.py``). Node ``i`` of ``n``
+heartbeats on the grid ``i * interval / n + k * interval`` (computed as phase + k *
+interval everywhere, so equal times compare equal). A task attempt that ends at ``e`` (success or noise failure) has its end event at its
+node's first heartbeat strictly after ``e``, where it is reported: its resources come
+back and its job moves on then (stage completion, slowstart, job end), and the
+attempt's recorded finish is ``e``. Kills (preemption, reduce ramp-down) and an AM's
+release at its job's end free resources at once.
+
+Heartbeats that would assign nothing are
+not simulated: after each event time, a node without a heartbeat scheduled gets its next
+one (strictly after ``t``) when it has room for the smallest request, there is runnable
+pending demand, and either it heartbeated or had resources freed at ``t`` and something
+an allocation depends on changed, or it is parked (room, nothing scheduled) and anything
+changed (an allocation, a release, pending demand, runnable apps, a new queue tree);
+otherwise it is parked while it has room. Before the first allocation at a time ``t``, a
+node without a heartbeat scheduled whose grid has ``t`` heartbeats at ``t`` under the
+same conditions (the events at ``t`` come before the heartbeats' assignments). This
+gives exactly the schedule of every node heartbeating on its whole grid (a test compares
+them), except in a run that livelocks: there each simulated heartbeat is an event and
+a preemption check follows it, so the livelock search, which counts checks, stops the
+run at another time. The MapReduce AM's reduce ramp-down runs once per iteration then, and what it frees
+is assigned at the next heartbeats. Without heartbeats (no nodes, or switched off),
+step 4 allocates on the whole cluster at every event time.
+"""
+
+from __future__ import annotations
+
+import math
+
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.events import heap_push
+from whatif.predictor.kernel.state import (
+    AF_DUE,
+    AF_END,
+    AI_NODE,
+    C_HB_INTERVAL,
+    C_SLOT,
+    END,
+    GI_BEAT_N,
+    GI_CHANGED,
+    GI_ITER,
+    GI_PARK_N,
+    GI_TOUCH_N,
+    HEARTBEAT,
+    INF,
+    NF_FREE,
+    NF_HB,
+    NI_BEAT,
+    NI_PARK,
+    NI_TOUCH,
+    QF_PRUN,
+)
+
+
+@kernel_jit
+def _next_heartbeat(W, n, t, at):
+    """Node `n`'s first heartbeat after `t`, or at or after it with `at`
+    (`nodes.next_heartbeat`: phase + k * interval, so equal times compare equal)."""
+    interval = W[25][C_HB_INTERVAL]
+    phase = n * interval / W[40].shape[0]
+    k = math.floor((t - phase) / interval)
+    g = phase + k * interval
+    while g < t or (g == t and not at):
+        k += 1.0
+        g = phase + k * interval
+    return g
+
+
+@kernel_jit
+def _push_end(W, a, time, task, j):
+    """The end event of attempt `a`, which ends at `time`: with heartbeats its node reports
+    it (and frees its resources) at its next heartbeat."""
+    af, ai = W[19], W[20]
+    n = ai[a, AI_NODE]
+    if n >= 0:
+        af[a, AF_END] = time
+        time = _next_heartbeat(W, n, time, False)
+        af[a, AF_DUE] = time
+    heap_push(W[21], W[22], W[24], time, END, a, task, j)
+
+
+@kernel_jit
+def _touch_node(W, n):
+    """List node `n` as touched now (heartbeating or freed), once."""
+    nodei, nlist, gi = W[41], W[42], W[24]
+    if nodei[n, NI_TOUCH] != gi[GI_ITER]:
+        nodei[n, NI_TOUCH] = gi[GI_ITER]
+        nlist[W[40].shape[0] + gi[GI_TOUCH_N]] = n
+        gi[GI_TOUCH_N] += 1
+
+
+@kernel_jit
+def _beat(W, n):
+    """Node `n` heartbeats now: it is offered containers after this time's events."""
+    nodei, nlist, gi = W[41], W[42], W[24]
+    if nodei[n, NI_BEAT] != gi[GI_ITER]:
+        nodei[n, NI_BEAT] = gi[GI_ITER]
+        nlist[gi[GI_BEAT_N]] = n
+        gi[GI_BEAT_N] += 1
+    _touch_node(W, n)
+
+
+@kernel_jit
+def _node_room(W, n):
+    """Whether node `n` could take the smallest request (a slot of either pool)."""
+    nodef, cfg, minreq = W[40], W[25], W[27]
+    if cfg[C_SLOT] != 0.0:
+        return nodef[n, NF_FREE] >= 1.0 or nodef[n, NF_FREE + 1] >= 1.0
+    return nodef[n, NF_FREE] >= minreq[0] and nodef[n, NF_FREE + 1] >= minreq[1]
+
+
+@kernel_jit
+def _node_wants(W, n):
+    """Whether node `n` has room for some runnable pending demand."""
+    nodef, qf, cfg = W[40], W[3], W[25]
+    if cfg[C_SLOT] != 0.0:
+        return (nodef[n, NF_FREE] >= 1.0 and qf[0, QF_PRUN] > 0.0) or (
+            nodef[n, NF_FREE + 1] >= 1.0 and qf[0, QF_PRUN + 1] > 0.0
+        )
+    return _node_room(W, n) and qf[0, QF_PRUN] > 0.0
+
+
+@kernel_jit
+def _park(W, n, parked):
+    """Put node `n` on the parked list (parked: True) or take it off (False)."""
+    nodei, nlist, gi = W[41], W[42], W[24]
+    base = 2 * W[40].shape[0]
+    pos = nodei[n, NI_PARK]
+    if parked and pos < 0:
+        nlist[base + gi[GI_PARK_N]] = n
+        nodei[n, NI_PARK] = gi[GI_PARK_N]
+        gi[GI_PARK_N] += 1
+    elif not parked and pos >= 0:
+        gi[GI_PARK_N] -= 1
+        last = nlist[base + gi[GI_PARK_N]]
+        nlist[base + pos] = last
+        nodei[last, NI_PARK] = pos
+        nodei[n, NI_PARK] = -1
+
+
+@kernel_jit
+def _settle(W, n, t, wake):
+    """Node `n` without a heartbeat scheduled: schedule its next one if it may assign
+    (`wake`: something changed since it last found nothing) and has room for pending
+    demand; else park it while it has room (a node without room waits for a release)."""
+    nodef = W[40]
+    if nodef[n, NF_HB] != INF:
+        return
+    if wake and _node_wants(W, n):
+        nodef[n, NF_HB] = _next_heartbeat(W, n, t, False)
+        heap_push(W[21], W[22], W[24], nodef[n, NF_HB], HEARTBEAT, n, -1, 0)
+        _park(W, n, False)
+    else:
+        _park(W, n, _node_room(W, n))
+
+
+@kernel_jit
+def _beats_now(W, n, t):
+    """`_catch_up` for node `n`; True if it heartbeats now."""
+    nodef, nodei, gi = W[40], W[41], W[24]
+    if (
+        nodei[n, NI_BEAT] != gi[GI_ITER]
+        and nodef[n, NF_HB] == INF
+        and _node_wants(W, n)
+        and _next_heartbeat(W, n, t, True) == t
+    ):
+        _beat(W, n)
+        _park(W, n, False)
+        return True
+    return False
+
+
+@kernel_jit
+def _catch_up(W, t):
+    """Before the first allocation at `t`: a node without a heartbeat scheduled whose
+    heartbeat grid has `t` heartbeats now if it has room for pending demand and was freed
+    now or anything changed (what it would have seen had its heartbeat at `t` been
+    scheduled, as the events at `t` come before the heartbeats' assignments)."""
+    nlist, gi = W[42], W[24]
+    nn = W[40].shape[0]
+    for i in range(gi[GI_TOUCH_N]):
+        _beats_now(W, nlist[nn + i], t)
+    if gi[GI_CHANGED] != 0:
+        i = 0
+        while i < gi[GI_PARK_N]:
+            if not _beats_now(W, nlist[2 * nn + i], t):
+                i += 1
+
+
+@kernel_jit
+def _wake(W, t):
+    """After an event time: the nodes that heartbeated or had resources freed, and, if
+    anything an allocation depends on changed, every parked node, get their next
+    heartbeat scheduled when they may assign something. A node's heartbeats in between
+    would find what its last one found, nothing, so they are skipped."""
+    nodef, nlist, qf, cfg, gi = W[40], W[42], W[3], W[25], W[24]
+    nn = nodef.shape[0]
+    changed = gi[GI_CHANGED] != 0
+    for i in range(gi[GI_TOUCH_N]):
+        _settle(W, nlist[nn + i], t, changed)
+    demand = qf[0, QF_PRUN] > 0.0 or (cfg[C_SLOT] != 0.0 and qf[0, QF_PRUN + 1] > 0.0)
+    if changed and demand:
+        i = 0
+        while i < gi[GI_PARK_N]:
+            before = gi[GI_PARK_N]
+            _settle(W, nlist[2 * nn + i], t, True)
+            if gi[GI_PARK_N] == before:
+                i += 1
+    gi[GI_CHANGED] = 0
+    gi[GI_TOUCH_N] = 0

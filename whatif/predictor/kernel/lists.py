@@ -1,0 +1,35 @@
+"""Doubly linked lists threaded through a table's rows (apps of a leaf, waiting apps,
+running attempts, re-queued tasks).
+"""
+
+from __future__ import annotations
+
+from whatif.predictor.kernel.caching import kernel_jit
+
+
+# Doubly linked lists threaded through a table's rows: row x's links are
+# nodes[x, nxt] and nodes[x, prv]; the list's head and tail are heads[h], heads[h + 1].
+@kernel_jit
+def _append(nodes, nxt, prv, heads, h, x):
+    tail = heads[h + 1]
+    nodes[x, prv] = tail
+    nodes[x, nxt] = -1
+    if tail >= 0:
+        nodes[tail, nxt] = x
+    else:
+        heads[h] = x
+    heads[h + 1] = x
+
+
+@kernel_jit
+def _remove(nodes, nxt, prv, heads, h, x):
+    p = nodes[x, prv]
+    n = nodes[x, nxt]
+    if p >= 0:
+        nodes[p, nxt] = n
+    else:
+        heads[h] = n
+    if n >= 0:
+        nodes[n, prv] = p
+    else:
+        heads[h + 1] = p

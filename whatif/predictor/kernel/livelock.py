@@ -1,0 +1,326 @@
+"""Livelock detection: a check whose state repeats an earlier one ends the run.
+
+The reference engine's ``reference/livelock.py`` is this module's pure-Python twin; it
+follows the same steps.
+
+Hadoop 1/2 preemption can livelock as the real schedulers do (victims
+killed for a queue that cannot use what they free are re-run at once, and killed
+again at the next check):
+once every job is submitted, a check whose state (running tasks in order with their
+start and end times relative to now, warned tasks, stage and re-queue lists, starvation
+timers) equals the state at an earlier check with no end or AM-ready event in between
+(Brent's cycle finding) ends the run there: nothing would ever finish again. Hadoop 3
+livelocks the same way (an app that cannot use what is killed for it, e.g. its AM over
+maxAMShare, has a container killed at every re-check); its check state adds each
+runnable app's fair-share timer, re-check time and starvation amounts, and the pending
+events (even one for an ended attempt makes an iteration that schedules a check).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.events import _expired
+from whatif.predictor.kernel.state import (
+    AF_DUE,
+    AF_MARK,
+    AF_START,
+    AI_NODE,
+    AI_OUTCOME,
+    AI_RUN_NEXT,
+    AI_STATE,
+    AI_TASK,
+    AM_READY,
+    C_HB,
+    C_LAT,
+    C_SLOT,
+    C_VERSION,
+    END,
+    G_NEXT_V12,
+    G_NOW,
+    GI_HEAP_N,
+    GI_NEXT_SUBMIT,
+    GI_PROGRESS,
+    GI_QUIET,
+    GI_RED_HEAD,
+    GI_RUN_HEAD,
+    GI_SEEN_POWER,
+    GI_SEEN_PROG,
+    GI_SEEN_SET,
+    GI_SEEN_STATE,
+    GI_SEEN_STEPS,
+    GI_WARNED_N,
+    HEARTBEAT,
+    HI_IDENT,
+    HI_KIND,
+    HI_SEQ,
+    INF,
+    JF_FSTARV,
+    JF_LFAIR,
+    JF_MSTARV,
+    JF_NCHECK,
+    JI_AM_STATE,
+    JI_APP_NEXT,
+    JI_RED_NEXT,
+    NF_FREE,
+    NF_HB,
+    QF_LFAIR,
+    QF_LMIN,
+    QI_APP_HEAD,
+    QS_LEAF,
+    QSF_FAIR_TO,
+    QSF_MIN_TO,
+    QUIET_CHECKS,
+    RUNNING,
+    SI_HELD,
+    SI_NEXT,
+    SI_PENDING,
+    SI_RELEASED,
+    SI_RETRY_HEAD,
+    SS_SLOW,
+    SUCCEEDED,
+    TI_RETRY_NEXT,
+    TS_STAGE,
+    TSF_A,
+    TSF_B,
+)
+from whatif.predictor.world import float_from_ordered
+
+
+@kernel_jit
+def _hash(v):
+    """64-bit hash of a float64 vector's bits."""
+    bits = v.view(np.uint64)
+    h = np.uint64(14695981039346656037)
+    for i in range(bits.shape[0]):
+        h = (h ^ bits[i]) * np.uint64(1099511628211)
+        h = h ^ (h >> np.uint64(29))
+    return h
+
+
+@kernel_jit
+def _repeats(W, state):
+    """Whether the state at this check equals, shifted in time, the state at an earlier
+    check with no progress since (no end or AM-ready event, see GI_PROGRESS):
+    then the run only cycles and nothing ever finishes again. Brent's cycle finding on
+    state hashes: compare with one saved state, saved again after 1, 2, 4, ... checks."""
+    gi = W[24]
+    hu = gi.view(np.uint64)
+    s_hash = _hash(state)
+    if gi[GI_SEEN_SET] == 0 or gi[GI_SEEN_PROG] != gi[GI_PROGRESS]:
+        gi[GI_SEEN_SET] = 1
+        gi[GI_SEEN_PROG] = gi[GI_PROGRESS]
+        hu[GI_SEEN_STATE] = s_hash
+        gi[GI_SEEN_POWER] = 1
+        gi[GI_SEEN_STEPS] = 0
+        return False
+    gi[GI_SEEN_STEPS] += 1
+    if hu[GI_SEEN_STATE] == s_hash:
+        return True
+    if gi[GI_SEEN_STEPS] == gi[GI_SEEN_POWER]:
+        hu[GI_SEEN_STATE] = s_hash
+        gi[GI_SEEN_POWER] *= 2
+        gi[GI_SEEN_STEPS] = 0
+    return False
+
+
+@kernel_jit
+def _v12_state(W):
+    """Everything a Hadoop 1/2 run's future depends on, times relative to now, flattened."""
+    qs, qsf, qf, ji, ss, si, sdone = W[0], W[1], W[3], W[9], W[12], W[14], W[15]
+    ts, tsf, ti, af, ai, gf, gi, cfg, warned = (
+        W[16],
+        W[17],
+        W[18],
+        W[19],
+        W[20],
+        W[23],
+        W[24],
+        W[25],
+        W[28],
+    )
+    t = gf[G_NOW]
+    ns = si.shape[0]
+    nq = qs.shape[0]
+    v1 = cfg[C_VERSION] == 1.0
+    ndims = 2 if (v1 and cfg[C_SLOT] != 0.0) else 1
+    n_run = 0
+    a = gi[GI_RUN_HEAD]
+    while a >= 0:
+        n_run += 1
+        a = ai[a, AI_RUN_NEXT]
+    nodef = W[40]
+    nn = nodef.shape[0] if cfg[C_HB] != 0.0 else 0
+    out = np.empty(
+        8
+        + 7 * n_run
+        + gi[GI_WARNED_N]
+        + 5 * ns
+        + ti.shape[0]
+        + ji.shape[0]
+        + 4 * ndims * nq
+        + 3 * nn
+    )
+
+    n = 0
+    a = gi[GI_RUN_HEAD]
+    while a >= 0:
+        task = ai[a, AI_TASK]
+        extra = -1.0
+        if task >= 0 and ai[a, AI_OUTCOME] == SUCCEEDED:
+            s = ts[task, TS_STAGE]
+            if ss[s, SS_SLOW] == 1:
+                done = sdone[s - 1]
+                begin = af[a, AF_START] + cfg[C_LAT] + tsf[task, TSF_A]
+                extra = -2.0 if np.isnan(done) else max(0.0, done + tsf[task, TSF_B] - begin)
+        out[n] = task
+        # without an end event (AMs, reduces waiting for maps) only the order matters
+        out[n + 1] = af[a, AF_START] - t + 0.0 if task >= 0 and extra != -2.0 else 0.0
+        out[n + 2] = ai[a, AI_OUTCOME]
+        out[n + 3] = extra + 0.0
+        out[n + 4] = af[a, AF_MARK] - t + 0.0 if af[a, AF_MARK] >= 0.0 else 1.0
+        out[n + 5] = ai[a, AI_NODE]
+        out[n + 6] = af[a, AF_DUE] - t + 0.0 if af[a, AF_DUE] < INF else 1.0
+        n += 7
+        a = ai[a, AI_RUN_NEXT]
+    out[n] = -3.0
+    n += 1
+    for i in range(gi[GI_WARNED_N]):
+        out[n] = ai[warned[i], AI_TASK]
+        n += 1
+    out[n] = -3.0
+    n += 1
+    for s in range(ns):
+        out[n] = si[s, SI_NEXT]
+        out[n + 1] = si[s, SI_PENDING]
+        out[n + 2] = si[s, SI_HELD]
+        out[n + 3] = si[s, SI_RELEASED]
+        n += 4
+    for s in range(ns):
+        task = si[s, SI_RETRY_HEAD]
+        while task >= 0:
+            out[n] = task
+            n += 1
+            task = ti[task, TI_RETRY_NEXT]
+        out[n] = -3.0
+        n += 1
+    j = gi[GI_RED_HEAD]
+    while j >= 0:
+        out[n] = j
+        n += 1
+        j = ji[j, JI_RED_NEXT]
+    out[n] = -3.0
+    n += 1
+    for leaf in range(nq):
+        if qs[leaf, QS_LEAF] == 0:
+            continue
+        for d in range(ndims):
+            for which in range(2):
+                last = qf[leaf, (QF_LMIN if which == 0 else QF_LFAIR) + d]
+                timeout = qsf[leaf, QSF_MIN_TO if which == 0 else QSF_FAIR_TO]
+                if last == -INF or timeout == INF:
+                    out[n] = INF if last == -INF else 1.0  # not starved / never acts
+                else:
+                    out[n] = -INF if _expired(t - last, timeout) else last - t + 0.0
+                n += 1
+    out[n] = gf[G_NEXT_V12] - t + 0.0
+    n += 1
+    for i in range(nn):
+        out[n] = nodef[i, NF_FREE] + 0.0
+        out[n + 1] = nodef[i, NF_FREE + 1] + 0.0
+        out[n + 2] = nodef[i, NF_HB] - t + 0.0 if nodef[i, NF_HB] < INF else 1.0
+        n += 3
+    return out[:n]
+
+
+@kernel_jit
+def _cycling_v3(W):
+    """Hadoop 3 livelock: at an update() check once every job is submitted, whether the
+    state repeats an earlier check's with nothing finished since (see `_repeats`).
+    The search (and building states) starts only after QUIET_CHECKS checks with no
+    progress: in a busy run something ends every few checks, and a cycle found later
+    is still exact."""
+    gi = W[24]
+    if gi[GI_NEXT_SUBMIT] < W[6].shape[0]:
+        return False
+    if gi[GI_SEEN_PROG] != gi[GI_PROGRESS]:
+        gi[GI_SEEN_PROG] = gi[GI_PROGRESS]
+        gi[GI_SEEN_SET] = 0
+        gi[GI_QUIET] = 0
+        return False
+    gi[GI_QUIET] += 1
+    return gi[GI_QUIET] >= QUIET_CHECKS and _repeats(W, _v3_state(W))
+
+
+@kernel_jit
+def _v3_state(W):
+    """Everything a Hadoop 3 run's future depends on at an update() check, times relative
+    to now, flattened: the Hadoop 1/2 state (running attempts, stages, min-share timers),
+    each runnable app's fair-share timer, re-check time and last starvation amounts, and
+    the pending events in (time, seq) order, since even one for an attempt that has ended
+    makes an iteration that schedules a check."""
+    qs, qsf, qi, jf, ji, af, ai, hk, hi, gf, gi = (
+        W[0],
+        W[1],
+        W[4],
+        W[8],
+        W[9],
+        W[19],
+        W[20],
+        W[21],
+        W[22],
+        W[23],
+        W[24],
+    )
+    t = gf[G_NOW]
+    base = _v12_state(W)
+    nh = gi[GI_HEAP_N]
+    out = np.empty(base.shape[0] + 7 * ji.shape[0] + 3 * nh + 2)
+    out[: base.shape[0]] = base
+    n = base.shape[0]
+    for leaf in range(qs.shape[0]):
+        if qs[leaf, QS_LEAF] == 0:
+            continue
+        timeout = qsf[leaf, QSF_FAIR_TO]
+        j = qi[leaf, QI_APP_HEAD]
+        while j >= 0:
+            last = jf[j, JF_LFAIR]
+            nxt = jf[j, JF_NCHECK]
+            out[n] = j
+            if last == -INF or timeout == INF:
+                out[n + 1] = INF if last == -INF else 1.0  # not starved / never acts
+            else:
+                out[n + 1] = -INF if t - last >= timeout else last - t + 0.0
+            out[n + 2] = -INF if nxt <= t else nxt - t + 0.0
+            out[n + 3] = jf[j, JF_FSTARV] + 0.0
+            out[n + 4] = jf[j, JF_FSTARV + 1] + 0.0
+            out[n + 5] = jf[j, JF_MSTARV] + 0.0
+            out[n + 6] = jf[j, JF_MSTARV + 1] + 0.0
+            n += 7
+            j = ji[j, JI_APP_NEXT]
+    out[n] = -3.0
+    n += 1
+    order = np.argsort(hi[:nh, HI_SEQ])
+    order = order[np.argsort(hk[:nh][order], kind="mergesort")]
+    for i in range(nh):
+        e = order[i]
+        kind = hi[e, HI_KIND]
+        ident = hi[e, HI_IDENT]
+        what = -1  # an event that does nothing when it comes (its attempt has ended)
+        if kind == AM_READY:
+            if ji[ident, JI_AM_STATE] == 2:
+                what = ident
+        elif kind == HEARTBEAT:
+            what = ident
+        elif ai[ident, AI_STATE] == RUNNING and (
+            kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e])
+        ):
+            what = ai[ident, AI_TASK]
+        out[n] = float_from_ordered(hk[e]) - t + 0.0
+        out[n + 1] = kind
+        out[n + 2] = what
+        n += 3
+    out[n] = -3.0
+    n += 1
+    return out[:n]

@@ -1,0 +1,266 @@
+"""The kernel's main loop and entry points: the clock jumps from event time to event time.
+
+The reference engine's ``reference/loop.py`` is this module's pure-Python twin; it
+follows the same steps.
+
+Time warp. The clock jumps from one event time to the next: task ends (success or
+noise failure), kills of preemption victims (Hadoop 3), AM start-up completions,
+job submissions and preemption checks (a starvation timeout expiring, an app's
+starvation re-check delay ending, or, in Hadoop 1/2, the next multiple of the
+preemption interval after a timeout expired). There is no fixed tick. At each
+event time ``t`` one iteration runs:
+
+1. pop every heap event with time ``t`` in (time, sequence number) order; a newly
+   pushed event at ``t`` waits for the next iteration at the same ``t``;
+2. submit every job with ``submit_s == t`` in workload order (submit time, job id);
+3. recompute instantaneous fair shares if the set of active queues changed
+   (a queue is active while it or a queue below it has a runnable app);
+4. allocate: repeatedly descend from the root and assign one container, until
+   nothing fits (one pass per slot pool on a Hadoop 1 slot cluster); with heartbeats,
+   only on the nodes heartbeating at ``t`` (below), each in the order first listed;
+5. preemption (if on): Hadoop 3 starvation and victim selection, or the Hadoop 1/2
+   queue-level check when ``t`` is the scheduled check time;
+6. with heartbeats, schedule the next heartbeat of the nodes that may now assign.
+"""
+
+from __future__ import annotations
+
+from whatif.predictor.kernel.allocation import _allocate, _node_allocate
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.events import _grid_at_or_after, heap_pop
+from whatif.predictor.kernel.fairshare import _compute_shares
+from whatif.predictor.kernel.heartbeats import _beat, _catch_up, _wake
+from whatif.predictor.kernel.livelock import _cycling_v3
+from whatif.predictor.kernel.phases import (
+    _am_ready,
+    _end_attempt,
+    _make_runnable,
+    _preempt_reduces,
+    _promote_waiting,
+    _submit,
+)
+from whatif.predictor.kernel.preemption import _preempt_v3
+from whatif.predictor.kernel.preemption_v12 import _preempt_v12
+from whatif.predictor.kernel.queues import _up
+from whatif.predictor.kernel.state import (
+    AF_END,
+    AF_FINISH,
+    AF_MARK,
+    AI_NODE,
+    AI_OUTCOME,
+    AI_STATE,
+    AM_READY,
+    C_HB,
+    C_PREEMPT,
+    C_UPDATE,
+    C_VERSION,
+    END,
+    G_LAST_T,
+    G_NEXT_CHECK,
+    G_NOW,
+    GI_BEAT_N,
+    GI_DIRTY,
+    GI_HEAP_N,
+    GI_ITER,
+    GI_LIVELOCK,
+    GI_N_ATT,
+    GI_NEXT_SUBMIT,
+    GI_PROGRESS,
+    GI_RC_HEAD,
+    HEARTBEAT,
+    HI_IDENT,
+    HI_JOB,
+    HI_KIND,
+    HI_TASK,
+    INF,
+    JF_PEND,
+    JF_TBP,
+    JF_USE,
+    JI_AM_STATE,
+    JI_HOLD_POS,
+    JI_STATE,
+    JS_QUEUE,
+    JSF_AM,
+    JSF_SUBMIT,
+    KILL,
+    KILLED,
+    NF_HB,
+    QF_AM,
+    QF_PALL,
+    QF_TBP,
+    QF_USE,
+    RUNNING,
+)
+from whatif.predictor.world import borrowed, float_from_ordered, ordered_bits, prefetch, world_ref
+
+
+@kernel_jit
+def _borrow_world(W):
+    """The world tuple with every array borrowed (see `world.borrowed`)."""
+    return (
+        borrowed(W[0]), borrowed(W[1]), borrowed(W[2]), borrowed(W[3]),
+        borrowed(W[4]), borrowed(W[5]), borrowed(W[6]), borrowed(W[7]),
+        borrowed(W[8]), borrowed(W[9]), borrowed(W[10]), borrowed(W[11]),
+        borrowed(W[12]), borrowed(W[13]), borrowed(W[14]), borrowed(W[15]),
+        borrowed(W[16]), borrowed(W[17]), borrowed(W[18]), borrowed(W[19]),
+        borrowed(W[20]), borrowed(W[21]), borrowed(W[22]), borrowed(W[23]),
+        borrowed(W[24]), borrowed(W[25]), borrowed(W[26]), borrowed(W[27]),
+        borrowed(W[28]), borrowed(W[29]), borrowed(W[30]), borrowed(W[31]),
+        borrowed(W[32]), borrowed(W[33]), borrowed(W[34]), borrowed(W[35]),
+        borrowed(W[36]), borrowed(W[37]), borrowed(W[38]), borrowed(W[39]),
+        borrowed(W[40]), borrowed(W[41]), borrowed(W[42]),
+    )  # fmt: skip
+
+
+@kernel_jit
+def advance(W, t_stop, att_room):
+    """Run iterations while the next event time is <= `t_stop`.
+
+    Returns 0 when done or stopped, 1 when fewer than `att_room` attempt slots are
+    left at the start of an iteration (the caller grows the arrays and calls again).
+    """
+    W = world_ref(_borrow_world(W))
+    js, jsf, jf, ts, tsf, af, ai, hk, hi, gf, gi, cfg = (
+        W[6],
+        W[7],
+        W[8],
+        W[16],
+        W[17],
+        W[19],
+        W[20],
+        W[21],
+        W[22],
+        W[23],
+        W[24],
+        W[25],
+    )
+    nj = js.shape[0]
+    while True:
+        t_heap = float_from_ordered(hk[0]) if gi[GI_HEAP_N] > 0 else INF
+        t_sub = jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] if gi[GI_NEXT_SUBMIT] < nj else INF
+        t = min(t_heap, t_sub, gf[G_NEXT_CHECK])
+        if t == INF or t > t_stop or gi[GI_LIVELOCK] != 0:
+            break
+        room = att_room + nj + W[40].shape[0]
+        if ai.shape[0] - gi[GI_N_ATT] < att_room or hk.shape[0] - gi[GI_HEAP_N] < room:
+            return 1
+        gf[G_NOW] = t
+        first = t != gf[G_LAST_T]  # the first iteration at t: every heartbeat at t is in it
+        gf[G_LAST_T] = t
+        gi[GI_ITER] += 1
+        gi[GI_BEAT_N] = 0
+        t_key = ordered_bits(t)
+        check = gf[G_NEXT_CHECK] == t
+        if check:
+            gf[G_NEXT_CHECK] = INF
+        events = False
+        while gi[GI_HEAP_N] > 0 and hk[0] == t_key:
+            events = True
+            kind, ident = heap_pop(hk, hi, gi)
+            if gi[GI_HEAP_N] > 0:
+                # the rows the next event reads: its attempt, task and job
+                if hi[0, HI_KIND] < AM_READY:
+                    prefetch(ai, hi[0, HI_IDENT])
+                    prefetch(af, hi[0, HI_IDENT])
+                    prefetch(ts, hi[0, HI_TASK])
+                    prefetch(tsf, hi[0, HI_TASK])
+                prefetch(js, hi[0, HI_JOB])
+                prefetch(jf, hi[0, HI_JOB])
+            if kind == END:
+                if ai[ident, AI_STATE] == RUNNING:
+                    _end_attempt(W, ident, ai[ident, AI_OUTCOME])
+                    gi[GI_PROGRESS] += 1
+                    n = ai[ident, AI_NODE]
+                    if n >= 0:
+                        # reported at its node's heartbeat; it ended at its own time
+                        af[ident, AF_FINISH] = af[ident, AF_END]
+                        _beat(W, n)
+            elif kind == KILL:
+                if ai[ident, AI_STATE] == RUNNING and af[ident, AF_MARK] == t:
+                    _end_attempt(W, ident, KILLED)
+            elif kind == HEARTBEAT:
+                W[40][ident, NF_HB] = INF
+                _beat(W, ident)
+            else:
+                _am_ready(W, ident)
+                gi[GI_PROGRESS] += 1
+        while gi[GI_NEXT_SUBMIT] < nj and jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] == t:
+            events = True
+            _submit(W, gi[GI_NEXT_SUBMIT])
+            gi[GI_NEXT_SUBMIT] += 1
+        if gi[GI_DIRTY] != 0:
+            _compute_shares(W)
+        heartbeats = cfg[C_HB] != 0.0
+        if heartbeats:
+            if first:
+                _catch_up(W, t)
+            for i in range(gi[GI_BEAT_N]):
+                _node_allocate(W, W[42][i])
+            if gi[GI_RC_HEAD] >= 0:
+                # once per event time: what it frees is assigned at the next heartbeats
+                _preempt_reduces(W)
+        else:
+            _allocate(W)
+            while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
+                _allocate(W)
+        if cfg[C_PREEMPT] != 0.0:
+            if cfg[C_VERSION] == 3.0:
+                if events:
+                    # the next update() sees this state; one before it would see no change
+                    g = _grid_at_or_after(t, cfg[C_UPDATE])
+                    if g == t:
+                        check = True
+                    elif g < gf[G_NEXT_CHECK]:
+                        gf[G_NEXT_CHECK] = g
+                if check:
+                    if _cycling_v3(W):
+                        gi[GI_LIVELOCK] = 1  # the loop ends before the next time
+                    else:
+                        _preempt_v3(W)
+            else:
+                _preempt_v12(W)
+                if heartbeats:
+                    if gi[GI_RC_HEAD] >= 0:
+                        _preempt_reduces(W)
+                else:
+                    _allocate(W)
+                    while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
+                        _allocate(W)
+        if heartbeats:
+            _wake(W, t)
+    if t_stop != INF and t_stop > gf[G_NOW]:
+        gf[G_NOW] = t_stop
+    return 0
+
+
+@kernel_jit
+def rebuild_queue_state(W):
+    """Re-attribute every live job's usage, pending demand and AM usage to a fresh queue tree.
+
+    Jobs are visited in index order, so leaf app lists are in submission order afterwards.
+    """
+    W = world_ref(_borrow_world(W))
+    qf, js, jsf, jf, ji, hold = W[3], W[6], W[7], W[8], W[9], W[37]
+    for j in range(js.shape[0]):
+        if ji[j, JI_HOLD_POS] >= 0:
+            hold[ji[j, JI_HOLD_POS], 1] = js[j, JS_QUEUE]
+        state = ji[j, JI_STATE]
+        if state != 1 and state != 2:
+            continue
+        leaf = js[j, JS_QUEUE]
+        _up(W, QF_USE, leaf, jf[j, JF_USE], jf[j, JF_USE + 1])
+        _up(W, QF_PALL, leaf, jf[j, JF_PEND], jf[j, JF_PEND + 1])
+        _up(W, QF_TBP, leaf, jf[j, JF_TBP], jf[j, JF_TBP + 1])
+        if state == 2:
+            ji[j, JI_STATE] = 1
+            _make_runnable(W, j)
+        if ji[j, JI_AM_STATE] >= 2:
+            qf[leaf, QF_AM] += jsf[j, JSF_AM]
+            qf[leaf, QF_AM + 1] += jsf[j, JSF_AM + 1]
+
+
+@kernel_jit
+def promote_waiting(W):
+    """Make runnable every waiting app the (new) limits allow, in submission order."""
+    W = world_ref(_borrow_world(W))
+    _promote_waiting(W)

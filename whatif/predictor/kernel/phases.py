@@ -1,0 +1,595 @@
+"""MapReduce job phases: submission and maxRunningApps, the AM, stages and slowstart,
+attempts starting and ending, job end, and the MapReduce AM's reduce ramp-down.
+
+The reference engine's ``reference/phases.py`` is this module's pure-Python twin; it
+follows the same steps.
+
+Apps and stages: maxRunningApps (user, then each queue leaf to root) decides at
+submission whether an app is runnable; on each job end the waiting apps are
+scanned in submission order and every one that now fits is made runnable.
+Stages are released in order; a ``reduce`` stage right after a ``map`` stage is
+released once done maps / maps >= slowstart, and its tasks end at
+``max(start + latency + a, last_map_end + b) + c`` (see ``pack._replay_parts``),
+which is known only when the last map ends (until then the attempt runs with no
+end event). Other tasks end at ``start + latency + duration``; a failing attempt
+(noise) ends at ``start + latency + frac * duration`` and the task is re-queued.
+A job ends when its last stage completes; its AM container is released then.
+On Hadoop 2/3 the MapReduce AM ramps reduces down (`_preempt_reduces`) when a job's maps
+cannot run; on Hadoop 1's slot pools the JobTracker never kills or holds back reduces for
+maps (on one pool of memory the rule stays, or waiting reduces could hold it forever).
+
+Killed and failed attempts free their resources at once and their task is queued
+again (at the end of its stage's re-queued tasks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whatif.predictor.kernel.apptree import _free_slot, _take_slot, _touch
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.events import heap_push
+from whatif.predictor.kernel.heartbeats import _push_end, _touch_node
+from whatif.predictor.kernel.lists import _append, _remove
+from whatif.predictor.kernel.queues import _count_runnable, _fits, _up
+from whatif.predictor.kernel.requests import _head_task
+from whatif.predictor.kernel.starvation import _unlist_min_starvation
+from whatif.predictor.kernel.state import (
+    AF_DUE,
+    AF_END,
+    AF_FINISH,
+    AF_MARK,
+    AF_START,
+    AI_CHOSEN,
+    AI_DEF_NEXT,
+    AI_DEF_PREV,
+    AI_NODE,
+    AI_OUTCOME,
+    AI_PREEMPTED,
+    AI_RUN_NEXT,
+    AI_RUN_PREV,
+    AI_STATE,
+    AI_TASK,
+    AM_KILLED,
+    AM_READY,
+    C_AM_LAT,
+    C_LAT,
+    C_SLOT,
+    C_SLOWSTART,
+    C_VERSION,
+    FAILED,
+    G_FREE,
+    G_NOW,
+    GI_CHANGED,
+    GI_CUR_NODE,
+    GI_N_ATT,
+    GI_RC_HEAD,
+    GI_RED_HEAD,
+    GI_RED_SEQ,
+    GI_RUN_HEAD,
+    GI_WAIT_HEAD,
+    INF,
+    JF_FINISH,
+    JF_LFAIR,
+    JF_PEND,
+    JF_TBP,
+    JF_USE,
+    JI_AM_ATT,
+    JI_AM_STATE,
+    JI_APP_NEXT,
+    JI_APP_PREV,
+    JI_IN_RC,
+    JI_IN_RED,
+    JI_MSTARV_POS,
+    JI_RC_NEXT,
+    JI_RC_PREV,
+    JI_RED_NEXT,
+    JI_RED_PREV,
+    JI_RED_SEQ,
+    JI_STAGES_DONE,
+    JI_STATE,
+    JI_WAIT_NEXT,
+    JI_WAIT_PREV,
+    JS_HAS_AM,
+    JS_QUEUE,
+    JS_ST_HI,
+    JS_ST_LO,
+    JS_USER,
+    JSF_AM,
+    KILLED,
+    NF_FREE,
+    QF_AM,
+    QF_PALL,
+    QF_PRUN,
+    QF_TBP,
+    QF_USE,
+    QI_APP_HEAD,
+    QI_RUNNABLE,
+    QS_MAX_APPS,
+    QS_PARENT,
+    RUNNING,
+    SI_DEF_HEAD,
+    SI_DEF_TAIL,
+    SI_DONE,
+    SI_HELD,
+    SI_NEXT,
+    SI_PENDING,
+    SI_RELEASED,
+    SI_RETRY_HEAD,
+    SI_RETRY_TAIL,
+    SS_HI,
+    SS_LO,
+    SS_SLOW,
+    SUCCEEDED,
+    TI_FAILS,
+    TI_RETRY_NEXT,
+    TS_FAILS,
+    TS_JOB,
+    TS_STAGE,
+    TSF_A,
+    TSF_B,
+    TSF_C,
+    TSF_DUR,
+    TSF_FRAC,
+    TSF_REQ,
+)
+from whatif.predictor.kernel.victims import _free_add, _free_remove, _held_changed
+
+
+@kernel_jit
+def _add_pending(W, j, x0, x1):
+    js, jf, ji = W[6], W[8], W[9]
+    leaf = js[j, JS_QUEUE]
+    jf[j, JF_PEND] += x0
+    jf[j, JF_PEND + 1] += x1
+    _touch(W, j)
+    _up(W, QF_PALL, leaf, x0, x1)
+    if ji[j, JI_STATE] == 2:
+        _up(W, QF_PRUN, leaf, x0, x1)
+    W[24][GI_CHANGED] = 1
+
+
+@kernel_jit
+def _release_stage(W, j, s):
+    """Release stage `s` (and, with slowstart 0, the reduce stage after it at once)."""
+    js, ss, ssf, si, cfg = W[6], W[12], W[13], W[14], W[25]
+    while True:
+        si[s, SI_RELEASED] = 1
+        si[s, SI_PENDING] = ss[s, SS_HI] - ss[s, SS_LO]
+        _add_pending(W, j, ssf[s, 0], ssf[s, 1])
+        nxt = s + 1
+        if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
+            if si[s, SI_DONE] / (ss[s, SS_HI] - ss[s, SS_LO]) >= cfg[C_SLOWSTART]:
+                s = nxt
+                continue
+        return
+
+
+@kernel_jit
+def _maybe_slowstart(W, j, s):
+    """Release the reduce stage after map stage `s` once enough maps completed."""
+    js, ss, si, cfg = W[6], W[12], W[14], W[25]
+    nxt = s + 1
+    if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
+        size = ss[s, SS_HI] - ss[s, SS_LO]
+        if si[s, SI_DONE] / size >= cfg[C_SLOWSTART]:
+            _release_stage(W, j, nxt)
+
+
+@kernel_jit
+def _can_run(W, j):
+    qs, qi, js, umax, urun = W[0], W[4], W[6], W[10], W[11]
+    user = js[j, JS_USER]
+    if umax[user] >= 0 and urun[user] >= umax[user]:
+        return False
+    q = js[j, JS_QUEUE]
+    while q >= 0:
+        if qs[q, QS_MAX_APPS] >= 0 and qi[q, QI_RUNNABLE] >= qs[q, QS_MAX_APPS]:
+            return False
+        q = qs[q, QS_PARENT]
+    return True
+
+
+@kernel_jit
+def _make_runnable(W, j):
+    qi, js, jf, ji, urun = W[4], W[6], W[8], W[9], W[11]
+    leaf = js[j, JS_QUEUE]
+    W[24][GI_CHANGED] = 1
+    ji[j, JI_STATE] = 2
+    _take_slot(W, j)
+    _touch(W, j)
+    urun[js[j, JS_USER]] += 1
+    _count_runnable(W, leaf, 1)
+    _up(W, QF_PRUN, leaf, jf[j, JF_PEND], jf[j, JF_PEND + 1])
+    _append(ji, JI_APP_NEXT, JI_APP_PREV, qi[leaf], QI_APP_HEAD, j)
+
+
+@kernel_jit
+def _unlink_app(W, j):
+    qi, js, ji = W[4], W[6], W[9]
+    _remove(ji, JI_APP_NEXT, JI_APP_PREV, qi[js[j, JS_QUEUE]], QI_APP_HEAD, j)
+
+
+@kernel_jit
+def _submit(W, j):
+    js, jsf, jf, ji, gf, gi = W[6], W[7], W[8], W[9], W[23], W[24]
+    ji[j, JI_STATE] = 1
+    jf[j, JF_LFAIR] = -INF
+    if js[j, JS_HAS_AM] == 0 and js[j, JS_ST_LO] == js[j, JS_ST_HI]:
+        ji[j, JI_STATE] = 3
+        jf[j, JF_FINISH] = gf[G_NOW]
+        return
+    if js[j, JS_HAS_AM] == 1:
+        ji[j, JI_AM_STATE] = 1
+        _add_pending(W, j, jsf[j, JSF_AM], jsf[j, JSF_AM + 1])
+    else:
+        _release_stage(W, j, js[j, JS_ST_LO])
+    if _can_run(W, j):
+        _make_runnable(W, j)
+    else:
+        _append(ji, JI_WAIT_NEXT, JI_WAIT_PREV, gi, GI_WAIT_HEAD, j)
+
+
+@kernel_jit
+def _promote_waiting(W):
+    """Scan waiting apps in submission order; make runnable every one the limits allow."""
+    ji, gi = W[9], W[24]
+    j = gi[GI_WAIT_HEAD]
+    while j >= 0:
+        nxt = ji[j, JI_WAIT_NEXT]
+        if _can_run(W, j):
+            _remove(ji, JI_WAIT_NEXT, JI_WAIT_PREV, gi, GI_WAIT_HEAD, j)
+            _make_runnable(W, j)
+        j = nxt
+
+
+@kernel_jit
+def _am_ready(W, j):
+    js, ji = W[6], W[9]
+    if ji[j, JI_AM_STATE] == 2:
+        ji[j, JI_AM_STATE] = 3
+        if js[j, JS_ST_LO] == js[j, JS_ST_HI]:
+            _finish_job(W, j)
+        else:
+            _release_stage(W, j, js[j, JS_ST_LO])
+
+
+@kernel_jit
+def _start_attempt(W, j, task, r0, r1):
+    js, jf, ji, ss, si, sdone = W[6], W[8], W[9], W[12], W[14], W[15]
+    ts, tsf, ti, af, ai, hk, hi, gf, gi, cfg = (
+        W[16],
+        W[17],
+        W[18],
+        W[19],
+        W[20],
+        W[21],
+        W[22],
+        W[23],
+        W[24],
+        W[25],
+    )
+    t = gf[G_NOW]
+    lat = cfg[C_LAT]
+    leaf = js[j, JS_QUEUE]
+    a = gi[GI_N_ATT]
+    gi[GI_N_ATT] = a + 1
+    ai[a, AI_TASK] = task
+    ai[a, AI_STATE] = RUNNING
+    ai[a, AI_PREEMPTED] = 0
+    ai[a, AI_CHOSEN] = 0
+    ai[a, AI_DEF_NEXT] = -1
+    ai[a, AI_DEF_PREV] = -1
+    af[a, AF_START] = t
+    af[a, AF_FINISH] = INF
+    af[a, AF_MARK] = -1.0
+    af[a, AF_END] = INF
+    af[a, AF_DUE] = INF
+    node = gi[GI_CUR_NODE]
+    ai[a, AI_NODE] = node
+    gi[GI_CHANGED] = 1
+    _append(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
+    gf[G_FREE] -= r0
+    gf[G_FREE + 1] -= r1
+    if node >= 0:
+        W[40][node, NF_FREE] -= r0
+        W[40][node, NF_FREE + 1] -= r1
+    jf[j, JF_USE] += r0
+    jf[j, JF_USE + 1] += r1
+    _held_changed(W, j)
+    _up(W, QF_USE, leaf, r0, r1)
+    _add_pending(W, j, -r0, -r1)
+    if task >= 0:
+        _free_add(W, a, j)
+    if task < 0:
+        ai[a, AI_OUTCOME] = SUCCEEDED
+        ji[j, JI_AM_STATE] = 2
+        ji[j, JI_AM_ATT] = a
+        W[3][leaf, QF_AM] += r0
+        W[3][leaf, QF_AM + 1] += r1
+        heap_push(hk, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, j, -1, j)
+        return
+    s = ts[task, TS_STAGE]
+    si[s, SI_PENDING] -= 1
+    if ti[task, TI_FAILS] < ts[task, TS_FAILS]:
+        ai[a, AI_OUTCOME] = FAILED
+        _push_end(W, a, t + lat + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], task, j)
+    elif ss[s, SS_SLOW] == 1:
+        ai[a, AI_OUTCOME] = SUCCEEDED
+        if np.isnan(sdone[s - 1]):
+            _append(ai, AI_DEF_NEXT, AI_DEF_PREV, si[s], SI_DEF_HEAD, a)
+            if ji[j, JI_IN_RED] == 0:
+                _red_link(W, j)
+        else:
+            _push_end(W, a, _replay_finish(W, a, task, sdone[s - 1]), task, j)
+    else:
+        ai[a, AI_OUTCOME] = SUCCEEDED
+        _push_end(W, a, t + lat + tsf[task, TSF_DUR], task, j)
+    _red_refresh(W, j)
+
+
+@kernel_jit
+def _replay_finish(W, a, task, last_map):
+    tsf, af, cfg = W[17], W[19], W[25]
+    begin = af[a, AF_START] + cfg[C_LAT] + tsf[task, TSF_A]
+    return max(begin, last_map + tsf[task, TSF_B]) + tsf[task, TSF_C]
+
+
+@kernel_jit
+def _release_container(W, a, state):
+    """Record the attempt's end and give its resources back; returns (job, r0, r1)."""
+    qf, js, jsf, jf, ts, tsf, af, ai, gf, gi = (
+        W[3],
+        W[6],
+        W[7],
+        W[8],
+        W[16],
+        W[17],
+        W[19],
+        W[20],
+        W[23],
+        W[24],
+    )
+    t = gf[G_NOW]
+    task = ai[a, AI_TASK]
+    if task < 0:
+        j = -1 - task
+        r0 = jsf[j, JSF_AM]
+        r1 = jsf[j, JSF_AM + 1]
+    else:
+        j = ts[task, TS_JOB]
+        r0 = tsf[task, TSF_REQ]
+        r1 = tsf[task, TSF_REQ + 1]
+    leaf = js[j, JS_QUEUE]
+    ai[a, AI_STATE] = KILLED if state == AM_KILLED else state
+    af[a, AF_FINISH] = t
+    ai[a, AI_PREEMPTED] = 1 if state == KILLED else 0
+    _remove(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
+    if af[a, AF_MARK] < 0.0 and task >= 0:
+        _free_remove(W, a, j)
+    if af[a, AF_MARK] >= 0.0:
+        af[a, AF_MARK] = -1.0
+        jf[j, JF_TBP] -= r0
+        jf[j, JF_TBP + 1] -= r1
+        _up(W, QF_TBP, leaf, -r0, -r1)
+    gf[G_FREE] += r0
+    gf[G_FREE + 1] += r1
+    gi[GI_CHANGED] = 1
+    node = ai[a, AI_NODE]
+    if node >= 0:
+        W[40][node, NF_FREE] += r0
+        W[40][node, NF_FREE + 1] += r1
+        _touch_node(W, node)
+    jf[j, JF_USE] -= r0
+    jf[j, JF_USE + 1] -= r1
+    _held_changed(W, j)
+    _touch(W, j)
+    _up(W, QF_USE, leaf, -r0, -r1)
+    if task < 0:
+        qf[leaf, QF_AM] -= r0
+        qf[leaf, QF_AM + 1] -= r1
+    return j, r0, r1
+
+
+@kernel_jit
+def _end_attempt(W, a, state):
+    """A task attempt ends: re-queue its task, or count it done and move the job on."""
+    js, ji, ss, si, sdone = W[6], W[9], W[12], W[14], W[15]
+    ti, ai, gf = W[18], W[20], W[23]
+    t = gf[G_NOW]
+    task = ai[a, AI_TASK]
+    j, r0, r1 = _release_container(W, a, state)
+    s = W[16][task, TS_STAGE]
+    if state != SUCCEEDED:
+        if state == FAILED:
+            ti[task, TI_FAILS] += 1
+        if ss[s, SS_SLOW] == 1 and (ai[a, AI_DEF_PREV] >= 0 or si[s, SI_DEF_HEAD] == a):
+            _remove(ai, AI_DEF_NEXT, AI_DEF_PREV, si[s], SI_DEF_HEAD, a)
+            ai[a, AI_DEF_NEXT] = -1
+            ai[a, AI_DEF_PREV] = -1
+            if si[s, SI_DEF_HEAD] < 0 and ji[j, JI_IN_RED] == 1:
+                _red_unlink(W, j)
+        ti[task, TI_RETRY_NEXT] = -1
+        rt = si[s, SI_RETRY_TAIL]
+        if rt >= 0:
+            ti[rt, TI_RETRY_NEXT] = task
+        else:
+            si[s, SI_RETRY_HEAD] = task
+        si[s, SI_RETRY_TAIL] = task
+        si[s, SI_PENDING] += 1
+        if si[s, SI_HELD] == 0:
+            _add_pending(W, j, r0, r1)
+        _red_refresh(W, j)
+        return
+    si[s, SI_DONE] += 1
+    size = ss[s, SS_HI] - ss[s, SS_LO]
+    last = s + 1 == js[j, JS_ST_HI]
+    if si[s, SI_DONE] == size:
+        sdone[s] = t
+        ji[j, JI_STAGES_DONE] += 1
+        if not last:
+            if si[s + 1, SI_RELEASED] == 0:
+                _release_stage(W, j, s + 1)
+            if ss[s + 1, SS_SLOW] == 1:
+                w = si[s + 1, SI_DEF_HEAD]
+                while w >= 0:
+                    wt = ai[w, AI_TASK]
+                    _push_end(W, w, _replay_finish(W, w, wt, t), wt, j)
+                    nw = ai[w, AI_DEF_NEXT]
+                    ai[w, AI_DEF_NEXT] = -1
+                    ai[w, AI_DEF_PREV] = -1
+                    w = nw
+                si[s + 1, SI_DEF_HEAD] = -1
+                si[s + 1, SI_DEF_TAIL] = -1
+                if ji[j, JI_IN_RED] == 1:
+                    _red_unlink(W, j)
+        if ji[j, JI_STAGES_DONE] == js[j, JS_ST_HI] - js[j, JS_ST_LO]:
+            _finish_job(W, j)
+    elif not last:
+        _maybe_slowstart(W, j, s)
+    _red_refresh(W, j)
+
+
+@kernel_jit
+def _finish_job(W, j):
+    js, jf, ji, urun, gf = W[6], W[8], W[9], W[11], W[23]
+    jf[j, JF_FINISH] = gf[G_NOW]
+    if ji[j, JI_AM_STATE] >= 2:
+        _release_container(W, ji[j, JI_AM_ATT], SUCCEEDED)
+    leaf = js[j, JS_QUEUE]
+    _up(W, QF_PALL, leaf, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
+    if ji[j, JI_STATE] == 2:
+        _up(W, QF_PRUN, leaf, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
+        urun[js[j, JS_USER]] -= 1
+        _count_runnable(W, leaf, -1)
+        _unlink_app(W, j)
+        _free_slot(W, j)
+        if ji[j, JI_MSTARV_POS] >= 0:
+            _unlist_min_starvation(W, j)  # a finished app's amount is never read again
+    ji[j, JI_STATE] = 3
+    _touch(W, j)
+    _promote_waiting(W)
+
+
+@kernel_jit
+def _red_link(W, j):
+    ji, gi = W[9], W[24]
+    _append(ji, JI_RED_NEXT, JI_RED_PREV, gi, GI_RED_HEAD, j)
+    ji[j, JI_IN_RED] = 1
+    ji[j, JI_RED_SEQ] = gi[GI_RED_SEQ]
+    gi[GI_RED_SEQ] += 1
+    _red_refresh(W, j)
+
+
+@kernel_jit
+def _red_unlink(W, j):
+    ji, gi = W[9], W[24]
+    _remove(ji, JI_RED_NEXT, JI_RED_PREV, gi, GI_RED_HEAD, j)
+    ji[j, JI_IN_RED] = 0
+    _red_refresh(W, j)
+
+
+@kernel_jit
+def _waiting_reduce_stage(W, j):
+    """The stage of job `j` whose reduces wait for maps (-1 if none follows a map stage)."""
+    js, ji, si = W[6], W[9], W[14]
+    if ji[j, JI_IN_RED] == 0:
+        return -1
+    s = js[j, JS_ST_LO]
+    while s < js[j, JS_ST_HI] and si[s, SI_DEF_HEAD] < 0:
+        s += 1
+    if s == js[j, JS_ST_LO] or s == js[j, JS_ST_HI]:
+        return -1
+    return s
+
+
+@kernel_jit
+def _red_blocked(W, j):
+    """Job `j` has reduces waiting for maps, unassigned maps and no running map."""
+    ss, si = W[12], W[14]
+    s = _waiting_reduce_stage(W, j)
+    if s < 0:
+        return False
+    m = s - 1
+    running_maps = (ss[m, SS_HI] - ss[m, SS_LO]) - si[m, SI_PENDING] - si[m, SI_DONE]
+    return si[m, SI_PENDING] > 0 and running_maps == 0
+
+
+@kernel_jit
+def _red_refresh(W, j):
+    """Keep job `j`'s membership of the blocked-jobs list (see `_preempt_reduces`) true."""
+    ji, gi = W[9], W[24]
+    blocked = _red_blocked(W, j)
+    if blocked and ji[j, JI_IN_RC] == 0:
+        _append(ji, JI_RC_NEXT, JI_RC_PREV, gi, GI_RC_HEAD, j)
+        ji[j, JI_IN_RC] = 1
+    elif not blocked and ji[j, JI_IN_RC] == 1:
+        _remove(ji, JI_RC_NEXT, JI_RC_PREV, gi, GI_RC_HEAD, j)
+        ji[j, JI_IN_RC] = 0
+
+
+@kernel_jit
+def _hold(W, j, s, hold):
+    """Withdraw (or re-issue) the requests of a reduce stage's unassigned tasks."""
+    ss, si, tsf, ti = W[12], W[14], W[17], W[18]
+    si[s, SI_HELD] = 1 if hold else 0
+    t0 = 0.0
+    t1 = 0.0
+    for task in range(si[s, SI_NEXT], ss[s, SS_HI]):
+        t0 += tsf[task, TSF_REQ]
+        t1 += tsf[task, TSF_REQ + 1]
+    task = si[s, SI_RETRY_HEAD]
+    while task >= 0:
+        t0 += tsf[task, TSF_REQ]
+        t1 += tsf[task, TSF_REQ + 1]
+        task = ti[task, TI_RETRY_NEXT]
+    if hold:
+        _add_pending(W, j, -t0, -t1)
+    else:
+        _add_pending(W, j, t0, t1)
+
+
+@kernel_jit
+def _preempt_reduces(W):
+    """MapReduce AM's preemptReducesIfNeeded: a job with unassigned maps, no running map
+    and reduces waiting for maps kills its newest waiting reduces until its next map
+    fits, and withholds its reduce requests until every map is assigned.
+
+    Only blocked jobs (`_red_blocked`) can act; they are visited in the order they joined
+    the list of jobs with waiting reduces, as a scan of that whole list would. Hadoop 1
+    has no such AM: on its slot pools, where maps and reduces never take each other's
+    room, its JobTracker never kills or holds back reduces for maps. (Hadoop 1 on one
+    pool of memory, which no Hadoop 1 cluster is, keeps the rule: without it reduces
+    waiting for maps could hold the whole pool forever.)"""
+    js, ji, si, tsf, gi, jbuf = W[6], W[9], W[14], W[17], W[24], W[30]
+    if W[25][C_VERSION] == 1.0 and W[25][C_SLOT] != 0.0:
+        return False
+    killed = False
+    order = jbuf[:, 0]
+    n = 0
+    j = gi[GI_RC_HEAD]
+    while j >= 0:
+        # insertion by join order (the list is short: jobs blocked right now)
+        k = n
+        while k > 0 and ji[order[k - 1], JI_RED_SEQ] > ji[j, JI_RED_SEQ]:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = j
+        n += 1
+        j = ji[j, JI_RC_NEXT]
+    for i in range(n):
+        j = order[i]
+        if _red_blocked(W, j):
+            s = _waiting_reduce_stage(W, j)
+            m = s - 1
+            task = _head_task(W, m)
+            leaf = js[j, JS_QUEUE]
+            r0 = tsf[task, TSF_REQ]
+            r1 = tsf[task, TSF_REQ + 1]
+            if not _fits(W, leaf, r0, r1):
+                if si[s, SI_HELD] == 0:
+                    _hold(W, j, s, True)
+                while si[s, SI_DEF_HEAD] >= 0 and not _fits(W, leaf, r0, r1):
+                    _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
+                    killed = True
+    return killed

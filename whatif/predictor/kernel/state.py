@@ -1,0 +1,238 @@
+"""The layout of the kernel's state: column and slot numbers of its arrays, event kinds,
+attempt states, and the world tuple the functions pass around.
+
+Times are float64 seconds; resources float64 MB/vcores (or slots); indices are int64
+(int32 in the task tables `ts` and `ti`).
+"""
+
+from __future__ import annotations
+
+import llvmlite.binding
+import numpy as np
+
+# LLVM turns a select inside a loop into a branch when it guesses the branch predictable,
+# and keeps a choice of several values (the winner of two tree siblings and its key) as
+# a branch when speculating all of them looks too costly. The kernel's choices pick
+# between tree and heap children, a coin toss each time, so they stay conditional
+# moves. The options are process-wide and change only the speed of code numba compiles
+# after this import, never a result.
+llvmlite.binding.set_option("tempo", "-x86-cmov-converter=false")
+llvmlite.binding.set_option("tempo", "-phi-node-folding-threshold=4")
+
+INF = np.inf
+
+# event kinds
+END, KILL, AM_READY, HEARTBEAT = 0, 1, 2, 3
+# attempt states (pack.ATTEMPT_STATE_NAMES)
+RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
+
+# cfg (float64)
+C_LAT, C_AM_LAT, C_SLOWSTART, C_UTIL, C_WAIT_KILL, C_RECHECK = 0, 1, 2, 3, 4, 5
+C_INTERVAL, C_VERSION, C_PREEMPT, C_SIZEBASED, C_SLOT, C_MAX_CONC = 6, 7, 8, 9, 10, 11
+C_ANY_IS_0 = 12  # every request asks for memory, one pool: pending anything = pending memory
+C_UPDATE = 13  # Hadoop 3: the update thread's interval; starvation is checked on its grid
+# heartbeats (C_HB 1: nodes in `nodef`): interval, assign-multiple and its caps
+C_HB, C_HB_INTERVAL, C_MULTI, C_MAX_ASSIGN, C_DYNAMIC, C_CAP_MAPS, C_CAP_REDS = (
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+)
+N_CFG = 21
+# global float state
+G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
+G_LAST_T = 5  # the previous iteration's time
+N_GF = 6
+# global int state
+GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
+GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
+GI_RED_HEAD, GI_RED_TAIL = 11, 12
+# Hadoop 1/2 livelock detection (Brent's cycle finding over state hashes at checks)
+GI_LIVELOCK, GI_SEEN_SET, GI_SEEN_POWER, GI_SEEN_STEPS, GI_SEEN_PROG, GI_SEEN_STATE = (
+    13,
+    14,
+    15,
+    16,
+    17,
+    18,
+)
+GI_PROGRESS = 19  # end and AM-ready events handled so far
+GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
+# 24, 25: free
+GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check in `cand`
+GI_QUIET = 27  # Hadoop 3 checks since the last progress
+GI_HOLD_N = 28  # apps holding an unmarked task container (see JI_CONT_HEAD), in `hold`
+GI_RECHECK_HEAD, GI_RECHECK_N = 29, 30  # Hadoop 3 re-check times ahead: ring in jbuf[:, 1]
+GI_MSTARV_N = 31  # apps with a min-share starvation amount, listed in jbuf[:, 3]
+GI_CUR_NODE = 32  # the node heartbeating in an allocation (-1: the cluster)
+GI_ITER = 33  # iterations so far (stamps in `nodei`)
+GI_CHANGED = 34  # 1: something an allocation depends on changed since the last `_wake`
+GI_BEAT_N, GI_TOUCH_N = 35, 36  # nodes heartbeating now / touched now, listed in `nlist`
+GI_PARK_N = 37  # parked nodes (room, no heartbeat scheduled), listed in `nlist`
+N_GI = 38
+# queue static int / float
+QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
+QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
+QS_FAIR_POSITIVE = 9  # 1: `fair` policy and every child weighs more than zero
+N_QS = 10
+QSF_WEIGHT, QSF_MIN, QSF_MAX, QSF_AMSHARE = 0, 1, 3, 5
+QSF_MIN_TO, QSF_FAIR_TO, QSF_THRESH = 6, 7, 8
+N_QSF = 9
+# queue state float / int
+QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
+QF_APP_FAIR = 16  # leaf whose apps are alike (`_alike_apps`): each app's fair share
+QF_APP_FAIR_MIN = 18  # leaf: the smallest memory fair share of its apps (`_app_shares`)
+N_QF = 19
+QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
+QI_TREE_OFF, QI_TREE_P = 5, 6
+QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
+QI_TREE_ROOT = 10  # P / K, the subtree in use: kept, as dividing cost a tenth of a put
+N_QI = 11
+# job static int / float
+JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
+JS_ORDER = 6  # rank of (start time, name rank): the apps' final tie-break as one number
+N_JS = 7
+JSF_SUBMIT, JSF_AM = 0, 1
+N_JSF = 3
+# job state float / int
+JF_USE, JF_PEND, JF_FAIR, JF_LFAIR, JF_NCHECK, JF_FSTARV, JF_MSTARV, JF_TBP, JF_FINISH = (
+    0,
+    2,
+    4,
+    6,
+    7,
+    8,
+    10,
+    12,
+    14,
+)
+JF_CONS = 15
+N_JF = 17
+JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
+JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
+JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
+JI_POS, JI_TOUCHED, JI_RC_NEXT, JI_RC_PREV, JI_IN_RC, JI_RED_SEQ = 14, 15, 16, 17, 18, 19
+JI_CONT_HEAD, JI_CONT_TAIL = 20, 21  # the app's running task containers not marked
+JI_HOLD_POS = 22  # where the app is in `hold` (-1: it holds none)
+JI_MSTARV_POS = 23  # where the app is in jbuf[:, 3] (-1: its min-share starvation is zero)
+N_JI = 24
+# app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
+V_ANY = 2
+N_VIEWS = 3
+# app order tree nodes (tnode, int64): smallest head request below, the winner's sort key
+TN_REQ, TN_KEY = 0, 2
+N_TN = 8  # 5 used; 64-byte rows, one cache line each (see `compiled.line_aligned`)
+TN_NONE = 0x7FF0_0000_0000_0000  # ordered_bits(inf): no request
+# stage static int / float
+SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
+N_SS = 6
+# stage state int
+(
+    SI_RELEASED,
+    SI_NEXT,
+    SI_PENDING,
+    SI_DONE,
+    SI_RETRY_HEAD,
+    SI_RETRY_TAIL,
+    SI_DEF_HEAD,
+    SI_DEF_TAIL,
+) = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+)
+SI_HELD = 8
+N_SI = 9
+# task static int / float
+TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
+N_TS = 3
+TSF_REQ, TSF_DUR, TSF_A, TSF_B, TSF_C, TSF_FRAC = 0, 2, 3, 4, 5, 6
+N_TSF = 7
+# task state int
+TI_FAILS, TI_RETRY_NEXT = 0, 1
+N_TI = 2
+# attempt float / int
+AF_START, AF_FINISH, AF_MARK = 0, 1, 2
+AF_END, AF_DUE = 3, 4  # heartbeats: the attempt's own end, and when its end event comes
+N_AF = 5
+AI_TASK, AI_STATE, AI_PREEMPTED, AI_OUTCOME, AI_RUN_NEXT, AI_RUN_PREV, AI_DEF_NEXT, AI_DEF_PREV = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+)
+AI_CHOSEN = 8
+AI_APP_NEXT, AI_APP_PREV = 9, 10  # links in the app's list of unmarked task containers
+AI_NODE = 11  # the node the attempt runs on (-1: no heartbeats)
+N_AI = 12
+# nodes (heartbeats): free and capacity (memory, vcores or map, reduce slots), the time of
+# the scheduled heartbeat event (inf: none); its place in the parked list (-1: not parked),
+# and the stamps of the iteration the node is listed in `nlist` as heartbeating / touched
+NF_FREE, NF_CAP, NF_HB = 0, 2, 4
+N_NF = 5
+NI_PARK, NI_BEAT, NI_TOUCH = 0, 1, 2
+N_NI = 3
+
+BISECTION_ROUNDS = 25
+QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
+JAVA_INT_MAX = 2147483647.0
+
+HI_SEQ, HI_KIND, HI_IDENT, HI_TASK, HI_JOB = 0, 1, 2, 3, 4
+N_HI = 5
+
+
+# W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
+#      ts, tsf, ti, af, ai, hk, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
+#      tree, excl, touched, tnode, cand, slots, hold, holdv, unmarked)
+#   (entry points pass it on as a WorldRef)
+#   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
+#   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
+#   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
+#   js (nj, N_JS) int64 / jsf (nj, N_JSF) float64: static job data; jf/ji: job state
+#   umax (nu,) int64 user maxRunningApps (-1 none); urun (nu,) int64 runnable apps
+#   ss (ns, N_SS) int64 / ssf (ns, 2) float64 request sums: static stages; si state;
+#   sdone (ns,) float64 time each stage completed (NaN before)
+#   ts (nt, N_TS) int32 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) int32 state
+#   af (cap, N_AF) float64 / ai (cap, N_AI) int32: attempts (task < 0: AM of job -1-task)
+#   hk (hcap,) int64 / hi (hcap, N_HI) int64: event heap (ordered_bits(time); seq, kind,
+#     ident, and the task and job whose rows the event will read)
+#   gf (N_GF,) float64 / gi (N_GI,) int64: clock, free resources, counters, list heads
+#   cfg (N_CFG,) float64 settings; cluster (2,), minreq (2,) float64
+#   warned (cap,) int64 Hadoop 2 warned attempts; vict (cap,) int64 scratch; jbuf (nj, 4)
+#     int64: scratch (columns 0 and 2), the ring of apps by re-check time (1), the apps
+#     with a nonzero min-share starvation (3)
+#   tree (sum over leaves of N_VIEWS * 2 * P,) int64: per leaf and view, a tournament tree
+#     over slots for the leaf's jobs (node P + JI_POS) whose nodes hold the best eligible
+#     app or -1. A runnable app holds a slot (JI_POS, else -1), recycled when it ends, so
+#     slots in use stay below the most apps runnable at once; the nodes over the first K
+#     slots (K = QI_TREE_K, a power of two that only grows) form the subtree rooted at
+#     node P / K (QI_TREE_ROOT), and only it is kept and read
+#   excl (nj,) int64 scratch: apps taken out of a tree while an allocation tries them
+#   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
+#   tnode (len(tree), N_TN) int64: per tree node, the smallest head request (memory,
+#     vcores) of an eligible app below it (TN_NONE: none), and in `fair` leaves without
+#     size-based weights the sort key of its winner (`_put_key`); floats are kept as
+#     `ordered_bits`, so that choosing between nodes compiles to conditional moves
+#   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
+#   slots (sum over leaves of P,) int64: per leaf from QI_TREE_OFF / (2 N_VIEWS), a stack
+#     of the QI_SLOT_FREE slots freed by apps that ended
+#   hold (nj, 2) int64 / holdv (nj, 3) float64: the GI_HOLD_N apps holding an unmarked
+#     task container (app, leaf; memory usage less what is marked, the smallest memory
+#     request of those containers and how many ask that), packed, in no order
+#   unmarked (cap / 64 + 1,) uint64: a bit per attempt, set while it is a running task
+#     container not marked for preemption (`_newest_unmarked` reads the highest)
+#   nodef (nn, N_NF) float64 / nodei (nn, N_NI) int64: nodes (one unused row without
+#     heartbeats); nlist (3 nn,) int64: the nodes heartbeating now [0, nn) and the nodes
+#     touched now [nn, 2 nn), in the order first listed, and the parked nodes [2 nn, 3 nn)

@@ -1,0 +1,295 @@
+"""Preemption victims: the running task containers each app could give up (listed per
+app and as a bitset over attempts), and the scans that pick the newest ones a request
+needs (Hadoop 3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
+from whatif.predictor.kernel.lists import _append, _remove
+from whatif.predictor.kernel.resources import _below, _loose
+from whatif.predictor.kernel.state import (
+    AF_MARK,
+    AI_APP_NEXT,
+    AI_APP_PREV,
+    AI_CHOSEN,
+    AI_TASK,
+    G_FREE,
+    GI_CAND_N,
+    GI_EPOCH,
+    GI_HOLD_N,
+    GI_N_ATT,
+    INF,
+    JF_CONS,
+    JF_TBP,
+    JF_USE,
+    JI_CONS_EPOCH,
+    JI_CONT_HEAD,
+    JI_HOLD_POS,
+    JS_QUEUE,
+    JSF_AM,
+    QF_APP_FAIR_MIN,
+    QS_LEAF,
+    QS_POLICY,
+    QS_PREEMPTABLE,
+    TS_JOB,
+    TSF_REQ,
+)
+
+
+@kernel_jit
+def _free_add(W, a, j):
+    """Task container `a` of app `j` starts: list it as one preemption may take (its bit in
+    `unmarked`, and the app's own list, which puts the app on the list of apps holding
+    one)."""
+    js, ji, tsf, ai, gi, hold, holdv, unmarked = (
+        W[6],
+        W[9],
+        W[17],
+        W[20],
+        W[24],
+        W[37],
+        W[38],
+        W[39],
+    )
+    unmarked[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
+    r0 = tsf[ai[a, AI_TASK], TSF_REQ]
+    if ji[j, JI_CONT_HEAD] < 0:
+        pos = gi[GI_HOLD_N]
+        gi[GI_HOLD_N] += 1
+        ji[j, JI_HOLD_POS] = pos
+        hold[pos, 0] = j
+        hold[pos, 1] = js[j, JS_QUEUE]
+        holdv[pos, 1] = r0
+        holdv[pos, 2] = 1.0
+        _held_changed(W, j)
+    else:
+        pos = ji[j, JI_HOLD_POS]
+        if r0 < holdv[pos, 1]:
+            holdv[pos, 1] = r0
+            holdv[pos, 2] = 1.0
+        elif r0 == holdv[pos, 1]:
+            holdv[pos, 2] += 1.0
+    _append(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
+
+
+@kernel_jit
+def _free_remove(W, a, j):
+    """Container `a` of app `j` ends or is marked for preemption: unlist it."""
+    ji, tsf, ai, gi, hold, holdv, unmarked = W[9], W[17], W[20], W[24], W[37], W[38], W[39]
+    unmarked[a >> 6] &= ~(np.uint64(1) << np.uint64(a & 63))
+    _remove(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
+    pos = ji[j, JI_HOLD_POS]
+    if ji[j, JI_CONT_HEAD] < 0:
+        gi[GI_HOLD_N] -= 1
+        last = gi[GI_HOLD_N]
+        hold[pos, 0] = hold[last, 0]
+        hold[pos, 1] = hold[last, 1]
+        for c in range(3):
+            holdv[pos, c] = holdv[last, c]
+        ji[hold[pos, 0], JI_HOLD_POS] = pos
+        ji[j, JI_HOLD_POS] = -1
+    elif tsf[ai[a, AI_TASK], TSF_REQ] == holdv[pos, 1]:
+        holdv[pos, 2] -= 1.0
+        if holdv[pos, 2] == 0.0:  # it was the last one that small: find the next size
+            smallest = INF
+            count = 0.0
+            b = ji[j, JI_CONT_HEAD]
+            while b >= 0:
+                r = tsf[ai[b, AI_TASK], TSF_REQ]
+                if r < smallest:
+                    smallest = r
+                    count = 1.0
+                elif r == smallest:
+                    count += 1.0
+                b = ai[b, AI_APP_NEXT]
+            holdv[pos, 1] = smallest
+            holdv[pos, 2] = count
+
+
+@kernel_jit
+def _held_changed(W, j):
+    """App `j`'s usage or marked resources changed: update its entry in `hold`."""
+    jf, ji, holdv = W[8], W[9], W[38]
+    pos = ji[j, JI_HOLD_POS]
+    if pos >= 0:
+        holdv[pos, 0] = jf[j, JF_USE] - jf[j, JF_TBP]
+
+
+@kernel_jit
+def _victim_candidates(W):
+    """List the check's victim candidates in `cand`, newest first; return an upper bound on
+    the memory a victim scan can reach (free memory plus the candidates').
+
+    Candidates are the unmarked task containers of preemptable leaves that their app could
+    give up alone and stay at its fair share. `_take` refuses every other container for
+    the rest of the check: usage and shares are fixed, and what is marked or taken only
+    grows, provided "below the fair share" is monotone: always for the memory comparator,
+    and for drf while both cluster dimensions are positive (no NaN shares; otherwise every
+    container of a drf leaf is listed). Only apps holding a container are visited (`hold`),
+    and under the memory comparator only those whose usage less their smallest request is
+    not below their share: `_keeps_share` computes (usage - request) < share, and rounding
+    keeps that monotone in the request."""
+    qs, qf, ji, tsf, ai, gf, gi, cluster, cand, hold, holdv = (
+        W[0],
+        W[3],
+        W[9],
+        W[17],
+        W[20],
+        W[23],
+        W[24],
+        W[26],
+        W[35],
+        W[37],
+        W[38],
+    )
+    for leaf in range(qs.shape[0]):
+        if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
+            _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
+    monotone = cluster[0] > 0.0 and cluster[1] > 0.0
+    bound = max(gf[G_FREE], 0.0)
+    n = 0
+    for pos in range(gi[GI_HOLD_N]):
+        leaf = hold[pos, 1]
+        if qs[leaf, QS_PREEMPTABLE] == 0:
+            continue
+        policy = qs[leaf, QS_POLICY]
+        spare = holdv[pos, 0] - holdv[pos, 1]  # as `_keeps_share` computes it
+        if policy != 2 and spare < qf[leaf, QF_APP_FAIR_MIN]:
+            continue
+        j = hold[pos, 0]
+        if policy != 2 and spare < _app_fair(W, j, 0):
+            continue
+        a = ji[j, JI_CONT_HEAD]
+        while a >= 0:
+            task = ai[a, AI_TASK]
+            r0 = tsf[task, TSF_REQ]
+            if (policy == 2 and not monotone) or _keeps_share(
+                W, j, r0, tsf[task, TSF_REQ + 1], 0.0, 0.0
+            ):
+                cand[n] = a
+                n += 1
+                bound += r0
+            a = ai[a, AI_APP_NEXT]
+    # attempts are numbered as they start, so the newest first is the highest number first
+    cand[:n].sort()
+    for i in range(n // 2):
+        cand[i], cand[n - 1 - i] = cand[n - 1 - i], cand[i]
+    gi[GI_CAND_N] = n
+    return _loose(bound)  # widened: the scans add the same sizes in another order
+
+
+@kernel_jit
+def _victims_for(W, c0, c1, chosen, nv, resume):
+    """One container's victims, newest first; appended to vict if the request fits.
+
+    Running task containers not marked for preemption are visited newest first (AM and
+    marked containers never count); those already chosen for this app are skipped.
+    After each one visited, the scan stops if free + taken resources fit the request.
+    Unless free resources fit from the start, a container changes the outcome only if it
+    is taken, so the scan walks just the check's candidates (see `_victim_candidates`).
+
+    Returns the new victim count and where the next scan for the same request may start:
+    the candidate index of the first container this scan took (-1: the newest). Every
+    unchosen container newer than it was visited before anything was taken and could
+    not be taken then, which stays true while nothing is marked, so a rescan from the
+    newest would pass it by.
+    """
+    qs, js, af, ai, gf, gi, vict, cand = W[0], W[6], W[19], W[20], W[23], W[24], W[29], W[35]
+    pot0 = max(gf[G_FREE], 0.0)
+    pot1 = max(gf[G_FREE + 1], 0.0)
+    gi[GI_EPOCH] += 1
+    cons = gi[GI_EPOCH]
+    n0 = nv
+    if c0 <= pot0 and c1 <= pot1:
+        # Free resources alone fit, yet Hadoop looks at one container before it tests
+        # that: the newest one not chosen (AM and marked ones aside), whoever runs it.
+        a = _newest_unmarked(W, chosen)
+        if a >= 0 and qs[js[W[16][ai[a, AI_TASK], TS_JOB], JS_QUEUE], QS_PREEMPTABLE] == 1:
+            if _take(W, a, cons):
+                vict[nv] = a
+                ai[a, AI_CHOSEN] = chosen
+                nv += 1
+        return nv, resume
+    first = -1
+    for i in range(max(resume, 0), gi[GI_CAND_N]):
+        a = cand[i]
+        if ai[a, AI_CHOSEN] != chosen and af[a, AF_MARK] < 0.0:
+            if _take(W, a, cons):
+                if first < 0:
+                    first = i
+                vict[nv] = a
+                nv += 1
+                r0, r1 = _request_of(W, a)
+                pot0 += r0
+                pot1 += r1
+            if c0 <= pot0 and c1 <= pot1:
+                for k in range(n0, nv):
+                    ai[vict[k], AI_CHOSEN] = chosen
+                return nv, first
+    return n0, resume
+
+
+@kernel_jit
+def _newest_unmarked(W, chosen):
+    """The newest running task container not marked for preemption and not `chosen`
+    (-1: none): the highest set bit of `unmarked` whose attempt is not chosen, as
+    attempts are numbered in the order they start."""
+    ai, gi, unmarked = W[20], W[24], W[39]
+    word = (gi[GI_N_ATT] - 1) >> 6
+    while word >= 0:
+        bits = unmarked[word]
+        b = 63
+        while bits != 0:
+            while (bits >> np.uint64(b)) & np.uint64(1) == 0:
+                b -= 1
+            a = word * 64 + b
+            if ai[a, AI_CHOSEN] != chosen:
+                return a
+            bits &= ~(np.uint64(1) << np.uint64(b))
+        word -= 1
+    return -1
+
+
+@kernel_jit
+def _request_of(W, a):
+    """The resources attempt `a` holds."""
+    jsf, tsf, ai = W[7], W[17], W[20]
+    task = ai[a, AI_TASK]
+    if task < 0:
+        return jsf[-1 - task, JSF_AM], jsf[-1 - task, JSF_AM + 1]
+    return tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+
+
+@kernel_jit
+def _take(W, a, cons):
+    """Whether candidate container `a` (see `_victim_candidates`, which also brought the app
+    fair shares up to date) can be a victim in the current scan: its app keeps at least
+    its fair share without it (and without what the scan `cons` already took from it);
+    counts it taken."""
+    jf, ji, ts, ai = W[8], W[9], W[16], W[20]
+    vj = ts[ai[a, AI_TASK], TS_JOB]
+    r0, r1 = _request_of(W, a)
+    if ji[vj, JI_CONS_EPOCH] != cons:
+        ji[vj, JI_CONS_EPOCH] = cons
+        jf[vj, JF_CONS] = 0.0
+        jf[vj, JF_CONS + 1] = 0.0
+    if not _keeps_share(W, vj, r0, r1, jf[vj, JF_CONS], jf[vj, JF_CONS + 1]):
+        return False
+    jf[vj, JF_CONS] += r0
+    jf[vj, JF_CONS + 1] += r1
+    return True
+
+
+@kernel_jit
+def _keeps_share(W, j, r0, r1, c0, c1):
+    """Whether app `j` stays at or above its fair share after losing a container of
+    (r0, r1) besides (c0, c1) already taken and what is marked for preemption."""
+    qs, js, jf = W[0], W[6], W[8]
+    after0 = jf[j, JF_USE] - jf[j, JF_TBP] - r0 - c0
+    after1 = jf[j, JF_USE + 1] - jf[j, JF_TBP + 1] - r1 - c1
+    policy = qs[js[j, JS_QUEUE], QS_POLICY]
+    return not _below(W, policy, after0, after1, _app_fair(W, j, 0), _app_fair(W, j, 1))

@@ -1,0 +1,187 @@
+"""Assignment: containers (or slots) handed to apps, on the whole cluster or on one
+heartbeating node.
+
+The pure-Python twin of ``whatif/predictor/kernel/allocation.py``: the same steps with Python
+objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+class Allocation:
+    """Assigning containers (twin of ``kernel/allocation.py``)."""
+
+    def _load_ok(self, n: int, d: int) -> bool:
+        """Hadoop 1 CapBasedLoadManager: a tracker runs at most
+        ceil(slots * min(1, runnable tasks / cluster slots)) tasks of a type."""
+        total = self.cluster[d]
+        if total <= 0:
+            return False
+        runnable = self.q_usage[0, d] + self.q_pend_run[0, d]
+        cap = math.ceil(self.node_cap[n, d] * min(1.0, runnable / total))
+        return self.node_cap[n, d] - self.node_free[n, d] < cap
+
+    def _node_allocate(self, n: int) -> None:
+        """Assign containers on node `n`'s heartbeat: Hadoop 1 FairScheduler.assignTasks
+        on a slot cluster, else FairScheduler.attemptScheduling."""
+        s = self.s
+        self.cur_node = n
+        count = 0
+        if self.p.slot_mode:
+            multi = s.assign_multiple
+            caps = (s.assign_multiple_maps, s.assign_multiple_reduces) if multi else (1, 1)
+            assigned, rejected = [0, 0], [False, False]
+            while True:
+                for d in (0, 1):
+                    if not rejected[d] and (
+                        assigned[d] == caps[d]
+                        or self.q_pend_run[0, d] <= 0
+                        or not self._load_ok(n, d)
+                    ):
+                        rejected[d] = True
+                if (rejected[0] and rejected[1]) or (not multi and count > 0):
+                    break
+                if rejected[0] or rejected[1]:
+                    d = 1 if rejected[0] else 0
+                else:
+                    used = self.node_cap[n] - self.node_free[n]
+                    d = 0 if used[0] <= used[1] else 1
+                if self._assign_one(d):
+                    assigned[d] += 1
+                    count += 1
+                else:
+                    rejected[d] = True
+        else:
+            start = self.node_free[n].copy()
+            half = np.floor(start * 0.5)
+            dynamic = s.dynamic_max_assign and self.v3
+            while self._has_room(0) and self.q_pend_run[0, 0] > 0:
+                if not self._assign_one(0):
+                    break
+                count += 1
+                if not s.assign_multiple:
+                    break
+                if dynamic:
+                    used = start - self.node_free[n]
+                    if not (used[0] <= half[0] and used[1] <= half[1]):
+                        break
+                elif s.max_assign > 0 and count >= s.max_assign:
+                    break
+        self.cur_node = -1
+
+    def _allocate(self) -> None:
+        """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1)."""
+        for d in self.dims:
+            while self._has_room(d) and self.q_pend_run[0, d] > 0:
+                if not self._assign_one(d):
+                    break
+
+    def _has_room(self, d: int) -> bool:
+        free = self._avail()
+        if self.p.slot_mode:
+            return free[d] >= 1.0
+        return free[0] >= self.p.min_request[0] and free[1] >= self.p.min_request[1]
+
+    def _best(self, candidates: list, key, policy: int, dim: int):
+        """First-best by linear scan: a candidate replaces the best only if it compares lower."""
+        best, best_key = None, None
+        for c in candidates:
+            k = key(c)
+            if best is None or self._compare(policy, dim, k, best_key) < 0:
+                best, best_key = c, k
+        return best
+
+    def _assign_one(self, d: int) -> bool:
+        return self._assign_in(0, d)
+
+    def _assign_in(self, q: int, d: int) -> bool:
+        tried: set[int] = set()
+        while True:
+            cands = [
+                c
+                for c in self._children(q)
+                if c not in tried
+                and self.q_pend_run[c, d] > 0
+                and (self.q_usage[c] <= self.q.max_share[c]).all()
+            ]
+            best = self._best(cands, self._queue_key, int(self.q.policy[q]), d)
+            if best is None:
+                return False
+            if self.q.is_leaf[best]:
+                if self._assign_leaf(best, d):
+                    return True
+            elif self._assign_in(best, d):
+                return True
+            tried.add(best)
+
+    def _assign_leaf(self, leaf: int, d: int) -> bool:
+        tried: set[int] = set()
+        policy = int(self.q.policy[leaf])
+        while True:
+            cands = [j for j in self.leaf_apps[leaf] if j not in tried and self.job_pend[j, d] > 0]
+            j = self._best(cands, self._app_key, policy, d)
+            if j is None:
+                return False
+            if self._try_app(j, leaf, d):
+                return True
+            tried.add(j)
+
+    def _next_stage(self, j: int, d: int) -> int:
+        """The app's highest-priority released stage with unassigned tasks in pool `d`."""
+        p = self.p
+        best = -1
+        for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])):
+            if (
+                self.stage_released[s]
+                and not self.stage_held[s]
+                and self.stage_pending[s] > 0
+                and p.stage_dim[s] == d
+            ):
+                if best < 0 or p.stage_priority[s] < p.stage_priority[best]:
+                    best = s
+        return best
+
+    def _am_fits(self, leaf: int, am) -> bool:
+        share = float(self.q.max_am_share[leaf])
+        if abs(share + 1.0) < 1e-4:
+            return True
+        cap = self.q_fair[leaf].copy()
+        for d in (0, 1):
+            if cap[d] == 0:
+                cap[d] = min(self.free[d], self.q.max_share[leaf, d])
+            cap[d] = math.floor(cap[d] * share)
+        return bool((self.q_am_usage[leaf] + am <= cap).all())
+
+    def _try_app(self, j: int, leaf: int, d: int) -> bool:
+        p = self.p
+        if self.job_am_state[j] == 1:
+            am = p.job_am[j]
+            if not self._fits(leaf, am) or not self._am_fits(leaf, am):
+                return False
+            self._start_attempt(j, -1 - j, am)
+            return True
+        s = self._next_stage(j, d)
+        if s < 0:
+            return False
+        lo = int(p.stage_task_start[s])
+        task = (
+            int(self.stage_next[s])
+            if self.stage_next[s] < p.stage_task_end[s]
+            else self.stage_retry[s][0]
+        )
+        req = p.task_req[task]
+        if not self._fits(leaf, req):
+            return False
+        if self.stage_next[s] < p.stage_task_end[s]:
+            self.stage_next[s] += 1
+        else:
+            self.stage_retry[s].pop(0)
+        del lo
+        self._start_attempt(j, task, req)
+        if self.stage_pending[s] == 0 and s + 1 < p.job_stage_ptr[j + 1] and self.stage_held[s + 1]:
+            self._hold(j, s + 1, False)
+        return True

@@ -1,0 +1,114 @@
+"""Node heartbeats: when each node's next heartbeat is scheduled, and when a finished
+attempt is reported.
+
+The pure-Python twin of ``whatif/predictor/kernel/heartbeats.py``: the same steps with Python
+objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
+"""
+
+from __future__ import annotations
+
+from whatif.predictor.nodes import next_heartbeat
+from whatif.predictor.reference.state import END, HEARTBEAT, INF
+
+
+class Heartbeats:
+    """Node heartbeats (twin of ``kernel/heartbeats.py``)."""
+
+    def _beat(self, n: int, beating: dict[int, None]) -> None:
+        """Node `n` heartbeats now: it is offered containers after this time's events."""
+        beating[n] = None
+        self.touched[n] = None
+
+    def _node_room(self, n: int) -> bool:
+        """Whether node `n` could take the smallest request (a slot of either pool)."""
+        free = self.node_free[n]
+        if self.p.slot_mode:
+            return bool(free[0] >= 1.0 or free[1] >= 1.0)
+        return bool(free[0] >= self.p.min_request[0] and free[1] >= self.p.min_request[1])
+
+    def _node_wants(self, n: int) -> bool:
+        """Whether node `n` has room for some runnable pending demand."""
+        free = self.node_free[n]
+        if self.p.slot_mode:
+            return any(free[d] >= 1.0 and self.q_pend_run[0, d] > 0 for d in (0, 1))
+        return self._node_room(n) and bool(self.q_pend_run[0, 0] > 0)
+
+    def _park(self, n: int, parked: bool) -> None:
+        pos = self.park_pos[n]
+        if parked and pos < 0:
+            self.park_pos[n] = len(self.parked)
+            self.parked.append(n)
+        elif not parked and pos >= 0:
+            last = self.parked.pop()
+            if last != n:
+                self.parked[pos] = last
+                self.park_pos[last] = pos
+            self.park_pos[n] = -1
+
+    def _settle(self, n: int, t: float, wake: bool) -> None:
+        """Node `n` without a heartbeat scheduled: schedule its next one if it may assign
+        (`wake`: something changed since it last found nothing) and has room for pending
+        demand; else park it while it has room (a node without room waits for a release)."""
+        if self.node_hb[n] != INF:
+            return
+        if wake and self._node_wants(n):
+            self.node_hb[n] = next_heartbeat(n, self.nn, self.p.heartbeat_interval_s, t)
+            self._push(self.node_hb[n], HEARTBEAT, n)
+            self._park(n, False)
+        else:
+            self._park(n, self._node_room(n))
+
+    def _catch_up(self, t: float, beating: dict[int, None]) -> None:
+        """Before the first allocation at `t`: a node without a heartbeat scheduled whose
+        heartbeat grid has `t` heartbeats now if it has room for pending demand and was
+        freed now or anything changed (what it would have seen had its heartbeat at `t`
+        been scheduled, as the events at `t` come before the heartbeats' assignments)."""
+        interval = self.p.heartbeat_interval_s
+
+        def beats_now(n: int) -> bool:
+            if (
+                n not in beating
+                and self.node_hb[n] == INF
+                and self._node_wants(n)
+                and next_heartbeat(n, self.nn, interval, t, at=True) == t
+            ):
+                self._beat(n, beating)
+                self._park(n, False)
+                return True
+            return False
+
+        for n in list(self.touched):
+            beats_now(n)
+        if self.changed:
+            i = 0
+            while i < len(self.parked):
+                if not beats_now(self.parked[i]):
+                    i += 1
+
+    def _wake(self, t: float) -> None:
+        """After an event time: the nodes that heartbeated or had resources freed, and, if
+        anything an allocation depends on changed, every parked node, get their next
+        heartbeat scheduled when they may assign something. A node's heartbeats in
+        between would find what its last one found, nothing, so they are skipped."""
+        for n in self.touched:
+            self._settle(n, t, self.changed)
+        demand = self.q_pend_run[0, 0] > 0 or (self.p.slot_mode and self.q_pend_run[0, 1] > 0)
+        if self.changed and demand:
+            i = 0
+            while i < len(self.parked):
+                before = len(self.parked)
+                self._settle(self.parked[i], t, True)
+                if len(self.parked) == before:
+                    i += 1
+        self.changed = False
+        self.touched = {}
+
+    def _push_end(self, a: int, time: float) -> None:
+        """The end event of attempt `a`, which ends at `time`: with heartbeats its node
+        reports it (and frees its resources) at its next heartbeat."""
+        n = self.att_node[a]
+        if n >= 0:
+            self.att_end[a] = time
+            time = next_heartbeat(n, self.nn, self.p.heartbeat_interval_s, time)
+            self.att_due[a] = time
+        self._push(time, END, a)

@@ -1,0 +1,138 @@
+"""Livelock detection: a check whose state repeats an earlier one ends the run.
+
+The pure-Python twin of ``whatif/predictor/kernel/livelock.py``: the same steps with Python
+objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whatif.predictor.reference.events import _expired
+from whatif.predictor.reference.state import (
+    AM_READY,
+    END,
+    HEARTBEAT,
+    INF,
+    QUIET_CHECKS,
+    RUNNING,
+    SUCCEEDED,
+)
+
+
+class Livelock:
+    """Livelock detection (twin of ``kernel/livelock.py``)."""
+
+    def _repeats(self, state: tuple) -> bool:
+        """Whether the state at this check equals, shifted in time, the state at an earlier
+        check with no progress since (no end or AM-ready event, see `progress`):
+        then the run only cycles and nothing ever finishes again. Brent's cycle finding:
+        compare with one saved state, saved again after 1, 2, 4, ... checks."""
+        if self.progress != self.seen_progress or self.seen_state is None:
+            self.seen_progress, self.seen_state = self.progress, state
+            self.seen_power, self.seen_steps = 1, 0
+            return False
+        self.seen_steps += 1
+        if state == self.seen_state:
+            return True
+        if self.seen_steps == self.seen_power:
+            self.seen_state = state
+            self.seen_power *= 2
+            self.seen_steps = 0
+        return False
+
+    def _v12_state(self, t: float) -> tuple:
+        """Everything a Hadoop 1/2 run's future depends on, with times relative to `t`."""
+        p, lat = self.p, self.s.container_launch_latency_s
+        running = []
+        for a in self.running:
+            task = self.att_task[a]
+            extra = -1.0
+            if task >= 0 and self.att_outcome[a] == SUCCEEDED:
+                s = int(p.task_stage[task])
+                if p.stage_slowstart[s]:
+                    done = self.stage_done_time[s - 1]
+                    begin = self.att_start[a] + lat + p.task_a[task]
+                    extra = -2.0 if np.isnan(done) else max(0.0, done + p.task_b[task] - begin)
+            mark = self.att_mark[a] - t if self.att_mark[a] >= 0 else 1.0
+            # without an end event (AMs, reduces waiting for maps) only the order matters
+            start = self.att_start[a] - t if task >= 0 and extra != -2.0 else 0.0
+            due = self.att_due[a] - t if self.att_due[a] < INF else 1.0
+            running.append((task, start, self.att_outcome[a], extra, mark, self.att_node[a], due))
+        timers = []
+        v1 = self.s.hadoop_version == 1
+        for leaf in self._leaves():
+            for d in self.dims if v1 else [0]:
+                for table, timeout in (
+                    (self.q_last_min, self.q.min_timeout[leaf]),
+                    (self.q_last_fair, self.q.fair_timeout[leaf]),
+                ):
+                    last = table[leaf, d]
+                    if last == -INF or timeout == INF:
+                        timers.append(INF if last == -INF else 1.0)  # not starved / never acts
+                    else:
+                        timers.append(-INF if _expired(t - last, timeout) else last - t)
+        return (
+            tuple(running),
+            tuple(self.att_task[a] for a in self.warned),
+            tuple(self.stage_next.tolist()),
+            tuple(self.stage_pending),
+            tuple(self.stage_held),
+            tuple(self.stage_released),
+            tuple(tuple(r) for r in self.stage_retry),
+            tuple(self.reducing),
+            tuple(timers),
+            self.next_check_v12 - t,
+            tuple(self.node_free.ravel().tolist()),
+            tuple(h - t if h < INF else 1.0 for h in self.node_hb),
+        )
+
+    def _cycling_v3(self, t: float) -> bool:
+        """Hadoop 3 livelock: at an update() check once every job is submitted, whether the
+        state repeats an earlier check's with nothing finished since (see `_repeats`).
+        The search (and building states) starts only after QUIET_CHECKS checks with no
+        progress: in a busy run something ends every few checks, and a cycle found later
+        is still exact."""
+        if self.next_submit < len(self.p.job_submit):
+            return False
+        if self.progress != self.seen_progress:
+            self.seen_progress, self.seen_state, self.quiet = self.progress, None, 0
+            return False
+        self.quiet += 1
+        return self.quiet >= QUIET_CHECKS and self._repeats(self._v3_state(t))
+
+    def _v3_state(self, t: float) -> tuple:
+        """Everything a Hadoop 3 run's future depends on at an update() check, with times
+        relative to `t`: the Hadoop 1/2 state (running attempts, stages, min-share timers),
+        each runnable app's fair-share timer, re-check time and last starvation amounts,
+        and the pending events in (time, seq) order, since even one for an attempt that
+        has ended makes an iteration that schedules a check."""
+        jobs = []
+        for leaf in self._leaves():
+            timeout = float(self.q.fair_timeout[leaf])
+            for j in self.leaf_apps[leaf]:
+                last, nxt = self.job_last_fair[j], self.job_next_check[j]
+                if last == -INF or timeout == INF:
+                    fair = INF if last == -INF else 1.0  # not starved / never acts
+                else:
+                    fair = -INF if t - last >= timeout else last - t
+                jobs.append(
+                    (
+                        j,
+                        fair,
+                        -INF if nxt <= t else nxt - t,
+                        tuple(self.job_fair_starv[j].tolist()),
+                        tuple(self.job_min_starv[j].tolist()),
+                    )
+                )
+        events = []
+        for time, _, kind, ident in sorted(self.heap):
+            what = -1  # an event that does nothing when it comes (its attempt has ended)
+            if kind == AM_READY:
+                what = ident if self.job_am_state[ident] == 2 else -1
+            elif kind == HEARTBEAT:
+                what = ident
+            elif self.att_state[ident] == RUNNING and (kind == END or self.att_mark[ident] == time):
+                what = self.att_task[ident]
+            events.append((time - t, kind, what))
+        return self._v12_state(t) + (tuple(jobs), tuple(events))

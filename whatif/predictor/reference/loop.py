@@ -1,0 +1,269 @@
+"""The reference engine: a plain-Python time-warp event loop with the full semantics.
+
+Readable twin of the numba kernel (``whatif/predictor/kernel/``): both read the same
+`Packed` arrays and must give the same schedule (tests compare them on random
+workloads). Every rule and tie-break is described once, in the kernel module of the
+same name as the module here that follows it step by step, with Python objects instead
+of flat arrays: `ReferenceEngine` is the main loop and the state, and takes each
+concept's steps from a mixin in that concept's module.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from whatif.predictor.pack import Packed, PackedQueues
+from whatif.predictor.reference.allocation import Allocation
+from whatif.predictor.reference.events import Events, _grid_at_or_after
+from whatif.predictor.reference.fairshare import FairShares
+from whatif.predictor.reference.heartbeats import Heartbeats
+from whatif.predictor.reference.livelock import Livelock
+from whatif.predictor.reference.ordering import Ordering
+from whatif.predictor.reference.phases import Phases
+from whatif.predictor.reference.preemption import Preemption
+from whatif.predictor.reference.preemption_v12 import PreemptionV12
+from whatif.predictor.reference.queues import Queues
+from whatif.predictor.reference.state import END, HEARTBEAT, INF, KILL, KILLED, RUNNING
+from whatif.predictor.settings import SchedulerSettings
+
+
+class ReferenceEngine(
+    Queues,
+    Events,
+    Heartbeats,
+    FairShares,
+    Ordering,
+    Allocation,
+    Phases,
+    Preemption,
+    PreemptionV12,
+    Livelock,
+):
+    """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
+
+    def __init__(self, packed: Packed, settings: SchedulerSettings) -> None:
+        self.p = packed
+        self.s = settings
+        self.now = 0.0
+        self.cluster = packed.cluster.astype(float).copy()
+        self.free = self.cluster.copy()
+        self.v3 = settings.hadoop_version == 3
+        self.dims = [0, 1] if packed.slot_mode else [0]
+        nj, nt, ns = len(packed.job_submit), len(packed.task_dur), len(packed.stage_task_start)
+        self.heap: list[tuple[float, int, int, int]] = []
+        self.progress = 0  # end and AM-ready events handled so far
+        self.seq = 0
+        self.next_submit = 0
+        self.next_check = INF
+        # jobs
+        self.job_state = [0] * nj  # 0 unsubmitted, 1 waiting (not runnable), 2 runnable, 3 done
+        self.job_usage = np.zeros((nj, 2))
+        self.job_pend = np.zeros((nj, 2))
+        self.job_am_state = [0] * nj  # 0 no AM, 1 requested, 2 starting, 3 running
+        self.job_am_attempt = [-1] * nj
+        self.job_stages_done = [0] * nj
+        self.job_finish = np.full(nj, np.nan)
+        self.job_fair = np.zeros((nj, 2))
+        self.job_last_fair = np.full(nj, -INF)  # -inf: not starved at the last check
+        self.job_next_check = np.zeros(nj)
+        self.job_fair_starv = np.zeros((nj, 2))
+        self.job_min_starv = np.zeros((nj, 2))
+        self.job_tbp = np.zeros((nj, 2))  # to be preempted (Hadoop 3) / warned (Hadoop 2)
+        self.user_running = [0] * len(packed.user_max_apps)
+        self.waiting: list[int] = []  # submitted, not runnable, in submit order
+        # stages
+        self.stage_released = [False] * ns
+        self.stage_next = packed.stage_task_start.copy()
+        self.stage_pending = [0] * ns
+        self.stage_done = [0] * ns
+        self.stage_done_time = np.full(ns, np.nan)
+        self.stage_retry: list[list[int]] = [[] for _ in range(ns)]
+        self.stage_waiting: list[list[int]] = [[] for _ in range(ns)]
+        self.stage_held = [False] * ns
+        self.reducing: list[int] = []  # jobs with reduces waiting for maps, in order found
+        # tasks
+        self.task_failures = [0] * nt
+        # attempts
+        self.att_task: list[int] = []
+        self.att_start: list[float] = []
+        self.att_finish: list[float] = []
+        self.att_state: list[int] = []
+        self.att_preempted: list[bool] = []
+        self.att_outcome: list[int] = []
+        self.att_mark: list[float] = []  # Hadoop 3: -1 or kill time; Hadoop 2: -1 or warn time
+        self.running: dict[int, None] = {}  # running attempts in allocation order
+        self.warned: list[int] = []  # Hadoop 2 warned containers, in warn order
+        # nodes (heartbeats; none: the instant model)
+        self.nn = len(packed.node_capacity)
+        self.hb = self.nn > 0
+        self.node_cap = packed.node_capacity.astype(float).copy()
+        self.node_free = self.node_cap.copy()
+        self.node_hb = [INF] * self.nn  # time of the node's scheduled heartbeat event
+        self.last_time = -INF  # time of the previous iteration
+        # parked nodes (room, no heartbeat scheduled), a list with swap removal, and where
+        # each is in it (-1: not parked); every node starts parked
+        self.parked = list(range(self.nn))
+        self.park_pos = list(range(self.nn))
+        self.cur_node = -1  # the node heartbeating in an allocation (-1: the cluster)
+        self.iteration = 0
+        self.changed = False  # something an allocation depends on changed since `_wake`
+        self.touched: dict[int, None] = {}  # nodes heartbeating or freed, this iteration
+        self.att_node: list[int] = []
+        self.att_end: list[float] = []  # a task attempt's own end (reported at a heartbeat)
+        self.att_due: list[float] = []  # when its end event comes (INF: none pushed)
+        self.set_queues(packed.queues)
+
+    def set_queues(self, pq: PackedQueues) -> None:
+        """Install a queue tree (at start, or on reconfiguration) and rebuild its aggregates."""
+        self.q = pq
+        nq = len(pq.parent)
+        self.q_usage = np.zeros((nq, 2))
+        self.q_pend_all = np.zeros((nq, 2))
+        self.q_pend_run = np.zeros((nq, 2))
+        self.q_runnable = [0] * nq
+        self.q_am_usage = np.zeros((nq, 2))
+        self.q_fair = np.zeros((nq, 2))
+        self.q_last_min = np.full((nq, 2), -INF)  # -inf: not starved at the last check
+        self.q_last_fair = np.full((nq, 2), -INF)
+        self.next_check_v12 = INF
+        # Hadoop 1/2 livelock detection (Brent's cycle finding over the states at checks)
+        self.seen_progress = -1
+        self.seen_state: tuple | None = None
+        self.seen_power = self.seen_steps = self.quiet = 0
+        self.livelocked = False
+        self.leaf_apps: list[list[int]] = [[] for _ in range(nq)]
+        self.leaf_dirty = [True] * nq
+        self.shares_dirty = True
+        self.job_last_fair[:] = -INF
+        for j, state in enumerate(self.job_state):
+            if state in (1, 2):
+                leaf = int(self.p.job_queue[j])
+                self._up(self.q_usage, leaf, self.job_usage[j])
+                self._up(self.q_pend_all, leaf, self.job_pend[j])
+                if state == 2:
+                    self._up(self.q_pend_run, leaf, self.job_pend[j])
+                    self._count_runnable(leaf, 1)
+                    self.leaf_apps[leaf].append(j)
+                if self.job_am_state[j] >= 2:
+                    self.q_am_usage[leaf] += self.p.job_am[j]
+
+    def advance_to(self, t_stop: float) -> None:
+        """Process every event at or before `t_stop` (``inf``: run to the end)."""
+        p = self.p
+        while True:
+            t_heap = self.heap[0][0] if self.heap else INF
+            t_sub = p.job_submit[self.next_submit] if self.next_submit < len(p.job_submit) else INF
+            t = min(t_heap, t_sub, self.next_check)
+            if t == INF or t > t_stop or self.livelocked:
+                break
+            self.now = t
+            first = t != self.last_time  # the first iteration at t: every heartbeat at t is in it
+            self.last_time = t
+            self.iteration += 1
+            beating: dict[int, None] = {}  # nodes heartbeating now, in order
+            check = self.next_check == t
+            if check:
+                self.next_check = INF
+            events = False
+            while self.heap and self.heap[0][0] == t:
+                events = True
+                _, _, kind, ident = heapq.heappop(self.heap)
+                if kind == END:
+                    if self.att_state[ident] == RUNNING:
+                        self._end_attempt(ident, self.att_outcome[ident])
+                        self.progress += 1
+                        n = self.att_node[ident]
+                        if n >= 0:
+                            # reported at its node's heartbeat; it ended at its own time
+                            self.att_finish[ident] = self.att_end[ident]
+                            self._beat(n, beating)
+                elif kind == KILL:
+                    if self.att_state[ident] == RUNNING and self.att_mark[ident] == t:
+                        self._end_attempt(ident, KILLED)
+                elif kind == HEARTBEAT:
+                    self.node_hb[ident] = INF
+                    self._beat(ident, beating)
+                else:
+                    self._am_ready(ident)
+                    self.progress += 1
+            while self.next_submit < len(p.job_submit) and p.job_submit[self.next_submit] == t:
+                events = True
+                self._submit(self.next_submit)
+                self.next_submit += 1
+            if self.shares_dirty:
+                self._compute_shares()
+            if self.hb:
+                if first:
+                    self._catch_up(t, beating)
+                for n in beating:
+                    self._node_allocate(n)
+                self._ramp_down_once()
+            else:
+                self._allocate()
+                while self.reducing and self._preempt_reduces():
+                    self._allocate()
+            if self.s.preemption:
+                if self.s.hadoop_version == 3:
+                    if events:
+                        # the next update() sees this state; one before it would see no change
+                        g = _grid_at_or_after(t, self.s.update_interval_s)
+                        if g == t:
+                            check = True
+                        else:
+                            self.next_check = min(self.next_check, g)
+                    if check:
+                        if self._cycling_v3(t):
+                            self.livelocked = True  # the loop ends before the next time
+                        else:
+                            self._preempt_v3()
+                else:
+                    self._preempt_v12()
+                    if self.hb:
+                        self._ramp_down_once()
+                    else:
+                        self._allocate()
+                        while self.reducing and self._preempt_reduces():
+                            self._allocate()
+            if self.hb:
+                self._wake(t)
+        if t_stop != INF and t_stop > self.now:
+            self.now = t_stop
+
+    def reconfigure(self, packed: Packed) -> None:
+        """Install a new queue tree now; waiting apps are promoted if the new limits allow."""
+        self.p = packed
+        self.set_queues(packed.queues)
+        self.changed = True  # new limits may let parked nodes assign
+        for k in list(self.waiting):
+            if self._can_run(k):
+                self._make_runnable(k)
+                self.waiting.remove(k)
+        # Hadoop 3 checks starvation at the next update(); Hadoop 1/2 decide on their grid
+        interval = self.s.update_interval_s
+        self.next_check = _grid_at_or_after(self.now, interval) if self.v3 else self.now
+
+    def queue_table(self) -> tuple[np.ndarray, ...]:
+        """Per-queue usage, pending demand, fair share and runnable app count."""
+        return (
+            self.q_usage.copy(),
+            self.q_pend_all.copy(),
+            self.q_fair.copy(),
+            np.array(self.q_runnable),
+        )
+
+    def records(self) -> tuple[np.ndarray, ...]:
+        """Attempt arrays (task, start, finish, state, preempted) and job finish times."""
+        return (
+            np.array(self.att_task, dtype=np.int64),
+            np.array(self.att_start, dtype=float),
+            np.array(self.att_finish, dtype=float),
+            np.array(self.att_state, dtype=np.int64),
+            np.array(self.att_preempted, dtype=bool),
+            self.job_finish.copy(),
+        )
+
+    def take_records(self) -> tuple[np.ndarray, ...]:
+        """`records()` at the end of a run (the compiled engine frees its arrays here)."""
+        return self.records()

@@ -1,0 +1,279 @@
+"""MapReduce job phases: submission and maxRunningApps, the AM, stages and slowstart,
+attempts starting and ending, job end, and the MapReduce AM's reduce ramp-down.
+
+The pure-Python twin of ``whatif/predictor/kernel/phases.py``: the same steps with Python
+objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whatif.predictor.reference.state import (
+    AM_KILLED,
+    AM_READY,
+    FAILED,
+    INF,
+    KILLED,
+    RUNNING,
+    SUCCEEDED,
+)
+
+
+class Phases:
+    """MapReduce job phases (twin of ``kernel/phases.py``)."""
+
+    def _ramp_down_once(self) -> None:
+        """With heartbeats the MapReduce AM's reduce ramp-down runs once per event time:
+        what it frees is assigned at the nodes' next heartbeats."""
+        if self.reducing:
+            self._preempt_reduces()
+
+    def _submit(self, j: int) -> None:
+        p = self.p
+        self.job_state[j] = 1
+        self.job_last_fair[j] = -INF
+        if not p.job_has_am[j] and p.job_stage_ptr[j] == p.job_stage_ptr[j + 1]:
+            self.job_state[j] = 3
+            self.job_finish[j] = self.now
+            return
+        if p.job_has_am[j]:
+            self.job_am_state[j] = 1
+            self._add_pending(j, p.job_am[j])
+        else:
+            self._release_stage(j, int(p.job_stage_ptr[j]))
+        if self._can_run(j):
+            self._make_runnable(j)
+        else:
+            self.waiting.append(j)
+
+    def _can_run(self, j: int) -> bool:
+        """MaxRunningAppsEnforcer.canAppBeRunnable: user and every queue up to root under limit."""
+        user = int(self.p.job_user[j])
+        limit = int(self.p.user_max_apps[user])
+        if limit >= 0 and self.user_running[user] >= limit:
+            return False
+        for q in self._ancestors(int(self.p.job_queue[j])):
+            if self.q.max_apps[q] >= 0 and self.q_runnable[q] >= self.q.max_apps[q]:
+                return False
+        return True
+
+    def _make_runnable(self, j: int) -> None:
+        leaf = int(self.p.job_queue[j])
+        self.changed = True
+        self.job_state[j] = 2
+        self.user_running[int(self.p.job_user[j])] += 1
+        self._count_runnable(leaf, 1)
+        self._up(self.q_pend_run, leaf, self.job_pend[j])
+        self.leaf_apps[leaf].append(j)
+
+    def _add_pending(self, j: int, amount) -> None:
+        leaf = int(self.p.job_queue[j])
+        self.job_pend[j] += amount
+        self._up(self.q_pend_all, leaf, amount)
+        if self.job_state[j] == 2:
+            self._up(self.q_pend_run, leaf, amount)
+        self.changed = True
+
+    def _release_stage(self, j: int, s: int) -> None:
+        p = self.p
+        self.stage_released[s] = True
+        lo, hi = int(p.stage_task_start[s]), int(p.stage_task_end[s])
+        self.stage_pending[s] = hi - lo
+        self._add_pending(j, p.task_req[lo:hi].sum(axis=0))
+        self._maybe_slowstart(j, s)
+
+    def _maybe_slowstart(self, j: int, s: int) -> None:
+        """Release the reduce stage after map stage `s` once enough maps completed."""
+        p = self.p
+        nxt = s + 1
+        if nxt < p.job_stage_ptr[j + 1] and p.stage_slowstart[nxt] and not self.stage_released[nxt]:
+            size = p.stage_task_end[s] - p.stage_task_start[s]
+            if self.stage_done[s] / size >= self.s.slowstart_completed_maps:
+                self._release_stage(j, nxt)
+
+    def _am_ready(self, j: int) -> None:
+        if self.job_am_state[j] == 2:
+            self.job_am_state[j] = 3
+            if self.p.job_stage_ptr[j] == self.p.job_stage_ptr[j + 1]:
+                self._finish_job(j)
+            else:
+                self._release_stage(j, int(self.p.job_stage_ptr[j]))
+
+    def _hold(self, j: int, s: int, hold: bool) -> None:
+        """Withdraw (or re-issue) the requests of a reduce stage's unassigned tasks."""
+        p = self.p
+        self.stage_held[s] = hold
+        tasks = list(range(int(self.stage_next[s]), int(p.stage_task_end[s]))) + self.stage_retry[s]
+        total = np.zeros(2)
+        for task in tasks:
+            total = total + p.task_req[task]
+        self._add_pending(j, -total if hold else total)
+
+    def _preempt_reduces(self) -> bool:
+        """MapReduce AM (RMContainerAllocator.preemptReducesIfNeeded): free room for maps.
+
+        A job with unassigned maps, no running map and reduces waiting for maps kills
+        its newest waiting reduces until its next map fits, and withholds its reduce
+        requests until every map is assigned. Returns whether anything was killed.
+        Hadoop 1 has no such AM: on its slot pools its JobTracker never kills or holds
+        back reduces for maps (on one pool of memory the rule stays; see the kernel's).
+        """
+        if self.s.hadoop_version == 1 and self.p.slot_mode:
+            return False
+        p = self.p
+        killed = False
+        for j in list(self.reducing):
+            s = next(
+                k
+                for k in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1]))
+                if self.stage_waiting[k]
+            )
+            m = s - 1
+            size = int(p.stage_task_end[m] - p.stage_task_start[m])
+            running_maps = size - self.stage_pending[m] - self.stage_done[m]
+            if self.stage_pending[m] == 0 or running_maps > 0:
+                continue
+            task = (
+                int(self.stage_next[m])
+                if self.stage_next[m] < p.stage_task_end[m]
+                else self.stage_retry[m][0]
+            )
+            leaf = int(p.job_queue[j])
+            if self._fits(leaf, p.task_req[task]):
+                continue
+            if not self.stage_held[s]:
+                self._hold(j, s, True)
+            while self.stage_waiting[s] and not self._fits(leaf, p.task_req[task]):
+                self._end_attempt(self.stage_waiting[s][-1], AM_KILLED)
+                killed = True
+            if not self.stage_waiting[s] and j in self.reducing:
+                self.reducing.remove(j)
+        return killed
+
+    def _start_attempt(self, j: int, task: int, req) -> None:
+        p, t, lat = self.p, self.now, self.s.container_launch_latency_s
+        leaf = int(p.job_queue[j])
+        a = len(self.att_task)
+        self.att_task.append(task)
+        self.att_start.append(t)
+        self.att_finish.append(INF)
+        self.att_state.append(RUNNING)
+        self.att_preempted.append(False)
+        self.att_mark.append(-1.0)
+        self.changed = True
+        self.att_node.append(self.cur_node)
+        self.att_end.append(INF)
+        self.att_due.append(INF)
+        self.running[a] = None
+        self.free -= req
+        if self.cur_node >= 0:
+            self.node_free[self.cur_node] -= req
+        self.job_usage[j] += req
+        self._up(self.q_usage, leaf, req)
+        self._add_pending(j, -req)
+        if task < 0:
+            self.att_outcome.append(SUCCEEDED)
+            self.job_am_state[j] = 2
+            self.job_am_attempt[j] = a
+            self.q_am_usage[leaf] += req
+            self._push(t + lat + self.s.am_start_latency_s, AM_READY, j)
+            return
+        s = int(p.task_stage[task])
+        self.stage_pending[s] -= 1
+        if self.task_failures[task] < p.task_fail_count[task]:
+            self.att_outcome.append(FAILED)
+            self._push_end(a, t + lat + p.task_fail_frac[task] * p.task_dur[task])
+        elif p.stage_slowstart[s]:
+            self.att_outcome.append(SUCCEEDED)
+            if np.isnan(self.stage_done_time[s - 1]):
+                self.stage_waiting[s].append(a)
+                if j not in self.reducing:
+                    self.reducing.append(j)
+            else:
+                self._push_end(a, self._replay_finish(a, task, self.stage_done_time[s - 1]))
+        else:
+            self.att_outcome.append(SUCCEEDED)
+            self._push_end(a, t + lat + p.task_dur[task])
+
+    def _replay_finish(self, a: int, task: int, last_map: float) -> float:
+        p = self.p
+        begin = self.att_start[a] + self.s.container_launch_latency_s + p.task_a[task]
+        return max(begin, last_map + p.task_b[task]) + p.task_c[task]
+
+    def _end_attempt(self, a: int, state: int) -> None:
+        p, t = self.p, self.now
+        task = self.att_task[a]
+        j = -1 - task if task < 0 else int(p.task_job[task])
+        leaf = int(p.job_queue[j])
+        req = p.job_am[j] if task < 0 else p.task_req[task]
+        self.att_state[a] = state
+        self.att_finish[a] = t
+        self.att_preempted[a] = state == KILLED
+        if state == AM_KILLED:
+            self.att_state[a] = KILLED
+        del self.running[a]
+        if self.att_mark[a] >= 0:
+            self.att_mark[a] = -1.0
+            self.job_tbp[j] -= req
+        self.free += req
+        self.changed = True
+        n = self.att_node[a]
+        if n >= 0:
+            self.node_free[n] += req
+            self.touched[n] = None
+        self.job_usage[j] -= req
+        self._up(self.q_usage, leaf, -req)
+        if task < 0:
+            self.q_am_usage[leaf] -= req
+            return
+        s = int(p.task_stage[task])
+        if state != SUCCEEDED:
+            if state == FAILED:
+                self.task_failures[task] += 1
+            if a in self.stage_waiting[s]:
+                self.stage_waiting[s].remove(a)
+                if not self.stage_waiting[s] and j in self.reducing:
+                    self.reducing.remove(j)
+            self.stage_retry[s].append(task)
+            self.stage_pending[s] += 1
+            if not self.stage_held[s]:
+                self._add_pending(j, req)
+            return
+        self.stage_done[s] += 1
+        size = int(p.stage_task_end[s] - p.stage_task_start[s])
+        last = s + 1 == p.job_stage_ptr[j + 1]
+        if self.stage_done[s] == size:
+            self.stage_done_time[s] = t
+            self.job_stages_done[j] += 1
+            if not last:
+                if not self.stage_released[s + 1]:
+                    self._release_stage(j, s + 1)
+                if p.stage_slowstart[s + 1]:
+                    for w in self.stage_waiting[s + 1]:
+                        self._push_end(w, self._replay_finish(w, self.att_task[w], t))
+                    self.stage_waiting[s + 1] = []
+                    if j in self.reducing:
+                        self.reducing.remove(j)
+            if self.job_stages_done[j] == p.job_stage_ptr[j + 1] - p.job_stage_ptr[j]:
+                self._finish_job(j)
+        elif not last:
+            self._maybe_slowstart(j, s)
+
+    def _finish_job(self, j: int) -> None:
+        p = self.p
+        self.job_finish[j] = self.now
+        if self.job_am_state[j] >= 2:
+            self._end_attempt(self.job_am_attempt[j], SUCCEEDED)
+        leaf = int(p.job_queue[j])
+        self._up(self.q_pend_all, leaf, -self.job_pend[j])
+        if self.job_state[j] == 2:
+            self._up(self.q_pend_run, leaf, -self.job_pend[j])
+            self.user_running[int(p.job_user[j])] -= 1
+            self._count_runnable(leaf, -1)
+            self.leaf_apps[leaf].remove(j)
+        self.job_state[j] = 3
+        for k in list(self.waiting):
+            if self._can_run(k):
+                self._make_runnable(k)
+                self.waiting.remove(k)

@@ -1,0 +1,55 @@
+"""Queue accounting up the tree: usage, pending demand, runnable counts, demand
+capped at maxResources, and whether a request fits.
+
+The pure-Python twin of ``whatif/predictor/kernel/queues.py``: the same steps with Python
+objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Queues:
+    """Queue usage, demand and room (twin of ``kernel/queues.py``)."""
+
+    def _ancestors(self, q: int):
+        while q >= 0:
+            yield q
+            q = int(self.q.parent[q])
+
+    def _up(self, table: np.ndarray, leaf: int, amount) -> None:
+        for q in self._ancestors(leaf):
+            table[q] += amount
+
+    def _count_runnable(self, leaf: int, delta: int) -> None:
+        for q in self._ancestors(leaf):
+            before = self.q_runnable[q]
+            self.q_runnable[q] += delta
+            if (before == 0) != (self.q_runnable[q] == 0):
+                self.shares_dirty = True
+        self.leaf_dirty[leaf] = True
+
+    def _children(self, q: int) -> list[int]:
+        return self.q.children[self.q.child_ptr[q] : self.q.child_ptr[q + 1]].tolist()
+
+    def _demand(self, q: int) -> np.ndarray:
+        """Queue demand: usage + pending of all its apps, capped at maxShare at every level."""
+        if self.q.is_leaf[q]:
+            raw = self.q_usage[q] + self.q_pend_all[q]
+        else:
+            raw = sum((self._demand(c) for c in self._children(q)), np.zeros(2))
+        return np.minimum(raw, self.q.max_share[q])
+
+    def _avail(self) -> np.ndarray:
+        """Free resources of the node heartbeating, or of the cluster."""
+        return self.node_free[self.cur_node] if self.cur_node >= 0 else self.free
+
+    def _fits(self, leaf: int, req) -> bool:
+        free = self._avail()
+        if free[0] < req[0] or free[1] < req[1]:
+            return False
+        for q in self._ancestors(leaf):
+            if (self.q_usage[q] + req > self.q.max_share[q]).any():
+                return False
+        return True

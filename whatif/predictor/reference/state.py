@@ -1,0 +1,14 @@
+"""The reference engine's constants: event kinds and attempt states (as the kernel's)."""
+
+from __future__ import annotations
+
+import math
+
+INF = math.inf
+LOG2 = math.log(2.0)
+# Event kinds, in the order their tie-breaks do not depend on (heap is (time, seq)).
+END, KILL, AM_READY, HEARTBEAT = 0, 1, 2, 3
+# Attempt states (index into pack.ATTEMPT_STATE_NAMES).
+RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
+# Hadoop 3 checks with no progress before the livelock search starts (kernel.QUIET_CHECKS)
+QUIET_CHECKS = 16
