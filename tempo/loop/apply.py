@@ -49,6 +49,9 @@ from whatif.errors import WhatifError
 
 logger = logging.getLogger(__name__)
 
+#: Why a candidate identical to the file in force is not applied.
+_UNCHANGED = "the candidate is the file already in force"
+
 __all__ = [
     "Applier",
     "ApplyError",
@@ -147,47 +150,35 @@ def apply_configuration(
     sha = hashlib.sha256(document.to_bytes()).hexdigest()
     problems = fmt.errors(document)
     if problems:
-        reason = f"candidate refused, not written: {'; '.join(problems[:5])}"
-        logger.warning("%s: %s", target, reason)
-        return ApplyOutcome(False, False, False, reason, None, sha)
-    found = _in_force(target, fmt, sha)
-    if found is None:
-        return ApplyOutcome(
-            False, False, False, "the candidate is the file already in force", None, sha
-        )
-    previous, previous_sha = found
+        return _refused(target, sha, problems)
+    previous, previous_sha = _in_force(target, fmt)
+    if previous_sha == sha:
+        return ApplyOutcome(False, False, False, _UNCHANGED, None, sha)
     check = confirmer(confirm, document, fmt)
-    backup = target.with_name(f"{target.name}.1") if backups > 0 else None
-    apply_id = journal.record_intent(
-        iteration_id,
-        path=str(target),
-        sha256=sha,
-        previous_sha256=previous_sha,
-        backup_path=None if backup is None else str(backup),
-    )
+    pending = _Pending.record(journal, iteration_id, target, sha, previous_sha, backups)
     try:
         fmt.write(document, target, backups)
     except (WhatifError, OSError) as error:
-        return _not_written(error, target, sha, journal, apply_id)
+        return pending.not_written(error)
     logger.info("wrote %s (sha256 %s); reloading: %s", target, sha[:12], reload.describe())
     failure = reload.perform(sleep=sleep)
     if failure is None:
-        confirmed, why = wait_for(check, timeout_s, poll_s, sleep, clock)
+        confirmed, failure = wait_for(check, timeout_s, poll_s, sleep, clock)
         if confirmed:
-            journal.complete_apply(apply_id, outcome="confirmed", detail=why)
-            logger.info("%s: new configuration confirmed in force", target)
-            return ApplyOutcome(True, True, False, f"confirmed: {why}", backup, sha, apply_id)
-        failure = why
-    restored = restore(previous, target, reload, fmt, sleep)
-    reason = f"{failure}; restored the previous file{restored}"
-    journal.complete_apply(apply_id, outcome="reverted", detail=reason)
+            return pending.confirmed(failure)
+    return pending.reverted(failure, restore(previous, target, reload, fmt, sleep))
+
+
+def _refused(target: Path, sha: str, problems: list[str]) -> ApplyOutcome:
+    """An invalid candidate, neither written nor journalled."""
+    reason = f"candidate refused, not written: {'; '.join(problems[:5])}"
     logger.warning("%s: %s", target, reason)
-    return ApplyOutcome(True, False, True, reason, backup, sha, apply_id)
+    return ApplyOutcome(False, False, False, reason, None, sha)
 
 
-def _in_force(target: Path, fmt: ConfigFormat, sha: str) -> tuple[Any, str] | None:
-    """The valid file in force (what a failure restores) and its hash; None when it is
-    already the candidate. Raises `ApplyError` when it cannot be read or is invalid."""
+def _in_force(target: Path, fmt: ConfigFormat) -> tuple[Any, str]:
+    """The valid file in force (what a failure restores) and its hash. Raises `ApplyError`
+    when it cannot be read or is invalid."""
     try:
         previous_bytes = target.read_bytes()
     except OSError as error:
@@ -195,9 +186,6 @@ def _in_force(target: Path, fmt: ConfigFormat, sha: str) -> tuple[Any, str] | No
             f"{target}: cannot read the allocation file in force ({error.strerror}); "
             "tempo only replaces an existing, valid file it can restore"
         ) from error
-    previous_sha = hashlib.sha256(previous_bytes).hexdigest()
-    if previous_sha == sha:
-        return None
     try:
         previous = fmt.parse(previous_bytes, str(target))
         previous_problems = fmt.errors(previous)
@@ -208,20 +196,70 @@ def _in_force(target: Path, fmt: ConfigFormat, sha: str) -> tuple[Any, str] | No
             f"{target}: the allocation file in force is not valid, so it could not be restored "
             f"after a failure; fix it first: {'; '.join(previous_problems[:3])}"
         )
-    return previous, previous_sha
+    return previous, hashlib.sha256(previous_bytes).hexdigest()
 
 
-def _not_written(
-    error: Exception, target: Path, sha: str, journal: Journal, apply_id: int
-) -> ApplyOutcome:
-    """Close the apply of a file that could not be written (the previous one is untouched)."""
-    why = error.strerror if isinstance(error, OSError) and error.strerror else error
-    reason = f"writing {target} failed, previous file untouched: {why}"
-    journal.complete_apply(apply_id, outcome="reverted", detail=reason)
-    logger.error("%s", reason)
-    return ApplyOutcome(
-        False, False, False, reason, None, sha, apply_id, write_error=f"{target}: {why}"
-    )
+@dataclass(frozen=True)
+class _Pending:
+    """An apply whose intent is in the journal: each way it can end closes the record."""
+
+    journal: Journal
+    apply_id: int
+    target: Path
+    sha: str
+    backup: Path | None
+
+    @classmethod
+    def record(
+        cls,
+        journal: Journal,
+        iteration_id: int,
+        target: Path,
+        sha: str,
+        previous_sha: str,
+        backups: int,
+    ) -> _Pending:
+        """Journal the intent to replace `target` (hashing `previous_sha`) by `sha`."""
+        backup = target.with_name(f"{target.name}.1") if backups > 0 else None
+        apply_id = journal.record_intent(
+            iteration_id,
+            path=str(target),
+            sha256=sha,
+            previous_sha256=previous_sha,
+            backup_path=None if backup is None else str(backup),
+        )
+        return cls(journal, apply_id, target, sha, backup)
+
+    def confirmed(self, why: str) -> ApplyOutcome:
+        """The RM showed the new file in force."""
+        self.journal.complete_apply(self.apply_id, outcome="confirmed", detail=why)
+        logger.info("%s: new configuration confirmed in force", self.target)
+        reason = f"confirmed: {why}"
+        return ApplyOutcome(True, True, False, reason, self.backup, self.sha, self.apply_id)
+
+    def reverted(self, failure: str, restored: str) -> ApplyOutcome:
+        """The reload or the confirmation failed and the previous file was `restored`."""
+        reason = f"{failure}; restored the previous file{restored}"
+        self.journal.complete_apply(self.apply_id, outcome="reverted", detail=reason)
+        logger.warning("%s: %s", self.target, reason)
+        return ApplyOutcome(True, False, True, reason, self.backup, self.sha, self.apply_id)
+
+    def not_written(self, error: Exception) -> ApplyOutcome:
+        """The file could not be written (the previous one is untouched)."""
+        why = error.strerror if isinstance(error, OSError) and error.strerror else error
+        reason = f"writing {self.target} failed, previous file untouched: {why}"
+        self.journal.complete_apply(self.apply_id, outcome="reverted", detail=reason)
+        logger.error("%s", reason)
+        return ApplyOutcome(
+            False,
+            False,
+            False,
+            reason,
+            None,
+            self.sha,
+            self.apply_id,
+            write_error=f"{self.target}: {why}",
+        )
 
 
 class ConfigurationApplier:
