@@ -4,6 +4,7 @@ import math
 
 import pandas as pd
 import pytest
+from emulated import FakeTime
 
 from whatif import Cluster, Schedule, Workload
 
@@ -70,3 +71,9 @@ def qs_templates_text():
 def small_cluster():
     """1000 MB and 10 vcores."""
     return CLUSTER
+
+
+@pytest.fixture
+def fake_time() -> FakeTime:
+    """An injected ``sleep`` that records its delays and advances an injected ``clock``."""
+    return FakeTime()

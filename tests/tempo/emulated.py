@@ -54,6 +54,21 @@ def tiny_trace() -> Trace:
     return Trace(Workload(jobs, tasks))
 
 
+class FakeTime:
+    """An injected sleep that records its delays and advances an injected clock."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    def clock(self) -> float:
+        return self.now
+
+
 class FakeClock:
     """A wall clock that moves only when told to."""
 

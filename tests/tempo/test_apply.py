@@ -9,13 +9,15 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from emulated import CLUSTER, EQUAL, INVALID, WEIGHTED, tiny_trace, write
 
 from tempo.journal import MemoryJournal, SQLiteJournal, file_sha256
-from tempo.loop.apply import ApplyError, apply_configuration
+from tempo.loop.apply import ApplyError, ApplyOutcome, apply_configuration
 from tempo.loop.reload import Reload
 from tempo.loop.rollback import recover
 from tempo.rm import HTTPTransport, RMClient
@@ -33,19 +35,6 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class FakeTime:
-    """sleep() moves clock() instead of waiting."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
-
-
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
     path = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
@@ -57,53 +46,53 @@ def begin(journal, path: Path) -> int:
     return journal.begin_iteration(config_path=str(path), config_sha256=file_sha256(path))
 
 
+@pytest.fixture
+def journal() -> MemoryJournal:
+    return MemoryJournal()
+
+
+@pytest.fixture
+def apply(config: Path, journal: MemoryJournal) -> Callable[..., ApplyOutcome]:
+    """Apply candidate bytes to `config` in a new iteration of `journal`; the reload
+    succeeds and the RM confirms at once unless `options` say otherwise."""
+
+    def run(candidate: bytes, **options: Any) -> ApplyOutcome:
+        return apply_configuration(
+            AllocationDocument.from_bytes(candidate),
+            config,
+            journal=journal,
+            iteration_id=begin(journal, config),
+            **{"reload": OK, "confirm": lambda: True, **options},
+        )
+
+    return run
+
+
 def backups(path: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(path.parent.glob(path.name + ".*"))}
 
 
-def test_invalid_candidate_is_never_written(config: Path) -> None:
+def test_invalid_candidate_is_never_written(apply, config: Path, journal: MemoryJournal) -> None:
     """A candidate with validation errors is refused: file, backups and journal untouched."""
-    journal = MemoryJournal()
-    outcome = apply_configuration(
-        AllocationDocument.from_bytes(INVALID),
-        config,
-        journal=journal,
-        iteration_id=begin(journal, config),
-        reload=OK,
-        confirm=lambda: True,
-    )
+    outcome = apply(INVALID)
     assert not outcome.applied and "not written" in outcome.reason and "pro.d" in outcome.reason
     assert config.read_bytes() == WEIGHTED
     assert backups(config) == {}
     assert journal.applies() == []
 
 
-def test_unchanged_candidate_is_not_written(config: Path) -> None:
+def test_unchanged_candidate_is_not_written(apply, config: Path, journal: MemoryJournal) -> None:
     """The file already in force is not rewritten."""
-    journal = MemoryJournal()
-    outcome = apply_configuration(
-        AllocationDocument.from_bytes(WEIGHTED),
-        config,
-        journal=journal,
-        iteration_id=begin(journal, config),
-        reload=OK,
-        confirm=lambda: True,
-    )
+    outcome = apply(WEIGHTED)
     assert not outcome.applied and "already in force" in outcome.reason
     assert journal.applies() == []
 
 
-def test_confirmed_apply_keeps_a_backup_and_permissions(config: Path) -> None:
+def test_confirmed_apply_keeps_a_backup_and_permissions(
+    apply, config: Path, journal: MemoryJournal
+) -> None:
     """A confirmed apply writes the file, backs up the old one as FILE.1, journals 'confirmed'."""
-    journal = MemoryJournal()
-    outcome = apply_configuration(
-        AllocationDocument.from_bytes(EQUAL),
-        config,
-        journal=journal,
-        iteration_id=begin(journal, config),
-        reload=OK,
-        confirm=lambda: True,
-    )
+    outcome = apply(EQUAL)
     assert (outcome.applied, outcome.confirmed, outcome.reverted) == (True, True, False)
     assert config.read_bytes() == EQUAL and outcome.sha256 == sha(EQUAL)
     assert outcome.backup_path == config.with_name(config.name + ".1")
@@ -112,19 +101,12 @@ def test_confirmed_apply_keeps_a_backup_and_permissions(config: Path) -> None:
     assert journal.in_force().state == "applied"
 
 
-def test_confirmation_failure_restores_the_previous_file(config: Path) -> None:
+def test_confirmation_failure_restores_the_previous_file(
+    apply, config: Path, journal: MemoryJournal, fake_time
+) -> None:
     """When confirmation times out, the previous file is restored and the apply journalled 'reverted'."""
-    journal, fake = MemoryJournal(), FakeTime()
-    outcome = apply_configuration(
-        AllocationDocument.from_bytes(EQUAL),
-        config,
-        journal=journal,
-        iteration_id=begin(journal, config),
-        reload=OK,
-        confirm=lambda: False,
-        timeout_s=30.0,
-        sleep=fake.sleep,
-        clock=fake.clock,
+    outcome = apply(
+        EQUAL, confirm=lambda: False, timeout_s=30.0, sleep=fake_time.sleep, clock=fake_time.clock
     )
     assert (outcome.applied, outcome.confirmed, outcome.reverted) == (True, False, True)
     assert "not confirmed within 30 s" in outcome.reason and "restored" in outcome.reason
@@ -133,32 +115,18 @@ def test_confirmation_failure_restores_the_previous_file(config: Path) -> None:
     assert journal.in_force().state == "restored"
 
 
-def test_failing_reload_command_restores(config: Path) -> None:
+def test_failing_reload_command_restores(apply, config: Path) -> None:
     """A reload command that exits non-zero counts as a failure: the previous file comes back."""
-    journal = MemoryJournal()
-    outcome = apply_configuration(
-        AllocationDocument.from_bytes(EQUAL),
-        config,
-        journal=journal,
-        iteration_id=begin(journal, config),
-        reload=Reload.run([sys.executable, "-c", "import sys; sys.exit('no RM')"]),
-        confirm=lambda: True,
+    outcome = apply(
+        EQUAL, reload=Reload.run([sys.executable, "-c", "import sys; sys.exit('no RM')"])
     )
     assert outcome.reverted and "exited with status 1: no RM" in outcome.reason
     assert config.read_bytes() == WEIGHTED
 
 
-def test_missing_reload_command_restores(config: Path) -> None:
+def test_missing_reload_command_restores(apply) -> None:
     """A reload command that does not exist is reported by name, and the file is restored."""
-    journal = MemoryJournal()
-    outcome = apply_configuration(
-        AllocationDocument.from_bytes(EQUAL),
-        config,
-        journal=journal,
-        iteration_id=begin(journal, config),
-        reload=Reload.run("no-such-yarn-binary rmadmin -refreshQueues"),
-        confirm=lambda: True,
-    )
+    outcome = apply(EQUAL, reload=Reload.run("no-such-yarn-binary rmadmin -refreshQueues"))
     assert outcome.reverted and "'no-such-yarn-binary' not found" in outcome.reason
 
 
@@ -199,34 +167,20 @@ def emulator(config: Path):
         yield rm
 
 
-def test_apply_is_confirmed_by_the_emulated_rm(emulator: EmulatedRM, config: Path) -> None:
+def test_apply_is_confirmed_by_the_emulated_rm(emulator: EmulatedRM, apply) -> None:
     """Against the emulated RM, the new steady shares show up after its own reload and confirm the apply."""
-    journal = MemoryJournal()
     client = RMClient(HTTPTransport(emulator.url))
-    outcome = apply_configuration(
-        AllocationDocument.from_bytes(EQUAL),
-        config,
-        journal=journal,
-        iteration_id=begin(journal, config),
-        reload=Reload.wait(0.0),
-        confirm=client,
-        timeout_s=3.0,
-        poll_s=0.02,
-    )
+    outcome = apply(EQUAL, reload=Reload.wait(0.0), confirm=client, timeout_s=3.0, poll_s=0.02)
     assert outcome.confirmed, outcome.reason
     assert emulator.allocation_sha256 == sha(EQUAL)
     assert client.scheduler().queue("root.prod").steady_fair_resources.memory_mb == 2048
 
 
-def test_apply_through_the_refresh_command(emulator: EmulatedRM, config: Path) -> None:
+def test_apply_through_the_refresh_command(emulator: EmulatedRM, apply) -> None:
     """`tempo emulate-rm refresh --rm URL` works as the reload command."""
-    journal = MemoryJournal()
     command = [sys.executable, "-c", "from tempo.cli import main; main()"]
-    outcome = apply_configuration(
-        AllocationDocument.from_bytes(EQUAL),
-        config,
-        journal=journal,
-        iteration_id=begin(journal, config),
+    outcome = apply(
+        EQUAL,
         reload=Reload.run([*command, "emulate-rm", "refresh", "--rm", emulator.url]),
         confirm=RMClient(HTTPTransport(emulator.url)),
         timeout_s=0.0,
@@ -234,22 +188,12 @@ def test_apply_through_the_refresh_command(emulator: EmulatedRM, config: Path) -
     assert outcome.confirmed, outcome.reason
 
 
-def test_rm_that_does_not_reload_fails_confirmation(config: Path) -> None:
+def test_rm_that_does_not_reload_fails_confirmation(apply, config: Path) -> None:
     """An RM still showing the old shares fails confirmation; the previous file is restored."""
     with EmulatedRM(
         tiny_trace(), config, CLUSTER, speed=1.0, reload_interval_s=1e6, engine="reference"
     ) as rm:
-        journal = MemoryJournal()
-        outcome = apply_configuration(
-            AllocationDocument.from_bytes(EQUAL),
-            config,
-            journal=journal,
-            iteration_id=begin(journal, config),
-            reload=OK,
-            confirm=RMClient(HTTPTransport(rm.url)),
-            timeout_s=0.1,
-            poll_s=0.05,
-        )
+        outcome = apply(EQUAL, confirm=RMClient(HTTPTransport(rm.url)), timeout_s=0.1, poll_s=0.05)
     assert outcome.reverted and "steadyFairResources" in outcome.reason
     assert config.read_bytes() == WEIGHTED
 

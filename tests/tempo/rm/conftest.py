@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from fake_rm import FAST, FakeServer, FakeTime
+from emulated import FakeTime
+from fake_rm import FAST, FakeServer
 
 from tempo.rm import HTTPTransport, TransportOptions
 
@@ -33,11 +34,6 @@ def dead_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
-
-
-@pytest.fixture
-def fake_time() -> FakeTime:
-    return FakeTime()
 
 
 @pytest.fixture

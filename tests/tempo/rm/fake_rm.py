@@ -116,18 +116,3 @@ class FakeServer:
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
-
-
-class FakeTime:
-    """An injected sleep that records its delays and advances an injected clock."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def clock(self) -> float:
-        return self.now

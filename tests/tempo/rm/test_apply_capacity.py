@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from emulated import FakeTime
 from fake_capacity_rm import FakeCapacityRM, Refresh
 
 from tempo.journal import MemoryJournal, file_sha256
@@ -19,17 +20,6 @@ from whatif.capacity import ConfigurationDocument
 
 ROOT = Path(__file__).resolve().parents[3]
 P = "yarn.scheduler.capacity."
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
 
 
 @pytest.fixture
@@ -46,7 +36,7 @@ def candidate(path: Path, prod: str = "60", engineer: str = "40") -> Configurati
 
 def run(path, doc, rm, reload, journal=None):
     journal = journal or MemoryJournal()
-    clock = Clock()
+    clock = FakeTime()
     outcome = apply_configuration(
         doc,
         path,
