@@ -53,6 +53,17 @@ def cluster_option(
     )
 
 
+def trace_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--trace PATH`` (required) and ``--format NAME`` (detected when omitted), passed as
+    ``trace_path`` and ``trace_format``: how a command that reads a trace names it."""
+    command = click.option(
+        "--format", "trace_format", default=None, help="Trace format (detected when omitted)."
+    )(command)
+    return click.option(
+        "--trace", "trace_path", required=True, type=click.Path(), help="Trace file or directory."
+    )(command)
+
+
 def force_option(
     what: str = "an existing output",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -14,6 +14,7 @@ from tempo.cli.options import (
     json_option,
     refuse_overwrite,
     simulation_options,
+    trace_options,
 )
 from tempo.cli.preemption import scheduler_settings
 from tempo.templates import parse_duration
@@ -28,12 +29,7 @@ from whatif.readers.stream import read_window
 
 
 @click.command()
-@click.option(
-    "--trace", "trace_path", required=True, type=click.Path(), help="Trace file or directory."
-)
-@click.option(
-    "--format", "trace_format", default=None, help="Trace format (detected when omitted)."
-)
+@trace_options
 @click.option(
     "--window",
     "window_text",

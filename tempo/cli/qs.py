@@ -6,7 +6,13 @@ import click
 
 from tempo.cli import CommandError, exitcodes
 from tempo.cli.checks import warn_allocation, warn_unmeasured
-from tempo.cli.options import cluster_option, emit_json, json_option, simulation_options
+from tempo.cli.options import (
+    cluster_option,
+    emit_json,
+    json_option,
+    simulation_options,
+    trace_options,
+)
 from tempo.cli.preemption import scheduler_settings
 from tempo.qs import qs_report
 from tempo.templates import check_queues, check_trace_queues, load_templates, parse_duration
@@ -31,12 +37,7 @@ def _needs_cluster(templates) -> str | None:
 
 
 @click.command()
-@click.option(
-    "--trace", "trace_path", required=True, type=click.Path(), help="Trace file or directory."
-)
-@click.option(
-    "--format", "trace_format", default=None, help="Trace format (detected when omitted)."
-)
+@trace_options
 @click.option(
     "--templates", "templates_path", type=click.Path(), help="A .qs file or a directory of them."
 )
