@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -45,11 +45,8 @@ from whatif.allocation.resource_string import (
 )
 from whatif.allocation.xml_io import (
     Span,
-    XMLSyntaxProblem,
-    element_spans,
-    parse_xml,
+    locate_xml,
     read_allocation_bytes,
-    text_encoding,
 )
 from whatif.errors import AllocationError
 
@@ -406,24 +403,16 @@ class AllocationDocument:
             raise AllocationError(f"{source}: expected the file's bytes, got {type(data).__name__}")
         self._data = bytes(data)
         self.source = source
-        self.tree = parse_xml(self._data, source)
-        encoding, bom = text_encoding(self._data)
-        try:
-            text = self._data[len(bom) :].decode(encoding)
-        except (LookupError, UnicodeDecodeError) as error:
-            raise XMLSyntaxProblem(source, 1, f"cannot decode as {encoding}: {error}") from None
-        spans = element_spans(text)
-        self._elements = list(self.tree.iter(etree.Element))
-        if [etree.QName(e).localname for e in self._elements] != [
-            s.tag.rpartition(":")[2] for s in spans
-        ]:
-            raise AllocationError(f"{source}: could not locate the elements in the file text")
+        located = locate_xml(self._data, source)
+        self.tree = located.tree
+        self._elements = list(located.elements)
         self._index = {element: i for i, element in enumerate(self._elements)}
+        text, spans = located.text, located.spans
         self._layout = _Layout(
             text,
-            encoding,
-            bom,
-            tuple(spans),
+            located.encoding,
+            located.bom,
+            spans,
             "\r\n" if "\r\n" in text else "\n",
             _indent_unit(text, spans),
         )
@@ -953,7 +942,7 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _indent_unit(text: str, spans: list[Span]) -> str:
+def _indent_unit(text: str, spans: Sequence[Span]) -> str:
     """One level of indentation as the file uses it (two spaces if it cannot tell)."""
     stack: list[tuple[int, str | None]] = []
     for span in spans:

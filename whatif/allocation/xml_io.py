@@ -147,6 +147,36 @@ def element_spans(text: str) -> list[Span]:
     return [Span(*s) for s in spans]
 
 
+@dataclass(frozen=True)
+class LocatedXml:
+    """A scheduler's XML file parsed, with its text and where each element sits in it:
+    what a document model needs to edit one element and keep every other byte."""
+
+    tree: etree._Element
+    text: str
+    encoding: str
+    bom: bytes
+    elements: tuple[etree._Element, ...]
+    spans: tuple[Span, ...]
+
+
+def locate_xml(data: bytes, source: str, *, error: type[Exception] = AllocationError) -> LocatedXml:
+    """Parse `data` safely (`parse_xml`), decode its text and pair every element with its
+    `Span`; `XMLSyntaxProblem` for a malformed file, `error` when the elements cannot be
+    located in the text. `source` names the file in messages."""
+    tree = parse_xml(data, source)
+    encoding, bom = text_encoding(data)
+    try:
+        text = data[len(bom) :].decode(encoding)
+    except (LookupError, UnicodeDecodeError) as problem:
+        raise XMLSyntaxProblem(source, 1, f"cannot decode as {encoding}: {problem}") from None
+    spans = element_spans(text)
+    elements = tuple(tree.iter(etree.Element))
+    if [etree.QName(e).localname for e in elements] != [s.tag.rpartition(":")[2] for s in spans]:
+        raise error(f"{source}: could not locate the elements in the file text")
+    return LocatedXml(tree, text, encoding, bom, elements, tuple(spans))
+
+
 def read_xml_bytes(
     path: str | os.PathLike[str], *, what: str, error: type[Exception] = AllocationError
 ) -> bytes:

@@ -23,11 +23,8 @@ from lxml import etree
 from whatif.allocation.model import _escape, _indent_before, _line_bounds
 from whatif.allocation.xml_io import (
     Span,
-    XMLSyntaxProblem,
-    element_spans,
-    parse_xml,
+    locate_xml,
     read_xml_bytes,
-    text_encoding,
 )
 from whatif.errors import AllocationError
 
@@ -79,21 +76,11 @@ class ConfigurationDocument:
             )
         self._data = bytes(data)
         self.source = source
-        self.tree = parse_xml(self._data, source)
-        encoding, bom = text_encoding(self._data)
-        try:
-            text = self._data[len(bom) :].decode(encoding)
-        except (LookupError, UnicodeDecodeError) as error:
-            raise XMLSyntaxProblem(source, 1, f"cannot decode as {encoding}: {error}") from None
-        spans = element_spans(text)
-        elements = list(self.tree.iter(etree.Element))
-        if [etree.QName(e).localname for e in elements] != [
-            s.tag.rpartition(":")[2] for s in spans
-        ]:
-            raise CapacityConfigError(f"{source}: could not locate the elements in the file text")
-        self._text, self._encoding, self._bom = text, encoding, bom
-        self._spans: tuple[Span, ...] = tuple(spans)
-        self._index = {element: i for i, element in enumerate(elements)}
+        located = locate_xml(self._data, source, error=CapacityConfigError)
+        self.tree = located.tree
+        self._text, self._encoding, self._bom = located.text, located.encoding, located.bom
+        self._spans: tuple[Span, ...] = located.spans
+        self._index = {element: i for i, element in enumerate(located.elements)}
         self.root_tag = self.tree.tag if isinstance(self.tree.tag, str) else ""
         self.line = self.tree.sourceline or 1
         properties, unknown = [], []
