@@ -36,6 +36,7 @@ from tempo.space.capacity_dims import (
     default_dimensions,
 )
 from tempo.space.codec import Codec
+from tempo.space.sampling import in_ball
 from whatif.capacity.document import ConfigurationDocument
 from whatif.capacity.model import child_names, effective_queues, read_capacity, read_maximum
 from whatif.errors import ValidationError
@@ -166,10 +167,7 @@ class CapacitySpace:
         d = len(self.dimensions)
         if center is None:
             return self.project(rng.random((n, d)))
-        directions = rng.standard_normal((n, d))
-        directions /= np.maximum(np.linalg.norm(directions, axis=1, keepdims=True), 1e-300)
-        lengths = float(radius) * math.sqrt(d) * rng.random(n) ** (1.0 / d)
-        points = np.clip(np.asarray(center) + directions * lengths[:, np.newaxis], 0.0, 1.0)
+        points = np.clip(in_ball(rng, n, np.asarray(center, dtype=float), float(radius)), 0.0, 1.0)
         return self.project(points, center=center, radius=radius)
 
     # -- writing -----------------------------------------------------------------------

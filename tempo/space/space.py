@@ -33,6 +33,7 @@ from tempo.space.defaults import default_dimensions, queue_path
 from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for, without_preemption
 from tempo.space.dimension import Dimension
 from tempo.space.flat import without_flat_weights
+from tempo.space.sampling import in_ball
 from tempo.space.settings import SETTINGS
 from tempo.space.spec import SpaceSpec
 from tempo.space.writes import setting_writes
@@ -479,12 +480,8 @@ class ConfigurationSpace:
         if center is None or radius is None:
             raise ValidationError("sample: center and radius: expected both or neither")
         center = self._center(center)
-        directions = rng.standard_normal((int(n), d))
-        directions /= np.maximum(np.linalg.norm(directions, axis=1, keepdims=True), 1e-300)
-        lengths = self._radius(radius) * math.sqrt(d) * rng.random(int(n)) ** (1.0 / d)
-        return self.project(
-            center + directions * lengths[:, np.newaxis], center=center, radius=radius
-        )
+        points = in_ball(rng, int(n), center, self._radius(radius))
+        return self.project(points, center=center, radius=radius)
 
     # -- writing --------------------------------------------------------------------
 
