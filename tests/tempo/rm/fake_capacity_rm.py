@@ -13,17 +13,17 @@ tree), ``put_status`` (the mutation API answers with that status).
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
+from local_server import LocalServer
 from lxml import etree
 
 from whatif.capacity import ConfigurationDocument, effective_queues, queue_tree, validate
 from whatif.capacity.model import PREFIX, key
 
 
-class FakeCapacityRM:
+class FakeCapacityRM(LocalServer):
     def __init__(self, path: Path) -> None:
         self.path = path
         self.conf = ConfigurationDocument.from_file(path)
@@ -55,22 +55,7 @@ class FakeCapacityRM:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> FakeCapacityRM:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
     def refresh(self) -> str | None:
         """``yarn rmadmin -refreshQueues``: None, or why the RM refused the file."""

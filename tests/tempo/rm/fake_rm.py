@@ -5,9 +5,11 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+
+from local_server import LocalServer
 
 from tempo.rm import RetryPolicy, TransportOptions
 
@@ -45,7 +47,7 @@ class Seen:
     headers: dict[str, str]
 
 
-class FakeServer:
+class FakeServer(LocalServer):
     """Answers GETs from per-path scripts; the last reply of a script repeats forever."""
 
     def __init__(self) -> None:
@@ -92,27 +94,10 @@ class FakeServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        super().__init__(Handler)
 
     def script(self, path: str, *replies: Reply) -> None:
         self.routes[path] = list(replies)
 
     def paths(self) -> list[str]:
         return [s.path for s in self.seen]
-
-    def start(self) -> FakeServer:
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()

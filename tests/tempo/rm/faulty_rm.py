@@ -15,8 +15,10 @@ import socket
 import struct
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
+
+from local_server import LocalServer
 
 #: Every fault `FaultyRM` can inject ("ok" forwards).
 FAULTS = ("ok", "5xx", "garbage", "html", "stall", "reset", "standby")
@@ -27,7 +29,7 @@ LOGIN_PAGE = (
 )
 
 
-class FaultyRM:
+class FaultyRM(LocalServer):
     """A proxy to `upstream` that injects `fault` (one of `FAULTS`) into matching requests."""
 
     def __init__(self, upstream: str, *, stall_s: float = 0.6) -> None:
@@ -57,24 +59,7 @@ class FaultyRM:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> FaultyRM:
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
     def set(self, fault: str, *, only: tuple[str, ...] = (), peer: str | None = None) -> None:
         """Inject `fault` from now on (into paths starting with one of `only`, or all)."""
