@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from test_loop import TEMPLATES, XML, DoublingStepper, FakeCluster
+from test_loop import XML, FakeCluster, _loop
 
 import whatif.atomic
 from tempo.journal import SQLiteJournal, file_sha256
@@ -28,6 +28,18 @@ from whatif.atomic import stray_temporaries
 from whatif.errors import WhatifError
 
 NEW = AllocationDocument.from_bytes(XML).set("root.engineer", "weight", 2.0)
+
+
+def _tuner(allocation: Path, journal, applier) -> Tuner:
+    """A loop over a fake cluster (QS 100 / weight) that recovers a dangling apply."""
+    return _loop(
+        allocation,
+        FakeCluster(allocation, lambda w: 100.0 / w),
+        journal=journal,
+        applier=applier,
+        recover=recover,
+        clock=iter(range(1_700_000_000, 1_800_000_000, 600)).__next__,
+    )
 
 
 class Disk:
@@ -151,17 +163,7 @@ def test_the_loop_goes_on_after_a_full_disk_and_finishes_an_apply_it_could_not_r
 
     applier = Applier()
     with SQLiteJournal(tmp_path / "journal.sqlite") as journal:
-        loop = Tuner(
-            observer=FakeCluster(allocation, lambda w: 100.0 / w),
-            stepper=DoublingStepper(),
-            applier=applier,
-            journal=journal,
-            templates=TEMPLATES,
-            allocation_path=allocation,
-            window_s=600.0,
-            recover=recover,
-            clock=iter(range(1_700_000_000, 1_800_000_000, 600)).__next__,
-        )
+        loop = _tuner(allocation, journal, applier)
         first = loop.step()
         assert first.decision == "rejected" and "restoring the previous file failed" in first.reason
         assert journal.in_force().state == "unconfirmed"  # the unconfirmed step is on disk
@@ -302,17 +304,7 @@ def test_the_journal_filling_before_an_apply_stops_the_loop_with_the_file_untouc
     path = tmp_path / "journal.sqlite"
 
     def loop(journal, applier):
-        return Tuner(
-            observer=FakeCluster(allocation, lambda w: 100.0 / w),
-            stepper=DoublingStepper(),
-            applier=applier,
-            journal=journal,
-            templates=TEMPLATES,
-            allocation_path=allocation,
-            window_s=600.0,
-            recover=recover,
-            clock=iter(range(1_700_000_000, 1_800_000_000, 600)).__next__,
-        )
+        return _tuner(allocation, journal, applier)
 
     with SQLiteJournal(path) as journal:
         journal._db = FillingConnection(journal._db)

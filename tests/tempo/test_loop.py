@@ -157,6 +157,18 @@ def _loop(path: Path, observer, *, journal=None, stepper=None, **kwargs) -> Tune
     )
 
 
+def _intend(journal, allocation: Path, sha256: str, backup_path: str | None) -> None:
+    """An iteration whose apply of `sha256` to `allocation` is journalled but not completed."""
+    it = journal.begin_iteration(config_path=str(allocation), config_sha256=file_sha256(allocation))
+    journal.record_intent(
+        it,
+        path=str(allocation),
+        sha256=sha256,
+        previous_sha256=file_sha256(allocation),
+        backup_path=backup_path,
+    )
+
+
 # -- dominance ------------------------------------------------------------------------
 
 
@@ -198,9 +210,7 @@ def test_observed_qs_measures_the_templates_metrics_on_the_observed_schedule():
 def test_an_improving_step_is_applied_and_journalled_as_accepted(allocation):
     """A step predicted to dominate is written and recorded with its predicted gain."""
     journal = MemoryJournal()
-    report = _loop(
-        allocation, FakeCluster(allocation, lambda w: 100 / w), journal=journal
-    ).step()
+    report = _loop(allocation, FakeCluster(allocation, lambda w: 100 / w), journal=journal).step()
     assert report.decision == "accepted"
     assert _weight(AllocationDocument.from_file(allocation)) == 2.0
     assert LABEL in report.reason and "100.0s -> 50.0s" in report.reason
@@ -392,15 +402,8 @@ def test_a_restart_after_a_rollback_takes_a_new_step(allocation, tmp_path):
 def test_a_dangling_apply_is_recovered_and_its_iteration_finished(allocation, tmp_path):
     """An apply a crash left unconfirmed goes through `recover`; the iteration gets a decision."""
     journal = MemoryJournal()
-    it = journal.begin_iteration(config_path=str(allocation), config_sha256=file_sha256(allocation))
     candidate = AllocationDocument.from_bytes(XML).set("root.engineer", "weight", 2.0)
-    journal.record_intent(
-        it,
-        path=str(allocation),
-        sha256=_sha(candidate),
-        previous_sha256=file_sha256(allocation),
-        backup_path=f"{allocation}.1",
-    )
+    _intend(journal, allocation, _sha(candidate), f"{allocation}.1")
     write_allocation(candidate, allocation)  # crashed before confirming
     calls = []
 
@@ -421,14 +424,7 @@ def test_a_dangling_apply_is_recovered_and_its_iteration_finished(allocation, tm
 def test_a_dangling_apply_without_recover_is_an_error(allocation):
     """Without a recover function, a dangling apply stops the loop with a clear message."""
     journal = MemoryJournal()
-    it = journal.begin_iteration(config_path=str(allocation), config_sha256=file_sha256(allocation))
-    journal.record_intent(
-        it,
-        path=str(allocation),
-        sha256="0" * 64,
-        previous_sha256=file_sha256(allocation),
-        backup_path=None,
-    )
+    _intend(journal, allocation, "0" * 64, None)
     with pytest.raises(TempoError, match="interrupted"):
         _loop(allocation, FakeCluster(allocation, lambda w: 1.0), journal=journal).resume()
 
@@ -439,17 +435,8 @@ def test_a_write_killed_before_confirmation_is_undone_on_restart(allocation, tmp
 
     db = tmp_path / "journal.sqlite"
     with SQLiteJournal(db) as journal:
-        it = journal.begin_iteration(
-            config_path=str(allocation), config_sha256=file_sha256(allocation)
-        )
         candidate = AllocationDocument.from_bytes(XML).set("root.engineer", "weight", 2.0)
-        journal.record_intent(
-            it,
-            path=str(allocation),
-            sha256=_sha(candidate),
-            previous_sha256=file_sha256(allocation),
-            backup_path=f"{allocation}.1",
-        )
+        _intend(journal, allocation, _sha(candidate), f"{allocation}.1")
         write_allocation(candidate, allocation)  # the process dies here
     with SQLiteJournal(db) as journal:
         loop = _loop(
@@ -597,9 +584,7 @@ def test_the_reason_names_settings_in_allocation_file_syntax(allocation):
         b"<weight>2.0</weight>",
         b"<weight>2.0</weight><minResources>1024 mb, 1 vcores</minResources>",
     )
-    report = _loop(
-        allocation, FakeCluster(allocation, lambda w: 100 / w), stepper=stepper
-    ).step()
+    report = _loop(allocation, FakeCluster(allocation, lambda w: 100 / w), stepper=stepper).step()
     assert report.decision == "accepted", report.reason
     assert "root.engineer minResources: " in report.reason and "1024 mb, 1 vcores" in report.reason
     assert "min_resources" not in report.reason and "MB" not in report.reason
