@@ -8,9 +8,10 @@ from pathlib import Path
 
 import click
 
-from tempo.cli.options import emit_json
+from tempo.cli.options import emit_json, force_option, refuse_report_overwrite, report_option
 from tempo.cli.tables import render_table
 from tempo.journal import JOURNAL_ENV, default_journal_path, read_history
+from tempo.reports import journal_report, write_tuning_report
 
 #: The `tempo tune` demo's journal, read when there is no other (tempo.cli.tune.DEMO_WORK_DIR).
 DEMO_JOURNAL = Path("tempo-demo") / "tempo-journal.sqlite"
@@ -40,10 +41,16 @@ def _when(seconds: float | None) -> str:
     "tempo tune demo's ./tempo-demo/tempo-journal.sqlite].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of iterations.")
-def history(journal_path: str | None, as_json: bool) -> None:
+@report_option("QS per window, each step's decision, each applied step's allocation-file diff")
+@force_option("report.json and report.html already in the --report directory")
+def history(journal_path: str | None, as_json: bool, report_dir: str | None, force: bool) -> None:
     """Show every iteration of the tuning loop: when, configuration, decision and reason."""
     path = Path(journal_path) if journal_path else default_history_journal()
+    refuse_report_overwrite(report_dir, force=force)
     iterations = read_history(path)
+    if report_dir:
+        files = write_tuning_report(journal_report(path), report_dir)
+        click.echo(f"Report: {files.json} and {files.html}", err=True)
     if as_json:
         emit_json([i.to_dict() for i in iterations])
         return

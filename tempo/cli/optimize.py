@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 import click
 import numpy as np
@@ -19,6 +20,8 @@ from tempo.cli.options import (
     min_gain_abs_option,
     progress_bar,
     refuse_overwrite,
+    refuse_report_overwrite,
+    report_option,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.cli.tables import echo_table
@@ -27,6 +30,7 @@ from tempo.optimize import CandidateFailure, IterationRecord, OptimizeOutcome, l
 from tempo.optimize import optimize as run_optimize
 from tempo.optimizers import OPTIMIZERS
 from tempo.qs import format_value
+from tempo.reports import optimize_report, write_tuning_report
 from tempo.space import ConfigurationSpace, SpaceSpec, hadoop_version_for
 from tempo.templates import check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
@@ -39,6 +43,7 @@ from whatif.allocation import (
 from whatif.errors import ValidationError
 from whatif.predictor import NoiseModel
 from whatif.readers import read_trace
+from whatif.report import ReportFiles
 
 #: Distinct failure reasons `tempo optimize` prints.
 _SHOWN_FAILURES = 3
@@ -248,13 +253,16 @@ def _json_document(
 @min_gain_abs_option(f"{MinGain().seconds:g}s and {MinGain().fraction * 100:g}%")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False))
-@force_option("an existing -o file (also the --config file itself)")
+@report_option(
+    "QS in force and written per queue, the allocation-file diff, the search's trajectory"
+)
+@force_option("an existing -o file (also the --config file itself) or --report files")
 @json_option
 def optimize(
     trace_path, config_path, templates_path, cluster_spec, radius, iterations, batch_size,
     algorithm, space_path, overrides, replicates, noise_spec, executor, window_text, site_path,
     preemption,
-    engine, hadoop_version, min_gain, min_gain_abs, seed, output, force, as_json,
+    engine, hadoop_version, min_gain, min_gain_abs, seed, output, report_dir, force, as_json,
 ):  # fmt: skip
     """Search configurations near --config for one that meets the templates better; write it to -o.
 
@@ -262,6 +270,7 @@ def optimize(
     or violated constraint is predicted better by --min-gain and --min-gain-abs.
     Exit status 1 when the configuration written is predicted to miss a constraint."""
     refuse_overwrite([output], force=force, option="-o")
+    refuse_report_overwrite(report_dir, force=force)
     try:
         noise = NoiseModel.parse(noise_spec)
     except ValidationError as error:
@@ -311,6 +320,13 @@ def optimize(
     finally:
         bar.close()
     written = write_allocation(outcome.document, output, hadoop_version=hadoop_version)
+    report = None
+    if report_dir:
+        report = _write_report(
+            outcome, config_path, written, report_dir,
+            trace=trace_path, templates=templates_path, cluster=cluster.spec(),
+            algorithm=algorithm, radius=radius, iterations=iterations, seed=seed,
+        )  # fmt: skip
     if as_json:
         emit_json(
             _json_document(
@@ -326,10 +342,27 @@ def optimize(
         )
     else:
         _render_outcome(outcome, config_path, radius, output)
+        if report is not None:
+            click.echo(f"Report: {report.json} and {report.html}")
     if not _feasible(outcome):
         if not as_json and not is_quiet():
             click.echo("exit status 1: a constraint is predicted not met", err=True)
         click.get_current_context().exit(exitcodes.NO)
+
+
+def _write_report(
+    outcome: OptimizeOutcome, config_path: str, written, report_dir: str, **inputs
+) -> ReportFiles:
+    """report.json and report.html of the run (`tempo.reports.optimize_report`)."""
+    document = optimize_report(
+        outcome,
+        before_text=Path(config_path).read_text(encoding="utf-8", errors="replace"),
+        after_text=Path(written).read_text(encoding="utf-8", errors="replace"),
+        config=str(config_path),
+        output=str(written),
+        inputs={"config": config_path, "output": written, **inputs},
+    )
+    return write_tuning_report(document, report_dir)
 
 
 def _render_outcome(outcome: OptimizeOutcome, config_path: str, radius: float, output) -> None:

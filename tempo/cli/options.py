@@ -71,6 +71,26 @@ def force_option(
     return click.option("--force", is_flag=True, help=f"Overwrite {what}.")
 
 
+def report_option(contents: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--report DIR``: also write report.json and report.html (the what-if report's
+    kind) holding `contents`, into DIR."""
+    return click.option(
+        "--report",
+        "report_dir",
+        type=click.Path(file_okay=False),
+        help=f"Also write report.json and report.html into this directory: {contents}.",
+    )
+
+
+def refuse_report_overwrite(report_dir: str | Path | None, *, force: bool) -> None:
+    """Stop (exit 2) if the --report directory already holds a report and --force is not given."""
+    if report_dir:
+        directory = Path(report_dir)
+        refuse_overwrite(
+            [directory / "report.json", directory / "report.html"], force=force, option="--report"
+        )
+
+
 def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--json``: print the result as one JSON document (schemas: docs/cli.md, "CLI conventions")."""
     return click.option(

@@ -3,8 +3,6 @@
 import base64
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -132,23 +130,9 @@ def test_text_report_names_the_smallest_cluster(analysis):
 
 
 @pytest.mark.slow
-def test_report_renders_with_visible_plots_in_headless_chromium(report_dir, tmp_path):
+def test_report_renders_with_visible_plots_in_headless_chromium(report_dir, render_in_chromium):
     """Headless Chromium renders report.html into a screenshot with plot ink and color."""
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import screenshot_report
-    finally:
-        sys.path.pop(0)
-    if screenshot_report.chromium_binary() is None:
-        pytest.skip("no chromium binary on PATH (apt-get install -y chromium)")
-    png = tmp_path / "report.png"
-    try:
-        screenshot_report.screenshot(report_dir / "report.html", png, width=1200, height=3000)
-    except subprocess.CalledProcessError as error:  # pragma: no cover - shows chromium's stderr
-        pytest.fail(f"chromium failed: {error.stderr.decode(errors='replace')[-2000:]}")
-    stats = screenshot_report.image_stats(png)
-    assert (stats["width"], stats["height"]) == (1200, 3000)
-    assert screenshot_report.looks_rendered(stats), stats
+    render_in_chromium(report_dir / "report.html", width=1200, height=3000)
 
 
 def test_a_qs_with_nothing_measured_still_plots():

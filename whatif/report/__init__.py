@@ -7,6 +7,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from whatif.atomic import write_atomic
 from whatif.errors import WhatifError
@@ -26,6 +27,7 @@ __all__ = [
     "render_html",
     "render_text",
     "report_dict",
+    "write_pages",
     "write_report",
 ]
 
@@ -61,20 +63,24 @@ def write_report(
     `WhatifError` naming the file, and leaves the previous report (or none) whole:
     never half a file, never a new ``report.json`` beside an old ``report.html``.
     """
+    document = report_dict(analysis, retuned=retuned, check=check, inputs=inputs, forecast=forecast)
+    page = render_html(analysis, retuned=retuned, check=check, forecast=forecast)
+    return write_pages(directory, document, page)
+
+
+def write_pages(directory: str | Path, document: Mapping[str, Any], page: str) -> ReportFiles:
+    """Write a report's ``report.json`` (`document`) and ``report.html`` (`page`) into
+    `directory` (created if needed), both or neither, as `write_report` describes; every
+    report (what-if, optimize, tune) is written by this one function."""
     directory = Path(directory)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise WhatifError(f"{directory}: cannot create the report directory: {error}") from error
-    document = json.dumps(
-        report_dict(analysis, retuned=retuned, check=check, inputs=inputs, forecast=forecast),
-        indent=2,
-        allow_nan=False,
-    )
-    page = render_html(analysis, retuned=retuned, check=check, forecast=forecast)
+    text = json.dumps(document, indent=2, allow_nan=False)
     files = ReportFiles(directory / "report.json", directory / "report.html")
     try:
-        write_atomic(files.html, page, before_replace=lambda _: _write(files.json, document + "\n"))
+        write_atomic(files.html, page, before_replace=lambda _: _write(files.json, text + "\n"))
     except OSError as error:
         raise WhatifError(_cannot(files.html, error)) from error
     logger.info("wrote %s and %s", files.json, files.html)

@@ -25,18 +25,23 @@ TEMPLATE = "report.html.j2"
 
 
 @cache
-def _environment() -> Any:
+def environment(package: str = "whatif.report") -> Any:
+    """The Jinja2 environment of `package`'s ``templates`` folder, with this package's
+    (``base.html.j2``, ``macros.html.j2``) behind it, so another package's report pages
+    extend the same base and share its macros. Autoescaping on, undefined is an error."""
     import jinja2
 
+    packages = dict.fromkeys([package, "whatif.report"])
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("whatif.report", "templates"),
+        loader=jinja2.ChoiceLoader([jinja2.PackageLoader(p, "templates") for p in packages]),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
 
 
-def _image(png: bytes, alt: str, id: str) -> dict[str, str]:  # noqa: A002 (the HTML id)
+def image(png: bytes, alt: str, id: str) -> dict[str, str]:  # noqa: A002 (the HTML id)
+    """A PNG as the ``figure`` macro (``macros.html.j2``) embeds it: base64, alt text, id."""
     return {"id": id, "alt": alt, "data": base64.b64encode(png).decode("ascii")}
 
 
@@ -126,9 +131,9 @@ def render_html(
     details = None
     if any(s.details for s in analysis.scenarios):
         details = {
-            "timeline": _image(plots.usage_timeline(analysis), "utilization timeline", "timeline"),
-            "cdfs": _image(plots.response_cdfs(analysis), "response-time CDFs", "cdfs"),
-            "waste": _image(plots.preemption_waste(analysis), "preemption waste", "waste"),
+            "timeline": image(plots.usage_timeline(analysis), "utilization timeline", "timeline"),
+            "cdfs": image(plots.response_cdfs(analysis), "response-time CDFs", "cdfs"),
+            "waste": image(plots.preemption_waste(analysis), "preemption waste", "waste"),
         }
     context = {
         "title": title,
@@ -137,14 +142,14 @@ def render_html(
         "seed": analysis.seed,
         "tolerance": f"{100 * analysis.rel_tol:g}",
         "summary": _summary_rows(analysis),
-        "qs_plot": _image(plots.qs_versus_scale(analysis), "QS versus cluster scale", "qs"),
+        "qs_plot": image(plots.qs_versus_scale(analysis), "QS versus cluster scale", "qs"),
         "scenarios": _scenarios(analysis),
         "details": details,
         "retuned": None
         if retuned is None
         else {
             "summary": _summary_rows(retuned),
-            "qs_plot": _image(
+            "qs_plot": image(
                 plots.qs_versus_scale(retuned), "QS versus cluster scale, re-tuned", "qs-retuned"
             ),
             "scenarios": _scenarios(retuned),
@@ -154,4 +159,4 @@ def render_html(
         "text": (render_forecast(forecast) if forecast is not None else "")
         + render_text(analysis, retuned=retuned, check=check),
     }
-    return _environment().get_template(TEMPLATE).render(**context)
+    return environment().get_template(TEMPLATE).render(**context)

@@ -18,7 +18,9 @@ from matplotlib.ticker import NullFormatter
 from whatif.provisioning import ProvisioningAnalysis, ScenarioResult
 
 
-def _figure(n_panels: int, *, width: float = 4.2, height: float = 3.0, columns: int = 3):
+def figure(n_panels: int, *, width: float = 4.2, height: float = 3.0, columns: int = 3):
+    """A matplotlib figure (Agg, no pyplot state) with `n_panels` axes in a grid of
+    `columns`, each `width` x `height` inches; unused cells hidden. Returns (figure, axes)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -26,14 +28,15 @@ def _figure(n_panels: int, *, width: float = 4.2, height: float = 3.0, columns: 
 
     columns = max(1, min(columns, n_panels))
     rows = max(1, math.ceil(n_panels / columns))
-    figure = Figure(figsize=(width * columns, height * rows), dpi=90, layout="constrained")
-    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    fig = Figure(figsize=(width * columns, height * rows), dpi=90, layout="constrained")
+    axes = fig.subplots(rows, columns, squeeze=False).ravel()
     for ax in axes[n_panels:]:
         ax.set_visible(False)
-    return figure, axes[:n_panels]
+    return fig, axes[:n_panels]
 
 
-def _png(figure) -> bytes:
+def png(figure) -> bytes:
+    """The figure as PNG bytes."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     return buffer.getvalue()
@@ -46,7 +49,7 @@ def _reference(result: ScenarioResult) -> float:
 
 def qs_versus_scale(analysis: ProvisioningAnalysis) -> bytes:
     """Each QS versus the cluster scale, per scenario, with SLO thresholds drawn."""
-    figure, axes = _figure(len(analysis.labels))
+    fig, axes = figure(len(analysis.labels))
     evaluated = [r.scale for s in analysis.scenarios for r in s.scales]
     low, high = min(evaluated), max(evaluated)
     for j, (ax, label) in enumerate(zip(axes, analysis.labels, strict=True)):
@@ -76,13 +79,13 @@ def qs_versus_scale(analysis: ProvisioningAnalysis) -> bytes:
         ax.set_title(label, fontsize=9)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7)
-    return _png(figure)
+    return png(fig)
 
 
 def usage_timeline(analysis: ProvisioningAnalysis) -> bytes:
     """Each queue's dominant share of the cluster over time, per scenario (scale nearest 1)."""
     scenarios = [s for s in analysis.scenarios if s.details]
-    figure, axes = _figure(len(scenarios), width=6.0, columns=2)
+    fig, axes = figure(len(scenarios), width=6.0, columns=2)
     for ax, s in zip(axes, scenarios, strict=True):
         scale = _reference(s)
         summary = s.details[scale]
@@ -94,14 +97,14 @@ def usage_timeline(analysis: ProvisioningAnalysis) -> bytes:
         ax.set_title(f"{s.scenario.label}, scale {scale:g}", fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper right")
-    return _png(figure)
+    return png(fig)
 
 
 def response_cdfs(analysis: ProvisioningAnalysis) -> bytes:
     """Each queue's response-time CDF at every grid scale (first scenario)."""
     s = analysis.scenarios[0]
     queues = sorted({q for summary in s.details.values() for q in summary.response_s})
-    figure, axes = _figure(len(queues))
+    fig, axes = figure(len(queues))
     for ax, queue in zip(axes, queues, strict=True):
         for k, (scale, summary) in enumerate(sorted(s.details.items())):
             times = summary.response_s.get(queue, np.array([]))
@@ -120,7 +123,7 @@ def response_cdfs(analysis: ProvisioningAnalysis) -> bytes:
         ax.set_title(f"{queue} ({s.scenario.label})", fontsize=9)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7)
-    return _png(figure)
+    return png(fig)
 
 
 def preemption_waste(analysis: ProvisioningAnalysis) -> bytes:
@@ -128,7 +131,7 @@ def preemption_waste(analysis: ProvisioningAnalysis) -> bytes:
     s = analysis.scenarios[0]
     scales = sorted(s.details)
     queues = sorted({q for summary in s.details.values() for q in summary.waste_gb_h})
-    figure, axes = _figure(1, width=7.0, height=3.4)
+    fig, axes = figure(1, width=7.0, height=3.4)
     ax = axes[0]
     width = 0.8 / max(1, len(scales))
     x = np.arange(len(queues))
@@ -141,4 +144,4 @@ def preemption_waste(analysis: ProvisioningAnalysis) -> bytes:
     ax.set_title(f"Preemption waste ({s.scenario.label})", fontsize=9)
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=7)
-    return _png(figure)
+    return png(fig)

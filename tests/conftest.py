@@ -1,0 +1,39 @@
+"""Fixtures every test folder shares."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def render_in_chromium(tmp_path) -> Callable[..., dict[str, float]]:
+    """``render(html, width=1200, height=...)``: screenshot a report page in headless
+    Chromium (`benchmarks/screenshot_report.py`), assert its figures left visible ink, and
+    return the image statistics; skips the test without a Chromium binary."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import screenshot_report
+    finally:
+        sys.path.pop(0)
+    if screenshot_report.chromium_binary() is None:
+        pytest.skip("no chromium binary on PATH (apt-get install -y chromium)")
+
+    def render(html: Path, *, width: int = 1200, height: int = 3000) -> dict[str, float]:
+        png = tmp_path / f"{html.stem}-{width}x{height}.png"
+        try:
+            screenshot_report.screenshot(html, png, width=width, height=height)
+        except subprocess.CalledProcessError as error:  # pragma: no cover - chromium's stderr
+            pytest.fail(f"chromium failed: {error.stderr.decode(errors='replace')[-2000:]}")
+        stats = screenshot_report.image_stats(png)
+        assert (stats["width"], stats["height"]) == (width, height)
+        assert screenshot_report.looks_rendered(stats), stats
+        return stats
+
+    return render
