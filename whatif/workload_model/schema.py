@@ -26,7 +26,20 @@ A distribution is ``{"family": "lognormal", "mu": m, "sigma": s}`` or
 ``{"family": "empirical", "quantiles": [q0, ..., q1]}`` (sorted values, drawn with
 equal probability: the sample, or its quantiles at evenly spaced probabilities). A table is ``{"columns": [...], "rows": [[...]],
 "weights": [...]}`` with null for a missing value. Reading checks every field;
-an error names the file and the field's path (``queues[0].stages[1].duration.mu``).
+an error names the file and the field's path (``queues[0].stages[1].duration.mu``),
+what was expected and what was found.
+
+Why hand checks and not a schema library (issue 25, measured): the same reader
+written as pydantic v2 models (strict and frozen, a discriminated union for the
+distributions, model validators for the rules across fields) took 190 non-blank
+lines against the 194 of `_Node` and the decoders below, and gave the same models
+for a valid file. Its messages were as precise for a single field ("Input should be
+greater than 0, got -1") but less so where it matters: a rule across fields (a
+shape's task counts per stage, a table's weights) is reported at the enclosing
+object (``queues[0]``, with the whole object as what was found), and an unknown
+distribution family at ``duration`` rather than ``duration.family``. Getting those
+right costs more code than the library saves, and it would make pydantic a runtime
+dependency of the engine; jsonschema has the same trade and is a dev dependency only.
 """
 
 from __future__ import annotations
