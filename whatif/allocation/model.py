@@ -44,7 +44,11 @@ from whatif.allocation.resource_string import (
     render_resource,
 )
 from whatif.allocation.xml_io import (
+    XML_SPACE,
     Span,
+    escape_text,
+    indent_before,
+    line_bounds,
     locate_xml,
     read_allocation_bytes,
 )
@@ -764,7 +768,7 @@ class AllocationDocument:
             i for i in range(1, len(layout.spans)) if self._elements[i].getparent() is self.tree
         ]
         settings = [s.element for s in (*self.defaults, *self.unknown)]
-        indent = _indent_before(text, layout.spans[children[0]].start) if children else None
+        indent = indent_before(text, layout.spans[children[0]].start) if children else None
         if indent is None:
             indent = layout.unit
         if settings:
@@ -811,7 +815,7 @@ class AllocationDocument:
                 raise AllocationError(f"{where}: expected a string, got {value!r}")
             if kind == "policy" and value.lower() not in ("fair", "drf", "fifo"):
                 raise AllocationError(f"{where}: expected fair, drf or fifo, got {value!r}")
-            return _escape(value.lower() if kind == "policy" else value)
+            return escape_text(value.lower() if kind == "policy" else value)
         if not isinstance(value, int | float) or not math.isfinite(value):
             raise AllocationError(f"{where}: expected a finite number, got {value!r}")
         if kind in ("int", "long"):
@@ -856,18 +860,18 @@ class AllocationDocument:
         for element, new in edits:
             span = layout.spans[element]
             if new is None:
-                start, end = _line_bounds(text, span.start, span.end)
+                start, end = line_bounds(text, span.start, span.end)
                 replacements.append((start, end, ""))
             elif span.self_closing:
                 opening = text[span.start : span.end].rstrip("/> \t\r\n")
                 replacements.append((span.start, span.end, f"{opening}>{new}</{span.tag}>"))
             else:
                 inner = text[span.start_end : span.end_start]
-                if "<" in inner or not inner.strip(_XML_SPACE) or verbatim:
+                if "<" in inner or not inner.strip(XML_SPACE) or verbatim:
                     replacements.append((span.start_end, span.end_start, new))
                 else:
-                    lead = len(inner) - len(inner.lstrip(_XML_SPACE))
-                    trail = len(inner.rstrip(_XML_SPACE))
+                    lead = len(inner) - len(inner.lstrip(XML_SPACE))
+                    trail = len(inner.rstrip(XML_SPACE))
                     replacements.append((span.start_end + lead, span.start_end + trail, new))
         for start, end, new in sorted(replacements, reverse=True):
             text = text[:start] + new + text[end:]
@@ -878,7 +882,7 @@ class AllocationDocument:
         layout = self._layout
         text, newline = layout.text, layout.newline
         span = layout.spans[queue.element]
-        own_indent = _indent_before(text, span.start)
+        own_indent = indent_before(text, span.start)
         element = f"<{tag}>{value_text}</{tag}>"
         child_indexes = [s.element for s in (*queue.settings, *queue.mrv1, *queue.unknown)]
         child_indexes += [c.element for c in queue.children]
@@ -889,7 +893,7 @@ class AllocationDocument:
             return self._reparse(text[: span.start] + new + text[span.end :])
         if child_indexes:
             first = layout.spans[min(child_indexes)]
-            indent = _indent_before(text, first.start)
+            indent = indent_before(text, first.start)
             if indent is None:
                 indent = (own_indent or "") + layout.unit
             settings = [s.element for s in (*queue.settings, *queue.mrv1, *queue.unknown)]
@@ -909,10 +913,6 @@ class AllocationDocument:
         return AllocationDocument(data, source=self.source)
 
 
-#: The characters XML counts as white space (Python's str.strip also takes U+0085 and others).
-_XML_SPACE = " \t\r\n"
-
-
 def _is_root(element: etree._Element) -> bool:
     return element.get("name", "").lower() == "root"
 
@@ -921,34 +921,13 @@ def _is_infinite(value: object) -> bool:
     return isinstance(value, float) and math.isinf(value) and value > 0
 
 
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _indent_before(text: str, position: int) -> str | None:
-    """The whitespace between the line start and `position`, or None if not only whitespace."""
-    line_start = text.rfind("\n", 0, position) + 1
-    before = text[line_start:position]
-    return before if not before.strip() else None
-
-
-def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    """Widen [start, end) to whole lines when the element is alone on its line."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end + 1
-    if not text[line_start:start].strip() and not text[end:line_end].strip():
-        return line_start, line_end
-    return start, end
-
-
 def _indent_unit(text: str, spans: Sequence[Span]) -> str:
     """One level of indentation as the file uses it (two spaces if it cannot tell)."""
     stack: list[tuple[int, str | None]] = []
     for span in spans:
         while stack and stack[-1][0] <= span.start:
             stack.pop()
-        indent = _indent_before(text, span.start)
+        indent = indent_before(text, span.start)
         if stack and indent is not None and stack[-1][1] is not None:
             parent = stack[-1][1]
             if indent.startswith(parent) and len(indent) > len(parent):

@@ -1,4 +1,4 @@
-"""Reading allocation files safely and locating elements in the source: the bytes -> parsed XML step.
+"""Reading scheduler XML files safely and locating elements in the source: the bytes -> parsed XML step.
 
 Parsing uses lxml with entity resolution, network access and DTD loading turned
 off, no huge-tree mode and a size limit; a document type declaration with an
@@ -6,8 +6,10 @@ internal subset (where entities are declared) is refused outright, so neither
 XXE nor "billion laughs" documents get through.
 
 Edits are made on the original text: `element_spans` finds where each element's
-tags and content sit, so a change rewrites only that element's text and everything
-else (comments, attribute quoting, whitespace, encoding) stays byte for byte.
+tags and content sit (`locate_xml` pairs them with the parsed elements), so a change
+rewrites only that element's text and everything else (comments, attribute quoting,
+whitespace, encoding) stays byte for byte; `escape_text`, `indent_before` and
+`line_bounds` are the text helpers both schedulers' document models edit with.
 
 The first step of the package's pipeline: it knows no document model (the writer,
 `whatif.allocation.write`, comes after validation).
@@ -145,6 +147,32 @@ def element_spans(text: str) -> list[Span]:
                 stack.append(span)
             position = cursor + 1
     return [Span(*s) for s in spans]
+
+
+#: The characters XML counts as white space (Python's str.strip also takes U+0085 and others).
+XML_SPACE = " \t\r\n"
+
+
+def escape_text(text: str) -> str:
+    """`text` safe as element content (`&`, `<` and `>` escaped)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def indent_before(text: str, position: int) -> str | None:
+    """The whitespace between the line start and `position`, or None if not only whitespace."""
+    line_start = text.rfind("\n", 0, position) + 1
+    before = text[line_start:position]
+    return before if not before.strip() else None
+
+
+def line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen [start, end) to whole lines when the element is alone on its line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end + 1
+    if not text[line_start:start].strip() and not text[end:line_end].strip():
+        return line_start, line_end
+    return start, end
 
 
 @dataclass(frozen=True)

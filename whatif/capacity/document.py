@@ -20,18 +20,18 @@ from types import MappingProxyType
 
 from lxml import etree
 
-from whatif.allocation.model import _escape, _indent_before, _line_bounds
 from whatif.allocation.xml_io import (
+    XML_SPACE,
     Span,
+    escape_text,
+    indent_before,
+    line_bounds,
     locate_xml,
     read_xml_bytes,
 )
 from whatif.errors import AllocationError
 
 logger = logging.getLogger(__name__)
-
-#: The characters XML counts as white space.
-_XML_SPACE = " \t\r\n"
 
 
 class CapacityConfigError(AllocationError):
@@ -173,25 +173,25 @@ class ConfigurationDocument:
                 return self
             return self._add(name, value)
         if value is None:
-            start, end = _line_bounds(self._text, *self._bounds(current.element))
+            start, end = line_bounds(self._text, *self._bounds(current.element))
             return self._reparse(self._text[:start] + self._text[end:])
         if current.value_element is None:
             raise CapacityConfigError(
                 f"{self.source}:{current.line}: property {name} has no <value> element to change"
             )
         span = self._spans[current.value_element]
-        escaped = _escape(value)
+        escaped = escape_text(value)
         text = self._text
         if span.self_closing:
             opening = text[span.start : span.end].rstrip("/> \t\r\n")
             new = f"{opening}>{escaped}</{span.tag}>"
             return self._reparse(text[: span.start] + new + text[span.end :])
         inner = text[span.start_end : span.end_start]
-        if "<" in inner or not inner.strip(_XML_SPACE):
+        if "<" in inner or not inner.strip(XML_SPACE):
             start, end = span.start_end, span.end_start
         else:
-            start = span.start_end + len(inner) - len(inner.lstrip(_XML_SPACE))
-            end = span.start_end + len(inner.rstrip(_XML_SPACE))
+            start = span.start_end + len(inner) - len(inner.lstrip(XML_SPACE))
+            end = span.start_end + len(inner.rstrip(XML_SPACE))
         return self._reparse(text[:start] + escaped + text[end:])
 
     def _bounds(self, element: int) -> tuple[int, int]:
@@ -211,7 +211,7 @@ class ConfigurationDocument:
                 new = f"{opening}>{newline}{block}{newline}</{root.tag}>"
                 return self._reparse(text[: root.start] + new + text[root.end :])
             before = text[root.start_end : root.end_start]
-            keep = before.rstrip(_XML_SPACE)
+            keep = before.rstrip(XML_SPACE)
             position = root.start_end + len(keep)
             return self._reparse(
                 text[:position] + newline + block + newline + text[root.end_start :]
@@ -236,18 +236,18 @@ class ConfigurationDocument:
         if self.properties:
             first = self.properties[0]
             span = self._spans[first.element]
-            own = _indent_before(text, span.start) or ""
+            own = indent_before(text, span.start) or ""
             children = [s for s in self._spans[first.element + 1 :] if s.start < span.end_start]
             if children:
-                inner_indent = _indent_before(text, children[0].start)
+                inner_indent = indent_before(text, children[0].start)
                 if inner_indent is None:
                     one_line = True
                 else:
                     child = inner_indent
             elif not span.self_closing:
                 child = own + "  "
-        name_el = f"<name>{_escape(name)}</name>"
-        value_el = f"<value>{_escape(value)}</value>"
+        name_el = f"<name>{escape_text(name)}</name>"
+        value_el = f"<value>{escape_text(value)}</value>"
         if one_line:
             return f"{own}<property>{name_el}{value_el}</property>"
         return (
