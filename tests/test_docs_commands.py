@@ -185,8 +185,16 @@ def _relocate(word: str, tmp: Path) -> str:
 
 
 def test_docs_have_commands():
-    """The pages keep shell blocks for this test to run."""
+    """The pages keep shell blocks for this test to run, and every marker is one it knows."""
     assert sum(1 for b in BLOCKS if b.marked("skip") is None) >= 10
+    unknown = [
+        f"{b.id}: {item.strip()!r}"
+        for b in BLOCKS
+        if b.marker
+        for item in b.marker.split(";")
+        if item.partition(":")[0].strip() not in ("skip", "exit", "slow")
+    ]
+    assert not unknown, f"markers this test does not know (a ';' inside a reason?): {unknown}"
 
 
 def _is_synopsis(command: Command) -> bool:
