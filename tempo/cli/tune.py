@@ -12,9 +12,12 @@ from tempo.cli import exitcodes, is_quiet
 from tempo.cli.options import (
     cluster_option,
     emit_json,
+    force_option,
     json_option,
     min_gain_abs_option,
     progress_bar,
+    refuse_report_overwrite,
+    report_option,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.errors import TempoError
@@ -23,6 +26,7 @@ from tempo.loop import IterationReport, Tolerance
 from tempo.loop.report import TuneRun
 from tempo.loop.settings import TuneSettings
 from tempo.loop.wiring import tune as run_tune
+from tempo.reports import journal_report, write_tuning_report
 from tempo.templates import parse_duration
 from whatif.allocation import format_setting_value
 
@@ -238,6 +242,11 @@ def _report_dict(report: IterationReport) -> dict:
     help="Emulated RM only: where the copy of the configuration and the journal go "
     f"[default: ./{DEMO_WORK_DIR}, where tempo history finds the journal].",
 )
+@report_option(
+    "at the end, the run's journal as tempo history --report writes it (QS per window, "
+    "each step's decision and allocation-file diff)"
+)
+@force_option("report.json and report.html already in the --report directory")
 @json_option
 def tune(
     rm_urls: tuple[str, ...],
@@ -264,6 +273,8 @@ def tune(
     preemption: bool | None,
     engine: str | None,
     work_dir: Path | None,
+    report_dir: str | None,
+    force: bool,
     as_json: bool,
 ) -> None:
     """Tune the Fair Scheduler in a closed loop: observe, roll back or step, apply.
@@ -280,6 +291,7 @@ def tune(
     else --site's yarn.scheduler.fair.preemption, else Hadoop's default (off); the
     emulated RM's yarn-site is configs/sample-yarn-site.xml (on).
     """
+    refuse_report_overwrite(report_dir, force=force)
     emulated = not rm_urls
     if emulated and site_path is None:
         site_path = DEMO_SITE
@@ -362,6 +374,9 @@ def tune(
             + (" (interrupted)" if run.interrupted else "")
         )
         click.echo(f"journal: {run.journal_path}; see it with: {hint}")
+    if report_dir:
+        files = write_tuning_report(journal_report(run.journal_path), report_dir)
+        click.echo(f"Report: {files.json} and {files.html}", err=as_json)
     if run.rm_error is not None:
         click.echo(
             f"error: the cluster could not be read, nothing was changed: {run.rm_error}; check "

@@ -187,6 +187,26 @@ def test_history_report_option_writes_the_report(journal, tmp_path):
     assert again.exit_code == 2 and "add --force" in again.output
 
 
+def test_tune_report_option_writes_the_runs_report(journal, tmp_path, monkeypatch):
+    """`tempo tune --report DIR` writes the run's journal as `history --report` does, and
+    refuses an existing report before tuning anything."""
+    from tempo.loop.report import TuneRun
+
+    runs = []
+
+    def fake(settings, *, on_start=None, callback=None):
+        runs.append(settings)
+        return TuneRun(Path("f.xml"), journal, True, "fresh", ())
+
+    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    out = tmp_path / "tune-report"
+    result = CliRunner().invoke(cli, ["tune", "--report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "report.json").read_text()) == journal_report(journal)
+    again = CliRunner().invoke(cli, ["tune", "--report", str(out)])
+    assert again.exit_code == 2 and "add --force" in again.output and len(runs) == 1
+
+
 @pytest.mark.slow
 def test_optimize_report_renders_in_headless_chromium(optimize_report_dir, render_in_chromium):
     """Headless Chromium draws the optimize report with its trajectory figure visible."""
