@@ -126,20 +126,24 @@ def _repeats(W, state):
 
 
 @kernel_jit
+def _put_list(out, n, head, nodes, nxt):
+    """Write a linked list's rows (`head`, then nodes[x, nxt]) to out[n:] and a -3 after
+    them; returns where the next value goes."""
+    x = head
+    while x >= 0:
+        out[n] = x
+        n += 1
+        x = nodes[x, nxt]
+    out[n] = -3.0
+    return n + 1
+
+
+@kernel_jit
 def _v12_state(W):
     """Everything a Hadoop 1/2 run's future depends on, times relative to now, flattened."""
     qs, qsf, qf, ji, ss, si, sdone = W[0], W[1], W[3], W[9], W[12], W[14], W[15]
-    ts, tsf, ti, af, ai, gf, gi, cfg, warned = (
-        W[16],
-        W[17],
-        W[18],
-        W[19],
-        W[20],
-        W[23],
-        W[24],
-        W[25],
-        W[28],
-    )
+    ts, tsf, ti, af, ai, gf, gi = W[16], W[17], W[18], W[19], W[20], W[23], W[24]
+    cfg, warned = W[25], W[28]
     t = gf[G_NOW]
     ns = si.shape[0]
     nq = qs.shape[0]
@@ -198,20 +202,8 @@ def _v12_state(W):
         out[n + 3] = si[s, SI_RELEASED]
         n += 4
     for s in range(ns):
-        task = si[s, SI_RETRY_HEAD]
-        while task >= 0:
-            out[n] = task
-            n += 1
-            task = ti[task, TI_RETRY_NEXT]
-        out[n] = -3.0
-        n += 1
-    j = gi[GI_RED_HEAD]
-    while j >= 0:
-        out[n] = j
-        n += 1
-        j = ji[j, JI_RED_NEXT]
-    out[n] = -3.0
-    n += 1
+        n = _put_list(out, n, si[s, SI_RETRY_HEAD], ti, TI_RETRY_NEXT)
+    n = _put_list(out, n, gi[GI_RED_HEAD], ji, JI_RED_NEXT)
     for leaf in range(nq):
         if qs[leaf, QS_LEAF] == 0:
             continue
@@ -260,19 +252,8 @@ def _v3_state(W):
     each runnable app's fair-share timer, re-check time and last starvation amounts, and
     the pending events in (time, seq) order, since even one for an attempt that has ended
     makes an iteration that schedules a check."""
-    qs, qsf, qi, jf, ji, af, ai, hk, hi, gf, gi = (
-        W[0],
-        W[1],
-        W[4],
-        W[8],
-        W[9],
-        W[19],
-        W[20],
-        W[21],
-        W[22],
-        W[23],
-        W[24],
-    )
+    qs, qsf, qi, jf, ji, af, ai, hk = W[0], W[1], W[4], W[8], W[9], W[19], W[20], W[21]
+    hi, gf, gi = W[22], W[23], W[24]
     t = gf[G_NOW]
     base = _v12_state(W)
     nh = gi[GI_HEAP_N]

@@ -113,6 +113,20 @@ def _borrow_world(W):
 
 
 @kernel_jit
+def _ramp_down(W, heartbeats):
+    """The MapReduce AM's reduce ramp-down after an allocation. With heartbeats it runs
+    once per event time, and what it frees is assigned at the nodes' next heartbeats;
+    without, what it frees is assigned at once, until it frees nothing more."""
+    gi = W[24]
+    if heartbeats:
+        if gi[GI_RC_HEAD] >= 0:
+            _preempt_reduces(W)
+        return
+    while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
+        _allocate(W)
+
+
+@kernel_jit
 def advance(W, t_stop, att_room):
     """Run iterations while the next event time is <= `t_stop`.
 
@@ -120,20 +134,8 @@ def advance(W, t_stop, att_room):
     left at the start of an iteration (the caller grows the arrays and calls again).
     """
     W = world_ref(_borrow_world(W))
-    js, jsf, jf, ts, tsf, af, ai, hk, hi, gf, gi, cfg = (
-        W[6],
-        W[7],
-        W[8],
-        W[16],
-        W[17],
-        W[19],
-        W[20],
-        W[21],
-        W[22],
-        W[23],
-        W[24],
-        W[25],
-    )
+    js, jsf, jf, ts, tsf, af, ai, hk = W[6], W[7], W[8], W[16], W[17], W[19], W[20], W[21]
+    hi, gf, gi, cfg = W[22], W[23], W[24], W[25]
     nj = js.shape[0]
     while True:
         t_heap = float_from_ordered(hk[0]) if gi[GI_HEAP_N] > 0 else INF
@@ -196,13 +198,9 @@ def advance(W, t_stop, att_room):
                 _catch_up(W, t)
             for i in range(gi[GI_BEAT_N]):
                 _node_allocate(W, W[42][i])
-            if gi[GI_RC_HEAD] >= 0:
-                # once per event time: what it frees is assigned at the next heartbeats
-                _preempt_reduces(W)
         else:
             _allocate(W)
-            while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
-                _allocate(W)
+        _ramp_down(W, heartbeats)
         if cfg[C_PREEMPT] != 0.0:
             if cfg[C_VERSION] == 3.0:
                 if events:
@@ -219,13 +217,9 @@ def advance(W, t_stop, att_room):
                         _preempt_v3(W)
             else:
                 _preempt_v12(W)
-                if heartbeats:
-                    if gi[GI_RC_HEAD] >= 0:
-                        _preempt_reduces(W)
-                else:
+                if not heartbeats:
                     _allocate(W)
-                    while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
-                        _allocate(W)
+                _ramp_down(W, heartbeats)
         if heartbeats:
             _wake(W, t)
     if t_stop != INF and t_stop > gf[G_NOW]:

@@ -257,18 +257,8 @@ def _am_ready(W, j):
 @kernel_jit
 def _start_attempt(W, j, task, r0, r1):
     js, jf, ji, ss, si, sdone = W[6], W[8], W[9], W[12], W[14], W[15]
-    ts, tsf, ti, af, ai, hk, hi, gf, gi, cfg = (
-        W[16],
-        W[17],
-        W[18],
-        W[19],
-        W[20],
-        W[21],
-        W[22],
-        W[23],
-        W[24],
-        W[25],
-    )
+    ts, tsf, ti, af, ai, hk, hi, gf = W[16], W[17], W[18], W[19], W[20], W[21], W[22], W[23]
+    gi, cfg = W[24], W[25]
     t = gf[G_NOW]
     lat = cfg[C_LAT]
     leaf = js[j, JS_QUEUE]
@@ -338,18 +328,8 @@ def _replay_finish(W, a, task, last_map):
 @kernel_jit
 def _release_container(W, a, state):
     """Record the attempt's end and give its resources back; returns (job, r0, r1)."""
-    qf, js, jsf, jf, ts, tsf, af, ai, gf, gi = (
-        W[3],
-        W[6],
-        W[7],
-        W[8],
-        W[16],
-        W[17],
-        W[19],
-        W[20],
-        W[23],
-        W[24],
-    )
+    qf, js, jsf, jf, ts, tsf, af, ai = W[3], W[6], W[7], W[8], W[16], W[17], W[19], W[20]
+    gf, gi = W[23], W[24]
     t = gf[G_NOW]
     task = ai[a, AI_TASK]
     if task < 0:

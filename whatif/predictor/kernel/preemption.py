@@ -156,6 +156,34 @@ def _order_next(W, leaf, t, stamp):
 
 
 @kernel_jit
+def _nth_in_order(W, leaf, t, stamp, i, k_ord, more):
+    """The leaf's `i`-th app in policy order in this check (-1: none), read from its tree
+    (`_order_next`, into jbuf[:, 2]) only when `i` is past the `k_ord` apps read so far;
+    returns (app, k_ord, more), `more` false once the tree has no more."""
+    ordered = W[30][:, 2]
+    if i >= k_ord:
+        if more:
+            ordered[k_ord] = _order_next(W, leaf, t, stamp)
+            more = ordered[k_ord] >= 0
+        if not more:
+            return -1, k_ord, more
+        k_ord += 1
+    return ordered[i], k_ord, more
+
+
+@kernel_jit
+def _list_starved(W, j, stamp, n):
+    """List app `j` among the check's `n` starved apps (jbuf[:, 0]) unless it is there;
+    returns the new count."""
+    ji, jbuf = W[9], W[30]
+    if ji[j, JI_STARVED] != stamp:
+        ji[j, JI_STARVED] = stamp
+        jbuf[n, 0] = j
+        n += 1
+    return n
+
+
+@kernel_jit
 def _preempt_v3(W):
     """FSLeafQueue.updateStarvedApps + FSPreemptionThread, at an update() time.
 
@@ -163,18 +191,8 @@ def _preempt_v3(W):
     as far as the scans go; the re-check times ahead come from a ring in time order and
     the min-share amounts to reset from the list of nonzero ones, so a check does not
     visit every app."""
-    qs, qsf, qf, jf, ji, gf, gi, cfg, cluster, jbuf = (
-        W[0],
-        W[1],
-        W[3],
-        W[8],
-        W[9],
-        W[23],
-        W[24],
-        W[25],
-        W[26],
-        W[30],
-    )
+    qs, qsf, qf, jf, gf, gi, cfg = W[0], W[1], W[3], W[8], W[23], W[24], W[25]
+    cluster, jbuf = W[26], W[30]
     gf[G_NEXT_CHECK] = INF
     if not _gate(W):
         return
@@ -203,14 +221,9 @@ def _preempt_v3(W):
         f1 = 0.0
         i = 0
         while True:
-            if i >= k_ord:
-                if more:
-                    ordered[k_ord] = _order_next(W, leaf, t, stamp)
-                    more = ordered[k_ord] >= 0
-                if not more:
-                    break
-                k_ord += 1
-            j = ordered[i]
+            j, k_ord, more = _nth_in_order(W, leaf, t, stamp, i, k_ord, more)
+            if j < 0:
+                break
             fd0 = min(math.floor(_app_fair(W, j, 0) * threshold), jf[j, JF_USE] + jf[j, JF_PEND])
             fd1 = min(
                 math.floor(_app_fair(W, j, 1) * threshold), jf[j, JF_USE + 1] + jf[j, JF_PEND + 1]
@@ -230,10 +243,7 @@ def _preempt_v3(W):
                 break
             jf[j, JF_FSTARV] = max(fd0 - jf[j, JF_USE], 0.0)
             jf[j, JF_FSTARV + 1] = max(fd1 - jf[j, JF_USE + 1], 0.0)
-            if ji[j, JI_STARVED] != starved_stamp:
-                ji[j, JI_STARVED] = starved_stamp
-                jbuf[n_starved, 0] = j
-                n_starved += 1
+            n_starved = _list_starved(W, j, starved_stamp, n_starved)
             f0 += jf[j, JF_FSTARV]
             f1 += jf[j, JF_FSTARV + 1]
             i += 1
@@ -256,14 +266,9 @@ def _preempt_v3(W):
                     nxt_check = e
         i = 0
         while p0 != 0.0 or p1 != 0.0:
-            if i >= k_ord:
-                if more:
-                    ordered[k_ord] = _order_next(W, leaf, t, stamp)
-                    more = ordered[k_ord] >= 0
-                if not more:
-                    break
-                k_ord += 1
-            j = ordered[i]
+            j, k_ord, more = _nth_in_order(W, leaf, t, stamp, i, k_ord, more)
+            if j < 0:
+                break
             a0 = max(jf[j, JF_PEND] - jf[j, JF_FSTARV], 0.0)
             a1 = max(jf[j, JF_PEND + 1] - jf[j, JF_FSTARV + 1], 0.0)
             if res_compare(policy, a0, a1, p0, p1, cluster[0], cluster[1]) > 0:
@@ -275,10 +280,7 @@ def _preempt_v3(W):
                 p0 = max(p0 - a0, 0.0)
                 p1 = max(p1 - a1, 0.0)
             _set_min_starvation(W, j, a0, a1)
-            if ji[j, JI_STARVED] != starved_stamp:
-                ji[j, JI_STARVED] = starved_stamp
-                jbuf[n_starved, 0] = j
-                n_starved += 1
+            n_starved = _list_starved(W, j, starved_stamp, n_starved)
             i += 1
         # every other scanned app gets none: those read in order, then those never read
         for r in range(i, k_ord):
@@ -339,21 +341,8 @@ def _requests(W, j, out_cap, out_n):
 @kernel_jit
 def _preempt_for(W, j, bound0):
     """identifyContainersToPreempt for one starved app; victims are killed after the wait."""
-    qs, js, jf, ts, tsf, af, ai, hk, hi, gf, gi, cfg, vict = (
-        W[0],
-        W[6],
-        W[8],
-        W[16],
-        W[17],
-        W[19],
-        W[20],
-        W[21],
-        W[22],
-        W[23],
-        W[24],
-        W[25],
-        W[29],
-    )
+    qs, js, jf, ts, tsf, af, ai, hk = W[0], W[6], W[8], W[16], W[17], W[19], W[20], W[21]
+    hi, gf, gi, cfg, vict = W[22], W[23], W[24], W[25], W[29]
     leaf = js[j, JS_QUEUE]
     policy = qs[leaf, QS_POLICY]
     p0 = jf[j, JF_FSTARV] + jf[j, JF_MSTARV]

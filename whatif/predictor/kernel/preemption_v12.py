@@ -173,26 +173,23 @@ def _preempt_v12(W):
 
 
 @kernel_jit
+def _shortfall(W, policy, t, since, timeout, s0, s1, d0, d1, u0, u1):
+    """Hadoop 2's resToPreempt for one kind of starvation, starved since `since` (-inf:
+    not starved): once that is longer than `timeout`, how far usage (u) falls short of
+    min(share (s), demand (d)), at least zero by the policy's comparator; else nothing."""
+    if since > -INF and _expired(t - since, timeout):
+        return _rmax(W, policy, 0.0, 0.0, min(s0, d0) - u0, min(s1, d1) - u1)
+    return 0.0, 0.0
+
+
+@kernel_jit
 def _preempt_v2(W):
     """Hadoop 2.8 preemptTasksIfNecessary: warn, then kill warned ones past the wait.
 
     Returns whether anything was warned or killed.
     """
-    qs, qsf, qf, js, jf, ts, tsf, af, ai, gf, gi, cfg, warned = (
-        W[0],
-        W[1],
-        W[3],
-        W[6],
-        W[8],
-        W[16],
-        W[17],
-        W[19],
-        W[20],
-        W[23],
-        W[24],
-        W[25],
-        W[28],
-    )
+    qs, qsf, qf, js, jf, ts, tsf, af = W[0], W[1], W[3], W[6], W[8], W[16], W[17], W[19]
+    ai, gf, gi, cfg, warned = W[20], W[23], W[24], W[25], W[28]
     t = gf[G_NOW]
     tp0 = 0.0
     tp1 = 0.0
@@ -203,28 +200,15 @@ def _preempt_v2(W):
         d0, d1 = _demand(W, leaf)
         u0 = qf[leaf, QF_USE]
         u1 = qf[leaf, QF_USE + 1]
-        rm0 = 0.0
-        rm1 = 0.0
-        rf0 = 0.0
-        rf1 = 0.0
-        if qf[leaf, QF_LMIN] > -INF and _expired(t - qf[leaf, QF_LMIN], qsf[leaf, QSF_MIN_TO]):
-            rm0, rm1 = _rmax(
-                W,
-                policy,
-                0.0,
-                0.0,
-                min(qsf[leaf, QSF_MIN], d0) - u0,
-                min(qsf[leaf, QSF_MIN + 1], d1) - u1,
-            )
-        if qf[leaf, QF_LFAIR] > -INF and _expired(t - qf[leaf, QF_LFAIR], qsf[leaf, QSF_FAIR_TO]):
-            rf0, rf1 = _rmax(
-                W,
-                policy,
-                0.0,
-                0.0,
-                min(qf[leaf, QF_FAIR], d0) - u0,
-                min(qf[leaf, QF_FAIR + 1], d1) - u1,
-            )
+        # resToPreempt: for min share, then for fair share
+        rm0, rm1 = _shortfall(
+            W, policy, t, qf[leaf, QF_LMIN], qsf[leaf, QSF_MIN_TO], qsf[leaf, QSF_MIN],
+            qsf[leaf, QSF_MIN + 1], d0, d1, u0, u1,
+        )  # fmt: skip
+        rf0, rf1 = _shortfall(
+            W, policy, t, qf[leaf, QF_LFAIR], qsf[leaf, QSF_FAIR_TO], qf[leaf, QF_FAIR],
+            qf[leaf, QF_FAIR + 1], d0, d1, u0, u1,
+        )  # fmt: skip
         x0, x1 = _rmax(W, policy, rm0, rm1, rf0, rf1)
         tp0 = tp0 + x0
         tp1 = tp1 + x1
@@ -273,17 +257,8 @@ def _preempt_v2(W):
 @kernel_jit
 def _preempt_container(W):
     """FSParentQueue/FSLeafQueue/FSAppAttempt.preemptContainer (Hadoop 2); -1 for none."""
-    qs, children, qf, qi, ji, ts, ss, ai, gi = (
-        W[0],
-        W[2],
-        W[3],
-        W[4],
-        W[9],
-        W[16],
-        W[12],
-        W[20],
-        W[24],
-    )
+    qs, children, qf, qi, ji, ts, ss, ai = W[0], W[2], W[3], W[4], W[9], W[16], W[12], W[20]
+    gi = W[24]
     q = 0
     while qs[q, QS_LEAF] == 0:
         best = -1
@@ -331,20 +306,8 @@ def _preempt_v1(W, d):
 
     Returns whether anything was killed.
     """
-    qs, qsf, qf, js, ss, ts, tsf, af, ai, gf, gi, vict = (
-        W[0],
-        W[1],
-        W[3],
-        W[6],
-        W[12],
-        W[16],
-        W[17],
-        W[19],
-        W[20],
-        W[23],
-        W[24],
-        W[29],
-    )
+    qs, qsf, qf, js, ss, ts, tsf, af = W[0], W[1], W[3], W[6], W[12], W[16], W[17], W[19]
+    ai, gf, gi, vict = W[20], W[23], W[24], W[29]
     t = gf[G_NOW]
     total = 0.0
     nq = qs.shape[0]

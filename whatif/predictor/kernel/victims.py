@@ -45,16 +45,8 @@ def _free_add(W, a, j):
     """Task container `a` of app `j` starts: list it as one preemption may take (its bit in
     `unmarked`, and the app's own list, which puts the app on the list of apps holding
     one)."""
-    js, ji, tsf, ai, gi, hold, holdv, unmarked = (
-        W[6],
-        W[9],
-        W[17],
-        W[20],
-        W[24],
-        W[37],
-        W[38],
-        W[39],
-    )
+    js, ji, tsf, ai, gi, hold, holdv = W[6], W[9], W[17], W[20], W[24], W[37], W[38]
+    unmarked = W[39]
     unmarked[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
     r0 = tsf[ai[a, AI_TASK], TSF_REQ]
     if ji[j, JI_CONT_HEAD] < 0:
@@ -133,19 +125,8 @@ def _victim_candidates(W):
     and under the memory comparator only those whose usage less their smallest request is
     not below their share: `_keeps_share` computes (usage - request) < share, and rounding
     keeps that monotone in the request."""
-    qs, qf, ji, tsf, ai, gf, gi, cluster, cand, hold, holdv = (
-        W[0],
-        W[3],
-        W[9],
-        W[17],
-        W[20],
-        W[23],
-        W[24],
-        W[26],
-        W[35],
-        W[37],
-        W[38],
-    )
+    qs, qf, ji, tsf, ai, gf, gi = W[0], W[3], W[9], W[17], W[20], W[23], W[24]
+    cluster, cand, hold, holdv = W[26], W[35], W[37], W[38]
     for leaf in range(qs.shape[0]):
         if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
             _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends

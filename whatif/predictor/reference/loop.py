@@ -149,6 +149,17 @@ class ReferenceEngine(
                 if self.job_am_state[j] >= 2:
                     self.q_am_usage[leaf] += self.p.job_am[j]
 
+    def _ramp_down(self) -> None:
+        """The MapReduce AM's reduce ramp-down after an allocation. With heartbeats it runs
+        once per event time, and what it frees is assigned at the nodes' next heartbeats;
+        without, what it frees is assigned at once, until it frees nothing more."""
+        if self.hb:
+            if self.reducing:
+                self._preempt_reduces()
+            return
+        while self.reducing and self._preempt_reduces():
+            self._allocate()
+
     def advance_to(self, t_stop: float) -> None:
         """Process every event at or before `t_stop` (``inf``: run to the end)."""
         p = self.p
@@ -199,11 +210,9 @@ class ReferenceEngine(
                     self._catch_up(t, beating)
                 for n in beating:
                     self._node_allocate(n)
-                self._ramp_down_once()
             else:
                 self._allocate()
-                while self.reducing and self._preempt_reduces():
-                    self._allocate()
+            self._ramp_down()
             if self.s.preemption:
                 if self.s.hadoop_version == 3:
                     if events:
@@ -220,12 +229,9 @@ class ReferenceEngine(
                             self._preempt_v3()
                 else:
                     self._preempt_v12()
-                    if self.hb:
-                        self._ramp_down_once()
-                    else:
+                    if not self.hb:
                         self._allocate()
-                        while self.reducing and self._preempt_reduces():
-                            self._allocate()
+                    self._ramp_down()
             if self.hb:
                 self._wake(t)
         if t_stop != INF and t_stop > self.now:

@@ -23,12 +23,6 @@ from whatif.predictor.reference.state import (
 class Phases:
     """MapReduce job phases (twin of ``kernel/phases.py``)."""
 
-    def _ramp_down_once(self) -> None:
-        """With heartbeats the MapReduce AM's reduce ramp-down runs once per event time:
-        what it frees is assigned at the nodes' next heartbeats."""
-        if self.reducing:
-            self._preempt_reduces()
-
     def _submit(self, j: int) -> None:
         p = self.p
         self.job_state[j] = 1
