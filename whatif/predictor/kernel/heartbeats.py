@@ -6,27 +6,28 @@ follows the same steps.
 
 Heartbeats (when the packed cluster has nodes, ``nodes.py``). Node ``i`` of ``n``
 heartbeats on the grid ``i * interval / n + k * interval`` (computed as phase + k *
-interval everywhere, so equal times compare equal). A task attempt that ends at ``e`` (success or noise failure) has its end event at its
-node's first heartbeat strictly after ``e``, where it is reported: its resources come
-back and its job moves on then (stage completion, slowstart, job end), and the
-attempt's recorded finish is ``e``. Kills (preemption, reduce ramp-down) and an AM's
-release at its job's end free resources at once.
+interval everywhere, so equal times compare equal). A task attempt that ends at ``e``
+(success or noise failure) has its end event at its node's first heartbeat strictly
+after ``e``, where it is reported: its resources come back and its job moves on then
+(stage completion, slowstart, job end), and the attempt's recorded finish is ``e``.
+Kills (preemption, reduce ramp-down) and an AM's release at its job's end free resources
+at once.
 
-Heartbeats that would assign nothing are
-not simulated: after each event time, a node without a heartbeat scheduled gets its next
-one (strictly after ``t``) when it has room for the smallest request, there is runnable
-pending demand, and either it heartbeated or had resources freed at ``t`` and something
-an allocation depends on changed, or it is parked (room, nothing scheduled) and anything
-changed (an allocation, a release, pending demand, runnable apps, a new queue tree);
-otherwise it is parked while it has room. Before the first allocation at a time ``t``, a
-node without a heartbeat scheduled whose grid has ``t`` heartbeats at ``t`` under the
-same conditions (the events at ``t`` come before the heartbeats' assignments). This
-gives exactly the schedule of every node heartbeating on its whole grid (a test compares
-them), except in a run that livelocks: there each simulated heartbeat is an event and
-a preemption check follows it, so the livelock search, which counts checks, stops the
-run at another time. The MapReduce AM's reduce ramp-down runs once per iteration then, and what it frees
-is assigned at the next heartbeats. Without heartbeats (no nodes, or switched off),
-step 4 allocates on the whole cluster at every event time.
+Heartbeats that would assign nothing are not simulated: after each event time, a node
+without a heartbeat scheduled gets its next one (strictly after ``t``) when it has room
+for the smallest request, there is runnable pending demand, and either it heartbeated or
+had resources freed at ``t`` and something an allocation depends on changed, or it is
+parked (room, nothing scheduled) and anything changed (an allocation, a release, pending
+demand, runnable apps, a new queue tree); otherwise it is parked while it has room.
+Before the first allocation at a time ``t``, a node without a heartbeat scheduled whose
+grid has ``t`` heartbeats at ``t`` under the same conditions (the events at ``t`` come
+before the heartbeats' assignments). This gives exactly the schedule of every node
+heartbeating on its whole grid (a test compares them), except in a run that livelocks:
+there each simulated heartbeat is an event and a preemption check follows it, so the
+livelock search, which counts checks, stops the run at another time. The MapReduce AM's
+reduce ramp-down runs once per iteration then, and what it frees is assigned at the next
+heartbeats. Without heartbeats (no nodes, or switched off), the loop's step 4 allocates
+on the whole cluster at every event time.
 """
 
 from __future__ import annotations

@@ -3,24 +3,24 @@
 The reference engine's ``reference/preemption.py`` is this module's pure-Python twin; it
 follows the same steps.
 
-Preemption, Hadoop 3 (at update() times, multiples of the update interval, the first
-one after any event or timer; only while max(memory, vcores) utilization > threshold;
-no timers are updated otherwise): per leaf with a finite timeout, apps with pending
-demand and past their re-check time, in the leaf policy order: fair-share
-starvation (fairDemand = min(floor(appFairShare * threshold), demand), starved
-while usage < fairDemand by the policy's calculator, acting once starved for the
-timeout, ``now - last >= timeout`` as FSAppAttempt.fairShareStarvation and
-FSLeafQueue.minShareStarvation test it; the scan stops at the first app that is not acting), then the leaf's
-min-share starvation (min(minShare, demand) - usage after the timeout, less the
-fair-share starvation) handed out in the same order as Hadoop does. Each starved
-app (in the order found): for each request in priority order, floor(starvation /
-request) containers (capped by the count pending); for each, victims are scanned
-over running non-AM containers newest first: a container is taken if its queue
-allows preemption and its app stays at or above its fair share without it (after
-containers already marked and already taken for this container); the scan stops
-as soon as free + taken resources fit the request (a scan that never fits takes
-nothing). Taken containers are killed ``wait_time_before_kill_s`` later; the app is
-not re-checked for ``starvation_recheck_delay_s``. AM containers are never victims.
+Preemption, Hadoop 3 (at update() times, multiples of the update interval, the first one
+after any event or timer; only while max(memory, vcores) utilization > threshold; no
+timers are updated otherwise): per leaf with a finite timeout, apps with pending demand
+and past their re-check time, in the leaf policy order: fair-share starvation
+(fairDemand = min(floor(appFairShare * threshold), demand), starved while usage <
+fairDemand by the policy's calculator, acting once starved for the timeout, ``now - last
+>= timeout`` as FSAppAttempt.fairShareStarvation and FSLeafQueue.minShareStarvation test
+it; the scan stops at the first app that is not acting), then the leaf's min-share
+starvation (min(minShare, demand) - usage after the timeout, less the fair-share
+starvation) handed out in the same order as Hadoop does. Each starved app (in the order
+found): for each request in priority order, floor(starvation / request) containers
+(capped by the count pending); for each, victims are scanned over running non-AM
+containers newest first: a container is taken if its queue allows preemption and its app
+stays at or above its fair share without it (after containers already marked and already
+taken for this container); the scan stops as soon as free + taken resources fit the
+request (a scan that never fits takes nothing). Taken containers are killed
+``wait_time_before_kill_s`` later; the app is not re-checked for
+``starvation_recheck_delay_s``. AM containers are never victims.
 """
 
 from __future__ import annotations
