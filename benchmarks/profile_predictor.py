@@ -32,7 +32,8 @@ _FUNCTION = re.compile(r"^([0-9a-f]+)\s.*\sF\s(\S+)\s+([0-9a-f]+)\s+(\S+)$")
 
 
 def _kernel_functions() -> list:
-    """Every jitted function of the kernel package's modules."""
+    """Every jitted function of the kernel package's modules, once (modules import each
+    other's)."""
     import importlib
     import pkgutil
 
@@ -42,7 +43,8 @@ def _kernel_functions() -> list:
         importlib.import_module(f"{kernel.__name__}.{info.name}")
         for info in pkgutil.iter_modules(kernel.__path__)
     ]
-    return [d for module in modules for d in vars(module).values() if hasattr(d, "overloads")]
+    found = {id(d): d for m in modules for d in vars(m).values() if hasattr(d, "overloads")}
+    return list(found.values())
 
 
 def _cached_objects() -> list[str]:
