@@ -1,5 +1,9 @@
 """Render a report.html in headless Chromium and check that its plots are visible.
 
+`screenshot` and `image_stats` judge the page as pixels; `inspect_figures` and
+`figure_problems` judge each figure in the live page (loaded, laid out inside the
+viewport, not blank) and collect console errors.
+
     python benchmarks/screenshot_report.py REPORT_DIR [--png out.png] [--width 1400 --height 5000]
 
 Takes a full-height screenshot with a fresh profile and no network (Debian's
@@ -11,6 +15,8 @@ page looks blank (almost all white or uniform), 2 when no chromium binary exists
 from __future__ import annotations
 
 import argparse
+import html as html_module
+import json
 import shutil
 import subprocess
 import sys
@@ -54,6 +60,105 @@ def screenshot(html: Path, png: Path, *, width: int = 1400, height: int = 5000) 
             capture_output=True,
             timeout=120,
         )
+
+
+#: Injected into a copy of the page (reports carry no script of their own): records console
+#: errors and uncaught errors from the start, and after load every <img>'s state, box and
+#: ink (share of non-white pixels), as JSON in a <pre> that ``--dump-dom`` prints.
+_PROBE = """<script>
+(function () {
+  var errors = [];
+  var error = console.error;
+  console.error = function () { errors.push(Array.from(arguments).join(" ")); error.apply(console, arguments); };
+  window.addEventListener("error", function (e) { errors.push(String(e.message || e.target && e.target.src || e)); }, true);
+  window.addEventListener("load", function () {
+    var figures = Array.from(document.images).map(function (img) {
+      var box = img.getBoundingClientRect(), ink = 0;
+      try {
+        var c = document.createElement("canvas");
+        c.width = img.naturalWidth; c.height = img.naturalHeight;
+        var g = c.getContext("2d"); g.drawImage(img, 0, 0);
+        var d = g.getImageData(0, 0, c.width, c.height).data, n = 0;
+        for (var i = 0; i < d.length; i += 4) { if (Math.min(d[i], d[i + 1], d[i + 2]) < 240) n++; }
+        ink = n / (d.length / 4);
+      } catch (e) { errors.push("probe: " + e); }
+      return {id: img.id, complete: img.complete, natural: [img.naturalWidth, img.naturalHeight],
+              box: [box.left, box.top, box.width, box.height], ink: ink};
+    });
+    var out = document.createElement("pre");
+    out.id = "tempo-probe";
+    out.textContent = JSON.stringify({viewport: [window.innerWidth, window.innerHeight],
+                                      scroll_width: document.documentElement.scrollWidth,
+                                      figures: figures, errors: errors});
+    document.body.appendChild(out);
+  });
+})();
+</script>"""
+
+
+def inspect_figures(html: Path, *, width: int = 1400, height: int = 5000) -> dict:
+    """Load `html` headless with `_PROBE` injected and return what it saw: ``viewport``,
+    ``scroll_width``, per figure ``complete``/``natural``/``box``/``ink``, and the
+    console and page ``errors``."""
+    binary = chromium_binary()
+    if binary is None:
+        raise FileNotFoundError("no chromium binary on PATH (apt-get install -y chromium)")
+    page = html.read_text(encoding="utf-8")
+    head = page.find("<head>")
+    if head < 0:
+        raise ValueError(f"{html}: no <head> to put the probe in")
+    with tempfile.TemporaryDirectory(prefix="tempo-chromium-") as work:
+        probed = Path(work) / html.name
+        probed.write_text(page[: head + 6] + _PROBE + page[head + 6 :], encoding="utf-8")
+        result = subprocess.run(
+            [
+                binary,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                f"--user-data-dir={Path(work) / 'profile'}",
+                f"--window-size={width},{height}",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+                probed.resolve().as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    dom = result.stdout.decode("utf-8", errors="replace")
+    start = dom.find('<pre id="tempo-probe">')
+    if start < 0:
+        raise ValueError(f"{html}: the probe did not run (no load event?)")
+    text = dom[start + len('<pre id="tempo-probe">') : dom.index("</pre>", start)]
+    return json.loads(html_module.unescape(text))
+
+
+def figure_problems(probe: dict, *, min_ink: float = 0.01) -> list[str]:
+    """What `inspect_figures` saw wrong: a console or page error, a figure not loaded,
+    not laid out, outside the viewport's width, or blank; empty when all is well."""
+    problems = [f"error: {e}" for e in probe["errors"]]
+    viewport_width = probe["viewport"][0]
+    if not probe["figures"]:
+        problems.append("no figure on the page")
+    for f in probe["figures"]:
+        left, _top, width, height = f["box"]
+        name = f["id"] or "an image"
+        if not f["complete"] or min(f["natural"]) <= 0:
+            problems.append(f"{name}: not loaded")
+        elif width <= 0 or height <= 0:
+            problems.append(f"{name}: not laid out (box {width:.0f}x{height:.0f})")
+        elif left < 0 or left + width > viewport_width + 1:
+            problems.append(
+                f"{name}: outside the viewport ({left:.0f}..{left + width:.0f} of {viewport_width})"
+            )
+        elif f["ink"] < min_ink:
+            problems.append(f"{name}: blank ({100 * f['ink']:.2f}% ink)")
+    return problems
 
 
 def image_stats(png: Path) -> dict[str, float]:

@@ -14,9 +14,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def render_in_chromium(tmp_path) -> Callable[..., dict[str, float]]:
-    """``render(html, width=1200, height=...)``: screenshot a report page in headless
-    Chromium (`benchmarks/screenshot_report.py`), assert its figures left visible ink, and
-    return the image statistics; skips the test without a Chromium binary."""
+    """``render(html, width=1200, height=...)``: load a report page in headless Chromium
+    (`benchmarks/screenshot_report.py`), assert that every figure loaded, is laid out
+    inside the viewport and is not blank, that no console or page error occurred, and
+    that the screenshot shows plot ink; returns the image statistics. Skips the test
+    without a Chromium binary."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     try:
         import screenshot_report
@@ -31,6 +33,8 @@ def render_in_chromium(tmp_path) -> Callable[..., dict[str, float]]:
             screenshot_report.screenshot(html, png, width=width, height=height)
         except subprocess.CalledProcessError as error:  # pragma: no cover - chromium's stderr
             pytest.fail(f"chromium failed: {error.stderr.decode(errors='replace')[-2000:]}")
+        probe = screenshot_report.inspect_figures(html, width=width, height=height)
+        assert not screenshot_report.figure_problems(probe), probe
         stats = screenshot_report.image_stats(png)
         assert (stats["width"], stats["height"]) == (width, height)
         assert screenshot_report.looks_rendered(stats), stats
