@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -46,11 +45,10 @@ from whatif.allocation.resource_string import (
 from whatif.allocation.xml_io import (
     XML_SPACE,
     Span,
+    XmlDocument,
     escape_text,
     indent_before,
     line_bounds,
-    locate_xml,
-    read_allocation_bytes,
 )
 from whatif.errors import AllocationError
 
@@ -378,11 +376,11 @@ def _setting(element: etree._Element, name: str, kind: str, index: int) -> Setti
     return Setting(name, element.tag, kind, raw, value, problem, element.sourceline or 0, index)
 
 
-class AllocationDocument:
+class AllocationDocument(XmlDocument):
     """A parsed allocation file: source bytes, lxml tree and the typed written tree.
 
-    Build one with `from_file` or `from_bytes`; it is never modified in place
-    (`set` returns a new document).
+    Build one with `from_file` or `from_bytes` (from `XmlDocument`); it is never
+    modified in place (`set` returns a new document).
 
     Attributes
     ----------
@@ -403,12 +401,8 @@ class AllocationDocument:
     """
 
     def __init__(self, data: bytes, *, source: str = "<bytes>") -> None:
-        if not isinstance(data, bytes | bytearray):
-            raise AllocationError(f"{source}: expected the file's bytes, got {type(data).__name__}")
-        self._data = bytes(data)
-        self.source = source
-        located = locate_xml(self._data, source)
-        self.tree = located.tree
+        super().__init__(data, source=source)
+        located = self._located
         self._elements = list(located.elements)
         self._index = {element: i for i, element in enumerate(self._elements)}
         text, spans = located.text, located.spans
@@ -420,24 +414,7 @@ class AllocationDocument:
             "\r\n" if "\r\n" in text else "\n",
             _indent_unit(text, spans),
         )
-        self.root_tag = self.tree.tag if isinstance(self.tree.tag, str) else ""
-        self.line = self.tree.sourceline or 1
         self._read_tree()
-
-    # ----------------------------------------------------------------- construction
-    @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> AllocationDocument:
-        """Read and parse an allocation file; `AllocationError` names ``path:line``."""
-        return cls(read_allocation_bytes(path), source=str(path))
-
-    @classmethod
-    def from_bytes(cls, data: bytes, *, source: str = "<bytes>") -> AllocationDocument:
-        """Parse allocation-file bytes; `AllocationError` names ``source:line``."""
-        return cls(data, source=source)
-
-    def to_bytes(self) -> bytes:
-        """The file's bytes: identical to the input unless made by `set`."""
-        return self._data
 
     def _read_tree(self) -> None:
         queues: list[etree._Element] = []

@@ -23,6 +23,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar, Self
 
 from lxml import etree
 
@@ -225,3 +226,39 @@ def read_xml_bytes(
 def read_allocation_bytes(path: str | os.PathLike[str]) -> bytes:
     """The bytes of an allocation file, refusing anything over the size limit."""
     return read_xml_bytes(path, what="allocation file")
+
+
+class XmlDocument:
+    """A scheduler's XML file: its exact bytes, parsed and located (`locate_xml`).
+
+    The base of both schedulers' document models: a subclass names its file (``WHAT``)
+    and its error (``ERROR``), and reads its model from ``self.tree`` after
+    ``super().__init__``; ``self._located`` holds the text and spans edits work on.
+    """
+
+    WHAT: ClassVar[str] = "allocation file"
+    ERROR: ClassVar[type[AllocationError]] = AllocationError
+
+    def __init__(self, data: bytes, *, source: str = "<bytes>") -> None:
+        if not isinstance(data, bytes | bytearray):
+            raise self.ERROR(f"{source}: expected the file's bytes, got {type(data).__name__}")
+        self._data = bytes(data)
+        self.source = source
+        self._located = locate_xml(self._data, source, error=self.ERROR)
+        self.tree = self._located.tree
+        self.root_tag = self.tree.tag if isinstance(self.tree.tag, str) else ""
+        self.line = self.tree.sourceline or 1
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Self:
+        """Read and parse the file (over the size limit: refused); errors name ``path:line``."""
+        return cls(read_xml_bytes(path, what=cls.WHAT, error=cls.ERROR), source=str(path))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, source: str = "<bytes>") -> Self:
+        """Parse the file's bytes; errors name ``source:line``."""
+        return cls(data, source=source)
+
+    def to_bytes(self) -> bytes:
+        """The file's bytes: identical to the input unless made by an edit."""
+        return self._data

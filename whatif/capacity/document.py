@@ -13,7 +13,6 @@ no entities, no DTDs, no network, a size limit) and its element locator.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -23,11 +22,10 @@ from lxml import etree
 from whatif.allocation.xml_io import (
     XML_SPACE,
     Span,
+    XmlDocument,
     escape_text,
     indent_before,
     line_bounds,
-    locate_xml,
-    read_xml_bytes,
 )
 from whatif.errors import AllocationError
 
@@ -61,7 +59,7 @@ class Property:
         return None if self.raw is None else self.raw.strip()
 
 
-class ConfigurationDocument:
+class ConfigurationDocument(XmlDocument):
     """A parsed Hadoop configuration file: source bytes, properties in order, unknown elements.
 
     ``properties`` lists every ``<property>`` in document order (repeats included);
@@ -69,20 +67,15 @@ class ConfigurationDocument:
     ``unknown`` holds the lines of top-level elements other than ``<property>``.
     """
 
+    WHAT = "configuration file"
+    ERROR = CapacityConfigError
+
     def __init__(self, data: bytes, *, source: str = "<bytes>") -> None:
-        if not isinstance(data, bytes | bytearray):
-            raise CapacityConfigError(
-                f"{source}: expected the file's bytes, got {type(data).__name__}"
-            )
-        self._data = bytes(data)
-        self.source = source
-        located = locate_xml(self._data, source, error=CapacityConfigError)
-        self.tree = located.tree
+        super().__init__(data, source=source)
+        located = self._located
         self._text, self._encoding, self._bom = located.text, located.encoding, located.bom
         self._spans: tuple[Span, ...] = located.spans
         self._index = {element: i for i, element in enumerate(located.elements)}
-        self.root_tag = self.tree.tag if isinstance(self.tree.tag, str) else ""
-        self.line = self.tree.sourceline or 1
         properties, unknown = [], []
         if self.root_tag == "configuration":
             for child in self.tree:
@@ -95,20 +88,6 @@ class ConfigurationDocument:
         self.properties: tuple[Property, ...] = tuple(properties)
         self.unknown: tuple[tuple[str, int], ...] = tuple(unknown)
         self._effective = _effective(self.properties)
-
-    # ----------------------------------------------------------------- construction
-    @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> ConfigurationDocument:
-        """Read and parse a configuration file; errors name ``path:line``."""
-        return cls(read_config_bytes(path), source=str(path))
-
-    @classmethod
-    def from_bytes(cls, data: bytes, *, source: str = "<bytes>") -> ConfigurationDocument:
-        return cls(data, source=source)
-
-    def to_bytes(self) -> bytes:
-        """The file's bytes: identical to the input unless made by `set`."""
-        return self._data
 
     def _read_property(self, element: etree._Element) -> Property:
         name = value = None
@@ -289,8 +268,3 @@ def _anchor(properties: list[Property], name: str) -> Property | None:
         if common >= best_length:
             best, best_length = prop, common
     return best
-
-
-def read_config_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a configuration file, refusing anything over the size limit."""
-    return read_xml_bytes(path, what="configuration file", error=CapacityConfigError)
