@@ -21,7 +21,7 @@ from test_report import analysis, check, report_dir  # noqa: F401 (fixtures)
 
 from whatif.forecast import DAY_S, QueueForecast, SeriesForecast, WorkloadForecast, plan_for
 from whatif.report import render_html, write_report
-from whatif.report.html import TEMPLATE, _environment
+from whatif.report.html import TEMPLATE, environment
 from whatif.report.text import forecast_rows
 
 
@@ -98,7 +98,7 @@ def test_text_from_the_data_is_escaped(analysis):  # noqa: F811
 def test_a_missing_value_fails_the_render_instead_of_printing_nothing():
     """StrictUndefined: a context without a variable raises, so none is left unrendered."""
     with pytest.raises(jinja2.UndefinedError):
-        _environment().get_template(TEMPLATE).render(title="t")
+        environment().get_template(TEMPLATE).render(title="t")
 
 
 def _forecast() -> WorkloadForecast:
