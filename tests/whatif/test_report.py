@@ -163,3 +163,27 @@ def test_a_qs_with_nothing_measured_still_plots():
         0.02,
     )
     assert plots.qs_versus_scale(analysis)[:4] == b"\x89PNG"
+
+
+def test_plots_draw_cluster_sizes_and_mark_the_recommended_cluster(analysis):
+    """QS panels put the cluster in nodes (its node size on the axis), not a scale index,
+    and mark the cluster as given and the smallest meeting every SLO; the timeline shows
+    that recommendation too."""
+    from whatif.report import plots
+
+    scenario = analysis.scenarios[0]
+    assert scenario.smallest is not None
+    recommended = plots.recommendation(scenario)
+    assert (
+        recommended == f"smallest meeting every SLO: {len(scenario.smallest.cluster.nodes)} nodes"
+    )
+    figure = plots.qs_versus_size_figure(analysis)
+    for ax in figure.axes:
+        assert ax.get_xlabel() == "cluster size (nodes of 2048 MB, 2 vcores)"
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["2", "4", "8"]
+        assert ax.get_ylabel() == "seconds"
+    labels = {line.get_label() for line in figure.axes[0].get_lines()}
+    assert {recommended, "as given: 4 nodes"} <= labels
+    timeline = plots.usage_timeline_figure(analysis)
+    assert recommended in {line.get_label() for line in timeline.axes[0].get_lines()}
+    assert timeline.axes[0].get_title().endswith("on 4 nodes")

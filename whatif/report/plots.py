@@ -1,10 +1,16 @@
 """The report's figures (matplotlib, Agg backend) as PNG bytes.
 
-- `qs_versus_scale`: each QS against the cluster scale, one line per scenario,
-  spread as error bars, the SLO threshold dashed, the smallest scale dotted;
-- `usage_timeline`: each queue's share of the cluster over time, per scenario;
-- `response_cdfs`: each queue's response-time CDF, one line per grid scale;
-- `preemption_waste`: each queue's killed resource-time, per grid scale.
+Cluster sizes are drawn as what they are (node count, else task slots, else vcores),
+never as a scale index, and every figure marks the smallest cluster that meets every
+SLO (the recommendation) where the analysis found one:
+
+- `qs_versus_scale`: each QS against the cluster size, one line per scenario, spread
+  as error bars, the SLO threshold dashed, the cluster as given and the smallest
+  meeting every SLO as vertical lines;
+- `usage_timeline`: each queue's share of the cluster over time, per scenario, full
+  width, with the recommended cluster's share as a line;
+- `response_cdfs`: each queue's response-time CDF, one line per grid cluster size;
+- `preemption_waste`: each queue's killed resource-time, per grid cluster size.
 """
 
 from __future__ import annotations
@@ -13,8 +19,10 @@ import io
 import math
 
 import numpy as np
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
+from whatif.cluster import Cluster
+from whatif.metrics import metric_spec
 from whatif.provisioning import ProvisioningAnalysis, ScenarioResult
 
 
@@ -42,66 +50,150 @@ def png(figure) -> bytes:
     return buffer.getvalue()
 
 
+def cluster_size(cluster: Cluster) -> float:
+    """A cluster's size on an axis: its node count, else its task slots, else its vcores."""
+    if cluster.nodes:
+        return float(len(cluster.nodes))
+    if cluster.slots:
+        return float(sum(count for _, count in cluster.slots))
+    return float(cluster.vcores)
+
+
+def describe_size(cluster: Cluster) -> str:
+    """``24 nodes``, ``40 slots`` or ``8 vcores``."""
+    unit = "nodes" if cluster.nodes else "slots" if cluster.slots else "vcores"
+    return f"{cluster_size(cluster):g} {unit}"
+
+
+def size_axis_label(cluster: Cluster) -> str:
+    """The size axis' label, with the unit a node is when nodes are counted."""
+    if cluster.nodes and len({(n.memory_mb, n.vcores) for n in cluster.nodes}) == 1:
+        node = cluster.nodes[0]
+        return f"cluster size (nodes of {node.memory_mb:g} MB, {node.vcores:g} vcores)"
+    if cluster.nodes:
+        return "cluster size (nodes)"
+    return "cluster size (task slots)" if cluster.slots else "cluster size (vcores)"
+
+
+def recommendation(result: ScenarioResult) -> str:
+    """``smallest meeting every SLO: 7 nodes`` (or that none of those tried does)."""
+    smallest = result.smallest
+    if smallest is None:
+        return "no cluster tried meets every SLO"
+    return f"smallest meeting every SLO: {describe_size(smallest.cluster)}"
+
+
+def _value_label(label: str) -> str:
+    """A QS axis label with its unit: ``seconds``, ``fraction`` or ``jobs``."""
+    metric = label.rpartition(":")[2].partition("(")[0]
+    try:
+        unit = metric_spec(metric).unit
+    except Exception:  # noqa: BLE001 - an unknown metric gets no unit
+        return "value"
+    return {"s": "seconds", "fraction": "fraction (0 to 1)", "jobs": "jobs"}.get(unit, unit)
+
+
 def _reference(result: ScenarioResult) -> float:
     """The grid scale closest to 1 (the cluster as given) among those with details."""
     return min(result.details, key=lambda s: abs(math.log(s)))
 
 
+def _cluster_at(analysis: ProvisioningAnalysis, result: ScenarioResult, scale: float) -> Cluster:
+    return next((r.cluster for r in result.scales if r.scale == scale), None) or (
+        analysis.cluster.scaled(scale)
+    )
+
+
 def qs_versus_scale(analysis: ProvisioningAnalysis) -> bytes:
-    """Each QS versus the cluster scale, per scenario, with SLO thresholds drawn."""
+    """`qs_versus_size_figure` as PNG."""
+    return png(qs_versus_size_figure(analysis))
+
+
+def qs_versus_size_figure(analysis: ProvisioningAnalysis):
+    """Each QS versus the cluster size, per scenario, with SLO thresholds, the cluster as
+    given and the smallest one meeting every SLO drawn."""
     fig, axes = figure(len(analysis.labels))
-    evaluated = [r.scale for s in analysis.scenarios for r in s.scales]
-    low, high = min(evaluated), max(evaluated)
+    sizes = [cluster_size(r.cluster) for s in analysis.scenarios for r in s.scales]
+    grid = sorted(
+        {cluster_size(r.cluster) for s in analysis.scenarios for r in s.scales if r.on_grid}
+    )
+    given = cluster_size(analysis.cluster)
+    low, high = min(sizes + [given]), max(sizes + [given])
     for j, (ax, label) in enumerate(zip(axes, analysis.labels, strict=True)):
         for k, s in enumerate(analysis.scenarios):
             color = f"C{k}"
-            scales = np.array([r.scale for r in s.scales])
+            x = np.array([cluster_size(r.cluster) for r in s.scales])
             mean = np.array([r.mean[j] for r in s.scales])
             spread = np.array([r.spread[j] for r in s.scales])
             ax.errorbar(
-                scales,
-                mean,
-                yerr=spread,
-                marker="o",
-                ms=4,
-                capsize=3,
-                color=color,
+                x, mean, yerr=spread, marker="o", ms=4, capsize=3, color=color,
                 label=s.scenario.label,
-            )
-            if s.bisection.scale is not None:
-                ax.axvline(s.bisection.scale, color=color, ls=":", lw=1.2)
+            )  # fmt: skip
+            if s.smallest is not None:
+                ax.axvline(
+                    cluster_size(s.smallest.cluster), color=color, ls=":", lw=1.4,
+                    label=recommendation(s),
+                )  # fmt: skip
+        ax.axvline(
+            given,
+            color="grey",
+            ls="-.",
+            lw=1.0,
+            label=f"as given: {describe_size(analysis.cluster)}",
+        )
         for _queue, _metric, threshold, op, column in analysis.thresholds:
             if column == j:
                 ax.axhline(threshold, color="red", ls="--", lw=1.2, label=f"SLO {op} {threshold:g}")
         ax.set_xscale("log", base=2)
         ax.set_xlim(low / 1.25, high * 1.25)  # fixed: a QS with nothing measured plots no point
-        ax.set_xlabel("cluster scale")
+        ax.xaxis.set_major_locator(FixedLocator(grid or [given]))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xlabel(size_axis_label(analysis.cluster))
+        ax.set_ylabel(_value_label(label))
         ax.set_title(label, fontsize=9)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7)
-    return png(fig)
+    return fig
 
 
 def usage_timeline(analysis: ProvisioningAnalysis) -> bytes:
-    """Each queue's dominant share of the cluster over time, per scenario (scale nearest 1)."""
+    """`usage_timeline_figure` as PNG."""
+    return png(usage_timeline_figure(analysis))
+
+
+def usage_timeline_figure(analysis: ProvisioningAnalysis):
+    """Each queue's dominant share of the cluster over time, per scenario (the grid size
+    nearest the cluster as given), full width, in % and in nodes' worth, with the share
+    the smallest cluster meeting every SLO would be."""
     scenarios = [s for s in analysis.scenarios if s.details]
-    fig, axes = figure(len(scenarios), width=6.0, columns=2)
+    fig, axes = figure(len(scenarios), width=12.0, height=3.4, columns=1)
     for ax, s in zip(axes, scenarios, strict=True):
         scale = _reference(s)
+        cluster = _cluster_at(analysis, s, scale)
+        size = cluster_size(cluster)
         summary = s.details[scale]
         hours = (summary.edges_s[:-1] - summary.edges_s[0]) / 3600.0
         queues = sorted(summary.usage)
         ax.stackplot(hours, [100 * summary.usage[q] for q in queues], labels=queues, step="post")
-        ax.set_xlabel("hours")
-        ax.set_ylabel("% of cluster")
-        ax.set_title(f"{s.scenario.label}, scale {scale:g}", fontsize=9)
+        if s.smallest is not None:
+            share = 100 * cluster_size(s.smallest.cluster) / size
+            ax.axhline(share, color="black", ls=":", lw=1.4, label=recommendation(s))
+        ax.set_xlabel("hours since the first job's submission")
+        ax.set_ylabel("% of the cluster (dominant share)")
+        unit = describe_size(cluster).split()[1]
+        secondary = ax.secondary_yaxis(
+            "right", functions=(lambda p, n=size: p * n / 100, lambda v, n=size: v * 100 / n)
+        )
+        secondary.set_ylabel(f"{unit}' worth (of {size:g})")
+        ax.set_title(f"{s.scenario.label}, on {describe_size(cluster)}", fontsize=9)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper right")
-    return png(fig)
+        ax.legend(fontsize=7, loc="upper left")
+    return fig
 
 
 def response_cdfs(analysis: ProvisioningAnalysis) -> bytes:
-    """Each queue's response-time CDF at every grid scale (first scenario)."""
+    """Each queue's response-time CDF at every grid cluster size (first scenario)."""
     s = analysis.scenarios[0]
     queues = sorted({q for summary in s.details.values() for q in summary.response_s})
     fig, axes = figure(len(queues))
@@ -114,7 +206,7 @@ def response_cdfs(analysis: ProvisioningAnalysis) -> bytes:
                     np.arange(1, times.size + 1) / times.size,
                     where="post",
                     color=f"C{k}",
-                    label=f"scale {scale:g}",
+                    label=describe_size(_cluster_at(analysis, s, scale)),
                 )
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels overlap on short ranges
@@ -122,12 +214,13 @@ def response_cdfs(analysis: ProvisioningAnalysis) -> bytes:
         ax.set_ylabel("fraction of jobs")
         ax.set_title(f"{queue} ({s.scenario.label})", fontsize=9)
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=7, title=recommendation(s), title_fontsize=7)
     return png(fig)
 
 
 def preemption_waste(analysis: ProvisioningAnalysis) -> bytes:
-    """Killed (preempted) memory-time per queue and grid scale (first scenario), in GB-hours."""
+    """Killed (preempted) memory-time per queue and grid cluster size (first scenario), in
+    GB-hours."""
     s = analysis.scenarios[0]
     scales = sorted(s.details)
     queues = sorted({q for summary in s.details.values() for q in summary.waste_gb_h})
@@ -138,10 +231,11 @@ def preemption_waste(analysis: ProvisioningAnalysis) -> bytes:
     for k, scale in enumerate(scales):
         summary = s.details[scale]
         values = [summary.waste_gb_h.get(q, 0.0) for q in queues]
-        ax.bar(x + k * width, values, width, color=f"C{k}", label=f"scale {scale:g}")
+        label = describe_size(_cluster_at(analysis, s, scale))
+        ax.bar(x + k * width, values, width, color=f"C{k}", label=label)
     ax.set_xticks(x + width * (len(scales) - 1) / 2, queues, fontsize=8)
     ax.set_ylabel("killed memory-time (GB-h)")
     ax.set_title(f"Preemption waste ({s.scenario.label})", fontsize=9)
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, title=recommendation(s), title_fontsize=7)
     return png(fig)
