@@ -39,7 +39,8 @@ def test_scalar_descends_the_weighted_sum():
 def test_mspd_raises_the_multiplier_of_a_violated_constraint():
     """MSPD optimizes the OPTIMIZE QS; a violated constraint's multiplier grows each fit."""
     problem = two_centres_problem(dim=2, start=0.9)  # f1 = 0.98 > 0.5
-    optimizer = MSPD(dual_step=0.5, screen=False)
+    # Small probes keep the second fit on the violated side of the constraint.
+    optimizer = MSPD(dual_step=0.5, screen=False, width=0.05)
     optimizer.setup(problem, budget=40, seed=0)
     assert optimizer.primary_ == 1
     X = optimizer.ask()
