@@ -19,10 +19,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tempo.journal import Iteration
 from tempo.optimize import OptimizeOutcome
 from tempo.qs import format_value
 from whatif.allocation import SettingDiff, format_setting_value
-from whatif.metrics import metric_spec
+from whatif.report.plots import label_unit
 
 #: The ``schema`` of every tuning report.
 SCHEMA = "tempo.tuning-report/1"
@@ -64,11 +65,7 @@ def changes(diff: Sequence[SettingDiff]) -> list[dict[str, str]]:
 def split_label(label: str) -> tuple[str, str, str]:
     """``queue:metric`` (as the journal keys QS) -> (queue, metric, unit)."""
     queue, _, metric = label.rpartition(":")
-    try:
-        unit = metric_spec(metric.partition("(")[0]).unit
-    except Exception:  # noqa: BLE001 - an unknown metric is shown without a unit
-        unit = ""
-    return queue, metric, unit
+    return queue, metric, label_unit(label)
 
 
 def optimize_report(
@@ -136,7 +133,7 @@ def optimize_report(
 
 
 def tune_report(
-    iterations: Sequence[Any],
+    iterations: Sequence[Iteration],
     steps: Sequence[Mapping[str, Any]],
     *,
     journal: str,

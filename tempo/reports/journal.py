@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tempo.journal import SQLiteJournal
+from tempo.journal import Apply, Iteration, SQLiteJournal
 from tempo.reports.document import changes, tune_report, unified_diff
 from tempo.space import hadoop_version_for
 from whatif.allocation import AllocationDocument, diff_allocations
@@ -41,14 +41,16 @@ def _versions(config_path: Path) -> dict[str, tuple[Path, bytes]]:
     return found
 
 
-def _step(apply: Any, iteration: Any, versions: dict[str, tuple[Path, bytes]]) -> dict[str, Any]:
+def _step(
+    apply: Apply, iteration: Iteration | None, versions: dict[str, tuple[Path, bytes]]
+) -> dict[str, Any]:
     """One applied step: its iteration's decision and reason, the apply's outcome, the
     settings changed and the file's diff."""
     step: dict[str, Any] = {
         "iteration": apply.iteration_id,
-        "decision": getattr(iteration, "decision", None) or "unfinished",
+        "decision": (iteration.decision if iteration else None) or "unfinished",
         "outcome": apply.outcome or "unfinished",
-        "reason": getattr(iteration, "reason", "") or apply.detail,
+        "reason": (iteration.reason if iteration else "") or apply.detail,
         "distance": None,
         "previous_sha256": apply.previous_sha256,
         "sha256": apply.sha256,

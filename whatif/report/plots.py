@@ -22,6 +22,7 @@ import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from whatif.cluster import Cluster
+from whatif.errors import ValidationError
 from whatif.metrics import metric_spec
 from whatif.provisioning import ProvisioningAnalysis, ScenarioResult
 
@@ -83,14 +84,22 @@ def recommendation(result: ScenarioResult) -> str:
     return f"smallest meeting every SLO: {describe_size(smallest.cluster)}"
 
 
-def _value_label(label: str) -> str:
-    """A QS axis label with its unit: ``seconds``, ``fraction`` or ``jobs``."""
+def label_unit(label: str) -> str:
+    """The unit (``s``, ``fraction``, ``jobs``) of a ``queue:metric(params)`` QS label, ""
+    for a metric this version does not know."""
     metric = label.rpartition(":")[2].partition("(")[0]
     try:
-        unit = metric_spec(metric).unit
-    except Exception:  # noqa: BLE001 - an unknown metric gets no unit
-        return "value"
-    return {"s": "seconds", "fraction": "fraction (0 to 1)", "jobs": "jobs"}.get(unit, unit)
+        return metric_spec(metric).unit
+    except ValidationError:
+        return ""
+
+
+def _value_label(label: str) -> str:
+    """A QS axis label with its unit: ``seconds``, ``fraction (0 to 1)`` or ``jobs``."""
+    unit = label_unit(label)
+    return {"s": "seconds", "fraction": "fraction (0 to 1)", "jobs": "jobs", "": "value"}.get(
+        unit, unit
+    )
 
 
 def _reference(result: ScenarioResult) -> float:
