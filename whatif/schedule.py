@@ -104,6 +104,19 @@ class Schedule:
         object.__setattr__(self, "jobs", jobs)
         object.__setattr__(self, "attempts", attempts)
 
+    @classmethod
+    def from_normalized(cls, jobs: pd.DataFrame, attempts: pd.DataFrame) -> Schedule:
+        """A Schedule of tables already as the constructor leaves them (every column in order
+        with its dtype, rows sorted, fresh index) and valid, taken without checks or copies.
+
+        For builders whose tables are so by construction (the predictor): at millions of
+        attempts the checks would sort every attempt id again.
+        """
+        schedule = object.__new__(cls)
+        object.__setattr__(schedule, "jobs", jobs)
+        object.__setattr__(schedule, "attempts", attempts)
+        return schedule
+
     @property
     def n_jobs(self) -> int:
         return len(self.jobs)

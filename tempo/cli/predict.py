@@ -82,6 +82,9 @@ def predict(
         raise click.UsageError(
             f"--compare-observed: {trace_path} records no observed schedule to compare with"
         )
+    if not (compare_observed or jobruntime):
+        # Nothing below reads the observed schedule: not held through the simulation.
+        trace = Trace(trace.workload, notes=trace.notes)
     document = AllocationDocument.from_file(config_path)
     warn_allocation(
         config_path, document, Cluster.parse(cluster_spec), hadoop_version=hadoop_version

@@ -74,7 +74,7 @@ class Packed:
     cluster: np.ndarray  # (2,) float64 capacity
     slot_mode: bool
     # jobs (nj,)
-    job_ids: tuple[str, ...]
+    job_ids: pa.Array  # large_string; Arrow so that no Python string is held per job
     job_queue: np.ndarray  # int64 leaf index
     job_user: np.ndarray  # int64 user index
     job_submit: np.ndarray  # float64 s
@@ -85,7 +85,8 @@ class Packed:
     user_names: tuple[str, ...]
     user_max_apps: np.ndarray  # (nu,) int64, -1 unlimited
     # stages (ns,)
-    stage_names: tuple[str, ...]
+    stage_kind: np.ndarray  # int64 index into stage_kinds
+    stage_kinds: tuple[str, ...]  # the distinct stage names ("map", "reduce", ...)
     stage_task_start: np.ndarray
     stage_task_end: np.ndarray
     stage_priority: np.ndarray  # int64, lower is served first
@@ -271,6 +272,28 @@ def _noise_draws(
     return mult, fails.astype(np.int64), frac
 
 
+def queue_codes(
+    queues: pd.Series, allocation: EffectiveAllocation, cluster: Cluster
+) -> tuple[np.ndarray, EffectiveAllocation, PackedQueues]:
+    """Each job's queue index, the allocation with undeclared queues created, and its arrays.
+
+    Queue names are factorized once, so names are looked up per distinct queue, not per job;
+    undeclared queues are created in the order jobs first name them.
+    """
+    codes, names = pd.factorize(queues)
+    distinct = [str(name) for name in names.tolist()]
+    allocation = with_undeclared_queues(allocation, distinct)
+    pq = pack_queues(allocation, cluster)
+    index = {name: i for i, name in enumerate(pq.names)}
+    leaf = np.array([index[full_queue_name(name)] for name in distinct], dtype=np.int64)
+    return leaf[codes] if len(codes) else np.zeros(0, dtype=np.int64), allocation, pq
+
+
+def _is_kind(codes: np.ndarray, kinds: tuple[str, ...], name: str) -> np.ndarray:
+    """Where `codes` (indices into `kinds`) name the stage `name`."""
+    return codes == kinds.index(name) if name in kinds else np.zeros(len(codes), dtype=bool)
+
+
 def pack(
     workload: Workload,
     allocation: EffectiveAllocation,
@@ -282,20 +305,18 @@ def pack(
 ) -> tuple[Packed, EffectiveAllocation]:
     """Arrays for the engines, and the allocation with undeclared queues created."""
     jobs, tasks = workload.jobs, workload.tasks
-    allocation = with_undeclared_queues(allocation, list(dict.fromkeys(jobs["queue"].tolist())))
-    pq = pack_queues(allocation, cluster)
-    qindex = {name: i for i, name in enumerate(pq.names)}
+    job_queue, allocation, pq = queue_codes(jobs["queue"], allocation, cluster)
     slot_mode = bool(cluster.slots)
     nj, nt = len(jobs), len(tasks)
-    job_ids = jobs["job_id"].to_numpy(dtype=object)
-    job_queue = np.array(
-        [qindex[full_queue_name(q)] for q in jobs["queue"].tolist()], dtype=np.int64
-    )
-    users, job_user = np.unique(jobs["user"].to_numpy(dtype=object), return_inverse=True)
+    job_ids = arrow_strings(jobs["job_id"]).combine_chunks()
+    user_codes, users = pd.factorize(jobs["user"], sort=True)
+    users = users.tolist()
     user_max = np.array(
         [-1 if (m := allocation.max_apps_for_user(u)) is None else m for u in users], dtype=np.int64
     )
-    job_rank = np.argsort(np.argsort(job_ids, kind="stable"), kind="stable").astype(np.int64)
+    # Rank of each job id in id order (Hadoop's app-name tie-break); ids are unique.
+    job_rank = np.empty(nj, dtype=np.int64)
+    job_rank[pc.sort_indices(job_ids).to_numpy()] = np.arange(nj)
     am_mem = jobs["am_memory_mb"].to_numpy(dtype=float)
     has_am = ~np.isnan(am_mem) & (not slot_mode)
     am_m, am_v = normalize_requests(
@@ -311,28 +332,30 @@ def pack(
     new_stage = np.ones(nt, dtype=bool)
     if nt:
         new_stage[1:] = (task_job[1:] != task_job[:-1]) | (sidx[1:] != sidx[:-1])
+    del sidx
     stage_start = np.flatnonzero(new_stage).astype(np.int64)
     ns = len(stage_start)
     stage_end = np.append(stage_start[1:], nt).astype(np.int64)
     task_stage = (np.cumsum(new_stage) - 1).astype(np.int64)
+    del new_stage
     stage_job = task_job[stage_start] if ns else np.zeros(0, dtype=np.int64)
     job_stage_ptr = np.searchsorted(stage_job, np.arange(nj + 1)).astype(np.int64)
-    stage_names = tuple(tasks["stage"].take(stage_start).astype(str).tolist())
+    stage_kind, kinds = pd.factorize(tasks["stage"].take(stage_start))
+    stage_kinds = tuple(str(k) for k in kinds.tolist())
+    stage_kind = stage_kind.astype(np.int64)
     prio = tasks["priority"].to_numpy(dtype=np.int64)
     stage_priority = np.minimum.reduceat(prio, stage_start) if ns else np.zeros(0, dtype=np.int64)
+    del prio
+    is_map, is_reduce = (_is_kind(stage_kind, stage_kinds, k) for k in ("map", "reduce"))
+    # A reduce stage right after its job's map stage waits for slowstart.
     stage_slowstart = np.zeros(ns, dtype=np.int64)
-    for s in range(1, ns):
-        if (
-            stage_job[s] == stage_job[s - 1]
-            and stage_names[s] == "reduce"
-            and stage_names[s - 1] == "map"
-        ):
-            stage_slowstart[s] = 1
-    is_reduce = np.array([n == "reduce" for n in stage_names], dtype=bool)
+    if ns > 1:
+        stage_slowstart[1:] = (stage_job[1:] == stage_job[:-1]) & is_reduce[1:] & is_map[:-1]
     stage_dim = (is_reduce & slot_mode).astype(np.int64)
     if slot_mode:
         dims = stage_dim[task_stage]
         req = np.column_stack([(dims == 0).astype(float), (dims == 1).astype(float)])
+        del dims
         capacity = np.array(
             [float(cluster.slot_pools.get("map", 0)), float(cluster.slot_pools.get("reduce", 0))]
         )
@@ -342,6 +365,7 @@ def pack(
             tasks["memory_mb"].to_numpy(), tasks["vcores"].to_numpy(), settings
         )
         req = np.column_stack([mem, cpu])
+        del mem, cpu
         capacity = np.array([cluster.memory_mb, cluster.vcores], dtype=float)
         min_request = np.array([settings.min_allocation_mb, settings.min_allocation_vcores])
         if nt:
@@ -356,17 +380,18 @@ def pack(
         queues=pq,
         cluster=capacity,
         slot_mode=slot_mode,
-        job_ids=tuple(job_ids.tolist()),
+        job_ids=job_ids,
         job_queue=job_queue,
-        job_user=job_user.astype(np.int64),
+        job_user=user_codes.astype(np.int64),
         job_submit=jobs["submit_s"].to_numpy(dtype=float),
         job_rank=job_rank,
         job_am=job_am,
         job_has_am=has_am.astype(np.int64),
         job_stage_ptr=job_stage_ptr,
-        user_names=tuple(users.tolist()),
+        user_names=tuple(users),
         user_max_apps=user_max,
-        stage_names=stage_names,
+        stage_kind=stage_kind,
+        stage_kinds=stage_kinds,
         stage_task_start=stage_start,
         stage_task_end=stage_end,
         stage_priority=stage_priority.astype(np.int64),
@@ -453,7 +478,7 @@ def unpack_schedule(
     is_am = att_task < 0
     jidx = -1 - att_task
     jidx[~is_am] = packed.task_job[att_task[~is_am]]
-    job_ids = pa.array(list(packed.job_ids), type=pa.large_string())
+    job_ids = packed.job_ids
     # Task ids, then one AM id per job: row `ident` of an attempt names it.
     ids = pa.chunked_array(
         packed.task_ids.chunks + [pc.binary_join_element_wise(job_ids, _large("_am"), _large(""))],
@@ -500,12 +525,12 @@ def unpack_schedule(
     # Task rows index the task arrays directly; AM rows (few) are then overwritten.
     task_row = np.where(is_am, 0, att_task) if nt else None
     del att_task
-    stage_names = pa.array(list(packed.stage_names) + ["am"], type=pa.large_string())
-    stage_of = np.full(n, len(packed.stage_names), dtype=np.int64)
+    kinds = pa.array([*packed.stage_kinds, "am"], type=pa.large_string())
+    stage_of = np.full(n, len(packed.stage_kinds), dtype=np.int64)
     if task_row is not None:
-        stage_of[:] = packed.task_stage[task_row]
-        stage_of[is_am] = len(packed.stage_names)
-    columns["stage"] = _string_column(stage_names.take(stage_of))
+        stage_of[:] = packed.stage_kind[packed.task_stage[task_row]]
+        stage_of[is_am] = len(packed.stage_kinds)
+    columns["stage"] = _string_column(kinds.take(stage_of))
     del stage_of
     start = np.asarray(att_start, dtype=float)[rows]
     columns["start_s"] = start
@@ -524,25 +549,37 @@ def unpack_schedule(
     columns["preempted"] = np.asarray(att_preempted, dtype=bool)[rows]
     columns["is_am"] = is_am
     del rows, is_am
+    columns["node"] = _string_column(_empty_strings(n))
     # copy=False: the columns are new arrays, and consolidating them would copy them again.
     attempts = pd.DataFrame(columns, copy=False)
     del columns
-    job_ids = np.array(packed.job_ids, dtype=object)
-    launch = np.full(len(job_ids), np.nan)
+    launch = np.full(len(job_finish), np.nan)
     if n:
         np.fmin.at(launch, jidx, start)
-    finished = ~np.isnan(job_finish)
-    started = ~np.isnan(launch)
-    state = np.where(finished, "SUCCEEDED", np.where(started, "RUNNING", "PENDING"))
+    # SUCCEEDED once finished, RUNNING once anything started, else PENDING
+    state = np.where(~np.isnan(job_finish), 0, np.where(np.isnan(launch), 2, 1))
     jobs = pd.DataFrame(
         {
-            "job_id": job_ids,
-            "queue": np.array(queue_names, dtype=object)[job_queue],
+            "job_id": _string_column(job_ids),
+            "queue": _string_column(_names(queue_names).take(job_queue)),
             "submit_s": packed.job_submit,
             "launch_s": launch,
             "finish_s": job_finish,
-            "user": np.array(packed.user_names, dtype=object)[packed.job_user],
-            "state": state,
+            "user": _string_column(_names(packed.user_names).take(packed.job_user)),
+            "state": _string_column(_names(("SUCCEEDED", "RUNNING", "PENDING")).take(state)),
         }
     )
-    return Schedule(jobs=jobs, attempts=attempts)
+    # Built in the Schedule's normalized form (columns, dtypes, row order) and valid by
+    # construction: its checks would sort a million attempt ids again.
+    return Schedule.from_normalized(jobs=jobs, attempts=attempts)
+
+
+def _names(names: tuple[str, ...]) -> pa.Array:
+    """A few names as Arrow strings, to `take` a column of them by codes."""
+    return pa.array(list(names), type=pa.large_string())
+
+
+def _empty_strings(n: int) -> pa.Array:
+    """`n` empty strings (offsets only)."""
+    offsets = pa.py_buffer(np.zeros(n + 1, dtype=np.int64))
+    return pa.LargeStringArray.from_buffers(n, offsets, pa.py_buffer(b""))
