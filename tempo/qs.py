@@ -7,8 +7,10 @@ DBA looks at to choose template thresholds (Tempo paper, section 5.2).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,7 +20,10 @@ from tempo.templates import Constraint, QSTemplate, required_metrics
 from whatif.cluster import Cluster
 from whatif.errors import UnfinishedJobsError
 from whatif.metrics import Metric, Window, evaluate, has_deadlines, unfinished_jobs
+from whatif.readers import detect_format, read_native, read_trace
+from whatif.readers.native import read_native_times
 from whatif.schedule import Schedule
+from whatif.trace import Trace
 from whatif.workload import Workload
 
 #: Metrics shown for every queue, whatever the templates ask for.
@@ -165,6 +170,28 @@ def _wrap(span: dict[str, int], room: int, count: int = 1) -> list[list[str]]:
             i += 1
         blocks.append(block)
     return blocks
+
+
+def read_qs_trace(
+    path: str | os.PathLike[str], *, format: str | None = None, window_s: float | None = None
+) -> tuple[Trace, Window | None]:
+    """The trace at `path` as observed QS metrics over its last `window_s` seconds need it,
+    and that window (the last `window_s` of `Window.covering` its observed schedule).
+
+    From a native trace with an observed schedule only what the window's metrics look at is
+    read (`read_native`'s ``since_s``: every job, the tasks of those submitted in the window,
+    the attempts that ran in it), once the window is placed by the schedule's time columns
+    alone; the values are those of the whole trace. Otherwise, or without `window_s`, the
+    whole trace is read and the window is None (the caller places it).
+    """
+    if window_s is not None and (format or detect_format(path)) == "native":
+        root = Path(path)
+        root = root.parent if root.name == "trace.json" else root
+        times = read_native_times(root)
+        if times is not None:
+            window = Window.covering_times(times).last(window_s)
+            return read_native(root, since_s=window.start_s), window
+    return read_trace(path, format=format), None
 
 
 def qs_report(

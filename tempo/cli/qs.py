@@ -14,13 +14,12 @@ from tempo.cli.options import (
     trace_options,
 )
 from tempo.cli.preemption import scheduler_settings
-from tempo.qs import qs_report
+from tempo.qs import qs_report, read_qs_trace
 from tempo.templates import check_queues, check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
 from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import Window, metric_spec
 from whatif.predictor import predict
-from whatif.readers import read_trace
 
 
 def _needs_cluster(templates) -> str | None:
@@ -79,7 +78,11 @@ def qs(
         where = _needs_cluster(templates)
         if where:
             raise click.UsageError(f"{where} needs --cluster SPEC (it measures cluster shares)")
-    trace = read_trace(trace_path, format=trace_format)
+    window_s = parse_duration(window_text) if window_text else None
+    # With --config the whole trace is simulated: its earlier jobs contend in the window.
+    trace, window = read_qs_trace(
+        trace_path, format=trace_format, window_s=None if config_path else window_s
+    )
     check_trace_queues(templates, trace.workload, trace_path)
     if trace.observed is None and not config_path:
         raise CommandError(
@@ -101,9 +104,10 @@ def qs(
                 hadoop_version, site_path, preemption, announce=not as_json
             ),
         )
-    window = Window.covering(trace.observed if trace.observed is not None else predicted)
-    if window_text:
-        window = window.last(parse_duration(window_text))
+    if window is None:
+        window = Window.covering(trace.observed if trace.observed is not None else predicted)
+        if window_s is not None:
+            window = window.last(window_s)
     report = qs_report(
         trace.observed,
         templates,

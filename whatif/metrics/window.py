@@ -44,6 +44,13 @@ class Window:
                 schedule.attempts[["start_s", "finish_s"]].to_numpy(dtype=float).ravel(),
             ]
         )
+        return cls.covering_times(times)
+
+    @classmethod
+    def covering_times(cls, times: np.ndarray) -> Window:
+        """The smallest window holding every finite time of `times` (`covering`, given only
+        the schedule's times, as ``whatif.readers.native.read_native_times`` reads them)."""
+        times = np.asarray(times, dtype=float)
         times = times[np.isfinite(times)]
         if times.size == 0:
             raise ValidationError("window: the schedule has no recorded times to cover")

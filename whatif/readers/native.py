@@ -23,7 +23,7 @@ import logging
 import os
 import shutil
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -213,16 +213,82 @@ def _replace_dir(staging: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def read_native(path: str | os.PathLike[str], *, window_s: float | None = None) -> Trace:
+def read_native(
+    path: str | os.PathLike[str], *, window_s: float | None = None, since_s: float | None = None
+) -> Trace:
     """Read a native trace directory written by `write_native`.
 
     Parquet tables are memory-mapped. With `window_s`, only the jobs submitted in the
     last `window_s` seconds of the trace (by submission time, as
     `whatif.trace.last_window` picks them) are read, with their tasks and attempts: the
     filter is applied while Parquet is read, so the rest of the trace never becomes
-    rows in memory.
+    rows in memory. With `since_s`, every job is read but only the tasks of the jobs
+    submitted at or after `since_s` and the attempts of those jobs or that finished at or
+    after it (or never): all that QS metrics over a window starting at `since_s` look at
+    (``tempo qs --window``), filtered the same way. The first attempts of each stage are
+    kept too, so that stages first appear in the same order as in the whole schedule
+    (`whatif.metrics.jobs.critical_path` breaks ties in that order).
     """
     root = Path(path)
+    meta_file, meta, kind, tables_meta = _metadata(root)
+    frames: dict[str, pd.DataFrame] = {}
+    job_ids: pa.Array | None = None
+    firsts = {}
+    if since_s is not None and "attempts" in tables_meta:
+        firsts = _first_starts(root, tables_meta["attempts"], kind)
+    for name in sorted(tables_meta, key=lambda n: n != "jobs"):  # jobs first: they pick the window
+        keep = None if job_ids is None else _row_filter(name, job_ids, since_s, firsts)
+        frame = _read_table(root, name, tables_meta[name], kind, keep)
+        if name == "jobs" and window_s is not None:
+            frame = _last_window(frame, window_s, root)
+            job_ids = pa.array(frame["job_id"].array, type=pa.large_string(), from_pandas=True)
+        elif name == "jobs" and since_s is not None:
+            submit = pd.to_numeric(frame["submit_s"], errors="coerce").to_numpy(dtype=float)
+            recent = frame["job_id"][submit >= since_s]
+            job_ids = pa.array(recent.array, type=pa.large_string(), from_pandas=True)
+        frames[name] = frame
+    notes = meta.get("notes", [])
+    try:
+        workload = Workload(jobs=frames["jobs"], tasks=frames["tasks"])
+        observed = None
+        if "schedule_jobs" in frames and "attempts" in frames:
+            observed = Schedule(jobs=frames["schedule_jobs"], attempts=frames["attempts"])
+    except WhatifError as error:
+        raise TraceFormatError(f"{root}: {error}") from error
+    return Trace(
+        workload=workload,
+        observed=observed,
+        source=root,
+        format=str(meta.get("source_format") or "native"),
+        notes=tuple(str(n) for n in notes),
+    )
+
+
+def read_native_times(path: str | os.PathLike[str]) -> np.ndarray | None:
+    """Every time of a native trace's observed schedule (its jobs' ``submit_s``, ``launch_s``,
+    ``finish_s`` and its attempts' ``start_s``, ``finish_s``), read without the other
+    columns; None when the trace records no observed schedule.
+
+    What ``whatif.metrics.Window.covering`` takes of the schedule, so that a window can be
+    placed before the rows it needs are read.
+    """
+    root = Path(path)
+    _, _, kind, tables_meta = _metadata(root)
+    wanted = {
+        "schedule_jobs": ["submit_s", "launch_s", "finish_s"],
+        "attempts": ["start_s", "finish_s"],
+    }
+    if not all(name in tables_meta for name in wanted):
+        return None
+    times = []
+    for name, columns in wanted.items():
+        frame = _read_table(root, name, tables_meta[name], kind, columns=columns)
+        times.append(frame.to_numpy(dtype=float).ravel())
+    return np.concatenate(times)
+
+
+def _metadata(root: Path) -> tuple[Path, dict, str, dict]:
+    """``trace.json`` checked: its path, content, kind and table list."""
     meta_file = root / "trace.json"
     if not meta_file.is_file():
         raise TraceFormatError(f"{root}: not a native trace directory (no trace.json)")
@@ -243,39 +309,55 @@ def read_native(path: str | os.PathLike[str], *, window_s: float | None = None) 
     for required in ("jobs", "tasks"):
         if required not in tables_meta:
             raise TraceFormatError(f"{meta_file}: table {required!r} is not listed")
-    frames: dict[str, pd.DataFrame] = {}
-    job_ids: pa.Array | None = None
-    for name in sorted(tables_meta, key=lambda n: n != "jobs"):  # jobs first: they pick the window
-        frame = _read_table(root, name, tables_meta[name], kind, job_ids)
-        if name == "jobs" and window_s is not None:
-            frame = _last_window(frame, window_s, root)
-            job_ids = pa.array(frame["job_id"].array, type=pa.large_string(), from_pandas=True)
-        frames[name] = frame
-    notes = meta.get("notes", [])
-    try:
-        workload = Workload(jobs=frames["jobs"], tasks=frames["tasks"])
-        observed = None
-        if "schedule_jobs" in frames and "attempts" in frames:
-            observed = Schedule(jobs=frames["schedule_jobs"], attempts=frames["attempts"])
-    except WhatifError as error:
-        raise TraceFormatError(f"{root}: {error}") from error
-    return Trace(
-        workload=workload,
-        observed=observed,
-        source=root,
-        format=str(meta.get("source_format") or "native"),
-        notes=tuple(str(n) for n in notes),
-    )
+    return meta_file, meta, kind, tables_meta
 
 
-def _read_rows_of(file: Path, job_ids: pa.Array) -> pd.DataFrame:
-    """The rows of a Parquet table whose job_id is in `job_ids`, filtered batch by batch
+#: Which rows of a table to keep: a boolean mask of an Arrow batch or table.
+RowFilter = Callable[[pa.RecordBatch | pa.Table], pa.Array]
+
+
+def _first_starts(root: Path, spec: object, kind: str) -> dict[str, float]:
+    """Each stage's earliest attempt start, from the attempts' two columns alone."""
+    frame = _read_table(root, "attempts", spec, kind, columns=["stage", "start_s"])
+    firsts = frame.groupby("stage", sort=False)["start_s"].min()
+    return {str(stage): float(start) for stage, start in firsts.items()}
+
+
+def _row_filter(
+    name: str, job_ids: pa.Array, since_s: float | None, firsts: dict[str, float]
+) -> RowFilter | None:
+    """The rows of table `name` to read: those of `job_ids`' jobs; with `since_s` every job
+    row, and also the attempts finished at or after `since_s` or not at all, and those that
+    start a stage (`firsts`: each stage's earliest start)."""
+    if since_s is not None and name in ("jobs", "schedule_jobs"):
+        return None
+
+    def of_jobs(batch: pa.RecordBatch | pa.Table) -> pa.Array:
+        return pc.is_in(batch.column("job_id"), value_set=job_ids)
+
+    if since_s is None or name != "attempts":
+        return of_jobs
+
+    def recent(batch: pa.RecordBatch | pa.Table) -> pa.Array:
+        finish = batch.column("finish_s")
+        late = pc.fill_null(
+            pc.or_kleene(pc.greater_equal(finish, since_s), pc.is_nan(finish)), True
+        )
+        keep = pc.or_(of_jobs(batch), late)
+        stage, start = batch.column("stage"), batch.column("start_s")
+        for name, first in firsts.items():
+            opens = pc.and_(pc.equal(stage, name), pc.equal(start, first))
+            keep = pc.or_(keep, pc.fill_null(opens, False))
+        return keep
+
+    return recent
+
+
+def _read_rows_of(file: Path, keep: RowFilter) -> pd.DataFrame:
+    """The rows of a Parquet table that `keep` selects, filtered batch by batch
     (memory: one batch plus the rows kept)."""
     parquet = pq.ParquetFile(file, memory_map=True)
-    kept = [
-        batch.filter(pc.is_in(batch.column("job_id"), value_set=job_ids))
-        for batch in parquet.iter_batches(batch_size=1 << 16)
-    ]
+    kept = [batch.filter(keep(batch)) for batch in parquet.iter_batches(batch_size=1 << 16)]
     table = pa.Table.from_batches(kept, schema=parquet.schema_arrow)
     return table.to_pandas()
 
@@ -290,34 +372,46 @@ def _last_window(jobs: pd.DataFrame, window_s: float, root: Path) -> pd.DataFram
 
 
 def _read_table(
-    root: Path, name: str, spec: object, kind: str, job_ids: pa.Array | None = None
+    root: Path,
+    name: str,
+    spec: object,
+    kind: str,
+    keep: RowFilter | None = None,
+    *,
+    columns: list[str] | None = None,
 ) -> pd.DataFrame:
+    """Table `name` (its rows `keep` selects, or all), or only its `columns` (all rows)."""
     if not isinstance(spec, dict) or not isinstance(spec.get("columns"), dict):
         raise TraceFormatError(f"{root / 'trace.json'}: table {name!r} lacks its column list")
     file = root / str(spec.get("file", f"{name}.{kind}"))
-    columns: dict[str, str] = spec["columns"]
+    listed: dict[str, str] = spec["columns"]
     if not file.is_file():
         raise TraceFormatError(f"{file}: missing (listed in trace.json)")
+    if columns is not None and (absent := [c for c in columns if c not in listed]):
+        raise TraceFormatError(f"{file}: missing column(s) {', '.join(absent)}")
+    keep = keep if "job_id" in listed else None
     try:
-        if kind == "parquet" and job_ids is not None and "job_id" in columns:
-            frame = _read_rows_of(file, job_ids)
+        if kind == "parquet" and keep is not None:
+            frame = _read_rows_of(file, keep)
         elif kind == "parquet":
-            frame = pq.read_table(file, memory_map=True).to_pandas()
+            frame = pq.read_table(file, columns=columns, memory_map=True).to_pandas()
         else:
-            frame = _read_csv(file, columns)
-            if job_ids is not None and "job_id" in columns:
-                frame = frame[frame["job_id"].isin(job_ids.to_pylist())]
+            frame = _read_csv(file, listed)
+            if keep is not None:
+                mask = keep(pa.Table.from_pandas(frame, preserve_index=False))
+                frame = frame[mask.to_numpy(zero_copy_only=False)].reset_index(drop=True)
     except (OSError, ValueError, TypeError, KeyError, OverflowError, pa.ArrowException) as error:
         detail = " ".join(str(error).split())  # one line, whatever the library wrote
         raise TraceFormatError(f"{file}: cannot read {kind} table ({detail})") from error
-    missing = [c for c in columns if c not in frame.columns]
+    wanted = list(listed) if columns is None else columns
+    missing = [c for c in wanted if c not in frame.columns]
     if missing:
         raise TraceFormatError(f"{file}: missing column(s) {', '.join(missing)}")
-    if "rows" in spec and spec["rows"] != len(frame) and job_ids is None:
+    if "rows" in spec and spec["rows"] != len(frame) and keep is None:
         raise TraceFormatError(
             f"{file}: has {len(frame)} rows, trace.json says {spec['rows']} (truncated?)"
         )
-    return frame[list(columns)]
+    return frame[wanted]
 
 
 def _read_csv(file: Path, columns: dict[str, str]) -> pd.DataFrame:
