@@ -15,15 +15,19 @@ milliseconds: trace time plus the emulator's epoch offset.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from whatif.allocation import EffectiveAllocation, EffectiveQueue, Resources
 from whatif.cluster import Cluster
+
+#: A decoded JSON body.
+JSON = dict[str, Any]
 
 #: What the RM reports as "no limit" for maxApps (Java's Integer.MAX_VALUE).
 UNLIMITED_APPS = 2**31 - 1
@@ -68,19 +72,19 @@ class Snapshot:
         return self.ms(self.trace_s)
 
     @cached_property
-    def attempts_by_job(self) -> dict[str, pd.DataFrame]:
+    def attempts_by_job(self) -> dict[Hashable, pd.DataFrame]:
         """Attempts per (workload) job id."""
         return {key: group for key, group in self.attempts.groupby("job_id", sort=False)}
 
     @cached_property
-    def tasks_by_job(self) -> dict[str, pd.DataFrame]:
+    def tasks_by_job(self) -> dict[Hashable, pd.DataFrame]:
         """Workload tasks per (workload) job id."""
         return {key: group for key, group in self.tasks.groupby("job_id", sort=False)}
 
     @cached_property
     def finished_jobs(self) -> pd.DataFrame:
         """Jobs that have finished, indexed by Hadoop job id (what the JobHistory Server knows)."""
-        jobs = self.jobs[np.isfinite(self.jobs["finish_s"].to_numpy(dtype=float))]
+        jobs: pd.DataFrame = self.jobs[np.isfinite(self.jobs["finish_s"].to_numpy(dtype=float))]
         done = self.attempts[(self.attempts["state"] == "SUCCEEDED") & ~self.attempts["is_am"]]
         counts = pd.crosstab(done["job_id"], done["task_type"]).reindex(
             index=jobs["job_id"], columns=["MAP", "REDUCE"], fill_value=0
@@ -90,7 +94,7 @@ class Snapshot:
         ).set_index("hadoop_job_id", drop=False)
 
     def empty_attempts(self) -> pd.DataFrame:
-        return self.attempts.iloc[:0]
+        return self.attempts.head(0)
 
 
 def _first(query: Mapping[str, list[str]], key: str) -> str | None:
@@ -129,6 +133,13 @@ def _in_range(
     if high is not None:
         keep &= values_ms <= high
     return keep
+
+
+def _rows(frame: pd.DataFrame) -> Iterator[Any]:
+    """``frame.itertuples(index=False)``: one namedtuple per row with the frame's columns as
+    fields. Typed Any: pandas-stubs types every field as the union of all pandas scalars,
+    while each column here holds one known type (see `Snapshot`)."""
+    return frame.itertuples(index=False)
 
 
 # --------------------------------------------------------------------------- ResourceManager
@@ -181,14 +192,14 @@ def _rm_state(state: str) -> tuple[str, str]:
     return state, state  # FAILED, KILLED
 
 
-def app_records(snap: Snapshot) -> list[dict]:
+def app_records(snap: Snapshot) -> list[JSON]:
     """Every submitted application as the RM reports it in ``apps.app[]``."""
     jobs = snap.jobs
     usage = _job_usage(snap).reindex(jobs["job_id"].to_numpy(dtype=object), fill_value=0.0)
     total_mb = max(snap.cluster.memory_mb, 1.0)
     queue_used = snap.queues.set_index("queue")["usage_memory_mb"].to_dict()
     records = []
-    for row, use in zip(jobs.itertuples(index=False), usage.itertuples(index=False), strict=True):
+    for row, use in zip(_rows(jobs), _rows(usage), strict=True):
         state, final = _rm_state(row.state)
         finished = math.isfinite(row.finish_s)
         end = row.finish_s if finished else snap.trace_s
@@ -240,7 +251,7 @@ def app_records(snap: Snapshot) -> list[dict]:
     return records
 
 
-def apps(snap: Snapshot, query: Mapping[str, list[str]]) -> dict:
+def apps(snap: Snapshot, query: Mapping[str, list[str]]) -> JSON:
     """``GET /ws/v1/cluster/apps`` with the RM's filters.
 
     ``states``, ``finalStatus``, ``user``, ``queue`` (as on the RM: matches only
@@ -288,7 +299,7 @@ def apps(snap: Snapshot, query: Mapping[str, list[str]]) -> dict:
     return {"apps": {"app": selected} if selected else None}
 
 
-def app_attempts(snap: Snapshot, app_id: str) -> dict | None:
+def app_attempts(snap: Snapshot, app_id: str) -> JSON | None:
     """``GET /ws/v1/cluster/apps/{id}/appattempts``; None for an unknown application."""
     match = snap.jobs[snap.jobs["app_id"] == app_id]
     if match.empty:
@@ -316,18 +327,27 @@ def app_attempts(snap: Snapshot, app_id: str) -> dict | None:
     return {"appAttempts": {"appAttempt": [attempt]}}
 
 
-def _res(memory_mb: float, vcores: float) -> dict:
+def _res(memory_mb: float, vcores: float) -> JSON:
     return {
         "memory": int(round(min(memory_mb, 2**63 - 1))),
         "vCores": int(round(min(vcores, 2**31 - 1))),
     }
 
 
-def _resources(value: Resources) -> dict:
+def _row(table: pd.DataFrame, queue: str) -> pd.Series | None:
+    """The row of a table indexed by queue name (one row per queue); None when absent."""
+    if queue not in table.index:
+        return None
+    row = table.loc[queue]
+    assert isinstance(row, pd.Series), f"{queue}: more than one row"
+    return row
+
+
+def _resources(value: Resources) -> JSON:
     return _res(value.memory_mb, value.vcores)
 
 
-def scheduler(snap: Snapshot) -> dict:
+def scheduler(snap: Snapshot) -> JSON:
     """``GET /ws/v1/cluster/scheduler``: the Fair Scheduler queue tree in force.
 
     Per queue: min and max resources of the effective allocation (an unlimited max
@@ -346,10 +366,10 @@ def scheduler(snap: Snapshot) -> dict:
     running = snap.attempts[snap.attempts["state"] == "RUNNING"]
     am = running[running["is_am"].to_numpy(dtype=bool)]
     am_used = am.groupby("queue")[["memory_mb", "vcores"]].sum()
-    containers = running.groupby("queue").size().to_dict()
+    containers = {str(q): int(n) for q, n in running.groupby("queue").size().items()}
 
-    def render(queue: EffectiveQueue, parent_policy: str) -> dict:
-        row = table.loc[queue.name] if queue.name in table.index else None
+    def render(queue: EffectiveQueue, parent_policy: str) -> JSON:
+        row = _row(table, queue.name)
 
         def column(name: str) -> float:
             return float(row[name]) if row is not None else 0.0
@@ -364,7 +384,7 @@ def scheduler(snap: Snapshot) -> dict:
         if queue.name != "root" and parent_policy != "drf":
             # Hadoop's fair and fifo policies compute shares of memory only: vCores are 0.
             fair, steady = (fair[0], 0.0), Resources(steady.memory_mb, 0.0)
-        info: dict = {
+        info: JSON = {
             "queueName": queue.name,
             "schedulingPolicy": queue.scheduling_policy,
             "maxApps": UNLIMITED_APPS
@@ -396,7 +416,7 @@ def scheduler(snap: Snapshot) -> dict:
             }
             return info
         runnable = int(column("runnable_apps"))
-        amu = am_used.loc[queue.name] if queue.name in am_used.index else None
+        amu = _row(am_used, queue.name)
         share = queue.max_am_share
         info.update(
             {
@@ -419,7 +439,7 @@ def scheduler(snap: Snapshot) -> dict:
     return {"scheduler": {"schedulerInfo": {"type": "fairScheduler", "rootQueue": root}}}
 
 
-def metrics(snap: Snapshot) -> dict:
+def metrics(snap: Snapshot) -> JSON:
     """``GET /ws/v1/cluster/metrics``: cluster size, allocation and app counts now."""
     running = snap.attempts[snap.attempts["state"] == "RUNNING"]
     allocated_mb = float(running["memory_mb"].sum())
@@ -455,7 +475,7 @@ def metrics(snap: Snapshot) -> dict:
     }
 
 
-def cluster_info(snap: Snapshot, started_s: float) -> dict:
+def cluster_info(snap: Snapshot, started_s: float) -> JSON:
     """``GET /ws/v1/cluster/info`` (``/ws/v1/cluster``): an active, started RM."""
     version = EMULATED_VERSION.get(snap.hadoop_version, EMULATED_VERSION[3])
     return {
@@ -475,7 +495,7 @@ def cluster_info(snap: Snapshot, started_s: float) -> dict:
 _JHS_STATE = {"SUCCEEDED": "SUCCEEDED", "FAILED": "FAILED", "KILLED": "KILLED"}
 
 
-def _job_record(snap: Snapshot, row: object) -> dict:
+def _job_record(snap: Snapshot, row: Any) -> JSON:
     return {
         "id": row.hadoop_job_id,
         "name": row.name,
@@ -493,13 +513,13 @@ def _job_record(snap: Snapshot, row: object) -> dict:
     }
 
 
-def jhs_jobs(snap: Snapshot, query: Mapping[str, list[str]]) -> dict:
+def jhs_jobs(snap: Snapshot, query: Mapping[str, list[str]]) -> JSON:
     """``GET /ws/v1/history/mapreduce/jobs``: finished jobs only, with the JHS filters.
 
     ``user``, ``state``, ``queue``, ``limit``, ``startedTimeBegin/End``,
     ``finishedTimeBegin/End`` (inclusive, epoch ms).
     """
-    records = [_job_record(snap, row) for row in snap.finished_jobs.itertuples(index=False)]
+    records = [_job_record(snap, row) for row in _rows(snap.finished_jobs)]
     started = np.array([r["startTime"] for r in records], dtype=float)
     finished = np.array([r["finishTime"] for r in records], dtype=float)
     keep = _in_range(started, query, "startedTimeBegin", "startedTimeEnd")
@@ -519,20 +539,20 @@ def jhs_jobs(snap: Snapshot, query: Mapping[str, list[str]]) -> dict:
     return {"jobs": {"job": selected} if selected else None}
 
 
-def _job(snap: Snapshot, job_id: str) -> object | None:
+def _job(snap: Snapshot, job_id: str) -> Any | None:
     jobs = snap.finished_jobs
     if job_id not in jobs.index:
         return None
-    return next(jobs.loc[[job_id]].itertuples(index=False))
+    return next(_rows(jobs.loc[[job_id]]))
 
 
-def jhs_job(snap: Snapshot, job_id: str) -> dict | None:
+def jhs_job(snap: Snapshot, job_id: str) -> JSON | None:
     """``GET .../jobs/{id}``; None for a job the history server does not have."""
     row = _job(snap, job_id)
     return None if row is None else {"job": _job_record(snap, row)}
 
 
-def jhs_tasks(snap: Snapshot, job_id: str, query: Mapping[str, list[str]]) -> dict | None:
+def jhs_tasks(snap: Snapshot, job_id: str, query: Mapping[str, list[str]]) -> JSON | None:
     """``GET .../jobs/{id}/tasks[?type=m|r]``; None for an unknown job."""
     row = _job(snap, job_id)
     if row is None:
@@ -547,7 +567,7 @@ def jhs_tasks(snap: Snapshot, job_id: str, query: Mapping[str, list[str]]) -> di
     attempts = snap.attempts_by_job.get(row.job_id, snap.empty_attempts())
     by_task = {key: group for key, group in attempts.groupby("task_id", sort=False)}
     records = []
-    for task in tasks.itertuples(index=False):
+    for task in _rows(tasks):
         group = by_task.get(task.task_id)
         if group is None or group.empty:
             start, finish, state, success = math.nan, math.nan, "KILLED", ""
@@ -577,7 +597,7 @@ def jhs_tasks(snap: Snapshot, job_id: str, query: Mapping[str, list[str]]) -> di
     return {"tasks": {"task": records} if records else None}
 
 
-def jhs_attempts(snap: Snapshot, job_id: str, task_id: str) -> dict | None:
+def jhs_attempts(snap: Snapshot, job_id: str, task_id: str) -> JSON | None:
     """``GET .../jobs/{id}/tasks/{task}/attempts``: every attempt, killed ones included."""
     row = _job(snap, job_id)
     if row is None:
@@ -587,7 +607,7 @@ def jhs_attempts(snap: Snapshot, job_id: str, task_id: str) -> dict | None:
     if attempts.empty:
         return None
     records = []
-    for att in attempts.itertuples(index=False):
+    for att in _rows(attempts):
         record = {
             "id": att.hadoop_attempt_id,
             "type": att.task_type,
