@@ -34,6 +34,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
+from functools import partial
 
 from tempo.space.dimension import Dimension
 from tempo.space.settings import SETTINGS
@@ -93,57 +94,97 @@ def default_dimension(
     ``schedulingPolicy``.
     """
     spec = SETTINGS[setting]
-    base = {"queue": queue.name, "setting": setting, "component": component}
-    base.update(domain=spec.domain, off=spec.off, off_value=spec.off_value)
+    make = partial(
+        Dimension,
+        queue=queue.name,
+        setting=setting,
+        component=component,
+        domain=spec.domain,
+        off=spec.off,
+        off_value=spec.off_value,
+    )
     if spec.is_categorical:
         choices = [c for c in spec.choices if c != "drf" or parent_policy == "drf"]
         choices += [str(v) for v in values if v not in choices]
-        return Dimension(**base, low=0.0, high=float(len(choices) - 1), choices=tuple(choices))
-    finite = [v for v in values if math.isfinite(v) and v != spec.off_value]
+        return make(low=0.0, high=float(len(choices) - 1), choices=tuple(choices))
+    numbers = [_number(v, f"{queue.name}.{setting}") for v in values]
+    finite = [v for v in numbers if math.isfinite(v) and v != spec.off_value]
     if spec.is_resource or spec.slot:
-        if cluster is None:
-            raise ValidationError(
-                f"{queue.name}.{setting}: cluster: required to bound {setting} (give a cluster spec), got None"
-            )
-        if spec.slot and not cluster.slots:
-            raise ValidationError(
-                f"{queue.name}.{setting}: cluster: expected Hadoop 1 slots "
-                f"(map-slots=N,reduce-slots=M) to bound {setting}, got {cluster.spec()}"
-            )
-        total = math.floor(spec.capacity(component, cluster))
-        share = math.floor(split * total)
-        if setting.startswith("min"):
-            high = min(total, max([share] + [math.ceil(v) for v in finite]))
-            low = 0
-        else:
-            high = total
-            low = min([max(1, share)] + [math.floor(v) for v in finite])
-        if high <= low:
-            logger.debug(
-                "%s.%s.%s: no room between %s and %s", queue.name, setting, component, low, high
-            )
+        bounds = _capacity_bounds(queue, setting, component, finite, cluster=cluster, split=split)
+        if bounds is None:
             return None
-        return Dimension(**base, low=float(low), high=float(high), scale="linear")
+        return make(low=bounds[0], high=bounds[1], scale="linear")
+    low, high, scale = _setting_bounds(setting, numbers, finite)
+    return make(low=low, high=high, scale=scale)
+
+
+def _number(value: float | str, where: str) -> float:
+    """A numeric setting's value (only a categorical setting holds names)."""
+    if isinstance(value, str):
+        raise TypeError(f"{where}: expected a number, got {value!r}")
+    return value
+
+
+def _capacity_bounds(
+    queue: EffectiveQueue,
+    setting: str,
+    component: str | None,
+    finite: list[float],
+    *,
+    cluster: Cluster | None,
+    split: float,
+) -> tuple[float, float] | None:
+    """(low, high) of a resource or slot setting within the cluster; None when there is no
+    room between them."""
+    spec = SETTINGS[setting]
+    if cluster is None:
+        raise ValidationError(
+            f"{queue.name}.{setting}: cluster: required to bound {setting} (give a cluster spec), got None"
+        )
+    if spec.slot and not cluster.slots:
+        raise ValidationError(
+            f"{queue.name}.{setting}: cluster: expected Hadoop 1 slots "
+            f"(map-slots=N,reduce-slots=M) to bound {setting}, got {cluster.spec()}"
+        )
+    capacity = spec.capacity(component, cluster)
+    assert capacity is not None  # a resource or slot setting on a given cluster
+    total = math.floor(capacity)
+    share = math.floor(split * total)
+    if setting.startswith("min"):
+        high = min(total, max([share] + [math.ceil(v) for v in finite]))
+        low = 0
+    else:
+        high = total
+        low = min([max(1, share)] + [math.floor(v) for v in finite])
+    if high <= low:
+        logger.debug(
+            "%s.%s.%s: no room between %s and %s", queue.name, setting, component, low, high
+        )
+        return None
+    return float(low), float(high)
+
+
+def _setting_bounds(
+    setting: str, numbers: list[float], finite: list[float]
+) -> tuple[float, float, str]:
+    """(low, high, scale) of a setting that is neither categorical nor a resource."""
     if setting == "weight":
-        if min(values) <= 0:
-            return Dimension(**base, low=0.0, high=max([10.0] + finite), scale="linear")
-        return Dimension(**base, low=min([0.1] + finite), high=max([10.0] + finite), scale="log")
+        if min(numbers) <= 0:
+            return 0.0, max([10.0] + finite), "linear"
+        return min([0.1] + finite), max([10.0] + finite), "log"
     if setting in ("minSharePreemptionTimeout", "fairSharePreemptionTimeout"):
         high = float(max([3600] + [math.ceil(v) for v in finite]))
         if finite and min(finite) < 1:
-            return Dimension(**base, low=0.0, high=high, scale="linear")
-        return Dimension(
-            **base, low=float(min([5] + [math.floor(v) for v in finite])), high=high, scale="log"
-        )
+            return 0.0, high, "linear"
+        return float(min([5] + [math.floor(v) for v in finite])), high, "log"
     if setting == "fairSharePreemptionThreshold":
-        return Dimension(**base, low=0.0, high=1.0, scale="linear")
+        return 0.0, 1.0, "linear"
     if setting in ("maxRunningApps", "maxRunningJobs"):
         low = float(min([1] + [math.floor(v) for v in finite]))
         high = float(max([100] + [2 * math.ceil(v) for v in finite]))
-        return Dimension(**base, low=low, high=high, scale="log" if low > 0 else "linear")
+        return low, high, "log" if low > 0 else "linear"
     # maxAMShare
-    low = min([0.1] + [v for v in finite if v >= 0])
-    return Dimension(**base, low=low, high=1.0, scale="linear")
+    return min([0.1] + [v for v in finite if v >= 0]), 1.0, "linear"
 
 
 def default_dimensions(
