@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 from tempo.errors import RMError
@@ -114,21 +115,22 @@ def _queue(obj: Mapping[str, Any], parent: str | None, *, where: str) -> Capacit
             payload.items(obj.get("queues"), "queue", where=f"{where}.queues")
         )
     )
-    number = {"default": None, "where": where}
+    number = partial(payload.number, obj, default=None, where=where)
+    integer = partial(payload.integer, obj, default=None, where=where)
     return CapacityQueueState(
         name=name,
-        capacity=payload.number(obj, "capacity", **number),
-        max_capacity=payload.number(obj, "maxCapacity", **number),
-        absolute_capacity=payload.number(obj, "absoluteCapacity", **number),
-        absolute_max_capacity=payload.number(obj, "absoluteMaxCapacity", **number),
-        used_capacity=payload.number(obj, "usedCapacity", **number),
+        capacity=number("capacity"),
+        max_capacity=number("maxCapacity"),
+        absolute_capacity=number("absoluteCapacity"),
+        absolute_max_capacity=number("absoluteMaxCapacity"),
+        used_capacity=number("usedCapacity"),
         state=payload.text(obj, "state", where=where, default=None),
-        num_applications=payload.integer(obj, "numApplications", **number),
-        max_applications=payload.integer(obj, "maxApplications", **number),
-        max_applications_per_user=payload.integer(obj, "maxApplicationsPerUser", **number),
-        user_limit=payload.number(obj, "userLimit", **number),
-        user_limit_factor=payload.number(obj, "userLimitFactor", **number),
-        num_active_applications=payload.integer(obj, "numActiveApplications", **number),
-        num_pending_applications=payload.integer(obj, "numPendingApplications", **number),
+        num_applications=integer("numApplications"),
+        max_applications=integer("maxApplications"),
+        max_applications_per_user=integer("maxApplicationsPerUser"),
+        user_limit=number("userLimit"),
+        user_limit_factor=number("userLimitFactor"),
+        num_active_applications=integer("numActiveApplications"),
+        num_pending_applications=integer("numPendingApplications"),
         children=children,
     )
