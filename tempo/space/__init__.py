@@ -15,9 +15,10 @@ from tempo.space.compare import SpaceDistance, space_distance
 from tempo.space.configuration import Configuration
 from tempo.space.dialect import MRV1, YARN, Dialect, dialect_of, hadoop_version_for
 from tempo.space.dimension import OFF_BAND, Dimension
+from tempo.space.rules import parse_override
 from tempo.space.settings import DEFAULT_SETTINGS, SETTINGS, TunableSetting
 from tempo.space.space import ConfigurationSpace
-from tempo.space.spec import SpaceSpec, parse_override
+from tempo.space.spec import SpaceSpec
 
 __all__ = [
     "CapacitySpace",

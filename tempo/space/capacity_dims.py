@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from whatif.capacity.document import ConfigurationDocument
 from whatif.capacity.model import (
@@ -127,8 +128,9 @@ def preemption_value(doc: ConfigurationDocument, setting: str) -> float:
     try:
         return parse_java_float(raw)
     except ValueError:
+        prop = doc.get(PREEMPTION_PREFIX + setting)
         raise ValidationError(
-            f"{doc.source}:{doc.get(PREEMPTION_PREFIX + setting).line}: "
+            f"{doc.source}:{prop.line if prop is not None else '?'}: "
             f"{PREEMPTION_PREFIX + setting}: expected a number, got {raw.strip()!r}"
         ) from None
 
@@ -186,6 +188,12 @@ def _raw_value(
     )
 
 
+class _Values(Protocol):
+    """Every value a setting of a queue takes in the document and the cover files."""
+
+    def __call__(self, setting: str, path: str, mode: str | None = None) -> list[float]: ...
+
+
 def default_dimensions(
     doc: ConfigurationDocument,
     *,
@@ -207,7 +215,6 @@ def default_dimensions(
     queues = effective_queues(doc)
     others = [(other, effective_queues(other)) for other in cover]
     notes: list[str] = []
-    dims: list[CapacityDimension] = []
 
     def values(setting: str, path: str, mode: str | None = None) -> list[float]:
         probe = CapacityDimension(path, setting, 0.0, 1.0, mode=mode, choices=POLICIES)
@@ -220,6 +227,26 @@ def default_dimensions(
                     continue
         return found
 
+    dims = _queue_dimensions(doc, queues, settings, values, notes)
+    if preemption:
+        dims += _preemption_dimensions(doc, queues, others)
+    else:
+        notes.append(
+            "preemption is off (yarn.resourcemanager.scheduler.monitor.enable=false): the "
+            "preemption monitor's properties are not tuned"
+        )
+    return dims, notes
+
+
+def _queue_dimensions(
+    doc: ConfigurationDocument,
+    queues: dict[str, EffectiveQueue],
+    settings: Sequence[str],
+    values: _Values,
+    notes: list[str],
+) -> list[CapacityDimension]:
+    """The per-queue dimensions of `settings`, parents before children."""
+    dims: list[CapacityDimension] = []
     for node in queue_tree(doc).walk():
         if node.children and "capacity" in settings:
             dims += _capacity_group(doc, node.path, [c.path for c in node.children], values, notes)
@@ -241,24 +268,34 @@ def default_dimensions(
             made = _leaf_dimension(node.path, setting, queue, values, notes)
             if made is not None:
                 dims.append(made)
-    if preemption:
-        for setting, (domain, scale, _, low, high) in PREEMPTION.items():
-            probe = CapacityDimension("", setting, low, high)
-            seen = [current_value(doc, queues, probe)] + [
-                current_value(other, other_queues, probe) for other, other_queues in others
-            ]
-            dims.append(
-                CapacityDimension("", setting, min(low, *seen), max(high, *seen), domain, scale)
-            )
-    else:
-        notes.append(
-            "preemption is off (yarn.resourcemanager.scheduler.monitor.enable=false): the "
-            "preemption monitor's properties are not tuned"
+    return dims
+
+
+def _preemption_dimensions(
+    doc: ConfigurationDocument,
+    queues: dict[str, EffectiveQueue],
+    others: list[tuple[ConfigurationDocument, dict[str, EffectiveQueue]]],
+) -> list[CapacityDimension]:
+    """The preemption monitor's dimensions, widened to every file's values."""
+    dims = []
+    for setting, (domain, scale, _, low, high) in PREEMPTION.items():
+        probe = CapacityDimension("", setting, low, high)
+        seen = [current_value(doc, queues, probe)] + [
+            current_value(other, other_queues, probe) for other, other_queues in others
+        ]
+        dims.append(
+            CapacityDimension("", setting, min(low, *seen), max(high, *seen), domain, scale)
         )
-    return dims, notes
+    return dims
 
 
-def _capacity_group(doc, parent, children, values, notes) -> list[CapacityDimension]:
+def _capacity_group(
+    doc: ConfigurationDocument,
+    parent: str,
+    children: list[str],
+    values: _Values,
+    notes: list[str],
+) -> list[CapacityDimension]:
     """The capacity dimensions of one parent's children (none when they cannot move)."""
     read = {c: read_capacity(doc, c) for c in children}
     modes = {v.mode for v in read.values() if v is not None}
@@ -269,12 +306,13 @@ def _capacity_group(doc, parent, children, values, notes) -> list[CapacityDimens
             )
         return []
     mode = modes.pop()
-    if mode not in ("percentage", "weight") or None in read.values():
+    known = [v for v in read.values() if v is not None]
+    if mode not in ("percentage", "weight") or len(known) < len(read):
         notes.append(f"{parent}: {mode} capacities of its children are not tuned")
         return []
     dims = []
     if mode == "percentage":
-        if sum(v.percent for v in read.values()) <= 0:
+        if sum(v.percent for v in known) <= 0:
             notes.append(f"{parent}: children's capacities sum to 0; not tuned")
             return []
         for child in children:
@@ -308,7 +346,9 @@ def _capacity_group(doc, parent, children, values, notes) -> list[CapacityDimens
     return dims
 
 
-def _leaf_dimension(path, setting, queue, values, notes) -> CapacityDimension | None:
+def _leaf_dimension(
+    path: str, setting: str, queue: EffectiveQueue, values: _Values, notes: list[str]
+) -> CapacityDimension | None:
     seen = values(setting, path)
     if setting == "ordering-policy":
         if queue.ordering_policy not in POLICIES:

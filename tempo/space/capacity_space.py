@@ -96,11 +96,13 @@ class CapacitySpace:
     def steps(self) -> np.ndarray:
         """Per coordinate, the move that changes its setting from anywhere (0: continuous)."""
         bottom = self._codec.to_unit(self._codec.low[np.newaxis, :])
-        return self._codec.steps(bottom)[0]
+        steps: np.ndarray = self._codec.steps(bottom)[0]
+        return steps
 
     def steps_at(self, vector: np.ndarray) -> np.ndarray:
         """Per coordinate, the move from `vector` to the next setting value (0: continuous)."""
-        return self._codec.steps(self._points(vector)[:1])[0]
+        steps: np.ndarray = self._codec.steps(self._points(vector)[:1])[0]
+        return steps
 
     # -- values <-> vectors --------------------------------------------------------
 
@@ -120,7 +122,8 @@ class CapacitySpace:
                         f"got {value:g}"
                     )
                 logger.warning("%s: %g is outside %s; clipped", d.name, value, d.describe())
-        return self._codec.to_unit(values[np.newaxis, :])[0]
+        vector: np.ndarray = self._codec.to_unit(values[np.newaxis, :])[0]
+        return vector
 
     def decode(self, vector: np.ndarray) -> tuple[tuple[str, str], ...]:
         """The ``(property, value text)`` pairs a vector stands for, after `project`."""
@@ -152,6 +155,7 @@ class CapacitySpace:
             raise ValidationError("project: center and radius: expected both or neither")
         if center is not None:
             c = self._points(center)[0]
+            assert radius is not None  # both or neither, checked above
             repaired = np.array([self._into_radius(p, c, float(radius)) for p in repaired])
         return repaired[0] if single else repaired
 
@@ -167,6 +171,8 @@ class CapacitySpace:
         d = len(self.dimensions)
         if center is None:
             return self.project(rng.random((n, d)))
+        if radius is None:
+            raise ValidationError("sample: center and radius: expected both or neither")
         points = np.clip(in_ball(rng, n, np.asarray(center, dtype=float), float(radius)), 0.0, 1.0)
         return self.project(points, center=center, radius=radius)
 
@@ -214,7 +220,7 @@ class CapacitySpace:
         if np.linalg.norm(point - center) / scale <= limit:
             return point
         step = point - center
-        lo, hi = 0.0, radius / (np.linalg.norm(step) / scale)
+        lo, hi = 0.0, radius / float(np.linalg.norm(step) / scale)
         best = center
         for _ in range(ROUNDS):
             mid = (lo + hi) / 2
@@ -251,7 +257,8 @@ class CapacitySpace:
                 share = self._share(d.queue, values, index)
                 need = float(Decimal(repr(share)).quantize(_MILLI, rounding="ROUND_CEILING"))
                 values[i] = min(100.0, max(values[i], need))
-        return codec.to_unit(values[np.newaxis, :])[0]
+        vector: np.ndarray = codec.to_unit(values[np.newaxis, :])[0]
+        return vector
 
     def _simplex(
         self, parent: str, members: list[int], units: np.ndarray, values: np.ndarray

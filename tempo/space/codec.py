@@ -39,7 +39,10 @@ class Codec:
 
     def is_off_value(self, values: np.ndarray) -> np.ndarray:
         """Which values are the off state (Hadoop units)."""
-        return (self.band & (values == self.off_value)) | (self.high_is_off & (values >= self.high))
+        off: np.ndarray = (self.band & (values == self.off_value)) | (
+            self.high_is_off & (values >= self.high)
+        )
+        return off
 
     def to_unit(self, values: np.ndarray) -> np.ndarray:
         """Encode values; finite ones are clipped to [low, high] first."""
@@ -51,7 +54,7 @@ class Codec:
         """Unit positions of in-range values."""
         f = np.where(self.log, np.log(np.where(self.log, values, 1.0)), values)
         units = (f - self._f_low) / (self._f_high - self._f_low) * self.top
-        return np.where(self.categorical, (np.round(values) + 0.5) / self.cells, units)
+        return np.asarray(np.where(self.categorical, (np.round(values) + 0.5) / self.cells, units))
 
     def _on_values(self, units: np.ndarray) -> np.ndarray:
         """Values for unit positions read as "on" (no off handling), rounded if integer."""

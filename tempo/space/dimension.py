@@ -133,6 +133,8 @@ class Dimension:
             return (
                 value in self.choices if isinstance(value, str) else self.low <= value <= self.high
             )
+        if isinstance(value, str):
+            raise TypeError(f"{self.name}: expected a number, got {value!r}")
         return self.is_off(value) or self.low <= value <= self.high
 
     def canonical(self, value: float | str) -> float:

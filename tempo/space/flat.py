@@ -80,7 +80,7 @@ def flat_weights(
         children = parent.children
         if len(children) < 2:
             continue
-        reasons = []
+        reasons: list[str] = []
         for setting, unit, total in _resources(parent, cluster, dialect):
             smallest = sorted(
                 lowest.get((child.name, setting), _minimum(child, setting)) for child in children

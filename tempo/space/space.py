@@ -106,8 +106,9 @@ class ConfigurationSpace:
                         else f"a pool ({dialect.title} has no root pool)"
                     )
                 )
-            if SETTINGS[dimension.setting].capacity(dimension.component, self.cluster) is not None:
-                self._check_within_cluster(dimension)
+            total = SETTINGS[dimension.setting].capacity(dimension.component, self.cluster)
+            if total is not None:
+                self._check_within_cluster(dimension, total)
             elif SETTINGS[dimension.setting].is_resource or SETTINGS[dimension.setting].slot:
                 raise ValidationError(
                     f"{dimension.name}: cluster: required to bound {dimension.setting}, got None"
@@ -127,8 +128,7 @@ class ConfigurationSpace:
         """The allocation-file dialect of `hadoop_version`."""
         return dialect_of(self.hadoop_version)
 
-    def _check_within_cluster(self, dimension: Dimension) -> None:
-        total = SETTINGS[dimension.setting].capacity(dimension.component, self.cluster)
+    def _check_within_cluster(self, dimension: Dimension, total: float) -> None:
         if dimension.high > total:
             raise ValidationError(
                 f"{dimension.name}: high: expected at most the cluster's {total:g}, "
@@ -298,7 +298,8 @@ class ConfigurationSpace:
         step at one point.
         """
         bottom = self._codec.to_unit(self._codec.low[np.newaxis, :])
-        return self._codec.steps(bottom)[0]
+        steps: np.ndarray = self._codec.steps(bottom)[0]
+        return steps
 
     def steps_at(self, vector: np.ndarray) -> np.ndarray:
         """Per coordinate, the normalized move from `vector` to the next setting value, shape (d,).
@@ -309,7 +310,8 @@ class ConfigurationSpace:
         least this far, so that a probe changes the configuration.
         """
         units = self._vector(vector, "steps_at: vector", unit=True)
-        return self._codec.steps(units[np.newaxis, :])[0]
+        steps: np.ndarray = self._codec.steps(units[np.newaxis, :])[0]
+        return steps
 
     # -- values <-> vectors ----------------------------------------------------------
 
@@ -351,7 +353,8 @@ class ConfigurationSpace:
                         "(widen the bounds or encode with clip=True)"
                     )
                 logger.warning("%s: %g is outside %s; clipped", d.name, value, d.describe())
-        return self._codec.to_unit(values[np.newaxis, :])[0]
+        vector: np.ndarray = self._codec.to_unit(values[np.newaxis, :])[0]
+        return vector
 
     def _configuration_values(self, configuration: Configuration) -> np.ndarray:
         keys = [(q, k) for q, k, _ in configuration]
@@ -441,7 +444,7 @@ class ConfigurationSpace:
         limit = radius + RADIUS_TOLERANCE
 
         def dist(p: np.ndarray) -> np.ndarray:
-            return np.linalg.norm(p - center, axis=1) / scale
+            return np.asarray(np.linalg.norm(p - center, axis=1) / scale)
 
         far = dist(points) > limit
         if not far.any():

@@ -32,7 +32,7 @@ import logging
 import math
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from os import PathLike
 from pathlib import Path
@@ -52,7 +52,7 @@ from tempo.space.key_lines import KeyLines
 from tempo.space.rules import Rule, parse_override, string_list, table_rules, toml_table
 from tempo.space.settings import COMPONENTS, SETTINGS
 from whatif._validation import read_utf8
-from whatif.allocation.effective import EffectiveAllocation
+from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 
@@ -153,17 +153,7 @@ class SpaceSpec:
         spec names stay, with a note that they change nothing.
         """
         dialect = dialect_of(hadoop_version)
-        settings = dialect.defaults if self.settings is None else self.settings
-        dialect.check_all(settings, f"{self.source}: space.settings")
-        for rule in self.rules:
-            dialect.check(rule.setting, f"{rule.source}: {rule.name}")
-        settings, notes = without_preemption(
-            settings, dialect, preemption=preemption, explicit=self.settings is not None
-        )
-        asked = [r.setting for r in self.rules if r.tune and r.setting not in settings]
-        notes += without_preemption(
-            dict.fromkeys(asked), dialect, preemption=preemption, explicit=True
-        )[1]
+        settings, notes = self._settings(dialect, preemption=preemption)
         try:
             queues = (
                 None if self.queues is None else [queue_path(allocation, q) for q in self.queues]
@@ -194,23 +184,47 @@ class SpaceSpec:
             list(dimensions.values()), allocation, cluster, dialect, keep=named
         )
         notes += flat
-        dimensions = {(d.queue, d.key): d for d in kept}
-        order = {q.name: i for i, q in enumerate(allocation.queues())}
-        settings = list(SETTINGS)
-        ranked = sorted(
-            dimensions.values(),
-            key=lambda d: (
-                order[d.queue],
-                settings.index(d.setting),
-                COMPONENTS.index(d.component) if d.component else 0,
-            ),
-        )
+        ranked = _in_vector_order(kept, allocation)
         if not ranked:
             raise ValidationError(
                 f"{self.source}: expected at least one setting to tune, got none"
                 + (f" ({' '.join(notes)})" if notes else "")
             )
         return tuple(ranked), tuple(notes)
+
+    def _settings(self, dialect: Dialect, *, preemption: bool) -> tuple[Sequence[str], list[str]]:
+        """The settings tuned by default in `dialect`, and notes on preemption settings left
+        out or kept without effect."""
+        settings = dialect.defaults if self.settings is None else self.settings
+        dialect.check_all(settings, f"{self.source}: space.settings")
+        for rule in self.rules:
+            dialect.check(rule.setting, f"{rule.source}: {rule.name}")
+        settings, notes = without_preemption(
+            settings, dialect, preemption=preemption, explicit=self.settings is not None
+        )
+        asked = [r.setting for r in self.rules if r.tune and r.setting not in settings]
+        notes += without_preemption(
+            dict.fromkeys(asked), dialect, preemption=preemption, explicit=True
+        )[1]
+        return settings, notes
+
+
+def _in_vector_order(
+    dimensions: Iterable[Dimension], allocation: EffectiveAllocation
+) -> list[Dimension]:
+    """Dimensions by queue (allocation order), setting (`SETTINGS` order), then component;
+    the last one for each (queue, key) wins."""
+    unique = {(d.queue, d.key): d for d in dimensions}
+    order = {q.name: i for i, q in enumerate(allocation.queues())}
+    settings = list(SETTINGS)
+    return sorted(
+        unique.values(),
+        key=lambda d: (
+            order[d.queue],
+            settings.index(d.setting),
+            COMPONENTS.index(d.component) if d.component else 0,
+        ),
+    )
 
 
 def _apply_rule(
@@ -224,16 +238,7 @@ def _apply_rule(
     """Add, re-bound or remove the dimensions a rule names (in place)."""
     queue = allocation.queue(queue_path(allocation, rule.queue))
     spec = SETTINGS[rule.setting]
-    if dialect.top_level and (queue.name == "root") != (rule.setting in dialect.top_level):
-        raise ValidationError(
-            f"{rule.name}: expected "
-            + (
-                f"root.{rule.setting} ({dialect.title} reads {rule.setting} only at the top "
-                "of the file)"
-                if rule.setting in dialect.top_level
-                else f"a pool ({dialect.title} has no root pool)"
-            )
-        )
+    _check_level(rule, queue, dialect)
     if spec.is_resource:
         if rule.component is not None:
             components: tuple[str | None, ...] = (rule.component,)
@@ -263,6 +268,7 @@ def _apply_rule(
             parent_policy=parent_policy(allocation, queue.name),
         )
         if spec.is_categorical:
+            assert default is not None  # a categorical setting always has its choices
             if rule.low is not None or rule.high is not None or rule.scale or rule.off:
                 raise ValidationError(
                     f"{rule.name}: expected true, false, default or fixed ({rule.setting} takes "
@@ -270,36 +276,66 @@ def _apply_rule(
                 )
             dimensions[(queue.name, default.key)] = default
             continue
-        total = spec.capacity(component, cluster)
-        integer = spec.domain == "integer"
-        low = rule.low.resolve(total, integer=integer, upper=False) if rule.low else None
-        high = rule.high.resolve(total, integer=integer, upper=True) if rule.high else None
-        if default is None and (low is None or high is None):
-            raise ValidationError(
-                f"{rule.name}: expected explicit LOW:HIGH (no room for a default range)"
+        dimension = _bounded(rule, queue.name, component, default, cluster)
+        dimensions[(queue.name, dimension.key)] = dimension
+
+
+def _check_level(rule: Rule, queue: EffectiveQueue, dialect: Dialect) -> None:
+    """A top-level setting (Hadoop 1) must be on root, and only those may be."""
+    if dialect.top_level and (queue.name == "root") != (rule.setting in dialect.top_level):
+        raise ValidationError(
+            f"{rule.name}: expected "
+            + (
+                f"root.{rule.setting} ({dialect.title} reads {rule.setting} only at the top "
+                "of the file)"
+                if rule.setting in dialect.top_level
+                else f"a pool ({dialect.title} has no root pool)"
             )
-        if rule.off and spec.off == "none":
-            raise ValidationError(
-                f"{rule.name}: off: expected false ({rule.setting} has no off state), got true"
-            )
+        )
+
+
+def _bounded(
+    rule: Rule,
+    queue: str,
+    component: str | None,
+    default: Dimension | None,
+    cluster: Cluster | None,
+) -> Dimension:
+    """The dimension of a numeric setting with the rule's bounds, scale and off state (the
+    default dimension's where the rule leaves them out)."""
+    spec = SETTINGS[rule.setting]
+    total = spec.capacity(component, cluster)
+    integer = spec.domain == "integer"
+    low = rule.low.resolve(total, integer=integer, upper=False) if rule.low else None
+    high = rule.high.resolve(total, integer=integer, upper=True) if rule.high else None
+    if default is None and (low is None or high is None):
+        raise ValidationError(
+            f"{rule.name}: expected explicit LOW:HIGH (no room for a default range)"
+        )
+    if rule.off and spec.off == "none":
+        raise ValidationError(
+            f"{rule.name}: off: expected false ({rule.setting} has no off state), got true"
+        )
+    if low is None or high is None:
+        assert default is not None  # checked above
         low = default.low if low is None else low
         high = default.high if high is None else high
-        off = "none" if rule.off is False else spec.off
-        if off == "high" and total is not None and high < math.floor(total):
-            off = "none"  # a limit below the cluster size is a real limit
-        dimension = Dimension(
-            queue=queue.name,
-            setting=rule.setting,
-            component=component,
-            low=low,
-            high=high,
-            domain=spec.domain,
-            scale=rule.scale or (default.scale if default else spec.scale),
-            off=off,
-            off_value=spec.off_value,
+    off = "none" if rule.off is False else spec.off
+    if off == "high" and total is not None and high < math.floor(total):
+        off = "none"  # a limit below the cluster size is a real limit
+    dimension = Dimension(
+        queue=queue,
+        setting=rule.setting,
+        component=component,
+        low=low,
+        high=high,
+        domain=spec.domain,
+        scale=rule.scale or (default.scale if default else spec.scale),
+        off=off,
+        off_value=spec.off_value,
+    )
+    if total is not None and dimension.high > total:
+        raise ValidationError(
+            f"{dimension.name}: high: expected at most the cluster's {total:g}, got {dimension.high:g}"
         )
-        if total is not None and dimension.high > total:
-            raise ValidationError(
-                f"{dimension.name}: high: expected at most the cluster's {total:g}, got {dimension.high:g}"
-            )
-        dimensions[(queue.name, dimension.key)] = dimension
+    return dimension

@@ -19,7 +19,7 @@ from typing import Any
 from tempo.space.configuration import Configuration
 from tempo.space.dimension import Dimension
 from tempo.space.settings import SETTINGS
-from whatif.allocation.effective import EffectiveAllocation, Resources
+from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
 from whatif.allocation.fairshare import JAVA_INT_MAX
 from whatif.cluster import Cluster
 
@@ -48,8 +48,8 @@ def setting_writes(
             components.setdefault((d.queue, d.setting), {})[d.component] = float(new)
     for (queue_name, setting), changed in components.items():
         queue = allocation.queue(queue_name)
-        memory = changed.get("memory", SETTINGS[setting].current(queue, "memory", cluster))
-        vcores = changed.get("vcores", SETTINGS[setting].current(queue, "vcores", cluster))
+        memory = changed.get("memory", _current_number(setting, queue, "memory", cluster))
+        vcores = changed.get("vcores", _current_number(setting, queue, "vcores", cluster))
         writes[(queue_name, setting)] = _resources(allocation, cluster, memory, vcores)
     for key, value in writes.items():
         if key[1] in ("maxRunningApps", "maxRunningJobs") and math.isinf(value):
@@ -57,6 +57,15 @@ def setting_writes(
         elif key[1] in ("maxMaps", "maxReduces") and math.isinf(value):
             writes[key] = None
     return tuple((queue, setting, value) for (queue, setting), value in writes.items())
+
+
+def _current_number(
+    setting: str, queue: EffectiveQueue, component: str, cluster: Cluster | None
+) -> float:
+    """A resource setting's current value of one component (a resource is never a name)."""
+    value = SETTINGS[setting].current(queue, component, cluster)
+    assert not isinstance(value, str), f"{queue.name}.{setting}: {value!r}"
+    return value
 
 
 def _resources(
