@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import cast
 
 from whatif.errors import ValidationError
 
@@ -34,6 +35,8 @@ class Interval:
             return False
         if isinstance(value, float) and math.isnan(value):
             return False
+        # mypy does not order the numbers ABCs; a Real compares as a float does.
+        value = cast(float, value)
         low_ok = self.low is None or (
             value >= self.low if self.closed in ("both", "left") else value > self.low
         )

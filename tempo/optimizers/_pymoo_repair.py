@@ -12,7 +12,7 @@ from pymoo.core.repair import Repair
 from tempo.optimizers.problem import Problem
 
 
-class ProjectRepair(Repair):
+class ProjectRepair(Repair):  # type: ignore[misc]  # pymoo ships no type information
     """Apply the problem's projector (box, domains, risk radius) to every offspring."""
 
     def __init__(self, problem: Problem) -> None:

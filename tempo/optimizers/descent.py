@@ -225,6 +225,7 @@ class LocalDescent(Optimizer):
     def _line_points(self, n: int) -> np.ndarray:
         """Distinct projected points along the direction, distances ``width_`` to the radius' far edge."""
         problem = self.problem_
+        assert self.direction_ is not None  # set by the step that asks for line points
         unit = -self.direction_ / np.linalg.norm(self.direction_)
         far = 2.0 * problem.radius * np.sqrt(problem.dim)
         near = min(self.width_ * np.sqrt(problem.dim), far)
@@ -304,7 +305,7 @@ class LocalDescent(Optimizer):
         """The best point evaluated so far by this optimizer's own merit (the iterate may
         have moved on to another start)."""
         X, mean, _ = self.evaluated()
-        return X[self._argbest(self._merits(mean))].copy()
+        return np.array(X[self._argbest(self._merits(mean))])
 
     # ---- comparing points ------------------------------------------------------------
     def _merits(self, mean: np.ndarray) -> np.ndarray:

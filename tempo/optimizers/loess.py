@@ -30,7 +30,7 @@ class LocalFit:
 def kernel_weights(X: np.ndarray, x0: np.ndarray, bandwidth: float) -> np.ndarray:
     """Gaussian weights ``exp(-|x - x0|^2 / 2 tau^2)`` of the rows of ``X (n, d)``."""
     sq = np.sum((np.asarray(X, dtype=float) - x0) ** 2, axis=1)
-    return np.exp(-sq / (2.0 * bandwidth**2))
+    return np.asarray(np.exp(-sq / (2.0 * bandwidth**2)))
 
 
 def local_linear_fit(

@@ -11,6 +11,7 @@ evaluation is given a very large QS and constraint violation.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class NSGA2(Optimizer):
             seed=int(self.rng_.integers(2**31 - 1)),
             verbose=False,
         )
-        self._population = None
+        self._population: Any = None  # a pymoo Population (untyped) between ask and tell
         self.finished_ = False
 
     def _converged(self) -> bool:

@@ -18,6 +18,7 @@ on the proxy (SP2) ``s(x) = c' [f(x) - rho max(f(x), r)]``:
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 import numpy as np
 
@@ -30,7 +31,7 @@ logger = logging.getLogger(__name__)
 
 
 def _is_rho_range(value: object) -> bool:
-    low, high = value  # type: ignore[misc]
+    low, high = cast(tuple[float, float], value)
     return bool(np.isfinite(low) and low <= 0 <= high < 1)
 
 
@@ -96,7 +97,7 @@ class PALD(LocalDescent):
             c = choice.c
             active = np.zeros(problem.n_qs, dtype=bool)
             active[choice.active] = True
-            rho = optimal_rho(gram, c, active, bounds=tuple(self.rho_bounds))
+            rho = optimal_rho(gram, c, active, bounds=(self.rho_bounds[0], self.rho_bounds[1]))
         else:
             objectives = (
                 problem.optimize_mask if problem.optimize_mask.any() else ~problem.optimize_mask

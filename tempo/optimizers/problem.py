@@ -22,7 +22,7 @@ The optimizers never see queues, templates or the What-if Model; they see
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,7 +40,7 @@ def normalized_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     leading shape (a float for two vectors).
     """
     diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    return np.linalg.norm(diff, axis=-1) / np.sqrt(diff.shape[-1])
+    return np.asarray(np.linalg.norm(diff, axis=-1) / np.sqrt(diff.shape[-1]))
 
 
 def box_projector(x: np.ndarray, *, center: np.ndarray, radius: float) -> np.ndarray:
@@ -59,7 +59,7 @@ def box_projector(x: np.ndarray, *, center: np.ndarray, radius: float) -> np.nda
         factor = factor[0]
     else:
         factor = factor[:, None]
-    return center + (clipped - center) * factor
+    return np.asarray(center + (clipped - center) * factor)
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,10 +88,10 @@ class Evaluation:
         object.__setattr__(self, "spread", spread)
 
     def __len__(self) -> int:
-        return self.mean.shape[0]
+        return int(self.mean.shape[0])
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class Problem:
     """A noisy, constrained vector minimization over [0, 1]^dim (paper section 6.1, SP1).
 
@@ -121,64 +121,81 @@ class Problem:
     evaluate: Callable[[np.ndarray], Evaluation]
     thresholds: np.ndarray
     start: np.ndarray
-    radius: float = 1.0
-    optimize_mask: np.ndarray | None = None
-    weights: np.ndarray | None = None
-    scales: np.ndarray | None = None
-    projector: Projector = box_projector
-    distance: Distance = normalized_distance
-    names: tuple[str, ...] | None = field(default=None)
-    steps: np.ndarray | None = None
+    radius: float
+    optimize_mask: np.ndarray
+    weights: np.ndarray
+    scales: np.ndarray
+    projector: Projector
+    distance: Distance
+    names: tuple[str, ...]
+    steps: np.ndarray
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.dim, int | np.integer) or self.dim < 1:
-            raise ValidationError(f"Problem.dim: expected an integer >= 1, got {self.dim!r}")
-        r = np.asarray(self.thresholds, dtype=float).reshape(-1)
+    # A hand-written __init__ (not the dataclass's) so that the attributes are typed as
+    # the resolved arrays while the constructor still takes None for "the default".
+    def __init__(
+        self,
+        dim: int,
+        evaluate: Callable[[np.ndarray], Evaluation],
+        thresholds: np.ndarray,
+        start: np.ndarray,
+        radius: float = 1.0,
+        optimize_mask: np.ndarray | None = None,
+        weights: np.ndarray | None = None,
+        scales: np.ndarray | None = None,
+        projector: Projector = box_projector,
+        distance: Distance = normalized_distance,
+        names: tuple[str, ...] | None = None,
+        steps: np.ndarray | None = None,
+    ) -> None:
+        if not isinstance(dim, int | np.integer) or dim < 1:
+            raise ValidationError(f"Problem.dim: expected an integer >= 1, got {dim!r}")
+        r = np.asarray(thresholds, dtype=float).reshape(-1)
         k = r.size
         if k == 0 or np.isnan(r).any() or (r == -np.inf).any():
             raise ValidationError(
-                f"Problem.thresholds: expected k >= 1 numbers or +inf, got {self.thresholds!r}"
+                f"Problem.thresholds: expected k >= 1 numbers or +inf, got {thresholds!r}"
             )
-        start = np.asarray(self.start, dtype=float).reshape(-1)
-        if start.shape != (self.dim,) or not ((start >= 0) & (start <= 1)).all():
-            raise ValidationError(
-                f"Problem.start: expected {self.dim} values in [0, 1], got {self.start!r}"
-            )
-        if not np.isfinite(self.radius) or self.radius <= 0:
-            raise ValidationError(f"Problem.radius: expected a number > 0, got {self.radius!r}")
-        mask = ~np.isfinite(r) if self.optimize_mask is None else self.optimize_mask
-        mask = np.asarray(mask, dtype=bool).reshape(-1)
+        start_ = np.asarray(start, dtype=float).reshape(-1)
+        if start_.shape != (dim,) or not ((start_ >= 0) & (start_ <= 1)).all():
+            raise ValidationError(f"Problem.start: expected {dim} values in [0, 1], got {start!r}")
+        if not np.isfinite(radius) or radius <= 0:
+            raise ValidationError(f"Problem.radius: expected a number > 0, got {radius!r}")
+        mask = np.asarray(
+            ~np.isfinite(r) if optimize_mask is None else optimize_mask, dtype=bool
+        ).reshape(-1)
         if mask.shape != (k,):
             raise ValidationError(
-                f"Problem.optimize_mask: expected {k} booleans, got {self.optimize_mask!r}"
+                f"Problem.optimize_mask: expected {k} booleans, got {optimize_mask!r}"
             )
         if not (mask | np.isfinite(r)).all():
             raise ValidationError(
                 "Problem.optimize_mask: a QS with no threshold must be an objective; "
                 f"got mask {mask.tolist()} for thresholds {r.tolist()}"
             )
-        weights = np.ones(k) if self.weights is None else self.weights
-        weights = _positive(weights, k, "Problem.weights")
+        weights_ = _positive(np.ones(k) if weights is None else weights, k, "Problem.weights")
         default_scales = np.where(np.isfinite(r) & (r != 0), np.abs(r), 1.0)
-        scales = default_scales if self.scales is None else self.scales
-        scales = _positive(scales, k, "Problem.scales")
-        names = tuple(f"f{i}" for i in range(k)) if self.names is None else tuple(self.names)
-        if len(names) != k or len(set(names)) != k:
-            raise ValidationError(f"Problem.names: expected {k} distinct labels, got {names!r}")
-        steps = np.zeros(self.dim) if self.steps is None else self.steps
-        steps = np.asarray(steps, dtype=float).reshape(-1)
-        if steps.shape != (self.dim,) or not (np.isfinite(steps) & (steps >= 0)).all():
+        scales_ = _positive(default_scales if scales is None else scales, k, "Problem.scales")
+        labels = tuple(f"f{i}" for i in range(k)) if names is None else tuple(names)
+        if len(labels) != k or len(set(labels)) != k:
+            raise ValidationError(f"Problem.names: expected {k} distinct labels, got {labels!r}")
+        steps_ = np.asarray(np.zeros(dim) if steps is None else steps, dtype=float).reshape(-1)
+        if steps_.shape != (dim,) or not (np.isfinite(steps_) & (steps_ >= 0)).all():
             raise ValidationError(
-                f"Problem.steps: expected {self.dim} finite numbers >= 0, got {self.steps!r}"
+                f"Problem.steps: expected {dim} finite numbers >= 0, got {steps!r}"
             )
         for attr, value in (
-            ("steps", steps),
+            ("dim", dim),
+            ("evaluate", evaluate),
+            ("radius", radius),
+            ("projector", projector),
+            ("distance", distance),
+            ("steps", steps_),
             ("thresholds", r),
-            ("start", start),
+            ("start", start_),
             ("optimize_mask", mask),
-            ("weights", weights),
-            ("scales", scales),
-            ("names", names),
+            ("weights", weights_),
+            ("scales", scales_),
+            ("names", labels),
         ):
             object.__setattr__(self, attr, value)
 
@@ -190,16 +207,16 @@ class Problem:
     @property
     def constrained(self) -> np.ndarray:
         """``(k,)`` bool: the QS with a finite threshold."""
-        return np.isfinite(self.thresholds)
+        return np.asarray(np.isfinite(self.thresholds))
 
     def normalize(self, mean: np.ndarray) -> np.ndarray:
         """QS in comparable units: ``weights * mean / scales`` (broadcast over rows)."""
-        return np.asarray(mean, dtype=float) * (self.weights / self.scales)
+        return np.asarray(np.asarray(mean, dtype=float) * (self.weights / self.scales))
 
     @property
     def normalized_thresholds(self) -> np.ndarray:
         """Thresholds in the units of `normalize` (``+inf`` stays ``+inf``)."""
-        return self.thresholds * (self.weights / self.scales)
+        return np.asarray(self.thresholds * (self.weights / self.scales))
 
     def violation(self, mean: np.ndarray) -> np.ndarray:
         """Largest normalized constraint violation per row (<= 0 when feasible; +inf if failed)."""

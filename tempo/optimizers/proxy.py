@@ -176,4 +176,4 @@ def proxy_objective(f: np.ndarray, r: np.ndarray, c: np.ndarray, rho: float) -> 
     f = np.asarray(f, dtype=float)
     r = np.asarray(r, dtype=float)
     penalty = np.where(np.isfinite(r), np.maximum(f, np.where(np.isfinite(r), r, 0.0)), 0.0)
-    return (f - rho * penalty) @ np.asarray(c, dtype=float)
+    return np.asarray((f - rho * penalty) @ np.asarray(c, dtype=float))

@@ -29,7 +29,7 @@ def pareto_mask(values: np.ndarray) -> np.ndarray:
     le = (values[:, None, :] <= values[None, :, :]).all(axis=2)
     lt = (values[:, None, :] < values[None, :, :]).any(axis=2)
     dominated = (le & lt).any(axis=0)
-    return ~dominated
+    return np.asarray(~dominated)
 
 
 def _objective_block(problem: Problem, mean: np.ndarray) -> np.ndarray:
@@ -40,7 +40,7 @@ def _objective_block(problem: Problem, mean: np.ndarray) -> np.ndarray:
         if problem.optimize_mask.any()
         else np.ones_like(problem.optimize_mask)
     )
-    return g[:, mask]
+    return np.asarray(g[:, mask])
 
 
 def candidate_mask(problem: Problem, mean: np.ndarray) -> np.ndarray:
@@ -53,7 +53,7 @@ def candidate_mask(problem: Problem, mean: np.ndarray) -> np.ndarray:
     finite = np.isfinite(violation)
     if not finite.any():
         return np.zeros(len(mean), dtype=bool)
-    return finite & np.isclose(violation, violation[finite].min(), rtol=0, atol=1e-12)
+    return np.asarray(finite & np.isclose(violation, violation[finite].min(), rtol=0, atol=1e-12))
 
 
 def select_best(problem: Problem, mean: np.ndarray) -> int:
@@ -72,7 +72,7 @@ def pareto_set(problem: Problem, mean: np.ndarray) -> np.ndarray:
     """Indices of the non-dominated rows (all QS) among the DBA's candidate rows."""
     mean = np.atleast_2d(mean)
     candidates = np.flatnonzero(candidate_mask(problem, mean))
-    return candidates[pareto_mask(problem.normalize(mean[candidates]))]
+    return np.asarray(candidates[pareto_mask(problem.normalize(mean[candidates]))])
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,7 +22,7 @@ class Scalar(LocalDescent):
     name = "scalar"
 
     def _direction(self, fit: LocalFit) -> np.ndarray:
-        return fit.jacobian.sum(axis=0)
+        return np.asarray(fit.jacobian.sum(axis=0))
 
     def _merit(self, g: np.ndarray) -> np.ndarray:
         """The weighted sum alone decides which point is better."""

@@ -49,7 +49,7 @@ def ball_point(problem: Problem, u: np.ndarray) -> np.ndarray:
     if length == 0.0:
         return problem.start.copy()
     step = z * (float(np.abs(z).max()) / length)
-    return problem.start + problem.radius * np.sqrt(problem.dim) * step
+    return np.asarray(problem.start + problem.radius * np.sqrt(problem.dim) * step)
 
 
 class TPE(Optimizer):
@@ -74,12 +74,14 @@ class TPE(Optimizer):
     def _initialize(self) -> None:
         # optuna takes a noticeable time to import: only when TPE actually runs.
         import optuna
-        from optuna.distributions import FloatDistribution
+        from optuna.distributions import BaseDistribution, FloatDistribution
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         problem = self.problem_
         self._names = [f"u{i}" for i in range(problem.dim)]
-        self._distributions = {name: FloatDistribution(0.0, 1.0) for name in self._names}
+        self._distributions: dict[str, BaseDistribution] = {
+            name: FloatDistribution(0.0, 1.0) for name in self._names
+        }
         sampler = optuna.samplers.TPESampler(
             n_startup_trials=self.n_startup_trials,
             seed=int(self.rng_.integers(2**31 - 1)),
@@ -99,7 +101,10 @@ class TPE(Optimizer):
         n = min(self.batch_size, n_max)
         self._trials = [self.study_.ask(self._distributions) for _ in range(n)]
         raw = np.array(
-            [ball_point(problem, [t.params[name] for name in self._names]) for t in self._trials]
+            [
+                ball_point(problem, np.array([t.params[name] for name in self._names]))
+                for t in self._trials
+            ]
         )
         points = problem.project(raw)
         if self.n_batches_ == 0:  # the enqueued u = 0.5: the configuration in force, exactly
