@@ -189,7 +189,7 @@ class SQLiteJournal(Journal):
                     _dumps(start.observed_qs),
                 ),
             )
-            return int(cursor.lastrowid)
+            return _row_id(cursor.lastrowid)
 
     def _intend(self, intent: Intent) -> int:
         iteration_id = intent.iteration_id
@@ -217,7 +217,7 @@ class SQLiteJournal(Journal):
                 "UPDATE iterations SET backup_path = ? WHERE id = ?",
                 (intent.backup_path, iteration_id),
             )
-            return int(cursor.lastrowid)
+            return _row_id(cursor.lastrowid)
 
     def _complete(self, apply_id: int, outcome: str, detail: str, completed_s: float) -> None:
         with self._transaction() as db:
@@ -292,3 +292,10 @@ def _dumps(value: dict[str, Any] | None) -> str | None:
 
 def _loads(text: str | None) -> dict[str, Any] | None:
     return None if text is None else json.loads(text)
+
+
+def _row_id(lastrowid: int | None) -> int:
+    """The id of the row an INSERT just wrote (sqlite3 sets ``lastrowid`` after one)."""
+    if lastrowid is None:
+        raise RuntimeError("sqlite3: no row id after an INSERT")
+    return lastrowid

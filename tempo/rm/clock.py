@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 from tempo.errors import RMError
 from tempo.rm.redact import redact
@@ -145,7 +146,7 @@ class RMClock:
     def _emulated(self, local: float) -> ClockReading:
         reply = self.transport.get(EMULATOR_STATUS_PATH)
         source = redact(reply.url)
-        status = reply.body.get("emulator") if isinstance(reply.body, dict) else None
+        status: Any = reply.body.get("emulator") if isinstance(reply.body, dict) else None
         try:
             epoch_ms = float(status["epochMs"])
             speed = float(status["speed"])

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import numpy as np
@@ -87,7 +88,7 @@ class ReloadEvent:
     sha256: str
     reason: str = ""
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "traceTimeS": self.trace_s,
             "trigger": self.trigger,
@@ -277,6 +278,7 @@ class EmulatedRM:
         if self._server is None:
             raise RMError("EmulatedRM.url: not started")
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET address
         return f"http://{host}:{port}"
 
     def stop(self) -> None:
@@ -494,7 +496,7 @@ class EmulatedRM:
             return cached
         return self.snapshot()
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         """The emulator's clock, allocation in force and reloads (``GET /ws/v1/emulator/status``)."""
         with self._lock:
             now = self.sync()

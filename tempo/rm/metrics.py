@@ -39,7 +39,7 @@ def parse_cluster_metrics(body: object) -> ClusterMetrics:
     where = "clusterMetrics"
 
     def count(key: str) -> int:
-        return payload.integer(metrics, key, where=where, default=0)
+        return int(payload.integer(metrics, key, where=where, default=0))
 
     return ClusterMetrics(
         total_mb=payload.integer(metrics, "totalMB", where=where),

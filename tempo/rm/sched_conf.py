@@ -49,7 +49,7 @@ def changed_properties(
     """``(property, new value or None if dropped)`` for every property whose value differs."""
     names = list(dict.fromkeys([*old.names(), *new.names()]))
     return [
-        (name, None if new.value(name) is None else new.value(name).strip())
+        (name, None if (value := new.value(name)) is None else value.strip())
         for name in names
         if (old.value(name) or "").strip() != (new.value(name) or "").strip()
         or (old.value(name) is None) != (new.value(name) is None)

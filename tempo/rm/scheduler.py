@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from tempo.errors import RMError
@@ -125,7 +126,7 @@ def _queue(obj: Mapping[str, Any], *, where: str) -> QueueState:
             payload.items(obj.get("childQueues"), "queue", where=f"{where}.childQueues")
         )
     )
-    optional_int = {"default": None, "where": where}
+    optional_int = partial(payload.integer, obj, default=None, where=where)
     return QueueState(
         name=name,
         min_resources=_resources(obj, "minResources", where=where),
@@ -136,11 +137,11 @@ def _queue(obj: Mapping[str, Any], *, where: str) -> QueueState:
         demand_resources=_resources(obj, "demandResources", where=where),
         am_used_resources=_resources(obj, "amUsedResources", where=where),
         am_max_resources=_resources(obj, "amMaxResources", where=where),
-        max_apps=payload.integer(obj, "maxApps", **optional_int),
+        max_apps=optional_int("maxApps"),
         policy=payload.text(obj, "schedulingPolicy", where=where, default=None),
         preemptable=payload.flag(obj, "preemptable", where=where, default=None),
-        num_active_apps=payload.integer(obj, "numActiveApps", **optional_int),
-        num_pending_apps=payload.integer(obj, "numPendingApps", **optional_int),
+        num_active_apps=optional_int("numActiveApps"),
+        num_pending_apps=optional_int("numPendingApps"),
         children=children,
     )
 

@@ -161,7 +161,10 @@ def spnego_auth() -> requests.auth.AuthBase:
             "Kerberos (SPNEGO) authentication needs the optional 'kerberos' extra: "
             "pip install 'tempo-yarn[kerberos]' (requests-gssapi)"
         ) from error
-    return requests_gssapi.HTTPSPNEGOAuth(mutual_authentication=requests_gssapi.OPTIONAL)
+    auth: requests.auth.AuthBase = requests_gssapi.HTTPSPNEGOAuth(
+        mutual_authentication=requests_gssapi.OPTIONAL
+    )
+    return auth
 
 
 class HTTPTransport:
