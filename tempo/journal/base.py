@@ -230,17 +230,19 @@ class Journal(ABC):
         self,
         *,
         config_path: str,
-        config_sha256: str,
+        config_sha256: str | None,
         observed_qs: Mapping[str, Any] | None = None,
         started_s: float | None = None,
     ) -> int:
-        """Record the start of an iteration (the configuration in force now); return its id."""
-        check_sha256(config_sha256, field="config_sha256")
+        """Record the start of an iteration (the configuration in force now); return its id.
+
+        `config_sha256` None (`file_sha256` of a missing file) is a JournalError."""
+        sha = check_sha256(config_sha256, field="config_sha256")
         return self._begin(
             Start(
                 started_s=self.clock() if started_s is None else float(started_s),
                 config_path=absolute(config_path),
-                config_sha256=config_sha256,
+                config_sha256=sha,
                 observed_qs=qs_json(observed_qs, field="observed_qs"),
             )
         )

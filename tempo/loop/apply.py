@@ -65,12 +65,18 @@ __all__ = [
 class ApplyResult(Protocol):
     """What an applier reports (`ApplyOutcome` has these fields)."""
 
-    applied: bool
-    confirmed: bool
-    reverted: bool
-    reason: str
-    backup_path: str | None
-    sha256: str | None
+    @property
+    def applied(self) -> bool: ...
+    @property
+    def confirmed(self) -> bool: ...
+    @property
+    def reverted(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def backup_path(self) -> str | Path | None: ...
+    @property
+    def sha256(self) -> str | None: ...
 
 
 class Applier(Protocol):
@@ -269,8 +275,8 @@ class ConfigurationApplier:
         self,
         path: Path,
         *,
-        reload: object,
-        confirm: object,
+        reload: Reload | Any,
+        confirm: Confirm,
         timeout_s: float,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,

@@ -94,6 +94,7 @@ def connect_demo(
     """Start the emulated RM on a copy of the sample (stopped when `stack` closes)."""
     from tempo.rm.emulator import EmulatedRM
 
+    assert paths.source is not None  # demo_paths sets the shipped file the demo copies
     trace = read_trace(DEMO_TRACE)
     deadlines = expert_deadlines(trace, paths.source, cluster, templates, engine=settings.engine)
     paused = PausedClock()

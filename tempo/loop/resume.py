@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tempo.errors import TempoError
 from tempo.journal import InForce, Journal, file_sha256
@@ -66,8 +67,8 @@ def _pending(journal: Journal, state: InForce | None) -> Resumed:
             f"{state.path} was changed outside tempo since its last apply; "
             "tuning from the file as it is"
         )
-    if finished and finished[-1].decision == "accepted" and finished[-1].observed_qs:
-        last = finished[-1]
+    last = finished[-1] if finished else None
+    if last is not None and last.decision == "accepted" and last.observed_qs:
         return Resumed(
             f"resumed after iteration {last.id} (accepted): its step is judged on the next window",
             baseline={k: _number(v) for k, v in last.observed_qs.items()},
@@ -99,5 +100,6 @@ def finish_interrupted(journal: Journal, path: str) -> None:
     logger.warning("iteration %d was interrupted; recorded as %s", last.id, decision)
 
 
-def _number(value: object) -> float:
+def _number(value: Any) -> float:
+    """A journalled QS value: a number, or None for one that could not be computed."""
     return math.nan if value is None else float(value)

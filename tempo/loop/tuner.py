@@ -32,6 +32,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from tempo.errors import RMError, TempoError
 from tempo.gain import MinGain
@@ -57,6 +58,10 @@ from whatif.allocation import AllocationDocument, Resources, diff_allocations, v
 from whatif.cluster import Cluster
 from whatif.errors import WhatifError
 from whatif.workload import Workload
+
+#: The `IterationReport` fields an iteration gathers as it goes (``begin_s``, ``observed``,
+#: ``diff``, ...), passed to `Tuner._finish`.
+Fields = dict[str, Any]
 
 logger = logging.getLogger(__name__)
 
@@ -192,7 +197,7 @@ class Tuner:
             end = float(self.clock())
         except RMError as error:
             end = time.time()  # labels the report only: the cluster's clock is unknown
-            base = {"begin_s": end - self.window_s, "end_s": end, "config_sha256": sha}
+            base: Fields = {"begin_s": end - self.window_s, "end_s": end, "config_sha256": sha}
             return self._unobserved(error, sha, base)
         begin = end - self.window_s
         base = {"begin_s": begin, "end_s": end, "config_sha256": sha}
@@ -219,14 +224,14 @@ class Tuner:
         return self._propose(it, document, data, trace.workload, observed, held, base)
 
     def _judge_previous(
-        self, it: int, document: AllocationDocument, workload: Workload, observed: QS, base: dict
+        self, it: int, document: AllocationDocument, workload: Workload, observed: QS, base: Fields
     ) -> IterationReport | str:
         """Roll the previous step back if it regressed (its report); else the prefix of this
         iteration's reason saying it held ('' when no step awaited judgement)."""
         if self.baseline_ is None:
             return ""
         base["baseline"] = self.baseline_
-        reference, adjusted = self._reference(workload)
+        reference, adjusted = self._reference(workload, self.baseline_)
         worse = regressions(reference, observed, self.tolerance)
         if worse:
             return self._roll_back(it, document, worse, base, adjusted)
@@ -234,19 +239,19 @@ class Tuner:
         self.baseline_, self.previous_, self.expected_ = None, None, None
         return held
 
-    def _reference(self, workload: Workload) -> tuple[QS, bool]:
+    def _reference(self, workload: Workload, baseline: QS) -> tuple[QS, bool]:
         """What a step is judged against: the QS observed before it, carried over to this
         window's load when a predictor and the step-time prediction are at hand (see
         `tempo.loop.decide`); True when so adjusted."""
         if self.predictor is None or not self.expected_ or self.previous_ is None:
-            return self.baseline_, False
+            return baseline, False
         previous = AllocationDocument.from_bytes(self.previous_, source=f"{self.path_} (backup)")
         try:
             now = self.predictor.predict(previous, workload)
         except (TempoError, WhatifError) as error:
             logger.warning("cannot predict the previous configuration on this window: %s", error)
-            return self.baseline_, False
-        return load_adjusted(self.baseline_, self.expected_, now), True
+            return baseline, False
+        return load_adjusted(baseline, self.expected_, now), True
 
     def _recover_dangling(self) -> IterationReport | None:
         """Finish or undo an apply left open by a failed restore (a full disk), before stepping.
@@ -274,7 +279,7 @@ class Tuner:
             base = {"begin_s": end - self.window_s, "end_s": end}
             return self._finish(it, "rejected", reason, base)
 
-    def _unobserved(self, error: Exception, sha: str | None, base: dict) -> IterationReport:
+    def _unobserved(self, error: Exception, sha: str | None, base: Fields) -> IterationReport:
         """Journal an iteration that could not read its window; the configuration stays."""
         logger.warning("cannot observe the window: %s; configuration unchanged", error)
         if isinstance(error, RMError):
@@ -289,7 +294,7 @@ class Tuner:
         it: int,
         document: AllocationDocument,
         worse: list[Regression],
-        base: dict,
+        base: Fields,
         adjusted: bool = False,
     ) -> IterationReport:
         """Restore the configuration from before the step that regressed (`tempo.loop.rollback`)."""
@@ -333,7 +338,7 @@ class Tuner:
         workload: Workload,
         observed: QS,
         held: str,
-        base: dict,
+        base: Fields,
     ) -> IterationReport:
         """Ask for one step, judge it, and apply it unless it is refused or a dry run."""
         try:
@@ -365,7 +370,7 @@ class Tuner:
         base["config_sha256"] = file_sha256(self.path_)
         return self._finish(it, "accepted", why, base)
 
-    def _refusal(self, document: AllocationDocument, step: Step, base: dict) -> tuple[str, str]:
+    def _refusal(self, document: AllocationDocument, step: Step, base: Fields) -> tuple[str, str]:
         """('' or why the candidate is not written, the predicted gains); sets ``diff``."""
         size = (
             None if self.cluster is None else Resources(self.cluster.memory_mb, self.cluster.vcores)
@@ -391,14 +396,14 @@ class Tuner:
             return str(error)
 
     @staticmethod
-    def _failure(outcome: ApplyResult | str, base: dict) -> str | None:
+    def _failure(outcome: ApplyResult | str, base: Fields) -> str | None:
         """Why an apply did not leave the new file confirmed in force (None: it did)."""
         if not isinstance(outcome, str) and outcome.confirmed:
             return None
         base["write_error"] = getattr(outcome, "write_error", None)
         return outcome if isinstance(outcome, str) else outcome.reason
 
-    def _finish(self, it: int, decision: str, reason: str, base: dict) -> IterationReport:
+    def _finish(self, it: int, decision: str, reason: str, base: Fields) -> IterationReport:
         sha = file_sha256(self.path_)
         self.journal.finish_iteration(
             it,

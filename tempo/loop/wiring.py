@@ -70,8 +70,7 @@ def live_paths(settings: TuneSettings) -> Paths:
             "with --rm, --config (the allocation file the RM reads), --templates and "
             "--cluster are required"
         )
-    if settings.history_url is None:
-        raise TempoError("with --rm, --history-server (the JobHistory Server URL) is required")
+    _history_url(settings)
     return Paths(
         config=Path(settings.config_path),
         source=None,
@@ -82,12 +81,18 @@ def live_paths(settings: TuneSettings) -> Paths:
     )
 
 
+def _history_url(settings: TuneSettings) -> str:
+    if settings.history_url is None:
+        raise TempoError("with --rm, --history-server (the JobHistory Server URL) is required")
+    return settings.history_url
+
+
 def connect_live(settings: TuneSettings, stack: ExitStack) -> Connection:
     """A client of the live RM and JobHistory Server, keeping time by the RM's clock."""
     options = TransportOptions(ca_bundle=settings.ca_bundle, kerberos=settings.kerberos)
     client = RMClient(
         HTTPTransport(list(settings.rm_urls), options),
-        history=JobHistoryClient(HTTPTransport(settings.history_url, options)),
+        history=JobHistoryClient(HTTPTransport(_history_url(settings), options)),
     )
     stack.callback(client.transport.close)
     rm_clock = RMClock(client.transport)  # windows and waits in the RM's time, not this machine's
