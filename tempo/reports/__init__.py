@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from tempo.reports.document import SCHEMA, optimize_report, tune_report
@@ -36,4 +37,4 @@ def write_tuning_report(
 ) -> ReportFiles:
     """Write `document` as ``report.json`` and ``report.html`` into `directory`, both or
     neither (`whatif.report.write_pages`); a failure is a `WhatifError` naming the file."""
-    return write_pages(directory, document, render_tuning_html(document))
+    return write_pages(Path(directory), document, render_tuning_html(document))

@@ -94,16 +94,6 @@ def optimize_report(
             outcome.components, outcome.result.start_mean, proposed, strict=True
         )
     ]
-    series = [
-        {
-            "label": f"{c.queue}:{c.metric.label}",
-            "unit": c.metric.unit,
-            "threshold": _number(c.threshold),
-            "points": [[0, _number(outcome.result.start_mean[j])]]
-            + [[r.evaluations, _number(r.best_mean[j])] for r in outcome.iterations],
-        }
-        for j, c in enumerate(outcome.components)
-    ]
     decision = "proposed" if outcome.diff else "none"
     reason = "; ".join(
         f"predicted {g.label} {format_value(g.before, g.unit)} -> {format_value(g.after, g.unit)}"
@@ -126,10 +116,24 @@ def optimize_report(
         "qs": qs,
         "before_label": "in force (predicted)",
         "after_label": "written (predicted)",
-        "trajectory": {"x": "predictions made", "series": series},
+        "trajectory": {"x": "predictions made", "series": _optimize_series(outcome)},
         "windows": [],
         "steps": [step],
     }
+
+
+def _optimize_series(outcome: OptimizeOutcome) -> list[dict[str, Any]]:
+    """Per QS, the best predicted value after each batch of predictions (from the start)."""
+    return [
+        {
+            "label": f"{c.queue}:{c.metric.label}",
+            "unit": c.metric.unit,
+            "threshold": _number(c.threshold),
+            "points": [[0, _number(outcome.result.start_mean[j])]]
+            + [[r.evaluations, _number(r.best_mean[j])] for r in outcome.iterations],
+        }
+        for j, c in enumerate(outcome.components)
+    ]
 
 
 def tune_report(
@@ -141,7 +145,7 @@ def tune_report(
     """The report of a `tempo tune` run from its journal's `iterations`
     (`tempo.journal.Iteration`) and the applied `steps` (`tempo.reports.journal`)."""
     labels = sorted({k for i in iterations for k in (i.observed_qs or {})})
-    windows = [
+    windows: list[dict[str, Any]] = [
         {
             "iteration": i.id,
             "started_s": i.started_s,

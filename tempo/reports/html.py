@@ -91,4 +91,5 @@ def render_tuning_html(document: Mapping[str, Any]) -> str:
             "trajectory",
         ),
     }
-    return environment("tempo.reports").get_template(TEMPLATE).render(**context)
+    page: str = environment("tempo.reports").get_template(TEMPLATE).render(**context)
+    return page

@@ -84,7 +84,7 @@ def _step(
     step["diff"] = unified_diff(
         before[1].decode("utf-8", "replace"),
         after[1].decode("utf-8", "replace"),
-        f"{before[0].name} ({apply.previous_sha256[:12]})",
+        f"{before[0].name} ({(apply.previous_sha256 or '')[:12]})",
         f"{after[0].name} ({apply.sha256[:12]})",
     )
     return step
