@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from tempo.errors import TempoError
@@ -38,7 +39,7 @@ from whatif.durations import format_duration
 from whatif.errors import ValidationError
 from whatif.executors import Executor, make_executor
 from whatif.forecast import WorkloadForecast, forecast_workload
-from whatif.metrics import Window
+from whatif.metrics import Metric, Window
 from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.provisioning import (
     Configure,
@@ -141,6 +142,106 @@ def _forecast(
     return forecast, workload.select_jobs((submit >= start) & (submit < end))
 
 
+def _analyses(
+    workload: Workload,
+    document: AllocationDocument,
+    base: Cluster,
+    thresholds: Sequence[tuple[str, Metric, float, str]],
+    extra: Sequence[tuple[str, Metric]],
+    templates: Sequence[QSTemplate],
+    *,
+    executor: str | None,
+    settings: SchedulerSettings,
+    replicates: int,
+    seed: int,
+    window: Window | None,
+    check: bool,
+    retune: bool,
+    scales: Sequence[float],
+    scenarios: Sequence[WorkloadScenario],
+    rel_tol: float,
+    progress: Progress | None,
+) -> tuple[ProvisioningAnalysis, ProvisioningAnalysis | None, ScaleUpCheck | None]:
+    """The provisioning analysis, the one with the configuration re-tuned per cluster
+    (`retune`) and the scale-up check (`check`), on one executor."""
+    allocation = effective_allocation(document)
+    noise = REPLICATE_NOISE if replicates > 1 else None
+    with make_executor(executor or "serial") as pool:
+        analyze = partial(
+            analyze_provisioning,
+            workload,
+            allocation,
+            base,
+            thresholds,
+            scales=scales,
+            scenarios=scenarios,
+            metrics=extra,
+            replicates=replicates,
+            noise=noise,
+            settings=settings,
+            seed=seed,
+            window=window,
+            executor=pool,
+            rel_tol=rel_tol,
+            progress=progress,
+        )
+        analysis = analyze()
+        retuned = None
+        if retune:
+            configure = retuner(
+                document,
+                templates,
+                executor=pool,
+                settings=settings,
+                replicates=replicates,
+                noise=noise,
+                seed=seed,
+            )
+            retuned = analyze(configure=configure)
+        scale_check = None
+        if check:
+            scale_check = scale_up_check(
+                workload,
+                allocation,
+                base,
+                list(dict.fromkeys([(q, m) for q, m, *_ in thresholds] + list(extra))),
+                factors=(1.0, 2.0, 4.0),
+                settings=settings,
+                seed=seed,
+                window=window,
+                executor=pool,
+            )
+    return analysis, retuned, scale_check
+
+
+def _scenarios(
+    workload: Workload,
+    trace: str | Path,
+    growth: float | None,
+    arrival_scale: float | None,
+    horizon_s: float | None,
+    level: float,
+    seed: int,
+) -> tuple[Workload, list[WorkloadScenario], WorkloadForecast | None]:
+    """The workload the scenarios scale, the scenarios, and the forecast they come from
+    (``--growth auto``, a `horizon_s`) or None (`growth` and `arrival_scale` as given)."""
+    if horizon_s is None:
+        return workload, workload_scenarios(growth, arrival_scale), None
+    forecast, reference = _forecast(workload, trace, horizon_s, level, seed)
+    return reference, forecast_scenarios(forecast, reference.queues), forecast
+
+
+def _recorded_cluster(notes: Sequence[str], trace: str | Path) -> str:
+    """The cluster SPEC the trace's notes say it was recorded on; an error when they do not."""
+    cluster = recorded_cluster(notes)
+    if cluster is None:
+        raise TempoError(
+            f"{trace}: the trace does not say which cluster it was recorded on; "
+            "give the cluster SPEC (--cluster)"
+        )
+    return cluster
+
+
 def retuner(
     document: AllocationDocument,
     templates: Sequence[QSTemplate],
@@ -226,21 +327,11 @@ def run_whatif(
             "--growth auto: the forecast sets growth and arrivals; drop --arrival-scale"
         )
     recorded = read_trace(trace)
-    workload = recorded.workload
-    check_workload = workload
-    forecast = None
-    if horizon_s is not None:
-        forecast, workload = _forecast(workload, trace, horizon_s, level, seed)
-        scenarios = forecast_scenarios(forecast, workload.queues)
-    else:
-        scenarios = workload_scenarios(growth, arrival_scale)
-    if cluster is None:
-        cluster = recorded_cluster(recorded.notes)
-        if cluster is None:
-            raise TempoError(
-                f"{trace}: the trace does not say which cluster it was recorded on; "
-                "give the cluster SPEC (--cluster)"
-            )
+    check_workload = recorded.workload
+    workload, scenarios, forecast = _scenarios(
+        recorded.workload, trace, growth, arrival_scale, horizon_s, level, seed
+    )
+    cluster = cluster if cluster is not None else _recorded_cluster(recorded.notes, trace)
     document = AllocationDocument.from_file(config)
     allocation = effective_allocation(document)
     template_list = load_templates(templates)
@@ -259,62 +350,34 @@ def run_whatif(
             logger.warning("%s: line %d: %s", config, issue.line, issue.message)
     window = Window.ending_at(workload.span_s[1], window_s) if window_s is not None else None
     settings = settings if settings is not None else SchedulerSettings()
-    noise = REPLICATE_NOISE if replicates > 1 else None
-    with make_executor(executor or "serial") as pool:
-        common = dict(
-            scales=scales,
-            scenarios=scenarios,
-            metrics=extra,
-            replicates=replicates,
-            noise=noise,
-            settings=settings,
-            seed=seed,
-            window=window,
-            executor=pool,
-            rel_tol=rel_tol,
-            progress=progress,
-        )
-        analysis = analyze_provisioning(workload, allocation, base, thresholds, **common)
-        retuned = None
-        if retune:
-            configure = retuner(
-                document,
-                template_list,
-                executor=pool,
-                settings=settings,
-                replicates=replicates,
-                noise=noise,
-                seed=seed,
-            )
-            retuned = analyze_provisioning(
-                workload, allocation, base, thresholds, configure=configure, **common
-            )
-        scale_check = None
-        if check:
-            scale_check = scale_up_check(
-                workload,
-                allocation,
-                base,
-                list(dict.fromkeys([(q, m) for q, m, *_ in thresholds] + extra)),
-                factors=(1.0, 2.0, 4.0),
-                settings=settings,
-                seed=seed,
-                window=window,
-                executor=pool,
-            )
+    analysis, retuned, scale_check = _analyses(
+        workload,
+        document,
+        base,
+        thresholds,
+        extra,
+        template_list,
+        executor=executor,
+        settings=settings,
+        replicates=replicates,
+        seed=seed,
+        window=window,
+        check=check,
+        retune=retune,
+        scales=scales,
+        scenarios=scenarios,
+        rel_tol=rel_tol,
+        progress=progress,
+    )
+    inputs = {
+        "trace": str(trace),
+        "config": str(config),
+        "templates": str(templates),
+        "executor": executor,
+        "window_s": window_s,
+        "preemption": settings.preemption,
+    }
     files = write_report(
-        analysis,
-        output,
-        retuned=retuned,
-        check=scale_check,
-        inputs={
-            "trace": str(trace),
-            "config": str(config),
-            "templates": str(templates),
-            "executor": executor,
-            "window_s": window_s,
-            "preemption": settings.preemption,
-        },
-        forecast=forecast,
+        analysis, output, retuned=retuned, check=scale_check, inputs=inputs, forecast=forecast
     )
     return WhatifRun(analysis, retuned, scale_check, files, forecast)
