@@ -42,7 +42,7 @@ import pandas as pd
 
 from tempo.errors import TempoError
 from tempo.gain import MinGain, QSChange, meaningful_gains
-from tempo.optimizers import Evaluation, OptimizationResult, Problem, make_optimizer
+from tempo.optimizers import Evaluation, OptimizationResult, Optimizer, Problem, make_optimizer
 from tempo.optimizers.result import select_best
 from tempo.space import ConfigurationSpace, dialect_of
 from tempo.templates import QSTemplate, check_queues, constraints, objectives
@@ -503,20 +503,10 @@ def optimize(
     force is returned unchanged and ``held_back`` says why. None proposes any gain
     (the control loop judges its steps itself).
     """
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise ValidationError(f"optimize iterations: expected an int >= 1, got {iterations!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValidationError(f"optimize batch_size: expected an int >= 1, got {batch_size!r}")
-    params = dict(algorithm_params or {})
-    size_key = "pop_size" if algorithm == "nsga2" else "batch_size"
-    params.setdefault(size_key, max(batch_size, 2) if algorithm == "nsga2" else batch_size)
-    try:
-        optimizer = make_optimizer(algorithm, **params)
-    except TypeError as error:
-        raise ValidationError(f"optimize algorithm_params for {algorithm}: {error}") from error
+    optimizer = _optimizer(algorithm, iterations, batch_size, algorithm_params)
     hadoop_version = space_hadoop_version(space, hadoop_version)
     owned = isinstance(executor, str)
-    pool = make_executor(executor) if owned else executor
+    pool = make_executor(executor) if isinstance(executor, str) else executor
     try:
         problem, context = build_problem(
             document,
@@ -536,27 +526,75 @@ def optimize(
         )
         budget = iterations * batch_size + FINAL_EVALUATIONS
         optimizer.setup(problem, budget=budget, seed=seed)
-        records: list[IterationRecord] = []
-        while not optimizer.done:
-            X = optimizer.ask()
-            evaluation = problem.evaluate(X)
-            optimizer.tell(X, evaluation)
-            record = _record(len(records) + 1, optimizer, problem, context, X, evaluation)
-            records.append(record)
-            logger.info(
-                "%s iteration %d: %d/%d evaluations, best distance %.3f",
-                algorithm,
-                record.iteration,
-                record.evaluations,
-                budget,
-                record.best_distance,
-            )
-            if callback is not None:
-                callback(record)
+        records = _run(optimizer, problem, context, algorithm, budget, callback)
         result = optimizer.result()
     finally:
         if owned and pool is not None:
             pool.close()
+    return _outcome(document, problem, context, result, records, min_gain, hadoop_version)
+
+
+def _optimizer(
+    algorithm: str,
+    iterations: int,
+    batch_size: int,
+    algorithm_params: Mapping[str, Any] | None,
+) -> Optimizer:
+    """The optimizer `algorithm` with `algorithm_params`, its batch (NSGA-II: population) of
+    `batch_size`; a ValidationError for a bad budget or parameter."""
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise ValidationError(f"optimize iterations: expected an int >= 1, got {iterations!r}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValidationError(f"optimize batch_size: expected an int >= 1, got {batch_size!r}")
+    params = dict(algorithm_params or {})
+    size_key = "pop_size" if algorithm == "nsga2" else "batch_size"
+    params.setdefault(size_key, max(batch_size, 2) if algorithm == "nsga2" else batch_size)
+    try:
+        return make_optimizer(algorithm, **params)
+    except TypeError as error:
+        raise ValidationError(f"optimize algorithm_params for {algorithm}: {error}") from error
+
+
+def _run(
+    optimizer: Optimizer,
+    problem: Problem,
+    context: TuningContext,
+    algorithm: str,
+    budget: int,
+    callback: Callable[[IterationRecord], None] | None,
+) -> list[IterationRecord]:
+    """Ask, evaluate and tell until the optimizer is done; one record per batch."""
+    records: list[IterationRecord] = []
+    while not optimizer.done:
+        X = optimizer.ask()
+        evaluation = problem.evaluate(X)
+        optimizer.tell(X, evaluation)
+        record = _record(len(records) + 1, optimizer, problem, context, X, evaluation)
+        records.append(record)
+        logger.info(
+            "%s iteration %d: %d/%d evaluations, best distance %.3f",
+            algorithm,
+            record.iteration,
+            record.evaluations,
+            budget,
+            record.best_distance,
+        )
+        if callback is not None:
+            callback(record)
+    return records
+
+
+def _outcome(
+    document: AllocationDocument,
+    problem: Problem,
+    context: TuningContext,
+    result: OptimizationResult,
+    records: list[IterationRecord],
+    min_gain: MinGain | None,
+    hadoop_version: int,
+) -> OptimizeOutcome:
+    """The tuned document (or the one in force when nothing better, or nothing worth
+    `min_gain`, was found), its diff and the predicted gains."""
     # The configuration in force stays byte-identical when nothing better was found (even
     # where encoding it clipped a value to the space's bounds).
     at_start = np.array_equal(result.x, problem.start)

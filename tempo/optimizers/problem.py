@@ -30,7 +30,7 @@ from whatif.errors import ValidationError
 
 Projector = Callable[..., np.ndarray]
 """``project(x, *, center, radius) -> x`` for one ``(d,)`` vector (the space's signature)."""
-Distance = Callable[[np.ndarray, np.ndarray], np.ndarray]
+Distance = Callable[[np.ndarray, np.ndarray], float | np.ndarray]
 
 
 def normalized_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
