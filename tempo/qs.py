@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,9 +65,12 @@ class QSReport:
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (NaN becomes None)."""
 
-        def clean(records: list[dict[str, object]]) -> list[dict[str, object]]:
+        def clean(records: list[dict[Hashable, Any]]) -> list[dict[str, object]]:
             return [
-                {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+                {
+                    str(k): (None if isinstance(v, float) and math.isnan(v) else v)
+                    for k, v in r.items()
+                }
                 for r in records
             ]
 
@@ -107,6 +112,7 @@ class QSReport:
         if not self.constraints.empty:
             lines.append("")
             lines.append("constraints")
+            row: Any  # a namedtuple of the constraints table's columns
             for row in self.constraints.itertuples(index=False):
                 parts = [
                     f"{side} {format_value(getattr(row, side), row.unit)} "
@@ -147,7 +153,7 @@ def _side_by_side(values: pd.DataFrame, sides: list[str], width: int) -> list[st
         )
         for metric in metrics:
             cells = (
-                gap + "".join(text[s].at[metric, q].rjust(cell) for s in sides).rjust(span[q])
+                gap + "".join(str(text[s].at[metric, q]).rjust(cell) for s in sides).rjust(span[q])
                 for q in block
             )
             lines.append(metric.ljust(first) + "".join(cells))
@@ -220,24 +226,19 @@ def qs_report(
     if schedule is None and predicted is None:
         raise TempoError("qs_report: give an observed schedule, a predicted one, or both")
     templates = list(templates)
-    metrics = list(BASE_METRICS)
-    if cluster is not None:
-        metrics += RESOURCE_METRICS
-    if has_deadlines(workload):
-        metrics += DEADLINE_METRICS
-    metrics = list(dict.fromkeys([*metrics, *required_metrics(templates)]))
+    metrics = _report_metrics(templates, cluster, workload)
     names = [*queues, *(t.queue for t in templates)]
     if predicted is not None:
         names += predicted.queues
     if schedule is not None:
         names += schedule.queues
-    kwargs = {"window": window, "cluster": cluster, "workload": workload, "queues": names}
+    measure = partial(evaluate, window=window, cluster=cluster, workload=workload, queues=names)
     tables = {}
     if schedule is not None:
-        tables["observed"] = evaluate(schedule, metrics, unfinished="warn", **kwargs)
+        tables["observed"] = measure(schedule, metrics, unfinished="warn")
     if predicted is not None:
         try:
-            tables["predicted"] = evaluate(predicted, metrics, **kwargs)
+            tables["predicted"] = measure(predicted, metrics)
         except UnfinishedJobsError as error:
             raise UnfinishedJobsError(
                 f"predicted schedule: {error}",
@@ -251,19 +252,65 @@ def qs_report(
     forecast = tables.get("predicted", blank).reindex(index=index)
     units = {m.label: m.unit for m in metrics}
     values = (
-        observed.stack(future_stack=True)
-        .rename("observed")
+        _stacked(observed, "observed")
         .to_frame()
-        .join(forecast.stack(future_stack=True).rename("predicted"))
+        .join(_stacked(forecast, "predicted"))
         .reset_index()
         .rename(columns={"level_1": "metric"})
     )
     values.insert(2, "unit", values["metric"].map(units))
+    table = _constraint_table(
+        templates,
+        observed,
+        forecast,
+        observed_on=schedule is not None,
+        predicted_on=predicted is not None,
+    )
+    cut = 0 if schedule is None else len(unfinished_jobs(schedule, window))
+    return QSReport(window, values, table, predicted is not None, schedule is not None, cut)
+
+
+def _report_metrics(
+    templates: Sequence[QSTemplate], cluster: Cluster | None, workload: Workload | None
+) -> list[Metric]:
+    """`BASE_METRICS`, the resource ones with a cluster, the deadline ones when the workload
+    has deadlines, then any other metric the templates name."""
+    metrics = list(BASE_METRICS)
+    if cluster is not None:
+        metrics += RESOURCE_METRICS
+    if has_deadlines(workload):
+        metrics += DEADLINE_METRICS
+    return list(dict.fromkeys([*metrics, *required_metrics(templates)]))
+
+
+def _stacked(table: pd.DataFrame, name: str) -> pd.Series:
+    """A (queue x metric) table as one Series indexed by (queue, metric), named `name`."""
+    stacked = table.stack(future_stack=True)
+    assert isinstance(stacked, pd.Series)  # one column level
+    return stacked.rename(name)
+
+
+def _cell(table: pd.DataFrame, queue: str, label: str) -> float:
+    """One queue's value of one metric (NaN when it could not be measured)."""
+    value: Any = table.at[queue, label]  # pandas-stubs type a cell as any scalar
+    return float(value)
+
+
+def _constraint_table(
+    templates: Sequence[QSTemplate],
+    observed: pd.DataFrame,
+    forecast: pd.DataFrame,
+    *,
+    observed_on: bool,
+    predicted_on: bool,
+) -> pd.DataFrame:
+    """One row per template constraint: its observed and predicted values and whether each
+    keeps it (None for a side not shown)."""
     rows = []
     for template in templates:
         for c in template.constraints:
-            seen = float(observed.at[template.queue, c.metric.label])
-            guess = float(forecast.at[template.queue, c.metric.label])
+            seen = _cell(observed, template.queue, c.metric.label)
+            guess = _cell(forecast, template.queue, c.metric.label)
             rows.append(
                 {
                     "queue": template.queue,
@@ -273,9 +320,9 @@ def qs_report(
                     "op": c.op,
                     "threshold": c.threshold,
                     "observed": seen,
-                    "observed_met": _kept(c, seen) if schedule is not None else None,
+                    "observed_met": _kept(c, seen) if observed_on else None,
                     "predicted": guess,
-                    "predicted_met": _kept(c, guess) if predicted is not None else None,
+                    "predicted_met": _kept(c, guess) if predicted_on else None,
                 }
             )
     columns = [
@@ -291,11 +338,9 @@ def qs_report(
         "predicted_met",
     ]
     # Object columns keep the statuses as Python True/False/None (JSON-ready).
-    table = pd.DataFrame(rows, columns=columns).astype(
+    return pd.DataFrame(rows, columns=columns).astype(
         {"observed_met": object, "predicted_met": object}
     )
-    cut = 0 if schedule is None else len(unfinished_jobs(schedule, window))
-    return QSReport(window, values, table, predicted is not None, schedule is not None, cut)
 
 
 def unfinished_note(count: int) -> str:
