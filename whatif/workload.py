@@ -234,6 +234,13 @@ class Workload:
         return f"Workload(jobs={self.n_jobs}, tasks={self.n_tasks}, queues={self.queues})"
 
 
+def _id_ranks(ids: pd.Series) -> np.ndarray:
+    """Each id's rank (from 1) among the distinct ids in sorted order: equal ids, equal ranks."""
+    encoded = pc.dictionary_encode(arrow_strings(ids).combine_chunks())
+    ranks = pc.rank(encoded.dictionary, sort_keys="ascending").to_numpy().astype(np.int64)
+    return ranks[encoded.indices.to_numpy()]
+
+
 def _resolve_stage_order(tasks: pd.DataFrame) -> pd.DataFrame:
     """Fill `stage_index`/`priority` from MapReduce stage names and check stage consistency.
 
@@ -256,21 +263,30 @@ def _resolve_stage_order(tasks: pd.DataFrame) -> pd.DataFrame:
             tasks.loc[no_priority, "stage"].map(MAPREDUCE_PRIORITY).fillna(20).astype("int64")
         )
     # One index per (job, stage) and one stage per (job, index): stages form a chain.
-    pairs = tasks[["job_id", "stage", "stage_index"]].drop_duplicates()
-    for cols, what in ((["job_id", "stage"], "stage"), (["job_id", "stage_index"], "stage_index")):
+    # Distinct triples found on integer codes (hashing a million id strings is slow), the
+    # job code ranking as the ids sort; rows keep their first task's position.
+    stage_code, stage_names = pd.factorize(tasks["stage"])
+    pairs = pd.DataFrame(
+        {
+            "job": _id_ranks(tasks["job_id"]),
+            "stage": stage_code,
+            "stage_index": tasks["stage_index"],
+        }
+    ).drop_duplicates()
+    for cols, what in ((["job", "stage"], "stage"), (["job", "stage_index"], "stage_index")):
         dup = pairs.duplicated(subset=cols, keep=False).to_numpy()
         if dup.any():
-            row = pairs[dup].iloc[0]
+            row = tasks.loc[pairs.index[dup][0]]
             raise ValidationError(
                 f"tasks.stage_index: job {row['job_id']!r} has inconsistent stage order "
                 f"({what} {row[what]!r} appears with more than one {'stage_index' if what == 'stage' else 'stage'})"
             )
-    known = pairs[pairs["stage"].isin(list(MAPREDUCE_STAGE_ORDER))]
-    order = known["stage"].map(MAPREDUCE_STAGE_ORDER).to_numpy()
-    known = known.assign(_o=order).sort_values(["job_id", "_o"], kind="stable")
-    unsorted = known.groupby("job_id", sort=False)["stage_index"].diff().to_numpy() <= 0
+    rank = pd.Series(stage_names).map(MAPREDUCE_STAGE_ORDER).to_numpy()
+    known = pairs.assign(_o=rank[pairs["stage"].to_numpy()]).dropna(subset="_o")
+    known = known.sort_values(["job", "_o"], kind="stable")
+    unsorted = known.groupby("job", sort=False)["stage_index"].diff().to_numpy() <= 0
     if unsorted.any():
-        row = known[unsorted].iloc[0]
+        row = tasks.loc[known.index[unsorted][0]]
         raise ValidationError(
             f"tasks.stage_index: job {row['job_id']!r} orders its stages out of sequence "
             f"(stage {row['stage']!r} must come after the stages before it in setup, map, reduce, cleanup)"
