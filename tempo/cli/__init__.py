@@ -51,11 +51,9 @@ def exit_code_for(error: BaseException) -> int:
         return exitcodes.REMOTE
     if isinstance(error, UnfinishedJobsError):
         return exitcodes.NO
-    try:
-        import requests
-    except ImportError:  # pragma: no cover - a dependency
-        requests = None
-    if requests is not None and isinstance(error, requests.RequestException):
+    import requests
+
+    if isinstance(error, requests.RequestException):
         return exitcodes.REMOTE
     return exitcodes.USAGE
 
@@ -76,7 +74,7 @@ def is_quiet(ctx: click.Context | None = None) -> bool:
     """Whether -q/--quiet was given (before or after the subcommand)."""
     ctx = ctx or click.get_current_context(silent=True)
     obj = ctx.find_root().obj if ctx is not None else None
-    return bool(obj) and obj.get("verbosity") == "quiet"
+    return bool(obj and obj.get("verbosity") == "quiet")
 
 
 def _set_level(ctx: click.Context, param: click.Parameter, value: bool) -> None:

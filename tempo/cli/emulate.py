@@ -8,7 +8,9 @@ from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 
 
-def _shift(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple:
+def _shift(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[WorkloadShift, ...]:
     try:
         return tuple(WorkloadShift.parse(v) for v in values)
     except ValueError as error:
@@ -89,6 +91,7 @@ def emulate_rm(
     ]
     if missing:
         raise click.UsageError(f"missing {', '.join(missing)}")
+    assert trace_path and config_path and cluster_spec  # checked just above
     rm = EmulatedRM.from_files(
         trace_path,
         config_path,

@@ -19,7 +19,7 @@ import click
 import numpy as np
 
 from tempo.cli import CommandError
-from tempo.cli.progress import progress_bar  # noqa: F401 (the commands' one import)
+from tempo.cli.progress import progress_bar as progress_bar  # the commands' one import
 from whatif.cluster import Cluster
 from whatif.errors import ClusterSpecError
 

@@ -66,12 +66,15 @@ def render_table(
     cells = [["" if cell is None else str(cell) for cell in row] for row in rows]
     if not split:
         return "\n".join(([title] if title else []) + _render(columns, cells, right, width))
-    natural = lambda cols: max(  # noqa: E731
-        len(line)
-        for line in _render(
-            [columns[i] for i in cols], [[r[i] for i in cols] for r in cells], right, 10_000
+
+    def natural(cols: list[int]) -> int:
+        return max(
+            len(line)
+            for line in _render(
+                [columns[i] for i in cols], [[r[i] for i in cols] for r in cells], right, 10_000
+            )
         )
-    )
+
     head = list(range(min(keys, len(columns))))
     blocks: list[list[int]] = []
     for i in range(len(head), len(columns)):

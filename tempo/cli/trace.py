@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
+from typing import Literal
 
 import click
 
@@ -53,7 +54,7 @@ def convert(
 
     SLS, Rumen and jhist traces are converted piece by piece in bounded memory (a
     progress bar on a terminal); other formats are read whole first."""
-    kind = to.removeprefix("native-")
+    kind: Literal["parquet", "csv"] = "csv" if to == "native-csv" else "parquet"
     bar = progress_bar(None, "convert", unit="MB")
 
     def moved(done: int, total: int) -> None:  # SLS, Rumen and jhist stream in pieces

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -104,7 +105,7 @@ def _started(run: TuneRun) -> None:
     click.echo(f"{run.resumed}\n")
 
 
-def _report_dict(report: IterationReport) -> dict:
+def _report_dict(report: IterationReport) -> dict[str, Any]:
     return {
         "id": report.id,
         "begin_s": report.begin_s,

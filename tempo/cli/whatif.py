@@ -15,13 +15,15 @@ from tempo.cli.options import (
     refuse_overwrite,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
+from tempo.cli.progress import ProgressBar
 from tempo.errors import TempoError
 from tempo.templates import parse_duration
 from tempo.whatif import WhatifRun, run_whatif
+from whatif.provisioning import Progress
 from whatif.report import render_forecast, render_text
 
 
-def _scales(ctx, param, value: str) -> tuple[float, ...]:
+def _scales(ctx: click.Context, param: click.Parameter, value: str) -> tuple[float, ...]:
     try:
         scales = tuple(float(part) for part in value.split(","))
     except ValueError:
@@ -31,7 +33,7 @@ def _scales(ctx, param, value: str) -> tuple[float, ...]:
     return scales
 
 
-def _growth(ctx, param, value: str | None) -> float | str | None:
+def _growth(ctx: click.Context, param: click.Parameter, value: str | None) -> float | str | None:
     if value is None or value == "auto":
         return value
     try:
@@ -142,29 +144,29 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
 @force_option("report.json and report.html already in the -o directory")
 @json_option
 def whatif(
-    trace_path,
-    config_path,
-    templates_path,
-    cluster_spec,
-    scales,
-    growth,
-    horizon_text,
-    level,
-    arrival_scale,
-    replicates,
-    executor,
-    window_text,
-    seed,
-    tolerance,
-    check_accuracy,
-    retune,
-    site_path,
-    preemption,
-    no_progress,
-    output,
-    force,
-    as_json,
-):
+    trace_path: str,
+    config_path: str,
+    templates_path: str,
+    cluster_spec: str | None,
+    scales: tuple[float, ...],
+    growth: float | str | None,
+    horizon_text: str | None,
+    level: float,
+    arrival_scale: float | None,
+    replicates: int,
+    executor: str,
+    window_text: str | None,
+    seed: int,
+    tolerance: float,
+    check_accuracy: bool,
+    retune: bool,
+    site_path: Path | None,
+    preemption: bool | None,
+    no_progress: bool,
+    output: str,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Predict SLOs per cluster size and workload scenario; write report.json and report.html.
 
     With --json, print report.json's document (its schema: whatif/report/schema.py).
@@ -176,12 +178,6 @@ def whatif(
     )
     settings = scheduler_settings(3, site_path, preemption, announce=not as_json)
     bar = None if no_progress else progress_bar(None, "whatif", unit="eval")
-
-    def progress(done: int, total: int, message: str) -> None:
-        bar.total = max(total, done)
-        bar.set_postfix_str(message[:60], refresh=False)
-        bar.update(done - bar.n)
-
     try:
         run = run_whatif(
             trace_path,
@@ -190,7 +186,7 @@ def whatif(
             output,
             cluster=cluster_spec,
             scales=scales,
-            growth=None if growth == "auto" else growth,
+            growth=None if isinstance(growth, str) else growth,  # "auto": the forecast's
             arrival_scale=arrival_scale,
             horizon_s=horizon_s,
             level=level,
@@ -202,7 +198,7 @@ def whatif(
             check=check_accuracy,
             retune=retune,
             settings=settings,
-            progress=progress if bar else None,
+            progress=_progress(bar) if bar else None,
         )
     finally:
         if bar is not None:
@@ -230,6 +226,17 @@ def whatif(
         if not as_json:
             click.echo(f"the cluster at scale 1 misses an SLO in: {'; '.join(missed)}", err=True)
         click.get_current_context().exit(exitcodes.NO)
+
+
+def _progress(bar: ProgressBar) -> Progress:
+    """The analysis' progress callback, drawn on `bar` (whose total grows with the work)."""
+
+    def progress(done: int, total: int, message: str) -> None:
+        bar.total = max(total, done)
+        bar.set_postfix_str(message[:60], refresh=False)
+        bar.update(done - bar.n)
+
+    return progress
 
 
 def _answer(run: WhatifRun) -> str:

@@ -45,7 +45,14 @@ def workload() -> None:
 @force_option("an existing -o model file")
 @click.option("--json", "as_json", is_flag=True, help="Print the fit report as JSON.")
 def fit(
-    trace, output, trace_format, durations, profile, min_jobs_for_profile, force, as_json
+    trace: str,
+    output: str,
+    trace_format: str | None,
+    durations: str,
+    profile: str,
+    min_jobs_for_profile: int,
+    force: bool,
+    as_json: bool,
 ) -> None:
     """Fit a model to TRACE, write it to OUTPUT and print the goodness-of-fit report."""
     refuse_overwrite([output], force=force, option="-o")
@@ -101,7 +108,17 @@ def fit(
 @click.option("--overwrite", "overwrite", is_flag=True, hidden=True, help="Old name of --force.")
 @json_option
 def generate(
-    model, output, hours, seed, start_s, growth, arrival_scale, kind, force, overwrite, as_json
+    model: str,
+    output: str,
+    hours: float,
+    seed: int,
+    start_s: float,
+    growth: float,
+    arrival_scale: float,
+    kind: str,
+    force: bool,
+    overwrite: bool,
+    as_json: bool,
 ) -> None:
     """Generate HOURS of synthetic workload from MODEL into a native trace."""
     overwrite = force or overwrite
