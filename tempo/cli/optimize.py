@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
@@ -41,7 +43,7 @@ from whatif.allocation import (
     write_allocation,
 )
 from whatif.errors import ValidationError
-from whatif.predictor import NoiseModel
+from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.readers import read_trace
 from whatif.report import ReportFiles
 
@@ -69,19 +71,20 @@ def _render_iteration(record: IterationRecord, iterations: int) -> None:
         f"{'feasible' if record.best_feasible else 'INFEASIBLE'} at distance "
         f"{record.best_distance:.3f}" + (f", {record.failed} failed" if record.failed else "")
     )
-    t = record.table
-    rows = [
-        [
-            r.queue,
-            r.metric,
-            r.kind,
-            _threshold(r.kind, r.threshold, r.unit),
-            format_value(r.start, r.unit),
-            format_value(r.iterate, r.unit),
-            format_value(r.best, r.unit),
-        ]
-        for r in t.itertuples(index=False)
-    ]
+    rows = []
+    r: Any  # a namedtuple of the QS table's columns
+    for r in record.table.itertuples(index=False):
+        rows.append(
+            [
+                r.queue,
+                r.metric,
+                r.kind,
+                _threshold(r.kind, r.threshold, r.unit),
+                format_value(r.start, r.unit),
+                format_value(r.iterate, r.unit),
+                format_value(r.best, r.unit),
+            ]
+        )
     echo_table(
         ["queue", "metric", "kind", "threshold", "in force", "this batch", "best so far"],
         rows,
@@ -120,8 +123,16 @@ def _feasible(outcome: OptimizeOutcome) -> bool:
 
 
 def _json_document(
-    outcome, *, config, output, space, settings, radius, iterations, min_gain
-) -> dict:
+    outcome: OptimizeOutcome,
+    *,
+    config: str,
+    output: Path,
+    space: ConfigurationSpace,
+    settings: SchedulerSettings,
+    radius: float,
+    iterations: int,
+    min_gain: MinGain,
+) -> dict[str, Any]:
     """The ``--json`` document (schema ``tempo.optimize/1``, docs/cli.md, "CLI conventions")."""
     mean = _proposed_mean(outcome)
     return {
@@ -259,11 +270,32 @@ def _json_document(
 @force_option("an existing -o file (also the --config file itself) or --report files")
 @json_option
 def optimize(
-    trace_path, config_path, templates_path, cluster_spec, radius, iterations, batch_size,
-    algorithm, space_path, overrides, replicates, noise_spec, executor, window_text, site_path,
-    preemption,
-    engine, hadoop_version, min_gain, min_gain_abs, seed, output, report_dir, force, as_json,
-):  # fmt: skip
+    trace_path: str,
+    config_path: str,
+    templates_path: str,
+    cluster_spec: str,
+    radius: float,
+    iterations: int,
+    batch_size: int,
+    algorithm: str,
+    space_path: str | None,
+    overrides: tuple[str, ...],
+    replicates: int,
+    noise_spec: str,
+    executor: str,
+    window_text: str | None,
+    site_path: Path | None,
+    preemption: bool | None,
+    engine: str,
+    hadoop_version: int | None,
+    min_gain: float,
+    min_gain_abs: dict[str, float],
+    seed: int,
+    output: str,
+    report_dir: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Search configurations near --config for one that meets the templates better; write it to -o.
 
     No change is proposed (-o gets the --config file as it is) unless some objective
@@ -271,10 +303,7 @@ def optimize(
     Exit status 1 when the configuration written is predicted to miss a constraint."""
     refuse_overwrite([output], force=force, option="-o")
     refuse_report_overwrite(report_dir, force=force)
-    try:
-        noise = NoiseModel.parse(noise_spec)
-    except ValidationError as error:
-        raise click.BadParameter(str(error), param_hint="--noise") from None
+    noise = _noise(noise_spec)
     templates = load_templates(templates_path)
     trace = read_trace(trace_path)
     check_trace_queues(templates, trace.workload, trace_path)
@@ -286,39 +315,20 @@ def optimize(
     hadoop_version = hadoop_version_for(hadoop_version, cluster=cluster, document=document)
     warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
-    current = effective_allocation(document, hadoop_version=hadoop_version)
-    spec = SpaceSpec.from_file(space_path) if space_path else SpaceSpec()
-    space: ConfigurationSpace = ConfigurationSpace.from_spec(
-        spec.with_overrides(overrides),
-        current,
-        cluster,
-        hadoop_version=hadoop_version,
-        preemption=settings.preemption,
-    )
+    space = _space(space_path, overrides, document, cluster, hadoop_version, settings)
     gain = MinGain(relative=min_gain, **min_gain_abs)
     if not as_json:
         click.echo(f"tuning {len(space)} {space.dialect.title} settings")
         for note in space.notes:
             click.echo(f"note: {note}")
-    bar = progress_bar(iterations + 1, "optimize", unit="batch")
-
-    def on_iteration(record: IterationRecord) -> None:
-        bar.update(1)
-        if not as_json:
-            bar.clear()
-            _render_iteration(record, iterations)
-
-    try:
+    with _iterations_bar(iterations, as_json=as_json) as on_iteration:
         outcome = run_optimize(
             document, workload, templates, cluster, space=space,
             algorithm=algorithm, radius=radius, iterations=iterations, batch_size=batch_size,
-            replicates=replicates, noise=noise if noise != NoiseModel() else None,
-            executor=executor, engine=engine,
+            replicates=replicates, noise=noise, executor=executor, engine=engine,
             hadoop_version=hadoop_version, seed=seed, settings=settings,
             callback=on_iteration, min_gain=gain,
         )  # fmt: skip
-    finally:
-        bar.close()
     written = write_allocation(outcome.document, output, hadoop_version=hadoop_version)
     report = None
     if report_dir:
@@ -350,8 +360,57 @@ def optimize(
         click.get_current_context().exit(exitcodes.NO)
 
 
+def _noise(spec: str) -> NoiseModel | None:
+    """--noise as a model; None for no noise (the replicates then agree)."""
+    try:
+        noise = NoiseModel.parse(spec)
+    except ValidationError as error:
+        raise click.BadParameter(str(error), param_hint="--noise") from None
+    return noise if noise != NoiseModel() else None
+
+
+def _space(
+    space_path: str | None,
+    overrides: tuple[str, ...],
+    document: AllocationDocument,
+    cluster: Cluster,
+    hadoop_version: int,
+    settings: SchedulerSettings,
+) -> ConfigurationSpace:
+    """The tuned settings: the --space file's (or the defaults) with the --tune overrides."""
+    current = effective_allocation(document, hadoop_version=hadoop_version)
+    spec = SpaceSpec.from_file(space_path) if space_path else SpaceSpec()
+    return ConfigurationSpace.from_spec(
+        spec.with_overrides(overrides),
+        current,
+        cluster,
+        hadoop_version=hadoop_version,
+        preemption=settings.preemption,
+    )
+
+
+@contextmanager
+def _iterations_bar(
+    iterations: int, *, as_json: bool
+) -> Iterator[Callable[[IterationRecord], None]]:
+    """A progress bar over the batches (and the final evaluation), and the callback that
+    advances it and prints each batch (not with --json); the bar closes on exit."""
+    bar = progress_bar(iterations + 1, "optimize", unit="batch")
+
+    def on_iteration(record: IterationRecord) -> None:
+        bar.update(1)
+        if not as_json:
+            bar.clear()
+            _render_iteration(record, iterations)
+
+    try:
+        yield on_iteration
+    finally:
+        bar.close()
+
+
 def _write_report(
-    outcome: OptimizeOutcome, config_path: str, written, report_dir: str, **inputs
+    outcome: OptimizeOutcome, config_path: str, written: Path, report_dir: str, **inputs: object
 ) -> ReportFiles:
     """report.json and report.html of the run (`tempo.reports.optimize_report`)."""
     document = optimize_report(
@@ -365,7 +424,7 @@ def _write_report(
     return write_tuning_report(document, report_dir)
 
 
-def _render_outcome(outcome: OptimizeOutcome, config_path: str, radius: float, output) -> None:
+def _render_outcome(outcome: OptimizeOutcome, config_path: str, radius: float, output: str) -> None:
     click.echo(f"\nchanges from {config_path}:")
     for d in outcome.diff:
         click.echo(f"  {d.describe()}")
