@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Any
 
 import click
+import pandas as pd
 
 from tempo.cli.checks import warn_allocation
 from tempo.cli.options import (
@@ -26,6 +29,7 @@ from whatif.predictor import predict as predict_schedule
 from whatif.predictor import write_jobruntime_csv
 from whatif.readers import write_native
 from whatif.readers.stream import read_window
+from whatif.schedule import Schedule
 
 
 @click.command()
@@ -55,22 +59,22 @@ from whatif.readers.stream import read_window
 @force_option("an existing -o trace or --jobruntime file")
 @json_option
 def predict(
-    trace_path,
-    trace_format,
-    window_text,
-    config_path,
-    cluster_spec,
-    hadoop_version,
-    site_path,
-    preemption,
-    engine,
-    seed,
-    compare_observed,
-    output,
-    jobruntime,
-    force,
-    as_json,
-):
+    trace_path: str,
+    trace_format: str | None,
+    window_text: str | None,
+    config_path: str,
+    cluster_spec: str,
+    hadoop_version: int,
+    site_path: Path | None,
+    preemption: bool | None,
+    engine: str,
+    seed: int,
+    compare_observed: bool,
+    output: str | None,
+    jobruntime: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Predict the schedule of a trace's jobs under an allocation file.
 
     A predicted job that never finishes is an error (exit status 1), after -o and
@@ -99,24 +103,19 @@ def predict(
         engine=engine,
         seed=seed,
     )
-    if output:
-        note = f"predicted by tempo predict under {config_path} on {cluster_spec}"
-        write_native(Trace(trace.workload, schedule, notes=(note,)), output, overwrite=force)
-    if jobruntime:
-        write_jobruntime_csv(schedule, trace.observed or trace.workload, jobruntime)
+    note = f"predicted by tempo predict under {config_path} on {cluster_spec}"
+    _write(trace, schedule, output, jobruntime, note=note, force=force)
     if len(unfinished_jobs(schedule)):
-        # Written above for inspection; nothing is summarized over jobs that never finished.
+        # Written for inspection; nothing is summarized over jobs that never finished.
         for path in (output, jobruntime):
             if path:
                 click.echo(f"wrote {path}", err=True)
         require_finished(schedule, what=f"predicted schedule under {config_path}")
-    errors = prediction_errors(schedule, trace.observed) if compare_observed else None
-    jobs = schedule.jobs.assign(response_s=schedule.jobs["finish_s"] - schedule.jobs["submit_s"])
-    per_queue = jobs.groupby("queue", sort=False).agg(
-        jobs=("job_id", "size"),
-        mean_response_s=("response_s", "mean"),
-        last_finish_s=("finish_s", "max"),
-    )
+    errors = None
+    if compare_observed:
+        assert trace.observed is not None  # checked above
+        errors = prediction_errors(schedule, trace.observed)
+    per_queue = _per_queue(schedule)
     killed = int((schedule.attempts["state"] == "KILLED").sum())
     if as_json:
         payload = {
@@ -141,8 +140,34 @@ def predict(
             click.echo(f"wrote {path}")
 
 
-def _records(frame) -> list[dict]:
+def _write(
+    trace: Trace,
+    schedule: Schedule,
+    output: str | None,
+    jobruntime: str | None,
+    *,
+    note: str,
+    force: bool,
+) -> None:
+    """The predicted schedule as a native trace (-o) and as SLS's jobruntime.csv."""
+    if output:
+        write_native(Trace(trace.workload, schedule, notes=(note,)), output, overwrite=force)
+    if jobruntime:
+        write_jobruntime_csv(schedule, trace.observed or trace.workload, jobruntime)
+
+
+def _per_queue(schedule: Schedule) -> pd.DataFrame:
+    """Per queue: the number of jobs, their mean response time and the last finish."""
+    jobs = schedule.jobs.assign(response_s=schedule.jobs["finish_s"] - schedule.jobs["submit_s"])
+    return jobs.groupby("queue", sort=False).agg(
+        jobs=("job_id", "size"),
+        mean_response_s=("response_s", "mean"),
+        last_finish_s=("finish_s", "max"),
+    )
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [
-        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+        {str(k): (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
         for row in frame.to_dict("records")
     ]

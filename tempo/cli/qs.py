@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 import click
 
 from tempo.cli import CommandError, exitcodes
@@ -15,14 +18,20 @@ from tempo.cli.options import (
 )
 from tempo.cli.preemption import scheduler_settings
 from tempo.qs import qs_report, read_qs_trace
-from tempo.templates import check_queues, check_trace_queues, load_templates, parse_duration
+from tempo.templates import (
+    QSTemplate,
+    check_queues,
+    check_trace_queues,
+    load_templates,
+    parse_duration,
+)
 from whatif import Cluster
 from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import Window, metric_spec
 from whatif.predictor import predict
 
 
-def _needs_cluster(templates) -> str | None:
+def _needs_cluster(templates: Sequence[QSTemplate]) -> str | None:
     """``file:line: METRIC`` of the first template metric that needs the cluster, if any."""
     for template in templates:
         named = [(c.metric, c.location) for c in template.constraints]
@@ -55,17 +64,17 @@ def _needs_cluster(templates) -> str | None:
 @simulation_options
 @json_option
 def qs(
-    trace_path,
-    trace_format,
-    templates_path,
-    cluster_spec,
-    window_text,
-    config_path,
-    hadoop_version,
-    site_path,
-    preemption,
-    as_json,
-):
+    trace_path: str,
+    trace_format: str | None,
+    templates_path: str | None,
+    cluster_spec: str | None,
+    window_text: str | None,
+    config_path: str | None,
+    hadoop_version: int,
+    site_path: Path | None,
+    preemption: bool | None,
+    as_json: bool,
+) -> None:
     """Show every QS metric per queue as observed in a trace and, with --config, as predicted
     under that allocation file; and whether each template constraint is met.
 
@@ -92,6 +101,7 @@ def qs(
     cluster = Cluster.parse(cluster_spec) if cluster_spec else None
     predicted = None
     if config_path:
+        assert cluster is not None  # --config needs --cluster, checked above
         document = AllocationDocument.from_file(config_path)
         warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
         allocation = effective_allocation(document, hadoop_version=hadoop_version)
@@ -105,7 +115,9 @@ def qs(
             ),
         )
     if window is None:
-        window = Window.covering(trace.observed if trace.observed is not None else predicted)
+        covered = trace.observed if trace.observed is not None else predicted
+        assert covered is not None  # no observed schedule needs --config, checked above
+        window = Window.covering(covered)
         if window_s is not None:
             window = window.last(window_s)
     report = qs_report(
