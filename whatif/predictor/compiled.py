@@ -205,6 +205,7 @@ class CompiledEngine:
                 K.JI_TOUCHED,
                 K.JI_IN_RC,
                 K.JI_RED_SEQ,
+                K.JI_CLAIMS,
             ],
         ] = 0
         ss = np.zeros((ns, K.N_SS), dtype=np.int64)
@@ -249,6 +250,8 @@ class CompiledEngine:
             vict = np.zeros(cap, dtype=np.int64)
             cand = np.zeros(cap, dtype=np.int64)
             unmarked = np.zeros(cap // 64 + 1, dtype=np.uint64)
+            clf = np.zeros((cap, 2))
+            cli = np.zeros((cap, K.N_CLI), dtype=np.int64)
         gf = np.zeros(K.N_GF)
         gf[K.G_NEXT_CHECK] = np.inf
         gf[K.G_NEXT_V12] = np.inf
@@ -284,6 +287,7 @@ class CompiledEngine:
             "touched": np.zeros(max(nj, 1), dtype=np.int64),
             "hold": np.zeros((max(nj, 1), 2), dtype=np.int64), "holdv": np.zeros((max(nj, 1), 3)),
             "unmarked": unmarked, "nodef": nodef, "nodei": nodei, "nlist": nlist,
+            "clf": clf, "cli": cli,
         }  # fmt: skip
         self._install_queues(p.queues)
         # The packed task columns are held once: as views of the kernel's static task arrays
@@ -341,12 +345,13 @@ class CompiledEngine:
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
             s["tree"], s["excl"], s["touched"], s["tnode"], s["cand"], s["slots"],
             s["hold"], s["holdv"], s["unmarked"], s["nodef"], s["nodei"], s["nlist"],
+            s["clf"], s["cli"],
         )  # fmt: skip
 
     def _grow(self) -> None:
         """Double the attempt and heap arrays (the kernel asked for room)."""
         s = self.state
-        for name in ("af", "ai", "hk", "hi", "warned", "vict", "cand", "unmarked"):
+        for name in ("af", "ai", "hk", "hi", "warned", "vict", "cand", "unmarked", "clf", "cli"):
             old = s[name]
             with _small_pages():
                 new = np.zeros((old.shape[0] * 2,) + old.shape[1:], dtype=old.dtype)

@@ -16,7 +16,8 @@ Modules, by concept (each says what it models, and the Hadoop rules it follows):
 - ``queues``: queue usage, pending demand, runnable counts, maxResources;
 - ``phases``: MapReduce job phases: submission, AM, stages and slowstart, attempts,
   job end, and the MapReduce AM's reduce ramp-down;
-- ``preemption``: Hadoop 3 starvation and preemption; ``preemption_v12``: Hadoop 1
+- ``preemption``: Hadoop 3 starvation and preemption; ``claims``: what Hadoop 3
+  preempts for an app, claimed by it on the victim's node; ``preemption_v12``: Hadoop 1
   and 2; ``livelock``: ending a run whose preemption cycles;
 - speed structures with no twin: ``apptree`` (app order trees), ``starvation``
   (Hadoop 3 re-check ring and min-share list), ``victims`` (containers preemption may

@@ -30,6 +30,9 @@ the per-type caps (-1: the free slots), choosing maps while the tracker runs no 
 than reduces (else reduces; a type is dropped once it has no pending task, reached its
 cap, was not taken by any pool, or CapBasedLoadManager refuses it: a tracker runs at most
 ceil(slots * min(1, (running + pending runnable tasks) / cluster slots)) of a type).
+
+Hadoop 3 with preemption: before that, the apps holding claims on the node (on the cluster
+without heartbeats) are offered containers on it first (`claims.py`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import math
 
 from whatif.predictor.kernel.apptree import _retree, _tree_best_fit, _tree_put
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
 from whatif.predictor.kernel.ordering import _compare, _queue_key
 from whatif.predictor.kernel.phases import _hold, _start_attempt
 from whatif.predictor.kernel.queues import _avail, _demand, _fits
@@ -51,14 +55,19 @@ from whatif.predictor.kernel.state import (
     C_MULTI,
     C_SLOT,
     C_VERSION,
+    CL_APP,
+    CL_NEXT,
     G_FREE,
+    GI_CLAIM_LIVE,
     GI_CUR_NODE,
     GI_EPOCH,
     JI_AM_STATE,
+    JS_QUEUE,
     JS_ST_HI,
     JSF_AM,
     NF_CAP,
     NF_FREE,
+    NI_CL_HEAD,
     QF_AM,
     QF_FAIR,
     QF_PALL,
@@ -98,8 +107,11 @@ def _has_room(W, d):
 
 @kernel_jit
 def _allocate(W):
-    """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1)."""
+    """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1);
+    claims on the cluster (row 0) come first."""
     qf, cfg = W[3], W[25]
+    if W[24][GI_CLAIM_LIVE] > 0:
+        _assign_claimed(W, 0)
     ndims = 2 if cfg[C_SLOT] != 0.0 else 1
     for d in range(ndims):
         while _has_room(W, d) and qf[0, QF_PRUN + d] > 0.0:
@@ -263,6 +275,7 @@ def _try_app(W, j, leaf, d):
         if not _fits(W, leaf, r0, r1) or not _am_fits(W, leaf, r0, r1):
             return False
         _start_attempt(W, j, -1 - j, r0, r1)
+        _claim_used(W, j, r0, r1)
         return True
     s = _next_stage(W, j, d)
     if s < 0:
@@ -288,6 +301,7 @@ def _try_app(W, j, leaf, d):
         if nxt < 0:
             si[s, SI_RETRY_TAIL] = -1
     _start_attempt(W, j, task, r0, r1)
+    _claim_used(W, j, r0, r1)
     if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
         _hold(W, j, s + 1, False)
     return True
@@ -349,6 +363,8 @@ def _node_allocate(W, n):
             else:
                 rej1 = True
     else:
+        if gi[GI_CLAIM_LIVE] > 0:
+            _assign_claimed(W, n)
         start0 = nodef[n, NF_FREE]
         start1 = nodef[n, NF_FREE + 1]
         half0 = math.floor(start0 * 0.5)
@@ -367,3 +383,22 @@ def _node_allocate(W, n):
             elif cfg[C_MAX_ASSIGN] > 0.0 and count >= cfg[C_MAX_ASSIGN]:
                 break
     gi[GI_CUR_NODE] = -1
+
+
+@kernel_jit
+def _assign_claimed(W, n):
+    """FairScheduler.assignPreemptedContainers on node `n` (row 0 and the cluster's free
+    resources without heartbeats): after dropping the claims of apps that finished or are
+    no longer starved, each app in the node's list takes containers while its claim lasts,
+    until one is refused (`claims.py`)."""
+    js, nodei, clf, cli = W[6], W[41], W[43], W[44]
+    _claims_cleanup(W, n)
+    e = nodei[n, NI_CL_HEAD]
+    while e >= 0:
+        nxt = cli[e, CL_NEXT]
+        j = cli[e, CL_APP]
+        leaf = js[j, JS_QUEUE]
+        # a claim brought to zero is dropped from the list (`_claim_used`)
+        while _try_app(W, j, leaf, 0) and (clf[e, 0] != 0.0 or clf[e, 1] != 0.0):
+            pass
+        e = nxt

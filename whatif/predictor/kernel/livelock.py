@@ -12,8 +12,12 @@ timers) equals the state at an earlier check with no end or AM-ready event in be
 (Brent's cycle finding) ends the run there: nothing would ever finish again. Hadoop 3
 livelocks the same way (an app that cannot use what is killed for it, e.g. its AM over
 maxAMShare, has a container killed at every re-check); its check state adds each
-runnable app's fair-share timer, re-check time and starvation amounts, and the pending
-events (even one for an ended attempt makes an iteration that schedules a check).
+runnable app's fair-share timer, re-check time and starvation amounts, the nodes' claims
+(``claims.py``), and the pending events (even one for an ended attempt makes an iteration
+that schedules a check). A claim enters the state capped at the cluster's size: an app
+that cannot use what is killed for it claims more at every kill, and a claim that large
+outlasts what the app can be allocated while the run cycles, so a larger one changes
+nothing there.
 """
 
 from __future__ import annotations
@@ -36,9 +40,12 @@ from whatif.predictor.kernel.state import (
     C_LAT,
     C_SLOT,
     C_VERSION,
+    CL_APP,
+    CL_NEXT,
     END,
     G_NEXT_V12,
     G_NOW,
+    GI_CLAIM_LIVE,
     GI_HEAP_N,
     GI_NEXT_SUBMIT,
     GI_PROGRESS,
@@ -65,6 +72,7 @@ from whatif.predictor.kernel.state import (
     JI_RED_NEXT,
     NF_FREE,
     NF_HB,
+    NI_CL_HEAD,
     QF_LFAIR,
     QF_LMIN,
     QI_APP_HEAD,
@@ -249,15 +257,17 @@ def _cycling_v3(W):
 def _v3_state(W):
     """Everything a Hadoop 3 run's future depends on at an update() check, times relative
     to now, flattened: the Hadoop 1/2 state (running attempts, stages, min-share timers),
-    each runnable app's fair-share timer, re-check time and last starvation amounts, and
-    the pending events in (time, seq) order, since even one for an attempt that has ended
-    makes an iteration that schedules a check."""
+    each runnable app's fair-share timer, re-check time and last starvation amounts, each
+    node's claims (`claims.py`), and the pending events in (time, seq) order, since even one
+    for an attempt that has ended makes an iteration that schedules a check."""
     qs, qsf, qi, jf, ji, af, ai, hk = W[0], W[1], W[4], W[8], W[9], W[19], W[20], W[21]
     hi, gf, gi = W[22], W[23], W[24]
     t = gf[G_NOW]
     base = _v12_state(W)
     nh = gi[GI_HEAP_N]
-    out = np.empty(base.shape[0] + 7 * ji.shape[0] + 3 * nh + 2)
+    nodei, clf, cli = W[41], W[43], W[44]
+    nn = nodei.shape[0]
+    out = np.empty(base.shape[0] + 7 * ji.shape[0] + 3 * nh + 3 * gi[GI_CLAIM_LIVE] + nn + 2)
     out[: base.shape[0]] = base
     n = base.shape[0]
     for leaf in range(qs.shape[0]):
@@ -282,6 +292,17 @@ def _v3_state(W):
             j = ji[j, JI_APP_NEXT]
     out[n] = -3.0
     n += 1
+    cluster = W[26]
+    for node in range(nn):  # each node's claims in list order, saturated (see the module)
+        e = nodei[node, NI_CL_HEAD]
+        while e >= 0:
+            out[n] = cli[e, CL_APP]
+            out[n + 1] = min(clf[e, 0], cluster[0]) + 0.0
+            out[n + 2] = min(clf[e, 1], cluster[1]) + 0.0
+            n += 3
+            e = cli[e, CL_NEXT]
+        out[n] = -4.0
+        n += 1
     order = np.argsort(hi[:nh, HI_SEQ])
     order = order[np.argsort(hk[:nh][order], kind="mergesort")]
     for i in range(nh):

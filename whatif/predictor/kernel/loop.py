@@ -20,13 +20,15 @@ event time ``t`` one iteration runs:
    only on the nodes heartbeating at ``t`` (below), each in the order first listed;
 5. preemption (if on): Hadoop 3 starvation and victim selection, or the Hadoop 1/2
    queue-level check when ``t`` is the scheduled check time;
-6. with heartbeats, schedule the next heartbeat of the nodes that may now assign.
+6. with heartbeats, drop the claims a heartbeat would (``claims.py``), and schedule the
+   next heartbeat of the nodes that may now assign.
 """
 
 from __future__ import annotations
 
 from whatif.predictor.kernel.allocation import _allocate, _node_allocate
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.claims import _claims_sweep
 from whatif.predictor.kernel.events import _grid_at_or_after, heap_pop
 from whatif.predictor.kernel.fairshare import _compute_shares
 from whatif.predictor.kernel.heartbeats import _beat, _catch_up, _wake
@@ -59,6 +61,7 @@ from whatif.predictor.kernel.state import (
     G_NEXT_CHECK,
     G_NOW,
     GI_BEAT_N,
+    GI_CLAIM_LIVE,
     GI_DIRTY,
     GI_HEAP_N,
     GI_ITER,
@@ -108,7 +111,8 @@ def _borrow_world(W):
         borrowed(W[28]), borrowed(W[29]), borrowed(W[30]), borrowed(W[31]),
         borrowed(W[32]), borrowed(W[33]), borrowed(W[34]), borrowed(W[35]),
         borrowed(W[36]), borrowed(W[37]), borrowed(W[38]), borrowed(W[39]),
-        borrowed(W[40]), borrowed(W[41]), borrowed(W[42]),
+        borrowed(W[40]), borrowed(W[41]), borrowed(W[42]), borrowed(W[43]),
+        borrowed(W[44]),
     )  # fmt: skip
 
 
@@ -221,6 +225,8 @@ def advance(W, t_stop, att_room):
                     _allocate(W)
                 _ramp_down(W, heartbeats)
         if heartbeats:
+            if gi[GI_CLAIM_LIVE] > 0:
+                _claims_sweep(W)  # what the nodes' next heartbeats would drop first
             _wake(W, t)
     if t_stop != INF and t_stop > gf[G_NOW]:
         gf[G_NOW] = t_stop

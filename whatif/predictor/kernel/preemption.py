@@ -20,7 +20,8 @@ stays at or above its fair share without it (after containers already marked and
 taken for this container); the scan stops as soon as free + taken resources fit the
 request (a scan that never fits takes nothing). Taken containers are killed
 ``wait_time_before_kill_s`` later; the app is not re-checked for
-``starvation_recheck_delay_s``. AM containers are never victims.
+``starvation_recheck_delay_s``. AM containers are never victims. Each victim's resources
+are claimed for the starved app on the victim's node (`claims.py`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import numpy as np
 
 from whatif.predictor.kernel.apptree import _any_view, _key_before, _keyed, _preorder_next, _retree
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.claims import _claim_add
 from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_push
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
 from whatif.predictor.kernel.ordering import _cmp_apps
@@ -45,6 +47,7 @@ from whatif.predictor.kernel.starvation import (
 )
 from whatif.predictor.kernel.state import (
     AF_MARK,
+    AI_NODE,
     AI_TASK,
     C_RECHECK,
     C_UPDATE,
@@ -396,3 +399,4 @@ def _preempt_for(W, j, bound0):
         af[a, AF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
         _free_remove(W, a, vj)
         heap_push(hk, hi, gi, af[a, AF_MARK], KILL, a, task, vj)
+        _claim_add(W, max(ai[a, AI_NODE], 0), j, r0, r1)

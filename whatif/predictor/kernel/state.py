@@ -61,7 +61,7 @@ GI_LIVELOCK, GI_SEEN_SET, GI_SEEN_POWER, GI_SEEN_STEPS, GI_SEEN_PROG, GI_SEEN_ST
 )
 GI_PROGRESS = 19  # end and AM-ready events handled so far
 GI_TOUCHED_N, GI_RC_HEAD, GI_RC_TAIL, GI_RED_SEQ = 20, 21, 22, 23
-# 24, 25: free
+GI_CLAIM_USED, GI_CLAIM_LIVE = 24, 25  # claim entries handed out (`clf`/`cli` rows), live
 GI_CAND_N = 26  # victim candidates of the current Hadoop 3 check in `cand`
 GI_QUIET = 27  # Hadoop 3 checks since the last progress
 GI_HOLD_N = 28  # apps holding an unmarked task container (see JI_CONT_HEAD), in `hold`
@@ -118,7 +118,8 @@ JI_POS, JI_TOUCHED, JI_RC_NEXT, JI_RC_PREV, JI_IN_RC, JI_RED_SEQ = 14, 15, 16, 1
 JI_CONT_HEAD, JI_CONT_TAIL = 20, 21  # the app's running task containers not marked
 JI_HOLD_POS = 22  # where the app is in `hold` (-1: it holds none)
 JI_MSTARV_POS = 23  # where the app is in jbuf[:, 3] (-1: its min-share starvation is zero)
-N_JI = 24
+JI_CLAIMS = 24  # the app's live claim entries (nodes holding resources preempted for it)
+N_JI = 25
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -183,7 +184,12 @@ N_AI = 12
 NF_FREE, NF_CAP, NF_HB = 0, 2, 4
 N_NF = 5
 NI_PARK, NI_BEAT, NI_TOUCH = 0, 1, 2
-N_NI = 3
+NI_CL_HEAD, NI_CL_TAIL = 3, 4  # the node's claim entries, in the order first recorded
+N_NI = 5
+# claim entries (Hadoop 3 FSSchedulerNode.resourcesPreemptedForApp): cli (cap, N_CLI) int64
+# the app and the next entry of the node's list (-1: last); clf (cap, 2) float64 resources
+CL_APP, CL_NEXT = 0, 1
+N_CLI = 2
 
 BISECTION_ROUNDS = 25
 QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
@@ -195,7 +201,8 @@ N_HI = 5
 
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
 #      ts, tsf, ti, af, ai, hk, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
-#      tree, excl, touched, tnode, cand, slots, hold, holdv, unmarked)
+#      tree, excl, touched, tnode, cand, slots, hold, holdv, unmarked, nodef, nodei, nlist,
+#      clf, cli)
 #   (entry points pass it on as a WorldRef)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
@@ -236,3 +243,6 @@ N_HI = 5
 #   nodef (nn, N_NF) float64 / nodei (nn, N_NI) int64: nodes (one unused row without
 #     heartbeats); nlist (3 nn,) int64: the nodes heartbeating now [0, nn) and the nodes
 #     touched now [nn, 2 nn), in the order first listed, and the parked nodes [2 nn, 3 nn)
+#   clf (cap, 2) float64 / cli (cap, N_CLI) int64: claim entries (`claims.py`), handed out
+#     in order (GI_CLAIM_USED; each is first recorded for a victim, so there are never more
+#     than attempts), linked per node from nodei (row 0: the cluster without heartbeats)

@@ -56,6 +56,7 @@ class Allocation:
                 else:
                     rejected[d] = True
         else:
+            self._assign_claimed(n)
             start = self.node_free[n].copy()
             half = np.floor(start * 0.5)
             dynamic = s.dynamic_max_assign and self.v3
@@ -73,8 +74,20 @@ class Allocation:
                     break
         self.cur_node = -1
 
+    def _assign_claimed(self, n: int) -> None:
+        """FairScheduler.assignPreemptedContainers on node `n` (row 0: the cluster): each
+        app with a claim, in order, takes containers while its claim lasts."""
+        self._claims_cleanup(n)
+        claims = self.claims[n]
+        for j in list(claims):
+            leaf = int(self.p.job_queue[j])
+            while j in claims and self._try_app(j, leaf, 0):
+                pass
+
     def _allocate(self) -> None:
-        """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1)."""
+        """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1);
+        claims on the cluster (row 0) come first."""
+        self._assign_claimed(0)
         for d in self.dims:
             while self._has_room(d) and self.q_pend_run[0, d] > 0:
                 if not self._assign_one(d):
@@ -163,6 +176,7 @@ class Allocation:
             if not self._fits(leaf, am) or not self._am_fits(leaf, am):
                 return False
             self._start_attempt(j, -1 - j, am)
+            self._claim_used(j, am)
             return True
         s = self._next_stage(j, d)
         if s < 0:
@@ -182,6 +196,7 @@ class Allocation:
             self.stage_retry[s].pop(0)
         del lo
         self._start_attempt(j, task, req)
+        self._claim_used(j, req)
         if self.stage_pending[s] == 0 and s + 1 < p.job_stage_ptr[j + 1] and self.stage_held[s + 1]:
             self._hold(j, s + 1, False)
         return True

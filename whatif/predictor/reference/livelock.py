@@ -105,8 +105,8 @@ class Livelock:
         """Everything a Hadoop 3 run's future depends on at an update() check, with times
         relative to `t`: the Hadoop 1/2 state (running attempts, stages, min-share timers),
         each runnable app's fair-share timer, re-check time and last starvation amounts,
-        and the pending events in (time, seq) order, since even one for an attempt that
-        has ended makes an iteration that schedules a check."""
+        each node's claims, and the pending events in (time, seq) order, since even one for
+        an attempt that has ended makes an iteration that schedules a check."""
         jobs = []
         for leaf in self._leaves():
             timeout = float(self.q.fair_timeout[leaf])
@@ -135,4 +135,8 @@ class Livelock:
             elif self.att_state[ident] == RUNNING and (kind == END or self.att_mark[ident] == time):
                 what = self.att_task[ident]
             events.append((time - t, kind, what))
-        return self._v12_state(t) + (tuple(jobs), tuple(events))
+        claims = tuple(  # capped at the cluster's size (see ``kernel/livelock.py``)
+            tuple((j, *np.minimum(c, self.cluster).tolist()) for j, c in node.items())
+            for node in self.claims
+        )
+        return self._v12_state(t) + (tuple(jobs), claims, tuple(events))

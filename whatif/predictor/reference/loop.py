@@ -16,6 +16,7 @@ import numpy as np
 
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.reference.allocation import Allocation
+from whatif.predictor.reference.claims import Claims
 from whatif.predictor.reference.events import Events, _grid_at_or_after
 from whatif.predictor.reference.fairshare import FairShares
 from whatif.predictor.reference.heartbeats import Heartbeats
@@ -39,6 +40,7 @@ class ReferenceEngine(
     Phases,
     Preemption,
     PreemptionV12,
+    Claims,
     Livelock,
 ):
     """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
@@ -113,6 +115,8 @@ class ReferenceEngine(
         self.att_node: list[int] = []
         self.att_end: list[float] = []  # a task attempt's own end (reported at a heartbeat)
         self.att_due: list[float] = []  # when its end event comes (INF: none pushed)
+        # Hadoop 3 claims on preempted resources per node (row 0: the cluster), in order
+        self.claims: list[dict[int, np.ndarray]] = [{} for _ in range(max(self.nn, 1))]
         self.set_queues(packed.queues)
 
     def set_queues(self, pq: PackedQueues) -> None:
@@ -233,6 +237,7 @@ class ReferenceEngine(
                         self._allocate()
                     self._ramp_down()
             if self.hb:
+                self._claims_sweep()  # what the nodes' next heartbeats would drop first
                 self._wake(t)
         if t_stop != INF and t_stop > self.now:
             self.now = t_stop

@@ -174,6 +174,7 @@ class Preemption:
             self.job_tbp[vj] += p.task_req[task]
             self.att_mark[a] = self.now + self.s.wait_time_before_kill_s
             self._push(self.att_mark[a], KILL, a)
+            self._claim_add(max(self.att_node[a], 0), j, p.task_req[task])
 
     def _victims_for(self, cap, chosen: set[int]) -> list[int] | None:
         """identifyContainersToPreemptOnNode with the cluster as one node (AMs never chosen)."""
