@@ -359,17 +359,38 @@ def scheduler(snap: Snapshot) -> JSON:
     pending app counts.
     """
     cluster = Resources(snap.cluster.memory_mb, snap.cluster.vcores)
-    table = snap.queues.set_index("queue")
     jobs = snap.jobs
     unfinished = jobs[~np.isfinite(jobs["finish_s"].to_numpy(dtype=float))]
-    waiting = unfinished.groupby("queue", sort=False).size().to_dict()
     running = snap.attempts[snap.attempts["state"] == "RUNNING"]
     am = running[running["is_am"].to_numpy(dtype=bool)]
-    am_used = am.groupby("queue")[["memory_mb", "vcores"]].sum()
-    containers = {str(q): int(n) for q, n in running.groupby("queue").size().items()}
+    tree = _QueueTree(
+        snap=snap,
+        cluster=cluster,
+        table=snap.queues.set_index("queue"),
+        waiting=unfinished.groupby("queue", sort=False).size().to_dict(),
+        am_used=am.groupby("queue")[["memory_mb", "vcores"]].sum(),
+        containers={str(q): int(n) for q, n in running.groupby("queue").size().items()},
+    )
+    root = tree.render(snap.allocation.root, "fair")
+    return {"scheduler": {"schedulerInfo": {"type": "fairScheduler", "rootQueue": root}}}
 
-    def render(queue: EffectiveQueue, parent_policy: str) -> JSON:
-        row = _row(table, queue.name)
+
+@dataclass(frozen=True)
+class _QueueTree:
+    """What `scheduler` renders each queue from: the simulation's queue table, unfinished
+    jobs, AM usage and running containers per queue."""
+
+    snap: Snapshot
+    cluster: Resources
+    table: pd.DataFrame
+    waiting: Mapping[Hashable, int]
+    am_used: pd.DataFrame
+    containers: Mapping[str, int]
+
+    def render(self, queue: EffectiveQueue, parent_policy: str) -> JSON:
+        """One queue's ``queue`` object, its children's nested."""
+        snap, cluster = self.snap, self.cluster
+        row = _row(self.table, queue.name)
 
         def column(name: str) -> float:
             return float(row[name]) if row is not None else 0.0
@@ -406,37 +427,35 @@ def scheduler(snap: Snapshot) -> JSON:
             info["allocatedContainers"] = int(
                 sum(
                     n
-                    for q, n in containers.items()
+                    for q, n in self.containers.items()
                     if q == queue.name or q.startswith(queue.name + ".")
                 )
             )
         if queue.children:
             info["childQueues"] = {
-                "queue": [render(child, queue.scheduling_policy) for child in queue.children]
+                "queue": [self.render(child, queue.scheduling_policy) for child in queue.children]
             }
             return info
-        runnable = int(column("runnable_apps"))
-        amu = _row(am_used, queue.name)
-        share = queue.max_am_share
-        info.update(
-            {
-                "type": "fairSchedulerLeafQueueInfo",
-                "numActiveApps": runnable,
-                "numPendingApps": max(int(waiting.get(queue.name, 0)) - runnable, 0),
-                "amUsedResources": _res(
-                    float(amu["memory_mb"]) if amu is not None else 0.0,
-                    float(amu["vcores"]) if amu is not None else 0.0,
-                ),
-                "amMaxResources": _res(
-                    fair[0] * share if share >= 0 else cluster.memory_mb,
-                    fair[1] * share if share >= 0 else cluster.vcores,
-                ),
-            }
-        )
+        info.update(self._leaf(queue, int(column("runnable_apps")), fair))
         return info
 
-    root = render(snap.allocation.root, "fair")
-    return {"scheduler": {"schedulerInfo": {"type": "fairScheduler", "rootQueue": root}}}
+    def _leaf(self, queue: EffectiveQueue, runnable: int, fair: tuple[float, float]) -> JSON:
+        """A leaf's app counts and AM resources."""
+        amu = _row(self.am_used, queue.name)
+        share = queue.max_am_share
+        return {
+            "type": "fairSchedulerLeafQueueInfo",
+            "numActiveApps": runnable,
+            "numPendingApps": max(int(self.waiting.get(queue.name, 0)) - runnable, 0),
+            "amUsedResources": _res(
+                float(amu["memory_mb"]) if amu is not None else 0.0,
+                float(amu["vcores"]) if amu is not None else 0.0,
+            ),
+            "amMaxResources": _res(
+                fair[0] * share if share >= 0 else self.cluster.memory_mb,
+                fair[1] * share if share >= 0 else self.cluster.vcores,
+            ),
+        }
 
 
 def metrics(snap: Snapshot) -> JSON:

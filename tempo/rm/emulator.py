@@ -99,6 +99,30 @@ class ReloadEvent:
         }
 
 
+def _check_arguments(
+    trace: Trace,
+    positive: Mapping[str, float],
+    hadoop_version: int,
+    settings: SchedulerSettings,
+) -> None:
+    """`EmulatedRM`'s arguments: a Trace, `positive` numbers > 0, Hadoop 2 or 3 and the
+    settings of that version; a ValidationError naming the first that is not."""
+    if not isinstance(trace, Trace):
+        raise ValidationError(
+            f"EmulatedRM trace: expected a whatif Trace, got {type(trace).__name__}"
+        )
+    for name, value in positive.items():
+        if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+            raise ValidationError(f"EmulatedRM {name}: expected a number > 0, got {value!r}")
+    if hadoop_version not in (2, 3):
+        raise ValidationError(f"EmulatedRM hadoop_version: expected 2 or 3, got {hadoop_version!r}")
+    if settings.hadoop_version != hadoop_version:
+        raise ValidationError(
+            f"EmulatedRM settings.hadoop_version: expected {hadoop_version} (hadoop_version), "
+            f"got {settings.hadoop_version}"
+        )
+
+
 class EmulatedRM:
     """A ResourceManager + JobHistory Server replaying `trace` under the allocation file at `allocation_path`.
 
@@ -164,26 +188,16 @@ class EmulatedRM:
         noise: NoiseModel | None = None,
         seed: int = 0,
     ) -> None:
-        if not isinstance(trace, Trace):
-            raise ValidationError(
-                f"EmulatedRM trace: expected a whatif Trace, got {type(trace).__name__}"
-            )
-        for name, value in (
-            ("speed", speed),
-            ("reload_interval_s", reload_interval_s),
-            ("quiet_period_s", quiet_period_s),
-        ):
-            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
-                raise ValidationError(f"EmulatedRM {name}: expected a number > 0, got {value!r}")
-        if hadoop_version not in (2, 3):
-            raise ValidationError(
-                f"EmulatedRM hadoop_version: expected 2 or 3, got {hadoop_version!r}"
-            )
-        if settings.hadoop_version != hadoop_version:
-            raise ValidationError(
-                f"EmulatedRM settings.hadoop_version: expected {hadoop_version} (hadoop_version), "
-                f"got {settings.hadoop_version}"
-            )
+        _check_arguments(
+            trace,
+            {
+                "speed": speed,
+                "reload_interval_s": reload_interval_s,
+                "quiet_period_s": quiet_period_s,
+            },
+            hadoop_version,
+            settings,
+        )
         self.cluster = Cluster.parse(cluster) if isinstance(cluster, str) else cluster
         self.allocation_path = Path(allocation_path)
         self.speed = float(speed)
