@@ -325,6 +325,17 @@ def tune(
         engine=engine or ("reference" if emulated else "numba"),
         work_dir=work_dir,
     )
+    run = _run_with_bar(settings, as_json=as_json)
+    _summarize(run, scheduler.preemption, gain, as_json=as_json)
+    if report_dir:
+        files = write_tuning_report(journal_report(run.journal_path), report_dir)
+        click.echo(f"Report: {files.json} and {files.html}", err=as_json)
+    _exit(run)
+
+
+def _run_with_bar(settings: TuneSettings, *, as_json: bool) -> TuneRun:
+    """Run the loop with a progress bar over the windows, printing each iteration's report
+    (not with --json)."""
     with progress_bar(settings.max_iterations, "tune", unit="windows") as bar:
 
         def started(run: TuneRun) -> None:
@@ -345,7 +356,12 @@ def tune(
             )
             bar.update(1)
 
-        run = run_tune(settings, on_start=started, callback=iterated)
+        return run_tune(settings, on_start=started, callback=iterated)
+
+
+def _summarize(run: TuneRun, preemption: bool, gain: MinGain, *, as_json: bool) -> None:
+    """The run as the ``tempo.tune/1`` JSON document, or the decisions counted and where the
+    journal is."""
     hint = "tempo history" + (
         "" if _history_finds(run.journal_path) else f" --journal {run.journal_path}"
     )
@@ -356,7 +372,7 @@ def tune(
                 "config": str(run.config_path),
                 "journal": str(run.journal_path),
                 "emulated": run.emulated,
-                "preemption": scheduler.preemption,
+                "preemption": preemption,
                 "min_gain": {
                     "relative": gain.relative,
                     "seconds": gain.seconds,
@@ -375,9 +391,11 @@ def tune(
             + (" (interrupted)" if run.interrupted else "")
         )
         click.echo(f"journal: {run.journal_path}; see it with: {hint}")
-    if report_dir:
-        files = write_tuning_report(journal_report(run.journal_path), report_dir)
-        click.echo(f"Report: {files.json} and {files.html}", err=as_json)
+
+
+def _exit(run: TuneRun) -> None:
+    """Exit 3 when the cluster could not be read, 2 when the step could not be written, 1
+    when the last iteration rolled a step back; else return (0)."""
     if run.rm_error is not None:
         click.echo(
             f"error: the cluster could not be read, nothing was changed: {run.rm_error}; check "
