@@ -254,6 +254,9 @@ def release_free_memory() -> None:
     temporaries would otherwise sit under the simulation's peak.
     """
     pa.default_memory_pool().release_unused()
-    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    except (OSError, TypeError):  # no C library to look in (Windows)
+        return
     if trim is not None:
         trim(0)
