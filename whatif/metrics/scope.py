@@ -18,6 +18,7 @@ from whatif.errors import ValidationError
 from whatif.metrics.tree import QueueTree
 from whatif.metrics.window import Window
 from whatif.schedule import Schedule
+from whatif.workload import positions_in
 
 #: Job states that mean the job has left the system.
 TERMINAL_STATES = ("SUCCEEDED", "FAILED", "KILLED")
@@ -116,9 +117,9 @@ class Scope:
     # ---- attempts -----------------------------------------------------------------------
     @cached_property
     def attempt_job(self) -> np.ndarray:
-        """Row of each attempt's job in ``schedule.jobs``."""
-        ids = pd.Index(self.schedule.jobs["job_id"])
-        return ids.get_indexer(self.schedule.attempts["job_id"]).astype(np.int64)
+        """Row of each attempt's job in ``schedule.jobs`` (looked up in Arrow: no Python
+        string per attempt)."""
+        return positions_in(self.schedule.attempts["job_id"], self.schedule.jobs["job_id"])
 
     @cached_property
     def attempt_start(self) -> np.ndarray:
