@@ -119,7 +119,7 @@ def _sorted_strings_unique(values: pd.Series) -> bool:
 def check_references(
     frame: pd.DataFrame,
     column: str,
-    known: pd.Index | np.ndarray,
+    known: pd.Index | pd.Series | np.ndarray,
     *,
     table: str,
     target: str,
