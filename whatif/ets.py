@@ -15,6 +15,7 @@ transformation", IJF 2016, with simulated paths instead of point forecasts).
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,8 +30,11 @@ CANDIDATES: dict[str, tuple[str | None, bool, dict[str, float]]] = {
 }
 
 
-def choose(series: pd.Series):  # noqa: ANN201 (statsmodels' HoltWintersResults)
-    """(name, fitted results) of the `CANDIDATES` model of least AICc on `series`."""
+def choose(series: pd.Series) -> tuple[str, Any]:
+    """(name, fitted results) of the `CANDIDATES` model of least AICc on `series`.
+
+    The results are statsmodels' HoltWintersResults (statsmodels has no type hints).
+    """
     from statsmodels.tools.sm_exceptions import ConvergenceWarning
     from statsmodels.tsa.holtwinters import ExponentialSmoothing
 
@@ -46,7 +50,7 @@ def choose(series: pd.Series):  # noqa: ANN201 (statsmodels' HoltWintersResults)
     return min(fits.items(), key=lambda item: item[1].aicc)
 
 
-def simulate(fitted, steps: int, repetitions: int, rng: np.random.Generator) -> np.ndarray:  # noqa: ANN001
+def simulate(fitted: Any, steps: int, repetitions: int, rng: np.random.Generator) -> np.ndarray:
     """(steps, repetitions) paths simulated from `fitted` after the series' end."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -122,7 +122,8 @@ class DaskExecutor(Executor):
         if not items:
             return []
         futures = self._client.map(fn, items, pure=False)
-        return self._client.gather(futures)
+        results: list[R] = self._client.gather(futures)
+        return results
 
     def close(self) -> None:
         if self._owns_client:

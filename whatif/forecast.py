@@ -246,7 +246,8 @@ class _Setup:
 
 def log_size(size: np.ndarray) -> np.ndarray:
     """Log task-seconds, a job under one task-second counted as one."""
-    return np.log(np.maximum(size, 1.0))
+    out: np.ndarray = np.log(np.maximum(size, 1.0))
+    return out
 
 
 def typical_size(size: np.ndarray) -> float:
@@ -300,7 +301,8 @@ def _forecast_series(
     per_day = plan.per_day
 
     def day_value(rows: np.ndarray) -> np.ndarray:
-        return rows.sum(axis=0) if total else rows.mean(axis=0)
+        out: np.ndarray = rows.sum(axis=0) if total else rows.mean(axis=0)
+        return out
 
     if np.ptp(values) == 0:  # nothing varies: nothing to fit, the value stays
         value = float(day_value(np.full((min(per_day, steps), 1), values[0]))[0])

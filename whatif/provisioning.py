@@ -32,6 +32,7 @@ import math
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,7 @@ logger = logging.getLogger(__name__)
 
 #: An SLO threshold: (queue, metric, threshold[, op]); met when ``value op threshold``
 #: with op ``"<="`` (the default) or ``"<"``.
-Threshold = tuple
+Threshold = tuple[Any, ...]
 
 #: Called after every evaluation with (evaluations done, estimated total, message).
 Progress = Callable[[int, int, str], None]
@@ -131,6 +132,8 @@ def smallest_scale(
     for scale in grid:
         probe(scale)
     infeasible = [s for s, ok in seen.items() if not ok]
+    lo: float | None
+    hi: float | None
     if not infeasible:
         lo, hi = None, grid[0]
         while lo is None and hi / 2 >= min_scale:
@@ -287,7 +290,7 @@ class ScenarioResult:
         n = len(self.scales[0].met) if self.scales else 0
         out = {}
         for i in range(n):
-            points = [(r.scale, r.met[i]) for r in self.scales if r.met[i] is not None]
+            points = [(r.scale, met) for r in self.scales if (met := r.met[i]) is not None]
             flips = monotonicity_flips(points)
             if flips:
                 out[i] = flips
@@ -464,7 +467,11 @@ def analyze_provisioning(
         cache: dict[float, ScaleResult] = {}
         configured: dict[float, EffectiveAllocation] = {}
 
-        def allocation_at(scale: float, _w=scenario_workload, _a=configured) -> EffectiveAllocation:
+        def allocation_at(
+            scale: float,
+            _w: Workload = scenario_workload,
+            _a: dict[float, EffectiveAllocation] = configured,
+        ) -> EffectiveAllocation:
             if configure is None:
                 return allocation
             if scale not in _a:
@@ -472,7 +479,12 @@ def analyze_provisioning(
             return _a[scale]
 
         def evaluate_at(
-            scale: float, *, on_grid: bool, _s=scenario, _w=scenario_workload, _c=cache
+            scale: float,
+            *,
+            on_grid: bool,
+            _s: WorkloadScenario = scenario,
+            _w: Workload = scenario_workload,
+            _c: dict[float, ScaleResult] = cache,
         ) -> ScaleResult:
             scaled = cluster.scaled(scale)
             model_at = WhatifModel(
@@ -498,7 +510,11 @@ def analyze_provisioning(
             tick(f"{_s.label}: scale {scale:g} {'meets' if result.feasible else 'misses'} the SLOs")
             return result
 
-        def holds(scale: float, _c=cache, _e=evaluate_at) -> bool:
+        def holds(
+            scale: float,
+            _c: dict[float, ScaleResult] = cache,
+            _e: Callable[..., ScaleResult] = evaluate_at,
+        ) -> bool:
             if scale in _c:
                 return _c[scale].feasible
             return _e(scale, on_grid=scale in grid).feasible

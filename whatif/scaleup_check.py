@@ -27,6 +27,7 @@ import logging
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -115,7 +116,9 @@ def scale_up_check(
     if not factors or any(not k > 0 for k in factors):
         raise ValidationError(f"scale-up factors: expected numbers > 0, got {list(factors)!r}")
     settings = settings if settings is not None else SchedulerSettings()
-    common = dict(settings=settings, window=window, engine=engine, executor=executor)
+    common: dict[str, Any] = dict(
+        settings=settings, window=window, engine=engine, executor=executor
+    )
     with warnings.catch_warnings():
         # A QS with nothing to measure in every replicate is NaN: its error is NaN too.
         warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from whatif._validation import check_numeric, check_references, check_unique, record_label
 from whatif.errors import ValidationError
-from whatif.workload import normalize_table, sort_rows
+from whatif.workload import ColumnDefault, normalize_table, sort_rows
 
 #: Attempt states a schedule may record.
 ATTEMPT_STATES = ("SUCCEEDED", "FAILED", "KILLED", "RUNNING")
@@ -21,7 +21,7 @@ ATTEMPT_STATES = ("SUCCEEDED", "FAILED", "KILLED", "RUNNING")
 #: Job states a schedule may record.
 JOB_STATES = ("SUCCEEDED", "FAILED", "KILLED", "RUNNING", "PENDING")
 
-SCHEDULE_JOB_COLUMNS: dict[str, tuple[str, object]] = {
+SCHEDULE_JOB_COLUMNS: dict[str, tuple[str, ColumnDefault]] = {
     "job_id": ("string", None),
     "queue": ("string", None),
     "submit_s": ("float64", None),
@@ -31,7 +31,7 @@ SCHEDULE_JOB_COLUMNS: dict[str, tuple[str, object]] = {
     "state": ("string", "SUCCEEDED"),
 }
 
-ATTEMPT_COLUMNS: dict[str, tuple[str, object]] = {
+ATTEMPT_COLUMNS: dict[str, tuple[str, ColumnDefault]] = {
     "job_id": ("string", None),
     "task_id": ("string", None),
     "attempt_id": ("string", None),

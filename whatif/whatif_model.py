@@ -15,8 +15,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
+import pandas as pd
 
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
@@ -53,13 +55,17 @@ class QSEstimate:
         measured = ~np.isnan(self.replicates)
         total = np.where(measured, self.replicates, 0.0).sum(axis=1)
         count = measured.sum(axis=1)
-        return np.divide(total, count, out=np.full(total.shape, np.nan), where=count > 0)
+        mean: np.ndarray = np.divide(
+            total, count, out=np.full(total.shape, np.nan), where=count > 0
+        )
+        return mean
 
     @property
     def spread(self) -> np.ndarray:
         if self.replicates.shape[1] < 2:
             return np.zeros(self.replicates.shape[::2])
-        return np.nanstd(self.replicates, axis=1, ddof=1)
+        spread: np.ndarray = np.nanstd(self.replicates, axis=1, ddof=1)
+        return spread
 
     def _empty(self) -> np.ndarray:
         return np.zeros((self.replicates.shape[0], self.replicates.shape[2]))
@@ -105,7 +111,9 @@ def _run_replicate(task: _Replicate) -> np.ndarray:
     return qs_values(table, task.qs)
 
 
-def qs_values(table, entries: Sequence[tuple[str, Metric] | tuple]) -> np.ndarray:
+def qs_values(
+    table: pd.DataFrame, entries: Sequence[tuple[str, Metric] | tuple[Any, ...]]
+) -> np.ndarray:
     """The values of ``(queue, metric, ...)`` entries in an `evaluate` table, in order.
 
     Raises ValidationError if the table lacks an entry's queue row or metric column.
@@ -117,7 +125,8 @@ def qs_values(table, entries: Sequence[tuple[str, Metric] | tuple]) -> np.ndarra
             raise ValidationError(f"QS table: no row for queue {row}")
         if metric.label not in table.columns:
             raise ValidationError(f"QS table: no column {metric.label}; evaluate that metric first")
-        values[i] = table.at[row, metric.label]
+        # the evaluate table holds floats; pandas-stubs types a cell as any scalar
+        values[i] = cast(float, table.at[row, metric.label])
     return values
 
 

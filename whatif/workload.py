@@ -35,8 +35,11 @@ MAPREDUCE_STAGE_ORDER: dict[str, int] = {"setup": 0, "map": 1, "reduce": 2, "cle
 #: Container priorities MapReduce asks YARN for (lower number = higher priority).
 MAPREDUCE_PRIORITY: dict[str, int] = {"setup": 20, "map": 20, "reduce": 10, "cleanup": 20}
 
+#: A column's default value; None when the column is required.
+ColumnDefault = str | float | bool | None
+
 #: Job table columns: name -> (dtype, default or None when required).
-JOB_COLUMNS: dict[str, tuple[str, object]] = {
+JOB_COLUMNS: dict[str, tuple[str, ColumnDefault]] = {
     "job_id": ("string", None),
     "queue": ("string", None),
     "submit_s": ("float64", None),
@@ -50,7 +53,7 @@ JOB_COLUMNS: dict[str, tuple[str, object]] = {
 }
 
 #: Task table columns: name -> (dtype, default or None when required).
-TASK_COLUMNS: dict[str, tuple[str, object]] = {
+TASK_COLUMNS: dict[str, tuple[str, ColumnDefault]] = {
     "job_id": ("string", None),
     "task_id": ("string", None),
     "stage": ("string", None),
@@ -68,7 +71,7 @@ TASK_COLUMNS: dict[str, tuple[str, object]] = {
 
 
 def normalize_table(
-    frame: pd.DataFrame, columns: dict[str, tuple[str, object]], *, table: str
+    frame: pd.DataFrame, columns: dict[str, tuple[str, ColumnDefault]], *, table: str
 ) -> pd.DataFrame:
     """Copy `frame`, add missing optional columns with their defaults, coerce dtypes.
 
@@ -119,7 +122,8 @@ def positions_in(values: pd.Series, keys: pd.Series) -> np.ndarray:
     more memory than the table.
     """
     found = pc.index_in(arrow_strings(values), value_set=arrow_strings(keys))
-    return found.fill_null(-1).to_numpy().astype(np.int64)
+    positions: np.ndarray = found.fill_null(-1).to_numpy().astype(np.int64)
+    return positions
 
 
 def sort_rows(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -238,7 +242,8 @@ def _id_ranks(ids: pd.Series) -> np.ndarray:
     """Each id's rank (from 1) among the distinct ids in sorted order: equal ids, equal ranks."""
     encoded = pc.dictionary_encode(arrow_strings(ids).combine_chunks())
     ranks = pc.rank(encoded.dictionary, sort_keys="ascending").to_numpy().astype(np.int64)
-    return ranks[encoded.indices.to_numpy()]
+    ranked: np.ndarray = ranks[encoded.indices.to_numpy()]
+    return ranked
 
 
 def _resolve_stage_order(tasks: pd.DataFrame) -> pd.DataFrame:
