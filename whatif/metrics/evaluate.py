@@ -109,7 +109,8 @@ def unfinished_jobs(schedule: Schedule, window: Window | None = None) -> pd.Data
     if window is not None:
         submit = jobs["submit_s"].to_numpy(dtype=float)
         keep &= (submit >= window.start_s) & (submit < window.end_s)
-    return jobs[keep]
+    result: pd.DataFrame = jobs[keep]
+    return result
 
 
 def unfinished_message(jobs: pd.DataFrame, window: Window | None = None) -> str:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from whatif.metrics.scope import Scope
 
-Params = Mapping[str, object]
+Params = Mapping[str, float | str]
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -80,7 +80,8 @@ def critical_path(scope: Scope) -> np.ndarray:
     after = finish - np.fmax(start, before[job, stage])
     longest = np.zeros(shape)
     np.maximum.at(longest, (job[useful], stage[useful]), np.maximum(after[useful], 0.0))
-    return longest.sum(axis=1)
+    result: np.ndarray = longest.sum(axis=1)
+    return result
 
 
 def slowdown(scope: Scope, params: Params) -> np.ndarray:
@@ -95,7 +96,8 @@ def _late(scope: Scope, deadlines: np.ndarray, slack: float) -> np.ndarray:
     """t_f > t_d + slack * (t_f - t_l): finished later than its deadline plus the slack."""
     finish = scope.finish
     with np.errstate(invalid="ignore"):
-        return finish > deadlines + slack * (finish - scope.launch)
+        result: np.ndarray = finish > deadlines + slack * (finish - scope.launch)
+        return result
 
 
 def deadline_misses(scope: Scope, params: Params) -> np.ndarray:

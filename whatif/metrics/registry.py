@@ -68,7 +68,7 @@ class MetricSpec:
     name: str
     unit: str
     summary: str
-    compute: Callable[[Scope, Mapping[str, object]], np.ndarray]
+    compute: Callable[[Scope, Mapping[str, float | str]], np.ndarray]
     params: Mapping[str, ParamSpec] = field(default_factory=dict)
     needs_cluster: bool = False
     needs_deadlines: bool = False
@@ -251,7 +251,8 @@ class Metric:
         if not self.params:
             return self.name
         inner = ",".join(
-            f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.params
+            f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+            for k, v in dict(self.params).items()
         )
         return f"{self.name}({inner})"
 

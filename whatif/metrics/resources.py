@@ -15,11 +15,12 @@ import numpy as np
 
 from whatif.metrics.scope import Scope
 
-Params = Mapping[str, object]
+Params = Mapping[str, float | str]
 
 
 def _resource_time(scope: Scope, params: Params) -> np.ndarray:
-    return scope.attempt_shares(str(params["stage"])) * scope.attempt_seconds
+    result: np.ndarray = scope.attempt_shares(str(params["stage"])) * scope.attempt_seconds
+    return result
 
 
 def utilization(scope: Scope, params: Params) -> np.ndarray:

@@ -72,7 +72,8 @@ class Scope:
 
     @cached_property
     def response(self) -> np.ndarray:
-        return self.finish - self.submit
+        result: np.ndarray = self.finish - self.submit
+        return result
 
     @cached_property
     def completed(self) -> np.ndarray:
@@ -83,7 +84,8 @@ class Scope:
         never finished is not in J: `evaluate` refuses such a schedule, or (observed
         schedules only) warns that it is left out (`unfinished`).
         """
-        return self.submitted & ~np.isnan(self.finish)
+        result: np.ndarray = self.submitted & ~np.isnan(self.finish)
+        return result
 
     @cached_property
     def finished_in_window(self) -> np.ndarray:
@@ -99,7 +101,8 @@ class Scope:
     @cached_property
     def unfinished(self) -> np.ndarray:
         """Jobs submitted inside the window with no finish: still running, pending or cut off."""
-        return self.submitted & np.isnan(self.finish)
+        result: np.ndarray = self.submitted & np.isnan(self.finish)
+        return result
 
     @cached_property
     def job_queue(self) -> np.ndarray:
@@ -131,7 +134,10 @@ class Scope:
         t0, t1 = self.window.start_s, self.window.end_s
         finish = self.schedule.attempts["finish_s"].to_numpy(dtype=float)
         finish = np.where(np.isnan(finish), t1, finish)
-        return np.clip(np.minimum(finish, t1) - np.maximum(self.attempt_start, t0), 0.0, None)
+        result: np.ndarray = np.clip(
+            np.minimum(finish, t1) - np.maximum(self.attempt_start, t0), 0.0, None
+        )
+        return result
 
     @cached_property
     def _attempt_pairs(self) -> tuple[np.ndarray, np.ndarray]:
