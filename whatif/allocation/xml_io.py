@@ -77,6 +77,16 @@ def text_encoding(data: bytes) -> tuple[str, bytes]:
     return (match.group(1).decode("ascii") if match else "utf-8"), b""
 
 
+def source_line(element: etree._Element) -> int | None:
+    """The line `element` starts on in its source (None when lxml does not know it).
+
+    lxml-stubs 0.5.1 declares ``sourceline = ...`` (so its type is EllipsisType); lxml's
+    own documentation gives ``int`` or None.
+    """
+    line: int | None = element.sourceline  # type: ignore[assignment]  # lxml-stubs bug, above
+    return line
+
+
 def parse_xml(data: bytes, source: str) -> etree._Element:
     """The root element of `data`, parsed safely; `XMLSyntaxProblem` names the line."""
     if len(data) > MAX_FILE_BYTES:
@@ -247,7 +257,7 @@ class XmlDocument:
         self._located = locate_xml(self._data, source, error=self.ERROR)
         self.tree = self._located.tree
         self.root_tag = self.tree.tag if isinstance(self.tree.tag, str) else ""
-        self.line = self.tree.sourceline or 1
+        self.line = source_line(self.tree) or 1
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Self:

@@ -26,6 +26,7 @@ from whatif.allocation.xml_io import (
     escape_text,
     indent_before,
     line_bounds,
+    source_line,
 )
 from whatif.errors import AllocationError
 
@@ -84,7 +85,7 @@ class ConfigurationDocument(XmlDocument):
                 if child.tag == "property":
                     properties.append(self._read_property(child))
                 else:
-                    unknown.append((child.tag, child.sourceline or 0))
+                    unknown.append((child.tag, source_line(child) or 0))
         self.properties: tuple[Property, ...] = tuple(properties)
         self.unknown: tuple[tuple[str, int], ...] = tuple(unknown)
         self._effective = _effective(self.properties)
@@ -96,7 +97,8 @@ class ConfigurationDocument(XmlDocument):
         for child in element:
             if not isinstance(child.tag, str):
                 continue
-            text = "".join(child.itertext())
+            # lxml-stubs types itertext() as str | bytes; it yields str for a parsed tree
+            text = "".join(child.itertext())  # type: ignore[arg-type]
             if child.tag == "name":
                 name = text.strip()
             elif child.tag == "value":
@@ -109,7 +111,7 @@ class ConfigurationDocument(XmlDocument):
         if value is None and element.get("value") is not None:
             value = element.get("value")
         return Property(
-            name, value, final, element.sourceline or 0, self._index[element], value_element
+            name, value, final, source_line(element) or 0, self._index[element], value_element
         )
 
     # ----------------------------------------------------------------- reading

@@ -274,6 +274,8 @@ def effective_queues(
         mode: Mode = "percentage" if capacity is None else capacity.mode
         min_res = _resources(capacity.resources, 0.0) if capacity is not None else None
         max_res = _resources(maximum.resources, math.inf)
+        absolute: float | None
+        absolute_max: float | None
         if parent is None:
             absolute, absolute_max = 1.0, 1.0
         else:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from whatif.allocation.effective import Resources
 from whatif.capacity.convert import DRF_CALCULATOR, converted_head
@@ -54,6 +55,9 @@ from whatif.capacity.model import (
     read_maximum,
 )
 from whatif.capacity.values import parse_java_float, parse_java_int
+
+#: A parsed value: int or float.
+N = TypeVar("N", int, float)
 
 _LEAF_POLICY = {"fifo": "fifo", "fair": "fair", "fifo-with-partitions": "fifo"}
 
@@ -240,7 +244,7 @@ def to_fair(doc: ConfigurationDocument, *, cluster: Resources | None = None) -> 
     return FairConversion(top_queues, tuple(top), tuple(users), tuple(lost), tuple(notes))
 
 
-def _parse(raw: str | None, parse: Callable[[str], float], default: float) -> float:
+def _parse(raw: str | None, parse: Callable[[str], N], default: N) -> N:
     if raw is None:
         return default
     try:

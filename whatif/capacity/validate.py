@@ -57,6 +57,7 @@ from whatif.capacity.model import (
     read_capacity,
 )
 from whatif.capacity.values import (
+    CapacityValue,
     is_vector,
     parse_capacity,
     parse_java_float,
@@ -97,7 +98,10 @@ class _Checker:
         self.issues.append(Issue("warning", line, message))
 
     def line(self, queue: str, setting: str) -> int:
-        found = self.doc.get(key(queue, setting))
+        return self.property_line(key(queue, setting))
+
+    def property_line(self, name: str) -> int:
+        found = self.doc.get(name)
         return found.line if found is not None else self.doc.line
 
     def run(self) -> None:
@@ -284,7 +288,7 @@ class _Checker:
         value = self._float(name)
         if value is not None and not 0.0 <= value <= 1.0:
             self.warn(
-                self.doc.get(name).line,
+                self.property_line(name),
                 f"{name}: {value:g} is a fraction of the queue's resources; expected 0 to 1",
             )
 
@@ -292,13 +296,13 @@ class _Checker:
         factor = self._float(factor_name)
         if factor is not None and factor <= 0 and factor != -1:
             self.warn(
-                self.doc.get(factor_name).line,
+                self.property_line(factor_name),
                 f"{factor_name}: {factor:g}; expected a positive factor, or -1 for no user limit",
             )
         percent = self._float(percent_name)
         if percent is not None and not 0 < percent <= 100:
             self.warn(
-                self.doc.get(percent_name).line,
+                self.property_line(percent_name),
                 f"{percent_name}: {percent:g}; expected a percentage in (0, 100]",
             )
 
@@ -366,7 +370,14 @@ class _Checker:
         if children_mode == "absolute" and parent_mode == "absolute" and parent_value:
             self.check_absolute_sum(node, values, parent_value, line)
 
-    def check_sum(self, node, values, parent_mode, parent_value, line) -> None:
+    def check_sum(
+        self,
+        node: QueueNode,
+        values: dict[str, CapacityValue | None],
+        parent_mode: str,
+        parent_value: CapacityValue | None,
+        line: int,
+    ) -> None:
         total = sum(v.percent for v in values.values() if v is not None) / 100.0
         allow_zero = (
             doc_value := self.doc.value(key(node.path, "allow-zero-capacity-sum"))
@@ -399,8 +410,16 @@ class _Checker:
                 f"queue={node.path} has zero capacity, but child queues have positive capacities",
             )
 
-    def check_absolute_sum(self, node, values, parent_value, line) -> None:
+    def check_absolute_sum(
+        self,
+        node: QueueNode,
+        values: dict[str, CapacityValue | None],
+        parent_value: CapacityValue,
+        line: int,
+    ) -> None:
         parent = parent_value.resources
+        if parent is None:  # an absolute capacity always has its resources
+            return
         for attribute, label in (("memory_mb", "memory"), ("vcores", "vcores")):
             limit = getattr(parent, attribute)
             total = sum(
