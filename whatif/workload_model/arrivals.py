@@ -33,12 +33,14 @@ EPOCH_WEEKDAY = 3
 
 def hour_of_day(hour: np.ndarray) -> np.ndarray:
     """Hour of day (0-23) of absolute clock-hour numbers ``floor(t / 3600)``."""
-    return np.mod(hour, 24).astype(np.int64)
+    result: np.ndarray = np.mod(hour, 24).astype(np.int64)
+    return result
 
 
 def day_of_week(hour: np.ndarray) -> np.ndarray:
     """Day of week (Monday = 0) of absolute clock-hour numbers."""
-    return np.mod(np.floor_divide(hour, 24) + EPOCH_WEEKDAY, 7).astype(np.int64)
+    result: np.ndarray = np.mod(np.floor_divide(hour, 24) + EPOCH_WEEKDAY, 7).astype(np.int64)
+    return result
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,8 @@ class ArrivalProcess:
         """Rate (jobs per hour) during absolute clock hours `hour`."""
         hourly = np.asarray(self.hourly_rate_per_h, dtype=float)
         weekday = np.asarray(self.weekday_factor, dtype=float)
-        return hourly[hour_of_day(hour)] * weekday[day_of_week(hour)]
+        result: np.ndarray = hourly[hour_of_day(hour)] * weekday[day_of_week(hour)]
+        return result
 
     def sample(
         self, rng: np.random.Generator, start_s: float, end_s: float, *, scale: float = 1.0
@@ -97,7 +100,8 @@ class ArrivalProcess:
         per_hour = self.rate_per_h(hours) / HOUR_S
         before = np.r_[0.0, np.cumsum(per_hour * (hi - lo))]
         index = np.searchsorted(hours, np.floor(times / HOUR_S).astype(np.int64))
-        return before[index] + per_hour[index] * (times - lo[index])
+        result: np.ndarray = before[index] + per_hour[index] * (times - lo[index])
+        return result
 
     def goodness_of_fit(self, times: np.ndarray, origin_s: float) -> GoodnessOfFit:
         """KS test of the rescaled inter-arrival times against Exp(1).

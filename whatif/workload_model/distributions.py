@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -75,8 +76,10 @@ class DurationDistribution:
         x = np.asarray(x, dtype=float)
         if self.family == "lognormal":
             if self.sigma == 0.0:  # a point mass; tolerate exp(log(v)) != v rounding
-                return (x >= np.exp(self.mu) * (1 - _POINT_TOLERANCE)).astype(float)
-            return stats.lognorm.cdf(x, self.sigma, scale=np.exp(self.mu))
+                step: np.ndarray = (x >= np.exp(self.mu) * (1 - _POINT_TOLERANCE)).astype(float)
+                return step
+            result: np.ndarray = stats.lognorm.cdf(x, self.sigma, scale=np.exp(self.mu))
+            return result
         q = np.asarray(self.quantiles, dtype=float)
         return np.searchsorted(q, x, side="right") / q.size
 
@@ -188,8 +191,8 @@ class EmpiricalTable:
         return out
 
 
-def _plain(value: object) -> object:
-    """A JSON-friendly scalar: str, float, or None for a missing value."""
+def _plain(value: Any) -> str | float | None:
+    """A JSON-friendly scalar: str, float, or None for a missing value (`value`: a pandas cell)."""
     if isinstance(value, str):
         return value
     if value is None or pd.isna(value):

@@ -10,6 +10,7 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from whatif.readers import read_trace, write_native
 from whatif.trace import Trace
@@ -24,7 +25,7 @@ def fit_trace(
     output: str | os.PathLike[str],
     *,
     format: str | None = None,
-    **params: object,
+    **params: Any,
 ) -> WorkloadModel:
     """Read the trace at `trace`, fit a `WorkloadModel(**params)` and write it to `output`.
 

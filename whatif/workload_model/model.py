@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -92,7 +94,7 @@ class WorkloadModel:
         self.min_recurrences = min_recurrences
         self.max_empirical_points = max_empirical_points
 
-    def get_params(self) -> dict[str, object]:
+    def get_params(self) -> dict[str, Any]:
         """The constructor's keyword arguments, as given."""
         return {
             "duration_family": self.duration_family,
@@ -120,7 +122,7 @@ class WorkloadModel:
             value = getattr(self, name)
             if not isinstance(value, int | np.integer) or isinstance(value, bool):
                 raise ValidationError(f"{name}: expected an integer, got {value!r}")
-            check_range(value, field=name, low=low)
+            check_range(int(value), field=name, low=low)
         check_range(self.ks_alpha, field="ks_alpha", low=0.0, high=1.0)
 
     def fit(self, workload: Workload) -> WorkloadModel:
@@ -357,14 +359,14 @@ class WorkloadModel:
 
     # -- persistence --
 
-    def to_json(self, path: str | Path) -> None:
+    def to_json(self, path: str | os.PathLike[str]) -> None:
         """Write the fitted model to `path` as JSON (format in `whatif.workload_model.schema`)."""
         self._check_fitted()
         document = encode(self.get_params(), self.queues_, self.goodness_of_fit_, self.window_s_)
         write_json(document, Path(path))
 
     @classmethod
-    def from_json(cls, path: str | Path) -> WorkloadModel:
+    def from_json(cls, path: str | os.PathLike[str]) -> WorkloadModel:
         """Read a model written by `to_json`; a malformed file names the file and field."""
         path = Path(path)
         params, queues, gof, window = decode(read_json(path), path)

@@ -20,6 +20,7 @@ from whatif.workload_model.arrivals import ArrivalProcess, fit_arrivals
 from whatif.workload_model.distributions import (
     DurationDistribution,
     EmpiricalTable,
+    GoodnessOfFit,
     fit_duration,
     fit_empirical,
 )
@@ -109,20 +110,25 @@ def fit_queue(
     fit = arrivals.goodness_of_fit(adhoc["submit_s"].to_numpy(dtype=float), window[0])
     report.append(_report_row(name, "", "interarrival", f"poisson/{arrivals.profile}", fit))
     stage_models = []
-    for row in stage_rows.itertuples(index=False):
-        mine = tasks[tasks["stage"] == row.stage]
+    for stage, stage_index, priority in zip(
+        stage_rows["stage"].to_numpy(),
+        stage_rows["stage_index"].to_numpy(),
+        stage_rows["priority"].to_numpy(),
+        strict=True,
+    ):
+        mine = tasks[tasks["stage"] == stage]
         duration, fit = fit_duration(
             mine["duration_s"].to_numpy(dtype=float),
             family=duration_family,
             ks_alpha=ks_alpha,
             max_points=max_empirical_points,
         )
-        report.append(_report_row(name, row.stage, "duration_s", duration.family, fit, duration))
+        report.append(_report_row(name, stage, "duration_s", duration.family, fit, duration))
         stage_models.append(
             StageModel(
-                stage=str(row.stage),
-                stage_index=int(row.stage_index),
-                priority=int(row.priority),
+                stage=str(stage),
+                stage_index=int(stage_index),
+                priority=int(priority),
                 duration=duration,
                 resources=EmpiricalTable.fit(mine, ("memory_mb", "vcores")),
             )
@@ -174,7 +180,14 @@ def _fit_deadlines(jobs: pd.DataFrame, max_points: int) -> DeadlineModel | None:
     )
 
 
-def _report_row(queue, stage, quantity, family, fit, duration=None) -> dict[str, object]:
+def _report_row(
+    queue: str,
+    stage: str,
+    quantity: str,
+    family: str,
+    fit: GoodnessOfFit,
+    duration: DurationDistribution | None = None,
+) -> dict[str, object]:
     return {
         "queue": queue,
         "stage": stage,

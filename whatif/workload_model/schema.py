@@ -47,6 +47,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -238,7 +239,7 @@ class _Node:
         return values
 
 
-def read_json(path: Path) -> dict[str, object]:
+def read_json(path: Path) -> object:
     """Load the JSON document at `path`, naming the file and place when it is not JSON."""
     text = read_utf8(path, what="workload model")
     try:
@@ -251,7 +252,7 @@ def read_json(path: Path) -> dict[str, object]:
 
 def decode(
     document: object, path: Path
-) -> tuple[dict[str, object], dict[str, QueueModel], pd.DataFrame, tuple[float, float]]:
+) -> tuple[dict[str, Any], dict[str, QueueModel], pd.DataFrame, tuple[float, float]]:
     """Check and convert a document: (params, queues, goodness of fit, window)."""
     root = _Node(document, "", path)
     if not isinstance(document, dict):
@@ -307,12 +308,10 @@ def _decode_table(node: _Node, columns: tuple[str, ...]) -> EmpiricalTable:
         cells = row.items()
         if len(cells) != len(columns):
             raise row.fail(f"a list of {len(columns)} values")
-        for cell in cells:
-            if cell.value is not None and not isinstance(cell.value, str):
-                cell.number()
+        # a cell is a string, null, or a number (checked by number())
         rows.append(
             tuple(
-                c.value if isinstance(c.value, str) or c.value is None else float(c.value)
+                c.value if isinstance(c.value, str) or c.value is None else c.number()
                 for c in cells
             )
         )
