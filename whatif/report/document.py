@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 from whatif.forecast import SeriesForecast, WorkloadForecast
 from whatif.provisioning import ProvisioningAnalysis
@@ -22,7 +23,7 @@ def _num(value: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
-def _scenarios(analysis: ProvisioningAnalysis) -> list[dict]:
+def _scenarios(analysis: ProvisioningAnalysis) -> list[dict[str, Any]]:
     scenarios = []
     for s in analysis.scenarios:
         smallest = s.smallest
@@ -77,7 +78,7 @@ def _scenarios(analysis: ProvisioningAnalysis) -> list[dict]:
     return scenarios
 
 
-def _series(series: SeriesForecast) -> dict:
+def _series(series: SeriesForecast) -> dict[str, Any]:
     return {
         "current": series.current,
         "median": series.median,
@@ -87,7 +88,7 @@ def _series(series: SeriesForecast) -> dict:
     }
 
 
-def forecast_dict(forecast: WorkloadForecast) -> dict:
+def forecast_dict(forecast: WorkloadForecast) -> dict[str, Any]:
     """The ``forecast`` entry of report.json: horizon, interval level, model and per-queue series."""
     return {
         "horizon_s": forecast.horizon_s,
@@ -114,7 +115,7 @@ def report_dict(
     check: ScaleUpCheck | None = None,
     inputs: Mapping[str, object] | None = None,
     forecast: WorkloadForecast | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The report.json document of `analysis`, the `retuned` one, the scale-up `check`, if run,
     and the `forecast` the scenarios came from (``--growth auto``)."""
     given = dict(inputs or {})

@@ -17,7 +17,7 @@ from whatif.durations import format_duration
 from whatif.forecast import WorkloadForecast
 from whatif.provisioning import ProvisioningAnalysis
 from whatif.report import plots
-from whatif.report.text import forecast_rows, render_forecast, render_text
+from whatif.report.text import forecast_rows, render_forecast, render_text, scaleup_rows
 from whatif.scaleup_check import ScaleUpCheck
 
 #: The page template, in the package (``whatif/report/templates``).
@@ -100,7 +100,7 @@ def _check(check: ScaleUpCheck) -> dict[str, Any]:
             "direct": _fmt(row.direct),
             "error": "n/a" if math.isnan(row.rel_error) else f"{100 * row.rel_error:.1f}%",
         }
-        for row in check.table.itertuples()
+        for row in scaleup_rows(check)
     ]
     return {"cluster": check.cluster.spec(), "replicates": check.replicates, "rows": rows}
 
@@ -159,4 +159,5 @@ def render_html(
         "text": (render_forecast(forecast) if forecast is not None else "")
         + render_text(analysis, retuned=retuned, check=check),
     }
-    return environment().get_template(TEMPLATE).render(**context)
+    result: str = environment().get_template(TEMPLATE).render(**context)
+    return result

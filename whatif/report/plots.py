@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
@@ -26,8 +27,13 @@ from whatif.errors import ValidationError
 from whatif.metrics import metric_spec
 from whatif.provisioning import ProvisioningAnalysis, ScenarioResult
 
+if TYPE_CHECKING:  # imported where used, after matplotlib.use("Agg")
+    from matplotlib.figure import Figure
 
-def figure(n_panels: int, *, width: float = 4.2, height: float = 3.0, columns: int = 3):
+
+def figure(
+    n_panels: int, *, width: float = 4.2, height: float = 3.0, columns: int = 3
+) -> tuple[Figure, np.ndarray]:
     """A matplotlib figure (Agg, no pyplot state) with `n_panels` axes in a grid of
     `columns`, each `width` x `height` inches; unused cells hidden. Returns (figure, axes)."""
     import matplotlib
@@ -44,7 +50,7 @@ def figure(n_panels: int, *, width: float = 4.2, height: float = 3.0, columns: i
     return fig, axes[:n_panels]
 
 
-def png(figure) -> bytes:
+def png(figure: Figure) -> bytes:
     """The figure as PNG bytes."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
@@ -118,7 +124,7 @@ def qs_versus_scale(analysis: ProvisioningAnalysis) -> bytes:
     return png(qs_versus_size_figure(analysis))
 
 
-def qs_versus_size_figure(analysis: ProvisioningAnalysis):
+def qs_versus_size_figure(analysis: ProvisioningAnalysis) -> Figure:
     """Each QS versus the cluster size, per scenario, with SLO thresholds, the cluster as
     given and the smallest one meeting every SLO drawn."""
     fig, axes = figure(len(analysis.labels))
@@ -171,7 +177,7 @@ def usage_timeline(analysis: ProvisioningAnalysis) -> bytes:
     return png(usage_timeline_figure(analysis))
 
 
-def usage_timeline_figure(analysis: ProvisioningAnalysis):
+def usage_timeline_figure(analysis: ProvisioningAnalysis) -> Figure:
     """Each queue's dominant share of the cluster over time, per scenario (the grid size
     nearest the cluster as given), full width, in % and in nodes' worth, with the share
     the smallest cluster meeting every SLO would be."""

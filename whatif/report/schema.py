@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 #: Version of the report.json layout; bumped on any incompatible change.
 REPORT_VERSION = 1
 
 _NUMBER_OR_NULL = {"type": ["number", "null"]}
 _SCALE = {"type": "number", "exclusiveMinimum": 0}
 
-_SCENARIOS: dict = {
+_SCENARIOS: dict[str, Any] = {
     "type": "array",
     "minItems": 1,
     "items": {
@@ -126,7 +128,7 @@ _SERIES = {
 }
 
 #: The forecast the scenarios came from (``--growth auto``), when there was one.
-_FORECAST: dict = {
+_FORECAST: dict[str, Any] = {
     "type": "object",
     "required": ["horizon_s", "level", "history_s", "series", "reference_s", "notes", "queues"],
     "properties": {
@@ -152,7 +154,7 @@ _FORECAST: dict = {
 }
 
 #: JSON Schema (draft 2020-12) of report.json.
-REPORT_SCHEMA: dict = {
+REPORT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "tempo what-if and provisioning report",
     "type": "object",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import Any
 
 from whatif.durations import format_duration
 from whatif.forecast import SeriesForecast, WorkloadForecast
@@ -20,7 +22,10 @@ def _cell(mean: float, spread: float, met: bool | None, *, slo: bool = False) ->
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
+
+    def line(r: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+
     return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
 
@@ -65,11 +70,14 @@ def _scenario_lines(analysis: ProvisioningAnalysis) -> list[str]:
             rows.append([f"{r.scale:g}{'' if r.on_grid else '*'}", r.cluster.spec(), *cells])
         lines.extend(_table(header, rows))
         b = s.bisection
+        smallest = s.smallest
         if b.status == "found":
-            answer = f"{b.scale:.4g} ({s.smallest.cluster.spec()}); {b.lower:.4g} is not enough"
+            assert smallest is not None  # the bisection found a scale
+            answer = f"{b.scale:.4g} ({smallest.cluster.spec()}); {b.lower:.4g} is not enough"
         elif b.status == "below_min":
+            assert smallest is not None
             answer = (
-                f"at most {b.scale:.4g} ({s.smallest.cluster.spec()}): every scale tried meets them"
+                f"at most {b.scale:.4g} ({smallest.cluster.spec()}): every scale tried meets them"
             )
         else:
             answer = f"none up to {b.lower:g}: more resources alone do not meet the SLOs"
@@ -129,6 +137,11 @@ def _forecast_cells(series: SeriesForecast, unit: str) -> list[str]:
     ]
 
 
+def scaleup_rows(check: ScaleUpCheck) -> Iterable[Any]:
+    """The check's table rows (pandas-stubs cannot know a named tuple's columns)."""
+    return check.table.itertuples()
+
+
 def _check_lines(check: ScaleUpCheck) -> list[str]:
     lines = []
     lines.append(
@@ -143,7 +156,7 @@ def _check_lines(check: ScaleUpCheck) -> list[str]:
             f"{row.direct:.4g}",
             "n/a" if math.isnan(row.rel_error) else f"{100 * row.rel_error:.1f}%",
         ]
-        for row in check.table.itertuples()
+        for row in scaleup_rows(check)
     ]
     lines.extend(_table(["factor", "recorded on", "qs", "predicted", "direct", "error"], rows))
     return lines
