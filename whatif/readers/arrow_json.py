@@ -14,7 +14,7 @@ import io
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,9 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from whatif.readers.base import normalize_queue
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 #: Largest block Arrow is asked to parse: a record larger than this is declined.
 MAX_BLOCK_BYTES = 1 << 30
@@ -42,7 +45,7 @@ class _Watched(io.RawIOBase):
 
     def __init__(
         self,
-        handle: BinaryIO,
+        handle: io.BufferedIOBase,
         progress: Callable[[int], None] | None,
         forbidden: re.Pattern[bytes] | None,
     ) -> None:
@@ -54,7 +57,7 @@ class _Watched(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         n = self.handle.readinto(buffer) or 0
         self.done += n
         data = memoryview(buffer)[:n]
@@ -173,7 +176,7 @@ def pieces(
 
 def numbers(column: pa.Array, default: float | np.ndarray | None) -> np.ndarray:
     """float64 values, nulls as `default` (None: a null declines); non-finite declines."""
-    values = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=True)
+    values: np.ndarray = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=True)
     if not column.null_count:
         if not np.isfinite(values).all():
             raise Declined("a number is not finite")
@@ -238,7 +241,8 @@ def queues(column: pa.Array) -> pa.Array:
 
 def strings(values: pa.Array | pa.ChunkedArray) -> pd.arrays.ArrowStringArray:
     """An Arrow string array as a pandas ``string`` column, without a Python str per row."""
-    return pd.array(values, dtype="string")
+    array: pd.arrays.ArrowStringArray = pd.array(values, dtype="string")
+    return array
 
 
 def constant(value: str, n: int) -> pa.Array:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from whatif.errors import TraceFormatError
-from whatif.queues import normalize_queue  # noqa: F401  (re-exported: readers name queues)
+from whatif.queues import normalize_queue as normalize_queue  # re-exported: readers name queues
 from whatif.trace import Trace
 
 #: How many bytes `sniff` sees.

@@ -8,9 +8,11 @@ arrays), so Python objects never pile up for more than one chunk.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 
 #: Rows held as Python tuples before they are converted to typed columns.
 CHUNK_ROWS = 1 << 17
@@ -28,11 +30,11 @@ class TableBuilder:
     def __init__(self, columns: Mapping[str, str], *, chunk_rows: int = CHUNK_ROWS) -> None:
         self.columns = dict(columns)
         self.chunk_rows = chunk_rows
-        self._rows: list[tuple] = []
+        self._rows: list[tuple[Any, ...]] = []
         self._chunks: list[pd.DataFrame] = []
         self.n_rows = 0
 
-    def append(self, row: tuple) -> None:
+    def append(self, row: tuple[Any, ...]) -> None:
         """Add one row; its values are in ``columns`` order."""
         self._rows.append(row)
         self.n_rows += 1
@@ -44,7 +46,7 @@ class TableBuilder:
             return
         values = list(zip(*self._rows, strict=True))
         self._rows = []
-        data = {}
+        data: dict[str, ExtensionArray | np.ndarray] = {}
         for (name, dtype), column in zip(self.columns.items(), values, strict=True):
             if dtype == "string":
                 data[name] = pd.array(column, dtype="string")

@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -101,7 +102,7 @@ class _Job:
     user: str = "unknown"
     name: str = ""
     queue: str = ""
-    tasks: dict[str, dict] = field(default_factory=dict)
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     attempts: dict[str, _Attempt] = field(default_factory=dict)
 
 
@@ -239,6 +240,7 @@ class Hadoop1HistoryReader(ContainerSizedReader):
             if kind in ("Meta", "Jobtracker"):
                 continue
             if kind == "Job":
+                job_id: str | None  # (a TASKID may name none)
                 job_id = _required(values, "JOBID", where)
                 job = jobs.setdefault(job_id, _Job(job_id, line))
                 _job_record(job, values, where)
@@ -325,9 +327,14 @@ class Hadoop1HistoryReader(ContainerSizedReader):
                     chosen[a.task_id] = a
             for task_id, task in job.tasks.items():
                 stage = task["stage"]
-                a = chosen.get(task_id)
-                if a is not None and not math.isnan(a.finish_s):
-                    start, finish, shuffle, sort = a.start_s, a.finish_s, a.shuffle_s, a.sort_s
+                best = chosen.get(task_id)
+                if best is not None and not math.isnan(best.finish_s):
+                    start, finish, shuffle, sort = (
+                        best.start_s,
+                        best.finish_s,
+                        best.shuffle_s,
+                        best.sort_s,
+                    )
                 else:
                     start = task.get("START_TIME", _NAN)
                     finish = task.get("FINISH_TIME", _NAN)

@@ -34,6 +34,7 @@ import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import ContainerSizedReader, normalize_queue, not_utf8
@@ -111,7 +112,7 @@ class _Event:
 
     __slots__ = ("kind", "path", "line", "record")
 
-    def __init__(self, kind: str, path: Path, line: int, record: dict) -> None:
+    def __init__(self, kind: str, path: Path, line: int, record: dict[str, Any]) -> None:
         self.kind, self.path, self.line, self.record = kind, path, line, record
 
     def fail(self, what: str) -> TraceFormatError:
@@ -288,6 +289,7 @@ class JhistReader(ContainerSizedReader):
             return jobs[job_id]
 
         if kind == "JOB_SUBMITTED":
+            job_id: str | None  # (an AM_STARTED's attempt id may name none)
             job_id = event.text("jobid")
             target = jobs.setdefault(job_id, _Job(job_id=job_id, line=number))
             if not math.isnan(target.submit_s):
@@ -453,10 +455,10 @@ class JhistReader(ContainerSizedReader):
                 )
         for task_id, task in tasks.items():
             job_id = job_of_task(task_id)
-            job = jobs.get(job_id) if job_id is not None else None
-            if job is None or job_id is None:
+            owner = jobs.get(job_id) if job_id is not None else None
+            if owner is None or job_id is None:
                 raise TraceFormatError(f"{file}: task {task_id!r} belongs to no JOB_SUBMITTED job")
-            memory = self.memory_for(job, task.stage)
+            memory = self.memory_for(owner, task.stage)
             chosen: _Attempt | None = None
             for attempt_id in task.attempts:
                 attempt = attempts[attempt_id]

@@ -21,6 +21,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -153,7 +154,10 @@ def _parts(
 def _join(parts: list[JhistTables]) -> JhistTables:
     def cat(name: str) -> pd.DataFrame:
         frames = [getattr(p, name) for p in parts]
-        return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+        result: pd.DataFrame = (
+            frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+        )
+        return result
 
     return JhistTables(
         cat("jobs"),
@@ -164,7 +168,7 @@ def _join(parts: list[JhistTables]) -> JhistTables:
     )
 
 
-def _head(file: Path) -> tuple[int, dict]:
+def _head(file: Path) -> tuple[int, dict[str, Any]]:
     """The byte offset of the first event line and the Avro schema of `file`."""
     try:
         with open(file, "rb") as handle:
@@ -182,7 +186,7 @@ def _head(file: Path) -> tuple[int, dict]:
     return len(magic) + len(schema), avro
 
 
-def arrow_schema(avro: dict) -> pa.Schema:
+def arrow_schema(avro: dict[str, Any]) -> pa.Schema:
     """The Arrow schema of the event lines the Avro schema `avro` describes (fields read only).
 
     Declines a schema the fast path cannot read exactly: records or fields that are not
@@ -214,7 +218,7 @@ def _named(item: object) -> bool:
     return isinstance(item, dict) and isinstance(item.get("name"), str)
 
 
-def _list(value: object) -> list:
+def _list(value: object) -> list[Any]:
     """`value` when it is a list; `Declined` otherwise (absent: empty)."""
     if value is None:
         return []
@@ -300,9 +304,16 @@ def _once(codes: np.ndarray, mask: np.ndarray, n: int, what: str) -> np.ndarray:
     return out
 
 
-def _at(values: np.ndarray, rows: np.ndarray, fill: object) -> np.ndarray:
-    """`values[rows]`, `fill` where rows is -1."""
-    return np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else fill, fill)
+def _at(values: np.ndarray, rows: np.ndarray, fill: Any) -> np.ndarray:
+    """`values[rows]`, `fill` where rows is -1.
+
+    `fill` is a scalar of the values' kind, None for an object array (numpy's stubs take
+    no None in `np.where`, hence Any).
+    """
+    result: np.ndarray = np.where(
+        rows >= 0, values[np.maximum(rows, 0)] if len(values) else fill, fill
+    )
+    return result
 
 
 def _file(reader: PreciseReader, file: Path) -> JhistTables:
@@ -351,14 +362,14 @@ def _file(reader: PreciseReader, file: Path) -> JhistTables:
 
 
 def _jobs(
-    reader: PreciseReader, file: Path, kind: pa.Array, which: np.ndarray, records: dict
-) -> dict:
+    reader: PreciseReader, file: Path, kind: pa.Array, which: np.ndarray, records: dict[str, Any]
+) -> dict[str, Any]:
     """The few job-level events, through the precise reader's own event handler."""
     rows = np.flatnonzero(np.isin(which, list(_JOB_RECORDS)))
     taken = pa.array(rows)
     kinds = kind.take(taken).to_pylist()
     values = {name: records[name].take(taken).to_pylist() for name in _JOB_RECORDS & set(records)}
-    jobs: dict = {}
+    jobs: dict[str, Any] = {}
     for k, row in enumerate(rows):
         name = which[row]
         data = {"type": kinds[k], "event": {name: values[name][k]}}
@@ -371,7 +382,9 @@ def _jobs(
     return jobs
 
 
-def _tasks(reader: PreciseReader, ev: _Rows, jobs: dict) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+def _tasks(
+    reader: PreciseReader, ev: _Rows, jobs: dict[str, Any]
+) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """The task and attempt tables of one file's task-level events."""
     m = len(ev.rows)
     code, task_ids = _codes(ev.column("taskid"))
@@ -514,7 +527,8 @@ def _ms(values: pa.Array) -> np.ndarray:
     out = values.to_numpy(zero_copy_only=False).astype(np.float64)
     if not np.isfinite(out).all():
         raise Declined("a time is not finite")
-    return out / 1000.0
+    result: np.ndarray = out / 1000.0
+    return result
 
 
 def _by_task(ev: _Rows, key: str, records: tuple[str, ...], rows: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from whatif.errors import TraceFormatError
 from whatif.readers.base import not_utf8
@@ -89,7 +90,7 @@ def _skip_whitespace(text: str) -> int:
     return len(text) - len(text.lstrip(_WHITESPACE))
 
 
-def _more(handle, buffer: str, size: int, path: Path) -> tuple[str, bool]:
+def _more(handle: TextIO, buffer: str, size: int, path: Path) -> tuple[str, bool]:
     try:
         chunk = handle.read(size)
     except UnicodeDecodeError as error:

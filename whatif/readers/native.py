@@ -25,7 +25,7 @@ import shutil
 import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -287,7 +287,7 @@ def read_native_times(path: str | os.PathLike[str]) -> np.ndarray | None:
     return np.concatenate(times)
 
 
-def _metadata(root: Path) -> tuple[Path, dict, str, dict]:
+def _metadata(root: Path) -> tuple[Path, dict[str, Any], str, dict[str, Any]]:
     """``trace.json`` checked: its path, content, kind and table list."""
     meta_file = root / "trace.json"
     if not meta_file.is_file():
@@ -359,7 +359,8 @@ def _read_rows_of(file: Path, keep: RowFilter) -> pd.DataFrame:
     parquet = pq.ParquetFile(file, memory_map=True)
     kept = [batch.filter(keep(batch)) for batch in parquet.iter_batches(batch_size=1 << 16)]
     table = pa.Table.from_batches(kept, schema=parquet.schema_arrow)
-    return table.to_pandas()
+    result: pd.DataFrame = table.to_pandas()
+    return result
 
 
 def _last_window(jobs: pd.DataFrame, window_s: float, root: Path) -> pd.DataFrame:
@@ -368,7 +369,8 @@ def _last_window(jobs: pd.DataFrame, window_s: float, root: Path) -> pd.DataFram
     submit = pd.to_numeric(jobs["submit_s"], errors="coerce").to_numpy(dtype=float)
     if len(submit) == 0:
         return jobs
-    return jobs[submit >= np.nanmax(submit) - window_s]
+    result: pd.DataFrame = jobs[submit >= np.nanmax(submit) - window_s]
+    return result
 
 
 def _read_table(

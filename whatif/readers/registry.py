@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import Literal
 
 from whatif.errors import TraceFormatError
 from whatif.readers.base import SNIFF_BYTES, TraceReader
@@ -117,11 +118,11 @@ def convert_trace(
     target: str | os.PathLike[str],
     *,
     format: str | None = None,
-    kind: str = "parquet",
+    kind: Literal["parquet", "csv"] = "parquet",
     overwrite: bool = False,
     **options: object,
 ) -> Path:
     """Read any trace and write it as a native trace directory; returns the target path."""
     return write_native(
         read_trace(source, format=format, **options), target, kind=kind, overwrite=overwrite
-    )  # type: ignore[arg-type]
+    )

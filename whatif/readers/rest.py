@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -59,13 +60,13 @@ def response_kind(payload: object) -> str | None:
     return None
 
 
-def _items(payload: object, source: str, kind: str) -> tuple[str, list]:
+def _items(payload: object, source: str, kind: str) -> tuple[str, list[Any]]:
     """The list of records in a response body, and the field path naming them."""
-    if response_kind(payload) != kind:
+    if not isinstance(payload, dict) or response_kind(payload) != kind:
         raise TraceFormatError(
             f"{source}: expected a REST {kind} response, got keys {_keys(payload)}"
         )
-    ((key, body),) = payload.items()  # type: ignore[union-attr]
+    ((key, body),) = payload.items()
     inner = RESPONSE_KEYS[key][1]
     if inner is None:
         return key, [body]
@@ -133,7 +134,7 @@ class _Fields:
         return value / 1000.0
 
 
-def _frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:
+def _frame(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
     data = {}
     for name, dtype in columns.items():
         values = [row[name] for row in rows]
@@ -148,7 +149,7 @@ def _parse(
     source: str,
     kind: str,
     columns: dict[str, str],
-    row: Callable[[_Fields], dict],
+    row: Callable[[_Fields], dict[str, Any]],
 ) -> pd.DataFrame:
     path, records = _items(payload, source, kind)
     rows = [row(_Fields(source, f"{path}[{i}]", record)) for i, record in enumerate(records)]
@@ -193,7 +194,7 @@ def rm_apps(payload: object, *, source: str = "<rm apps>") -> pd.DataFrame:
     ``launch_s`` the ``launchTime`` when the RM reports it.
     """
 
-    def row(f: _Fields) -> dict:
+    def row(f: _Fields) -> dict[str, Any]:
         app_id = f.text("id")
         app_type = f.text("applicationType", "")
         job_id = (job_of_application(app_id) if app_type.upper() == "MAPREDUCE" else None) or app_id
@@ -249,7 +250,7 @@ _JOB_STATES = {
 def jhs_jobs(payload: object, *, source: str = "<jhs jobs>") -> pd.DataFrame:
     """Rows of a JobHistory ``/jobs`` (or ``/jobs/{id}``) response (columns `JOB_COLUMNS`)."""
 
-    def row(f: _Fields) -> dict:
+    def row(f: _Fields) -> dict[str, Any]:
         raw_state = f.text("state", "")
         return {
             "job_id": f.text("id"),
@@ -300,7 +301,7 @@ def _attempt_state(raw: str) -> str:
 def jhs_tasks(payload: object, *, source: str = "<jhs tasks>") -> pd.DataFrame:
     """Rows of a JobHistory ``/jobs/{id}/tasks`` response (columns `TASK_COLUMNS`)."""
 
-    def row(f: _Fields) -> dict:
+    def row(f: _Fields) -> dict[str, Any]:
         task_id = f.text("id")
         job_id = job_of_task(task_id)
         if job_id is None:
@@ -344,7 +345,7 @@ def jhs_attempts(payload: object, *, source: str = "<jhs attempts>") -> pd.DataF
     A reduce attempt's ``mergeFinishTime`` is its sort finish.
     """
 
-    def row(f: _Fields) -> dict:
+    def row(f: _Fields) -> dict[str, Any]:
         attempt_id = f.text("id")
         task_id = task_of_attempt(attempt_id)
         job_id = job_of_task(task_id) if task_id else None

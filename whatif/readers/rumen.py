@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import math
 from pathlib import Path
+from typing import Any
 
 from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import ContainerSizedReader, normalize_queue
@@ -63,7 +64,7 @@ class _Job:
     def fail(self, message: str) -> TraceFormatError:
         return TraceFormatError(f"{self.path}:{self.line}: {self.what}: {message}")
 
-    def time(self, data: dict, key: str, where: str, *, required: bool = False) -> float:
+    def time(self, data: dict[str, Any], key: str, where: str, *, required: bool = False) -> float:
         """A ms timestamp as seconds; -1 or absent is NaN unless required."""
         value = data.get(key)
         if value is None:
@@ -78,7 +79,7 @@ class _Job:
             return _NAN
         return value / 1000.0
 
-    def text(self, data: dict, key: str, where: str, default: str | None = None) -> str:
+    def text(self, data: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
         value = data.get(key, default)
         if value is None:
             raise self.fail(f"{where}missing field {key!r}")
@@ -180,7 +181,7 @@ class RumenReader(ContainerSizedReader):
         self,
         job: _Job,
         job_id: str,
-        task: dict,
+        task: dict[str, Any],
         where: str,
         memory: dict[str, float],
         tasks: TableBuilder,

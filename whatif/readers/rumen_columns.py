@@ -163,7 +163,8 @@ def _parts(
 
 
 def _lengths(lists: pa.Array) -> np.ndarray:
-    return pc.fill_null(pc.list_value_length(lists), 0).to_numpy().astype(np.int64)
+    result: np.ndarray = pc.fill_null(pc.list_value_length(lists), 0).to_numpy().astype(np.int64)
+    return result
 
 
 def _part(batch: pa.RecordBatch, options: Options) -> _Part:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -54,7 +55,7 @@ class ObservedSlots:
     def cluster(self) -> Cluster:
         return Cluster.parse(self.spec)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "trackers": self.trackers,
             "map_slots_per_tracker": self.map_slots,
@@ -160,7 +161,7 @@ class ObservedNodes:
     def cluster(self) -> Cluster:
         return Cluster.parse(self.spec)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "nodes": self.nodes,
             "peak_memory_mb_per_node": self.peak_memory_mb,

@@ -30,7 +30,9 @@ from __future__ import annotations
 import logging
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from whatif.cluster import Cluster, Node
 from whatif.errors import TraceFormatError, WhatifError
@@ -102,12 +104,12 @@ class _Record:
                 f"got {type(record.value).__name__}"
             )
         self.path, self.record, self.what = path, record, what
-        self.data: dict = record.value
+        self.data: dict[str, Any] = record.value
 
     def fail(self, message: str) -> TraceFormatError:
         return TraceFormatError(f"{self.path}:{self.record.line}: {self.what}: {message}")
 
-    def number(self, data: dict, key: str, default: float | None = None) -> float:
+    def number(self, data: dict[str, Any], key: str, default: float | None = None) -> float:
         if key not in data or data[key] is None:
             if default is None:
                 raise self.fail(f"missing field {key!r}")
@@ -126,7 +128,7 @@ class _Record:
             raise self.fail(f"field {key!r}: expected a number, got {value!r}")
         return float(value)
 
-    def whole(self, data: dict, key: str, default: float, maximum: int) -> int:
+    def whole(self, data: dict[str, Any], key: str, default: float, maximum: int) -> int:
         """A whole number in ``[0, maximum]`` (``job.count``), or an error naming the field."""
         value = self.number(data, key, default)
         if not 0 <= value <= maximum or value != int(value):
@@ -135,7 +137,7 @@ class _Record:
             )
         return int(value)
 
-    def text(self, data: dict, key: str, default: str) -> str:
+    def text(self, data: dict[str, Any], key: str, default: str) -> str:
         value = data.get(key, default)
         if value is None:
             return default
@@ -243,7 +245,7 @@ class SlsReader(TraceReader):
         raw_tasks = data.get("job.tasks")
         if not isinstance(raw_tasks, list) or not raw_tasks:
             raise job.fail("expected a non-empty list 'job.tasks'")
-        rows: list[tuple] = []
+        rows: list[tuple[Any, ...]] = []
         timed = True
         counters: dict[str, int] = {}
         for position, raw in enumerate(raw_tasks):
@@ -331,7 +333,7 @@ class SlsReader(TraceReader):
         return timed
 
 
-def _records(path: Path):
+def _records(path: Path) -> Iterator[JsonRecord]:
     """Job objects of a file of concatenated objects (or of one JSON array)."""
     for record in iter_json_objects(path):
         if isinstance(record.value, list):

@@ -239,7 +239,8 @@ def _stage_codes(column: pa.Array) -> np.ndarray:
     if any(name not in MAPREDUCE_STAGE_ORDER for name in names):
         raise Declined("a container.type that is not a MapReduce stage")
     lookup = np.array([STAGES.index(name) for name in names], dtype=np.int8)
-    return lookup[encoded.indices.to_numpy(zero_copy_only=False)]
+    result: np.ndarray = lookup[encoded.indices.to_numpy(zero_copy_only=False)]
+    return result
 
 
 def _numbers_within(task_job: np.ndarray, stage: np.ndarray, n_jobs: int) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -66,14 +67,14 @@ class TraceSummary:
     notes: tuple[str, ...]
     #: Hadoop 1 history only: trackers and slots seen (`whatif.readers.slots`), with
     #: the ``--cluster`` spec they imply.
-    slots: dict | None = None
+    slots: dict[str, Any] | None = None
     #: YARN traces whose attempts name their NodeManager: nodes and per-node peaks
     #: seen (`whatif.readers.slots.observed_nodes`), with the ``--cluster`` spec.
-    nodes: dict | None = None
+    nodes: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (NaN becomes None)."""
-        return _json_ready(asdict(self))
+        return {key: _json_ready(value) for key, value in asdict(self).items()}
 
 
 def _json_ready(value: object) -> object:
