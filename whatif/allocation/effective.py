@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
+from typing import Any
 
 from whatif.errors import ValidationError
 
@@ -151,7 +152,7 @@ class EffectiveAllocation:
             )
         object.__setattr__(self, "user_max_apps", MappingProxyType(dict(self.user_max_apps)))
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         # A mappingproxy does not pickle; rebuild from plain values so that
         # allocations can travel to worker processes and Dask workers.
         values = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -176,5 +177,5 @@ class EffectiveAllocation:
         return self.user_max_apps.get(user, self.user_max_apps_default)
 
 
-def _rebuild_allocation(values: dict) -> EffectiveAllocation:
+def _rebuild_allocation(values: dict[str, Any]) -> EffectiveAllocation:
     return EffectiveAllocation(**values)

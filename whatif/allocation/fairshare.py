@@ -177,7 +177,8 @@ def slot_shares(
             left = mid
         else:
             right = mid
-    return np.minimum(np.maximum(weights * right, mins), demands)
+    result: np.ndarray = np.minimum(np.maximum(weights * right, mins), demands)
+    return result
 
 
 def pool_slot_shares(

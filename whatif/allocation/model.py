@@ -21,6 +21,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from lxml import etree
 
@@ -49,6 +50,7 @@ from whatif.allocation.xml_io import (
     escape_text,
     indent_before,
     line_bounds,
+    source_line,
 )
 from whatif.errors import AllocationError
 
@@ -164,13 +166,16 @@ class Setting:
     surrounding whitespace, which matters for ACLs); ``value`` is typed (int, float,
     bool, str, `ResourceValue`) or ``None`` when Hadoop could not read it, in which case
     ``problem`` says why in Hadoop's words. ``element`` indexes the document's elements.
+
+    ``value`` is typed Any: its type follows the element's name (`kind`), which the type
+    checker cannot see; readers use it as the type that name has.
     """
 
     name: str
     tag: str
     kind: str
     raw: str | None
-    value: object
+    value: Any
     problem: str | None
     line: int
     element: int
@@ -180,7 +185,7 @@ class Setting:
         return None if self.raw is None else self.raw.strip()
 
 
-def setting_value(setting: Setting | None, default: object = None) -> object:
+def setting_value(setting: Setting | None, default: Any = None) -> Any:
     """What Hadoop takes from `setting`: its value, or `default` when it is absent or
     unreadable (its problem is `validate`'s to report)."""
     if setting is None or setting.problem is not None:
@@ -373,7 +378,7 @@ def read_value(kind: str, raw: str | None, tag: str) -> tuple[object, str | None
 def _setting(element: etree._Element, name: str, kind: str, index: int) -> Setting:
     raw = _element_text(element)
     value, problem = read_value(kind, raw, element.tag)
-    return Setting(name, element.tag, kind, raw, value, problem, element.sourceline or 0, index)
+    return Setting(name, element.tag, kind, raw, value, problem, source_line(element) or 0, index)
 
 
 class AllocationDocument(XmlDocument):
@@ -480,7 +485,7 @@ class AllocationDocument(XmlDocument):
             raw_name=raw_name,
             tag=element.tag,
             type=element.get("type"),
-            line=element.sourceline or 0,
+            line=source_line(element) or 0,
             element=self._index[element],
             settings=tuple(settings),
             mrv1=tuple(mrv1),
@@ -499,20 +504,21 @@ class AllocationDocument(XmlDocument):
                 unknown.append(_setting(child, child.tag, "unknown", self._index[child]))
         return UserLimit(
             element.get("name", ""),
-            element.sourceline or 0,
+            source_line(element) or 0,
             self._index[element],
             tuple(settings),
             tuple(unknown),
         )
 
     def _read_rule(self, element: etree._Element) -> PlacementRule:
-        attributes = {k: v for k, v in element.attrib.items() if k != "create"}
+        # lxml-stubs types attribute names and values as str | bytes; lxml gives str
+        attributes: dict[str, str] = {k: v for k, v in element.attrib.items() if k != "create"}  # type: ignore[misc]
         inner = [c for c in element if isinstance(c.tag, str)]
         return PlacementRule(
             name=element.get("name", "") if element.tag == "rule" else "",
             create=parse_boolean(element.get("create", "true")),
             attributes=MappingProxyType(attributes),
-            line=element.sourceline or 0,
+            line=source_line(element) or 0,
             element=self._index[element],
             tag=element.tag,
             inner=self._read_rule(inner[0]) if inner else None,
@@ -520,7 +526,7 @@ class AllocationDocument(XmlDocument):
 
     def _read_placement(self, element: etree._Element) -> PlacementPolicy:
         rules = [self._read_rule(c) for c in element if isinstance(c.tag, str)]
-        return PlacementPolicy(element.sourceline or 0, self._index[element], tuple(rules))
+        return PlacementPolicy(source_line(element) or 0, self._index[element], tuple(rules))
 
     # -------------------------------------------------------------------- queries
     @property
@@ -553,7 +559,7 @@ class AllocationDocument(XmlDocument):
         return found[-1] if found else None
 
     def line_of(self, element: int) -> int:
-        return self._elements[element].sourceline or 0
+        return source_line(self._elements[element]) or 0
 
     def default_timeout_s(self, name: str) -> float:
         """Root's `name` preemption timeout from the top-level defaults (``inf``: never).
@@ -863,10 +869,11 @@ class AllocationDocument(XmlDocument):
         element = f"<{tag}>{value_text}</{tag}>"
         child_indexes = [s.element for s in (*queue.settings, *queue.mrv1, *queue.unknown)]
         child_indexes += [c.element for c in queue.children]
+        indent: str | None
         if span.self_closing:
             opening = text[span.start : span.end].rstrip("/> \t\r\n")
-            indent = own_indent + layout.unit
-            new = f"{opening}>{newline}{indent}{element}{newline}{own_indent}</{span.tag}>"
+            indent = (own_indent or "") + layout.unit
+            new = f"{opening}>{newline}{indent}{element}{newline}{own_indent or ''}</{span.tag}>"
             return self._reparse(text[: span.start] + new + text[span.end :])
         if child_indexes:
             first = layout.spans[min(child_indexes)]

@@ -184,12 +184,18 @@ def render_resource(value: Resources | ResourceLimit, template: str | None) -> s
     if memory < 0 or vcores < 0:
         raise ResourceStringError(f"negative resources cannot be written: {value}")
     parsed = _try_parse(template)
-    if parsed is not None and parsed.form == OLD:
+    if parsed is None or template is None:  # (a template parses only if it is given)
+        return f"{memory} mb, {vcores} vcores"
+    if parsed.form == OLD:
         text = template
         for kind, amount in (("memory", memory), ("vcores", vcores)):
-            text = _OLD_PART[kind].sub(lambda m, a=amount: f"{a}{m.group(3)}", text, count=1)
+
+            def amount_with_unit(m: re.Match[str], a: int = amount) -> str:
+                return f"{a}{m.group(3)}"
+
+            text = _OLD_PART[kind].sub(amount_with_unit, text, count=1)
         return text
-    if parsed is not None and parsed.form == NEW:
+    if parsed.form == NEW:
         return _substitute_new(template, {"memory-mb": str(memory), "vcores": str(vcores)})
     return f"{memory} mb, {vcores} vcores"
 
@@ -197,13 +203,16 @@ def render_resource(value: Resources | ResourceLimit, template: str | None) -> s
 def _render_percent(percent: tuple[float, float], template: str | None) -> str:
     memory, vcores = percent
     parsed = _try_parse(template)
-    if parsed is not None and parsed.form == NEW_PERCENT:
+    if parsed is None or template is None:  # (a template parses only if it is given)
+        like = template or ""
+        return f"{_number(memory, like)}% memory, {_number(vcores, like)}% cpu"
+    if parsed.form == NEW_PERCENT:
         like = template.split("=", 1)[1]
         return _substitute_new(
             template,
             {"memory-mb": _number(memory, like) + "%", "vcores": _number(vcores, like) + "%"},
         )
-    if parsed is not None and parsed.form == PERCENT and "," not in template and memory == vcores:
+    if parsed.form == PERCENT and "," not in template and memory == vcores:
         return _PERCENT_PART.sub(lambda m: f"{_number(memory, m.group(1))}%", template, count=1)
     like = template or ""
     return f"{_number(memory, like)}% memory, {_number(vcores, like)}% cpu"

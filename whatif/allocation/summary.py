@@ -17,7 +17,9 @@ def _limit(limit: ResourceLimit) -> str:
         return "unlimited"
     if limit.percent is not None:
         return f"{limit.percent[0]:g}% mem, {limit.percent[1]:g}% vcores"
-    return f"{limit.absolute.memory_mb:.0f} MB, {limit.absolute.vcores:.0f} vcores"
+    absolute = limit.absolute
+    assert absolute is not None  # neither unlimited nor a percentage
+    return f"{absolute.memory_mb:.0f} MB, {absolute.vcores:.0f} vcores"
 
 
 def queue_table(

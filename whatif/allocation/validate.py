@@ -29,7 +29,7 @@ import math
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal, Protocol, Self, TypeVar
+from typing import Literal, Protocol, Self, TypeVar, cast
 
 from whatif.allocation.dialect import HADOOP1_MODES, ignored_message, reads
 from whatif.allocation.effective import Resources
@@ -40,6 +40,7 @@ from whatif.allocation.model import (
     PlacementRule,
     QueueElement,
     Setting,
+    UserLimit,
 )
 from whatif.allocation.resource_string import ResourceValue
 from whatif.allocation.xml_io import XMLSyntaxProblem
@@ -104,7 +105,13 @@ def issues_of(
     the line the parser stopped at. Both schedulers' files are validated this way."""
     if not isinstance(doc, document):
         try:
-            doc = document.from_bytes(doc) if isinstance(doc, bytes) else document.from_file(doc)
+            # not a parsed document: the bytes or the path of a file
+            source = cast(bytes | str | os.PathLike[str], doc)
+            doc = (
+                document.from_bytes(source)
+                if isinstance(source, bytes)
+                else document.from_file(source)
+            )
         except XMLSyntaxProblem as problem:
             return [Issue("error", problem.line, problem.reason)]
     return sorted(check(doc), key=lambda i: (i.line, i.severity != "error"))
@@ -191,7 +198,7 @@ class _Checker:
         elif setting.kind == "resource":
             self.check_resource(setting)
 
-    def check_user(self, user) -> None:
+    def check_user(self, user: UserLimit) -> None:
         for setting in user.unknown:
             self.warn(
                 setting.line,
@@ -560,7 +567,8 @@ class _Checker:
             setting = queue.get(name)
             if setting is None or setting.problem or setting.value.is_percent:
                 return None
-            return setting.value.as_resources(missing=missing)
+            resources: Resources = setting.value.as_resources(missing=missing)
+            return resources
 
         def visit(
             children: tuple[QueueElement, ...], limit: Resources | None, what: str, line: int
@@ -575,8 +583,9 @@ class _Checker:
                         or alone.vcores > self.cluster.vcores
                     )
                 ):
+                    setting = child.get("minResources")
                     self.warn(
-                        child.get("minResources").line,
+                        setting.line if setting is not None else child.line,
                         f"{child.path} minResources {alone.memory_mb:g} MB, {alone.vcores:g} "
                         f"vcores exceeds the cluster ({self.cluster.memory_mb:g} MB, "
                         f"{self.cluster.vcores:g} vcores); it can never be met",

@@ -23,7 +23,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from lxml import etree
 
@@ -119,8 +119,8 @@ def parse_xml(data: bytes, source: str) -> etree._Element:
 
 def element_spans(text: str) -> list[Span]:
     """Every element's tags, in document order, found by scanning well-formed `text`."""
-    spans: list[list] = []
-    stack: list[list] = []
+    spans: list[list[Any]] = []
+    stack: list[list[Any]] = []
     position, length = 0, len(text)
     while True:
         at = text.find("<", position)
@@ -151,7 +151,9 @@ def element_spans(text: str) -> list[Span]:
                 elif char == ">":
                     break
                 cursor += 1
-            tag = re.match(r"[^\s/>]+", text[at + 1 :]).group()
+            name = re.match(r"[^\s/>]+", text[at + 1 :])
+            assert name is not None  # well-formed text: a name follows every '<' here
+            tag = name.group()
             span = [tag, at, cursor + 1, cursor + 1, cursor + 1]
             spans.append(span)
             if text[cursor - 1] != "/":
