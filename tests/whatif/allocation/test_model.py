@@ -104,6 +104,15 @@ def test_set_opens_a_self_closing_queue():
     ]
 
 
+def test_set_opens_a_self_closing_queue_that_shares_its_line():
+    """A self-closing queue not alone on its line (no indentation of its own) opens with
+    the file's indentation unit instead of failing (issue 25: found by mypy)."""
+    doc = AllocationDocument.from_bytes(b'<allocations><queue name="a"/></allocations>')
+    assert doc.set("root.a", "weight", 2).to_bytes() == (
+        b'<allocations><queue name="a">\n  <weight>2.0</weight>\n</queue></allocations>'
+    )
+
+
 def test_set_accepts_the_alias_the_file_uses():
     """schedulingMode in the file is changed through either name, keeping the tag."""
     doc = AllocationDocument.from_bytes(SAMPLE)
