@@ -82,7 +82,8 @@ class _WorldStaticGetItem(AbstractTemplate):
     def generic(self, args, kws):
         ref, index = args
         if isinstance(ref, WorldRef) and isinstance(index, int):
-            return signature(ref.tuple_type[index], *args)
+            # numba's stubs index a BaseTuple by slices only; an int gives the item type
+            return signature(ref.tuple_type[index], *args)  # type: ignore[index]
         return None
 
 
@@ -131,12 +132,14 @@ _SIGN_OFF = 0x7FFF_FFFF_FFFF_FFFF
 
 def ordered_bits_py(x: float) -> int:
     """`ordered_bits` in plain Python, the twin its tests compare it with."""
+    bits: int
     (bits,) = struct.unpack("<q", struct.pack("<d", x + 0.0))
     return bits ^ (_SIGN_OFF if bits < 0 else 0)
 
 
 def float_from_ordered_py(bits: int) -> float:
     """`float_from_ordered` in plain Python."""
+    x: float
     (x,) = struct.unpack("<d", struct.pack("<q", bits ^ (_SIGN_OFF if bits < 0 else 0)))
     return x
 

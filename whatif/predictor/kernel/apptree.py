@@ -253,7 +253,7 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
     keyed = _keyed(W, policy)
     d = 0 if view == V_ANY else view
     # requests are kept as ordered_bits
-    fit0 = ordered_bits(lim0)
+    fit0: int = ordered_bits(lim0)
     fit1 = ordered_bits(lim1)
     best = -1
     best_row = -1

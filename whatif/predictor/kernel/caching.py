@@ -14,6 +14,7 @@ import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from numba import njit
 from numba.core import caching
@@ -49,7 +50,8 @@ def kernel_cache_dirs() -> tuple[Path, ...]:
     return (PACKAGE / "__pycache__",)
 
 
-def _numba_locator(name: str) -> type:
+def _numba_locator(name: str) -> Any:
+    """One of numba's cache locator classes (numba has no type hints here: Any)."""
     # numba 0.68 made its locator classes public; earlier versions prefix them with "_"
     return getattr(caching, name, None) or getattr(caching, "_" + name)
 
@@ -61,7 +63,7 @@ class _KernelStamped:
         return kernel_stamp()
 
 
-def _locator(name: str) -> type:
+def _locator(name: str) -> type[Any]:
     return type(f"Kernel{name}", (_KernelStamped, _numba_locator(name)), {})
 
 
@@ -79,11 +81,12 @@ class _KernelCache(caching.FunctionCache):
     _impl_class = _KernelCacheImpl
 
 
-def kernel_jit(func: Callable | None = None, **options) -> Callable:
+def kernel_jit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     """``njit(cache=True, **options)`` with the cache stamped by `kernel_stamp`; used bare
-    (``@kernel_jit``) or with options (``@kernel_jit(inline="always")``)."""
+    (``@kernel_jit``) or with options (``@kernel_jit(inline="always")``). Returns a numba
+    Dispatcher (or the decorator), which numba does not type: Any, as `njit` is."""
 
-    def decorate(f: Callable) -> Callable:
+    def decorate(f: Callable[..., Any]) -> Any:
         dispatcher = njit(cache=True, **options)(f)
         dispatcher._cache = _KernelCache(dispatcher.py_func)  # numba's enable_caching, restamped
         return dispatcher

@@ -29,7 +29,7 @@ def heap_push(hk, hi, gi, time, kind, ident, task, job):
     """Push (time, seq, kind, ident); seq is the global insertion counter. The event's
     task (-1: none) and job come along, so that their rows can be prefetched when the
     event comes to the top."""
-    key = ordered_bits(time)
+    key: int = ordered_bits(time)
     seq = gi[GI_SEQ]
     gi[GI_SEQ] = seq + 1
     i = gi[GI_HEAP_N]
