@@ -9,6 +9,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -155,6 +156,7 @@ class CompiledEngine:
         nn = len(p.node_capacity)
         cfg[K.C_HB] = float(nn > 0)
         cfg[K.C_HB_INTERVAL] = p.heartbeat_interval_s
+        assert settings.assign_multiple is not None  # resolved when settings are built
         cfg[K.C_MULTI] = float(settings.assign_multiple)
         cfg[K.C_MAX_ASSIGN] = settings.max_assign
         cfg[K.C_DYNAMIC] = float(settings.dynamic_max_assign and settings.hadoop_version == 3)
@@ -336,7 +338,7 @@ class CompiledEngine:
         st["urun"][:] = 0
         K.rebuild_queue_state(self._world())
 
-    def _world(self) -> tuple:
+    def _world(self) -> tuple[Any, ...]:
         s = self.state
         return (
             s["qs"], s["qsf"], s["children"], s["qf"], s["qi"], s["dem"], s["js"], s["jsf"],

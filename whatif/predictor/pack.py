@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -177,19 +179,20 @@ def with_undeclared_queues(
     return replace(allocation, root=_frozen(tree))
 
 
-def _mutable(queue: EffectiveQueue) -> dict:
+def _mutable(queue: EffectiveQueue) -> dict[str, Any]:
     return {"q": queue, "children": [_mutable(c) for c in queue.children]}
 
 
-def _walk_mutable(node: dict):
+def _walk_mutable(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield node
     for child in node["children"]:
         yield from _walk_mutable(child)
 
 
-def _frozen(node: dict) -> EffectiveQueue:
+def _frozen(node: dict[str, Any]) -> EffectiveQueue:
     children = tuple(_frozen(c) for c in node["children"])
-    return replace(node["q"], children=children, is_parent=node["q"].is_parent or bool(children))
+    queue: EffectiveQueue = node["q"]
+    return replace(queue, children=children, is_parent=queue.is_parent or bool(children))
 
 
 def pack_queues(allocation: EffectiveAllocation, cluster: Cluster) -> PackedQueues:
@@ -309,8 +312,8 @@ def pack(
     slot_mode = bool(cluster.slots)
     nj, nt = len(jobs), len(tasks)
     job_ids = arrow_strings(jobs["job_id"]).combine_chunks()
-    user_codes, users = pd.factorize(jobs["user"], sort=True)
-    users = users.tolist()
+    user_codes, user_index = pd.factorize(jobs["user"], sort=True)
+    users = user_index.tolist()
     user_max = np.array(
         [-1 if (m := allocation.max_apps_for_user(u)) is None else m for u in users], dtype=np.int64
     )
@@ -421,10 +424,19 @@ def _large(text: str) -> pa.Scalar:
 
 def _string_column(values: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray:
     """A pandas ``string`` column over Arrow strings, without converting them to Python."""
-    return pd.array(values, dtype="string")
+    column: pd.api.extensions.ExtensionArray = pd.array(values, dtype="string")
+    return column
 
 
-def _replay_parts(tasks, task_job, task_stage, stage_slowstart, stage_start, dur, mult):
+def _replay_parts(
+    tasks: pd.DataFrame,
+    task_job: np.ndarray,
+    task_stage: np.ndarray,
+    stage_slowstart: np.ndarray,
+    stage_start: np.ndarray,
+    dur: np.ndarray,
+    mult: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(a, b, c) with finish = max(start + latency + a, last_map_finish + b) + c.
 
     A reduce whose trace gives ``shuffle_finish_s`` replays its own shuffle tail
@@ -517,7 +529,9 @@ def unpack_schedule(
     attempt_id = attempt_id.take(rows)
     att_task, is_am, jidx, ident = att_task[rows], is_am[rows], jidx[rows], ident[rows]
     # Columns one at a time, each input dropped after its last use (the peak of a large run).
-    columns = {"job_id": _string_column(job_ids.take(jidx))}
+    columns: dict[str, pd.api.extensions.ExtensionArray | np.ndarray] = {
+        "job_id": _string_column(job_ids.take(jidx))
+    }
     columns["task_id"] = _string_column(ids.take(ident))
     del ids, ident
     columns["attempt_id"] = _string_column(attempt_id)

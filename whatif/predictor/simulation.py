@@ -7,6 +7,7 @@ import dataclasses
 import logging
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,7 @@ from whatif._validation import check_choice
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
-from whatif.predictor.pack import pack, queue_codes, unpack_schedule
+from whatif.predictor.pack import Packed, pack, queue_codes, unpack_schedule
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
 from whatif.predictor.setup_cleanup import with_setup_cleanup
 from whatif.schedule import Schedule
@@ -28,6 +29,25 @@ ENGINES = ("numba", "reference")
 
 #: yarn-default.xml values.
 DEFAULT_SETTINGS = SchedulerSettings()
+
+
+class _Engine(Protocol):
+    """What `Simulation` uses of an engine (`CompiledEngine`, `ReferenceEngine`)."""
+
+    p: Packed
+
+    @property
+    def now(self) -> float: ...
+
+    def advance_to(self, t_stop: float) -> None: ...
+
+    def reconfigure(self, packed: Packed) -> None: ...
+
+    def queue_table(self) -> tuple[np.ndarray, ...]: ...
+
+    def records(self) -> tuple[np.ndarray, ...]: ...
+
+    def take_records(self) -> tuple[np.ndarray, ...]: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,6 +127,7 @@ class Simulation:
         self.packed, self.allocation = pack(
             workload, allocation, cluster, settings, seed=int(seed), noise=noise
         )
+        self._engine: _Engine
         if engine == "numba":
             from whatif.predictor.compiled import CompiledEngine
 
@@ -157,7 +178,7 @@ class Simulation:
         For `predict`, which does not use the simulation again: the kernel's arrays and the
         schedule's table are then not held at once (at 10M tasks, 2 GB each).
         """
-        records = self._engine.take_records()
+        task, start, finish, state, preempted, job_finish = self._engine.take_records()
         p = self.packed
         # Only what `unpack_schedule` reads of the tasks, copied out of the engine's arrays.
         empty = np.zeros(0)
@@ -173,11 +194,19 @@ class Simulation:
             task_fail_count=np.zeros(0, dtype=np.int64),
             task_fail_frac=empty,
         )
-        self._engine = None
+        del self._engine
         del p
         release_free_memory()
         return unpack_schedule(
-            self.packed, self.packed.queues.names, *records, self.packed.job_queue
+            self.packed,
+            self.packed.queues.names,
+            task,
+            start,
+            finish,
+            state,
+            preempted,
+            job_finish,
+            self.packed.job_queue,
         )
 
     def state(self) -> SimulationState:

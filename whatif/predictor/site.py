@@ -22,9 +22,15 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from whatif.allocation.java_values import parse_boolean
-from whatif.allocation.xml_io import XMLSyntaxProblem, parse_xml, read_allocation_bytes
+from whatif.allocation.xml_io import (
+    XMLSyntaxProblem,
+    parse_xml,
+    read_allocation_bytes,
+    source_line,
+)
 from whatif.errors import AllocationError, ValidationError
 from whatif.predictor.settings import SchedulerSettings
 
@@ -136,7 +142,7 @@ def read_site(path: str | Path, *, hadoop_version: int = 3) -> SiteSettings:
         predictor models has a value Hadoop would reject (naming file, line, property).
     """
     source = Path(path)
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}  # SchedulerSettings field -> its value (typed per field)
     found: dict[str, int] = {}
     where: dict[str, Path] = {}
     sibling = source.with_name(SIBLINGS[source.name]) if source.name in SIBLINGS else None
@@ -156,7 +162,7 @@ def read_site(path: str | Path, *, hadoop_version: int = 3) -> SiteSettings:
 
 
 def _read_properties(
-    source: Path, hadoop_version: int, values: dict[str, object], found: dict[str, int]
+    source: Path, hadoop_version: int, values: dict[str, Any], found: dict[str, int]
 ) -> None:
     """Add the modelled properties of one site file to `values` (field -> value) and
     `found` (property -> line)."""
@@ -188,7 +194,7 @@ def _read_properties(
                 + ("true or false" if parse is _boolean else "a number")
                 + f", got {text!r}"
             ) from None
-        found[name] = prop.sourceline
+        found[name] = source_line(prop) or 0
 
 
 def preemption_source(site: SiteSettings | None, hadoop_version: int, explicit: bool | None) -> str:
