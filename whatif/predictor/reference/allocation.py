@@ -8,11 +8,18 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState, Key
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
-class Allocation:
+
+class Allocation(EngineState):
     """Assigning containers (twin of ``kernel/allocation.py``)."""
 
     def _load_ok(self, n: int, d: int) -> bool:
@@ -23,7 +30,8 @@ class Allocation:
             return False
         runnable = self.q_usage[0, d] + self.q_pend_run[0, d]
         cap = math.ceil(self.node_cap[n, d] * min(1.0, runnable / total))
-        return self.node_cap[n, d] - self.node_free[n, d] < cap
+        result: bool = self.node_cap[n, d] - self.node_free[n, d] < cap
+        return result
 
     def _node_allocate(self, n: int) -> None:
         """Assign containers on node `n`'s heartbeat: Hadoop 1 FairScheduler.assignTasks
@@ -96,12 +104,17 @@ class Allocation:
     def _has_room(self, d: int) -> bool:
         free = self._avail()
         if self.p.slot_mode:
-            return free[d] >= 1.0
-        return free[0] >= self.p.min_request[0] and free[1] >= self.p.min_request[1]
+            slot: bool = free[d] >= 1.0
+            return slot
+        room: bool = free[0] >= self.p.min_request[0] and free[1] >= self.p.min_request[1]
+        return room
 
-    def _best(self, candidates: list, key, policy: int, dim: int):
+    def _best(
+        self, candidates: list[int], key: Callable[[int], Key], policy: int, dim: int
+    ) -> int | None:
         """First-best by linear scan: a candidate replaces the best only if it compares lower."""
-        best, best_key = None, None
+        best: int | None = None
+        best_key: Key = ()
         for c in candidates:
             k = key(c)
             if best is None or self._compare(policy, dim, k, best_key) < 0:
@@ -158,7 +171,7 @@ class Allocation:
                     best = s
         return best
 
-    def _am_fits(self, leaf: int, am) -> bool:
+    def _am_fits(self, leaf: int, am: np.ndarray) -> bool:
         share = float(self.q.max_am_share[leaf])
         if abs(share + 1.0) < 1e-4:
             return True

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import heapq
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
 
 def _expired(waited: float, timeout: float) -> bool:
@@ -29,7 +35,7 @@ def _grid_after(x: float, interval: float) -> float:
     return g if g > x else (k + 1) * interval
 
 
-class Events:
+class Events(EngineState):
     """The event queue (twin of ``kernel/events.py``)."""
 
     def _push(self, time: float, kind: int, ident: int) -> None:

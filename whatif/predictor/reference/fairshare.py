@@ -7,14 +7,20 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from whatif.allocation.fairshare import compute_shares
 from whatif.predictor.reference.state import INF, LOG2
 
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
-class FairShares:
+
+class FairShares(EngineState):
     """Fair shares (twin of ``kernel/fairshare.py``)."""
 
     def _compute_shares(self) -> None:
@@ -36,8 +42,8 @@ class FairShares:
                     active,
                 )
         changed = np.flatnonzero((old != self.q_fair).any(axis=1))
-        for q in changed:
-            self.leaf_dirty[q] = True
+        for changed_q in changed:
+            self.leaf_dirty[changed_q] = True
 
     def _app_weight(self, j: int) -> float:
         if self.s.size_based_weight:

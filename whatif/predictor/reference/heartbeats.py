@@ -7,11 +7,18 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from whatif.predictor.nodes import next_heartbeat
 from whatif.predictor.reference.state import END, HEARTBEAT, INF
 
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
-class Heartbeats:
+
+class Heartbeats(EngineState):
     """Node heartbeats (twin of ``kernel/heartbeats.py``)."""
 
     def _beat(self, n: int, beating: dict[int, None]) -> None:
@@ -100,8 +107,8 @@ class Heartbeats:
                 self._settle(self.parked[i], t, True)
                 if len(self.parked) == before:
                     i += 1
-        self.changed = False
-        self.touched = {}
+        self.changed: bool = False
+        self.touched: dict[int, None] = {}
 
     def _push_end(self, a: int, time: float) -> None:
         """The end event of attempt `a`, which ends at `time`: with heartbeats its node

@@ -6,6 +6,8 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from whatif.predictor.reference.events import _expired
@@ -19,17 +21,23 @@ from whatif.predictor.reference.state import (
     SUCCEEDED,
 )
 
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
-class Livelock:
+
+class Livelock(EngineState):
     """Livelock detection (twin of ``kernel/livelock.py``)."""
 
-    def _repeats(self, state: tuple) -> bool:
+    def _repeats(self, state: tuple[Any, ...]) -> bool:
         """Whether the state at this check equals, shifted in time, the state at an earlier
         check with no progress since (no end or AM-ready event, see `progress`):
         then the run only cycles and nothing ever finishes again. Brent's cycle finding:
         compare with one saved state, saved again after 1, 2, 4, ... checks."""
         if self.progress != self.seen_progress or self.seen_state is None:
-            self.seen_progress, self.seen_state = self.progress, state
+            self.seen_progress: int = self.progress
+            self.seen_state: tuple[Any, ...] | None = state
             self.seen_power, self.seen_steps = 1, 0
             return False
         self.seen_steps += 1
@@ -41,7 +49,7 @@ class Livelock:
             self.seen_steps = 0
         return False
 
-    def _v12_state(self, t: float) -> tuple:
+    def _v12_state(self, t: float) -> tuple[Any, ...]:
         """Everything a Hadoop 1/2 run's future depends on, with times relative to `t`."""
         p, lat = self.p, self.s.container_launch_latency_s
         running = []
@@ -101,7 +109,7 @@ class Livelock:
         self.quiet += 1
         return self.quiet >= QUIET_CHECKS and self._repeats(self._v3_state(t))
 
-    def _v3_state(self, t: float) -> tuple:
+    def _v3_state(self, t: float) -> tuple[Any, ...]:
         """Everything a Hadoop 3 run's future depends on at an update() check, with times
         relative to `t`: the Hadoop 1/2 state (running attempts, stages, min-share timers),
         each runnable app's fair-share timer, re-check time and last starvation amounts,

@@ -11,6 +11,7 @@ concept's steps from a mixin in that concept's module.
 from __future__ import annotations
 
 import heapq
+from typing import Any
 
 import numpy as np
 
@@ -134,7 +135,7 @@ class ReferenceEngine(
         self.next_check_v12 = INF
         # Hadoop 1/2 livelock detection (Brent's cycle finding over the states at checks)
         self.seen_progress = -1
-        self.seen_state: tuple | None = None
+        self.seen_state: tuple[Any, ...] | None = None
         self.seen_power = self.seen_steps = self.quiet = 0
         self.livelocked = False
         self.leaf_apps: list[list[int]] = [[] for _ in range(nq)]

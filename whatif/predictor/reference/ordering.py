@@ -6,15 +6,22 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from whatif.predictor.reference.resources import div, signum
 
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState, Key
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
-class Ordering:
+
+class Ordering(EngineState):
     """Comparators (twin of ``kernel/ordering.py``)."""
 
-    def _compare(self, policy: int, dim: int, a: tuple, b: tuple) -> int:
+    def _compare(self, policy: int, dim: int, a: Key, b: Key) -> int:
         """Policy comparator on (usage, demand, min_share, weight, start, rank) tuples."""
         ua, da, ma, wa, sa, ra = a
         ub, db, mb, wb, sb, rb = b
@@ -30,7 +37,18 @@ class Ordering:
             res = -1 if ra < rb else (1 if ra > rb else 0)
         return res
 
-    def _compare_fair(self, d, ua, da, ma, wa, ub, db, mb, wb) -> int:
+    def _compare_fair(
+        self,
+        d: int,
+        ua: np.ndarray,
+        da: np.ndarray,
+        ma: np.ndarray,
+        wa: float,
+        ub: np.ndarray,
+        db: np.ndarray,
+        mb: np.ndarray,
+        wb: float,
+    ) -> int:
         if self.v3:
             if da[d] == 0 and db[d] > 0:
                 return 1
@@ -50,7 +68,15 @@ class Ordering:
             return signum(ua[d] - ub[d])
         return signum(-wa + wb)
 
-    def _compare_drf(self, ua, ma, wa, ub, mb, wb) -> int:
+    def _compare_drf(
+        self,
+        ua: np.ndarray,
+        ma: np.ndarray,
+        wa: float,
+        ub: np.ndarray,
+        mb: np.ndarray,
+        wb: float,
+    ) -> int:
         c = self.cluster
         sa = [div(div(ua[0], c[0]), wa), div(div(ua[1], c[1]), wa)]
         sb = [div(div(ub[0], c[0]), wb), div(div(ub[1], c[1]), wb)]
@@ -70,14 +96,14 @@ class Ordering:
                 return r
         return 0
 
-    def _queue_key(self, q: int, usage_less=None) -> tuple:
+    def _queue_key(self, q: int, usage_less: np.ndarray | None = None) -> Key:
         usage = self.q_usage[q] if usage_less is None else self.q_usage[q] - usage_less[q]
         min_share = self.q.min_share[q]
         needs_demand = self.v3 or min_share[0] > 0 or min_share[1] > 0
         demand = self._demand(q) if needs_demand else np.zeros(2)
         return (usage, demand, min_share, float(self.q.weight[q]), 0.0, int(self.q.name_rank[q]))
 
-    def _app_key(self, j: int, usage_less: bool = False) -> tuple:
+    def _app_key(self, j: int, usage_less: bool = False) -> Key:
         usage = self.job_usage[j] - self.job_tbp[j] if usage_less else self.job_usage[j]
         demand = self.job_usage[j] + self.job_pend[j]
         return (

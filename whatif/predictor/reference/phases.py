@@ -7,6 +7,8 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from whatif.predictor.reference.state import (
@@ -19,8 +21,13 @@ from whatif.predictor.reference.state import (
     SUCCEEDED,
 )
 
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
-class Phases:
+
+class Phases(EngineState):
     """MapReduce job phases (twin of ``kernel/phases.py``)."""
 
     def _submit(self, j: int) -> None:
@@ -61,7 +68,7 @@ class Phases:
         self._up(self.q_pend_run, leaf, self.job_pend[j])
         self.leaf_apps[leaf].append(j)
 
-    def _add_pending(self, j: int, amount) -> None:
+    def _add_pending(self, j: int, amount: np.ndarray) -> None:
         leaf = int(self.p.job_queue[j])
         self.job_pend[j] += amount
         self._up(self.q_pend_all, leaf, amount)
@@ -145,7 +152,7 @@ class Phases:
                 self.reducing.remove(j)
         return killed
 
-    def _start_attempt(self, j: int, task: int, req) -> None:
+    def _start_attempt(self, j: int, task: int, req: np.ndarray) -> None:
         p, t, lat = self.p, self.now, self.s.container_launch_latency_s
         leaf = int(p.job_queue[j])
         a = len(self.att_task)
@@ -193,7 +200,8 @@ class Phases:
     def _replay_finish(self, a: int, task: int, last_map: float) -> float:
         p = self.p
         begin = self.att_start[a] + self.s.container_launch_latency_s + p.task_a[task]
-        return max(begin, last_map + p.task_b[task]) + p.task_c[task]
+        result: float = max(begin, last_map + p.task_b[task]) + p.task_c[task]
+        return result
 
     def _end_attempt(self, a: int, state: int) -> None:
         p, t = self.p, self.now

@@ -7,6 +7,7 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,18 +15,26 @@ from whatif.predictor.reference.events import _grid_after, _grid_at_or_after
 from whatif.predictor.reference.resources import div, java_int, res_compare
 from whatif.predictor.reference.state import INF, KILL
 
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
-class Preemption:
+
+class Preemption(EngineState):
     """Hadoop 3 preemption (twin of ``kernel/preemption.py``)."""
 
     def _utilization_gate(self) -> bool:
         used = 1.0 - self.free / np.where(self.cluster > 0, self.cluster, 1.0)
-        return max(used[0], used[1] if self.cluster[1] > 0 else 0.0) > self.s.utilization_threshold
+        result: bool = (
+            max(used[0], used[1] if self.cluster[1] > 0 else 0.0) > self.s.utilization_threshold
+        )
+        return result
 
     def _leaves(self) -> list[int]:
         return [q for q in range(len(self.q.parent)) if self.q.is_leaf[q]]
 
-    def _below(self, policy: int, usage, share) -> bool:
+    def _below(self, policy: int, usage: np.ndarray, share: np.ndarray) -> bool:
         return res_compare(policy, usage, share, self.cluster) < 0
 
     def _preempt_v3(self) -> None:
@@ -116,6 +125,7 @@ class Preemption:
         rest, out = list(apps), []
         while rest:
             j = self._best(rest, self._app_key, policy, 0)
+            assert j is not None  # rest is not empty
             out.append(j)
             rest.remove(j)
         return out
@@ -176,7 +186,7 @@ class Preemption:
             self._push(self.att_mark[a], KILL, a)
             self._claim_add(max(self.att_node[a], 0), j, p.task_req[task])
 
-    def _victims_for(self, cap, chosen: set[int]) -> list[int] | None:
+    def _victims_for(self, cap: np.ndarray, chosen: set[int]) -> list[int] | None:
         """identifyContainersToPreemptOnNode with the cluster as one node (AMs never chosen)."""
         p = self.p
         potential = np.maximum(self.free, 0.0)

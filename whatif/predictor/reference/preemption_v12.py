@@ -7,6 +7,7 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,14 +15,20 @@ from whatif.predictor.reference.events import _expired, _grid_after, _grid_at_or
 from whatif.predictor.reference.resources import res_compare
 from whatif.predictor.reference.state import INF, KILLED, RUNNING
 
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState, Key
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
-class PreemptionV12:
+
+class PreemptionV12(EngineState):
     """Hadoop 1/2 preemption (twin of ``kernel/preemption_v12.py``)."""
 
     def _preempt_v12(self) -> None:
         """Hadoop 2 preemptTasksIfNecessary / Hadoop 1 preemptTasksIfNecessary, on a grid."""
         t = self.now
         interval = self.s.preemption_interval_s
+        assert interval is not None  # resolved when the settings are built
         v1 = self.s.hadoop_version == 1
         leaves = self._leaves()
         expiries = []
@@ -84,16 +91,16 @@ class PreemptionV12:
                 k = _grid_after(self.att_mark[a] + self.s.wait_time_before_kill_s, interval)
                 if self.att_state[a] == RUNNING and k > t and nxt < INF:
                     wake = min(wake, k)
-        self.next_check_v12 = nxt
+        self.next_check_v12: float = nxt
         self.next_check = wake
 
     def _utilization_gate_v12(self) -> bool:
         return True if self.s.hadoop_version == 1 else self._utilization_gate()
 
-    def _rmin(self, policy: int, a, b):
+    def _rmin(self, policy: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a if res_compare(policy, a, b, self.cluster) <= 0 else b
 
-    def _rmax(self, policy: int, a, b):
+    def _rmax(self, policy: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a if res_compare(policy, a, b, self.cluster) >= 0 else b
 
     def _preempt_v2(self) -> bool:
@@ -129,20 +136,20 @@ class PreemptionV12:
                 else:
                     keep.append(a)
                 to_preempt = to_preempt - req
-        self.warned = keep
+        self.warned: list[int] = keep
         warned_q = np.zeros_like(self.q_usage)
         for j in self.jobs_with_tbp():
             self._up(warned_q, int(self.p.job_queue[j]), self.job_tbp[j])
         while to_preempt[0] > 0:
-            a = self._preempt_container(0, warned_q)
-            if a is None:
+            victim = self._preempt_container(0, warned_q)
+            if victim is None:
                 break
-            task = self.att_task[a]
+            task = self.att_task[victim]
             j = int(self.p.task_job[task])
-            self.att_mark[a] = t
+            self.att_mark[victim] = t
             self.job_tbp[j] += self.p.task_req[task]
             self._up(warned_q, int(self.p.job_queue[j]), self.p.task_req[task])
-            self.warned.append(a)
+            self.warned.append(victim)
             to_preempt = to_preempt - self.p.task_req[task]
             acted = True
         return acted
@@ -150,11 +157,12 @@ class PreemptionV12:
     def jobs_with_tbp(self) -> list[int]:
         return [int(j) for j in np.flatnonzero((self.job_tbp != 0).any(axis=1))]
 
-    def _preempt_container(self, q: int, warned_q) -> int | None:
+    def _preempt_container(self, q: int, warned_q: np.ndarray) -> int | None:
         """FSParentQueue/FSLeafQueue/FSAppAttempt.preemptContainer (Hadoop 2)."""
         p = self.p
         while not self.q.is_leaf[q]:
-            best, best_key = None, None
+            best: int | None = None
+            best_key: Key = ()
             for c in self._children(q):
                 k = self._queue_key(c, warned_q)
                 if best is None or self._compare(int(self.q.policy[q]), 0, k, best_key) > 0:
@@ -170,7 +178,8 @@ class PreemptionV12:
             over = usage[0] > self.q_fair[q, 0]
         if not over or not self.q.preemptable[q]:
             return None
-        app, app_key = None, None
+        app: int | None = None
+        app_key: Key = ()
         for j in self.leaf_apps[q]:
             k = self._app_key(j, usage_less=True)
             if app is None or self._compare(policy, 0, k, app_key) > 0:

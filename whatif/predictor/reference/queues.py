@@ -7,18 +7,26 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
 
-class Queues:
+
+class Queues(EngineState):
     """Queue usage, demand and room (twin of ``kernel/queues.py``)."""
 
-    def _ancestors(self, q: int):
+    def _ancestors(self, q: int) -> Iterator[int]:
         while q >= 0:
             yield q
             q = int(self.q.parent[q])
 
-    def _up(self, table: np.ndarray, leaf: int, amount) -> None:
+    def _up(self, table: np.ndarray, leaf: int, amount: np.ndarray | float) -> None:
         for q in self._ancestors(leaf):
             table[q] += amount
 
@@ -31,7 +39,8 @@ class Queues:
         self.leaf_dirty[leaf] = True
 
     def _children(self, q: int) -> list[int]:
-        return self.q.children[self.q.child_ptr[q] : self.q.child_ptr[q + 1]].tolist()
+        result: list[int] = self.q.children[self.q.child_ptr[q] : self.q.child_ptr[q + 1]].tolist()
+        return result
 
     def _demand(self, q: int) -> np.ndarray:
         """Queue demand: usage + pending of all its apps, capped at maxShare at every level."""
@@ -39,13 +48,14 @@ class Queues:
             raw = self.q_usage[q] + self.q_pend_all[q]
         else:
             raw = sum((self._demand(c) for c in self._children(q)), np.zeros(2))
-        return np.minimum(raw, self.q.max_share[q])
+        result: np.ndarray = np.minimum(raw, self.q.max_share[q])
+        return result
 
     def _avail(self) -> np.ndarray:
         """Free resources of the node heartbeating, or of the cluster."""
         return self.node_free[self.cur_node] if self.cur_node >= 0 else self.free
 
-    def _fits(self, leaf: int, req) -> bool:
+    def _fits(self, leaf: int, req: np.ndarray) -> bool:
         free = self._avail()
         if free[0] < req[0] or free[1] < req[1]:
             return False

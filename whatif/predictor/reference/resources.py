@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from whatif.predictor.reference.state import INF
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def div(x: float, w: float) -> float:
@@ -30,7 +34,7 @@ def signum(x: float) -> int:
     return 1 if x > 0.0 else (-1 if x < 0.0 else 0)
 
 
-def res_compare(policy: int, a, b, cluster) -> int:
+def res_compare(policy: int, a: np.ndarray, b: np.ndarray, cluster: np.ndarray) -> int:
     """The policy's ResourceCalculator.compare: memory for fair/fifo, dominant share for drf."""
     if policy != 2:
         return signum(a[0] - b[0])
