@@ -61,11 +61,9 @@ def test_ruff_is_clean():
     assert result.returncode == 0, result.stdout[-4000:]
 
 
-def test_mypy_is_clean_on_tempo():
-    """tempo/ and the strict-clean parts of whatif/ (pyproject's [tool.mypy] ``files``)
-    type-check under ``strict = true``: CI fails on a new type error. The whatif
-    modules not yet clean are listed in the comment above ``files`` (issue 25); they
-    are followed for their types but not reported."""
+def test_mypy_strict_is_clean():
+    """tempo/ and whatif/ (pyproject's [tool.mypy] ``files``) type-check under
+    ``strict = true``: CI fails on a new type error."""
     import shutil
     import subprocess
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import Any
 
 from whatif._validation import check_choice, check_range
 from whatif.errors import ValidationError
@@ -245,7 +246,7 @@ class NoiseModel:
             "jitter": "jitter_cv",
             "max-attempts": "max_attempts",
         }
-        values: dict[str, float | int] = {}
+        values: dict[str, Any] = {}  # each field's own type: int for max_attempts
         for part in filter(None, (p.strip() for p in text.split(","))):
             key, sep, value = part.partition("=")
             if not sep or key.strip() not in fields:
@@ -257,7 +258,9 @@ class NoiseModel:
             try:
                 values[name] = int(value) if name == "max_attempts" else float(value)
             except ValueError:
-                raise ValidationError(f"noise {key.strip()}: expected a number, got {value!r}") from None
+                raise ValidationError(
+                    f"noise {key.strip()}: expected a number, got {value!r}"
+                ) from None
         return cls(**values)
 
 
