@@ -31,7 +31,8 @@ def test_every_kernel_function_is_cached_under_the_stamp_of_every_kernel_source(
 
 
 def test_each_reference_module_is_the_twin_of_a_kernel_module():
-    assert set(_modules(reference)) <= set(_modules(kernel))
+    # protocol.py only declares the mixins' shared state for the type checker.
+    assert set(_modules(reference)) - {"protocol"} <= set(_modules(kernel))
 
 
 def test_reference_mixins_never_define_a_method_twice():
