@@ -19,7 +19,7 @@ def test_prints_a_row_per_queue_on_the_hadoop1_trace_and_says_what_is_left_out(f
     assert capsys.readouterr().out.strip() == text.strip()
     rows = [r for r in map(str.split, text.splitlines()) if r[:1] == ["hadoop1"] and len(r) == 8]
     assert [r[:4] for r in rows] == [
-        ["hadoop1", "1", "root.default", "1"],
+        ["hadoop1", "1", "root.user1", "1"],  # USER's pool (no mapred.fairscheduler.pool)
         ["hadoop1", "1", "(all)", "1"],
     ]
     assert rows[0][4:6] == ["nan", "nan"]  # one job: no spread

@@ -19,7 +19,7 @@ from tempo.cli.options import (
     simulation_options,
     trace_options,
 )
-from tempo.cli.preemption import scheduler_settings
+from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.templates import parse_duration
 from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
@@ -81,7 +81,8 @@ def predict(
     --jobruntime are written for inspection: no mean response time leaves it out."""
     refuse_overwrite([jobruntime], force=force, option="--jobruntime")
     window_s = parse_duration(window_text) if window_text else None
-    trace = read_window(trace_path, format=trace_format, window_s=window_s)
+    options = site_reader_options(trace_path, trace_format, site_path)
+    trace = read_window(trace_path, format=trace_format, window_s=window_s, **options)
     if compare_observed and trace.observed is None:
         raise click.UsageError(
             f"--compare-observed: {trace_path} records no observed schedule to compare with"

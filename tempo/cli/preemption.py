@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from whatif.predictor import SchedulerSettings
-from whatif.predictor.site import preemption_source, read_site
+from whatif.predictor.site import preemption_source, read_pool_name_property, read_site
 
 
 def preemption_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -57,3 +57,18 @@ def scheduler_settings(
         source = preemption_source(site, hadoop_version, preemption)
         click.echo(f"preemption: {state} ({source})", err=True)
     return settings
+
+
+def site_reader_options(
+    trace_path: str | Path, trace_format: str | None, site_path: Path | None
+) -> dict[str, object]:
+    """The trace reader's options the site file sets: for a Hadoop 1 history (format
+    ``hadoop1``), ``pool_name_property`` from ``mapred.fairscheduler.poolnameproperty``."""
+    if site_path is None:
+        return {}
+    from whatif.readers import detect_format
+
+    if (trace_format or detect_format(Path(trace_path))) != "hadoop1":
+        return {}
+    name = read_pool_name_property(site_path)
+    return {"pool_name_property": name} if name else {}

@@ -197,6 +197,35 @@ def _read_properties(
         found[name] = source_line(prop) or 0
 
 
+#: Hadoop 1 ``mapred-site.xml``: the job property naming a job's Fair Scheduler pool.
+POOL_NAME_PROPERTY = "mapred.fairscheduler.poolnameproperty"
+
+
+def read_pool_name_property(path: str | Path) -> str | None:
+    """``mapred.fairscheduler.poolnameproperty`` of a Hadoop 1 site file (the job property
+    whose value is a job's pool unless it sets ``mapred.fairscheduler.pool``), from `path`
+    or, where `path` does not set it, its sibling (module docstring); None: neither sets
+    it (Hadoop's default is ``user.name``). A blank value counts as unset."""
+    source = Path(path)
+    sibling = source.with_name(SIBLINGS[source.name]) if source.name in SIBLINGS else None
+    for file in (source, sibling):
+        if file is None or not file.is_file():
+            continue
+        try:
+            root = parse_xml(read_allocation_bytes(file), str(file))
+        except XMLSyntaxProblem as error:
+            raise ValidationError(str(error)) from None
+        except AllocationError as error:
+            raise ValidationError(str(error).replace("allocation file", "site file")) from None
+        value = None
+        for prop in root.iter("property"):
+            if (prop.findtext("name") or "").strip() == POOL_NAME_PROPERTY:
+                value = (prop.findtext("value") or "").strip() or value
+        if value:
+            return value
+    return None
+
+
 def preemption_source(site: SiteSettings | None, hadoop_version: int, explicit: bool | None) -> str:
     """Where the preemption setting came from, for people: option, site file, or Hadoop's default."""
     name = preemption_property(hadoop_version)

@@ -113,6 +113,9 @@ class ContainerSizedReader(TraceReader):
     constructor arguments; `check_sizes` checks them all.
     """
 
+    #: Constructor options that are not sizes (a subclass checks those itself).
+    non_size_options: ClassVar[tuple[str, ...]] = ()
+
     def __init__(
         self,
         *,
@@ -128,6 +131,8 @@ class ContainerSizedReader(TraceReader):
         """Raise `TraceFormatError`, naming `path` and the option, unless every option is a
         number >= 0 (they are stored verbatim, so a bad one surfaces on reading)."""
         for option in self.option_names():
+            if option in self.non_size_options:
+                continue
             value = getattr(self, option)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise TraceFormatError(

@@ -22,8 +22,14 @@ KILLED, the TaskTracker, the host, and a reduce's ``SHUFFLE_FINISHED`` and
 ``SORT_FINISHED``). The attempt's ``node`` is its TaskTracker (``TRACKER_NAME``
 without the ``tracker_`` prefix), which is what holds the slots; ``host`` (from
 ``HOSTNAME``, rack dropped) is kept as an extra column. A job's queue is its
-Fair Scheduler pool ``mapred.fairscheduler.pool`` when the job's ``*_conf.xml``
-lies beside the history file and sets it, else ``JOB_QUEUE``, else ``default``.
+Fair Scheduler pool, chosen as Hadoop 1's contrib ``PoolManager.getPoolName`` does
+(``conf.get("mapred.fairscheduler.pool", conf.get(poolNameProperty, "default")).trim()``):
+``mapred.fairscheduler.pool`` from the job's ``*_conf.xml`` beside the history file,
+else the job property the cluster's ``mapred.fairscheduler.poolnameproperty`` names
+(option ``pool_name_property``, Hadoop's default ``user.name``), else ``default``.
+Where no ``*_conf.xml`` sets it, the history record stands in for the two properties
+it carries: ``user.name`` is ``USER``, ``mapred.job.queue.name`` is ``JOB_QUEUE``.
+A blank value counts as unset (Hadoop would name a pool "" after trimming it).
 Slots have no size, so tasks take the options ``map_memory_mb``,
 ``reduce_memory_mb`` and ``vcores`` (stated in the trace notes).
 
@@ -39,7 +45,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from lxml import etree
 
@@ -60,6 +66,12 @@ from whatif.workload import Workload
 logger = logging.getLogger(__name__)
 
 MAGIC = b'Meta VERSION="1" .'
+
+#: The job property naming a job's pool unless it sets ``mapred.fairscheduler.pool``
+#: (``mapred.fairscheduler.poolnameproperty``'s default in Hadoop 1's ``PoolManager``).
+POOL_NAME_PROPERTY_DEFAULT = "user.name"
+#: ``Pool.DEFAULT_POOL_NAME``: the pool of a job whose pool properties are unset.
+DEFAULT_POOL = "default"
 
 #: Hadoop 1 task types -> workload stage.
 STAGES = {"MAP": "map", "REDUCE": "reduce", "SETUP": "setup", "CLEANUP": "cleanup"}
@@ -202,6 +214,28 @@ class Hadoop1HistoryReader(ContainerSizedReader):
 
     name = "hadoop1"
     description = 'Hadoop 1 JobTracker job history (text, Meta VERSION="1")'
+    non_size_options: ClassVar[tuple[str, ...]] = ("pool_name_property",)
+
+    def __init__(
+        self,
+        *,
+        map_memory_mb: float = 1024.0,
+        reduce_memory_mb: float = 1024.0,
+        vcores: float = 1.0,
+        pool_name_property: str = POOL_NAME_PROPERTY_DEFAULT,
+    ) -> None:
+        super().__init__(
+            map_memory_mb=map_memory_mb, reduce_memory_mb=reduce_memory_mb, vcores=vcores
+        )
+        self.pool_name_property = pool_name_property
+
+    def check_sizes(self, path: Path) -> None:
+        super().check_sizes(path)
+        if not isinstance(self.pool_name_property, str) or not self.pool_name_property.strip():
+            raise TraceFormatError(
+                f"{path}: option pool_name_property expects a job property name "
+                f"(mapred.fairscheduler.poolnameproperty), got {self.pool_name_property!r}"
+            )
 
     @classmethod
     def sniff(cls, path: Path, head: bytes) -> bool:
@@ -280,7 +314,7 @@ class Hadoop1HistoryReader(ContainerSizedReader):
                 raise TraceFormatError(
                     f"{file}:{job.line}: Job {job.job_id}: no SUBMIT_TIME in any Job record"
                 )
-            job.queue = _pool_from_conf(file, job.job_id) or job.queue
+            job.queue = _pool(file, job, self.pool_name_property.strip())
         return list(jobs.values())
 
     # ----------------------------------------------------------------- building
@@ -428,8 +462,27 @@ def _attempt_record(attempt: _Attempt, values: dict[str, str], where: str) -> No
         attempt.host = values["HOSTNAME"].rstrip("/").rpartition("/")[2]
 
 
-def _pool_from_conf(history: Path, job_id: str) -> str | None:
-    """``mapred.fairscheduler.pool`` from the job's ``*<job_id>_conf.xml`` beside `history`."""
+def _pool(history: Path, job: _Job, pool_name_property: str) -> str:
+    """The job's Fair Scheduler pool by Hadoop 1's rule (module docstring): the explicit
+    ``mapred.fairscheduler.pool``, else `pool_name_property`'s value, else ``default``;
+    from the job's ``*_conf.xml`` beside `history`, the history record standing in for
+    ``user.name`` (``USER``) and ``mapred.job.queue.name`` (``JOB_QUEUE``)."""
+    conf = _job_conf(history, job.job_id)
+    record = {"user.name": job.user, "mapred.job.queue.name": job.queue}
+    for value in (
+        conf.get("mapred.fairscheduler.pool", ""),
+        conf.get(pool_name_property, ""),
+        record.get(pool_name_property, ""),
+    ):
+        if value.strip():
+            return value.strip()
+    return DEFAULT_POOL
+
+
+def _job_conf(history: Path, job_id: str) -> dict[str, str]:
+    """The properties of the job's ``*<job_id>_conf.xml`` beside `history` (none without
+    one); a property set twice keeps its last value, as Hadoop's ``Configuration`` does."""
+    properties: dict[str, str] = {}
     for conf in sorted(history.parent.glob(f"*{job_id}_conf.xml")):
         try:
             parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
@@ -437,8 +490,8 @@ def _pool_from_conf(history: Path, job_id: str) -> str | None:
         except (OSError, etree.XMLSyntaxError) as error:
             raise TraceFormatError(f"{conf}: cannot read the job configuration ({error})") from None
         for prop in root.iter("property"):
-            if (prop.findtext("name") or "").strip() == "mapred.fairscheduler.pool":
-                value = (prop.findtext("value") or "").strip()
-                if value:
-                    return value
-    return None
+            name = (prop.findtext("name") or "").strip()
+            value = prop.findtext("value")
+            if name and value is not None:
+                properties[name] = value
+    return properties

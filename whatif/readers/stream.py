@@ -89,17 +89,22 @@ def _jhist_pieces(path: Path, progress: Callable[[int], None] | None) -> Iterato
 
 
 def read_window(
-    path: str | os.PathLike[str], *, format: str | None = None, window_s: float | None = None
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    window_s: float | None = None,
+    **options: object,
 ) -> Trace:
     """The trace at `path`, or with `window_s` only its jobs submitted in the last `window_s`
-    seconds (`whatif.trace.last_window`), read without the rest where the format allows."""
+    seconds (`whatif.trace.last_window`), read without the rest where the format allows;
+    `options` are the format's reader options (`read_trace`)."""
     if window_s is None:
-        return read_trace(path, format=format)
+        return read_trace(path, format=format, **options)
     name = format if format is not None else detect_format(path)
-    if name == "native":
+    if name == "native" and not options:
         root = Path(path)
         return read_native(root.parent if root.name == "trace.json" else root, window_s=window_s)
     try:
-        return last_window(read_trace(path, format=name), window_s)
+        return last_window(read_trace(path, format=name, **options), window_s)
     except WhatifError as error:
         raise TraceFormatError(f"{path}: {error}") from error

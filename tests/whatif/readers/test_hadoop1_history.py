@@ -48,7 +48,7 @@ def test_real_hraven_sample_is_read_with_every_stage_tracker_and_shuffle_time():
     job = trace.workload.jobs.iloc[0]
     assert (job["job_id"], job["queue"], job["user"], job["name"]) == (
         "job_201311192236_3583",
-        "root.default",
+        "root.user1",  # no *_conf.xml: the pool named by user.name (USER), not JOB_QUEUE
         "user1",
         "Sleep job",
     )
@@ -99,7 +99,7 @@ def test_multiline_error_and_failed_killed_attempts(tmp_path):
         )
     )
     trace = read_trace(path)
-    assert trace.workload.queues == ["root.etl"]
+    assert trace.workload.queues == ["root.u"]  # USER's pool; JOB_QUEUE does not place it
     attempts = trace.observed.attempts.set_index("attempt_id")
     assert attempts["state"].tolist() == ["FAILED", "KILLED", "SUCCEEDED"]
     assert attempts.loc[f"{A}_m_000000_0", "node"] == "h1:x"
@@ -149,6 +149,90 @@ def test_directory_pool_from_the_job_conf_and_other_files_skipped(tmp_path):
     (tmp_path / "notes.txt").write_text("not a history file")
     assert detect_format(tmp_path) == "hadoop1"
     assert read_trace(tmp_path).workload.queues == ["root.deadline"]
+
+
+def _conf(**properties: str) -> str:
+    entries = "".join(
+        f"<property><name>{name}</name><value>{value}</value></property>"
+        for name, value in properties.items()
+    )
+    return f"<configuration>{entries}</configuration>"
+
+
+def _history_dir(tmp_path, conf: str | None, job_extra: str = 'JOB_QUEUE="etl" '):
+    (tmp_path / f"jt_1_{J}_u_n").write_text(_history(_job(job_extra)))
+    if conf is not None:
+        (tmp_path / f"jt_1_{J}_conf.xml").write_text(conf)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("conf", "options", "pool"),
+    [
+        # mapred.fairscheduler.pool wins over poolnameproperty, whichever it names
+        (
+            _conf(**{"mapred.fairscheduler.pool": " deadline ", "user.name": "u"}),
+            {},
+            "root.deadline",
+        ),
+        (
+            _conf(**{"mapred.fairscheduler.pool": "deadline", "project": "p"}),
+            {"pool_name_property": "project"},
+            "root.deadline",
+        ),
+        # without it: the value of user.name (Hadoop 1's default poolnameproperty)
+        (_conf(**{"user.name": "alice", "mapred.job.queue.name": "etl"}), {}, "root.alice"),
+        # ... the history's USER where there is no conf, or the conf does not set it
+        (None, {}, "root.u"),
+        (_conf(**{"mapred.job.queue.name": "etl"}), {}, "root.u"),
+        # a blank explicit pool is unset
+        (_conf(**{"mapred.fairscheduler.pool": " ", "user.name": "alice"}), {}, "root.alice"),
+        # a non-default poolnameproperty: that job property's value
+        (
+            _conf(**{"project": "ads", "user.name": "alice"}),
+            {"pool_name_property": "project"},
+            "root.ads",
+        ),
+        (None, {"pool_name_property": "mapred.job.queue.name"}, "root.etl"),
+        # ... unset (and not one the history carries): Pool.DEFAULT_POOL_NAME
+        (_conf(**{"user.name": "alice"}), {"pool_name_property": "project"}, "root.default"),
+        (None, {"pool_name_property": "project"}, "root.default"),
+    ],
+)
+def test_pool_is_chosen_as_hadoop1_pool_manager_does(tmp_path, conf, options, pool):
+    """PoolManager.getPoolName: conf.get(mapred.fairscheduler.pool,
+    conf.get(poolNameProperty [user.name], "default")).trim()."""
+    path = _history_dir(tmp_path, conf)
+    assert read_trace(path, format="hadoop1", **options).workload.queues == [pool]
+
+
+def test_pool_name_property_must_name_a_property(tmp_path):
+    path = _history_dir(tmp_path, None)
+    with pytest.raises(TraceFormatError, match="option pool_name_property expects"):
+        read_trace(path, format="hadoop1", pool_name_property=" ")
+
+
+def test_predict_takes_poolnameproperty_from_the_site_file(tmp_path):
+    """``--site mapred-site.xml`` with mapred.fairscheduler.poolnameproperty places the jobs."""
+    from whatif.predictor.site import read_pool_name_property
+
+    (tmp_path / "trace").mkdir()
+    trace = _history_dir(tmp_path / "trace", None)
+    site = tmp_path / "mapred-site.xml"
+    site.write_text(_conf(**{"mapred.fairscheduler.poolnameproperty": "mapred.job.queue.name"}))
+    assert read_pool_name_property(site) == "mapred.job.queue.name"
+    config = tmp_path / "pools.xml"
+    config.write_text('<allocations><pool name="etl"/><pool name="u"/></allocations>')
+    common = ["predict", "--trace", str(trace), "--config", str(config)]
+    common += ["--cluster", "map-slots=2,reduce-slots=2"]
+    common += ["--hadoop-version", "1", "--json"]
+    runner = CliRunner()
+    plain = runner.invoke(cli, common)
+    sited = runner.invoke(cli, [*common, "--site", str(site)])
+    assert plain.exit_code == 0, plain.output
+    assert sited.exit_code == 0, sited.output
+    assert [q["queue"] for q in json.loads(plain.stdout)["queues"]] == ["root.u"]
+    assert [q["queue"] for q in json.loads(sited.stdout)["queues"]] == ["root.etl"]
 
 
 def test_observed_slots_hand_computed():
