@@ -179,7 +179,11 @@ def _wrap(span: dict[str, int], room: int, count: int = 1) -> list[list[str]]:
 
 
 def read_qs_trace(
-    path: str | os.PathLike[str], *, format: str | None = None, window_s: float | None = None
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    window_s: float | None = None,
+    **options: object,
 ) -> tuple[Trace, Window | None]:
     """The trace at `path` as observed QS metrics over its last `window_s` seconds need it,
     and that window (the last `window_s` of `Window.covering` its observed schedule).
@@ -188,7 +192,8 @@ def read_qs_trace(
     read (`read_native`'s ``since_s``: every job, the tasks of those submitted in the window,
     the attempts that ran in it), once the window is placed by the schedule's time columns
     alone; the values are those of the whole trace. Otherwise, or without `window_s`, the
-    whole trace is read and the window is None (the caller places it).
+    whole trace is read and the window is None (the caller places it). `options` go to
+    the trace's reader (e.g. a Hadoop 1 history's ``pool_name_property``).
     """
     if window_s is not None and (format or detect_format(path)) == "native":
         root = Path(path)
@@ -197,7 +202,7 @@ def read_qs_trace(
         if times is not None:
             window = Window.covering_times(times).last(window_s)
             return read_native(root, since_s=window.start_s), window
-    return read_trace(path, format=format), None
+    return read_trace(path, format=format, **options), None
 
 
 def qs_report(

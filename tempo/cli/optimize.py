@@ -25,7 +25,7 @@ from tempo.cli.options import (
     refuse_report_overwrite,
     report_option,
 )
-from tempo.cli.preemption import preemption_options, scheduler_settings
+from tempo.cli.preemption import preemption_options, scheduler_settings, site_reader_options
 from tempo.cli.tables import echo_table
 from tempo.gain import MinGain
 from tempo.optimize import CandidateFailure, IterationRecord, OptimizeOutcome, last_window
@@ -305,7 +305,7 @@ def optimize(
     refuse_report_overwrite(report_dir, force=force)
     noise = _noise(noise_spec)
     templates = load_templates(templates_path)
-    trace = read_trace(trace_path)
+    trace = read_trace(trace_path, format=None, **site_reader_options(trace_path, None, site_path))
     check_trace_queues(templates, trace.workload, trace_path)
     workload = trace.workload
     if window_text:

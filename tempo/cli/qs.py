@@ -16,7 +16,7 @@ from tempo.cli.options import (
     simulation_options,
     trace_options,
 )
-from tempo.cli.preemption import scheduler_settings
+from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.qs import qs_report, read_qs_trace
 from tempo.templates import (
     QSTemplate,
@@ -90,7 +90,10 @@ def qs(
     window_s = parse_duration(window_text) if window_text else None
     # With --config the whole trace is simulated: its earlier jobs contend in the window.
     trace, window = read_qs_trace(
-        trace_path, format=trace_format, window_s=None if config_path else window_s
+        trace_path,
+        format=trace_format,
+        window_s=None if config_path else window_s,
+        **site_reader_options(trace_path, trace_format, site_path),
     )
     check_trace_queues(templates, trace.workload, trace_path)
     if trace.observed is None and not config_path:

@@ -267,3 +267,27 @@ def test_trace_inspect_shows_the_cluster_spec():
         "reduce_slots_per_tracker": 1,
         "cluster": "map-slots=4,reduce-slots=4",
     }
+
+
+def test_qs_and_optimize_take_poolnameproperty_from_the_site_file(tmp_path):
+    """``tempo qs`` and ``tempo optimize`` read the trace as ``predict`` does with ``--site``."""
+    (tmp_path / "trace").mkdir()
+    trace = _history_dir(tmp_path / "trace", None)
+    site = tmp_path / "mapred-site.xml"
+    site.write_text(_conf(**{"mapred.fairscheduler.poolnameproperty": "mapred.job.queue.name"}))
+    config = tmp_path / "pools.xml"
+    config.write_text('<allocations><pool name="etl"/><pool name="u"/></allocations>')
+    runner = CliRunner()
+    qs = runner.invoke(cli, ["qs", "--trace", str(trace), "--site", str(site), "--json"])
+    assert qs.exit_code == 0, qs.output
+    assert "root.etl" in qs.stdout and "root.u" not in qs.stdout
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "etl.qs").write_text("QUEUE root.etl\nOPTIMIZE QS_AJR;\n")
+    optimize = [
+        "optimize", "--trace", str(trace), "--config", str(config), "--templates", str(templates),
+        "--cluster", "map-slots=2,reduce-slots=2", "--hadoop-version", "1", "--iterations", "1",
+        "--batch-size", "2", "--site", str(site), "-o", str(tmp_path / "new.xml"),
+    ]  # fmt: skip
+    result = runner.invoke(cli, optimize)
+    assert result.exit_code == 0, result.output  # without --site root.etl has no job: an error
