@@ -159,18 +159,7 @@ class Simulation:
 
     def schedule(self) -> Schedule:
         """The schedule so far (running attempts have no finish time)."""
-        task, start, finish, state, preempted, job_finish = self._engine.records()
-        return unpack_schedule(
-            self.packed,
-            self.packed.queues.names,
-            task,
-            start,
-            finish,
-            state,
-            preempted,
-            job_finish,
-            self.packed.job_queue,
-        )
+        return self._unpack(self._engine.records())
 
     def _final_schedule(self) -> Schedule:
         """The schedule, built after dropping the engine (which makes this object unusable).
@@ -178,7 +167,7 @@ class Simulation:
         For `predict`, which does not use the simulation again: the kernel's arrays and the
         schedule's table are then not held at once (at 10M tasks, 2 GB each).
         """
-        task, start, finish, state, preempted, job_finish = self._engine.take_records()
+        records = self._engine.take_records()
         p = self.packed
         # Only what `unpack_schedule` reads of the tasks, copied out of the engine's arrays.
         empty = np.zeros(0)
@@ -197,6 +186,12 @@ class Simulation:
         del self._engine
         del p
         release_free_memory()
+        return self._unpack(records)
+
+    def _unpack(self, records: tuple[np.ndarray, ...]) -> Schedule:
+        """The schedule from the engine's records (task, start, finish, state, preempted,
+        job finish)."""
+        task, start, finish, state, preempted, job_finish = records
         return unpack_schedule(
             self.packed,
             self.packed.queues.names,
