@@ -447,121 +447,36 @@ def analyze_provisioning(
         )
     )
     column = {entry: j for j, entry in enumerate(entries)}
-    labels = tuple(f"{q}:{m.label}" for q, m in entries)
-    settings = settings if settings is not None else SchedulerSettings()
     executor = executor if executor is not None else SerialExecutor()
-    workloads = scenario_workloads(workload, scenarios, seed=seed, model=model)
-
     per_scenario = len(grid) + _ESTIMATED_BISECTION_STEPS
     total = len(scenarios) * per_scenario + (len(scenarios) * len(grid) if details else 0)
-    done = 0
-
-    def tick(message: str) -> None:
-        nonlocal done
-        done += 1
-        if progress is not None:
-            progress(done, max(total, done), message)
-
-    results = []
-    for scenario, (source, scenario_workload) in zip(scenarios, workloads, strict=True):
-        cache: dict[float, ScaleResult] = {}
-        configured: dict[float, EffectiveAllocation] = {}
-
-        def allocation_at(
-            scale: float,
-            _w: Workload = scenario_workload,
-            _a: dict[float, EffectiveAllocation] = configured,
-        ) -> EffectiveAllocation:
-            if configure is None:
-                return allocation
-            if scale not in _a:
-                _a[scale] = configure(cluster.scaled(scale), _w)
-            return _a[scale]
-
-        def evaluate_at(
-            scale: float,
-            *,
-            on_grid: bool,
-            _s: WorkloadScenario = scenario,
-            _w: Workload = scenario_workload,
-            _c: dict[float, ScaleResult] = cache,
-        ) -> ScaleResult:
-            scaled = cluster.scaled(scale)
-            model_at = WhatifModel(
-                scaled,
-                entries,
-                settings=settings,
-                replicates=replicates,
-                noise=noise,
-                seed=seed,
-                window=window,
-                engine=engine,
-                executor=executor,
-            )
-            with warnings.catch_warnings():
-                # A QS with nothing to measure in every replicate is NaN: n/a, and not met.
-                warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
-                warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
-                estimate = model_at.evaluate([allocation_at(scale)], _w)
-                mean, spread = estimate.mean[0], estimate.spread[0]
-            met = tuple(_met(float(mean[column[(q, m)]]), t, op) for q, m, t, op in normalized)
-            result = ScaleResult(scale, scaled, mean, spread, met, on_grid)
-            _c[scale] = result
-            tick(f"{_s.label}: scale {scale:g} {'meets' if result.feasible else 'misses'} the SLOs")
-            return result
-
-        def holds(
-            scale: float,
-            _c: dict[float, ScaleResult] = cache,
-            _e: Callable[..., ScaleResult] = evaluate_at,
-        ) -> bool:
-            if scale in _c:
-                return _c[scale].feasible
-            return _e(scale, on_grid=scale in grid).feasible
-
-        bisection = smallest_scale(
-            holds,
-            grid,
-            rel_tol=rel_tol,
-            min_scale=min(min_scale, grid[0]),
-            max_scale=max(max_scale, grid[-1]),
-            key=lambda s: cluster.scaled(s).spec(),
-        )
-        logger.info("%s: smallest scale %s (%s)", scenario.label, bisection.scale, bisection.status)
-        summaries: dict[float, ScheduleSummary] = {}
-        if details:
-            runs = executor.map(
-                summarize_run,
-                [
-                    (
-                        scenario_workload,
-                        allocation_at(s),
-                        cluster.scaled(s),
-                        settings,
-                        noise,
-                        seed,
-                        engine,
-                    )
-                    for s in grid
-                ],
-            )
-            summaries = dict(zip(grid, runs, strict=True))
-            for s in grid:
-                tick(f"{scenario.label}: schedule details at scale {s:g}")
-        results.append(
-            ScenarioResult(
-                scenario,
-                source,
-                scenario_workload.n_jobs,
-                tuple(cache[s] for s in sorted(cache)),
-                bisection,
-                summaries,
-            )
-        )
+    study = _Study(
+        allocation=allocation,
+        cluster=cluster,
+        grid=grid,
+        entries=tuple(entries),
+        column=column,
+        normalized=tuple(normalized),
+        settings=settings if settings is not None else SchedulerSettings(),
+        replicates=replicates,
+        noise=noise,
+        seed=seed,
+        window=window,
+        engine=engine,
+        executor=executor,
+        configure=configure,
+        tick=_Ticker(total, progress),
+    )
+    workloads = scenario_workloads(workload, scenarios, seed=seed, model=model)
+    bracket = (rel_tol, min(min_scale, grid[0]), max(max_scale, grid[-1]))
+    results = [
+        _ScenarioRun(study, scenario, scenario_workload).result(source, bracket, details=details)
+        for scenario, (source, scenario_workload) in zip(scenarios, workloads, strict=True)
+    ]
     return ProvisioningAnalysis(
         cluster=cluster,
         grid=grid,
-        labels=labels,
+        labels=tuple(f"{q}:{m.label}" for q, m in entries),
         thresholds=tuple((q, m.label, t, op, column[(q, m)]) for q, m, t, op in normalized),
         scenarios=tuple(results),
         replicates=replicates,
@@ -569,3 +484,146 @@ def analyze_provisioning(
         rel_tol=rel_tol,
         configuration="in force" if configure is None else "re-tuned",
     )
+
+
+class _Ticker:
+    """Counts evaluations and reports each to `progress` as (done, estimated total, message)."""
+
+    def __init__(self, total: int, progress: Progress | None) -> None:
+        self.total = total
+        self.progress = progress
+        self.done = 0
+
+    def __call__(self, message: str) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, max(self.total, self.done), message)
+
+
+@dataclass(frozen=True, eq=False)
+class _Study:
+    """What every scenario of one `analyze_provisioning` call shares: the configuration,
+    the cluster at scale 1 and its grid, the QS columns and thresholds, how to predict."""
+
+    allocation: EffectiveAllocation
+    cluster: Cluster
+    grid: tuple[float, ...]
+    entries: tuple[tuple[str, Metric], ...]
+    column: dict[tuple[str, Metric], int]
+    normalized: tuple[tuple[str, Metric, float, str], ...]
+    settings: SchedulerSettings
+    replicates: int
+    noise: NoiseModel | None
+    seed: int
+    window: Window | None
+    engine: str
+    executor: Executor
+    configure: Configure | None
+    tick: _Ticker
+
+
+class _ScenarioRun:
+    """One scenario's evaluations: each cluster scale predicted once (cached), the
+    configuration at each scale made once, then the bisection and the grid's details."""
+
+    def __init__(self, study: _Study, scenario: WorkloadScenario, workload: Workload) -> None:
+        self.study = study
+        self.scenario = scenario
+        self.workload = workload
+        self.cache: dict[float, ScaleResult] = {}
+        self.configured: dict[float, EffectiveAllocation] = {}
+
+    def allocation_at(self, scale: float) -> EffectiveAllocation:
+        """The configuration evaluated at `scale`: the one in force, or `configure`'s."""
+        configure = self.study.configure
+        if configure is None:
+            return self.study.allocation
+        if scale not in self.configured:
+            self.configured[scale] = configure(self.study.cluster.scaled(scale), self.workload)
+        return self.configured[scale]
+
+    def evaluate_at(self, scale: float, *, on_grid: bool) -> ScaleResult:
+        """Predict the QS at `scale` with the What-if Model and check every threshold."""
+        study = self.study
+        scaled = study.cluster.scaled(scale)
+        model_at = WhatifModel(
+            scaled,
+            list(study.entries),
+            settings=study.settings,
+            replicates=study.replicates,
+            noise=study.noise,
+            seed=study.seed,
+            window=study.window,
+            engine=study.engine,
+            executor=study.executor,
+        )
+        with warnings.catch_warnings():
+            # A QS with nothing to measure in every replicate is NaN: n/a, and not met.
+            warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+            warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
+            estimate = model_at.evaluate([self.allocation_at(scale)], self.workload)
+            mean, spread = estimate.mean[0], estimate.spread[0]
+        met = tuple(
+            _met(float(mean[study.column[(q, m)]]), t, op) for q, m, t, op in study.normalized
+        )
+        result = ScaleResult(scale, scaled, mean, spread, met, on_grid)
+        self.cache[scale] = result
+        verdict = "meets" if result.feasible else "misses"
+        study.tick(f"{self.scenario.label}: scale {scale:g} {verdict} the SLOs")
+        return result
+
+    def holds(self, scale: float) -> bool:
+        """Whether the SLOs hold at `scale` (evaluated once, then cached)."""
+        if scale in self.cache:
+            return self.cache[scale].feasible
+        return self.evaluate_at(scale, on_grid=scale in self.study.grid).feasible
+
+    def details(self) -> dict[float, ScheduleSummary]:
+        """One replicate per grid scale, summarized for the report (`ScheduleSummary`)."""
+        study = self.study
+        runs = study.executor.map(
+            summarize_run,
+            [
+                (
+                    self.workload,
+                    self.allocation_at(s),
+                    study.cluster.scaled(s),
+                    study.settings,
+                    study.noise,
+                    study.seed,
+                    study.engine,
+                )
+                for s in study.grid
+            ],
+        )
+        summaries = dict(zip(study.grid, runs, strict=True))
+        for s in study.grid:
+            study.tick(f"{self.scenario.label}: schedule details at scale {s:g}")
+        return summaries
+
+    def result(
+        self, source: str, bracket: tuple[float, float, float], *, details: bool
+    ) -> ScenarioResult:
+        """Bisect for the smallest scale meeting the SLOs (`bracket`: relative tolerance,
+        smallest and largest scale), then the details when asked."""
+        rel_tol, min_scale, max_scale = bracket
+        cluster = self.study.cluster
+        bisection = smallest_scale(
+            self.holds,
+            self.study.grid,
+            rel_tol=rel_tol,
+            min_scale=min_scale,
+            max_scale=max_scale,
+            key=lambda s: cluster.scaled(s).spec(),
+        )
+        label = self.scenario.label
+        logger.info("%s: smallest scale %s (%s)", label, bisection.scale, bisection.status)
+        summaries = self.details() if details else {}
+        return ScenarioResult(
+            self.scenario,
+            source,
+            self.workload.n_jobs,
+            tuple(self.cache[s] for s in sorted(self.cache)),
+            bisection,
+            summaries,
+        )
