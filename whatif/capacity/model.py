@@ -18,8 +18,9 @@ absolute capacity). Values Hadoop would refuse are left at their defaults here;
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from whatif.allocation.effective import Resources
 from whatif.capacity.document import ConfigurationDocument
@@ -40,6 +41,9 @@ DEFAULT_MAXIMUM_APPLICATIONS = 10000
 DEFAULT_AM_RESOURCE_PERCENT = 0.1
 DEFAULT_USER_LIMIT_PERCENT = 100.0
 DEFAULT_USER_LIMIT_FACTOR = 1.0
+
+_N = TypeVar("_N", int, float)
+
 LEAF_POLICIES = ("fifo", "fair", "fifo-with-partitions", "fifo-for-pending-apps")
 PARENT_POLICIES = ("utilization", "priority-utilization")
 POLICY_CLASSES = {
@@ -214,24 +218,23 @@ def read_maximum(doc: ConfigurationDocument, path: str) -> MaximumCapacity:
         return MaximumCapacity()
 
 
-def _float(doc: ConfigurationDocument, name: str, default: float) -> float:
+def _number(doc: ConfigurationDocument, name: str, default: _N, parse: Callable[[str], _N]) -> _N:
+    """Property `name` parsed as Java parses it, or `default` when unset or malformed."""
     raw = doc.value(name)
     if raw is None:
         return default
     try:
-        return parse_java_float(raw)
+        return parse(raw)
     except ValueError:
         return default
+
+
+def _float(doc: ConfigurationDocument, name: str, default: float) -> float:
+    return _number(doc, name, default, parse_java_float)
 
 
 def _int(doc: ConfigurationDocument, name: str, default: int) -> int:
-    raw = doc.value(name)
-    if raw is None:
-        return default
-    try:
-        return parse_java_int(raw)
-    except ValueError:
-        return default
+    return _number(doc, name, default, parse_java_int)
 
 
 def _resources(absolute: object, missing: float) -> Resources | None:
@@ -250,115 +253,172 @@ def _policy(raw: str | None, default: str) -> str:
     return POLICY_CLASSES.get(text, text)
 
 
+@dataclass(frozen=True)
+class _Defaults:
+    """The scheduler-wide values a queue falls back on, read once per file."""
+
+    system_apps: int
+    global_apps: int
+    am_percent: float
+    user_limit_factor: float
+    user_limit_percent: float
+
+    @classmethod
+    def read(cls, doc: ConfigurationDocument) -> _Defaults:
+        return cls(
+            system_apps=_int(doc, PREFIX + "maximum-applications", DEFAULT_MAXIMUM_APPLICATIONS),
+            global_apps=_int(doc, PREFIX + "global-queue-max-application", 0),
+            am_percent=_float(
+                doc, PREFIX + "maximum-am-resource-percent", DEFAULT_AM_RESOURCE_PERCENT
+            ),
+            user_limit_factor=_float(doc, PREFIX + "user-limit-factor", DEFAULT_USER_LIMIT_FACTOR),
+            user_limit_percent=_float(
+                doc, PREFIX + "minimum-user-limit-percent", DEFAULT_USER_LIMIT_PERCENT
+            ),
+        )
+
+
 def effective_queues(
     doc: ConfigurationDocument, *, cluster: Resources | None = None
 ) -> dict[str, EffectiveQueue]:
     """Every declared queue's effective settings, parents before children."""
-    tree = queue_tree(doc)
-    system_apps = _int(doc, PREFIX + "maximum-applications", DEFAULT_MAXIMUM_APPLICATIONS)
-    global_apps = _int(doc, PREFIX + "global-queue-max-application", 0)
-    am_default = _float(doc, PREFIX + "maximum-am-resource-percent", DEFAULT_AM_RESOURCE_PERCENT)
-    ulf_default = _float(doc, PREFIX + "user-limit-factor", DEFAULT_USER_LIMIT_FACTOR)
-    mulp_default = _float(doc, PREFIX + "minimum-user-limit-percent", DEFAULT_USER_LIMIT_PERCENT)
+    defaults = _Defaults.read(doc)
     result: dict[str, EffectiveQueue] = {}
 
-    def absolute_of(resources: Resources | None) -> float | None:
-        if resources is None or cluster is None or not cluster.memory_mb:
-            return None
-        return min(resources.memory_mb / cluster.memory_mb, 1.0)
-
     def visit(node: QueueNode, parent: EffectiveQueue | None, share: float | None) -> None:
-        path = node.path
-        capacity = read_capacity(doc, path)
-        maximum = read_maximum(doc, path)
-        mode: Mode = "percentage" if capacity is None else capacity.mode
-        min_res = _resources(capacity.resources, 0.0) if capacity is not None else None
-        max_res = _resources(maximum.resources, math.inf)
-        absolute: float | None
-        absolute_max: float | None
-        if parent is None:
-            absolute, absolute_max = 1.0, 1.0
-        else:
-            if mode == "absolute":
-                absolute = absolute_of(min_res)
-            else:
-                absolute = (
-                    None
-                    if parent.absolute_capacity is None or share is None
-                    else (parent.absolute_capacity * share)
-                )
-            if max_res is not None:
-                absolute_max = absolute_of(max_res)
-            else:
-                absolute_max = (
-                    None
-                    if parent.absolute_maximum_capacity is None
-                    else parent.absolute_maximum_capacity * maximum.percent / 100.0
-                )
-        state_raw = doc.value(key(path, "state"))
-        state = (
-            state_raw.strip().upper()
-            if state_raw is not None and state_raw.strip().upper() in ("RUNNING", "STOPPED")
-            else (parent.state if parent is not None else "RUNNING")
-        )
-        policy_raw = doc.value(key(path, "ordering-policy"))
-        if node.is_leaf:
-            policy = _policy(policy_raw, "fifo")
-        else:
-            inherited = parent.ordering_policy if parent is not None else "utilization"
-            policy = _policy(policy_raw, inherited)
-        ulf = _float(doc, key(path, "user-limit-factor"), ulf_default)
-        mulp = _float(doc, key(path, "minimum-user-limit-percent"), mulp_default)
-        apps = apps_per_user = None
-        if node.is_leaf:
-            apps = _int(doc, key(path, "maximum-applications"), -1)
-            if apps < 0:
-                if global_apps > 0:
-                    apps = global_apps
-                elif absolute is not None:
-                    apps = int(system_apps * absolute)
-                else:
-                    apps = None
-            if apps is not None:
-                if ulf == -1:
-                    apps_per_user = apps
-                else:
-                    apps_per_user = min(apps, int(apps * (mulp / 100.0) * ulf))
-        parallel_raw = doc.value(key(path, "max-parallel-apps"))
-        parallel = _int(doc, key(path, "max-parallel-apps"), -1) if parallel_raw else -1
-        disable = doc.value(key(path, "disable_preemption"))
-        queue = EffectiveQueue(
-            path=path,
-            is_leaf=node.is_leaf,
-            mode=mode,
-            capacity=(100.0 if parent is None else capacity.percent if capacity else 0.0)
-            if mode == "percentage"
-            else None,
-            weight=capacity.weight if capacity is not None and mode == "weight" else None,
-            min_resources=min_res,
-            maximum_capacity=maximum.percent,
-            max_resources=max_res,
-            absolute_capacity=absolute,
-            absolute_maximum_capacity=absolute_max,
-            state=state,
-            ordering_policy=policy,
-            user_limit_factor=ulf,
-            minimum_user_limit_percent=mulp,
-            maximum_am_resource_percent=_float(
-                doc, key(path, "maximum-am-resource-percent"), am_default
-            ),
-            maximum_applications=apps,
-            maximum_applications_per_user=apps_per_user,
-            max_parallel_apps=parallel if parallel >= 0 else None,
-            disable_preemption=disable is not None and disable.strip().lower() == "true",
-        )
-        result[path] = queue
+        queue = _effective_queue(doc, node, parent, share, defaults, cluster)
+        result[node.path] = queue
         shares = child_shares(doc, node)
         for child in node.children:
             visit(child, queue, shares.get(child.path))
 
-    visit(tree, None, None)
+    visit(queue_tree(doc), None, None)
     return result
+
+
+def _fraction_of(resources: Resources | None, cluster: Resources | None) -> float | None:
+    """Absolute resources as a fraction of the cluster's memory (None when unknown)."""
+    if resources is None or cluster is None or not cluster.memory_mb:
+        return None
+    return min(resources.memory_mb / cluster.memory_mb, 1.0)
+
+
+def _absolute_capacities(
+    parent: EffectiveQueue | None,
+    share: float | None,
+    mode: Mode,
+    resources: tuple[Resources | None, Resources | None],
+    maximum_percent: float,
+    cluster: Resources | None,
+) -> tuple[float | None, float | None]:
+    """(absolute capacity, absolute maximum capacity) of a queue: the root has the whole
+    cluster; a child its `share` of the parent's, or its absolute resources' fraction."""
+    if parent is None:
+        return 1.0, 1.0
+    min_res, max_res = resources
+    if mode == "absolute":
+        absolute = _fraction_of(min_res, cluster)
+    elif parent.absolute_capacity is None or share is None:
+        absolute = None
+    else:
+        absolute = parent.absolute_capacity * share
+    if max_res is not None:
+        absolute_max = _fraction_of(max_res, cluster)
+    elif parent.absolute_maximum_capacity is None:
+        absolute_max = None
+    else:
+        absolute_max = parent.absolute_maximum_capacity * maximum_percent / 100.0
+    return absolute, absolute_max
+
+
+def _state(raw: str | None, parent: EffectiveQueue | None) -> str:
+    """RUNNING or STOPPED as written, else the parent's state (RUNNING at the root)."""
+    if raw is not None and raw.strip().upper() in ("RUNNING", "STOPPED"):
+        return raw.strip().upper()
+    return parent.state if parent is not None else "RUNNING"
+
+
+def _application_limits(
+    doc: ConfigurationDocument,
+    path: str,
+    absolute: float | None,
+    user_limits: tuple[float, float],
+    defaults: _Defaults,
+) -> tuple[int | None, int | None]:
+    """A leaf's (maximum applications, maximum applications per user), as
+    LeafQueue computes them from its own setting, the global one or its capacity."""
+    apps = _int(doc, key(path, "maximum-applications"), -1)
+    if apps < 0:
+        if defaults.global_apps > 0:
+            apps = defaults.global_apps
+        elif absolute is not None:
+            apps = int(defaults.system_apps * absolute)
+        else:
+            return None, None
+    ulf, mulp = user_limits
+    if ulf == -1:
+        return apps, apps
+    return apps, min(apps, int(apps * (mulp / 100.0) * ulf))
+
+
+def _effective_queue(
+    doc: ConfigurationDocument,
+    node: QueueNode,
+    parent: EffectiveQueue | None,
+    share: float | None,
+    defaults: _Defaults,
+    cluster: Resources | None,
+) -> EffectiveQueue:
+    """One queue's effective settings, given its parent's and its share of the parent."""
+    path = node.path
+    capacity = read_capacity(doc, path)
+    maximum = read_maximum(doc, path)
+    mode: Mode = "percentage" if capacity is None else capacity.mode
+    min_res = _resources(capacity.resources, 0.0) if capacity is not None else None
+    max_res = _resources(maximum.resources, math.inf)
+    absolute, absolute_max = _absolute_capacities(
+        parent, share, mode, (min_res, max_res), maximum.percent, cluster
+    )
+    policy_raw = doc.value(key(path, "ordering-policy"))
+    if node.is_leaf:
+        policy = _policy(policy_raw, "fifo")
+    else:
+        policy = _policy(policy_raw, parent.ordering_policy if parent else "utilization")
+    ulf = _float(doc, key(path, "user-limit-factor"), defaults.user_limit_factor)
+    mulp = _float(doc, key(path, "minimum-user-limit-percent"), defaults.user_limit_percent)
+    apps, apps_per_user = (
+        _application_limits(doc, path, absolute, (ulf, mulp), defaults)
+        if node.is_leaf
+        else (None, None)
+    )
+    parallel_raw = doc.value(key(path, "max-parallel-apps"))
+    parallel = _int(doc, key(path, "max-parallel-apps"), -1) if parallel_raw else -1
+    disable = doc.value(key(path, "disable_preemption"))
+    return EffectiveQueue(
+        path=path,
+        is_leaf=node.is_leaf,
+        mode=mode,
+        capacity=(100.0 if parent is None else capacity.percent if capacity else 0.0)
+        if mode == "percentage"
+        else None,
+        weight=capacity.weight if capacity is not None and mode == "weight" else None,
+        min_resources=min_res,
+        maximum_capacity=maximum.percent,
+        max_resources=max_res,
+        absolute_capacity=absolute,
+        absolute_maximum_capacity=absolute_max,
+        state=_state(doc.value(key(path, "state")), parent),
+        ordering_policy=policy,
+        user_limit_factor=ulf,
+        minimum_user_limit_percent=mulp,
+        maximum_am_resource_percent=_float(
+            doc, key(path, "maximum-am-resource-percent"), defaults.am_percent
+        ),
+        maximum_applications=apps,
+        maximum_applications_per_user=apps_per_user,
+        max_parallel_apps=parallel if parallel >= 0 else None,
+        disable_preemption=disable is not None and disable.strip().lower() == "true",
+    )
 
 
 def child_shares(doc: ConfigurationDocument, node: QueueNode) -> dict[str, float | None]:
