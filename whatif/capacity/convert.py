@@ -40,8 +40,13 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from whatif.allocation.effective import EffectiveQueue, Resources
-from whatif.allocation.model import AllocationDocument
+from whatif.allocation.effective import (
+    EffectiveAllocation,
+    EffectiveQueue,
+    QueueDefaults,
+    Resources,
+)
+from whatif.allocation.model import AllocationDocument, QueueElement
 from whatif.allocation.resolve import effective_allocation
 from whatif.capacity.model import PREFIX
 
@@ -111,6 +116,18 @@ def weight_percentages(weights: list[float]) -> tuple[list[Decimal], bool]:
     return shares, False
 
 
+class _Output:
+    """The properties written so far, and what did not convert or converted with a note."""
+
+    def __init__(self) -> None:
+        self.props: list[tuple[str, str]] = []
+        self.lost: list[str] = []
+        self.notes: list[str] = []
+
+    def put(self, name: str, value: str) -> None:
+        self.props.append((PREFIX + name, value))
+
+
 def convert(
     doc: AllocationDocument,
     *,
@@ -119,91 +136,98 @@ def convert(
 ) -> Conversion:
     """Convert a Fair Scheduler allocation file; `cluster` lets absolute maxResources convert."""
     allocation = effective_allocation(doc)
-    defaults = allocation.defaults
-    props: list[tuple[str, str]] = []
-    lost: list[str] = []
-    notes: list[str] = []
-
-    def put(name: str, value: str) -> None:
-        props.append((PREFIX + name, value))
-
-    am_default = defaults.max_am_share
-    put("maximum-am-resource-percent", _number(1.0 if am_default == -1 else am_default))
-    if defaults.max_running_apps is not None:
-        put("max-parallel-apps", str(defaults.max_running_apps))
-        notes.append(
-            "queueMaxAppsDefault -> yarn.scheduler.capacity.max-parallel-apps (fs2cs writes "
-            "maximum-applications, which also counts pending applications)"
-        )
-    if allocation.user_max_apps_default is not None:
-        put("user.max-parallel-apps", str(allocation.user_max_apps_default))
-    for user, limit in allocation.user_max_apps.items():
-        put(f"user.{user}.max-parallel-apps", str(limit))
-    if any(q.scheduling_policy == "drf" for q in allocation.queues()) or (
-        defaults.scheduling_policy == "drf"
-    ):
-        put("resource-calculator", DRF_CALCULATOR)
+    out = _Output()
+    _put_scheduler_wide(allocation, out)
     written = {q.path: q for q in doc.iter_queues()}
 
     def visit(queue: EffectiveQueue, capacity: float, absolute_max: float) -> None:
-        path = queue.name
         children = list(queue.children)
         if children:
-            put(f"{path}.queues", ",".join(c.leaf_name for c in children))
-        element = written.get(path)
-        for fair_name, cs_name in (
-            ("aclSubmitApps", "acl_submit_applications"),
-            ("aclAdministerApps", "acl_administer_queue"),
-        ):
-            setting = element.get(fair_name) if element is not None else None
-            if setting is not None and setting.raw is not None:
-                put(f"{path}.{cs_name}", setting.raw)
-        if path != "root":
-            if queue.max_running_apps is not None and (
-                queue.max_running_apps != defaults.max_running_apps
-            ):
-                put(f"{path}.max-parallel-apps", str(queue.max_running_apps))
-            share = queue.max_am_share
-            if not queue.is_parent and share not in (0.0, am_default, -1.0):
-                put(f"{path}.maximum-am-resource-percent", _number(share))
-            elif not queue.is_parent and share == -1.0 and am_default != -1.0:
-                put(f"{path}.maximum-am-resource-percent", "1")
-            if not queue.is_parent:
-                policy = "fifo" if queue.scheduling_policy == "fifo" else "fair"
-                put(f"{path}.ordering-policy", policy)
-            limit = queue.max_container_allocation
-            if limit.absolute is not None and not math.isinf(limit.absolute.memory_mb):
-                put(f"{path}.maximum-allocation-mb", _number(limit.absolute.memory_mb))
-                put(f"{path}.maximum-allocation-vcores", _number(limit.absolute.vcores))
-            if not queue.allow_preemption_from:
-                put(f"{path}.disable_preemption", "true")
-            _report_lost(queue, lost)
+            out.put(f"{queue.name}.queues", ",".join(c.leaf_name for c in children))
+        _put_acls(queue.name, written.get(queue.name), out)
+        if queue.name != "root":
+            _put_queue_settings(queue, allocation.defaults, out)
         if not children:
             return
         weights = [c.weight for c in children]
         percents, zero = weight_percentages(weights)
         if zero:
-            put(f"{path}.allow-zero-capacity-sum", "true")
+            out.put(f"{queue.name}.allow-zero-capacity-sum", "true")
         total = sum(weights)
         for child, pct in zip(children, percents, strict=True):
             if percentage:
-                put(f"{child.name}.capacity", _number(pct))
+                out.put(f"{child.name}.capacity", _number(pct))
             else:
-                put(f"{child.name}.capacity", f"{_number(child.weight)}w")
+                out.put(f"{child.name}.capacity", f"{_number(child.weight)}w")
             child_capacity = capacity * (child.weight / total if total > 0 else 0.0)
             relative, child_max = _maximum(
-                child, child_capacity, absolute_max, cluster, notes, lost
+                child, child_capacity, absolute_max, cluster, out.notes, out.lost
             )
-            put(f"{child.name}.maximum-capacity", relative)
+            out.put(f"{child.name}.maximum-capacity", relative)
             visit(child, child_capacity, child_max)
 
     visit(allocation.root, 1.0, 1.0)
     if doc.placement is not None:
-        lost.append(
+        out.lost.append(
             "queuePlacementPolicy: not converted (fs2cs writes mapping rules; write "
             "yarn.scheduler.capacity.queue-mappings by hand)"
         )
-    return Conversion(tuple(props), tuple(lost), tuple(notes))
+    return Conversion(tuple(out.props), tuple(out.lost), tuple(out.notes))
+
+
+def _put_scheduler_wide(allocation: EffectiveAllocation, out: _Output) -> None:
+    """The file-wide settings: AM share, application limits, users', the calculator."""
+    defaults = allocation.defaults
+    am_default = defaults.max_am_share
+    out.put("maximum-am-resource-percent", _number(1.0 if am_default == -1 else am_default))
+    if defaults.max_running_apps is not None:
+        out.put("max-parallel-apps", str(defaults.max_running_apps))
+        out.notes.append(
+            "queueMaxAppsDefault -> yarn.scheduler.capacity.max-parallel-apps (fs2cs writes "
+            "maximum-applications, which also counts pending applications)"
+        )
+    if allocation.user_max_apps_default is not None:
+        out.put("user.max-parallel-apps", str(allocation.user_max_apps_default))
+    for user, limit in allocation.user_max_apps.items():
+        out.put(f"user.{user}.max-parallel-apps", str(limit))
+    if any(q.scheduling_policy == "drf" for q in allocation.queues()) or (
+        defaults.scheduling_policy == "drf"
+    ):
+        out.put("resource-calculator", DRF_CALCULATOR)
+
+
+def _put_acls(path: str, element: QueueElement | None, out: _Output) -> None:
+    """A queue's submit and administer ACLs, as written."""
+    for fair_name, cs_name in (
+        ("aclSubmitApps", "acl_submit_applications"),
+        ("aclAdministerApps", "acl_administer_queue"),
+    ):
+        setting = element.get(fair_name) if element is not None else None
+        if setting is not None and setting.raw is not None:
+            out.put(f"{path}.{cs_name}", setting.raw)
+
+
+def _put_queue_settings(queue: EffectiveQueue, defaults: QueueDefaults, out: _Output) -> None:
+    """A queue's own limits, ordering policy and preemption (not the root's)."""
+    path = queue.name
+    am_default = defaults.max_am_share
+    if queue.max_running_apps is not None and (queue.max_running_apps != defaults.max_running_apps):
+        out.put(f"{path}.max-parallel-apps", str(queue.max_running_apps))
+    share = queue.max_am_share
+    if not queue.is_parent and share not in (0.0, am_default, -1.0):
+        out.put(f"{path}.maximum-am-resource-percent", _number(share))
+    elif not queue.is_parent and share == -1.0 and am_default != -1.0:
+        out.put(f"{path}.maximum-am-resource-percent", "1")
+    if not queue.is_parent:
+        policy = "fifo" if queue.scheduling_policy == "fifo" else "fair"
+        out.put(f"{path}.ordering-policy", policy)
+    limit = queue.max_container_allocation
+    if limit.absolute is not None and not math.isinf(limit.absolute.memory_mb):
+        out.put(f"{path}.maximum-allocation-mb", _number(limit.absolute.memory_mb))
+        out.put(f"{path}.maximum-allocation-vcores", _number(limit.absolute.vcores))
+    if not queue.allow_preemption_from:
+        out.put(f"{path}.disable_preemption", "true")
+    _report_lost(queue, out.lost)
 
 
 def _maximum(
