@@ -18,9 +18,8 @@ absolute capacity). Values Hadoop would refuse are left at their defaults here;
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
 
 from whatif.allocation.effective import Resources
 from whatif.capacity.document import ConfigurationDocument
@@ -32,6 +31,7 @@ from whatif.capacity.values import (
     parse_java_float,
     parse_java_int,
     parse_maximum_capacity,
+    parse_or,
 )
 
 PREFIX = "yarn.scheduler.capacity."
@@ -41,8 +41,6 @@ DEFAULT_MAXIMUM_APPLICATIONS = 10000
 DEFAULT_AM_RESOURCE_PERCENT = 0.1
 DEFAULT_USER_LIMIT_PERCENT = 100.0
 DEFAULT_USER_LIMIT_FACTOR = 1.0
-
-_N = TypeVar("_N", int, float)
 
 LEAF_POLICIES = ("fifo", "fair", "fifo-with-partitions", "fifo-for-pending-apps")
 PARENT_POLICIES = ("utilization", "priority-utilization")
@@ -218,23 +216,12 @@ def read_maximum(doc: ConfigurationDocument, path: str) -> MaximumCapacity:
         return MaximumCapacity()
 
 
-def _number(doc: ConfigurationDocument, name: str, default: _N, parse: Callable[[str], _N]) -> _N:
-    """Property `name` parsed as Java parses it, or `default` when unset or malformed."""
-    raw = doc.value(name)
-    if raw is None:
-        return default
-    try:
-        return parse(raw)
-    except ValueError:
-        return default
-
-
 def _float(doc: ConfigurationDocument, name: str, default: float) -> float:
-    return _number(doc, name, default, parse_java_float)
+    return parse_or(doc.value(name), parse_java_float, default)
 
 
 def _int(doc: ConfigurationDocument, name: str, default: int) -> int:
-    return _number(doc, name, default, parse_java_int)
+    return parse_or(doc.value(name), parse_java_int, default)
 
 
 def _resources(absolute: object, missing: float) -> Resources | None:

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from whatif.allocation.effective import Resources
 from whatif.capacity.convert import DRF_CALCULATOR, converted_head
@@ -54,10 +53,7 @@ from whatif.capacity.model import (
     read_capacity,
     read_maximum,
 )
-from whatif.capacity.values import parse_java_float, parse_java_int
-
-#: A parsed value: int or float.
-N = TypeVar("N", int, float)
+from whatif.capacity.values import parse_java_float, parse_java_int, parse_or
 
 _LEAF_POLICY = {"fifo": "fifo", "fair": "fair", "fifo-with-partitions": "fifo"}
 
@@ -145,112 +141,146 @@ def _why(name: str) -> str:
 
 def to_fair(doc: ConfigurationDocument, *, cluster: Resources | None = None) -> FairConversion:
     """Convert `doc`; `cluster` lets maxima under absolute-capacity queues convert."""
-    tree = queue_tree(doc)
-    queues = effective_queues(doc, cluster=cluster)
-    used: set[str] = set()
-    lost: list[str] = []
-    notes: list[str] = []
+    return _ToFair(doc, cluster).run()
 
-    def read(name: str) -> str | None:
-        value = doc.value(name)
+
+class _ToFair:
+    """One conversion: reads the file's properties, remembering each one read (the rest
+    are reported as not converted), and collects what was lost or converted with a note."""
+
+    def __init__(self, doc: ConfigurationDocument, cluster: Resources | None) -> None:
+        self.doc = doc
+        self.cluster = cluster
+        self.queues = effective_queues(doc, cluster=cluster)
+        self.used: set[str] = set()
+        self.lost: list[str] = []
+        self.notes: list[str] = []
+        self.drf = False
+        self.am_default = DEFAULT_AM_RESOURCE_PERCENT
+
+    def read(self, name: str) -> str | None:
+        """Property `name`, trimmed, marked as used."""
+        value = self.doc.value(name)
         if value is not None:
-            used.add(name)
+            self.used.add(name)
         return None if value is None else value.strip()
 
-    drf = (read(PREFIX + "resource-calculator") or "") == DRF_CALCULATOR
-    am_raw = read(PREFIX + "maximum-am-resource-percent")
-    am_default = _parse(am_raw, parse_java_float, DEFAULT_AM_RESOURCE_PERCENT)
-    top: list[tuple[str, str]] = []
-    parallel = read(PREFIX + "max-parallel-apps")
-    if parallel is not None:
-        top.append(("queueMaxAppsDefault", parallel))
-    user_default = read(PREFIX + "user.max-parallel-apps")
-    if user_default is not None:
-        top.append(("userMaxAppsDefault", user_default))
-    top.append(("queueMaxAMShareDefault", _number(am_default)))
-    if am_raw is None:
-        notes.append(
-            "queueMaxAMShareDefault 0.1: the Capacity Scheduler's default "
-            "maximum-am-resource-percent (Fair's own default is 0.5)"
+    def run(self) -> FairConversion:
+        top = self.file_wide()
+        users = self.user_limits()
+        root = self.visit(queue_tree(self.doc), None)
+        top_queues = (root,) if root.settings else root.children
+        for name in self.doc.names():
+            if name not in self.used:
+                self.lost.append(f"{name}: {_why(name)}")
+        return FairConversion(
+            top_queues, tuple(top), tuple(users), tuple(self.lost), tuple(self.notes)
         )
-    if drf:
-        top.append(("defaultQueueSchedulingPolicy", "drf"))
-    users: list[tuple[str, int]] = []
-    for name in doc.names():
-        middle = name[len(PREFIX + "user.") : -len(".max-parallel-apps")]
-        if (
-            name.startswith(PREFIX + "user.")
-            and name.endswith(".max-parallel-apps")
-            and middle
-            and "." not in middle
-        ):
-            users.append((middle, _parse(read(name), parse_java_int, 0)))
 
-    def visit(node: QueueNode, weight: str | None) -> FairQueue:
-        queue = queues[node.path]
+    def file_wide(self) -> list[tuple[str, str]]:
+        """The file-wide defaults (queueMaxAppsDefault, ...); sets `drf` and `am_default`."""
+        read = self.read
+        self.drf = (read(PREFIX + "resource-calculator") or "") == DRF_CALCULATOR
+        am_raw = read(PREFIX + "maximum-am-resource-percent")
+        self.am_default = parse_or(am_raw, parse_java_float, DEFAULT_AM_RESOURCE_PERCENT)
+        top: list[tuple[str, str]] = []
+        parallel = read(PREFIX + "max-parallel-apps")
+        if parallel is not None:
+            top.append(("queueMaxAppsDefault", parallel))
+        user_default = read(PREFIX + "user.max-parallel-apps")
+        if user_default is not None:
+            top.append(("userMaxAppsDefault", user_default))
+        top.append(("queueMaxAMShareDefault", _number(self.am_default)))
+        if am_raw is None:
+            self.notes.append(
+                "queueMaxAMShareDefault 0.1: the Capacity Scheduler's default "
+                "maximum-am-resource-percent (Fair's own default is 0.5)"
+            )
+        if self.drf:
+            top.append(("defaultQueueSchedulingPolicy", "drf"))
+        return top
+
+    def user_limits(self) -> list[tuple[str, int]]:
+        """Each ``user.<name>.max-parallel-apps``: (name, limit)."""
+        users: list[tuple[str, int]] = []
+        for name in self.doc.names():
+            middle = name[len(PREFIX + "user.") : -len(".max-parallel-apps")]
+            if (
+                name.startswith(PREFIX + "user.")
+                and name.endswith(".max-parallel-apps")
+                and middle
+                and "." not in middle
+            ):
+                users.append((middle, parse_or(self.read(name), parse_java_int, 0)))
+        return users
+
+    def visit(self, node: QueueNode, weight: str | None) -> FairQueue:
+        """The queue of `node` and, below it, its children's."""
+        read = self.read
         settings: list[tuple[str, str]] = []
         read(key(node.path, "queues"))
         if weight is not None:
             settings.append(("weight", weight))
         if node.path != "root":
-            settings += _capacity_settings(node, queue, doc, cluster, read, lost, notes)
+            queue = self.queues[node.path]
+            settings += _capacity_settings(
+                node, queue, self.doc, self.cluster, read, self.lost, self.notes
+            )
+        settings += self.limits_and_policy(node)
+        settings += _container_limit(node.path, read, self.lost)
+        settings += self.acls(node.path)
+        state = read(key(node.path, "state"))
+        if state is not None and state.upper() == "STOPPED":
+            self.lost.append(
+                f"{node.path}: state STOPPED: the Fair Scheduler has no queue state; the queue "
+                "accepts applications (drain it by its aclSubmitApps or maxRunningApps 0)"
+            )
+        weights = _child_weights(self.doc, node, read, self.notes)
+        children = tuple(self.visit(c, weights[c.path]) for c in node.children)
+        return FairQueue(node.name, tuple(settings), children)
+
+    def limits_and_policy(self, node: QueueNode) -> list[tuple[str, str]]:
+        """maxRunningApps, maxAMShare, schedulingPolicy and allowPreemptionFrom."""
+        read, queue = self.read, self.queues[node.path]
+        settings: list[tuple[str, str]] = []
         limit = read(key(node.path, "max-parallel-apps"))
         if limit is not None:
             settings.append(("maxRunningApps", limit))
         share = read(key(node.path, "maximum-am-resource-percent"))
-        if node.is_leaf and share is not None and queue.maximum_am_resource_percent != am_default:
-            settings.append(("maxAMShare", _number(queue.maximum_am_resource_percent)))
+        am_share = queue.maximum_am_resource_percent
+        if node.is_leaf and share is not None and am_share != self.am_default:
+            settings.append(("maxAMShare", _number(am_share)))
         policy = read(key(node.path, "ordering-policy"))
         if node.is_leaf:
             fair_policy = _LEAF_POLICY.get(queue.ordering_policy, "fifo")
-            if fair_policy == "fair" and drf:
+            if fair_policy == "fair" and self.drf:
                 fair_policy = "drf"
             if queue.ordering_policy not in ("fifo", "fair"):
-                notes.append(
+                self.notes.append(
                     f"{node.path}: ordering-policy {queue.ordering_policy} -> schedulingPolicy fifo"
                 )
             settings.append(("schedulingPolicy", fair_policy))
         elif policy is not None:
-            notes.append(
+            self.notes.append(
                 f"{node.path}: ordering-policy {policy} on a parent: Fair orders by its policy"
             )
         disable = read(key(node.path, "disable_preemption"))
         if disable is not None and disable.lower() == "true":
             settings.append(("allowPreemptionFrom", "false"))
-        settings += _container_limit(node.path, read, lost)
+        return settings
+
+    def acls(self, path: str) -> list[tuple[str, str]]:
+        """aclSubmitApps and aclAdministerApps, as written (not trimmed)."""
+        settings: list[tuple[str, str]] = []
         for cs_name, fair_name in (
             ("acl_submit_applications", "aclSubmitApps"),
             ("acl_administer_queue", "aclAdministerApps"),
         ):
-            acl = doc.value(key(node.path, cs_name))
+            acl = self.doc.value(key(path, cs_name))
             if acl is not None:
-                used.add(key(node.path, cs_name))
+                self.used.add(key(path, cs_name))
                 settings.append((fair_name, acl))
-        state = read(key(node.path, "state"))
-        if state is not None and state.upper() == "STOPPED":
-            lost.append(
-                f"{node.path}: state STOPPED: the Fair Scheduler has no queue state; the queue "
-                "accepts applications (drain it by its aclSubmitApps or maxRunningApps 0)"
-            )
-        weights = _child_weights(doc, node, read, notes)
-        children = tuple(visit(c, weights[c.path]) for c in node.children)
-        return FairQueue(node.name, tuple(settings), children)
-
-    root = visit(tree, None)
-    top_queues = (root,) if root.settings else root.children
-    for name in doc.names():
-        if name not in used:
-            lost.append(f"{name}: {_why(name)}")
-    return FairConversion(top_queues, tuple(top), tuple(users), tuple(lost), tuple(notes))
-
-
-def _parse(raw: str | None, parse: Callable[[str], N], default: N) -> N:
-    if raw is None:
-        return default
-    try:
-        return parse(raw)
-    except ValueError:
-        return default
+        return settings
 
 
 def _child_weights(

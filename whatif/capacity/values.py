@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from whatif.allocation.java_values import parse_float, parse_int
 
@@ -153,6 +154,21 @@ def parse_absolute(raw: str, queue: str) -> AbsoluteResources:
     if memory is None and vcores is None and not others:
         raise ValueError(f"queue {queue}: no resources in {raw.strip()!r}")
     return AbsoluteResources(memory, vcores, tuple(others))
+
+
+#: A parsed number: int or float.
+N = TypeVar("N", int, float)
+
+
+def parse_or(raw: str | None, parse: Callable[[str], N], default: N) -> N:
+    """`raw` through `parse` (``parse_java_int`` or ``parse_java_float``), or `default`
+    when the property is unset or malformed, as ``Configuration.getInt`` falls back."""
+    if raw is None:
+        return default
+    try:
+        return parse(raw)
+    except ValueError:
+        return default
 
 
 def parse_java_float(raw: str) -> float:
