@@ -30,7 +30,7 @@ this module comes after validation: a file Hadoop would refuse has no effective 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from whatif.allocation.effective import (
     EffectiveAllocation,
@@ -84,68 +84,43 @@ def effective_allocation(
     return _resolve_yarn(doc)
 
 
+@dataclass(frozen=True)
+class _YarnDefaults:
+    """The file-wide defaults a YARN queue falls back on, and the root's own values."""
+
+    max_apps: int | None
+    max_resources: ResourceLimit
+    am_share: float
+    policy: str
+    root_min_timeout: float
+    root_fair_timeout: float
+    root_threshold: float
+
+    @classmethod
+    def read(cls, doc: AllocationDocument) -> _YarnDefaults:
+        threshold = setting_value(doc.default("defaultFairSharePreemptionThreshold"))
+        return cls(
+            max_apps=setting_value(doc.default("queueMaxAppsDefault")),
+            max_resources=_limit(doc.default("queueMaxResourcesDefault"), ResourceLimit()),
+            am_share=min(
+                setting_value(doc.default("queueMaxAMShareDefault"), to_java_float(0.5)), 1.0
+            ),
+            policy=setting_value(doc.default("defaultQueueSchedulingPolicy"), "fair"),
+            root_min_timeout=doc.default_timeout_s("minSharePreemptionTimeout"),
+            root_fair_timeout=doc.default_timeout_s("fairSharePreemptionTimeout"),
+            root_threshold=(
+                to_java_float(0.5) if threshold is None else max(min(threshold, 1.0), 0.0)
+            ),
+        )
+
+
 def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
-    max_apps_default = setting_value(doc.default("queueMaxAppsDefault"))
-    max_resources_default = _limit(doc.default("queueMaxResourcesDefault"), ResourceLimit())
-    am_share_default = min(
-        setting_value(doc.default("queueMaxAMShareDefault"), to_java_float(0.5)), 1.0
-    )
-    policy_default = setting_value(doc.default("defaultQueueSchedulingPolicy"), "fair")
-    root_min_timeout = doc.default_timeout_s("minSharePreemptionTimeout")
-    root_fair_timeout = doc.default_timeout_s("fairSharePreemptionTimeout")
-    threshold = setting_value(doc.default("defaultFairSharePreemptionThreshold"))
-    root_threshold = to_java_float(0.5) if threshold is None else max(min(threshold, 1.0), 0.0)
+    defaults = _YarnDefaults.read(doc)
 
     def build(
         element: QueueElement | None, path: str, parent: EffectiveQueue | None
     ) -> EffectiveQueue:
-        get = element.get if element is not None else (lambda name: None)
-        weight = setting_value(get("weight"), 1.0)
-        minimum = setting_value(get("minResources"))
-        max_apps = setting_value(get("maxRunningApps"), max_apps_default)
-        am_share = setting_value(get("maxAMShare"))
-        own_threshold = setting_value(get("fairSharePreemptionThreshold"))
-        allow = setting_value(get("allowPreemptionFrom"), True)
-        container = setting_value(get("maxContainerAllocation"))
-        queue = EffectiveQueue(
-            name=path,
-            is_parent=element is None or element.is_parent,
-            weight=to_java_float(weight),
-            min_resources=(
-                minimum.as_resources(missing=0.0)
-                if isinstance(minimum, ResourceValue) and not minimum.is_percent
-                else Resources(0.0, 0.0)
-            ),
-            max_resources=_limit(get("maxResources"), max_resources_default),
-            max_child_resources=_limit(get("maxChildResources"), ResourceLimit()),
-            max_running_apps=max_apps,
-            max_am_share=am_share_default if am_share is None else min(am_share, 1.0),
-            scheduling_policy=setting_value(get("schedulingPolicy"), policy_default),
-            min_share_preemption_timeout_s=timeout_s(
-                get("minSharePreemptionTimeout"),
-                root_min_timeout if parent is None else parent.min_share_preemption_timeout_s,
-            ),
-            fair_share_preemption_timeout_s=timeout_s(
-                get("fairSharePreemptionTimeout"),
-                root_fair_timeout if parent is None else parent.fair_share_preemption_timeout_s,
-            ),
-            fair_share_preemption_threshold=(
-                (root_threshold if parent is None else parent.fair_share_preemption_threshold)
-                if own_threshold is None
-                else max(min(own_threshold, 1.0), 0.0)
-            ),
-            allow_preemption_from=bool(allow) and (parent is None or parent.allow_preemption_from),
-            min_maps=setting_value(get("minMaps")),
-            min_reduces=setting_value(get("minReduces")),
-            max_maps=setting_value(get("maxMaps")),
-            max_reduces=setting_value(get("maxReduces")),
-            reservable=element is not None and element.reservable,
-            max_container_allocation=(
-                container.as_limit(missing=math.inf)
-                if isinstance(container, ResourceValue)
-                else ResourceLimit()
-            ),
-        )
+        queue = _yarn_queue(element, path, parent, defaults)
         children = element.children if element is not None else ()
         if path == "root" and element is None:
             children = doc.queues
@@ -155,15 +130,6 @@ def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
     root_element = doc.queues[0] if len(doc.queues) == 1 and doc.queues[0].path == "root" else None
     root = build(root_element, "root", None)
     root = replace(root, is_parent=True)
-    defaults = QueueDefaults(
-        max_running_apps=max_apps_default,
-        max_resources=max_resources_default,
-        max_am_share=am_share_default,
-        scheduling_policy=policy_default,
-        min_share_preemption_timeout_s=root.min_share_preemption_timeout_s,
-        fair_share_preemption_timeout_s=root.fair_share_preemption_timeout_s,
-        fair_share_preemption_threshold=root.fair_share_preemption_threshold,
-    )
     users = {
         u.name: setting_value(u.get("maxRunningApps"))
         for u in doc.users
@@ -171,9 +137,74 @@ def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
     }
     return EffectiveAllocation(
         root=root,
-        defaults=defaults,
+        defaults=QueueDefaults(
+            max_running_apps=defaults.max_apps,
+            max_resources=defaults.max_resources,
+            max_am_share=defaults.am_share,
+            scheduling_policy=defaults.policy,
+            min_share_preemption_timeout_s=root.min_share_preemption_timeout_s,
+            fair_share_preemption_timeout_s=root.fair_share_preemption_timeout_s,
+            fair_share_preemption_threshold=root.fair_share_preemption_threshold,
+        ),
         user_max_apps=users,
         user_max_apps_default=setting_value(doc.default("userMaxAppsDefault")),
+    )
+
+
+def _yarn_queue(
+    element: QueueElement | None,
+    path: str,
+    parent: EffectiveQueue | None,
+    defaults: _YarnDefaults,
+) -> EffectiveQueue:
+    """One YARN queue's effective values (its children not yet attached): its own
+    settings, else the file's defaults, else what it inherits from `parent`."""
+    get = element.get if element is not None else (lambda name: None)
+    minimum = setting_value(get("minResources"))
+    am_share = setting_value(get("maxAMShare"))
+    own_threshold = setting_value(get("fairSharePreemptionThreshold"))
+    allow = setting_value(get("allowPreemptionFrom"), True)
+    container = setting_value(get("maxContainerAllocation"))
+    return EffectiveQueue(
+        name=path,
+        is_parent=element is None or element.is_parent,
+        weight=to_java_float(setting_value(get("weight"), 1.0)),
+        min_resources=(
+            minimum.as_resources(missing=0.0)
+            if isinstance(minimum, ResourceValue) and not minimum.is_percent
+            else Resources(0.0, 0.0)
+        ),
+        max_resources=_limit(get("maxResources"), defaults.max_resources),
+        max_child_resources=_limit(get("maxChildResources"), ResourceLimit()),
+        max_running_apps=setting_value(get("maxRunningApps"), defaults.max_apps),
+        max_am_share=defaults.am_share if am_share is None else min(am_share, 1.0),
+        scheduling_policy=setting_value(get("schedulingPolicy"), defaults.policy),
+        min_share_preemption_timeout_s=timeout_s(
+            get("minSharePreemptionTimeout"),
+            defaults.root_min_timeout if parent is None else parent.min_share_preemption_timeout_s,
+        ),
+        fair_share_preemption_timeout_s=timeout_s(
+            get("fairSharePreemptionTimeout"),
+            defaults.root_fair_timeout
+            if parent is None
+            else parent.fair_share_preemption_timeout_s,
+        ),
+        fair_share_preemption_threshold=(
+            (defaults.root_threshold if parent is None else parent.fair_share_preemption_threshold)
+            if own_threshold is None
+            else max(min(own_threshold, 1.0), 0.0)
+        ),
+        allow_preemption_from=bool(allow) and (parent is None or parent.allow_preemption_from),
+        min_maps=setting_value(get("minMaps")),
+        min_reduces=setting_value(get("minReduces")),
+        max_maps=setting_value(get("maxMaps")),
+        max_reduces=setting_value(get("maxReduces")),
+        reservable=element is not None and element.reservable,
+        max_container_allocation=(
+            container.as_limit(missing=math.inf)
+            if isinstance(container, ResourceValue)
+            else ResourceLimit()
+        ),
     )
 
 
