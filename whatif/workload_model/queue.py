@@ -229,31 +229,8 @@ def generate_queue(
     referring to it (without ids); the caller assigns ids.
     """
     name = model.name
-    times = model.arrivals.sample(
-        stream(seed, name, _ARRIVALS), start_s, end_s, scale=model.arrival_scale
-    )
-    n = times.size
-    if n and not model.shapes.counts:
-        raise ValidationError(f"queue {name!r} has an arrival rate but no job shapes")
-    counts = model.shapes.sample(stream(seed, name, _SHAPES), n)
     attributes = stream(seed, name, _ATTRIBUTES)
-    users = model.users.sample(attributes, n)["user"] if model.users.rows else np.full(n, "unknown")
-    deadlines = np.full(n, np.nan)
-    if model.deadlines is not None and n:
-        has = attributes.random(n) < model.deadlines.fraction
-        deadlines[has] = times[has] + model.deadlines.relative.sample(attributes, int(has.sum()))
-    parts = [
-        pd.DataFrame(
-            {
-                "submit_s": times,
-                "user": users,
-                "name": "",
-                "deadline_s": deadlines,
-                "recurring_key": "",
-            }
-        )
-    ]
-    count_parts = [counts]
+    parts, count_parts = _adhoc_jobs(model, seed, start_s, end_s, attributes)
     for k, job in enumerate(model.recurring):
         rtimes = job.submit_times(stream(seed, name, _RECURRING, k), start_s, end_s)
         deadline = np.nan if job.relative_deadline_s is None else job.relative_deadline_s
@@ -276,29 +253,68 @@ def generate_queue(
     if model.am.rows:
         am = model.am.sample(attributes, len(jobs))
         jobs["am_memory_mb"], jobs["am_vcores"] = am["am_memory_mb"], am["am_vcores"]
-    growth = model.growth
-    grown_stage = model.input_stage
-    if growth != 1.0 and grown_stage is not None:
-        counts[:, grown_stage] = grow_counts(
-            counts[:, grown_stage], growth, stream(seed, name, _SHAPES, 1)
+    if model.growth != 1.0 and model.input_stage is not None:
+        counts[:, model.input_stage] = grow_counts(
+            counts[:, model.input_stage], model.growth, stream(seed, name, _SHAPES, 1)
         )
+    return jobs, _tasks(model, seed, jobs["local"].to_numpy(), counts)
+
+
+def _adhoc_jobs(
+    model: QueueModel,
+    seed: int,
+    start_s: float,
+    end_s: float,
+    attributes: np.random.Generator,
+) -> tuple[list[pd.DataFrame], list[np.ndarray]]:
+    """The ad-hoc jobs' table (arrivals, users, deadlines) and task counts per stage, as the
+    first of the parts `generate_queue` concatenates; users and deadlines draw on
+    `attributes`."""
+    name = model.name
+    times = model.arrivals.sample(
+        stream(seed, name, _ARRIVALS), start_s, end_s, scale=model.arrival_scale
+    )
+    n = times.size
+    if n and not model.shapes.counts:
+        raise ValidationError(f"queue {name!r} has an arrival rate but no job shapes")
+    counts = model.shapes.sample(stream(seed, name, _SHAPES), n)
+    users = model.users.sample(attributes, n)["user"] if model.users.rows else np.full(n, "unknown")
+    deadlines = np.full(n, np.nan)
+    if model.deadlines is not None and n:
+        has = attributes.random(n) < model.deadlines.fraction
+        deadlines[has] = times[has] + model.deadlines.relative.sample(attributes, int(has.sum()))
+    table = pd.DataFrame(
+        {
+            "submit_s": times,
+            "user": users,
+            "name": "",
+            "deadline_s": deadlines,
+            "recurring_key": "",
+        }
+    )
+    return [table], [counts]
+
+
+def _tasks(model: QueueModel, seed: int, local_ids: np.ndarray, counts: np.ndarray) -> pd.DataFrame:
+    """Every stage's tasks of the jobs `local_ids` (``counts[job, stage]`` of each), with
+    durations (later stages lengthened by data growth) and resources sampled."""
+    growth, grown_stage = model.growth, model.input_stage
     tasks = []
     for position, stage in enumerate(model.stages):
         per_job = counts[:, position]
         total = int(per_job.sum())
         if total == 0:
             continue
-        durations = stage.duration.sample(stream(seed, name, _DURATIONS, position), total)
+        durations = stage.duration.sample(stream(seed, model.name, _DURATIONS, position), total)
         if growth != 1.0 and grown_stage is not None and position > grown_stage:
             if stage.stage not in BOOKKEEPING_STAGES:
                 durations = durations * growth
-        resources = stage.resources.sample(stream(seed, name, _RESOURCES, position), total)
-        local = np.repeat(jobs["local"].to_numpy(), per_job)
+        resources = stage.resources.sample(stream(seed, model.name, _RESOURCES, position), total)
         starts = np.repeat(np.cumsum(per_job) - per_job, per_job)
         tasks.append(
             pd.DataFrame(
                 {
-                    "local": local,
+                    "local": np.repeat(local_ids, per_job),
                     "number": np.arange(total) - starts,
                     "stage": stage.stage,
                     "stage_index": stage.stage_index,
@@ -310,9 +326,8 @@ def generate_queue(
             )
         )
     columns = ["local", "number", "stage", "stage_index", "priority", "duration_s"]
-    task_table = (
+    return (
         pd.concat(tasks, ignore_index=True)
         if tasks
         else pd.DataFrame({c: [] for c in [*columns, "memory_mb", "vcores"]})
     )
-    return jobs, task_table
