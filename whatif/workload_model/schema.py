@@ -321,19 +321,36 @@ def _decode_table(node: _Node, columns: tuple[str, ...]) -> EmpiricalTable:
     return EmpiricalTable(columns, tuple(rows), weights)
 
 
+def _decode_stage(s: _Node) -> StageModel:
+    return StageModel(
+        stage=s["stage"].string(),
+        stage_index=s["stage_index"].integer(low=0),
+        priority=s["priority"].integer(),
+        duration=_decode_distribution(s["duration"]),
+        resources=_decode_table(s["resources"], ("memory_mb", "vcores")),
+    )
+
+
+def _decode_recurring(r: _Node, n_stages: int) -> RecurringJob:
+    return RecurringJob(
+        key=r["key"].string(),
+        period_s=r["period_s"].number(positive=True),
+        phase_s=r["phase_s"].number(),
+        jitter_s=r["jitter_s"].number(low=0.0),
+        task_counts=r["task_counts"].integers(length=n_stages),
+        user=r["user"].string(),
+        name=r["name"].string(),
+        relative_deadline_s=None
+        if r["relative_deadline_s"].value is None
+        else r["relative_deadline_s"].number(),
+        n_seen=r["n_seen"].integer(low=0),
+    )
+
+
 def _decode_queue(node: _Node) -> QueueModel:
     name = node["name"].string()
     arrivals = node["arrivals"]
-    stages = tuple(
-        StageModel(
-            stage=s["stage"].string(),
-            stage_index=s["stage_index"].integer(low=0),
-            priority=s["priority"].integer(),
-            duration=_decode_distribution(s["duration"]),
-            resources=_decode_table(s["resources"], ("memory_mb", "vcores")),
-        )
-        for s in node["stages"].items()
-    )
+    stages = tuple(_decode_stage(s) for s in node["stages"].items())
     names = tuple(s.stage for s in stages)
     shapes = node["shapes"]
     if tuple(item.string() for item in shapes["stages"].items()) != names:
@@ -346,22 +363,7 @@ def _decode_queue(node: _Node) -> QueueModel:
     if not counts and any(hourly):
         raise shapes["counts"].fail("at least one job shape (the arrival rate is positive)")
     deadlines = node["deadlines"]
-    recurring = tuple(
-        RecurringJob(
-            key=r["key"].string(),
-            period_s=r["period_s"].number(positive=True),
-            phase_s=r["phase_s"].number(),
-            jitter_s=r["jitter_s"].number(low=0.0),
-            task_counts=r["task_counts"].integers(length=len(names)),
-            user=r["user"].string(),
-            name=r["name"].string(),
-            relative_deadline_s=None
-            if r["relative_deadline_s"].value is None
-            else r["relative_deadline_s"].number(),
-            n_seen=r["n_seen"].integer(low=0),
-        )
-        for r in node["recurring"].items()
-    )
+    recurring = tuple(_decode_recurring(r, len(names)) for r in node["recurring"].items())
     return QueueModel(
         name=name,
         arrivals=ArrivalProcess(
