@@ -208,6 +208,7 @@ class CompiledEngine:
                 K.JI_IN_RC,
                 K.JI_RED_SEQ,
                 K.JI_CLAIMS,
+                K.JI_IN_JT,
             ],
         ] = 0
         ss = np.zeros((ns, K.N_SS), dtype=np.int64)
@@ -216,6 +217,7 @@ class CompiledEngine:
         ss[:, K.SS_PRIO] = p.stage_priority
         ss[:, K.SS_SLOW] = p.stage_slowstart
         ss[:, K.SS_DIM] = p.stage_dim
+        ss[:, K.SS_JT] = p.stage_jobtracker
         ssf = np.zeros((max(ns, 1), 2))
         if ns:
             ssf[:ns] = np.add.reduceat(p.task_req, p.stage_task_start, axis=0)
@@ -270,6 +272,8 @@ class CompiledEngine:
                 K.GI_RED_TAIL,
                 K.GI_RC_HEAD,
                 K.GI_RC_TAIL,
+                K.GI_JT_HEAD,
+                K.GI_JT_TAIL,
                 K.GI_SEEN_PROG,  # as the reference engine: no progress seen at a check yet
             ]
         ] = -1

@@ -94,6 +94,9 @@ class Packed:
     stage_priority: np.ndarray  # int64, lower is served first
     stage_slowstart: np.ndarray  # int64 1 for a reduce stage right after a map stage
     stage_dim: np.ndarray  # int64 resource dimension allocation passes use (slot pool)
+    # int64: 1 setup, 2 cleanup: handed out by Hadoop 1's JobTracker ahead of the scheduler
+    # (a slot cluster under hadoop_version 1; kernel/jobtracker.py), else 0
+    stage_jobtracker: np.ndarray
     # tasks (nt,) in Workload order
     task_ids: pa.ChunkedArray  # string; Arrow so that no Python string is held per task
     task_job: np.ndarray
@@ -355,6 +358,10 @@ def pack(
     if ns > 1:
         stage_slowstart[1:] = (stage_job[1:] == stage_job[:-1]) & is_reduce[1:] & is_map[:-1]
     stage_dim = (is_reduce & slot_mode).astype(np.int64)
+    stage_jobtracker = np.zeros(ns, dtype=np.int64)
+    if slot_mode and settings.hadoop_version == 1:
+        stage_jobtracker[_is_kind(stage_kind, stage_kinds, "setup")] = 1
+        stage_jobtracker[_is_kind(stage_kind, stage_kinds, "cleanup")] = 2
     if slot_mode:
         dims = stage_dim[task_stage]
         req = np.column_stack([(dims == 0).astype(float), (dims == 1).astype(float)])
@@ -400,6 +407,7 @@ def pack(
         stage_priority=stage_priority.astype(np.int64),
         stage_slowstart=stage_slowstart,
         stage_dim=stage_dim,
+        stage_jobtracker=stage_jobtracker,
         task_ids=task_ids,
         task_job=task_job,
         task_stage=task_stage,

@@ -32,7 +32,9 @@ cap, was not taken by any pool, or CapBasedLoadManager refuses it: a tracker run
 ceil(slots * min(1, (running + pending runnable tasks) / cluster slots)) of a type).
 
 Hadoop 3 with preemption: before that, the apps holding claims on the node (on the cluster
-without heartbeats) are offered containers on it first (`claims.py`).
+without heartbeats) are offered containers on it first (`claims.py`). Hadoop 1 on a slot
+cluster: before the Fair Scheduler, the JobTracker hands out a job's setup or cleanup task
+(`jobtracker.py`); a heartbeat that gets one gets nothing else.
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ import math
 from whatif.predictor.kernel.apptree import _retree, _tree_best_fit, _tree_put
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
+from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh
 from whatif.predictor.kernel.ordering import _compare, _queue_key
 from whatif.predictor.kernel.phases import _hold, _start_attempt
 from whatif.predictor.kernel.queues import _avail, _demand, _fits
-from whatif.predictor.kernel.requests import _head_task, _next_stage
+from whatif.predictor.kernel.requests import _head_task, _next_stage, _take_head
 from whatif.predictor.kernel.resources import _loose
 from whatif.predictor.kernel.state import (
     C_CAP_MAPS,
@@ -61,6 +64,7 @@ from whatif.predictor.kernel.state import (
     GI_CLAIM_LIVE,
     GI_CUR_NODE,
     GI_EPOCH,
+    GI_JT_HEAD,
     JI_AM_STATE,
     JS_QUEUE,
     JS_ST_HI,
@@ -88,10 +92,8 @@ from whatif.predictor.kernel.state import (
     SI_HELD,
     SI_NEXT,
     SI_PENDING,
-    SI_RETRY_HEAD,
-    SI_RETRY_TAIL,
+    SI_SLOT,
     SS_HI,
-    TI_RETRY_NEXT,
     TSF_REQ,
 )
 from whatif.predictor.world import prefetch
@@ -108,10 +110,12 @@ def _has_room(W, d):
 @kernel_jit
 def _allocate(W):
     """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1);
-    claims on the cluster (row 0) come first."""
+    claims on the cluster (row 0) come first, then Hadoop 1's JobTracker tasks."""
     qf, cfg = W[3], W[25]
     if W[24][GI_CLAIM_LIVE] > 0:
         _assign_claimed(W, 0)
+    while _assign_jobtracker(W):
+        pass
     ndims = 2 if cfg[C_SLOT] != 0.0 else 1
     for d in range(ndims):
         while _has_room(W, d) and qf[0, QF_PRUN + d] > 0.0:
@@ -285,8 +289,9 @@ def _try_app(W, j, leaf, d):
     r1 = tsf[task, TSF_REQ + 1]
     if not _fits(W, leaf, r0, r1):
         return False
-    if si[s, SI_NEXT] < ss[s, SS_HI]:
-        si[s, SI_NEXT] += 1
+    fresh = si[s, SI_NEXT] < ss[s, SS_HI]
+    _take_head(W, s)
+    if fresh:
         # the stage's next tasks: the next head request (read when the app is re-ranked)
         # and the one after (read when it starts)
         if task + 1 < ss[s, SS_HI]:
@@ -295,11 +300,6 @@ def _try_app(W, j, leaf, d):
             prefetch(tsf, task + 2)
             prefetch(W[16], task + 2)
             prefetch(ti, task + 2)
-    else:
-        nxt = ti[task, TI_RETRY_NEXT]
-        si[s, SI_RETRY_HEAD] = nxt
-        if nxt < 0:
-            si[s, SI_RETRY_TAIL] = -1
     _start_attempt(W, j, task, r0, r1)
     _claim_used(W, j, r0, r1)
     if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
@@ -322,13 +322,16 @@ def _load_ok(W, n, d):
 
 @kernel_jit
 def _node_allocate(W, n):
-    """Assign containers on node `n`'s heartbeat: Hadoop 1 FairScheduler.assignTasks on a
-    slot cluster, else FairScheduler.attemptScheduling."""
+    """Assign containers on node `n`'s heartbeat: Hadoop 1 JobTracker.heartbeat on a slot
+    cluster (a setup or cleanup task, else FairScheduler.assignTasks), else
+    FairScheduler.attemptScheduling."""
     nodef, qf, gi, cfg = W[40], W[3], W[24], W[25]
     gi[GI_CUR_NODE] = n
     count = 0
     multi = cfg[C_MULTI] != 0.0
-    if cfg[C_SLOT] != 0.0:
+    if cfg[C_SLOT] != 0.0 and _assign_jobtracker(W):
+        pass  # the tracker gets its one JobTracker task; the scheduler is not asked
+    elif cfg[C_SLOT] != 0.0:
         cap0 = cfg[C_CAP_MAPS] if multi else 1.0
         cap1 = cfg[C_CAP_REDS] if multi else 1.0
         assigned0 = 0.0
@@ -402,3 +405,24 @@ def _assign_claimed(W, n):
         while _try_app(W, j, leaf, 0) and (clf[e, 0] != 0.0 or clf[e, 1] != 0.0):
             pass
         e = nxt
+
+
+@kernel_jit
+def _assign_jobtracker(W):
+    """Hadoop 1 getSetupAndCleanupTasks (`jobtracker.py`): hand out one setup or cleanup
+    task on the node heartbeating (or the cluster), in a free map slot, else a free reduce
+    slot. False if there is none to hand out or no slot is free."""
+    if W[24][GI_JT_HEAD] < 0:
+        return False
+    if _avail(W, 0) >= 1.0:
+        d = 0
+    elif _avail(W, 1) >= 1.0:
+        d = 1
+    else:
+        return False
+    j, s = _jt_pick(W)
+    task = _take_head(W, s)
+    W[14][s, SI_SLOT] = d
+    _start_attempt(W, j, task, 1.0 - d, float(d))
+    _jt_refresh(W, j)
+    return True

@@ -30,6 +30,7 @@ from whatif.predictor.kernel.apptree import _free_slot, _take_slot, _touch
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import heap_push
 from whatif.predictor.kernel.heartbeats import _push_end, _touch_node
+from whatif.predictor.kernel.jobtracker import _jt_refresh
 from whatif.predictor.kernel.lists import _append, _remove
 from whatif.predictor.kernel.queues import _count_runnable, _fits, _up
 from whatif.predictor.kernel.requests import _head_task
@@ -117,7 +118,9 @@ from whatif.predictor.kernel.state import (
     SI_RELEASED,
     SI_RETRY_HEAD,
     SI_RETRY_TAIL,
+    SI_SLOT,
     SS_HI,
+    SS_JT,
     SS_LO,
     SS_SLOW,
     SUCCEEDED,
@@ -156,6 +159,9 @@ def _release_stage(W, j, s):
     while True:
         si[s, SI_RELEASED] = 1
         si[s, SI_PENDING] = ss[s, SS_HI] - ss[s, SS_LO]
+        if ss[s, SS_JT] != 0:
+            _jt_refresh(W, j)  # the JobTracker hands it out, not the scheduler
+            return
         _add_pending(W, j, ssf[s, 0], ssf[s, 1])
         nxt = s + 1
         if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
@@ -202,6 +208,7 @@ def _make_runnable(W, j):
     _count_runnable(W, leaf, 1)
     _up(W, QF_PRUN, leaf, jf[j, JF_PEND], jf[j, JF_PEND + 1])
     _append(ji, JI_APP_NEXT, JI_APP_PREV, qi[leaf], QI_APP_HEAD, j)
+    _jt_refresh(W, j)
 
 
 @kernel_jit
@@ -284,13 +291,14 @@ def _start_attempt(W, j, task, r0, r1):
     if node >= 0:
         W[40][node, NF_FREE] -= r0
         W[40][node, NF_FREE + 1] -= r1
-    jf[j, JF_USE] += r0
-    jf[j, JF_USE + 1] += r1
-    _held_changed(W, j)
-    _up(W, QF_USE, leaf, r0, r1)
-    _add_pending(W, j, -r0, -r1)
-    if task >= 0:
-        _free_add(W, a, j)
+    if task < 0 or ss[ts[task, TS_STAGE], SS_JT] == 0:  # JobTracker tasks: in no pool
+        jf[j, JF_USE] += r0
+        jf[j, JF_USE + 1] += r1
+        _held_changed(W, j)
+        _up(W, QF_USE, leaf, r0, r1)
+        _add_pending(W, j, -r0, -r1)
+        if task >= 0:
+            _free_add(W, a, j)
     if task < 0:
         ai[a, AI_OUTCOME] = SUCCEEDED
         ji[j, JI_AM_STATE] = 2
@@ -332,20 +340,27 @@ def _release_container(W, a, state):
     gf, gi = W[23], W[24]
     t = gf[G_NOW]
     task = ai[a, AI_TASK]
+    jt = False
     if task < 0:
         j = -1 - task
         r0 = jsf[j, JSF_AM]
         r1 = jsf[j, JSF_AM + 1]
     else:
         j = ts[task, TS_JOB]
-        r0 = tsf[task, TSF_REQ]
-        r1 = tsf[task, TSF_REQ + 1]
+        s = ts[task, TS_STAGE]
+        jt = W[12][s, SS_JT] != 0
+        if jt:  # a JobTracker task holds one slot of the pool it was given
+            r1 = float(W[14][s, SI_SLOT])
+            r0 = 1.0 - r1
+        else:
+            r0 = tsf[task, TSF_REQ]
+            r1 = tsf[task, TSF_REQ + 1]
     leaf = js[j, JS_QUEUE]
     ai[a, AI_STATE] = KILLED if state == AM_KILLED else state
     af[a, AF_FINISH] = t
     ai[a, AI_PREEMPTED] = 1 if state == KILLED else 0
     _remove(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
-    if af[a, AF_MARK] < 0.0 and task >= 0:
+    if af[a, AF_MARK] < 0.0 and task >= 0 and not jt:
         _free_remove(W, a, j)
     if af[a, AF_MARK] >= 0.0:
         af[a, AF_MARK] = -1.0
@@ -360,10 +375,12 @@ def _release_container(W, a, state):
         W[40][node, NF_FREE] += r0
         W[40][node, NF_FREE + 1] += r1
         _touch_node(W, node)
+    _touch(W, j)
+    if jt:
+        return j, r0, r1
     jf[j, JF_USE] -= r0
     jf[j, JF_USE + 1] -= r1
     _held_changed(W, j)
-    _touch(W, j)
     _up(W, QF_USE, leaf, -r0, -r1)
     if task < 0:
         qf[leaf, QF_AM] -= r0
@@ -397,11 +414,15 @@ def _end_attempt(W, a, state):
             si[s, SI_RETRY_HEAD] = task
         si[s, SI_RETRY_TAIL] = task
         si[s, SI_PENDING] += 1
-        if si[s, SI_HELD] == 0:
+        if ss[s, SS_JT] != 0:
+            _jt_refresh(W, j)
+        elif si[s, SI_HELD] == 0:
             _add_pending(W, j, r0, r1)
         _red_refresh(W, j)
         return
     si[s, SI_DONE] += 1
+    if ss[s, SS_JT] != 0:
+        _jt_refresh(W, j)  # its next task, if it has more than one, may go now
     size = ss[s, SS_HI] - ss[s, SS_LO]
     last = s + 1 == js[j, JS_ST_HI]
     if si[s, SI_DONE] == size:

@@ -77,6 +77,7 @@ from whatif.predictor.kernel.state import (
     QSF_THRESH,
     RUNNING,
     SS_DIM,
+    SS_JT,
     SS_PRIO,
     TS_JOB,
     TS_STAGE,
@@ -333,7 +334,8 @@ def _preempt_v1(W, d):
     a = gi[GI_RUN_TAIL]
     while a >= 0:
         task = ai[a, AI_TASK]
-        if task >= 0 and ss[ts[task, TS_STAGE], SS_DIM] == d:
+        # JobTracker tasks (setup, cleanup) are no job's map or reduce tasks: never victims
+        if task >= 0 and ss[ts[task, TS_STAGE], SS_DIM] == d and ss[ts[task, TS_STAGE], SS_JT] == 0:
             leaf = js[ts[task, TS_JOB], JS_QUEUE]
             if qf[leaf, QF_USE + d] > qf[leaf, QF_FAIR + d] and qs[leaf, QS_PREEMPTABLE] == 1:
                 vict[nv] = a

@@ -72,7 +72,8 @@ GI_ITER = 33  # iterations so far (stamps in `nodei`)
 GI_CHANGED = 34  # 1: something an allocation depends on changed since the last `_wake`
 GI_BEAT_N, GI_TOUCH_N = 35, 36  # nodes heartbeating now / touched now, listed in `nlist`
 GI_PARK_N = 37  # parked nodes (room, no heartbeat scheduled), listed in `nlist`
-N_GI = 38
+GI_JT_HEAD, GI_JT_TAIL = 38, 39  # Hadoop 1: jobs with a JobTracker task to hand out
+N_GI = 40
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -119,7 +120,8 @@ JI_CONT_HEAD, JI_CONT_TAIL = 20, 21  # the app's running task containers not mar
 JI_HOLD_POS = 22  # where the app is in `hold` (-1: it holds none)
 JI_MSTARV_POS = 23  # where the app is in jbuf[:, 3] (-1: its min-share starvation is zero)
 JI_CLAIMS = 24  # the app's live claim entries (nodes holding resources preempted for it)
-N_JI = 25
+JI_JT_NEXT, JI_JT_PREV, JI_IN_JT = 25, 26, 27  # the list at GI_JT_HEAD (`jobtracker.py`)
+N_JI = 28
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -129,7 +131,9 @@ N_TN = 8  # 5 used; 64-byte rows, one cache line each (see `compiled.line_aligne
 TN_NONE = 0x7FF0_0000_0000_0000  # ordered_bits(inf): no request
 # stage static int / float
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
-N_SS = 6
+SS_JT = 6  # Hadoop 1 JobTracker task stage: 0 no, JT_SETUP, JT_CLEANUP (`jobtracker.py`)
+N_SS = 7
+JT_SETUP, JT_CLEANUP = 1, 2
 # stage state int
 (
     SI_RELEASED,
@@ -151,7 +155,8 @@ N_SS = 6
     7,
 )
 SI_HELD = 8
-N_SI = 9
+SI_SLOT = 9  # the slot pool of the stage's running JobTracker task
+N_SI = 10
 # task static int / float
 TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
 N_TS = 3

@@ -34,12 +34,15 @@ class Allocation(EngineState):
         return result
 
     def _node_allocate(self, n: int) -> None:
-        """Assign containers on node `n`'s heartbeat: Hadoop 1 FairScheduler.assignTasks
-        on a slot cluster, else FairScheduler.attemptScheduling."""
+        """Assign containers on node `n`'s heartbeat: Hadoop 1 JobTracker.heartbeat on a slot
+        cluster (a setup or cleanup task, else FairScheduler.assignTasks), else
+        FairScheduler.attemptScheduling."""
         s = self.s
         self.cur_node = n
         count = 0
-        if self.p.slot_mode:
+        if self.p.slot_mode and self._assign_jobtracker():
+            pass  # the tracker gets its one JobTracker task; the scheduler is not asked
+        elif self.p.slot_mode:
             multi = s.assign_multiple
             caps = (s.assign_multiple_maps, s.assign_multiple_reduces) if multi else (1, 1)
             assigned, rejected = [0, 0], [False, False]
@@ -94,8 +97,10 @@ class Allocation(EngineState):
 
     def _allocate(self) -> None:
         """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1);
-        claims on the cluster (row 0) come first."""
+        claims on the cluster (row 0) come first, then Hadoop 1's JobTracker tasks."""
         self._assign_claimed(0)
+        while self._assign_jobtracker():
+            pass
         for d in self.dims:
             while self._has_room(d) and self.q_pend_run[0, d] > 0:
                 if not self._assign_one(d):
@@ -166,10 +171,34 @@ class Allocation(EngineState):
                 and not self.stage_held[s]
                 and self.stage_pending[s] > 0
                 and p.stage_dim[s] == d
+                and not p.stage_jobtracker[s]
             ):
                 if best < 0 or p.stage_priority[s] < p.stage_priority[best]:
                     best = s
         return best
+
+    def _assign_jobtracker(self) -> bool:
+        """Hadoop 1 getSetupAndCleanupTasks: one setup or cleanup task on the node
+        heartbeating (or the cluster), in a free map slot, else a free reduce slot."""
+        if not self.jt_jobs:
+            return False
+        free = self._avail()
+        if free[0] >= 1.0:
+            d = 0
+        elif free[1] >= 1.0:
+            d = 1
+        else:
+            return False
+        j, s = self._jt_pick()
+        if self.stage_next[s] < self.p.stage_task_end[s]:
+            task = int(self.stage_next[s])
+            self.stage_next[s] += 1
+        else:
+            task = self.stage_retry[s].pop(0)
+        self.stage_slot[s] = d
+        self._start_attempt(j, task, np.array([1.0 - d, float(d)]))
+        self._jt_refresh(j)
+        return True
 
     def _am_fits(self, leaf: int, am: np.ndarray) -> bool:
         share = float(self.q.max_am_share[leaf])

@@ -34,10 +34,13 @@ class Heartbeats(EngineState):
         return bool(free[0] >= self.p.min_request[0] and free[1] >= self.p.min_request[1])
 
     def _node_wants(self, n: int) -> bool:
-        """Whether node `n` has room for some runnable pending demand."""
+        """Whether node `n` has room for some runnable pending demand (or, Hadoop 1, a free
+        slot for a JobTracker task)."""
         free = self.node_free[n]
         if self.p.slot_mode:
-            return any(free[d] >= 1.0 and self.q_pend_run[0, d] > 0 for d in (0, 1))
+            return any(free[d] >= 1.0 and self.q_pend_run[0, d] > 0 for d in (0, 1)) or (
+                bool(self.jt_jobs) and self._node_room(n)
+            )
         return self._node_room(n) and bool(self.q_pend_run[0, 0] > 0)
 
     def _park(self, n: int, parked: bool) -> None:
@@ -99,7 +102,9 @@ class Heartbeats(EngineState):
         between would find what its last one found, nothing, so they are skipped."""
         for n in self.touched:
             self._settle(n, t, self.changed)
-        demand = self.q_pend_run[0, 0] > 0 or (self.p.slot_mode and self.q_pend_run[0, 1] > 0)
+        demand = self.q_pend_run[0, 0] > 0 or (
+            self.p.slot_mode and (self.q_pend_run[0, 1] > 0 or bool(self.jt_jobs))
+        )
         if self.changed and demand:
             i = 0
             while i < len(self.parked):

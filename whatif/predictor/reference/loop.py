@@ -21,6 +21,7 @@ from whatif.predictor.reference.claims import Claims
 from whatif.predictor.reference.events import Events, _grid_at_or_after
 from whatif.predictor.reference.fairshare import FairShares
 from whatif.predictor.reference.heartbeats import Heartbeats
+from whatif.predictor.reference.jobtracker import JobTracker
 from whatif.predictor.reference.livelock import Livelock
 from whatif.predictor.reference.ordering import Ordering
 from whatif.predictor.reference.phases import Phases
@@ -38,6 +39,7 @@ class ReferenceEngine(
     FairShares,
     Ordering,
     Allocation,
+    JobTracker,
     Phases,
     Preemption,
     PreemptionV12,
@@ -86,6 +88,10 @@ class ReferenceEngine(
         self.stage_waiting: list[list[int]] = [[] for _ in range(ns)]
         self.stage_held = [False] * ns
         self.reducing: list[int] = []  # jobs with reduces waiting for maps, in order found
+        # Hadoop 1: the slot pool each JobTracker stage's running task holds, and the jobs
+        # with a setup or cleanup task to hand out (`jobtracker.py`)
+        self.stage_slot = [0] * ns
+        self.jt_jobs: dict[int, None] = {}
         # tasks
         self.task_failures = [0] * nt
         # attempts

@@ -67,6 +67,7 @@ class Phases(EngineState):
         self._count_runnable(leaf, 1)
         self._up(self.q_pend_run, leaf, self.job_pend[j])
         self.leaf_apps[leaf].append(j)
+        self._jt_refresh(j)
 
     def _add_pending(self, j: int, amount: np.ndarray) -> None:
         leaf = int(self.p.job_queue[j])
@@ -81,6 +82,9 @@ class Phases(EngineState):
         self.stage_released[s] = True
         lo, hi = int(p.stage_task_start[s]), int(p.stage_task_end[s])
         self.stage_pending[s] = hi - lo
+        if p.stage_jobtracker[s]:
+            self._jt_refresh(j)  # the JobTracker hands it out, not the scheduler
+            return
         self._add_pending(j, p.task_req[lo:hi].sum(axis=0))
         self._maybe_slowstart(j, s)
 
@@ -170,9 +174,10 @@ class Phases(EngineState):
         self.free -= req
         if self.cur_node >= 0:
             self.node_free[self.cur_node] -= req
-        self.job_usage[j] += req
-        self._up(self.q_usage, leaf, req)
-        self._add_pending(j, -req)
+        if task < 0 or not p.stage_jobtracker[p.task_stage[task]]:  # JobTracker: no pool's
+            self.job_usage[j] += req
+            self._up(self.q_usage, leaf, req)
+            self._add_pending(j, -req)
         if task < 0:
             self.att_outcome.append(SUCCEEDED)
             self.job_am_state[j] = 2
@@ -209,6 +214,10 @@ class Phases(EngineState):
         j = -1 - task if task < 0 else int(p.task_job[task])
         leaf = int(p.job_queue[j])
         req = p.job_am[j] if task < 0 else p.task_req[task]
+        jt = task >= 0 and bool(p.stage_jobtracker[p.task_stage[task]])
+        if jt:  # a JobTracker task holds one slot of the pool it was given
+            d = self.stage_slot[int(p.task_stage[task])]
+            req = np.array([1.0 - d, float(d)])
         self.att_state[a] = state
         self.att_finish[a] = t
         self.att_preempted[a] = state == KILLED
@@ -224,8 +233,9 @@ class Phases(EngineState):
         if n >= 0:
             self.node_free[n] += req
             self.touched[n] = None
-        self.job_usage[j] -= req
-        self._up(self.q_usage, leaf, -req)
+        if not jt:
+            self.job_usage[j] -= req
+            self._up(self.q_usage, leaf, -req)
         if task < 0:
             self.q_am_usage[leaf] -= req
             return
@@ -239,10 +249,14 @@ class Phases(EngineState):
                     self.reducing.remove(j)
             self.stage_retry[s].append(task)
             self.stage_pending[s] += 1
-            if not self.stage_held[s]:
+            if jt:
+                self._jt_refresh(j)
+            elif not self.stage_held[s]:
                 self._add_pending(j, req)
             return
         self.stage_done[s] += 1
+        if jt:
+            self._jt_refresh(j)  # its next task, if it has more than one, may go now
         size = int(p.stage_task_end[s] - p.stage_task_start[s])
         last = s + 1 == p.job_stage_ptr[j + 1]
         if self.stage_done[s] == size:

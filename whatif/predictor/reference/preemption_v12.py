@@ -235,6 +235,7 @@ class PreemptionV12(EngineState):
             for a in reversed(self.running)
             if self.att_task[a] >= 0
             and p.stage_dim[p.task_stage[self.att_task[a]]] == d
+            and not p.stage_jobtracker[p.task_stage[self.att_task[a]]]
             and int(p.job_queue[int(p.task_job[self.att_task[a]])]) in over
         ]
         victims.sort(key=lambda a: -self.att_start[a])

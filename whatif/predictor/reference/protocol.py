@@ -70,6 +70,8 @@ class EngineState(Protocol):
     stage_waiting: list[list[int]]
     stage_held: list[bool]
     reducing: list[int]
+    stage_slot: list[int]
+    jt_jobs: dict[int, None]
     task_failures: list[int]
     # attempts
     att_task: list[int]
@@ -203,6 +205,14 @@ class EngineState(Protocol):
     def _am_fits(self, leaf: int, am: np.ndarray) -> bool: ...
 
     def _try_app(self, j: int, leaf: int, d: int) -> bool: ...
+
+    def _assign_jobtracker(self) -> bool: ...
+
+    def _jt_stage(self, j: int) -> int: ...
+
+    def _jt_refresh(self, j: int) -> None: ...
+
+    def _jt_pick(self) -> tuple[int, int]: ...
 
     def _submit(self, j: int) -> None: ...
 
