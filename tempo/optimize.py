@@ -337,6 +337,31 @@ def build_problem(
     evaluator = CandidateEvaluator(
         document, workload, space, what_if, hadoop_version=hadoop_version
     )
+    start_qs, components = _measurable_start(evaluator, start, components)
+    thresholds = np.array([c.threshold for c in components])
+    problem = Problem(
+        dim=len(space),
+        evaluate=evaluator,
+        thresholds=thresholds,
+        start=start,
+        radius=radius,
+        optimize_mask=np.array([c.kind == "objective" for c in components]),
+        weights=np.array([c.priority for c in components]),
+        scales=_scales(start_qs, thresholds),
+        projector=space.project,
+        distance=space.distance,
+        names=tuple(c.label for c in components),
+        steps=space.steps_at(start),
+    )
+    context = TuningContext(document, space, components, evaluator, start_qs, hadoop_version)
+    return problem, context
+
+
+def _measurable_start(
+    evaluator: CandidateEvaluator, start: np.ndarray, components: tuple[QSComponent, ...]
+) -> tuple[np.ndarray, tuple[QSComponent, ...]]:
+    """The QS of the configuration in force, and the components measurable there: a QS
+    that is NaN is left out (with a warning, and from the evaluator's columns)."""
     start_qs = evaluator(start[None, :]).mean[0]
     if evaluator.failures:
         raise TempoError(
@@ -356,23 +381,7 @@ def build_problem(
         evaluator.columns = np.flatnonzero(measurable)
         components = tuple(c for c, ok in zip(components, measurable, strict=True) if ok)
         start_qs = start_qs[measurable]
-    thresholds = np.array([c.threshold for c in components])
-    problem = Problem(
-        dim=len(space),
-        evaluate=evaluator,
-        thresholds=thresholds,
-        start=start,
-        radius=radius,
-        optimize_mask=np.array([c.kind == "objective" for c in components]),
-        weights=np.array([c.priority for c in components]),
-        scales=_scales(start_qs, thresholds),
-        projector=space.project,
-        distance=space.distance,
-        names=tuple(c.label for c in components),
-        steps=space.steps_at(start),
-    )
-    context = TuningContext(document, space, components, evaluator, start_qs, hadoop_version)
-    return problem, context
+    return start_qs, components
 
 
 def space_hadoop_version(space: ConfigurationSpace, hadoop_version: int | None) -> int:

@@ -282,6 +282,14 @@ def retuner(
     return configure
 
 
+def _log_warnings(document: AllocationDocument, cluster: Cluster, config: str | Path) -> None:
+    """Log what `validate` warns of in the allocation file on `cluster`."""
+    total = Resources(cluster.memory_mb, cluster.vcores)
+    for issue in validate(document, cluster=total):
+        if issue.severity == "warning":
+            logger.warning("%s: line %d: %s", config, issue.line, issue.message)
+
+
 def run_whatif(
     trace: str | Path,
     config: str | Path,
@@ -344,10 +352,7 @@ def run_whatif(
         raise TempoError(f"{templates}: the templates state no CONSTRAINT to provision for")
     extra = [(queue, metric) for queue, metric, _ in objectives(template_list)]
     base = Cluster.parse(cluster)
-    total = Resources(base.memory_mb, base.vcores)
-    for issue in validate(document, cluster=total):
-        if issue.severity == "warning":
-            logger.warning("%s: line %d: %s", config, issue.line, issue.message)
+    _log_warnings(document, base, config)
     window = Window.ending_at(workload.span_s[1], window_s) if window_s is not None else None
     settings = settings if settings is not None else SchedulerSettings()
     analysis, retuned, scale_check = _analyses(
@@ -369,7 +374,23 @@ def run_whatif(
         rel_tol=rel_tol,
         progress=progress,
     )
-    inputs = {
+    inputs = _report_inputs(trace, config, templates, executor, window_s, settings)
+    files = write_report(
+        analysis, output, retuned=retuned, check=scale_check, inputs=inputs, forecast=forecast
+    )
+    return WhatifRun(analysis, retuned, scale_check, files, forecast)
+
+
+def _report_inputs(
+    trace: str | Path,
+    config: str | Path,
+    templates: str | Path,
+    executor: str | None,
+    window_s: float | None,
+    settings: SchedulerSettings,
+) -> dict[str, object]:
+    """What the report says the run was made from."""
+    return {
         "trace": str(trace),
         "config": str(config),
         "templates": str(templates),
@@ -377,7 +398,3 @@ def run_whatif(
         "window_s": window_s,
         "preemption": settings.preemption,
     }
-    files = write_report(
-        analysis, output, retuned=retuned, check=scale_check, inputs=inputs, forecast=forecast
-    )
-    return WhatifRun(analysis, retuned, scale_check, files, forecast)
