@@ -447,33 +447,46 @@ def _replay_parts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(a, b, c) with finish = max(start + latency + a, last_map_finish + b) + c.
 
-    A reduce whose trace gives ``shuffle_finish_s`` replays its own shuffle tail
+    An observed reduce's duration includes the time it sat waiting for its job's maps, so
+    it replays only what came after its last map input was available, and the simulation
+    decides the waiting. Where the trace gives ``shuffle_finish_s``: its own shuffle tail
     ``a = b = shuffle_finish - max(observed_start, observed last map finish)`` and its own
-    work ``c = observed_finish - shuffle_finish``; other reduces replay their duration
-    and cannot finish before the job's last map (``a = duration, b = c = 0``).
+    work ``c = observed_finish - shuffle_finish``. Else, where it gives the attempt's
+    observed start and finish and the job's observed map finishes, the part after the
+    later of its start and the last map's finish: ``a = b = 0``, ``c = observed_finish -
+    max(observed_start, last map finish)`` (a reduce that started after the maps replays
+    its whole duration). Other reduces (no observed times: SWIM, generated workloads)
+    replay their duration and cannot finish before the job's last map (``a = duration,
+    b = c = 0``).
     """
     a, b, c = dur.copy(), np.zeros(len(dur)), np.zeros(len(dur))
     slow = stage_slowstart[task_stage] == 1 if len(dur) else np.zeros(0, dtype=bool)
     shuffle = tasks["shuffle_finish_s"].to_numpy(dtype=float)
     start = tasks["observed_start_s"].to_numpy(dtype=float)
     finish = tasks["observed_finish_s"].to_numpy(dtype=float)
-    known = slow & ~np.isnan(shuffle) & ~np.isnan(start) & ~np.isnan(finish)
-    if known.any():
-        # Observed last map finish of each job: the stage before a slowstart stage.
-        map_finish = np.full(int(task_job.max()) + 1, np.nan)
-        map_stages = np.flatnonzero(stage_slowstart == 1) - 1
-        rows = np.flatnonzero(np.isin(task_stage, map_stages))
-        if rows.size:
-            frame = pd.DataFrame({"j": task_job[rows], "f": finish[rows]})
-            last = frame.groupby("j")["f"].max()
-            map_finish[last.index.to_numpy()] = last.to_numpy()
-        last_map = map_finish[task_job]
-        begin = np.fmax(start, last_map)
-        tail = np.maximum(shuffle - begin, 0.0) * mult
-        own = np.maximum(finish - np.maximum(shuffle, start), 0.0) * mult
-        a = np.where(known, tail, a)
-        b = np.where(known, tail, b)
-        c = np.where(known, own, c)
+    observed = slow & ~np.isnan(start) & ~np.isnan(finish)
+    if not observed.any():
+        return a, b, c
+    # Observed last map finish of each job: the stage before a slowstart stage.
+    map_finish = np.full(int(task_job.max()) + 1, np.nan)
+    map_stages = np.flatnonzero(stage_slowstart == 1) - 1
+    rows = np.flatnonzero(np.isin(task_stage, map_stages))
+    if rows.size:
+        frame = pd.DataFrame({"j": task_job[rows], "f": finish[rows]})
+        last = frame.groupby("j")["f"].max()
+        map_finish[last.index.to_numpy()] = last.to_numpy()
+    last_map = map_finish[task_job]
+    known = observed & ~np.isnan(shuffle)
+    begin = np.fmax(start, last_map)
+    tail = np.maximum(shuffle - begin, 0.0) * mult
+    own = np.maximum(finish - np.maximum(shuffle, start), 0.0) * mult
+    a = np.where(known, tail, a)
+    b = np.where(known, tail, b)
+    c = np.where(known, own, c)
+    estimated = observed & np.isnan(shuffle) & ~np.isnan(last_map)
+    post_map = np.maximum(finish - begin, 0.0) * mult
+    a = np.where(estimated, 0.0, a)
+    c = np.where(estimated, post_map, c)
     return a, b, c
 
 

@@ -182,6 +182,34 @@ def test_reduce_with_shuffle_times_replays_only_its_own_work(engine):
     assert (red["start_s"], red["finish_s"]) == (0.0, 35.0)
 
 
+def test_reduce_without_shuffle_times_replays_the_part_after_the_last_map(engine):
+    """No shuffle time: a reduce observed from 0 to 60 whose job's maps were observed to
+    finish at 50 replays its last 10 s after the predicted last map, and the simulation
+    decides the waiting. Two containers: the maps run 0-20 and 20-40 beside the reduce
+    (started at 0, slowstart 0), so it ends at 40 + 10 = 50 (its whole 60 s replayed, it
+    would end at 60). A reduce observed starting after the maps (55-70) replays its whole
+    15 s from its predicted start: waiting from 0, it ends at 40 + 15 = 55."""
+    observed_maps = {"observed_start_s": 0.0, "observed_finish_s": 50.0}
+    for observed, end in (((0.0, 60.0), 50.0), ((55.0, 70.0), 55.0)):
+        reduce = (
+            "reduce",
+            observed[1] - observed[0],
+            1024,
+            {"observed_start_s": observed[0], "observed_finish_s": observed[1]},
+        )
+        s = predict(
+            build_workload([("j", "a", 0, [("map", 20, 1024, observed_maps)] * 2 + [reduce])]),
+            flat_tree(a={}),
+            containers(2),
+            settings=SchedulerSettings(slowstart_completed_maps=0.0),
+            engine=engine,
+        )
+        a = s.attempts.sort_values("start_s")
+        assert a["stage"].tolist() == ["map", "reduce", "map"]
+        assert a["start_s"].tolist() == [0.0, 0.0, 20.0]
+        assert a["finish_s"].tolist() == [20.0, end, 40.0]
+
+
 def test_reduces_hogging_the_cluster_are_killed_by_the_am_for_maps(engine):
     """Waiting reduces that leave no room for the job's maps are killed and re-run later."""
     tasks = [("map", 10, 1024)] * 3 + [("reduce", 5, 1024)] * 2
