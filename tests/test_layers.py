@@ -82,11 +82,44 @@ def test_mypy_strict_is_clean():
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
 
 
-#: Longest function body (its statements after the docstring) allowed in tempo/.
+#: Longest function body (its statements after the docstring) allowed in tempo/ and whatif/.
 MAX_FUNCTION_LINES = 60
 
+#: Folders whose functions may be longer, each with the reason.
+LONG_FUNCTION_FOLDERS: dict[str, str] = {
+    "whatif/predictor/kernel": (
+        "the numba kernel: each @njit function is compiled on its own and a call between "
+        "two is a real call in the hot loop (numba does not inline across dispatchers), so "
+        "a step of the event loop stays whole; each mirrors one method of Hadoop's scheduler"
+    ),
+    "whatif/predictor/reference": (
+        "the kernel's pure-Python twin, written function for function beside the kernel's "
+        "so the tests compare the two engines rule by rule; it is split when the kernel is"
+    ),
+}
+
 #: Functions allowed to be longer, each with the reason.
-LONG_FUNCTIONS: dict[str, str] = {}
+_OTHERS_AT_WORK = "in a package being restructured by other work now ({}); split there"
+LONG_FUNCTIONS: dict[str, str] = {
+    "whatif/predictor/compiled.py:__init__": _OTHERS_AT_WORK.format("issue 21"),
+    "whatif/predictor/pack.py:pack": _OTHERS_AT_WORK.format("issue 21"),
+    "whatif/predictor/pack.py:unpack_schedule": _OTHERS_AT_WORK.format("issue 21"),
+    **{
+        f"whatif/readers/{name}": _OTHERS_AT_WORK.format("issue 22")
+        for name in (
+            "hadoop1_history.py:_trace",
+            "jhist.py:handle_event",
+            "jhist.py:emit",
+            "jhist_columns.py:_tasks",
+            "rest_dump.py:assemble",
+            "rumen.py:_task",
+            "rumen_columns.py:_part",
+            "sls.py:_job",
+            "sls_columns.py:_part",
+            "summary.py:summarize",
+        )
+    },
+}
 
 
 def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
@@ -101,20 +134,42 @@ def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return node.end_lineno - body[0].lineno + 1 if body else 0
 
 
-def test_no_long_functions_in_tempo():
-    """No function in tempo/ has a body over MAX_FUNCTION_LINES lines (the signature and
-    docstring do not count: a click command's options are not logic): a longer one is
-    split into named steps, or listed in LONG_FUNCTIONS with the reason."""
+def _long_functions(paths: list[Path]) -> dict[str, int]:
+    """``path:name`` -> body lines of every function in `paths` over MAX_FUNCTION_LINES."""
     long = {}
-    for path in sorted((ROOT / "tempo").rglob("*.py")):
+    for path in paths:
         tree = ast.parse(path.read_text(), filename=str(path))
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 lines = _body_lines(node)
                 if lines > MAX_FUNCTION_LINES:
-                    long[f"{path.relative_to(ROOT)}:{node.name}"] = lines
+                    long[f"{path.relative_to(ROOT).as_posix()}:{node.name}"] = lines
+    return long
+
+
+def test_no_long_functions():
+    """No function in tempo/ or whatif/ has a body over MAX_FUNCTION_LINES lines (the
+    signature and docstring do not count: a click command's options are not logic): a
+    longer one is split into named steps, or listed in LONG_FUNCTIONS (or its folder in
+    LONG_FUNCTION_FOLDERS) with the reason."""
+    paths = [
+        path
+        for package in ("tempo", "whatif")
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if not any(path.is_relative_to(ROOT / folder) for folder in LONG_FUNCTION_FOLDERS)
+    ]
+    long = _long_functions(paths)
     assert {k: n for k, n in long.items() if k not in LONG_FUNCTIONS} == {}
     assert sorted(set(LONG_FUNCTIONS) - set(long)) == [], "exceptions no longer needed"
+
+
+def test_the_long_function_check_counts_the_body():
+    """The check above counts a body's lines after the docstring."""
+    source = 'def f():\n    """Doc."""\n' + "    x = 1\n" * (MAX_FUNCTION_LINES + 1)
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef) and _body_lines(node) == MAX_FUNCTION_LINES + 1
+    shorter = ast.parse(source.replace("    x = 1\n", "", 1)).body[0]
+    assert isinstance(shorter, ast.FunctionDef) and _body_lines(shorter) == MAX_FUNCTION_LINES
 
 
 #: The what-if engine's layers, bottom first (docs/architecture.md): a part may import
