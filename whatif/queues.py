@@ -3,6 +3,9 @@ tuner share, kept below all of them so none reaches sideways for it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Self
+
 
 def normalize_queue(name: object) -> str:
     """The full Fair Scheduler path of a recorded queue name.
@@ -17,3 +20,20 @@ def normalize_queue(name: object) -> str:
     if text == "root" or text.startswith("root."):
         return text
     return f"root.{text}"
+
+
+class QueueTree:
+    """A queue node whose ``children`` are nodes of its own type: the walk every queue tree
+    shares (an allocation file's queues, their effective values, a Capacity Scheduler's
+    queues, the RM's queue states). Mixed into their frozen dataclasses; it adds no field.
+    """
+
+    __slots__ = ()
+
+    children: tuple[Self, ...]
+
+    def walk(self) -> Iterator[Self]:
+        """This queue and all below it, depth first, parents before children, in order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()

@@ -9,13 +9,14 @@ full paths (``queuePath`` where the RM gives it, else built from ``queueName``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
 from tempo.errors import RMError
 from tempo.rm import payload
+from whatif.queues import QueueTree
 
 SchedulerType = Literal["fair", "capacity", "fifo"]
 _TYPES: Mapping[str, SchedulerType] = {
@@ -26,7 +27,7 @@ _TYPES: Mapping[str, SchedulerType] = {
 
 
 @dataclass(frozen=True)
-class CapacityQueueState:
+class CapacityQueueState(QueueTree):
     """One queue of the running Capacity Scheduler (None where this RM version omits a field)."""
 
     name: str
@@ -48,11 +49,6 @@ class CapacityQueueState:
     @property
     def is_leaf(self) -> bool:
         return not self.children
-
-    def walk(self) -> Iterator[CapacityQueueState]:
-        yield self
-        for child in self.children:
-            yield from child.walk()
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ limits, demand) and to confirm that a new allocation file took effect.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -14,13 +14,14 @@ from typing import Any
 from tempo.errors import RMError
 from tempo.rm import payload
 from whatif.allocation import Resources
+from whatif.queues import QueueTree
 
 #: ``schedulerInfo.type`` of the Fair Scheduler.
 FAIR_SCHEDULER = "fairScheduler"
 
 
 @dataclass(frozen=True)
-class QueueState:
+class QueueState(QueueTree):
     """One queue of the running Fair Scheduler.
 
     Resource fields are None when this RM version does not report them
@@ -47,12 +48,6 @@ class QueueState:
     @property
     def is_leaf(self) -> bool:
         return not self.children
-
-    def walk(self) -> Iterator[QueueState]:
-        """This queue and all its descendants, parents before children."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from whatif.errors import ValidationError
+from whatif.queues import QueueTree
 
 INFINITY = math.inf
 
@@ -69,7 +70,7 @@ class ResourceLimit:
 
 
 @dataclass(frozen=True)
-class EffectiveQueue:
+class EffectiveQueue(QueueTree):
     """One queue with the settings in force for it.
 
     Times are seconds; ``INFINITY`` means "never" (preemption timeouts) and
@@ -112,12 +113,6 @@ class EffectiveQueue:
     @property
     def leaf_name(self) -> str:
         return self.name.rsplit(".", 1)[-1]
-
-    def walk(self) -> Iterator[EffectiveQueue]:
-        """This queue and all below it, depth first, in document order."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
 
 
 @dataclass(frozen=True)

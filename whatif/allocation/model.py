@@ -53,6 +53,7 @@ from whatif.allocation.xml_io import (
     source_line,
 )
 from whatif.errors import AllocationError
+from whatif.queues import QueueTree
 
 logger = logging.getLogger(__name__)
 
@@ -214,7 +215,7 @@ def file_hadoop_version(doc: AllocationDocument) -> int:
 
 
 @dataclass(frozen=True)
-class QueueElement:
+class QueueElement(QueueTree):
     """A ``queue``/``pool`` element: its full path, settings and child queues."""
 
     path: str
@@ -243,11 +244,6 @@ class QueueElement:
         canonical = ALIASES.get(name, name)
         found = [s for s in (*self.settings, *self.mrv1) if s.name == canonical]
         return found[-1] if found else None
-
-    def walk(self) -> Iterator[QueueElement]:
-        yield self
-        for child in self.children:
-            yield from child.walk()
 
 
 @dataclass(frozen=True)

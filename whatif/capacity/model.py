@@ -18,7 +18,7 @@ absolute capacity). Values Hadoop would refuse are left at their defaults here;
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from whatif.allocation.effective import Resources
@@ -33,6 +33,7 @@ from whatif.capacity.values import (
     parse_maximum_capacity,
     parse_or,
 )
+from whatif.queues import QueueTree
 
 PREFIX = "yarn.scheduler.capacity."
 ROOT = "root"
@@ -97,7 +98,7 @@ def key(queue: str, setting: str) -> str:
 
 
 @dataclass(frozen=True)
-class QueueNode:
+class QueueNode(QueueTree):
     """One declared queue: full path, short name, children, and the line declaring it."""
 
     path: str
@@ -108,12 +109,6 @@ class QueueNode:
     @property
     def is_leaf(self) -> bool:
         return not self.children
-
-    def walk(self) -> Iterator[QueueNode]:
-        """This queue and its descendants, parents first."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
 
 
 def child_names(doc: ConfigurationDocument, path: str) -> list[str]:
