@@ -9,14 +9,15 @@ what was expected and what was received when a value is really unusable.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from tempo.errors import RMError
 
 #: Marker for "this field is required".
 REQUIRED: Any = object()
 _ABSENT: Any = object()
+_T = TypeVar("_T")
 
 
 def mapping(value: object, *, where: str) -> Mapping[str, Any]:
@@ -61,12 +62,7 @@ def integer(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQU
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
-    raise RMError(f"{where}.{key}: expected an integer, got {_describe(value)}")
+    return _from_text(value, int, f"{where}.{key}", "an integer")
 
 
 def number(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
@@ -76,12 +72,17 @@ def number(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUI
         return default
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
+    return _from_text(value, float, f"{where}.{key}", "a number")
+
+
+def _from_text(value: object, parse: Callable[[str], _T], where: str, expected: str) -> _T:
+    """A number sent as a string (trimmed), or `RMError` naming the field and the value."""
     if isinstance(value, str):
         try:
-            return float(value.strip())
+            return parse(value.strip())
         except ValueError:
             pass
-    raise RMError(f"{where}.{key}: expected a number, got {_describe(value)}")
+    raise RMError(f"{where}: expected {expected}, got {_describe(value)}")
 
 
 def text(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
