@@ -103,6 +103,9 @@ def test_multiline_error_and_failed_killed_attempts(tmp_path):
     attempts = trace.observed.attempts.set_index("attempt_id")
     assert attempts["state"].tolist() == ["FAILED", "KILLED", "SUCCEEDED"]
     assert attempts.loc[f"{A}_m_000000_0", "node"] == "h1:x"
+    # attempt 1 is a speculative copy, killed when attempt 2 finished first: a kill, not a
+    # preemption; the task replays its successful attempt
+    assert not attempts["preempted"].any()
     assert trace.workload.tasks.iloc[0]["duration_s"] == pytest.approx(3.0)
 
 

@@ -249,6 +249,23 @@ def test_synthetic_job_queue_change_preemption_reduce_and_cleanup(tmp_path):
     assert (job["submit_s"], job["launch_s"], job["finish_s"]) == pytest.approx((0.5, 1.0, 13.0))
 
 
+def test_a_speculative_attempts_kill_is_not_a_preemption(tmp_path):
+    """MRv2's speculator kills the slower attempt of a task once another succeeds, with the
+    diagnostic 'Speculation: ... succeeded first!': a KILLED attempt, never a preempted one
+    (issue 21); only diagnostics that say preemption mark one preempted."""
+    path = tmp_path / "job.jhist"
+    path.write_text(
+        _synthetic().replace(
+            "Container preempted by scheduler",
+            "Speculation: attempt_1_0001_m_000000_1 succeeded first!",
+        )
+    )
+    attempts = read_trace(path).observed.attempts.set_index("attempt_id")
+    killed = attempts.loc["attempt_1_0001_m_000000_0"]
+    assert killed["state"] == "KILLED" and not killed["preempted"]
+    assert not attempts["preempted"].any()
+
+
 @pytest.mark.parametrize(
     ("mutate", "match"),
     [
