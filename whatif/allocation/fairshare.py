@@ -110,19 +110,13 @@ def fair_shares(
             None if active_names is None else np.array([c.name in active_names for c in children])
         )
         weights = np.array([c.weight for c in children])
-        memory = compute_shares(
-            weights,
-            np.array([c.min_resources.memory_mb for c in children]),
-            np.array([m.memory_mb for m in maxs]),
-            share.memory_mb,
-            active,
-        )
-        vcores = compute_shares(
-            weights,
-            np.array([c.min_resources.vcores for c in children]),
-            np.array([m.vcores for m in maxs]),
-            share.vcores,
-            active,
+        # one column per resource type: (memory_mb, vcores)
+        minimums = np.array([(c.min_resources.memory_mb, c.min_resources.vcores) for c in children])
+        maximums = np.array([(m.memory_mb, m.vcores) for m in maxs])
+        totals = (share.memory_mb, share.vcores)
+        memory, vcores = (
+            compute_shares(weights, minimums[:, k], maximums[:, k], totals[k], active)
+            for k in (0, 1)
         )
         for child, mem, cpu in zip(children, memory, vcores, strict=True):
             result[child.name] = Resources(float(mem), float(cpu))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -333,6 +333,17 @@ def _element_text(element: etree._Element) -> str | None:
     return "".join(parts)
 
 
+#: How Hadoop reads a setting of each kind (``flag`` and ``policy`` are read apart).
+_PARSERS: dict[str, Callable[[str], object]] = {
+    "int": parse_int,
+    "long": parse_long,
+    "float": parse_float,
+    "double": parse_double,
+    "bool": parse_boolean,
+    "resource": parse_resource,
+}
+
+
 def read_value(kind: str, raw: str | None, tag: str) -> tuple[object, str | None]:
     """A setting's typed value and, if Hadoop could not read it, the reason."""
     if kind == "flag":
@@ -341,18 +352,9 @@ def read_value(kind: str, raw: str | None, tag: str) -> tuple[object, str | None
         return None, f"<{tag}> is empty; Hadoop needs a value (it fails reading the file)"
     text = raw.strip()
     try:
-        if kind == "int":
-            return parse_int(text), None
-        if kind == "long":
-            return parse_long(text), None
-        if kind == "float":
-            return parse_float(text), None
-        if kind == "double":
-            return parse_double(text), None
-        if kind == "bool":
-            return parse_boolean(text), None
-        if kind == "resource":
-            return parse_resource(text), None
+        parse = _PARSERS.get(kind)
+        if parse is not None:
+            return parse(text), None
         if kind == "policy":
             policy = POLICY_NAMES.get(text.lower())
             if policy is None:
