@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from tempo.cli.options import engine_option
 from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 
@@ -54,13 +55,7 @@ def _shift(
     default=None,
     help="Trace time to start at [default: first submission].",
 )
-@click.option(
-    "--engine",
-    type=click.Choice(["numba", "reference"]),
-    default="numba",
-    show_default=True,
-    help="Predictor engine.",
-)
+@engine_option(help="Predictor engine.")
 @click.option(
     "--shift",
     "shifts",

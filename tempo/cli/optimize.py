@@ -17,6 +17,8 @@ from tempo.cli.checks import warn_allocation
 from tempo.cli.options import (
     cluster_option,
     emit_json,
+    engine_option,
+    executor_option,
     force_option,
     json_option,
     min_gain_abs_option,
@@ -228,25 +230,14 @@ def _json_document(
     "attempts, 3%% stragglers x3, 20%% jitter) or failures=P,stragglers=P,"
     "straggler-factor=X,jitter=CV.",
 )
-@click.option(
-    "--executor",
-    default="local",
-    show_default=True,
-    help="local, local:N, serial or dask://host:port.",
-)
+@executor_option()
 @click.option(
     "--window",
     "window_text",
     help="Replay only the jobs submitted in the trace's last L (e.g. 45min).",
 )
 @preemption_options
-@click.option(
-    "--engine",
-    type=click.Choice(["numba", "reference"]),
-    default="numba",
-    show_default=True,
-    help="Predictor engine (reference: plain Python, no compilation).",
-)
+@engine_option()
 @click.option(
     "--hadoop-version",
     type=click.IntRange(1, 3),

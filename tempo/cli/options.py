@@ -164,6 +164,26 @@ def min_gain_abs_option(default: str) -> Callable[[Callable[..., Any]], Callable
     )
 
 
+def engine_option(
+    help: str = "Predictor engine (reference: plain Python, no compilation).",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--engine numba|reference`` (default numba): which predictor engine replays."""
+    return click.option(
+        "--engine",
+        type=click.Choice(["numba", "reference"]),
+        default="numba",
+        show_default=True,
+        help=help,
+    )
+
+
+def executor_option(
+    help: str = "local, local:N, serial or dask://host:port.",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--executor`` (default local): where evaluations run (`whatif.executors`)."""
+    return click.option("--executor", default="local", show_default=True, help=help)
+
+
 def simulation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--hadoop-version``, ``--site`` and ``--preemption/--no-preemption`` to a command."""
     from tempo.cli.preemption import preemption_options

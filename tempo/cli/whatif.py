@@ -9,6 +9,7 @@ import click
 from tempo.cli import exitcodes
 from tempo.cli.options import (
     cluster_option,
+    executor_option,
     force_option,
     json_option,
     progress_bar,
@@ -113,12 +114,7 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
     type=click.IntRange(min=1),
     help="Seeded runs per point (noisy when > 1).",
 )
-@click.option(
-    "--executor",
-    default="local",
-    show_default=True,
-    help="serial, local, local:N or dask://host:port.",
-)
+@executor_option(help="serial, local, local:N or dask://host:port.")
 @click.option(
     "--window", "window_text", help="Measure QS over the last L of the trace (e.g. 45min)."
 )
