@@ -160,6 +160,19 @@ def _with_ams(workload: Workload) -> Workload:
     )
 
 
+def _blocking_problem(document, space, templates):
+    """build_problem over the workload with AMs, radius 1 (the BLOCKING file's tests)."""
+    return build_problem(
+        document,
+        _with_ams(_workload()),
+        templates,
+        CLUSTER,
+        space=space,
+        model=REFERENCE,
+        radius=1.0,
+    )
+
+
 def test_candidate_whose_jobs_never_finish_is_a_failure_not_a_smaller_average(setup):
     """Queue b's maxAMShare at the bottom of its range (0.1 of 8 GB) holds no 1 GB AM: b's jobs
     never start. root.a's AJR alone is measurable, but the candidate is a failed NaN row whose
@@ -169,15 +182,7 @@ def test_candidate_whose_jobs_never_finish_is_a_failure_not_a_smaller_average(se
         effective_allocation(document), CLUSTER, settings=("maxAMShare",)
     )
     templates = parse_templates("QUEUE root.a\nOPTIMIZE QS_AJR;", "a.qs")
-    problem, context = build_problem(
-        document,
-        _with_ams(_workload()),
-        templates,
-        CLUSTER,
-        space=space,
-        model=REFERENCE,
-        radius=1.0,
-    )
+    problem, context = _blocking_problem(document, space, templates)
     blocked = problem.start.copy()
     blocked[[d.queue for d in space.dimensions].index("root.b")] = 0.0
     evaluation = problem.evaluate(np.array([problem.start, space.project(blocked[None, :])[0]]))
@@ -199,34 +204,27 @@ def test_configuration_in_force_whose_jobs_never_finish_cannot_be_tuned(setup):
     with pytest.raises(
         TempoError, match=r"cannot be evaluated: .*4 jobs \(root\.b: 4.*never finished"
     ):
-        build_problem(
-            document,
-            _with_ams(_workload()),
-            templates,
-            CLUSTER,
-            space=space,
-            model=REFERENCE,
-            radius=1.0,
-        )
+        _blocking_problem(document, space, templates)
+
+
+def _optimize(setup, **options):
+    """optimize() on the setup fixture's inputs with the reference engine, radius 0.25 and
+    width 0.15; `options` adds keywords or overrides these."""
+    document, workload, templates, space = setup
+    defaults = {
+        "space": space,
+        "radius": 0.25,
+        "algorithm_params": {"width": 0.15},
+        "engine": "reference",
+    }
+    return optimize(document, workload, templates, CLUSTER, **(defaults | options))
 
 
 def test_optimize_moves_within_radius_and_changes_only_tuned_settings(setup):
     """The tuned document validates, lies within the radius and differs only in weights."""
     document, workload, templates, space = setup
     records = []
-    outcome = optimize(
-        document,
-        workload,
-        templates,
-        CLUSTER,
-        space=space,
-        radius=0.25,
-        iterations=3,
-        batch_size=4,
-        algorithm_params={"width": 0.15},
-        engine="reference",
-        callback=records.append,
-    )
+    outcome = _optimize(setup, iterations=3, batch_size=4, callback=records.append)
     assert [r.iteration for r in records] == [1, 2, 3, 4]
     assert records[-1].evaluations == outcome.result.evaluations == 13
     assert 0 < outcome.distance <= 0.25 + 1e-9
@@ -244,23 +242,7 @@ def test_optimize_moves_within_radius_and_changes_only_tuned_settings(setup):
 
 def test_optimize_is_deterministic_under_a_seed(setup):
     """The same inputs and seed give the same evaluations and the same document."""
-    document, workload, templates, space = setup
-    runs = [
-        optimize(
-            document,
-            workload,
-            templates,
-            CLUSTER,
-            space=space,
-            radius=0.25,
-            iterations=2,
-            batch_size=3,
-            algorithm_params={"width": 0.15},
-            engine="reference",
-            seed=seed,
-        )
-        for seed in (7, 7, 8)
-    ]
+    runs = [_optimize(setup, iterations=2, batch_size=3, seed=seed) for seed in (7, 7, 8)]
     pd.testing.assert_frame_equal(runs[0].result.history, runs[1].result.history)
     assert runs[0].document.to_bytes() == runs[1].document.to_bytes()
     assert not runs[0].result.history.equals(runs[2].result.history)
