@@ -37,3 +37,21 @@ class LocalServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def send_head(
+    handler: BaseHTTPRequestHandler, status: int, headers: dict[str, str], length: int
+) -> None:
+    """The status line and headers an RM answers with: Server, Date, a JSON content type
+    (unless `headers` say otherwise), `headers`, and a Content-Length of `length`."""
+    handler.send_response_only(status)
+    merged = {
+        "Server": handler.version_string(),
+        "Date": handler.date_time_string(),
+        "Content-Type": "application/json",
+        **headers,
+    }
+    for key, value in merged.items():
+        handler.send_header(key, value)
+    handler.send_header("Content-Length", str(length))
+    handler.end_headers()

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from local_server import LocalServer
+from local_server import LocalServer, send_head
 
 from tempo.rm import RetryPolicy, TransportOptions
 
@@ -73,18 +73,8 @@ class FakeServer(LocalServer):
                     time.sleep(reply.delay_s)
                 body = reply.body.encode() if isinstance(reply.body, str) else reply.body
                 try:
-                    self.send_response_only(reply.status)
-                    headers = {
-                        "Server": self.version_string(),
-                        "Date": self.date_time_string(),
-                        "Content-Type": "application/json",
-                        **reply.headers,
-                    }
-                    for key, value in headers.items():
-                        self.send_header(key, value)
                     length = reply.declared_length if reply.declared_length else len(body)
-                    self.send_header("Content-Length", str(length))
-                    self.end_headers()
+                    send_head(self, reply.status, reply.headers, length)
                     self.wfile.write(body)
                     if reply.declared_length:
                         self.close_connection = True

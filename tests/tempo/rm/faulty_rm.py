@@ -18,7 +18,7 @@ import time
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
 
-from local_server import LocalServer
+from local_server import LocalServer, send_head
 
 #: Every fault `FaultyRM` can inject ("ok" forwards).
 FAULTS = ("ok", "5xx", "garbage", "html", "stall", "reset", "standby")
@@ -122,15 +122,5 @@ class FaultyRM(LocalServer):
     def _answer(
         handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str]
     ) -> None:
-        handler.send_response_only(status)
-        merged = {
-            "Server": handler.version_string(),
-            "Date": handler.date_time_string(),
-            "Content-Type": "application/json",
-            **headers,
-        }
-        for key, value in merged.items():
-            handler.send_header(key, value)
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
+        send_head(handler, status, headers, len(body))
         handler.wfile.write(body)
