@@ -103,18 +103,24 @@ def test_bad_grids_and_thresholds_are_named():
         analyze_provisioning(_workload(), ALLOCATION, CLUSTER, [("root.a", AJR, 1.0, ">")])
 
 
-def test_smallest_cluster_meeting_the_slo_on_a_tiny_workload():
-    """16 ten-second tasks within 12.5 s (a node heartbeat to start each, one to report its
-    end) need 16 one-container nodes: the answer is 16 nodes, and 15 miss it."""
-    analysis = analyze_provisioning(
+def _analyze(thresholds, **options):
+    """analyze_provisioning of the tiny workload on scales 0.5, 1 and 4 with the reference
+    engine; `options` adds keywords."""
+    return analyze_provisioning(
         _workload(),
         ALLOCATION,
         CLUSTER,
-        [("root.a", AJR, 12.5)],
+        thresholds,
         scales=(0.5, 1.0, 4.0),
         engine="reference",
-        details=False,
+        **options,
     )
+
+
+def test_smallest_cluster_meeting_the_slo_on_a_tiny_workload():
+    """16 ten-second tasks within 12.5 s (a node heartbeat to start each, one to report its
+    end) need 16 one-container nodes: the answer is 16 nodes, and 15 miss it."""
+    analysis = _analyze([("root.a", AJR, 12.5)], details=False)
     result = analysis.scenarios[0]
     assert result.source == "trace" and result.bisection.status == "found"
     found = result.smallest.cluster
@@ -227,15 +233,7 @@ def test_configure_hook_gives_each_cluster_its_own_configuration():
         seen.append(len(cluster.nodes))
         return ALLOCATION
 
-    analysis = analyze_provisioning(
-        _workload(),
-        ALLOCATION,
-        CLUSTER,
-        [("root.a", AJR, 10.0)],
-        scales=(0.5, 1.0, 4.0),
-        engine="reference",
-        configure=configure,
-    )
+    analysis = _analyze([("root.a", AJR, 10.0)], configure=configure)
     evaluated = {len(r.cluster.nodes) for r in analysis.scenarios[0].scales}
     assert set(seen) == evaluated and len(seen) == len(evaluated)
     assert analysis.configuration == "re-tuned"
@@ -243,14 +241,8 @@ def test_configure_hook_gives_each_cluster_its_own_configuration():
 
 def test_an_slo_that_more_resources_break_is_reported_per_threshold():
     """A utilization floor met on a small cluster and missed on a large one is a threshold flip."""
-    analysis = analyze_provisioning(
-        _workload(),
-        ALLOCATION,
-        CLUSTER,
-        [("root.a", AJR, 1000.0), ("root.a", Metric("QS_UTIL"), -0.5)],
-        scales=(0.5, 1.0, 4.0),
-        engine="reference",
-        details=False,
+    analysis = _analyze(
+        [("root.a", AJR, 1000.0), ("root.a", Metric("QS_UTIL"), -0.5)], details=False
     )
     result = analysis.scenarios[0]
     assert result.threshold_flips.get(0) is None
