@@ -46,13 +46,14 @@ def _workload() -> Workload:
     return Workload(jobs=jobs, tasks=tasks)
 
 
-def _allocation(weight_a: float) -> EffectiveAllocation:
+def _allocation(weight_a: float = 1.0, **queue_a: float) -> EffectiveAllocation:
+    """Queues a (weight `weight_a` and settings `queue_a`) and b (the defaults) under root."""
     return EffectiveAllocation(
         root=EffectiveQueue(
             "root",
             children=(
-                EffectiveQueue("root.a", weight=weight_a),
-                EffectiveQueue("root.b", weight=1.0),
+                EffectiveQueue("root.a", weight=weight_a, **queue_a),
+                EffectiveQueue("root.b"),
             ),
         )
     )
@@ -130,33 +131,20 @@ def test_fixed_window_follows_its_jobs_to_completion():
     assert ajr(Window(0.0, 50.0)) == ajr(Window(0.0, 1000.0))
 
 
-def _blocked(max_am_share: float) -> EffectiveAllocation:
-    """Queue a's maxAMShare: 0.1 of 4 GB holds no 1 GB AM, so a's jobs never start."""
-    return EffectiveAllocation(
-        root=EffectiveQueue(
-            "root",
-            children=(
-                EffectiveQueue("root.a", max_am_share=max_am_share),
-                EffectiveQueue("root.b"),
-            ),
-        )
-    )
-
-
 def test_jobs_that_never_finish_fail_the_prediction():
     """Queue a's jobs never start under maxAMShare 0.1: the estimate of root.b alone is not
     silently returned; UnfinishedJobsError names the count, jobs and queue, and pickles (it
-    comes back from worker processes and Dask)."""
+    comes back from worker processes and Dask). maxAMShare 0.1 of 4 GB holds no 1 GB AM."""
     workload = _workload()
     workload = Workload(
         jobs=workload.jobs.assign(am_memory_mb=1024.0, am_vcores=1.0), tasks=workload.tasks
     )
     model = WhatifModel(CLUSTER, [("root.b", Metric("QS_AJR"))], engine="reference")
-    assert np.isfinite(model.evaluate([_blocked(0.5)], workload).mean).all()
+    assert np.isfinite(model.evaluate([_allocation(max_am_share=0.5)], workload).mean).all()
     with pytest.raises(
         UnfinishedJobsError, match=r"^predicted schedule \(seed 0\): 3 jobs \(root\.a: 3"
     ) as caught:
-        model.evaluate([_blocked(0.5), _blocked(0.1)], workload)
+        model.evaluate([_allocation(max_am_share=0.5), _allocation(max_am_share=0.1)], workload)
     again = pickle.loads(pickle.dumps(caught.value))
     assert (again.count, again.job_ids, again.queues) == (3, ("a0", "a1", "a2"), (("root.a", 3),))
     assert str(again) == str(caught.value)
