@@ -34,6 +34,19 @@ def chromium_binary() -> str | None:
     return next((path for name in BINARIES if (path := shutil.which(name))), None)
 
 
+#: Headless Chromium with nothing of its own running: no sandbox (root in CI), GPU,
+#: network, updates, sync or first-run page.
+_HEADLESS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+
 def screenshot(html: Path, png: Path, *, width: int = 1400, height: int = 5000) -> None:
     """Render `html` headless into `png` (a fresh user-data dir, no network, no GPU)."""
     binary = chromium_binary()
@@ -43,13 +56,7 @@ def screenshot(html: Path, png: Path, *, width: int = 1400, height: int = 5000) 
         subprocess.run(
             [
                 binary,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
+                *_HEADLESS,
                 "--hide-scrollbars",
                 f"--user-data-dir={profile}",
                 f"--screenshot={png}",
@@ -113,13 +120,7 @@ def inspect_figures(html: Path, *, width: int = 1400, height: int = 5000) -> dic
         result = subprocess.run(
             [
                 binary,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
+                *_HEADLESS,
                 f"--user-data-dir={Path(work) / 'profile'}",
                 f"--window-size={width},{height}",
                 "--virtual-time-budget=5000",
