@@ -82,14 +82,19 @@ def predict(
     refuse_overwrite([jobruntime], force=force, option="--jobruntime")
     window_s = parse_duration(window_text) if window_text else None
     options = site_reader_options(trace_path, trace_format, site_path)
-    trace = read_window(trace_path, format=trace_format, window_s=window_s, **options)
+    # Without --compare-observed or --jobruntime nothing below reads the observed schedule:
+    # the reader then does not build it (SLS, native) or drops it.
+    trace = read_window(
+        trace_path,
+        format=trace_format,
+        window_s=window_s,
+        observed=bool(compare_observed or jobruntime),
+        **options,
+    )
     if compare_observed and trace.observed is None:
         raise click.UsageError(
             f"--compare-observed: {trace_path} records no observed schedule to compare with"
         )
-    if not (compare_observed or jobruntime):
-        # Nothing below reads the observed schedule: not held through the simulation.
-        trace = Trace(trace.workload, notes=trace.notes)
     document = AllocationDocument.from_file(config_path)
     warn_allocation(
         config_path, document, Cluster.parse(cluster_spec), hadoop_version=hadoop_version

@@ -11,7 +11,10 @@ Call order (what `whatif.readers.read_trace` does):
    (``Reader(**options)``); the constructor only stores them.
 3. ``read(path)`` is called once. It validates the options, streams the file, and
    returns a `Trace` whose workload (and observed schedule, when the source
-   recorded real times) passed the data model's validation.
+   recorded real times) passed the data model's validation. A caller that needs no
+   observed schedule (``read_workload_trace``, e.g. ``tempo predict``)
+   calls ``read_workload(path)`` instead: the same Trace without it, which readers that
+   can skip building it (SLS, native) read in less time and memory.
 
 What an implementation guarantees:
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 import codecs
 import inspect
 from abc import ABC, abstractmethod
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -86,6 +90,13 @@ class TraceReader(ABC):
     @abstractmethod
     def read(self, path: Path) -> Trace:
         """Read the whole trace at `path`; raise `TraceFormatError` on bad input."""
+
+    def read_workload(self, path: Path) -> Trace:
+        """`read` without the observed schedule (``observed`` None), same errors.
+
+        This default reads it and drops it; a reader that can skip building it overrides this.
+        """
+        return replace(self.read(path), observed=None)
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:

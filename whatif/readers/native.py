@@ -214,9 +214,14 @@ def _replace_dir(staging: Path, target: Path) -> None:
 
 
 def read_native(
-    path: str | os.PathLike[str], *, window_s: float | None = None, since_s: float | None = None
+    path: str | os.PathLike[str],
+    *,
+    window_s: float | None = None,
+    since_s: float | None = None,
+    observed: bool = True,
 ) -> Trace:
-    """Read a native trace directory written by `write_native`.
+    """Read a native trace directory written by `write_native`; without `observed`, its
+    observed schedule's tables are not read.
 
     Parquet tables are memory-mapped. With `window_s`, only the jobs submitted in the
     last `window_s` seconds of the trace (by submission time, as
@@ -236,7 +241,8 @@ def read_native(
     firsts = {}
     if since_s is not None and "attempts" in tables_meta:
         firsts = _first_starts(root, tables_meta["attempts"], kind)
-    for name in sorted(tables_meta, key=lambda n: n != "jobs"):  # jobs first: they pick the window
+    names = [n for n in tables_meta if observed or n not in ("schedule_jobs", "attempts")]
+    for name in sorted(names, key=lambda n: n != "jobs"):  # jobs first: they pick the window
         keep = None if job_ids is None else _row_filter(name, job_ids, since_s, firsts)
         frame = _read_table(root, name, tables_meta[name], kind, keep)
         if name == "jobs" and window_s is not None:
@@ -250,14 +256,14 @@ def read_native(
     notes = meta.get("notes", [])
     try:
         workload = Workload(jobs=frames["jobs"], tasks=frames["tasks"])
-        observed = None
+        schedule = None
         if "schedule_jobs" in frames and "attempts" in frames:
-            observed = Schedule(jobs=frames["schedule_jobs"], attempts=frames["attempts"])
+            schedule = Schedule(jobs=frames["schedule_jobs"], attempts=frames["attempts"])
     except WhatifError as error:
         raise TraceFormatError(f"{root}: {error}") from error
     return Trace(
         workload=workload,
-        observed=observed,
+        observed=schedule,
         source=root,
         format=str(meta.get("source_format") or "native"),
         notes=tuple(str(n) for n in notes),
@@ -446,3 +452,6 @@ class NativeReader(TraceReader):
 
     def read(self, path: Path) -> Trace:
         return read_native(path.parent if path.name == "trace.json" else path)
+
+    def read_workload(self, path: Path) -> Trace:
+        return read_native(path.parent if path.name == "trace.json" else path, observed=False)

@@ -104,13 +104,31 @@ def read_trace(
         The path is missing, not a trace, or malformed; the message is one line
         naming the file (and the line or record when known).
     """
+    target, reader = _reader(path, format, options)
+    return reader.read(target)
+
+
+def read_workload_trace(
+    path: str | os.PathLike[str], *, format: str | None = None, **options: object
+) -> Trace:
+    """`read_trace` without the observed schedule (``observed`` None), which SLS and native
+    traces then do not build at all: less time and memory for a caller that only predicts
+    (``tempo predict`` without ``--compare-observed``). Same options and errors."""
+    target, reader = _reader(path, format, options)
+    return reader.read_workload(target)
+
+
+def _reader(
+    path: str | os.PathLike[str], format: str | None, options: dict[str, object]
+) -> tuple[Path, TraceReader]:
+    """The path and the reader of the trace at `path` (`read_trace`'s checks)."""
     target = Path(path)
     if not target.exists():
         raise TraceFormatError(f"{target}: no such file or directory")
     name = format if format is not None else detect_format(target)
     reader = reader_for(name, path=target).create(target, **options)
     logger.info("reading %s as %s", target, name)
-    return reader.read(target)
+    return target, reader
 
 
 def convert_trace(

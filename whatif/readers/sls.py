@@ -172,6 +172,14 @@ class SlsReader(TraceReader):
         tables = read_sls_tables(path, memory_mb=self.memory_mb, vcores=self.vcores)
         return self.trace(path, tables if tables is not None else self._precise_tables(path))
 
+    def read_workload(self, path: Path) -> Trace:
+        """`read` without the observed schedule, which the fast path then does not build."""
+        self._check_options(path)
+        tables = read_sls_tables(path, memory_mb=self.memory_mb, vcores=self.vcores, observed=False)
+        if tables is None:
+            tables = self._precise_tables(path)
+        return self.trace(path, tables, observed=False)
+
     def read_precise(self, path: Path) -> Trace:
         """`read` by the precise path alone (the one that locates errors); for tests."""
         self._check_options(path)
@@ -203,13 +211,14 @@ class SlsReader(TraceReader):
             jobs.frame(), schedule_jobs.frame(), tasks.frame(), attempts.frame(), all_timed
         )
 
-    def trace(self, path: Path, tables: SlsTables) -> Trace:
-        """The trace of `tables` read from `path` (also each piece `whatif.readers.stream` reads)."""
+    def trace(self, path: Path, tables: SlsTables, *, observed: bool = True) -> Trace:
+        """The trace of `tables` read from `path` (also each piece `whatif.readers.stream` reads);
+        without `observed`, no observed schedule."""
         try:
             workload = Workload(jobs=tables.jobs, tasks=tables.tasks)
-            observed = (
+            schedule = (
                 Schedule(jobs=tables.schedule_jobs, attempts=tables.attempts)
-                if tables.all_timed
+                if observed and tables.all_timed
                 else None
             )
         except WhatifError as error:
@@ -218,7 +227,7 @@ class SlsReader(TraceReader):
             () if tables.all_timed else ("some tasks have only a duration: no observed schedule",)
         )
         return Trace(
-            workload=workload, observed=observed, source=path, format=self.name, notes=notes
+            workload=workload, observed=schedule, source=path, format=self.name, notes=notes
         )
 
     def _job(

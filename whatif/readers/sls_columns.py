@@ -16,10 +16,12 @@ and names ``path:line:col`` of what it does not.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -122,14 +124,18 @@ class _Part:
     host: pa.Array
 
 
-def read_sls_tables(path: Path, *, memory_mb: float, vcores: float) -> SlsTables | None:
-    """The SLS tables of `path`, or None when the precise path must read it (see module doc)."""
+def read_sls_tables(
+    path: Path, *, memory_mb: float, vcores: float, observed: bool = True
+) -> SlsTables | None:
+    """The SLS tables of `path`, or None when the precise path must read it (see module doc).
+
+    Without `observed`, the observed schedule's tables are left empty (not built)."""
     try:
         parts = list(_parts(path, memory_mb=memory_mb, vcores=vcores))
     except Declined as error:
         logger.debug("%s: fast SLS path declined (%s); reading precisely", path, error)
         return None
-    return _tables(parts) if parts else None
+    return _tables(parts, observed=observed) if parts else None
 
 
 def iter_sls_blocks(
@@ -257,84 +263,107 @@ def _numbers_within(task_job: np.ndarray, stage: np.ndarray, n_jobs: int) -> np.
     return number
 
 
-def _tables(parts: list[_Part]) -> SlsTables:
-    """Concatenate the blocks' arrays into the reader's four DataFrames."""
-    offsets = np.cumsum([0] + [len(p.start_ms) for p in parts])
-    job_id = pa.concat_arrays([p.job_id for p in parts])
-    queue = pa.concat_arrays([p.queue for p in parts])
-    user = pa.concat_arrays([p.user for p in parts])
+class _Columns:
+    """The blocks' arrays, each field concatenated when first taken, its pieces then dropped
+    (so that the blocks and the whole columns are not all held at once)."""
 
-    def cat(name: str) -> np.ndarray:
-        return np.concatenate([getattr(p, name) for p in parts])
+    def __init__(self, parts: list[_Part]) -> None:
+        offsets = np.cumsum([0] + [len(p.start_ms) for p in parts])
+        for part, offset in zip(parts, offsets, strict=False):
+            part.task_job[:] += offset  # the blocks' own arrays, made for this concatenation
+        self.pending = {
+            f.name: [getattr(p, f.name) for p in parts] for f in dataclasses.fields(_Part)
+        }
+        parts.clear()
 
-    submit_s = cat("start_ms") / 1000.0
-    timed = cat("timed")
-    task_job = np.concatenate([p.task_job + off for p, off in zip(parts, offsets, strict=False)])
-    stage = cat("stage")
-    start, end = cat("start"), cat("end")
-    task_timed = timed[task_job]
-    all_timed = bool(timed.all())
-    n_jobs = len(submit_s)
-    # Launch: a timed job's first task start (NaN for a job none of whose tasks remain).
-    launch = np.full(n_jobs, np.inf)
-    np.fmin.at(launch, task_job, start)
-    launch[~timed | np.isinf(launch)] = np.nan
+    def take(self, name: str) -> Any:
+        pieces = self.pending.pop(name)
+        if isinstance(pieces[0], pa.Array):
+            return pa.concat_arrays(pieces)
+        return np.concatenate(pieces)
 
+
+def _tables(parts: list[_Part], *, observed: bool = True) -> SlsTables:
+    """Concatenate the blocks' arrays (`parts` is emptied) into the reader's four DataFrames;
+    without `observed` the observed schedule's two are left empty."""
+    columns = _Columns(parts)
+    job_id, timed = columns.take("job_id"), columns.take("timed")
+    task_job = columns.take("task_job")
     task_job_id = job_id.take(pa.array(task_job))
-    stage_names = pa.array(STAGES, pa.string()).take(pa.array(stage.astype(np.int64)))
-    letters = pa.array([s[0] for s in STAGES], pa.string()).take(pa.array(stage.astype(np.int64)))
-    numbers = pc.utf8_lpad(pa.array(cat("number")).cast(pa.string()), 6, padding="0")
-    task_id = pc.binary_join_element_wise(task_job_id, letters, numbers, "_")
+    submit_s = columns.take("start_ms") / 1000.0
     jobs = pd.DataFrame(
         {
             "job_id": strings(job_id),
-            "queue": strings(queue),
+            "queue": strings(columns.take("queue")),
             "submit_s": submit_s,
-            "user": strings(user),
-            "am_memory_mb": cat("am_memory"),
-            "am_vcores": cat("am_vcores"),
+            "user": strings(columns.take("user")),
+            "am_memory_mb": columns.take("am_memory"),
+            "am_vcores": columns.take("am_vcores"),
         }
     )
+    all_timed = bool(timed.all())
+    task_timed = timed[task_job]
+    tasks, task_id = _task_table(columns, task_job_id, task_timed)
+    if not (observed and all_timed):
+        return SlsTables(jobs, pd.DataFrame(), tasks, pd.DataFrame(), all_timed)
+    # Launch: a timed job's first task start (NaN for a job none of whose tasks remain).
+    start = tasks["observed_start_s"].to_numpy()
+    launch = np.full(len(submit_s), np.inf)
+    np.fmin.at(launch, task_job, start)
+    launch[~timed | np.isinf(launch)] = np.nan
     schedule_jobs = pd.DataFrame(
         {
-            "job_id": strings(job_id),
-            "queue": strings(queue),
+            "job_id": jobs["job_id"],
+            "queue": jobs["queue"],
             "submit_s": submit_s,
             "launch_s": launch,
-            "finish_s": cat("end_ms") / 1000.0,
-            "user": strings(user),
+            "finish_s": columns.take("end_ms") / 1000.0,
+            "user": jobs["user"],
         }
     )
-    memory, vcores = cat("memory"), cat("vcores")
+    attempts = pd.DataFrame(
+        {
+            "job_id": tasks["job_id"],
+            "task_id": tasks["task_id"],
+            "attempt_id": strings(pc.binary_join_element_wise(task_id, "0", "_")),
+            "stage": tasks["stage"],
+            "start_s": start,
+            "finish_s": tasks["observed_finish_s"].to_numpy(),
+            "memory_mb": tasks["memory_mb"],
+            "vcores": tasks["vcores"],
+            "node": strings(columns.take("host")),
+        }
+    )
+    return SlsTables(jobs, schedule_jobs, tasks, attempts, all_timed)
+
+
+def _task_table(
+    columns: _Columns, task_job_id: pa.Array, task_timed: np.ndarray
+) -> tuple[pd.DataFrame, pa.Array]:
+    """The tasks' table, ids built by Arrow string kernels, observed times where timed; and
+    its task ids as Arrow strings."""
+    codes = pa.array(columns.take("stage").astype(np.int64))
+    stage_names = pa.array(STAGES, pa.string()).take(codes)
+    letters = pa.array([s[0] for s in STAGES], pa.string()).take(codes)
+    numbers = pc.utf8_lpad(pa.array(columns.take("number")).cast(pa.string()), 6, padding="0")
+    task_id = pc.binary_join_element_wise(task_job_id, letters, numbers, "_")
+    del codes, letters, numbers
     states = pa.array(["", "SUCCEEDED"], pa.string()).take(pa.array(task_timed.astype(np.int64)))
+    start, end = columns.take("start"), columns.take("end")
+    start[~task_timed] = np.nan
+    end[~task_timed] = np.nan
     tasks = pd.DataFrame(
         {
             "job_id": strings(task_job_id),
             "task_id": strings(task_id),
             "stage": strings(stage_names),
-            "duration_s": cat("duration"),
-            "memory_mb": memory,
-            "vcores": vcores,
-            "priority": cat("priority"),
-            "observed_start_s": np.where(task_timed, start, np.nan),
-            "observed_finish_s": np.where(task_timed, end, np.nan),
+            "duration_s": columns.take("duration"),
+            "memory_mb": columns.take("memory"),
+            "vcores": columns.take("vcores"),
+            "priority": columns.take("priority"),
+            "observed_start_s": start,
+            "observed_finish_s": end,
             "observed_state": strings(states),
         }
     )
-    if all_timed:
-        attempts = pd.DataFrame(
-            {
-                "job_id": tasks["job_id"],
-                "task_id": tasks["task_id"],
-                "attempt_id": strings(pc.binary_join_element_wise(task_id, "0", "_")),
-                "stage": tasks["stage"],
-                "start_s": start,
-                "finish_s": end,
-                "memory_mb": memory,
-                "vcores": vcores,
-                "node": strings(pa.concat_arrays([p.host for p in parts])),
-            }
-        )
-    else:
-        attempts = pd.DataFrame()
-    return SlsTables(jobs, schedule_jobs, tasks, attempts, all_timed)
+    return tasks, task_id

@@ -25,7 +25,12 @@ from whatif.readers.arrow_json import Declined
 from whatif.readers.jhist import JhistReader
 from whatif.readers.jhist_columns import iter_jhist_blocks
 from whatif.readers.native import read_native, write_native_stream
-from whatif.readers.registry import convert_trace, detect_format, read_trace
+from whatif.readers.registry import (
+    convert_trace,
+    detect_format,
+    read_trace,
+    read_workload_trace,
+)
 from whatif.readers.rumen import RumenReader
 from whatif.readers.rumen_columns import iter_rumen_blocks
 from whatif.readers.sls import SlsReader
@@ -93,18 +98,25 @@ def read_window(
     *,
     format: str | None = None,
     window_s: float | None = None,
+    observed: bool = True,
     **options: object,
 ) -> Trace:
     """The trace at `path`, or with `window_s` only its jobs submitted in the last `window_s`
     seconds (`whatif.trace.last_window`), read without the rest where the format allows;
-    `options` are the format's reader options (`read_trace`)."""
+    `options` are the format's reader options (`read_trace`); without `observed`, the
+    trace's observed schedule is not read (`read_workload_trace`)."""
+    read = read_trace if observed else read_workload_trace
     if window_s is None:
-        return read_trace(path, format=format, **options)
+        return read(path, format=format, **options)
     name = format if format is not None else detect_format(path)
     if name == "native" and not options:
         root = Path(path)
-        return read_native(root.parent if root.name == "trace.json" else root, window_s=window_s)
+        return read_native(
+            root.parent if root.name == "trace.json" else root,
+            window_s=window_s,
+            observed=observed,
+        )
     try:
-        return last_window(read_trace(path, format=name, **options), window_s)
+        return last_window(read(path, format=name, **options), window_s)
     except WhatifError as error:
         raise TraceFormatError(f"{path}: {error}") from error

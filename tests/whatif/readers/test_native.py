@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from whatif import Schedule, Trace, TraceFormatError, Workload
-from whatif.readers import detect_format, read_trace, write_native
+from whatif.readers import detect_format, read_trace, read_workload_trace, write_native
 
 
 def _trace() -> Trace:
@@ -77,6 +77,9 @@ def test_native_round_trip_is_lossless(tmp_path, kind):
     pd.testing.assert_frame_equal(back.observed.attempts, original.observed.attempts)
     assert back.format == "jhist" and back.notes == ("made for a test",)
     assert detect_format(path) == "native"
+    alone = read_workload_trace(path)  # its schedule's tables not read
+    assert alone.observed is None and alone.notes == back.notes
+    pd.testing.assert_frame_equal(alone.workload.tasks, original.workload.tasks)
 
 
 def test_native_without_schedule_writes_two_tables(tmp_path):

@@ -2,10 +2,18 @@
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from whatif import TraceFormatError
-from whatif.readers import READERS, TraceReader, detect_format, normalize_queue, read_trace
+from whatif.readers import (
+    READERS,
+    TraceReader,
+    detect_format,
+    normalize_queue,
+    read_trace,
+    read_workload_trace,
+)
 
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
 
@@ -39,6 +47,15 @@ def test_every_shared_file_is_detected_correctly():
 def test_every_shared_trace_reads(name):
     """Every shared trace file reads with its detected format."""
     assert read_trace(DATA / name).workload.n_jobs > 0
+
+
+@pytest.mark.parametrize("name", sorted(n for n in TRACE_FILES if not n.startswith("swim/FB-2010")))
+def test_every_shared_trace_reads_without_its_observed_schedule(name):
+    """`read_workload_trace` gives the same workload and notes, and no observed schedule."""
+    whole, alone = read_trace(DATA / name), read_workload_trace(DATA / name)
+    assert alone.observed is None and alone.notes == whole.notes
+    pd.testing.assert_frame_equal(alone.workload.jobs, whole.workload.jobs)
+    pd.testing.assert_frame_equal(alone.workload.tasks, whole.workload.tasks)
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,11 @@ def _same(path: Path, **options) -> None:
         pd.testing.assert_frame_equal(fast.observed.jobs, precise.observed.jobs)
         pd.testing.assert_frame_equal(fast.observed.attempts, precise.observed.attempts)
     assert fast.notes == precise.notes
+    # Without the observed schedule (tempo predict): the same workload, none built.
+    alone = reader.read_workload(path)
+    assert alone.observed is None and alone.notes == precise.notes
+    pd.testing.assert_frame_equal(alone.workload.jobs, precise.workload.jobs)
+    pd.testing.assert_frame_equal(alone.workload.tasks, precise.workload.tasks)
 
 
 def test_bundled_sls_trace_agrees():
