@@ -162,6 +162,8 @@ class CompiledEngine:
         cfg[K.C_DYNAMIC] = float(settings.dynamic_max_assign and settings.hadoop_version == 3)
         cfg[K.C_CAP_MAPS] = settings.assign_multiple_maps
         cfg[K.C_CAP_REDS] = settings.assign_multiple_reduces
+        cfg[K.C_CONT] = float(settings.continuous_scheduling and nn > 0 and not p.slot_mode)
+        cfg[K.C_CONT_SLEEP] = settings.continuous_scheduling_sleep_s
         # nodes: one unused row without heartbeats (the kernel reads no row then)
         nodef = np.zeros((max(nn, 1), K.N_NF))
         nodef[:nn, K.NF_FREE : K.NF_FREE + 2] = p.node_capacity
@@ -260,6 +262,7 @@ class CompiledEngine:
         gf[K.G_NEXT_CHECK] = np.inf
         gf[K.G_NEXT_V12] = np.inf
         gf[K.G_LAST_T] = -np.inf
+        gf[K.G_CONT] = np.inf
         gf[K.G_FREE : K.G_FREE + 2] = cluster
         gi = np.zeros(K.N_GI, dtype=np.int64)
         gi[

@@ -50,6 +50,15 @@ class SchedulerSettings:
     assign_multiple_maps, assign_multiple_reduces : int
         Hadoop 1 ``mapred.fairscheduler.assignmultiple.maps`` / ``.reduces``: most maps /
         reduces one heartbeat may receive with assign-multiple (-1: the free slots).
+    continuous_scheduling : bool
+        YARN ``yarn.scheduler.fair.continuous-scheduling-enabled`` (default false): besides
+        node heartbeats, a thread offers every node, emptiest first, a container every
+        `continuous_scheduling_sleep_s` (``whatif/predictor/kernel/continuous.py``).
+        Needs the cluster's nodes (without them every event is already scheduled at
+        once); Hadoop 2/3 only.
+    continuous_scheduling_sleep_s : float
+        ``yarn.scheduler.fair.continuous-scheduling-sleep-ms`` (5 ms): the thread's pause
+        between passes over the nodes.
     heartbeats_in_second : float
         Hadoop 1 ``mapred.heartbeats.in.second`` (``mapreduce.jobtracker.heartbeats.in.second``,
         100): TaskTrackers heartbeat every ``max(3 s, ceil(trackers / this))``.
@@ -94,6 +103,8 @@ class SchedulerSettings:
     dynamic_max_assign: bool = True
     assign_multiple_maps: int = -1
     assign_multiple_reduces: int = -1
+    continuous_scheduling: bool = False
+    continuous_scheduling_sleep_s: float = 0.005
     heartbeats_in_second: float = 100.0
     size_based_weight: bool = False
     min_allocation_mb: float = 1024.0
@@ -163,12 +174,18 @@ class SchedulerSettings:
             "update_interval_s",
             "preemption_interval_s",
             "heartbeats_in_second",
+            "continuous_scheduling_sleep_s",
         ):
             value = getattr(self, name)
             if not (value > 0 and math.isfinite(value)):
                 raise ValidationError(
                     f"SchedulerSettings.{name}: expected a finite number > 0, got {value!r}"
                 )
+        if self.continuous_scheduling and v1:
+            raise ValidationError(
+                "SchedulerSettings.continuous_scheduling: a YARN Fair Scheduler setting "
+                "(Hadoop 2/3); Hadoop 1's JobTracker assigns only on TaskTracker heartbeats"
+            )
 
     def heartbeat_interval_s(self, nodes: int) -> float:
         """How often each of `nodes` nodes heartbeats: Hadoop 1's JobTracker asks for

@@ -71,6 +71,11 @@ YARN_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
     "yarn.scheduler.fair.assignmultiple": ("assign_multiple", _boolean),
     "yarn.scheduler.fair.max.assign": ("max_assign", _integer),
     "yarn.scheduler.fair.dynamic.max.assign": ("dynamic_max_assign", _boolean),
+    "yarn.scheduler.fair.continuous-scheduling-enabled": ("continuous_scheduling", _boolean),
+    "yarn.scheduler.fair.continuous-scheduling-sleep-ms": (
+        "continuous_scheduling_sleep_s",
+        _milliseconds,
+    ),
     "yarn.scheduler.fair.sizebasedweight": ("size_based_weight", _boolean),
     "yarn.scheduler.minimum-allocation-mb": ("min_allocation_mb", _number),
     "yarn.scheduler.minimum-allocation-vcores": ("min_allocation_vcores", _number),

@@ -160,6 +160,8 @@ def scenarios(draw):
         assign_multiple_maps=draw(st.sampled_from([-1, 1])),
         assign_multiple_reduces=draw(st.sampled_from([-1, 2])),
         node_heartbeat_interval_s=draw(st.sampled_from([1.0, 3.0])),
+        continuous_scheduling=version != 1 and draw(st.booleans()),
+        continuous_scheduling_sleep_s=draw(st.sampled_from([0.005, 0.7])),
         preemption=draw(st.booleans()),
         hadoop_version=version,
         utilization_threshold=draw(st.sampled_from([0.0, 0.5, 0.8])),

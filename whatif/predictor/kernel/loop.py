@@ -17,11 +17,13 @@ event time ``t`` one iteration runs:
    (a queue is active while it or a queue below it has a runnable app);
 4. allocate: repeatedly descend from the root and assign one container, until
    nothing fits (one pass per slot pool on a Hadoop 1 slot cluster); with heartbeats,
-   only on the nodes heartbeating at ``t`` (below), each in the order first listed;
+   only on the nodes heartbeating at ``t`` (below), each in the order first listed, then,
+   when one is due, a continuous scheduling pass over every node (``continuous.py``);
 5. preemption (if on): Hadoop 3 starvation and victim selection, or the Hadoop 1/2
    queue-level check when ``t`` is the scheduled check time;
 6. with heartbeats, drop the claims a heartbeat would (``claims.py``), and schedule the
-   next heartbeat of the nodes that may now assign.
+   next continuous scheduling pass (if on) and the next heartbeat of the nodes that may
+   now assign.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 from whatif.predictor.kernel.allocation import _allocate, _node_allocate
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.claims import _claims_sweep
+from whatif.predictor.kernel.continuous import _continuous_pass, _schedule_pass
 from whatif.predictor.kernel.events import _grid_at_or_after, heap_pop
 from whatif.predictor.kernel.fairshare import _compute_shares
 from whatif.predictor.kernel.heartbeats import _beat, _catch_up, _wake
@@ -52,11 +55,14 @@ from whatif.predictor.kernel.state import (
     AI_OUTCOME,
     AI_STATE,
     AM_READY,
+    C_CONT,
     C_HB,
     C_PREEMPT,
     C_UPDATE,
     C_VERSION,
+    CONTINUOUS,
     END,
+    G_CONT,
     G_LAST_T,
     G_NEXT_CHECK,
     G_NOW,
@@ -88,6 +94,7 @@ from whatif.predictor.kernel.state import (
     KILL,
     KILLED,
     NF_HB,
+    NI_DONE,
     QF_AM,
     QF_PALL,
     QF_TBP,
@@ -160,6 +167,7 @@ def advance(W, t_stop, att_room):
         if check:
             gf[G_NEXT_CHECK] = INF
         events = False
+        passing = False  # a continuous scheduling pass is due now
         while gi[GI_HEAP_N] > 0 and hk[0] == t_key:
             events = True
             kind, ident = heap_pop(hk, hi, gi)
@@ -181,12 +189,16 @@ def advance(W, t_stop, att_room):
                         # reported at its node's heartbeat; it ended at its own time
                         af[ident, AF_FINISH] = af[ident, AF_END]
                         _beat(W, n)
+                        W[41][n, NI_DONE] = gi[GI_ITER]
             elif kind == KILL:
                 if ai[ident, AI_STATE] == RUNNING and af[ident, AF_MARK] == t:
                     _end_attempt(W, ident, KILLED)
             elif kind == HEARTBEAT:
                 W[40][ident, NF_HB] = INF
                 _beat(W, ident)
+            elif kind == CONTINUOUS:
+                gf[G_CONT] = INF
+                passing = True
             else:
                 _am_ready(W, ident)
                 gi[GI_PROGRESS] += 1
@@ -200,8 +212,15 @@ def advance(W, t_stop, att_room):
         if heartbeats:
             if first:
                 _catch_up(W, t)
+            # with continuous scheduling, Hadoop 2 (before 2.9) assigns on a heartbeat only
+            # when it reported a finished container
+            only_done = cfg[C_CONT] != 0.0 and cfg[C_VERSION] == 2.0
             for i in range(gi[GI_BEAT_N]):
-                _node_allocate(W, W[42][i])
+                n = W[42][i]
+                if not only_done or W[41][n, NI_DONE] == gi[GI_ITER]:
+                    _node_allocate(W, n)
+            if passing:
+                _continuous_pass(W)
         else:
             _allocate(W)
         _ramp_down(W, heartbeats)
@@ -227,6 +246,8 @@ def advance(W, t_stop, att_room):
         if heartbeats:
             if gi[GI_CLAIM_LIVE] > 0:
                 _claims_sweep(W)  # what the nodes' next heartbeats would drop first
+            if cfg[C_CONT] != 0.0:
+                _schedule_pass(W, t)
             _wake(W, t)
     if t_stop != INF and t_stop > gf[G_NOW]:
         gf[G_NOW] = t_stop

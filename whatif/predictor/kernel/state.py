@@ -23,6 +23,7 @@ INF = np.inf
 
 # event kinds
 END, KILL, AM_READY, HEARTBEAT = 0, 1, 2, 3
+CONTINUOUS = 4  # a pass of YARN's continuous scheduling thread (`continuous.py`)
 # attempt states (pack.ATTEMPT_STATE_NAMES)
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 
@@ -41,11 +42,14 @@ C_HB, C_HB_INTERVAL, C_MULTI, C_MAX_ASSIGN, C_DYNAMIC, C_CAP_MAPS, C_CAP_REDS = 
     19,
     20,
 )
-N_CFG = 21
+# YARN continuous scheduling (`continuous.py`): on (with nodes), the thread's sleep
+C_CONT, C_CONT_SLEEP = 21, 22
+N_CFG = 23
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
-N_GF = 6
+G_CONT = 6  # the next continuous scheduling pass (inf: none scheduled)
+N_GF = 7
 # global int state
 GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
@@ -190,7 +194,8 @@ NF_FREE, NF_CAP, NF_HB = 0, 2, 4
 N_NF = 5
 NI_PARK, NI_BEAT, NI_TOUCH = 0, 1, 2
 NI_CL_HEAD, NI_CL_TAIL = 3, 4  # the node's claim entries, in the order first recorded
-N_NI = 5
+NI_DONE = 5  # the iteration whose heartbeat of the node reported a finished container
+N_NI = 6
 # claim entries (Hadoop 3 FSSchedulerNode.resourcesPreemptedForApp): cli (cap, N_CLI) int64
 # the app and the next entry of the node's list (-1: last); clf (cap, 2) float64 resources
 CL_APP, CL_NEXT = 0, 1

@@ -18,6 +18,7 @@ import numpy as np
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.reference.allocation import Allocation
 from whatif.predictor.reference.claims import Claims
+from whatif.predictor.reference.continuous import Continuous
 from whatif.predictor.reference.events import Events, _grid_at_or_after
 from whatif.predictor.reference.fairshare import FairShares
 from whatif.predictor.reference.heartbeats import Heartbeats
@@ -28,7 +29,15 @@ from whatif.predictor.reference.phases import Phases
 from whatif.predictor.reference.preemption import Preemption
 from whatif.predictor.reference.preemption_v12 import PreemptionV12
 from whatif.predictor.reference.queues import Queues
-from whatif.predictor.reference.state import END, HEARTBEAT, INF, KILL, KILLED, RUNNING
+from whatif.predictor.reference.state import (
+    CONTINUOUS,
+    END,
+    HEARTBEAT,
+    INF,
+    KILL,
+    KILLED,
+    RUNNING,
+)
 from whatif.predictor.settings import SchedulerSettings
 
 
@@ -44,6 +53,7 @@ class ReferenceEngine(
     Preemption,
     PreemptionV12,
     Claims,
+    Continuous,
     Livelock,
 ):
     """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
@@ -124,6 +134,11 @@ class ReferenceEngine(
         self.att_due: list[float] = []  # when its end event comes (INF: none pushed)
         # Hadoop 3 claims on preempted resources per node (row 0: the cluster), in order
         self.claims: list[dict[int, np.ndarray]] = [{} for _ in range(max(self.nn, 1))]
+        # continuous scheduling (`continuous.py`): on (with nodes), the next pass's time,
+        # and the nodes whose heartbeat reported a finished container this iteration
+        self.continuous = settings.continuous_scheduling and self.hb and not packed.slot_mode
+        self.next_pass: float = INF
+        self.reported: set[int] = set()
         self.set_queues(packed.queues)
 
     def set_queues(self, pq: PackedQueues) -> None:
@@ -189,6 +204,8 @@ class ReferenceEngine(
             if check:
                 self.next_check = INF
             events = False
+            passing = False  # a continuous scheduling pass is due now
+            self.reported = set()
             while self.heap and self.heap[0][0] == t:
                 events = True
                 _, _, kind, ident = heapq.heappop(self.heap)
@@ -201,12 +218,16 @@ class ReferenceEngine(
                             # reported at its node's heartbeat; it ended at its own time
                             self.att_finish[ident] = self.att_end[ident]
                             self._beat(n, beating)
+                            self.reported.add(n)
                 elif kind == KILL:
                     if self.att_state[ident] == RUNNING and self.att_mark[ident] == t:
                         self._end_attempt(ident, KILLED)
                 elif kind == HEARTBEAT:
                     self.node_hb[ident] = INF
                     self._beat(ident, beating)
+                elif kind == CONTINUOUS:
+                    self.next_pass = INF
+                    passing = True
                 else:
                     self._am_ready(ident)
                     self.progress += 1
@@ -219,8 +240,14 @@ class ReferenceEngine(
             if self.hb:
                 if first:
                     self._catch_up(t, beating)
+                # with continuous scheduling, Hadoop 2 (before 2.9) assigns on a heartbeat
+                # only when it reported a finished container
+                only_done = self.continuous and self.s.hadoop_version == 2
                 for n in beating:
-                    self._node_allocate(n)
+                    if not only_done or n in self.reported:
+                        self._node_allocate(n)
+                if passing:
+                    self._continuous_pass()
             else:
                 self._allocate()
             self._ramp_down()
@@ -245,6 +272,8 @@ class ReferenceEngine(
                     self._ramp_down()
             if self.hb:
                 self._claims_sweep()  # what the nodes' next heartbeats would drop first
+                if self.continuous:
+                    self._schedule_pass(t)
                 self._wake(t)
         if t_stop != INF and t_stop > self.now:
             self.now = t_stop

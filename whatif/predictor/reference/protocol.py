@@ -71,6 +71,9 @@ class EngineState(Protocol):
     stage_held: list[bool]
     reducing: list[int]
     stage_slot: list[int]
+    continuous: bool
+    next_pass: float
+    reported: set[int]
     jt_jobs: dict[int, None]
     task_failures: list[int]
     # attempts
@@ -207,6 +210,10 @@ class EngineState(Protocol):
     def _try_app(self, j: int, leaf: int, d: int) -> bool: ...
 
     def _assign_jobtracker(self) -> bool: ...
+
+    def _continuous_pass(self) -> None: ...
+
+    def _schedule_pass(self, t: float) -> None: ...
 
     def _jt_stage(self, j: int) -> int: ...
 

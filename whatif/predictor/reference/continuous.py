@@ -1,0 +1,43 @@
+"""YARN Fair Scheduler continuous scheduling: a thread that offers every node a container
+between heartbeats.
+
+The pure-Python twin of ``whatif/predictor/kernel/continuous.py`` (which describes the
+rules): the same steps with Python objects, on the `ReferenceEngine`'s state (a mixin of
+it; see ``loop.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from whatif.predictor.reference.state import CONTINUOUS, INF
+
+if TYPE_CHECKING:
+    from whatif.predictor.reference.protocol import EngineState
+else:
+    EngineState = object  # the base is for the type checker only (protocol.py)
+
+
+class Continuous(EngineState):
+    """Continuous scheduling passes (twin of ``kernel/continuous.py``)."""
+
+    def _continuous_pass(self) -> None:
+        """Every node with room, most unallocated memory first (ties in node order), gets
+        `attemptScheduling`."""
+        order = sorted(range(self.nn), key=lambda n: -self.node_free[n, 0])
+        for n in order:
+            if self._node_room(n):
+                self._node_allocate(n)
+
+    def _schedule_pass(self, t: float) -> None:
+        """The next pass at the first grid time after `t`, if none is scheduled, something
+        changed and runnable demand is pending."""
+        if self.next_pass != INF or not self.changed or self.q_pend_run[0, 0] <= 0:
+            return
+        sleep = self.s.continuous_scheduling_sleep_s
+        g = (math.floor(t / sleep) + 1.0) * sleep
+        while g <= t:
+            g += sleep
+        self.next_pass: float = g
+        self._push(g, CONTINUOUS, 0)
