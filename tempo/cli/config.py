@@ -17,13 +17,13 @@ from tempo.cli.options import (
     report_issues,
 )
 from tempo.cli.tables import echo_table
+from tempo.reports.document import changes
 from tempo.space import space_distance
 from whatif.allocation import (
     AllocationDocument,
     SettingDiff,
     diff_allocations,
     effective_allocation,
-    format_setting_value,
     validate,
     write_allocation,
 )
@@ -242,15 +242,7 @@ def diff_command(
                 "schema": "tempo.config.diff/1",
                 "a": a,
                 "b": b,
-                "changes": [
-                    {
-                        "queue": d.queue,
-                        "element": d.element,
-                        "old": format_setting_value(d.old),
-                        "new": format_setting_value(d.new),
-                    }
-                    for d in diffs
-                ],
+                "changes": changes(diffs),
                 "distance": distance.distance,
                 "dimensions": len(distance.space),
             }

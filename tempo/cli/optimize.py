@@ -35,13 +35,13 @@ from tempo.optimize import optimize as run_optimize
 from tempo.optimizers import OPTIMIZERS
 from tempo.qs import format_value
 from tempo.reports import optimize_report, write_tuning_report
+from tempo.reports.document import changes
 from tempo.space import ConfigurationSpace, SpaceSpec, hadoop_version_for
 from tempo.templates import check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
 from whatif.allocation import (
     AllocationDocument,
     effective_allocation,
-    format_setting_value,
     write_allocation,
 )
 from whatif.errors import ValidationError
@@ -171,15 +171,7 @@ def _json_document(
                 outcome.components, outcome.result.start_mean, mean, strict=True
             )
         ],
-        "changes": [
-            {
-                "queue": d.queue,
-                "element": d.element,
-                "old": format_setting_value(d.old),
-                "new": format_setting_value(d.new),
-            }
-            for d in outcome.diff
-        ],
+        "changes": changes(outcome.diff),
         "distance": outcome.distance,
         "radius": radius,
         "min_gain": {

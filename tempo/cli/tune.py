@@ -28,8 +28,8 @@ from tempo.loop.report import TuneRun
 from tempo.loop.settings import TuneSettings
 from tempo.loop.wiring import tune as run_tune
 from tempo.reports import journal_report, write_tuning_report
+from tempo.reports.document import changes
 from tempo.templates import parse_duration
-from whatif.allocation import format_setting_value
 
 _DECISIONS = {
     "accepted": "ACCEPTED",
@@ -119,15 +119,7 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
             None if report.predicted_current is None else dict(report.predicted_current)
         ),
         "predicted": None if report.predicted is None else dict(report.predicted),
-        "changes": [
-            {
-                "queue": d.queue,
-                "element": d.element,
-                "old": format_setting_value(d.old),
-                "new": format_setting_value(d.new),
-            }
-            for d in report.diff
-        ],
+        "changes": changes(report.diff),
         "distance": report.distance,
         "rm_error": report.rm_error,
         "write_error": report.write_error,
