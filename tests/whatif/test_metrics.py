@@ -640,12 +640,6 @@ def test_unknown_metric_is_rejected():
         _table("QS_NOPE")
 
 
-def test_unknown_parameter_is_rejected():
-    """A parameter the metric does not take is named."""
-    with pytest.raises(ValidationError, match="QS_AJR: unknown parameter 'slack'"):
-        Metric.of("QS_AJR", slack=0.1)
-
-
 def test_zero_length_window_is_rejected():
     """A window must have a positive length."""
     with pytest.raises(
@@ -654,26 +648,32 @@ def test_zero_length_window_is_rejected():
         Window(0, 0)
 
 
-def test_negative_slack_is_rejected():
-    """Slack is a fraction >= 0."""
-    with pytest.raises(
-        ValidationError, match=r"QS_DL\(slack\): expected a value in \[0, inf\], got -0.1"
-    ):
-        Metric.of("QS_DL", slack=-0.1)
-
-
-def test_percentile_out_of_range_is_rejected():
-    """p is a fraction in [0, 1]."""
-    with pytest.raises(ValidationError, match=r"QS_PCT\(p\): expected a value in \[0, 1\], got 95"):
-        Metric.of("QS_PCT", p=95)
-
-
-def test_bad_deadline_source_is_rejected():
-    """A deadline source is auto, column, next or HH:MM."""
-    with pytest.raises(
-        ValidationError, match="QS_DL\\(deadline\\): expected one of auto, column, next"
-    ):
-        Metric.of("QS_DL", deadline="25:00")
+@pytest.mark.parametrize(
+    ("name", "params", "match"),
+    [
+        pytest.param("QS_AJR", {"slack": 0.1}, "QS_AJR: unknown parameter 'slack'", id="unknown"),
+        pytest.param(
+            "QS_DL",
+            {"slack": -0.1},
+            r"QS_DL\(slack\): expected a value in \[0, inf\], got -0.1",
+            id="negative-slack",
+        ),
+        pytest.param(
+            "QS_PCT", {"p": 95}, r"QS_PCT\(p\): expected a value in \[0, 1\], got 95", id="p-range"
+        ),
+        pytest.param(
+            "QS_DL",
+            {"deadline": "25:00"},
+            "QS_DL\\(deadline\\): expected one of auto, column, next",
+            id="deadline-source",
+        ),
+    ],
+)
+def test_bad_parameter_is_rejected_with_its_name_and_range(name, params, match):
+    """A parameter the metric does not take is named; slack is a fraction >= 0; p is a
+    fraction in [0, 1]; a deadline source is auto, column, next or HH:MM."""
+    with pytest.raises(ValidationError, match=match):
+        Metric.of(name, **params)
 
 
 def test_deadline_metric_without_a_workload_is_rejected():
