@@ -286,16 +286,7 @@ class WorkloadModel:
         unchanged. Factors compose by multiplication. `queues` limits the change
         to those queues (default: all).
         """
-        self._check_fitted()
-        _check_factor(factor, "factor")
-        chosen = set(self._selected(queues))
-        return self._replaced(
-            {
-                name: dataclasses.replace(q, growth=q.growth * factor) if name in chosen else q
-                for name, q in self.queues_.items()
-            },
-            self.goodness_of_fit_,
-        )
+        return self._multiplied("growth", factor, queues)
 
     def with_arrival_scale(
         self, factor: float, queues: Iterable[str] | str | None = None
@@ -304,12 +295,19 @@ class WorkloadModel:
 
         Recurring jobs keep their schedule: they are pipelines, not a rate.
         """
+        return self._multiplied("arrival_scale", factor, queues)
+
+    def _multiplied(
+        self, factor_name: str, factor: float, queues: Iterable[str] | str | None
+    ) -> WorkloadModel:
+        """The model with each chosen queue's `factor_name` (``growth`` or
+        ``arrival_scale``) multiplied by `factor`."""
         self._check_fitted()
         _check_factor(factor, "factor")
         chosen = set(self._selected(queues))
         return self._replaced(
             {
-                name: dataclasses.replace(q, arrival_scale=q.arrival_scale * factor)
+                name: dataclasses.replace(q, **{factor_name: getattr(q, factor_name) * factor})
                 if name in chosen
                 else q
                 for name, q in self.queues_.items()
