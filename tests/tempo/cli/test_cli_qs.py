@@ -11,6 +11,11 @@ from whatif import Schedule, Trace, Workload
 from whatif.readers import read_trace, write_native
 
 
+def _qs(*args):
+    """`tempo qs` with `args` (paths as text), in-process."""
+    return CliRunner().invoke(cli, ["qs", *map(str, args)])
+
+
 @pytest.fixture
 def trace_dir(tmp_path, make_trace):
     workload, schedule = make_trace()
@@ -24,18 +29,14 @@ def test_qs_prints_json_with_constraint_status(trace_dir, tmp_path, qs_templates
     (tmp_path / "t.qs").write_text(
         qs_templates_text.replace("QUEUE root.idle OPTIMIZE QS_THR;", "")
     )
-    result = CliRunner().invoke(
-        cli,
-        [
-            "qs",
-            "--trace",
-            str(trace_dir),
-            "--templates",
-            str(tmp_path / "t.qs"),
-            "--cluster",
-            "memory-mb=1000,vcores=10",
-            "--json",
-        ],
+    result = _qs(
+        "--trace",
+        trace_dir,
+        "--templates",
+        tmp_path / "t.qs",
+        "--cluster",
+        "memory-mb=1000,vcores=10",
+        "--json",
     )
     data = json.loads(result.stdout)
     assert set(data) == {"window", "values", "constraints", "observed_unfinished"}
@@ -51,10 +52,13 @@ def test_qs_template_queue_missing_from_the_trace_is_an_input_error(
     """A template queue with no job in the trace: exit 2, naming the queue, the template
     file and line, and the queues the trace has (never a report of n/a)."""
     (tmp_path / "t.qs").write_text(qs_templates_text)
-    result = CliRunner().invoke(
-        cli,
-        ["qs", "--trace", str(trace_dir), "--templates", str(tmp_path / "t.qs")]
-        + ["--cluster", "memory-mb=1000,vcores=10"],
+    result = _qs(
+        "--trace",
+        trace_dir,
+        "--templates",
+        tmp_path / "t.qs",
+        "--cluster",
+        "memory-mb=1000,vcores=10",
     )
     assert result.exit_code == 2
     assert f"{tmp_path / 't.qs'}:4:1: queue root.idle is not in the trace" in result.output
@@ -63,17 +67,13 @@ def test_qs_template_queue_missing_from_the_trace_is_an_input_error(
 
 def test_qs_six_tenant_templates_on_the_two_tenant_trace_are_refused():
     """The issue's example: every missing queue named with its line, exit 2."""
-    result = CliRunner().invoke(
-        cli,
-        [
-            "qs",
-            "--trace",
-            str(ROOT / "traces/two-tenant"),
-            "--templates",
-            str(ROOT / "templates/six-tenant"),
-            "--cluster",
-            "nodes=24,memory-mb=8192,vcores=8",
-        ],
+    result = _qs(
+        "--trace",
+        ROOT / "traces/two-tenant",
+        "--templates",
+        ROOT / "templates/six-tenant",
+        "--cluster",
+        "nodes=24,memory-mb=8192,vcores=8",
     )
     assert result.exit_code == 2
     assert "tenants.qs:11:1: queue root.etl is not in the trace" in result.output
@@ -84,22 +84,20 @@ def test_qs_resource_metric_without_cluster_names_the_option_and_the_template(tm
     """QS_UTIL without --cluster is a usage error naming --cluster and the template line,
     never a library call."""
     (tmp_path / "t.qs").write_text("QUEUE root.prod\nCONSTRAINT QS_UTIL < 90%;\n")
-    result = CliRunner().invoke(
-        cli, ["qs", "--trace", str(trace_dir), "--templates", str(tmp_path / "t.qs")]
-    )
+    result = _qs("--trace", trace_dir, "--templates", tmp_path / "t.qs")
     assert result.exit_code == 2
     assert "t.qs:2: QS_UTIL needs --cluster SPEC" in result.output
     assert "Cluster.parse" not in result.output
 
 
 def test_qs_bad_cluster_spec_is_a_usage_error_naming_the_option(trace_dir):
-    result = CliRunner().invoke(cli, ["qs", "--trace", str(trace_dir), "--cluster", "nodes=x"])
+    result = _qs("--trace", trace_dir, "--cluster", "nodes=x")
     assert result.exit_code == 2 and "'--cluster'" in result.output and "nodes" in result.output
 
 
 def test_qs_window_option_and_text_output(trace_dir):
     """--window takes a duration and the text table names the queues."""
-    result = CliRunner().invoke(cli, ["qs", "--trace", str(trace_dir), "--window", "1min"])
+    result = _qs("--trace", trace_dir, "--window", "1min")
     assert result.exit_code == 0, result.output
     assert "60 s" not in result.output and "1 min" in result.output
     assert "root.prod" in result.output
@@ -108,16 +106,14 @@ def test_qs_window_option_and_text_output(trace_dir):
 def test_qs_bad_template_is_one_line_and_exit_2(trace_dir, tmp_path):
     """A template error is reported as file:line:col on one line with exit status 2."""
     (tmp_path / "bad.qs").write_text("QUEUE root.prod\nOPTIMIZE QS_AJR\n")
-    result = CliRunner().invoke(
-        cli, ["qs", "--trace", str(trace_dir), "--templates", str(tmp_path / "bad.qs")]
-    )
+    result = _qs("--trace", trace_dir, "--templates", tmp_path / "bad.qs")
     assert result.exit_code == 2
     assert "bad.qs:3:1: expected ';' after OPTIMIZE QS_AJR" in result.output
 
 
 def test_qs_bad_window_is_exit_2(trace_dir):
     """An unreadable --window is a one-line error."""
-    result = CliRunner().invoke(cli, ["qs", "--trace", str(trace_dir), "--window", "soon"])
+    result = _qs("--trace", trace_dir, "--window", "soon")
     assert result.exit_code == 2
     assert "expected a number with an optional unit" in result.output
 
@@ -185,26 +181,22 @@ def test_qs_on_a_trace_without_task_times_needs_config_and_shows_predicted_only(
 
 def test_qs_config_without_cluster_is_a_usage_error(trace_dir):
     """--config without --cluster is refused with exit 2."""
-    result = CliRunner().invoke(cli, ["qs", "--trace", str(trace_dir), "--config", "x.xml"])
+    result = _qs("--trace", trace_dir, "--config", "x.xml")
     assert result.exit_code == 2 and "--config needs --cluster" in result.output
 
 
 def test_qs_unknown_template_queue_is_checked_against_the_config(tmp_path):
     """A template for a queue the allocation file lacks is reported with its place."""
     (tmp_path / "t.qs").write_text("QUEUE root.nosuch\nOPTIMIZE QS_AJR;\n")
-    result = CliRunner().invoke(
-        cli,
-        [
-            "qs",
-            "--trace",
-            str(ROOT / "traces/two-tenant"),
-            "--templates",
-            str(tmp_path / "t.qs"),
-            "--config",
-            str(ROOT / "configs/two-tenant-expert.xml"),
-            "--cluster",
-            "memory-mb=409600,vcores=400",
-        ],
+    result = _qs(
+        "--trace",
+        ROOT / "traces/two-tenant",
+        "--templates",
+        tmp_path / "t.qs",
+        "--config",
+        ROOT / "configs/two-tenant-expert.xml",
+        "--cluster",
+        "memory-mb=409600,vcores=400",
     )
     assert result.exit_code == 2 and "root.nosuch" in result.output and "t.qs:1" in result.output
 
@@ -224,7 +216,7 @@ def test_qs_warns_of_observed_jobs_still_running_at_the_end_of_the_trace(tmp_pat
     path = write_native(
         Trace(workload=workload, observed=Schedule(jobs, attempts)), tmp_path / "cut"
     )
-    result = CliRunner().invoke(cli, ["qs", "--trace", str(path)])
+    result = _qs("--trace", path)
     assert result.exit_code == 0, result.output
     assert "WARNING: 1 job submitted in the window was still running when the trace ended" in (
         result.output
@@ -245,17 +237,8 @@ def test_qs_config_whose_predicted_jobs_never_finish_is_an_error(tmp_path):
         '  <queue name="prod"><maxAMShare>0.0001</maxAMShare></queue>\n'
         '  <queue name="engineer"/>\n</allocations>\n'
     )
-    result = CliRunner().invoke(
-        cli,
-        [
-            "qs",
-            "--trace",
-            str(path),
-            "--config",
-            str(config),
-            "--cluster",
-            "nodes=24,memory-mb=8192,vcores=8",
-        ],
+    result = _qs(
+        "--trace", path, "--config", config, "--cluster", "nodes=24,memory-mb=8192,vcores=8"
     )
     assert result.exit_code == 1, result.output
     assert re.search(
