@@ -25,11 +25,11 @@ from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
 from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import require_finished, unfinished_jobs
-from whatif.predictor import predict as predict_schedule
-from whatif.predictor import write_jobruntime_csv
+from whatif.predictor import predict_taking, write_jobruntime_csv
 from whatif.readers import write_native
 from whatif.readers.stream import read_window
 from whatif.schedule import Schedule
+from whatif.workload import Workload
 
 
 @click.command()
@@ -80,29 +80,22 @@ def predict(
     A predicted job that never finishes is an error (exit status 1), after -o and
     --jobruntime are written for inspection: no mean response time leaves it out."""
     refuse_overwrite([jobruntime], force=force, option="--jobruntime")
-    window_s = parse_duration(window_text) if window_text else None
-    options = site_reader_options(trace_path, trace_format, site_path)
-    # Without --compare-observed or --jobruntime nothing below reads the observed schedule:
-    # the reader then does not build it (SLS, native) or drops it.
-    trace = read_window(
+    workloads, observed, kept = _read(
         trace_path,
-        format=trace_format,
-        window_s=window_s,
-        observed=bool(compare_observed or jobruntime),
-        **options,
+        trace_format,
+        window_text,
+        site_path,
+        compare_observed,
+        bool(output or jobruntime),
     )
-    if compare_observed and trace.observed is None:
-        raise click.UsageError(
-            f"--compare-observed: {trace_path} records no observed schedule to compare with"
-        )
     document = AllocationDocument.from_file(config_path)
     warn_allocation(
         config_path, document, Cluster.parse(cluster_spec), hadoop_version=hadoop_version
     )
     allocation = effective_allocation(document, hadoop_version=hadoop_version)
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
-    schedule = predict_schedule(
-        trace.workload,
+    schedule = predict_taking(
+        workloads,
         allocation,
         Cluster.parse(cluster_spec),
         settings=settings,
@@ -110,7 +103,8 @@ def predict(
         seed=seed,
     )
     note = f"predicted by tempo predict under {config_path} on {cluster_spec}"
-    _write(trace, schedule, output, jobruntime, note=note, force=force)
+    if kept is not None:
+        _write(kept, schedule, output, jobruntime, note=note, force=force)
     if len(unfinished_jobs(schedule)):
         # Written for inspection; nothing is summarized over jobs that never finished.
         for path in (output, jobruntime):
@@ -119,8 +113,8 @@ def predict(
         require_finished(schedule, what=f"predicted schedule under {config_path}")
     errors = None
     if compare_observed:
-        assert trace.observed is not None  # checked above
-        errors = prediction_errors(schedule, trace.observed)
+        assert observed is not None  # checked above
+        errors = prediction_errors(schedule, observed)
     per_queue = _per_queue(schedule)
     killed = int((schedule.attempts["state"] == "KILLED").sum())
     if as_json:
@@ -144,6 +138,38 @@ def predict(
     for path in (output, jobruntime):
         if path:
             click.echo(f"wrote {path}")
+
+
+def _read(
+    trace_path: str,
+    trace_format: str | None,
+    window_text: str | None,
+    site_path: Path | None,
+    compare_observed: bool,
+    write: bool,
+) -> tuple[list[Workload], Schedule | None, Trace | None]:
+    """The trace's workload alone in a list (for `predict_taking`), the observed schedule
+    when `compare_observed` or `write` (-o, --jobruntime) needs it, and the trace when
+    `write` does.
+
+    Without --compare-observed or --jobruntime the reader does not build the observed
+    schedule (SLS, native) or drops it; and unless -o or --jobruntime writes the workload,
+    the predictor alone holds it, so that its tables are freed once packed.
+    """
+    window_s = parse_duration(window_text) if window_text else None
+    options = site_reader_options(trace_path, trace_format, site_path)
+    trace = read_window(
+        trace_path,
+        format=trace_format,
+        window_s=window_s,
+        observed=compare_observed or write,
+        **options,
+    )
+    if compare_observed and trace.observed is None:
+        raise click.UsageError(
+            f"--compare-observed: {trace_path} records no observed schedule to compare with"
+        )
+    return [trace.workload], trace.observed, trace if write else None
 
 
 def _write(

@@ -8,7 +8,7 @@ kernel, for speed) and ``"reference"`` (plain Python, for reading and checking).
 
 from whatif.predictor.jobruntime import write_jobruntime_csv
 from whatif.predictor.settings import TYPICAL_NOISE, NoiseModel, SchedulerSettings
-from whatif.predictor.simulation import Simulation, SimulationState, predict
+from whatif.predictor.simulation import Simulation, SimulationState, predict, predict_taking
 
 __all__ = [
     "NoiseModel",
@@ -17,5 +17,6 @@ __all__ = [
     "Simulation",
     "SimulationState",
     "predict",
+    "predict_taking",
     "write_jobruntime_csv",
 ]

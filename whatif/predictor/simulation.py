@@ -101,6 +101,46 @@ class Simulation:
         seed: int = 0,
         noise: NoiseModel | None = None,
     ) -> None:
+        self._pack(workload, allocation, cluster, settings, engine, seed, noise)
+        self._start(engine)
+
+    @classmethod
+    def taking(
+        cls,
+        workloads: list[Workload],
+        allocation: EffectiveAllocation,
+        cluster: Cluster,
+        *,
+        settings: SchedulerSettings = DEFAULT_SETTINGS,
+        engine: str = "numba",
+        seed: int = 0,
+        noise: NoiseModel | None = None,
+    ) -> Simulation:
+        """A Simulation of the one workload in `workloads`, which it takes out of the list.
+
+        When the caller holds the workload nowhere else (``tempo predict`` without ``-o``),
+        its tables are freed once packed and their memory handed back before the engine's
+        arrays are made: at 1M tasks about 120 MB less under the simulation's peak.
+        """
+        if not isinstance(workloads, list) or len(workloads) != 1:
+            raise ValidationError("predict workloads: expected a list of one Workload")
+        sim = cls.__new__(cls)
+        sim._pack(workloads.pop(), allocation, cluster, settings, engine, seed, noise)
+        release_free_memory()
+        sim._start(engine)
+        return sim
+
+    def _pack(
+        self,
+        workload: Workload,
+        allocation: EffectiveAllocation,
+        cluster: Cluster,
+        settings: SchedulerSettings,
+        engine: str,
+        seed: int,
+        noise: NoiseModel | None,
+    ) -> None:
+        """Check the arguments and pack the workload (not held after: see `taking`)."""
         check_choice(engine, ENGINES, field="predict engine")
         for name, value, kind in (
             ("workload", workload, Workload),
@@ -118,7 +158,8 @@ class Simulation:
             )
         if settings.hadoop_version == 1 and not cluster.slots and settings.preemption:
             logger.info("Hadoop 1 preemption on a cluster without slot pools: memory is the pool")
-        self.workload = workload
+        # Only what `reconfigure` reads of the workload, which is not held.
+        self._job_queues = workload.jobs["queue"]
         self.cluster = cluster
         self.settings = settings
         if settings.hadoop_version == 1 and settings.setup_cleanup_s > 0:
@@ -127,15 +168,18 @@ class Simulation:
         self.packed, self.allocation = pack(
             workload, allocation, cluster, settings, seed=int(seed), noise=noise
         )
+
+    def _start(self, engine: str) -> None:
+        """Make the engine on the packed arrays."""
         self._engine: _Engine
         if engine == "numba":
             from whatif.predictor.compiled import CompiledEngine
 
-            self._engine = CompiledEngine(self.packed, settings)
+            self._engine = CompiledEngine(self.packed, self.settings)
         else:
             from whatif.predictor.reference import ReferenceEngine
 
-            self._engine = ReferenceEngine(self.packed, settings)
+            self._engine = ReferenceEngine(self.packed, self.settings)
         # The engine may hold the packed arrays in its own form (see CompiledEngine).
         self.packed = self._engine.p
 
@@ -234,9 +278,7 @@ class Simulation:
             raise ValidationError(
                 f"reconfigure allocation: expected an EffectiveAllocation, got {type(allocation).__name__}"
             )
-        job_queue, allocation, pq = queue_codes(
-            self.workload.jobs["queue"], allocation, self.cluster
-        )
+        job_queue, allocation, pq = queue_codes(self._job_queues, allocation, self.cluster)
         users = self.packed.user_names
         user_max = np.array(
             [-1 if (m := allocation.max_apps_for_user(u)) is None else m for u in users],
@@ -261,9 +303,32 @@ def predict(
     noise: NoiseModel | None = None,
 ) -> Schedule:
     """The schedule the Fair Scheduler would produce for `workload` (see `Simulation`)."""
+    return predict_taking(
+        [workload], allocation, cluster, settings=settings, engine=engine, seed=seed, noise=noise
+    )
+
+
+def predict_taking(
+    workloads: list[Workload],
+    allocation: EffectiveAllocation,
+    cluster: Cluster,
+    *,
+    settings: SchedulerSettings = DEFAULT_SETTINGS,
+    engine: str = "numba",
+    seed: int = 0,
+    noise: NoiseModel | None = None,
+) -> Schedule:
+    """`predict` of the one workload in `workloads`, which it takes out of the list: a caller
+    that holds it nowhere else has its tables freed once packed (`Simulation.taking`)."""
     release_free_memory()  # what the caller dropped (a reader's temporaries) before packing
-    sim = Simulation(
-        workload, allocation, cluster, settings=settings, engine=engine, seed=seed, noise=noise
+    sim = Simulation.taking(
+        workloads,
+        allocation,
+        cluster,
+        settings=settings,
+        engine=engine,
+        seed=seed,
+        noise=noise,
     )
     sim.advance_to(math.inf)
     return sim._final_schedule()

@@ -2,11 +2,13 @@
 the validating constructor, given the same tables, must leave them exactly as they are."""
 
 import pandas as pd
+import pytest
 from conftest import scenarios
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from whatif.predictor import Simulation, predict
+from whatif.errors import ValidationError
+from whatif.predictor import Simulation, predict, predict_taking
 from whatif.schedule import Schedule
 
 
@@ -33,3 +35,23 @@ def test_predicted_schedule_is_what_the_checked_constructor_gives(scenario, seed
     )
     sim = Simulation(workload, allocation, cluster, settings=sched, seed=seed, noise=noise)
     _assert_normalized(sim.advance_to(pause).schedule())
+
+
+@settings(max_examples=5, deadline=None, derandomize=True, database=None)
+@given(scenarios())
+def test_predict_taking_empties_the_list_and_predicts_the_same(scenario):
+    """`predict_taking` takes the workload out of its list (so that a caller holding it nowhere
+    else has it freed once packed) and predicts what `predict` does; a run reconfigured
+    after `Simulation.taking` still knows its jobs' queues."""
+    workload, allocation, cluster, sched, noise = scenario
+    expected = predict(workload, allocation, cluster, settings=sched, noise=noise)
+    box = [workload]
+    got = predict_taking(box, allocation, cluster, settings=sched, noise=noise)
+    assert box == []
+    pd.testing.assert_frame_equal(got.attempts, expected.attempts)
+    pd.testing.assert_frame_equal(got.jobs, expected.jobs)
+    sim = Simulation.taking([workload], allocation, cluster, settings=sched, noise=noise)
+    whole = sim.reconfigure(allocation).run_to_end()
+    pd.testing.assert_frame_equal(whole.jobs, expected.jobs)
+    with pytest.raises(ValidationError, match="a list of one Workload"):
+        predict_taking([], allocation, cluster)
