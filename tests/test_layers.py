@@ -104,6 +104,7 @@ LONG_FUNCTIONS: dict[str, str] = {
     "whatif/predictor/compiled.py:__init__": _OTHERS_AT_WORK.format("issue 21"),
     "whatif/predictor/pack.py:pack": _OTHERS_AT_WORK.format("issue 21"),
     "whatif/predictor/pack.py:unpack_schedule": _OTHERS_AT_WORK.format("issue 21"),
+    "whatif/predictor/settings.py:__post_init__": _OTHERS_AT_WORK.format("issue 21"),
     **{
         f"whatif/readers/{name}": _OTHERS_AT_WORK.format("issue 22")
         for name in (
