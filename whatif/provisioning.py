@@ -32,6 +32,7 @@ import math
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -448,6 +449,17 @@ def analyze_provisioning(
     )
     column = {entry: j for j, entry in enumerate(entries)}
     executor = executor if executor is not None else SerialExecutor()
+    settings = settings if settings is not None else SchedulerSettings()
+    what_if = partial(
+        WhatifModel,
+        settings=settings,
+        replicates=replicates,
+        noise=noise,
+        seed=seed,
+        window=window,
+        engine=engine,
+        executor=executor,
+    )
     per_scenario = len(grid) + _ESTIMATED_BISECTION_STEPS
     total = len(scenarios) * per_scenario + (len(scenarios) * len(grid) if details else 0)
     study = _Study(
@@ -457,11 +469,10 @@ def analyze_provisioning(
         entries=tuple(entries),
         column=column,
         normalized=tuple(normalized),
-        settings=settings if settings is not None else SchedulerSettings(),
-        replicates=replicates,
+        what_if=what_if,
+        settings=settings,
         noise=noise,
         seed=seed,
-        window=window,
         engine=engine,
         executor=executor,
         configure=configure,
@@ -503,7 +514,8 @@ class _Ticker:
 @dataclass(frozen=True, eq=False)
 class _Study:
     """What every scenario of one `analyze_provisioning` call shares: the configuration,
-    the cluster at scale 1 and its grid, the QS columns and thresholds, how to predict."""
+    the cluster at scale 1 and its grid, the QS columns and thresholds, how to predict
+    (`what_if`: a What-if Model of a cluster and QS entries, the call's other options bound)."""
 
     allocation: EffectiveAllocation
     cluster: Cluster
@@ -511,11 +523,10 @@ class _Study:
     entries: tuple[tuple[str, Metric], ...]
     column: dict[tuple[str, Metric], int]
     normalized: tuple[tuple[str, Metric, float, str], ...]
+    what_if: Callable[[Cluster, list[tuple[str, Metric]]], WhatifModel]
     settings: SchedulerSettings
-    replicates: int
     noise: NoiseModel | None
     seed: int
-    window: Window | None
     engine: str
     executor: Executor
     configure: Configure | None
@@ -546,17 +557,7 @@ class _ScenarioRun:
         """Predict the QS at `scale` with the What-if Model and check every threshold."""
         study = self.study
         scaled = study.cluster.scaled(scale)
-        model_at = WhatifModel(
-            scaled,
-            list(study.entries),
-            settings=study.settings,
-            replicates=study.replicates,
-            noise=study.noise,
-            seed=study.seed,
-            window=study.window,
-            engine=study.engine,
-            executor=study.executor,
-        )
+        model_at = study.what_if(scaled, list(study.entries))
         with warnings.catch_warnings():
             # A QS with nothing to measure in every replicate is NaN: n/a, and not met.
             warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)

@@ -16,6 +16,13 @@ def _qs(*args):
     return CliRunner().invoke(cli, ["qs", *map(str, args)])
 
 
+def _qs_small_cluster(trace, templates, *more):
+    """`tempo qs` of `trace` against `templates` on a 1000 MB, 10-vcore cluster."""
+    return _qs(
+        "--trace", trace, "--templates", templates, "--cluster", "memory-mb=1000,vcores=10", *more
+    )
+
+
 @pytest.fixture
 def trace_dir(tmp_path, make_trace):
     workload, schedule = make_trace()
@@ -29,15 +36,7 @@ def test_qs_prints_json_with_constraint_status(trace_dir, tmp_path, qs_templates
     (tmp_path / "t.qs").write_text(
         qs_templates_text.replace("QUEUE root.idle OPTIMIZE QS_THR;", "")
     )
-    result = _qs(
-        "--trace",
-        trace_dir,
-        "--templates",
-        tmp_path / "t.qs",
-        "--cluster",
-        "memory-mb=1000,vcores=10",
-        "--json",
-    )
+    result = _qs_small_cluster(trace_dir, tmp_path / "t.qs", "--json")
     data = json.loads(result.stdout)
     assert set(data) == {"window", "values", "constraints", "observed_unfinished"}
     assert data["observed_unfinished"] == 0
@@ -52,14 +51,7 @@ def test_qs_template_queue_missing_from_the_trace_is_an_input_error(
     """A template queue with no job in the trace: exit 2, naming the queue, the template
     file and line, and the queues the trace has (never a report of n/a)."""
     (tmp_path / "t.qs").write_text(qs_templates_text)
-    result = _qs(
-        "--trace",
-        trace_dir,
-        "--templates",
-        tmp_path / "t.qs",
-        "--cluster",
-        "memory-mb=1000,vcores=10",
-    )
+    result = _qs_small_cluster(trace_dir, tmp_path / "t.qs")
     assert result.exit_code == 2
     assert f"{tmp_path / 't.qs'}:4:1: queue root.idle is not in the trace" in result.output
     assert "which has jobs in root.engineer, root.prod" in result.output
