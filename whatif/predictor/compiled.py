@@ -164,6 +164,7 @@ class CompiledEngine:
         cfg[K.C_CAP_REDS] = settings.assign_multiple_reduces
         cfg[K.C_CONT] = float(settings.continuous_scheduling and nn > 0 and not p.slot_mode)
         cfg[K.C_CONT_SLEEP] = settings.continuous_scheduling_sleep_s
+        cfg[K.C_AM_HB] = settings.am_heartbeat_interval_s
         # nodes: one unused row without heartbeats (the kernel reads no row then)
         nodef = np.zeros((max(nn, 1), K.N_NF))
         nodef[:nn, K.NF_FREE : K.NF_FREE + 2] = p.node_capacity
@@ -211,6 +212,7 @@ class CompiledEngine:
                 K.JI_RED_SEQ,
                 K.JI_CLAIMS,
                 K.JI_IN_JT,
+                K.JI_ASKING,
             ],
         ] = 0
         ss = np.zeros((ns, K.N_SS), dtype=np.int64)

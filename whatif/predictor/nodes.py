@@ -64,7 +64,12 @@ def next_heartbeat(node: int, count: int, interval: float, t: float, *, at: bool
     """Node `node`'s first heartbeat after `t` (at or after it with `at`). Every heartbeat
     time is computed as ``phase + k * interval``, so equal times compare equal (the kernel's
     `_next_heartbeat` is the same steps)."""
-    phase = node * interval / count
+    return next_on_grid(node * interval / count, interval, t, at=at)
+
+
+def next_on_grid(phase: float, interval: float, t: float, *, at: bool = False) -> float:
+    """The first time of the grid ``phase + k * interval`` after `t` (at or after it with
+    `at`), computed as the kernel's `events._on_grid` does, so equal times compare equal."""
     k = math.floor((t - phase) / interval)
     g = phase + k * interval
     while g < t or (g == t and not at):

@@ -70,6 +70,11 @@ class SchedulerSettings:
         Time between a container's allocation and the start of its work.
     am_start_latency_s : float
         Time an ApplicationMaster needs after its container starts before it asks for tasks.
+    am_heartbeat_interval_s : float
+        ``yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms`` (1 s): a MapReduce AM
+        sends the stages it releases, and takes the containers allocated to it, only in
+        its allocate calls, this often from its start (``kernel/allocate_cycle.py``;
+        jobs whose trace records an AM). 0: at once.
     update_interval_s : float
         ``...update-interval-ms``: Hadoop 3 identifies starved apps (and so preempts) only
         in the update thread, on multiples of this interval. Fair shares are recomputed on
@@ -113,6 +118,7 @@ class SchedulerSettings:
     increment_vcores: float = 1.0
     container_launch_latency_s: float = 0.0
     am_start_latency_s: float = 0.0
+    am_heartbeat_interval_s: float = 1.0
     update_interval_s: float = 0.5
     slowstart_completed_maps: float = 0.05
     setup_cleanup_s: float = 1.2
@@ -161,6 +167,7 @@ class SchedulerSettings:
             "wait_time_before_kill_s",
             "container_launch_latency_s",
             "am_start_latency_s",
+            "am_heartbeat_interval_s",
             "node_heartbeat_interval_s",
             "starvation_check_wait_s",
             "setup_cleanup_s",

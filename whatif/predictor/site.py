@@ -88,6 +88,10 @@ YARN_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
         _milliseconds,
     ),
     "mapreduce.job.reduce.slowstart.completedmaps": ("slowstart_completed_maps", _number),
+    "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms": (
+        "am_heartbeat_interval_s",
+        _milliseconds,
+    ),
 }
 
 #: Hadoop 1 (MRv1) property of ``mapred-site.xml`` -> (SchedulerSettings field, parser).

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from conftest import build_workload, containers, flat_tree
 
-from whatif import EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
+from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings, Simulation, predict
 
@@ -108,11 +108,16 @@ def test_parent_max_running_apps_limits_the_subtree(engine):
 
 
 def test_am_share_gates_application_masters(engine):
-    """maxAMShare 0.25 of an 8-container share admits two 1-container AMs at a time."""
+    """maxAMShare 0.25 of an 8-container share admits two 1-container AMs at a time (the
+    AMs' allocate cycle off: tested apart)."""
     am = {"am_memory_mb": 1024.0, "am_vcores": 1.0}
     jobs = [(f"j{i}", "a", 0, [("map", 10, 1024)], am) for i in range(3)]
     s = predict(
-        build_workload(jobs), flat_tree(a={"max_am_share": 0.25}), containers(8), engine=engine
+        build_workload(jobs),
+        flat_tree(a={"max_am_share": 0.25}),
+        containers(8),
+        settings=SchedulerSettings(am_heartbeat_interval_s=0.0),
+        engine=engine,
     )
     ams = s.attempts[s.attempts["is_am"]].set_index("job_id")["start_s"].to_dict()
     assert ams == {"j0": 0.0, "j1": 0.0, "j2": 10.0}
@@ -120,13 +125,51 @@ def test_am_share_gates_application_masters(engine):
 
 
 def test_am_start_latency_and_launch_latency_delay_tasks(engine):
-    """Tasks are requested once the AM has started, and work begins after the launch latency."""
+    """Tasks are requested once the AM has started (its container launched at 1, ready at
+    5), and work begins after the launch latency. With the AM's allocate cycle (1 s from 5)
+    the map allocated at 5 is taken at the AM's next call, 6, and works from 7 to 17;
+    without it, from 6 to 16."""
     jobs = [("j", "a", 0, [("map", 10, 1024)], {"am_memory_mb": 1024.0})]
-    cfg = SchedulerSettings(container_launch_latency_s=1.0, am_start_latency_s=4.0)
-    s = predict(build_workload(jobs), flat_tree(a={}), containers(4), settings=cfg, engine=engine)
-    task = s.attempts[~s.attempts["is_am"]].iloc[0]
-    assert (task["start_s"], task["finish_s"]) == (5.0, 16.0)
-    assert s.jobs["finish_s"].iloc[0] == 16.0
+    for interval, end in ((1.0, 17.0), (0.0, 16.0)):
+        cfg = SchedulerSettings(
+            container_launch_latency_s=1.0, am_start_latency_s=4.0, am_heartbeat_interval_s=interval
+        )
+        s = predict(
+            build_workload(jobs), flat_tree(a={}), containers(4), settings=cfg, engine=engine
+        )
+        task = s.attempts[~s.attempts["is_am"]].iloc[0]
+        assert (task["start_s"], task["finish_s"]) == (5.0, end)
+        assert s.jobs["finish_s"].iloc[0] == end
+
+
+def test_the_am_sends_released_stages_and_takes_containers_on_its_allocate_cycle(engine):
+    """One node (heartbeats every 1 s from 0) with room for four containers. The AM starts
+    at 0 and is ready at 0.25 (start-up latency): its allocate calls fall on 0.25, 1.25, ...
+    Its two maps go with the call at 0.25; node heartbeats allocate one container each, at
+    1.0 and 2.0, and the AM takes them at its calls at 1.25 and 2.25: the maps run
+    1.25-11.25 and 2.25-12.25, reported at the heartbeats at 12.0 and 13.0. The map stage
+    completes at 13.0; the AM asks for the reduce (slowstart 1.0) at its call at 13.25; the
+    heartbeat at 14.0 allocates it, the AM takes it at 14.25, and it works 5 s, to 19.25,
+    reported at 20.0, the job's end. Without the cycle: maps 1-11 and 2-12, the reduce
+    allocated at 13 and run 13-18, the job's end at 19."""
+    tasks = [("map", 10, 1024)] * 2 + [("reduce", 5, 1024)]
+    jobs = [("j", "a", 0, tasks, {"am_memory_mb": 1024.0})]
+    expected = {
+        1.0: ([1.0, 2.0, 14.0], [11.25, 12.25, 19.25], 20.0),
+        0.0: ([1.0, 2.0, 13.0], [11.0, 12.0, 18.0], 19.0),
+    }
+    for interval, (starts, finishes, end) in expected.items():
+        cfg = SchedulerSettings(
+            am_start_latency_s=0.25, am_heartbeat_interval_s=interval, slowstart_completed_maps=1.0
+        )
+        s = predict(
+            build_workload(jobs), flat_tree(a={}), Cluster.parse("nodes=1,memory-mb=4096,vcores=4"),
+            settings=cfg, engine=engine,
+        )  # fmt: skip
+        a = s.attempts[~s.attempts["is_am"]].sort_values("start_s")
+        assert a["start_s"].tolist() == starts
+        assert a["finish_s"].tolist() == finishes
+        assert s.jobs["finish_s"].iloc[0] == end
 
 
 def test_slowstart_releases_reduces_after_the_fraction_of_maps(engine):

@@ -25,13 +25,11 @@ assigns everything that fits.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from whatif.predictor.kernel.allocation import _node_allocate
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.events import heap_push
+from whatif.predictor.kernel.events import _grid_after, heap_push
 from whatif.predictor.kernel.heartbeats import _node_room
 from whatif.predictor.kernel.state import (
     C_CONT_SLEEP,
@@ -63,9 +61,6 @@ def _schedule_pass(W, t):
     gf, gi, qf, cfg = W[23], W[24], W[3], W[25]
     if gf[G_CONT] != INF or gi[GI_CHANGED] == 0 or qf[0, QF_PRUN] <= 0.0:
         return
-    sleep = cfg[C_CONT_SLEEP]
-    g = (math.floor(t / sleep) + 1.0) * sleep
-    while g <= t:
-        g += sleep
+    g = _grid_after(t, cfg[C_CONT_SLEEP])
     gf[G_CONT] = g
     heap_push(W[21], W[22], gi, g, CONTINUOUS, 0, -1, 0)

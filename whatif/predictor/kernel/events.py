@@ -132,3 +132,16 @@ def _grid_after(x, interval):
     k = math.floor(x / interval)
     g = k * interval
     return g if g > x else (k + 1) * interval
+
+
+@kernel_jit
+def _on_grid(phase, interval, t, at):
+    """The first time of the grid ``phase + k * interval`` after `t` (at or after it with
+    `at`; ``nodes.next_on_grid``), always computed as phase + k * interval, so equal times
+    compare equal."""
+    k = math.floor((t - phase) / interval)
+    g = phase + k * interval
+    while g < t or (g == t and not at):
+        k += 1.0
+        g = phase + k * interval
+    return g

@@ -32,10 +32,8 @@ on the whole cluster at every event time.
 
 from __future__ import annotations
 
-import math
-
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.events import heap_push
+from whatif.predictor.kernel.events import _on_grid, heap_push
 from whatif.predictor.kernel.state import (
     AF_DUE,
     AF_END,
@@ -65,13 +63,7 @@ def _next_heartbeat(W, n, t, at):
     """Node `n`'s first heartbeat after `t`, or at or after it with `at`
     (`nodes.next_heartbeat`: phase + k * interval, so equal times compare equal)."""
     interval = W[25][C_HB_INTERVAL]
-    phase = n * interval / W[40].shape[0]
-    k = math.floor((t - phase) / interval)
-    g = phase + k * interval
-    while g < t or (g == t and not at):
-        k += 1.0
-        g = phase + k * interval
-    return g
+    return _on_grid(n * interval / W[40].shape[0], interval, t, at)
 
 
 @kernel_jit

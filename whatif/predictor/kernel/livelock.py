@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel.allocate_cycle import _run_start
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
 from whatif.predictor.kernel.state import (
@@ -35,14 +36,16 @@ from whatif.predictor.kernel.state import (
     AI_RUN_NEXT,
     AI_STATE,
     AI_TASK,
+    AM_ASK,
     AM_READY,
     C_HB,
-    C_LAT,
     C_SLOT,
     C_VERSION,
     CL_APP,
     CL_NEXT,
+    CONTINUOUS,
     END,
+    G_CONT,
     G_NEXT_V12,
     G_NOW,
     GI_CLAIM_LIVE,
@@ -89,6 +92,7 @@ from whatif.predictor.kernel.state import (
     SS_SLOW,
     SUCCEEDED,
     TI_RETRY_NEXT,
+    TS_JOB,
     TS_STAGE,
     TSF_A,
     TSF_B,
@@ -173,6 +177,7 @@ def _v12_state(W):
         + ji.shape[0]
         + 4 * ndims * nq
         + 3 * nn
+        + 1
     )
 
     n = 0
@@ -184,7 +189,7 @@ def _v12_state(W):
             s = ts[task, TS_STAGE]
             if ss[s, SS_SLOW] == 1:
                 done = sdone[s - 1]
-                begin = af[a, AF_START] + cfg[C_LAT] + tsf[task, TSF_A]
+                begin = _run_start(W, ts[task, TS_JOB], af[a, AF_START]) + tsf[task, TSF_A]
                 extra = -2.0 if np.isnan(done) else max(0.0, done + tsf[task, TSF_B] - begin)
         out[n] = task
         # without an end event (AMs, reduces waiting for maps) only the order matters
@@ -231,6 +236,8 @@ def _v12_state(W):
         out[n + 1] = nodef[i, NF_FREE + 1] + 0.0
         out[n + 2] = nodef[i, NF_HB] - t + 0.0 if nodef[i, NF_HB] < INF else 1.0
         n += 3
+    out[n] = gf[G_CONT] - t + 0.0 if gf[G_CONT] < INF else 1.0  # the next continuous pass
+    n += 1
     return out[:n]
 
 
@@ -313,7 +320,7 @@ def _v3_state(W):
         if kind == AM_READY:
             if ji[ident, JI_AM_STATE] == 2:
                 what = ident
-        elif kind == HEARTBEAT:
+        elif kind == HEARTBEAT or kind == CONTINUOUS or kind == AM_ASK:
             what = ident
         elif ai[ident, AI_STATE] == RUNNING and (
             kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e])

@@ -4,8 +4,9 @@ The reference engine's ``reference/loop.py`` is this module's pure-Python twin; 
 follows the same steps.
 
 Time warp. The clock jumps from one event time to the next: task ends (success or
-noise failure), kills of preemption victims (Hadoop 3), AM start-up completions,
-job submissions and preemption checks (a starvation timeout expiring, an app's
+noise failure), kills of preemption victims (Hadoop 3), AM start-up completions and
+allocate calls that send released stages, node heartbeats and continuous scheduling
+passes, job submissions and preemption checks (a starvation timeout expiring, an app's
 starvation re-check delay ending, or, in Hadoop 1/2, the next multiple of the
 preemption interval after a timeout expired). There is no fixed tick. At each
 event time ``t`` one iteration runs:
@@ -37,6 +38,7 @@ from whatif.predictor.kernel.fairshare import _compute_shares
 from whatif.predictor.kernel.heartbeats import _beat, _catch_up, _wake
 from whatif.predictor.kernel.livelock import _cycling_v3
 from whatif.predictor.kernel.phases import (
+    _am_ask,
     _am_ready,
     _end_attempt,
     _make_runnable,
@@ -54,6 +56,7 @@ from whatif.predictor.kernel.state import (
     AI_NODE,
     AI_OUTCOME,
     AI_STATE,
+    AM_ASK,
     AM_READY,
     C_CONT,
     C_HB,
@@ -199,6 +202,9 @@ def advance(W, t_stop, att_room):
             elif kind == CONTINUOUS:
                 gf[G_CONT] = INF
                 passing = True
+            elif kind == AM_ASK:
+                _am_ask(W, ident)
+                gi[GI_PROGRESS] += 1
             else:
                 _am_ready(W, ident)
                 gi[GI_PROGRESS] += 1

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _run_start
 from whatif.predictor.kernel.apptree import _free_slot, _take_slot, _touch
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import heap_push
@@ -51,6 +52,7 @@ from whatif.predictor.kernel.state import (
     AI_RUN_PREV,
     AI_STATE,
     AI_TASK,
+    AM_ASK,
     AM_KILLED,
     AM_READY,
     C_AM_LAT,
@@ -70,6 +72,7 @@ from whatif.predictor.kernel.state import (
     GI_RUN_HEAD,
     GI_WAIT_HEAD,
     INF,
+    JF_AM_T0,
     JF_FINISH,
     JF_LFAIR,
     JF_PEND,
@@ -79,6 +82,7 @@ from whatif.predictor.kernel.state import (
     JI_AM_STATE,
     JI_APP_NEXT,
     JI_APP_PREV,
+    JI_ASKING,
     JI_IN_RC,
     JI_IN_RED,
     JI_MSTARV_POS,
@@ -154,8 +158,18 @@ def _add_pending(W, j, x0, x1):
 
 @kernel_jit
 def _release_stage(W, j, s):
-    """Release stage `s` (and, with slowstart 0, the reduce stage after it at once)."""
+    """Release stage `s` (and, with slowstart 0, the reduce stage after it at once); with
+    an allocate cycle, at the AM's next call (`allocate_cycle.py`)."""
     js, ss, ssf, si, cfg = W[6], W[12], W[13], W[14], W[25]
+    if _cycles(W, j) and W[9][j, JI_AM_STATE] == 3:
+        now = W[23][G_NOW]
+        call = _am_call(W, j, now, True)
+        if call > now:
+            si[s, SI_RELEASED] = 2
+            if W[9][j, JI_ASKING] == 0:
+                W[9][j, JI_ASKING] = 1
+                heap_push(W[21], W[22], W[24], call, AM_ASK, j, -1, j)
+            return
     while True:
         si[s, SI_RELEASED] = 1
         si[s, SI_PENDING] = ss[s, SS_HI] - ss[s, SS_LO]
@@ -251,10 +265,22 @@ def _promote_waiting(W):
 
 
 @kernel_jit
+def _am_ask(W, j):
+    """Job `j`'s AM's allocate call sends the stages released since its last one."""
+    js, si = W[6], W[14]
+    W[9][j, JI_ASKING] = 0
+    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
+        if si[s, SI_RELEASED] == 2:
+            si[s, SI_RELEASED] = 0
+            _release_stage(W, j, s)
+
+
+@kernel_jit
 def _am_ready(W, j):
     js, ji = W[6], W[9]
     if ji[j, JI_AM_STATE] == 2:
         ji[j, JI_AM_STATE] = 3
+        W[8][j, JF_AM_T0] = W[23][G_NOW]
         if js[j, JS_ST_LO] == js[j, JS_ST_HI]:
             _finish_job(W, j)
         else:
@@ -311,7 +337,7 @@ def _start_attempt(W, j, task, r0, r1):
     si[s, SI_PENDING] -= 1
     if ti[task, TI_FAILS] < ts[task, TS_FAILS]:
         ai[a, AI_OUTCOME] = FAILED
-        _push_end(W, a, t + lat + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], task, j)
+        _push_end(W, a, _run_start(W, j, t) + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], task, j)
     elif ss[s, SS_SLOW] == 1:
         ai[a, AI_OUTCOME] = SUCCEEDED
         if np.isnan(sdone[s - 1]):
@@ -322,14 +348,14 @@ def _start_attempt(W, j, task, r0, r1):
             _push_end(W, a, _replay_finish(W, a, task, sdone[s - 1]), task, j)
     else:
         ai[a, AI_OUTCOME] = SUCCEEDED
-        _push_end(W, a, t + lat + tsf[task, TSF_DUR], task, j)
+        _push_end(W, a, _run_start(W, j, t) + tsf[task, TSF_DUR], task, j)
     _red_refresh(W, j)
 
 
 @kernel_jit
 def _replay_finish(W, a, task, last_map):
-    tsf, af, cfg = W[17], W[19], W[25]
-    begin = af[a, AF_START] + cfg[C_LAT] + tsf[task, TSF_A]
+    tsf, af = W[17], W[19]
+    begin = _run_start(W, W[16][task, TS_JOB], af[a, AF_START]) + tsf[task, TSF_A]
     return max(begin, last_map + tsf[task, TSF_B]) + tsf[task, TSF_C]
 
 

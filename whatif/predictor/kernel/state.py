@@ -24,6 +24,7 @@ INF = np.inf
 # event kinds
 END, KILL, AM_READY, HEARTBEAT = 0, 1, 2, 3
 CONTINUOUS = 4  # a pass of YARN's continuous scheduling thread (`continuous.py`)
+AM_ASK = 5  # a MapReduce AM's allocate call sends the stages it released (`allocate_cycle.py`)
 # attempt states (pack.ATTEMPT_STATE_NAMES)
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 
@@ -44,7 +45,8 @@ C_HB, C_HB_INTERVAL, C_MULTI, C_MAX_ASSIGN, C_DYNAMIC, C_CAP_MAPS, C_CAP_REDS = 
 )
 # YARN continuous scheduling (`continuous.py`): on (with nodes), the thread's sleep
 C_CONT, C_CONT_SLEEP = 21, 22
-N_CFG = 23
+C_AM_HB = 23  # the MapReduce AM's allocate interval (0: requests and containers at once)
+N_CFG = 24
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
@@ -115,7 +117,8 @@ JF_USE, JF_PEND, JF_FAIR, JF_LFAIR, JF_NCHECK, JF_FSTARV, JF_MSTARV, JF_TBP, JF_
     14,
 )
 JF_CONS = 15
-N_JF = 17
+JF_AM_T0 = 17  # when the app's AM became ready: its allocate calls are on this phase
+N_JF = 18
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
@@ -125,7 +128,8 @@ JI_HOLD_POS = 22  # where the app is in `hold` (-1: it holds none)
 JI_MSTARV_POS = 23  # where the app is in jbuf[:, 3] (-1: its min-share starvation is zero)
 JI_CLAIMS = 24  # the app's live claim entries (nodes holding resources preempted for it)
 JI_JT_NEXT, JI_JT_PREV, JI_IN_JT = 25, 26, 27  # the list at GI_JT_HEAD (`jobtracker.py`)
-N_JI = 28
+JI_ASKING = 28  # 1: an AM_ASK event is pending for the app
+N_JI = 29
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -139,6 +143,7 @@ SS_JT = 6  # Hadoop 1 JobTracker task stage: 0 no, JT_SETUP, JT_CLEANUP (`jobtra
 N_SS = 7
 JT_SETUP, JT_CLEANUP = 1, 2
 # stage state int
+# SI_RELEASED: 0 not yet, 1 released, 2 released by the AM, sent at its next allocate call
 (
     SI_RELEASED,
     SI_NEXT,

@@ -8,9 +8,9 @@ it; see ``loop.py``).
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
+from whatif.predictor.reference.events import _grid_after
 from whatif.predictor.reference.state import CONTINUOUS, INF
 
 if TYPE_CHECKING:
@@ -35,9 +35,6 @@ class Continuous(EngineState):
         changed and runnable demand is pending."""
         if self.next_pass != INF or not self.changed or self.q_pend_run[0, 0] <= 0:
             return
-        sleep = self.s.continuous_scheduling_sleep_s
-        g = (math.floor(t / sleep) + 1.0) * sleep
-        while g <= t:
-            g += sleep
+        g = _grid_after(t, self.s.continuous_scheduling_sleep_s)
         self.next_pass: float = g
         self._push(g, CONTINUOUS, 0)

@@ -12,7 +12,9 @@ import numpy as np
 
 from whatif.predictor.reference.events import _expired
 from whatif.predictor.reference.state import (
+    AM_ASK,
     AM_READY,
+    CONTINUOUS,
     END,
     HEARTBEAT,
     INF,
@@ -51,7 +53,7 @@ class Livelock(EngineState):
 
     def _v12_state(self, t: float) -> tuple[Any, ...]:
         """Everything a Hadoop 1/2 run's future depends on, with times relative to `t`."""
-        p, lat = self.p, self.s.container_launch_latency_s
+        p = self.p
         running = []
         for a in self.running:
             task = self.att_task[a]
@@ -60,7 +62,8 @@ class Livelock(EngineState):
                 s = int(p.task_stage[task])
                 if p.stage_slowstart[s]:
                     done = self.stage_done_time[s - 1]
-                    begin = self.att_start[a] + lat + p.task_a[task]
+                    begin = self._run_start(int(p.task_job[task]), self.att_start[a])
+                    begin += p.task_a[task]
                     extra = -2.0 if np.isnan(done) else max(0.0, done + p.task_b[task] - begin)
             mark = self.att_mark[a] - t if self.att_mark[a] >= 0 else 1.0
             # without an end event (AMs, reduces waiting for maps) only the order matters
@@ -87,12 +90,14 @@ class Livelock(EngineState):
             tuple(self.stage_pending),
             tuple(self.stage_held),
             tuple(self.stage_released),
+            tuple(sorted(self.stage_asked)),
             tuple(tuple(r) for r in self.stage_retry),
             tuple(self.reducing),
             tuple(timers),
             self.next_check_v12 - t,
             tuple(self.node_free.ravel().tolist()),
             tuple(h - t if h < INF else 1.0 for h in self.node_hb),
+            self.next_pass - t if self.next_pass < INF else 1.0,  # the next continuous pass
         )
 
     def _cycling_v3(self, t: float) -> bool:
@@ -138,7 +143,7 @@ class Livelock(EngineState):
             what = -1  # an event that does nothing when it comes (its attempt has ended)
             if kind == AM_READY:
                 what = ident if self.job_am_state[ident] == 2 else -1
-            elif kind == HEARTBEAT:
+            elif kind in (HEARTBEAT, CONTINUOUS, AM_ASK):
                 what = ident
             elif self.att_state[ident] == RUNNING and (kind == END or self.att_mark[ident] == time):
                 what = self.att_task[ident]

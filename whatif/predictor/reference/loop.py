@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from whatif.predictor.pack import Packed, PackedQueues
+from whatif.predictor.reference.allocate_cycle import AllocateCycle
 from whatif.predictor.reference.allocation import Allocation
 from whatif.predictor.reference.claims import Claims
 from whatif.predictor.reference.continuous import Continuous
@@ -30,6 +31,7 @@ from whatif.predictor.reference.preemption import Preemption
 from whatif.predictor.reference.preemption_v12 import PreemptionV12
 from whatif.predictor.reference.queues import Queues
 from whatif.predictor.reference.state import (
+    AM_ASK,
     CONTINUOUS,
     END,
     HEARTBEAT,
@@ -48,6 +50,7 @@ class ReferenceEngine(
     FairShares,
     Ordering,
     Allocation,
+    AllocateCycle,
     JobTracker,
     Phases,
     Preemption,
@@ -86,6 +89,11 @@ class ReferenceEngine(
         self.job_fair_starv = np.zeros((nj, 2))
         self.job_min_starv = np.zeros((nj, 2))
         self.job_tbp = np.zeros((nj, 2))  # to be preempted (Hadoop 3) / warned (Hadoop 2)
+        # the AM's allocate cycle (`allocate_cycle.py`): when each AM became ready, the
+        # stages released but not yet sent, and the apps with an AM_ASK event pending
+        self.job_am_t0 = np.zeros(nj)
+        self.stage_asked: set[int] = set()
+        self.asking: set[int] = set()
         self.user_running = [0] * len(packed.user_max_apps)
         self.waiting: list[int] = []  # submitted, not runnable, in submit order
         # stages
@@ -228,6 +236,9 @@ class ReferenceEngine(
                 elif kind == CONTINUOUS:
                     self.next_pass = INF
                     passing = True
+                elif kind == AM_ASK:
+                    self._am_ask(ident)
+                    self.progress += 1
                 else:
                     self._am_ready(ident)
                     self.progress += 1

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from whatif.predictor.reference.state import (
+    AM_ASK,
     AM_KILLED,
     AM_READY,
     FAILED,
@@ -78,7 +79,19 @@ class Phases(EngineState):
         self.changed = True
 
     def _release_stage(self, j: int, s: int) -> None:
+        """Release stage `s` (with slowstart 0, the reduces after it too); with an allocate
+        cycle, at the AM's next call (`allocate_cycle.py`)."""
         p = self.p
+        if s in self.stage_asked:
+            return
+        if self._cycles(j) and self.job_am_state[j] == 3:
+            call = self._am_call(j, self.now, True)
+            if call > self.now:
+                self.stage_asked.add(s)
+                if j not in self.asking:
+                    self.asking.add(j)
+                    self._push(call, AM_ASK, j)
+                return
         self.stage_released[s] = True
         lo, hi = int(p.stage_task_start[s]), int(p.stage_task_end[s])
         self.stage_pending[s] = hi - lo
@@ -97,9 +110,19 @@ class Phases(EngineState):
             if self.stage_done[s] / size >= self.s.slowstart_completed_maps:
                 self._release_stage(j, nxt)
 
+    def _am_ask(self, j: int) -> None:
+        """Job `j`'s AM's allocate call sends the stages released since its last one."""
+        self.asking.discard(j)
+        p = self.p
+        for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])):
+            if s in self.stage_asked:
+                self.stage_asked.remove(s)
+                self._release_stage(j, s)
+
     def _am_ready(self, j: int) -> None:
         if self.job_am_state[j] == 2:
             self.job_am_state[j] = 3
+            self.job_am_t0[j] = self.now
             if self.p.job_stage_ptr[j] == self.p.job_stage_ptr[j + 1]:
                 self._finish_job(j)
             else:
@@ -189,7 +212,7 @@ class Phases(EngineState):
         self.stage_pending[s] -= 1
         if self.task_failures[task] < p.task_fail_count[task]:
             self.att_outcome.append(FAILED)
-            self._push_end(a, t + lat + p.task_fail_frac[task] * p.task_dur[task])
+            self._push_end(a, self._run_start(j, t) + p.task_fail_frac[task] * p.task_dur[task])
         elif p.stage_slowstart[s]:
             self.att_outcome.append(SUCCEEDED)
             if np.isnan(self.stage_done_time[s - 1]):
@@ -200,11 +223,11 @@ class Phases(EngineState):
                 self._push_end(a, self._replay_finish(a, task, self.stage_done_time[s - 1]))
         else:
             self.att_outcome.append(SUCCEEDED)
-            self._push_end(a, t + lat + p.task_dur[task])
+            self._push_end(a, self._run_start(j, t) + p.task_dur[task])
 
     def _replay_finish(self, a: int, task: int, last_map: float) -> float:
         p = self.p
-        begin = self.att_start[a] + self.s.container_launch_latency_s + p.task_a[task]
+        begin = self._run_start(int(p.task_job[task]), self.att_start[a]) + p.task_a[task]
         result: float = max(begin, last_map + p.task_b[task]) + p.task_c[task]
         return result
 

@@ -71,6 +71,9 @@ class EngineState(Protocol):
     stage_held: list[bool]
     reducing: list[int]
     stage_slot: list[int]
+    job_am_t0: np.ndarray
+    stage_asked: set[int]
+    asking: set[int]
     continuous: bool
     next_pass: float
     reported: set[int]
@@ -212,6 +215,14 @@ class EngineState(Protocol):
     def _assign_jobtracker(self) -> bool: ...
 
     def _continuous_pass(self) -> None: ...
+
+    def _cycles(self, j: int) -> bool: ...
+
+    def _am_call(self, j: int, t: float, at: bool) -> float: ...
+
+    def _run_start(self, j: int, t: float) -> float: ...
+
+    def _am_ask(self, j: int) -> None: ...
 
     def _schedule_pass(self, t: float) -> None: ...
 

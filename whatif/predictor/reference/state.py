@@ -9,6 +9,7 @@ LOG2 = math.log(2.0)
 # Event kinds, in the order their tie-breaks do not depend on (heap is (time, seq)).
 END, KILL, AM_READY, HEARTBEAT = 0, 1, 2, 3
 CONTINUOUS = 4  # a continuous scheduling pass (continuous.py)
+AM_ASK = 5  # a MapReduce AM's allocate call sends released stages (allocate_cycle.py)
 # Attempt states (index into pack.ATTEMPT_STATE_NAMES).
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 # Hadoop 3 checks with no progress before the livelock search starts (kernel.QUIET_CHECKS)
