@@ -176,7 +176,8 @@ def test_the_long_function_check_counts_the_body():
 #: The what-if engine's layers, bottom first (docs/architecture.md): a part may import
 #: its own layer and the ones below, never one above.
 WHATIF_LAYERS = (
-    {"errors", "_validation", "queues", "durations", "cluster", "atomic", "executors", "ets"},
+    {"errors", "_validation", "queues", "durations", "cluster", "atomic", "executors", "ets"}
+    | {"memory"},
     {"workload", "schedule", "trace"},
     {"readers", "allocation", "capacity"},
     {"predictor", "metrics"},

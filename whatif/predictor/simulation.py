@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import logging
 import math
@@ -11,12 +10,12 @@ from typing import Protocol
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from whatif._validation import check_choice
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
+from whatif.memory import release_free_memory
 from whatif.predictor.pack import Packed, pack, queue_codes, unpack_schedule
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
 from whatif.predictor.setup_cleanup import with_setup_cleanup
@@ -332,20 +331,3 @@ def predict_taking(
     )
     sim.advance_to(math.inf)
     return sim._final_schedule()
-
-
-def release_free_memory() -> None:
-    """Hand memory that dropped arrays left free back to the system: Arrow's pool, then the C
-    heap (glibc's ``malloc_trim``, where there is one).
-
-    Allocators keep freed pages for reuse, but the kernel's large arrays are fresh mappings
-    that never reuse them: at 1M tasks some 200 MB of a reader's and of the packing's
-    temporaries would otherwise sit under the simulation's peak.
-    """
-    pa.default_memory_pool().release_unused()
-    try:
-        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
-    except (OSError, TypeError):  # no C library to look in (Windows)
-        return
-    if trim is not None:
-        trim(0)

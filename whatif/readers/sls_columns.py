@@ -28,6 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from whatif.memory import release_free_memory
 from whatif.readers.arrow_json import (
     Declined,
     file_head,
@@ -121,7 +122,7 @@ class _Part:
     memory: np.ndarray
     vcores: np.ndarray
     priority: np.ndarray
-    host: pa.Array
+    host: pa.Array | None  # None when the observed schedule is not built
 
 
 def read_sls_tables(
@@ -131,11 +132,15 @@ def read_sls_tables(
 
     Without `observed`, the observed schedule's tables are left empty (not built)."""
     try:
-        parts = list(_parts(path, memory_mb=memory_mb, vcores=vcores))
+        parts = list(_parts(path, memory_mb=memory_mb, vcores=vcores, observed=observed))
     except Declined as error:
         logger.debug("%s: fast SLS path declined (%s); reading precisely", path, error)
         return None
-    return _tables(parts, observed=observed) if parts else None
+    if not parts:
+        return None
+    tables = _tables(parts, observed=observed)
+    release_free_memory()  # the blocks' arrays, before the tables are validated (copies)
+    return tables
 
 
 def iter_sls_blocks(
@@ -156,20 +161,25 @@ def _parts(
     memory_mb: float,
     vcores: float,
     progress: Callable[[int], None] | None = None,
+    observed: bool = True,
 ) -> Iterator[_Part]:
-    """Parse `path` block by block into `_Part`s; `Declined` when the fast path cannot."""
+    """Parse `path` block by block into `_Part`s (without `observed`, no hosts); `Declined`
+    when the fast path cannot."""
     if file_head(path).lstrip()[:1] != b"{":
         raise Declined("not concatenated objects (a top-level array, or not JSON)")
     first = 1  # record number of the next job
     for batch in iter_batches(path, SCHEMA, block_bytes=BLOCK_BYTES, progress=progress):
-        yield _part(batch, first, float(memory_mb), float(vcores))
+        yield _part(batch, first, float(memory_mb), float(vcores), observed)
         first += batch.num_rows
     if first == 1:
         raise Declined("no job objects")
 
 
-def _part(batch: pa.RecordBatch, first: int, memory_mb: float, vcores: float) -> _Part:
-    """The jobs and tasks of one parsed block; `first` is its first job's record number."""
+def _part(
+    batch: pa.RecordBatch, first: int, memory_mb: float, vcores: float, observed: bool
+) -> _Part:
+    """The jobs and tasks of one parsed block; `first` is its first job's record number;
+    the tasks' hosts only when the observed schedule is built (`observed`)."""
     col = dict(zip(batch.schema.names, batch.columns, strict=True))
     n = batch.num_rows
     ids = col["job.id"]
@@ -234,7 +244,7 @@ def _part(batch: pa.RecordBatch, first: int, memory_mb: float, vcores: float) ->
         memory=memory[rows],
         vcores=cores[rows],
         priority=priority[rows].astype(np.int64),
-        host=texts(task["container.host"], "").take(pa.array(rows)),
+        host=texts(task["container.host"], "").take(pa.array(rows)) if observed else None,
     )
 
 
@@ -364,6 +374,7 @@ def _task_table(
             "observed_start_s": start,
             "observed_finish_s": end,
             "observed_state": strings(states),
-        }
+        },
+        copy=False,  # new arrays: not copied again into one block
     )
     return tasks, task_id
