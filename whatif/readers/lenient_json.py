@@ -12,6 +12,14 @@ repairs *only* these two cases, *only* at the decoder's error position, at most
 
 Anything else (or more repairs than allowed) is a `TraceFormatError` naming
 ``source:line:col`` and the decoder's message.
+
+Why the stdlib decoder and not the readers' fast parser (issue 25): a repair is made at
+the decoder's error position and chosen by its message (`json.JSONDecodeError`'s ``pos``
+and ``msg``). Arrow's JSON reader, the readers' fast parser (`whatif.readers.arrow_json`),
+reads records of a fixed schema into columns: it cannot return one arbitrary REST
+document as Python values, and its errors carry no position. The documents are single
+REST responses (one job's tasks or attempts at most), whose parse times are in
+``docs/traces.md`` (REST dumps).
 """
 
 from __future__ import annotations

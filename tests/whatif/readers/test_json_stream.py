@@ -36,3 +36,14 @@ def test_non_utf8_is_a_format_error(tmp_path):
     path.write_bytes(b'{"a": "\xff\xfe"}')
     with pytest.raises(TraceFormatError, match="not UTF-8"):
         list(iter_json_objects(path))
+
+
+def test_error_in_a_chunk_of_many_objects_names_its_line_and_column(tmp_path):
+    """Objects decoded in place in one chunk: a bad fourth object, second on its line, is
+    named by its line and its column counted from the object's start, as before."""
+    path = tmp_path / "c.json"
+    path.write_text('{"a": 1} {"a": 2}\n{"a": 3} {"b": x}\n')
+    records = []
+    with pytest.raises(TraceFormatError, match=r"c\.json:2:7: invalid JSON in record 4"):
+        records.extend(iter_json_objects(path))
+    assert [(r.value, r.line) for r in records] == [({"a": 1}, 1), ({"a": 2}, 1), ({"a": 3}, 2)]
