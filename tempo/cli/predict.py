@@ -26,6 +26,7 @@ from whatif.accuracy import prediction_errors
 from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import require_finished, unfinished_jobs
 from whatif.predictor import predict_taking, write_jobruntime_csv
+from whatif.predictor.compiled import choose_engine
 from whatif.readers import write_native
 from whatif.readers.stream import read_window
 from whatif.schedule import Schedule
@@ -44,7 +45,12 @@ from whatif.workload import Workload
 @cluster_option(required=True, help="Cluster SPEC to simulate on.")
 @simulation_options
 @click.option(
-    "--engine", type=click.Choice(["numba", "reference"]), default="numba", show_default=True
+    "--engine",
+    type=click.Choice(["auto", "numba", "reference"]),
+    default="auto",
+    show_default=True,
+    help="auto: the compiled kernel, or the reference engine (the same schedule) for a "
+    "workload of up to 20,000 tasks while the kernel is not compiled yet.",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
@@ -94,6 +100,7 @@ def predict(
     )
     allocation = effective_allocation(document, hadoop_version=hadoop_version)
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
+    engine = choose_engine(engine, sum(workload.n_tasks for workload in workloads))
     schedule = predict_taking(
         workloads,
         allocation,

@@ -36,6 +36,34 @@ def kernel_cache_is_warm(cache_dirs: tuple[Path, ...] | None = None) -> bool:
     )
 
 
+#: The most tasks `choose_engine` gives the reference engine while the kernel is not
+#: compiled: it replays the bundled samples (6-7k tasks) in 2-4 s of CPU and 35k tasks in
+#: about 30 s, where compiling takes a minute or two.
+AUTO_REFERENCE_TASKS = 20_000
+
+
+def choose_engine(engine: str, n_tasks: int, *, warm: bool | None = None) -> str:
+    """`engine`, or for ``"auto"``: ``"numba"`` once its kernel is compiled (`warm`: whether
+    it is, by default `kernel_cache_is_warm`) or for more than `AUTO_REFERENCE_TASKS` tasks
+    (which compiles it), else ``"reference"``, whose schedules are the same (the tests
+    compare the two) and which needs no compilation. Says which on stderr (a log record)
+    when it picks the reference engine, so that a first run does not look slow or stalled
+    later."""
+    if engine != "auto":
+        return engine
+    if warm is None:
+        warm = kernel_cache_is_warm()
+    if warm or n_tasks > AUTO_REFERENCE_TASKS:
+        return "numba"
+    logger.warning(
+        "the predictor's numba kernel is not compiled yet: the reference engine replays "
+        "these %d tasks (the same schedule; --engine numba compiles the kernel, a minute or "
+        "two, once)",
+        n_tasks,
+    )
+    return "reference"
+
+
 @functools.cache
 def announce_compilation() -> None:
     """Once per process: say on stderr (a warning) that the first simulation compiles the

@@ -103,3 +103,18 @@ def test_window_predicts_only_the_last_jobs():
     assert json.loads(result.output)["jobs"] == 1
     result = CliRunner().invoke(cli, [*ARGS, "--window", "0s"])
     assert result.exit_code == 2 and "window: expected a length > 0 seconds" in result.output
+
+
+def test_auto_engine_on_a_cold_kernel_replays_by_reference_and_says_so(
+    tmp_path, monkeypatch, caplog
+):
+    """--engine auto (the default) with the kernel not compiled (an empty NUMBA_CACHE_DIR):
+    the reference engine gives the numba engine's figures, and a warning says which ran."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    base = ARGS[:-2]  # without --engine reference
+    with caplog.at_level("WARNING", logger="whatif.predictor.compiled"):
+        auto = CliRunner().invoke(cli, [*base, "--json"])
+    assert auto.exit_code == 0, auto.output
+    assert "reference engine replays these 5 tasks" in caplog.text
+    reference = CliRunner().invoke(cli, [*base, "--engine", "reference", "--json"])
+    assert json.loads(auto.stdout) == json.loads(reference.stdout)

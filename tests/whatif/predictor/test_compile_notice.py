@@ -30,3 +30,20 @@ def test_a_cold_cache_is_announced_once(monkeypatch, caplog):
     compiled.announce_compilation.cache_clear()
     notes = [r for r in caplog.records if "compiling the predictor" in r.getMessage()]
     assert len(notes) == 1
+
+
+def test_auto_engine_replays_a_small_workload_by_reference_until_the_kernel_is_compiled(caplog):
+    """auto: numba once compiled or for a large workload; the reference engine (same
+    schedule) for a small one while the kernel is cold, said on stderr."""
+    with caplog.at_level(logging.WARNING, logger="whatif.predictor.compiled"):
+        assert compiled.choose_engine("auto", 6_668, warm=False) == "reference"
+    assert "reference engine replays these 6668 tasks" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="whatif.predictor.compiled"):
+        assert compiled.choose_engine("auto", 6_668, warm=True) == "numba"
+        limit = compiled.AUTO_REFERENCE_TASKS
+        assert compiled.choose_engine("auto", limit + 1, warm=False) == "numba"
+        assert compiled.choose_engine("auto", limit, warm=False) == "reference"
+        assert compiled.choose_engine("numba", 10, warm=False) == "numba"
+        assert compiled.choose_engine("reference", 10**8, warm=True) == "reference"
+    assert caplog.text.count("reference engine replays") == 1  # the one at the limit
