@@ -33,7 +33,7 @@ hand-out itself is ``allocation._assign_jobtracker`` (it starts an attempt, whic
 from __future__ import annotations
 
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.lists import _append, _remove
+from whatif.predictor.kernel.lists import _keep_listed
 from whatif.predictor.kernel.state import (
     GI_JT_HEAD,
     JI_IN_JT,
@@ -69,14 +69,8 @@ def _jt_stage(W, j):
 def _jt_refresh(W, j):
     """Keep job `j`'s membership of the JobTracker list true: runnable with a task to
     hand out."""
-    ji, gi = W[9], W[24]
-    wanted = ji[j, JI_STATE] == 2 and _jt_stage(W, j) >= 0
-    if wanted and ji[j, JI_IN_JT] == 0:
-        _append(ji, JI_JT_NEXT, JI_JT_PREV, gi, GI_JT_HEAD, j)
-        ji[j, JI_IN_JT] = 1
-    elif not wanted and ji[j, JI_IN_JT] == 1:
-        _remove(ji, JI_JT_NEXT, JI_JT_PREV, gi, GI_JT_HEAD, j)
-        ji[j, JI_IN_JT] = 0
+    wanted = W[9][j, JI_STATE] == 2 and _jt_stage(W, j) >= 0
+    _keep_listed(W[9], JI_JT_NEXT, JI_JT_PREV, W[24], GI_JT_HEAD, JI_IN_JT, j, wanted)
 
 
 @kernel_jit

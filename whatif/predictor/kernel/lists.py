@@ -33,3 +33,14 @@ def _remove(nodes, nxt, prv, heads, h, x):
         nodes[n, prv] = p
     else:
         heads[h + 1] = p
+
+
+@kernel_jit
+def _keep_listed(nodes, nxt, prv, heads, h, flag, x, wanted):
+    """Row x in the list at heads[h] exactly while `wanted` (nodes[x, flag]: whether it is)."""
+    if wanted and nodes[x, flag] == 0:
+        _append(nodes, nxt, prv, heads, h, x)
+        nodes[x, flag] = 1
+    elif not wanted and nodes[x, flag] == 1:
+        _remove(nodes, nxt, prv, heads, h, x)
+        nodes[x, flag] = 0

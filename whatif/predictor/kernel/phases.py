@@ -32,7 +32,7 @@ from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import heap_push
 from whatif.predictor.kernel.heartbeats import _push_end, _touch_node
 from whatif.predictor.kernel.jobtracker import _jt_refresh
-from whatif.predictor.kernel.lists import _append, _remove
+from whatif.predictor.kernel.lists import _append, _keep_listed, _remove
 from whatif.predictor.kernel.queues import _count_runnable, _fits, _up
 from whatif.predictor.kernel.requests import _head_task
 from whatif.predictor.kernel.starvation import _unlist_min_starvation
@@ -545,14 +545,8 @@ def _red_blocked(W, j):
 @kernel_jit
 def _red_refresh(W, j):
     """Keep job `j`'s membership of the blocked-jobs list (see `_preempt_reduces`) true."""
-    ji, gi = W[9], W[24]
     blocked = _red_blocked(W, j)
-    if blocked and ji[j, JI_IN_RC] == 0:
-        _append(ji, JI_RC_NEXT, JI_RC_PREV, gi, GI_RC_HEAD, j)
-        ji[j, JI_IN_RC] = 1
-    elif not blocked and ji[j, JI_IN_RC] == 1:
-        _remove(ji, JI_RC_NEXT, JI_RC_PREV, gi, GI_RC_HEAD, j)
-        ji[j, JI_IN_RC] = 0
+    _keep_listed(W[9], JI_RC_NEXT, JI_RC_PREV, W[24], GI_RC_HEAD, JI_IN_RC, j, blocked)
 
 
 @kernel_jit

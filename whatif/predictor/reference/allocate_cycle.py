@@ -8,14 +8,8 @@ of it; see ``loop.py``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from whatif.predictor.nodes import next_on_grid
-
-if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
+from whatif.predictor.reference.protocol import EngineState
 
 
 class AllocateCycle(EngineState):

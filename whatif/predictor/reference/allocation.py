@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from whatif.predictor.reference.protocol import EngineState
+
 if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState, Key
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
+    from whatif.predictor.reference.protocol import Key
 
 
 class Allocation(EngineState):

@@ -8,14 +8,9 @@ Hadoop's LinkedHashMap; row 0 is the cluster's without heartbeats.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
+from whatif.predictor.reference.protocol import EngineState
 
 
 class Claims(EngineState):

@@ -8,15 +8,9 @@ it; see ``loop.py``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from whatif.predictor.reference.events import _grid_after
+from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.state import CONTINUOUS, INF
-
-if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
 
 
 class Continuous(EngineState):

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
+from whatif.predictor.reference.protocol import EngineState
 
 
 def _expired(waited: float, timeout: float) -> bool:

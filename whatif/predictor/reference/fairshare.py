@@ -7,17 +7,12 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from whatif.allocation.fairshare import compute_shares
+from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.state import INF, LOG2
-
-if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
 
 
 class FairShares(EngineState):

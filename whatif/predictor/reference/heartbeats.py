@@ -7,15 +7,9 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from whatif.predictor.nodes import next_heartbeat
+from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.state import END, HEARTBEAT, INF
-
-if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
 
 
 class Heartbeats(EngineState):

@@ -8,12 +8,7 @@ it; see ``loop.py``). The hand-out itself is ``allocation._assign_jobtracker``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
+from whatif.predictor.reference.protocol import EngineState
 
 #: ``Packed.stage_jobtracker`` of a cleanup stage (a setup stage is 1).
 CLEANUP = 2

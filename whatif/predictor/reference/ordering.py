@@ -10,12 +10,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.resources import div, signum
 
 if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState, Key
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
+    from whatif.predictor.reference.protocol import Key
 
 
 class Ordering(EngineState):

@@ -7,10 +7,9 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.state import (
     AM_ASK,
     AM_KILLED,
@@ -21,11 +20,6 @@ from whatif.predictor.reference.state import (
     RUNNING,
     SUCCEEDED,
 )
-
-if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
 
 
 class Phases(EngineState):

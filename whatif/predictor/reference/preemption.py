@@ -7,18 +7,13 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from whatif.predictor.reference.events import _grid_after, _grid_at_or_after
+from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.resources import div, java_int, res_compare
 from whatif.predictor.reference.state import INF, KILL
-
-if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
 
 
 class Preemption(EngineState):

@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from whatif.predictor.reference.events import _expired, _grid_after, _grid_at_or_after
+from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.resources import res_compare
 from whatif.predictor.reference.state import INF, KILLED, RUNNING
 
 if TYPE_CHECKING:
-    from whatif.predictor.reference.protocol import EngineState, Key
-else:
-    EngineState = object  # the base is for the type checker only (protocol.py)
+    from whatif.predictor.reference.protocol import Key
 
 
 class PreemptionV12(EngineState):

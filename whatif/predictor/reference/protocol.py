@@ -11,7 +11,7 @@ that too).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -323,3 +323,8 @@ class EngineState(Protocol):
     def records(self) -> tuple[np.ndarray, ...]: ...
 
     def take_records(self) -> tuple[np.ndarray, ...]: ...
+
+
+if not TYPE_CHECKING:
+    # At run time the mixins' base is `object`: the protocol is for the type checker only.
+    EngineState = object  # noqa: F811
