@@ -158,6 +158,160 @@ def app_order_trees(
     return np.full(int(sizes.sum()), -1, dtype=np.int64), np.zeros(int(p.sum()), dtype=np.int64)
 
 
+def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
+    """The kernel's settings vector (``cfg``)."""
+    nn = len(p.node_capacity)
+    cfg = np.zeros(K.N_CFG)
+    cfg[K.C_LAT] = settings.container_launch_latency_s
+    cfg[K.C_AM_LAT] = settings.am_start_latency_s
+    cfg[K.C_SLOWSTART] = settings.slowstart_completed_maps
+    cfg[K.C_UTIL] = settings.utilization_threshold
+    cfg[K.C_WAIT_KILL] = settings.wait_time_before_kill_s
+    cfg[K.C_RECHECK] = settings.starvation_recheck_delay_s
+    cfg[K.C_INTERVAL] = settings.preemption_interval_s
+    cfg[K.C_VERSION] = settings.hadoop_version
+    cfg[K.C_PREEMPT] = float(settings.preemption)
+    cfg[K.C_SIZEBASED] = float(settings.size_based_weight)
+    cfg[K.C_SLOT] = float(p.slot_mode)
+    asks_memory = (p.task_req[:, 0] > 0).all() and (p.job_am[p.job_has_am == 1, 0] > 0).all()
+    cfg[K.C_ANY_IS_0] = float(not p.slot_mode and asks_memory)
+    cfg[K.C_UPDATE] = settings.update_interval_s
+    cfg[K.C_HB] = float(nn > 0)
+    cfg[K.C_HB_INTERVAL] = p.heartbeat_interval_s
+    assert settings.assign_multiple is not None  # resolved when settings are built
+    cfg[K.C_MULTI] = float(settings.assign_multiple)
+    cfg[K.C_MAX_ASSIGN] = settings.max_assign
+    cfg[K.C_DYNAMIC] = float(settings.dynamic_max_assign and settings.hadoop_version == 3)
+    cfg[K.C_CAP_MAPS] = settings.assign_multiple_maps
+    cfg[K.C_CAP_REDS] = settings.assign_multiple_reduces
+    cfg[K.C_CONT] = float(settings.continuous_scheduling and nn > 0 and not p.slot_mode)
+    cfg[K.C_CONT_SLEEP] = settings.continuous_scheduling_sleep_s
+    cfg[K.C_AM_HB] = settings.am_heartbeat_interval_s
+    return cfg
+
+
+def _node_arrays(p: Packed) -> dict[str, np.ndarray]:
+    """``nodef``, ``nodei``, ``nlist``: one unused row without heartbeats (the kernel reads
+    no row then); every node starts parked (room, no heartbeat scheduled)."""
+    nn = len(p.node_capacity)
+    nodef = np.zeros((max(nn, 1), K.N_NF))
+    nodef[:nn, K.NF_FREE : K.NF_FREE + 2] = p.node_capacity
+    nodef[:nn, K.NF_CAP : K.NF_CAP + 2] = p.node_capacity
+    nodef[:, K.NF_HB] = np.inf
+    nodei = np.full((max(nn, 1), K.N_NI), -1, dtype=np.int64)
+    nlist = np.zeros(3 * max(nn, 1), dtype=np.int64)
+    nodei[:nn, K.NI_PARK] = np.arange(nn)
+    nlist[2 * max(nn, 1) : 2 * max(nn, 1) + nn] = np.arange(nn)
+    return {"nodef": nodef, "nodei": nodei, "nlist": nlist}
+
+
+def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
+    """Static and live job arrays, users' limits and the per-job scratch arrays."""
+    nj = len(p.job_submit)
+    js = np.zeros((nj, K.N_JS), dtype=np.int64)
+    js[:, K.JS_QUEUE] = p.job_queue
+    js[:, K.JS_USER] = p.job_user
+    js[:, K.JS_RANK] = p.job_rank
+    js[np.lexsort((p.job_rank, p.job_submit)), K.JS_ORDER] = np.arange(nj)
+    js[:, K.JS_HAS_AM] = p.job_has_am
+    js[:, K.JS_ST_LO] = p.job_stage_ptr[:-1]
+    js[:, K.JS_ST_HI] = p.job_stage_ptr[1:]
+    jsf = np.zeros((nj, K.N_JSF))
+    jsf[:, K.JSF_SUBMIT] = p.job_submit
+    jsf[:, K.JSF_AM : K.JSF_AM + 2] = p.job_am
+    jf = np.zeros((nj, K.N_JF))
+    jf[:, K.JF_FINISH] = np.nan
+    ji = np.full((nj, K.N_JI), -1, dtype=np.int64)
+    zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
+    zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]
+    zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING]
+    ji[:, zero] = 0
+    umax = p.user_max_apps.astype(np.int64).copy()
+    return {
+        "js": js, "jsf": jsf, "jf": jf, "ji": ji, "umax": umax,
+        "urun": np.zeros(len(umax), dtype=np.int64),
+        "jbuf": np.zeros((max(nj, 1), 4), dtype=np.int64),
+        "excl": np.zeros(max(nj, 1), dtype=np.int64),
+        "touched": np.zeros(max(nj, 1), dtype=np.int64),
+        "hold": np.zeros((max(nj, 1), 2), dtype=np.int64), "holdv": np.zeros((max(nj, 1), 3)),
+    }  # fmt: skip
+
+
+def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
+    """Static stage rows, their request sums, live stage state and completion times."""
+    ns = len(p.stage_task_start)
+    ss = np.zeros((ns, K.N_SS), dtype=np.int64)
+    ss[:, K.SS_LO] = p.stage_task_start
+    ss[:, K.SS_HI] = p.stage_task_end
+    ss[:, K.SS_PRIO] = p.stage_priority
+    ss[:, K.SS_SLOW] = p.stage_slowstart
+    ss[:, K.SS_DIM] = p.stage_dim
+    ss[:, K.SS_JT] = p.stage_jobtracker
+    ssf = np.zeros((max(ns, 1), 2))
+    if ns:
+        ssf[:ns] = np.add.reduceat(p.task_req, p.stage_task_start, axis=0)
+    si = np.zeros((ns, K.N_SI), dtype=np.int64)
+    si[:, K.SI_NEXT] = p.stage_task_start
+    si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL]] = -1
+    return {"ss": ss, "ssf": ssf, "si": si, "sdone": np.full(ns, np.nan)}
+
+
+def _task_arrays(p: Packed) -> dict[str, np.ndarray]:
+    """Static task rows (int32: task, stage and retry indices and failure counts, -200 MB at
+    10M tasks) and live task state."""
+    nt = len(p.task_dur)
+    ts = np.zeros((nt, K.N_TS), dtype=np.int32)
+    ts[:, K.TS_JOB] = p.task_job
+    ts[:, K.TS_STAGE] = p.task_stage
+    ts[:, K.TS_FAILS] = p.task_fail_count
+    tsf = np.zeros((nt, K.N_TSF))
+    tsf[:, K.TSF_REQ : K.TSF_REQ + 2] = p.task_req
+    tsf[:, K.TSF_DUR] = p.task_dur
+    tsf[:, K.TSF_A] = p.task_a
+    tsf[:, K.TSF_B] = p.task_b
+    tsf[:, K.TSF_C] = p.task_c
+    tsf[:, K.TSF_FRAC] = p.task_fail_frac
+    ti = np.zeros((nt, K.N_TI), dtype=np.int32)
+    ti[:, K.TI_RETRY_NEXT] = -1
+    return {"ts": ts, "tsf": tsf, "ti": ti}
+
+
+def _attempt_arrays(cap: int, hcap: int) -> dict[str, np.ndarray]:
+    """Rows for `cap` attempts and `hcap` events (int32 attempt rows: -4 B x 13 an attempt)."""
+    with _small_pages():
+        return {
+            "af": np.zeros((cap, K.N_AF)),
+            "ai": np.zeros((cap, K.N_AI), dtype=np.int32),
+            "hk": np.zeros(hcap, dtype=np.int64),
+            "hi": np.zeros((hcap, K.N_HI), dtype=np.int64),
+            "warned": np.zeros(cap, dtype=np.int64),
+            "vict": np.zeros(cap, dtype=np.int64),
+            "cand": np.zeros(cap, dtype=np.int64),
+            "unmarked": np.zeros(cap // 64 + 1, dtype=np.uint64),
+            "clf": np.zeros((cap, 2)),
+            "cli": np.zeros((cap, K.N_CLI), dtype=np.int64),
+        }
+
+
+def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
+    """The clock and global counters and list heads (``gf``, ``gi``), and the cluster."""
+    gf = np.zeros(K.N_GF)
+    gf[[K.G_NEXT_CHECK, K.G_NEXT_V12, K.G_CONT]] = np.inf
+    gf[K.G_LAST_T] = -np.inf
+    gf[K.G_FREE : K.G_FREE + 2] = cluster
+    gi = np.zeros(K.N_GI, dtype=np.int64)
+    heads = [K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL, K.GI_RED_HEAD]
+    heads += [K.GI_RED_TAIL, K.GI_RC_HEAD, K.GI_RC_TAIL, K.GI_JT_HEAD, K.GI_JT_TAIL]
+    # as the reference engine: no progress seen at a check yet
+    gi[heads + [K.GI_SEEN_PROG]] = -1
+    gi[K.GI_DIRTY] = 1
+    gi[K.GI_CUR_NODE] = -1
+    gi[K.GI_PARK_N] = len(p.node_capacity)
+    return {
+        "gf": gf, "gi": gi, "cluster": cluster, "minreq": p.min_request.astype(float).copy()
+    }  # fmt: skip
+
+
 class CompiledEngine:
     """A simulation in progress, its state held in the kernel's arrays."""
 
@@ -165,44 +319,8 @@ class CompiledEngine:
         announce_compilation()
         p = packed
         self.p = p
-        nj, ns, nt = len(p.job_submit), len(p.stage_task_start), len(p.task_dur)
-        cfg = np.zeros(K.N_CFG)
-        cfg[K.C_LAT] = settings.container_launch_latency_s
-        cfg[K.C_AM_LAT] = settings.am_start_latency_s
-        cfg[K.C_SLOWSTART] = settings.slowstart_completed_maps
-        cfg[K.C_UTIL] = settings.utilization_threshold
-        cfg[K.C_WAIT_KILL] = settings.wait_time_before_kill_s
-        cfg[K.C_RECHECK] = settings.starvation_recheck_delay_s
-        cfg[K.C_INTERVAL] = settings.preemption_interval_s
-        cfg[K.C_VERSION] = settings.hadoop_version
-        cfg[K.C_PREEMPT] = float(settings.preemption)
-        cfg[K.C_SIZEBASED] = float(settings.size_based_weight)
-        cfg[K.C_SLOT] = float(p.slot_mode)
-        asks_memory = (p.task_req[:, 0] > 0).all() and (p.job_am[p.job_has_am == 1, 0] > 0).all()
-        cfg[K.C_ANY_IS_0] = float(not p.slot_mode and asks_memory)
-        cfg[K.C_UPDATE] = settings.update_interval_s
+        nj, nt = len(p.job_submit), len(p.task_dur)
         nn = len(p.node_capacity)
-        cfg[K.C_HB] = float(nn > 0)
-        cfg[K.C_HB_INTERVAL] = p.heartbeat_interval_s
-        assert settings.assign_multiple is not None  # resolved when settings are built
-        cfg[K.C_MULTI] = float(settings.assign_multiple)
-        cfg[K.C_MAX_ASSIGN] = settings.max_assign
-        cfg[K.C_DYNAMIC] = float(settings.dynamic_max_assign and settings.hadoop_version == 3)
-        cfg[K.C_CAP_MAPS] = settings.assign_multiple_maps
-        cfg[K.C_CAP_REDS] = settings.assign_multiple_reduces
-        cfg[K.C_CONT] = float(settings.continuous_scheduling and nn > 0 and not p.slot_mode)
-        cfg[K.C_CONT_SLEEP] = settings.continuous_scheduling_sleep_s
-        cfg[K.C_AM_HB] = settings.am_heartbeat_interval_s
-        # nodes: one unused row without heartbeats (the kernel reads no row then)
-        nodef = np.zeros((max(nn, 1), K.N_NF))
-        nodef[:nn, K.NF_FREE : K.NF_FREE + 2] = p.node_capacity
-        nodef[:nn, K.NF_CAP : K.NF_CAP + 2] = p.node_capacity
-        nodef[:, K.NF_HB] = np.inf
-        nodei = np.full((max(nn, 1), K.N_NI), -1, dtype=np.int64)
-        nlist = np.zeros(3 * max(nn, 1), dtype=np.int64)
-        # every node starts parked (room, no heartbeat scheduled)
-        nodei[:nn, K.NI_PARK] = np.arange(nn)
-        nlist[2 * max(nn, 1) : 2 * max(nn, 1) + nn] = np.arange(nn)
         cluster = p.cluster.astype(float).copy()
         if p.slot_mode:
             concurrent = cluster.sum()
@@ -211,126 +329,23 @@ class CompiledEngine:
                 cluster[0] / max(p.min_request[0], 1e-9), cluster[1] / max(p.min_request[1], 1e-9)
             )
         self.att_room = int(min(math.floor(concurrent), nt + nj)) + 2
-        js = np.zeros((nj, K.N_JS), dtype=np.int64)
-        js[:, K.JS_QUEUE] = p.job_queue
-        js[:, K.JS_USER] = p.job_user
-        js[:, K.JS_RANK] = p.job_rank
-        js[np.lexsort((p.job_rank, p.job_submit)), K.JS_ORDER] = np.arange(nj)
-        js[:, K.JS_HAS_AM] = p.job_has_am
-        js[:, K.JS_ST_LO] = p.job_stage_ptr[:-1]
-        js[:, K.JS_ST_HI] = p.job_stage_ptr[1:]
-        jsf = np.zeros((nj, K.N_JSF))
-        jsf[:, K.JSF_SUBMIT] = p.job_submit
-        jsf[:, K.JSF_AM : K.JSF_AM + 2] = p.job_am
-        jf = np.zeros((nj, K.N_JF))
-        jf[:, K.JF_FINISH] = np.nan
-        ji = np.full((nj, K.N_JI), -1, dtype=np.int64)
-        ji[
-            :,
-            [
-                K.JI_STATE,
-                K.JI_AM_STATE,
-                K.JI_STAGES_DONE,
-                K.JI_TRIED,
-                K.JI_STARVED,
-                K.JI_CONS_EPOCH,
-                K.JI_IN_RED,
-                K.JI_TOUCHED,
-                K.JI_IN_RC,
-                K.JI_RED_SEQ,
-                K.JI_CLAIMS,
-                K.JI_IN_JT,
-                K.JI_ASKING,
-            ],
-        ] = 0
-        ss = np.zeros((ns, K.N_SS), dtype=np.int64)
-        ss[:, K.SS_LO] = p.stage_task_start
-        ss[:, K.SS_HI] = p.stage_task_end
-        ss[:, K.SS_PRIO] = p.stage_priority
-        ss[:, K.SS_SLOW] = p.stage_slowstart
-        ss[:, K.SS_DIM] = p.stage_dim
-        ss[:, K.SS_JT] = p.stage_jobtracker
-        ssf = np.zeros((max(ns, 1), 2))
-        if ns:
-            ssf[:ns] = np.add.reduceat(p.task_req, p.stage_task_start, axis=0)
-        si = np.zeros((ns, K.N_SI), dtype=np.int64)
-        si[:, K.SI_NEXT] = p.stage_task_start
-        si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL]] = -1
-        sdone = np.full(ns, np.nan)
-        # int32: task, stage and retry indices and failure counts (the 10M-task scale: -200 MB)
-        ts = np.zeros((nt, K.N_TS), dtype=np.int32)
-        ts[:, K.TS_JOB] = p.task_job
-        ts[:, K.TS_STAGE] = p.task_stage
-        ts[:, K.TS_FAILS] = p.task_fail_count
-        tsf = np.zeros((nt, K.N_TSF))
-        tsf[:, K.TSF_REQ : K.TSF_REQ + 2] = p.task_req
-        tsf[:, K.TSF_DUR] = p.task_dur
-        tsf[:, K.TSF_A] = p.task_a
-        tsf[:, K.TSF_B] = p.task_b
-        tsf[:, K.TSF_C] = p.task_c
-        tsf[:, K.TSF_FRAC] = p.task_fail_frac
-        ti = np.zeros((nt, K.N_TI), dtype=np.int32)
-        ti[:, K.TI_RETRY_NEXT] = -1
         # Attempt rows: every task, AM and failed attempt, plus a quarter for preempted ones.
         # Rows are zero pages until used, so the headroom costs address space, not memory,
         # and usually spares `_grow` (which doubles, and copies every row).
         cap = int(nt + nj + p.task_fail_count.sum() + self.att_room + 16 + (nt + nj) // 4)
-        hcap = 2 * cap + nj + nn + 16
-        with _small_pages():
-            af = np.zeros((cap, K.N_AF))
-            # int32: attempt, task and job indices, links and small codes (-4 B x 13 per attempt)
-            ai = np.zeros((cap, K.N_AI), dtype=np.int32)
-            hk = np.zeros(hcap, dtype=np.int64)
-            hi = np.zeros((hcap, K.N_HI), dtype=np.int64)
-            warned = np.zeros(cap, dtype=np.int64)
-            vict = np.zeros(cap, dtype=np.int64)
-            cand = np.zeros(cap, dtype=np.int64)
-            unmarked = np.zeros(cap // 64 + 1, dtype=np.uint64)
-            clf = np.zeros((cap, 2))
-            cli = np.zeros((cap, K.N_CLI), dtype=np.int64)
-        gf = np.zeros(K.N_GF)
-        gf[K.G_NEXT_CHECK] = np.inf
-        gf[K.G_NEXT_V12] = np.inf
-        gf[K.G_LAST_T] = -np.inf
-        gf[K.G_CONT] = np.inf
-        gf[K.G_FREE : K.G_FREE + 2] = cluster
-        gi = np.zeros(K.N_GI, dtype=np.int64)
-        gi[
-            [
-                K.GI_RUN_HEAD,
-                K.GI_RUN_TAIL,
-                K.GI_WAIT_HEAD,
-                K.GI_WAIT_TAIL,
-                K.GI_RED_HEAD,
-                K.GI_RED_TAIL,
-                K.GI_RC_HEAD,
-                K.GI_RC_TAIL,
-                K.GI_JT_HEAD,
-                K.GI_JT_TAIL,
-                K.GI_SEEN_PROG,  # as the reference engine: no progress seen at a check yet
-            ]
-        ] = -1
-        gi[K.GI_DIRTY] = 1
-        gi[K.GI_CUR_NODE] = -1
-        gi[K.GI_PARK_N] = nn
-        umax = p.user_max_apps.astype(np.int64).copy()
-        urun = np.zeros(len(umax), dtype=np.int64)
-        jbuf = np.zeros((max(nj, 1), 4), dtype=np.int64)
         self.state = {
-            "js": js, "jsf": jsf, "jf": jf, "ji": ji, "umax": umax, "urun": urun,
-            "ss": ss, "ssf": ssf, "si": si, "sdone": sdone, "ts": ts, "tsf": tsf, "ti": ti,
-            "af": af, "ai": ai, "hk": hk, "hi": hi, "gf": gf, "gi": gi, "cfg": cfg,
-            "cluster": cluster, "minreq": p.min_request.astype(float).copy(),
-            "warned": warned, "vict": vict, "cand": cand, "jbuf": jbuf,
-            "excl": np.zeros(max(nj, 1), dtype=np.int64),
-            "touched": np.zeros(max(nj, 1), dtype=np.int64),
-            "hold": np.zeros((max(nj, 1), 2), dtype=np.int64), "holdv": np.zeros((max(nj, 1), 3)),
-            "unmarked": unmarked, "nodef": nodef, "nodei": nodei, "nlist": nlist,
-            "clf": clf, "cli": cli,
-        }  # fmt: skip
+            "cfg": _config(p, settings),
+            **_node_arrays(p),
+            **_job_arrays(p),
+            **_stage_arrays(p),
+            **_task_arrays(p),
+            **_attempt_arrays(cap, 2 * cap + nj + nn + 16),
+            **_global_arrays(p, cluster),
+        }
         self._install_queues(p.queues)
         # The packed task columns are held once: as views of the kernel's static task arrays
         # (the kernel never writes ts or tsf).
+        ts, tsf = self.state["ts"], self.state["tsf"]
         self.p = replace(
             p,
             task_job=ts[:, K.TS_JOB],

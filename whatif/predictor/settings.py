@@ -134,6 +134,16 @@ class SchedulerSettings:
             object.__setattr__(self, "assign_multiple", v1)
         if self.preemption_interval_s is None:
             object.__setattr__(self, "preemption_interval_s", 15.0 if v1 else 5.0)
+        self._check_types()
+        self._check_ranges()
+        if self.continuous_scheduling and v1:
+            raise ValidationError(
+                "SchedulerSettings.continuous_scheduling: a YARN Fair Scheduler setting "
+                "(Hadoop 2/3); Hadoop 1's JobTracker assigns only on TaskTracker heartbeats"
+            )
+
+    def _check_types(self) -> None:
+        """Every field a bool or a number (not NaN) as its annotation says."""
         for f in fields(self):
             value = getattr(self, f.name)
             kind = str(f.type).removesuffix(" | None")
@@ -145,6 +155,9 @@ class SchedulerSettings:
                 raise ValidationError(
                     f"SchedulerSettings.{f.name}: expected a number, got {value!r}"
                 )
+
+    def _check_ranges(self) -> None:
+        """Fractions in [0, 1], caps whole numbers >= -1, times >= 0, intervals > 0."""
         check_range(
             self.utilization_threshold,
             field="SchedulerSettings.utilization_threshold",
@@ -188,11 +201,6 @@ class SchedulerSettings:
                 raise ValidationError(
                     f"SchedulerSettings.{name}: expected a finite number > 0, got {value!r}"
                 )
-        if self.continuous_scheduling and v1:
-            raise ValidationError(
-                "SchedulerSettings.continuous_scheduling: a YARN Fair Scheduler setting "
-                "(Hadoop 2/3); Hadoop 1's JobTracker assigns only on TaskTracker heartbeats"
-            )
 
     def heartbeat_interval_s(self, nodes: int) -> float:
         """How often each of `nodes` nodes heartbeats: Hadoop 1's JobTracker asks for
