@@ -11,6 +11,9 @@ Modules, by concept (each says what it models, and the Hadoop rules it follows):
 - ``events``: the event queue (a 4-ary heap) and the clock's grids and timeouts;
 - ``heartbeats``: node heartbeats, when each is scheduled and when an end is reported;
 - ``allocation``: assigning containers or slots, on the cluster or a heartbeating node;
+- ``continuous``: YARN continuous scheduling passes between heartbeats;
+- ``jobtracker``: Hadoop 1's JobTracker handing out setup and cleanup tasks first;
+- ``allocate_cycle``: the MapReduce AM's allocate calls (requests and containers);
 - ``fairshare``: fair shares of queues and of a leaf's apps;
 - ``ordering``: the policies' comparators (fair, drf, fifo);
 - ``queues``: queue usage, pending demand, runnable counts, maxResources;
