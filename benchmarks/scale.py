@@ -24,8 +24,14 @@ with new ids, times staggered, jobs a minute apart. Both are larger a task than 
 
 Each stage runs in a fresh Python process that reports its seconds, wall and CPU
 (user + system: on a shared machine the CPU time varies less), and its peak resident
-memory (``ru_maxrss``, which includes the ~150 MB interpreter + numpy + pandas baseline;
-about 310 MB once the predictor's numba kernel is loaded):
+memory (``ru_maxrss``). That includes a fixed part, measured in a ``tempo predict``
+process: about 120 MB once the CLI is imported (the interpreter, numpy, pandas and
+pyarrow, which pandas 3 imports), about 55 MB more when the predictor imports numba
+(llvmlite's LLVM library and numba's modules), and about 80 MB more when the kernel is
+loaded from numba's cache on the first simulation (the compiled code linked in by LLVM's
+JIT and numba's target context: 0.5-0.65 s of CPU), so about 300 MB before any trace.
+numba is imported only once a simulation starts; what is loaded then is the kernel's
+(``whatif/predictor/kernel/``), so only a smaller kernel would make it lighter.
 
 - ``json``: Python's stdlib ``json`` decoding every object of the file (the yardstick
   of issue 22: the whole ``tempo predict`` should take at most 4 times this);
@@ -33,7 +39,9 @@ about 310 MB once the predictor's numba kernel is loaded):
 - ``columns``: the Workload and Schedule constructors (normalize, validate, sort);
 - ``predict``: ``whatif.predictor.predict`` on the read workload (numba engine, cache warm);
 - ``metrics``: ``tempo.qs.qs_report`` of observed against predicted, all base metrics;
-- ``tempo predict``: the whole CLI process, as a user runs it.
+- ``tempo predict``: the whole CLI process, as a user runs it (it reads the trace
+  without its observed schedule, `whatif.readers.read_workload_trace`, and hands the
+  workload to the predictor alone, `whatif.predictor.predict_taking`).
 
 Peak RSS of parse/columns/predict/metrics is the process's peak at the end of that
 stage (they run one after another in one process), so the stage that raised it shows.
