@@ -143,11 +143,16 @@ def unfinished_jobs(scenario: Scenario, document, workload) -> int:
 
 
 def contention(scenario: Scenario) -> str:
-    """The expert's utilization and each tenant's mean queueing delay on the tuning window."""
+    """The expert's utilization and each tenant's mean queueing delay on the tuning window:
+    from submission to the job's first map or reduce (not its AM, nor a Hadoop 1 setup task,
+    which the JobTracker starts at once)."""
     schedule = scenario.predict(scenario.expert, scenario.tuning)
     jobs = schedule.jobs
-    delay = (jobs["launch_s"] - jobs["submit_s"]).groupby(jobs["queue"]).mean()
     attempts = schedule.attempts
+    work = attempts[attempts["stage"].isin(["map", "reduce"])]
+    first = work.groupby("job_id")["start_s"].min()
+    waited = first.reindex(jobs["job_id"]).to_numpy() - jobs["submit_s"].to_numpy()
+    delay = pd.Series(waited, index=jobs.index).groupby(jobs["queue"]).mean()
     busy = float((attempts["finish_s"] - attempts["start_s"]).sum())
     span = float(jobs["finish_s"].max() - jobs["submit_s"].min())
     slots = sum(scenario.cluster.slot_pools.values())
