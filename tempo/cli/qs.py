@@ -29,6 +29,7 @@ from whatif import Cluster
 from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import Window, metric_spec
 from whatif.predictor import predict
+from whatif.predictor.compiled import choose_engine
 
 
 def _needs_cluster(templates: Sequence[QSTemplate]) -> str | None:
@@ -116,6 +117,7 @@ def qs(
             settings=scheduler_settings(
                 hadoop_version, site_path, preemption, announce=not as_json
             ),
+            engine=choose_engine("auto", trace.workload.n_tasks),
         )
     if window is None:
         covered = trace.observed if trace.observed is not None else predicted
