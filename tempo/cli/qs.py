@@ -25,11 +25,29 @@ from tempo.templates import (
     load_templates,
     parse_duration,
 )
-from whatif import Cluster
+from whatif import Cluster, Schedule, Workload
 from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import Window, metric_spec
-from whatif.predictor import predict
+from whatif.predictor import SchedulerSettings, predict
 from whatif.predictor.compiled import choose_engine
+
+
+def _predicted(
+    workload: Workload,
+    config_path: str,
+    cluster: Cluster,
+    settings: SchedulerSettings,
+    templates: list[QSTemplate],
+) -> Schedule:
+    """The schedule predicted under `config_path` (its warnings shown, the templates'
+    queues checked against it), on the engine `choose_engine` picks for one prediction."""
+    document = AllocationDocument.from_file(config_path)
+    hadoop_version = settings.hadoop_version
+    warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
+    allocation = effective_allocation(document, hadoop_version=hadoop_version)
+    check_queues(templates, [q.name for q in allocation.queues()], where=config_path)
+    engine = choose_engine("auto", workload.n_tasks)
+    return predict(workload, allocation, cluster, settings=settings, engine=engine)
 
 
 def _needs_cluster(templates: Sequence[QSTemplate]) -> str | None:
@@ -106,19 +124,8 @@ def qs(
     predicted = None
     if config_path:
         assert cluster is not None  # --config needs --cluster, checked above
-        document = AllocationDocument.from_file(config_path)
-        warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
-        allocation = effective_allocation(document, hadoop_version=hadoop_version)
-        check_queues(templates, [q.name for q in allocation.queues()], where=config_path)
-        predicted = predict(
-            trace.workload,
-            allocation,
-            cluster,
-            settings=scheduler_settings(
-                hadoop_version, site_path, preemption, announce=not as_json
-            ),
-            engine=choose_engine("auto", trace.workload.n_tasks),
-        )
+        settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
+        predicted = _predicted(trace.workload, config_path, cluster, settings, templates)
     if window is None:
         covered = trace.observed if trace.observed is not None else predicted
         assert covered is not None  # no observed schedule needs --config, checked above

@@ -313,7 +313,48 @@ def pack(
     jobs, tasks = workload.jobs, workload.tasks
     job_queue, allocation, pq = queue_codes(jobs["queue"], allocation, cluster)
     slot_mode = bool(cluster.slots)
-    nj, nt = len(jobs), len(tasks)
+    job = _job_fields(jobs, allocation, slot_mode, settings)
+    # Tasks are sorted by job (submit order), stage index, task id: stages are runs.
+    task_job = positions_in(tasks["job_id"], jobs["job_id"])
+    stage = _stage_fields(tasks, task_job, len(jobs), slot_mode, settings)
+    requests = _requests(tasks, stage, job, cluster, settings)
+    layout = node_layout(cluster, settings)
+    nt = len(tasks)
+    mult, fails, frac = _noise_draws(nt, noise, seed)
+    dur = tasks["duration_s"].to_numpy(dtype=float) * mult
+    task_stage, stage_start = stage["task_stage"], stage["stage_task_start"]
+    a, b, c = _replay_parts(
+        tasks, task_job, task_stage, stage["stage_slowstart"], stage_start, dur, mult
+    )
+    packed = Packed(
+        queues=pq,
+        slot_mode=slot_mode,
+        job_queue=job_queue,
+        **job,
+        **stage,
+        **requests,
+        task_ids=arrow_strings(tasks["task_id"]),
+        task_job=task_job,
+        task_dur=dur,
+        task_a=a,
+        task_b=b,
+        task_c=c,
+        task_fail_count=fails,
+        task_fail_frac=frac,
+        node_capacity=layout.capacity,
+        heartbeat_interval_s=layout.interval_s,
+    )
+    return packed, allocation
+
+
+def _job_fields(
+    jobs: pd.DataFrame,
+    allocation: EffectiveAllocation,
+    slot_mode: bool,
+    settings: SchedulerSettings,
+) -> dict[str, Any]:
+    """`Packed`'s job and user fields: ids, users and their limits, id ranks, AM requests."""
+    nj = len(jobs)
     job_ids = arrow_strings(jobs["job_id"]).combine_chunks()
     user_codes, user_index = pd.factorize(jobs["user"], sort=True)
     users = user_index.tolist()
@@ -330,10 +371,28 @@ def pack(
         np.nan_to_num(jobs["am_vcores"].to_numpy(dtype=float), nan=1.0),
         settings,
     )
-    job_am = np.where(has_am[:, None], np.column_stack([am_m, am_v]), 0.0)
-    # Tasks are sorted by job (submit order), stage index, task id: stages are runs.
-    task_ids = arrow_strings(tasks["task_id"])
-    task_job = positions_in(tasks["job_id"], jobs["job_id"])
+    return {
+        "job_ids": job_ids,
+        "job_user": user_codes.astype(np.int64),
+        "job_submit": jobs["submit_s"].to_numpy(dtype=float),
+        "job_rank": job_rank,
+        "job_am": np.where(has_am[:, None], np.column_stack([am_m, am_v]), 0.0),
+        "job_has_am": has_am.astype(np.int64),
+        "user_names": tuple(users),
+        "user_max_apps": user_max,
+    }
+
+
+def _stage_fields(
+    tasks: pd.DataFrame,
+    task_job: np.ndarray,
+    nj: int,
+    slot_mode: bool,
+    settings: SchedulerSettings,
+) -> dict[str, Any]:
+    """`Packed`'s stage fields and each task's stage: a stage is a run of a job's tasks
+    with one stage index."""
+    nt = len(tasks)
     sidx = tasks["stage_index"].to_numpy(dtype=np.int64)
     new_stage = np.ones(nt, dtype=bool)
     if nt:
@@ -341,11 +400,9 @@ def pack(
     del sidx
     stage_start = np.flatnonzero(new_stage).astype(np.int64)
     ns = len(stage_start)
-    stage_end = np.append(stage_start[1:], nt).astype(np.int64)
     task_stage = (np.cumsum(new_stage) - 1).astype(np.int64)
     del new_stage
     stage_job = task_job[stage_start] if ns else np.zeros(0, dtype=np.int64)
-    job_stage_ptr = np.searchsorted(stage_job, np.arange(nj + 1)).astype(np.int64)
     stage_kind, kinds = pd.factorize(tasks["stage"].take(stage_start))
     stage_kinds = tuple(str(k) for k in kinds.tolist())
     stage_kind = stage_kind.astype(np.int64)
@@ -357,13 +414,35 @@ def pack(
     stage_slowstart = np.zeros(ns, dtype=np.int64)
     if ns > 1:
         stage_slowstart[1:] = (stage_job[1:] == stage_job[:-1]) & is_reduce[1:] & is_map[:-1]
-    stage_dim = (is_reduce & slot_mode).astype(np.int64)
     stage_jobtracker = np.zeros(ns, dtype=np.int64)
     if slot_mode and settings.hadoop_version == 1:
         stage_jobtracker[_is_kind(stage_kind, stage_kinds, "setup")] = 1
         stage_jobtracker[_is_kind(stage_kind, stage_kinds, "cleanup")] = 2
-    if slot_mode:
-        dims = stage_dim[task_stage]
+    return {
+        "job_stage_ptr": np.searchsorted(stage_job, np.arange(nj + 1)).astype(np.int64),
+        "stage_kind": stage_kind,
+        "stage_kinds": stage_kinds,
+        "stage_task_start": stage_start,
+        "stage_task_end": np.append(stage_start[1:], nt).astype(np.int64),
+        "stage_priority": stage_priority.astype(np.int64),
+        "stage_slowstart": stage_slowstart,
+        "stage_dim": (is_reduce & slot_mode).astype(np.int64),
+        "stage_jobtracker": stage_jobtracker,
+        "task_stage": task_stage,
+    }
+
+
+def _requests(
+    tasks: pd.DataFrame,
+    stage: dict[str, Any],
+    job: dict[str, Any],
+    cluster: Cluster,
+    settings: SchedulerSettings,
+) -> dict[str, Any]:
+    """Each task's normalized request, the cluster's capacity and the smallest request: a
+    slot of its stage's pool on a Hadoop 1 slot cluster, else memory and vcores."""
+    if cluster.slots:
+        dims = stage["stage_dim"][stage["task_stage"]]
         req = np.column_stack([(dims == 0).astype(float), (dims == 1).astype(float)])
         del dims
         capacity = np.array(
@@ -378,51 +457,16 @@ def pack(
         del mem, cpu
         capacity = np.array([cluster.memory_mb, cluster.vcores], dtype=float)
         min_request = np.array([settings.min_allocation_mb, settings.min_allocation_vcores])
-        if nt:
+        if len(tasks):
             min_request = np.minimum(min_request, req.min(axis=0))
+        has_am = job["job_has_am"] == 1
         if has_am.any():
-            min_request = np.minimum(min_request, job_am[has_am].min(axis=0))
-    layout = node_layout(cluster, settings)
-    mult, fails, frac = _noise_draws(nt, noise, seed)
-    dur = tasks["duration_s"].to_numpy(dtype=float) * mult
-    a, b, c = _replay_parts(tasks, task_job, task_stage, stage_slowstart, stage_start, dur, mult)
-    packed = Packed(
-        queues=pq,
-        cluster=capacity,
-        slot_mode=slot_mode,
-        job_ids=job_ids,
-        job_queue=job_queue,
-        job_user=user_codes.astype(np.int64),
-        job_submit=jobs["submit_s"].to_numpy(dtype=float),
-        job_rank=job_rank,
-        job_am=job_am,
-        job_has_am=has_am.astype(np.int64),
-        job_stage_ptr=job_stage_ptr,
-        user_names=tuple(users),
-        user_max_apps=user_max,
-        stage_kind=stage_kind,
-        stage_kinds=stage_kinds,
-        stage_task_start=stage_start,
-        stage_task_end=stage_end,
-        stage_priority=stage_priority.astype(np.int64),
-        stage_slowstart=stage_slowstart,
-        stage_dim=stage_dim,
-        stage_jobtracker=stage_jobtracker,
-        task_ids=task_ids,
-        task_job=task_job,
-        task_stage=task_stage,
-        task_req=np.ascontiguousarray(req, dtype=float),
-        task_dur=dur,
-        task_a=a,
-        task_b=b,
-        task_c=c,
-        task_fail_count=fails,
-        task_fail_frac=frac,
-        min_request=min_request.astype(float),
-        node_capacity=layout.capacity,
-        heartbeat_interval_s=layout.interval_s,
-    )
-    return packed, allocation
+            min_request = np.minimum(min_request, job["job_am"][has_am].min(axis=0))
+    return {
+        "task_req": np.ascontiguousarray(req, dtype=float),
+        "cluster": capacity,
+        "min_request": min_request.astype(float),
+    }
 
 
 def _large(text: str) -> pa.Scalar:
