@@ -562,30 +562,7 @@ def unpack_schedule(
         type=pa.large_string(),
     )
     ident = np.where(is_am, nt + jidx, att_task)
-    # Attempts are numbered within their task id in allocation order; an AM id that equals a
-    # task id (the task "<job>_am") shares that task's numbering, as the ids say.
-    key = ident.copy()
-    if is_am.any():
-        named_am = packed.task_ids.filter(pc.ends_with(packed.task_ids, "_am"))
-        if len(named_am):
-            am_rows = np.flatnonzero(is_am)
-            hit = pc.index_in(ids.take(ident[am_rows]), value_set=named_am)
-            same = pc.is_valid(hit).to_numpy(zero_copy_only=False)
-            positions = pc.index_in(named_am, value_set=packed.task_ids).to_numpy()
-            key[am_rows[same]] = positions[hit.drop_null().to_numpy()]
-    order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    first = np.ones(n, dtype=bool)
-    first[1:] = sorted_key[1:] != sorted_key[:-1]
-    run_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    del sorted_key, first, key
-    number = np.empty(n, dtype=np.int64)
-    number[order] = np.arange(n) - run_start
-    del order, run_start
-    attempt_id = pc.binary_join_element_wise(
-        ids.take(ident), pa.array(number).cast(pa.large_string()), _large("_")
-    )
-    del number
+    attempt_id = _attempt_ids(packed, ids, ident, is_am)
     # The Schedule's row order: start time, then attempt id.
     rows = pc.sort_indices(
         pa.table({"start": att_start, "id": attempt_id}),
@@ -604,13 +581,7 @@ def unpack_schedule(
     # Task rows index the task arrays directly; AM rows (few) are then overwritten.
     task_row = np.where(is_am, 0, att_task) if nt else None
     del att_task
-    kinds = pa.array([*packed.stage_kinds, "am"], type=pa.large_string())
-    stage_of = np.full(n, len(packed.stage_kinds), dtype=np.int64)
-    if task_row is not None:
-        stage_of[:] = packed.stage_kind[packed.task_stage[task_row]]
-        stage_of[is_am] = len(packed.stage_kinds)
-    columns["stage"] = _string_column(kinds.take(stage_of))
-    del stage_of
+    columns["stage"] = _stage_column(packed, task_row, is_am, n)
     start = np.asarray(att_start, dtype=float)[rows]
     columns["start_s"] = start
     att_state = np.asarray(att_state, dtype=np.int8)[rows]
@@ -632,14 +603,72 @@ def unpack_schedule(
     # copy=False: the columns are new arrays, and consolidating them would copy them again.
     attempts = pd.DataFrame(columns, copy=False)
     del columns
+    jobs = _job_table(packed, queue_names, job_queue, job_finish, jidx, start)
+    # Built in the Schedule's normalized form (columns, dtypes, row order) and valid by
+    # construction: its checks would sort a million attempt ids again.
+    return Schedule.from_normalized(jobs=jobs, attempts=attempts)
+
+
+def _attempt_ids(
+    packed: Packed, ids: pa.ChunkedArray, ident: np.ndarray, is_am: np.ndarray
+) -> pa.Array:
+    """Each attempt's id, ``<task id>_<n>``: attempts are numbered within their task id in
+    allocation order; an AM id that equals a task id (the task "<job>_am") shares that
+    task's numbering, as the ids say."""
+    n = len(ident)
+    key = ident.copy()
+    if is_am.any():
+        named_am = packed.task_ids.filter(pc.ends_with(packed.task_ids, "_am"))
+        if len(named_am):
+            am_rows = np.flatnonzero(is_am)
+            hit = pc.index_in(ids.take(ident[am_rows]), value_set=named_am)
+            same = pc.is_valid(hit).to_numpy(zero_copy_only=False)
+            positions = pc.index_in(named_am, value_set=packed.task_ids).to_numpy()
+            key[am_rows[same]] = positions[hit.drop_null().to_numpy()]
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = sorted_key[1:] != sorted_key[:-1]
+    run_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    del sorted_key, first, key
+    number = np.empty(n, dtype=np.int64)
+    number[order] = np.arange(n) - run_start
+    del order, run_start
+    attempt_id: pa.Array = pc.binary_join_element_wise(
+        ids.take(ident), pa.array(number).cast(pa.large_string()), _large("_")
+    )
+    return attempt_id
+
+
+def _stage_column(
+    packed: Packed, task_row: np.ndarray | None, is_am: np.ndarray, n: int
+) -> pd.api.extensions.ExtensionArray:
+    """Each attempt's stage name (``am`` for an AM)."""
+    kinds = pa.array([*packed.stage_kinds, "am"], type=pa.large_string())
+    stage_of = np.full(n, len(packed.stage_kinds), dtype=np.int64)
+    if task_row is not None:
+        stage_of[:] = packed.stage_kind[packed.task_stage[task_row]]
+        stage_of[is_am] = len(packed.stage_kinds)
+    return _string_column(kinds.take(stage_of))
+
+
+def _job_table(
+    packed: Packed,
+    queue_names: tuple[str, ...],
+    job_queue: np.ndarray,
+    job_finish: np.ndarray,
+    jidx: np.ndarray,
+    start: np.ndarray,
+) -> pd.DataFrame:
+    """The predicted jobs: launched at their first attempt's start; SUCCEEDED once
+    finished, RUNNING once anything started, else PENDING."""
     launch = np.full(len(job_finish), np.nan)
-    if n:
+    if len(jidx):
         np.fmin.at(launch, jidx, start)
-    # SUCCEEDED once finished, RUNNING once anything started, else PENDING
     state = np.where(~np.isnan(job_finish), 0, np.where(np.isnan(launch), 2, 1))
-    jobs = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "job_id": _string_column(job_ids),
+            "job_id": _string_column(packed.job_ids),
             "queue": _string_column(_names(queue_names).take(job_queue)),
             "submit_s": packed.job_submit,
             "launch_s": launch,
@@ -648,9 +677,6 @@ def unpack_schedule(
             "state": _string_column(_names(("SUCCEEDED", "RUNNING", "PENDING")).take(state)),
         }
     )
-    # Built in the Schedule's normalized form (columns, dtypes, row order) and valid by
-    # construction: its checks would sort a million attempt ids again.
-    return Schedule.from_normalized(jobs=jobs, attempts=attempts)
 
 
 def _names(names: tuple[str, ...]) -> pa.Array:
