@@ -323,7 +323,6 @@ class Hadoop1HistoryReader(ContainerSizedReader):
         schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
         tasks = TableBuilder(TASK_TABLE)
         attempts = TableBuilder(HADOOP1_ATTEMPT_TABLE)
-        memory = {"map": self.map_memory_mb, "reduce": self.reduce_memory_mb}
         unstarted = 0
         for job in jobs.values():
             queue = normalize_queue(job.queue)
@@ -331,64 +330,9 @@ class Hadoop1HistoryReader(ContainerSizedReader):
             schedule_jobs.append(
                 (job.job_id, queue, job.submit_s, job.launch_s, job.finish_s, job.user, job.state)
             )
-            chosen: dict[str, _Attempt] = {}
-            for attempt_id, a in job.attempts.items():
-                if math.isnan(a.start_s):
-                    a.start_s = a.finish_s
-                    unstarted += 1
-                if math.isnan(a.start_s):
-                    continue  # neither start nor finish: nothing ran that can be placed
-                mem = float(memory.get(a.stage, self.map_memory_mb))
-                attempts.append(
-                    (
-                        a.job_id,
-                        a.task_id,
-                        attempt_id,
-                        a.stage,
-                        a.start_s,
-                        a.finish_s,
-                        mem,
-                        float(self.vcores),
-                        a.state,
-                        False,
-                        False,
-                        a.node,
-                        a.host,
-                    )
-                )
-                best = chosen.get(a.task_id)
-                if best is None or (best.state != "SUCCEEDED" and not math.isnan(a.finish_s)):
-                    chosen[a.task_id] = a
-            for task_id, task in job.tasks.items():
-                stage = task["stage"]
-                best = chosen.get(task_id)
-                if best is not None and not math.isnan(best.finish_s):
-                    start, finish, shuffle, sort = (
-                        best.start_s,
-                        best.finish_s,
-                        best.shuffle_s,
-                        best.sort_s,
-                    )
-                else:
-                    start = task.get("START_TIME", _NAN)
-                    finish = task.get("FINISH_TIME", _NAN)
-                    shuffle = sort = _NAN
-                duration = finish - start if not (math.isnan(start) or math.isnan(finish)) else 0.0
-                tasks.append(
-                    (
-                        job.job_id,
-                        task_id,
-                        stage,
-                        max(duration, 0.0),
-                        float(memory.get(stage, self.map_memory_mb)),
-                        float(self.vcores),
-                        start,
-                        finish,
-                        task.get("state", "RUNNING"),
-                        shuffle,
-                        sort,
-                    )
-                )
+            chosen, placed = self._attempt_rows(job, attempts)
+            unstarted += placed
+            self._task_rows(job, chosen, tasks)
         notes = [
             f"Hadoop 1 slots record no size: map {self.map_memory_mb:g} MB, reduce "
             f"{self.reduce_memory_mb:g} MB, {self.vcores:g} vcore(s) assumed; attempt node = "
@@ -406,6 +350,78 @@ class Hadoop1HistoryReader(ContainerSizedReader):
         return Trace(
             workload=workload, observed=observed, source=path, format=self.name, notes=tuple(notes)
         )
+
+    def _memory(self, stage: str) -> float:
+        """A slot's assumed memory for a task of `stage` (maps' for setup and cleanup)."""
+        return float({"reduce": self.reduce_memory_mb}.get(stage, self.map_memory_mb))
+
+    def _attempt_rows(self, job: _Job, attempts: TableBuilder) -> tuple[dict[str, _Attempt], int]:
+        """`job`'s attempts as rows of `attempts`; each task's attempt to replay (its
+        success, else its last finished one), and how many had no recorded start (their
+        finish stands in for it)."""
+        chosen: dict[str, _Attempt] = {}
+        unstarted = 0
+        for attempt_id, a in job.attempts.items():
+            if math.isnan(a.start_s):
+                a.start_s = a.finish_s
+                unstarted += 1
+            if math.isnan(a.start_s):
+                continue  # neither start nor finish: nothing ran that can be placed
+            attempts.append(
+                (
+                    a.job_id,
+                    a.task_id,
+                    attempt_id,
+                    a.stage,
+                    a.start_s,
+                    a.finish_s,
+                    self._memory(a.stage),
+                    float(self.vcores),
+                    a.state,
+                    False,
+                    False,
+                    a.node,
+                    a.host,
+                )
+            )
+            best = chosen.get(a.task_id)
+            if best is None or (best.state != "SUCCEEDED" and not math.isnan(a.finish_s)):
+                chosen[a.task_id] = a
+        return chosen, unstarted
+
+    def _task_rows(self, job: _Job, chosen: dict[str, _Attempt], tasks: TableBuilder) -> None:
+        """`job`'s tasks as rows of `tasks`, timed by their chosen attempt (else the Task
+        record's own times)."""
+        for task_id, task in job.tasks.items():
+            stage = task["stage"]
+            best = chosen.get(task_id)
+            if best is not None and not math.isnan(best.finish_s):
+                start, finish, shuffle, sort = (
+                    best.start_s,
+                    best.finish_s,
+                    best.shuffle_s,
+                    best.sort_s,
+                )
+            else:
+                start = task.get("START_TIME", _NAN)
+                finish = task.get("FINISH_TIME", _NAN)
+                shuffle = sort = _NAN
+            duration = finish - start if not (math.isnan(start) or math.isnan(finish)) else 0.0
+            tasks.append(
+                (
+                    job.job_id,
+                    task_id,
+                    stage,
+                    max(duration, 0.0),
+                    self._memory(stage),
+                    float(self.vcores),
+                    start,
+                    finish,
+                    task.get("state", "RUNNING"),
+                    shuffle,
+                    sort,
+                )
+            )
 
 
 def _required(values: dict[str, str], key: str, where: str) -> str:
