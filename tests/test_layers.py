@@ -112,7 +112,6 @@ LONG_FUNCTIONS: dict[str, str] = {
             "rumen_columns.py:_part",
             "sls.py:_job",
             "sls_columns.py:_part",
-            "summary.py:summarize",
         )
     },
 }

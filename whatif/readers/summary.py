@@ -12,9 +12,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from whatif.readers.registry import read_trace
 from whatif.readers.slots import observed_nodes, observed_slots
+from whatif.schedule import Schedule
 from whatif.trace import Trace
 
 #: Quantiles reported for task durations.
@@ -107,57 +109,12 @@ def summarize(trace: Trace) -> TraceSummary:
     jobs = trace.workload.jobs
     tasks = trace.workload.tasks
     queues = tuple(sorted(jobs["queue"].unique().tolist()))
-    queue_of_task = tasks["job_id"].map(dict(zip(jobs["job_id"], jobs["queue"], strict=True)))
     duration = tasks["duration_s"].to_numpy(float)
-    memory_s = duration * tasks["memory_mb"].to_numpy(float)
-    vcore_s = duration * tasks["vcores"].to_numpy(float)
-    job_counts = jobs.groupby("queue").size()
-    task_counts = queue_of_task.value_counts()
-    mem_by_q = (
-        np.bincount(
-            queue_of_task.map({q: i for i, q in enumerate(queues)}).to_numpy(int),
-            weights=memory_s,
-            minlength=len(queues),
-        )
-        if len(tasks)
-        else np.zeros(len(queues))
-    )
-    vc_by_q = (
-        np.bincount(
-            queue_of_task.map({q: i for i, q in enumerate(queues)}).to_numpy(int),
-            weights=vcore_s,
-            minlength=len(queues),
-        )
-        if len(tasks)
-        else np.zeros(len(queues))
-    )
-    per_queue = tuple(
-        QueueSummary(
-            queue=q,
-            jobs=int(job_counts.get(q, 0)),
-            tasks=int(task_counts.get(q, 0)),
-            memory_mb_s=float(mem_by_q[i]),
-            vcore_s=float(vc_by_q[i]),
-        )
-        for i, q in enumerate(queues)
-    )
     stages = tasks["stage"].to_numpy(dtype=object)
     durations = [_durations("all", duration)] + [
         _durations(stage, duration[stages == stage]) for stage in dict.fromkeys(stages.tolist())
     ]
-    attempts = am = killed = failed = preempted = 0
-    last_finish = math.nan
-    if trace.observed is not None:
-        frame = trace.observed.attempts
-        is_am = frame["is_am"].to_numpy(bool)
-        task_attempts = frame[~is_am]
-        attempts, am = int((~is_am).sum()), int(is_am.sum())
-        killed = int((task_attempts["state"] == "KILLED").sum())
-        failed = int((task_attempts["state"] == "FAILED").sum())
-        preempted = int(task_attempts["preempted"].sum())
-        finishes = trace.observed.jobs["finish_s"].to_numpy(float)
-        if np.isfinite(finishes).any():
-            last_finish = float(np.nanmax(finishes))
+    attempts, am, killed, failed, preempted, last_finish = _attempt_counts(trace.observed)
     first, last = trace.workload.span_s if len(jobs) else (math.nan, math.nan)
     slots = nodes = None
     if trace.format == "hadoop1" and trace.observed is not None:
@@ -180,11 +137,59 @@ def summarize(trace: Trace) -> TraceSummary:
         first_submit_s=first,
         last_submit_s=last,
         last_finish_s=last_finish,
-        per_queue=per_queue,
+        per_queue=_per_queue(jobs, tasks, queues, duration),
         durations=tuple(durations),
         notes=trace.notes,
         slots=slots,
         nodes=nodes,
+    )
+
+
+def _per_queue(
+    jobs: pd.DataFrame, tasks: pd.DataFrame, queues: tuple[str, ...], duration: np.ndarray
+) -> tuple[QueueSummary, ...]:
+    """Each queue's jobs, tasks, and memory and vcore time asked for."""
+    queue_of_task = tasks["job_id"].map(dict(zip(jobs["job_id"], jobs["queue"], strict=True)))
+    job_counts = jobs.groupby("queue").size()
+    task_counts = queue_of_task.value_counts()
+    codes = queue_of_task.map({q: i for i, q in enumerate(queues)}).to_numpy(int)
+
+    def by_queue(column: str) -> np.ndarray:
+        if not len(tasks):
+            return np.zeros(len(queues))
+        weights = duration * tasks[column].to_numpy(float)
+        return np.bincount(codes, weights=weights, minlength=len(queues))
+
+    memory, vcores = by_queue("memory_mb"), by_queue("vcores")
+    return tuple(
+        QueueSummary(
+            queue=q,
+            jobs=int(job_counts.get(q, 0)),
+            tasks=int(task_counts.get(q, 0)),
+            memory_mb_s=float(memory[i]),
+            vcore_s=float(vcores[i]),
+        )
+        for i, q in enumerate(queues)
+    )
+
+
+def _attempt_counts(observed: Schedule | None) -> tuple[int, int, int, int, int, float]:
+    """Task attempts, AM containers, killed, failed and preempted task attempts, and the
+    last job finish, of an observed schedule (zeros and NaN without one)."""
+    if observed is None:
+        return 0, 0, 0, 0, 0, math.nan
+    frame = observed.attempts
+    is_am = frame["is_am"].to_numpy(bool)
+    task_attempts = frame[~is_am]
+    finishes = observed.jobs["finish_s"].to_numpy(float)
+    last_finish = float(np.nanmax(finishes)) if np.isfinite(finishes).any() else math.nan
+    return (
+        int((~is_am).sum()),
+        int(is_am.sum()),
+        int((task_attempts["state"] == "KILLED").sum()),
+        int((task_attempts["state"] == "FAILED").sum()),
+        int(task_attempts["preempted"].sum()),
+        last_finish,
     )
 
 
