@@ -108,7 +108,6 @@ LONG_FUNCTIONS: dict[str, str] = {
             "jhist.py:emit",
             "jhist_columns.py:_tasks",
             "rest_dump.py:assemble",
-            "rumen.py:_task",
             "rumen_columns.py:_part",
             "sls.py:_job",
             "sls_columns.py:_part",

@@ -177,30 +177,18 @@ class RumenReader(ContainerSizedReader):
                     raise job.fail(f"{where}expected an object, got {task!r}")
                 self._task(job, job_id, task, where, memory, tasks, attempts)
 
-    def _task(
+    def _attempt_rows(
         self,
         job: _Job,
-        job_id: str,
-        task: dict[str, Any],
+        row: tuple[str, str, str, float],
+        raw_attempts: list[Any],
         where: str,
-        memory: dict[str, float],
-        tasks: TableBuilder,
         attempts: TableBuilder,
-    ) -> None:
-        task_id = job.text(task, "taskID", where)
-        task_type = job.text(task, "taskType", where)
-        if task_type not in STAGES:
-            raise job.fail(
-                f"{where}field 'taskType': expected one of {', '.join(STAGES)}, got {task_type!r}"
-            )
-        stage = STAGES[task_type]
-        mem = memory.get(stage, self.map_memory_mb)
-        task_start = job.time(task, "startTime", where)
-        task_finish = job.time(task, "finishTime", where)
-        task_state = STATES.get(job.text(task, "taskStatus", where, "SUCCESS"), "RUNNING")
-        raw_attempts = task.get("attempts", [])
-        if not isinstance(raw_attempts, list):
-            raise job.fail(f"{where}field 'attempts': expected a list")
+    ) -> tuple[float, float, float, float] | None:
+        """A task's attempts as rows of `attempts` (`row`: its job, id, stage and memory),
+        and the (start, finish, shuffle, sort) of the one to replay: the first to succeed,
+        else the last that finished (None: none finished)."""
+        job_id, task_id, stage, mem = row
         chosen: tuple[float, float, float, float] | None = None
         chosen_ok = False
         for k, attempt in enumerate(raw_attempts):
@@ -241,6 +229,34 @@ class RumenReader(ContainerSizedReader):
                     job.time(attempt, "sortFinished", at),
                 )
                 chosen_ok = state == "SUCCEEDED"
+        return chosen
+
+    def _task(
+        self,
+        job: _Job,
+        job_id: str,
+        task: dict[str, Any],
+        where: str,
+        memory: dict[str, float],
+        tasks: TableBuilder,
+        attempts: TableBuilder,
+    ) -> None:
+        task_id = job.text(task, "taskID", where)
+        task_type = job.text(task, "taskType", where)
+        if task_type not in STAGES:
+            raise job.fail(
+                f"{where}field 'taskType': expected one of {', '.join(STAGES)}, got {task_type!r}"
+            )
+        stage = STAGES[task_type]
+        mem = memory.get(stage, self.map_memory_mb)
+        task_start = job.time(task, "startTime", where)
+        task_finish = job.time(task, "finishTime", where)
+        task_state = STATES.get(job.text(task, "taskStatus", where, "SUCCESS"), "RUNNING")
+        raw_attempts = task.get("attempts", [])
+        if not isinstance(raw_attempts, list):
+            raise job.fail(f"{where}field 'attempts': expected a list")
+        row = (job_id, task_id, stage, mem)
+        chosen = self._attempt_rows(job, row, raw_attempts, where, attempts)
         if chosen is not None:
             start, finish, shuffle, sort = chosen
         else:
