@@ -107,7 +107,6 @@ LONG_FUNCTIONS: dict[str, str] = {
             "jhist.py:handle_event",
             "jhist.py:emit",
             "jhist_columns.py:_tasks",
-            "rest_dump.py:assemble",
             "rumen_columns.py:_part",
             "sls.py:_job",
             "sls_columns.py:_part",

@@ -118,6 +118,26 @@ class RestDumpReader(ContainerSizedReader):
             stages.to_numpy() == "reduce", self.reduce_memory_mb, self.map_memory_mb
         ).astype(float)
 
+    def _attempt_table(self, attempts: pd.DataFrame) -> pd.DataFrame:
+        """The observed attempts: sizes assumed, preempted where a KILLED attempt's
+        diagnostics say so."""
+        return pd.DataFrame(
+            {
+                "job_id": attempts["job_id"],
+                "task_id": attempts["task_id"],
+                "attempt_id": attempts["attempt_id"],
+                "stage": attempts["stage"],
+                "start_s": attempts["start_s"],
+                "finish_s": attempts["finish_s"],
+                "memory_mb": self._container_memory(attempts["stage"]),
+                "vcores": float(self.vcores),
+                "state": attempts["state"],
+                "preempted": attempts["state"].eq("KILLED").to_numpy()
+                & attempts["diagnostics"].str.lower().str.contains("preempt").to_numpy(dtype=bool),
+                "node": attempts["node"],
+            }
+        )
+
     def assemble(self, tables: dict[str, pd.DataFrame], *, source: Path) -> Trace:
         """Join parsed REST tables (``apps``, ``jobs``, ``tasks``, ``attempts``) into one Trace.
 
@@ -138,33 +158,14 @@ class RestDumpReader(ContainerSizedReader):
         attempts = tables["attempts"]
         tasks = _tasks_with_implied(tables["tasks"], attempts)
         tasks = _task_durations(tasks, attempts)
-        implied = sorted(set(tasks["job_id"]) - set(jobs["job_id"]))
-        if implied:
-            first = tasks[tasks["job_id"].isin(implied)].groupby("job_id")["start_s"].min()
-            extra = pd.DataFrame(
-                {
-                    "job_id": pd.array(implied, dtype="string"),
-                    "queue": "root.default",
-                    "user": "unknown",
-                    "name": "",
-                    "submit_s": first.reindex(implied).fillna(0.0).to_numpy(),
-                    "launch_s": np.nan,
-                    "finish_s": np.nan,
-                    "state": "RUNNING",
-                }
-            )
-            jobs = pd.concat([jobs, extra], ignore_index=True)
-            notes.append(
-                f"{len(implied)} job(s) known only from task ids: queue root.default, submit = first task start"
-            )
-        memory = self._container_memory(tasks["stage"])
+        jobs = _with_implied_jobs(jobs, tasks, notes)
         task_table = pd.DataFrame(
             {
                 "job_id": tasks["job_id"],
                 "task_id": tasks["task_id"],
                 "stage": tasks["stage"],
                 "duration_s": tasks["duration_s"],
-                "memory_mb": memory,
+                "memory_mb": self._container_memory(tasks["stage"]),
                 "vcores": float(self.vcores),
                 "observed_start_s": tasks["observed_start_s"],
                 "observed_finish_s": tasks["observed_finish_s"],
@@ -173,22 +174,7 @@ class RestDumpReader(ContainerSizedReader):
                 "sort_finish_s": tasks["sort_finish_s"],
             }
         )
-        attempt_table = pd.DataFrame(
-            {
-                "job_id": attempts["job_id"],
-                "task_id": attempts["task_id"],
-                "attempt_id": attempts["attempt_id"],
-                "stage": attempts["stage"],
-                "start_s": attempts["start_s"],
-                "finish_s": attempts["finish_s"],
-                "memory_mb": self._container_memory(attempts["stage"]),
-                "vcores": float(self.vcores),
-                "state": attempts["state"],
-                "preempted": attempts["state"].eq("KILLED").to_numpy()
-                & attempts["diagnostics"].str.lower().str.contains("preempt").to_numpy(dtype=bool),
-                "node": attempts["node"],
-            }
-        )
+        attempt_table = self._attempt_table(attempts)
         try:
             workload = Workload(
                 jobs=jobs[["job_id", "queue", "submit_s", "user", "name"]], tasks=task_table
@@ -204,6 +190,31 @@ class RestDumpReader(ContainerSizedReader):
         return Trace(
             workload=workload, observed=observed, source=path, format=self.name, notes=tuple(notes)
         )
+
+
+def _with_implied_jobs(jobs: pd.DataFrame, tasks: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """`jobs` and a row for each job known only from its tasks' ids (queue root.default,
+    submitted at its first task's start), said in `notes`."""
+    implied = sorted(set(tasks["job_id"]) - set(jobs["job_id"]))
+    if not implied:
+        return jobs
+    first = tasks[tasks["job_id"].isin(implied)].groupby("job_id")["start_s"].min()
+    extra = pd.DataFrame(
+        {
+            "job_id": pd.array(implied, dtype="string"),
+            "queue": "root.default",
+            "user": "unknown",
+            "name": "",
+            "submit_s": first.reindex(implied).fillna(0.0).to_numpy(),
+            "launch_s": np.nan,
+            "finish_s": np.nan,
+            "state": "RUNNING",
+        }
+    )
+    notes.append(
+        f"{len(implied)} job(s) known only from task ids: queue root.default, submit = first task start"
+    )
+    return pd.concat([jobs, extra], ignore_index=True)
 
 
 def _concat(frames: list[pd.DataFrame], columns: dict[str, str], key: str) -> pd.DataFrame:
