@@ -109,7 +109,6 @@ LONG_FUNCTIONS: dict[str, str] = {
             "jhist_columns.py:_tasks",
             "rumen_columns.py:_part",
             "sls.py:_job",
-            "sls_columns.py:_part",
         )
     },
 }

@@ -193,15 +193,7 @@ def _part(
     end_ms = numbers(col["job.end.ms"], np.nan)
     am_memory = numbers(col["am.memory-mb"], numbers(col["am.memory"], 1024.0))
     am_vcores = numbers(col["am.vcores"], 1.0)
-    lists = col["job.tasks"]
-    if lists.null_count:
-        raise Declined("a job without job.tasks")
-    lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64)
-    if (lengths == 0).any():
-        raise Declined("a job with an empty job.tasks")
-    flat = pc.list_flatten(lists)
-    if flat.null_count:
-        raise Declined("a null task")
+    flat, lengths = _flat_tasks(col["job.tasks"])
     task = {name: flat.field(name) for name in _TASK.names}
     stage = _stage_codes(task["container.type"])
     has_start, has_end = present(task["container.start.ms"]), present(task["container.end.ms"])
@@ -246,6 +238,20 @@ def _part(
         priority=priority[rows].astype(np.int64),
         host=texts(task["container.host"], "").take(pa.array(rows)) if observed else None,
     )
+
+
+def _flat_tasks(lists: pa.Array) -> tuple[pa.StructArray, np.ndarray]:
+    """Every job's task definitions in one array, and how many each job has; a job without
+    any, or a null task, declines (the precise reader says where)."""
+    if lists.null_count:
+        raise Declined("a job without job.tasks")
+    lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64)
+    if (lengths == 0).any():
+        raise Declined("a job with an empty job.tasks")
+    flat = pc.list_flatten(lists)
+    if flat.null_count:
+        raise Declined("a null task")
+    return flat, lengths
 
 
 def _stage_codes(column: pa.Array) -> np.ndarray:
