@@ -8,7 +8,7 @@ import pytest
 from hypothesis import strategies as st
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
-from whatif.predictor import NoiseModel, SchedulerSettings
+from whatif.predictor import NoiseModel, SchedulerSettings, predict
 
 INF = math.inf
 
@@ -35,6 +35,22 @@ def build_workload(jobs):
                 }
             )
     return Workload(pd.DataFrame(job_rows), pd.DataFrame(task_rows))
+
+
+def run_times(jobs, spec, engine, **settings):
+    """(attempt starts, attempt finishes, job finishes) of `jobs` (see `build_workload`) in
+    queue ``a`` of a flat tree on the cluster SPEC, in (start, task id) order; Hadoop 1's
+    added setup and cleanup tasks off unless `settings` asks for them."""
+    settings.setdefault("setup_cleanup_s", 0.0)
+    schedule = predict(
+        build_workload(jobs),
+        flat_tree(a={}),
+        Cluster.parse(spec),
+        settings=SchedulerSettings(**settings),
+        engine=engine,
+    )
+    a = schedule.attempts.sort_values(["start_s", "task_id"])
+    return a["start_s"].tolist(), a["finish_s"].tolist(), schedule.jobs["finish_s"].tolist()
 
 
 def flat_tree(**queues):

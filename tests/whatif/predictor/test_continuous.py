@@ -4,11 +4,10 @@ engines (issue 21)."""
 from __future__ import annotations
 
 import pytest
-from conftest import build_workload, flat_tree
+from conftest import run_times
 
-from whatif import Cluster
 from whatif.errors import ValidationError
-from whatif.predictor import SchedulerSettings, predict
+from whatif.predictor import SchedulerSettings
 from whatif.predictor.site import read_site
 
 FOUR_MAPS = [("j", "a", 0.0, [("map", 10.0, 1024.0)] * 4)]
@@ -16,15 +15,7 @@ TWO_NODES = "nodes=2,memory-mb=2048,vcores=2"  # heartbeats every 1 s at phases 
 
 
 def run(engine, **settings):
-    schedule = predict(
-        build_workload(FOUR_MAPS),
-        flat_tree(a={}),
-        Cluster.parse(TWO_NODES),
-        settings=SchedulerSettings(**settings),
-        engine=engine,
-    )
-    a = schedule.attempts.sort_values(["start_s", "task_id"])
-    return a["start_s"].tolist(), a["finish_s"].tolist(), schedule.jobs["finish_s"].tolist()
+    return run_times(FOUR_MAPS, TWO_NODES, engine, **settings)
 
 
 def test_passes_offer_the_emptiest_node_first_between_heartbeats(engine):

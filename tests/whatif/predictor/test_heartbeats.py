@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import build_workload, flat_tree, scenarios
+from conftest import build_workload, flat_tree, run_times, scenarios
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -18,18 +18,7 @@ from whatif import Cluster
 from whatif.predictor import SchedulerSettings, predict
 from whatif.predictor.nodes import next_heartbeat, node_layout
 
-
-def run(jobs, spec, engine, **settings):
-    settings.setdefault("setup_cleanup_s", 0.0)  # Hadoop 1's setup and cleanup: tested apart
-    schedule = predict(
-        build_workload(jobs),
-        flat_tree(a={}),
-        Cluster.parse(spec),
-        settings=SchedulerSettings(**settings),
-        engine=engine,
-    )
-    a = schedule.attempts.sort_values(["start_s", "task_id"])
-    return a["start_s"].tolist(), a["finish_s"].tolist(), schedule.jobs["finish_s"].tolist()
+run = run_times  # Hadoop 1's setup and cleanup: tested apart (off unless asked for)
 
 
 def maps(n, duration=10.0, memory=1024.0):
