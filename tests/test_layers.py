@@ -108,7 +108,6 @@ LONG_FUNCTIONS: dict[str, str] = {
             "jhist.py:emit",
             "jhist_columns.py:_tasks",
             "rumen_columns.py:_part",
-            "sls.py:_job",
         )
     },
 }

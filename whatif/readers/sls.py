@@ -230,6 +230,52 @@ class SlsReader(TraceReader):
             workload=workload, observed=schedule, source=path, format=self.name, notes=notes
         )
 
+    def _task_definition(
+        self, job: _Record, raw: Any, position: int
+    ) -> tuple[str, float, float, float, float, float, int, float, bool]:
+        """One task definition of `job.tasks` (stage, start and end ms, duration ms, memory,
+        vcores, priority, count, whether it gives its own start and end), checked as SLS
+        reads it."""
+        own_times = True
+        if not isinstance(raw, dict):
+            raise job.fail(f"job.tasks[{position}]: expected an object, got {raw!r}")
+        where = f"job.tasks[{position}]"
+        stage = job.text(raw, "container.type", "map")
+        if stage not in MAPREDUCE_STAGE_ORDER:
+            raise job.fail(f"{where}: container.type expected map or reduce, got {stage!r}")
+        start = job.number(raw, "container.start.ms", math.nan)
+        end = job.number(raw, "container.end.ms", math.nan)
+        if not (math.isnan(start) or math.isnan(end)):
+            duration = end - start
+        else:
+            duration = job.number(
+                raw, "container.duration.ms", job.number(raw, "duration.ms", math.nan)
+            )
+            if math.isnan(duration):
+                raise job.fail(
+                    f"{where}: needs container.start.ms and container.end.ms, or container.duration.ms"
+                )
+            own_times = False
+        if duration < 0:
+            raise job.fail(f"{where}: container.end.ms is before container.start.ms")
+        memory = job.number(
+            raw,
+            "container.memory-mb",
+            job.number(raw, "container.memory", float(self.memory_mb)),
+        )
+        vcores = job.number(raw, "container.vcores", float(self.vcores))
+        priority = int(job.number(raw, "container.priority", 20.0 if stage == "map" else 10.0))
+        if not -(2**31) <= priority < 2**31:  # a Java int, as SLS reads it
+            raise job.fail(
+                f"{where}: container.priority expects an integer in [-2^31, 2^31), got {priority}"
+            )
+        count = job.number(raw, "count", 1.0)
+        if not 0 <= count <= MAX_COUNT or count != int(count):
+            raise job.fail(
+                f"{where}: count expects a whole number in [0, {MAX_COUNT}], got {count!r}"
+            )
+        return stage, start, end, duration, memory, vcores, priority, count, own_times
+
     def _job(
         self,
         job: _Record,
@@ -258,44 +304,10 @@ class SlsReader(TraceReader):
         timed = True
         counters: dict[str, int] = {}
         for position, raw in enumerate(raw_tasks):
-            if not isinstance(raw, dict):
-                raise job.fail(f"job.tasks[{position}]: expected an object, got {raw!r}")
-            where = f"job.tasks[{position}]"
-            stage = job.text(raw, "container.type", "map")
-            if stage not in MAPREDUCE_STAGE_ORDER:
-                raise job.fail(f"{where}: container.type expected map or reduce, got {stage!r}")
-            start = job.number(raw, "container.start.ms", math.nan)
-            end = job.number(raw, "container.end.ms", math.nan)
-            if not (math.isnan(start) or math.isnan(end)):
-                duration = end - start
-            else:
-                duration = job.number(
-                    raw, "container.duration.ms", job.number(raw, "duration.ms", math.nan)
-                )
-                if math.isnan(duration):
-                    raise job.fail(
-                        f"{where}: needs container.start.ms and container.end.ms, or container.duration.ms"
-                    )
-                timed = False
-            if duration < 0:
-                raise job.fail(f"{where}: container.end.ms is before container.start.ms")
-            memory = job.number(
-                raw,
-                "container.memory-mb",
-                job.number(raw, "container.memory", float(self.memory_mb)),
+            stage, start, end, duration, memory, vcores, priority, count, own_times = (
+                self._task_definition(job, raw, position)
             )
-            vcores = job.number(raw, "container.vcores", float(self.vcores))
-            priority = int(job.number(raw, "container.priority", 20.0 if stage == "map" else 10.0))
-            if not -(2**31) <= priority < 2**31:  # a Java int, as SLS reads it
-                raise job.fail(
-                    f"{where}: container.priority expects an integer in [-2^31, 2^31), "
-                    f"got {priority}"
-                )
-            count = job.number(raw, "count", 1.0)
-            if not 0 <= count <= MAX_COUNT or count != int(count):
-                raise job.fail(
-                    f"{where}: count expects a whole number in [0, {MAX_COUNT}], got {count!r}"
-                )
+            timed = timed and own_times
             host = job.text(raw, "container.host", "")
             for _ in range(int(count)):
                 number = counters.get(stage, 0)
@@ -318,27 +330,7 @@ class SlsReader(TraceReader):
             jobs.append((jid, queue, start_s, user, am_memory, am_vcores))
             launch = min((r[6] for r in rows), default=math.nan) if timed else math.nan
             schedule_jobs.append((jid, queue, start_s, launch, end_ms / 1000.0, user))
-            for stage, number, duration, memory, vcores, priority, start, end, host in rows:
-                task_id = f"{jid}_{stage[0]}_{number:06d}"
-                state = "SUCCEEDED" if timed else ""
-                tasks.append(
-                    (
-                        jid,
-                        task_id,
-                        stage,
-                        duration,
-                        memory,
-                        vcores,
-                        priority,
-                        start if timed else math.nan,
-                        end if timed else math.nan,
-                        state,
-                    )
-                )
-                if timed:
-                    attempts.append(
-                        (jid, task_id, f"{task_id}_0", stage, start, end, memory, vcores, host)
-                    )
+            _task_rows(jid, rows, timed, tasks, attempts)
         return timed
 
 
@@ -397,3 +389,33 @@ def read_sls_nodes(path: str | os.PathLike[str], *, memory_mb: float, vcores: fl
         )
     except WhatifError as error:
         raise TraceFormatError(f"{source}: {error}") from error
+
+
+def _task_rows(
+    jid: str,
+    rows: list[tuple[Any, ...]],
+    timed: bool,
+    tasks: TableBuilder,
+    attempts: TableBuilder,
+) -> None:
+    """One copy of a job's tasks as rows of `tasks`, and, when the job is timed, each as
+    one observed attempt."""
+    for stage, number, duration, memory, vcores, priority, start, end, host in rows:
+        task_id = f"{jid}_{stage[0]}_{number:06d}"
+        state = "SUCCEEDED" if timed else ""
+        tasks.append(
+            (
+                jid,
+                task_id,
+                stage,
+                duration,
+                memory,
+                vcores,
+                priority,
+                start if timed else math.nan,
+                end if timed else math.nan,
+                state,
+            )
+        )
+        if timed:
+            attempts.append((jid, task_id, f"{task_id}_0", stage, start, end, memory, vcores, host))
