@@ -282,6 +282,17 @@ class JhistReader(ContainerSizedReader):
         record_name = record_name.rsplit(".", 1)[-1]
         event = _Event(kind, file, number, record)
 
+        if not self._job_event(event, record_name, jobs):
+            self._task_event(event, record_name, jobs, tasks, attempts)
+        # Other events (JOB_PRIORITY_CHANGED, JOB_STATUS_CHANGED, TASK_UPDATED, ...) carry
+        # nothing the workload or schedule needs.
+
+    @staticmethod
+    def _job_event(event: _Event, record_name: str, jobs: dict[str, _Job]) -> bool:
+        """Apply a job-level event (submission, queue change, init, finish, AM start);
+        False if `event` is not one."""
+        kind = event.kind
+
         def job(key: str = "jobid") -> _Job:
             job_id = event.text(key)
             if job_id not in jobs or math.isnan(jobs[job_id].submit_s):
@@ -291,7 +302,7 @@ class JhistReader(ContainerSizedReader):
         if kind == "JOB_SUBMITTED":
             job_id: str | None  # (an AM_STARTED's attempt id may name none)
             job_id = event.text("jobid")
-            target = jobs.setdefault(job_id, _Job(job_id=job_id, line=number))
+            target = jobs.setdefault(job_id, _Job(job_id=job_id, line=event.line))
             if not math.isnan(target.submit_s):
                 raise event.fail(f"repeats job {job_id!r}")
             target.name = event.text("jobName", "")
@@ -320,7 +331,7 @@ class JhistReader(ContainerSizedReader):
             if job_id is None:
                 raise event.fail(f"field 'applicationAttemptId': not an attempt id: {attempt_id!r}")
             # AM_STARTED is written before JOB_SUBMITTED: create the job lazily.
-            target = jobs.setdefault(job_id, _Job(job_id=job_id, line=number))
+            target = jobs.setdefault(job_id, _Job(job_id=job_id, line=event.line))
             target.am_starts.append(
                 (
                     event.time("startTime"),
@@ -329,7 +340,21 @@ class JhistReader(ContainerSizedReader):
                     event.text("nodeManagerHost", ""),
                 )
             )
-        elif kind == "NORMALIZED_RESOURCE":
+        else:
+            return False
+        return True
+
+    def _task_event(
+        self,
+        event: _Event,
+        record_name: str,
+        jobs: dict[str, _Job],
+        tasks: dict[str, _Task],
+        attempts: dict[str, _Attempt],
+    ) -> None:
+        """Apply a task-level event (container sizes, task and attempt starts and ends)."""
+        kind = event.kind
+        if kind == "NORMALIZED_RESOURCE":
             stage = STAGES.get(event.text("taskType"))
             if stage is not None:
                 for target in jobs.values():
@@ -367,8 +392,6 @@ class JhistReader(ContainerSizedReader):
             attempt.state = event.text("status", "KILLED" if kind.endswith("KILLED") else "FAILED")
             attempt.node = event.text("hostname", attempt.node)
             attempt.error = event.text("error", "")
-        # Other events (JOB_PRIORITY_CHANGED, JOB_STATUS_CHANGED, TASK_UPDATED, ...) carry
-        # nothing the workload or schedule needs.
 
     @staticmethod
     def _task(event: _Event, tasks: dict[str, _Task]) -> _Task:
