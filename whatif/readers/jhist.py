@@ -433,111 +433,144 @@ class JhistReader(ContainerSizedReader):
         tables: RowTables,
     ) -> None:
         for job in jobs.values():
-            if math.isnan(job.submit_s):
-                raise TraceFormatError(
-                    f"{file}: job {job.job_id!r} has AM_STARTED but no JOB_SUBMITTED"
-                )
-            queue = normalize_queue(job.queue)
-            am_start = min((s[0] for s in job.am_starts), default=_NAN)
-            tables.jobs.append(
+            self._job_rows(file, job, tables)
+        for task_id, task in tasks.items():
+            self._task_rows(file, task_id, task, jobs, attempts, tables)
+
+    def _job_rows(self, file: Path, job: _Job, tables: RowTables) -> None:
+        """A job's rows: the job, its observed schedule row and each AM attempt (an AM
+        that started again failed at the next start)."""
+        if math.isnan(job.submit_s):
+            raise TraceFormatError(
+                f"{file}: job {job.job_id!r} has AM_STARTED but no JOB_SUBMITTED"
+            )
+        queue = normalize_queue(job.queue)
+        am_start = min((s[0] for s in job.am_starts), default=_NAN)
+        tables.jobs.append(
+            (
+                job.job_id,
+                queue,
+                job.submit_s,
+                job.user,
+                job.name,
+                self.am_memory_mb,
+                self.vcores,
+                am_start,
+            )
+        )
+        launch = am_start if not math.isnan(am_start) else job.launch_s
+        tables.schedule_jobs.append(
+            (job.job_id, queue, job.submit_s, launch, job.finish_s, job.user, job.state)
+        )
+        starts = sorted(job.am_starts)
+        for i, (start, app_attempt, container, host) in enumerate(starts):
+            last = i == len(starts) - 1
+            finish = job.finish_s if last else starts[i + 1][0]
+            state = (job.state if job.state != "RUNNING" else "RUNNING") if last else "FAILED"
+            tables.attempts.append(
                 (
                     job.job_id,
-                    queue,
-                    job.submit_s,
-                    job.user,
-                    job.name,
+                    app_attempt,
+                    container,
+                    "am",
+                    start,
+                    finish,
                     self.am_memory_mb,
                     self.vcores,
-                    am_start,
+                    state,
+                    False,
+                    True,
+                    host,
                 )
             )
-            launch = am_start if not math.isnan(am_start) else job.launch_s
-            tables.schedule_jobs.append(
-                (job.job_id, queue, job.submit_s, launch, job.finish_s, job.user, job.state)
+
+    def _task_rows(
+        self,
+        file: Path,
+        task_id: str,
+        task: _Task,
+        jobs: dict[str, _Job],
+        attempts: dict[str, _Attempt],
+        tables: RowTables,
+    ) -> None:
+        """A task's row, timed by its chosen attempt (else its own times), and its
+        attempts' rows."""
+        job_id = job_of_task(task_id)
+        owner = jobs.get(job_id) if job_id is not None else None
+        if owner is None or job_id is None:
+            raise TraceFormatError(f"{file}: task {task_id!r} belongs to no JOB_SUBMITTED job")
+        memory = self.memory_for(owner, task.stage)
+        chosen = self._attempt_rows(file, job_id, task_id, task, memory, attempts, tables)
+        if chosen is not None and not math.isnan(chosen.finish_s):
+            start, finish = chosen.start_s, chosen.finish_s
+            shuffle, sort = chosen.shuffle_s, chosen.sort_s
+        else:
+            start, finish, shuffle, sort = task.start_s, task.finish_s, _NAN, _NAN
+        duration = finish - start if not (math.isnan(start) or math.isnan(finish)) else 0.0
+        tables.tasks.append(
+            (
+                job_id,
+                task_id,
+                task.stage,
+                max(duration, 0.0),
+                memory,
+                self.vcores,
+                start,
+                finish,
+                task.state,
+                shuffle,
+                sort,
             )
-            starts = sorted(job.am_starts)
-            for i, (start, app_attempt, container, host) in enumerate(starts):
-                last = i == len(starts) - 1
-                finish = job.finish_s if last else starts[i + 1][0]
-                state = (job.state if job.state != "RUNNING" else "RUNNING") if last else "FAILED"
-                tables.attempts.append(
-                    (
-                        job.job_id,
-                        app_attempt,
-                        container,
-                        "am",
-                        start,
-                        finish,
-                        self.am_memory_mb,
-                        self.vcores,
-                        state,
-                        False,
-                        True,
-                        host,
-                    )
-                )
-        for task_id, task in tasks.items():
-            job_id = job_of_task(task_id)
-            owner = jobs.get(job_id) if job_id is not None else None
-            if owner is None or job_id is None:
-                raise TraceFormatError(f"{file}: task {task_id!r} belongs to no JOB_SUBMITTED job")
-            memory = self.memory_for(owner, task.stage)
-            chosen: _Attempt | None = None
-            for attempt_id in task.attempts:
-                attempt = attempts[attempt_id]
+        )
+
+    def _attempt_rows(
+        self,
+        file: Path,
+        job_id: str,
+        task_id: str,
+        task: _Task,
+        memory: float,
+        attempts: dict[str, _Attempt],
+        tables: RowTables,
+    ) -> _Attempt | None:
+        """A task's attempts as rows; the one to replay: the task's successful attempt,
+        else the first that succeeded, else the latest started."""
+        chosen: _Attempt | None = None
+        for attempt_id in task.attempts:
+            attempt = attempts[attempt_id]
+            if math.isnan(attempt.start_s):
+                attempt.start_s = attempt.finish_s
+                tables.unstarted += 1
                 if math.isnan(attempt.start_s):
-                    attempt.start_s = attempt.finish_s
-                    tables.unstarted += 1
-                    if math.isnan(attempt.start_s):
-                        raise TraceFormatError(
-                            f"{file}: attempt {attempt_id!r} has neither start nor finish"
-                        )
-                if attempt_id == task.successful or (
-                    attempt.state == "SUCCEEDED" and (chosen is None or chosen.state != "SUCCEEDED")
-                ):
-                    chosen = attempt
-                elif chosen is None or (
-                    chosen.state != "SUCCEEDED" and attempt.start_s >= chosen.start_s
-                ):
-                    chosen = attempt
-                preempted = attempt.state == "KILLED" and "preempt" in attempt.error.lower()
-                tables.attempts.append(
-                    (
-                        job_id,
-                        task_id,
-                        attempt_id,
-                        task.stage,
-                        attempt.start_s,
-                        attempt.finish_s,
-                        memory,
-                        self.vcores,
-                        attempt.state,
-                        preempted,
-                        False,
-                        attempt.node,
+                    raise TraceFormatError(
+                        f"{file}: attempt {attempt_id!r} has neither start nor finish"
                     )
-                )
-            if chosen is not None and not math.isnan(chosen.finish_s):
-                start, finish = chosen.start_s, chosen.finish_s
-                shuffle, sort = chosen.shuffle_s, chosen.sort_s
-            else:
-                start, finish, shuffle, sort = task.start_s, task.finish_s, _NAN, _NAN
-            duration = finish - start if not (math.isnan(start) or math.isnan(finish)) else 0.0
-            tables.tasks.append(
+            if attempt_id == task.successful or (
+                attempt.state == "SUCCEEDED" and (chosen is None or chosen.state != "SUCCEEDED")
+            ):
+                chosen = attempt
+            elif chosen is None or (
+                chosen.state != "SUCCEEDED" and attempt.start_s >= chosen.start_s
+            ):
+                chosen = attempt
+            preempted = attempt.state == "KILLED" and "preempt" in attempt.error.lower()
+            tables.attempts.append(
                 (
                     job_id,
                     task_id,
+                    attempt_id,
                     task.stage,
-                    max(duration, 0.0),
+                    attempt.start_s,
+                    attempt.finish_s,
                     memory,
                     self.vcores,
-                    start,
-                    finish,
-                    task.state,
-                    shuffle,
-                    sort,
+                    attempt.state,
+                    preempted,
+                    False,
+                    attempt.node,
                 )
             )
+        return chosen
 
 
 __all__ = ["JhistReader", "STAGES"]
