@@ -105,7 +105,6 @@ LONG_FUNCTIONS: dict[str, str] = {
         f"whatif/readers/{name}": _OTHERS_AT_WORK.format("issue 22")
         for name in (
             "jhist_columns.py:_tasks",
-            "rumen_columns.py:_part",
         )
     },
 }

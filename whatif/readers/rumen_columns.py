@@ -170,49 +170,11 @@ def _lengths(lists: pa.Array) -> np.ndarray:
 def _part(batch: pa.RecordBatch, options: Options) -> _Part:
     """The tables of one parsed block of jobs, by the precise reader's rules."""
     col = dict(zip(batch.schema.names, batch.columns, strict=True))
-    n = batch.num_rows
     job_id = texts(col["jobID"], None)
-    queue = queues(col["queue"])
-    user = texts(col["user"], "unknown")
-    submit = times(col["submitTime"], required=True)
-    finish = times(col["finishTime"])
-    outcome = mapped(texts(col["outcome"], "SUCCESS"), STATES, "")
-    unfinished = constant("RUNNING", n)
-    failed = constant("FAILED", n)
-    state = pc.if_else(
-        pc.equal(outcome, ""), pc.if_else(pa.array(np.isnan(finish)), unfinished, failed), outcome
-    )
+    jobs, schedule_jobs = _job_tables(col, job_id)
     map_mb = _positive(col["jobMapMB"], options.map_memory_mb)
     reduce_mb = _positive(col["jobReduceMB"], options.reduce_memory_mb)
-    jobs = pa.table(
-        {
-            "job_id": job_id,
-            "queue": queue,
-            "submit_s": submit,
-            "user": user,
-            "name": texts(col["jobName"], ""),
-        }
-    )
-    schedule_jobs = pa.table(
-        {
-            "job_id": job_id,
-            "queue": queue,
-            "submit_s": submit,
-            "launch_s": times(col["launchTime"]),
-            "finish_s": finish,
-            "user": user,
-            "state": state,
-        }
-    )
-    # Tasks in the precise reader's order: per job, its map, reduce, then other tasks.
-    owners = np.concatenate(
-        [np.repeat(np.arange(n, dtype=np.int64), _lengths(col[k])) for k in _LISTS]
-    )
-    order = np.argsort(owners, kind="stable")
-    task = pa.concat_arrays([pc.list_flatten(col[k]) for k in _LISTS]).take(pa.array(order))
-    task_job = owners[order]
-    if task.null_count:
-        raise Declined("a task that is not an object")
+    task, task_job = _flat_tasks(col, batch.num_rows)
     field = {name: task.field(name) for name in _TASK.names}
     stage = mapped(texts(field["taskType"], None), STAGES, None)
     is_map = pc.equal(stage, "map").to_numpy(zero_copy_only=False)
@@ -224,21 +186,8 @@ def _part(batch: pa.RecordBatch, options: Options) -> _Part:
     )
     task_id = texts(field["taskID"], None)
     n_tasks = len(task)
-    attempts = field["attempts"]
-    owner = np.repeat(np.arange(n_tasks, dtype=np.int64), _lengths(attempts))
-    attempt = pc.list_flatten(attempts)
-    if attempt.null_count:
-        raise Declined("an attempt that is not an object")
-    a = {name: attempt.field(name) for name in _ATTEMPT.names}
-    a_start, a_finish = times(a["startTime"]), times(a["finishTime"])
-    a_start = np.where(np.isnan(a_start), a_finish, a_start)
-    if np.isnan(a_start).any():
-        raise Declined("an attempt without times")
+    owner, a, a_start, a_finish, a_state = _attempt_columns(field["attempts"], n_tasks)
     done = ~np.isnan(a_finish)
-    result = a["result"]
-    a_state = mapped(pc.fill_null(result, ""), STATES, "RUNNING")
-    implied = np.asarray(result.is_null()) & done  # no result, but finished: SUCCESS
-    a_state = pc.if_else(pa.array(implied), constant("SUCCEEDED", len(attempt)), a_state)
     succeeded = pc.equal(a_state, "SUCCEEDED").to_numpy(zero_copy_only=False)
     # The attempt a task's times come from: its first finished successful one, else its
     # last finished one, else none (the task's own times).
@@ -273,25 +222,109 @@ def _part(batch: pa.RecordBatch, options: Options) -> _Part:
             "sort_finish_s": chosen_or(times(a["sortFinished"]), nan),
         }
     )
+    attempt_rows = _attempt_table(tasks, owner, a, a_start, a_finish, a_state)
+    return _Part(jobs, schedule_jobs, tasks, attempt_rows)
+
+
+def _attempt_table(
+    tasks: pa.Table,
+    owner: np.ndarray,
+    a: dict[str, pa.Array],
+    a_start: np.ndarray,
+    a_finish: np.ndarray,
+    a_state: pa.Array,
+) -> pa.Table:
+    """The observed attempts, each with its task's job, id, stage and size (`owner`: its
+    task's row in `tasks`); Rumen records no preemption."""
     taken = pa.array(owner)
-    no = np.zeros(len(attempt), dtype=bool)
-    attempt_rows = pa.table(
+    no = np.zeros(len(owner), dtype=bool)
+    return pa.table(
         {
-            "job_id": task_job_id.take(taken),
-            "task_id": task_id.take(taken),
+            "job_id": tasks["job_id"].take(taken),
+            "task_id": tasks["task_id"].take(taken),
             "attempt_id": texts(a["attemptID"], None),
-            "stage": stage.take(taken),
+            "stage": tasks["stage"].take(taken),
             "start_s": a_start,
             "finish_s": a_finish,
-            "memory_mb": memory[owner],
-            "vcores": vcores[owner],
+            "memory_mb": tasks["memory_mb"].take(taken),
+            "vcores": tasks["vcores"].take(taken),
             "state": a_state,
             "preempted": no,
             "is_am": no,
             "node": texts(a["hostName"], ""),
         }
     )
-    return _Part(jobs, schedule_jobs, tasks, attempt_rows)
+
+
+def _job_tables(col: dict[str, pa.Array], job_id: pa.Array) -> tuple[pa.Table, pa.Table]:
+    """The block's jobs and their observed schedule rows (a job without an outcome is
+    RUNNING until it finished, then FAILED)."""
+    n = len(job_id)
+    queue = queues(col["queue"])
+    user = texts(col["user"], "unknown")
+    submit = times(col["submitTime"], required=True)
+    finish = times(col["finishTime"])
+    outcome = mapped(texts(col["outcome"], "SUCCESS"), STATES, "")
+    unfinished = constant("RUNNING", n)
+    failed = constant("FAILED", n)
+    state = pc.if_else(
+        pc.equal(outcome, ""), pc.if_else(pa.array(np.isnan(finish)), unfinished, failed), outcome
+    )
+    jobs = pa.table(
+        {
+            "job_id": job_id,
+            "queue": queue,
+            "submit_s": submit,
+            "user": user,
+            "name": texts(col["jobName"], ""),
+        }
+    )
+    schedule_jobs = pa.table(
+        {
+            "job_id": job_id,
+            "queue": queue,
+            "submit_s": submit,
+            "launch_s": times(col["launchTime"]),
+            "finish_s": finish,
+            "user": user,
+            "state": state,
+        }
+    )
+    return jobs, schedule_jobs
+
+
+def _flat_tasks(col: dict[str, pa.Array], n: int) -> tuple[pa.StructArray, np.ndarray]:
+    """Every task of the block in the precise reader's order (per job, its map, reduce, then
+    other tasks) and its job's row; a task that is not an object declines."""
+    owners = np.concatenate(
+        [np.repeat(np.arange(n, dtype=np.int64), _lengths(col[k])) for k in _LISTS]
+    )
+    order = np.argsort(owners, kind="stable")
+    task = pa.concat_arrays([pc.list_flatten(col[k]) for k in _LISTS]).take(pa.array(order))
+    if task.null_count:
+        raise Declined("a task that is not an object")
+    return task, owners[order]
+
+
+def _attempt_columns(
+    attempts: pa.Array, n_tasks: int
+) -> tuple[np.ndarray, dict[str, pa.Array], np.ndarray, np.ndarray, pa.Array]:
+    """Every attempt's task row, fields, start (its finish where it has none), finish and
+    state (a finished attempt without a result succeeded); one without times declines."""
+    owner = np.repeat(np.arange(n_tasks, dtype=np.int64), _lengths(attempts))
+    attempt = pc.list_flatten(attempts)
+    if attempt.null_count:
+        raise Declined("an attempt that is not an object")
+    a = {name: attempt.field(name) for name in _ATTEMPT.names}
+    a_start, a_finish = times(a["startTime"]), times(a["finishTime"])
+    a_start = np.where(np.isnan(a_start), a_finish, a_start)
+    if np.isnan(a_start).any():
+        raise Declined("an attempt without times")
+    result = a["result"]
+    a_state = mapped(pc.fill_null(result, ""), STATES, "RUNNING")
+    implied = np.asarray(result.is_null()) & ~np.isnan(a_finish)  # finished: SUCCESS
+    a_state = pc.if_else(pa.array(implied), constant("SUCCEEDED", len(attempt)), a_state)
+    return owner, a, a_start, a_finish, a_state
 
 
 def _positive(column: pa.Array, default: float) -> np.ndarray:
