@@ -131,3 +131,26 @@ def rotate_backups(target: Path, backups: int) -> None:
     first = target.with_name(f"{target.name}.1")
     first.write_bytes(target.read_bytes())
     os.chmod(first, target.stat().st_mode & 0o7777)
+
+
+def write_with_backups(
+    target: Path,
+    data: bytes,
+    *,
+    backups: int,
+    error: Callable[[str], Exception],
+    caller: str,
+    what: str,
+) -> Path:
+    """Write a scheduler file's validated `data` to `target` atomically, keeping `backups`
+    numbered copies of what was there (`rotate_backups`): the one body of
+    ``write_allocation`` and ``write_capacity``.
+
+    A negative `backups` raises `error` naming `caller`; `what` names the file in the log
+    line. Returns the path written.
+    """
+    if backups < 0:
+        raise error(f"{caller} backups: expected >= 0, got {backups}")
+    write_atomic(target, data, before_replace=lambda t: rotate_backups(t, backups))
+    logger.info("wrote %s %s (%d bytes)", what, target, len(data))
+    return target

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from whatif.allocation.model import AllocationDocument
 from whatif.allocation.validate import listed_errors, validate
-from whatif.atomic import rotate_backups, write_atomic
+from whatif.atomic import write_with_backups
 from whatif.errors import AllocationError
 
 logger = logging.getLogger(__name__)
@@ -42,12 +42,14 @@ def write_allocation(
     listed = listed_errors(validate(doc, hadoop_version=hadoop_version))
     if listed:
         raise AllocationError(f"{target}: refusing to write an invalid allocation file: {listed}")
-    if backups < 0:
-        raise AllocationError(f"write_allocation backups: expected >= 0, got {backups}")
-    data = doc.to_bytes()
-    write_atomic(target, data, before_replace=lambda t: rotate_backups(t, backups))
-    logger.info("wrote allocation file %s (%d bytes)", target, len(data))
-    return target
+    return write_with_backups(
+        target,
+        doc.to_bytes(),
+        backups=backups,
+        error=AllocationError,
+        caller="write_allocation",
+        what="allocation file",
+    )
 
 
 __all__ = ["write_allocation"]

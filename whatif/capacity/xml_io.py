@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from whatif.allocation.validate import listed_errors
-from whatif.atomic import rotate_backups, write_atomic
+from whatif.atomic import write_with_backups
 from whatif.capacity.document import CapacityConfigError, ConfigurationDocument
 from whatif.capacity.validate import validate
 
@@ -53,9 +53,11 @@ def write_capacity(
         raise CapacityConfigError(
             f"{target}: refusing to write a configuration Hadoop would reject: {listed}"
         )
-    if backups < 0:
-        raise CapacityConfigError(f"write_capacity backups: expected >= 0, got {backups}")
-    data = doc.to_bytes()
-    write_atomic(target, data, before_replace=lambda t: rotate_backups(t, backups))
-    logger.info("wrote Capacity Scheduler configuration %s (%d bytes)", target, len(data))
-    return target
+    return write_with_backups(
+        target,
+        doc.to_bytes(),
+        backups=backups,
+        error=CapacityConfigError,
+        caller="write_capacity",
+        what="Capacity Scheduler configuration",
+    )
