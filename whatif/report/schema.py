@@ -9,148 +9,155 @@ REPORT_VERSION = 1
 
 _NUMBER_OR_NULL = {"type": ["number", "null"]}
 _SCALE = {"type": "number", "exclusiveMinimum": 0}
+_STRING = {"type": "string"}
+_NUMBER = {"type": "number"}
+_COUNT = {"type": "integer", "minimum": 0}
+
+
+def _object(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    """An object schema with `properties`, requiring `required` (by default all of them)."""
+    names = list(properties) if required is None else required
+    return {"type": "object", "required": names, "properties": properties}
+
+
+def _array(items: dict[str, Any]) -> dict[str, Any]:
+    """An array schema whose every item is `items`."""
+    return {"type": "array", "items": items}
+
+
+_SMALLEST = _object(
+    {
+        "status": {"enum": ["found", "below_min", "above_max"]},
+        "scale": _NUMBER_OR_NULL,
+        "cluster": {"type": ["string", "null"]},
+        "lower": _NUMBER_OR_NULL,
+        "monotone": {"type": "boolean"},
+        "flips": _array(_SCALE),
+        "threshold_flips": _array(
+            _object({"threshold_index": _COUNT, "scales": _array(_SCALE)}),
+        ),
+    }
+)
+
+_SCALES = _array(
+    _object(
+        {
+            "scale": _SCALE,
+            "cluster": _STRING,
+            "on_grid": {"type": "boolean"},
+            "mean": _array(_NUMBER_OR_NULL),
+            "spread": _array(_NUMBER_OR_NULL),
+            "met": _array({"type": ["boolean", "null"]}),
+            "feasible": {"type": "boolean"},
+        }
+    )
+)
+
+_WASTE = _array(
+    _object(
+        {
+            "scale": _SCALE,
+            "queue": _STRING,
+            "gb_hours": {"type": "number", "minimum": 0},
+            "fraction": {"type": "number", "minimum": 0},
+            "preempted": _COUNT,
+        }
+    )
+)
+
+_SCENARIO_PROPERTIES: dict[str, Any] = {
+    "growth": _NUMBER,
+    "arrival_scale": _NUMBER,
+    "name": _STRING,
+    "per_queue": _array(_object({"queue": _STRING, "growth": _SCALE, "arrival_scale": _SCALE})),
+    "workload_source": {"enum": ["trace", "model"]},
+    "jobs": _COUNT,
+    "smallest": _SMALLEST,
+    "scales": _SCALES,
+    "waste": _WASTE,
+}
 
 _SCENARIOS: dict[str, Any] = {
-    "type": "array",
+    **_array(
+        _object(
+            _SCENARIO_PROPERTIES,
+            [name for name in _SCENARIO_PROPERTIES if name not in ("name", "per_queue")],
+        )
+    ),
     "minItems": 1,
-    "items": {
-        "type": "object",
-        "required": [
-            "growth",
-            "arrival_scale",
-            "workload_source",
-            "jobs",
-            "smallest",
-            "scales",
-            "waste",
-        ],
-        "properties": {
-            "growth": {"type": "number"},
-            "arrival_scale": {"type": "number"},
-            "name": {"type": "string"},
-            "per_queue": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["queue", "growth", "arrival_scale"],
-                    "properties": {
-                        "queue": {"type": "string"},
-                        "growth": _SCALE,
-                        "arrival_scale": _SCALE,
-                    },
-                },
-            },
-            "workload_source": {"enum": ["trace", "model"]},
-            "jobs": {"type": "integer", "minimum": 0},
-            "smallest": {
-                "type": "object",
-                "required": [
-                    "status",
-                    "scale",
-                    "cluster",
-                    "lower",
-                    "monotone",
-                    "flips",
-                    "threshold_flips",
-                ],
-                "properties": {
-                    "status": {"enum": ["found", "below_min", "above_max"]},
-                    "scale": _NUMBER_OR_NULL,
-                    "cluster": {"type": ["string", "null"]},
-                    "lower": _NUMBER_OR_NULL,
-                    "monotone": {"type": "boolean"},
-                    "flips": {"type": "array", "items": _SCALE},
-                    "threshold_flips": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "required": ["threshold_index", "scales"],
-                            "properties": {
-                                "threshold_index": {"type": "integer", "minimum": 0},
-                                "scales": {"type": "array", "items": _SCALE},
-                            },
-                        },
-                    },
-                },
-            },
-            "scales": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": [
-                        "scale",
-                        "cluster",
-                        "on_grid",
-                        "mean",
-                        "spread",
-                        "met",
-                        "feasible",
-                    ],
-                    "properties": {
-                        "scale": _SCALE,
-                        "cluster": {"type": "string"},
-                        "on_grid": {"type": "boolean"},
-                        "mean": {"type": "array", "items": _NUMBER_OR_NULL},
-                        "spread": {"type": "array", "items": _NUMBER_OR_NULL},
-                        "met": {"type": "array", "items": {"type": ["boolean", "null"]}},
-                        "feasible": {"type": "boolean"},
-                    },
-                },
-            },
-            "waste": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["scale", "queue", "gb_hours", "fraction", "preempted"],
-                    "properties": {
-                        "scale": _SCALE,
-                        "queue": {"type": "string"},
-                        "gb_hours": {"type": "number", "minimum": 0},
-                        "fraction": {"type": "number", "minimum": 0},
-                        "preempted": {"type": "integer", "minimum": 0},
-                    },
-                },
-            },
-        },
-    },
 }
 
-_SERIES = {
-    "type": "object",
-    "required": ["current", "median", "lower", "upper", "model"],
-    "properties": {
-        "current": {"type": "number"},
-        "median": {"type": "number"},
-        "lower": {"type": "number"},
-        "upper": {"type": "number"},
-        "model": {"type": "string"},
-    },
-}
+_SERIES = _object(
+    {"current": _NUMBER, "median": _NUMBER, "lower": _NUMBER, "upper": _NUMBER, "model": _STRING}
+)
 
 #: The forecast the scenarios came from (``--growth auto``), when there was one.
-_FORECAST: dict[str, Any] = {
-    "type": "object",
-    "required": ["horizon_s", "level", "history_s", "series", "reference_s", "notes", "queues"],
-    "properties": {
+_FORECAST: dict[str, Any] = _object(
+    {
         "horizon_s": _SCALE,
         "level": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
         "history_s": _SCALE,
-        "series": {"type": "string"},
-        "reference_s": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
-        "notes": {"type": "array", "items": {"type": "string"}},
-        "queues": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["queue", "jobs_per_day", "job_size_s"],
-                "properties": {
-                    "queue": {"type": "string"},
-                    "jobs_per_day": _SERIES,
-                    "job_size_s": _SERIES,
-                },
-            },
-        },
+        "series": _STRING,
+        "reference_s": {**_array(_NUMBER), "minItems": 2, "maxItems": 2},
+        "notes": _array(_STRING),
+        "queues": _array(
+            _object({"queue": _STRING, "jobs_per_day": _SERIES, "job_size_s": _SERIES})
+        ),
+    }
+)
+
+_INPUTS = _object(
+    {
+        "trace": {"type": ["string", "null"]},
+        "config": {"type": ["string", "null"]},
+        "templates": {"type": ["string", "null"]},
+        "cluster": _STRING,
+        "replicates": {"type": "integer", "minimum": 1},
+        "seed": {"type": "integer"},
+        "executor": {"type": ["string", "null"]},
+        "window_s": _NUMBER_OR_NULL,
+        "preemption": {"type": "boolean"},
     },
+    ["cluster", "replicates", "seed"],
+)
+
+_THRESHOLDS = _array(
+    _object(
+        {
+            "queue": _STRING,
+            "metric": _STRING,
+            "op": {"enum": ["<", "<="]},
+            "threshold": _NUMBER,
+            "qs_index": _COUNT,
+        }
+    )
+)
+
+_ACCURACY_ROWS = _array(
+    _object(
+        {
+            "factor": _SCALE,
+            "recording_cluster": _STRING,
+            "qs": _STRING,
+            "predicted": _NUMBER_OR_NULL,
+            "direct": _NUMBER_OR_NULL,
+            "direct_spread": _NUMBER_OR_NULL,
+            "abs_error": _NUMBER_OR_NULL,
+            "rel_error": _NUMBER_OR_NULL,
+        }
+    )
+)
+
+_ACCURACY = {
+    **_object(
+        {
+            "cluster": _STRING,
+            "replicates": {"type": "integer", "minimum": 1},
+            "rows": _ACCURACY_ROWS,
+            "max_rel_error": {"type": "object", "additionalProperties": _NUMBER_OR_NULL},
+        }
+    ),
+    "type": ["object", "null"],
 }
 
 #: JSON Schema (draft 2020-12) of report.json.
@@ -174,93 +181,13 @@ REPORT_SCHEMA: dict[str, Any] = {
         "forecast": _FORECAST,
         "format": {"const": "tempo-whatif-report"},
         "version": {"const": REPORT_VERSION},
-        "inputs": {
-            "type": "object",
-            "required": ["cluster", "replicates", "seed"],
-            "properties": {
-                "trace": {"type": ["string", "null"]},
-                "config": {"type": ["string", "null"]},
-                "templates": {"type": ["string", "null"]},
-                "cluster": {"type": "string"},
-                "replicates": {"type": "integer", "minimum": 1},
-                "seed": {"type": "integer"},
-                "executor": {"type": ["string", "null"]},
-                "window_s": _NUMBER_OR_NULL,
-                "preemption": {"type": "boolean"},
-            },
-        },
-        "grid": {"type": "array", "items": _SCALE, "minItems": 1},
-        "bisection": {
-            "type": "object",
-            "required": ["rel_tol", "assumption"],
-            "properties": {"rel_tol": {"type": "number"}, "assumption": {"type": "string"}},
-        },
-        "qs": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["label", "queue", "metric"],
-                "properties": {
-                    "label": {"type": "string"},
-                    "queue": {"type": "string"},
-                    "metric": {"type": "string"},
-                },
-            },
-        },
-        "thresholds": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["queue", "metric", "op", "threshold", "qs_index"],
-                "properties": {
-                    "queue": {"type": "string"},
-                    "metric": {"type": "string"},
-                    "op": {"enum": ["<", "<="]},
-                    "threshold": {"type": "number"},
-                    "qs_index": {"type": "integer", "minimum": 0},
-                },
-            },
-        },
+        "inputs": _INPUTS,
+        "grid": {**_array(_SCALE), "minItems": 1},
+        "bisection": _object({"rel_tol": _NUMBER, "assumption": _STRING}),
+        "qs": _array(_object({"label": _STRING, "queue": _STRING, "metric": _STRING})),
+        "thresholds": _THRESHOLDS,
         "scenarios": _SCENARIOS,
-        "retuned": {
-            "type": ["object", "null"],
-            "required": ["scenarios"],
-            "properties": {"scenarios": _SCENARIOS},
-        },
-        "accuracy": {
-            "type": ["object", "null"],
-            "required": ["cluster", "replicates", "rows", "max_rel_error"],
-            "properties": {
-                "cluster": {"type": "string"},
-                "replicates": {"type": "integer", "minimum": 1},
-                "rows": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": [
-                            "factor",
-                            "recording_cluster",
-                            "qs",
-                            "predicted",
-                            "direct",
-                            "direct_spread",
-                            "abs_error",
-                            "rel_error",
-                        ],
-                        "properties": {
-                            "factor": _SCALE,
-                            "recording_cluster": {"type": "string"},
-                            "qs": {"type": "string"},
-                            "predicted": _NUMBER_OR_NULL,
-                            "direct": _NUMBER_OR_NULL,
-                            "direct_spread": _NUMBER_OR_NULL,
-                            "abs_error": _NUMBER_OR_NULL,
-                            "rel_error": _NUMBER_OR_NULL,
-                        },
-                    },
-                },
-                "max_rel_error": {"type": "object", "additionalProperties": _NUMBER_OR_NULL},
-            },
-        },
+        "retuned": {**_object({"scenarios": _SCENARIOS}), "type": ["object", "null"]},
+        "accuracy": _ACCURACY,
     },
 }
