@@ -154,75 +154,27 @@ def contended(data: Path, *, seed: int = CONTENDED["seed"]) -> Trace:
     return Trace(workload=Workload(jobs=jobs, tasks=workload.tasks), format="swim", notes=(note,))
 
 
+#: The fields of a `SIX_TENANTS` row, in the order the table below gives them.
+_TENANT_FIELDS = ("rate", "maps", "reduces", "map_s", "reduce_s", "map_mb", "reduce_mb", "vcores")
+
 #: Table 1 tenants: (jobs/hour, maps lognormal (median, sigma), reduce fraction of maps,
 #: map s (median, sigma), reduce s (median, sigma), map MB, reduce MB, vcores).
 SIX_TENANTS: dict[str, dict] = {
-    # I/O-intensive SQL: many maps that scan, short reduces, business-hours arrivals
-    "bi": dict(
-        rate=30,
-        maps=(60, 0.8),
-        reduces=0.1,
-        map_s=(25, 0.4),
-        reduce_s=(40, 0.4),
-        map_mb=1024,
-        reduce_mb=2048,
-        vcores=1,
-    ),
-    # a mixture of job types: widest size spread
-    "dev": dict(
-        rate=30,
-        maps=(20, 1.5),
-        reduces=0.25,
-        map_s=(30, 0.9),
-        reduce_s=(60, 0.9),
-        map_mb=1024,
-        reduce_mb=2048,
-        vcores=1,
-    ),
-    # small, lightweight jobs, often
-    "app": dict(
-        rate=50,
-        maps=(3, 0.5),
-        reduces=0.3,
-        map_s=(8, 0.3),
-        reduce_s=(10, 0.3),
-        map_mb=1024,
-        reduce_mb=1024,
-        vcores=1,
-    ),
-    # Hadoop streaming: external processes make maps slower and hungrier
-    "str": dict(
-        rate=15,
-        maps=(30, 0.7),
-        reduces=0.2,
-        map_s=(90, 0.5),
-        reduce_s=(120, 0.5),
-        map_mb=2048,
-        reduce_mb=2048,
-        vcores=1,
-    ),
-    # long-running, CPU-intensive materialized views: long tasks, heavy reduces
-    "mv": dict(
-        rate=4,
-        maps=(80, 0.5),
-        reduces=0.5,
-        map_s=(300, 0.4),
-        reduce_s=(900, 0.4),
-        map_mb=2048,
-        reduce_mb=4096,
-        vcores=2,
-    ),
-    # I/O-intensive ETL, periodic but bursty: a burst of recurring jobs every 30 minutes
-    "etl": dict(
-        rate=None,
-        maps=(100, 0.6),
-        reduces=0.2,
-        map_s=(20, 0.4),
-        reduce_s=(60, 0.4),
-        map_mb=1024,
-        reduce_mb=2048,
-        vcores=1,
-    ),
+    name: dict(zip(_TENANT_FIELDS, row, strict=True))
+    for name, row in {
+        # I/O-intensive SQL: many maps that scan, short reduces, business-hours arrivals
+        "bi": (30, (60, 0.8), 0.1, (25, 0.4), (40, 0.4), 1024, 2048, 1),
+        # a mixture of job types: widest size spread
+        "dev": (30, (20, 1.5), 0.25, (30, 0.9), (60, 0.9), 1024, 2048, 1),
+        # small, lightweight jobs, often
+        "app": (50, (3, 0.5), 0.3, (8, 0.3), (10, 0.3), 1024, 1024, 1),
+        # Hadoop streaming: external processes make maps slower and hungrier
+        "str": (15, (30, 0.7), 0.2, (90, 0.5), (120, 0.5), 2048, 2048, 1),
+        # long-running, CPU-intensive materialized views: long tasks, heavy reduces
+        "mv": (4, (80, 0.5), 0.5, (300, 0.4), (900, 0.4), 2048, 4096, 2),
+        # I/O-intensive ETL, periodic but bursty: a burst of recurring jobs every 30 minutes
+        "etl": (None, (100, 0.6), 0.2, (20, 0.4), (60, 0.4), 1024, 2048, 1),
+    }.items()
 }
 SIX_TENANT_SPAN_S = 4 * 3600.0
 SIX_TENANT_SEED = 2016
