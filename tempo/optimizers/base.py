@@ -66,7 +66,9 @@ class Optimizer(ABC):
     - the object pickles between calls (when the problem's callables do).
 
     Implementations define ``name``, ``_parameter_constraints`` and keyword-only
-    constructor arguments stored verbatim, and implement `_initialize` (state from the
+    constructor arguments stored verbatim (each is a ``@dataclass(kw_only=True, eq=False,
+    repr=False)`` whose fields are its hyperparameters, so a subclass declares only the
+    ones it adds), and implement `_initialize` (state from the
     problem, after validation), `_ask` and `_tell`; they may override `_converged`.
     State set after construction has a trailing underscore.
     """

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -66,6 +67,7 @@ _IMPROVEMENT = 1e-9
 _FLAT = 1e-8
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class LocalDescent(Optimizer):
     """Base of the gradient-based optimizers; subclasses choose the direction and the merit.
 
@@ -109,26 +111,14 @@ class LocalDescent(Optimizer):
         "screen": Predicate(lambda v: isinstance(v, bool), "True or False"),
     }
 
-    def __init__(
-        self,
-        *,
-        batch_size: int = 8,
-        n_starts: int = 1,
-        width: float = 0.1,
-        bandwidth: float | None = None,
-        ridge: float = 1e-6,
-        tol: float = 1e-3,
-        patience: int = 3,
-        screen: bool = True,
-    ) -> None:
-        self.batch_size = batch_size
-        self.n_starts = n_starts
-        self.width = width
-        self.bandwidth = bandwidth
-        self.ridge = ridge
-        self.tol = tol
-        self.patience = patience
-        self.screen = screen
+    batch_size: int = 8
+    n_starts: int = 1
+    width: float = 0.1
+    bandwidth: float | None = None
+    ridge: float = 1e-6
+    tol: float = 1e-3
+    patience: int = 3
+    screen: bool = True
 
     # ---- start points ------------------------------------------------------------
     def _initialize(self) -> None:
@@ -168,7 +158,11 @@ class LocalDescent(Optimizer):
             i = min(untried, key=lambda j: tuple(merits[j]))
             # Without screening any untried point is a start; with it, only a better one.
             if not self.screen or self._better(merits[i], self.merit_x_):
-                logger.info("%s: start %d ends; next from the best untried point", self.name, self.start_index_)
+                logger.info(
+                    "%s: start %d ends; next from the best untried point",
+                    self.name,
+                    self.start_index_,
+                )
                 self._begin_start(X[i], merits[i])
                 return
         if self._queued:
@@ -254,7 +248,9 @@ class LocalDescent(Optimizer):
         best = int(self._argbest(merits))
         moved = self._better(merits[best], self.merit_x_)
         if moved:
-            logger.debug("%s: start %d t=%d moves to %s", self.name, self.start_index_, self.t_, X[best])
+            logger.debug(
+                "%s: start %d t=%d moves to %s", self.name, self.start_index_, self.t_, X[best]
+            )
             self.x_ = X[best].copy()
             self.merit_x_ = merits[best]
             self.t_ += 1

@@ -12,6 +12,8 @@ constraints but, unlike PALD, improves only one objective.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from tempo.optimizers._params import Interval
@@ -20,6 +22,7 @@ from tempo.optimizers.loess import LocalFit
 from whatif.errors import ValidationError
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class MSPD(LocalDescent):
     """Primal-dual single-objective local descent.
 
@@ -35,32 +38,8 @@ class MSPD(LocalDescent):
         "dual_step": Interval(float, 0, None, "neither"),
     }
 
-    def __init__(
-        self,
-        *,
-        batch_size: int = 8,
-        n_starts: int = 1,
-        width: float = 0.1,
-        bandwidth: float | None = None,
-        ridge: float = 1e-6,
-        tol: float = 1e-3,
-        patience: int = 3,
-        screen: bool = True,
-        objective: int | None = None,
-        dual_step: float = 1.0,
-    ) -> None:
-        super().__init__(
-            batch_size=batch_size,
-            n_starts=n_starts,
-            width=width,
-            bandwidth=bandwidth,
-            ridge=ridge,
-            tol=tol,
-            patience=patience,
-            screen=screen,
-        )
-        self.objective = objective
-        self.dual_step = dual_step
+    objective: int | None = None
+    dual_step: float = 1.0
 
     def _initialize(self) -> None:
         problem = self.problem_

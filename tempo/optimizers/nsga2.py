@@ -11,6 +11,7 @@ evaluation is given a very large QS and constraint violation.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ logger = logging.getLogger(__name__)
 _FAILED = 1e12
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class NSGA2(Optimizer):
     """pymoo's NSGA-II with ``pop_size`` individuals per generation (one ask per generation).
 
@@ -33,8 +35,7 @@ class NSGA2(Optimizer):
     name = "nsga2"
     _parameter_constraints = {"pop_size": Interval(int, 2)}
 
-    def __init__(self, *, pop_size: int = 8) -> None:
-        self.pop_size = pop_size
+    pop_size: int = 8
 
     def _initialize(self) -> None:
         # pymoo takes half a second to import: only when NSGA-II actually runs.

@@ -18,6 +18,7 @@ on the proxy (SP2) ``s(x) = c' [f(x) - rho max(f(x), r)]``:
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -35,6 +36,7 @@ def _is_rho_range(value: object) -> bool:
     return bool(np.isfinite(low) and low <= 0 <= high < 1)
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class PALD(LocalDescent):
     """Pareto local descent with LOESS gradients, the weight LP and the closed-form rho.
 
@@ -57,34 +59,9 @@ class PALD(LocalDescent):
         "rho_bounds": Predicate(_is_rho_range, "a pair (low, high) with low <= 0 <= high < 1"),
     }
 
-    def __init__(
-        self,
-        *,
-        batch_size: int = 8,
-        n_starts: int = 1,
-        width: float = 0.1,
-        bandwidth: float | None = None,
-        ridge: float = 1e-6,
-        tol: float = 1e-3,
-        patience: int = 3,
-        screen: bool = True,
-        epsilon: float = np.inf,
-        min_shared_rate: float = 0.25,
-        rho_bounds: tuple[float, float] = (-9.0, 0.9),
-    ) -> None:
-        super().__init__(
-            batch_size=batch_size,
-            n_starts=n_starts,
-            width=width,
-            bandwidth=bandwidth,
-            ridge=ridge,
-            tol=tol,
-            patience=patience,
-            screen=screen,
-        )
-        self.epsilon = epsilon
-        self.min_shared_rate = min_shared_rate
-        self.rho_bounds = rho_bounds
+    epsilon: float = np.inf
+    min_shared_rate: float = 0.25
+    rho_bounds: tuple[float, float] = (-9.0, 0.9)
 
     def _direction(self, fit: LocalFit) -> np.ndarray:
         problem = self.problem_

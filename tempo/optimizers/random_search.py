@@ -6,6 +6,8 @@ uniformly from the risk ball around it, then projected (box, domains).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from tempo.optimizers._params import Interval
@@ -13,14 +15,14 @@ from tempo.optimizers.base import Batch, Optimizer, sample_in_radius
 from tempo.optimizers.problem import Evaluation
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class RandomSearch(Optimizer):
     """Uniform sampling in the risk radius, ``batch_size`` points per ask."""
 
     name = "random"
     _parameter_constraints = {"batch_size": Interval(int, 1)}
 
-    def __init__(self, *, batch_size: int = 8) -> None:
-        self.batch_size = batch_size
+    batch_size: int = 8
 
     def _initialize(self) -> None:
         pass

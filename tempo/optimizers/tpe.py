@@ -27,6 +27,7 @@ baseline.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,7 @@ def ball_point(problem: Problem, u: np.ndarray) -> np.ndarray:
     return np.asarray(problem.start + problem.radius * np.sqrt(problem.dim) * step)
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class TPE(Optimizer):
     """optuna's multivariate TPE sampler with constraints, ``batch_size`` trials per ask.
 
@@ -67,9 +69,8 @@ class TPE(Optimizer):
         "n_startup_trials": Interval(int, 0),
     }
 
-    def __init__(self, *, batch_size: int = 8, n_startup_trials: int = 10) -> None:
-        self.batch_size = batch_size
-        self.n_startup_trials = n_startup_trials
+    batch_size: int = 8
+    n_startup_trials: int = 10
 
     def _initialize(self) -> None:
         # optuna takes a noticeable time to import: only when TPE actually runs.
