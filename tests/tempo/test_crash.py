@@ -17,7 +17,7 @@ import pytest
 from test_loop import LABEL, TEMPLATES, XML, DoublingStepper, FakeCluster
 
 import tempo.loop.reload
-import whatif.allocation.write
+import whatif.atomic
 from tempo.journal import SQLiteJournal
 from tempo.loop import Tuner
 from tempo.loop.apply import apply_configuration
@@ -65,11 +65,9 @@ def _arm(step: str, journal: SQLiteJournal) -> None:
     if step == "after-intent":
         journal.record_intent = _after(journal.record_intent)
     elif step == "after-temporary-file":  # fsynced, before backups and rename
-        whatif.allocation.write.rotate_backups = _after(
-            whatif.allocation.write.rotate_backups, before=True
-        )
+        whatif.atomic.rotate_backups = _after(whatif.atomic.rotate_backups, before=True)
     elif step == "after-backup":
-        whatif.allocation.write.rotate_backups = _after(whatif.allocation.write.rotate_backups)
+        whatif.atomic.rotate_backups = _after(whatif.atomic.rotate_backups)
     elif step == "after-rename":
         os.replace = _after(os.replace, when=lambda source, target: str(source).endswith(".tmp"))
     elif step == "after-reload":
