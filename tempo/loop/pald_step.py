@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,7 @@ from whatif.workload import Workload
 logger = logging.getLogger(__name__)
 
 
+@dataclass(eq=False, repr=False)
 class PALDStepper:
     """Proposes one PALD step inside the risk radius (a `tempo.loop.propose.Stepper`), and predicts
     a configuration's QS on a window (a `tempo.loop.propose.Predictor`, with the step's model).
@@ -67,34 +69,19 @@ class PALDStepper:
         Seed of the perturbations and of the replicates.
     """
 
-    def __init__(
-        self,
-        templates: Sequence[QSTemplate],
-        cluster: Cluster,
-        *,
-        space_path: str | Path | None = None,
-        overrides: Sequence[str] = (),
-        radius: float = 0.1,
-        replicates: int = 1,
-        batch_size: int = 8,
-        iterations: int = 4,
-        settings: SchedulerSettings | None = None,
-        executor: Executor | None = None,
-        engine: str = "numba",
-        seed: int = 0,
-    ) -> None:
-        self.templates = templates
-        self.cluster = cluster
-        self.space_path = space_path
-        self.overrides = overrides
-        self.radius = radius
-        self.replicates = replicates
-        self.batch_size = batch_size
-        self.iterations = iterations
-        self.settings = settings
-        self.executor = executor
-        self.engine = engine
-        self.seed = seed
+    templates: Sequence[QSTemplate]
+    cluster: Cluster
+    _: KW_ONLY
+    space_path: str | Path | None = None
+    overrides: Sequence[str] = ()
+    radius: float = 0.1
+    replicates: int = 1
+    batch_size: int = 8
+    iterations: int = 4
+    settings: SchedulerSettings | None = None
+    executor: Executor | None = None
+    engine: str = "numba"
+    seed: int = 0
 
     def space(self, document: AllocationDocument) -> ConfigurationSpace:
         """The configuration space around the document's effective values."""

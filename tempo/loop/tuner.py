@@ -31,6 +31,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ Fields = dict[str, Any]
 logger = logging.getLogger(__name__)
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class Tuner:
     """The closed loop over one allocation file; see the module docstring.
 
@@ -108,40 +110,21 @@ class Tuner:
         Carries the QS observed before a step over to the judging window's load.
     """
 
-    def __init__(
-        self,
-        *,
-        observer: Observer,
-        stepper: Stepper,
-        applier: Applier,
-        journal: Journal,
-        templates: Sequence[QSTemplate],
-        allocation_path: str | Path,
-        cluster: Cluster | None = None,
-        window_s: float = 2700.0,
-        tolerance: Tolerance = NOISE,
-        min_improvement: float = 0.01,
-        min_gain: MinGain | None = None,
-        dry_run: bool = False,
-        recover: Callable[[Journal, str], object] | None = None,
-        clock: Callable[[], float] = time.time,
-        predictor: Predictor | None = None,
-    ) -> None:
-        self.predictor = predictor
-        self.observer = observer
-        self.stepper = stepper
-        self.applier = applier
-        self.journal = journal
-        self.templates = templates
-        self.allocation_path = allocation_path
-        self.cluster = cluster
-        self.window_s = window_s
-        self.tolerance = tolerance
-        self.min_improvement = min_improvement
-        self.min_gain = min_gain
-        self.dry_run = dry_run
-        self.recover = recover
-        self.clock = clock
+    observer: Observer
+    stepper: Stepper
+    applier: Applier
+    journal: Journal
+    templates: Sequence[QSTemplate]
+    allocation_path: str | Path
+    cluster: Cluster | None = None
+    window_s: float = 2700.0
+    tolerance: Tolerance = NOISE
+    min_improvement: float = 0.01
+    min_gain: MinGain | None = None
+    dry_run: bool = False
+    recover: Callable[[Journal, str], object] | None = None
+    clock: Callable[[], float] = time.time
+    predictor: Predictor | None = None
 
     # -- start-up -------------------------------------------------------------------
 
