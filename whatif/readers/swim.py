@@ -37,6 +37,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -117,46 +118,28 @@ def _read_rows(path: Path) -> tuple[list[str], np.ndarray, np.ndarray]:
     )
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class SwimReader(TraceReader):
     """SWIM job-level TSV traces, expanded into tasks with a seeded model (see module doc)."""
 
     name = "swim"
     description = "SWIM workload TSV (Facebook 2009/2010 samples), expanded into tasks"
 
-    def __init__(
-        self,
-        *,
-        seed: int = 0,
-        queue: QueueRule = "default",
-        block_size_mb: float = 128.0,
-        reduce_mb_per_task: float = 1024.0,
-        map_mb_s: float = 10.0,
-        reduce_mb_s: float = 10.0,
-        overhead_s: float = 5.0,
-        noise_sigma: float = 0.25,
-        max_tasks_per_stage: int = 2000,
-        map_memory_mb: float = 1024.0,
-        reduce_memory_mb: float = 1024.0,
-        vcores: float = 1.0,
-        window_s: tuple[float, float] | None = None,
-        job_prefix: str = "",
-        user: str = "swim",
-    ) -> None:
-        self.seed = seed
-        self.queue = queue
-        self.block_size_mb = block_size_mb
-        self.reduce_mb_per_task = reduce_mb_per_task
-        self.map_mb_s = map_mb_s
-        self.reduce_mb_s = reduce_mb_s
-        self.overhead_s = overhead_s
-        self.noise_sigma = noise_sigma
-        self.max_tasks_per_stage = max_tasks_per_stage
-        self.map_memory_mb = map_memory_mb
-        self.reduce_memory_mb = reduce_memory_mb
-        self.vcores = vcores
-        self.window_s = window_s
-        self.job_prefix = job_prefix
-        self.user = user
+    seed: int = 0
+    queue: QueueRule = "default"
+    block_size_mb: float = 128.0
+    reduce_mb_per_task: float = 1024.0
+    map_mb_s: float = 10.0
+    reduce_mb_s: float = 10.0
+    overhead_s: float = 5.0
+    noise_sigma: float = 0.25
+    max_tasks_per_stage: int = 2000
+    map_memory_mb: float = 1024.0
+    reduce_memory_mb: float = 1024.0
+    vcores: float = 1.0
+    window_s: tuple[float, float] | None = None
+    job_prefix: str = ""
+    user: str = "swim"
 
     @classmethod
     def sniff(cls, path: Path, head: bytes) -> bool:
