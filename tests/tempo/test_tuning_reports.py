@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from samples import sample_args
 
 from tempo.cli import cli
 from tempo.journal import SQLiteJournal
@@ -19,12 +20,7 @@ from tempo.reports import SCHEMA, journal_report, write_tuning_report
 
 REPO = Path(__file__).resolve().parents[2]
 CONTENDED = [
-    "--trace",
-    str(REPO / "traces" / "contended"),
-    "--templates",
-    str(REPO / "templates" / "contended"),
-    "--config",
-    str(REPO / "configs" / "contended-expert.xml"),
+    *sample_args("contended", config=True),
     "--cluster",
     "nodes=5,memory-mb=8192,vcores=8",
     "--site",

@@ -9,6 +9,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 from click.testing import CliRunner
+from samples import sample_args
 
 from tempo.cli import cli
 from tempo.cli.optimize import _render_failures
@@ -19,10 +20,7 @@ from whatif.allocation import AllocationDocument, effective_allocation
 REPO = Path(__file__).resolve().parents[3]
 ARGS = [
     "optimize",
-    "--trace",
-    str(REPO / "traces" / "two-tenant"),
-    "--templates",
-    str(REPO / "templates" / "two-tenant"),
+    *sample_args("two-tenant"),
     "--cluster",
     "nodes=20,memory-mb=8192,vcores=8",
     "--window",
@@ -154,14 +152,7 @@ def test_optimize_without_preemption_leaves_the_timeouts_alone_and_says_so(tmp_p
     assert "minSharePreemptionTimeout, fairSharePreemptionTimeout not tuned" in text.stdout
 
 
-CONTENDED = [
-    "optimize",
-    "--trace",
-    str(REPO / "traces" / "contended"),
-    "--templates",
-    str(REPO / "templates" / "contended"),
-    "--preemption",
-]
+CONTENDED = ["optimize", *sample_args("contended"), "--preemption"]
 
 
 def test_optimize_finds_the_large_gain_on_the_contended_sample_in_both_dialects(tmp_path):
@@ -193,5 +184,7 @@ def test_optimize_replicates_under_the_noise_model(tmp_path):
             "--replicates", "2", "--noise", "typical", "-o", str(tmp_path / "a.xml"), "--json"]  # fmt: skip
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
-    bad = CliRunner().invoke(cli, [*args[:-3], "--noise", "stragglers=lots", "-o", str(tmp_path / "b.xml")])
+    bad = CliRunner().invoke(
+        cli, [*args[:-3], "--noise", "stragglers=lots", "-o", str(tmp_path / "b.xml")]
+    )
     assert bad.exit_code == 2 and "--noise" in bad.output and "stragglers" in bad.output

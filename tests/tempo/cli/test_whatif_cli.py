@@ -4,18 +4,14 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
+from samples import sample_args
 
 from tempo.cli import cli
 
 REPO = Path(__file__).resolve().parents[3]
 ARGS = [
     "whatif",
-    "--trace",
-    str(REPO / "traces" / "two-tenant"),
-    "--config",
-    str(REPO / "configs" / "two-tenant-expert.xml"),
-    "--templates",
-    str(REPO / "templates" / "two-tenant"),
+    *sample_args("two-tenant", config=True),
     "--executor",
     "serial",
     "--no-progress",
