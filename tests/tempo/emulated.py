@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tempo.loop.demo import PausedClock
 from whatif import Workload
 from whatif.trace import Trace
 
@@ -69,17 +70,14 @@ class FakeTime:
         return self.now
 
 
-class FakeClock:
-    """A wall clock that moves only when told to."""
+class FakeClock(PausedClock):
+    """The demo's paused wall clock, started at 1000 s and moved only when told to."""
 
     def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+        self.now_s = 1000.0
 
     def advance(self, seconds: float) -> None:
-        self.now += seconds
+        self.sleep(seconds)
 
 
 def write(path: Path, data: bytes) -> Path:

@@ -55,7 +55,7 @@ def client(rm: EmulatedRM):
 
 def at(clock: FakeClock, trace_s: float) -> None:
     """Move the fake wall clock so that the emulator's trace time is `trace_s` (start 0)."""
-    clock.now = 1000.0 + trace_s / SPEED
+    clock.now_s = 1000.0 + trace_s / SPEED
 
 
 def verbatim(name: str) -> object:
