@@ -72,13 +72,31 @@ def test_qs_six_tenant_templates_on_the_two_tenant_trace_are_refused():
     assert "also missing: root.mv (line 18)" in result.output
 
 
-def test_qs_resource_metric_without_cluster_names_the_option_and_the_template(tmp_path, trace_dir):
-    """QS_UTIL without --cluster is a usage error naming --cluster and the template line,
-    never a library call."""
-    (tmp_path / "t.qs").write_text("QUEUE root.prod\nCONSTRAINT QS_UTIL < 90%;\n")
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            "QUEUE root.prod\nCONSTRAINT QS_UTIL < 90%;\n",
+            "t.qs:2: QS_UTIL needs --cluster SPEC",
+            id="resource-metric-without-cluster",
+        ),
+        pytest.param(
+            "QUEUE root.prod\nOPTIMIZE QS_AJR\n",
+            "t.qs:3:1: expected ';' after OPTIMIZE QS_AJR",
+            id="syntax-error",
+        ),
+    ],
+)
+def test_qs_template_errors_are_one_line_naming_the_place_and_exit_2(
+    trace_dir, tmp_path, text, message
+):
+    """A template error is one line with its file:line[:col] and exit status 2: a syntax
+    error, or QS_UTIL without --cluster (a usage error naming --cluster and the template
+    line, never a library call)."""
+    (tmp_path / "t.qs").write_text(text)
     result = _qs("--trace", trace_dir, "--templates", tmp_path / "t.qs")
     assert result.exit_code == 2
-    assert "t.qs:2: QS_UTIL needs --cluster SPEC" in result.output
+    assert message in result.output
     assert "Cluster.parse" not in result.output
 
 
@@ -93,14 +111,6 @@ def test_qs_window_option_and_text_output(trace_dir):
     assert result.exit_code == 0, result.output
     assert "60 s" not in result.output and "1 min" in result.output
     assert "root.prod" in result.output
-
-
-def test_qs_bad_template_is_one_line_and_exit_2(trace_dir, tmp_path):
-    """A template error is reported as file:line:col on one line with exit status 2."""
-    (tmp_path / "bad.qs").write_text("QUEUE root.prod\nOPTIMIZE QS_AJR\n")
-    result = _qs("--trace", trace_dir, "--templates", tmp_path / "bad.qs")
-    assert result.exit_code == 2
-    assert "bad.qs:3:1: expected ';' after OPTIMIZE QS_AJR" in result.output
 
 
 def test_qs_bad_window_is_exit_2(trace_dir):
