@@ -6,7 +6,6 @@ import pytest
 
 from whatif.forecast import job_sizes
 from whatif.nested import nested_workloads
-from whatif.provisioning import WorkloadScenario, scenario_workloads
 from whatif.readers import read_trace
 from whatif.workload_model import WorkloadModel
 
@@ -43,18 +42,3 @@ def test_larger_factors_hold_every_job_and_task_of_smaller_ones(model):
     assert w1 / w0 == pytest.approx(1.3 * 1.5, rel=0.1) and w2 / w0 == pytest.approx(3.6, rel=0.1)
     assert _work(median, "root.prod") == _work(now, "root.prod")
     assert _work(upper, "root.prod")[0] / _work(now, "root.prod")[0] == pytest.approx(1.2, rel=0.05)
-
-
-def test_per_queue_scenarios_are_nested_and_plain_ones_are_not_changed():
-    workload = read_trace(REPO / "traces" / "two-tenant").workload
-    scenarios = [
-        WorkloadScenario(name="now"),
-        WorkloadScenario(per_queue=(("root.prod", 1.5, 1.2),), name="median"),
-    ]
-    (_, now), (_, grown) = scenario_workloads(workload, scenarios, seed=2)
-    assert set(now.tasks["task_id"]) < set(grown.tasks["task_id"])
-    plain = scenario_workloads(workload, [WorkloadScenario(), WorkloadScenario(1.3)], seed=2)
-    generated = WorkloadModel().fit(workload).with_growth(1.3)
-    first, last = workload.span_s
-    again = generated.generate(hours=(last - first) / 3600, seed=2, start_s=first)
-    assert plain[1][1].tasks["task_id"].tolist() == again.tasks["task_id"].tolist()
