@@ -61,9 +61,13 @@ def pools() -> AllocationDocument:
     return AllocationDocument.from_bytes(POOLS, source="pools.xml")
 
 
-def hadoop1_space(settings=MRV1.settings) -> ConfigurationSpace:
+def hadoop1_space(spec=MRV1.settings, cluster=SLOTS, **options) -> ConfigurationSpace:
+    """The space of `pools()` read as Hadoop 1 on `cluster`, from `spec` (a SpaceSpec, or
+    the settings of one)."""
+    if not isinstance(spec, SpaceSpec):
+        spec = SpaceSpec(settings=spec)
     return ConfigurationSpace.from_spec(
-        SpaceSpec(settings=settings), effective_allocation(pools(), hadoop_version=1), SLOTS
+        spec, effective_allocation(pools(), hadoop_version=1), cluster, **options
     )
 
 
@@ -109,9 +113,7 @@ def test_a_hadoop_1_file_tunes_exactly_the_hadoop_1_settings():
 
 def test_the_default_hadoop_1_space_is_the_papers_settings_in_hadoop_1_names():
     """Without settings: weights, map and reduce minimum shares and both preemption timeouts."""
-    space = ConfigurationSpace.from_spec(
-        SpaceSpec(), effective_allocation(pools(), hadoop_version=1), SLOTS
-    )
+    space = hadoop1_space(SpaceSpec())
     assert {d.setting for d in space.dimensions} == set(MRV1.defaults)
     assert (
         "root.deadline.minMaps" in space.names and "root.fairSharePreemptionTimeout" in space.names
@@ -226,39 +228,25 @@ def test_a_yarn_file_never_gets_hadoop_1_elements():
             r"ConfigurationSpace.default: settings: expected one of weight, minMaps.*got 'priority'$",
         ),
         (
-            lambda: ConfigurationSpace.from_spec(
-                SpaceSpec().with_overrides(["root.deadline.maxRunningApps=1:10"]),
-                effective_allocation(pools(), hadoop_version=1),
-                SLOTS,
+            lambda: hadoop1_space(
+                SpaceSpec().with_overrides(["root.deadline.maxRunningApps=1:10"])
             ),
             r"^override 'root.deadline.maxRunningApps=1:10': root.deadline.maxRunningApps: "
             r"expected one of .*maxRunningJobs.*got 'maxRunningApps'",
         ),
         (
-            lambda: ConfigurationSpace.from_spec(
-                SpaceSpec().with_overrides(["root.deadline.fairSharePreemptionTimeout=30:600"]),
-                effective_allocation(pools(), hadoop_version=1),
-                SLOTS,
+            lambda: hadoop1_space(
+                SpaceSpec().with_overrides(["root.deadline.fairSharePreemptionTimeout=30:600"])
             ),
             r"root.deadline.fairSharePreemptionTimeout: expected root.fairSharePreemptionTimeout "
             r"\(Hadoop 1 \(MRv1\) reads fairSharePreemptionTimeout only at the top of the file\)",
         ),
         (
-            lambda: ConfigurationSpace.from_spec(
-                SpaceSpec(settings=("minMaps",)),
-                effective_allocation(pools(), hadoop_version=1),
-                None,
-                hadoop_version=1,
-            ),
+            lambda: hadoop1_space(("minMaps",), None, hadoop_version=1),
             r"root.deadline.minMaps: cluster: required to bound minMaps",
         ),
         (
-            lambda: ConfigurationSpace.from_spec(
-                SpaceSpec(),
-                effective_allocation(pools(), hadoop_version=1),
-                MEMORY,
-                hadoop_version=1,
-            ),
+            lambda: hadoop1_space(SpaceSpec(), MEMORY, hadoop_version=1),
             r"hadoop_version 1: expected a slot cluster \(map-slots=N,reduce-slots=M\) for Hadoop 1, "
             r"got the cluster memory-mb=102400,vcores=100",
         ),
@@ -272,7 +260,7 @@ def test_a_setting_of_the_wrong_dialect_is_a_clear_error(build, match):
 
 def test_rules_bound_hadoop_1_settings_in_slots():
     """Percentages of a slot setting are of that slot type; the top-level timeout is tuned on root."""
-    space = ConfigurationSpace.from_spec(
+    space = hadoop1_space(
         SpaceSpec(settings=("weight",)).with_overrides(
             [
                 "deadline.minMaps=0:50%",
@@ -280,9 +268,7 @@ def test_rules_bound_hadoop_1_settings_in_slots():
                 "root.fairSharePreemptionTimeout=30:900",
                 "root.besteffort.schedulingMode=default",
             ]
-        ),
-        effective_allocation(pools(), hadoop_version=1),
-        SLOTS,
+        )
     )
     bounds = {d.name: (d.low, d.high) for d in space.dimensions}
     assert bounds["root.deadline.minMaps"] == (0, 15)
