@@ -16,7 +16,6 @@ from tempo.errors import RMError
 
 #: Marker for "this field is required".
 REQUIRED: Any = object()
-_ABSENT: Any = object()
 _T = TypeVar("_T")
 
 
@@ -53,26 +52,55 @@ def items(value: object, key: str, *, where: str) -> list[Mapping[str, Any]]:
 
 def integer(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
     """An integer field; numeric strings and integral floats are accepted."""
-    value = _present(obj, key, where=where, default=default)
-    if value is _ABSENT:
-        return default
-    if isinstance(value, bool):
-        raise RMError(f"{where}.{key}: expected an integer, got {value!r}")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return _from_text(value, int, f"{where}.{key}", "an integer")
+    return _field(obj, key, where, default, _integer)
 
 
 def number(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
     """A numeric field as a float; numeric strings are accepted."""
-    value = _present(obj, key, where=where, default=default)
-    if value is _ABSENT:
+    return _field(obj, key, where, default, _number)
+
+
+def text(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
+    """A string field; numbers are turned into their text."""
+    return _field(obj, key, where, default, _text)
+
+
+def flag(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
+    """A boolean field; ``"true"``/``"false"`` strings are accepted."""
+    return _field(obj, key, where, default, _flag)
+
+
+def _field(
+    obj: Mapping[str, Any],
+    key: str,
+    where: str,
+    default: Any,
+    convert: Callable[[object, str], Any],
+) -> Any:
+    """``obj[key]`` converted by `convert` (given the value and the field's path); a missing
+    or null field is `default`, or an error when it is `REQUIRED`."""
+    value = obj.get(key)
+    if value is None:
+        if default is REQUIRED:
+            raise RMError(f"{where}.{key}: missing")
         return default
+    return convert(value, f"{where}.{key}")
+
+
+def _integer(value: object, where: str) -> int:
+    if isinstance(value, bool):
+        raise RMError(f"{where}: expected an integer, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return _from_text(value, int, where, "an integer")
+
+
+def _number(value: object, where: str) -> float:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    return _from_text(value, float, f"{where}.{key}", "a number")
+    return _from_text(value, float, where, "a number")
 
 
 def _from_text(value: object, parse: Callable[[str], _T], where: str, expected: str) -> _T:
@@ -85,37 +113,20 @@ def _from_text(value: object, parse: Callable[[str], _T], where: str, expected: 
     raise RMError(f"{where}: expected {expected}, got {_describe(value)}")
 
 
-def text(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
-    """A string field; numbers are turned into their text."""
-    value = _present(obj, key, where=where, default=default)
-    if value is _ABSENT:
-        return default
+def _text(value: object, where: str) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)
-    raise RMError(f"{where}.{key}: expected a string, got {_describe(value)}")
+    raise RMError(f"{where}: expected a string, got {_describe(value)}")
 
 
-def flag(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
-    """A boolean field; ``"true"``/``"false"`` strings are accepted."""
-    value = _present(obj, key, where=where, default=default)
-    if value is _ABSENT:
-        return default
+def _flag(value: object, where: str) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise RMError(f"{where}.{key}: expected true or false, got {_describe(value)}")
-
-
-def _present(obj: Mapping[str, Any], key: str, *, where: str, default: Any) -> Any:
-    value = obj.get(key)
-    if value is None:
-        if default is REQUIRED:
-            raise RMError(f"{where}.{key}: missing")
-        return _ABSENT
-    return value
+    raise RMError(f"{where}: expected true or false, got {_describe(value)}")
 
 
 def _describe(value: object) -> str:
