@@ -35,7 +35,7 @@ from tempo.space.capacity_dims import (
     current_value,
     default_dimensions,
 )
-from tempo.space.codec import Codec
+from tempo.space.codec import Codec, checked_dimensions
 from tempo.space.sampling import in_ball
 from whatif.capacity.document import ConfigurationDocument
 from whatif.capacity.model import child_names, effective_queues, read_capacity, read_maximum
@@ -58,13 +58,7 @@ class CapacitySpace:
     _codec: Codec = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        dims = tuple(self.dimensions)
-        if not dims:
-            raise ValidationError("CapacitySpace.dimensions: expected at least one, got none")
-        names = [d.name for d in dims]
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ValidationError(f"CapacitySpace.dimensions: {', '.join(repeated)} repeated")
+        dims = checked_dimensions("CapacitySpace", self.dimensions)
         object.__setattr__(self, "dimensions", dims)
         object.__setattr__(self, "_codec", Codec(dims))  # type: ignore[arg-type]
 

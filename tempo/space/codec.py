@@ -10,11 +10,36 @@ equal cells and encodes choice i at its cell's centre, (i + 0.5) / k.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from tempo.space.dimension import OFF_BAND, Dimension
+from whatif.errors import ValidationError
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_D = TypeVar("_D", bound=_Named)
+
+
+def checked_dimensions(owner: str, dimensions: Iterable[_D]) -> tuple[_D, ...]:
+    """`dimensions` as a tuple, refused (`ValidationError` naming ``owner.dimensions``) when
+    empty or when two share a name: the check every space makes of its dimensions."""
+    dims = tuple(dimensions)
+    if not dims:
+        raise ValidationError(f"{owner}.dimensions: expected at least one, got none")
+    names = [d.name for d in dims]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValidationError(
+            f"{owner}.dimensions: expected unique names, got {', '.join(repeated)} twice"
+        )
+    return dims
 
 
 class Codec:

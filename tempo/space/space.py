@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tempo.space.codec import Codec
+from tempo.space.codec import Codec, checked_dimensions
 from tempo.space.configuration import Configuration
 from tempo.space.defaults import default_dimensions, queue_path
 from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for, without_preemption
@@ -86,8 +86,6 @@ class ConfigurationSpace:
 
     def __post_init__(self) -> None:
         dimensions = tuple(self.dimensions)
-        if not dimensions:
-            raise ValidationError("ConfigurationSpace.dimensions: expected at least one, got none")
         dialect = dialect_of(self.hadoop_version)
         for dimension in dimensions:
             if not isinstance(dimension, Dimension):
@@ -113,12 +111,7 @@ class ConfigurationSpace:
                 raise ValidationError(
                     f"{dimension.name}: cluster: required to bound {dimension.setting}, got None"
                 )
-        names = [d.name for d in dimensions]
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ValidationError(
-                f"ConfigurationSpace.dimensions: expected unique names, got {', '.join(repeated)} twice"
-            )
+        dimensions = checked_dimensions("ConfigurationSpace", dimensions)
         object.__setattr__(self, "dimensions", dimensions)
         object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "_codec", Codec(dimensions))
