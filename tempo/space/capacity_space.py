@@ -35,7 +35,7 @@ from tempo.space.capacity_dims import (
     current_value,
     default_dimensions,
 )
-from tempo.space.codec import Codec, checked_dimensions
+from tempo.space.codec import Codec, CodedSpace, checked_dimensions
 from tempo.space.sampling import in_ball
 from whatif.capacity.document import ConfigurationDocument
 from whatif.capacity.model import child_names, effective_queues, read_capacity, read_maximum
@@ -49,7 +49,7 @@ ROUNDS = 60
 
 
 @dataclass(frozen=True)
-class CapacitySpace:
+class CapacitySpace(CodedSpace):
     """Tuned Capacity Scheduler properties of one configuration (`base`), and the maps over them."""
 
     dimensions: tuple[CapacityDimension, ...]
@@ -78,20 +78,6 @@ class CapacitySpace:
                 f"{doc.source}: expected at least one setting to tune, got none ({' '.join(notes)})"
             )
         return cls(tuple(dims), doc, tuple(notes))
-
-    def __len__(self) -> int:
-        return len(self.dimensions)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(d.name for d in self.dimensions)
-
-    @property
-    def steps(self) -> np.ndarray:
-        """Per coordinate, the move that changes its setting from anywhere (0: continuous)."""
-        bottom = self._codec.to_unit(self._codec.low[np.newaxis, :])
-        steps: np.ndarray = self._codec.steps(bottom)[0]
-        return steps
 
     def steps_at(self, vector: np.ndarray) -> np.ndarray:
         """Per coordinate, the move from `vector` to the next setting value (0: continuous)."""

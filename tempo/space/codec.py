@@ -11,7 +11,7 @@ equal cells and encodes choice i at its cell's centre, (i + 0.5) / k.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -132,3 +132,33 @@ class Codec:
         from_off = np.where(self.band, OFF_BAND / 2, unit_step)
         integer = np.where(self._off_units(units), from_off, unit_step)
         return np.where(self.categorical, 1.0 / self.cells, np.where(self.integer, integer, 0.0))
+
+
+class CodedSpace:
+    """What a space answers from its dimensions and their `Codec` alone, the same way for
+    `ConfigurationSpace` and `CapacitySpace` (both inherit it): its size, names and steps."""
+
+    dimensions: tuple[Any, ...]
+    _codec: Codec
+
+    def __len__(self) -> int:
+        return len(self.dimensions)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Dimension names in vector order (``root.etl.weight``)."""
+        return tuple(d.name for d in self.dimensions)
+
+    @property
+    def steps(self) -> np.ndarray:
+        """Per coordinate, the normalized move that changes its setting from anywhere, shape (d,).
+
+        Integer settings: one unit at the bottom of the range, the widest a unit
+        step gets (on a log scale steps shrink as values grow; on a linear one they
+        are all equal), so a move this long changes the value wherever it starts.
+        Categorical: ``1 / len(choices)``. Continuous: 0. See ``steps_at`` for the
+        step at one point.
+        """
+        bottom = self._codec.to_unit(self._codec.low[np.newaxis, :])
+        steps: np.ndarray = self._codec.steps(bottom)[0]
+        return steps

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tempo.space.codec import Codec, checked_dimensions
+from tempo.space.codec import Codec, CodedSpace, checked_dimensions
 from tempo.space.configuration import Configuration
 from tempo.space.defaults import default_dimensions, queue_path
 from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for, without_preemption
@@ -61,7 +61,7 @@ SIGNIFICANT_DIGITS = 6
 
 
 @dataclass(frozen=True)
-class ConfigurationSpace:
+class ConfigurationSpace(CodedSpace):
     """The tunable settings, their bounds and encodings, and the maps between values and vectors.
 
     Parameters
@@ -247,14 +247,6 @@ class ConfigurationSpace:
 
     # -- description --------------------------------------------------------------
 
-    def __len__(self) -> int:
-        return len(self.dimensions)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """Dimension names in vector order (``root.etl.weight``)."""
-        return tuple(d.name for d in self.dimensions)
-
     def index(self, name: str) -> int:
         """The vector position of a dimension by name."""
         try:
@@ -279,20 +271,6 @@ class ConfigurationSpace:
             }
             for d in self.dimensions
         ]
-
-    @property
-    def steps(self) -> np.ndarray:
-        """Per coordinate, the normalized move that changes its setting from anywhere, shape (d,).
-
-        Integer settings: one unit at the bottom of the range, the widest a unit
-        step gets (on a log scale steps shrink as values grow; on a linear one they
-        are all equal), so a move this long changes the value wherever it starts.
-        Categorical: ``1 / len(choices)``. Continuous: 0. See `steps_at` for the
-        step at one point.
-        """
-        bottom = self._codec.to_unit(self._codec.low[np.newaxis, :])
-        steps: np.ndarray = self._codec.steps(bottom)[0]
-        return steps
 
     def steps_at(self, vector: np.ndarray) -> np.ndarray:
         """Per coordinate, the normalized move from `vector` to the next setting value, shape (d,).
