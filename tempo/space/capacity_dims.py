@@ -112,6 +112,10 @@ class CapacityDimension:
         """The full property name in ``capacity-scheduler.xml``."""
         return key(self.queue, self.setting) if self.queue else PREEMPTION_PREFIX + self.setting
 
+    def contains(self, value: float) -> bool:
+        """Whether `value` can be encoded without clipping (within 1e-9 of the bounds)."""
+        return self.low - 1e-9 <= value <= self.high + 1e-9
+
     def describe(self) -> str:
         if self.domain == "categorical":
             return f"{' | '.join(self.choices)} categorical"

@@ -93,17 +93,13 @@ class CapacitySpace(CodedSpace):
 
     def encode(self, doc: ConfigurationDocument, *, clip: bool = False) -> np.ndarray:
         """The vector of `doc`'s values; one outside its bounds is an error, or clipped with `clip`."""
-        values = self.values(doc)
-        for d, value in zip(self.dimensions, values, strict=True):
-            if not d.low - 1e-9 <= value <= d.high + 1e-9:
-                if not clip:
-                    raise ValidationError(
-                        f"{doc.source}: {d.property}: expected a value in {d.describe()}, "
-                        f"got {value:g}"
-                    )
-                logger.warning("%s: %g is outside %s; clipped", d.name, value, d.describe())
-        vector: np.ndarray = self._codec.to_unit(values[np.newaxis, :])[0]
-        return vector
+        return self._unit_vector(
+            self.values(doc),
+            clip=clip,
+            refusal=lambda d, value: (
+                f"{doc.source}: {d.property}: expected a value in {d.describe()}, got {value:g}"
+            ),
+        )
 
     def decode(self, vector: np.ndarray) -> tuple[tuple[str, str], ...]:
         """The ``(property, value text)`` pairs a vector stands for, after `project`."""

@@ -10,13 +10,16 @@ equal cells and encodes choice i at its cell's centre, (i + 0.5) / k.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from tempo.space.dimension import OFF_BAND, Dimension
 from whatif.errors import ValidationError
+
+logger = logging.getLogger(__name__)
 
 
 class _Named(Protocol):
@@ -148,6 +151,20 @@ class CodedSpace:
     def names(self) -> tuple[str, ...]:
         """Dimension names in vector order (``root.etl.weight``)."""
         return tuple(d.name for d in self.dimensions)
+
+    def _unit_vector(
+        self, values: np.ndarray, *, clip: bool, refusal: Callable[[Any, float], str]
+    ) -> np.ndarray:
+        """The unit vector of `values` (Hadoop units, shape (d,)). A value outside its
+        dimension's bounds is clipped with a warning when `clip`, else refused with the
+        message ``refusal(dimension, value)``."""
+        for d, value in zip(self.dimensions, values, strict=True):
+            if not d.contains(value):
+                if not clip:
+                    raise ValidationError(refusal(d, value))
+                logger.warning("%s: %g is outside %s; clipped", d.name, value, d.describe())
+        vector: np.ndarray = self._codec.to_unit(values[np.newaxis, :])[0]
+        return vector
 
     @property
     def steps(self) -> np.ndarray:

@@ -316,16 +316,14 @@ class ConfigurationSpace(CodedSpace):
                 "encode: source: expected EffectiveAllocation or Configuration, "
                 f"got {type(source).__name__}"
             )
-        for d, value in zip(self.dimensions, values, strict=True):
-            if not d.contains(value):
-                if not clip:
-                    raise ValidationError(
-                        f"{d.name}: expected a value in {d.describe()}, got {value:g} "
-                        "(widen the bounds or encode with clip=True)"
-                    )
-                logger.warning("%s: %g is outside %s; clipped", d.name, value, d.describe())
-        vector: np.ndarray = self._codec.to_unit(values[np.newaxis, :])[0]
-        return vector
+        return self._unit_vector(
+            values,
+            clip=clip,
+            refusal=lambda d, value: (
+                f"{d.name}: expected a value in {d.describe()}, got {value:g} "
+                "(widen the bounds or encode with clip=True)"
+            ),
+        )
 
     def _configuration_values(self, configuration: Configuration) -> np.ndarray:
         keys = [(q, k) for q, k, _ in configuration]
