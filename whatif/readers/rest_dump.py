@@ -121,21 +121,14 @@ class RestDumpReader(ContainerSizedReader):
     def _attempt_table(self, attempts: pd.DataFrame) -> pd.DataFrame:
         """The observed attempts: sizes assumed, preempted where a KILLED attempt's
         diagnostics say so."""
-        return pd.DataFrame(
-            {
-                "job_id": attempts["job_id"],
-                "task_id": attempts["task_id"],
-                "attempt_id": attempts["attempt_id"],
-                "stage": attempts["stage"],
-                "start_s": attempts["start_s"],
-                "finish_s": attempts["finish_s"],
-                "memory_mb": self._container_memory(attempts["stage"]),
-                "vcores": float(self.vcores),
-                "state": attempts["state"],
-                "preempted": attempts["state"].eq("KILLED").to_numpy()
-                & attempts["diagnostics"].str.lower().str.contains("preempt").to_numpy(dtype=bool),
-                "node": attempts["node"],
-            }
+        kept = ["job_id", "task_id", "attempt_id", "stage", "start_s", "finish_s"]
+        return attempts[kept].assign(
+            memory_mb=self._container_memory(attempts["stage"]),
+            vcores=float(self.vcores),
+            state=attempts["state"],
+            preempted=attempts["state"].eq("KILLED").to_numpy()
+            & attempts["diagnostics"].str.lower().str.contains("preempt").to_numpy(dtype=bool),
+            node=attempts["node"],
         )
 
     def assemble(self, tables: dict[str, pd.DataFrame], *, source: Path) -> Trace:
