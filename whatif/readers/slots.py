@@ -35,8 +35,21 @@ from whatif.errors import ValidationError
 from whatif.readers.hadoop_ids import TASK_LETTERS
 
 
+class _ObservedCluster:
+    """What `ObservedSlots` and `ObservedNodes` both derive from their ``--cluster`` spec."""
+
+    @property
+    def spec(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def cluster(self) -> Cluster:
+        """The cluster of `spec`."""
+        return Cluster.parse(self.spec)
+
+
 @dataclass(frozen=True)
-class ObservedSlots:
+class ObservedSlots(_ObservedCluster):
     """Trackers seen and the most concurrent attempts per tracker and slot kind."""
 
     trackers: int
@@ -50,10 +63,6 @@ class ObservedSlots:
         maps = self.trackers * max(self.map_slots, 1)
         reduces = self.trackers * max(self.reduce_slots, 1)
         return f"map-slots={maps},reduce-slots={reduces}"
-
-    @property
-    def cluster(self) -> Cluster:
-        return Cluster.parse(self.spec)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -135,7 +144,7 @@ DEFAULT_INCREMENT_VCORES = 1.0
 
 
 @dataclass(frozen=True)
-class ObservedNodes:
+class ObservedNodes(_ObservedCluster):
     """NodeManagers seen and the per-node size they imply (see the module docstring).
 
     ``memory_mb`` and ``vcores`` are the busiest node's peaks of allocated
@@ -156,10 +165,6 @@ class ObservedNodes:
     def spec(self) -> str:
         """A ``--cluster`` SPEC: that many nodes of the rounded-up peaks."""
         return f"nodes={self.nodes},memory-mb={self.memory_mb:g},vcores={self.vcores:g}"
-
-    @property
-    def cluster(self) -> Cluster:
-        return Cluster.parse(self.spec)
 
     def to_dict(self) -> dict[str, Any]:
         return {
