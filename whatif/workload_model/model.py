@@ -30,6 +30,7 @@ logger = logging.getLogger(__name__)
 REPORT_COLUMNS = ("queue", "stage", "quantity", "family", "n", "ks_stat", "p_value", "mu", "sigma")
 
 
+@dataclasses.dataclass(kw_only=True, eq=False, repr=False)
 class WorkloadModel:
     """Per-queue statistical model of job arrivals, job shapes and tasks.
 
@@ -77,33 +78,16 @@ class WorkloadModel:
     >>> grown = model.with_growth(1.3).generate(hours=24, seed=7)  # doctest: +SKIP
     """
 
-    def __init__(
-        self,
-        *,
-        duration_family: str = "auto",
-        profile: str = "hour-of-day",
-        min_jobs_for_profile: int = 100,
-        ks_alpha: float = 0.01,
-        min_recurrences: int = 3,
-        max_empirical_points: int = 512,
-    ) -> None:
-        self.duration_family = duration_family
-        self.profile = profile
-        self.min_jobs_for_profile = min_jobs_for_profile
-        self.ks_alpha = ks_alpha
-        self.min_recurrences = min_recurrences
-        self.max_empirical_points = max_empirical_points
+    duration_family: str = "auto"
+    profile: str = "hour-of-day"
+    min_jobs_for_profile: int = 100
+    ks_alpha: float = 0.01
+    min_recurrences: int = 3
+    max_empirical_points: int = 512
 
     def get_params(self) -> dict[str, Any]:
-        """The constructor's keyword arguments, as given."""
-        return {
-            "duration_family": self.duration_family,
-            "profile": self.profile,
-            "min_jobs_for_profile": self.min_jobs_for_profile,
-            "ks_alpha": self.ks_alpha,
-            "min_recurrences": self.min_recurrences,
-            "max_empirical_points": self.max_empirical_points,
-        }
+        """The constructor's keyword arguments (the dataclass fields), as given."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -146,12 +130,7 @@ class WorkloadModel:
                 jobs[mine],
                 tasks[(queue_of_task == name).to_numpy()],
                 window=window,
-                duration_family=self.duration_family,
-                profile=self.profile,
-                min_jobs_for_profile=self.min_jobs_for_profile,
-                ks_alpha=self.ks_alpha,
-                min_recurrences=self.min_recurrences,
-                max_empirical_points=self.max_empirical_points,
+                **self.get_params(),
             )
             rows.extend(report)
         self.queues_ = queues
