@@ -7,6 +7,7 @@ so QS metrics and accuracy reports work on both.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -45,6 +46,17 @@ ATTEMPT_COLUMNS: dict[str, tuple[str, ColumnDefault]] = {
     "is_am": ("bool", False),
     "node": ("string", ""),
 }
+
+
+class DeferredAttempts(Protocol):
+    """An attempts table kept as codes and numbers until something reads it
+    (`Schedule.deferred`): its length, its count of a state and the table itself."""
+
+    def __len__(self) -> int: ...
+
+    def count_state(self, state: str) -> int: ...
+
+    def build(self) -> pd.DataFrame: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,6 +129,20 @@ class Schedule:
         object.__setattr__(schedule, "attempts", attempts)
         return schedule
 
+    @classmethod
+    def deferred(cls, jobs: pd.DataFrame, attempts: DeferredAttempts) -> Schedule:
+        """A Schedule whose attempts table is built by `attempts` on its first read, and
+        meanwhile held as the predictor's codes and numbers: no string per attempt.
+
+        For `predict`: ``tempo predict`` reads the jobs and the attempt counts alone, and at
+        1M tasks the table's id and name columns would be its largest memory. `jobs` and
+        the table built must be as `from_normalized` takes them.
+        """
+        schedule = object.__new__(_DeferredSchedule)
+        object.__setattr__(schedule, "jobs", jobs)
+        object.__setattr__(schedule, "_pending", attempts)
+        return schedule
+
     @property
     def n_jobs(self) -> int:
         return len(self.jobs)
@@ -125,10 +151,45 @@ class Schedule:
     def n_attempts(self) -> int:
         return len(self.attempts)
 
+    def count_attempts(self, state: str) -> int:
+        """How many attempts ended in `state` (one of `ATTEMPT_STATES`)."""
+        return int((self.attempts["state"] == state).sum())
+
     @property
     def queues(self) -> list[str]:
         return list(dict.fromkeys(self.jobs["queue"].tolist()))
 
     def __repr__(self) -> str:
-        killed = int((self.attempts["state"] == "KILLED").sum())
+        killed = self.count_attempts("KILLED")
         return f"Schedule(jobs={self.n_jobs}, attempts={self.n_attempts}, killed={killed})"
+
+
+class _DeferredSchedule(Schedule):
+    """A `Schedule.deferred`: ``attempts`` is built on first read, then held as any
+    Schedule's. Pickles as a plain Schedule (the table built), so that no builder travels."""
+
+    @property
+    def attempts(self) -> pd.DataFrame:
+        table: pd.DataFrame | None = self.__dict__.get("_attempts")
+        if table is None:
+            table = self.__dict__["_pending"].build()
+            object.__setattr__(self, "attempts", table)  # the setter: the codes go
+        return table
+
+    @attempts.setter
+    def attempts(self, table: pd.DataFrame) -> None:
+        # Only the dataclass machinery sets it (`dataclasses.replace`, `__post_init__`).
+        self.__dict__.pop("_pending", None)
+        self.__dict__["_attempts"] = table
+
+    @property
+    def n_attempts(self) -> int:
+        pending = self.__dict__.get("_pending")
+        return len(self.attempts) if pending is None else len(pending)
+
+    def count_attempts(self, state: str) -> int:
+        pending: DeferredAttempts | None = self.__dict__.get("_pending")
+        return super().count_attempts(state) if pending is None else pending.count_state(state)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Schedule.from_normalized, (self.jobs, self.attempts))
