@@ -123,7 +123,7 @@ def predict(
         assert observed is not None  # checked above
         errors = prediction_errors(schedule, observed)
     per_queue = _per_queue(schedule)
-    killed = int((schedule.attempts["state"] == "KILLED").sum())
+    killed = schedule.count_attempts("KILLED")
     if as_json:
         payload = {
             "jobs": schedule.n_jobs,
