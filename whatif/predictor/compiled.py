@@ -452,20 +452,20 @@ class CompiledEngine:
     def take_records(self) -> tuple[np.ndarray, ...]:
         """`records()`, freeing the engine's arrays on the way (the engine is unusable after).
 
-        Each attempt column is copied out before its array goes, so a copy of every record
-        and the kernel's attempt arrays are never held at once. The task arrays that `p`
-        views stay until `p` goes.
+        Every other array goes first (at 1M tasks the app trees alone are 38 MB), and each
+        attempt column is copied out before its array goes, so the copies never sit on top of
+        the simulation's peak. The task arrays that `p` views stay until `p` goes.
         """
         s = self.state
         n = int(s["gi"][K.GI_N_ATT])
         job_finish = s["jf"][:, K.JF_FINISH].copy()
-        start = s["af"][:n, K.AF_START].copy()
-        finish = s["af"][:n, K.AF_FINISH].copy()
-        del s["af"]
-        ai = s.pop("ai")
+        af, ai = s["af"], s["ai"]
+        s.clear()
+        start = af[:n, K.AF_START].copy()
+        finish = af[:n, K.AF_FINISH].copy()
+        del af
         task = ai[:n, K.AI_TASK].copy()
         state = ai[:n, K.AI_STATE].astype(np.int8)
         preempted = ai[:n, K.AI_PREEMPTED].astype(bool)
         del ai
-        s.clear()
         return task, start, finish, state, preempted, job_finish
