@@ -8,7 +8,10 @@ A cluster is given on the command line as a SPEC string of comma-separated
 - ``map-slots=30,reduce-slots=10``: a Hadoop 1 (MRv1) cluster where maps and
   reduces draw from their own pools of slots (``nodes=15,map-slots=30,...``: on 15
   TaskTrackers, which the predictor's heartbeats need; without ``nodes`` it assumes
-  trackers of 2 map and 2 reduce slots).
+  trackers of 2 map and 2 reduce slots);
+- ``hosts=/rack1/h1;/rack1/h2;/rack2/h3`` with either form: the nodes (TaskTrackers) by host
+  and rack, in place of ``nodes=N``, so that the split locations a Hadoop 1 trace records
+  can be matched to them (delay scheduling, ``whatif.predictor.locality``).
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ MAX_NODES = 100_000
 
 @dataclass(frozen=True)
 class Node:
-    """One NodeManager and what it offers to containers."""
+    """One NodeManager (or TaskTracker) and what it offers to containers; `name` is its
+    host where the cluster names its nodes (``hosts=``), and `rack` its rack ("" unknown)."""
 
     name: str
     memory_mb: float
     vcores: float
+    rack: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,9 @@ class Cluster:
         """A SPEC string that parses back to an equivalent cluster."""
         if self.slots:
             pools = ",".join(f"{k}-slots={v}" for k, v in self.slots)
+            if self.nodes and any(n.name != f"node{i:05d}" for i, n in enumerate(self.nodes)):
+                hosts = ";".join(f"{n.rack}/{n.name}" if n.rack else n.name for n in self.nodes)
+                return f"hosts={hosts},{pools}"
             return f"nodes={len(self.nodes)},{pools}" if self.nodes else pools
         if self.nodes and len({(n.memory_mb, n.vcores) for n in self.nodes}) == 1:
             n = self.nodes[0]
@@ -106,30 +114,7 @@ class Cluster:
             raise ClusterSpecError(
                 "cluster spec: expected e.g. 'memory-mb=819200,vcores=800', got an empty string"
             )
-        values: dict[str, float] = {}
-        for part in spec.split(","):
-            key, sep, raw = part.partition("=")
-            key = key.strip().lower()
-            if not sep:
-                raise ClusterSpecError(
-                    f"cluster spec {spec!r}: expected key=value, got {part.strip()!r}"
-                )
-            allowed = ("memory-mb", "memory-gb", "vcores", "nodes", "map-slots", "reduce-slots")
-            if key not in allowed:
-                raise ClusterSpecError(
-                    f"cluster spec {spec!r}: unknown key {key!r}; expected one of {', '.join(allowed)}"
-                )
-            try:
-                value = float(raw)
-            except ValueError:
-                raise ClusterSpecError(
-                    f"cluster spec {spec!r}: {key} expects a number, got {raw.strip()!r}"
-                ) from None
-            if not (value >= 0 and math.isfinite(value)):
-                raise ClusterSpecError(
-                    f"cluster spec {spec!r}: {key} expects a number >= 0, got {raw.strip()!r}"
-                )
-            values[key] = value
+        values, hosts = _spec_values(spec)
         memory = values.get("memory-mb", values.get("memory-gb", 0.0) * 1024.0)
         vcores = values.get("vcores", 0.0)
         slots = tuple(
@@ -137,17 +122,22 @@ class Cluster:
             for stage in ("map", "reduce")
             if f"{stage}-slots" in values
         )
-        count = 0
+        count = len(hosts)
         if "nodes" in values:
             count = int(values["nodes"])
             if not 1 <= count <= MAX_NODES or count != values["nodes"]:
                 raise ClusterSpecError(
                     f"cluster spec {spec!r}: nodes expects a whole number in [1, {MAX_NODES}]"
                 )
+            if hosts and count != len(hosts):
+                raise ClusterSpecError(
+                    f"cluster spec {spec!r}: nodes={count} but hosts names {len(hosts)}"
+                )
+        names = hosts or tuple(("", f"node{i:05d}") for i in range(count))
         if slots:
             total = sum(v for _, v in slots)
-            # nodes= with slots: the TaskTrackers the slots are spread over
-            trackers = tuple(Node(f"node{i:05d}", memory, vcores) for i in range(count))
+            # nodes= (or hosts=) with slots: the TaskTrackers the slots are spread over
+            trackers = tuple(Node(host, memory, vcores, rack) for rack, host in names)
             return cls(
                 memory_mb=memory or float(total),
                 vcores=vcores or float(total),
@@ -155,8 +145,61 @@ class Cluster:
                 slots=slots,
             )
         if count:
-            nodes = tuple(Node(f"node{i:05d}", memory, vcores) for i in range(count))
+            nodes = tuple(Node(host, memory, vcores, rack) for rack, host in names)
             return cls(memory_mb=memory * count, vcores=vcores * count, nodes=nodes)
         if vcores == 0:
             raise ClusterSpecError(f"cluster spec {spec!r}: expected vcores > 0")
         return cls(memory_mb=memory, vcores=vcores)
+
+
+_SPEC_KEYS = ("memory-mb", "memory-gb", "vcores", "nodes", "map-slots", "reduce-slots", "hosts")
+
+
+def _spec_values(spec: str) -> tuple[dict[str, float], tuple[tuple[str, str], ...]]:
+    """A SPEC's numbers by key, and its ``hosts=`` as (rack, host) pairs."""
+    values: dict[str, float] = {}
+    hosts: tuple[tuple[str, str], ...] = ()
+    for part in spec.split(","):
+        key, sep, raw = part.partition("=")
+        key = key.strip().lower()
+        if not sep:
+            raise ClusterSpecError(
+                f"cluster spec {spec!r}: expected key=value, got {part.strip()!r}"
+            )
+        if key not in _SPEC_KEYS:
+            raise ClusterSpecError(
+                f"cluster spec {spec!r}: unknown key {key!r}; expected one of {', '.join(_SPEC_KEYS)}"
+            )
+        if key == "hosts":
+            hosts = _hosts(spec, raw)
+            continue
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ClusterSpecError(
+                f"cluster spec {spec!r}: {key} expects a number, got {raw.strip()!r}"
+            ) from None
+        if not (value >= 0 and math.isfinite(value)):
+            raise ClusterSpecError(
+                f"cluster spec {spec!r}: {key} expects a number >= 0, got {raw.strip()!r}"
+            )
+        values[key] = value
+    return values, hosts
+
+
+def _hosts(spec: str, raw: str) -> tuple[tuple[str, str], ...]:
+    """``hosts=/rack/h1;/rack/h2;h3``: (rack, host) per node, in order, hosts distinct."""
+    pairs = []
+    for entry in raw.replace(" ", ";").split(";"):
+        if entry.strip():
+            rack, _, host = entry.strip().rpartition("/")
+            pairs.append((rack, host))
+    names = [host for _, host in pairs]
+    if not pairs or "" in names or len(set(names)) != len(names):
+        raise ClusterSpecError(
+            f"cluster spec {spec!r}: hosts expects distinct [/rack/]host names separated by "
+            f"';', got {raw.strip()!r}"
+        )
+    if len(pairs) > MAX_NODES:
+        raise ClusterSpecError(f"cluster spec {spec!r}: hosts names more than {MAX_NODES} nodes")
+    return tuple(pairs)

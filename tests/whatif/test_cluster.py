@@ -33,3 +33,16 @@ def test_bad_specs_say_what_was_expected(spec, match):
     """Each malformed SPEC names the key and what was expected."""
     with pytest.raises(ClusterSpecError, match=match):
         Cluster.parse(spec)
+
+
+def test_hosts_name_the_trackers_and_their_racks():
+    """``hosts=`` names the nodes by host and rack, in order, and round-trips through spec()."""
+    c = Cluster.parse("hosts=/r1/a;/r1/b;c,map-slots=6,reduce-slots=3")
+    assert [(n.name, n.rack) for n in c.nodes] == [("a", "/r1"), ("b", "/r1"), ("c", "")]
+    assert Cluster.parse(c.spec()) == c
+    for spec, match in [
+        ("hosts=a;a,map-slots=2", "distinct"),
+        ("hosts=a;b,nodes=3,map-slots=2", "nodes=3 but hosts names 2"),
+    ]:
+        with pytest.raises(ClusterSpecError, match=match):
+            Cluster.parse(spec)
