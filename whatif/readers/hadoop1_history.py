@@ -19,7 +19,9 @@ What is read: the job (``Job``: submit, launch and finish times, status, name, u
 ``JOB_QUEUE``), every task (``Task``: type MAP, REDUCE, SETUP or CLEANUP) and every
 attempt (``MapAttempt``/``ReduceAttempt``: start, finish, status SUCCESS, FAILED or
 KILLED, the TaskTracker, the host, and a reduce's ``SHUFFLE_FINISHED`` and
-``SORT_FINISHED``). The attempt's ``node`` is its TaskTracker (``TRACKER_NAME``
+``SORT_FINISHED``). A map's ``SPLITS`` (its split locations, ``/rack/host`` comma-separated)
+is kept in the task column ``split_locations`` for delay scheduling
+(`whatif.predictor.locality`). The attempt's ``node`` is its TaskTracker (``TRACKER_NAME``
 without the ``tracker_`` prefix), which is what holds the slots; ``host`` (from
 ``HOSTNAME``, rack dropped) is kept as an extra column. A job's queue is its
 Fair Scheduler pool, chosen as Hadoop 1's contrib ``PoolManager.getPoolName`` does
@@ -56,8 +58,8 @@ from whatif.readers.hadoop_ids import job_of_task, task_of_attempt
 from whatif.readers.jhist_tables import (
     ATTEMPT_TABLE,
     HISTORY_JOB_TABLE,
+    LOCATED_TASK_TABLE,
     SCHEDULE_JOB_TABLE,
-    TASK_TABLE,
 )
 from whatif.schedule import Schedule
 from whatif.trace import Trace
@@ -298,6 +300,8 @@ class Hadoop1HistoryReader(ContainerSizedReader):
                         task[key] = _time(values, key, where)
                 if "TASK_STATUS" in values:
                     task["state"] = STATES.get(values["TASK_STATUS"], "RUNNING")
+                if values.get("SPLITS"):
+                    task["SPLITS"] = values["SPLITS"]
                 continue
             attempt_id = _required(values, "TASK_ATTEMPT_ID", where)
             if task_of_attempt(attempt_id) != task_id:
@@ -321,7 +325,7 @@ class Hadoop1HistoryReader(ContainerSizedReader):
     def _trace(self, path: Path, jobs: dict[str, _Job]) -> Trace:
         job_rows = TableBuilder(HISTORY_JOB_TABLE)
         schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
-        tasks = TableBuilder(TASK_TABLE)
+        tasks = TableBuilder(LOCATED_TASK_TABLE)
         attempts = TableBuilder(HADOOP1_ATTEMPT_TABLE)
         unstarted = 0
         for job in jobs.values():
@@ -420,6 +424,7 @@ class Hadoop1HistoryReader(ContainerSizedReader):
                     task.get("state", "RUNNING"),
                     shuffle,
                     sort,
+                    task.get("SPLITS", "") if stage == "map" else "",
                 )
             )
 

@@ -89,6 +89,7 @@ class _Task:
     finish_s: float = _NAN
     state: str = "RUNNING"
     successful: str = ""
+    splits: str = ""
     attempts: list[str] = field(default_factory=list)
 
 
@@ -368,6 +369,7 @@ class JhistReader(ContainerSizedReader):
                 )
             task = tasks.setdefault(task_id, _Task(stage=STAGES[task_type]))
             task.start_s = event.time("startTime")
+            task.splits = event.text("splitLocations", "")
         elif kind in ("TASK_FINISHED", "TASK_FAILED"):
             task = self._task(event, tasks)
             task.finish_s = event.time("finishTime")
@@ -520,6 +522,7 @@ class JhistReader(ContainerSizedReader):
                 task.state,
                 shuffle,
                 sort,
+                task.splits if task.stage == "map" else "",
             )
         )
 

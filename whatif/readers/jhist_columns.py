@@ -65,7 +65,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "JobUnsuccessfulCompletion": ("jobid", "finishTime", "jobStatus"),
     "AMStarted": ("applicationAttemptId", "startTime", "containerId", "nodeManagerHost"),
     "NormalizedResource": ("taskType", "memory"),
-    "TaskStarted": ("taskid", "taskType", "startTime"),
+    "TaskStarted": ("taskid", "taskType", "startTime", "splitLocations"),
     "TaskFinished": ("taskid", "taskType", "finishTime", "status", "successfulAttemptId"),
     "TaskFailed": ("taskid", "taskType", "finishTime", "status"),
     "TaskAttemptStarted": ("taskid", "taskType", "attemptId", "startTime", "trackerName"),
@@ -397,6 +397,9 @@ def _tasks(
     start_row = _once(code, ev.is_("TaskStarted"), n_tasks, "task start")
     end_row = _once(code, ev.is_("TaskFinished", "TaskFailed"), n_tasks, "task end")
     t_start = _by_task(ev, "startTime", ("TaskStarted",), start_row)
+    splits = pc.fill_null(ev.column("splitLocations", ("TaskStarted",)), "")
+    t_splits = _at(splits.to_numpy(zero_copy_only=False), start_row, "")
+    is_map = pc.fill_null(pc.equal(stage, "map"), False).to_numpy(zero_copy_only=False)
     t_finish = _by_task(ev, "finishTime", ("TaskFinished", "TaskFailed"), end_row)
     status = pc.coalesce(
         ev.column("status", ("TaskFinished", "TaskFailed")),
@@ -497,6 +500,7 @@ def _tasks(
                 "observed_state": pa.array(t_state, pa.string()),
                 "shuffle_finish_s": _at(shuffle, pick, np.nan),
                 "sort_finish_s": _at(sort, pick, np.nan),
+                "split_locations": pa.array(np.where(is_map, t_splits, ""), pa.string()),
             }
         )
     )

@@ -62,6 +62,10 @@ TASK_TABLE = {
     "shuffle_finish_s": "float64",
     "sort_finish_s": "float64",
 }
+#: The tasks table of a trace that records maps' split locations (jhist
+#: ``splitLocations``, Rumen ``preferredLocations``, Hadoop 1 ``SPLITS``): comma-separated
+#: ``/rack/host`` or ``host`` entries, "" for none (`whatif.predictor.locality`).
+LOCATED_TASK_TABLE = {**TASK_TABLE, "split_locations": "string"}
 ATTEMPT_TABLE = {
     "job_id": "string",
     "task_id": "string",
@@ -84,7 +88,7 @@ class RowTables:
     def __init__(self) -> None:
         self.jobs = TableBuilder(JOB_TABLE)
         self.schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
-        self.tasks = TableBuilder(TASK_TABLE)
+        self.tasks = TableBuilder(LOCATED_TASK_TABLE)
         self.attempts = TableBuilder(ATTEMPT_TABLE)
         self.unstarted = 0
 

@@ -16,7 +16,9 @@ Every attempt goes to the observed schedule (results SUCCESS/FAILED/KILLED becom
 SUCCEEDED/FAILED/KILLED); a task's ``duration_s`` is its successful attempt's
 run time (else its last attempt's, else the task's). Container memory is
 ``jobMapMB``/``jobReduceMB`` when positive, else the options ``map_memory_mb``,
-``reduce_memory_mb``; ``-1`` times mean "not recorded".
+``reduce_memory_mb``; ``-1`` times mean "not recorded". A map's ``preferredLocations``
+(its split's hosts, ``{"layers": [rack, host]}`` each) are kept in the task column
+``split_locations`` as ``/rack/host`` entries (`whatif.predictor.locality`).
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from whatif.readers.columns import TableBuilder
 from whatif.readers.jhist_tables import (
     ATTEMPT_TABLE,
     HISTORY_JOB_TABLE,
+    LOCATED_TASK_TABLE,
     SCHEDULE_JOB_TABLE,
-    TASK_TABLE,
 )
 from whatif.readers.json_stream import JsonRecord, iter_json_objects
 from whatif.readers.rumen_columns import STAGES, STATES, Options, RumenTables, read_rumen_tables
@@ -122,7 +124,7 @@ class RumenReader(ContainerSizedReader):
         """The tables, one Python object per job and task; errors name ``path:line``."""
         jobs = TableBuilder(HISTORY_JOB_TABLE)
         schedule_jobs = TableBuilder(SCHEDULE_JOB_TABLE)
-        tasks = TableBuilder(TASK_TABLE)
+        tasks = TableBuilder(LOCATED_TASK_TABLE)
         attempts = TableBuilder(ATTEMPT_TABLE)
         n_jobs = 0
         for record in iter_json_objects(path):
@@ -275,8 +277,31 @@ class RumenReader(ContainerSizedReader):
                 task_state,
                 shuffle,
                 sort,
+                _locations(job, task, where) if stage == "map" else "",
             )
         )
+
+
+def _locations(job: _Job, task: dict[str, Any], where: str) -> str:
+    """A map's ``preferredLocations`` (``{"layers": [rack, host]}`` each) as ``/rack/host``
+    entries, comma-separated (`whatif.predictor.locality`)."""
+    raw = task.get("preferredLocations") or []
+    if not isinstance(raw, list):
+        raise job.fail(f"{where}field 'preferredLocations': expected a list")
+    entries = []
+    for k, location in enumerate(raw):
+        layers = location.get("layers") if isinstance(location, dict) else None
+        if (
+            not isinstance(layers, list)
+            or not layers
+            or not all(isinstance(x, str) for x in layers)
+        ):
+            raise job.fail(
+                f'{where}preferredLocations[{k}]: expected {{"layers": [rack, host]}}, '
+                f"got {location!r}"
+            )
+        entries.append("/" + "/".join(layers))
+    return ",".join(entries)
 
 
 def _positive(value: object, default: float) -> float:

@@ -69,6 +69,7 @@ _TASK = pa.struct(
         ("finishTime", _F),
         ("taskStatus", _S),
         ("attempts", pa.list_(_ATTEMPT)),
+        ("preferredLocations", pa.list_(pa.struct([("layers", pa.list_(_S))]))),
     ]
 )
 _LISTS = ("mapTasks", "reduceTasks", "otherTasks")
@@ -91,7 +92,7 @@ SCHEMA = pa.schema(
 #: (Arrow reads both as null): the fast path declines a file that has one.
 NULLS = re.compile(
     rb'"(?:jobID|queue|user|jobName|outcome|mapTasks|reduceTasks|otherTasks|taskID|taskType'
-    rb'|taskStatus|attempts|attemptID|result)"\s*:\s*null'
+    rb'|taskStatus|attempts|attemptID|result|layers)"\s*:\s*null'
 )
 #: Rumen task types, task/attempt outcomes and job outcomes (`whatif.readers.rumen`).
 STAGES = {"MAP": "map", "REDUCE": "reduce", "SETUP": "setup", "CLEANUP": "cleanup"}
@@ -162,6 +163,19 @@ def _parts(
         raise Declined("no job objects")
 
 
+def _locations(locations: pa.Array, is_map: np.ndarray) -> pa.Array:
+    """Each map's ``preferredLocations`` as ``/rack/host`` entries, comma-separated ("" for
+    other tasks), as the precise reader writes them; declines a location without layers."""
+    places = locations.flatten()
+    layers = places.field("layers")
+    if places.null_count or layers.null_count or (_lengths(layers) == 0).any():
+        raise Declined("a preferred location without layers")
+    entries = pc.binary_join_element_wise("/", pc.binary_join(layers, "/"), "")
+    offsets = np.concatenate([[0], np.cumsum(_lengths(locations))]).astype(np.int32)
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), entries), ",")
+    return pc.if_else(pa.array(is_map), pc.fill_null(joined, ""), "")
+
+
 def _lengths(lists: pa.Array) -> np.ndarray:
     result: np.ndarray = pc.fill_null(pc.list_value_length(lists), 0).to_numpy().astype(np.int64)
     return result
@@ -220,6 +234,7 @@ def _part(batch: pa.RecordBatch, options: Options) -> _Part:
             "observed_state": mapped(texts(field["taskStatus"], "SUCCESS"), STATES, "RUNNING"),
             "shuffle_finish_s": chosen_or(times(a["shuffleFinished"]), nan),
             "sort_finish_s": chosen_or(times(a["sortFinished"]), nan),
+            "split_locations": _locations(field["preferredLocations"], is_map),
         }
     )
     attempt_rows = _attempt_table(tasks, owner, a, a_start, a_finish, a_state)

@@ -109,6 +109,23 @@ def test_multiline_error_and_failed_killed_attempts(tmp_path):
     assert trace.workload.tasks.iloc[0]["duration_s"] == pytest.approx(3.0)
 
 
+def test_map_splits_are_kept_for_delay_scheduling(tmp_path):
+    """A map Task's ``SPLITS`` becomes its ``split_locations``; a reduce has none."""
+    path = tmp_path / "h"
+    path.write_text(
+        _history(
+            _job(),
+            f'Task TASKID="{T}_m_000000" TASK_TYPE="MAP" START_TIME="1000500" '
+            'SPLITS="/rack1/h1,/rack2/h2" .',
+            *_attempt("MAP", "m000000", 0, 1001000, 1003000, "h1"),
+            f'Task TASKID="{T}_r_000000" TASK_TYPE="REDUCE" START_TIME="1000500" SPLITS="" .',
+            *_attempt("REDUCE", "r000000", 0, 1003000, 1004000, "h2"),
+        )
+    )
+    tasks = read_trace(path).workload.tasks
+    assert tasks["split_locations"].tolist() == ["/rack1/h1,/rack2/h2", ""]
+
+
 @pytest.mark.parametrize(
     "record, message",
     [

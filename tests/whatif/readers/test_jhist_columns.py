@@ -298,3 +298,13 @@ def test_tasks_without_attempt_events_agree(tmp_path):
     lines = NEW.read_text().splitlines(keepends=True)
     path.write_text("".join(line for line in lines if not line.startswith('{"type":"MAP_ATTEMPT')))
     _same(path)
+
+
+def test_split_locations_are_kept_by_both_paths(tmp_path):
+    """TASK_STARTED ``splitLocations`` becomes a map's ``split_locations``, fast == precise."""
+    path = tmp_path / "j.jhist"
+    text = NEW.read_text().replace('"splitLocations":""', '"splitLocations":"h1,h2"', 1)
+    path.write_text(text)
+    _same(path)
+    tasks = JhistReader().read(path).workload.tasks
+    assert (tasks["split_locations"] == "h1,h2").sum() == 1

@@ -170,3 +170,20 @@ def test_a_job_larger_than_a_block_is_read_with_larger_blocks(tmp_path, monkeypa
     path = tmp_path / "r.json"
     _generated(path, 3000, seed=9)
     _same(path)
+
+
+def test_preferred_locations_are_kept_by_both_paths(tmp_path):
+    """A map's ``preferredLocations`` become ``/rack/host`` entries, fast == precise."""
+    job = _job()
+    job["mapTasks"][0]["preferredLocations"] = [
+        {"layers": ["r1", "h1"]},
+        {"layers": ["r2", "h2"]},
+    ]
+    path = tmp_path / "r.json"
+    other = _job(jobID="job_1_2")
+    other["mapTasks"][0]["taskID"] = "task_1_2_m_000000"
+    other["mapTasks"][0]["attempts"][0]["attemptID"] = "attempt_1_2_m_000000_0"
+    path.write_text(json.dumps(job) + "\n" + json.dumps(other))
+    _same(path)
+    tasks = RumenReader().read(path).workload.tasks
+    assert tasks["split_locations"].tolist() == ["/r1/h1,/r2/h2", ""]
