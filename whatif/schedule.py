@@ -178,7 +178,7 @@ class _DeferredSchedule(Schedule):
 
     @attempts.setter
     def attempts(self, table: pd.DataFrame) -> None:
-        # Only the dataclass machinery sets it (`dataclasses.replace`, `__post_init__`).
+        # Set once built (above) and by the dataclass machinery (`replace`, `__post_init__`).
         self.__dict__.pop("_pending", None)
         self.__dict__["_attempts"] = table
 
