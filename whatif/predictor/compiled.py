@@ -187,7 +187,32 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
     cfg[K.C_CONT] = float(settings.continuous_scheduling and nn > 0 and not p.slot_mode)
     cfg[K.C_CONT_SLEEP] = settings.continuous_scheduling_sleep_s
     cfg[K.C_AM_HB] = settings.am_heartbeat_interval_s
+    cfg[K.C_LOC] = float(p.locality is not None)
+    cfg[K.C_LOC_DELAY] = p.locality.delay_s if p.locality is not None else 0.0
     return cfg
+
+
+def _locality_arrays(p: Packed) -> dict[str, np.ndarray]:
+    """Hadoop 1 delay scheduling (``kernel/locality.py``): location groups with their
+    cursors, their tasks, the task flags, the visited/skipped jobs and the nodes' racks;
+    one unused row each without locality."""
+    nj, nn = len(p.job_submit), len(p.node_capacity)
+    loc = p.locality
+    lvis = np.zeros((max(nj, 1), 2), dtype=np.int64)
+    if loc is None:
+        return {
+            "lg": np.zeros((1, K.N_LG), dtype=np.int64), "lt": np.zeros(1, dtype=np.int32),
+            "tfl": np.zeros(1, dtype=np.int8), "lvis": lvis,
+            "nrack": np.zeros(max(nn, 1), dtype=np.int64),
+        }  # fmt: skip
+    lg = np.zeros((max(len(loc.groups), 1), K.N_LG), dtype=np.int64)
+    lg[: len(loc.groups), [K.LG_KEY, K.LG_LO, K.LG_HI]] = loc.groups
+    lg[: len(loc.groups), K.LG_CUR] = loc.groups[:, 1]
+    return {
+        "lg": lg, "lt": np.append(loc.tasks, np.int32(0)),
+        "tfl": (loc.task_located * K.TF_LOCATED).astype(np.int8), "lvis": lvis,
+        "nrack": loc.node_rack.copy(),
+    }  # fmt: skip
 
 
 def _node_arrays(p: Packed) -> dict[str, np.ndarray]:
@@ -224,7 +249,7 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     ji = np.full((nj, K.N_JI), -1, dtype=np.int64)
     zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
     zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]
-    zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING]
+    zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING, K.JI_LOC_LEVEL]
     ji[:, zero] = 0
     umax = p.user_max_apps.astype(np.int64).copy()
     return {
@@ -247,10 +272,16 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
     ss[:, K.SS_SLOW] = p.stage_slowstart
     ss[:, K.SS_DIM] = p.stage_dim
     ss[:, K.SS_JT] = p.stage_jobtracker
+    si = np.zeros((ns, K.N_SI), dtype=np.int64)
+    if p.locality is not None:
+        loc = p.locality
+        ss[:, K.SS_LOC] = loc.stage_located
+        ss[:, K.SS_LG_LO : K.SS_LG_HI + 1] = loc.stage_groups
+        unlocated = np.add.reduceat(1 - loc.task_located, p.stage_task_start) if ns else si[:, 0]
+        si[:, K.SI_NONLOC] = np.where(loc.stage_located == 1, unlocated, 0)
     ssf = np.zeros((max(ns, 1), 2))
     if ns:
         ssf[:ns] = np.add.reduceat(p.task_req, p.stage_task_start, axis=0)
-    si = np.zeros((ns, K.N_SI), dtype=np.int64)
     si[:, K.SI_NEXT] = p.stage_task_start
     si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL]] = -1
     return {"ss": ss, "ssf": ssf, "si": si, "sdone": np.full(ns, np.nan)}
@@ -298,6 +329,7 @@ def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
     gf = np.zeros(K.N_GF)
     gf[[K.G_NEXT_CHECK, K.G_NEXT_V12, K.G_CONT]] = np.inf
     gf[K.G_LAST_T] = -np.inf
+    gf[K.G_LOC_LAST] = -np.inf
     gf[K.G_FREE : K.G_FREE + 2] = cluster
     gi = np.zeros(K.N_GI, dtype=np.int64)
     heads = [K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL, K.GI_RED_HEAD]
@@ -341,6 +373,7 @@ class CompiledEngine:
             **_task_arrays(p),
             **_attempt_arrays(cap, 2 * cap + nj + nn + 16),
             **_global_arrays(p, cluster),
+            **_locality_arrays(p),
         }
         self._install_queues(p.queues)
         # The packed task columns are held once: as views of the kernel's static task arrays
@@ -399,7 +432,7 @@ class CompiledEngine:
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
             s["tree"], s["excl"], s["touched"], s["tnode"], s["cand"], s["slots"],
             s["hold"], s["holdv"], s["unmarked"], s["nodef"], s["nodei"], s["nlist"],
-            s["clf"], s["cli"],
+            s["clf"], s["cli"], s["lg"], s["lt"], s["tfl"], s["lvis"], s["nrack"],
         )  # fmt: skip
 
     def _grow(self) -> None:

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
+from whatif.predictor.locality import LocalityLayout, locality_layout
 from whatif.predictor.nodes import node_layout
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
 from whatif.schedule import Schedule
@@ -112,6 +113,9 @@ class Packed:
     # nodes (nn,): capacity (nn, 2) as `cluster`; no rows without heartbeats (`nodes.py`)
     node_capacity: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     heartbeat_interval_s: float = math.inf
+    # Hadoop 1 delay scheduling: split locations grouped by tracker and rack
+    # (`whatif.predictor.locality`); None where it does not apply
+    locality: LocalityLayout | None = None
 
 
 def normalize_requests(
@@ -343,6 +347,15 @@ def pack(
         task_fail_frac=frac,
         node_capacity=layout.capacity,
         heartbeat_interval_s=layout.interval_s,
+        locality=locality_layout(
+            tasks,
+            task_stage,
+            _is_kind(stage["stage_kind"], stage["stage_kinds"], "map"),
+            cluster,
+            layout.count,
+            settings,
+            layout.interval_s,
+        ),
     )
     return packed, allocation
 

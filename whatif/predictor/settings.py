@@ -81,6 +81,12 @@ class SchedulerSettings:
         every change.
     slowstart_completed_maps : float
         ``mapreduce.job.reduce.slowstart.completedmaps``.
+    locality_delay_s : float
+        Hadoop 1 ``mapred.fairscheduler.locality.delay``: how long a job waits for a map
+        local to the heartbeating tracker's node, and again for one local to its rack,
+        before it takes any (delay scheduling, ``kernel/locality.py``; where the trace
+        records split locations and the cluster names its trackers by host). -1 (the
+        default): Hadoop 1's ``min(15 s, 1.5 x the heartbeat interval)``; 0: no waiting.
     setup_cleanup_s : float
         Hadoop 1: the run time of the setup and cleanup task the JobTracker runs for a
         job, added to each MapReduce job whose trace does not record them (1.2 s, see
@@ -122,6 +128,7 @@ class SchedulerSettings:
     update_interval_s: float = 0.5
     slowstart_completed_maps: float = 0.05
     setup_cleanup_s: float = 1.2
+    locality_delay_s: float = -1.0
     hadoop_version: int = 3
     preemption_interval_s: float | None = None
     node_heartbeat_interval_s: float = 1.0
@@ -176,6 +183,13 @@ class SchedulerSettings:
                 raise ValidationError(
                     f"SchedulerSettings.{name}: expected a whole number >= -1, got {value!r}"
                 )
+        if self.locality_delay_s != -1.0:
+            check_range(
+                self.locality_delay_s,
+                field="SchedulerSettings.locality_delay_s",
+                low=0.0,
+                high=1e12,
+            )
         for name in (
             "wait_time_before_kill_s",
             "container_launch_latency_s",

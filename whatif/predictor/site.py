@@ -39,6 +39,14 @@ def _milliseconds(text: str) -> float:
     return float(int(text.strip())) / 1000.0
 
 
+def _delay(text: str) -> float:
+    """Milliseconds, or -1 (Hadoop's "compute it from the heartbeat interval")."""
+    value = int(text.strip())
+    if value < -1:
+        raise ValueError(text)
+    return -1.0 if value == -1 else value / 1000.0
+
+
 def _number(text: str) -> float:
     value = float(text.strip())
     if not math.isfinite(value):
@@ -106,6 +114,7 @@ MRV1_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
     "mapred.heartbeats.in.second": ("heartbeats_in_second", _number),
     "mapreduce.jobtracker.heartbeats.in.second": ("heartbeats_in_second", _number),
     "mapred.reduce.slowstart.completed.maps": ("slowstart_completed_maps", _number),
+    "mapred.fairscheduler.locality.delay": ("locality_delay_s", _delay),
 }
 
 #: The files Hadoop's configuration directory keeps these in; each brings the other along.

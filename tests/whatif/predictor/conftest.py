@@ -72,6 +72,11 @@ def engine(request):
     return request.param
 
 
+#: A map's split locations in random Hadoop 1 scenarios: none, on trackers h0-h3 (racks
+#: /r0 and /r1), a bare host, and a host that is no tracker.
+SPLITS = ["", "/r0/h0", "/r1/h1,/r0/h2", "/r1/h3", "/r0/h9", "h1", "/r1/h1"]
+
+
 @st.composite
 def scenarios(draw):
     """A random queue tree, workload, cluster and scheduler settings."""
@@ -151,11 +156,16 @@ def scenarios(draw):
             }
             if stage == "reduce" and draw(st.booleans()):
                 row.update(observed_start_s=0.0, shuffle_finish_s=dur / 2, observed_finish_s=dur)
+            if slots:  # split locations (delay scheduling where the trackers are named)
+                row["split_locations"] = "" if stage == "reduce" else draw(st.sampled_from(SPLITS))
             tasks.append(row)
     workload = Workload(pd.DataFrame(jobs), pd.DataFrame(tasks))
     if slots:
+        trackers = draw(st.sampled_from([0, 0, 1, 3, 4]))  # named by host and rack, or not
+        hosts = ";".join(f"/r{i % 2}/h{i}" for i in range(trackers))
         cluster = Cluster.parse(
-            f"map-slots={draw(st.integers(2, 8))},reduce-slots={draw(st.integers(1, 4))}"
+            (f"hosts={hosts}," if hosts else "")
+            + f"map-slots={draw(st.integers(2, 8))},reduce-slots={draw(st.integers(1, 4))}"
         )
     elif draw(st.booleans()):
         cluster = Cluster(
@@ -189,6 +199,7 @@ def scenarios(draw):
         preemption_interval_s=draw(st.sampled_from([1.0, 5.0])),
         min_allocation_mb=512.0,
         increment_mb=512.0,
+        locality_delay_s=draw(st.sampled_from([-1.0, 0.0, 2.0])),
     )
     noise = draw(
         st.sampled_from(

@@ -13,6 +13,7 @@ Modules, by concept (each says what it models, and the Hadoop rules it follows):
 - ``allocation``: assigning containers or slots, on the cluster or a heartbeating node;
 - ``continuous``: YARN continuous scheduling passes between heartbeats;
 - ``jobtracker``: Hadoop 1's JobTracker handing out setup and cleanup tasks first;
+- ``locality``: Hadoop 1 delay scheduling (maps by split location, jobs waiting for one);
 - ``allocate_cycle``: the MapReduce AM's allocate calls (requests and containers);
 - ``fairshare``: fair shares of queues and of a leaf's apps;
 - ``ordering``: the policies' comparators (fair, drf, fifo);

@@ -34,7 +34,9 @@ ceil(slots * min(1, (running + pending runnable tasks) / cluster slots)) of a ty
 Hadoop 3 with preemption: before that, the apps holding claims on the node (on the cluster
 without heartbeats) are offered containers on it first (`claims.py`). Hadoop 1 on a slot
 cluster: before the Fair Scheduler, the JobTracker hands out a job's setup or cleanup task
-(`jobtracker.py`); a heartbeat that gets one gets nothing else.
+(`jobtracker.py`); a heartbeat that gets one gets nothing else. A map of a stage whose
+tasks carry split locations is taken as Hadoop 1's delay scheduling allows
+(`locality.py`).
 """
 
 from __future__ import annotations
@@ -45,15 +47,17 @@ from whatif.predictor.kernel.apptree import _retree, _tree_best_fit, _tree_put
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh
+from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
 from whatif.predictor.kernel.ordering import _compare, _queue_key
 from whatif.predictor.kernel.phases import _hold, _start_attempt
 from whatif.predictor.kernel.queues import _avail, _demand, _fits
-from whatif.predictor.kernel.requests import _head_task, _next_stage, _take_head
+from whatif.predictor.kernel.requests import _head_task, _next_stage, _take_head, _take_task
 from whatif.predictor.kernel.resources import _loose
 from whatif.predictor.kernel.state import (
     C_CAP_MAPS,
     C_CAP_REDS,
     C_DYNAMIC,
+    C_LOC,
     C_MAX_ASSIGN,
     C_MULTI,
     C_SLOT,
@@ -94,6 +98,7 @@ from whatif.predictor.kernel.state import (
     SI_PENDING,
     SI_SLOT,
     SS_HI,
+    SS_LOC,
     TSF_REQ,
 )
 from whatif.predictor.world import prefetch
@@ -284,6 +289,8 @@ def _try_app(W, j, leaf, d):
     s = _next_stage(W, j, d)
     if s < 0:
         return False
+    if ss[s, SS_LOC] != 0 and W[24][GI_CUR_NODE] >= 0:
+        return _try_located(W, j, leaf, s, W[24][GI_CUR_NODE])
     task = _head_task(W, s)
     r0 = tsf[task, TSF_REQ]
     r1 = tsf[task, TSF_REQ + 1]
@@ -302,6 +309,26 @@ def _try_app(W, j, leaf, d):
             prefetch(ti, task + 2)
     _start_attempt(W, j, task, r0, r1)
     _claim_used(W, j, r0, r1)
+    if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
+        _hold(W, j, s + 1, False)
+    return True
+
+
+@kernel_jit
+def _try_located(W, j, leaf, s, n):
+    """`_try_app` for a located map stage on tracker `n`: the map delay scheduling allows
+    (`locality.py`), which sets the job's locality level once launched."""
+    si, tsf = W[14], W[17]
+    task, level = _loc_pick(W, j, s, n)
+    if task < 0:
+        return False
+    r0 = tsf[task, TSF_REQ]
+    r1 = tsf[task, TSF_REQ + 1]
+    if not _fits(W, leaf, r0, r1):
+        return False
+    _take_task(W, s, task)
+    _start_attempt(W, j, task, r0, r1)
+    _loc_launched(W, j, level)
     if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
         _hold(W, j, s + 1, False)
     return True
@@ -332,6 +359,9 @@ def _node_allocate(W, n):
     if cfg[C_SLOT] != 0.0 and _assign_jobtracker(W):
         pass  # the tracker gets its one JobTracker task; the scheduler is not asked
     elif cfg[C_SLOT] != 0.0:
+        loc = cfg[C_LOC] != 0.0
+        if loc:
+            _loc_call(W)
         cap0 = cfg[C_CAP_MAPS] if multi else 1.0
         cap1 = cfg[C_CAP_REDS] if multi else 1.0
         assigned0 = 0.0
@@ -365,6 +395,8 @@ def _node_allocate(W, n):
                 rej0 = True
             else:
                 rej1 = True
+        if loc:
+            _loc_call_end(W)
     else:
         if gi[GI_CLAIM_LIVE] > 0:
             _assign_claimed(W, n)

@@ -45,6 +45,7 @@ from whatif.predictor.kernel.state import (
     GI_CHANGED,
     GI_ITER,
     GI_JT_HEAD,
+    GI_LSKIP_N,
     GI_PARK_N,
     GI_TOUCH_N,
     HEARTBEAT,
@@ -112,13 +113,15 @@ def _node_room(W, n):
 @kernel_jit
 def _node_wants(W, n):
     """Whether node `n` has room for some runnable pending demand (or, Hadoop 1, a free
-    slot for a JobTracker task)."""
+    slot for a JobTracker task, or any free slot while a job waits for a local map: its
+    wait grows at every tracker's assignTasks call, `locality.py`)."""
     nodef, qf, cfg = W[40], W[3], W[25]
     if cfg[C_SLOT] != 0.0:
         return (
             (nodef[n, NF_FREE] >= 1.0 and qf[0, QF_PRUN] > 0.0)
             or (nodef[n, NF_FREE + 1] >= 1.0 and qf[0, QF_PRUN + 1] > 0.0)
             or (W[24][GI_JT_HEAD] >= 0 and _node_room(W, n))
+            or (W[24][GI_LSKIP_N] > 0 and _node_room(W, n))
         )
     return _node_room(W, n) and qf[0, QF_PRUN] > 0.0
 
@@ -202,7 +205,8 @@ def _wake(W, t):
     for i in range(gi[GI_TOUCH_N]):
         _settle(W, nlist[nn + i], t, changed)
     demand = qf[0, QF_PRUN] > 0.0 or (
-        cfg[C_SLOT] != 0.0 and (qf[0, QF_PRUN + 1] > 0.0 or gi[GI_JT_HEAD] >= 0)
+        cfg[C_SLOT] != 0.0
+        and (qf[0, QF_PRUN + 1] > 0.0 or gi[GI_JT_HEAD] >= 0 or gi[GI_LSKIP_N] > 0)
     )
     if changed and demand:
         i = 0

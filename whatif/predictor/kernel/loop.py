@@ -122,7 +122,8 @@ def _borrow_world(W):
         borrowed(W[32]), borrowed(W[33]), borrowed(W[34]), borrowed(W[35]),
         borrowed(W[36]), borrowed(W[37]), borrowed(W[38]), borrowed(W[39]),
         borrowed(W[40]), borrowed(W[41]), borrowed(W[42]), borrowed(W[43]),
-        borrowed(W[44]),
+        borrowed(W[44]), borrowed(W[45]), borrowed(W[46]), borrowed(W[47]), borrowed(W[48]),
+        borrowed(W[49]),
     )  # fmt: skip
 
 

@@ -33,8 +33,9 @@ from whatif.predictor.kernel.events import heap_push
 from whatif.predictor.kernel.heartbeats import _push_end, _touch_node
 from whatif.predictor.kernel.jobtracker import _jt_refresh
 from whatif.predictor.kernel.lists import _append, _keep_listed, _remove
+from whatif.predictor.kernel.locality import _loc_requeued
 from whatif.predictor.kernel.queues import _count_runnable, _fits, _up
-from whatif.predictor.kernel.requests import _head_task
+from whatif.predictor.kernel.requests import _give_back, _head_task
 from whatif.predictor.kernel.starvation import _unlist_min_starvation
 from whatif.predictor.kernel.state import (
     AF_DUE,
@@ -126,6 +127,7 @@ from whatif.predictor.kernel.state import (
     SS_HI,
     SS_JT,
     SS_LO,
+    SS_LOC,
     SS_SLOW,
     SUCCEEDED,
     TI_FAILS,
@@ -432,13 +434,16 @@ def _end_attempt(W, a, state):
             ai[a, AI_DEF_PREV] = -1
             if si[s, SI_DEF_HEAD] < 0 and ji[j, JI_IN_RED] == 1:
                 _red_unlink(W, j)
-        ti[task, TI_RETRY_NEXT] = -1
-        rt = si[s, SI_RETRY_TAIL]
-        if rt >= 0:
-            ti[rt, TI_RETRY_NEXT] = task
-        else:
-            si[s, SI_RETRY_HEAD] = task
-        si[s, SI_RETRY_TAIL] = task
+        if ss[s, SS_LOC] == 0 or _give_back(W, s, task):
+            ti[task, TI_RETRY_NEXT] = -1
+            rt = si[s, SI_RETRY_TAIL]
+            if rt >= 0:
+                ti[rt, TI_RETRY_NEXT] = task
+            else:
+                si[s, SI_RETRY_HEAD] = task
+            si[s, SI_RETRY_TAIL] = task
+        if ss[s, SS_LOC] != 0:
+            _loc_requeued(W, s, task)
         si[s, SI_PENDING] += 1
         if ss[s, SS_JT] != 0:
             _jt_refresh(W, j)

@@ -1,5 +1,10 @@
 """What an app asks for next: its released stage with pending tasks of the best priority
 in a dimension, and that stage's next task.
+
+A located map stage (Hadoop 1 delay scheduling, `locality.py`) may have its tasks taken
+out of order: `_take_task` flags a later fresh task as assigned (the stage's next fresh
+task then passes over it) or unlinks a re-queued one, and `_give_back` makes a task
+unassigned again: fresh again if the stage has not passed it, else re-queued.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from whatif.predictor.kernel.state import (
     JS_ST_LO,
     SI_HELD,
     SI_NEXT,
+    SI_NONLOC,
     SI_PENDING,
     SI_RELEASED,
     SI_RETRY_HEAD,
@@ -17,7 +23,10 @@ from whatif.predictor.kernel.state import (
     SS_DIM,
     SS_HI,
     SS_JT,
+    SS_LOC,
     SS_PRIO,
+    TF_LOCATED,
+    TF_TAKEN,
     TI_RETRY_NEXT,
 )
 
@@ -51,6 +60,8 @@ def _head_task(W, s):
 def _take_head(W, s):
     """Take stage `s`'s next task (`_head_task`) off its unassigned tasks."""
     ss, si, ti = W[12], W[14], W[18]
+    if ss[s, SS_LOC] != 0:
+        return _take_task(W, s, _head_task(W, s))
     if si[s, SI_NEXT] < ss[s, SS_HI]:
         task = si[s, SI_NEXT]
         si[s, SI_NEXT] += 1
@@ -61,3 +72,46 @@ def _take_head(W, s):
     if nxt < 0:
         si[s, SI_RETRY_TAIL] = -1
     return task
+
+
+@kernel_jit
+def _take_task(W, s, task):
+    """Take `task` of located stage `s` off its unassigned tasks, wherever it is: the next
+    fresh task (the stage moves past the fresh ones already taken), a later fresh one
+    (flagged), or a re-queued one (unlinked from the retry list)."""
+    ss, si, ti, tfl = W[12], W[14], W[18], W[47]
+    tfl[task] |= TF_TAKEN
+    if (tfl[task] & TF_LOCATED) == 0:
+        si[s, SI_NONLOC] -= 1
+    nxt = si[s, SI_NEXT]
+    if task == nxt:
+        hi = ss[s, SS_HI]
+        nxt += 1
+        while nxt < hi and (tfl[nxt] & TF_TAKEN) != 0:
+            nxt += 1
+        si[s, SI_NEXT] = nxt
+    elif task < nxt:
+        prev = -1
+        cur = si[s, SI_RETRY_HEAD]
+        while cur != task:
+            prev = cur
+            cur = ti[cur, TI_RETRY_NEXT]
+        after = ti[task, TI_RETRY_NEXT]
+        if prev < 0:
+            si[s, SI_RETRY_HEAD] = after
+        else:
+            ti[prev, TI_RETRY_NEXT] = after
+        if after < 0:
+            si[s, SI_RETRY_TAIL] = prev
+    return task
+
+
+@kernel_jit
+def _give_back(W, s, task):
+    """Task `task` of located stage `s` is unassigned again: True if it goes on the retry
+    list (the stage passed it), False if it is a fresh task again."""
+    si, tfl = W[14], W[47]
+    tfl[task] &= TF_LOCATED
+    if (tfl[task] & TF_LOCATED) == 0:
+        si[s, SI_NONLOC] += 1
+    return task < si[s, SI_NEXT]

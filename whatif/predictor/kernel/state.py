@@ -46,12 +46,15 @@ C_HB, C_HB_INTERVAL, C_MULTI, C_MAX_ASSIGN, C_DYNAMIC, C_CAP_MAPS, C_CAP_REDS = 
 # YARN continuous scheduling (`continuous.py`): on (with nodes), the thread's sleep
 C_CONT, C_CONT_SLEEP = 21, 22
 C_AM_HB = 23  # the MapReduce AM's allocate interval (0: requests and containers at once)
-N_CFG = 24
+# Hadoop 1 delay scheduling (`locality.py`): on (split locations matched to trackers), delay
+C_LOC, C_LOC_DELAY = 24, 25
+N_CFG = 26
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
 G_CONT = 6  # the next continuous scheduling pass (inf: none scheduled)
-N_GF = 7
+G_LOC_LAST = 7  # Hadoop 1: the last FairScheduler.assignTasks call (-inf: none yet)
+N_GF = 8
 # global int state
 GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
@@ -79,7 +82,10 @@ GI_CHANGED = 34  # 1: something an allocation depends on changed since the last 
 GI_BEAT_N, GI_TOUCH_N = 35, 36  # nodes heartbeating now / touched now, listed in `nlist`
 GI_PARK_N = 37  # parked nodes (room, no heartbeat scheduled), listed in `nlist`
 GI_JT_HEAD, GI_JT_TAIL = 38, 39  # Hadoop 1: jobs with a JobTracker task to hand out
-N_GI = 40
+# Hadoop 1 delay scheduling: jobs visited for a map in this assignTasks call (`lvis`
+# column 0), jobs skipped at the last call (column 1), the call's stamp
+GI_LVIS_N, GI_LSKIP_N, GI_LCALL = 40, 41, 42
+N_GI = 43
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -118,7 +124,8 @@ JF_USE, JF_PEND, JF_FAIR, JF_LFAIR, JF_NCHECK, JF_FSTARV, JF_MSTARV, JF_TBP, JF_
 )
 JF_CONS = 15
 JF_AM_T0 = 17  # when the app's AM became ready: its allocate calls are on this phase
-N_JF = 18
+JF_LOC_WAIT = 18  # Hadoop 1 JobInfo.timeWaitedForLocalMap (s)
+N_JF = 19
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
@@ -129,7 +136,10 @@ JI_MSTARV_POS = 23  # where the app is in jbuf[:, 3] (-1: its min-share starvati
 JI_CLAIMS = 24  # the app's live claim entries (nodes holding resources preempted for it)
 JI_JT_NEXT, JI_JT_PREV, JI_IN_JT = 25, 26, 27  # the list at GI_JT_HEAD (`jobtracker.py`)
 JI_ASKING = 28  # 1: an AM_ASK event is pending for the app
-N_JI = 29
+# Hadoop 1 delay scheduling: the locality level of the job's last map (0 node, 1 rack,
+# 2 off-switch), and the stamps of the assignTasks call that visited it / launched its map
+JI_LOC_LEVEL, JI_LOC_SEEN, JI_LOC_RUN = 29, 30, 31
+N_JI = 32
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -140,7 +150,10 @@ TN_NONE = 0x7FF0_0000_0000_0000  # ordered_bits(inf): no request
 # stage static int / float
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
 SS_JT = 6  # Hadoop 1 JobTracker task stage: 0 no, JT_SETUP, JT_CLEANUP (`jobtracker.py`)
-N_SS = 7
+# Hadoop 1 delay scheduling: 1 a map stage whose tasks carry split locations, and its
+# location groups [lo, hi) in `lg` (`locality.py`)
+SS_LOC, SS_LG_LO, SS_LG_HI = 7, 8, 9
+N_SS = 10
 JT_SETUP, JT_CLEANUP = 1, 2
 # stage state int
 # SI_RELEASED: 0 not yet, 1 released, 2 released by the AM, sent at its next allocate call
@@ -165,7 +178,8 @@ JT_SETUP, JT_CLEANUP = 1, 2
 )
 SI_HELD = 8
 SI_SLOT = 9  # the slot pool of the stage's running JobTracker task
-N_SI = 10
+SI_NONLOC = 10  # located stage: its unassigned tasks without split locations (nonLocalMaps)
+N_SI = 11
 # task static int / float
 TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
 N_TS = 3
@@ -205,6 +219,12 @@ N_NI = 6
 # the app and the next entry of the node's list (-1: last); clf (cap, 2) float64 resources
 CL_APP, CL_NEXT = 0, 1
 N_CLI = 2
+# location groups (`locality.py`): lg (ng, N_LG) int64, the tasks of one stage local to one
+# key (a node n, or a rack r as nodes + r) in `lt`[lo:hi], ascending, and the first that may
+# still be unassigned; tfl (nt,) int8 task flags (1 assigned, 2 has split locations)
+LG_KEY, LG_LO, LG_HI, LG_CUR = 0, 1, 2, 3
+N_LG = 4
+TF_TAKEN, TF_LOCATED = 1, 2
 
 BISECTION_ROUNDS = 25
 QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
@@ -217,7 +237,7 @@ N_HI = 5
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
 #      ts, tsf, ti, af, ai, hk, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
 #      tree, excl, touched, tnode, cand, slots, hold, holdv, unmarked, nodef, nodei, nlist,
-#      clf, cli)
+#      clf, cli, lg, lt, tfl, lvis, nrack)
 #   (entry points pass it on as a WorldRef)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
@@ -261,3 +281,7 @@ N_HI = 5
 #   clf (cap, 2) float64 / cli (cap, N_CLI) int64: claim entries (`claims.py`), handed out
 #     in order (GI_CLAIM_USED; each is first recorded for a victim, so there are never more
 #     than attempts), linked per node from nodei (row 0: the cluster without heartbeats)
+#   lg (ng, N_LG) int64 / lt (ne,) int32 / tfl (nt or 1,) int8: Hadoop 1 location groups
+#     and task flags (`locality.py`; one unused row each without locality)
+#   lvis (nj, 2) int64: the jobs visited for a map in the current assignTasks call, and the
+#     jobs skipped at the last call; nrack (nn,) int64 the nodes' racks

@@ -43,6 +43,8 @@ class Allocation(EngineState):
         if self.p.slot_mode and self._assign_jobtracker():
             pass  # the tracker gets its one JobTracker task; the scheduler is not asked
         elif self.p.slot_mode:
+            if self.loc_on:
+                self._loc_call()
             multi = s.assign_multiple
             caps = (s.assign_multiple_maps, s.assign_multiple_reduces) if multi else (1, 1)
             assigned, rejected = [0, 0], [False, False]
@@ -66,6 +68,8 @@ class Allocation(EngineState):
                     count += 1
                 else:
                     rejected[d] = True
+            if self.loc_on:
+                self._loc_call_end()
         else:
             self._assign_claimed(n)
             start = self.node_free[n].copy()
@@ -223,6 +227,8 @@ class Allocation(EngineState):
         s = self._next_stage(j, d)
         if s < 0:
             return False
+        if self.stage_located[s] and self.cur_node >= 0:
+            return self._try_located(j, leaf, s, self.cur_node)
         lo = int(p.stage_task_start[s])
         task = (
             int(self.stage_next[s])

@@ -29,11 +29,11 @@ class Heartbeats(EngineState):
 
     def _node_wants(self, n: int) -> bool:
         """Whether node `n` has room for some runnable pending demand (or, Hadoop 1, a free
-        slot for a JobTracker task)."""
+        slot for a JobTracker task, or any free slot while a job waits for a local map)."""
         free = self.node_free[n]
         if self.p.slot_mode:
             return any(free[d] >= 1.0 and self.q_pend_run[0, d] > 0 for d in (0, 1)) or (
-                bool(self.jt_jobs) and self._node_room(n)
+                bool(self.jt_jobs or self.loc_skipped) and self._node_room(n)
             )
         return self._node_room(n) and bool(self.q_pend_run[0, 0] > 0)
 
@@ -97,7 +97,8 @@ class Heartbeats(EngineState):
         for n in self.touched:
             self._settle(n, t, self.changed)
         demand = self.q_pend_run[0, 0] > 0 or (
-            self.p.slot_mode and (self.q_pend_run[0, 1] > 0 or bool(self.jt_jobs))
+            self.p.slot_mode
+            and (self.q_pend_run[0, 1] > 0 or bool(self.jt_jobs) or bool(self.loc_skipped))
         )
         if self.changed and demand:
             i = 0

@@ -25,6 +25,7 @@ from whatif.predictor.reference.fairshare import FairShares
 from whatif.predictor.reference.heartbeats import Heartbeats
 from whatif.predictor.reference.jobtracker import JobTracker
 from whatif.predictor.reference.livelock import Livelock
+from whatif.predictor.reference.locality import Locality
 from whatif.predictor.reference.ordering import Ordering
 from whatif.predictor.reference.phases import Phases
 from whatif.predictor.reference.preemption import Preemption
@@ -52,6 +53,7 @@ class ReferenceEngine(
     Allocation,
     AllocateCycle,
     JobTracker,
+    Locality,
     Phases,
     Preemption,
     PreemptionV12,
@@ -147,6 +149,7 @@ class ReferenceEngine(
         self.continuous = settings.continuous_scheduling and self.hb and not packed.slot_mode
         self.next_pass: float = INF
         self.reported: set[int] = set()
+        self.init_locality(packed)
         self.set_queues(packed.queues)
 
     def set_queues(self, pq: PackedQueues) -> None:

@@ -264,7 +264,8 @@ class Phases(EngineState):
                 self.stage_waiting[s].remove(a)
                 if not self.stage_waiting[s] and j in self.reducing:
                     self.reducing.remove(j)
-            self.stage_retry[s].append(task)
+            if not self.stage_located[s] or self._give_back(s, task):
+                self.stage_retry[s].append(task)
             self.stage_pending[s] += 1
             if jt:
                 self._jt_refresh(j)

@@ -1,0 +1,223 @@
+"""Hadoop 1 delay scheduling: maps placed by their split locations, jobs waiting for a
+node-local (then rack-local) map before they take any.
+
+The reference engine's ``reference/locality.py`` is this module's pure-Python twin; it
+follows the same steps.
+
+Hadoop 1.x's contrib Fair Scheduler (``FairScheduler.assignTasks``, called on a
+TaskTracker heartbeat that asks for tasks and gets no setup or cleanup task) asks each
+runnable job it visits for a map at the level ``getAllowedLocalityLevel`` allows, and
+``JobSchedulable.assignTask`` takes it from ``JobInProgress``: node-local only
+(``obtainNewNodeLocalMapTask``), node- or rack-local (``obtainNewNodeOrRackLocalMapTask``),
+or any (``obtainNewMapTask``, which still looks on the tracker's node, then its rack,
+first). The allowed level:
+
+- any, while the job has unassigned maps without split locations (``nonLocalMaps``), or
+  (preemption on) its pool has been below its min share for longer than its
+  ``minSharePreemptionTimeout``, or below half its fair share for longer than
+  ``fairSharePreemptionTimeout`` (the starvation timers the preemption pass keeps);
+- else by the level of the job's last map (node at first) and ``timeWaitedForLocalMap``
+  against ``mapred.fairscheduler.locality.delay`` D (default ``min(15 s, 1.5 x the
+  heartbeat interval)``): last node-local: node, rack once it waited D, any once 2 D;
+  last rack-local: rack, any once D; last off-switch: any.
+
+A launched map sets the job's level to the map's own (node if a split location is the
+tracker's host, rack if one is in its rack, else off-switch) and its wait to 0. A job
+visited for a map in a call that launched none of its maps is skipped: at the next call
+its wait grows by the time between the two calls (``updateLocalityWaitTimes``; calls are
+the heartbeats of trackers with a free slot). While a job is skipped the heartbeats of
+every tracker with a free slot are simulated (``heartbeats._node_wants``), so that the
+time between calls is Hadoop's.
+
+Within a level the map taken is the stage's lowest-numbered unassigned task local to the
+tracker's node (its ``nonRunningMapCache`` list), then to its rack, then the stage's next
+task as without locality (Hadoop: the other racks' lists in a hash set's order, then
+``nonLocalMaps``; a failed map goes back to the front of Hadoop's lists, here it keeps
+its place). Locality is static data (``pack`` and ``whatif.predictor.locality``): per
+located map stage, groups of its tasks by node and by rack, each with a cursor to its
+first task that may be unassigned; a task's flags say whether it is assigned and whether
+it has split locations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.events import _expired
+from whatif.predictor.kernel.requests import _head_task
+from whatif.predictor.kernel.state import (
+    C_LOC_DELAY,
+    C_PREEMPT,
+    G_LOC_LAST,
+    G_NOW,
+    GI_CHANGED,
+    GI_LCALL,
+    GI_LSKIP_N,
+    GI_LVIS_N,
+    INF,
+    JF_LOC_WAIT,
+    JI_LOC_LEVEL,
+    JI_LOC_RUN,
+    JI_LOC_SEEN,
+    JS_QUEUE,
+    LG_CUR,
+    LG_HI,
+    LG_KEY,
+    LG_LO,
+    QF_LFAIR,
+    QF_LMIN,
+    QSF_FAIR_TO,
+    QSF_MIN_TO,
+    SI_NONLOC,
+    SS_LG_HI,
+    SS_LG_LO,
+    TF_TAKEN,
+)
+
+
+@kernel_jit
+def _loc_group(W, s, key):
+    """Stage `s`'s location group of `key` (node n, or nodes + rack), -1: none."""
+    ss, lg = W[12], W[45]
+    lo = ss[s, SS_LG_LO]
+    hi = ss[s, SS_LG_HI]
+    g = lo + np.searchsorted(lg[lo:hi, LG_KEY], key)
+    if g < hi and lg[g, LG_KEY] == key:
+        return g
+    return -1
+
+
+@kernel_jit
+def _loc_pos(W, g, task):
+    """Where group `g` lists `task` in `lt` (-1: it does not)."""
+    lg, lt = W[45], W[46]
+    lo = lg[g, LG_LO]
+    hi = lg[g, LG_HI]
+    p = lo + np.searchsorted(lt[lo:hi], task)
+    if p < hi and lt[p] == task:
+        return p
+    return -1
+
+
+@kernel_jit
+def _loc_first(W, g):
+    """Group `g`'s lowest unassigned task (-1: none, or no group); its cursor moves past
+    the assigned ones."""
+    if g < 0:
+        return -1
+    lg, lt, tfl = W[45], W[46], W[47]
+    c = lg[g, LG_CUR]
+    hi = lg[g, LG_HI]
+    while c < hi and (tfl[lt[c]] & TF_TAKEN) != 0:
+        c += 1
+    lg[g, LG_CUR] = c
+    if c < hi:
+        return lt[c]
+    return -1
+
+
+@kernel_jit
+def _loc_requeued(W, s, task):
+    """A located stage's task is unassigned again: every group listing it gets its cursor
+    back to it (a retry is rare, so the stage's groups are searched)."""
+    ss, lg = W[12], W[45]
+    for g in range(ss[s, SS_LG_LO], ss[s, SS_LG_HI]):
+        if lg[g, LG_CUR] > lg[g, LG_LO]:
+            p = _loc_pos(W, g, task)
+            if p >= 0 and p < lg[g, LG_CUR]:
+                lg[g, LG_CUR] = p
+
+
+@kernel_jit
+def _loc_starved(W, leaf):
+    """Whether the pool's map timers say it is starved (`preemption_v12` keeps them)."""
+    qsf, qf, t = W[1], W[3], W[23][G_NOW]
+    if qf[leaf, QF_LMIN] > -INF and _expired(t - qf[leaf, QF_LMIN], qsf[leaf, QSF_MIN_TO]):
+        return True
+    return qf[leaf, QF_LFAIR] > -INF and _expired(t - qf[leaf, QF_LFAIR], qsf[leaf, QSF_FAIR_TO])
+
+
+@kernel_jit
+def _loc_allowed(W, j, s):
+    """FairScheduler.getAllowedLocalityLevel: 0 node, 1 rack, 2 any."""
+    jf, ji, si, cfg = W[8], W[9], W[14], W[25]
+    if si[s, SI_NONLOC] > 0:
+        return 2
+    if cfg[C_PREEMPT] != 0.0 and _loc_starved(W, W[6][j, JS_QUEUE]):
+        return 2
+    level = ji[j, JI_LOC_LEVEL]
+    waited = jf[j, JF_LOC_WAIT]
+    delay = cfg[C_LOC_DELAY]
+    if level == 0:
+        if waited >= 2.0 * delay:
+            return 2
+        return 1 if waited >= delay else 0
+    if level == 1:
+        return 2 if waited >= delay else 1
+    return 2
+
+
+@kernel_jit
+def _loc_pick(W, j, s, n):
+    """JobSchedulable.assignTask's map of job `j` (stage `s`) for tracker `n`: (task, its
+    locality level), or (-1, -1) when none is allowed; the job counts as visited."""
+    ji, gi = W[9], W[24]
+    if ji[j, JI_LOC_SEEN] != gi[GI_LCALL]:
+        ji[j, JI_LOC_SEEN] = gi[GI_LCALL]
+        W[48][gi[GI_LVIS_N], 0] = j
+        gi[GI_LVIS_N] += 1
+    allowed = _loc_allowed(W, j, s)
+    task = _loc_first(W, _loc_group(W, s, n))
+    if task >= 0:
+        return task, 0
+    if allowed == 0:
+        return -1, -1
+    task = _loc_first(W, _loc_group(W, s, W[40].shape[0] + W[49][n]))
+    if task >= 0:
+        return task, 1
+    if allowed == 1:
+        return -1, -1
+    # nothing unassigned is local to the node or its rack: the stage's next task is not
+    return _head_task(W, s), 2
+
+
+@kernel_jit
+def _loc_launched(W, j, level):
+    """FairScheduler.updateLastMapLocalityLevel: the job's level is its new map's."""
+    W[9][j, JI_LOC_LEVEL] = level
+    W[9][j, JI_LOC_RUN] = W[24][GI_LCALL]
+    W[8][j, JF_LOC_WAIT] = 0.0
+
+
+@kernel_jit
+def _loc_call(W):
+    """An assignTasks call begins: the jobs skipped at the last one have waited since it
+    (FairScheduler.updateLocalityWaitTimes)."""
+    jf, gf, gi, lvis = W[8], W[23], W[24], W[48]
+    t = gf[G_NOW]
+    waited = 0.0 if gf[G_LOC_LAST] == -INF else t - gf[G_LOC_LAST]
+    gf[G_LOC_LAST] = t
+    for i in range(gi[GI_LSKIP_N]):
+        jf[lvis[i, 1], JF_LOC_WAIT] += waited
+    gi[GI_LSKIP_N] = 0
+    gi[GI_LVIS_N] = 0
+    gi[GI_LCALL] += 1
+
+
+@kernel_jit
+def _loc_call_end(W):
+    """An assignTasks call ends: the jobs it visited for a map and launched none of are
+    skipped (`lvis` column 1); while any is, trackers with a free slot are woken (their
+    calls add to its wait)."""
+    ji, gi, lvis = W[9], W[24], W[48]
+    n = 0
+    for i in range(gi[GI_LVIS_N]):
+        j = lvis[i, 0]
+        if ji[j, JI_LOC_RUN] != gi[GI_LCALL]:
+            lvis[n, 1] = j
+            n += 1
+    gi[GI_LSKIP_N] = n
+    gi[GI_LVIS_N] = 0
+    if n > 0:
+        gi[GI_CHANGED] = 1
