@@ -15,19 +15,13 @@ from __future__ import annotations
 import ctypes
 import importlib
 import logging
-import os
 import sys
 
-# Arrow picks its allocator once, as pyarrow loads (whatif imports it below): the C library's
-# malloc, not mimalloc, which keeps freed pages apart from the C heap's (about 10 MB more
-# under `tempo predict`'s peak at 1M tasks, 50 MB more after reading) and is no faster here.
-os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+import click
 
-import click  # noqa: E402
-
-from tempo.cli import exitcodes  # noqa: E402
-from tempo.errors import RMError, TempoError  # noqa: E402
-from whatif.errors import UnfinishedJobsError, WhatifError  # noqa: E402
+from tempo.cli import exitcodes
+from tempo.errors import RMError, TempoError
+from whatif.errors import UnfinishedJobsError, WhatifError
 
 #: CLI name -> "module:attribute" of the click command or group.
 COMMANDS: dict[str, str] = {
@@ -180,7 +174,7 @@ with_verbosity(cli)
 #: glibc's ``M_MMAP_THRESHOLD`` (malloc.h), and the size from which `map_large_allocations`
 #: gives a block its own mapping.
 _M_MMAP_THRESHOLD = -3
-LARGE_ALLOCATION_BYTES = 1 << 20
+LARGE_ALLOCATION_BYTES = 4 << 20
 
 
 def map_large_allocations() -> None:
@@ -191,8 +185,11 @@ def map_large_allocations() -> None:
     after a reader's temporaries go, arrays of up to 32 MB come from heap pages that earlier
     arrays left dirty, resident whether the new array writes them or not, and kept when it
     is freed. The predictor's arrays are sized for the worst case (attempt and event rows,
-    preemption scratch) and mostly never written: at 1M tasks this takes about 70 MB off
-    ``tempo predict``'s peak, at no cost in time (``benchmarks/scale.py``).
+    preemption scratch) and mostly never written: this takes about 70 MB off ``tempo
+    predict``'s peak at 1M tasks and 250 MB at 10M. At 4 MiB the mapping costs no time
+    measurable here; at 1 MiB a reader's blocks took 2-3 s more system time at 10M tasks.
+    (Arrow's pool stays mimalloc: the C library's took 10 MB more off at 1M tasks but 11 s
+    more CPU at 10M.)
     """
     try:
         mallopt = ctypes.CDLL(None).mallopt
