@@ -187,6 +187,8 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
     cfg[K.C_CONT] = float(settings.continuous_scheduling and nn > 0 and not p.slot_mode)
     cfg[K.C_CONT_SLEEP] = settings.continuous_scheduling_sleep_s
     cfg[K.C_AM_HB] = settings.am_heartbeat_interval_s
+    v1_slots = p.slot_mode and settings.hadoop_version == 1
+    cfg[K.C_TC] = settings.task_cleanup_s if v1_slots else 0.0
     cfg[K.C_LOC] = float(p.locality is not None)
     cfg[K.C_LOC_DELAY] = p.locality.delay_s if p.locality is not None else 0.0
     return cfg
@@ -249,7 +251,7 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     ji = np.full((nj, K.N_JI), -1, dtype=np.int64)
     zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
     zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]
-    zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING, K.JI_LOC_LEVEL]
+    zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING, K.JI_LOC_LEVEL, K.JI_TC, K.JI_TC + 1]
     ji[:, zero] = 0
     umax = p.user_max_apps.astype(np.int64).copy()
     return {

@@ -9,6 +9,11 @@ from typing import Any
 from whatif._validation import check_choice, check_range
 from whatif.errors import ValidationError
 
+#: Hadoop 1: a task-cleanup attempt's run time (s): as long as a job's setup or cleanup
+#: task, whose work (a child JVM's start and one OutputCommitter call) it repeats; the
+#: Hadoop 1 history sample ran those in 1.19 s and 1.22 s (`whatif.predictor.setup_cleanup`).
+DEFAULT_TASK_CLEANUP_S = 1.2
+
 
 @dataclass(frozen=True)
 class SchedulerSettings:
@@ -87,6 +92,11 @@ class SchedulerSettings:
         before it takes any (delay scheduling, ``kernel/locality.py``; where the trace
         records split locations and the cluster names its trackers by host). -1 (the
         default): Hadoop 1's ``min(15 s, 1.5 x the heartbeat interval)``; 0: no waiting.
+    task_cleanup_s : float
+        Hadoop 1: the run time of the task-cleanup attempt the JobTracker runs, in a slot
+        of its type, after each map or reduce attempt that failed or was killed while its
+        job ran (1.2 s: the same child JVM start and committer call as a job's setup and
+        cleanup, see `whatif.predictor.setup_cleanup`); 0 runs none (``kernel/jobtracker.py``).
     setup_cleanup_s : float
         Hadoop 1: the run time of the setup and cleanup task the JobTracker runs for a
         job, added to each MapReduce job whose trace does not record them (1.2 s, see
@@ -128,6 +138,7 @@ class SchedulerSettings:
     update_interval_s: float = 0.5
     slowstart_completed_maps: float = 0.05
     setup_cleanup_s: float = 1.2
+    task_cleanup_s: float = DEFAULT_TASK_CLEANUP_S
     locality_delay_s: float = -1.0
     hadoop_version: int = 3
     preemption_interval_s: float | None = None
@@ -198,6 +209,7 @@ class SchedulerSettings:
             "node_heartbeat_interval_s",
             "starvation_check_wait_s",
             "setup_cleanup_s",
+            "task_cleanup_s",
         ):
             check_range(getattr(self, name), field=f"SchedulerSettings.{name}", low=0.0, high=1e12)
         for name in (

@@ -118,3 +118,47 @@ def test_setup_and_cleanup_are_never_preemption_victims(engine):
     assert not schedule.attempts["preempted"].any()
     assert a.loc["B_map_000", "start_s"] == pytest.approx(30.0)
     assert a.loc["A_map_001", "start_s"] == pytest.approx(40.0)
+
+
+def _preempted(engine, spec, **settings):
+    """A (pool `a`, a 100 s map) holds the only map slot from 0; B (pool `b`, minMaps 1,
+    min-share timeout 1 s, a 10 s map) arrives at 0.5; preemption checks every second."""
+    schedule = predict(
+        build_workload([("A", "a", 0.0, maps(1, 100.0)), ("B", "b", 0.5, maps(1))]),
+        flat_tree(a={}, b={"min_maps": 1, "min_share_preemption_timeout_s": 1.0}),
+        Cluster.parse(spec),
+        settings=SchedulerSettings(
+            hadoop_version=1, setup_cleanup_s=0.0, preemption=True, preemption_interval_s=1.0,
+            **settings,
+        ),
+        engine=engine,
+    )  # fmt: skip
+    a = schedule.attempts.sort_values(["start_s", "task_id"])
+    return list(zip(a["task_id"], a["start_s"], a["finish_s"], a["state"], strict=True))
+
+
+def test_a_killed_attempt_gets_a_task_cleanup_attempt_ahead_of_the_scheduler(engine):
+    """No heartbeats. B's pool is starved past its timeout at the check at 2.0 (1.5 s >
+    1 s): A's map is killed. Its task-cleanup attempt (1.2 s) takes the freed map slot at
+    once, ahead of the Fair Scheduler, 2.0-3.2; B's map follows 3.2-13.2, A's retry
+    13.2-113.2. Without task-cleanup attempts B's map starts at 2.0. The cleanup attempt
+    holds the slot but is no attempt of the schedule."""
+    assert _preempted(engine, "map-slots=1,reduce-slots=1", heartbeats=False) == [
+        ("A_map_000", 0.0, 2.0, "KILLED"),
+        ("B_map_000", 3.2, 13.2, "SUCCEEDED"),
+        ("A_map_000", 13.2, 113.2, "SUCCEEDED"),
+    ]
+    got = _preempted(engine, "map-slots=1,reduce-slots=1", heartbeats=False, task_cleanup_s=0.0)
+    assert [r[1] for r in got] == [0.0, 2.0, 12.0]
+
+
+def test_a_task_cleanup_attempt_is_handed_out_and_reported_at_heartbeats(engine):
+    """One tracker, heartbeats every 3 s from 0. A's map is killed at 2.0; at the heartbeat
+    at 3 the JobTracker hands out its task-cleanup attempt (3-4.2, reported at 6), so B's
+    map starts at 6 (16, reported at 18), A's retry at 18."""
+    got = _preempted(engine, "nodes=1,map-slots=1,reduce-slots=1")
+    assert [(r[0], r[1], r[3]) for r in got] == [
+        ("A_map_000", 0.0, "KILLED"),
+        ("B_map_000", 6.0, "SUCCEEDED"),
+        ("A_map_000", 18.0, "SUCCEEDED"),
+    ]

@@ -46,7 +46,7 @@ import math
 from whatif.predictor.kernel.apptree import _retree, _tree_best_fit, _tree_put
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
-from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh
+from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
 from whatif.predictor.kernel.ordering import _compare, _queue_key
 from whatif.predictor.kernel.phases import _hold, _start_attempt
@@ -441,20 +441,23 @@ def _assign_claimed(W, n):
 
 @kernel_jit
 def _assign_jobtracker(W):
-    """Hadoop 1 getSetupAndCleanupTasks (`jobtracker.py`): hand out one setup or cleanup
-    task on the node heartbeating (or the cluster), in a free map slot, else a free reduce
-    slot. False if there is none to hand out or no slot is free."""
+    """Hadoop 1 getSetupAndCleanupTasks (`jobtracker.py`): hand out one setup, cleanup or
+    task-cleanup attempt on the node heartbeating (or the cluster), in a free map slot,
+    else a free reduce slot. False if there is none to hand out or no slot is free."""
     if W[24][GI_JT_HEAD] < 0:
         return False
-    if _avail(W, 0) >= 1.0:
-        d = 0
-    elif _avail(W, 1) >= 1.0:
-        d = 1
-    else:
-        return False
-    j, s = _jt_pick(W)
-    task = _take_head(W, s)
-    W[14][s, SI_SLOT] = d
-    _start_attempt(W, j, task, 1.0 - d, float(d))
-    _jt_refresh(W, j)
-    return True
+    for d in range(2):
+        if _avail(W, d) < 1.0:
+            continue
+        j, s = _jt_pick(W, d)
+        if j < 0:
+            continue
+        if s < 0:
+            _start_task_cleanup(W, j, d)
+        else:
+            task = _take_head(W, s)
+            W[14][s, SI_SLOT] = d
+            _start_attempt(W, j, task, 1.0 - d, float(d))
+        _jt_refresh(W, j)
+        return True
+    return False

@@ -18,8 +18,18 @@ neither ``runningMapTasks`` nor ``runningReduceTasks``, so they are in no pool's
 usage, and its preemption, which walks a job's map and reduce tasks, never kills them.
 They do hold their tracker's slot (``countMapTasks`` counts them, so CapBasedLoadManager
 does too). Without heartbeats the pass runs before each allocation on the whole cluster,
-while a slot is free. Not modeled: the task-cleanup tasks Hadoop 1 runs after a failed or
-killed attempt (``obtainTaskCleanupTask``), which the traces read do not record.
+while a slot is free.
+
+Task-cleanup attempts: a map or reduce attempt that fails or is killed while its job runs
+ends FAILED_UNCLEAN / KILLED_UNCLEAN, and ``JobInProgress`` queues a cleanup attempt for it
+(``mapCleanupTasks`` / ``reduceCleanupTasks``) that ``obtainTaskCleanupTask`` hands out in
+a slot of the attempt's own type, on any tracker. ``getSetupAndCleanupTasks`` asks, for a
+free map slot, every job for its job cleanup, then every job for a map task-cleanup, then
+every job for its setup, and then the same for a free reduce slot (reduce task-cleanups).
+The predictor runs each for ``task_cleanup_s`` (``C_TC``): it holds its slot, in no pool,
+and its end is reported at its tracker's next heartbeat (event ``TC_END``); it is not an
+attempt of the schedule. A finished job's pending ones are dropped (Hadoop hands them out
+only while the job runs).
 
 Which stages are JobTracker stages is decided by ``pack`` (``stage_jobtracker``:
 setup and cleanup stages on a slot cluster under ``hadoop_version=1``). The jobs with
@@ -33,22 +43,32 @@ hand-out itself is ``allocation._assign_jobtracker`` (it starts an attempt, whic
 from __future__ import annotations
 
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.events import heap_push
+from whatif.predictor.kernel.heartbeats import _next_heartbeat
 from whatif.predictor.kernel.lists import _keep_listed
 from whatif.predictor.kernel.state import (
+    C_TC,
+    G_FREE,
+    G_NOW,
+    GI_CHANGED,
+    GI_CUR_NODE,
     GI_JT_HEAD,
     JI_IN_JT,
     JI_JT_NEXT,
     JI_JT_PREV,
     JI_STATE,
+    JI_TC,
     JS_ST_HI,
     JS_ST_LO,
     JT_CLEANUP,
+    NF_FREE,
     SI_DONE,
     SI_PENDING,
     SI_RELEASED,
     SS_HI,
     SS_JT,
     SS_LO,
+    TC_END,
 )
 
 
@@ -67,23 +87,61 @@ def _jt_stage(W, j):
 
 @kernel_jit
 def _jt_refresh(W, j):
-    """Keep job `j`'s membership of the JobTracker list true: runnable with a task to
-    hand out."""
-    wanted = W[9][j, JI_STATE] == 2 and _jt_stage(W, j) >= 0
+    """Keep job `j`'s membership of the JobTracker list true: runnable with a task (or a
+    task-cleanup attempt) to hand out."""
+    ji = W[9]
+    wanted = ji[j, JI_STATE] == 2 and (
+        ji[j, JI_TC] > 0 or ji[j, JI_TC + 1] > 0 or _jt_stage(W, j) >= 0
+    )
     _keep_listed(W[9], JI_JT_NEXT, JI_JT_PREV, W[24], GI_JT_HEAD, JI_IN_JT, j, wanted)
 
 
 @kernel_jit
-def _jt_pick(W):
-    """(job, stage) of the task getSetupAndCleanupTasks hands out: the first job's cleanup,
-    else the first job's setup ((-1, -1): none)."""
+def _jt_pick(W, d):
+    """(job, stage) of what getSetupAndCleanupTasks hands out in a free slot of pool `d`:
+    the first job's cleanup, else the first job's task-cleanup attempt of that pool (stage
+    -1), else the first job's setup ((-1, -1): none)."""
     ss, ji, gi = W[12], W[9], W[24]
-    best_j, best_s, best_cleanup = -1, -1, False
+    best_j, best_s, best_rank = -1, -1, 3
     j = gi[GI_JT_HEAD]
     while j >= 0:
         s = _jt_stage(W, j)
-        cleanup = ss[s, SS_JT] == JT_CLEANUP
-        if best_j < 0 or (cleanup and not best_cleanup) or (cleanup == best_cleanup and j < best_j):
-            best_j, best_s, best_cleanup = j, s, cleanup
+        rank = 3
+        if s >= 0:
+            rank = 0 if ss[s, SS_JT] == JT_CLEANUP else 2
+        if rank > 1 and ji[j, JI_TC + d] > 0:
+            rank = 1
+            s = -1
+        if rank < best_rank or (rank == best_rank and rank < 3 and j < best_j):
+            best_j, best_s, best_rank = j, s, rank
         j = ji[j, JI_JT_NEXT]
     return best_j, best_s
+
+
+@kernel_jit
+def _start_task_cleanup(W, j, d):
+    """A task-cleanup attempt of job `j` takes a slot of pool `d` on the node heartbeating
+    (or the cluster) for `C_TC` s; its end is reported at the node's next heartbeat."""
+    ji, gf, gi = W[9], W[23], W[24]
+    ji[j, JI_TC + d] -= 1
+    gf[G_FREE + d] -= 1.0
+    n = gi[GI_CUR_NODE]
+    end = gf[G_NOW] + W[25][C_TC]
+    if n >= 0:
+        W[40][n, NF_FREE + d] -= 1.0
+        end = _next_heartbeat(W, n, end, False)
+    gi[GI_CHANGED] = 1
+    heap_push(W[21], W[22], gi, end, TC_END, 2 * (n + 1) + d, -1, j)
+
+
+@kernel_jit
+def _end_task_cleanup(W, ident):
+    """A task-cleanup attempt ends (event `TC_END`): its slot is free again; returns its
+    node (-1: the cluster), which heartbeats now."""
+    n = ident // 2 - 1
+    d = ident % 2
+    W[23][G_FREE + d] += 1.0
+    W[24][GI_CHANGED] = 1
+    if n >= 0:
+        W[40][n, NF_FREE + d] += 1.0
+    return n

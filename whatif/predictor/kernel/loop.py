@@ -36,6 +36,7 @@ from whatif.predictor.kernel.continuous import _continuous_pass, _schedule_pass
 from whatif.predictor.kernel.events import _grid_at_or_after, heap_pop
 from whatif.predictor.kernel.fairshare import _compute_shares
 from whatif.predictor.kernel.heartbeats import _beat, _catch_up, _wake
+from whatif.predictor.kernel.jobtracker import _end_task_cleanup
 from whatif.predictor.kernel.livelock import _cycling_v3
 from whatif.predictor.kernel.phases import (
     _am_ask,
@@ -103,6 +104,7 @@ from whatif.predictor.kernel.state import (
     QF_TBP,
     QF_USE,
     RUNNING,
+    TC_END,
 )
 from whatif.predictor.world import borrowed, float_from_ordered, ordered_bits, prefetch, world_ref
 
@@ -206,6 +208,10 @@ def advance(W, t_stop, att_room):
             elif kind == AM_ASK:
                 _am_ask(W, ident)
                 gi[GI_PROGRESS] += 1
+            elif kind == TC_END:
+                n = _end_task_cleanup(W, ident)
+                if n >= 0:
+                    _beat(W, n)  # reported at its node's heartbeat
             else:
                 _am_ready(W, ident)
                 gi[GI_PROGRESS] += 1

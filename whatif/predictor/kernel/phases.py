@@ -60,6 +60,7 @@ from whatif.predictor.kernel.state import (
     C_LAT,
     C_SLOT,
     C_SLOWSTART,
+    C_TC,
     C_VERSION,
     FAILED,
     G_FREE,
@@ -84,6 +85,7 @@ from whatif.predictor.kernel.state import (
     JI_APP_NEXT,
     JI_APP_PREV,
     JI_ASKING,
+    JI_IN_JT,
     JI_IN_RC,
     JI_IN_RED,
     JI_MSTARV_POS,
@@ -94,6 +96,7 @@ from whatif.predictor.kernel.state import (
     JI_RED_SEQ,
     JI_STAGES_DONE,
     JI_STATE,
+    JI_TC,
     JI_WAIT_NEXT,
     JI_WAIT_PREV,
     JS_HAS_AM,
@@ -124,6 +127,7 @@ from whatif.predictor.kernel.state import (
     SI_RETRY_HEAD,
     SI_RETRY_TAIL,
     SI_SLOT,
+    SS_DIM,
     SS_HI,
     SS_JT,
     SS_LO,
@@ -449,6 +453,9 @@ def _end_attempt(W, a, state):
             _jt_refresh(W, j)
         elif si[s, SI_HELD] == 0:
             _add_pending(W, j, r0, r1)
+        if W[25][C_TC] > 0.0 and ss[s, SS_JT] == 0 and ji[j, JI_STATE] == 2:
+            ji[j, JI_TC + ss[s, SS_DIM]] += 1  # its task-cleanup attempt (`jobtracker.py`)
+            _jt_refresh(W, j)
         _red_refresh(W, j)
         return
     si[s, SI_DONE] += 1
@@ -499,6 +506,10 @@ def _finish_job(W, j):
         if ji[j, JI_MSTARV_POS] >= 0:
             _unlist_min_starvation(W, j)  # a finished app's amount is never read again
     ji[j, JI_STATE] = 3
+    ji[j, JI_TC] = 0  # task-cleanup attempts are handed out only while the job runs
+    ji[j, JI_TC + 1] = 0
+    if ji[j, JI_IN_JT] == 1:
+        _jt_refresh(W, j)
     _touch(W, j)
     _promote_waiting(W)
 

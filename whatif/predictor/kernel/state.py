@@ -25,6 +25,9 @@ INF = np.inf
 END, KILL, AM_READY, HEARTBEAT = 0, 1, 2, 3
 CONTINUOUS = 4  # a pass of YARN's continuous scheduling thread (`continuous.py`)
 AM_ASK = 5  # a MapReduce AM's allocate call sends the stages it released (`allocate_cycle.py`)
+TC_END = (
+    6  # Hadoop 1: a task-cleanup attempt ends; ident 2 (node + 1) + slot pool (`jobtracker.py`)
+)
 # attempt states (pack.ATTEMPT_STATE_NAMES)
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 
@@ -48,7 +51,8 @@ C_CONT, C_CONT_SLEEP = 21, 22
 C_AM_HB = 23  # the MapReduce AM's allocate interval (0: requests and containers at once)
 # Hadoop 1 delay scheduling (`locality.py`): on (split locations matched to trackers), delay
 C_LOC, C_LOC_DELAY = 24, 25
-N_CFG = 26
+C_TC = 26  # Hadoop 1: a task-cleanup attempt's run time (0: none are run; `jobtracker.py`)
+N_CFG = 27
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
@@ -139,7 +143,8 @@ JI_ASKING = 28  # 1: an AM_ASK event is pending for the app
 # Hadoop 1 delay scheduling: the locality level of the job's last map (0 node, 1 rack,
 # 2 off-switch), and the stamps of the assignTasks call that visited it / launched its map
 JI_LOC_LEVEL, JI_LOC_SEEN, JI_LOC_RUN = 29, 30, 31
-N_JI = 32
+JI_TC = 32  # Hadoop 1: task-cleanup attempts to hand out, in map (32) and reduce (33) slots
+N_JI = 34
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3

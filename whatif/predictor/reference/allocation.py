@@ -182,27 +182,29 @@ class Allocation(EngineState):
         return best
 
     def _assign_jobtracker(self) -> bool:
-        """Hadoop 1 getSetupAndCleanupTasks: one setup or cleanup task on the node
-        heartbeating (or the cluster), in a free map slot, else a free reduce slot."""
+        """Hadoop 1 getSetupAndCleanupTasks: one setup, cleanup or task-cleanup attempt on
+        the node heartbeating (or the cluster), in a free map slot, else a free reduce slot."""
         if not self.jt_jobs:
             return False
-        free = self._avail()
-        if free[0] >= 1.0:
-            d = 0
-        elif free[1] >= 1.0:
-            d = 1
-        else:
-            return False
-        j, s = self._jt_pick()
-        if self.stage_next[s] < self.p.stage_task_end[s]:
-            task = int(self.stage_next[s])
-            self.stage_next[s] += 1
-        else:
-            task = self.stage_retry[s].pop(0)
-        self.stage_slot[s] = d
-        self._start_attempt(j, task, np.array([1.0 - d, float(d)]))
-        self._jt_refresh(j)
-        return True
+        for d in (0, 1):
+            if self._avail()[d] < 1.0:
+                continue
+            j, s = self._jt_pick(d)
+            if j < 0:
+                continue
+            if s < 0:
+                self._start_task_cleanup(j, d)
+            else:
+                if self.stage_next[s] < self.p.stage_task_end[s]:
+                    task = int(self.stage_next[s])
+                    self.stage_next[s] += 1
+                else:
+                    task = self.stage_retry[s].pop(0)
+                self.stage_slot[s] = d
+                self._start_attempt(j, task, np.array([1.0 - d, float(d)]))
+            self._jt_refresh(j)
+            return True
+        return False
 
     def _am_fits(self, leaf: int, am: np.ndarray) -> bool:
         share = float(self.q.max_am_share[leaf])

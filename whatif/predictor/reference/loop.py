@@ -40,6 +40,7 @@ from whatif.predictor.reference.state import (
     KILL,
     KILLED,
     RUNNING,
+    TC_END,
 )
 from whatif.predictor.settings import SchedulerSettings
 
@@ -112,6 +113,11 @@ class ReferenceEngine(
         # with a setup or cleanup task to hand out (`jobtracker.py`)
         self.stage_slot = [0] * ns
         self.jt_jobs: dict[int, None] = {}
+        # Hadoop 1: task-cleanup attempts to run, per job and slot pool, and whether any are
+        self.job_tc = [[0, 0] for _ in range(nj)]
+        self.tc_on = (
+            packed.slot_mode and settings.hadoop_version == 1 and settings.task_cleanup_s > 0
+        )
         # tasks
         self.task_failures = [0] * nt
         # attempts
@@ -242,6 +248,10 @@ class ReferenceEngine(
                 elif kind == AM_ASK:
                     self._am_ask(ident)
                     self.progress += 1
+                elif kind == TC_END:
+                    n = self._end_task_cleanup(ident)
+                    if n >= 0:
+                        self._beat(n, beating)  # reported at its node's heartbeat
                 else:
                     self._am_ready(ident)
                     self.progress += 1

@@ -271,6 +271,9 @@ class Phases(EngineState):
                 self._jt_refresh(j)
             elif not self.stage_held[s]:
                 self._add_pending(j, req)
+            if self.tc_on and not jt and self.job_state[j] == 2:
+                self.job_tc[j][int(p.stage_dim[s])] += 1  # its task-cleanup attempt
+                self._jt_refresh(j)
             return
         self.stage_done[s] += 1
         if jt:
@@ -307,6 +310,8 @@ class Phases(EngineState):
             self._count_runnable(leaf, -1)
             self.leaf_apps[leaf].remove(j)
         self.job_state[j] = 3
+        self.job_tc[j] = [0, 0]  # task-cleanup attempts are handed out only while it runs
+        self._jt_refresh(j)
         for k in list(self.waiting):
             if self._can_run(k):
                 self._make_runnable(k)
