@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -382,10 +383,91 @@ def _jobs(
     return jobs
 
 
+@dataclass(frozen=True)
+class _TaskEvents:
+    """Per task (numbered in order of first appearance), what its own events say."""
+
+    code: np.ndarray  # per event row, its task's number
+    ids: pa.Array
+    stage: pa.Array
+    start: np.ndarray
+    finish: np.ndarray
+    state: np.ndarray
+    successful: np.ndarray  # the successfulAttemptId of its end event, else ""
+    splits: np.ndarray  # a map's split locations, "" for the other stages
+
+
+@dataclass(frozen=True)
+class _AttemptEvents:
+    """Per attempt (numbered in order of first appearance), what its events say."""
+
+    owner: np.ndarray  # its task's number
+    ids: pa.Array
+    start: np.ndarray  # its finish where it has no start event
+    finish: np.ndarray
+    state: np.ndarray
+    preempted: np.ndarray
+    node: np.ndarray
+    shuffle: np.ndarray
+    sort: np.ndarray
+    unstarted: int  # attempts with no start event
+
+
 def _tasks(
     reader: PreciseReader, ev: _Rows, jobs: dict[str, Any]
 ) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """The task and attempt tables of one file's task-level events."""
+    task = _task_events(ev)
+    att = _attempt_events(ev, task.code)
+    job_id, memory = _task_jobs(reader, jobs, task.ids, task.stage)
+    # The attempt a task's times come from (the precise reader's rule, in attempt order).
+    order = np.lexsort((np.arange(len(att.ids)), att.owner))
+    pick, start, finish = _times(task, att, order)
+    timed = ~(np.isnan(start) | np.isnan(finish))
+    vcores = np.full(len(task.ids), float(reader.vcores))
+    tasks = frame(
+        pa.table(
+            {
+                "job_id": job_id,
+                "task_id": task.ids,
+                "stage": task.stage,
+                "duration_s": np.maximum(np.where(timed, finish - start, 0.0), 0.0),
+                "memory_mb": memory,
+                "vcores": vcores,
+                "observed_start_s": start,
+                "observed_finish_s": finish,
+                "observed_state": pa.array(task.state, pa.string()),
+                "shuffle_finish_s": _at(att.shuffle, pick, np.nan),
+                "sort_finish_s": _at(att.sort, pick, np.nan),
+                "split_locations": pa.array(task.splits, pa.string()),
+            }
+        )
+    )
+    owner = att.owner[order]
+    taken = pa.array(owner)
+    attempts = frame(
+        pa.table(
+            {
+                "job_id": job_id.take(taken),
+                "task_id": task.ids.take(taken),
+                "attempt_id": att.ids.take(pa.array(order)),
+                "stage": task.stage.take(taken),
+                "start_s": att.start[order],
+                "finish_s": att.finish[order],
+                "memory_mb": memory[owner],
+                "vcores": vcores[owner],
+                "state": pa.array(att.state[order], pa.string()),
+                "preempted": att.preempted[order],
+                "is_am": np.zeros(len(order), dtype=bool),
+                "node": pa.array(att.node[order], pa.string()),
+            }
+        )
+    )
+    return tasks, attempts, att.unstarted
+
+
+def _task_events(ev: _Rows) -> _TaskEvents:
+    """The tasks' own events: at most one start and one end event each."""
     m = len(ev.rows)
     code, task_ids = _codes(ev.column("taskid"))
     n_tasks = len(task_ids)
@@ -393,7 +475,6 @@ def _tasks(
     first = np.full(n_tasks, m, dtype=np.int64)
     np.minimum.at(first, code, np.arange(m))
     stage = row_stage.take(pa.array(first))  # the task's first event sets its stage
-    # Tasks: at most one start and one end event each.
     start_row = _once(code, ev.is_("TaskStarted"), n_tasks, "task start")
     end_row = _once(code, ev.is_("TaskFinished", "TaskFailed"), n_tasks, "task end")
     t_start = _by_task(ev, "startTime", ("TaskStarted",), start_row)
@@ -405,15 +486,22 @@ def _tasks(
         ev.column("status", ("TaskFinished", "TaskFailed")),
         pa.array(np.where(ev.is_("TaskFinished"), "SUCCEEDED", "FAILED")),
     ).to_numpy(zero_copy_only=False)
-    t_state = _at(status, end_row, "RUNNING")
-    successful = _at(
-        pc.fill_null(ev.column("successfulAttemptId", ("TaskFinished",)), "").to_numpy(
-            zero_copy_only=False
-        ),
-        end_row,
-        "",
+    successful = pc.fill_null(ev.column("successfulAttemptId", ("TaskFinished",)), "")
+    return _TaskEvents(
+        code=code,
+        ids=task_ids,
+        stage=stage,
+        start=t_start,
+        finish=t_finish,
+        state=_at(status, end_row, "RUNNING"),
+        successful=_at(successful.to_numpy(zero_copy_only=False), end_row, ""),
+        splits=np.where(is_map, t_splits, ""),
     )
-    # Attempts: numbered in order of first appearance, each with one start and end at most.
+
+
+def _attempt_events(ev: _Rows, code: np.ndarray) -> _AttemptEvents:
+    """The attempts' events (`code`: each row's task): one start and one end at most."""
+    m = len(ev.rows)
     attempt_records = _TASK_RECORDS[3:]
     on_attempt = ev.is_(*attempt_records)
     a_rows = np.flatnonzero(on_attempt)
@@ -436,14 +524,7 @@ def _tasks(
     node = _at(tracker.to_numpy(zero_copy_only=False), a_start_row, "")
     host = ev.column("hostname", attempt_records[1:]).to_numpy(zero_copy_only=False)
     ended_host = _at(host, a_end_row, None)
-    node = np.where(pd.isna(ended_host), node, ended_host)
-    done_status = ev.column("taskStatus", _ATTEMPT_ENDS)
-    failed_status = ev.column("status", ("TaskAttemptUnsuccessfulCompletion",))
-    default = np.where(ev.is_(*_ATTEMPT_ENDS), "SUCCEEDED", np.where(ev.killed, "KILLED", "FAILED"))
-    row_state = pc.coalesce(done_status, failed_status, pa.array(default)).to_numpy(
-        zero_copy_only=False
-    )
-    a_state = _at(row_state, a_end_row, "RUNNING")
+    a_state = _at(_attempt_states(ev), a_end_row, "RUNNING")
     error = pc.fill_null(ev.column("error", ("TaskAttemptUnsuccessfulCompletion",)), "")
     a_error = pa.array(_at(error.to_numpy(zero_copy_only=False), a_end_row, ""), pa.string())
     preempted = (a_state == "KILLED") & pc.match_substring(
@@ -455,7 +536,36 @@ def _tasks(
     a_start = np.where(missing, a_finish, a_start)
     if np.isnan(a_start).any():
         raise Declined("an attempt with neither start nor finish")
-    # The job of each task, and its container memory (NORMALIZED_RESOURCE, else defaults).
+    return _AttemptEvents(
+        owner=owner,
+        ids=attempt_ids,
+        start=a_start,
+        finish=a_finish,
+        state=a_state,
+        preempted=preempted,
+        node=np.where(pd.isna(ended_host), node, ended_host),
+        shuffle=shuffle,
+        sort=sort,
+        unstarted=int(missing.sum()),
+    )
+
+
+def _attempt_states(ev: _Rows) -> np.ndarray:
+    """Each row's attempt state: its end event's status, else what the event type says."""
+    done_status = ev.column("taskStatus", _ATTEMPT_ENDS)
+    failed_status = ev.column("status", ("TaskAttemptUnsuccessfulCompletion",))
+    default = np.where(ev.is_(*_ATTEMPT_ENDS), "SUCCEEDED", np.where(ev.killed, "KILLED", "FAILED"))
+    states: np.ndarray = pc.coalesce(done_status, failed_status, pa.array(default)).to_numpy(
+        zero_copy_only=False
+    )
+    return states
+
+
+def _task_jobs(
+    reader: PreciseReader, jobs: dict[str, Any], task_ids: pa.Array, stage: pa.Array
+) -> tuple[pa.Array, np.ndarray]:
+    """Each task's job id and container memory (NORMALIZED_RESOURCE, else defaults)."""
+    n_tasks = len(task_ids)
     job_ids = list(jobs)
     pattern = r"^task_([^_]*_[^_]*(?:_[^_]*)*)_[" + "".join(TASK_LETTERS) + r"]_[^_]*$"
     if not pc.all(pc.match_substring_regex(task_ids, pattern)).as_py() and n_tasks:
@@ -468,62 +578,29 @@ def _tasks(
     stages = list(dict.fromkeys(STAGES.values()))
     sizes = np.array([[reader.memory_for(jobs[j], s) for s in stages] for j in job_ids])
     stage_code = pc.index_in(stage, pa.array(stages)).to_numpy(zero_copy_only=False)
-    memory = sizes[job_of, stage_code] if n_tasks else np.zeros(0)
-    # The attempt a task's times come from (the precise reader's rule, in attempt order).
-    order = np.lexsort((np.arange(n_att), owner))
+    memory: np.ndarray = sizes[job_of, stage_code] if n_tasks else np.zeros(0)
+    return task_job_id, memory.astype(np.float64)
+
+
+def _times(
+    task: _TaskEvents, att: _AttemptEvents, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per task, the attempt its times come from (-1: the task's own events), its start
+    and its finish; `order` puts the attempts in task order."""
     chosen = _chosen(
-        owner[order],
-        attempt_ids.take(pa.array(order)),
-        a_state[order],
-        a_start[order],
-        successful,
-        n_tasks,
+        att.owner[order],
+        att.ids.take(pa.array(order)),
+        att.state[order],
+        att.start[order],
+        task.successful,
+        len(task.ids),
     )
     chosen = _at(order, chosen, -1)  # (no attempt at all: order is empty)
-    use = (chosen >= 0) & ~np.isnan(_at(a_finish, chosen, np.nan))
+    use = (chosen >= 0) & ~np.isnan(_at(att.finish, chosen, np.nan))
     pick = np.where(use, chosen, -1)
-    start = np.where(use, _at(a_start, pick, np.nan), t_start)
-    finish = np.where(use, _at(a_finish, pick, np.nan), t_finish)
-    timed = ~(np.isnan(start) | np.isnan(finish))
-    vcores = np.full(n_tasks, float(reader.vcores))
-    tasks = frame(
-        pa.table(
-            {
-                "job_id": task_job_id,
-                "task_id": task_ids,
-                "stage": stage,
-                "duration_s": np.maximum(np.where(timed, finish - start, 0.0), 0.0),
-                "memory_mb": memory.astype(np.float64),
-                "vcores": vcores,
-                "observed_start_s": start,
-                "observed_finish_s": finish,
-                "observed_state": pa.array(t_state, pa.string()),
-                "shuffle_finish_s": _at(shuffle, pick, np.nan),
-                "sort_finish_s": _at(sort, pick, np.nan),
-                "split_locations": pa.array(np.where(is_map, t_splits, ""), pa.string()),
-            }
-        )
-    )
-    taken = pa.array(owner[order])
-    attempts = frame(
-        pa.table(
-            {
-                "job_id": task_job_id.take(taken),
-                "task_id": task_ids.take(taken),
-                "attempt_id": attempt_ids.take(pa.array(order)),
-                "stage": stage.take(taken),
-                "start_s": a_start[order],
-                "finish_s": a_finish[order],
-                "memory_mb": memory.astype(np.float64)[owner[order]],
-                "vcores": vcores[owner[order]],
-                "state": pa.array(a_state[order], pa.string()),
-                "preempted": preempted[order],
-                "is_am": np.zeros(n_att, dtype=bool),
-                "node": pa.array(node[order], pa.string()),
-            }
-        )
-    )
-    return tasks, attempts, int(missing.sum())
+    start = np.where(use, _at(att.start, pick, np.nan), task.start)
+    finish = np.where(use, _at(att.finish, pick, np.nan), task.finish)
+    return pick, start, finish
 
 
 def _ms(values: pa.Array) -> np.ndarray:
