@@ -116,7 +116,12 @@ def _render(s: TraceSummary) -> str:
             "",
             f"cluster seen: {s.slots['trackers']} TaskTracker(s), at most "
             f"{s.slots['map_slots_per_tracker']} map and {s.slots['reduce_slots_per_tracker']} "
-            "reduce attempt(s) at once on one",
+            "reduce attempt(s) at once on one"
+            + (
+                " (named by rack and host: delay scheduling applies)"
+                if s.slots.get("named_by_host")
+                else ""
+            ),
             f"  --cluster {s.slots['cluster']}",
         ]
     if s.nodes is not None:

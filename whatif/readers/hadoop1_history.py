@@ -22,8 +22,9 @@ KILLED, the TaskTracker, the host, and a reduce's ``SHUFFLE_FINISHED`` and
 ``SORT_FINISHED``). A map's ``SPLITS`` (its split locations, ``/rack/host`` comma-separated)
 is kept in the task column ``split_locations`` for delay scheduling
 (`whatif.predictor.locality`). The attempt's ``node`` is its TaskTracker (``TRACKER_NAME``
-without the ``tracker_`` prefix), which is what holds the slots; ``host`` (from
-``HOSTNAME``, rack dropped) is kept as an extra column. A job's queue is its
+without the ``tracker_`` prefix), which is what holds the slots; its ``host`` and
+``rack`` (from ``HOSTNAME``, ``/rack/host``) are kept as extra columns (the derived
+``--cluster`` names the trackers by them, `whatif.readers.slots`). A job's queue is its
 Fair Scheduler pool, chosen as Hadoop 1's contrib ``PoolManager.getPoolName`` does
 (``conf.get("mapred.fairscheduler.pool", conf.get(poolNameProperty, "default")).trim()``):
 ``mapred.fairscheduler.pool`` from the job's ``*_conf.xml`` beside the history file,
@@ -84,7 +85,7 @@ RECORD_TYPES = ("Meta", "Jobtracker", "Job", "Task", "MapAttempt", "ReduceAttemp
 #: Characters a value escapes (``JobHistory.charsToEscape``) plus the escape itself.
 ESCAPED = frozenset('"=.\\')
 
-HADOOP1_ATTEMPT_TABLE = {**ATTEMPT_TABLE, "host": "string"}
+HADOOP1_ATTEMPT_TABLE = {**ATTEMPT_TABLE, "host": "string", "rack": "string"}
 
 _PAIR = re.compile(r'\s*(\w+)="((?:[^"\\]|\\.)*)"', re.DOTALL)
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
@@ -101,6 +102,7 @@ class _Attempt:
     state: str = "RUNNING"
     node: str = ""
     host: str = ""
+    rack: str = ""
     shuffle_s: float = _NAN
     sort_s: float = _NAN
 
@@ -386,6 +388,7 @@ class Hadoop1HistoryReader(ContainerSizedReader):
                     False,
                     a.node,
                     a.host,
+                    a.rack,
                 )
             )
             best = chosen.get(a.task_id)
@@ -480,7 +483,7 @@ def _attempt_record(attempt: _Attempt, values: dict[str, str], where: str) -> No
     if values.get("TRACKER_NAME"):
         attempt.node = values["TRACKER_NAME"].removeprefix("tracker_")
     if values.get("HOSTNAME"):
-        attempt.host = values["HOSTNAME"].rstrip("/").rpartition("/")[2]
+        attempt.rack, _, attempt.host = values["HOSTNAME"].rstrip("/").rpartition("/")
 
 
 def _pool(history: Path, job: _Job, pool_name_property: str) -> str:

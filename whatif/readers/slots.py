@@ -7,7 +7,11 @@ the distinct trackers and, per tracker, the most map and reduce attempts that ra
 on it at once (a setup or cleanup attempt takes a map or reduce slot as its task id
 says: ``_m_`` or ``_r_``). Taking the busiest tracker's peaks for every tracker
 gives the ``--cluster`` spec: a lower bound on the real slot counts when the run
-never filled the cluster, exact when it did.
+never filled the cluster, exact when it did. Where every tracker's host is known
+(Hadoop 1 history: the attempts' ``host`` and ``rack`` columns, from ``HOSTNAME``; a node
+named ``/rack/host``, as Rumen's ``hostName``) and no two trackers share one, the spec names
+the trackers (``hosts=/rack/host;...``) with the same slot totals, so that Hadoop 1 delay
+scheduling can match the trace's split locations to them (`whatif.predictor.locality`).
 
 YARN (jhist, Rumen, SLS, REST) records the NodeManager of every container but not
 the node's size (``yarn.nodemanager.resource.*``). `observed_nodes` counts the
@@ -23,6 +27,7 @@ memory and vcore peaks may fall at different times).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,19 +61,28 @@ class ObservedSlots(_ObservedCluster):
     map_slots: int
     reduce_slots: int
     per_tracker: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: (rack, host) of each tracker in `per_tracker` order ("" rack: unknown); empty
+    #: when a tracker's host is unknown or two trackers share a host.
+    hosts: tuple[tuple[str, str], ...] = ()
 
     @property
     def spec(self) -> str:
-        """A ``--cluster`` SPEC: every tracker with the busiest tracker's peaks (at least 1)."""
+        """A ``--cluster`` SPEC: every tracker with the busiest tracker's peaks (at least 1),
+        the trackers named by rack and host where `hosts` knows them."""
         maps = self.trackers * max(self.map_slots, 1)
         reduces = self.trackers * max(self.reduce_slots, 1)
-        return f"map-slots={maps},reduce-slots={reduces}"
+        pools = f"map-slots={maps},reduce-slots={reduces}"
+        if not self.hosts:
+            return pools
+        names = ";".join(f"{rack}/{host}" if rack else host for rack, host in self.hosts)
+        return f"hosts={names},{pools}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "trackers": self.trackers,
             "map_slots_per_tracker": self.map_slots,
             "reduce_slots_per_tracker": self.reduce_slots,
+            "named_by_host": bool(self.hosts),
             "cluster": self.spec,
         }
 
@@ -132,7 +146,39 @@ def observed_slots(attempts: pd.DataFrame) -> ObservedSlots | None:
         map_slots=max(p[0] for p in per_tracker.values()),
         reduce_slots=max(p[1] for p in per_tracker.values()),
         per_tracker=per_tracker,
+        hosts=_tracker_hosts(frame, list(per_tracker)),
     )
+
+
+#: What a SPEC's ``hosts=`` cannot hold in a name (its separators, and spaces).
+_UNSAFE = re.compile(r"[;,=\s]")
+
+
+def _rack_host(text: str) -> tuple[str, str]:
+    """(rack, host) of ``/rack/host`` (or a bare ``host``: rack "")."""
+    rack, _, host = text.strip().rstrip("/").rpartition("/")
+    return rack, host
+
+
+def _tracker_hosts(frame: pd.DataFrame, trackers: list[str]) -> tuple[tuple[str, str], ...]:
+    """Each tracker's (rack, host): its attempts' ``host`` and ``rack`` columns where the
+    reader keeps them, else its own name where that is ``/rack/host``; () when a tracker's
+    host is unknown or two trackers share a host (their split locations could not tell
+    them apart)."""
+    nodes = frame["node"].astype(str)
+    if "host" in frame:
+        racks = frame["rack"].astype(str) if "rack" in frame else pd.Series("", frame.index)
+        named = pd.DataFrame({"node": nodes, "host": frame["host"].astype(str), "rack": racks})
+        named = named[named["host"] != ""].drop_duplicates("node").set_index("node")
+        found = {n: (str(named.at[n, "rack"]), str(named.at[n, "host"])) for n in named.index}
+    else:
+        found = {n: _rack_host(n) for n in trackers if n.startswith("/")}
+    pairs = tuple(found.get(n, ("", "")) for n in trackers)
+    hosts = [host for _, host in pairs]
+    unsafe = any(_UNSAFE.search(rack + host) for rack, host in pairs)
+    if unsafe or "" in hosts or len(set(hosts)) != len(hosts):
+        return ()
+    return pairs
 
 
 #: ``yarn.scheduler.minimum-allocation-mb`` / ``-vcores`` defaults.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 from pathlib import Path
 
@@ -285,8 +286,64 @@ def test_trace_inspect_shows_the_cluster_spec():
         "trackers": 4,
         "map_slots_per_tracker": 1,
         "reduce_slots_per_tracker": 1,
+        "named_by_host": False,  # four trackers on one host: splits cannot tell them apart
         "cluster": "map-slots=4,reduce-slots=4",
     }
+
+
+def _located_history(path: Path) -> Path:
+    """Two trackers on two racks, a map whose split is on the first (issue 21)."""
+    path.write_text(
+        _history(
+            _job(),
+            f'Task TASKID="{T}_m_000000" TASK_TYPE="MAP" START_TIME="1000500" SPLITS="/rack1/h1" .',
+            *_attempt("MAP", "m000000", 0, 1001000, 1003000, "h1"),
+            *_attempt("MAP", "m000001", 0, 1001000, 1002000, "h1"),
+            f'Task TASKID="{T}_r_000000" TASK_TYPE="REDUCE" START_TIME="1000500" SPLITS="" .',
+            *[
+                r.replace("/rack1/h2", "/rack2/h2")
+                for r in _attempt("REDUCE", "r000000", 0, 1003000, 1004000, "h2")
+            ],
+        )
+    )
+    return path
+
+
+def test_the_derived_cluster_names_trackers_by_rack_and_host(tmp_path, caplog):
+    """Trackers whose HOSTNAME is known give a hosts= spec with the same slot totals, on
+    which the predictor matches the split locations (no "skipped" warning)."""
+    trace = read_trace(_located_history(tmp_path / "h"))
+    seen = observed_slots(trace.observed.attempts)
+    assert seen.hosts == (("/rack1", "h1"), ("/rack2", "h2"))
+    assert seen.spec == "hosts=/rack1/h1;/rack2/h2,map-slots=4,reduce-slots=2"
+    cluster = Cluster.parse(seen.spec)
+    assert [(n.rack, n.name) for n in cluster.nodes] == [("/rack1", "h1"), ("/rack2", "h2")]
+    assert cluster.slot_pools == {"map": 4, "reduce": 2}
+    config = tmp_path / "pools.xml"
+    config.write_text("<allocations/>")
+    with caplog.at_level(logging.WARNING, logger="whatif.predictor.locality"):
+        args = ["predict", "--trace", str(tmp_path / "h"), "--config", str(config),
+                "--cluster", seen.spec, "--hadoop-version", "1", "--json"]  # fmt: skip
+        result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "delay scheduling is skipped" not in caplog.text + result.output
+    counts = [*args[:6], "map-slots=4,reduce-slots=2", *args[7:]]
+    with caplog.at_level(logging.WARNING, logger="whatif.predictor.locality"):
+        output = CliRunner().invoke(cli, counts).output
+    assert "delay scheduling is skipped" in caplog.text + output  # the control
+    inspected = CliRunner().invoke(cli, ["trace", "inspect", str(tmp_path / "h"), "--json"])
+    assert json.loads(inspected.stdout)["slots"]["named_by_host"] is True
+    assert json.loads(inspected.stdout)["slots"]["cluster"] == seen.spec
+
+
+def test_trackers_without_a_known_host_keep_the_counts_spec():
+    """No host column and node names that are not /rack/host: map-slots=..., as before;
+    Rumen-style /rack/host node names are hosts."""
+    rows = [(f"{T}_m_000000", "map", 0.0, 5.0, "/r1/a"), (f"{T}_m_000001", "map", 0.0, 5.0, "b")]
+    frame = pd.DataFrame(rows, columns=["task_id", "stage", "start_s", "finish_s", "node"])
+    assert observed_slots(frame).spec == "map-slots=2,reduce-slots=2"
+    frame["node"] = ["/r1/a", "/r2/b"]
+    assert observed_slots(frame).spec == "hosts=/r1/a;/r2/b,map-slots=2,reduce-slots=2"
 
 
 def test_qs_and_optimize_take_poolnameproperty_from_the_site_file(tmp_path):
