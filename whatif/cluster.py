@@ -21,6 +21,9 @@ from dataclasses import dataclass, field, replace
 
 from whatif.errors import ClusterSpecError
 
+#: The rack of the nodes `Cluster.scaled` adds to a cluster named by host: no split
+#: location is on it.
+ADDED_RACK = "/added-rack"
 #: Most nodes a SPEC may name (the largest YARN clusters run a few tens of thousands).
 MAX_NODES = 100_000
 
@@ -66,39 +69,54 @@ class Cluster:
         return dict(self.slots)
 
     def scaled(self, factor: float) -> Cluster:
-        """The same cluster `factor` times larger (node count or pool size)."""
+        """The same cluster `factor` times larger (node count or pool size).
+
+        Nodes named by host (``hosts=``) keep their names and racks: a smaller cluster
+        keeps the first ones, a larger one adds nodes (sized as the originals, in turn)
+        named ``added-nodeNNNNN`` on rack `ADDED_RACK`, which no split location names, so
+        Hadoop 1 delay scheduling still matches the original trackers."""
         if factor <= 0:
             raise ClusterSpecError(f"cluster scale: expected a factor > 0, got {factor!r}")
-        nodes: tuple[Node, ...] = ()
-        if self.nodes:
-            count = max(1, round(len(self.nodes) * factor))
-            template = self.nodes
-            nodes = tuple(
-                Node(
-                    f"node{i:05d}",
-                    template[i % len(template)].memory_mb,
-                    template[i % len(template)].vcores,
-                )
-                for i in range(count)
-            )
-            return Cluster(
-                memory_mb=sum(n.memory_mb for n in nodes),
-                vcores=sum(n.vcores for n in nodes),
-                nodes=nodes,
+        if not self.nodes:
+            return replace(
+                self,
+                memory_mb=self.memory_mb * factor,
+                vcores=self.vcores * factor,
                 slots=tuple((k, max(1, round(v * factor))) for k, v in self.slots),
             )
-        return replace(
-            self,
-            memory_mb=self.memory_mb * factor,
-            vcores=self.vcores * factor,
+        count = max(1, round(len(self.nodes) * factor))
+        nodes = tuple(self._scaled_node(i) for i in range(count))
+        return Cluster(
+            memory_mb=sum(n.memory_mb for n in nodes),
+            vcores=sum(n.vcores for n in nodes),
+            nodes=nodes,
             slots=tuple((k, max(1, round(v * factor))) for k, v in self.slots),
         )
+
+    def _scaled_node(self, i: int) -> Node:
+        """Node `i` of a scaled copy: the original where there is one and it is named by
+        host, else a new node the size of original ``i % len(nodes)``."""
+        template = self.nodes[i % len(self.nodes)]
+        if not self.named:
+            return Node(f"node{i:05d}", template.memory_mb, template.vcores)
+        if i < len(self.nodes):
+            return template
+        taken = {n.name for n in self.nodes}
+        name = f"added-node{i:05d}"
+        while name in taken:  # a host of the original cluster already has that name
+            name = "added-" + name
+        return Node(name, template.memory_mb, template.vcores, ADDED_RACK)
+
+    @property
+    def named(self) -> bool:
+        """Whether the nodes are named by host (``hosts=``), not numbered ``node00000...``."""
+        return any(n.name != f"node{i:05d}" for i, n in enumerate(self.nodes))
 
     def spec(self) -> str:
         """A SPEC string that parses back to an equivalent cluster."""
         if self.slots:
             pools = ",".join(f"{k}-slots={v}" for k, v in self.slots)
-            if self.nodes and any(n.name != f"node{i:05d}" for i, n in enumerate(self.nodes)):
+            if self.named:
                 hosts = ";".join(f"{n.rack}/{n.name}" if n.rack else n.name for n in self.nodes)
                 return f"hosts={hosts},{pools}"
             return f"nodes={len(self.nodes)},{pools}" if self.nodes else pools

@@ -46,3 +46,27 @@ def test_hosts_name_the_trackers_and_their_racks():
     ]:
         with pytest.raises(ClusterSpecError, match=match):
             Cluster.parse(spec)
+
+
+def test_scaled_cluster_keeps_its_hosts_and_adds_nodes_on_a_new_rack():
+    """Nodes named by host keep their names and racks; added ones match no split location
+    (rack ADDED_RACK); a smaller cluster keeps the first nodes (issue 21)."""
+    from whatif.cluster import ADDED_RACK
+
+    c = Cluster.parse("hosts=/r1/h0;/r1/h1;/r2/h2,map-slots=3,reduce-slots=3")
+    bigger = c.scaled(2.0)
+    assert [(n.rack, n.name) for n in bigger.nodes] == [
+        ("/r1", "h0"), ("/r1", "h1"), ("/r2", "h2"),
+        (ADDED_RACK, "added-node00003"), (ADDED_RACK, "added-node00004"),
+        (ADDED_RACK, "added-node00005"),
+    ]  # fmt: skip
+    assert bigger.slot_pools == {"map": 6, "reduce": 6}
+    again = Cluster.parse(bigger.spec())
+    assert [(n.rack, n.name) for n in again.nodes] == [(n.rack, n.name) for n in bigger.nodes]
+    smaller = c.scaled(2 / 3)
+    assert [(n.rack, n.name) for n in smaller.nodes] == [("/r1", "h0"), ("/r1", "h1")]
+    assert smaller.slot_pools == {"map": 2, "reduce": 2}
+    clash = Cluster.parse("hosts=added-node00001;b,map-slots=2,reduce-slots=2").scaled(1.5)
+    assert [n.name for n in clash.nodes] == ["added-node00001", "b", "added-node00002"]
+    numbered = Cluster.parse("nodes=2,map-slots=2,reduce-slots=2").scaled(1.5)
+    assert [n.name for n in numbered.nodes] == ["node00000", "node00001", "node00002"]

@@ -10,7 +10,7 @@ import logging
 
 import pandas as pd
 import pytest
-from conftest import SPLITS, run_times, scenarios
+from conftest import SPLITS, build_workload, flat_tree, run_times, scenarios
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -133,3 +133,22 @@ def test_engines_agree_with_delay_scheduling(scenario, seed):
     )
     pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
     pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
+
+
+def test_a_scaled_cluster_keeps_delay_scheduling_on_its_original_trackers(caplog):
+    """A what-if cluster twice as large keeps h0-h2 (and adds three trackers on a rack no
+    split names; six trackers heartbeat at phases 0, 0.5, ..., 2.5 s): h1 runs m0 at 0.5,
+    node-local, and m1 waits for h0's heartbeat at 6 (rack-local); without locality, as
+    on nodes=6, they would start at 0 and 0.5."""
+    jobs = [("A", "a", 0, _maps("/r1/h1", "/r1/h1"))]
+    _warn_unmatched.cache_clear()
+    with caplog.at_level(logging.WARNING, logger="whatif.predictor.locality"):
+        schedule = predict(
+            build_workload(jobs),
+            flat_tree(a={}),
+            Cluster.parse(SPEC).scaled(2.0),
+            settings=SchedulerSettings(hadoop_version=1, setup_cleanup_s=0.0),
+            engine="reference",
+        )
+    assert "delay scheduling is skipped" not in caplog.text
+    assert sorted(schedule.attempts["start_s"]) == [0.5, 6.0]
