@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
+from typing import Any
 
 import click
 import pandas as pd
@@ -90,20 +93,45 @@ def _resources(spec: str | None) -> Resources | None:
     return Resources(parsed.memory_mb, parsed.vcores)
 
 
-@config.command("validate")
-@click.argument("file", type=_FILE)
-@cluster_option(help="Cluster SPEC; adds minimum shares above the cluster to the warnings.")
-@_FILE_VERSION
-@json_option
+_FileCommand = Callable[[str, str | None, int, bool], None]
+
+
+def _file_command(
+    name: str, cluster_help: str, capacity: Callable[[str, Resources | None, bool], None]
+) -> Callable[[_FileCommand], click.Command]:
+    """``tempo config NAME FILE [--cluster SPEC] [--hadoop-version N] [--json]``: a
+    capacity-scheduler.xml FILE goes to `capacity` (with the cluster's resources); for an
+    allocation file the command gets the Hadoop version in effect (`file_version`)."""
+
+    def decorate(command: _FileCommand) -> click.Command:
+        @functools.wraps(command)
+        def run(
+            file: str, cluster_spec: str | None, hadoop_version: int | None, as_json: bool
+        ) -> None:
+            if is_capacity_scheduler(file):
+                return capacity(file, _resources(cluster_spec), as_json)
+            return command(file, cluster_spec, file_version(file, hadoop_version), as_json)
+
+        options = (click.argument("file", type=_FILE), cluster_option(help=cluster_help))
+        decorated: Callable[..., Any] = run
+        for option in (*options, _FILE_VERSION, json_option)[::-1]:  # as written above a def
+            decorated = option(decorated)
+        return config.command(name)(decorated)
+
+    return decorate
+
+
+@_file_command(
+    "validate",
+    "Cluster SPEC; adds minimum shares above the cluster to the warnings.",
+    config_capacity.validate_file,
+)
 def validate_command(
-    file: str, cluster_spec: str | None, hadoop_version: int | None, as_json: bool
+    file: str, cluster_spec: str | None, hadoop_version: int, as_json: bool
 ) -> None:
     """Check FILE as Hadoop would; print each problem as FILE: line N: message.
 
     Exit status 1 when Hadoop would refuse the file (an error); warnings alone exit 0."""
-    if is_capacity_scheduler(file):
-        return config_capacity.validate_file(file, _resources(cluster_spec), as_json)
-    hadoop_version = file_version(file, hadoop_version)
     issues = validate(file, hadoop_version=hadoop_version, cluster=_resources(cluster_spec))
     report_issues(file, issues, as_json)
 
@@ -118,21 +146,12 @@ def _format(value: object) -> str:
     return str(value)
 
 
-@config.command("show")
-@click.argument("file", type=_FILE)
-@cluster_option(help="Cluster SPEC; adds the steady fair shares.")
-@_FILE_VERSION
-@json_option
-def show_command(
-    file: str, cluster_spec: str | None, hadoop_version: int | None, as_json: bool
-) -> None:
+@_file_command("show", "Cluster SPEC; adds the steady fair shares.", config_capacity.show_file)
+def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_json: bool) -> None:
     """Print FILE's effective queue tree: weights, min/max, limits, policy, timeouts.
 
     With Hadoop 1 (--hadoop-version 1, or a file of <pool>s), the pools' slot settings (minMaps/minReduces,
     maxMaps/maxReduces, maxRunningJobs) and, with a slot --cluster, their fair shares."""
-    if is_capacity_scheduler(file):
-        return config_capacity.show_file(file, _resources(cluster_spec), as_json)
-    hadoop_version = file_version(file, hadoop_version)
     cluster = Cluster.parse(cluster_spec) if cluster_spec else None
     if hadoop_version == 1 and cluster is not None and not cluster.slots:
         raise click.BadParameter(
