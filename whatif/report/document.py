@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -79,13 +80,8 @@ def _scenarios(analysis: ProvisioningAnalysis) -> list[dict[str, Any]]:
 
 
 def _series(series: SeriesForecast) -> dict[str, Any]:
-    return {
-        "current": series.current,
-        "median": series.median,
-        "lower": series.lower,
-        "upper": series.upper,
-        "model": series.model,
-    }
+    """current, median, lower, upper and model: the dataclass's fields, in their order."""
+    return dataclasses.asdict(series)
 
 
 def forecast_dict(forecast: WorkloadForecast) -> dict[str, Any]:
