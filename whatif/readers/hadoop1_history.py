@@ -33,6 +33,11 @@ else the job property the cluster's ``mapred.fairscheduler.poolnameproperty`` na
 Where no ``*_conf.xml`` sets it, the history record stands in for the two properties
 it carries: ``user.name`` is ``USER``, ``mapred.job.queue.name`` is ``JOB_QUEUE``.
 A blank value counts as unset (Hadoop would name a pool "" after trimming it).
+A task-cleanup attempt (``TASK_TYPE="CLEANUP"`` under a task whose ``Task`` record is a
+MAP or REDUCE: the attempt the JobTracker runs after a failed or killed one,
+``JobInProgress.obtainTaskCleanupTask``, under that attempt's own id) is not read: it is
+neither the task's work nor the failed attempt's times, and the predictor inserts its own
+(``SchedulerSettings.task_cleanup_s``); the trace notes say how many were left out.
 Slots have no size, so tasks take the options ``map_memory_mb``,
 ``reduce_memory_mb`` and ``vcores`` (stated in the trace notes).
 
@@ -78,6 +83,8 @@ DEFAULT_POOL = "default"
 
 #: Hadoop 1 task types -> workload stage.
 STAGES = {"MAP": "map", "REDUCE": "reduce", "SETUP": "setup", "CLEANUP": "cleanup"}
+#: The stages whose failed or killed attempts Hadoop 1 runs a task-cleanup attempt for.
+MR_STAGES = ("map", "reduce")
 #: Attempt and task statuses -> schedule states.
 STATES = {"SUCCESS": "SUCCEEDED", "FAILED": "FAILED", "KILLED": "KILLED"}
 #: Record types of ``JobHistory.RecordTypes``.
@@ -120,6 +127,8 @@ class _Job:
     queue: str = ""
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     attempts: dict[str, _Attempt] = field(default_factory=dict)
+    #: task-cleanup attempts seen (TASK_TYPE CLEANUP under a map or reduce task): not read
+    task_cleanups: set[str] = field(default_factory=set)
 
 
 def unescape(value: str, where: str) -> str:
@@ -310,6 +319,9 @@ class Hadoop1HistoryReader(ContainerSizedReader):
                 raise TraceFormatError(
                     f"{where} TASK_ATTEMPT_ID: {attempt_id!r} is not an attempt of {task_id}"
                 )
+            if task_type == "CLEANUP" and job.tasks.get(task_id, {}).get("stage") in MR_STAGES:
+                job.task_cleanups.add(attempt_id)  # the predictor runs its own (module doc)
+                continue
             job.tasks.setdefault(task_id, {"stage": STAGES[task_type]})
             attempt = job.attempts.setdefault(
                 attempt_id, _Attempt(job_id, task_id, STAGES[task_type])
@@ -330,6 +342,7 @@ class Hadoop1HistoryReader(ContainerSizedReader):
         tasks = TableBuilder(LOCATED_TASK_TABLE)
         attempts = TableBuilder(HADOOP1_ATTEMPT_TABLE)
         unstarted = 0
+        task_cleanups = sum(len(job.task_cleanups) for job in jobs.values())
         for job in jobs.values():
             queue = normalize_queue(job.queue)
             job_rows.append((job.job_id, queue, job.submit_s, job.user, job.name))
@@ -344,6 +357,11 @@ class Hadoop1HistoryReader(ContainerSizedReader):
             f"{self.reduce_memory_mb:g} MB, {self.vcores:g} vcore(s) assumed; attempt node = "
             "TaskTracker",
         ]
+        if task_cleanups:
+            notes.append(
+                f"{task_cleanups} task-cleanup attempt(s) (TASK_TYPE CLEANUP under a map or "
+                "reduce task) not read: the predictor runs its own (task_cleanup_s)"
+            )
         if unstarted:
             notes.append(
                 f"{unstarted} attempt(s) finished without a recorded start; start = finish"

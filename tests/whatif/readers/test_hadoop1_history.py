@@ -368,3 +368,48 @@ def test_qs_and_optimize_take_poolnameproperty_from_the_site_file(tmp_path):
     ]  # fmt: skip
     result = runner.invoke(cli, optimize)
     assert result.exit_code == 0, result.output  # without --site root.etl has no job: an error
+
+
+def test_task_cleanup_attempts_are_not_read_as_work_or_as_the_failed_attempt():
+    """Hadoop 1 runs a task-cleanup attempt after a failed or killed one, recorded as
+    TASK_TYPE="CLEANUP" under the map's (or reduce's) task id and, in JobInProgress, under
+    the failed attempt's own id. It is left out (the predictor runs its own): no extra
+    task, the failed attempt keeps its times, the task is timed by its success; a reduce
+    whose only attempt was killed keeps that attempt's 2 s, not its cleanup's."""
+    cleanup_m = [
+        r.replace('TASK_TYPE="MAP"', 'TASK_TYPE="CLEANUP"')
+        for r in _attempt("MAP", "m000000", 0, 1004000, 1005000, "h1", "FAILED")
+    ]
+    cleanup_r = [
+        r.replace('TASK_TYPE="REDUCE"', 'TASK_TYPE="CLEANUP"')
+        for r in _attempt("REDUCE", "r000000", 1, 1012000, 1013500, "h2", "KILLED")
+    ]
+    text = _history(
+        _job(),
+        f'Task TASKID="{T}_m_000000" TASK_TYPE="MAP" START_TIME="1000500" SPLITS="" .',
+        *_attempt("MAP", "m000000", 0, 1001000, 1003000, "h1", "FAILED"),
+        *cleanup_m,
+        *_attempt("MAP", "m000000", 1, 1005000, 1009000, "h2"),
+        f'Task TASKID="{T}_r_000000" TASK_TYPE="REDUCE" START_TIME="1000500" SPLITS="" .',
+        *_attempt("REDUCE", "r000000", 0, 1009000, 1011000, "h2", "KILLED"),
+        *cleanup_r,
+    )
+    trace = _read_text(text)
+    tasks = trace.workload.tasks.set_index("task_id")
+    assert tasks["stage"].to_dict() == {f"{T}_m_000000": "map", f"{T}_r_000000": "reduce"}
+    assert tasks["duration_s"].tolist() == [4.0, 2.0]
+    attempts = trace.observed.attempts.set_index("attempt_id")
+    assert attempts.index.tolist() == [f"{A}_m_000000_0", f"{A}_m_000000_1", f"{A}_r_000000_0"]
+    failed = attempts.loc[f"{A}_m_000000_0"]
+    assert (failed["start_s"], failed["finish_s"], failed["state"]) == (1001.0, 1003.0, "FAILED")
+    assert set(attempts["stage"]) == {"map", "reduce"}
+    assert any("2 task-cleanup attempt(s)" in note for note in trace.notes)
+
+
+def _read_text(text: str):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "h"
+        path.write_text(text)
+        return read_trace(path)
