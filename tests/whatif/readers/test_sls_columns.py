@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.whatif.readers.agree import assert_same_trace
 from whatif import TraceFormatError
 from whatif.readers import read_trace
 from whatif.readers.sls import SlsReader
@@ -18,14 +19,8 @@ DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop"
 def _same(path: Path, **options) -> None:
     reader = SlsReader(**options)
     assert read_sls_tables(path, memory_mb=reader.memory_mb, vcores=reader.vcores) is not None
-    fast, precise = reader.read(path), reader.read_precise(path)
-    pd.testing.assert_frame_equal(fast.workload.jobs, precise.workload.jobs)
-    pd.testing.assert_frame_equal(fast.workload.tasks, precise.workload.tasks)
-    assert (fast.observed is None) == (precise.observed is None)
-    if fast.observed is not None:
-        pd.testing.assert_frame_equal(fast.observed.jobs, precise.observed.jobs)
-        pd.testing.assert_frame_equal(fast.observed.attempts, precise.observed.attempts)
-    assert fast.notes == precise.notes
+    precise = reader.read_precise(path)
+    assert_same_trace(reader.read(path), precise)
     # Without the observed schedule (tempo predict): the same workload, none built.
     alone = reader.read_workload(path)
     assert alone.observed is None and alone.notes == precise.notes
