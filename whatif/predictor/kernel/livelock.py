@@ -9,7 +9,10 @@ again at the next check):
 once every job is submitted, a check whose state (running tasks in order with their
 start and end times relative to now, warned tasks, stage and re-queue lists, starvation
 timers) equals the state at an earlier check with no end or AM-ready event in between
-(Brent's cycle finding) ends the run there: nothing would ever finish again. Hadoop 3
+(Brent's cycle finding) ends the run there: nothing would ever finish again. Hadoop 1's
+state adds each job's pending task-cleanup attempts and the free slots, and, with delay
+scheduling, each job's locality level and wait (capped at two delays) and the jobs
+skipped at the last assignTasks call: progress there is not a cycle. Hadoop 3
 livelocks the same way (an app that cannot use what is killed for it, e.g. its AM over
 maxAMShare, has a container killed at every re-check); its check state adds each
 runnable app's fair-share timer, re-check time and starvation amounts, the nodes' claims
@@ -39,6 +42,8 @@ from whatif.predictor.kernel.state import (
     AM_ASK,
     AM_READY,
     C_HB,
+    C_LOC,
+    C_LOC_DELAY,
     C_SLOT,
     C_VERSION,
     CL_APP,
@@ -46,10 +51,13 @@ from whatif.predictor.kernel.state import (
     CONTINUOUS,
     END,
     G_CONT,
+    G_FREE,
+    G_LOC_LAST,
     G_NEXT_V12,
     G_NOW,
     GI_CLAIM_LIVE,
     GI_HEAP_N,
+    GI_LSKIP_N,
     GI_NEXT_SUBMIT,
     GI_PROGRESS,
     GI_QUIET,
@@ -68,11 +76,14 @@ from whatif.predictor.kernel.state import (
     INF,
     JF_FSTARV,
     JF_LFAIR,
+    JF_LOC_WAIT,
     JF_MSTARV,
     JF_NCHECK,
     JI_AM_STATE,
     JI_APP_NEXT,
+    JI_LOC_LEVEL,
     JI_RED_NEXT,
+    JI_TC,
     NF_FREE,
     NF_HB,
     NI_CL_HEAD,
@@ -238,6 +249,44 @@ def _v12_state(W):
         n += 3
     out[n] = gf[G_CONT] - t + 0.0 if gf[G_CONT] < INF else 1.0  # the next continuous pass
     n += 1
+    if ndims == 2 or cfg[C_LOC] != 0.0:
+        return np.concatenate((out[:n], _v1_state(W, ndims == 2)))
+    return out[:n]
+
+
+@kernel_jit
+def _v1_state(W, slots):
+    """Hadoop 1's own state, times relative to now: with slots, each job's task-cleanup
+    attempts to hand out and the free slots (a running one holds one); with delay
+    scheduling, each job's locality level and wait (capped at 2 delays, beyond which
+    it allows any map: a job skipped for ever would never repeat otherwise), the jobs
+    skipped at the last assignTasks call, and that call's time."""
+    jf, ji, gf, gi, cfg, lvis = W[8], W[9], W[23], W[24], W[25], W[48]
+    t = gf[G_NOW]
+    nj = ji.shape[0]
+    loc = cfg[C_LOC] != 0.0
+    out = np.empty(2 * nj + 2 + (2 * nj + gi[GI_LSKIP_N] + 2 if loc else 0))
+    n = 0
+    if slots:
+        for j in range(nj):
+            out[n] = ji[j, JI_TC]
+            out[n + 1] = ji[j, JI_TC + 1]
+            n += 2
+        out[n] = gf[G_FREE] + 0.0
+        out[n + 1] = gf[G_FREE + 1] + 0.0
+        n += 2
+    if loc:
+        cap = 2.0 * cfg[C_LOC_DELAY]
+        for j in range(nj):
+            out[n] = ji[j, JI_LOC_LEVEL]
+            out[n + 1] = min(jf[j, JF_LOC_WAIT], cap) + 0.0
+            n += 2
+        for i in range(gi[GI_LSKIP_N]):
+            out[n] = lvis[i, 1]
+            n += 1
+        out[n] = -3.0
+        out[n + 1] = gf[G_LOC_LAST] - t + 0.0 if gf[G_LOC_LAST] > -INF else 1.0
+        n += 2
     return out[:n]
 
 

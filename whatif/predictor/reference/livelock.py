@@ -94,7 +94,26 @@ class Livelock(EngineState):
             tuple(self.node_free.ravel().tolist()),
             tuple(h - t if h < INF else 1.0 for h in self.node_hb),
             self.next_pass - t if self.next_pass < INF else 1.0,  # the next continuous pass
-        )
+        ) + self._v1_state(t)
+
+    def _v1_state(self, t: float) -> tuple[Any, ...]:
+        """Hadoop 1's own state (see ``kernel/livelock.py``): with slots, each job's
+        task-cleanup attempts to hand out and the free slots; with delay scheduling, each
+        job's locality level and wait (capped at two delays), the jobs skipped at the last
+        assignTasks call, and that call's time relative to `t`."""
+        state: tuple[Any, ...] = ()
+        if self.s.hadoop_version == 1 and len(self.dims) == 2:
+            state += (tuple(tuple(int(x) for x in tc) for tc in self.job_tc),)
+            state += (float(self.free[0]), float(self.free[1]))
+        if self.loc_on:
+            cap = 2.0 * self.loc_delay
+            state += (
+                tuple(self.loc_level),
+                tuple(min(float(w), cap) for w in self.loc_wait),
+                tuple(self.loc_skipped),
+                self.loc_last - t if self.loc_last > -INF else 1.0,
+            )
+        return state
 
     def _cycling_v3(self, t: float) -> bool:
         """Hadoop 3 livelock: at an update() check once every job is submitted, whether the
