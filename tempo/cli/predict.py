@@ -23,9 +23,11 @@ from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.templates import parse_duration
 from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
-from whatif.allocation import AllocationDocument, effective_allocation
+from whatif.allocation import AllocationDocument, EffectiveAllocation, effective_allocation
+from whatif.capacity import is_capacity_scheduler
 from whatif.metrics import require_finished, unfinished_jobs
 from whatif.predictor import predict_taking, write_jobruntime_csv
+from whatif.predictor.capacity import read_capacity_allocation
 from whatif.predictor.compiled import choose_engine
 from whatif.readers import write_native
 from whatif.readers.stream import read_window
@@ -94,11 +96,7 @@ def predict(
         compare_observed,
         bool(output or jobruntime),
     )
-    document = AllocationDocument.from_file(config_path)
-    warn_allocation(
-        config_path, document, Cluster.parse(cluster_spec), hadoop_version=hadoop_version
-    )
-    allocation = effective_allocation(document, hadoop_version=hadoop_version)
+    allocation = _allocation(config_path, Cluster.parse(cluster_spec), hadoop_version)
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
     engine = choose_engine(engine, sum(workload.n_tasks for workload in workloads))
     schedule = predict_taking(
@@ -210,3 +208,13 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
         {str(k): (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
         for row in frame.to_dict("records")
     ]
+
+
+def _allocation(config_path: str, cluster: Cluster, hadoop_version: int) -> EffectiveAllocation:
+    """The queues to predict under: a capacity-scheduler.xml (the Capacity Scheduler mode)
+    or an allocation file (the Fair Scheduler's, its warnings printed)."""
+    if is_capacity_scheduler(config_path):
+        return read_capacity_allocation(config_path, cluster)
+    document = AllocationDocument.from_file(config_path)
+    warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
+    return effective_allocation(document, hadoop_version=hadoop_version)

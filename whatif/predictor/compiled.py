@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from whatif.predictor import kernel as K
+from whatif.predictor.capacity import capacity_settings
 from whatif.predictor.kernel.caching import kernel_cache_dirs, kernel_sources
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings
@@ -134,6 +135,15 @@ def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     qsf[:, K.QSF_MIN_TO] = pq.min_timeout
     qsf[:, K.QSF_FAIR_TO] = pq.fair_timeout
     qsf[:, K.QSF_THRESH] = pq.fair_threshold
+    if pq.capacity is not None:
+        c = pq.capacity
+        qsf[:, K.QSF_CS_GUAR] = c.guarantee_mb
+        qsf[:, K.QSF_CS_ABS] = c.absolute
+        qsf[:, K.QSF_CS_ULF] = c.user_limit_factor
+        qsf[:, K.QSF_CS_MULP] = c.user_limit_percent
+        qsf[:, K.QSF_CS_AM] = c.am_percent
+        qsf[:, K.QSF_CS_APPS] = c.max_apps
+        qsf[:, K.QSF_CS_UAPPS] = c.max_apps_per_user
     children = pq.children if len(pq.children) else np.zeros(1, dtype=np.int64)
     return qs, qsf, np.ascontiguousarray(children, dtype=np.int64)
 
@@ -191,6 +201,8 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
     cfg[K.C_TC] = settings.task_cleanup_s if v1_slots else 0.0
     cfg[K.C_LOC] = float(p.locality is not None)
     cfg[K.C_LOC_DELAY] = p.locality.delay_s if p.locality is not None else 0.0
+    cfg[K.C_CS] = float(p.queues.capacity is not None)
+    cfg[K.C_CS_MINALLOC] = settings.min_allocation_mb
     return cfg
 
 
@@ -353,6 +365,8 @@ class CompiledEngine:
         announce_compilation()
         p = packed
         self.p = p
+        if p.queues.capacity is not None:
+            settings = capacity_settings(settings, p.queues.capacity)
         nj, nt = len(p.job_submit), len(p.task_dur)
         nn = len(p.node_capacity)
         cluster = p.cluster.astype(float).copy()

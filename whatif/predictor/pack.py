@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
+from whatif.predictor.capacity import CapacityAllocation, PackedCapacity, memory_only, pack_capacity
 from whatif.predictor.locality import LocalityLayout, locality_layout
 from whatif.predictor.nodes import node_layout
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
@@ -67,6 +68,7 @@ class PackedQueues:
     fair_threshold: np.ndarray
     preemptable: np.ndarray
     name_rank: np.ndarray
+    capacity: PackedCapacity | None = None  # the Capacity Scheduler mode's values
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,7 +238,7 @@ def pack_queues(allocation: EffectiveAllocation, cluster: Cluster) -> PackedQueu
             max_share[i] = (limit.memory_mb, limit.vcores)
         preemptable[i] = int(q.allow_preemption_from) * (preemptable[parent[i]] if i else 1)
     ranks = np.argsort(np.argsort(np.array([q.name for q in queues], dtype=object), kind="stable"))
-    return PackedQueues(
+    pq = PackedQueues(
         names=tuple(q.name for q in queues),
         parent=parent,
         depth=depth,
@@ -258,6 +260,12 @@ def pack_queues(allocation: EffectiveAllocation, cluster: Cluster) -> PackedQueu
         preemptable=preemptable,
         name_rank=ranks.astype(np.int64),
     )
+    if not isinstance(allocation, CapacityAllocation):
+        return pq
+    if slot_mode:
+        raise ValidationError("cluster: the Capacity Scheduler runs on YARN, not on slots")
+    capacity, maxima = pack_capacity(allocation, pq.names, cluster)
+    return replace(pq, capacity=capacity, max_share=maxima)
 
 
 def _noise_draws(
@@ -292,6 +300,8 @@ def queue_codes(
     """
     codes, names = pd.factorize(queues)
     distinct = [str(name) for name in names.tolist()]
+    if isinstance(allocation, CapacityAllocation):
+        distinct = [allocation.leaf_path(name) for name in distinct]
     allocation = with_undeclared_queues(allocation, distinct)
     pq = pack_queues(allocation, cluster)
     index = {name: i for i, name in enumerate(pq.names)}
@@ -323,6 +333,8 @@ def pack(
     stage = _stage_fields(tasks, task_job, len(jobs), slot_mode, settings)
     requests = _requests(tasks, stage, job, cluster, settings)
     layout = node_layout(cluster, settings)
+    if pq.capacity is not None:
+        memory_only(requests, job, layout.capacity)
     nt = len(tasks)
     mult, fails, frac = _noise_draws(nt, noise, seed)
     dur = tasks["duration_s"].to_numpy(dtype=float) * mult

@@ -118,3 +118,33 @@ def test_auto_engine_on_a_cold_kernel_replays_by_reference_and_says_so(
     assert "reference engine replays these 5 tasks" in caplog.text
     reference = CliRunner().invoke(cli, [*base, "--engine", "reference", "--json"])
     assert json.loads(auto.stdout) == json.loads(reference.stdout)
+
+
+def test_predict_accepts_a_capacity_scheduler_file(tmp_path):
+    """A capacity-scheduler.xml is predicted under the Capacity Scheduler; an invalid one is
+    refused with its line."""
+    args = [
+        "predict",
+        "--trace",
+        str(REPO / "traces/two-tenant"),
+        "--config",
+        str(REPO / "configs/two-tenant-capacity.xml"),
+        "--cluster",
+        "nodes=20,memory-mb=8192,vcores=8",
+        "--engine",
+        "reference",
+        "--json",
+    ]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output[result.output.index("{") :])
+    assert {q["queue"] for q in data["queues"]} == {"root.prod", "root.engineer"}
+    bad = tmp_path / "capacity-scheduler.xml"
+    bad.write_text(
+        "<configuration><property><name>yarn.scheduler.capacity.root.queues</name>"
+        "<value>a</value></property><property><name>yarn.scheduler.capacity.root.a.capacity"
+        "</name><value>40</value></property></configuration>"
+    )
+    args[4] = str(bad)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and "line" in result.output

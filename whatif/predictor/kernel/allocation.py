@@ -45,6 +45,13 @@ import math
 
 from whatif.predictor.kernel.apptree import _retree, _tree_best_fit, _tree_put
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.capacity import (
+    _cs_am_ok,
+    _cs_best_child,
+    _cs_headroom,
+    _cs_next_app,
+    _cs_user_ok,
+)
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
@@ -56,6 +63,7 @@ from whatif.predictor.kernel.resources import _loose
 from whatif.predictor.kernel.state import (
     C_CAP_MAPS,
     C_CAP_REDS,
+    C_CS,
     C_DYNAMIC,
     C_LOC,
     C_MAX_ASSIGN,
@@ -130,13 +138,21 @@ def _allocate(W):
 
 @kernel_jit
 def _assign_one(W, d):
-    """Descend from the root to one container assignment; False if nothing fits."""
+    """Descend from the root to one container assignment; False if nothing fits.
+
+    The Capacity Scheduler mode (CapacityScheduler.allocateContainerOnSingleNode,
+    ParentQueue.assignContainers) descends by `_cs_best_child` the same way (a parent
+    whose children give nothing passes the node to its next sibling); the first container
+    ends the pass, and so does a leaf that would reserve the node (`_cs_assign_leaf` 2)."""
     qs, qi, gi = W[0], W[4], W[24]
+    cs = W[25][C_CS] != 0.0
     gi[GI_EPOCH] += 1
     epoch = gi[GI_EPOCH]
     q = 0
     while q >= 0:
-        if qs[q, QS_FAIR_POSITIVE] == 1:
+        if cs:
+            best = _cs_best_child(W, q, d, epoch)
+        elif qs[q, QS_FAIR_POSITIVE] == 1:
             best = _best_child_fair(W, q, d, epoch)
         else:
             best = _best_child(W, q, d, epoch)
@@ -145,12 +161,58 @@ def _assign_one(W, d):
             q = qs[q, QS_PARENT]  # back up and try the parent's next child
             continue
         if qs[best, QS_LEAF] == 1:
-            if _assign_leaf(W, best, d):
+            r = _cs_assign_leaf(W, best, d) if cs else (1 if _assign_leaf(W, best, d) else 0)
+            if r == 1:
                 return True
+            if r == 2:
+                return False
             qi[best, QI_TRIED] = epoch
         else:
             q = best
     return False
+
+
+@kernel_jit
+def _cs_assign_leaf(W, leaf, d):
+    """LeafQueue.assignContainers: the leaf's apps in policy order (`_cs_next_app`); an app
+    whose user is above its limit (`_cs_user_ok`), whose AM does not fit the AM limits
+    (`_cs_am_ok`: in Hadoop the app is not yet active), with nothing to ask in `d`, or
+    whose request exceeds the node's total memory is skipped. The first other app decides:
+    a request above the leaf's headroom ends the leaf (QUEUE_LIMIT, 0: the parent offers
+    the next child), one above the node's free memory ends the pass (2: Hadoop reserves
+    the node for it; reservations are not modeled: nothing is booked), else it is
+    allocated (1)."""
+    qs, jsf, ji, tsf, gi, cluster, nodef = W[0], W[7], W[9], W[17], W[24], W[26], W[40]
+    _retree(W)
+    fair = qs[leaf, QS_POLICY] == 0
+    headroom = _cs_headroom(W, leaf)
+    n = gi[GI_CUR_NODE]
+    total = nodef[n, NF_CAP] if n >= 0 else cluster[0]
+    j = -1
+    k0 = -1.0
+    k1 = -math.inf
+    while True:
+        j, k0, k1 = _cs_next_app(W, leaf, d, k0, k1, j, fair)
+        if j < 0:
+            return 0
+        if not _cs_user_ok(W, j, leaf):
+            continue
+        if ji[j, JI_AM_STATE] == 1:
+            if not _cs_am_ok(W, j, leaf):
+                continue
+            r0 = jsf[j, JSF_AM]
+        else:
+            s = _next_stage(W, j, d)
+            if s < 0:
+                continue
+            r0 = tsf[_head_task(W, s), TSF_REQ]
+        if r0 > headroom:
+            return 0
+        if r0 > total:
+            continue
+        if r0 > _avail(W, 0):
+            return 2
+        return 1 if _try_app(W, j, leaf, d) else 0
 
 
 @kernel_jit
@@ -281,8 +343,10 @@ def _try_app(W, j, leaf, d):
     if ji[j, JI_AM_STATE] == 1:
         r0 = jsf[j, JSF_AM]
         r1 = jsf[j, JSF_AM + 1]
-        if not _fits(W, leaf, r0, r1) or not _am_fits(W, leaf, r0, r1):
+        if not _fits(W, leaf, r0, r1):
             return False
+        if W[25][C_CS] == 0.0 and not _am_fits(W, leaf, r0, r1):
+            return False  # the Capacity Scheduler's AM limit is checked in `_cs_assign_leaf`
         _start_attempt(W, j, -1 - j, r0, r1)
         _claim_used(W, j, r0, r1)
         return True

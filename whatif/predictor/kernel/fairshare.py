@@ -17,6 +17,7 @@ import numpy as np
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.state import (
     BISECTION_ROUNDS,
+    C_CS,
     C_SIZEBASED,
     GI_DIRTY,
     INF,
@@ -133,9 +134,12 @@ def _alike_share(total, n):
 
 @kernel_jit
 def _compute_shares(W):
-    """Instantaneous fair shares of every queue, top-down (document order)."""
+    """Instantaneous fair shares of every queue, top-down (document order); none under
+    the Capacity Scheduler (``capacity.py``), which has no fair shares."""
     qs, qsf, children, qf, qi, gi, cluster = W[0], W[1], W[2], W[3], W[4], W[24], W[26]
     gi[GI_DIRTY] = 0
+    if W[25][C_CS] != 0.0:
+        return
     nq = qs.shape[0]
     old0 = qf[:, QF_FAIR].copy()
     old1 = qf[:, QF_FAIR + 1].copy()

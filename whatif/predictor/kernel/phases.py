@@ -29,6 +29,7 @@ import numpy as np
 from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _run_start
 from whatif.predictor.kernel.apptree import _free_slot, _take_slot, _touch
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.capacity import _cs_admit
 from whatif.predictor.kernel.events import heap_push
 from whatif.predictor.kernel.heartbeats import _push_end, _touch_node
 from whatif.predictor.kernel.jobtracker import _jt_refresh
@@ -57,6 +58,7 @@ from whatif.predictor.kernel.state import (
     AM_KILLED,
     AM_READY,
     C_AM_LAT,
+    C_CS,
     C_LAT,
     C_SLOT,
     C_SLOWSTART,
@@ -240,6 +242,9 @@ def _unlink_app(W, j):
 @kernel_jit
 def _submit(W, j):
     js, jsf, jf, ji, gf, gi = W[6], W[7], W[8], W[9], W[23], W[24]
+    if W[25][C_CS] != 0.0 and not _cs_admit(W, j):
+        ji[j, JI_STATE] = 3  # rejected (maximum-applications): never runs, no finish time
+        return
     ji[j, JI_STATE] = 1
     jf[j, JF_LFAIR] = -INF
     if js[j, JS_HAS_AM] == 0 and js[j, JS_ST_LO] == js[j, JS_ST_HI]:

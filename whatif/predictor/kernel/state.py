@@ -52,7 +52,9 @@ C_AM_HB = 23  # the MapReduce AM's allocate interval (0: requests and containers
 # Hadoop 1 delay scheduling (`locality.py`): on (split locations matched to trackers), delay
 C_LOC, C_LOC_DELAY = 24, 25
 C_TC = 26  # Hadoop 1: a task-cleanup attempt's run time (0: none are run; `jobtracker.py`)
-N_CFG = 27
+# the Capacity Scheduler mode (`capacity.py`): on, yarn.scheduler.minimum-allocation-mb
+C_CS, C_CS_MINALLOC = 27, 28
+N_CFG = 29
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
@@ -97,7 +99,12 @@ QS_FAIR_POSITIVE = 9  # 1: `fair` policy and every child weighs more than zero
 N_QS = 10
 QSF_WEIGHT, QSF_MIN, QSF_MAX, QSF_AMSHARE = 0, 1, 3, 5
 QSF_MIN_TO, QSF_FAIR_TO, QSF_THRESH = 6, 7, 8
-N_QSF = 9
+# the Capacity Scheduler mode (`capacity.py`): guaranteed memory (MB), absolute capacity
+# (fraction of the cluster), user-limit-factor, minimum-user-limit-percent,
+# maximum-am-resource-percent, maximum-applications and its per-user limit (-1: none)
+QSF_CS_GUAR, QSF_CS_ABS, QSF_CS_ULF, QSF_CS_MULP = 9, 10, 11, 12
+QSF_CS_AM, QSF_CS_APPS, QSF_CS_UAPPS = 13, 14, 15
+N_QSF = 16
 # queue state float / int
 QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
 QF_APP_FAIR = 16  # leaf whose apps are alike (`_alike_apps`): each app's fair share

@@ -131,7 +131,54 @@ class Allocation(EngineState):
         return best
 
     def _assign_one(self, d: int) -> bool:
+        if self.q.capacity is not None:
+            return self._cs_assign_in(0, d) == 1
         return self._assign_in(0, d)
+
+    def _cs_assign_in(self, q: int, d: int) -> int:
+        """The Capacity Scheduler's pass below `q` (kernel `_assign_one`): 1 allocated,
+        0 nothing (the parent's next child is offered), 2 the pass ends."""
+        tried: set[int] = set()
+        while True:
+            c = self._cs_best_child(q, d, tried)
+            if c is None:
+                return 0
+            r = self._cs_assign_leaf(c, d) if self.q.is_leaf[c] else self._cs_assign_in(c, d)
+            if r != 0:
+                return r
+            tried.add(c)
+
+    def _cs_assign_leaf(self, leaf: int, d: int) -> int:
+        """LeafQueue.assignContainers (kernel `_cs_assign_leaf`)."""
+        headroom = self._cs_headroom(leaf)
+        n = self.cur_node
+        total = self.node_cap[n, 0] if n >= 0 else self.cluster[0]
+        for j in self._cs_apps_in_order(leaf, d):
+            if not self._cs_user_ok(j, leaf):
+                continue
+            if self.job_am_state[j] == 1:
+                if not self._cs_am_ok(j, leaf):
+                    continue
+                r0 = float(self.p.job_am[j, 0])
+            else:
+                s = self._next_stage(j, d)
+                if s < 0:
+                    continue
+                r0 = float(self.p.task_req[self._head(s), 0])
+            if r0 > headroom:
+                return 0
+            if r0 > total:
+                continue
+            if r0 > self._avail()[0]:
+                return 2
+            return 1 if self._try_app(j, leaf, d) else 0
+        return 0
+
+    def _head(self, s: int) -> int:
+        """Stage `s`'s next task: its lowest unassigned, else the oldest re-queued."""
+        if self.stage_next[s] < self.p.stage_task_end[s]:
+            return int(self.stage_next[s])
+        return self.stage_retry[s][0]
 
     def _assign_in(self, q: int, d: int) -> bool:
         tried: set[int] = set()
@@ -221,8 +268,10 @@ class Allocation(EngineState):
         p = self.p
         if self.job_am_state[j] == 1:
             am = p.job_am[j]
-            if not self._fits(leaf, am) or not self._am_fits(leaf, am):
+            if not self._fits(leaf, am):
                 return False
+            if self.q.capacity is None and not self._am_fits(leaf, am):
+                return False  # the Capacity Scheduler's is checked in `_cs_assign_leaf`
             self._start_attempt(j, -1 - j, am)
             self._claim_used(j, am)
             return True

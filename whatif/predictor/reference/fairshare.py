@@ -19,8 +19,11 @@ class FairShares(EngineState):
     """Fair shares (twin of ``kernel/fairshare.py``)."""
 
     def _compute_shares(self) -> None:
-        """Instantaneous fair shares top-down; only queues with runnable apps are active."""
+        """Instantaneous fair shares top-down; only queues with runnable apps are active
+        (none under the Capacity Scheduler)."""
         self.shares_dirty = False
+        if self.q.capacity is not None:
+            return
         old = self.q_fair.copy()
         self.q_fair[0] = self.cluster
         for q in range(len(self.q.parent)):

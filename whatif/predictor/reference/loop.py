@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from whatif.predictor.capacity import capacity_settings
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.reference.allocate_cycle import AllocateCycle
 from whatif.predictor.reference.allocation import Allocation
+from whatif.predictor.reference.capacity import Capacity
 from whatif.predictor.reference.claims import Claims
 from whatif.predictor.reference.continuous import Continuous
 from whatif.predictor.reference.events import Events, _grid_at_or_after
@@ -61,10 +63,13 @@ class ReferenceEngine(
     Claims,
     Continuous,
     Livelock,
+    Capacity,
 ):
     """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
 
     def __init__(self, packed: Packed, settings: SchedulerSettings) -> None:
+        if packed.queues.capacity is not None:
+            settings = capacity_settings(settings, packed.queues.capacity)
         self.p = packed
         self.s = settings
         self.now = 0.0

@@ -27,6 +27,9 @@ class Phases(EngineState):
 
     def _submit(self, j: int) -> None:
         p = self.p
+        if self.q.capacity is not None and not self._cs_admit(j):
+            self.job_state[j] = 3  # rejected (maximum-applications): never runs, no finish
+            return
         self.job_state[j] = 1
         self.job_last_fair[j] = -INF
         if not p.job_has_am[j] and p.job_stage_ptr[j] == p.job_stage_ptr[j + 1]:

@@ -1,0 +1,196 @@
+"""The Capacity Scheduler mode's input: a ``capacity-scheduler.xml``'s effective queues as
+the predictor packs them (``kernel/capacity.py`` and its twin hold the rules).
+
+`capacity_allocation` turns a configuration into a `CapacityAllocation`: an
+`EffectiveAllocation` (the queue tree, leaves' ``fifo``/``fair`` ordering policy,
+``max-parallel-apps`` as maxRunningApps) that also carries each queue's Capacity
+Scheduler values and the per-node-heartbeat caps. Given one, `predict` and `Simulation`
+run the Capacity Scheduler's semantics instead of the Fair Scheduler's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+import numpy as np
+
+from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
+from whatif.capacity import (
+    CapacityConfigError,
+    ConfigurationDocument,
+    effective_queues,
+    queue_tree,
+    validate,
+)
+from whatif.capacity import EffectiveQueue as CapacityQueue
+from whatif.capacity.model import QueueNode
+from whatif.cluster import Cluster
+from whatif.errors import ValidationError
+from whatif.predictor.settings import SchedulerSettings
+
+HEARTBEAT = "yarn.scheduler.capacity.per-node-heartbeat."
+
+
+@dataclass(frozen=True)
+class CapacityAllocation(EffectiveAllocation):
+    """An `EffectiveAllocation` read from a ``capacity-scheduler.xml``.
+
+    Parameters
+    ----------
+    capacity : Mapping[str, whatif.capacity.EffectiveQueue]
+        Each queue's effective Capacity Scheduler values, by full path.
+    max_offswitch_assignments : int
+        ``per-node-heartbeat.maximum-offswitch-assignments`` (1): containers per node
+        heartbeat (every container is off-switch: requests ask for ANY only).
+    multiple_assignments : bool
+        ``per-node-heartbeat.multiple-assignments-enabled`` (true).
+    max_container_assignments : int
+        ``per-node-heartbeat.maximum-container-assignments`` (-1: no cap).
+    """
+
+    capacity: Mapping[str, CapacityQueue] = field(default_factory=lambda: MappingProxyType({}))
+    max_offswitch_assignments: int = 1
+    multiple_assignments: bool = True
+    max_container_assignments: int = -1
+
+    def leaf_path(self, name: str) -> str:
+        """The leaf a job's queue names: its full path, ``root.`` + it, or (as Hadoop
+        accepts) a leaf's short name when no other leaf has it."""
+        for path in (name, f"root.{name}"):
+            if path in self.capacity:
+                return self._leaf(path, name)
+        matches = [p for p, q in self.capacity.items() if q.is_leaf and p.endswith(f".{name}")]
+        if len(matches) == 1:
+            return matches[0]
+        raise ValidationError(
+            f"queue {name!r}: not a queue of the capacity-scheduler.xml (the Capacity "
+            "Scheduler rejects applications to undeclared queues)"
+            + (f"; ambiguous among {', '.join(matches)}" if matches else "")
+        )
+
+    def _leaf(self, path: str, name: str) -> str:
+        if not self.capacity[path].is_leaf:
+            raise ValidationError(
+                f"queue {name!r}: a parent queue (the Capacity Scheduler accepts "
+                "applications only in leaf queues)"
+            )
+        return path
+
+
+def read_capacity_allocation(path: str, cluster: Cluster) -> CapacityAllocation:
+    """`capacity_allocation` of the file at `path`, refused (`CapacityConfigError`, its
+    first error with its line) when the ResourceManager would refuse it."""
+    doc = ConfigurationDocument.from_file(path)
+    errors = [i for i in validate(doc) if i.severity == "error"]
+    if errors:
+        raise CapacityConfigError(f"{path}: {errors[0]}")
+    return capacity_allocation(doc, cluster)
+
+
+def capacity_allocation(doc: ConfigurationDocument, cluster: Cluster) -> CapacityAllocation:
+    """The predictor's view of a Capacity Scheduler configuration on `cluster`."""
+    queues = effective_queues(doc, cluster=Resources(cluster.memory_mb, cluster.vcores))
+    offswitch = doc.value(HEARTBEAT + "maximum-offswitch-assignments")
+    multiple = doc.value(HEARTBEAT + "multiple-assignments-enabled")
+    containers = doc.value(HEARTBEAT + "maximum-container-assignments")
+    return CapacityAllocation(
+        root=_tree(queue_tree(doc), queues),
+        capacity=MappingProxyType(dict(queues)),
+        max_offswitch_assignments=1 if offswitch is None else int(offswitch.strip()),
+        multiple_assignments=multiple is None or multiple.strip().lower() != "false",
+        max_container_assignments=-1 if containers is None else int(containers.strip()),
+    )
+
+
+def _tree(node: QueueNode, queues: Mapping[str, CapacityQueue]) -> EffectiveQueue:
+    q = queues[node.path]
+    return EffectiveQueue(
+        name=node.path,
+        children=tuple(_tree(c, queues) for c in node.children),
+        is_parent=not q.is_leaf,
+        max_running_apps=q.max_parallel_apps,
+        max_am_share=q.maximum_am_resource_percent,
+        scheduling_policy="fair" if q.ordering_policy == "fair" else "fifo",
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class PackedCapacity:
+    """Per-queue Capacity Scheduler values, (nq,) float64 in `PackedQueues` order:
+    guaranteed memory (MB), absolute capacity (fraction of the cluster), user-limit-factor,
+    minimum-user-limit-percent, maximum-am-resource-percent, maximum-applications and its
+    per-user limit (-1: none); and the containers one node heartbeat may get."""
+
+    guarantee_mb: np.ndarray
+    absolute: np.ndarray
+    user_limit_factor: np.ndarray
+    user_limit_percent: np.ndarray
+    am_percent: np.ndarray
+    max_apps: np.ndarray
+    max_apps_per_user: np.ndarray
+    per_heartbeat: int
+    multiple: bool
+
+
+def pack_capacity(
+    allocation: CapacityAllocation, names: tuple[str, ...], cluster: Cluster
+) -> tuple[PackedCapacity, np.ndarray]:
+    """The capacity arrays for queues `names`, and their maxima (nq, 2): absolute maximum
+    capacity x the cluster's memory, vcores unlimited (DefaultResourceCalculator)."""
+    qs = [allocation.capacity[n] for n in names]
+    absolute = np.array([q.absolute_capacity or 0.0 for q in qs])
+    maximum = np.array([q.absolute_maximum_capacity or 0.0 for q in qs])
+    caps = [
+        c
+        for c in (allocation.max_offswitch_assignments, allocation.max_container_assignments)
+        if c > 0
+    ]
+    packed = PackedCapacity(
+        guarantee_mb=absolute * cluster.memory_mb,
+        absolute=absolute,
+        user_limit_factor=np.array([q.user_limit_factor for q in qs]),
+        user_limit_percent=np.array([q.minimum_user_limit_percent for q in qs]),
+        am_percent=np.array([q.maximum_am_resource_percent for q in qs]),
+        max_apps=np.array([_limit(q.maximum_applications) for q in qs]),
+        max_apps_per_user=np.array([_limit(q.maximum_applications_per_user) for q in qs]),
+        per_heartbeat=min(caps) if caps else -1,
+        multiple=allocation.multiple_assignments,
+    )
+    return packed, np.column_stack([maximum * cluster.memory_mb, np.full(len(qs), np.inf)])
+
+
+def _limit(value: int | None) -> float:
+    return -1.0 if value is None else float(value)
+
+
+def capacity_settings(settings: SchedulerSettings, capacity: PackedCapacity) -> SchedulerSettings:
+    """The settings the Capacity Scheduler mode runs with: its per-node-heartbeat caps
+    (CapacityScheduler.canAllocateMore) in place of the Fair Scheduler's assign-multiple,
+    and no continuous scheduling; preemption is refused (not modeled yet)."""
+    if settings.preemption:
+        raise ValidationError(
+            "SchedulerSettings.preemption: the Capacity Scheduler's preemption monitor is "
+            "not modeled yet; predict with preemption off"
+        )
+    return replace(
+        settings,
+        assign_multiple=capacity.multiple,
+        max_assign=capacity.per_heartbeat,
+        dynamic_max_assign=False,
+        continuous_scheduling=False,
+    )
+
+
+def memory_only(
+    requests: Mapping[str, np.ndarray], job: Mapping[str, np.ndarray], nodes: np.ndarray
+) -> None:
+    """DefaultResourceCalculator, in place on `pack`'s request and job fields and the
+    nodes' capacity (n, 2): every container gets 1 vcore (its ``normalize``) and vcores
+    never limit (the cluster's and the nodes' are unlimited)."""
+    requests["task_req"][:, 1] = 1.0
+    job["job_am"][job["job_has_am"] == 1, 1] = 1.0
+    requests["cluster"][1] = math.inf
+    nodes[:, 1] = math.inf

@@ -1,0 +1,266 @@
+"""The Capacity Scheduler mode (cfg C_CS): which child queue goes first, the limits a leaf
+and its users and AMs are held to, and admission at submission.
+
+The reference engine's ``reference/capacity.py`` is this module's pure-Python twin. The
+rules follow Hadoop 3.x (``docs/capacity-scheduler.md``, "Predicting", sections 1-5),
+under the DefaultResourceCalculator: every comparison is on memory (column 0); vcores
+never limit (the packing gives nodes and queues unlimited vcores, 1 per container).
+
+- Child order (``PriorityUtilizationQueueOrderingPolicy``, ``utilization``): children
+  with pending runnable demand whose usage is below their maximum; a child with an
+  absolute capacity > 0 before one with 0; then lower usedCapacity = used /
+  max(guarantee, minimum allocation) (two zero-capacity children: used / cluster); then
+  larger absolute capacity; then document order (`_cs_best_child`).
+- Queue limit (``ParentQueue.getResourceLimitsOfChild``, ``canAssignToThisQueue``,
+  ``RegularContainerAllocator.checkHeadroom``): the leaf's headroom is the least of
+  maximum - used over the leaf and its ancestors (root's maximum: the cluster), rounded
+  down to the minimum allocation; a request above it is ``QUEUE_LIMIT`` (`_cs_headroom`).
+- User limit (``UsersManager.computeUserLimit``, ``LeafQueue.canAssignToUser``): an app
+  is skipped while its user's usage in the leaf is strictly above the limit
+  (`_cs_user_ok`).
+- AM limit (``LeafQueue.activateApplications``): an AM is allocated only while the
+  leaf's AM usage, and its user's, plus the AM stay within their limits, unless the
+  leaf has no AM usage (`_cs_am_ok`). Checked when the AM container would be allocated
+  (Hadoop checks it when it activates the app, and counts AM usage from then).
+- ``maximum-applications`` (``LeafQueue.validateSubmitApplication``): an app submitted to
+  a leaf holding that many apps (runnable or waiting), or whose user holds its per-user
+  limit there, is rejected (`_cs_admit`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.state import (
+    C_CS_MINALLOC,
+    GI_WAIT_HEAD,
+    JF_PEND,
+    JF_USE,
+    JI_AM_STATE,
+    JI_APP_NEXT,
+    JI_WAIT_NEXT,
+    JS_QUEUE,
+    JS_USER,
+    JSF_AM,
+    JSF_SUBMIT,
+    QF_AM,
+    QF_PRUN,
+    QF_USE,
+    QI_APP_HEAD,
+    QI_RUNNABLE,
+    QI_TRIED,
+    QS_CH_HI,
+    QS_CH_LO,
+    QS_PARENT,
+    QSF_CS_ABS,
+    QSF_CS_AM,
+    QSF_CS_APPS,
+    QSF_CS_GUAR,
+    QSF_CS_MULP,
+    QSF_CS_UAPPS,
+    QSF_CS_ULF,
+    QSF_MAX,
+)
+
+
+@kernel_jit
+def _cs_best_child(W, q, d, epoch):
+    """The child of `q` to offer the node to (-1: none), by the `utilization` order."""
+    qs, qsf, children, qf, qi, cluster, cfg = W[0], W[1], W[2], W[3], W[4], W[26], W[25]
+    m = cfg[C_CS_MINALLOC]
+    best = -1
+    best_zero = False
+    best_u = 0.0
+    best_abs = 0.0
+    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+        c = children[k]
+        if qi[c, QI_TRIED] == epoch or qf[c, QF_PRUN + d] <= 0.0:
+            continue
+        if qf[c, QF_USE] >= qsf[c, QSF_MAX]:
+            continue  # canAssignToThisQueue: used >= limit
+        a = qsf[c, QSF_CS_ABS]
+        zero = a <= 0.0
+        if zero:
+            u = qf[c, QF_USE] / cluster[0]
+        else:
+            u = qf[c, QF_USE] / max(qsf[c, QSF_CS_GUAR], m)
+        if (
+            best < 0
+            or (best_zero and not zero)
+            or (zero == best_zero and (u < best_u or (u == best_u and a > best_abs)))
+        ):
+            best = c
+            best_zero = zero
+            best_u = u
+            best_abs = a
+    return best
+
+
+@kernel_jit
+def _cs_headroom(W, leaf):
+    """The leaf's headroom (MB): least maximum - used from the leaf to the root, rounded
+    down to the minimum allocation."""
+    qs, qsf, qf, cfg = W[0], W[1], W[3], W[25]
+    m = cfg[C_CS_MINALLOC]
+    room = math.inf
+    q = leaf
+    while q >= 0:
+        room = min(room, qsf[q, QSF_MAX] - qf[q, QF_USE])
+        q = qs[q, QS_PARENT]
+    return math.floor(room / m) * m
+
+
+@kernel_jit
+def _cs_user_used(W, leaf, u):
+    """User `u`'s usage (MB) and AM usage (MB) in `leaf`: its runnable apps there."""
+    js, jsf, jf, ji, qi = W[6], W[7], W[8], W[9], W[4]
+    used = 0.0
+    am = 0.0
+    j = qi[leaf, QI_APP_HEAD]
+    while j >= 0:
+        if js[j, JS_USER] == u:
+            used += jf[j, JF_USE]
+            if ji[j, JI_AM_STATE] >= 2:
+                am += jsf[j, JSF_AM]
+        j = ji[j, JI_APP_NEXT]
+    return used, am
+
+
+@kernel_jit
+def _cs_users(W, leaf, active_only):
+    """How many users the leaf's runnable apps have (`active_only`: users with an app
+    asking for something), and those users' usage (MB). Marks users in jbuf[:, 0]."""
+    js, jf, ji, qi, jbuf = W[6], W[8], W[9], W[4], W[30]
+    j = qi[leaf, QI_APP_HEAD]
+    while j >= 0:
+        jbuf[js[j, JS_USER], 0] = 0
+        j = ji[j, JI_APP_NEXT]
+    n = 0
+    j = qi[leaf, QI_APP_HEAD]
+    while j >= 0:
+        u = js[j, JS_USER]
+        asking = jf[j, JF_PEND] > 0.0 or jf[j, JF_PEND + 1] > 0.0
+        if jbuf[u, 0] == 0 and (asking or not active_only):
+            jbuf[u, 0] = 1
+            n += 1
+        j = ji[j, JI_APP_NEXT]
+    used = 0.0
+    j = qi[leaf, QI_APP_HEAD]
+    while j >= 0:
+        if jbuf[js[j, JS_USER], 0] == 1:
+            used += jf[j, JF_USE]
+        j = ji[j, JI_APP_NEXT]
+    return n, used
+
+
+@kernel_jit
+def _cs_user_limit(W, leaf):
+    """UsersManager.computeUserLimit (3.x, user weights 1): max(ceil((active users' used +
+    m) / #active users), ceil(floor(C * minimum-user-limit-percent) / 100)), capped at
+    guarantee * user-limit-factor (factor -1 or no guarantee: the maximum), rounded up to m;
+    C is the guarantee while the leaf uses less, else its usage + m."""
+    qsf, qf, cfg = W[1], W[3], W[25]
+    m = cfg[C_CS_MINALLOC]
+    guar = qsf[leaf, QSF_CS_GUAR]
+    cap_q = max(guar, m)
+    consumed = qf[leaf, QF_USE]
+    current = cap_q if consumed < cap_q else consumed + m
+    n, active_used = _cs_users(W, leaf, True)
+    limit = max(
+        math.ceil((active_used + m) / max(n, 1)),
+        math.ceil(math.floor(current * qsf[leaf, QSF_CS_MULP]) / 100.0),
+    )
+    factor = qsf[leaf, QSF_CS_ULF]
+    if factor == -1.0 or guar <= 0.0:
+        limit = min(limit, qsf[leaf, QSF_MAX])
+    else:
+        limit = min(limit, cap_q * factor)
+    return math.ceil(limit / m) * m
+
+
+@kernel_jit
+def _cs_user_ok(W, j, leaf):
+    """LeafQueue.canAssignToUser: the app's user is not above its user limit."""
+    used, _ = _cs_user_used(W, leaf, W[6][j, JS_USER])
+    return used <= _cs_user_limit(W, leaf)
+
+
+@kernel_jit
+def _cs_am_ok(W, j, leaf):
+    """The AM limits of LeafQueue.activateApplications for app `j`'s AM: the leaf's
+    (percent of the larger of its guarantee and its current limit) and its user's
+    (guarantee * percent * min(max(minimum-user-limit-percent / 100, 1 / users), 1) *
+    user-limit-factor), rounded up to m; waived while the leaf has no AM usage."""
+    qsf, qf, cfg, jsf = W[1], W[3], W[25], W[7]
+    used_am = qf[leaf, QF_AM]
+    if used_am <= 0.0:
+        return True
+    m = cfg[C_CS_MINALLOC]
+    am = jsf[j, JSF_AM]
+    pct = qsf[leaf, QSF_CS_AM]
+    guar = qsf[leaf, QSF_CS_GUAR]
+    current = qf[leaf, QF_USE] + _cs_headroom(W, leaf)
+    queue_limit = math.ceil(max(guar, current) * pct / m) * m
+    if used_am + am > queue_limit:
+        return False
+    users, _ = _cs_users(W, leaf, False)
+    factor = qsf[leaf, QSF_CS_ULF]
+    share = min(max(qsf[leaf, QSF_CS_MULP] / 100.0, 1.0 / max(users, 1)), 1.0)
+    user_limit = guar * pct if factor == -1.0 else guar * pct * share * factor
+    user_limit = min(math.ceil(user_limit / m) * m, queue_limit)
+    _, user_am = _cs_user_used(W, leaf, W[6][j, JS_USER])
+    return user_am + am <= user_limit
+
+
+@kernel_jit
+def _cs_admit(W, j):
+    """LeafQueue.validateSubmitApplication: False when the leaf already holds
+    maximum-applications apps (runnable or waiting), or the user its per-user limit."""
+    js, qsf, qi, ji, gi = W[6], W[1], W[4], W[9], W[24]
+    leaf = js[j, JS_QUEUE]
+    u = js[j, JS_USER]
+    apps = qi[leaf, QI_RUNNABLE]
+    mine = 0
+    k = qi[leaf, QI_APP_HEAD]
+    while k >= 0:
+        mine += js[k, JS_USER] == u
+        k = ji[k, JI_APP_NEXT]
+    k = gi[GI_WAIT_HEAD]
+    while k >= 0:
+        if js[k, JS_QUEUE] == leaf:
+            apps += 1
+            mine += js[k, JS_USER] == u
+        k = ji[k, JI_WAIT_NEXT]
+    limit = qsf[leaf, QSF_CS_APPS]
+    user_limit = qsf[leaf, QSF_CS_UAPPS]
+    if limit >= 0.0 and apps >= limit:
+        return False
+    return not (user_limit >= 0.0 and mine >= user_limit)
+
+
+@kernel_jit
+def _cs_next_app(W, leaf, d, after_key0, after_key1, after_j, fair):
+    """The leaf's next runnable app asking in `d` after (key0, key1, j) in policy order
+    (-1: none) and its key. fifo: (0, 0, app), apps in submission order (Hadoop: priority,
+    all 0 here, then application id); fair (FairOrderingPolicy): (used MB, submit time, app)."""
+    jf, ji, jsf, qi = W[8], W[9], W[7], W[4]
+    best = -1
+    b0 = 0.0
+    b1 = 0.0
+    j = qi[leaf, QI_APP_HEAD]
+    while j >= 0:
+        if jf[j, JF_PEND + d] > 0.0:
+            k0 = jf[j, JF_USE] if fair else 0.0
+            k1 = jsf[j, JSF_SUBMIT] if fair else 0.0
+            later = k0 > after_key0 or (
+                k0 == after_key0 and (k1 > after_key1 or (k1 == after_key1 and j > after_j))
+            )
+            if later and (
+                best < 0 or k0 < b0 or (k0 == b0 and (k1 < b1 or (k1 == b1 and j < best)))
+            ):
+                best = j
+                b0 = k0
+                b1 = k1
+        j = ji[j, JI_APP_NEXT]
+    return best, b0, b1
