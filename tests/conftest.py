@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from collections.abc import Callable
@@ -10,6 +11,18 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_as_found():
+    """Each test finds the root logger's level and handlers as pytest set them: the CLI run
+    in-process (`-q`, `-v`) sets the root level, which would otherwise leak into whichever
+    test runs next in the same worker and hide the warnings `caplog` looks for."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    yield
+    root.setLevel(level)
+    root.handlers[:] = handlers
 
 
 @pytest.fixture

@@ -44,7 +44,7 @@ BLOCK = re.compile(
 #: Programs a block may run; a block with any other needs a ``skip`` marker.
 PROGRAMS = {"tempo", "python", "python3", "mkdir"}
 SAMPLE_DIRS = ("traces", "configs", "templates", "benchmarks")
-TIMEOUT_S = 300  # a slow block on a loaded 2-core machine
+TIMEOUT_S = 600  # a slow block (the first session's `tempo tune`) on a loaded 2-core machine
 
 
 @dataclass(frozen=True)

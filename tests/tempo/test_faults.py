@@ -31,10 +31,12 @@ from tempo.rm import (
 from tempo.rm.emulator import EmulatedRM
 from whatif.allocation import AllocationDocument, validate
 
-#: Two rounds, no real backoff, 0.2 s timeouts: a fault costs well under a second.
+#: Two rounds, no real backoff, short timeouts: a fault costs a few seconds at most. The read
+#: timeout leaves the emulated JobHistory server, which simulates a window per request, room
+#: on a loaded machine (0.2 s timed its answers out there).
 QUICK = TransportOptions(
     connect_timeout_s=0.2,
-    read_timeout_s=0.2,
+    read_timeout_s=1.0,
     retry=RetryPolicy(max_attempts=2, base_delay_s=0.0, max_delay_s=0.0, max_total_s=5.0),
 )
 FAULTS = ("5xx", "garbage", "html", "stall", "reset", "standby")
