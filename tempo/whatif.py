@@ -56,9 +56,12 @@ from whatif.workload import Workload
 logger = logging.getLogger(__name__)
 
 #: How a trace's notes name the cluster its observed schedule was recorded on
-#: (``... on nodes=24,memory-mb=8192,vcores=8, ...``; the bundled samples say so).
+#: (``... on nodes=24,memory-mb=8192,vcores=8, ...``; the bundled samples say so), or a
+#: Hadoop 1 cluster by slot counts, optionally with its trackers named
+#: (``hosts=/rack/host;...,map-slots=N,reduce-slots=N``, as `tempo trace inspect` prints).
 _RECORDED_ON = re.compile(
-    r"\bon ((?:nodes=\d+,)?memory-mb=[\d.]+,vcores=[\d.]+|map-slots=\d+,reduce-slots=\d+)"
+    r"\bon ((?:nodes=\d+,)?memory-mb=[\d.]+,vcores=[\d.]+"
+    r"|(?:hosts=[^\s,]+,)?map-slots=\d+,reduce-slots=\d+)"
 )
 
 

@@ -54,3 +54,19 @@ def test_retune_adds_a_retuned_analysis_to_the_report(tmp_path):
     jsonschema.validate(document, REPORT_SCHEMA)
     retuned = document["retuned"]["scenarios"][0]
     assert {s["scale"] for s in retuned["scales"]} >= {0.5, 1.0}
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "nodes=24,memory-mb=8192,vcores=8",
+        "map-slots=30,reduce-slots=10",
+        "hosts=/r1/h1;/r1/h2;/r2/h3,map-slots=6,reduce-slots=3",
+    ],
+)
+def test_the_recorded_cluster_is_read_from_the_notes_in_every_spec_form(spec):
+    """A note naming the cluster the trace was recorded on gives its SPEC, hosts form too."""
+    from tempo.whatif import recorded_cluster
+
+    assert recorded_cluster(["a sample", f"recorded on {spec}, 2 pools"]) == spec
+    assert recorded_cluster(["no cluster here"]) is None
