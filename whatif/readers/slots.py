@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,12 +41,13 @@ from whatif.errors import ValidationError
 from whatif.readers.hadoop_ids import TASK_LETTERS
 
 
-class _ObservedCluster:
+class _ObservedCluster(ABC):
     """What `ObservedSlots` and `ObservedNodes` both derive from their ``--cluster`` spec."""
 
     @property
+    @abstractmethod
     def spec(self) -> str:
-        raise NotImplementedError
+        """The ``--cluster`` SPEC of what the trace shows."""
 
     @property
     def cluster(self) -> Cluster:
