@@ -96,21 +96,21 @@ def test_a_flat_history_forecasts_no_growth():
     keep = np.random.default_rng(4).uniform(size=flat.n_jobs) < 1 / _trend(
         flat.jobs["submit_s"].to_numpy()
     )
-    forecast = forecast_workload(flat.select_jobs(keep), 30 * DAY_S)
+    forecast = forecast_workload(flat.select_jobs(keep), 30 * DAY_S, bootstrap=0)
     growth, arrival_scale = forecast.queues[0].factors("median")
     assert arrival_scale == pytest.approx(1.0, abs=0.15)
     assert growth == pytest.approx(1.0, abs=0.1)
 
 
 def test_a_few_days_use_the_daily_season_with_a_note():
-    forecast = forecast_workload(history(5), 30 * DAY_S)
+    forecast = forecast_workload(history(5), 30 * DAY_S, bootstrap=0)
     assert forecast.plan.season == 24
     assert any("weekly season is not modelled" in n for n in forecast.notes)
     assert forecast.reference[1] - forecast.reference[0] == DAY_S
 
 
 def test_a_short_history_takes_the_trend_only_fallback_with_a_note():
-    forecast = forecast_workload(history(1.5), 30 * DAY_S)
+    forecast = forecast_workload(history(1.5), 30 * DAY_S, bootstrap=0)
     assert forecast.plan.season is None and "trend only" in forecast.plan.model
     assert any("shorter than two days" in n and "trend only" in n for n in forecast.notes)
     rate = forecast.queues[0].jobs_per_day
