@@ -222,6 +222,11 @@ def test_generated_100k_task_directory_agrees(tmp_path):
     """Both schema generations, retries, kills, preemptions, running tasks, unstarted attempts."""
     _generated(tmp_path / "history", 100_000)
     _same(tmp_path / "history")
+
+
+def test_reader_options_agree_on_a_generated_directory(tmp_path):
+    """The size options take the same path in both readers (10k tasks is enough for that)."""
+    _generated(tmp_path / "history", 10_000, seed=5)
     _same(tmp_path / "history", reduce_memory_mb=3000.0, vcores=4.0)
 
 

@@ -103,6 +103,12 @@ def test_generated_100k_task_trace_agrees(tmp_path):
     path = tmp_path / "rumen.json"
     _generated(path, 100_000)
     _same(path)
+
+
+def test_reader_options_agree_on_a_generated_trace(tmp_path):
+    """The size options take the same path in both readers (10k tasks is enough for that)."""
+    path = tmp_path / "rumen.json"
+    _generated(path, 10_000)
     _same(path, map_memory_mb=300.0, reduce_memory_mb=700.0, vcores=3.0)
 
 
