@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from numba import njit
+from numba import njit, types
 from numba.core import caching
 
 PACKAGE = Path(__file__).parent
@@ -89,6 +89,32 @@ def kernel_jit(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     def decorate(f: Callable[..., Any]) -> Any:
         dispatcher = njit(cache=True, **options)(f)
         dispatcher._cache = _KernelCache(dispatcher.py_func)  # numba's enable_caching, restamped
+        _compile_unliteral(dispatcher)
         return dispatcher
 
     return decorate(func) if func is not None else decorate
+
+
+def _compile_unliteral(dispatcher: Any) -> None:
+    """Compile a kernel function once per kind of argument, not once more for each integer
+    constant or narrower integer a caller passes: numba types a call's constant argument
+    as a literal (``Literal[int](0)``), and an int32 array element as int32, and compiles,
+    links and caches a separate copy of the callee (and of everything it calls) for each -
+    a third of a cold compile. No kernel function dispatches on an argument's value, and a
+    signed integer widened to int64 keeps its value."""
+    call_template = dispatcher.get_call_template
+
+    def get_call_template(args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        return call_template(
+            tuple(_widened(a) for a in args), {k: _widened(v) for k, v in kws.items()}
+        )
+
+    dispatcher.get_call_template = get_call_template
+
+
+def _widened(arg: Any) -> Any:
+    """`arg`'s numba type without a literal value, a signed integer as int64."""
+    arg = types.unliteral(arg)
+    if isinstance(arg, types.Integer) and arg.signed and arg.bitwidth < 64:
+        return types.int64
+    return arg
