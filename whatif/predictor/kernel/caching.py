@@ -115,6 +115,7 @@ def _compile_unliteral(dispatcher: Any) -> None:
 def _widened(arg: Any) -> Any:
     """`arg`'s numba type without a literal value, a signed integer as int64."""
     arg = types.unliteral(arg)
-    if isinstance(arg, types.Integer) and arg.signed and arg.bitwidth < 64:
-        return types.int64
-    return arg
+    return types.int64 if arg in _NARROW_SIGNED else arg
+
+
+_NARROW_SIGNED = (types.int8, types.int16, types.int32)
