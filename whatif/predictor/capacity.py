@@ -4,8 +4,9 @@ the predictor packs them (``kernel/capacity.py`` and its twin hold the rules).
 `capacity_allocation` turns a configuration into a `CapacityAllocation`: an
 `EffectiveAllocation` (the queue tree, leaves' ``fifo``/``fair`` ordering policy,
 ``max-parallel-apps`` as maxRunningApps) that also carries each queue's Capacity
-Scheduler values and the per-node-heartbeat caps. Given one, `predict` and `Simulation`
-run the Capacity Scheduler's semantics instead of the Fair Scheduler's.
+Scheduler values, the per-node-heartbeat caps and the preemption monitor's settings
+(`CapacityMonitor`). Given one, `predict` and `Simulation` run the Capacity Scheduler's
+semantics instead of the Fair Scheduler's.
 """
 
 from __future__ import annotations
@@ -26,12 +27,124 @@ from whatif.capacity import (
     validate,
 )
 from whatif.capacity import EffectiveQueue as CapacityQueue
-from whatif.capacity.model import QueueNode
+from whatif.capacity.model import QueueNode, key
+from whatif.capacity.values import parse_java_float
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor.settings import SchedulerSettings
 
 HEARTBEAT = "yarn.scheduler.capacity.per-node-heartbeat."
+MONITOR = "yarn.resourcemanager.monitor.capacity.preemption."
+MONITOR_ENABLE = "yarn.resourcemanager.scheduler.monitor.enable"
+MONITOR_POLICIES = "yarn.resourcemanager.scheduler.monitor.policies"
+POLICY = "ProportionalCapacityPreemptionPolicy"
+
+
+@dataclass(frozen=True)
+class CapacityMonitor:
+    """The preemption monitor's settings (``ProportionalCapacityPreemptionPolicy``), with
+    Hadoop's defaults; ``kernel/capacity_preemption.py`` says what a round does.
+
+    Parameters
+    ----------
+    enabled : bool
+        The file sets ``yarn.resourcemanager.scheduler.monitor.enable`` true (and, if it
+        lists ``...monitor.policies``, names this policy). Hadoop reads the switch from
+        ``yarn-site.xml``; tempo predicts from the scheduler's file alone, so a switch
+        found there is honoured. `SchedulerSettings.preemption` turns the monitor on too.
+    monitoring_interval_ms : int
+        ``monitoring_interval`` (3000): a round at every multiple of it from the
+        ResourceManager's start (time 0 of the prediction).
+    max_wait_before_kill_ms : int
+        ``max_wait_before_kill`` (15000): a marked container is killed by the first round,
+        this long or more after its mark, that selects it again.
+    total_preemption_per_round : float
+        ``total_preemption_per_round`` (0.1): a round's budget, a fraction of the cluster.
+    max_ignored_over_capacity : float
+        ``max_ignored_over_capacity`` (0.1): a leaf yields nothing while its usage is at
+        most its guarantee times 1 + this (the dead zone).
+    natural_termination_factor : float
+        ``natural_termination_factor`` (0.2): the share of a leaf's computed excess taken
+        per round (the rest is left to containers ending on their own).
+    """
+
+    enabled: bool = False
+    monitoring_interval_ms: int = 3000
+    max_wait_before_kill_ms: int = 15000
+    total_preemption_per_round: float = 0.1
+    max_ignored_over_capacity: float = 0.1
+    natural_termination_factor: float = 0.2
+
+    def __post_init__(self) -> None:
+        if self.monitoring_interval_ms <= 0:
+            raise ValidationError(
+                f"{MONITOR}monitoring_interval: expected a positive number of ms, "
+                f"got {self.monitoring_interval_ms!r}"
+            )
+        for name in (
+            "max_wait_before_kill_ms",
+            "total_preemption_per_round",
+            "max_ignored_over_capacity",
+            "natural_termination_factor",
+        ):
+            value = getattr(self, name)
+            if not value >= 0:
+                prop = name.removesuffix("_ms")
+                raise ValidationError(f"{MONITOR}{prop}: expected a value >= 0, got {value!r}")
+
+
+def read_monitor(doc: ConfigurationDocument) -> CapacityMonitor:
+    """The preemption monitor's settings in `doc` (Hadoop's defaults where unset)."""
+
+    def number(name: str, default: float, integral: bool) -> float:
+        raw = doc.value(MONITOR + name)
+        if raw is None:
+            return default
+        try:
+            return _java_long(raw) if integral else parse_java_float(raw)
+        except ValueError:
+            raise ValidationError(
+                f"{MONITOR}{name}: expected a number, got {raw.strip()!r}"
+            ) from None
+
+    enable = doc.value(MONITOR_ENABLE)
+    policies = doc.value(MONITOR_POLICIES)
+    enabled = enable is not None and enable.strip().lower() == "true"
+    if enabled and policies is not None and policies.strip():
+        enabled = any(p.strip().endswith(POLICY) for p in policies.split(","))
+    return CapacityMonitor(
+        enabled=enabled,
+        monitoring_interval_ms=int(number("monitoring_interval", 3000, True)),
+        max_wait_before_kill_ms=int(number("max_wait_before_kill", 15000, True)),
+        total_preemption_per_round=number("total_preemption_per_round", 0.1, False),
+        max_ignored_over_capacity=number("max_ignored_over_capacity", 0.1, False),
+        natural_termination_factor=number("natural_termination_factor", 0.2, False),
+    )
+
+
+def _java_long(raw: str) -> int:
+    """``Configuration.getLong``: trimmed, decimal or ``0x`` hexadecimal."""
+    text = raw.strip()
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("+-")
+    return sign * (int(body[2:], 16) if body.lower().startswith("0x") else int(body, 10))
+
+
+def preemption_disabled(doc: ConfigurationDocument, node: QueueNode) -> dict[str, bool]:
+    """Each queue's ``disable_preemption`` as Hadoop resolves it
+    (``isQueueHierarchyPreemptionDisabled``): unset, a queue inherits its parent's (root:
+    false); set, it holds for the queue and is what its children inherit."""
+    out: dict[str, bool] = {}
+
+    def walk(n: QueueNode, inherited: bool) -> None:
+        raw = doc.value(key(n.path, "disable_preemption"))
+        mine = inherited if raw is None else raw.strip().lower() == "true"
+        out[n.path] = mine
+        for c in n.children:
+            walk(c, mine)
+
+    walk(node, False)
+    return out
 
 
 @dataclass(frozen=True)
@@ -49,12 +162,18 @@ class CapacityAllocation(EffectiveAllocation):
         ``per-node-heartbeat.multiple-assignments-enabled`` (true).
     max_container_assignments : int
         ``per-node-heartbeat.maximum-container-assignments`` (-1: no cap).
+    monitor : CapacityMonitor
+        The preemption monitor's settings.
+    preemption_disabled : Mapping[str, bool]
+        Each queue's ``disable_preemption``, inherited down the tree (absent: false).
     """
 
     capacity: Mapping[str, CapacityQueue] = field(default_factory=lambda: MappingProxyType({}))
     max_offswitch_assignments: int = 1
     multiple_assignments: bool = True
     max_container_assignments: int = -1
+    monitor: CapacityMonitor = field(default_factory=CapacityMonitor)
+    preemption_disabled: Mapping[str, bool] = field(default_factory=lambda: MappingProxyType({}))
 
     def leaf_path(self, name: str) -> str:
         """The leaf a job's queue names: its full path, ``root.`` + it, or (as Hadoop
@@ -96,12 +215,15 @@ def capacity_allocation(doc: ConfigurationDocument, cluster: Cluster) -> Capacit
     offswitch = doc.value(HEARTBEAT + "maximum-offswitch-assignments")
     multiple = doc.value(HEARTBEAT + "multiple-assignments-enabled")
     containers = doc.value(HEARTBEAT + "maximum-container-assignments")
+    tree = queue_tree(doc)
     return CapacityAllocation(
-        root=_tree(queue_tree(doc), queues),
+        root=_tree(tree, queues),
         capacity=MappingProxyType(dict(queues)),
         max_offswitch_assignments=1 if offswitch is None else int(offswitch.strip()),
         multiple_assignments=multiple is None or multiple.strip().lower() != "false",
         max_container_assignments=-1 if containers is None else int(containers.strip()),
+        monitor=read_monitor(doc),
+        preemption_disabled=MappingProxyType(preemption_disabled(doc, tree)),
     )
 
 
@@ -122,7 +244,8 @@ class PackedCapacity:
     """Per-queue Capacity Scheduler values, (nq,) float64 in `PackedQueues` order:
     guaranteed memory (MB), absolute capacity (fraction of the cluster), user-limit-factor,
     minimum-user-limit-percent, maximum-am-resource-percent, maximum-applications and its
-    per-user limit (-1: none); and the containers one node heartbeat may get."""
+    per-user limit (-1: none), disable_preemption (0/1); the containers one node heartbeat
+    may get; and the preemption monitor's settings."""
 
     guarantee_mb: np.ndarray
     absolute: np.ndarray
@@ -133,6 +256,8 @@ class PackedCapacity:
     max_apps_per_user: np.ndarray
     per_heartbeat: int
     multiple: bool
+    no_preemption: np.ndarray
+    monitor: CapacityMonitor
 
 
 def pack_capacity(
@@ -158,6 +283,10 @@ def pack_capacity(
         max_apps_per_user=np.array([_limit(q.maximum_applications_per_user) for q in qs]),
         per_heartbeat=min(caps) if caps else -1,
         multiple=allocation.multiple_assignments,
+        no_preemption=np.array(
+            [float(allocation.preemption_disabled.get(n, False)) for n in names]
+        ),
+        monitor=allocation.monitor,
     )
     return packed, np.column_stack([maximum * cluster.memory_mb, np.full(len(qs), np.inf)])
 
@@ -169,14 +298,11 @@ def _limit(value: int | None) -> float:
 def capacity_settings(settings: SchedulerSettings, capacity: PackedCapacity) -> SchedulerSettings:
     """The settings the Capacity Scheduler mode runs with: its per-node-heartbeat caps
     (CapacityScheduler.canAllocateMore) in place of the Fair Scheduler's assign-multiple,
-    and no continuous scheduling; preemption is refused (not modeled yet)."""
-    if settings.preemption:
-        raise ValidationError(
-            "SchedulerSettings.preemption: the Capacity Scheduler's preemption monitor is "
-            "not modeled yet; predict with preemption off"
-        )
+    no continuous scheduling, and preemption (the preemption monitor) on when the settings
+    ask for it or the file enables the monitor."""
     return replace(
         settings,
+        preemption=settings.preemption or capacity.monitor.enabled,
         assign_multiple=capacity.multiple,
         max_assign=capacity.per_heartbeat,
         dynamic_max_assign=False,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from whatif.predictor import kernel as K
-from whatif.predictor.capacity import capacity_settings
+from whatif.predictor.capacity import CapacityMonitor, capacity_settings
 from whatif.predictor.kernel.caching import kernel_cache_dirs, kernel_sources
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings
@@ -144,6 +144,7 @@ def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         qsf[:, K.QSF_CS_AM] = c.am_percent
         qsf[:, K.QSF_CS_APPS] = c.max_apps
         qsf[:, K.QSF_CS_UAPPS] = c.max_apps_per_user
+        qsf[:, K.QSF_CS_NOPREEMPT] = c.no_preemption
     children = pq.children if len(pq.children) else np.zeros(1, dtype=np.int64)
     return qs, qsf, np.ascontiguousarray(children, dtype=np.int64)
 
@@ -203,7 +204,19 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
     cfg[K.C_LOC_DELAY] = p.locality.delay_s if p.locality is not None else 0.0
     cfg[K.C_CS] = float(p.queues.capacity is not None)
     cfg[K.C_CS_MINALLOC] = settings.min_allocation_mb
+    if p.queues.capacity is not None:
+        _monitor_config(cfg, p.queues.capacity.monitor)
     return cfg
+
+
+def _monitor_config(cfg: np.ndarray, mon: CapacityMonitor) -> None:
+    """The Capacity Scheduler preemption monitor's settings in ``cfg``."""
+    cfg[K.C_CS_INTERVAL] = mon.monitoring_interval_ms / 1000.0
+    cfg[K.C_CS_INTERVAL_MS] = mon.monitoring_interval_ms
+    cfg[K.C_CS_WAIT_MS] = mon.max_wait_before_kill_ms
+    cfg[K.C_CS_ROUND] = float(np.float32(mon.total_preemption_per_round))  # a Java float
+    cfg[K.C_CS_IGNORED] = mon.max_ignored_over_capacity
+    cfg[K.C_CS_NATURAL] = mon.natural_termination_factor
 
 
 def _locality_arrays(p: Packed) -> dict[str, np.ndarray]:
@@ -344,6 +357,7 @@ def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
     gf[[K.G_NEXT_CHECK, K.G_NEXT_V12, K.G_CONT]] = np.inf
     gf[K.G_LAST_T] = -np.inf
     gf[K.G_LOC_LAST] = -np.inf
+    gf[K.G_CS_LAST] = -np.inf
     gf[K.G_FREE : K.G_FREE + 2] = cluster
     gi = np.zeros(K.N_GI, dtype=np.int64)
     heads = [K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL, K.GI_RED_HEAD]
@@ -471,10 +485,16 @@ class CompiledEngine:
         K.promote_waiting(self._world())
         self.state["gi"][K.GI_CHANGED] = 1  # new limits may let parked nodes assign
         cfg = self.state["cfg"]
+        if packed.queues.capacity is not None:
+            _monitor_config(cfg, packed.queues.capacity.monitor)
         # Hadoop 3 checks starvation at the next update(); Hadoop 1/2 decide on their grid
-        self.state["gf"][K.G_NEXT_CHECK] = (
-            K._grid_at_or_after(self.now, cfg[K.C_UPDATE]) if cfg[K.C_VERSION] == 3.0 else self.now
-        )
+        if cfg[K.C_CS] != 0.0:  # the monitor's next round
+            next_check = K._grid_at_or_after(self.now, cfg[K.C_CS_INTERVAL])
+        elif cfg[K.C_VERSION] == 3.0:
+            next_check = K._grid_at_or_after(self.now, cfg[K.C_UPDATE])
+        else:
+            next_check = self.now
+        self.state["gf"][K.G_NEXT_CHECK] = next_check
         self.state["gf"][K.G_NEXT_V12] = np.inf
 
     def queue_table(self) -> tuple[np.ndarray, ...]:

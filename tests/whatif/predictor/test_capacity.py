@@ -179,17 +179,10 @@ def test_one_off_switch_container_per_node_heartbeat(engine, props, starts):
     assert got["j"][0] == starts
 
 
-def test_undeclared_queue_and_preemption_are_refused():
+def test_undeclared_queue_is_refused():
     cluster = Cluster.parse("memory-mb=8192,vcores=8")
     with pytest.raises(ValidationError, match="undeclared"):
         predict(build_workload([job("j", "zz", 0, 1)]), config(cluster, two_queues()), cluster)
-    with pytest.raises(ValidationError, match="preemption"):
-        predict(
-            build_workload([job("j", "a", 0, 1)]),
-            config(cluster, two_queues()),
-            cluster,
-            settings=SchedulerSettings(preemption=True),
-        )
 
 
 @st.composite

@@ -23,6 +23,10 @@ Modules, by concept (each says what it models, and the Hadoop rules it follows):
 - ``preemption``: Hadoop 3 starvation and preemption; ``claims``: what Hadoop 3
   preempts for an app, claimed by it on the victim's node; ``preemption_v12``: Hadoop 1
   and 2; ``livelock``: ending a run whose preemption cycles;
+- ``capacity``: the Capacity Scheduler mode (``C_CS``): which child queue goes first,
+  the leaf, user and AM limits, admission at submission; ``capacity_preemption``: its
+  preemption monitor (ProportionalCapacityPreemptionPolicy: ideal allocation, victims,
+  marks and kills);
 - speed structures with no twin: ``apptree`` (app order trees), ``starvation``
   (Hadoop 3 re-check ring and min-share list), ``victims`` (containers preemption may
   take), ``requests`` (an app's next request), ``lists`` (linked lists);

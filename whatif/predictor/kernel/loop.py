@@ -21,7 +21,10 @@ event time ``t`` one iteration runs:
    only on the nodes heartbeating at ``t`` (below), each in the order first listed, then,
    when one is due, a continuous scheduling pass over every node (``continuous.py``);
 5. preemption (if on): Hadoop 3 starvation and victim selection, or the Hadoop 1/2
-   queue-level check when ``t`` is the scheduled check time;
+   queue-level check when ``t`` is the scheduled check time, or in the Capacity
+   Scheduler mode a round of its preemption monitor (``capacity_preemption.py``) when
+   ``t`` is the multiple of its interval at or after an event time, or a round while
+   containers are marked;
 6. with heartbeats, drop the claims a heartbeat would (``claims.py``), and schedule the
    next continuous scheduling pass (if on) and the next heartbeat of the nodes that may
    now assign.
@@ -31,9 +34,10 @@ from __future__ import annotations
 
 from whatif.predictor.kernel.allocation import _allocate, _node_allocate
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.capacity_preemption import _cs_monitor
 from whatif.predictor.kernel.claims import _claims_sweep
 from whatif.predictor.kernel.continuous import _continuous_pass, _schedule_pass
-from whatif.predictor.kernel.events import _grid_at_or_after, heap_pop
+from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_pop
 from whatif.predictor.kernel.fairshare import _compute_shares
 from whatif.predictor.kernel.heartbeats import _beat, _catch_up, _wake
 from whatif.predictor.kernel.jobtracker import _end_task_cleanup
@@ -60,6 +64,8 @@ from whatif.predictor.kernel.state import (
     AM_ASK,
     AM_READY,
     C_CONT,
+    C_CS,
+    C_CS_INTERVAL,
     C_HB,
     C_PREEMPT,
     C_UPDATE,
@@ -67,6 +73,7 @@ from whatif.predictor.kernel.state import (
     CONTINUOUS,
     END,
     G_CONT,
+    G_CS_LAST,
     G_LAST_T,
     G_NEXT_CHECK,
     G_NOW,
@@ -238,7 +245,23 @@ def advance(W, t_stop, att_room):
             _allocate(W)
         _ramp_down(W, heartbeats)
         if cfg[C_PREEMPT] != 0.0:
-            if cfg[C_VERSION] == 3.0:
+            if cfg[C_CS] != 0.0:
+                if events:
+                    # the first round at or after an event sees its state (one round a time)
+                    g = _grid_at_or_after(t, cfg[C_CS_INTERVAL])
+                    if g == gf[G_CS_LAST]:
+                        g = _grid_after(t, cfg[C_CS_INTERVAL])
+                    if g == t:
+                        check = True
+                    elif g < gf[G_NEXT_CHECK]:
+                        gf[G_NEXT_CHECK] = g
+                if check:
+                    gf[G_CS_LAST] = t
+                    if _cs_monitor(W) > 0:
+                        if not heartbeats:
+                            _allocate(W)
+                        _ramp_down(W, heartbeats)
+            elif cfg[C_VERSION] == 3.0:
                 if events:
                     # the next update() sees this state; one before it would see no change
                     g = _grid_at_or_after(t, cfg[C_UPDATE])

@@ -54,13 +54,19 @@ C_LOC, C_LOC_DELAY = 24, 25
 C_TC = 26  # Hadoop 1: a task-cleanup attempt's run time (0: none are run; `jobtracker.py`)
 # the Capacity Scheduler mode (`capacity.py`): on, yarn.scheduler.minimum-allocation-mb
 C_CS, C_CS_MINALLOC = 27, 28
-N_CFG = 29
+# its preemption monitor (`capacity_preemption.py`): the interval (s, and ms), the wait
+# before a kill (ms), total_preemption_per_round (a Java float, as Hadoop reads it),
+# max_ignored_over_capacity, natural_termination_factor
+C_CS_INTERVAL, C_CS_INTERVAL_MS, C_CS_WAIT_MS = 29, 30, 31
+C_CS_ROUND, C_CS_IGNORED, C_CS_NATURAL = 32, 33, 34
+N_CFG = 35
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
 G_CONT = 6  # the next continuous scheduling pass (inf: none scheduled)
 G_LOC_LAST = 7  # Hadoop 1: the last FairScheduler.assignTasks call (-inf: none yet)
-N_GF = 8
+G_CS_LAST = 8  # the Capacity Scheduler monitor's last round (-inf: none yet)
+N_GF = 9
 # global int state
 GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
@@ -104,7 +110,8 @@ QSF_MIN_TO, QSF_FAIR_TO, QSF_THRESH = 6, 7, 8
 # maximum-am-resource-percent, maximum-applications and its per-user limit (-1: none)
 QSF_CS_GUAR, QSF_CS_ABS, QSF_CS_ULF, QSF_CS_MULP = 9, 10, 11, 12
 QSF_CS_AM, QSF_CS_APPS, QSF_CS_UAPPS = 13, 14, 15
-N_QSF = 16
+QSF_CS_NOPREEMPT = 16  # disable_preemption (inherited): 1, the monitor takes nothing from it
+N_QSF = 17
 # queue state float / int
 QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
 QF_APP_FAIR = 16  # leaf whose apps are alike (`_alike_apps`): each app's fair share
@@ -264,7 +271,9 @@ N_HI = 5
 #     ident, and the task and job whose rows the event will read)
 #   gf (N_GF,) float64 / gi (N_GI,) int64: clock, free resources, counters, list heads
 #   cfg (N_CFG,) float64 settings; cluster (2,), minreq (2,) float64
-#   warned (cap,) int64 Hadoop 2 warned attempts; vict (cap,) int64 scratch; jbuf (nj, 4)
+#   warned (cap,) int64 Hadoop 2 warned attempts; in the Capacity Scheduler mode the
+#     monitor's marks, GI_WARNED_N pairs (attempt, round of its mark); vict (cap,) int64
+#     scratch (the Capacity Scheduler monitor's selected containers); jbuf (nj, 4)
 #     int64: scratch (columns 0 and 2), the ring of apps by re-check time (1), the apps
 #     with a nonzero min-share starvation (3)
 #   tree (sum over leaves of N_VIEWS * 2 * P,) int64: per leaf and view, a tournament tree

@@ -3,7 +3,8 @@
 Its modules carry the names of the kernel's (``whatif/predictor/kernel/``): ``loop``
 (the main loop and the engine's state), ``events``, ``heartbeats``, ``allocation``,
 ``fairshare``, ``ordering``, ``queues``, ``phases``, ``preemption``,
-``preemption_v12``, ``livelock``, ``resources`` and ``state``.
+``preemption_v12``, ``livelock``, ``resources``, ``state``, ``capacity`` and
+``capacity_preemption`` (the Capacity Scheduler mode and its preemption monitor).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ concept's steps from a mixin in that concept's module.
 from __future__ import annotations
 
 import heapq
+import math
 from typing import Any
 
 import numpy as np
@@ -20,9 +21,10 @@ from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.reference.allocate_cycle import AllocateCycle
 from whatif.predictor.reference.allocation import Allocation
 from whatif.predictor.reference.capacity import Capacity
+from whatif.predictor.reference.capacity_preemption import CapacityPreemption
 from whatif.predictor.reference.claims import Claims
 from whatif.predictor.reference.continuous import Continuous
-from whatif.predictor.reference.events import Events, _grid_at_or_after
+from whatif.predictor.reference.events import Events, _grid_after, _grid_at_or_after
 from whatif.predictor.reference.fairshare import FairShares
 from whatif.predictor.reference.heartbeats import Heartbeats
 from whatif.predictor.reference.jobtracker import JobTracker
@@ -64,6 +66,7 @@ class ReferenceEngine(
     Continuous,
     Livelock,
     Capacity,
+    CapacityPreemption,
 ):
     """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
 
@@ -135,6 +138,9 @@ class ReferenceEngine(
         self.att_mark: list[float] = []  # Hadoop 3: -1 or kill time; Hadoop 2: -1 or warn time
         self.running: dict[int, None] = {}  # running attempts in allocation order
         self.warned: list[int] = []  # Hadoop 2 warned containers, in warn order
+        # the Capacity Scheduler's preemption monitor: marks (attempt -> round), last round
+        self.cs_marks: dict[int, int] = {}
+        self.cs_last_round = -INF
         # nodes (heartbeats; none: the instant model)
         self.nn = len(packed.node_capacity)
         self.hb = self.nn > 0
@@ -281,7 +287,28 @@ class ReferenceEngine(
                 self._allocate()
             self._ramp_down()
             if self.s.preemption:
-                if self.s.hadoop_version == 3:
+                if self.q.capacity is not None:
+                    interval_s = self.q.capacity.monitor.monitoring_interval_ms / 1000.0
+                    if events:
+                        # the first round at or after an event sees its state (one a time)
+                        g = _grid_at_or_after(t, interval_s)
+                        if g == self.cs_last_round:
+                            g = _grid_after(t, interval_s)
+                        if g == t:
+                            check = True
+                        else:
+                            self.next_check = min(self.next_check, g)
+                    if check:
+                        self.cs_last_round = t
+                        killed = self._cs_monitor()
+                        if self.cs_marks or killed:  # held marks, or what kills changed
+                            k = math.floor(t / interval_s + 0.5)
+                            self.next_check = min(self.next_check, (k + 1.0) * interval_s)
+                        if killed > 0:
+                            if not self.hb:
+                                self._allocate()
+                            self._ramp_down()
+                elif self.s.hadoop_version == 3:
                     if events:
                         # the next update() sees this state; one before it would see no change
                         g = _grid_at_or_after(t, self.s.update_interval_s)
@@ -316,9 +343,14 @@ class ReferenceEngine(
             if self._can_run(k):
                 self._make_runnable(k)
                 self.waiting.remove(k)
-        # Hadoop 3 checks starvation at the next update(); Hadoop 1/2 decide on their grid
-        interval = self.s.update_interval_s
-        self.next_check = _grid_at_or_after(self.now, interval) if self.v3 else self.now
+        # Hadoop 3 checks starvation at the next update(); Hadoop 1/2 decide on their grid;
+        # the Capacity Scheduler's monitor at its next round
+        if packed.queues.capacity is not None:
+            interval = packed.queues.capacity.monitor.monitoring_interval_ms / 1000.0
+            self.next_check = _grid_at_or_after(self.now, interval)
+        else:
+            interval = self.s.update_interval_s
+            self.next_check = _grid_at_or_after(self.now, interval) if self.v3 else self.now
 
     def queue_table(self) -> tuple[np.ndarray, ...]:
         """Per-queue usage, pending demand, fair share and runnable app count."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from whatif.predictor.capacity import PackedCapacity
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings
 
@@ -109,6 +110,10 @@ class EngineState(Protocol):
     att_due: list[float]
     running: dict[int, None]
     warned: list[int]
+    # the Capacity Scheduler's preemption monitor: marks (attempt -> round of the mark),
+    # and the time of its last round
+    cs_marks: dict[int, int]
+    cs_last_round: float
     # nodes
     nn: int
     hb: bool
@@ -228,6 +233,9 @@ class EngineState(Protocol):
     def _cs_assign_leaf(self, leaf: int, d: int) -> int: ...
 
     def _head(self, s: int) -> int: ...
+
+    @property
+    def cs(self) -> PackedCapacity: ...
 
     def _cs_best_child(self, q: int, d: int, tried: set[int]) -> int | None: ...
 

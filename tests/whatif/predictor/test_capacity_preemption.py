@@ -1,0 +1,335 @@
+"""The Capacity Scheduler's preemption monitor, computed by hand on both engines
+(``whatif/predictor/kernel/capacity_preemption.py``, docs/capacity-scheduler.md section 6).
+
+The base case: 8 containers of 1024 MB, root.a and root.b at 50 % each, a elastic
+(user-limit-factor 2). Job ja holds the whole cluster from 0 with eight 1000 s maps; jb
+(two 100 s maps) arrives in b at 10. Rounds run at multiples of 3 s; the first after 10
+is at 12. There (MB): a uses 8192, guarantee 4096, pending 0 (its user is at its limit);
+b uses 0 and asks 2048. Ideal: a 4096, b 0, 4096 unassigned; b (least ideal/guarantee)
+is offered half, 2048, all it asks; then a is offered the 2048 left: ideal a 6144, b
+2048. a's to-preempt is 8192 - 6144 = 2048, within the round's budget (0.5 x 8192);
+to-obtain 2048 x 0.2 = 409.6, rounded half up to 410: one container, ja's newest
+(ja_map_007), marked at 12 and killed by the round at 12 + 15 = 27, where b takes it.
+At 30 a uses 7168 and asks 1024 (its killed task), b uses 1024 and asks 1024: ideal b
+2048, a 6144, to-obtain 205: ja_map_006, marked at 30, killed at 45. At 48 a (6144)
+is at its ideal: nothing more. The killed tasks re-run when jb's maps end (127, 145).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from conftest import build_workload
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from whatif import Cluster
+from whatif.capacity import ConfigurationDocument, queue_tree
+from whatif.errors import ValidationError
+from whatif.predictor import SchedulerSettings, predict
+from whatif.predictor.capacity import (
+    CapacityMonitor,
+    capacity_allocation,
+    preemption_disabled,
+    read_monitor,
+)
+
+MONITOR = "yarn.resourcemanager.monitor.capacity.preemption."
+CLUSTER = "memory-mb=8192,vcores=8"
+
+
+def document(props: dict[str, object]) -> ConfigurationDocument:
+    """A capacity-scheduler.xml of `props` (short names after ``yarn.scheduler.capacity.``)."""
+    body = "".join(
+        f"<property><name>{k if k.startswith('yarn.') else 'yarn.scheduler.capacity.' + k}"
+        f"</name><value>{v}</value></property>"
+        for k, v in props.items()
+    )
+    return ConfigurationDocument.from_bytes(f"<configuration>{body}</configuration>".encode())
+
+
+def base(**monitor: object) -> dict[str, object]:
+    """The base case's queues; `monitor` sets preemption.* properties."""
+    props: dict[str, object] = {
+        "root.queues": "a,b",
+        "root.a.capacity": 50,
+        "root.b.capacity": 50,
+        "root.a.user-limit-factor": 2,
+        MONITOR + "total_preemption_per_round": 0.5,
+    }
+    props.update({MONITOR + k: v for k, v in monitor.items()})
+    return props
+
+
+def maps(name, queue, submit, n, duration, user, **extra):
+    return (name, queue, submit, [("map", duration, 1024.0)] * n, {"user": user, **extra})
+
+
+BASE_JOBS = [maps("ja", "a", 0, 8, 1000.0, "u"), maps("jb", "b", 10, 2, 100.0, "v")]
+
+
+def run(jobs, props, engine, preemption=True):
+    """The schedule's attempts (sorted by start, then attempt id) and jobs by id."""
+    cluster = Cluster.parse(CLUSTER)
+    schedule = predict(
+        build_workload(jobs),
+        capacity_allocation(document(props), cluster),
+        cluster,
+        settings=SchedulerSettings(preemption=preemption, am_heartbeat_interval_s=0.0),
+        engine=engine,
+    )
+    attempts = schedule.attempts.sort_values(["start_s", "attempt_id"], kind="stable")
+    return attempts, schedule.jobs.set_index("job_id")
+
+
+def killed(attempts) -> list[tuple[str, float, float]]:
+    """(attempt, start, kill time) of every preempted attempt, by kill time."""
+    k = attempts[attempts["preempted"]].sort_values("finish_s")
+    return list(zip(k["attempt_id"], k["start_s"], k["finish_s"], strict=True))
+
+
+def starts(attempts, job: str) -> list[float]:
+    return sorted(attempts.loc[attempts["job_id"] == job, "start_s"].tolist())
+
+
+def test_an_over_guarantee_queue_yields_to_a_starved_one(engine):
+    """The base case (module docstring): ja_map_007 marked at 12, killed at 27;
+    ja_map_006 marked at 30, killed at 45; jb runs at 27 and 45; the killed tasks re-run
+    at 127 and 145."""
+    attempts, jobs = run(BASE_JOBS, base(), engine)
+    assert killed(attempts) == [("ja_map_007_0", 0.0, 27.0), ("ja_map_006_0", 0.0, 45.0)]
+    assert starts(attempts, "jb") == [27.0, 45.0]
+    again = attempts[attempts["attempt_id"].isin(["ja_map_007_1", "ja_map_006_1"])]
+    assert again["start_s"].tolist() == [127.0, 145.0]
+    assert jobs.loc["jb", "finish_s"] == 145.0 and jobs.loc["ja", "finish_s"] == 1145.0
+
+
+def test_preemption_off_jb_waits_for_ja(engine):
+    """Without the monitor nothing is killed: jb starts when ja's maps end at 1000."""
+    attempts, _ = run(BASE_JOBS, base(), engine, preemption=False)
+    assert killed(attempts) == []
+    assert starts(attempts, "jb") == [1000.0, 1000.0]
+
+
+def test_the_file_turns_the_monitor_on(engine):
+    """yarn.resourcemanager.scheduler.monitor.enable true in the file: the same kills
+    without SchedulerSettings.preemption."""
+    props = {**base(), "yarn.resourcemanager.scheduler.monitor.enable": "true"}
+    attempts, _ = run(BASE_JOBS, props, engine, preemption=False)
+    assert [k[2] for k in killed(attempts)] == [27.0, 45.0]
+
+
+@pytest.mark.parametrize(
+    ("ignored", "kills", "jb"),
+    [
+        (0.74, [27.0, 45.0], [27.0, 45.0]),
+        (0.75, [27.0], [27.0, 127.0]),
+        (1.0, [], [1000.0, 1000.0]),
+    ],
+)
+def test_dead_zone(engine, ignored, kills, jb):
+    """max_ignored_over_capacity: a (guarantee 4096) yields only while its usage is above
+    4096 x (1 + it), truncated: at 0.74 (7127) both at 12 (8192 used) and at 30 (7168);
+    at 0.75 (7168) only at 12 (jb's second map waits for its first); at 1.0 (8192)
+    never, and jb waits until ja's maps end."""
+    attempts, _ = run(BASE_JOBS, base(max_ignored_over_capacity=ignored), engine)
+    assert [k[2] for k in killed(attempts)] == kills
+    assert starts(attempts, "jb") == jb
+
+
+def test_natural_termination_factor(engine):
+    """natural_termination_factor 1: a's whole to-preempt (2048) is taken at once: ja's
+    two newest containers, both marked at 12 and killed at 27; jb gets both at 27."""
+    attempts, _ = run(BASE_JOBS, base(natural_termination_factor=1.0), engine)
+    assert killed(attempts) == [("ja_map_006_0", 0.0, 27.0), ("ja_map_007_0", 0.0, 27.0)]
+    assert starts(attempts, "jb") == [27.0, 27.0]
+
+
+def test_per_round_budget(engine):
+    """total_preemption_per_round 0.125 (budget 1024) with natural_termination_factor 1:
+    a needs 2048, scaled by 1024 / 2048 to a to-preempt of 1024: one container a round
+    (ja_map_007 marked at 12, ja_map_006 at 30). At the default 0.1 the budget (819 MB)
+    holds no 1024 MB container: nothing is ever taken."""
+    props = base(total_preemption_per_round=0.125, natural_termination_factor=1.0)
+    attempts, _ = run(BASE_JOBS, props, engine)
+    assert [(k[0], k[2]) for k in killed(attempts)] == [
+        ("ja_map_007_0", 27.0),
+        ("ja_map_006_0", 45.0),
+    ]
+    attempts, _ = run(BASE_JOBS, base(total_preemption_per_round=0.1), engine)
+    assert killed(attempts) == []
+    assert starts(attempts, "jb") == [1000.0, 1000.0]
+
+
+def test_disable_preemption(engine):
+    """root.a.disable_preemption: a's containers are never taken; jb waits until 1000."""
+    attempts, _ = run(BASE_JOBS, {**base(), "root.a.disable_preemption": "true"}, engine)
+    assert killed(attempts) == []
+    assert starts(attempts, "jb") == [1000.0, 1000.0]
+
+
+def test_am_containers_are_set_aside(engine):
+    """j1 (seven maps) and j2 (an AM, its map pending) share a; j2, the newer app, is
+    visited first, but its only container is its AM, set aside: the victims are j1's
+    newest maps (j1_map_006 killed at 27, j1_map_005 at 45), never j2's AM."""
+    jobs = [
+        maps("j1", "a", 0, 7, 1000.0, "u"),
+        maps("j2", "a", 1, 1, 1000.0, "u", am_memory_mb=1024.0),
+        maps("jb", "b", 10, 2, 100.0, "v"),
+    ]
+    attempts, _ = run(jobs, base(), engine)
+    assert killed(attempts) == [("j1_map_006_0", 0.0, 27.0), ("j1_map_005_0", 0.0, 45.0)]
+    am = attempts[attempts["is_am"] & (attempts["job_id"] == "j2")]
+    assert am["state"].tolist() == ["SUCCEEDED"]
+    assert starts(attempts, "jb") == [27.0, 45.0]
+
+
+def test_a_marked_container_ending_on_its_own_is_not_killed(engine):
+    """A mark only warns. With natural_termination_factor 1, jb's 1024 MB ask makes a
+    yield one container at 12: the newest app's (jc, visited first in reverse fifo
+    order), marked. jc's map ends at 20, before its kill was due (27); b takes the room
+    at 20, a is within its ideal from then on, and nothing is killed."""
+    jobs = [
+        maps("ja", "a", 0, 7, 1000.0, "u"),
+        maps("jc", "a", 0, 1, 20.0, "u"),
+        maps("jb", "b", 10, 1, 100.0, "v"),
+    ]
+    attempts, _ = run(jobs, base(natural_termination_factor=1.0), engine)
+    assert killed(attempts) == []
+    assert starts(attempts, "jb") == [20.0]
+    attempts, _ = run(jobs, base(natural_termination_factor=1.0, max_wait_before_kill=6000), engine)
+    assert killed(attempts) == [("jc_map_000_0", 0.0, 18.0)]
+    assert starts(attempts, "jb") == [18.0]
+
+
+def test_monitor_settings_are_read_with_hadoop_defaults():
+    """Unset: Hadoop's defaults; set: the file's; the switch needs this policy listed."""
+    assert read_monitor(document({})) == CapacityMonitor()
+    doc = document(
+        {
+            "yarn.resourcemanager.scheduler.monitor.enable": " true ",
+            MONITOR + "monitoring_interval": "1000",
+            MONITOR + "max_wait_before_kill": "0x1388",
+            MONITOR + "natural_termination_factor": "1",
+        }
+    )
+    assert read_monitor(doc) == CapacityMonitor(
+        enabled=True,
+        monitoring_interval_ms=1000,
+        max_wait_before_kill_ms=5000,
+        natural_termination_factor=1.0,
+    )
+    other = document(
+        {
+            "yarn.resourcemanager.scheduler.monitor.enable": "true",
+            "yarn.resourcemanager.scheduler.monitor.policies": "org.example.OtherPolicy",
+        }
+    )
+    assert not read_monitor(other).enabled
+    with pytest.raises(ValidationError, match="monitoring_interval"):
+        read_monitor(document({MONITOR + "monitoring_interval": "0"}))
+    with pytest.raises(ValidationError, match="natural_termination_factor"):
+        read_monitor(document({MONITOR + "natural_termination_factor": "lots"}))
+
+
+def test_disable_preemption_is_inherited_unless_set():
+    """A queue without disable_preemption takes its parent's; one with it keeps its own."""
+    doc = document(
+        {
+            "root.queues": "p,c",
+            "root.p.queues": "x,y",
+            "root.p.disable_preemption": "true",
+            "root.p.y.disable_preemption": "false",
+        }
+    )
+    got = preemption_disabled(doc, queue_tree(doc))
+    assert got == {
+        "root": False,
+        "root.p": True,
+        "root.p.x": True,
+        "root.p.y": False,
+        "root.c": False,
+    }
+
+
+@st.composite
+def preempting_scenarios(draw):
+    """A random configuration (as `test_capacity.capacity_scenarios`: two or three leaves,
+    maybe under a parent) with the monitor's settings drawn, and a workload that presses
+    on it: one or two long jobs fill the cluster first, later ones arrive in any leaf."""
+    nested = draw(st.booleans())
+    shares = draw(st.sampled_from([(50, 50), (70, 30), (100, 0)]))
+    props: dict[str, object] = {
+        "root.queues": "a,p" if nested else "a,b",
+        "root.a.capacity": shares[0],
+    }
+    leaves = ["root.a", "root.p.b", "root.p.c"] if nested else ["root.a", "root.b"]
+    if nested:
+        props.update({"root.p.capacity": shares[1], "root.p.queues": "b,c"})
+        props.update({"root.p.b.capacity": 40, "root.p.c.capacity": 60})
+        props["root.p.maximum-capacity"] = draw(st.sampled_from([100, 60]))
+    else:
+        props["root.b.capacity"] = shares[1]
+    for leaf in leaves:
+        for name, values in (
+            ("user-limit-factor", [2, -1, 1]),
+            ("minimum-user-limit-percent", [100, 50]),
+            ("maximum-am-resource-percent", [0.1, 0.5]),
+            ("maximum-capacity", [100, 100, 60]),
+            ("ordering-policy", ["fifo", "fair"]),
+            ("disable_preemption", [None, None, None, "true"]),
+        ):
+            value = draw(st.sampled_from(values))
+            if value is not None:
+                props[f"{leaf}.{name}"] = value
+    for name, values in (
+        ("monitoring_interval", [3000, 1000]),
+        ("max_wait_before_kill", [2000, 0, 15000]),
+        ("total_preemption_per_round", [0.5, 1.0, 0.1]),
+        ("natural_termination_factor", [1.0, 0.2]),
+        ("max_ignored_over_capacity", [0.1, 0.0]),
+    ):
+        props[MONITOR + name] = draw(st.sampled_from(values))
+    jobs = []
+    for j in range(draw(st.integers(2, 6))):
+        early = j < draw(st.integers(1, 2))
+        tasks = [
+            (
+                stage,
+                float(draw(st.integers(20, 120) if early else st.integers(5, 60))),
+                float(draw(st.sampled_from([512, 1024, 2048]))),
+            )
+            for stage in ["map"] * draw(st.integers(4, 10) if early else st.integers(1, 5))
+            + ["reduce"] * draw(st.integers(0, 2))
+        ]
+        extra = {
+            "user": draw(st.sampled_from(["u1", "u2"])),
+            "am_memory_mb": draw(st.sampled_from([math.nan, 1024.0])),
+        }
+        queue = draw(st.sampled_from(leaves)).removeprefix("root.")
+        submit = draw(st.integers(0, 5) if early else st.integers(5, 60))
+        jobs.append((f"job_{j:02d}", queue, submit, tasks, extra))
+    spec = draw(st.sampled_from(["memory-mb=8192,vcores=8", "nodes=2,memory-mb=4096,vcores=4"]))
+    sched = SchedulerSettings(
+        preemption=True,
+        heartbeats=draw(st.booleans()),
+        min_allocation_mb=512.0,
+        increment_mb=512.0,
+        am_heartbeat_interval_s=draw(st.sampled_from([0.0, 1.0])),
+        slowstart_completed_maps=draw(st.sampled_from([0.05, 1.0])),
+    )
+    return build_workload(jobs), props, Cluster.parse(spec), sched
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None)
+@given(preempting_scenarios())
+def test_engines_agree_with_the_preemption_monitor(scenario):
+    """Both engines give the same schedule on random inputs with the monitor on."""
+    workload, props, cluster, sched = scenario
+    allocation = capacity_allocation(document(props), cluster)
+    fast = predict(workload, allocation, cluster, settings=sched, engine="numba")
+    slow = predict(workload, allocation, cluster, settings=sched, engine="reference")
+    pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
+    pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
