@@ -26,7 +26,11 @@ class SchedulerSettings:
     Parameters
     ----------
     preemption : bool
-        ``yarn.scheduler.fair.preemption``.
+        ``yarn.scheduler.fair.preemption``. With a Capacity Scheduler configuration
+        (`whatif.predictor.capacity.CapacityAllocation`): its preemption monitor
+        (``yarn.resourcemanager.scheduler.monitor.enable``, also on when the file enables
+        it), whose settings the file carries (`whatif.predictor.capacity.CapacityMonitor`;
+        the Fair Scheduler's timeouts, threshold and waits below do not apply).
     utilization_threshold : float
         ``...preemption.cluster-utilization-threshold``: preemption only acts while
         max(memory, vcores) utilization is above it.
