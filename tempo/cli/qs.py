@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from tempo.cli import CommandError, exitcodes
-from tempo.cli.checks import warn_allocation, warn_unmeasured
+from tempo.cli.checks import warn_unmeasured
 from tempo.cli.options import (
     cluster_option,
     emit_json,
@@ -16,6 +16,7 @@ from tempo.cli.options import (
     simulation_options,
     trace_options,
 )
+from tempo.cli.predict import _allocation as config_allocation
 from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.qs import qs_report, read_qs_trace
 from tempo.templates import (
@@ -26,7 +27,6 @@ from tempo.templates import (
     parse_duration,
 )
 from whatif import Cluster, Schedule, Workload
-from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.metrics import Window, metric_spec
 from whatif.predictor import SchedulerSettings, predict
 from whatif.predictor.compiled import choose_engine
@@ -39,12 +39,10 @@ def _predicted(
     settings: SchedulerSettings,
     templates: list[QSTemplate],
 ) -> Schedule:
-    """The schedule predicted under `config_path` (its warnings shown, the templates'
-    queues checked against it), on the engine `choose_engine` picks for one prediction."""
-    document = AllocationDocument.from_file(config_path)
-    hadoop_version = settings.hadoop_version
-    warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
-    allocation = effective_allocation(document, hadoop_version=hadoop_version)
+    """The schedule predicted under `config_path` (an allocation file, its warnings shown, or
+    a capacity-scheduler.xml; the templates' queues checked against it), on the engine
+    `choose_engine` picks for one prediction."""
+    allocation = config_allocation(config_path, cluster, settings.hadoop_version)
     check_queues(templates, [q.name for q in allocation.queues()], where=config_path)
     engine = choose_engine("auto", workload.n_tasks)
     return predict(workload, allocation, cluster, settings=settings, engine=engine)
@@ -78,7 +76,8 @@ def _needs_cluster(templates: Sequence[QSTemplate]) -> str | None:
     "--config",
     "config_path",
     type=click.Path(),
-    help="Allocation file to predict the schedule under (needs --cluster).",
+    help="Allocation file or capacity-scheduler.xml to predict the schedule under (needs "
+    "--cluster).",
 )
 @simulation_options
 @json_option

@@ -1,0 +1,74 @@
+"""`tempo qs`, `optimize` and `whatif` on a capacity-scheduler.xml: the Capacity Scheduler
+mode is wired in (predictions under the capacity file, its space, its writer)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from samples import REPO
+
+from tempo.cli import cli
+from whatif import Cluster
+from whatif.metrics import Metric, Window, evaluate
+from whatif.predictor import predict
+from whatif.predictor.capacity import read_capacity_allocation
+from whatif.readers import read_trace
+
+TWO = REPO / "configs" / "two-tenant-capacity.xml"
+CLUSTER = "nodes=24,memory-mb=8192,vcores=8"
+
+
+def _run(*args):
+    return CliRunner().invoke(cli, [*map(str, args)])
+
+
+def _two_tenant(command, *more):
+    return _run(
+        command,
+        "--trace",
+        REPO / "traces" / "two-tenant",
+        "--templates",
+        REPO / "templates" / "two-tenant",
+        "--cluster",
+        CLUSTER,
+        *more,
+    )
+
+
+def test_qs_predicts_under_the_capacity_file():
+    """`tempo qs --config capacity-scheduler.xml`: the predicted QS_AJR of each queue is the
+    mean response time of the Capacity Scheduler mode's schedule, not the Fair Scheduler's."""
+    result = _two_tenant("qs", "--config", TWO, "--json")
+    assert result.exit_code == 0, result.output
+    values = json.loads(result.stdout)["values"]
+    got = {v["queue"]: v["predicted"] for v in values if v["metric"] == "QS_AJR"}
+    trace = read_trace(REPO / "traces" / "two-tenant")
+    cluster = Cluster.parse(CLUSTER)
+    schedule = predict(trace.workload, read_capacity_allocation(str(TWO), cluster), cluster)
+    table = evaluate(
+        schedule,
+        [Metric("QS_AJR")],
+        window=Window.covering(trace.observed),
+        queues=["root.prod", "root.engineer"],
+    )
+    for queue in ("root.prod", "root.engineer"):
+        assert got[queue] == pytest.approx(float(table.at[queue, "QS_AJR"]))
+    assert got["root.engineer"] == pytest.approx(79.8, abs=0.05)
+
+
+def test_qs_refuses_a_capacity_file_hadoop_would_refuse(tmp_path):
+    """A capacity file whose percentages do not sum to 100: exit 2, naming the file and line."""
+    bad = tmp_path / "capacity-scheduler.xml"
+    bad.write_bytes(TWO.read_bytes().replace(b"<value>25</value>", b"<value>35</value>"))
+    result = _two_tenant("qs", "--config", bad)
+    assert result.exit_code == 2
+    assert f"{bad}: line 21:" in result.output
+    assert "Illegal capacity sum of 110" in result.output
+
+
+def test_qs_names_the_template_queues_the_capacity_file_lacks():
+    """Templates naming queues the capacity file does not declare: exit 2, naming them."""
+    result = _two_tenant("qs", "--config", REPO / "configs" / "six-tenant-capacity.xml")
+    assert result.exit_code == 2
+    assert "queue root.engineer is not in" in result.output
+    assert "six-tenant-capacity.xml" in result.output
