@@ -1,6 +1,8 @@
-"""Tuning an allocation file against QS templates: the step `tempo optimize` and `tempo tune` take.
+"""Tuning a scheduler configuration against QS templates: the step `tempo optimize` and `tempo tune` take.
 
-`build_problem` turns an allocation document, a workload, QS templates, a cluster and a
+`build_problem` turns a scheduler configuration (a Fair Scheduler allocation document or a
+Capacity Scheduler ``capacity-scheduler.xml``, each read through its
+`tempo.scheduler_file.SchedulerFile`), a workload, QS templates, a cluster and a
 configuration space into the optimizers' `Problem`:
 
 - the QS vector is every template's OPTIMIZE metric (template order), then every
@@ -10,15 +12,15 @@ configuration space into the optimizers' `Problem`:
 - ``scales`` are the absolute QS under the configuration in force (a zero or NaN one
   falls back to ``|r|`` when that is finite and non-zero, else 1), so a 10% change
   weighs the same on every QS;
-- ``start`` is the configuration in force, ``space.encode(current, clip=True)``, and
+- ``start`` is the configuration in force, encoded in the space (clipped to it), and
   the projector and distance are the space's; ``steps`` are the space's steps at
   the start (`ConfigurationSpace.steps_at`: one unit of an integer setting, one
   category of a categorical one), so probes change the configuration;
 - the Hadoop version (validation, effective values, the predictor's rules) is the
   space's unless given, and must speak the space's dialect;
 - ``evaluate(X)`` decodes each row, writes it into the document (``space.apply``),
-  takes its effective allocation and sends the whole batch through the What-if Model
-  (one executor round). A candidate that cannot be written, is refused by validation
+  takes the predictor's view of it (`SchedulerFile.allocation`) and sends the whole
+  batch through the What-if Model (one executor round). A candidate that cannot be written, is refused by validation
   or makes the predictor fail (including a replayed job that never finishes,
   `whatif.errors.UnfinishedJobsError`) gets a NaN row, is logged and kept in
   ``CandidateEvaluator.failures``: never dropped, never averaged, never fatal.
@@ -44,16 +46,17 @@ from tempo.errors import TempoError
 from tempo.gain import MinGain, QSChange, meaningful_gains
 from tempo.optimizers import Evaluation, OptimizationResult, Optimizer, Problem, make_optimizer
 from tempo.optimizers.result import select_best
-from tempo.space import ConfigurationSpace, dialect_of
-from tempo.templates import QSTemplate, check_queues, constraints, objectives
-from whatif.allocation import (
-    AllocationDocument,
-    SettingDiff,
-    diff_allocations,
-    effective_allocation,
-    validate,
+from tempo.scheduler_file import (
+    SchedulerDocument,
+    SchedulerFile,
+    SchedulerSpace,
+    scheduler_file,
 )
+from tempo.space import CapacitySpace, ConfigurationSpace, dialect_of
+from tempo.templates import QSTemplate, check_queues, constraints, objectives
+from whatif.allocation import AllocationDocument, SettingDiff
 from whatif.allocation.effective import EffectiveAllocation
+from whatif.capacity import ConfigurationDocument
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError, WhatifError
 from whatif.executors import Executor, make_executor
@@ -99,11 +102,12 @@ class CandidateEvaluator:
 
     Parameters
     ----------
-    document : the allocation file in force (candidates are written into it).
+    document : the configuration in force (candidates are written into it): an allocation
+        file or a capacity-scheduler.xml.
     workload : what the What-if Model replays.
     space : the configuration space the vectors belong to.
     model : the What-if Model, whose QS entries are the problem's components.
-    hadoop_version : the dialect the candidates are validated for.
+    hadoop_version : the dialect allocation files are validated for.
 
     ``failures`` lists every failed candidate, in evaluation order. ``columns`` (indices
     into the model's QS entries, None for all) selects the QS returned. Results are
@@ -112,9 +116,9 @@ class CandidateEvaluator:
 
     def __init__(
         self,
-        document: AllocationDocument,
+        document: SchedulerDocument,
         workload: Workload,
-        space: ConfigurationSpace,
+        space: SchedulerSpace,
         model: WhatifModel,
         *,
         hadoop_version: int = 3,
@@ -124,15 +128,16 @@ class CandidateEvaluator:
         self.space = space
         self.model = model
         self.hadoop_version = hadoop_version
+        self.file: SchedulerFile = scheduler_file(document, hadoop_version)
         self.failures: list[CandidateFailure] = []
         self.columns: np.ndarray | None = None
         self.n_predicted = 0
         self._cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
-    def candidate(self, vector: np.ndarray) -> AllocationDocument:
+    def candidate(self, vector: np.ndarray) -> SchedulerDocument:
         """The document with `vector` written in; raises if Hadoop would refuse it."""
-        document = self.space.apply(self.document, vector)
-        check_loadable(document, self.hadoop_version, "candidate allocation")
+        document: SchedulerDocument = self.space.apply(self.document, vector)  # type: ignore[arg-type]
+        self.file.check(document, f"candidate {self.file.name}")
         return document
 
     def __call__(self, X: np.ndarray) -> Evaluation:
@@ -153,9 +158,7 @@ class CandidateEvaluator:
         for indices in todo.values():
             vector = X[indices[0]]
             try:
-                allocation = effective_allocation(
-                    self.candidate(vector), hadoop_version=self.hadoop_version
-                )
+                allocation = self.file.allocation(self.candidate(vector), self.model.cluster)
             except (WhatifError, TempoError, ValueError) as error:
                 self._fail(vector, f"cannot write the candidate: {error}")
                 continue
@@ -196,23 +199,17 @@ class CandidateEvaluator:
         self.failures.append(CandidateFailure(vector.copy(), reason))
 
 
-def check_loadable(document: AllocationDocument, hadoop_version: int, what: str) -> None:
+def check_loadable(document: SchedulerDocument, hadoop_version: int, what: str) -> None:
     """Raise `ValidationError` naming the first error for which Hadoop would refuse `document`."""
-    errors = [
-        issue
-        for issue in validate(document, hadoop_version=hadoop_version)
-        if issue.severity == "error"
-    ]
-    if errors:
-        raise ValidationError(f"{what}: line {errors[0].line}: {errors[0].message}")
+    scheduler_file(document, hadoop_version).check(document, what)
 
 
 @dataclass(frozen=True, eq=False)
 class TuningContext:
     """What `build_problem` knows besides the `Problem`: the pieces to decode a result."""
 
-    document: AllocationDocument
-    space: ConfigurationSpace
+    document: SchedulerDocument
+    space: SchedulerSpace
     components: tuple[QSComponent, ...]
     evaluator: CandidateEvaluator
     start_qs: np.ndarray
@@ -280,12 +277,12 @@ def _what_if_model(
 
 
 def build_problem(
-    document: AllocationDocument,
+    document: SchedulerDocument,
     workload: Workload,
     templates: Sequence[QSTemplate],
     cluster: Cluster,
     *,
-    space: ConfigurationSpace,
+    space: SchedulerSpace,
     model: WhatifModel | Mapping[str, Any] | None = None,
     radius: float,
     hadoop_version: int | None = None,
@@ -295,11 +292,14 @@ def build_problem(
 
     Parameters
     ----------
-    document : the allocation file in force.
+    document : the configuration in force: an `AllocationDocument`, or a
+        `whatif.capacity.ConfigurationDocument` (a capacity-scheduler.xml: the candidates
+        are predicted in the predictor's Capacity Scheduler mode).
     workload : the jobs to replay (e.g. the last control window).
     templates : the QS templates (their queues must exist in `document`).
     cluster : the cluster the predictor replays on.
-    space : the tuned settings (built for `document`'s effective allocation).
+    space : the tuned settings (built for `document`'s effective allocation), a
+        `CapacitySpace` for a capacity-scheduler.xml.
     model : a `WhatifModel` (its QS entries are replaced by the templates'), or keyword
         arguments for one (``replicates``, ``noise``, ``seed``, ``engine``, ``executor``,
         ``window``...); None: one replicate in this process with the numba engine.
@@ -316,24 +316,18 @@ def build_problem(
     workload, no deadlines) is left out of the problem, with a warning; if every QS is,
     or the configuration in force cannot be evaluated, `TempoError`.
     """
-    if not isinstance(document, AllocationDocument):
-        raise ValidationError(
-            f"build_problem document: expected an AllocationDocument, got {type(document).__name__}"
-        )
-    if not isinstance(space, ConfigurationSpace):
-        raise ValidationError(
-            f"build_problem space: expected a ConfigurationSpace, got {type(space).__name__}"
-        )
+    _check_kinds(document, space)
     templates = list(templates)
     hadoop_version = space_hadoop_version(space, hadoop_version)
-    check_loadable(document, hadoop_version, f"{document.source}")
-    current = effective_allocation(document, hadoop_version=hadoop_version)
+    file = scheduler_file(document, hadoop_version)
+    file.check(document, f"{document.source}")
+    current = file.allocation(document, cluster)
     check_queues(templates, [q.name for q in current.queues()])
     components = qs_components(templates)
     what_if = _what_if_model(
         model, cluster, components, settings or SchedulerSettings(hadoop_version=hadoop_version)
     )
-    start = space.encode(current, clip=True)
+    start = file.start(space, document)
     evaluator = CandidateEvaluator(
         document, workload, space, what_if, hadoop_version=hadoop_version
     )
@@ -355,6 +349,24 @@ def build_problem(
     )
     context = TuningContext(document, space, components, evaluator, start_qs, hadoop_version)
     return problem, context
+
+
+def _check_kinds(document: SchedulerDocument, space: SchedulerSpace) -> None:
+    """`ValidationError` unless `document` and `space` are an allocation file and a
+    `ConfigurationSpace`, or a capacity-scheduler.xml and a `CapacitySpace`."""
+    pairs = ((AllocationDocument, ConfigurationSpace), (ConfigurationDocument, CapacitySpace))
+    for kind, space_kind in pairs:
+        if isinstance(document, kind):
+            if not isinstance(space, space_kind):
+                raise ValidationError(
+                    f"build_problem space: expected a {space_kind.__name__} for a "
+                    f"{kind.__name__}, got {type(space).__name__}"
+                )
+            return
+    raise ValidationError(
+        "build_problem document: expected an AllocationDocument or a ConfigurationDocument, "
+        f"got {type(document).__name__}"
+    )
 
 
 def _measurable_start(
@@ -384,8 +396,11 @@ def _measurable_start(
     return start_qs, components
 
 
-def space_hadoop_version(space: ConfigurationSpace, hadoop_version: int | None) -> int:
-    """`hadoop_version`, or the space's when None; `ValidationError` if the dialects differ."""
+def space_hadoop_version(space: SchedulerSpace, hadoop_version: int | None) -> int:
+    """`hadoop_version`, or the space's when None; `ValidationError` if the dialects differ.
+    A `CapacitySpace` is Hadoop 3's (the Capacity Scheduler's rules are 3.x's)."""
+    if isinstance(space, CapacitySpace):
+        return 3 if hadoop_version is None else hadoop_version
     if hadoop_version is None:
         return space.hadoop_version
     if dialect_of(hadoop_version) != space.dialect:
@@ -432,7 +447,7 @@ class IterationRecord:
 class OptimizeOutcome:
     """The result of `optimize`.
 
-    ``document`` is the tuned allocation (the one in force with only the tuned settings
+    ``document`` is the tuned configuration (the one in force with only the tuned settings
     changed; identical to it when nothing better was found), ``result`` the optimizer's
     `OptimizationResult`, ``diff`` the semantic differences from the one in force,
     ``distance`` the normalized distance moved, ``iterations`` one record per batch,
@@ -442,7 +457,7 @@ class OptimizeOutcome:
     the minimum), empty when it was (or when it is the configuration in force).
     """
 
-    document: AllocationDocument
+    document: SchedulerDocument
     result: OptimizationResult
     diff: tuple[SettingDiff, ...]
     distance: float
@@ -464,12 +479,12 @@ class OptimizeOutcome:
 
 
 def optimize(
-    document: AllocationDocument,
+    document: SchedulerDocument,
     workload: Workload,
     templates: Sequence[QSTemplate],
     cluster: Cluster,
     *,
-    space: ConfigurationSpace,
+    space: SchedulerSpace,
     algorithm: str = "pald",
     radius: float = 0.2,
     iterations: int = 10,
@@ -485,7 +500,8 @@ def optimize(
     callback: Callable[[IterationRecord], None] | None = None,
     min_gain: MinGain | None = None,
 ) -> OptimizeOutcome:
-    """Tune `document` for `templates` on `workload`, inside the risk `radius`.
+    """Tune `document` (an allocation file, or a capacity-scheduler.xml with a `CapacitySpace`)
+    for `templates` on `workload`, inside the risk `radius`.
 
     Runs `algorithm` for `iterations` batches of `batch_size` predictions each (a local
     descent's iterate plus its perturbations; NSGA-II's population; random samples),
@@ -594,7 +610,7 @@ def _run(
 
 
 def _outcome(
-    document: AllocationDocument,
+    document: SchedulerDocument,
     problem: Problem,
     context: TuningContext,
     result: OptimizationResult,
@@ -624,7 +640,7 @@ def _outcome(
     return OptimizeOutcome(
         document=tuned,
         result=result,
-        diff=tuple(diff_allocations(document, tuned, hadoop_version=hadoop_version)),
+        diff=context.evaluator.file.diff(document, tuned),
         distance=0.0 if held_back else result.distance,
         iterations=tuple(records),
         components=context.components,

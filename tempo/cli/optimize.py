@@ -1,4 +1,5 @@
-"""`tempo optimize`: tune an allocation file against QS templates on a trace, offline."""
+"""`tempo optimize`: tune an allocation file or a capacity-scheduler.xml against QS templates
+on a trace, offline."""
 
 from __future__ import annotations
 
@@ -36,14 +37,16 @@ from tempo.optimizers import OPTIMIZERS
 from tempo.qs import format_value
 from tempo.reports import optimize_report, write_tuning_report
 from tempo.reports.document import changes
-from tempo.space import ConfigurationSpace, SpaceSpec, hadoop_version_for
+from tempo.scheduler_file import (
+    SchedulerDocument,
+    SchedulerSpace,
+    read_scheduler_document,
+    scheduler_file,
+)
+from tempo.space import CapacitySpace, ConfigurationSpace, SpaceSpec, hadoop_version_for
 from tempo.templates import check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
-from whatif.allocation import (
-    AllocationDocument,
-    effective_allocation,
-    write_allocation,
-)
+from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.errors import ValidationError
 from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.readers import read_trace
@@ -129,7 +132,8 @@ def _json_document(
     *,
     config: str,
     output: Path,
-    space: ConfigurationSpace,
+    space: SchedulerSpace,
+    hadoop_version: int,
     settings: SchedulerSettings,
     radius: float,
     iterations: int,
@@ -142,7 +146,7 @@ def _json_document(
         "config": str(config),
         "output": str(output),
         "preemption": settings.preemption,
-        "hadoop_version": space.hadoop_version,
+        "hadoop_version": hadoop_version,
         "tuned_settings": list(space.names),
         "notes": list(space.notes),
         "iterations": [
@@ -293,15 +297,15 @@ def optimize(
     workload = trace.workload
     if window_text:
         workload = last_window(workload, parse_duration(window_text))
-    document = AllocationDocument.from_file(config_path)
     cluster = Cluster.parse(cluster_spec)
-    hadoop_version = hadoop_version_for(hadoop_version, cluster=cluster, document=document)
-    warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)
+    document, hadoop_version = _read_config(
+        config_path, cluster, hadoop_version, space_path, overrides
+    )
     settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
     space = _space(space_path, overrides, document, cluster, hadoop_version, settings)
     gain = MinGain(relative=min_gain, **min_gain_abs)
     if not as_json:
-        click.echo(f"tuning {len(space)} {space.dialect.title} settings")
+        click.echo(f"tuning {len(space)} {_title(space)} settings")
         for note in space.notes:
             click.echo(f"note: {note}")
     with _iterations_bar(iterations, as_json=as_json) as on_iteration:
@@ -312,7 +316,7 @@ def optimize(
             hadoop_version=hadoop_version, seed=seed, settings=settings,
             callback=on_iteration, min_gain=gain,
         )  # fmt: skip
-    written = write_allocation(outcome.document, output, hadoop_version=hadoop_version)
+    written = scheduler_file(document, hadoop_version).write(outcome.document, output)
     report = None
     if report_dir:
         report = _write_report(
@@ -327,6 +331,7 @@ def optimize(
                 config=config_path,
                 output=written,
                 space=space,
+                hadoop_version=hadoop_version,
                 settings=settings,
                 radius=radius,
                 iterations=iterations,
@@ -352,15 +357,58 @@ def _noise(spec: str) -> NoiseModel | None:
     return noise if noise != NoiseModel() else None
 
 
+def _read_config(
+    config_path: str,
+    cluster: Cluster,
+    hadoop_version: int | None,
+    space_path: str | None,
+    overrides: tuple[str, ...],
+) -> tuple[SchedulerDocument, int]:
+    """The --config file and the Hadoop version it is tuned for: an allocation file's (its
+    warnings printed), or 3 for a capacity-scheduler.xml (`_capacity_version`)."""
+    document = read_scheduler_document(config_path)
+    if isinstance(document, AllocationDocument):
+        version = hadoop_version_for(hadoop_version, cluster=cluster, document=document)
+        warn_allocation(config_path, document, cluster, hadoop_version=version)
+        return document, version
+    return document, _capacity_version(hadoop_version, space_path, overrides)
+
+
+def _capacity_version(
+    hadoop_version: int | None, space_path: str | None, overrides: tuple[str, ...]
+) -> int:
+    """Hadoop 3 for a capacity-scheduler.xml (its rules are 3.x's); --hadoop-version 1 or 2,
+    --space and --tune (allocation-file settings) are usage errors."""
+    if hadoop_version not in (None, 3):
+        raise click.BadParameter(
+            f"a capacity-scheduler.xml is tuned by Hadoop 3.x's rules, got {hadoop_version}",
+            param_hint="--hadoop-version",
+        )
+    if space_path or overrides:
+        raise click.UsageError(
+            f"{'--space' if space_path else '--tune'}: names allocation-file settings; a "
+            "capacity-scheduler.xml is tuned over the default Capacity Scheduler space "
+            "(docs/capacity-scheduler.md)"
+        )
+    return 3
+
+
+def _title(space: SchedulerSpace) -> str:
+    return "Capacity Scheduler" if isinstance(space, CapacitySpace) else space.dialect.title
+
+
 def _space(
     space_path: str | None,
     overrides: tuple[str, ...],
-    document: AllocationDocument,
+    document: SchedulerDocument,
     cluster: Cluster,
     hadoop_version: int,
     settings: SchedulerSettings,
-) -> ConfigurationSpace:
-    """The tuned settings: the --space file's (or the defaults) with the --tune overrides."""
+) -> SchedulerSpace:
+    """The tuned settings: the --space file's (or the defaults) with the --tune overrides;
+    for a capacity-scheduler.xml, the default Capacity Scheduler space."""
+    if not isinstance(document, AllocationDocument):
+        return CapacitySpace.default(document, preemption=settings.preemption)
     current = effective_allocation(document, hadoop_version=hadoop_version)
     spec = SpaceSpec.from_file(space_path) if space_path else SpaceSpec()
     return ConfigurationSpace.from_spec(

@@ -9,6 +9,7 @@ from samples import REPO
 
 from tempo.cli import cli
 from whatif import Cluster
+from whatif.capacity import ConfigurationDocument, validate
 from whatif.metrics import Metric, Window, evaluate
 from whatif.predictor import predict
 from whatif.predictor.capacity import read_capacity_allocation
@@ -72,3 +73,43 @@ def test_qs_names_the_template_queues_the_capacity_file_lacks():
     assert result.exit_code == 2
     assert "queue root.engineer is not in" in result.output
     assert "six-tenant-capacity.xml" in result.output
+
+
+def test_optimize_tunes_the_capacity_file_and_writes_a_valid_one(tmp_path):
+    """`tempo optimize --config capacity-scheduler.xml --json`: the Capacity Scheduler space's
+    settings are tuned, the QS in force are the capacity predictor's, and -o is a file
+    Hadoop accepts that differs from the input only in the changes listed."""
+    out = tmp_path / "capacity-scheduler.xml"
+    result = _two_tenant(
+        "optimize", "--config", TWO, "-o", out, "--iterations", "1", "--batch-size", "2", "--json"
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["hadoop_version"] == 3
+    assert "root.prod.capacity" in doc["tuned_settings"]
+    assert "root.engineer.ordering-policy" in doc["tuned_settings"]
+    in_force = {(q["queue"], q["metric"], q["kind"]): q["in_force"] for q in doc["qs"]}
+    assert in_force[("root.engineer", "QS_AJR", "objective")] == pytest.approx(79.8, abs=0.05)
+    written = ConfigurationDocument.from_file(out)
+    assert all(issue.severity != "error" for issue in validate(written))
+    before = ConfigurationDocument.from_file(TWO)
+    differing = {
+        n for n in {*before.names(), *written.names()} if before.value(n) != written.value(n)
+    }
+    assert len(differing) == len(doc["changes"])
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--space", REPO / "configs" / "space-two-tenant.toml"], "--space: names allocation"),
+        (["--tune", "root.prod.weight=1:4"], "--tune: names allocation"),
+        (["--hadoop-version", "2"], "tuned by Hadoop 3.x's rules"),
+    ],
+)
+def test_optimize_refuses_allocation_file_options_on_a_capacity_file(tmp_path, option, message):
+    """--space, --tune and --hadoop-version 1/2 speak allocation files: exit 2, saying so."""
+    result = _two_tenant("optimize", "--config", TWO, "-o", tmp_path / "o.xml", *option)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not (tmp_path / "o.xml").exists()
