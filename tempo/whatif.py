@@ -1,6 +1,8 @@
 """`run_whatif`: the provisioning report of ``tempo whatif``, from files to a written report.
 
-Reads the trace, the allocation file and the QS templates, turns every template
+Reads the trace, the scheduler configuration (an allocation file, or a
+``capacity-scheduler.xml`` predicted in the predictor's Capacity Scheduler mode:
+`tempo.scheduler_file`) and the QS templates, turns every template
 constraint into a (queue, metric, threshold, op) SLO for
 `whatif.provisioning.analyze_provisioning` (the OPTIMIZE metrics are reported
 too), runs the scenarios, optionally again with the configuration re-tuned by
@@ -19,7 +21,8 @@ from pathlib import Path
 
 from tempo.errors import TempoError
 from tempo.optimize import optimize
-from tempo.space import ConfigurationSpace
+from tempo.scheduler_file import SchedulerDocument, read_scheduler_document, scheduler_file
+from tempo.space import hadoop_version_for
 from tempo.templates import (
     QSTemplate,
     check_queues,
@@ -27,13 +30,8 @@ from tempo.templates import (
     load_templates,
     objectives,
 )
-from whatif.allocation import (
-    AllocationDocument,
-    EffectiveAllocation,
-    Resources,
-    effective_allocation,
-    validate,
-)
+from whatif.allocation import AllocationDocument, EffectiveAllocation, Resources, validate
+from whatif.capacity.model import queue_tree, read_capacity
 from whatif.cluster import Cluster
 from whatif.durations import format_duration
 from whatif.errors import ValidationError
@@ -147,7 +145,7 @@ def _forecast(
 
 def _analyses(
     workload: Workload,
-    document: AllocationDocument,
+    document: SchedulerDocument,
     base: Cluster,
     thresholds: Sequence[tuple[str, Metric, float, str]],
     extra: Sequence[tuple[str, Metric]],
@@ -167,7 +165,7 @@ def _analyses(
 ) -> tuple[ProvisioningAnalysis, ProvisioningAnalysis | None, ScaleUpCheck | None]:
     """The provisioning analysis, the one with the configuration re-tuned per cluster
     (`retune`) and the scale-up check (`check`), on one executor."""
-    allocation = effective_allocation(document)
+    allocation = scheduler_file(document).allocation(document, base)
     noise = REPLICATE_NOISE if replicates > 1 else None
     with make_executor(executor or "serial") as pool:
         analyze = partial(
@@ -246,7 +244,7 @@ def _recorded_cluster(notes: Sequence[str], trace: str | Path) -> str:
 
 
 def retuner(
-    document: AllocationDocument,
+    document: SchedulerDocument,
     templates: Sequence[QSTemplate],
     *,
     executor: Executor,
@@ -261,14 +259,13 @@ def retuner(
     """A `Configure` hook: `document` re-tuned by PALD (`tempo.optimize.optimize`) for each cluster."""
 
     def configure(cluster: Cluster, workload: Workload) -> EffectiveAllocation:
+        file = scheduler_file(document, hadoop_version_for(None, cluster=cluster))
         outcome = optimize(
             document,
             workload,
             templates,
             cluster,
-            space=ConfigurationSpace.default(
-                effective_allocation(document), cluster, preemption=settings.preemption
-            ),
+            space=file.space(document, cluster, settings.preemption),
             algorithm="pald",
             radius=radius,
             iterations=iterations,
@@ -280,13 +277,32 @@ def retuner(
             seed=seed,
         )
         logger.info("re-tuned for %s: %d settings changed", cluster.spec(), len(outcome.diff))
-        return effective_allocation(outcome.document)
+        return file.allocation(outcome.document, cluster)
 
     return configure
 
 
-def _log_warnings(document: AllocationDocument, cluster: Cluster, config: str | Path) -> None:
-    """Log what `validate` warns of in the allocation file on `cluster`."""
+def _log_warnings(document: SchedulerDocument, cluster: Cluster, config: str | Path) -> None:
+    """Log what `validate` warns of in the allocation file on `cluster`; refuse a
+    capacity-scheduler.xml Hadoop would refuse, and say that its absolute capacities keep
+    their share of `cluster` at every scale."""
+    if not isinstance(document, AllocationDocument):
+        scheduler_file(document).check(document, str(config))
+        fixed = [
+            node.path
+            for node in queue_tree(document).walk()
+            if (value := read_capacity(document, node.path)) is not None
+            and value.mode == "absolute"
+        ]
+        if fixed:
+            logger.warning(
+                "%s: absolute capacities (%s) are taken as their share of %s at every cluster "
+                "scale, not as fixed resources",
+                config,
+                ", ".join(fixed),
+                cluster.spec(),
+            )
+        return
     total = Resources(cluster.memory_mb, cluster.vcores)
     for issue in validate(document, cluster=total):
         if issue.severity == "warning":
@@ -343,8 +359,10 @@ def run_whatif(
         recorded.workload, trace, growth, arrival_scale, horizon_s, level, seed
     )
     cluster = cluster if cluster is not None else _recorded_cluster(recorded.notes, trace)
-    document = AllocationDocument.from_file(config)
-    allocation = effective_allocation(document)
+    base = Cluster.parse(cluster)
+    document = read_scheduler_document(config)
+    _log_warnings(document, base, config)
+    allocation = scheduler_file(document).allocation(document, base)
     template_list = load_templates(templates)
     check_trace_queues(template_list, check_workload, str(trace))
     check_queues(template_list, [q.name for q in allocation.queues()], where=str(config))
@@ -354,8 +372,6 @@ def run_whatif(
     if not thresholds:
         raise TempoError(f"{templates}: the templates state no CONSTRAINT to provision for")
     extra = [(queue, metric) for queue, metric, _ in objectives(template_list)]
-    base = Cluster.parse(cluster)
-    _log_warnings(document, base, config)
     window = Window.ending_at(workload.span_s[1], window_s) if window_s is not None else None
     settings = settings if settings is not None else SchedulerSettings()
     analysis, retuned, scale_check = _analyses(

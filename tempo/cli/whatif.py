@@ -63,7 +63,11 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
     "--trace", "trace_path", required=True, type=click.Path(), help="Trace file or directory."
 )
 @click.option(
-    "--config", "config_path", required=True, type=click.Path(), help="fair-scheduler.xml in force."
+    "--config",
+    "config_path",
+    required=True,
+    type=click.Path(),
+    help="fair-scheduler.xml or capacity-scheduler.xml in force.",
 )
 @click.option(
     "--templates",
