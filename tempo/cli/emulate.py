@@ -29,7 +29,8 @@ def _shift(
     "--config",
     "config_path",
     type=click.Path(exists=True, dir_okay=False),
-    help="Allocation file the emulated RM loads and watches.",
+    help="Allocation file the emulated RM loads and watches, or a capacity-scheduler.xml "
+    "(it then runs the Capacity Scheduler, reloading the file only on refresh).",
 )
 @click.option(
     "--cluster", "cluster_spec", help="Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8."

@@ -19,6 +19,14 @@ a real cluster, with the real JSON shapes, while the predictor's incremental
 - ``GET /ws/v1/emulator/status`` tells the emulated clock (trace seconds and epoch
   ms), the SHA-256 of the allocation in force and every reload.
 
+Given a ``capacity-scheduler.xml`` (`whatif.capacity.is_capacity_scheduler`) it runs the
+Capacity Scheduler instead: the predictor's Capacity Scheduler mode schedules, the
+scheduler endpoint answers with a ``capacityScheduler`` queue tree
+(`tempo.rm.emulated_capacity`), and, as on a real RM, the file is read only at start-up
+and on a refresh (``yarn rmadmin -refreshQueues``, the refresh endpoint, or a ``PUT`` to
+``/ws/v1/cluster/scheduler-conf``), never polled; a refresh with a file of the other
+scheduler's kind is refused.
+
 Reported times are epoch milliseconds: trace time plus ``epoch_offset_s`` (0 for
 traces already in epoch seconds, else `EPOCH_BASE_S`), so a client must take "now"
 from `EmulatedRM.now_s` (or the status endpoint), not from its own wall clock.
@@ -45,12 +53,21 @@ import requests
 
 from tempo.errors import RMError
 from tempo.rm import emulated_rest as rest
+from tempo.rm.emulated_capacity import capacity_scheduler
 from tempo.rm.workload_shift import WorkloadShift, apply_shifts
-from whatif.allocation import AllocationDocument, Resources, effective_allocation, validate
+from whatif import capacity
+from whatif.allocation import (
+    AllocationDocument,
+    EffectiveAllocation,
+    Resources,
+    effective_allocation,
+    validate,
+)
 from whatif.allocation.fairshare import fair_shares
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError, WhatifError
 from whatif.predictor import NoiseModel, SchedulerSettings, Simulation
+from whatif.predictor.capacity import CapacityAllocation, capacity_allocation
 from whatif.trace import Trace
 from whatif.workload import Workload
 
@@ -64,6 +81,9 @@ REFRESH_PATH = "/ws/v1/emulator/refresh"
 
 #: Path of the emulator's own status (clock, allocation in force, reloads).
 STATUS_PATH = "/ws/v1/emulator/status"
+
+#: The Capacity Scheduler's configuration mutation endpoint (``PUT``): reloads the file.
+SCHED_CONF_PATH = "/ws/v1/cluster/scheduler-conf"
 
 #: The yarn-site defaults (Hadoop 3).
 DEFAULT_SETTINGS = SchedulerSettings()
@@ -215,9 +235,10 @@ class EmulatedRM:
         self.cluster_ts = int(round((self.start_s + self.epoch_offset_s) * 1000.0))
         self._lock = threading.RLock()
         self._reloads: list[ReloadEvent] = []
+        self.capacity_scheduler = capacity.is_capacity_scheduler(self.allocation_path)
         data = self._read_file()
-        document = self._parse(data)  # raises: a real RM does not start on a bad file
-        allocation = effective_allocation(document, hadoop_version=hadoop_version)
+        # Raises: a real RM does not start on a bad file.
+        allocation = self._allocation(self._parse(data))
         self._simulation = Simulation(
             self.workload,
             allocation,
@@ -236,7 +257,10 @@ class EmulatedRM:
         self._record(ReloadEvent(self.start_s, "start", True, True, self._loaded_sha))
         self._pending: tuple[str, float] | None = None
         self._rejected_sha: str | None = None
-        self._next_poll_s = self.start_s + self.reload_interval_s
+        # The Capacity Scheduler never polls its file: only a refresh reloads it.
+        self._next_poll_s = (
+            math.inf if self.capacity_scheduler else self.start_s + self.reload_interval_s
+        )
         self._ids = _HadoopIds(self.workload, self.cluster_ts)
         self._wall0: float | None = None
         self._server: ThreadingHTTPServer | None = None
@@ -387,10 +411,13 @@ class EmulatedRM:
                 f"{self.allocation_path}: cannot read allocation file: {error.strerror}"
             ) from error
 
-    def _parse(self, data: bytes) -> AllocationDocument:
-        """The document in `data`, or `AllocationError`/`ValidationError` saying why Hadoop would refuse it."""
+    def _parse(self, data: bytes) -> AllocationDocument | capacity.ConfigurationDocument:
+        """The document in `data`, or `AllocationError`/`ValidationError` (`CapacityConfigError`
+        for a capacity-scheduler.xml) saying why Hadoop would refuse it."""
         from whatif.errors import AllocationError
 
+        if self.capacity_scheduler:
+            return self._parse_capacity(data)
         document = AllocationDocument.from_bytes(data, source=str(self.allocation_path))
         errors = [
             i
@@ -401,6 +428,28 @@ class EmulatedRM:
             listed = "; ".join(f"line {i.line}: {i.message}" for i in errors[:5])
             raise AllocationError(f"{self.allocation_path}: {listed}")
         return document
+
+    def _parse_capacity(self, data: bytes) -> capacity.ConfigurationDocument:
+        source = str(self.allocation_path)
+        document = capacity.ConfigurationDocument.from_bytes(data, source=source)
+        if not document.is_configuration:
+            raise capacity.CapacityConfigError(
+                f"{source}: not a capacity-scheduler.xml (the RM runs the Capacity Scheduler)"
+            )
+        errors = [i for i in capacity.validate(document) if i.severity == "error"]
+        if errors:
+            listed = "; ".join(f"line {i.line}: {i.message}" for i in errors[:5])
+            raise capacity.CapacityConfigError(f"{source}: {listed}")
+        return document
+
+    def _allocation(
+        self, document: AllocationDocument | capacity.ConfigurationDocument
+    ) -> EffectiveAllocation:
+        """What the simulation schedules with: the Capacity Scheduler mode's allocation of a
+        capacity-scheduler.xml, else the allocation file's effective queues."""
+        if isinstance(document, capacity.ConfigurationDocument):
+            return capacity_allocation(document, self.cluster)
+        return effective_allocation(document, hadoop_version=self.hadoop_version)
 
     def _poll(self, trace_s: float) -> None:
         try:
@@ -427,10 +476,7 @@ class EmulatedRM:
     def _load(self, data: bytes, sha: str, trace_s: float, trigger: str) -> ReloadEvent:
         self._pending = None
         try:
-            document = self._parse(data)
-            self._simulation.reconfigure(
-                effective_allocation(document, hadoop_version=self.hadoop_version)
-            )
+            self._simulation.reconfigure(self._allocation(self._parse(data)))
         except WhatifError as error:
             self._rejected_sha = sha
             logger.warning(
@@ -468,6 +514,8 @@ class EmulatedRM:
             return self._load(data, sha, now, "refresh")
 
     def _steady_shares(self) -> dict[str, Resources]:
+        if self.capacity_scheduler:  # the Capacity Scheduler has no fair shares
+            return {}
         total = Resources(self.cluster.memory_mb, self.cluster.vcores)
         return fair_shares(self._simulation.allocation, total)
 
@@ -673,18 +721,40 @@ def _handler(rm: EmulatedRM) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:  # noqa: N802
             parts = urlsplit(self.path)
-            if parts.path.rstrip("/") != REFRESH_PATH:
+            path = parts.path.rstrip("/")
+            if path not in (REFRESH_PATH, SCHED_CONF_PATH) or (
+                path == SCHED_CONF_PATH and not rm.capacity_scheduler
+            ):
                 self._error(404, "NotFoundException", f"{parts.path} not found")
                 return
             length = int(self.headers.get("Content-Length") or 0)
             if length:
                 self.rfile.read(length)
             event = rm.refresh()
-            self._send(200 if event.ok else 400, {"refresh": event.to_dict()})
+            if path == REFRESH_PATH:
+                self._send(200 if event.ok else 400, {"refresh": event.to_dict()})
+            else:  # as the RM's scheduler-conf resource answers: plain text
+                self._text(200 if event.ok else 400, _sched_conf_answer(event))
+
+        def _text(self, status: int, text: str) -> None:
+            data = text.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         do_PUT = do_POST  # noqa: N815
 
     return Handler
+
+
+def _sched_conf_answer(event: ReloadEvent) -> str:
+    """The body of ``PUT /ws/v1/cluster/scheduler-conf``: the emulated RM's configuration
+    store is its file, so the change is in force once the file tempo wrote reloads."""
+    if event.ok:
+        return "Configuration change successfully applied."
+    return f"Failed to apply the configuration change: {event.reason}"
 
 
 def _route_get(rm: EmulatedRM, segments: list[str], query: Mapping[str, list[str]]) -> object:
@@ -699,6 +769,8 @@ def _route_get(rm: EmulatedRM, segments: list[str], query: Mapping[str, list[str
         if rest_of == ["metrics"]:
             return rest.metrics(snap)
         if rest_of == ["scheduler"]:
+            if isinstance(snap.allocation, CapacityAllocation):
+                return capacity_scheduler(snap, snap.allocation)
             return rest.scheduler(snap)
         if rest_of == ["apps"]:
             return rest.apps(snap, query)
