@@ -682,24 +682,17 @@ def _handler(rm: EmulatedRM) -> type[BaseHTTPRequestHandler]:
             logger.debug("emulated RM %s: " + format, self.address_string(), *args)
 
         def _send(self, status: int, body: object) -> None:
-            data = json.dumps(body).encode()
+            self._write(status, json.dumps(body).encode(), "application/json")
+
+        def _write(self, status: int, data: bytes, kind: str) -> None:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
 
         def _error(self, status: int, exception: str, message: str) -> None:
-            self._send(
-                status,
-                {
-                    "RemoteException": {
-                        "exception": exception,
-                        "message": message,
-                        "javaClassName": f"org.apache.hadoop.yarn.webapp.{exception}",
-                    }
-                },
-            )
+            self._send(status, _remote_exception(exception, message))
 
         def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
             parts = urlsplit(self.path)
@@ -721,32 +714,42 @@ def _handler(rm: EmulatedRM) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:  # noqa: N802
             parts = urlsplit(self.path)
-            path = parts.path.rstrip("/")
-            if path not in (REFRESH_PATH, SCHED_CONF_PATH) or (
-                path == SCHED_CONF_PATH and not rm.capacity_scheduler
-            ):
-                self._error(404, "NotFoundException", f"{parts.path} not found")
-                return
             length = int(self.headers.get("Content-Length") or 0)
             if length:
                 self.rfile.read(length)
-            event = rm.refresh()
-            if path == REFRESH_PATH:
-                self._send(200 if event.ok else 400, {"refresh": event.to_dict()})
-            else:  # as the RM's scheduler-conf resource answers: plain text
-                self._text(200 if event.ok else 400, _sched_conf_answer(event))
-
-        def _text(self, status: int, text: str) -> None:
-            data = text.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            answer = _post(rm, parts.path.rstrip("/"))
+            if answer is None:
+                self._error(404, "NotFoundException", f"{parts.path} not found")
+            else:
+                self._write(*answer)
 
         do_PUT = do_POST  # noqa: N815
 
     return Handler
+
+
+def _remote_exception(exception: str, message: str) -> dict[str, Any]:
+    """An error body as the RM's web services write one."""
+    return {
+        "RemoteException": {
+            "exception": exception,
+            "message": message,
+            "javaClassName": f"org.apache.hadoop.yarn.webapp.{exception}",
+        }
+    }
+
+
+def _post(rm: EmulatedRM, path: str) -> tuple[int, bytes, str] | None:
+    """Status, body and content type of a POST or PUT to `path` (None: no such resource):
+    the refresh endpoint (JSON), or, on a Capacity Scheduler RM, scheduler-conf (text)."""
+    if path == REFRESH_PATH:
+        event = rm.refresh()
+        body = json.dumps({"refresh": event.to_dict()}).encode()
+        return 200 if event.ok else 400, body, "application/json"
+    if path == SCHED_CONF_PATH and rm.capacity_scheduler:
+        event = rm.refresh()
+        return 200 if event.ok else 400, _sched_conf_answer(event).encode(), "text/plain"
+    return None
 
 
 def _sched_conf_answer(event: ReloadEvent) -> str:
