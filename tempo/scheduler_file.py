@@ -5,7 +5,8 @@ each candidate under it, search a configuration space around it, write the resul
 say what changed, the same way for a Fair Scheduler allocation file and a Capacity
 Scheduler ``capacity-scheduler.xml``. A `SchedulerFile` names what differs:
 
-- ``errors``: what the ResourceManager would refuse (``line N: message``);
+- ``parse``: the document in a file's bytes; ``errors``: what the ResourceManager would
+  refuse (``line N: message``);
 - ``allocation``: the predictor's view of the file on a cluster (an
   `EffectiveAllocation`, or a `whatif.predictor.capacity.CapacityAllocation`, which
   runs the predictor's Capacity Scheduler mode);
@@ -49,6 +50,7 @@ class SchedulerFile:
     """What tuning does with one kind of scheduler file (see the module)."""
 
     name: str
+    parse: Callable[[bytes, str], Any]
     errors: Callable[[Any], list[str]]
     allocation: Callable[[Any, Cluster], EffectiveAllocation]
     space: Callable[[Any, Cluster, bool], SchedulerSpace]
@@ -85,6 +87,7 @@ def fair_file(hadoop_version: int = 3) -> SchedulerFile:
 
     return SchedulerFile(
         name="allocation file",
+        parse=lambda data, source: AllocationDocument.from_bytes(data, source=source),
         errors=lambda doc: _lines(allocation.validate(doc, hadoop_version=hadoop_version)),
         allocation=effective,
         space=space,
@@ -157,6 +160,7 @@ def _capacity_space(
 #: ``capacity-scheduler.xml``: Hadoop 3.x's rules, the predictor's Capacity Scheduler mode.
 CAPACITY_FILE = SchedulerFile(
     name="Capacity Scheduler configuration",
+    parse=lambda data, source: ConfigurationDocument.from_bytes(data, source=source),
     errors=lambda doc: _lines(capacity.validate(doc)),
     allocation=portable_capacity_allocation,
     space=_capacity_space,

@@ -97,10 +97,11 @@ DEMO_WORK_DIR = Path("tempo-demo")
 DEMO_SITE = Path(__file__).resolve().parents[2] / "configs" / "sample-yarn-site.xml"
 
 
-def _started(run: TuneRun) -> None:
+def _started(run: TuneRun, trace: Path | None = None) -> None:
     if is_quiet():
         return
-    where = "the emulated RM (bundled contended sample)" if run.emulated else "the cluster"
+    sample = f"replaying {trace}" if trace is not None else "bundled contended sample"
+    where = f"the emulated RM ({sample})" if run.emulated else "the cluster"
     click.echo(f"tuning {run.config_path} on {where}; journal {run.journal_path}")
     click.echo(f"{run.resumed}\n")
 
@@ -133,7 +134,14 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
     "--config",
     "config_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="The allocation file the RM reads (tempo rewrites it).",
+    help="The allocation file or capacity-scheduler.xml the RM reads (tempo rewrites it; "
+    "the RM's scheduler must read that kind of file).",
+)
+@click.option(
+    "--trace",
+    "trace_path",
+    type=click.Path(exists=True, path_type=Path),
+    help="Without --rm: the trace the emulated RM replays [default: the contended sample].",
 )
 @click.option(
     "--templates",
@@ -245,6 +253,7 @@ def tune(
     rm_urls: tuple[str, ...],
     history_url: str | None,
     config_path: Path | None,
+    trace_path: Path | None,
     templates_path: Path | None,
     cluster_spec: str | None,
     space_path: Path | None,
@@ -270,10 +279,11 @@ def tune(
     force: bool,
     as_json: bool,
 ) -> None:
-    """Tune the Fair Scheduler in a closed loop: observe, roll back or step, apply.
+    """Tune the Fair or the Capacity Scheduler in a closed loop: observe, roll back or step, apply.
 
     Without --rm, runs a few iterations against an emulated RM replaying the
-    bundled contended sample (a copy of its configuration is tuned). Exits with
+    bundled contended sample, or --trace (a copy of its configuration, or of --config, is
+    tuned; a capacity-scheduler.xml makes it run the Capacity Scheduler). Exits with
     status 3 when the last iteration could not read the cluster (RM or JobHistory
     Server down or unreachable), so a cron job running --once can tell, with status 2
     when it could not write the allocation file (a full disk, a read-only directory),
@@ -286,6 +296,8 @@ def tune(
     """
     refuse_report_overwrite(report_dir, force=force)
     emulated = not rm_urls
+    if trace_path is not None and not emulated:
+        raise click.UsageError("--trace is for the emulated RM (without --rm)")
     if emulated and site_path is None:
         site_path = DEMO_SITE
     scheduler = scheduler_settings(3, site_path, preemption, announce=not as_json)
@@ -316,6 +328,7 @@ def tune(
         scheduler=scheduler,
         engine=engine or ("reference" if emulated else "numba"),
         work_dir=work_dir,
+        trace_path=trace_path,
     )
     run = _run_with_bar(settings, as_json=as_json)
     _summarize(run, scheduler.preemption, gain, as_json=as_json)
@@ -333,7 +346,7 @@ def _run_with_bar(settings: TuneSettings, *, as_json: bool) -> TuneRun:
         def started(run: TuneRun) -> None:
             bar.clear()
             if not as_json:
-                _started(run)
+                _started(run, settings.trace_path)
             bar.set_postfix_str("observing the first window", refresh=False)
             bar.update(0)
 

@@ -44,7 +44,7 @@ from tempo.loop.reload import DEFAULT_RELOAD, Reload
 from tempo.loop.rollback import restore
 from tempo.loop.verify import Confirm, confirmer, wait_for
 from tempo.rm.confirm import DEFAULT_TOLERANCE, Tolerance
-from whatif.allocation import AllocationDocument
+from tempo.scheduler_file import SchedulerDocument
 from whatif.errors import WhatifError
 
 logger = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ class Applier(Protocol):
     """
 
     def apply(
-        self, document: AllocationDocument, *, journal: Journal, iteration_id: int
+        self, document: SchedulerDocument, *, journal: Journal, iteration_id: int
     ) -> ApplyResult: ...
 
 
@@ -269,7 +269,8 @@ class _Pending:
 
 
 class ConfigurationApplier:
-    """Applies through `apply_configuration` (an `Applier` for the `Tuner`)."""
+    """Applies through `apply_configuration` (an `Applier` for the `Tuner`); `fmt` as there
+    (None: a Fair Scheduler allocation file)."""
 
     def __init__(
         self,
@@ -280,12 +281,13 @@ class ConfigurationApplier:
         timeout_s: float,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        fmt: ConfigFormat | None = None,
     ) -> None:
         self.path, self.reload, self.confirm, self.timeout_s = path, reload, confirm, timeout_s
-        self.sleep, self.clock = sleep, clock
+        self.sleep, self.clock, self.fmt = sleep, clock, fmt
 
     def apply(
-        self, document: AllocationDocument, *, journal: Journal, iteration_id: int
+        self, document: SchedulerDocument, *, journal: Journal, iteration_id: int
     ) -> ApplyOutcome:
         """Apply `document` to the file, polling the confirmation 20 times within the timeout."""
         return apply_configuration(
@@ -299,4 +301,5 @@ class ConfigurationApplier:
             poll_s=min(1.0, self.timeout_s / 20),
             sleep=self.sleep,
             clock=self.clock,
+            fmt=self.fmt,
         )

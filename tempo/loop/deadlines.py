@@ -18,9 +18,9 @@ import numpy as np
 
 from tempo.errors import TempoError
 from tempo.loop.observe import Observer
+from tempo.scheduler_file import read_scheduler_document, scheduler_file
 from tempo.templates import QSTemplate
 from whatif._validation import read_utf8
-from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor import predict
@@ -69,7 +69,8 @@ def expert_deadlines(
     }
     if not queues:  # every deadline is stated in the templates (deadline=+1h, 18:00...)
         return {}
-    allocation = effective_allocation(AllocationDocument.from_file(config))
+    document = read_scheduler_document(config)
+    allocation = scheduler_file(document).allocation(document, cluster)
     schedule = predict(trace.workload, allocation, cluster, engine=engine)
     jobs = schedule.jobs.merge(trace.workload.jobs[["job_id", "name"]], on="job_id")
     jobs = jobs[jobs["queue"].astype(str).isin(queues)]

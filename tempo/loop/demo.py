@@ -3,7 +3,10 @@
 `connect_demo` starts `tempo.rm.emulator.EmulatedRM` in this process, replaying the
 bundled contended sample (a deadline and a best-effort tenant on 40 containers)
 under a COPY of its expert configuration (the shipped file is never touched): the
-quickest way to see the loop work. The emulated cluster's "real" schedule is the
+quickest way to see the loop work. Another trace and configuration may be given; a
+``capacity-scheduler.xml`` makes the emulated RM run the Capacity Scheduler, which
+reloads its file only when refreshed (`RefreshReload`, the emulated
+``yarn rmadmin -refreshQueues``). The emulated cluster's "real" schedule is the
 predictor's with task failures, stragglers and jitter (`DEMO_NOISE`) on another
 seed than the tuner's, so the loop meets prediction error as it would on a real
 cluster. Its clock is paused while tempo computes (`PausedClock`).
@@ -13,16 +16,19 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
-from tempo.errors import TempoError
+from tempo.errors import RMError, TempoError
 from tempo.loop.deadlines import expert_deadlines
 from tempo.loop.reload import Reload
 from tempo.loop.settings import Connection, Paths, TuneSettings
 from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, TransportOptions
 from tempo.templates import QSTemplate
+from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
 from whatif.predictor import TYPICAL_NOISE, SchedulerSettings
 from whatif.readers import read_trace
@@ -57,17 +63,41 @@ class PausedClock:
         self.now_s += max(0.0, float(seconds))
 
 
+@dataclass(frozen=True)
+class RefreshReload:
+    """The emulated ``yarn rmadmin -refreshQueues``: ``POST`` to the emulated RM's refresh
+    endpoint (`tempo.rm.emulator.request_refresh`). A reload for `tempo.loop.apply`."""
+
+    url: str
+
+    def describe(self) -> str:
+        return f"refresh the emulated RM at {self.url} (yarn rmadmin -refreshQueues)"
+
+    def perform(self, *, sleep: Callable[[float], None] = time.sleep) -> str | None:
+        """Refresh now; None on success, else one line saying why the RM refused."""
+        from tempo.rm.emulator import request_refresh
+
+        try:
+            request_refresh(self.url)
+        except RMError as error:
+            return str(error)
+        return None
+
+
 def demo_paths(settings: TuneSettings) -> Paths:
     """The demo's files: a copy of the sample configuration in a work directory (kept
-    across runs, so a second run resumes), the sample's templates and cluster."""
+    across runs, so a second run resumes; ``capacity-scheduler.xml`` for a Capacity
+    Scheduler file), the sample's trace, templates and cluster."""
     work = Path(settings.work_dir or tempfile.mkdtemp(prefix="tempo-tune-"))
     work.mkdir(parents=True, exist_ok=True)
     source = Path(settings.config_path or DEMO_CONFIG)
-    config = work / "fair-scheduler.xml"
-    if not config.exists():
+    trace = Path(settings.trace_path or DEMO_TRACE)
+    name = "capacity-scheduler.xml" if is_capacity_scheduler(source) else "fair-scheduler.xml"
+    config = work / name
+    if not config.exists() and source.exists():
         shutil.copyfile(source, config)
     templates = Path(settings.templates_path or DEMO_TEMPLATES)
-    for needed in (DEMO_TRACE, source, templates):
+    for needed in (trace, source, templates):
         if not needed.exists():
             raise TempoError(
                 f"{needed}: the bundled sample is missing (tempo tune without --rm needs the "
@@ -80,6 +110,7 @@ def demo_paths(settings: TuneSettings) -> Paths:
         space=settings.space_path,
         cluster=settings.cluster or DEMO_CLUSTER,
         journal=Path(settings.journal_path or work / "tempo-journal.sqlite"),
+        trace=trace,
     )
 
 
@@ -94,8 +125,8 @@ def connect_demo(
     """Start the emulated RM on a copy of the sample (stopped when `stack` closes)."""
     from tempo.rm.emulator import EmulatedRM
 
-    assert paths.source is not None  # demo_paths sets the shipped file the demo copies
-    trace = read_trace(DEMO_TRACE)
+    assert paths.source is not None and paths.trace is not None  # demo_paths sets them
+    trace = read_trace(paths.trace)
     deadlines = expert_deadlines(trace, paths.source, cluster, templates, engine=settings.engine)
     paused = PausedClock()
     rm = EmulatedRM(
@@ -120,10 +151,12 @@ def connect_demo(
     def warm_up() -> None:  # let the replay run one window before the first observation
         paused.sleep(max(0.0, rm.start_s + settings.window_s - rm.trace_time_s()) / settings.speed)
 
+    # The Fair Scheduler polls its file every 10 trace seconds and waits 5 more for quiet;
+    # the Capacity Scheduler reloads it only when refreshed.
+    reload = RefreshReload(url) if rm.capacity_scheduler else Reload.wait(20.0 / settings.speed)
     return Connection(
         client=client,
-        # The RM polls its file every 10 trace seconds and waits 5 more for quiet.
-        reload=Reload.wait(20.0 / settings.speed),
+        reload=reload,
         clock=rm.now_s,
         wait=paused.sleep,
         sleep=paused.sleep,

@@ -20,9 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
+from tempo.errors import TempoError
 from tempo.loop.observe import qs_entries, qs_labels
 from tempo.loop.propose import Step
 from tempo.optimize import optimize
+from tempo.scheduler_file import SchedulerDocument, SchedulerSpace, scheduler_file
 from tempo.space import ConfigurationSpace
 from tempo.templates import QSTemplate
 from whatif.allocation import AllocationDocument, effective_allocation
@@ -83,8 +85,17 @@ class PALDStepper:
     engine: str = "numba"
     seed: int = 0
 
-    def space(self, document: AllocationDocument) -> ConfigurationSpace:
-        """The configuration space around the document's effective values."""
+    def space(self, document: SchedulerDocument) -> SchedulerSpace:
+        """The configuration space around the document's effective values (a capacity-scheduler.xml:
+        the default Capacity Scheduler space, its preemption monitor tuned when preemption is on)."""
+        if not isinstance(document, AllocationDocument):
+            if self.space_path is not None or self.overrides:
+                raise TempoError(
+                    "--space and --tune name allocation-file settings; a capacity-scheduler.xml "
+                    "is tuned over the default Capacity Scheduler space"
+                )
+            preemption = self.settings is not None and self.settings.preemption
+            return scheduler_file(document).space(document, self.cluster, preemption)
         allocation = effective_allocation(document)
         if self.space_path is not None:
             return ConfigurationSpace.from_file(
@@ -92,7 +103,7 @@ class PALDStepper:
             )
         return ConfigurationSpace.default(allocation, self.cluster)
 
-    def predict(self, document: AllocationDocument, workload: Workload) -> dict[str, float]:
+    def predict(self, document: SchedulerDocument, workload: Workload) -> dict[str, float]:
         """The QS of `document` on `workload`, predicted as a step predicts the configuration
         in force (same settings, replicates, seeds and engine)."""
         entries = qs_entries(self.templates)
@@ -105,10 +116,11 @@ class PALDStepper:
             engine=self.engine,
             executor=self.executor,
         )
-        mean = model.evaluate([effective_allocation(document)], workload).mean[0]
+        allocation = scheduler_file(document).allocation(document, self.cluster)
+        mean = model.evaluate([allocation], workload).mean[0]
         return dict(zip(qs_labels(entries), (float(v) for v in mean), strict=True))
 
-    def step(self, document: AllocationDocument, workload: Workload) -> Step:
+    def step(self, document: SchedulerDocument, workload: Workload) -> Step:
         """One PALD step from `document` on `workload`; see the module docstring."""
         outcome = optimize(
             document,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tempo.loop.observe import QS
-from whatif.allocation import AllocationDocument
+from tempo.scheduler_file import SchedulerDocument
 from whatif.workload import Workload
 
 
@@ -23,7 +23,7 @@ class Step:
     workload and seeds; ``distance`` is the normalized distance moved.
     """
 
-    candidate: AllocationDocument
+    candidate: SchedulerDocument
     predicted: QS
     predicted_current: QS
     distance: float
@@ -32,10 +32,10 @@ class Step:
 class Stepper(Protocol):
     """Proposes one step from the configuration in force on a workload (one PALD iteration)."""
 
-    def step(self, document: AllocationDocument, workload: Workload) -> Step: ...
+    def step(self, document: SchedulerDocument, workload: Workload) -> Step: ...
 
 
 class Predictor(Protocol):
     """Predicts a configuration's QS on a workload (same labels as the observed ones)."""
 
-    def predict(self, document: AllocationDocument, workload: Workload) -> QS: ...
+    def predict(self, document: SchedulerDocument, workload: Workload) -> QS: ...

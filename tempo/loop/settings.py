@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tempo.gain import MinGain
 from tempo.loop.decide import NOISE, Tolerance
@@ -31,7 +32,8 @@ class TuneSettings:
     ``yarn-site.xml`` (``--site``: utilization threshold, waitTimeBeforeKill, minimum
     allocation, ...) to the predictions and the emulated RM; ``preemption``, when set,
     overrides its own. ``min_gain`` is the minimum meaningful gain of a step, relative
-    and absolute (None: ``min_improvement`` relative alone).
+    and absolute (None: ``min_improvement`` relative alone). ``trace_path`` is the trace the
+    emulated RM replays (None: the bundled contended sample).
     """
 
     rm_urls: tuple[str, ...] = ()
@@ -62,11 +64,13 @@ class TuneSettings:
     seed: int = 0
     speed: float = 600.0
     work_dir: Path | None = None
+    trace_path: Path | None = None
 
 
 @dataclass(frozen=True)
 class Paths:
-    """The files a run works on: ``source`` is the shipped file the demo copies (None live)."""
+    """The files a run works on: ``source`` is the shipped file the demo copies and ``trace``
+    the trace its emulated RM replays (both None live)."""
 
     config: Path
     source: Path | None
@@ -74,6 +78,7 @@ class Paths:
     space: Path | None
     cluster: str
     journal: Path
+    trace: Path | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,7 +92,7 @@ class Connection:
     """
 
     client: RMClient
-    reload: Reload
+    reload: Reload | Any  # or another reload with perform() and describe(), as apply takes
     clock: Callable[[], float]
     wait: Callable[[float], None]
     sleep: Callable[[float], None]

@@ -1,4 +1,4 @@
-"""The `Tuner`: the closed loop of `tempo tune` over one allocation file (Tempo paper, Fig. 2).
+"""The `Tuner`: the closed loop of `tempo tune` over one scheduler configuration file (Tempo paper, Fig. 2).
 
 Like optuna's ``Study``, a `Tuner` is state plus `step` (one iteration) and `run`
 (iterations every interval, on the cluster's clock). Each window `step`
@@ -31,7 +31,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +54,8 @@ from tempo.loop.propose import Predictor, Step, Stepper
 from tempo.loop.report import IterationReport, changes
 from tempo.loop.resume import resume_state
 from tempo.loop.rollback import regressed
+from tempo.scheduler_file import SchedulerDocument, SchedulerFile, fair_file
 from tempo.templates import QSTemplate
-from whatif.allocation import AllocationDocument, Resources, diff_allocations, validate
 from whatif.cluster import Cluster
 from whatif.errors import WhatifError
 from whatif.workload import Workload
@@ -108,6 +108,9 @@ class Tuner:
         which the windows follow; an `RMError` from it is an unobserved window.
     predictor : Predictor, optional
         Carries the QS observed before a step over to the judging window's load.
+    scheduler : SchedulerFile
+        The kind of file tuned: how it parses, validates and diffs (an allocation file by
+        default; `tempo.scheduler_file.CAPACITY_FILE` for a capacity-scheduler.xml).
     """
 
     observer: Observer
@@ -125,6 +128,7 @@ class Tuner:
     recover: Callable[[Journal, str], object] | None = None
     clock: Callable[[], float] = time.time
     predictor: Predictor | None = None
+    scheduler: SchedulerFile = field(default_factory=fair_file)
 
     # -- start-up -------------------------------------------------------------------
 
@@ -174,7 +178,7 @@ class Tuner:
             if stuck is not None:
                 return stuck
         data = Path(self.path_).read_bytes()
-        document = AllocationDocument.from_bytes(data, source=self.path_)
+        document = self.scheduler.parse(data, self.path_)
         sha = file_sha256(self.path_)
         try:
             end = float(self.clock())
@@ -207,7 +211,7 @@ class Tuner:
         return self._propose(it, document, data, trace.workload, observed, held, base)
 
     def _judge_previous(
-        self, it: int, document: AllocationDocument, workload: Workload, observed: QS, base: Fields
+        self, it: int, document: SchedulerDocument, workload: Workload, observed: QS, base: Fields
     ) -> IterationReport | str:
         """Roll the previous step back if it regressed (its report); else the prefix of this
         iteration's reason saying it held ('' when no step awaited judgement)."""
@@ -228,7 +232,7 @@ class Tuner:
         `tempo.loop.decide`); True when so adjusted."""
         if self.predictor is None or not self.expected_ or self.previous_ is None:
             return baseline, False
-        previous = AllocationDocument.from_bytes(self.previous_, source=f"{self.path_} (backup)")
+        previous = self.scheduler.parse(self.previous_, f"{self.path_} (backup)")
         try:
             now = self.predictor.predict(previous, workload)
         except (TempoError, WhatifError) as error:
@@ -275,7 +279,7 @@ class Tuner:
     def _roll_back(
         self,
         it: int,
-        document: AllocationDocument,
+        document: SchedulerDocument,
         worse: list[Regression],
         base: Fields,
         adjusted: bool = False,
@@ -292,8 +296,8 @@ class Tuner:
                 "(no matching backup); configuration unchanged",
                 base,
             )
-        previous = AllocationDocument.from_bytes(self.previous_, source=f"{self.path_} (backup)")
-        base["diff"] = tuple(diff_allocations(document, previous))
+        previous = self.scheduler.parse(self.previous_, f"{self.path_} (backup)")
+        base["diff"] = self.scheduler.diff(document, previous)
         if self.dry_run:
             return self._finish(
                 it, "dry_run", f"{what}: would restore the configuration before the step", base
@@ -316,7 +320,7 @@ class Tuner:
     def _propose(
         self,
         it: int,
-        document: AllocationDocument,
+        document: SchedulerDocument,
         data: bytes,
         workload: Workload,
         observed: QS,
@@ -353,16 +357,12 @@ class Tuner:
         base["config_sha256"] = file_sha256(self.path_)
         return self._finish(it, "accepted", why, base)
 
-    def _refusal(self, document: AllocationDocument, step: Step, base: Fields) -> tuple[str, str]:
+    def _refusal(self, document: SchedulerDocument, step: Step, base: Fields) -> tuple[str, str]:
         """('' or why the candidate is not written, the predicted gains); sets ``diff``."""
-        size = (
-            None if self.cluster is None else Resources(self.cluster.memory_mb, self.cluster.vcores)
-        )
-        errors = [i for i in validate(step.candidate, cluster=size) if i.severity == "error"]
+        errors = self.scheduler.errors(step.candidate)
         if errors:
-            listed = "; ".join(f"line {i.line}: {i.message}" for i in errors[:3])
-            return f"the candidate fails validation ({listed}); not written", ""
-        diff = tuple(diff_allocations(document, step.candidate))
+            return f"the candidate fails validation ({'; '.join(errors[:3])}); not written", ""
+        diff = self.scheduler.diff(document, step.candidate)
         base["diff"] = diff
         if not diff:
             return "the step changes no setting", ""
@@ -371,7 +371,7 @@ class Tuner:
             return f"the step does not predict an improvement: {verdict}", ""
         return "", gains
 
-    def _apply(self, document: AllocationDocument, it: int) -> ApplyResult | str:
+    def _apply(self, document: SchedulerDocument, it: int) -> ApplyResult | str:
         try:
             return self.applier.apply(document, journal=self.journal, iteration_id=it)
         except (TempoError, WhatifError) as error:

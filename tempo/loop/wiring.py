@@ -6,6 +6,11 @@ With RM addresses, the tuner observes the cluster through `tempo.rm.RMClient`
 `tempo.loop.apply.apply_configuration` (atomic write, numbered backups, reload,
 confirmation through the scheduler endpoint, restore on failure). Without, it runs
 against the emulated RM on the bundled sample (`tempo.loop.demo`).
+
+The RM says which scheduler it runs (`RMClient.scheduler_type`): a Capacity Scheduler is
+tuned through its ``capacity-scheduler.xml`` (`tempo.scheduler_file.CAPACITY_FILE`, applied
+as `tempo.loop.config_format.CAPACITY`), a Fair Scheduler through its allocation file; a
+file of the other kind is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
-from tempo.errors import TempoError
+from tempo.errors import RMError, TempoError
 from tempo.journal import SQLiteJournal, default_journal_path
 from tempo.loop.apply import ConfigurationApplier
+from tempo.loop.config_format import CAPACITY, ConfigFormat
 from tempo.loop.deadlines import DeadlineObserver, read_deadlines
 from tempo.loop.demo import connect_demo, demo_paths
 from tempo.loop.lock import TuneLock
@@ -32,8 +38,15 @@ from tempo.loop.rollback import recover
 from tempo.loop.settings import Connection, Paths, TuneSettings, scheduler_settings
 from tempo.loop.tuner import Tuner
 from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, RMClock, TransportOptions
+from tempo.rm.capacity_state import SchedulerType
+from tempo.scheduler_file import (
+    CAPACITY_FILE,
+    SchedulerDocument,
+    SchedulerFile,
+    read_scheduler_document,
+    scheduler_file,
+)
 from tempo.templates import QSTemplate, check_queues, load_templates
-from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.cluster import Cluster
 
 logger = logging.getLogger(__name__)
@@ -119,12 +132,14 @@ def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner
     cluster = Cluster.parse(paths.cluster)
     scheduler = scheduler_settings(settings, emulated)
     templates = load_templates(paths.templates)
-    document = AllocationDocument.from_file(paths.config)
-    check_queues(templates, [q.name for q in effective_allocation(document).queues()])
+    document = read_scheduler_document(paths.config)
+    kind = scheduler_file(document)
+    check_queues(templates, [q.name for q in kind.allocation(document, cluster).queues()])
     if emulated:
         connection = connect_demo(settings, paths, cluster, templates, scheduler, stack)
     else:
         connection = connect_live(settings, stack)
+    fmt = scheduler_format(connection.client, document, paths.config)
     stepper = PALDStepper(
         templates,
         cluster,
@@ -142,6 +157,7 @@ def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner
         timeout_s=connection.confirm_timeout_s,
         sleep=connection.sleep,
         clock=connection.monotonic,
+        fmt=fmt,
     )
     journal = SQLiteJournal(paths.journal)
     stack.callback(journal.close)
@@ -159,10 +175,41 @@ def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner
         min_improvement=settings.min_improvement,
         min_gain=settings.min_gain,
         dry_run=settings.dry_run,
-        recover=functools.partial(recover, reload=connection.reload, sleep=connection.sleep),
+        recover=functools.partial(
+            recover, reload=connection.reload, sleep=connection.sleep, fmt=fmt
+        ),
         clock=connection.clock,
+        scheduler=kind,
     )
     return tuner, connection
+
+
+def scheduler_format(
+    client: RMClient, document: SchedulerDocument, config: Path
+) -> ConfigFormat | None:
+    """How the file is applied: `CAPACITY` when the RM runs the Capacity Scheduler, None
+    (an allocation file) for the Fair Scheduler. A `TempoError` when `config` is not the
+    kind of file the RM's scheduler reads (or the RM runs the FIFO scheduler); when the RM
+    cannot be asked, the file's kind is trusted, with a warning."""
+    kind: SchedulerFile = scheduler_file(document)
+    expected: SchedulerType = "capacity" if kind is CAPACITY_FILE else "fair"
+    try:
+        running: SchedulerType = client.scheduler_type()
+    except RMError as error:
+        logger.warning(
+            "cannot ask the RM which scheduler it runs (%s); tuning %s as a %s",
+            error,
+            config,
+            kind.name,
+        )
+        running = expected
+    if running != expected:
+        raise TempoError(
+            f"the ResourceManager runs the {running} scheduler, but {config} is a {kind.name}"
+            + (" (tempo tunes the Fair and the Capacity Scheduler)" if running == "fifo" else "")
+        )
+    logger.info("the RM runs the %s scheduler: tuning %s", running, config)
+    return CAPACITY if running == "capacity" else None
 
 
 def _observer(

@@ -83,3 +83,16 @@ class FakeClock(PausedClock):
 def write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
+
+
+def capacity_xml(settings: dict[str, str]) -> bytes:
+    """A capacity-scheduler.xml of ``root.prod`` and ``root.engineer`` with `settings`
+    (``"prod.capacity": "75"``: ``yarn.scheduler.capacity.root.prod.capacity``), one
+    property a line."""
+    lines = ['<?xml version="1.0"?>', "<configuration>"]
+    for name, value in {"queues": "prod,engineer", **settings}.items():
+        lines.append(
+            f"  <property><name>yarn.scheduler.capacity.root.{name}</name>"
+            f"<value>{value}</value></property>"
+        )
+    return "\n".join([*lines, "</configuration>", ""]).encode()

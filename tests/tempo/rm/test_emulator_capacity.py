@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from emulated import CLUSTER, EQUAL, FakeClock, tiny_trace, write
+from emulated import CLUSTER, EQUAL, FakeClock, capacity_xml, tiny_trace, write
 
 from tempo.errors import RMError
 from tempo.loop.config_format import CAPACITY
@@ -22,16 +22,15 @@ from whatif.predictor.capacity import CapacityAllocation, capacity_allocation
 SPEED = 10.0
 
 #: prod 75 % (up to 100 %), engineer 25 % (up to 50 %), user-limit-factor 4.
-CAPACITY_XML = b"""<?xml version="1.0"?>
-<configuration>
-  <property><name>yarn.scheduler.capacity.root.queues</name><value>prod,engineer</value></property>
-  <property><name>yarn.scheduler.capacity.root.prod.capacity</name><value>75</value></property>
-  <property><name>yarn.scheduler.capacity.root.prod.user-limit-factor</name><value>4</value></property>
-  <property><name>yarn.scheduler.capacity.root.engineer.capacity</name><value>25</value></property>
-  <property><name>yarn.scheduler.capacity.root.engineer.maximum-capacity</name><value>50</value></property>
-  <property><name>yarn.scheduler.capacity.root.engineer.user-limit-factor</name><value>4</value></property>
-</configuration>
-"""
+CAPACITY_XML = capacity_xml(
+    {
+        "prod.capacity": "75",
+        "prod.user-limit-factor": "4",
+        "engineer.capacity": "25",
+        "engineer.maximum-capacity": "50",
+        "engineer.user-limit-factor": "4",
+    }
+)
 
 
 def at(clock: FakeClock, trace_s: float) -> None:
