@@ -65,7 +65,8 @@ class SchedulerFile:
             raise ValidationError(f"{what}: {errors[0]}")
 
 
-def _lines(issues: list[Any]) -> list[str]:
+def error_lines(issues: list[Any]) -> list[str]:
+    """The errors among validation `issues`, as ``line N: message``."""
     return [f"line {i.line}: {i.message}" for i in issues if i.severity == "error"]
 
 
@@ -88,7 +89,7 @@ def fair_file(hadoop_version: int = 3) -> SchedulerFile:
     return SchedulerFile(
         name="allocation file",
         parse=lambda data, source: AllocationDocument.from_bytes(data, source=source),
-        errors=lambda doc: _lines(allocation.validate(doc, hadoop_version=hadoop_version)),
+        errors=lambda doc: error_lines(allocation.validate(doc, hadoop_version=hadoop_version)),
         allocation=effective,
         space=space,
         start=start,
@@ -161,7 +162,7 @@ def _capacity_space(
 CAPACITY_FILE = SchedulerFile(
     name="Capacity Scheduler configuration",
     parse=lambda data, source: ConfigurationDocument.from_bytes(data, source=source),
-    errors=lambda doc: _lines(capacity.validate(doc)),
+    errors=lambda doc: error_lines(capacity.validate(doc)),
     allocation=portable_capacity_allocation,
     space=_capacity_space,
     start=lambda space, doc: space.encode(doc, clip=True),
@@ -193,6 +194,7 @@ __all__ = [
     "SchedulerSpace",
     "PortableCapacityAllocation",
     "capacity_diff",
+    "error_lines",
     "fair_file",
     "portable_capacity_allocation",
     "read_scheduler_document",

@@ -19,6 +19,7 @@ from tempo.errors import RMError
 from tempo.rm.client import RMClient
 from tempo.rm.confirm import DEFAULT_TOLERANCE, Tolerance, scheduler_mismatches
 from tempo.rm.confirm_capacity import capacity_mismatches
+from tempo.scheduler_file import CAPACITY_FILE, error_lines
 from whatif import allocation, capacity
 from whatif.allocation import effective_allocation
 
@@ -34,10 +35,6 @@ class ConfigFormat:
     errors: Callable[[Any], list[str]]
     write: Callable[[Any, Path, int], object]
     confirm: Callable[[RMClient, Any], Check]
-
-
-def _lines(issues: list[Any]) -> list[str]:
-    return [f"line {i.line}: {i.message}" for i in issues if i.severity == "error"]
 
 
 def _check(read: Callable[[], Any], compare: Callable[[Any], list[str]], ok: str) -> Check:
@@ -69,7 +66,7 @@ def fair_format(hadoop_version: int = 3, tolerance: Tolerance = DEFAULT_TOLERANC
     return ConfigFormat(
         name="allocation file",
         parse=lambda data, source: allocation.AllocationDocument.from_bytes(data, source=source),
-        errors=lambda doc: _lines(allocation.validate(doc, hadoop_version=hadoop_version)),
+        errors=lambda doc: error_lines(allocation.validate(doc, hadoop_version=hadoop_version)),
         write=lambda doc, path, backups: allocation.write_allocation(
             doc, path, backups=backups, hadoop_version=hadoop_version
         ),
@@ -87,9 +84,9 @@ def _confirm_capacity(client: RMClient, document: capacity.ConfigurationDocument
 
 #: ``capacity-scheduler.xml``: Hadoop 3.x's rules, confirmed by capacities and states.
 CAPACITY = ConfigFormat(
-    name="Capacity Scheduler configuration",
-    parse=lambda data, source: capacity.ConfigurationDocument.from_bytes(data, source=source),
-    errors=lambda doc: _lines(capacity.validate(doc)),
+    name=CAPACITY_FILE.name,
+    parse=CAPACITY_FILE.parse,
+    errors=CAPACITY_FILE.errors,
     write=lambda doc, path, backups: capacity.write_capacity(doc, path, backups=backups),
     confirm=_confirm_capacity,
 )
