@@ -113,3 +113,20 @@ def test_optimize_refuses_allocation_file_options_on_a_capacity_file(tmp_path, o
     assert result.exit_code == 2
     assert message in result.output
     assert not (tmp_path / "o.xml").exists()
+
+
+def test_tune_trace_is_for_the_emulated_rm_only(tmp_path):
+    """--trace picks what the emulated RM replays: with --rm it is a usage error (exit 2)."""
+    result = _run(
+        "tune",
+        "--rm",
+        "http://127.0.0.1:9",
+        "--trace",
+        REPO / "traces" / "two-tenant",
+        "--config",
+        TWO,
+        "--journal",
+        tmp_path / "j.sqlite",
+    )
+    assert result.exit_code == 2
+    assert "--trace is for the emulated RM (without --rm)" in result.output
