@@ -74,12 +74,15 @@ def test_options_reach_the_library(captured):
     assert s.reload_command == "yarn rmadmin -refreshQueues"
 
 
-def test_without_rm_the_emulated_sample_runs_a_few_iterations(captured):
-    """No --rm means the emulated RM, three iterations and the reference engine by default."""
+@pytest.mark.parametrize(("warm", "engine"), [(False, "reference"), (True, "numba")])
+def test_without_rm_the_emulated_sample_runs_a_few_iterations(captured, monkeypatch, warm, engine):
+    """No --rm means the emulated RM, three iterations, and the numba engine once its kernel
+    is compiled, else the reference engine (no compile wait before a first demo)."""
+    monkeypatch.setattr("tempo.cli.tune.kernel_cache_is_warm", lambda: warm)
     result = CliRunner().invoke(cli, ["tune"])
     assert result.exit_code == 0, result.output
     s = captured["settings"]
-    assert s.rm_urls == () and s.max_iterations == 3 and s.engine == "reference"
+    assert s.rm_urls == () and s.max_iterations == 3 and s.engine == engine
     assert "emulated RM" in result.output
 
 
