@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from whatif.predictor import kernel as K
+from whatif.predictor.apptrees import app_order_trees, grown_trees, submitted_next, trees_needed
 from whatif.predictor.capacity import CapacityMonitor, capacity_settings
 from whatif.predictor.kernel.caching import kernel_cache_dirs, kernel_sources
 from whatif.predictor.pack import Packed, PackedQueues
@@ -98,15 +99,6 @@ def _small_pages() -> Iterator[None]:
         advise(previous)
 
 
-def line_aligned(shape: tuple[int, int], fill: int) -> np.ndarray:
-    """An int64 array filled with `fill` that starts on a 64-byte cache line, so that rows
-    of 8 columns never straddle two lines."""
-    n = shape[0] * shape[1]
-    buf = np.full(n + 8, fill, dtype=np.int64)
-    skip = (-buf.ctypes.data % 64) // 8
-    return buf[skip : skip + n].reshape(shape)
-
-
 def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(qs, qsf, children) kernel arrays for a queue tree."""
     nq = len(pq.parent)
@@ -147,26 +139,6 @@ def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         qsf[:, K.QSF_CS_NOPREEMPT] = c.no_preemption
     children = pq.children if len(pq.children) else np.zeros(1, dtype=np.int64)
     return qs, qsf, np.ascontiguousarray(children, dtype=np.int64)
-
-
-def app_order_trees(
-    job_queue: np.ndarray, qi: np.ndarray, ji: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Empty app order trees: per queue, N_VIEWS trees of 2 * P nodes (P a power of two at
-    least its job count), and the queues' free-slot stacks; sets each queue's tree offset,
-    P and width in use (1), and takes every job's slot (runnable apps take them anew)."""
-    nq = qi.shape[0]
-    counts = np.bincount(job_queue, minlength=nq)
-    p = 1 << np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
-    sizes = K.N_VIEWS * 2 * p
-    qi[:, K.QI_TREE_P] = p
-    qi[:, K.QI_TREE_OFF] = np.cumsum(sizes) - sizes
-    qi[:, K.QI_TREE_K] = 1
-    qi[:, K.QI_TREE_ROOT] = p
-    qi[:, K.QI_SLOT_NEXT] = 0
-    qi[:, K.QI_SLOT_FREE] = 0
-    ji[:, K.JI_POS] = -1
-    return np.full(int(sizes.sum()), -1, dtype=np.int64), np.zeros(int(p.sum()), dtype=np.int64)
 
 
 def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
@@ -299,6 +271,7 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
     ss[:, K.SS_SLOW] = p.stage_slowstart
     ss[:, K.SS_DIM] = p.stage_dim
     ss[:, K.SS_JT] = p.stage_jobtracker
+    ss[:, K.SS_RR] = p.stage_replay_row
     si = np.zeros((ns, K.N_SI), dtype=np.int64)
     if p.locality is not None:
         loc = p.locality
@@ -316,7 +289,8 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
 
 def _task_arrays(p: Packed) -> dict[str, np.ndarray]:
     """Static task rows (int32: task, stage and retry indices and failure counts, -200 MB at
-    10M tasks) and live task state."""
+    10M tasks), the reduces' replay rows (`Packed.replay`; one unused row without) and live
+    task state."""
     nt = len(p.task_dur)
     ts = np.zeros((nt, K.N_TS), dtype=np.int32)
     ts[:, K.TS_JOB] = p.task_job
@@ -325,13 +299,12 @@ def _task_arrays(p: Packed) -> dict[str, np.ndarray]:
     tsf = np.zeros((nt, K.N_TSF))
     tsf[:, K.TSF_REQ : K.TSF_REQ + 2] = p.task_req
     tsf[:, K.TSF_DUR] = p.task_dur
-    tsf[:, K.TSF_A] = p.task_a
-    tsf[:, K.TSF_B] = p.task_b
-    tsf[:, K.TSF_C] = p.task_c
     tsf[:, K.TSF_FRAC] = p.task_fail_frac
+    rsf = np.zeros((max(len(p.replay), 1), 3))
+    rsf[: len(p.replay)] = p.replay
     ti = np.zeros((nt, K.N_TI), dtype=np.int32)
     ti[:, K.TI_RETRY_NEXT] = -1
-    return {"ts": ts, "tsf": tsf, "ti": ti}
+    return {"ts": ts, "tsf": tsf, "rsf": rsf, "ti": ti}
 
 
 def _attempt_arrays(cap: int, hcap: int) -> dict[str, np.ndarray]:
@@ -408,7 +381,7 @@ class CompiledEngine:
         self._install_queues(p.queues)
         # The packed task columns are held once: as views of the kernel's static task arrays
         # (the kernel never writes ts or tsf).
-        ts, tsf = self.state["ts"], self.state["tsf"]
+        ts, tsf, rsf = self.state["ts"], self.state["tsf"], self.state["rsf"]
         self.p = replace(
             p,
             task_job=ts[:, K.TS_JOB],
@@ -416,9 +389,7 @@ class CompiledEngine:
             task_fail_count=ts[:, K.TS_FAILS],
             task_req=tsf[:, K.TSF_REQ : K.TSF_REQ + 2],
             task_dur=tsf[:, K.TSF_DUR],
-            task_a=tsf[:, K.TSF_A],
-            task_b=tsf[:, K.TSF_B],
-            task_c=tsf[:, K.TSF_C],
+            replay=rsf[: len(p.replay)],
             task_fail_frac=tsf[:, K.TSF_FRAC],
         )
 
@@ -439,8 +410,10 @@ class CompiledEngine:
         qi[:, K.QI_APP_TAIL] = -1
         qi[:, K.QI_DIRTY] = 1
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
-        st["tree"], st["slots"] = app_order_trees(self.p.job_queue, qi, st["ji"])
-        st["tnode"] = line_aligned((len(st["tree"]), K.N_TN), K.TN_NONE)
+        st["tree"], st["slots"], st["tnode"] = app_order_trees(
+            self.p.job_queue, st["ji"][:, K.JI_STATE], qi
+        )
+        st["ji"][:, K.JI_POS] = -1
         st["ji"][:, K.JI_TOUCHED] = 0
         st["gi"][K.GI_TOUCHED_N] = 0
         st.update(qs=qs, qsf=qsf, children=children, qf=qf, qi=qi, dem=np.zeros((nq, 2)))
@@ -462,7 +435,7 @@ class CompiledEngine:
             s["cfg"], s["cluster"], s["minreq"], s["warned"], s["vict"], s["jbuf"],
             s["tree"], s["excl"], s["touched"], s["tnode"], s["cand"], s["slots"],
             s["hold"], s["holdv"], s["unmarked"], s["nodef"], s["nodei"], s["nlist"],
-            s["clf"], s["cli"], s["lg"], s["lt"], s["tfl"], s["lvis"], s["nrack"],
+            s["clf"], s["cli"], s["lg"], s["lt"], s["tfl"], s["lvis"], s["nrack"], s["rsf"],
         )  # fmt: skip
 
     def _grow(self) -> None:
@@ -475,9 +448,22 @@ class CompiledEngine:
             new[: old.shape[0]] = old
             s[name] = new
 
+    def _grow_trees(self) -> None:
+        """Grow the app order trees of the leaves the next submissions go to (the kernel
+        asked: `kernel._trees_fit`)."""
+        s = self.state
+        jobs = submitted_next(s["js"], s["jsf"], s["gi"])
+        need = trees_needed(s["qi"], s["js"], jobs)
+        s["tree"], s["tnode"], s["slots"] = grown_trees(
+            s["qi"], s["tree"], s["tnode"], s["slots"], need
+        )
+
     def advance_to(self, t_stop: float) -> None:
-        while K.advance(self._world(), float(t_stop), self.att_room) == 1:
-            self._grow()
+        while (asked := K.advance(self._world(), float(t_stop), self.att_room)) != 0:
+            if asked == 1:
+                self._grow()
+            else:
+                self._grow_trees()
 
     def reconfigure(self, packed: Packed) -> None:
         self.p = packed
@@ -521,9 +507,8 @@ class CompiledEngine:
     def take_records(self) -> tuple[np.ndarray, ...]:
         """`records()`, freeing the engine's arrays on the way (the engine is unusable after).
 
-        Every other array goes first (at 1M tasks the app trees alone are 38 MB), and each
-        attempt column is copied out before its array goes, so the copies never sit on top of
-        the simulation's peak. The task arrays that `p` views stay until `p` goes.
+        Every other array goes first, and each attempt column is copied out before its array
+        goes, so the copies never sit on top of the simulation's peak. The task arrays that `p` views stay until `p` goes.
         """
         s = self.state
         n = int(s["gi"][K.GI_N_ATT])

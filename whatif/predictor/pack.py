@@ -100,15 +100,18 @@ class Packed:
     # int64: 1 setup, 2 cleanup: handed out by Hadoop 1's JobTracker ahead of the scheduler
     # (a slot cluster under hadoop_version 1; kernel/jobtracker.py), else 0
     stage_jobtracker: np.ndarray
+    # int64: the row in `replay` of the stage's first task for a slowstart stage, else -1
+    stage_replay_row: np.ndarray
     # tasks (nt,) in Workload order
     task_ids: pa.ChunkedArray  # string; Arrow so that no Python string is held per task
     task_job: np.ndarray
     task_stage: np.ndarray
     task_req: np.ndarray  # (nt, 2) normalized request
     task_dur: np.ndarray  # s, after noise
-    task_a: np.ndarray  # finish = max(start + lat + a, last_map + b) + c for slowstart stages
-    task_b: np.ndarray
-    task_c: np.ndarray
+    # (nr, 3) float64: (a, b, c) of each task of a slowstart stage (reduces), in task order,
+    # with finish = max(start + lat + a, last_map + b) + c; only those tasks read them, so
+    # no row is held for the others (24 bytes a task; `replay_row`)
+    replay: np.ndarray
     task_fail_count: np.ndarray  # int64 failed attempts before the successful one
     task_fail_frac: np.ndarray  # fraction of the duration after which a failing attempt fails
     min_request: np.ndarray  # (2,) smallest normalized request (allocation stops below it)
@@ -118,6 +121,11 @@ class Packed:
     # Hadoop 1 delay scheduling: split locations grouped by tracker and rack
     # (`whatif.predictor.locality`); None where it does not apply
     locality: LocalityLayout | None = None
+
+    def replay_row(self, task: int) -> int:
+        """The row of `task` (of a slowstart stage) in `replay`."""
+        s = int(self.task_stage[task])
+        return int(self.stage_replay_row[s] + task - self.stage_task_start[s])
 
 
 def normalize_requests(
@@ -339,7 +347,7 @@ def pack(
     mult, fails, frac = _noise_draws(nt, noise, seed)
     dur = tasks["duration_s"].to_numpy(dtype=float) * mult
     task_stage, stage_start = stage["task_stage"], stage["stage_task_start"]
-    a, b, c = _replay_parts(
+    replay, replay_row = _replay_parts(
         tasks, task_job, task_stage, stage["stage_slowstart"], stage_start, dur, mult
     )
     packed = Packed(
@@ -352,9 +360,8 @@ def pack(
         task_ids=arrow_strings(tasks["task_id"]),
         task_job=task_job,
         task_dur=dur,
-        task_a=a,
-        task_b=b,
-        task_c=c,
+        replay=replay,
+        stage_replay_row=replay_row,
         task_fail_count=fails,
         task_fail_frac=frac,
         node_capacity=layout.capacity,
@@ -513,8 +520,9 @@ def _replay_parts(
     stage_start: np.ndarray,
     dur: np.ndarray,
     mult: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(a, b, c) with finish = max(start + latency + a, last_map_finish + b) + c.
+) -> tuple[np.ndarray, np.ndarray]:
+    """`Packed.replay` and `Packed.stage_replay_row`: (a, b, c) of each task of a slowstart
+    stage, with finish = max(start + latency + a, last_map_finish + b) + c.
 
     An observed reduce's duration includes the time it sat waiting for its job's maps, so
     it replays only what came after its last map input was available, and the simulation
@@ -528,35 +536,39 @@ def _replay_parts(
     replay their duration and cannot finish before the job's last map (``a = duration,
     b = c = 0``).
     """
-    a, b, c = dur.copy(), np.zeros(len(dur)), np.zeros(len(dur))
-    slow = stage_slowstart[task_stage] == 1 if len(dur) else np.zeros(0, dtype=bool)
-    shuffle = tasks["shuffle_finish_s"].to_numpy(dtype=float)
-    start = tasks["observed_start_s"].to_numpy(dtype=float)
-    finish = tasks["observed_finish_s"].to_numpy(dtype=float)
-    observed = slow & ~np.isnan(start) & ~np.isnan(finish)
+    slow_stages = np.flatnonzero(stage_slowstart == 1)
+    rows = np.flatnonzero(stage_slowstart[task_stage] == 1) if len(dur) else slow_stages[:0]
+    stage_row = np.full(len(stage_slowstart), -1, dtype=np.int64)
+    stage_row[slow_stages] = np.searchsorted(rows, stage_start[slow_stages])
+    replay = np.zeros((len(rows), 3))
+    replay[:, 0] = dur[rows]
+    start = tasks["observed_start_s"].to_numpy(dtype=float)[rows]
+    all_finish = tasks["observed_finish_s"].to_numpy(dtype=float)
+    finish = all_finish[rows]
+    observed = ~np.isnan(start) & ~np.isnan(finish)
     if not observed.any():
-        return a, b, c
+        return replay, stage_row
     # Observed last map finish of each job: the stage before a slowstart stage.
     map_finish = np.full(int(task_job.max()) + 1, np.nan)
-    map_stages = np.flatnonzero(stage_slowstart == 1) - 1
-    rows = np.flatnonzero(np.isin(task_stage, map_stages))
-    if rows.size:
-        frame = pd.DataFrame({"j": task_job[rows], "f": finish[rows]})
+    map_rows = np.flatnonzero(np.isin(task_stage, slow_stages - 1))
+    if map_rows.size:
+        frame = pd.DataFrame({"j": task_job[map_rows], "f": all_finish[map_rows]})
         last = frame.groupby("j")["f"].max()
         map_finish[last.index.to_numpy()] = last.to_numpy()
-    last_map = map_finish[task_job]
+    del all_finish
+    last_map = map_finish[task_job[rows]]
+    shuffle = tasks["shuffle_finish_s"].to_numpy(dtype=float)[rows]
+    mult = mult[rows]
     known = observed & ~np.isnan(shuffle)
     begin = np.fmax(start, last_map)
     tail = np.maximum(shuffle - begin, 0.0) * mult
     own = np.maximum(finish - np.maximum(shuffle, start), 0.0) * mult
-    a = np.where(known, tail, a)
-    b = np.where(known, tail, b)
-    c = np.where(known, own, c)
     estimated = observed & np.isnan(shuffle) & ~np.isnan(last_map)
     post_map = np.maximum(finish - begin, 0.0) * mult
-    a = np.where(estimated, 0.0, a)
-    c = np.where(estimated, post_map, c)
-    return a, b, c
+    replay[:, 0] = np.where(estimated, 0.0, np.where(known, tail, replay[:, 0]))
+    replay[:, 1] = np.where(known, tail, 0.0)
+    replay[:, 2] = np.where(estimated, post_map, np.where(known, own, 0.0))
+    return replay, stage_row
 
 
 def unpack_schedule(
@@ -628,7 +640,7 @@ def unpack_schedule(
     # copy=False: the columns are new arrays, and consolidating them would copy them again.
     attempts = pd.DataFrame(columns, copy=False)
     del columns
-    jobs = _job_table(packed, queue_names, job_queue, job_finish, jidx, start)
+    jobs = predicted_job_table(packed, queue_names, job_queue, job_finish, jidx, start)
     # Built in the Schedule's normalized form (columns, dtypes, row order) and valid by
     # construction: its checks would sort a million attempt ids again.
     return Schedule.from_normalized(jobs=jobs, attempts=attempts)
@@ -677,7 +689,7 @@ def _stage_column(
     return _string_column(kinds.take(stage_of))
 
 
-def _job_table(
+def predicted_job_table(
     packed: Packed,
     queue_names: tuple[str, ...],
     job_queue: np.ndarray,

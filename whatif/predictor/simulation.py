@@ -20,8 +20,8 @@ from whatif.memory import release_free_memory
 from whatif.predictor.pack import (
     ATTEMPT_STATE_NAMES,
     Packed,
-    _job_table,
     pack,
+    predicted_job_table,
     queue_codes,
     unpack_schedule,
 )
@@ -232,11 +232,10 @@ class Simulation:
             task_stage=np.array(p.task_stage),
             task_req=np.array(p.task_req),
             task_dur=empty,
-            task_a=empty,
-            task_b=empty,
-            task_c=empty,
+            replay=np.zeros((0, 3)),
             task_fail_count=np.zeros(0, dtype=np.int64),
             task_fail_frac=empty,
+            locality=None,
         )
         del self._engine
         del p
@@ -348,7 +347,7 @@ class _PredictedAttempts:
         jidx = -1 - task  # an AM's job
         tasks = task >= 0
         jidx[tasks] = p.task_job[task[tasks]]
-        return _job_table(p, p.queues.names, p.job_queue, job_finish, jidx, start)
+        return predicted_job_table(p, p.queues.names, p.job_queue, job_finish, jidx, start)
 
     def build(self) -> pd.DataFrame:
         return _unpack(_with_task_ids(self.packed, self.task_ids), self.records).attempts

@@ -15,6 +15,7 @@ from whatif.predictor.kernel.state import (
     C_SIZEBASED,
     C_SLOT,
     C_VERSION,
+    GI_NEXT_SUBMIT,
     GI_TOUCHED_N,
     INF,
     JF_PEND,
@@ -26,8 +27,10 @@ from whatif.predictor.kernel.state import (
     JS_ORDER,
     JS_QUEUE,
     JSF_AM,
+    JSF_SUBMIT,
     N_TN,
     N_VIEWS,
+    QI_LIVE,
     QI_SLOT_FREE,
     QI_SLOT_NEXT,
     QI_TREE_K,
@@ -306,6 +309,27 @@ def _take_slot(W, j):
             tree[base + old // 2] = tree[base + old]
             for c in range(N_TN):
                 tnode[base + old // 2, c] = tnode[base + old, c]
+
+
+@kernel_jit
+def _trees_fit(W, t):
+    """Whether the trees of every leaf a job submitted at `t` goes to have a slot for each
+    app that may be runnable by the end of the iteration at `t`.
+
+    Slots are recycled, so a leaf never uses more slots than its most live apps
+    (submitted, not finished) at once; the iteration adds at most the jobs it submits. So
+    P >= live + submitted suffices, and the trees are sized to the apps live at once, not
+    to every job the leaf ever sees (the caller grows them, `whatif.predictor.apptrees`)."""
+    qi, js, jsf, gi = W[4], W[6], W[7], W[24]
+    first = gi[GI_NEXT_SUBMIT]
+    end = first
+    while end < js.shape[0] and jsf[end, JSF_SUBMIT] == t:
+        end += 1
+    for j in range(first, end):
+        leaf = js[j, JS_QUEUE]
+        if qi[leaf, QI_LIVE] + (end - first) > qi[leaf, QI_TREE_P]:
+            return False
+    return True
 
 
 @kernel_jit

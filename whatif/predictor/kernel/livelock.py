@@ -30,6 +30,7 @@ import numpy as np
 from whatif.predictor.kernel.allocate_cycle import _run_start
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
+from whatif.predictor.kernel.phases import _replay_row
 from whatif.predictor.kernel.state import (
     AF_DUE,
     AF_MARK,
@@ -94,6 +95,8 @@ from whatif.predictor.kernel.state import (
     QSF_FAIR_TO,
     QSF_MIN_TO,
     QUIET_CHECKS,
+    RS_A,
+    RS_B,
     RUNNING,
     SI_HELD,
     SI_NEXT,
@@ -105,8 +108,6 @@ from whatif.predictor.kernel.state import (
     TI_RETRY_NEXT,
     TS_JOB,
     TS_STAGE,
-    TSF_A,
-    TSF_B,
 )
 from whatif.predictor.world import float_from_ordered
 
@@ -165,7 +166,7 @@ def _put_list(out, n, head, nodes, nxt):
 def _v12_state(W):
     """Everything a Hadoop 1/2 run's future depends on, times relative to now, flattened."""
     qs, qsf, qf, ji, ss, si, sdone = W[0], W[1], W[3], W[9], W[12], W[14], W[15]
-    ts, tsf, ti, af, ai, gf, gi = W[16], W[17], W[18], W[19], W[20], W[23], W[24]
+    ts, ti, af, ai, gf, gi = W[16], W[18], W[19], W[20], W[23], W[24]
     cfg, warned = W[25], W[28]
     t = gf[G_NOW]
     ns = si.shape[0]
@@ -200,8 +201,9 @@ def _v12_state(W):
             s = ts[task, TS_STAGE]
             if ss[s, SS_SLOW] == 1:
                 done = sdone[s - 1]
-                begin = _run_start(W, ts[task, TS_JOB], af[a, AF_START]) + tsf[task, TSF_A]
-                extra = -2.0 if np.isnan(done) else max(0.0, done + tsf[task, TSF_B] - begin)
+                r = _replay_row(W, task)
+                begin = _run_start(W, ts[task, TS_JOB], af[a, AF_START]) + W[50][r, RS_A]
+                extra = -2.0 if np.isnan(done) else max(0.0, done + W[50][r, RS_B] - begin)
         out[n] = task
         # without an end event (AMs, reduces waiting for maps) only the order matters
         out[n + 1] = af[a, AF_START] - t + 0.0 if task >= 0 and extra != -2.0 else 0.0

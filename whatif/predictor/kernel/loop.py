@@ -33,6 +33,7 @@ event time ``t`` one iteration runs:
 from __future__ import annotations
 
 from whatif.predictor.kernel.allocation import _allocate, _node_allocate
+from whatif.predictor.kernel.apptree import _trees_fit
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity_preemption import _cs_monitor
 from whatif.predictor.kernel.claims import _claims_sweep
@@ -132,7 +133,7 @@ def _borrow_world(W):
         borrowed(W[36]), borrowed(W[37]), borrowed(W[38]), borrowed(W[39]),
         borrowed(W[40]), borrowed(W[41]), borrowed(W[42]), borrowed(W[43]),
         borrowed(W[44]), borrowed(W[45]), borrowed(W[46]), borrowed(W[47]), borrowed(W[48]),
-        borrowed(W[49]),
+        borrowed(W[49]), borrowed(W[50]),
     )  # fmt: skip
 
 
@@ -155,7 +156,9 @@ def advance(W, t_stop, att_room):
     """Run iterations while the next event time is <= `t_stop`.
 
     Returns 0 when done or stopped, 1 when fewer than `att_room` attempt slots are
-    left at the start of an iteration (the caller grows the arrays and calls again).
+    left at the start of an iteration (the caller grows the arrays and calls again), 2
+    when the iteration's submissions may not fit a leaf's app trees (`_trees_fit`: the
+    caller grows them and calls again).
     """
     W = world_ref(_borrow_world(W))
     js, jsf, jf, ts, tsf, af, ai, hk = W[6], W[7], W[8], W[16], W[17], W[19], W[20], W[21]
@@ -170,6 +173,8 @@ def advance(W, t_stop, att_room):
         room = att_room + nj + W[40].shape[0]
         if ai.shape[0] - gi[GI_N_ATT] < att_room or hk.shape[0] - gi[GI_HEAP_N] < room:
             return 1
+        if t == t_sub and not _trees_fit(W, t):
+            return 2
         gf[G_NOW] = t
         first = t != gf[G_LAST_T]  # the first iteration at t: every heartbeat at t is in it
         gf[G_LAST_T] = t

@@ -115,9 +115,13 @@ from whatif.predictor.kernel.state import (
     QF_TBP,
     QF_USE,
     QI_APP_HEAD,
+    QI_LIVE,
     QI_RUNNABLE,
     QS_MAX_APPS,
     QS_PARENT,
+    RS_A,
+    RS_B,
+    RS_C,
     RUNNING,
     SI_DEF_HEAD,
     SI_DEF_TAIL,
@@ -134,6 +138,7 @@ from whatif.predictor.kernel.state import (
     SS_JT,
     SS_LO,
     SS_LOC,
+    SS_RR,
     SS_SLOW,
     SUCCEEDED,
     TI_FAILS,
@@ -141,9 +146,6 @@ from whatif.predictor.kernel.state import (
     TS_FAILS,
     TS_JOB,
     TS_STAGE,
-    TSF_A,
-    TSF_B,
-    TSF_C,
     TSF_DUR,
     TSF_FRAC,
     TSF_REQ,
@@ -251,6 +253,7 @@ def _submit(W, j):
         ji[j, JI_STATE] = 3
         jf[j, JF_FINISH] = gf[G_NOW]
         return
+    W[4][js[j, JS_QUEUE], QI_LIVE] += 1
     if js[j, JS_HAS_AM] == 1:
         ji[j, JI_AM_STATE] = 1
         _add_pending(W, j, jsf[j, JSF_AM], jsf[j, JSF_AM + 1])
@@ -364,10 +367,19 @@ def _start_attempt(W, j, task, r0, r1):
 
 
 @kernel_jit
+def _replay_row(W, task):
+    """The row in `rsf` of `task`, of a slowstart stage."""
+    ss, ts = W[12], W[16]
+    s = ts[task, TS_STAGE]
+    return ss[s, SS_RR] + task - ss[s, SS_LO]
+
+
+@kernel_jit
 def _replay_finish(W, a, task, last_map):
-    tsf, af = W[17], W[19]
-    begin = _run_start(W, W[16][task, TS_JOB], af[a, AF_START]) + tsf[task, TSF_A]
-    return max(begin, last_map + tsf[task, TSF_B]) + tsf[task, TSF_C]
+    af, rsf = W[19], W[50]
+    r = _replay_row(W, task)
+    begin = _run_start(W, W[16][task, TS_JOB], af[a, AF_START]) + rsf[r, RS_A]
+    return max(begin, last_map + rsf[r, RS_B]) + rsf[r, RS_C]
 
 
 @kernel_jit
@@ -501,6 +513,7 @@ def _finish_job(W, j):
     if ji[j, JI_AM_STATE] >= 2:
         _release_container(W, ji[j, JI_AM_ATT], SUCCEEDED)
     leaf = js[j, JS_QUEUE]
+    W[4][leaf, QI_LIVE] -= 1
     _up(W, QF_PALL, leaf, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
     if ji[j, JI_STATE] == 2:
         _up(W, QF_PRUN, leaf, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])

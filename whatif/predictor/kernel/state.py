@@ -121,7 +121,8 @@ QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
 QI_TREE_ROOT = 10  # P / K, the subtree in use: kept, as dividing cost a tenth of a put
-N_QI = 11
+QI_LIVE = 11  # the leaf's live apps (submitted, not finished): P stays above (`_trees_fit`)
+N_QI = 12
 # job static int / float
 JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
 JS_ORDER = 6  # rank of (start time, name rank): the apps' final tie-break as one number
@@ -172,7 +173,8 @@ SS_JT = 6  # Hadoop 1 JobTracker task stage: 0 no, JT_SETUP, JT_CLEANUP (`jobtra
 # Hadoop 1 delay scheduling: 1 a map stage whose tasks carry split locations, and its
 # location groups [lo, hi) in `lg` (`locality.py`)
 SS_LOC, SS_LG_LO, SS_LG_HI = 7, 8, 9
-N_SS = 10
+SS_RR = 10  # slowstart stage: the row in `rsf` of its first task (Packed.stage_replay_row)
+N_SS = 11
 JT_SETUP, JT_CLEANUP = 1, 2
 # stage state int
 # SI_RELEASED: 0 not yet, 1 released, 2 released by the AM, sent at its next allocate call
@@ -202,8 +204,11 @@ N_SI = 11
 # task static int / float
 TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
 N_TS = 3
-TSF_REQ, TSF_DUR, TSF_A, TSF_B, TSF_C, TSF_FRAC = 0, 2, 3, 4, 5, 6
-N_TSF = 7
+TSF_REQ, TSF_DUR, TSF_FRAC = 0, 2, 3
+N_TSF = 4
+# replay rows of the tasks of slowstart stages (Packed.replay): finish = max(start + lat
+# + a, last map finish + b) + c
+RS_A, RS_B, RS_C = 0, 1, 2
 # task state int
 TI_FAILS, TI_RETRY_NEXT = 0, 1
 N_TI = 2
@@ -256,7 +261,7 @@ N_HI = 5
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
 #      ts, tsf, ti, af, ai, hk, hi, gf, gi, cfg, cluster, minreq, warned, vict, jbuf,
 #      tree, excl, touched, tnode, cand, slots, hold, holdv, unmarked, nodef, nodei, nlist,
-#      clf, cli, lg, lt, tfl, lvis, nrack)
+#      clf, cli, lg, lt, tfl, lvis, nrack, rsf)
 #   (entry points pass it on as a WorldRef)
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
@@ -266,6 +271,8 @@ N_HI = 5
 #   ss (ns, N_SS) int64 / ssf (ns, 2) float64 request sums: static stages; si state;
 #   sdone (ns,) float64 time each stage completed (NaN before)
 #   ts (nt, N_TS) int32 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) int32 state
+#   rsf (nr or 1, 3) float64: (RS_A, RS_B, RS_C) of each task of a slowstart stage, row
+#     ss[s, SS_RR] + task - ss[s, SS_LO] (`_replay_row`): no row for other tasks
 #   af (cap, N_AF) float64 / ai (cap, N_AI) int32: attempts (task < 0: AM of job -1-task)
 #   hk (hcap,) int64 / hi (hcap, N_HI) int64: event heap (ordered_bits(time); seq, kind,
 #     ident, and the task and job whose rows the event will read)
@@ -281,7 +288,10 @@ N_HI = 5
 #     app or -1. A runnable app holds a slot (JI_POS, else -1), recycled when it ends, so
 #     slots in use stay below the most apps runnable at once; the nodes over the first K
 #     slots (K = QI_TREE_K, a power of two that only grows) form the subtree rooted at
-#     node P / K (QI_TREE_ROOT), and only it is kept and read
+#     node P / K (QI_TREE_ROOT), and only it is kept and read. P (a power of two) is at
+#     least the leaf's live apps (QI_LIVE), not its jobs: `advance` returns 2 before an
+#     iteration whose submissions could pass it, and the caller grows the trees
+#     (`whatif.predictor.apptrees`)
 #   excl (nj,) int64 scratch: apps taken out of a tree while an allocation tries them
 #   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
 #   tnode (len(tree), N_TN) int64: per tree node, the smallest head request (memory,

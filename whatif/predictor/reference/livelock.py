@@ -59,8 +59,9 @@ class Livelock(EngineState):
                 if p.stage_slowstart[s]:
                     done = self.stage_done_time[s - 1]
                     begin = self._run_start(int(p.task_job[task]), self.att_start[a])
-                    begin += p.task_a[task]
-                    extra = -2.0 if np.isnan(done) else max(0.0, done + p.task_b[task] - begin)
+                    part_a, part_b, _ = p.replay[p.replay_row(task)]
+                    begin += part_a
+                    extra = -2.0 if np.isnan(done) else max(0.0, done + part_b - begin)
             mark = self.att_mark[a] - t if self.att_mark[a] >= 0 else 1.0
             # without an end event (AMs, reduces waiting for maps) only the order matters
             start = self.att_start[a] - t if task >= 0 and extra != -2.0 else 0.0

@@ -224,8 +224,9 @@ class Phases(EngineState):
 
     def _replay_finish(self, a: int, task: int, last_map: float) -> float:
         p = self.p
-        begin = self._run_start(int(p.task_job[task]), self.att_start[a]) + p.task_a[task]
-        result: float = max(begin, last_map + p.task_b[task]) + p.task_c[task]
+        part_a, part_b, part_c = p.replay[p.replay_row(task)]
+        begin = self._run_start(int(p.task_job[task]), self.att_start[a]) + part_a
+        result: float = max(begin, last_map + part_b) + part_c
         return result
 
     def _end_attempt(self, a: int, state: int) -> None:
