@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from whatif.capacity import ConfigurationDocument, is_capacity_scheduler
 from whatif.capacity.model import queue_of, queue_tree
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
-from whatif.predictor.capacity import CapacityAllocation, capacity_allocation
+from whatif.predictor.capacity import capacity_allocation
 
 #: A scheduler configuration file read: an allocation file or a capacity-scheduler.xml.
 SchedulerDocument = AllocationDocument | ConfigurationDocument
@@ -120,38 +120,6 @@ def _strip(value: str | None) -> str | None:
     return None if value is None else value.strip()
 
 
-@dataclass(frozen=True)
-class PortableCapacityAllocation(CapacityAllocation):
-    """A `CapacityAllocation` that pickles, so that candidates travel to worker processes
-    (``--executor local``, Dask) as allocation files' do.
-
-    `CapacityAllocation` inherits `EffectiveAllocation.__reduce__`, which rebuilds the base
-    class without the Capacity Scheduler fields (and its mappings are mappingproxies,
-    which do not pickle); this rebuilds the whole value from plain dicts. The predictor
-    treats it as the `CapacityAllocation` it is.
-    """
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        for name in ("user_max_apps", "capacity", "preemption_disabled"):
-            values[name] = dict(values[name])
-        return (_portable, (values,))
-
-
-def _portable(values: dict[str, Any]) -> PortableCapacityAllocation:
-    return PortableCapacityAllocation(**values)
-
-
-def portable_capacity_allocation(
-    document: ConfigurationDocument, cluster: Cluster
-) -> PortableCapacityAllocation:
-    """`whatif.predictor.capacity.capacity_allocation` of `document` on `cluster`, as a
-    `PortableCapacityAllocation`."""
-    allocation = capacity_allocation(document, cluster)
-    values = {f.name: getattr(allocation, f.name) for f in fields(allocation)}
-    return PortableCapacityAllocation(**values)
-
-
 def _capacity_space(
     document: ConfigurationDocument, cluster: Cluster, preemption: bool
 ) -> SchedulerSpace:
@@ -163,7 +131,7 @@ CAPACITY_FILE = SchedulerFile(
     name="Capacity Scheduler configuration",
     parse=lambda data, source: ConfigurationDocument.from_bytes(data, source=source),
     errors=lambda doc: error_lines(capacity.validate(doc)),
-    allocation=portable_capacity_allocation,
+    allocation=capacity_allocation,
     space=_capacity_space,
     start=lambda space, doc: space.encode(doc, clip=True),
     diff=capacity_diff,
@@ -192,11 +160,9 @@ __all__ = [
     "SchedulerDocument",
     "SchedulerFile",
     "SchedulerSpace",
-    "PortableCapacityAllocation",
     "capacity_diff",
     "error_lines",
     "fair_file",
-    "portable_capacity_allocation",
     "read_scheduler_document",
     "scheduler_file",
 ]

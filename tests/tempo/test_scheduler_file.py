@@ -9,7 +9,6 @@ from samples import REPO
 from tempo.optimize import build_problem, optimize
 from tempo.scheduler_file import (
     CAPACITY_FILE,
-    PortableCapacityAllocation,
     capacity_diff,
     read_scheduler_document,
     scheduler_file,
@@ -20,7 +19,11 @@ from whatif import Cluster
 from whatif.allocation import AllocationDocument
 from whatif.capacity import CapacityConfigError, ConfigurationDocument
 from whatif.errors import ValidationError
-from whatif.predictor.capacity import capacity_allocation, read_capacity_allocation
+from whatif.predictor.capacity import (
+    CapacityAllocation,
+    capacity_allocation,
+    read_capacity_allocation,
+)
 from whatif.readers import read_trace
 
 TWO = REPO / "configs" / "two-tenant-capacity.xml"
@@ -44,7 +47,7 @@ def test_the_capacity_allocation_pickles_to_the_same_value():
     """Candidates travel to worker processes: the capacity allocation survives a pickle
     round trip as the same CapacityAllocation the predictor reads from the file."""
     allocation = CAPACITY_FILE.allocation(ConfigurationDocument.from_file(TWO), CLUSTER)
-    assert isinstance(allocation, PortableCapacityAllocation)
+    assert isinstance(allocation, CapacityAllocation)
     again = pickle.loads(pickle.dumps(allocation))
     assert again == allocation
     assert again.capacity == read_capacity_allocation(str(TWO), CLUSTER).capacity

@@ -7,7 +7,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tempo.scheduler_file import PortableCapacityAllocation
 from tempo.templates import load_templates
 from tempo.whatif import retuner, run_whatif
 from whatif import Cluster
@@ -15,6 +14,7 @@ from whatif.capacity import ConfigurationDocument
 from whatif.errors import ValidationError
 from whatif.executors import make_executor
 from whatif.predictor import SchedulerSettings
+from whatif.predictor.capacity import CapacityAllocation
 from whatif.readers import read_trace
 from whatif.report import REPORT_SCHEMA
 
@@ -64,5 +64,5 @@ def test_the_retuner_tunes_the_capacity_file_for_each_cluster():
         allocation = configure(
             Cluster.parse("nodes=12,memory-mb=8192,vcores=8"), read_trace(TRACE).workload
         )
-    assert isinstance(allocation, PortableCapacityAllocation)
+    assert isinstance(allocation, CapacityAllocation)
     assert set(allocation.capacity) == {"root", "root.prod", "root.engineer"}

@@ -148,11 +148,15 @@ class EffectiveAllocation:
         object.__setattr__(self, "user_max_apps", MappingProxyType(dict(self.user_max_apps)))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # A mappingproxy does not pickle; rebuild from plain values so that
-        # allocations can travel to worker processes and Dask workers.
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values["user_max_apps"] = dict(self.user_max_apps)
-        return (_rebuild_allocation, (values,))
+        # A mappingproxy does not pickle; rebuild the same class (a subclass's fields
+        # too) from plain values, so that allocations travel to worker processes and
+        # Dask workers.
+        values = {
+            f.name: dict(v) if isinstance(v, MappingProxyType) else v
+            for f in fields(self)
+            for v in (getattr(self, f.name),)
+        }
+        return (_rebuild_allocation, (type(self), values))
 
     def queues(self) -> Iterator[EffectiveQueue]:
         return self.root.walk()
@@ -172,5 +176,7 @@ class EffectiveAllocation:
         return self.user_max_apps.get(user, self.user_max_apps_default)
 
 
-def _rebuild_allocation(values: dict[str, Any]) -> EffectiveAllocation:
-    return EffectiveAllocation(**values)
+def _rebuild_allocation(
+    cls: type[EffectiveAllocation], values: dict[str, Any]
+) -> EffectiveAllocation:
+    return cls(**values)
