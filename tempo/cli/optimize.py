@@ -301,7 +301,9 @@ def optimize(
     document, hadoop_version = _read_config(
         config_path, cluster, hadoop_version, space_path, overrides
     )
-    settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
+    settings = scheduler_settings(
+        hadoop_version, site_path, preemption, announce=not as_json, config_path=Path(config_path)
+    )
     space = _space(space_path, overrides, document, cluster, hadoop_version, settings)
     gain = MinGain(relative=min_gain, **min_gain_abs)
     if not as_json:

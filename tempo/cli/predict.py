@@ -97,7 +97,9 @@ def predict(
         bool(output or jobruntime),
     )
     allocation = _allocation(config_path, Cluster.parse(cluster_spec), hadoop_version)
-    settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
+    settings = scheduler_settings(
+        hadoop_version, site_path, preemption, announce=not as_json, config_path=Path(config_path)
+    )
     engine = choose_engine(engine, sum(workload.n_tasks for workload in workloads))
     schedule = predict_taking(
         workloads,

@@ -4,7 +4,9 @@
 ``yarn.scheduler.fair.preemption`` and the other scheduler knobs the predictor
 models (`whatif.predictor.site`); without it, Hadoop's defaults for the chosen
 version apply (preemption off). ``--preemption/--no-preemption`` overrides the
-file's preemption setting. Every command prints on stderr which was used.
+file's preemption setting. Every command prints on stderr which was used. With a
+Capacity Scheduler ``capacity-scheduler.xml`` the switch is the preemption monitor's
+(`capacity_preemption`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import Any
 
 import click
 
+from whatif.capacity import ConfigurationDocument, is_capacity_scheduler
 from whatif.predictor import SchedulerSettings
+from whatif.predictor.capacity import MONITOR_ENABLE, read_monitor
 from whatif.predictor.site import preemption_source, read_pool_name_property, read_site
 
 
@@ -26,7 +30,9 @@ def preemption_options(command: Callable[..., Any]) -> Callable[..., Any]:
         "--preemption/--no-preemption",
         default=None,
         help="Simulate with preemption on or off, whatever --site says "
-        "[default: --site's yarn.scheduler.fair.preemption, else Hadoop's default: off].",
+        "[default: --site's yarn.scheduler.fair.preemption, else Hadoop's default: off; "
+        "with a capacity-scheduler.xml the preemption monitor's "
+        "yarn.resourcemanager.scheduler.monitor.enable, from --site or the file].",
     )(command)
     return click.option(
         "--site",
@@ -44,19 +50,56 @@ def scheduler_settings(
     preemption: bool | None,
     *,
     announce: bool = True,
+    config_path: Path | None = None,
 ) -> SchedulerSettings:
-    """The predictor's scheduler knobs by the one rule; says on stderr where preemption came from."""
+    """The predictor's scheduler knobs by the one rule; says on stderr where preemption came
+    from. With a Capacity Scheduler `config_path` the switch is the preemption monitor's
+    (`capacity_preemption`), not the Fair Scheduler's property."""
     from tempo.cli import is_quiet
 
     site = read_site(site_path, hadoop_version=hadoop_version) if site_path else None
     settings = site.settings if site else SchedulerSettings(hadoop_version=hadoop_version)
-    if preemption is not None:
-        settings = dataclasses.replace(settings, preemption=preemption)
+    if config_path is not None and is_capacity_scheduler(config_path):
+        on, source = capacity_preemption(site_path, config_path, preemption)
+        settings = dataclasses.replace(settings, preemption=on)
+    else:
+        if preemption is not None:
+            settings = dataclasses.replace(settings, preemption=preemption)
+        source = preemption_source(site, hadoop_version, preemption)
     if announce and not is_quiet():
         state = "on" if settings.preemption else "off"
-        source = preemption_source(site, hadoop_version, preemption)
         click.echo(f"preemption: {state} ({source})", err=True)
     return settings
+
+
+def capacity_preemption(
+    site_path: Path | None, config_path: Path, explicit: bool | None
+) -> tuple[bool, str]:
+    """Whether the Capacity Scheduler's preemption monitor runs, and what says so: the
+    option, else ``yarn.resourcemanager.scheduler.monitor.enable`` (with its policies) in
+    the site file (where the ResourceManager reads it), else in the capacity-scheduler.xml
+    (which the predictor honours too), else Hadoop's default, off. A monitor the
+    capacity-scheduler.xml enables stays on under ``--no-preemption``: the predictor reads
+    the file as the cluster would."""
+    in_file = _monitor_switch(config_path)
+    if explicit is not None:
+        if not explicit and in_file is not None and in_file[0]:
+            return True, f"{in_file[1]}; --no-preemption does not override it"
+        return explicit, f"--{'' if explicit else 'no-'}preemption"
+    for found in (_monitor_switch(site_path) if site_path else None, in_file):
+        if found is not None:
+            return found
+    return False, f"Hadoop's default for {MONITOR_ENABLE}: false"
+
+
+def _monitor_switch(path: Path) -> tuple[bool, str] | None:
+    """The monitor switch a Hadoop configuration file sets, with ``file:line``; None when
+    it does not set it."""
+    doc = ConfigurationDocument.from_file(path)
+    found = doc.get(MONITOR_ENABLE)
+    if found is None:
+        return None
+    return read_monitor(doc).enabled, f"{MONITOR_ENABLE} in {path}:{found.line}"
 
 
 def site_reader_options(

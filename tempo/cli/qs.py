@@ -123,7 +123,13 @@ def qs(
     predicted = None
     if config_path:
         assert cluster is not None  # --config needs --cluster, checked above
-        settings = scheduler_settings(hadoop_version, site_path, preemption, announce=not as_json)
+        settings = scheduler_settings(
+            hadoop_version,
+            site_path,
+            preemption,
+            announce=not as_json,
+            config_path=Path(config_path),
+        )
         predicted = _predicted(trace.workload, config_path, cluster, settings, templates)
     if window is None:
         covered = trace.observed if trace.observed is not None else predicted

@@ -302,7 +302,9 @@ def tune(
         raise click.UsageError("--trace is for the emulated RM (without --rm)")
     if emulated and site_path is None:
         site_path = DEMO_SITE
-    scheduler = scheduler_settings(3, site_path, preemption, announce=not as_json)
+    scheduler = scheduler_settings(
+        3, site_path, preemption, announce=not as_json, config_path=config_path
+    )
     if emulated and work_dir is None:
         work_dir = DEMO_WORK_DIR
     gain = _min_gain(min_gain, min_gain_abs, emulated=emulated)

@@ -176,7 +176,9 @@ def whatif(
     refuse_overwrite(
         [Path(output) / "report.json", Path(output) / "report.html"], force=force, option="-o"
     )
-    settings = scheduler_settings(3, site_path, preemption, announce=not as_json)
+    settings = scheduler_settings(
+        3, site_path, preemption, announce=not as_json, config_path=Path(config_path)
+    )
     bar = None if no_progress else progress_bar(None, "whatif", unit="eval")
     try:
         run = run_whatif(
