@@ -230,9 +230,10 @@ def _node_arrays(p: Packed) -> dict[str, np.ndarray]:
 
 
 def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
-    """Static and live job arrays, users' limits and the per-job scratch arrays."""
+    """Static and live job arrays (int32 rows: indices, states, counts and stamps, -13 B a
+    column a job), users' limits and the per-job scratch arrays."""
     nj = len(p.job_submit)
-    js = np.zeros((nj, K.N_JS), dtype=np.int64)
+    js = np.zeros((nj, K.N_JS), dtype=np.int32)
     js[:, K.JS_QUEUE] = p.job_queue
     js[:, K.JS_USER] = p.job_user
     js[:, K.JS_RANK] = p.job_rank
@@ -245,7 +246,7 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     jsf[:, K.JSF_AM : K.JSF_AM + 2] = p.job_am
     jf = np.zeros((nj, K.N_JF))
     jf[:, K.JF_FINISH] = np.nan
-    ji = np.full((nj, K.N_JI), -1, dtype=np.int64)
+    ji = np.full((nj, K.N_JI), -1, dtype=np.int32)
     zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
     zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]
     zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING, K.JI_LOC_LEVEL, K.JI_TC, K.JI_TC + 1]
@@ -262,9 +263,10 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
 
 
 def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
-    """Static stage rows, their request sums, live stage state and completion times."""
+    """Static stage rows, their request sums, live stage state (int32 rows: task and
+    attempt indices, counts, priorities) and completion times."""
     ns = len(p.stage_task_start)
-    ss = np.zeros((ns, K.N_SS), dtype=np.int64)
+    ss = np.zeros((ns, K.N_SS), dtype=np.int32)
     ss[:, K.SS_LO] = p.stage_task_start
     ss[:, K.SS_HI] = p.stage_task_end
     ss[:, K.SS_PRIO] = p.stage_priority
@@ -272,7 +274,7 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
     ss[:, K.SS_DIM] = p.stage_dim
     ss[:, K.SS_JT] = p.stage_jobtracker
     ss[:, K.SS_RR] = p.stage_replay_row
-    si = np.zeros((ns, K.N_SI), dtype=np.int64)
+    si = np.zeros((ns, K.N_SI), dtype=np.int32)
     if p.locality is not None:
         loc = p.locality
         ss[:, K.SS_LOC] = loc.stage_located

@@ -166,8 +166,10 @@ def _nth_in_order(W, leaf, t, stamp, i, k_ord, more):
     ordered = W[30][:, 2]
     if i >= k_ord:
         if more:
-            ordered[k_ord] = _order_next(W, leaf, t, stamp)
-            more = ordered[k_ord] >= 0
+            j = _order_next(W, leaf, t, stamp)
+            more = j >= 0
+            if more:  # no -1 stored: after a leaf's every app it would fall past the rows
+                ordered[k_ord] = j
         if not more:
             return -1, k_ord, more
         k_ord += 1

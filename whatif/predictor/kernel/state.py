@@ -2,7 +2,8 @@
 attempt states, and the world tuple the functions pass around.
 
 Times are float64 seconds; resources float64 MB/vcores (or slots); indices are int64
-(int32 in the task tables `ts` and `ti`).
+(int32 in the job, stage and task tables `js`, `ji`, `ss`, `si`, `ts` and `ti`, whose
+values, task and attempt indices, counts and check stamps, stay below 2^31).
 """
 
 from __future__ import annotations
@@ -266,9 +267,9 @@ N_HI = 5
 #   qs (nq, N_QS) int64 / qsf (nq, N_QSF) float64: static queue parameters
 #   children (nq - 1,) int64: CSR child lists (qs[:, QS_CH_LO:QS_CH_HI])
 #   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
-#   js (nj, N_JS) int64 / jsf (nj, N_JSF) float64: static job data; jf/ji: job state
+#   js (nj, N_JS) int32 / jsf (nj, N_JSF) float64: static job data; jf / ji (int32): job state
 #   umax (nu,) int64 user maxRunningApps (-1 none); urun (nu,) int64 runnable apps
-#   ss (ns, N_SS) int64 / ssf (ns, 2) float64 request sums: static stages; si state;
+#   ss (ns, N_SS) int32 / ssf (ns, 2) float64 request sums: static stages; si (int32) state;
 #   sdone (ns,) float64 time each stage completed (NaN before)
 #   ts (nt, N_TS) int32 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) int32 state
 #   rsf (nr or 1, 3) float64: (RS_A, RS_B, RS_C) of each task of a slowstart stage, row

@@ -1,5 +1,6 @@
 """The compiled engine's memory layout: app order trees sized to the live apps and grown
-mid-run, and replay rows for the reduces only; schedules as the reference engine's."""
+mid-run, replay rows for the reduces only, int32 job and stage rows; schedules as the
+reference engine's."""
 
 import numpy as np
 import pandas as pd
@@ -75,3 +76,9 @@ def test_replay_rows_are_kept_for_the_reduces_only():
     assert rows == [0, 1, 2]
     # observed: the part after the last map (60 - 50); not observed: the whole duration
     np.testing.assert_array_equal(packed.replay, [[0, 0, 10], [0, 0, 10], [7, 0, 0]])
+
+
+def test_job_stage_and_task_rows_are_int32():
+    engine = Simulation(build_workload(JOBS), ALLOC, CLUSTER, settings=SETTINGS)._engine
+    for name in ("js", "ji", "ss", "si", "ts", "ti"):
+        assert engine.state[name].dtype == np.int32, name
