@@ -180,6 +180,15 @@ def _cs_user_limit(W, leaf):
 
 
 @kernel_jit
+def _cs_user_room(W, j, leaf):
+    """The user's part of LeafQueue.getHeadroom, the headroom the RM reports to app `j`'s
+    MapReduce AM: its user's limit - the user's usage in the leaf, rounded down to m."""
+    m = W[25][C_CS_MINALLOC]
+    used, _ = _cs_user_used(W, leaf, W[6][j, JS_USER])
+    return math.floor((_cs_user_limit(W, leaf) - used) / m) * m
+
+
+@kernel_jit
 def _cs_user_ok(W, j, leaf):
     """LeafQueue.canAssignToUser: the app's user is not above its user limit."""
     used, _ = _cs_user_used(W, leaf, W[6][j, JS_USER])

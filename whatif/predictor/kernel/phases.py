@@ -29,7 +29,7 @@ import numpy as np
 from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _run_start
 from whatif.predictor.kernel.apptree import _free_slot, _take_slot, _touch
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.capacity import _cs_admit
+from whatif.predictor.kernel.capacity import _cs_admit, _cs_user_room
 from whatif.predictor.kernel.events import heap_push
 from whatif.predictor.kernel.heartbeats import _push_end, _touch_node
 from whatif.predictor.kernel.jobtracker import _jt_refresh
@@ -641,10 +641,21 @@ def _preempt_reduces(W):
             leaf = js[j, JS_QUEUE]
             r0 = tsf[task, TSF_REQ]
             r1 = tsf[task, TSF_REQ + 1]
-            if not _fits(W, leaf, r0, r1):
+            if not _am_room(W, j, leaf, r0, r1):
                 if si[s, SI_HELD] == 0:
                     _hold(W, j, s, True)
-                while si[s, SI_DEF_HEAD] >= 0 and not _fits(W, leaf, r0, r1):
+                while si[s, SI_DEF_HEAD] >= 0 and not _am_room(W, j, leaf, r0, r1):
                     _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
                     killed = True
     return killed
+
+
+@kernel_jit
+def _am_room(W, j, leaf, r0, r1):
+    """Whether app `j`'s AM sees room for a request in the headroom the RM reports: free
+    in the cluster and under the queue's maxima, and in the Capacity Scheduler mode also
+    under its user's limit (LeafQueue.getHeadroom), or reduces that hold the user limit
+    would wait for maps that never start."""
+    if not _fits(W, leaf, r0, r1):
+        return False
+    return W[25][C_CS] == 0.0 or r0 <= _cs_user_room(W, j, leaf)

@@ -82,6 +82,12 @@ class Capacity(EngineState):
             cap = cap_q * factor
         return float(math.ceil(min(limit, cap) / m) * m)
 
+    def _cs_user_room(self, j: int, leaf: int) -> float:
+        """The user's part of the headroom app `j`'s AM is told (see the kernel's)."""
+        m = self.s.min_allocation_mb
+        used, _ = self._cs_user_used(leaf, int(self.p.job_user[j]))
+        return float(math.floor((self._cs_user_limit(leaf) - used) / m) * m)
+
     def _cs_user_ok(self, j: int, leaf: int) -> bool:
         used, _ = self._cs_user_used(leaf, int(self.p.job_user[j]))
         return used <= self._cs_user_limit(leaf)

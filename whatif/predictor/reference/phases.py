@@ -165,16 +165,23 @@ class Phases(EngineState):
                 else self.stage_retry[m][0]
             )
             leaf = int(p.job_queue[j])
-            if self._fits(leaf, p.task_req[task]):
+            if self._am_room(j, leaf, p.task_req[task]):
                 continue
             if not self.stage_held[s]:
                 self._hold(j, s, True)
-            while self.stage_waiting[s] and not self._fits(leaf, p.task_req[task]):
+            while self.stage_waiting[s] and not self._am_room(j, leaf, p.task_req[task]):
                 self._end_attempt(self.stage_waiting[s][-1], AM_KILLED)
                 killed = True
             if not self.stage_waiting[s] and j in self.reducing:
                 self.reducing.remove(j)
         return killed
+
+    def _am_room(self, j: int, leaf: int, req: np.ndarray) -> bool:
+        """Room for `req` in the headroom app `j`'s AM is told: the cluster's and the queues'
+        (`_fits`), and in the Capacity Scheduler mode its user's limit too (see the kernel's)."""
+        if not self._fits(leaf, req):
+            return False
+        return self.q.capacity is None or float(req[0]) <= self._cs_user_room(j, leaf)
 
     def _start_attempt(self, j: int, task: int, req: np.ndarray) -> None:
         p, t, lat = self.p, self.now, self.s.container_launch_latency_s
