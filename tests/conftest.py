@@ -13,6 +13,30 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``-n``), compile the predictor's numba kernel once, in the
+    controller, before the workers start: otherwise each worker compiles its own copy at
+    its first numba test, and so does each CLI subprocess that predicts before one of them
+    has written the cache - minutes of CPU each - and the demo and ``auto`` engines pick
+    the slower reference engine while the cache is cold. A serial run (a few tests) does
+    not compile what it may not need."""
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    from whatif.predictor.compiled import kernel_cache_is_warm
+
+    if kernel_cache_is_warm():
+        return
+    from whatif import Cluster
+    from whatif.allocation import AllocationDocument, effective_allocation
+    from whatif.predictor import predict
+    from whatif.readers import read_trace
+
+    cluster = Cluster.parse("nodes=5,memory-mb=8192,vcores=8")
+    document = AllocationDocument.from_file(REPO / "configs" / "contended-expert.xml")
+    allocation = effective_allocation(document)
+    predict(read_trace(REPO / "traces" / "contended").workload, allocation, cluster, engine="numba")
+
+
 @pytest.fixture(autouse=True)
 def _root_logger_as_found():
     """Each test finds the root logger's level and handlers as pytest set them: the CLI run
