@@ -1,8 +1,12 @@
-"""The bundled samples (``traces/``, ``templates/``, ``configs/``) as command-line arguments."""
+"""The bundled samples (``traces/``, ``templates/``, ``configs/``) as command-line arguments,
+and small capacity-scheduler.xml documents for tests."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+
+from whatif.capacity import ConfigurationDocument
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -14,3 +18,17 @@ def sample_args(name: str, *, config: bool = False) -> list[str]:
     if config:
         args += ["--config", str(REPO / "configs" / f"{name}-expert.xml")]
     return args
+
+
+def capacity_document(props: Mapping[str, object]) -> ConfigurationDocument:
+    """A capacity-scheduler.xml of `props`, a property a block (short names after
+    ``yarn.scheduler.capacity.``, or full ``yarn.`` names)."""
+    body = "".join(
+        f"  <property>\n    <name>{k if k.startswith('yarn.') else CAPACITY_PREFIX + k}</name>\n"
+        f"    <value>{v}</value>\n  </property>\n"
+        for k, v in props.items()
+    )
+    return ConfigurationDocument.from_bytes(f"<configuration>\n{body}</configuration>\n".encode())
+
+
+CAPACITY_PREFIX = "yarn.scheduler.capacity."

@@ -11,6 +11,8 @@ from whatif import Workload
 from whatif.trace import Trace
 
 CLUSTER = "memory-mb=4096,vcores=4"
+#: The emulator tests' speed: trace seconds per wall-clock second.
+SPEED = 10.0
 
 #: prod weight 3, engineer 1: steady shares 3072 / 1024 MB on CLUSTER.
 WEIGHTED = (
@@ -96,3 +98,9 @@ def capacity_xml(settings: dict[str, str]) -> bytes:
             f"<value>{value}</value></property>"
         )
     return "\n".join([*lines, "</configuration>", ""]).encode()
+
+
+def at(clock: FakeClock, trace_s: float) -> None:
+    """Move the fake wall clock so that an emulator at `SPEED` started at 1000 s is at
+    trace time `trace_s`."""
+    clock.now_s = 1000.0 + trace_s / SPEED

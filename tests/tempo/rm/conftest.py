@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
-from emulated import FakeTime
+from emulated import CLUSTER, SPEED, FakeClock, FakeTime, tiny_trace
 from fake_rm import FAST, FakeServer
 
-from tempo.rm import HTTPTransport, TransportOptions
+from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, TransportOptions
+from tempo.rm.emulator import EmulatedRM
 
 
 @pytest.fixture
@@ -52,3 +54,27 @@ def make_transport(fake_time: FakeTime):
     yield make
     for transport in made:
         transport.close()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def rm(config: Path, clock: FakeClock) -> Iterator[EmulatedRM]:
+    """The emulated RM on the module's `config` fixture (an allocation file or a
+    capacity-scheduler.xml), with the reference engine on a fake clock."""
+    with EmulatedRM(
+        tiny_trace(), config, CLUSTER, speed=SPEED, clock=clock, engine="reference"
+    ) as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def client(rm: EmulatedRM) -> Iterator[RMClient]:
+    history = JobHistoryClient(HTTPTransport(rm.url))
+    client = RMClient(HTTPTransport(rm.url), history=history)
+    yield client
+    client.transport.close()
+    history.transport.close()

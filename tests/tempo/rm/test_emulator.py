@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from emulated import CLUSTER, EQUAL, INVALID, WEIGHTED, FakeClock, tiny_trace, write
+from emulated import CLUSTER, EQUAL, INVALID, SPEED, WEIGHTED, FakeClock, at, tiny_trace, write
 
 from tempo.cli import cli
 from tempo.errors import RMError
@@ -23,39 +23,10 @@ from whatif.readers.lenient_json import loads_lenient
 
 REST = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop" / "rest"
 
-SPEED = 10.0
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
 
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
     return write(tmp_path / "fair-scheduler.xml", WEIGHTED)
-
-
-@pytest.fixture
-def rm(config: Path, clock: FakeClock):
-    with EmulatedRM(
-        tiny_trace(), config, CLUSTER, speed=SPEED, clock=clock, engine="reference"
-    ) as emulator:
-        yield emulator
-
-
-@pytest.fixture
-def client(rm: EmulatedRM):
-    history = JobHistoryClient(HTTPTransport(rm.url))
-    client = RMClient(HTTPTransport(rm.url), history=history)
-    yield client
-    client.transport.close()
-    history.transport.close()
-
-
-def at(clock: FakeClock, trace_s: float) -> None:
-    """Move the fake wall clock so that the emulator's trace time is `trace_s` (start 0)."""
-    clock.now_s = 1000.0 + trace_s / SPEED
 
 
 def verbatim(name: str) -> object:

@@ -7,19 +7,16 @@ from pathlib import Path
 
 import pytest
 import requests
-from emulated import CLUSTER, EQUAL, FakeClock, capacity_xml, tiny_trace, write
+from emulated import CLUSTER, EQUAL, SPEED, at, capacity_xml, tiny_trace, write
 
 from tempo.errors import RMError
 from tempo.loop.config_format import CAPACITY
-from tempo.rm import HTTPTransport, RMClient
 from tempo.rm.capacity_state import parse_capacity_scheduler
 from tempo.rm.confirm_capacity import capacity_mismatches
 from tempo.rm.emulator import SCHED_CONF_PATH, EmulatedRM, request_refresh
 from whatif.capacity import CapacityConfigError, ConfigurationDocument
 from whatif.predictor import predict
 from whatif.predictor.capacity import CapacityAllocation, capacity_allocation
-
-SPEED = 10.0
 
 #: prod 75 % (up to 100 %), engineer 25 % (up to 50 %), user-limit-factor 4.
 CAPACITY_XML = capacity_xml(
@@ -33,34 +30,9 @@ CAPACITY_XML = capacity_xml(
 )
 
 
-def at(clock: FakeClock, trace_s: float) -> None:
-    """Move the fake wall clock so that the emulator's trace time is `trace_s` (start 0)."""
-    clock.now_s = 1000.0 + trace_s / SPEED
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
     return write(tmp_path / "capacity-scheduler.xml", CAPACITY_XML)
-
-
-@pytest.fixture
-def rm(config: Path, clock: FakeClock):
-    with EmulatedRM(
-        tiny_trace(), config, CLUSTER, speed=SPEED, clock=clock, engine="reference"
-    ) as emulator:
-        yield emulator
-
-
-@pytest.fixture
-def client(rm: EmulatedRM):
-    client = RMClient(HTTPTransport(rm.url))
-    yield client
-    client.transport.close()
 
 
 def test_the_scheduler_endpoint_is_a_capacity_schedulers(rm, client, config, clock):

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from samples import capacity_document
 
 from whatif.allocation import AllocationDocument, effective_allocation, validate
 from whatif.allocation.effective import Resources
@@ -12,15 +13,6 @@ from whatif.capacity.to_fair import to_fair
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 P = "yarn.scheduler.capacity."
-
-
-def capacity(props: dict[str, str]) -> ConfigurationDocument:
-    body = "".join(
-        f"  <property>\n    <name>{k if k.startswith('yarn.') else P + k}</name>\n"
-        f"    <value>{v}</value>\n  </property>\n"
-        for k, v in props.items()
-    )
-    return ConfigurationDocument.from_bytes(f"<configuration>\n{body}</configuration>\n".encode())
 
 
 def fair(doc: ConfigurationDocument, **kwargs) -> tuple[AllocationDocument, object]:
@@ -66,7 +58,7 @@ def test_round_trip_keeps_the_limits_and_policies():
 
 
 def test_settings_map_onto_their_fair_counterparts():
-    doc = capacity(
+    doc = capacity_document(
         {
             "root.queues": "a,b",
             "root.a.queues": "x,y",
@@ -105,7 +97,7 @@ def test_settings_map_onto_their_fair_counterparts():
 
 
 def test_what_does_not_carry_over_is_reported():
-    doc = capacity(
+    doc = capacity_document(
         {
             "root.queues": "a,b",
             "root.a.capacity": "50",
@@ -130,7 +122,7 @@ def test_what_does_not_carry_over_is_reported():
 
 
 def test_absolute_capacities_become_min_resources_and_memory_weights():
-    doc = capacity(
+    doc = capacity_document(
         {
             "root.queues": "a,b",
             "root.a.capacity": "[memory=30720,vcores=30]",
@@ -155,7 +147,7 @@ def test_absolute_capacities_become_min_resources_and_memory_weights():
 
 
 def test_the_dominant_resource_calculator_makes_fair_leaves_drf():
-    doc = capacity(
+    doc = capacity_document(
         {
             "root.queues": "a,b",
             "root.a.capacity": "50",

@@ -11,23 +11,42 @@ import pytest
 from conftest import build_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from samples import capacity_document
 
 from whatif import Cluster
-from whatif.capacity import ConfigurationDocument
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings, predict
 from whatif.predictor.capacity import capacity_allocation
 
-PREFIX = "yarn.scheduler.capacity."
-
 
 def config(cluster: Cluster, props: dict[str, object]):
-    """A capacity-scheduler.xml of `props` (names after ``yarn.scheduler.capacity.``)."""
-    body = "".join(
-        f"<property><name>{PREFIX}{k}</name><value>{v}</value></property>" for k, v in props.items()
-    )
-    doc = ConfigurationDocument.from_bytes(f"<configuration>{body}</configuration>".encode())
-    return capacity_allocation(doc, cluster)
+    """The predictor's view of `document(props)` on `cluster`."""
+    return capacity_allocation(capacity_document(props), cluster)
+
+
+def random_tree(draw, leaf_settings) -> tuple[dict[str, object], list[str]]:
+    """Two or three leaves, maybe under a parent, each leaf's settings drawn from
+    `leaf_settings` ((name, values) pairs; a None value leaves it unset): the properties
+    and the leaves' paths."""
+    nested = draw(st.booleans())
+    shares = draw(st.sampled_from([(50, 50), (70, 30), (100, 0)]))
+    props: dict[str, object] = {
+        "root.queues": "a,p" if nested else "a,b",
+        "root.a.capacity": shares[0],
+    }
+    leaves = ["root.a", "root.p.b", "root.p.c"] if nested else ["root.a", "root.b"]
+    if nested:
+        props.update({"root.p.capacity": shares[1], "root.p.queues": "b,c"})
+        props.update({"root.p.b.capacity": 40, "root.p.c.capacity": 60})
+        props["root.p.maximum-capacity"] = draw(st.sampled_from([100, 60]))
+    else:
+        props["root.b.capacity"] = shares[1]
+    for leaf in leaves:
+        for name, values in leaf_settings:
+            value = draw(st.sampled_from(values))
+            if value is not None:
+                props[f"{leaf}.{name}"] = value
+    return props, leaves
 
 
 def two_queues():
@@ -189,18 +208,9 @@ def test_undeclared_queue_is_refused():
 def capacity_scenarios(draw):
     """A random Capacity Scheduler configuration (two or three leaves, maybe under a parent),
     workload, cluster and settings."""
-    nested = draw(st.booleans())
-    shares = draw(st.sampled_from([(50, 50), (70, 30), (100, 0)]))
-    props = {"root.queues": "a,p" if nested else "a,b", "root.a.capacity": shares[0]}
-    leaves = ["root.a", "root.p.b", "root.p.c"] if nested else ["root.a", "root.b"]
-    if nested:
-        props.update({"root.p.capacity": shares[1], "root.p.queues": "b,c"})
-        props.update({"root.p.b.capacity": 40, "root.p.c.capacity": 60})
-        props["root.p.maximum-capacity"] = draw(st.sampled_from([100, 60]))
-    else:
-        props["root.b.capacity"] = shares[1]
-    for leaf in leaves:
-        for name, values in (
+    props, leaves = random_tree(
+        draw,
+        (
             ("user-limit-factor", [1, 2, -1]),
             ("minimum-user-limit-percent", [100, 50]),
             ("maximum-am-resource-percent", [0.1, 0.5]),
@@ -208,10 +218,8 @@ def capacity_scenarios(draw):
             ("maximum-applications", [None, 2]),
             ("max-parallel-apps", [None, None, 1]),
             ("ordering-policy", ["fifo", "fair"]),
-        ):
-            value = draw(st.sampled_from(values))
-            if value is not None:
-                props[f"{leaf}.{name}"] = value
+        ),
+    )
     props["per-node-heartbeat.maximum-offswitch-assignments"] = draw(st.sampled_from([1, 3]))
     jobs = []
     for j in range(draw(st.integers(1, 7))):
@@ -229,6 +237,11 @@ def capacity_scenarios(draw):
         }
         queue = draw(st.sampled_from(leaves)).removeprefix("root.")
         jobs.append((f"job_{j:02d}", queue, draw(st.integers(0, 30)), tasks, extra))
+    return build_workload(jobs), props, *random_cluster(draw)
+
+
+def random_cluster(draw, **settings) -> tuple[Cluster, SchedulerSettings]:
+    """An instant or a two-node cluster, and settings (with `settings`) drawn for it."""
     spec = draw(st.sampled_from(["memory-mb=8192,vcores=8", "nodes=2,memory-mb=4096,vcores=4"]))
     sched = SchedulerSettings(
         heartbeats=draw(st.booleans()),
@@ -236,8 +249,9 @@ def capacity_scenarios(draw):
         increment_mb=512.0,
         am_heartbeat_interval_s=draw(st.sampled_from([0.0, 1.0])),
         slowstart_completed_maps=draw(st.sampled_from([0.05, 1.0])),
+        **settings,
     )
-    return build_workload(jobs), props, Cluster.parse(spec), sched
+    return Cluster.parse(spec), sched
 
 
 @settings(max_examples=40, deadline=None, derandomize=True, database=None)

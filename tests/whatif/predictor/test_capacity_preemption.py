@@ -24,9 +24,11 @@ import pytest
 from conftest import build_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from samples import capacity_document as document
+from test_capacity import random_cluster, random_tree
 
 from whatif import Cluster
-from whatif.capacity import ConfigurationDocument, queue_tree
+from whatif.capacity import queue_tree
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings, predict
 from whatif.predictor.capacity import (
@@ -38,16 +40,6 @@ from whatif.predictor.capacity import (
 
 MONITOR = "yarn.resourcemanager.monitor.capacity.preemption."
 CLUSTER = "memory-mb=8192,vcores=8"
-
-
-def document(props: dict[str, object]) -> ConfigurationDocument:
-    """A capacity-scheduler.xml of `props` (short names after ``yarn.scheduler.capacity.``)."""
-    body = "".join(
-        f"<property><name>{k if k.startswith('yarn.') else 'yarn.scheduler.capacity.' + k}"
-        f"</name><value>{v}</value></property>"
-        for k, v in props.items()
-    )
-    return ConfigurationDocument.from_bytes(f"<configuration>{body}</configuration>".encode())
 
 
 def base(**monitor: object) -> dict[str, object]:
@@ -259,31 +251,17 @@ def preempting_scenarios(draw):
     """A random configuration (as `test_capacity.capacity_scenarios`: two or three leaves,
     maybe under a parent) with the monitor's settings drawn, and a workload that presses
     on it: one or two long jobs fill the cluster first, later ones arrive in any leaf."""
-    nested = draw(st.booleans())
-    shares = draw(st.sampled_from([(50, 50), (70, 30), (100, 0)]))
-    props: dict[str, object] = {
-        "root.queues": "a,p" if nested else "a,b",
-        "root.a.capacity": shares[0],
-    }
-    leaves = ["root.a", "root.p.b", "root.p.c"] if nested else ["root.a", "root.b"]
-    if nested:
-        props.update({"root.p.capacity": shares[1], "root.p.queues": "b,c"})
-        props.update({"root.p.b.capacity": 40, "root.p.c.capacity": 60})
-        props["root.p.maximum-capacity"] = draw(st.sampled_from([100, 60]))
-    else:
-        props["root.b.capacity"] = shares[1]
-    for leaf in leaves:
-        for name, values in (
+    props, leaves = random_tree(
+        draw,
+        (
             ("user-limit-factor", [2, -1, 1]),
             ("minimum-user-limit-percent", [100, 50]),
             ("maximum-am-resource-percent", [0.1, 0.5]),
             ("maximum-capacity", [100, 100, 60]),
             ("ordering-policy", ["fifo", "fair"]),
             ("disable_preemption", [None, None, None, "true"]),
-        ):
-            value = draw(st.sampled_from(values))
-            if value is not None:
-                props[f"{leaf}.{name}"] = value
+        ),
+    )
     for name, values in (
         ("monitoring_interval", [3000, 1000]),
         ("max_wait_before_kill", [2000, 0, 15000]),
@@ -311,16 +289,7 @@ def preempting_scenarios(draw):
         queue = draw(st.sampled_from(leaves)).removeprefix("root.")
         submit = draw(st.integers(0, 5) if early else st.integers(5, 60))
         jobs.append((f"job_{j:02d}", queue, submit, tasks, extra))
-    spec = draw(st.sampled_from(["memory-mb=8192,vcores=8", "nodes=2,memory-mb=4096,vcores=4"]))
-    sched = SchedulerSettings(
-        preemption=True,
-        heartbeats=draw(st.booleans()),
-        min_allocation_mb=512.0,
-        increment_mb=512.0,
-        am_heartbeat_interval_s=draw(st.sampled_from([0.0, 1.0])),
-        slowstart_completed_maps=draw(st.sampled_from([0.05, 1.0])),
-    )
-    return build_workload(jobs), props, Cluster.parse(spec), sched
+    return build_workload(jobs), props, *random_cluster(draw, preemption=True)
 
 
 @settings(max_examples=100, deadline=None, derandomize=True, database=None)

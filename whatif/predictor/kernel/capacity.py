@@ -128,14 +128,21 @@ def _cs_user_used(W, leaf, u):
 
 
 @kernel_jit
-def _cs_users(W, leaf, active_only):
-    """How many users the leaf's runnable apps have (`active_only`: users with an app
-    asking for something), and those users' usage (MB). Marks users in jbuf[:, 0]."""
-    js, jf, ji, qi, jbuf = W[6], W[8], W[9], W[4], W[30]
+def _unmark_users(W, leaf):
+    """Clear the user marks (jbuf[:, 0]) of the users of the leaf's runnable apps."""
+    js, ji, qi, jbuf = W[6], W[9], W[4], W[30]
     j = qi[leaf, QI_APP_HEAD]
     while j >= 0:
         jbuf[js[j, JS_USER], 0] = 0
         j = ji[j, JI_APP_NEXT]
+
+
+@kernel_jit
+def _cs_users(W, leaf, active_only):
+    """How many users the leaf's runnable apps have (`active_only`: users with an app
+    asking for something), and those users' usage (MB). Marks users in jbuf[:, 0]."""
+    js, jf, ji, qi, jbuf = W[6], W[8], W[9], W[4], W[30]
+    _unmark_users(W, leaf)
     n = 0
     j = qi[leaf, QI_APP_HEAD]
     while j >= 0:

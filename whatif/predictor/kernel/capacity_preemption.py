@@ -62,7 +62,7 @@ import math
 import numpy as np
 
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.capacity import _cs_user_limit
+from whatif.predictor.kernel.capacity import _cs_user_limit, _unmark_users
 from whatif.predictor.kernel.phases import _end_attempt
 from whatif.predictor.kernel.state import (
     AI_CHOSEN,
@@ -116,10 +116,7 @@ def _cs_pending(W, leaf):
     """The leaf's pending memory within user limits (see the module docstring)."""
     js, jf, ji, qi, jbuf = W[6], W[8], W[9], W[4], W[30]
     limit = _cs_user_limit(W, leaf)
-    j = qi[leaf, QI_APP_HEAD]
-    while j >= 0:
-        jbuf[js[j, JS_USER], 0] = 0
-        j = ji[j, JI_APP_NEXT]
+    _unmark_users(W, leaf)
     total = 0.0
     j = qi[leaf, QI_APP_HEAD]
     while j >= 0:
@@ -300,10 +297,7 @@ def _cs_take(W, leaf, obtain, budget, nsel):
     m = 0
     a = gi[GI_RUN_HEAD]
     while a >= 0:
-        task = ai[a, AI_TASK]
-        j = ts[task, TS_JOB] if task >= 0 else -1 - task
-        if js[j, JS_QUEUE] == leaf:
-            m += 1
+        m += js[_attempt_job(W, a), JS_QUEUE] == leaf
         a = ai[a, AI_RUN_NEXT]
     cand = np.empty(m, dtype=np.int64)
     pos = np.empty(m, dtype=np.int64)
@@ -312,7 +306,7 @@ def _cs_take(W, leaf, obtain, budget, nsel):
     a = gi[GI_RUN_HEAD]
     while a >= 0:
         task = ai[a, AI_TASK]
-        j = ts[task, TS_JOB] if task >= 0 else -1 - task
+        j = _attempt_job(W, a)
         if js[j, JS_QUEUE] == leaf:
             cand[i] = a
             pos[i] = jbuf[j, 2]
@@ -340,6 +334,16 @@ def _cs_take(W, leaf, obtain, budget, nsel):
 
 
 @kernel_jit
+def _mark(W, n, a, k):
+    """Keep attempt `a` as the `n`th marked container, marked in round `k`; returns n + 1."""
+    warned = W[28]
+    warned[2 * n] = a
+    warned[2 * n + 1] = k
+    W[20][a, AI_CHOSEN] = -2 - n
+    return n + 1
+
+
+@kernel_jit
 def _cs_marks(W, nsel, k):
     """Mark, or kill after the wait, the `nsel` containers in vict selected by round `k`;
     returns how many were killed."""
@@ -353,10 +357,7 @@ def _cs_marks(W, nsel, k):
         m = warned[2 * i + 1]
         # kept by the previous round's cleanup (rounds skipped as idle included)
         if ai[a, AI_STATE] == RUNNING and m * interval + 2.0 * wait >= now - interval:
-            warned[2 * n] = a
-            warned[2 * n + 1] = m
-            ai[a, AI_CHOSEN] = -2 - n
-            n += 1
+            n = _mark(W, n, a, m)
     killed = 0
     for i in range(nsel):
         a = vict[i]
@@ -369,10 +370,7 @@ def _cs_marks(W, nsel, k):
                 _end_attempt(W, a, KILLED)
                 killed += 1
         else:
-            warned[2 * n] = a
-            warned[2 * n + 1] = k
-            ai[a, AI_CHOSEN] = -2 - n
-            n += 1
+            n = _mark(W, n, a, k)
     keep = 0
     for i in range(n):
         a = warned[2 * i]
@@ -411,3 +409,10 @@ def _cs_monitor(W):
     if gi[GI_WARNED_N] > 0 or killed > 0:  # held marks, or a state the kills changed
         gf[G_NEXT_CHECK] = min(gf[G_NEXT_CHECK], (k + 1.0) * interval_s)
     return killed
+
+
+@kernel_jit
+def _attempt_job(W, a):
+    """The job of attempt `a` (an AM's attempt holds -1 - its job in place of a task)."""
+    task = W[20][a, AI_TASK]
+    return W[16][task, TS_JOB] if task >= 0 else -1 - task
