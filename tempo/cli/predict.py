@@ -96,7 +96,7 @@ def predict(
         compare_observed,
         bool(output or jobruntime),
     )
-    allocation = _allocation(config_path, Cluster.parse(cluster_spec), hadoop_version)
+    allocation = config_allocation(config_path, Cluster.parse(cluster_spec), hadoop_version)
     settings = scheduler_settings(
         hadoop_version, site_path, preemption, announce=not as_json, config_path=Path(config_path)
     )
@@ -212,7 +212,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
-def _allocation(config_path: str, cluster: Cluster, hadoop_version: int) -> EffectiveAllocation:
+def config_allocation(config_path: str, cluster: Cluster, hadoop_version: int) -> EffectiveAllocation:
     """The queues to predict under: a capacity-scheduler.xml (the Capacity Scheduler mode)
     or an allocation file (the Fair Scheduler's, its warnings printed)."""
     if is_capacity_scheduler(config_path):

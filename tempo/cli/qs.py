@@ -16,7 +16,7 @@ from tempo.cli.options import (
     simulation_options,
     trace_options,
 )
-from tempo.cli.predict import _allocation as config_allocation
+from tempo.cli.predict import config_allocation
 from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.qs import qs_report, read_qs_trace
 from tempo.templates import (
