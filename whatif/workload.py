@@ -70,6 +70,14 @@ TASK_COLUMNS: dict[str, tuple[str, ColumnDefault]] = {
 }
 
 
+def column_types(
+    columns: dict[str, tuple[str, ColumnDefault]], *, without: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """Column name -> dtype of a table's `columns` (name -> (dtype, default)) but those
+    `without`, for a `whatif.readers.columns.TableBuilder` that builds that table."""
+    return {name: dtype for name, (dtype, _) in columns.items() if name not in without}
+
+
 def normalize_table(
     frame: pd.DataFrame, columns: dict[str, tuple[str, ColumnDefault]], *, table: str
 ) -> pd.DataFrame:

@@ -467,14 +467,31 @@ def _time(values: dict[str, str], key: str, where: str) -> float:
     return _NAN if ms <= 0 else ms / 1000.0
 
 
-def _job_record(job: _Job, values: dict[str, str], where: str) -> None:
-    for key, attribute in (
-        ("SUBMIT_TIME", "submit_s"),
-        ("LAUNCH_TIME", "launch_s"),
-        ("FINISH_TIME", "finish_s"),
-    ):
+#: History keys of a job's times -> `_Job` attributes.
+_JOB_TIMES = (("SUBMIT_TIME", "submit_s"), ("LAUNCH_TIME", "launch_s"), ("FINISH_TIME", "finish_s"))
+#: History keys of an attempt's times -> `_Attempt` attributes.
+_ATTEMPT_TIMES = (
+    ("START_TIME", "start_s"),
+    ("FINISH_TIME", "finish_s"),
+    ("SHUFFLE_FINISHED", "shuffle_s"),
+    ("SORT_FINISHED", "sort_s"),
+)
+
+
+def _record_times(
+    target: _Job | _Attempt,
+    values: dict[str, str],
+    where: str,
+    times: tuple[tuple[str, str], ...],
+) -> None:
+    """Set each attribute of `times` (history key -> attribute) the record carries a time for."""
+    for key, attribute in times:
         if key in values:
-            setattr(job, attribute, _time(values, key, where))
+            setattr(target, attribute, _time(values, key, where))
+
+
+def _job_record(job: _Job, values: dict[str, str], where: str) -> None:
+    _record_times(job, values, where, _JOB_TIMES)
     if "JOB_STATUS" in values:
         job.state = STATES.get(values["JOB_STATUS"], "RUNNING")
     for key, attribute in (("USER", "user"), ("JOBNAME", "name"), ("JOB_QUEUE", "queue")):
@@ -483,14 +500,7 @@ def _job_record(job: _Job, values: dict[str, str], where: str) -> None:
 
 
 def _attempt_record(attempt: _Attempt, values: dict[str, str], where: str) -> None:
-    for key, attribute in (
-        ("START_TIME", "start_s"),
-        ("FINISH_TIME", "finish_s"),
-        ("SHUFFLE_FINISHED", "shuffle_s"),
-        ("SORT_FINISHED", "sort_s"),
-    ):
-        if key in values:
-            setattr(attempt, attribute, _time(values, key, where))
+    _record_times(attempt, values, where, _ATTEMPT_TIMES)
     if "TASK_STATUS" in values:
         status = values["TASK_STATUS"]
         if status not in STATES:

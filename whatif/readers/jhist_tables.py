@@ -15,6 +15,8 @@ from typing import Any, Protocol
 import pandas as pd
 
 from whatif.readers.columns import TableBuilder
+from whatif.schedule import ATTEMPT_COLUMNS, SCHEDULE_JOB_COLUMNS
+from whatif.workload import JOB_COLUMNS, TASK_COLUMNS, column_types
 
 #: jhist task type -> workload stage.
 STAGES = {
@@ -25,61 +27,20 @@ STAGES = {
     "TASK_CLEANUP": "cleanup",
 }
 
+# The readers' tables are the data model's (`whatif.workload`, `whatif.schedule`) but the
+# columns a history does not record (deadlines, recurring keys) or that are set from the
+# stage later (stage index, priority).
+#: jhist's jobs table, with the application master's container.
+JOB_TABLE = column_types(JOB_COLUMNS, without=("deadline_s", "recurring_key"))
 #: The jobs table of the history readers that record no application master (rumen, Hadoop 1).
-HISTORY_JOB_TABLE = {
-    "job_id": "string",
-    "queue": "string",
-    "submit_s": "float64",
-    "user": "string",
-    "name": "string",
-}
-#: jhist's jobs table: the history columns and the application master's container.
-JOB_TABLE = {
-    **HISTORY_JOB_TABLE,
-    "am_memory_mb": "float64",
-    "am_vcores": "float64",
-    "am_start_s": "float64",
-}
-SCHEDULE_JOB_TABLE = {
-    "job_id": "string",
-    "queue": "string",
-    "submit_s": "float64",
-    "launch_s": "float64",
-    "finish_s": "float64",
-    "user": "string",
-    "state": "string",
-}
-TASK_TABLE = {
-    "job_id": "string",
-    "task_id": "string",
-    "stage": "string",
-    "duration_s": "float64",
-    "memory_mb": "float64",
-    "vcores": "float64",
-    "observed_start_s": "float64",
-    "observed_finish_s": "float64",
-    "observed_state": "string",
-    "shuffle_finish_s": "float64",
-    "sort_finish_s": "float64",
-}
+HISTORY_JOB_TABLE = {name: dtype for name, dtype in JOB_TABLE.items() if not name.startswith("am_")}
+SCHEDULE_JOB_TABLE = column_types(SCHEDULE_JOB_COLUMNS)
+TASK_TABLE = column_types(TASK_COLUMNS, without=("stage_index", "priority"))
 #: The tasks table of a trace that records maps' split locations (jhist
 #: ``splitLocations``, Rumen ``preferredLocations``, Hadoop 1 ``SPLITS``): comma-separated
 #: ``/rack/host`` or ``host`` entries, "" for none (`whatif.predictor.locality`).
 LOCATED_TASK_TABLE = {**TASK_TABLE, "split_locations": "string"}
-ATTEMPT_TABLE = {
-    "job_id": "string",
-    "task_id": "string",
-    "attempt_id": "string",
-    "stage": "string",
-    "start_s": "float64",
-    "finish_s": "float64",
-    "memory_mb": "float64",
-    "vcores": "float64",
-    "state": "string",
-    "preempted": "bool",
-    "is_am": "bool",
-    "node": "string",
-}
+ATTEMPT_TABLE = column_types(ATTEMPT_COLUMNS)
 
 
 class RowTables:

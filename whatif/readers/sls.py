@@ -40,9 +40,15 @@ from whatif.readers.base import TraceReader, normalize_queue
 from whatif.readers.columns import TableBuilder
 from whatif.readers.json_stream import JsonRecord, iter_json_objects
 from whatif.readers.sls_columns import SlsTables, read_sls_tables
-from whatif.schedule import Schedule
+from whatif.schedule import ATTEMPT_COLUMNS, SCHEDULE_JOB_COLUMNS, Schedule
 from whatif.trace import Trace
-from whatif.workload import MAPREDUCE_STAGE_ORDER, Workload
+from whatif.workload import (
+    JOB_COLUMNS,
+    MAPREDUCE_STAGE_ORDER,
+    TASK_COLUMNS,
+    Workload,
+    column_types,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -53,45 +59,14 @@ SLS_CONTAINER_VCORES = 1.0
 #: Most copies one ``count`` or ``job.count`` may ask for (a typo of 1e15 is not a trace).
 MAX_COUNT = 1_000_000
 
-JOB_TABLE = {
-    "job_id": "string",
-    "queue": "string",
-    "submit_s": "float64",
-    "user": "string",
-    "am_memory_mb": "float64",
-    "am_vcores": "float64",
-}
-SCHEDULE_JOB_TABLE = {
-    "job_id": "string",
-    "queue": "string",
-    "submit_s": "float64",
-    "launch_s": "float64",
-    "finish_s": "float64",
-    "user": "string",
-}
-TASK_TABLE = {
-    "job_id": "string",
-    "task_id": "string",
-    "stage": "string",
-    "duration_s": "float64",
-    "memory_mb": "float64",
-    "vcores": "float64",
-    "priority": "int64",
-    "observed_start_s": "float64",
-    "observed_finish_s": "float64",
-    "observed_state": "string",
-}
-ATTEMPT_TABLE = {
-    "job_id": "string",
-    "task_id": "string",
-    "attempt_id": "string",
-    "stage": "string",
-    "start_s": "float64",
-    "finish_s": "float64",
-    "memory_mb": "float64",
-    "vcores": "float64",
-    "node": "string",
-}
+# The reader's tables are the data model's (`whatif.workload`, `whatif.schedule`) but the
+# columns SLS does not record (the stage index is set from the stage later).
+JOB_TABLE = column_types(JOB_COLUMNS, without=("name", "deadline_s", "recurring_key", "am_start_s"))
+SCHEDULE_JOB_TABLE = column_types(SCHEDULE_JOB_COLUMNS, without=("state",))
+TASK_TABLE = column_types(
+    TASK_COLUMNS, without=("stage_index", "shuffle_finish_s", "sort_finish_s")
+)
+ATTEMPT_TABLE = column_types(ATTEMPT_COLUMNS, without=("state", "preempted", "is_am"))
 
 
 class _Record:
