@@ -54,6 +54,7 @@ from tempo.scheduler_file import (
 )
 from tempo.space import CapacitySpace, ConfigurationSpace, dialect_of
 from tempo.templates import QSTemplate, check_queues, constraints, objectives
+from whatif._validation import check_count
 from whatif.allocation import AllocationDocument, SettingDiff
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.capacity import ConfigurationDocument
@@ -567,10 +568,8 @@ def _optimizer(
 ) -> Optimizer:
     """The optimizer `algorithm` with `algorithm_params`, its batch (NSGA-II: population) of
     `batch_size`; a ValidationError for a bad budget or parameter."""
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise ValidationError(f"optimize iterations: expected an int >= 1, got {iterations!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValidationError(f"optimize batch_size: expected an int >= 1, got {batch_size!r}")
+    check_count(iterations, field="optimize iterations", minimum=1)
+    check_count(batch_size, field="optimize batch_size", minimum=1)
     params = dict(algorithm_params or {})
     size_key = "pop_size" if algorithm == "nsga2" else "batch_size"
     params.setdefault(size_key, max(batch_size, 2) if algorithm == "nsga2" else batch_size)

@@ -163,3 +163,9 @@ def check_range(
     if (low is not None and value < low) or (high is not None and value > high):
         bounds = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
         raise ValidationError(f"{field}: expected a value in {bounds}, got {value!r}")
+
+
+def check_count(value: object, *, field: str, minimum: int) -> None:
+    """Raise unless `value` is an int (a bool is not) of at least `minimum`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValidationError(f"{field}: expected an int >= {minimum}, got {value!r}")

@@ -20,6 +20,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from whatif._validation import check_count
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
@@ -197,14 +198,7 @@ class WhatifModel:
                 raise ValidationError(
                     f"WhatifModel qs: expected a Metric for queue {queue}, got {metric!r}"
                 )
-        if (
-            isinstance(self.replicates, bool)
-            or not isinstance(self.replicates, int)
-            or self.replicates < 1
-        ):
-            raise ValidationError(
-                f"WhatifModel replicates: expected an int >= 1, got {self.replicates!r}"
-            )
+        check_count(self.replicates, field="WhatifModel replicates", minimum=1)
         if self.engine not in ("numba", "reference"):
             raise ValidationError(
                 f"WhatifModel engine: expected 'numba' or 'reference', got {self.engine!r}"

@@ -89,23 +89,18 @@ def _set_level(ctx: click.Context, param: click.Parameter, value: bool) -> None:
         logging.getLogger().setLevel(_LEVELS[param.name])
 
 
+def _level_flag(short: str, name: str, help: str) -> click.Option:
+    """A flag that sets the verbosity named `name` (a key of `_LEVELS`) when given."""
+    return click.Option(
+        [short, f"--{name}"], is_flag=True, expose_value=False, callback=_set_level, help=help
+    )
+
+
 def verbosity_options() -> list[click.Option]:
     """``-q/--quiet`` and ``-v/--verbose``, accepted by the group and by every command."""
     return [
-        click.Option(
-            ["-q", "--quiet"],
-            is_flag=True,
-            expose_value=False,
-            callback=_set_level,
-            help="Print only results and errors: no warnings, no progress bars.",
-        ),
-        click.Option(
-            ["-v", "--verbose"],
-            is_flag=True,
-            expose_value=False,
-            callback=_set_level,
-            help="Log progress to stderr.",
-        ),
+        _level_flag("-q", "quiet", "Print only results and errors: no warnings, no progress bars."),
+        _level_flag("-v", "verbose", "Log progress to stderr."),
     ]
 
 
