@@ -40,11 +40,7 @@ from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import ContainerSizedReader, normalize_queue, not_utf8
 from whatif.readers.hadoop_ids import job_of_app_attempt, job_of_task
 from whatif.readers.jhist_columns import read_jhist_tables
-from whatif.readers.jhist_tables import (
-    STAGES,
-    JhistTables,
-    RowTables,
-)
+from whatif.readers.jhist_tables import STAGES, FileHistory, JhistTables, RowTables
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -106,6 +102,10 @@ class _Job:
     state: str = "RUNNING"
     am_starts: list[tuple[float, str, str, str]] = field(default_factory=list)
     memory_mb: dict[str, float] = field(default_factory=dict)
+
+
+#: One file's jobs, tasks and attempts as the precise path gathers them.
+_History = FileHistory[_Job, _Task, _Attempt]
 
 
 class _Event:
@@ -227,9 +227,7 @@ class JhistReader(ContainerSizedReader):
             handle = open(file, encoding="utf-8")
         except OSError as error:
             raise TraceFormatError(f"{file}: cannot read ({error.strerror or error})") from error
-        jobs: dict[str, _Job] = {}
-        tasks: dict[str, _Task] = {}
-        attempts: dict[str, _Attempt] = {}
+        history = _History()
         with handle:
             try:
                 for number, line in enumerate(handle, start=1):
@@ -251,22 +249,14 @@ class JhistReader(ContainerSizedReader):
                         if not isinstance(data, dict) or data.get("name") != "Event":
                             raise TraceFormatError(f"{file}:2: expected the Avro schema of 'Event'")
                         continue
-                    self.handle_event(file, number, data, jobs, tasks, attempts)
+                    self.handle_event(file, number, data, history)
             except UnicodeDecodeError as error:
                 raise not_utf8(file, error.reason) from None
-        if not jobs:
+        if not history.jobs:
             raise TraceFormatError(f"{file}: no JOB_SUBMITTED event (not a complete .jhist file?)")
-        self.emit(file, jobs, tasks, attempts, tables)
+        self.emit(file, history, tables)
 
-    def handle_event(
-        self,
-        file: Path,
-        number: int,
-        data: object,
-        jobs: dict[str, _Job],
-        tasks: dict[str, _Task],
-        attempts: dict[str, _Attempt],
-    ) -> None:
+    def handle_event(self, file: Path, number: int, data: object, history: _History) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("event"), dict):
             raise TraceFormatError(
                 f"{file}:{number}: expected an event object with 'type' and 'event'"
@@ -283,8 +273,8 @@ class JhistReader(ContainerSizedReader):
         record_name = record_name.rsplit(".", 1)[-1]
         event = _Event(kind, file, number, record)
 
-        if not self._job_event(event, record_name, jobs):
-            self._task_event(event, record_name, jobs, tasks, attempts)
+        if not self._job_event(event, record_name, history.jobs):
+            self._task_event(event, record_name, history)
         # Other events (JOB_PRIORITY_CHANGED, JOB_STATUS_CHANGED, TASK_UPDATED, ...) carry
         # nothing the workload or schedule needs.
 
@@ -345,20 +335,14 @@ class JhistReader(ContainerSizedReader):
             return False
         return True
 
-    def _task_event(
-        self,
-        event: _Event,
-        record_name: str,
-        jobs: dict[str, _Job],
-        tasks: dict[str, _Task],
-        attempts: dict[str, _Attempt],
-    ) -> None:
+    def _task_event(self, event: _Event, record_name: str, history: _History) -> None:
         """Apply a task-level event (container sizes, task and attempt starts and ends)."""
         kind = event.kind
+        tasks = history.tasks
         if kind == "NORMALIZED_RESOURCE":
             stage = STAGES.get(event.text("taskType"))
             if stage is not None:
-                for target in jobs.values():
+                for target in history.jobs.values():
                     target.memory_mb[stage] = event.number("memory")
         elif kind == "TASK_STARTED":
             task_id = event.text("taskid")
@@ -377,11 +361,11 @@ class JhistReader(ContainerSizedReader):
             if kind == "TASK_FINISHED":
                 task.successful = event.text("successfulAttemptId", "")
         elif record_name == "TaskAttemptStarted":
-            attempt = self._attempt(event, tasks, attempts)
+            attempt = self._attempt(event, history)
             attempt.start_s = event.time("startTime")
             attempt.node = event.text("trackerName", "")
         elif record_name in ("MapAttemptFinished", "ReduceAttemptFinished", "TaskAttemptFinished"):
-            attempt = self._attempt(event, tasks, attempts)
+            attempt = self._attempt(event, history)
             attempt.finish_s = event.time("finishTime")
             attempt.state = event.text("taskStatus", "SUCCEEDED")
             attempt.node = event.text("hostname", attempt.node)
@@ -389,7 +373,7 @@ class JhistReader(ContainerSizedReader):
                 attempt.shuffle_s = event.time("shuffleFinishTime", required=False)
                 attempt.sort_s = event.time("sortFinishTime", required=False)
         elif record_name == "TaskAttemptUnsuccessfulCompletion":
-            attempt = self._attempt(event, tasks, attempts)
+            attempt = self._attempt(event, history)
             attempt.finish_s = event.time("finishTime")
             attempt.state = event.text("status", "KILLED" if kind.endswith("KILLED") else "FAILED")
             attempt.node = event.text("hostname", attempt.node)
@@ -408,15 +392,13 @@ class JhistReader(ContainerSizedReader):
             task = tasks[task_id] = _Task(stage=STAGES[task_type])
         return task
 
-    def _attempt(
-        self, event: _Event, tasks: dict[str, _Task], attempts: dict[str, _Attempt]
-    ) -> _Attempt:
+    def _attempt(self, event: _Event, history: _History) -> _Attempt:
         attempt_id = event.text("attemptId")
-        attempt = attempts.get(attempt_id)
+        attempt = history.attempts.get(attempt_id)
         if attempt is None:
-            task = self._task(event, tasks)
+            task = self._task(event, history.tasks)
             task_id = event.text("taskid")
-            attempt = attempts[attempt_id] = _Attempt(task_id=task_id, stage=task.stage)
+            attempt = history.attempts[attempt_id] = _Attempt(task_id=task_id, stage=task.stage)
             task.attempts.append(attempt_id)
         return attempt
 
@@ -426,18 +408,12 @@ class JhistReader(ContainerSizedReader):
             return job.memory_mb[stage]
         return self.reduce_memory_mb if stage == "reduce" else self.map_memory_mb
 
-    def emit(
-        self,
-        file: Path,
-        jobs: dict[str, _Job],
-        tasks: dict[str, _Task],
-        attempts: dict[str, _Attempt],
-        tables: RowTables,
-    ) -> None:
-        for job in jobs.values():
+    def emit(self, file: Path, history: _History, tables: RowTables) -> None:
+        """Append the rows of what `history` holds: its jobs, then its tasks and attempts."""
+        for job in history.jobs.values():
             self._job_rows(file, job, tables)
-        for task_id, task in tasks.items():
-            self._task_rows(file, task_id, task, jobs, attempts, tables)
+        for task_id, task in history.tasks.items():
+            self._task_rows(file, task_id, task, history, tables)
 
     def _job_rows(self, file: Path, job: _Job, tables: RowTables) -> None:
         """A job's rows: the job, its observed schedule row and each AM attempt (an AM
@@ -487,22 +463,16 @@ class JhistReader(ContainerSizedReader):
             )
 
     def _task_rows(
-        self,
-        file: Path,
-        task_id: str,
-        task: _Task,
-        jobs: dict[str, _Job],
-        attempts: dict[str, _Attempt],
-        tables: RowTables,
+        self, file: Path, task_id: str, task: _Task, history: _History, tables: RowTables
     ) -> None:
         """A task's row, timed by its chosen attempt (else its own times), and its
         attempts' rows."""
         job_id = job_of_task(task_id)
-        owner = jobs.get(job_id) if job_id is not None else None
+        owner = history.jobs.get(job_id) if job_id is not None else None
         if owner is None or job_id is None:
             raise TraceFormatError(f"{file}: task {task_id!r} belongs to no JOB_SUBMITTED job")
         memory = self.memory_for(owner, task.stage)
-        chosen = self._attempt_rows(file, job_id, task_id, task, memory, attempts, tables)
+        chosen = self._attempt_rows(file, job_id, task_id, task, memory, history.attempts, tables)
         if chosen is not None and not math.isnan(chosen.finish_s):
             start, finish = chosen.start_s, chosen.finish_s
             shuffle, sort = chosen.shuffle_s, chosen.sort_s

@@ -40,7 +40,7 @@ from whatif.readers.arrow_json import (
     times,
 )
 from whatif.readers.hadoop_ids import TASK_LETTERS
-from whatif.readers.jhist_tables import STAGES, JhistTables, PreciseReader, RowTables
+from whatif.readers.jhist_tables import STAGES, FileHistory, JhistTables, PreciseReader, RowTables
 
 logger = logging.getLogger(__name__)
 
@@ -347,7 +347,7 @@ def _file(reader: PreciseReader, file: Path) -> JhistTables:
     tables = RowTables()
     jobs = _jobs(reader, file, kind, which, records)
     try:
-        reader.emit(file, jobs, {}, {}, tables)
+        reader.emit(file, FileHistory(jobs=jobs), tables)
     except TraceFormatError as error:
         raise Declined(str(error)) from None
     fields = {name: _children(value) for name, value in records.items()}
@@ -370,17 +370,17 @@ def _jobs(
     taken = pa.array(rows)
     kinds = kind.take(taken).to_pylist()
     values = {name: records[name].take(taken).to_pylist() for name in _JOB_RECORDS & set(records)}
-    jobs: dict[str, Any] = {}
+    history: FileHistory[Any, Any, Any] = FileHistory()
     for k, row in enumerate(rows):
         name = which[row]
         data = {"type": kinds[k], "event": {name: values[name][k]}}
         try:
-            reader.handle_event(file, int(row), data, jobs, {}, {})
+            reader.handle_event(file, int(row), data, history)
         except TraceFormatError as error:
             raise Declined(str(error)) from None
-    if not jobs:
+    if not history.jobs:
         raise Declined("no JOB_SUBMITTED event")
-    return jobs
+    return history.jobs
 
 
 @dataclass(frozen=True)

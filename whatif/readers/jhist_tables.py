@@ -8,9 +8,9 @@ Hadoop 1) build the same schedule, task and attempt tables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import pandas as pd
 
@@ -41,6 +41,21 @@ TASK_TABLE = column_types(TASK_COLUMNS, without=("stage_index", "priority"))
 #: ``/rack/host`` or ``host`` entries, "" for none (`whatif.predictor.locality`).
 LOCATED_TASK_TABLE = {**TASK_TABLE, "split_locations": "string"}
 ATTEMPT_TABLE = column_types(ATTEMPT_COLUMNS)
+
+
+Job = TypeVar("Job")
+Task = TypeVar("Task")
+Attempt = TypeVar("Attempt")
+
+
+@dataclass
+class FileHistory(Generic[Job, Task, Attempt]):
+    """What the events of one file have said so far: its jobs, tasks and attempts, by id
+    (the fast path hands the precise reader its jobs alone)."""
+
+    jobs: dict[str, Job] = field(default_factory=dict)
+    tasks: dict[str, Task] = field(default_factory=dict)
+    attempts: dict[str, Attempt] = field(default_factory=dict)
 
 
 class RowTables:
@@ -85,29 +100,17 @@ class PreciseReader(Protocol):
     def read_file(self, file: Path, tables: RowTables) -> None: ...
 
     def handle_event(
-        self,
-        file: Path,
-        number: int,
-        data: object,
-        jobs: dict[str, Any],
-        tasks: dict[str, Any],
-        attempts: dict[str, Any],
+        self, file: Path, number: int, data: object, history: FileHistory[Any, Any, Any]
     ) -> None: ...
 
-    def emit(
-        self,
-        file: Path,
-        jobs: dict[str, Any],
-        tasks: dict[str, Any],
-        attempts: dict[str, Any],
-        tables: RowTables,
-    ) -> None: ...
+    def emit(self, file: Path, history: FileHistory[Any, Any, Any], tables: RowTables) -> None: ...
 
     def memory_for(self, job: Any, stage: str) -> float: ...
 
 
 __all__ = [
     "ATTEMPT_TABLE",
+    "FileHistory",
     "HISTORY_JOB_TABLE",
     "JOB_TABLE",
     "SCHEDULE_JOB_TABLE",
