@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from emulated import CLUSTER, EQUAL, INVALID, WEIGHTED, tiny_trace, write
+from samples import REPO
 
 from tempo.journal import MemoryJournal, SQLiteJournal, file_sha256
 from tempo.loop.apply import ApplyError, ApplyOutcome, apply_configuration
@@ -24,8 +25,6 @@ from tempo.rm import HTTPTransport, RMClient
 from tempo.rm.confirm import scheduler_mismatches
 from tempo.rm.emulator import EmulatedRM
 from whatif.allocation import AllocationDocument, effective_allocation, validate
-
-REPO = Path(__file__).resolve().parents[2]
 
 #: A command that succeeds at once (the RM "reloaded").
 OK = Reload.run([sys.executable, "-c", "pass"])

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from samples import REPO
 from test_loop import XML, FakeCluster, _loop
 
 import whatif.atomic
@@ -321,8 +322,6 @@ def test_the_journal_filling_before_an_apply_stops_the_loop_with_the_file_untouc
 
 
 # -- the commands: one line naming the path, exit status 2, the old file whole ---------
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args: str):

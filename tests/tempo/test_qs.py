@@ -2,9 +2,9 @@
 
 import math
 import re
-from pathlib import Path
 
 import pytest
+from samples import REPO
 
 from tempo.errors import TempoError
 from tempo.qs import format_value, qs_report
@@ -256,7 +256,6 @@ def test_predicted_only_report_when_nothing_was_observed(
         qs_report(None, templates, window=Window.covering(schedule))
 
 
-REPO = Path(__file__).resolve().parents[2]
 #: The bundled samples and the clusters they are meant for (benchmarks/make_traces.py SAMPLES).
 SAMPLES = {
     "two-tenant": "nodes=24,memory-mb=8192,vcores=8",

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from samples import REPO
 
 from tempo.space import ConfigurationSpace, SpaceSpec, parse_override
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue
 from whatif.errors import ValidationError
 
-REPO = Path(__file__).resolve().parents[2]
 CLUSTER = Cluster.parse("memory-mb=102400,vcores=100")
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from emulated import capacity_xml
+from samples import REPO
 
 from tempo.errors import RMError, TempoError
 from tempo.journal import SQLiteJournal
@@ -25,7 +26,6 @@ from whatif.capacity import ConfigurationDocument, validate
 from whatif.predictor import SchedulerSettings
 from whatif.readers import write_native
 
-REPO = Path(__file__).resolve().parents[2]
 TWO = REPO / "configs" / "two-tenant-capacity.xml"
 FAIR = REPO / "configs" / "two-tenant-expert.xml"
 

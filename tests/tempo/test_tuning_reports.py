@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from samples import sample_args
+from samples import REPO, sample_args
 
 from tempo.cli import cli
 from tempo.journal import SQLiteJournal
 from tempo.reports import SCHEMA, journal_report, write_tuning_report
 
-REPO = Path(__file__).resolve().parents[2]
 CONTENDED = [
     *sample_args("contended", config=True),
     "--cluster",

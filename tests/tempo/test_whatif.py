@@ -1,17 +1,16 @@
 """`run_whatif`: files to a provisioning report, scenarios, re-tuning."""
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
+from samples import REPO
 
 from tempo.errors import TempoError
 from tempo.whatif import run_whatif, workload_scenarios
 from whatif.provisioning import WorkloadScenario
 from whatif.report import REPORT_SCHEMA
 
-REPO = Path(__file__).resolve().parents[2]
 TRACE = REPO / "traces" / "two-tenant"
 CONFIG = REPO / "configs" / "two-tenant-expert.xml"
 TEMPLATES = REPO / "templates" / "two-tenant"

@@ -2,10 +2,10 @@
 every cluster size."""
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
+from samples import REPO
 
 from tempo.templates import load_templates
 from tempo.whatif import retuner, run_whatif
@@ -18,7 +18,6 @@ from whatif.predictor.capacity import CapacityAllocation
 from whatif.readers import read_trace
 from whatif.report import REPORT_SCHEMA
 
-REPO = Path(__file__).resolve().parents[2]
 TRACE = REPO / "traces" / "two-tenant"
 CONFIG = REPO / "configs" / "two-tenant-capacity.xml"
 TEMPLATES = REPO / "templates" / "two-tenant"

@@ -1,15 +1,12 @@
 """Nested scenario workloads (whatif.nested): scenarios differ only by their factors."""
 
-from pathlib import Path
-
 import pytest
+from samples import REPO
 
 from whatif.forecast import job_sizes
 from whatif.nested import nested_workloads
 from whatif.readers import read_trace
 from whatif.workload_model import WorkloadModel
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

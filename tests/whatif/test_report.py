@@ -3,7 +3,6 @@
 import base64
 import json
 import re
-from pathlib import Path
 
 import jsonschema
 import numpy as np
@@ -17,7 +16,6 @@ from whatif.provisioning import analyze_provisioning
 from whatif.report import REPORT_SCHEMA, REPORT_VERSION, render_text, report_dict, write_report
 from whatif.scaleup_check import scale_up_check
 
-REPO = Path(__file__).resolve().parents[2]
 CLUSTER = Cluster.parse("nodes=4,memory-mb=2048,vcores=2")
 ALLOCATION = EffectiveAllocation(
     root=EffectiveQueue(

@@ -1,15 +1,12 @@
 """Workload scenarios with per-queue factors (a forecast's), whatif.provisioning."""
 
-from pathlib import Path
-
 import pytest
+from samples import REPO
 
 from whatif.errors import ValidationError
 from whatif.provisioning import WorkloadScenario, scenario_workloads
 from whatif.readers import read_trace
 from whatif.workload_model import WorkloadModel
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _now_and_grown(per_queue, *, name, seed):

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import jsonschema
 import numpy as np
 from click.testing import CliRunner
-from samples import sample_args
+from samples import REPO, sample_args
 
 from tempo.cli import cli
 from tempo.cli.optimize import _render_failures
@@ -17,7 +16,6 @@ from tempo.cli.schemas import OPTIMIZE_SCHEMA
 from tempo.optimize import CandidateFailure
 from whatif.allocation import AllocationDocument, effective_allocation
 
-REPO = Path(__file__).resolve().parents[3]
 ARGS = [
     "optimize",
     *sample_args("two-tenant"),

@@ -1,15 +1,14 @@
 """`tempo predict` wiring and exit codes."""
 
 import json
-from pathlib import Path
 
 from click.testing import CliRunner
+from samples import REPO
 
 from tempo.cli import cli
 from whatif import Trace, Workload
 from whatif.readers import read_trace, write_native
 
-REPO = Path(__file__).resolve().parents[3]
 SLS_ALLOC = REPO.parent / "shared" / "data" / "hadoop" / "alloc" / "sls-test-allocation.xml"
 ARGS = [
     "predict",

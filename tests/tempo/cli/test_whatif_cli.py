@@ -1,14 +1,12 @@
 """`tempo whatif`: wiring, report files and exit codes."""
 
 import json
-from pathlib import Path
 
 from click.testing import CliRunner
-from samples import sample_args
+from samples import REPO, sample_args
 
 from tempo.cli import cli
 
-REPO = Path(__file__).resolve().parents[3]
 ARGS = [
     "whatif",
     *sample_args("two-tenant", config=True),

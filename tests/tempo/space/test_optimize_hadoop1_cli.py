@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from click.testing import CliRunner
+from samples import REPO
 
 from tempo.cli import cli
 from whatif.allocation import AllocationDocument, effective_allocation
-
-REPO = Path(__file__).resolve().parents[3]
 
 #: The two-tenant trace's queues as Hadoop 1 pools whose minimum shares cover the slots.
 POOLS = b"""<?xml version="1.0"?>

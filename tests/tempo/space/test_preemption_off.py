@@ -1,12 +1,11 @@
 """With preemption off, the space leaves preemption timeouts alone and says so."""
 
-from pathlib import Path
+from samples import REPO
 
 from tempo.space import ConfigurationSpace, SpaceSpec
 from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.cluster import Cluster
 
-REPO = Path(__file__).resolve().parents[3]
 CLUSTER = Cluster.parse("nodes=24,memory-mb=8192,vcores=8")
 
 
