@@ -15,6 +15,7 @@ from tempo.cli.options import (
     cluster_option,
     emit_json,
     force_option,
+    hadoop_version_option,
     json_option,
     refuse_overwrite,
     report_issues,
@@ -38,21 +39,12 @@ from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
 from whatif.errors import WhatifError
 
-_VERSION = click.option(
-    "--hadoop-version",
-    type=click.IntRange(1, 3),
-    default=3,
-    show_default=True,
-    help="Hadoop major version whose rules apply (1 = MRv1).",
-)
+_VERSION = hadoop_version_option("Hadoop major version whose rules apply (1 = MRv1).", default=3)
 _FILE = click.Path(exists=True, dir_okay=False)
 #: --hadoop-version for commands on one file: when omitted, the file's dialect decides.
-_FILE_VERSION = click.option(
-    "--hadoop-version",
-    type=click.IntRange(1, 3),
-    default=None,
-    help="Hadoop major version whose rules apply (1 = MRv1) [default: 1 if FILE has <pool> "
-    "elements, else 3].",
+_FILE_VERSION = hadoop_version_option(
+    "Hadoop major version whose rules apply (1 = MRv1) [default: 1 if FILE has <pool> "
+    "elements, else 3]."
 )
 
 
@@ -186,12 +178,9 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
     "-o", "--output", required=True, type=click.Path(dir_okay=False), help="File to write."
 )
 @force_option("an existing -o file (FILE itself too)")
-@click.option(
-    "--hadoop-version",
-    type=click.IntRange(1, 3),
-    default=None,
-    help="Hadoop major version the file is for (default: 1 if FILE has <pool> elements, "
-    "else 3); an element it does not read is refused.",
+@hadoop_version_option(
+    "Hadoop major version the file is for (default: 1 if FILE has <pool> elements, "
+    "else 3); an element it does not read is refused."
 )
 @json_option
 def set_command(

@@ -21,6 +21,7 @@ from tempo.cli.options import (
     engine_option,
     executor_option,
     force_option,
+    hadoop_version_option,
     json_option,
     min_gain_abs_option,
     progress_bar,
@@ -234,12 +235,9 @@ def _json_document(
 )
 @preemption_options
 @engine_option()
-@click.option(
-    "--hadoop-version",
-    type=click.IntRange(1, 3),
-    default=None,
-    help="Hadoop major version whose settings are tuned [default: 1 for a slot cluster, "
-    "or a file of <pool> elements without one; else 3].",
+@hadoop_version_option(
+    "Hadoop major version whose settings are tuned [default: 1 for a slot cluster, "
+    "or a file of <pool> elements without one; else 3]."
 )
 @click.option(
     "--min-gain",

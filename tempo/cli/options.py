@@ -184,17 +184,27 @@ def executor_option(
     return click.option("--executor", default="local", show_default=True, help=help)
 
 
+def hadoop_version_option(
+    help: str, *, default: int | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--hadoop-version`` 1 to 3: `default`, shown in the help, or None for a command
+    that decides from its input (its `help` says how)."""
+    return click.option(
+        "--hadoop-version",
+        type=click.IntRange(1, 3),
+        default=default,
+        show_default=None if default is None else True,
+        help=help,
+    )
+
+
 def simulation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--hadoop-version``, ``--site`` and ``--preemption/--no-preemption`` to a command."""
     from tempo.cli.preemption import preemption_options
 
     command = preemption_options(command)
-    return click.option(
-        "--hadoop-version",
-        type=click.IntRange(1, 3),
-        default=3,
-        show_default=True,
-        help="Hadoop major version whose parsing and preemption rules apply.",
+    return hadoop_version_option(
+        "Hadoop major version whose parsing and preemption rules apply.", default=3
     )(command)
 
 
