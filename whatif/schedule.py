@@ -12,9 +12,9 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from whatif._validation import check_numeric, check_references, check_unique, record_label
+from whatif._validation import check_numeric, record_label
 from whatif.errors import ValidationError
-from whatif.workload import ColumnDefault, normalize_table, sort_rows
+from whatif.workload import ColumnDefault, normalize_linked, sort_rows
 
 #: Attempt states a schedule may record.
 ATTEMPT_STATES = ("SUCCEEDED", "FAILED", "KILLED", "RUNNING")
@@ -79,17 +79,13 @@ class Schedule:
     attempts: pd.DataFrame
 
     def __post_init__(self) -> None:
-        jobs = normalize_table(self.jobs, SCHEDULE_JOB_COLUMNS, table="schedule.jobs")
-        attempts = normalize_table(self.attempts, ATTEMPT_COLUMNS, table="schedule.attempts")
-        check_unique(jobs, ["job_id"], table="schedule.jobs")
-        check_unique(attempts, ["attempt_id"], table="schedule.attempts")
-        check_references(
-            attempts,
-            "job_id",
-            jobs["job_id"],
-            table="schedule.attempts",
-            target="job",
+        jobs, attempts = normalize_linked(
+            self.jobs,
+            SCHEDULE_JOB_COLUMNS,
+            self.attempts,
+            ATTEMPT_COLUMNS,
             key="attempt_id",
+            tables=("schedule.jobs", "schedule.attempts"),
         )
         check_numeric(
             attempts, "memory_mb", table="schedule.attempts", key="attempt_id", minimum=0.0

@@ -118,6 +118,27 @@ def normalize_table(
     return out[list(columns) + extra]
 
 
+def normalize_linked(
+    jobs: pd.DataFrame,
+    job_columns: dict[str, tuple[str, ColumnDefault]],
+    rows: pd.DataFrame,
+    row_columns: dict[str, tuple[str, ColumnDefault]],
+    *,
+    key: str,
+    tables: tuple[str, str],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`jobs` and the `rows` that belong to them (tasks, attempts), each normalized
+    (`normalize_table`) and named by `tables` in errors; ``job_id`` and `key` unique, and
+    every row's ``job_id`` one of `jobs`."""
+    jobs_table, rows_table = tables
+    jobs = normalize_table(jobs, job_columns, table=jobs_table)
+    rows = normalize_table(rows, row_columns, table=rows_table)
+    check_unique(jobs, ["job_id"], table=jobs_table)
+    check_unique(rows, [key], table=rows_table)
+    check_references(rows, "job_id", jobs["job_id"], table=rows_table, target="job", key=key)
+    return jobs, rows
+
+
 def arrow_strings(column: pd.Series) -> pa.ChunkedArray:
     """A string column as Arrow strings (no copy when it is Arrow-backed already)."""
     return pa.chunked_array(pa.array(column.array, type=pa.large_string(), from_pandas=True))
@@ -196,13 +217,13 @@ class Workload:
     tasks: pd.DataFrame
 
     def __post_init__(self) -> None:
-        jobs = normalize_table(self.jobs, JOB_COLUMNS, table="jobs")
-        tasks = normalize_table(self.tasks, TASK_COLUMNS, table="tasks")
-        check_unique(jobs, ["job_id"], table="jobs")
-        check_unique(tasks, ["task_id"], table="tasks")
-        check_numeric(jobs, "submit_s", table="jobs", key="job_id")
-        check_references(
-            tasks, "job_id", jobs["job_id"], table="tasks", target="job", key="task_id"
+        jobs, tasks = normalize_linked(
+            self.jobs,
+            JOB_COLUMNS,
+            self.tasks,
+            TASK_COLUMNS,
+            key="task_id",
+            tables=("jobs", "tasks"),
         )
         check_numeric(tasks, "duration_s", table="tasks", key="task_id", minimum=0.0)
         check_numeric(tasks, "memory_mb", table="tasks", key="task_id", minimum=0.0)
