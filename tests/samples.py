@@ -1,12 +1,16 @@
 """The bundled samples (``traces/``, ``templates/``, ``configs/``) as command-line arguments,
-and small capacity-scheduler.xml documents for tests."""
+small capacity-scheduler.xml documents for tests, and ``tempo trace inspect`` run on a trace."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from whatif.capacity import ConfigurationDocument
+
+if TYPE_CHECKING:
+    from click.testing import Result
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -32,3 +36,14 @@ def capacity_document(props: Mapping[str, object]) -> ConfigurationDocument:
 
 
 CAPACITY_PREFIX = "yarn.scheduler.capacity."
+
+
+def trace_inspect(path: Path, *flags: str) -> Result:
+    """``tempo trace inspect PATH FLAGS`` run in-process; the test fails unless it exits 0."""
+    from click.testing import CliRunner
+
+    from tempo.cli import cli
+
+    result = CliRunner().invoke(cli, ["trace", "inspect", str(path), *flags])
+    assert result.exit_code == 0, result.output
+    return result

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
+from samples import trace_inspect
 
 from tempo.cli import cli
 
@@ -13,17 +14,14 @@ SLS = DATA / "hadoop" / "sls" / "inputsls.json"
 
 def test_inspect_json_prints_one_object():
     """inspect --json prints one JSON object with counts and queue names."""
-    result = CliRunner().invoke(cli, ["trace", "inspect", str(SLS), "--json"])
-    assert result.exit_code == 0, result.output
-    payload = json.loads(result.output)
+    payload = json.loads(trace_inspect(SLS, "--json").output)
     assert (payload["jobs"], payload["tasks"], payload["attempts"]) == (2, 5, 5)
     assert payload["queues"] == ["root.sls_queue_1", "root.sls_queue_2"]
 
 
 def test_inspect_text_with_explicit_format():
     """inspect --format renders a table naming the queues."""
-    result = CliRunner().invoke(cli, ["trace", "inspect", str(SLS), "--format", "sls"])
-    assert result.exit_code == 0 and "root.sls_queue_2" in result.output
+    assert "root.sls_queue_2" in trace_inspect(SLS, "--format", "sls").output
 
 
 def test_non_trace_is_one_line_exit_2():

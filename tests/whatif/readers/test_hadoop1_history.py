@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from samples import trace_inspect
 
 from tempo.cli import cli
 from whatif import TraceFormatError
@@ -276,13 +277,10 @@ def test_observed_slots_hand_computed():
 
 
 def test_trace_inspect_shows_the_cluster_spec():
-    runner = CliRunner()
-    result = runner.invoke(cli, ["trace", "inspect", str(SAMPLE_DIR)])
-    assert result.exit_code == 0, result.output
-    assert "4 TaskTracker(s)" in result.output
-    assert "--cluster map-slots=4,reduce-slots=4" in result.output
-    result = runner.invoke(cli, ["trace", "inspect", str(SAMPLE), "--json"])
-    assert json.loads(result.output)["slots"] == {
+    output = trace_inspect(SAMPLE_DIR).output
+    assert "4 TaskTracker(s)" in output
+    assert "--cluster map-slots=4,reduce-slots=4" in output
+    assert json.loads(trace_inspect(SAMPLE, "--json").output)["slots"] == {
         "trackers": 4,
         "map_slots_per_tracker": 1,
         "reduce_slots_per_tracker": 1,
@@ -331,7 +329,7 @@ def test_the_derived_cluster_names_trackers_by_rack_and_host(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="whatif.predictor.locality"):
         output = CliRunner().invoke(cli, counts).output
     assert "delay scheduling is skipped" in caplog.text + output  # the control
-    inspected = CliRunner().invoke(cli, ["trace", "inspect", str(tmp_path / "h"), "--json"])
+    inspected = trace_inspect(tmp_path / "h", "--json")
     assert json.loads(inspected.stdout)["slots"]["named_by_host"] is True
     assert json.loads(inspected.stdout)["slots"]["cluster"] == seen.spec
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
+from samples import trace_inspect
 
-from tempo.cli import cli
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.readers.slots import observed_nodes
@@ -75,13 +74,10 @@ def test_no_node_named_is_none_and_bad_increment_is_an_error():
 
 def test_trace_inspect_shows_the_yarn_cluster_spec():
     """The Rumen sample: 4 NodeManagers, 8 concurrent 200 MB (-> 1024 MB) maps on each."""
-    runner = CliRunner()
-    result = runner.invoke(cli, ["trace", "inspect", str(RUMEN)])
-    assert result.exit_code == 0, result.output
-    assert "4 NodeManager(s)" in result.output
-    assert "--cluster nodes=4,memory-mb=8192,vcores=8" in result.output
-    result = runner.invoke(cli, ["trace", "inspect", str(RUMEN), "--json"])
-    payload = json.loads(result.output)
+    output = trace_inspect(RUMEN).output
+    assert "4 NodeManager(s)" in output
+    assert "--cluster nodes=4,memory-mb=8192,vcores=8" in output
+    payload = json.loads(trace_inspect(RUMEN, "--json").output)
     assert payload["slots"] is None
     assert payload["nodes"]["cluster"] == "nodes=4,memory-mb=8192,vcores=8"
     assert payload["nodes"]["nodes"] == 4
