@@ -247,13 +247,7 @@ class EmulatedRM:
         self._reloads: list[ReloadEvent] = []
         self.capacity_scheduler = capacity.is_capacity_scheduler(self.allocation_path)
         data = self._read_file()
-        # Raises: a real RM does not start on a bad file.
-        document = self._parse(data)
-        #: The Capacity Scheduler configuration in force (None in Fair Scheduler mode).
-        self._configuration = (
-            document if isinstance(document, capacity.ConfigurationDocument) else None
-        )
-        allocation = self._allocation(document)
+        allocation = self._first_allocation(data)  # raises: an RM does not start on a bad file
         self._simulation = Simulation(
             self.workload,
             allocation,
@@ -425,6 +419,15 @@ class EmulatedRM:
             raise AllocationError(
                 f"{self.allocation_path}: cannot read allocation file: {error.strerror}"
             ) from error
+
+    def _first_allocation(self, data: bytes) -> EffectiveAllocation:
+        """The allocation the emulator starts with; in Capacity Scheduler mode its
+        configuration is also the one in force (`_configuration`, else None)."""
+        document = self._parse(data)
+        self._configuration = (
+            document if isinstance(document, capacity.ConfigurationDocument) else None
+        )
+        return self._allocation(document)
 
     def _parse(self, data: bytes) -> AllocationDocument | capacity.ConfigurationDocument:
         """The document in `data`, or `AllocationError`/`ValidationError` (`CapacityConfigError`

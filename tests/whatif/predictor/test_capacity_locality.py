@@ -13,18 +13,15 @@ counts them, including the current one.
 
 from __future__ import annotations
 
-import math
-
-import pandas as pd
 import pytest
 from conftest import build_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from samples import capacity_document
-from test_capacity import random_tree
+from test_capacity import engines_agree, random_jobs, random_tree
 
 from whatif import Cluster
-from whatif.predictor import SchedulerSettings, predict
+from whatif.predictor import SchedulerSettings, Simulation, predict
 from whatif.predictor.capacity import capacity_allocation
 
 HOSTS = "hosts=/r1/h0;/r1/h1;/r2/h2;/r2/h3"
@@ -129,6 +126,37 @@ def test_a_skipped_app_lets_the_next_one_take_the_node(engine):
     assert got == {"A": ([0.75], 11.75), "B": ([0.0], 11.0)}
 
 
+def test_a_bare_split_host_is_on_its_nodes_rack(engine):
+    """A .jhist split names a bare host: h2 is found on its node's rack /r2, as
+    ``/r2/h2`` is (node-local at 0.5)."""
+    assert run(["h2"], LATE, engine) == {"A": ([0.5], 11.5)}
+
+
+def test_a_new_configuration_changes_the_delay_mid_run(engine):
+    """As the rack-local test with node-locality-delay 3 (h3 at 0.75), but a configuration
+    with 1 is put in force at 0.3, after h0 (missed 1) and h1 (2): h2 (3 > 1) takes the map
+    rack-local at 0.5."""
+    cluster = Cluster.parse(SPEC)
+
+    def allocation(delay):
+        props = {"root.queues": "a", "root.a.capacity": 100, "node-locality-delay": delay}
+        props["rack-locality-additional-delay"] = 40
+        return capacity_allocation(capacity_document(props), cluster)
+
+    jobs = [("A", "a", 0, maps("/r2/hx")), ("Z", "a", 1000, maps("/r1/h0"))]
+    sim = Simulation(
+        build_workload(jobs),
+        allocation(3),
+        cluster,
+        settings=SchedulerSettings(am_heartbeat_interval_s=0.0),
+        engine=engine,
+    )
+    sim.advance_to(0.3)
+    sim.reconfigure(allocation(1))
+    attempts = sim.run_to_end().attempts
+    assert attempts.loc[attempts["job_id"] == "A", "start_s"].tolist() == [0.5]
+
+
 def test_the_fair_scheduler_on_yarn_places_as_before(engine):
     """Split locations on a cluster named by host change nothing under the Fair Scheduler:
     its requests are placed as ANY-only ones (locality is the Capacity Scheduler's here)."""
@@ -142,7 +170,9 @@ def test_the_fair_scheduler_on_yarn_places_as_before(engine):
             cluster,
             settings=SchedulerSettings(am_heartbeat_interval_s=0.0),
             engine=engine,
-        ).attempts["start_s"].tolist()
+        )
+        .attempts["start_s"]
+        .tolist()
         for splits in (["/r2/h2", "/r2/h2"], ["", ""])
     ]
     assert got[0] == got[1]
@@ -189,23 +219,7 @@ def located_capacity_scenarios(draw):
     props["rack-locality-additional-delay"] = draw(st.sampled_from([-1, -1, 0, 2]))
     props["rack-locality-full-reset"] = draw(st.sampled_from(["true", "false"]))
     props["per-node-heartbeat.maximum-offswitch-assignments"] = draw(st.sampled_from([1, 2]))
-    jobs = []
-    for j in range(draw(st.integers(1, 6))):
-        tasks = [
-            (
-                stage,
-                float(draw(st.integers(0, 30))),
-                float(draw(st.sampled_from([512, 1024, 2048]))),
-                {"split_locations": draw(st.sampled_from(SPLITS)) if stage == "map" else ""},
-            )
-            for stage in ["map"] * draw(st.integers(1, 6)) + ["reduce"] * draw(st.integers(0, 2))
-        ]
-        extra = {
-            "user": draw(st.sampled_from(["u1", "u2"])),
-            "am_memory_mb": draw(st.sampled_from([math.nan, 1024.0])),
-        }
-        queue = draw(st.sampled_from(leaves)).removeprefix("root.")
-        jobs.append((f"job_{j:02d}", queue, draw(st.integers(0, 20)), tasks, extra))
+    jobs = random_jobs(draw, leaves, SPLITS, jobs=6, last_submit=20)
     jobs.append(("job_z", leaves[0].removeprefix("root."), 500, maps("/r1/h0"), {"user": "u1"}))
     nodes = draw(st.sampled_from([HOSTS, f"{HOSTS};/r1/h4"]))
     cluster = Cluster.parse(f"{nodes},memory-mb={draw(st.sampled_from([2048, 4096]))},vcores=4")
@@ -225,8 +239,4 @@ def test_engines_agree_on_located_maps_under_the_capacity_scheduler(scenario):
     """Both engines give the same schedule with random split locations and locality settings
     (preemption on or off)."""
     workload, props, cluster, sched = scenario
-    allocation = capacity_allocation(capacity_document(props), cluster)
-    fast = predict(workload, allocation, cluster, settings=sched, engine="numba")
-    slow = predict(workload, allocation, cluster, settings=sched, engine="reference")
-    pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
-    pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
+    engines_agree(workload, capacity_allocation(capacity_document(props), cluster), cluster, sched)

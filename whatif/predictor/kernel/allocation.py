@@ -402,17 +402,23 @@ def _try_app(W, j, leaf, d):
 def _try_located(W, j, leaf, s, n):
     """`_try_app` for a located map stage on tracker `n`: the map delay scheduling allows
     (`locality.py`), which sets the job's locality level once launched."""
-    si, tsf = W[14], W[17]
     task, level = _loc_pick(W, j, s, n)
-    if task < 0:
+    if task < 0 or not _run_located(W, j, leaf, s, task):
         return False
+    _loc_launched(W, j, level)
+    return True
+
+
+@kernel_jit
+def _run_located(W, j, leaf, s, task):
+    """Start `task` of located stage `s` if it fits the queues (False: it does not)."""
+    si, tsf = W[14], W[17]
     r0 = tsf[task, TSF_REQ]
     r1 = tsf[task, TSF_REQ + 1]
     if not _fits(W, leaf, r0, r1):
         return False
     _take_task(W, s, task)
     _start_attempt(W, j, task, r0, r1)
-    _loc_launched(W, j, level)
     if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
         _hold(W, j, s + 1, False)
     return True
@@ -422,16 +428,9 @@ def _try_located(W, j, leaf, s, n):
 def _cs_try_located(W, j, leaf, s, task, kind):
     """The Capacity Scheduler's container of type `kind` for `task` of located stage `s`
     (`capacity_locality.py`): the AM runs `task` in it."""
-    si, tsf = W[14], W[17]
-    r0 = tsf[task, TSF_REQ]
-    r1 = tsf[task, TSF_REQ + 1]
-    if not _fits(W, leaf, r0, r1):
+    if not _run_located(W, j, leaf, s, task):
         return False
-    _take_task(W, s, task)
-    _start_attempt(W, j, task, r0, r1)
     _cs_loc_done(W, s, kind)
-    if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
-        _hold(W, j, s + 1, False)
     return True
 
 
