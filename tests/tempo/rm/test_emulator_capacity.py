@@ -191,6 +191,24 @@ def test_tempos_mutation_reload_applies_and_rolls_back_against_the_emulator(rm, 
     assert capacity_mismatches(client.capacity_scheduler(), old) == []
 
 
+def test_a_refresh_dropping_a_running_queue_is_refused(rm, client, config):
+    """refreshQueues checks the new hierarchy against the one in force
+    (CapacitySchedulerConfigValidator.validateQueueHierarchy): a RUNNING queue cannot
+    disappear, and the tree in force stays. (Stopped, it could - but the trace submits to
+    it, and the predictor refuses a configuration without a queue its jobs name.)"""
+    doc = ConfigurationDocument.from_file(config)
+    dropped = doc.set("yarn.scheduler.capacity.root.queues", "prod").set(
+        "yarn.scheduler.capacity.root.prod.capacity", "100"
+    )
+    for name in [n for n in dropped.names() if ".engineer." in n]:
+        dropped = dropped.set(name, None)
+    write(config, dropped.to_bytes())
+    with pytest.raises(RMError, match="root.engineer cannot be deleted"):
+        request_refresh(rm.url)
+    assert "root.engineer" in client.capacity_scheduler().queues
+    assert rm.reloads[-1].trigger == "refresh" and not rm.reloads[-1].ok
+
+
 def test_a_refresh_with_an_allocation_file_is_refused(rm, config):
     """The RM runs the Capacity Scheduler: an allocation file is refused, the old
     configuration stays, and the reason says so."""
