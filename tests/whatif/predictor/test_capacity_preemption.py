@@ -178,13 +178,14 @@ def test_am_containers_are_set_aside(engine):
     assert starts(attempts, "jb") == [27.0, 45.0]
 
 
-def am_jobs():
-    """ja (an AM and one 3072 MB map of 1000 s) from 0 and jc (an AM and two 3072 MB maps,
-    of 5 and 1000 s) from 1 fill a; jb (two 1024 MB maps of 100 s) arrives in b at 10."""
+def am_jobs(second: str = "map"):
+    """ja (an AM and one 3072 MB map of 1000 s) from 0 and jc (an AM, a 3072 MB map of 5 s
+    and a 3072 MB task of 1000 s in stage `second`) from 1 fill a; jb (two 1024 MB maps of
+    100 s) arrives in b at 10."""
     am = {"user": "u", "am_memory_mb": 1024.0}
     return [
         ("ja", "a", 0, [("map", 1000.0, 3072.0)], am),
-        ("jc", "a", 1, [("map", 5.0, 3072.0), ("map", 1000.0, 3072.0)], am),
+        ("jc", "a", 1, [("map", 5.0, 3072.0), (second, 1000.0, 3072.0)], am),
         maps("jb", "b", 10, 2, 100.0, "v"),
     ]
 
@@ -204,46 +205,28 @@ def rows(attempts, job: str) -> list[tuple[str, float, float, str, bool]]:
     return [tuple(r) for r in mine[cols].itertuples(index=False)]
 
 
-def test_an_am_is_taken_when_the_set_aside_ams_exceed_the_max_am_capacity(engine):
-    """At 12 (as in the base case) a must yield 2048 x 0.5 = 1024 MB; its running maps
+@pytest.mark.parametrize("second", ["map", "reduce"])
+def test_an_am_is_taken_when_the_set_aside_ams_exceed_the_max_am_capacity(engine, second):
+    """At 12 (as in the base case) a must yield 2048 x 0.5 = 1024 MB; its running tasks
     (3072 MB) do not fit the round's 2048 MB budget, its AMs (jc's, then ja's: newest app
     first) are set aside: 2048 MB, above a's max AM capacity 4096 x 0.3f = 1228 (truncated),
-    so jc's AM is taken (marked at 12, killed at 27). jc's attempt fails: its running map
-    is killed too (not a preemption), its completed map_000 stays done. jb takes two of
-    the 4096 MB freed at 27 and jc's second AM a third (within a's AM limit, 2048); the
-    new AM asks again only for map_001, which starts when jb's maps end (127) and ends at
-    1127: 121 s later than without the kill (1006, next test)."""
-    attempts, jobs = run(am_jobs(), am_props(0.3), engine)
+    so jc's AM is taken (marked at 12, killed at 27). jc's attempt fails: its running task
+    (map_001, or with `second` reduce, reduce_001 with the map stage completed at 6) is
+    killed too (not a preemption), its completed map_000 stays done. jb takes two of the
+    4096 MB freed at 27 and jc's second AM a third (within a's AM limit, 2048); the new AM
+    asks again only for task 001, which starts when jb's maps end (127) and ends at 1127:
+    121 s later than without the kill (1006, next test)."""
+    attempts, jobs = run(am_jobs(second), am_props(0.3), engine)
     assert killed(attempts) == [("jc_am_0", 1.0, 27.0)]
     assert rows(attempts, "jc") == [
         ("jc_am_0", 1.0, 27.0, "KILLED", True),
         ("jc_am_1", 27.0, 1127.0, "SUCCEEDED", False),
         ("jc_map_000_0", 1.0, 6.0, "SUCCEEDED", False),
-        ("jc_map_001_0", 6.0, 27.0, "KILLED", False),
-        ("jc_map_001_1", 127.0, 1127.0, "SUCCEEDED", False),
+        (f"jc_{second}_001_0", 6.0, 27.0, "KILLED", False),
+        (f"jc_{second}_001_1", 127.0, 1127.0, "SUCCEEDED", False),
     ]
     assert starts(attempts, "jb") == [27.0, 27.0]
     assert jobs["finish_s"].to_dict() == {"ja": 1000.0, "jc": 1127.0, "jb": 127.0}
-
-
-def test_a_new_attempt_recovers_a_completed_map_stage(engine):
-    """As above with jc's second task a reduce (1000 s, 3072 MB): its map stage completes
-    at 6 and the reduce runs from 6. The kill at 27 takes jc's AM and its reduce; the new
-    attempt keeps the completed map stage (its map is not re-run) and asks only for the
-    reduce, which starts at 127 and ends at 1127."""
-    jobs = am_jobs()
-    am = {"user": "u", "am_memory_mb": 1024.0}
-    jobs[1] = ("jc", "a", 1, [("map", 5.0, 3072.0), ("reduce", 1000.0, 3072.0)], am)
-    attempts, jobs_out = run(jobs, am_props(0.3), engine)
-    assert killed(attempts) == [("jc_am_0", 1.0, 27.0)]
-    assert rows(attempts, "jc") == [
-        ("jc_am_0", 1.0, 27.0, "KILLED", True),
-        ("jc_am_1", 27.0, 1127.0, "SUCCEEDED", False),
-        ("jc_map_000_0", 1.0, 6.0, "SUCCEEDED", False),
-        ("jc_reduce_001_0", 6.0, 27.0, "KILLED", False),
-        ("jc_reduce_001_1", 127.0, 1127.0, "SUCCEEDED", False),
-    ]
-    assert jobs_out.loc["jc", "finish_s"] == 1127.0
 
 
 def test_an_am_is_not_taken_within_the_max_am_capacity(engine):
