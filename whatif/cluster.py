@@ -10,8 +10,9 @@ A cluster is given on the command line as a SPEC string of comma-separated
   TaskTrackers, which the predictor's heartbeats need; without ``nodes`` it assumes
   trackers of 2 map and 2 reduce slots);
 - ``hosts=/rack1/h1;/rack1/h2;/rack2/h3`` with either form: the nodes (TaskTrackers) by host
-  and rack, in place of ``nodes=N``, so that the split locations a Hadoop 1 trace records
-  can be matched to them (delay scheduling, ``whatif.predictor.locality``).
+  and rack, in place of ``nodes=N``, so that the split locations a trace records can be
+  matched to them (delay scheduling, ``whatif.predictor.locality``: Hadoop 1's on slots,
+  the Capacity Scheduler's on containers).
 """
 
 from __future__ import annotations

@@ -23,9 +23,12 @@ Given a ``capacity-scheduler.xml`` (`whatif.capacity.is_capacity_scheduler`) it 
 Capacity Scheduler instead: the predictor's Capacity Scheduler mode schedules, the
 scheduler endpoint answers with a ``capacityScheduler`` queue tree
 (`tempo.rm.emulated_capacity`), and, as on a real RM, the file is read only at start-up
-and on a refresh (``yarn rmadmin -refreshQueues``, the refresh endpoint, or a ``PUT`` to
-``/ws/v1/cluster/scheduler-conf``), never polled; a refresh with a file of the other
-scheduler's kind is refused.
+and on a refresh (``yarn rmadmin -refreshQueues``, the refresh endpoint), never polled; a
+refresh with a file of the other scheduler's kind is refused. A ``PUT`` to
+``/ws/v1/cluster/scheduler-conf`` applies the request's own changes to the configuration in
+force, as an RM with a mutable configuration store does (`tempo.rm.emulated_sched_conf`;
+the file is not read), answering 400 with the reason and changing nothing when Hadoop
+would refuse the request.
 
 Reported times are epoch milliseconds: trace time plus ``epoch_offset_s`` (0 for
 traces already in epoch seconds, else `EPOCH_BASE_S`), so a client must take "now"
@@ -54,6 +57,12 @@ import requests
 from tempo.errors import RMError
 from tempo.rm import emulated_rest as rest
 from tempo.rm.emulated_capacity import capacity_scheduler
+from tempo.rm.emulated_sched_conf import (
+    SchedConfError,
+    apply_sched_conf,
+    parse_sched_conf,
+    queue_change_issues,
+)
 from tempo.rm.workload_shift import WorkloadShift, apply_shifts
 from whatif import capacity
 from whatif.allocation import (
@@ -82,7 +91,7 @@ REFRESH_PATH = "/ws/v1/emulator/refresh"
 #: Path of the emulator's own status (clock, allocation in force, reloads).
 STATUS_PATH = "/ws/v1/emulator/status"
 
-#: The Capacity Scheduler's configuration mutation endpoint (``PUT``): reloads the file.
+#: The Capacity Scheduler's configuration mutation endpoint (``PUT``): applies the request.
 SCHED_CONF_PATH = "/ws/v1/cluster/scheduler-conf"
 
 #: The yarn-site defaults (Hadoop 3).
@@ -96,7 +105,8 @@ TICK_S = 0.02
 class ReloadEvent:
     """One attempt to (re)load the allocation file.
 
-    ``trigger`` is ``start``, ``poll`` or ``refresh``; ``ok`` False means the file
+    ``trigger`` is ``start``, ``poll``, ``refresh`` or ``sched-conf`` (a mutation
+    request, whose ``sha256`` is that of the resulting configuration); ``ok`` False means the file
     was refused and the previous configuration stayed in force (``reason`` says
     why); ``changed`` False means the file was the configuration already in force.
     """
@@ -237,8 +247,7 @@ class EmulatedRM:
         self._reloads: list[ReloadEvent] = []
         self.capacity_scheduler = capacity.is_capacity_scheduler(self.allocation_path)
         data = self._read_file()
-        # Raises: a real RM does not start on a bad file.
-        allocation = self._allocation(self._parse(data))
+        allocation = self._first_allocation(data)  # raises: an RM does not start on a bad file
         self._simulation = Simulation(
             self.workload,
             allocation,
@@ -411,6 +420,15 @@ class EmulatedRM:
                 f"{self.allocation_path}: cannot read allocation file: {error.strerror}"
             ) from error
 
+    def _first_allocation(self, data: bytes) -> EffectiveAllocation:
+        """The allocation the emulator starts with; in Capacity Scheduler mode its
+        configuration is also the one in force (`_configuration`, else None)."""
+        document = self._parse(data)
+        self._configuration = (
+            document if isinstance(document, capacity.ConfigurationDocument) else None
+        )
+        return self._allocation(document)
+
     def _parse(self, data: bytes) -> AllocationDocument | capacity.ConfigurationDocument:
         """The document in `data`, or `AllocationError`/`ValidationError` (`CapacityConfigError`
         for a capacity-scheduler.xml) saying why Hadoop would refuse it."""
@@ -476,7 +494,7 @@ class EmulatedRM:
     def _load(self, data: bytes, sha: str, trace_s: float, trigger: str) -> ReloadEvent:
         self._pending = None
         try:
-            self._simulation.reconfigure(self._allocation(self._parse(data)))
+            self._put_in_force(self._parse(data))
         except WhatifError as error:
             self._rejected_sha = sha
             logger.warning(
@@ -492,6 +510,45 @@ class EmulatedRM:
             "emulated RM: reloaded %s at trace time %g (%s)", self.allocation_path, trace_s, trigger
         )
         return self._record(ReloadEvent(trace_s, trigger, True, True, sha))
+
+    def _put_in_force(self, document: AllocationDocument | capacity.ConfigurationDocument) -> None:
+        """Schedule with `document` from now on, or raise (a `WhatifError`) leaving all unchanged.
+
+        A capacity-scheduler.xml must also pass ``refreshQueues``' hierarchy check against
+        the configuration in force (`tempo.rm.emulated_sched_conf.queue_change_issues`)."""
+        if isinstance(document, capacity.ConfigurationDocument) and self._configuration is not None:
+            issues = queue_change_issues(self._configuration, document)
+            if issues:
+                raise capacity.CapacityConfigError("; ".join(issues))
+        self._simulation.reconfigure(self._allocation(document))
+        if isinstance(document, capacity.ConfigurationDocument):
+            self._configuration = document
+
+    def mutate(self, body: bytes) -> ReloadEvent:
+        """Apply a ``<sched-conf>`` update to the Capacity Scheduler configuration in force
+        (``PUT /ws/v1/cluster/scheduler-conf``): exactly the request's changes, not the
+        file's; a refused update (unreadable, refused by ``ConfigurationUpdateAssembler``,
+        or leaving a configuration ``refreshQueues`` refuses) changes nothing and its
+        reason is recorded (`tempo.rm.emulated_sched_conf`)."""
+        with self._lock:
+            now = self.sync()
+            if self._configuration is None:
+                reason = "Configuration change only supported by MutableConfScheduler."
+                return self._record(ReloadEvent(now, "sched-conf", False, False, "", reason))
+            try:
+                new = apply_sched_conf(self._configuration, parse_sched_conf(body))
+                errors = [i.message for i in capacity.validate(new) if i.severity == "error"]
+                if errors:
+                    raise SchedConfError("; ".join(errors[:5]))
+                sha = hashlib.sha256(new.to_bytes()).hexdigest()
+                if sha == self._loaded_sha:
+                    return self._record(ReloadEvent(now, "sched-conf", True, False, sha))
+                self._put_in_force(new)
+            except (SchedConfError, WhatifError) as error:
+                logger.warning("emulated RM: scheduler-conf change refused: %s", error)
+                return self._record(ReloadEvent(now, "sched-conf", False, False, "", str(error)))
+            self._loaded_sha = sha
+            return self._record(ReloadEvent(now, "sched-conf", True, True, sha))
 
     def _record(self, event: ReloadEvent) -> ReloadEvent:
         self._reloads.append(event)
@@ -715,9 +772,8 @@ def _handler(rm: EmulatedRM) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:  # noqa: N802
             parts = urlsplit(self.path)
             length = int(self.headers.get("Content-Length") or 0)
-            if length:
-                self.rfile.read(length)
-            answer = _post(rm, parts.path.rstrip("/"))
+            body = self.rfile.read(length) if length else b""
+            answer = _post(rm, parts.path.rstrip("/"), body)
             if answer is None:
                 self._error(404, "NotFoundException", f"{parts.path} not found")
             else:
@@ -739,7 +795,7 @@ def _remote_exception(exception: str, message: str) -> dict[str, Any]:
     }
 
 
-def _post(rm: EmulatedRM, path: str) -> tuple[int, bytes, str] | None:
+def _post(rm: EmulatedRM, path: str, body: bytes) -> tuple[int, bytes, str] | None:
     """Status, body and content type of a POST or PUT to `path` (None: no such resource):
     the refresh endpoint (JSON), or, on a Capacity Scheduler RM, scheduler-conf (text)."""
     if path == REFRESH_PATH:
@@ -747,17 +803,17 @@ def _post(rm: EmulatedRM, path: str) -> tuple[int, bytes, str] | None:
         body = json.dumps({"refresh": event.to_dict()}).encode()
         return 200 if event.ok else 400, body, "application/json"
     if path == SCHED_CONF_PATH and rm.capacity_scheduler:
-        event = rm.refresh()
+        event = rm.mutate(body)
         return 200 if event.ok else 400, _sched_conf_answer(event).encode(), "text/plain"
     return None
 
 
 def _sched_conf_answer(event: ReloadEvent) -> str:
-    """The body of ``PUT /ws/v1/cluster/scheduler-conf``: the emulated RM's configuration
-    store is its file, so the change is in force once the file tempo wrote reloads."""
+    """The body of ``PUT /ws/v1/cluster/scheduler-conf``, as ``RMWebServices.
+    updateSchedulerConfiguration`` answers: its success text, or the exception's message."""
     if event.ok:
         return "Configuration change successfully applied."
-    return f"Failed to apply the configuration change: {event.reason}"
+    return event.reason
 
 
 def _route_get(rm: EmulatedRM, segments: list[str], query: Mapping[str, list[str]]) -> object:

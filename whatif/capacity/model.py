@@ -87,6 +87,7 @@ GLOBAL_SETTINGS: Mapping[str, str] = {
     "max-parallel-apps": "int",
     "node-locality-delay": "int",
     "rack-locality-additional-delay": "int",
+    "rack-locality-full-reset": "bool",
     "resource-calculator": "text",
     "legacy-queue-mode.enabled": "bool",
 }

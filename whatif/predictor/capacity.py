@@ -27,8 +27,8 @@ from whatif.capacity import (
     validate,
 )
 from whatif.capacity import EffectiveQueue as CapacityQueue
-from whatif.capacity.model import QueueNode, key
-from whatif.capacity.values import parse_java_float
+from whatif.capacity.model import PREFIX, QueueNode, key
+from whatif.capacity.values import parse_java_float, parse_java_int, parse_or
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor.settings import SchedulerSettings
@@ -156,12 +156,23 @@ class CapacityAllocation(EffectiveAllocation):
     capacity : Mapping[str, whatif.capacity.EffectiveQueue]
         Each queue's effective Capacity Scheduler values, by full path.
     max_offswitch_assignments : int
-        ``per-node-heartbeat.maximum-offswitch-assignments`` (1): containers per node
-        heartbeat (every container is off-switch: requests ask for ANY only).
+        ``per-node-heartbeat.maximum-offswitch-assignments`` (1; below 1 read as 1, as
+        ``CapacitySchedulerConfiguration.getOffSwitchPerHeartbeatLimit`` does): off-switch
+        containers per node heartbeat (every container asking for ANY only is one;
+        node- and rack-local ones do not count).
     multiple_assignments : bool
         ``per-node-heartbeat.multiple-assignments-enabled`` (true).
     max_container_assignments : int
         ``per-node-heartbeat.maximum-container-assignments`` (-1: no cap).
+    node_locality_delay : int
+        ``node-locality-delay`` (40): missed scheduling opportunities before a request
+        naming hosts takes a rack-local container (capped at the cluster's nodes).
+    rack_locality_additional_delay : int
+        ``rack-locality-additional-delay`` (-1: off-switch waits by the locality wait
+        factor instead): further missed opportunities before an off-switch container.
+    rack_locality_full_reset : bool
+        ``rack-locality-full-reset`` (true): a rack-local container resets the missed
+        opportunities, as a node-local one always does.
     monitor : CapacityMonitor
         The preemption monitor's settings.
     preemption_disabled : Mapping[str, bool]
@@ -172,6 +183,9 @@ class CapacityAllocation(EffectiveAllocation):
     max_offswitch_assignments: int = 1
     multiple_assignments: bool = True
     max_container_assignments: int = -1
+    node_locality_delay: int = 40
+    rack_locality_additional_delay: int = -1
+    rack_locality_full_reset: bool = True
     monitor: CapacityMonitor = field(default_factory=CapacityMonitor)
     preemption_disabled: Mapping[str, bool] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -215,13 +229,19 @@ def capacity_allocation(doc: ConfigurationDocument, cluster: Cluster) -> Capacit
     offswitch = doc.value(HEARTBEAT + "maximum-offswitch-assignments")
     multiple = doc.value(HEARTBEAT + "multiple-assignments-enabled")
     containers = doc.value(HEARTBEAT + "maximum-container-assignments")
+    full_reset = doc.value(PREFIX + "rack-locality-full-reset")
     tree = queue_tree(doc)
     return CapacityAllocation(
         root=_tree(tree, queues),
         capacity=MappingProxyType(dict(queues)),
-        max_offswitch_assignments=1 if offswitch is None else int(offswitch.strip()),
+        max_offswitch_assignments=max(1, parse_or(offswitch, parse_java_int, 1)),
         multiple_assignments=multiple is None or multiple.strip().lower() != "false",
         max_container_assignments=-1 if containers is None else int(containers.strip()),
+        node_locality_delay=parse_or(doc.value(PREFIX + "node-locality-delay"), parse_java_int, 40),
+        rack_locality_additional_delay=parse_or(
+            doc.value(PREFIX + "rack-locality-additional-delay"), parse_java_int, -1
+        ),
+        rack_locality_full_reset=full_reset is None or full_reset.strip().lower() != "false",
         monitor=read_monitor(doc),
         preemption_disabled=MappingProxyType(preemption_disabled(doc, tree)),
     )
@@ -245,7 +265,9 @@ class PackedCapacity:
     guaranteed memory (MB), absolute capacity (fraction of the cluster), user-limit-factor,
     minimum-user-limit-percent, maximum-am-resource-percent, maximum-applications and its
     per-user limit (-1: none), disable_preemption (0/1); the containers one node heartbeat
-    may get; and the preemption monitor's settings."""
+    may get (`per_heartbeat`: maximum-container-assignments, -1 none) and off-switch
+    containers it may get (`offswitch`); the locality delays (`CapacityAllocation`); and
+    the preemption monitor's settings."""
 
     guarantee_mb: np.ndarray
     absolute: np.ndarray
@@ -258,6 +280,10 @@ class PackedCapacity:
     multiple: bool
     no_preemption: np.ndarray
     monitor: CapacityMonitor
+    offswitch: int = 1
+    node_locality_delay: int = 40
+    rack_locality_additional_delay: int = -1
+    rack_locality_full_reset: bool = True
 
 
 def pack_capacity(
@@ -268,11 +294,6 @@ def pack_capacity(
     qs = [allocation.capacity[n] for n in names]
     absolute = np.array([q.absolute_capacity or 0.0 for q in qs])
     maximum = np.array([q.absolute_maximum_capacity or 0.0 for q in qs])
-    caps = [
-        c
-        for c in (allocation.max_offswitch_assignments, allocation.max_container_assignments)
-        if c > 0
-    ]
     packed = PackedCapacity(
         guarantee_mb=absolute * cluster.memory_mb,
         absolute=absolute,
@@ -281,14 +302,23 @@ def pack_capacity(
         am_percent=np.array([q.maximum_am_resource_percent for q in qs]),
         max_apps=np.array([_limit(q.maximum_applications) for q in qs]),
         max_apps_per_user=np.array([_limit(q.maximum_applications_per_user) for q in qs]),
-        per_heartbeat=min(caps) if caps else -1,
+        # canAllocateMore: -1 no cap, else at least the first container
+        per_heartbeat=_container_cap(allocation.max_container_assignments),
         multiple=allocation.multiple_assignments,
         no_preemption=np.array(
             [float(allocation.preemption_disabled.get(n, False)) for n in names]
         ),
         monitor=allocation.monitor,
+        offswitch=max(1, allocation.max_offswitch_assignments),
+        node_locality_delay=allocation.node_locality_delay,
+        rack_locality_additional_delay=allocation.rack_locality_additional_delay,
+        rack_locality_full_reset=allocation.rack_locality_full_reset,
     )
     return packed, np.column_stack([maximum * cluster.memory_mb, np.full(len(qs), np.inf)])
+
+
+def _container_cap(value: int) -> int:
+    return -1 if value == -1 else max(value, 1)
 
 
 def _limit(value: int | None) -> float:

@@ -15,7 +15,7 @@ import numpy as np
 
 from whatif.predictor import kernel as K
 from whatif.predictor.apptrees import app_order_trees, grown_trees, submitted_next, trees_needed
-from whatif.predictor.capacity import CapacityMonitor, capacity_settings
+from whatif.predictor.capacity import CapacityMonitor, PackedCapacity, capacity_settings
 from whatif.predictor.kernel.caching import kernel_cache_dirs, kernel_sources
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings
@@ -176,9 +176,20 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
     cfg[K.C_LOC_DELAY] = p.locality.delay_s if p.locality is not None else 0.0
     cfg[K.C_CS] = float(p.queues.capacity is not None)
     cfg[K.C_CS_MINALLOC] = settings.min_allocation_mb
+    cfg[K.C_CS_NODES] = nn
     if p.queues.capacity is not None:
-        _monitor_config(cfg, p.queues.capacity.monitor)
+        _capacity_config(cfg, p.queues.capacity)
     return cfg
+
+
+def _capacity_config(cfg: np.ndarray, capacity: PackedCapacity) -> None:
+    """The Capacity Scheduler's settings in ``cfg`` that a new configuration changes: the
+    monitor's, the off-switch cap and the locality delays."""
+    _monitor_config(cfg, capacity.monitor)
+    cfg[K.C_CS_OFFSWITCH] = capacity.offswitch
+    cfg[K.C_CS_NLD] = capacity.node_locality_delay
+    cfg[K.C_CS_RLAD] = capacity.rack_locality_additional_delay
+    cfg[K.C_CS_RESET] = float(capacity.rack_locality_full_reset)
 
 
 def _monitor_config(cfg: np.ndarray, mon: CapacityMonitor) -> None:
@@ -279,6 +290,7 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
         loc = p.locality
         ss[:, K.SS_LOC] = loc.stage_located
         ss[:, K.SS_LG_LO : K.SS_LG_HI + 1] = loc.stage_groups
+        ss[:, K.SS_LOC_ASKS] = loc.stage_asks
         unlocated = np.add.reduceat(1 - loc.task_located, p.stage_task_start) if ns else si[:, 0]
         si[:, K.SI_NONLOC] = np.where(loc.stage_located == 1, unlocated, 0)
     ssf = np.zeros((max(ns, 1), 2))
@@ -474,7 +486,7 @@ class CompiledEngine:
         self.state["gi"][K.GI_CHANGED] = 1  # new limits may let parked nodes assign
         cfg = self.state["cfg"]
         if packed.queues.capacity is not None:
-            _monitor_config(cfg, packed.queues.capacity.monitor)
+            _capacity_config(cfg, packed.queues.capacity)
         # Hadoop 3 checks starvation at the next update(); Hadoop 1/2 decide on their grid
         if cfg[K.C_CS] != 0.0:  # the monitor's next round
             next_check = K._grid_at_or_after(self.now, cfg[K.C_CS_INTERVAL])

@@ -1,4 +1,6 @@
-"""Split locations matched to the predicted cluster's trackers, for Hadoop 1 delay scheduling.
+"""Split locations matched to the predicted cluster's nodes, for delay scheduling: Hadoop 1's
+Fair Scheduler (``kernel/locality.py``) and the Capacity Scheduler mode
+(``kernel/capacity_locality.py``).
 
 Readers keep a map's split locations where the trace records them, in the task column
 ``split_locations``: comma-separated ``/rack/host`` (or bare ``host``) entries, as
@@ -13,6 +15,17 @@ its task located (Hadoop resolves it into its topology: the task is local to no 
 or only to its rack). When the trace has split locations but none names a tracker of the
 cluster (a cluster given by counts, ``map-slots=...``), locality is skipped and a warning
 says so; the schedule is then the one without delay scheduling.
+
+The Capacity Scheduler mode uses the same layout on a container cluster with heartbeats
+whose NodeManagers are named by host (``hosts=`` in the cluster spec): a MapReduce AM asks
+for each map on its split hosts, their racks and ANY (``RMContainerAllocator``), and the
+Capacity Scheduler's ``RegularContainerAllocator`` delays such requests. Its off-switch
+wait reads the scheduler key's unique location asks (``getUniqueLocationAsks``: the size of
+the key's resource-request map, its hosts, racks and ANY), kept per located stage in
+``stage_asks``: the AM sends every host and rack it ever asked for again with a count of 0
+once it is satisfied (``RMContainerRequestor.decResourceRequest``), and the RM keeps such
+entries (``LocalityAppPlacementAllocator.updatePendingAsk``), so the count is the stage's
+distinct split hosts and racks, plus one.
 """
 
 from __future__ import annotations
@@ -46,7 +59,9 @@ class LocalityLayout:
     range ``[lo, hi)`` of ``tasks`` (ne,) int32 it holds, ascending; a stage's groups are
     ``stage_groups[s]`` (ns, 2), sorted by key. ``stage_located`` (ns,) int64: 1 for a
     located map stage; ``task_located`` (nt,) int8: 1 for a task with split locations;
-    ``node_rack`` (nn,) int64; ``delay_s``: the locality delay."""
+    ``node_rack`` (nn,) int64; ``delay_s``: the locality delay (Hadoop 1);
+    ``stage_asks`` (ns,) int64: a located stage's distinct split hosts and racks plus one
+    (ANY), 0 for other stages (the Capacity Scheduler's ``getUniqueLocationAsks``)."""
 
     groups: np.ndarray
     tasks: np.ndarray
@@ -55,6 +70,7 @@ class LocalityLayout:
     task_located: np.ndarray
     node_rack: np.ndarray
     delay_s: float
+    stage_asks: np.ndarray
 
 
 @functools.cache
@@ -62,9 +78,9 @@ def _warn_unmatched(spec: str) -> None:
     """Say once per cluster (not at every prediction of an optimizer's run) that locality
     is skipped, and why."""
     logger.warning(
-        "the trace records split locations, but no split host is a TaskTracker of the "
-        "cluster (%s): delay scheduling is skipped; name the trackers by host "
-        "(hosts=/rack/host;... in --cluster) to model it",
+        "the trace records split locations, but no split host is a node (TaskTracker or "
+        "NodeManager) of the cluster (%s): delay scheduling is skipped; name the nodes by "
+        "host (hosts=/rack/host;... in --cluster) to model it",
         spec,
     )
 
@@ -114,11 +130,15 @@ def locality_layout(
     node_count: int,
     settings: SchedulerSettings,
     interval_s: float,
+    capacity: bool = False,
 ) -> LocalityLayout | None:
-    """The locality arrays, or None when delay scheduling does not apply: not Hadoop 1 on
-    a slot cluster with heartbeats, no split locations in the trace, or none naming a
-    tracker of `cluster` (a warning says so)."""
-    if settings.hadoop_version != 1 or not cluster.slots or node_count == 0:
+    """The locality arrays, or None when delay scheduling does not apply: neither Hadoop 1
+    on a slot cluster nor the Capacity Scheduler mode (`capacity`) on a container cluster,
+    no heartbeats, no split locations in the trace, or none naming a node of `cluster`
+    (a warning says so). The Fair Scheduler on YARN places every container as if its
+    requests asked for ANY only, as before."""
+    hadoop1 = settings.hadoop_version == 1 and bool(cluster.slots) and not capacity
+    if not (hadoop1 or (capacity and not cluster.slots)) or node_count == 0:
         return None
     entries = _entries(tasks, task_stage, map_stage)
     if entries is None:
@@ -139,10 +159,28 @@ def locality_layout(
     task = entries["task"].to_numpy(dtype=np.int64)
     keys = np.concatenate([node[node >= 0], node_count + rack[rack >= 0]])
     owner = np.concatenate([task[node >= 0], task[rack >= 0]])
+    asks = _stage_asks(
+        task_stage[task], entries["host"], located_rack.fillna(host_rack), len(map_stage)
+    )
     return _grouped(
         task_stage, map_stage, task, keys, owner, np.array([rack_index[r] for r in racks]),
-        locality_delay_s(settings, interval_s),
+        locality_delay_s(settings, interval_s), asks,
     )  # fmt: skip
+
+
+def _stage_asks(stage: np.ndarray, hosts: pd.Series, racks: pd.Series, ns: int) -> np.ndarray:
+    """Per stage, its distinct split hosts plus its distinct racks, plus one (ANY); 0 for a
+    stage without split locations."""
+    names = pd.concat(
+        [
+            pd.DataFrame({"stage": stage, "name": "h:" + hosts.to_numpy(dtype=object)}),
+            pd.DataFrame({"stage": stage, "name": "r:" + racks.to_numpy(dtype=object)}),
+        ]
+    )
+    counts = names.drop_duplicates().groupby("stage").size()
+    asks = np.zeros(ns, dtype=np.int64)
+    asks[counts.index.to_numpy(dtype=np.int64)] = counts.to_numpy() + 1
+    return asks
 
 
 def _grouped(
@@ -153,6 +191,7 @@ def _grouped(
     owner: np.ndarray,
     node_rack: np.ndarray,
     delay_s: float,
+    stage_asks: np.ndarray,
 ) -> LocalityLayout:
     """Groups of (stage, key) over the (key, task) pairs, unique and sorted."""
     stage = task_stage[owner]
@@ -182,4 +221,5 @@ def _grouped(
         task_located=task_located,
         node_rack=node_rack.astype(np.int64),
         delay_s=delay_s,
+        stage_asks=stage_asks,
     )

@@ -118,8 +118,8 @@ class Packed:
     # nodes (nn,): capacity (nn, 2) as `cluster`; no rows without heartbeats (`nodes.py`)
     node_capacity: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     heartbeat_interval_s: float = math.inf
-    # Hadoop 1 delay scheduling: split locations grouped by tracker and rack
-    # (`whatif.predictor.locality`); None where it does not apply
+    # delay scheduling (Hadoop 1, and the Capacity Scheduler mode): split locations grouped
+    # by node and rack (`whatif.predictor.locality`); None where it does not apply
     locality: LocalityLayout | None = None
 
     def replay_row(self, task: int) -> int:
@@ -374,6 +374,7 @@ def pack(
             layout.count,
             settings,
             layout.interval_s,
+            capacity=pq.capacity is not None,
         ),
     )
     return packed, allocation

@@ -221,23 +221,40 @@ def capacity_scenarios(draw):
         ),
     )
     props["per-node-heartbeat.maximum-offswitch-assignments"] = draw(st.sampled_from([1, 3]))
-    jobs = []
-    for j in range(draw(st.integers(1, 7))):
-        tasks = [
-            (
+    return build_workload(random_jobs(draw, leaves)), props, *random_cluster(draw)
+
+
+def random_jobs(draw, leaves, splits=None, jobs=7, last_submit=30):
+    """Up to `jobs` jobs in random `leaves`, one to six maps (each with split locations
+    drawn from `splits`, if given) and up to two reduces, two users, with or without an AM."""
+    drawn = []
+    for j in range(draw(st.integers(1, jobs))):
+        tasks = []
+        for stage in ["map"] * draw(st.integers(1, 6)) + ["reduce"] * draw(st.integers(0, 2)):
+            task = (
                 stage,
                 float(draw(st.integers(0, 40))),
                 float(draw(st.sampled_from([512, 1024, 2048]))),
             )
-            for stage in ["map"] * draw(st.integers(1, 6)) + ["reduce"] * draw(st.integers(0, 2))
-        ]
+            if splits is not None:
+                located = draw(st.sampled_from(splits)) if stage == "map" else ""
+                task = (*task, {"split_locations": located})
+            tasks.append(task)
         extra = {
             "user": draw(st.sampled_from(["u1", "u2"])),
             "am_memory_mb": draw(st.sampled_from([math.nan, 1024.0])),
         }
         queue = draw(st.sampled_from(leaves)).removeprefix("root.")
-        jobs.append((f"job_{j:02d}", queue, draw(st.integers(0, 30)), tasks, extra))
-    return build_workload(jobs), props, *random_cluster(draw)
+        drawn.append((f"job_{j:02d}", queue, draw(st.integers(0, last_submit)), tasks, extra))
+    return drawn
+
+
+def engines_agree(workload, allocation, cluster, sched) -> None:
+    """The numba and reference engines give the same attempts and jobs."""
+    fast = predict(workload, allocation, cluster, settings=sched, engine="numba")
+    slow = predict(workload, allocation, cluster, settings=sched, engine="reference")
+    pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
+    pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
 
 
 def random_cluster(draw, **settings) -> tuple[Cluster, SchedulerSettings]:
@@ -259,8 +276,4 @@ def random_cluster(draw, **settings) -> tuple[Cluster, SchedulerSettings]:
 def test_engines_agree_under_the_capacity_scheduler(scenario):
     """Both engines give the same schedule on random Capacity Scheduler inputs."""
     workload, props, cluster, sched = scenario
-    allocation = config(cluster, props)
-    fast = predict(workload, allocation, cluster, settings=sched, engine="numba")
-    slow = predict(workload, allocation, cluster, settings=sched, engine="reference")
-    pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
-    pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
+    engines_agree(workload, config(cluster, props), cluster, sched)

@@ -178,6 +178,67 @@ def test_am_containers_are_set_aside(engine):
     assert starts(attempts, "jb") == [27.0, 45.0]
 
 
+def am_jobs(second: str = "map"):
+    """ja (an AM and one 3072 MB map of 1000 s) from 0 and jc (an AM, a 3072 MB map of 5 s
+    and a 3072 MB task of 1000 s in stage `second`) from 1 fill a; jb (two 1024 MB maps of
+    100 s) arrives in b at 10."""
+    am = {"user": "u", "am_memory_mb": 1024.0}
+    return [
+        ("ja", "a", 0, [("map", 1000.0, 3072.0)], am),
+        ("jc", "a", 1, [("map", 5.0, 3072.0), (second, 1000.0, 3072.0)], am),
+        maps("jb", "b", 10, 2, 100.0, "v"),
+    ]
+
+
+def am_props(percent: float) -> dict[str, object]:
+    """The base queues with a budget of 2048 MB a round (total_preemption_per_round 0.25),
+    natural_termination_factor 0.5 and a's maximum-am-resource-percent `percent`."""
+    props = base(total_preemption_per_round=0.25, natural_termination_factor=0.5)
+    props["root.a.maximum-am-resource-percent"] = percent
+    return props
+
+
+def rows(attempts, job: str) -> list[tuple[str, float, float, str, bool]]:
+    """(attempt, start, finish, state, preempted) of the job's attempts, by attempt id."""
+    mine = attempts[attempts["job_id"] == job].sort_values("attempt_id")
+    cols = ["attempt_id", "start_s", "finish_s", "state", "preempted"]
+    return [tuple(r) for r in mine[cols].itertuples(index=False)]
+
+
+@pytest.mark.parametrize("second", ["map", "reduce"])
+def test_an_am_is_taken_when_the_set_aside_ams_exceed_the_max_am_capacity(engine, second):
+    """At 12 (as in the base case) a must yield 2048 x 0.5 = 1024 MB; its running tasks
+    (3072 MB) do not fit the round's 2048 MB budget, its AMs (jc's, then ja's: newest app
+    first) are set aside: 2048 MB, above a's max AM capacity 4096 x 0.3f = 1228 (truncated),
+    so jc's AM is taken (marked at 12, killed at 27). jc's attempt fails: its running task
+    (map_001, or with `second` reduce, reduce_001 with the map stage completed at 6) is
+    killed too (not a preemption), its completed map_000 stays done. jb takes two of the
+    4096 MB freed at 27 and jc's second AM a third (within a's AM limit, 2048); the new AM
+    asks again only for task 001, which starts when jb's maps end (127) and ends at 1127:
+    121 s later than without the kill (1006, next test)."""
+    attempts, jobs = run(am_jobs(second), am_props(0.3), engine)
+    assert killed(attempts) == [("jc_am_0", 1.0, 27.0)]
+    assert rows(attempts, "jc") == [
+        ("jc_am_0", 1.0, 27.0, "KILLED", True),
+        ("jc_am_1", 27.0, 1127.0, "SUCCEEDED", False),
+        ("jc_map_000_0", 1.0, 6.0, "SUCCEEDED", False),
+        (f"jc_{second}_001_0", 6.0, 27.0, "KILLED", False),
+        (f"jc_{second}_001_1", 127.0, 1127.0, "SUCCEEDED", False),
+    ]
+    assert starts(attempts, "jb") == [27.0, 27.0]
+    assert jobs["finish_s"].to_dict() == {"ja": 1000.0, "jc": 1127.0, "jb": 127.0}
+
+
+def test_an_am_is_not_taken_within_the_max_am_capacity(engine):
+    """maximum-am-resource-percent 0.5: a's max AM capacity is 2048, the set-aside AMs'
+    2048 MB are within it, and nothing else fits the budget: nothing is taken, jb waits
+    for ja to end (1000) and jc ends at 6 + 1000."""
+    attempts, jobs = run(am_jobs(), am_props(0.5), engine)
+    assert killed(attempts) == []
+    assert starts(attempts, "jb") == [1000.0, 1000.0]
+    assert jobs["finish_s"].to_dict() == {"ja": 1000.0, "jc": 1006.0, "jb": 1100.0}
+
+
 def test_a_marked_container_ending_on_its_own_is_not_killed(engine):
     """A mark only warns. With natural_termination_factor 1, jb's 1024 MB ask makes a
     yield one container at 12: the newest app's (jc, visited first in reverse fifo
@@ -272,24 +333,29 @@ def preempting_scenarios(draw):
         props[MONITOR + name] = draw(st.sampled_from(values))
     jobs = []
     for j in range(draw(st.integers(2, 6))):
-        early = j < draw(st.integers(1, 2))
+        early = j < draw(st.integers(1, 3))
         tasks = [
             (
                 stage,
                 float(draw(st.integers(20, 120) if early else st.integers(5, 60))),
                 float(draw(st.sampled_from([512, 1024, 2048]))),
             )
-            for stage in ["map"] * draw(st.integers(4, 10) if early else st.integers(1, 5))
+            for stage in ["map"] * draw(st.integers(1, 10) if early else st.integers(1, 5))
             + ["reduce"] * draw(st.integers(0, 2))
         ]
         extra = {
             "user": draw(st.sampled_from(["u1", "u2"])),
-            "am_memory_mb": draw(st.sampled_from([math.nan, 1024.0])),
+            "am_memory_mb": draw(st.sampled_from([math.nan, 1024.0, 3072.0])),
         }
         queue = draw(st.sampled_from(leaves)).removeprefix("root.")
         submit = draw(st.integers(0, 5) if early else st.integers(5, 60))
         jobs.append((f"job_{j:02d}", queue, submit, tasks, extra))
-    return build_workload(jobs), props, *random_cluster(draw, preemption=True)
+    latency = draw(st.sampled_from([0.0, 4.0]))  # an AM killed before it is ready, or not
+    return (
+        build_workload(jobs),
+        props,
+        *random_cluster(draw, preemption=True, am_start_latency_s=latency),
+    )
 
 
 @settings(max_examples=100, deadline=None, derandomize=True, database=None)

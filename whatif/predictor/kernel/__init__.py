@@ -26,7 +26,8 @@ Modules, by concept (each says what it models, and the Hadoop rules it follows):
 - ``capacity``: the Capacity Scheduler mode (``C_CS``): which child queue goes first,
   the leaf, user and AM limits, admission at submission; ``capacity_preemption``: its
   preemption monitor (ProportionalCapacityPreemptionPolicy: ideal allocation, victims,
-  marks and kills);
+  marks and kills); ``capacity_locality``: its delay scheduling (node-locality-delay,
+  rack-locality-additional-delay) for maps with split locations;
 - speed structures with no twin: ``apptree`` (app order trees), ``starvation``
   (Hadoop 3 re-check ring and min-share list), ``victims`` (containers preemption may
   take), ``requests`` (an app's next request), ``lists`` (linked lists);

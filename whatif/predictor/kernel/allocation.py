@@ -52,6 +52,7 @@ from whatif.predictor.kernel.capacity import (
     _cs_next_app,
     _cs_user_ok,
 )
+from whatif.predictor.kernel.capacity_locality import _cs_loc_done, _cs_loc_pick
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
@@ -64,6 +65,7 @@ from whatif.predictor.kernel.state import (
     C_CAP_MAPS,
     C_CAP_REDS,
     C_CS,
+    C_CS_OFFSWITCH,
     C_DYNAMIC,
     C_LOC,
     C_MAX_ASSIGN,
@@ -74,6 +76,7 @@ from whatif.predictor.kernel.state import (
     CL_NEXT,
     G_FREE,
     GI_CLAIM_LIVE,
+    GI_CS_TYPE,
     GI_CUR_NODE,
     GI_EPOCH,
     GI_JT_HEAD,
@@ -177,12 +180,16 @@ def _cs_assign_leaf(W, leaf, d):
     """LeafQueue.assignContainers: the leaf's apps in policy order (`_cs_next_app`); an app
     whose user is above its limit (`_cs_user_ok`), whose AM does not fit the AM limits
     (`_cs_am_ok`: in Hadoop the app is not yet active), with nothing to ask in `d`, or
-    whose request exceeds the node's total memory is skipped. The first other app decides:
-    a request above the leaf's headroom ends the leaf (QUEUE_LIMIT, 0: the parent offers
-    the next child), one above the node's free memory ends the pass (2: Hadoop reserves
-    the node for it; reservations are not modeled: nothing is booked), else it is
-    allocated (1)."""
-    qs, jsf, ji, tsf, gi, cluster, nodef = W[0], W[7], W[9], W[17], W[24], W[26], W[40]
+    whose request exceeds the node's total memory is skipped, and so is an app whose located
+    map stage may not take this node yet (`capacity_locality._cs_loc_pick`, on a heartbeat).
+    The first other app decides: a request above the leaf's headroom ends the leaf
+    (QUEUE_LIMIT, 0: the parent offers the next child), one above the node's free memory
+    ends the pass (2: Hadoop reserves the node for it; reservations are not modeled:
+    nothing is booked), else it is allocated (1). GI_CS_TYPE is left at the container's
+    locality (2, off-switch, unless a located stage's pick says otherwise)."""
+    qs, jsf, ji, ss, tsf, gi, cluster, nodef = (
+        W[0], W[7], W[9], W[12], W[17], W[24], W[26], W[40]
+    )  # fmt: skip
     _retree(W)
     fair = qs[leaf, QS_POLICY] == 0
     headroom = _cs_headroom(W, leaf)
@@ -197,6 +204,7 @@ def _cs_assign_leaf(W, leaf, d):
             return 0
         if not _cs_user_ok(W, j, leaf):
             continue
+        s = -1
         if ji[j, JI_AM_STATE] == 1:
             if not _cs_am_ok(W, j, leaf):
                 continue
@@ -208,10 +216,22 @@ def _cs_assign_leaf(W, leaf, d):
             r0 = tsf[_head_task(W, s), TSF_REQ]
         if r0 > headroom:
             return 0
+        task = -1
+        kind = 2
+        if s >= 0 and n >= 0 and ss[s, SS_LOC] != 0:
+            task, kind = _cs_loc_pick(W, s, n)
+            if task < 0:
+                continue  # APP_SKIPPED: the node is not local enough yet
+            r0 = tsf[task, TSF_REQ]
         if r0 > total:
             continue
         if r0 > _avail(W, 0):
+            if task >= 0:
+                _cs_loc_done(W, s, kind)  # doAllocation runs for a reservation too
             return 2
+        if task >= 0:
+            return 1 if _cs_try_located(W, j, leaf, s, task, kind) else 0
+        gi[GI_CS_TYPE] = 2
         return 1 if _try_app(W, j, leaf, d) else 0
 
 
@@ -382,19 +402,35 @@ def _try_app(W, j, leaf, d):
 def _try_located(W, j, leaf, s, n):
     """`_try_app` for a located map stage on tracker `n`: the map delay scheduling allows
     (`locality.py`), which sets the job's locality level once launched."""
-    si, tsf = W[14], W[17]
     task, level = _loc_pick(W, j, s, n)
-    if task < 0:
+    if task < 0 or not _run_located(W, j, leaf, s, task):
         return False
+    _loc_launched(W, j, level)
+    return True
+
+
+@kernel_jit
+def _run_located(W, j, leaf, s, task):
+    """Start `task` of located stage `s` if it fits the queues (False: it does not)."""
+    si, tsf = W[14], W[17]
     r0 = tsf[task, TSF_REQ]
     r1 = tsf[task, TSF_REQ + 1]
     if not _fits(W, leaf, r0, r1):
         return False
     _take_task(W, s, task)
     _start_attempt(W, j, task, r0, r1)
-    _loc_launched(W, j, level)
     if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
         _hold(W, j, s + 1, False)
+    return True
+
+
+@kernel_jit
+def _cs_try_located(W, j, leaf, s, task, kind):
+    """The Capacity Scheduler's container of type `kind` for `task` of located stage `s`
+    (`capacity_locality.py`): the AM runs `task` in it."""
+    if not _run_located(W, j, leaf, s, task):
+        return False
+    _cs_loc_done(W, s, kind)
     return True
 
 
@@ -468,12 +504,19 @@ def _node_allocate(W, n):
         start1 = nodef[n, NF_FREE + 1]
         half0 = math.floor(start0 * 0.5)
         half1 = math.floor(start1 * 0.5)
+        cs = cfg[C_CS] != 0.0
+        offswitch = 0
         while _has_room(W, 0) and qf[0, QF_PRUN] > 0.0:
             if not _assign_one(W, 0):
                 break
             count += 1
             if not multi:
                 break
+            if cs and gi[GI_CS_TYPE] == 2:
+                # CapacityScheduler.canAllocateMore: off-switch containers are capped
+                offswitch += 1
+                if offswitch >= cfg[C_CS_OFFSWITCH]:
+                    break
             if cfg[C_DYNAMIC] != 0.0:
                 if not (
                     start0 - nodef[n, NF_FREE] <= half0 and start1 - nodef[n, NF_FREE + 1] <= half1

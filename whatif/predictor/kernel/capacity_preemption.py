@@ -42,17 +42,22 @@ twin. Rules from Hadoop 3.x (``docs/capacity-scheduler.md``, section 6):
   each app's running containers by request priority, numerically largest first
   (maps before reduces), then the newest first; a container is taken when its memory
   is within what is left of B, and is deducted from the to-obtain and from B. AM
-  containers are set aside (Hadoop takes them last, only while the leaf's set-aside AMs
-  exceed its AM share; a killed AM restarts the application attempt, which is not
-  modeled: they are never taken).
+  containers met while the to-obtain is above 0 are set aside (``preemptFrom``), then
+  (``preemptAMContainers``, `_cs_take_ams`) taken in the order set aside, by the same
+  rule, while the to-obtain is above 0 and the set-aside AMs' memory (less those taken)
+  is above the leaf's max AM capacity: its guarantee (truncated) x
+  ``maximum-am-resource-percent`` (a Java float), truncated.
 - Marks (``preemptOrkillSelectedContainerAfterWait``, `_cs_marks`): a selected container
   without a mark is marked (nothing else happens: the AM is only told); one selected
   again by a round at or after its mark + ``max_wait_before_kill`` is killed at once
   (lazy preemption off, the default), in selection order, its task re-run as any killed
-  attempt (``phases._end_attempt``); a mark is dropped by the first round more than 2 x
-  ``max_wait_before_kill`` after it (``cleanupStaledPreemptionCandidates``). Times are
-  whole rounds (Hadoop's clock reads a few ms after each tick). What a kill frees is not
-  earmarked: node heartbeats allocate it by the usual rules.
+  attempt (``phases._end_attempt``); a killed AM fails its app's attempt, which restarts
+  (``phases._am_preempted``: the attempt's other containers are killed, a new AM is
+  asked for at once, and the MapReduce AM recovers the completed tasks); a mark is
+  dropped by the first round more than 2 x ``max_wait_before_kill`` after it
+  (``cleanupStaledPreemptionCandidates``). Times are whole rounds (Hadoop's clock reads
+  a few ms after each tick). What a kill frees is not earmarked: node heartbeats
+  allocate it by the usual rules.
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ import numpy as np
 
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity import _cs_user_limit, _unmark_users
-from whatif.predictor.kernel.phases import _end_attempt
+from whatif.predictor.kernel.phases import _am_preempted, _end_attempt
 from whatif.predictor.kernel.state import (
     AI_CHOSEN,
     AI_RUN_NEXT,
@@ -84,6 +89,7 @@ from whatif.predictor.kernel.state import (
     JI_APP_NEXT,
     JS_QUEUE,
     JS_USER,
+    JSF_AM,
     JSF_SUBMIT,
     KILLED,
     QF_USE,
@@ -92,6 +98,7 @@ from whatif.predictor.kernel.state import (
     QS_CH_LO,
     QS_LEAF,
     QS_POLICY,
+    QSF_CS_AM,
     QSF_CS_GUAR,
     QSF_CS_NOPREEMPT,
     QSF_MAX,
@@ -317,17 +324,47 @@ def _cs_take(W, leaf, obtain, budget, nsel):
     order = np.argsort(-cand, kind="mergesort")
     order = order[np.argsort(-prio[order], kind="mergesort")]
     order = order[np.argsort(pos[order], kind="mergesort")]
+    skipped = np.empty(m, dtype=np.int64)
+    n_am = 0
     for i in range(m):
         if obtain <= 0.0:
             break
         a = cand[order[i]]
         task = ai[a, AI_TASK]
         if task < 0:
-            continue  # an AM container: set aside, never taken (see the module docstring)
+            skipped[n_am] = a  # an AM container: set aside (see the module docstring)
+            n_am += 1
+            continue
         size = tsf[task, TSF_REQ]
         if size <= budget:
             obtain -= size
             budget -= size
+            vict[nsel] = a
+            nsel += 1
+    return _cs_take_ams(W, leaf, skipped[:n_am], obtain, budget, nsel)
+
+
+@kernel_jit
+def _cs_take_ams(W, leaf, skipped, obtain, budget, nsel):
+    """preemptAMContainers: the leaf's set-aside AM containers, in the order set aside,
+    while the leaf still has to obtain and their memory exceeds its max AM capacity
+    (guarantee x maximum-am-resource-percent, a Java float, truncated); returns the new
+    count and what is left of the budget."""
+    jsf, ai, vict = W[7], W[20], W[29]
+    left = 0.0
+    for i in range(skipped.shape[0]):
+        left += jsf[-1 - ai[skipped[i], AI_TASK], JSF_AM]
+    pct = float(np.float32(W[1][leaf, QSF_CS_AM]))
+    cap = math.floor(math.floor(W[1][leaf, QSF_CS_GUAR]) * pct)
+    for i in range(skipped.shape[0]):
+        if obtain <= 0.0 or left <= cap:
+            break
+        a = skipped[i]
+        size = jsf[-1 - ai[a, AI_TASK], JSF_AM]
+        if size <= budget:
+            obtain -= size
+            budget -= size
+            left -= size
             vict[nsel] = a
             nsel += 1
     return nsel, budget
@@ -367,7 +404,10 @@ def _cs_marks(W, nsel, k):
             if warned[2 * e + 1] * interval + wait <= now:
                 ai[a, AI_CHOSEN] = 0
                 warned[2 * e] = -1
-                _end_attempt(W, a, KILLED)
+                if ai[a, AI_TASK] < 0:
+                    _am_preempted(W, a)  # its app's attempt fails: a new one starts
+                else:
+                    _end_attempt(W, a, KILLED)
                 killed += 1
         else:
             n = _mark(W, n, a, k)

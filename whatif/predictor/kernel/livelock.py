@@ -80,6 +80,7 @@ from whatif.predictor.kernel.state import (
     JF_LOC_WAIT,
     JF_MSTARV,
     JF_NCHECK,
+    JI_AM_ATT,
     JI_AM_STATE,
     JI_APP_NEXT,
     JI_LOC_LEVEL,
@@ -368,10 +369,11 @@ def _v3_state(W):
         kind = hi[e, HI_KIND]
         ident = hi[e, HI_IDENT]
         what = -1  # an event that does nothing when it comes (its attempt has ended)
-        if kind == AM_READY:
-            if ji[ident, JI_AM_STATE] == 2:
-                what = ident
-        elif kind == HEARTBEAT or kind == CONTINUOUS or kind == AM_ASK:
+        if kind == AM_READY or kind == AM_ASK:  # ident: the AM's attempt
+            j = -1 - ai[ident, AI_TASK]
+            if ji[j, JI_AM_ATT] == ident and ji[j, JI_AM_STATE] == (2 if kind == AM_READY else 3):
+                what = j
+        elif kind == HEARTBEAT or kind == CONTINUOUS:
             what = ident
         elif ai[ident, AI_STATE] == RUNNING and (
             kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e])

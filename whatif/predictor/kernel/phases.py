@@ -13,7 +13,9 @@ released once done maps / maps >= slowstart, and its tasks end at
 which is known only when the last map ends (until then the attempt runs with no
 end event). Other tasks end at ``start + latency + duration``; a failing attempt
 (noise) ends at ``start + latency + frac * duration`` and the task is re-queued.
-A job ends when its last stage completes; its AM container is released then.
+A job ends when its last stage completes; its AM container is released then. An AM
+container the Capacity Scheduler's preemption monitor kills fails the app's attempt
+(`_am_preempted`): a new attempt starts, which recovers the completed tasks.
 On Hadoop 2/3 the MapReduce AM ramps reduces down (`_preempt_reduces`) when a job's maps
 cannot run; on Hadoop 1's slot pools the JobTracker never kills or holds back reduces for
 maps (on one pool of memory the rule stays, or waiting reduces could hold it forever).
@@ -123,6 +125,7 @@ from whatif.predictor.kernel.state import (
     RS_B,
     RS_C,
     RUNNING,
+    SI_CS_MISSED,
     SI_DEF_HEAD,
     SI_DEF_TAIL,
     SI_DONE,
@@ -141,6 +144,7 @@ from whatif.predictor.kernel.state import (
     SS_RR,
     SS_SLOW,
     SUCCEEDED,
+    TF_TAKEN,
     TI_FAILS,
     TI_RETRY_NEXT,
     TS_FAILS,
@@ -178,15 +182,19 @@ def _release_stage(W, j, s):
             si[s, SI_RELEASED] = 2
             if W[9][j, JI_ASKING] == 0:
                 W[9][j, JI_ASKING] = 1
-                heap_push(W[21], W[22], W[24], call, AM_ASK, j, -1, j)
+                heap_push(W[21], W[22], W[24], call, AM_ASK, W[9][j, JI_AM_ATT], -1, j)
             return
     while True:
         si[s, SI_RELEASED] = 1
-        si[s, SI_PENDING] = ss[s, SS_HI] - ss[s, SS_LO]
+        si[s, SI_PENDING] = ss[s, SS_HI] - ss[s, SS_LO] - si[s, SI_DONE]
         if ss[s, SS_JT] != 0:
             _jt_refresh(W, j)  # the JobTracker hands it out, not the scheduler
             return
-        _add_pending(W, j, ssf[s, 0], ssf[s, 1])
+        if si[s, SI_NEXT] == ss[s, SS_LO] and si[s, SI_RETRY_HEAD] < 0 and si[s, SI_DONE] == 0:
+            _add_pending(W, j, ssf[s, 0], ssf[s, 1])
+        else:  # a restarted AM asks for what its failed attempt left (`_am_preempted`)
+            r0, r1 = _unassigned_req(W, s)
+            _add_pending(W, j, r0, r1)
         nxt = s + 1
         if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
             if si[s, SI_DONE] / (ss[s, SS_HI] - ss[s, SS_LO]) >= cfg[C_SLOWSTART]:
@@ -279,10 +287,14 @@ def _promote_waiting(W):
 
 
 @kernel_jit
-def _am_ask(W, j):
-    """Job `j`'s AM's allocate call sends the stages released since its last one."""
-    js, si = W[6], W[14]
-    W[9][j, JI_ASKING] = 0
+def _am_ask(W, a):
+    """The allocate call of AM attempt `a` sends the stages released since its last one
+    (nothing, if the attempt has failed since: `_am_preempted`)."""
+    js, ji, si = W[6], W[9], W[14]
+    j = -1 - W[20][a, AI_TASK]
+    if ji[j, JI_AM_ATT] != a or ji[j, JI_AM_STATE] != 3:
+        return
+    ji[j, JI_ASKING] = 0
     for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
         if si[s, SI_RELEASED] == 2:
             si[s, SI_RELEASED] = 0
@@ -290,15 +302,21 @@ def _am_ask(W, j):
 
 
 @kernel_jit
-def _am_ready(W, j):
-    js, ji = W[6], W[9]
-    if ji[j, JI_AM_STATE] == 2:
+def _am_ready(W, a):
+    """AM attempt `a` is ready (unless it has failed since): it releases its job's first
+    stage, or after a failed attempt the first one not completed (`_am_preempted`)."""
+    js, ji, si = W[6], W[9], W[14]
+    j = -1 - W[20][a, AI_TASK]
+    if ji[j, JI_AM_ATT] == a and ji[j, JI_AM_STATE] == 2:
         ji[j, JI_AM_STATE] = 3
         W[8][j, JF_AM_T0] = W[23][G_NOW]
-        if js[j, JS_ST_LO] == js[j, JS_ST_HI]:
+        s = js[j, JS_ST_LO]
+        while s < js[j, JS_ST_HI] and si[s, SI_RELEASED] != 0:
+            s += 1
+        if s == js[j, JS_ST_HI]:
             _finish_job(W, j)
         else:
-            _release_stage(W, j, js[j, JS_ST_LO])
+            _release_stage(W, j, s)
 
 
 @kernel_jit
@@ -345,7 +363,7 @@ def _start_attempt(W, j, task, r0, r1):
         ji[j, JI_AM_ATT] = a
         W[3][leaf, QF_AM] += r0
         W[3][leaf, QF_AM + 1] += r1
-        heap_push(hk, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, j, -1, j)
+        heap_push(hk, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, a, -1, j)
         return
     s = ts[task, TS_STAGE]
     si[s, SI_PENDING] -= 1
@@ -586,18 +604,8 @@ def _red_refresh(W, j):
 @kernel_jit
 def _hold(W, j, s, hold):
     """Withdraw (or re-issue) the requests of a reduce stage's unassigned tasks."""
-    ss, si, tsf, ti = W[12], W[14], W[17], W[18]
-    si[s, SI_HELD] = 1 if hold else 0
-    t0 = 0.0
-    t1 = 0.0
-    for task in range(si[s, SI_NEXT], ss[s, SS_HI]):
-        t0 += tsf[task, TSF_REQ]
-        t1 += tsf[task, TSF_REQ + 1]
-    task = si[s, SI_RETRY_HEAD]
-    while task >= 0:
-        t0 += tsf[task, TSF_REQ]
-        t1 += tsf[task, TSF_REQ + 1]
-        task = ti[task, TI_RETRY_NEXT]
+    W[14][s, SI_HELD] = 1 if hold else 0
+    t0, t1 = _unassigned_req(W, s)
     if hold:
         _add_pending(W, j, -t0, -t1)
     else:
@@ -659,3 +667,83 @@ def _am_room(W, j, leaf, r0, r1):
     if not _fits(W, leaf, r0, r1):
         return False
     return W[25][C_CS] == 0.0 or r0 <= _cs_user_room(W, j, leaf)
+
+
+@kernel_jit
+def _unassigned_req(W, s):
+    """The summed requests (memory, vcores) of stage `s`'s unassigned tasks: its fresh ones
+    (of a located stage, those not taken out of order), then its re-queued ones."""
+    ss, si, tsf, ti, tfl = W[12], W[14], W[17], W[18], W[47]
+    loc = ss[s, SS_LOC] != 0
+    t0 = 0.0
+    t1 = 0.0
+    for task in range(si[s, SI_NEXT], ss[s, SS_HI]):
+        if loc and (tfl[task] & TF_TAKEN) != 0:
+            continue
+        t0 += tsf[task, TSF_REQ]
+        t1 += tsf[task, TSF_REQ + 1]
+    task = si[s, SI_RETRY_HEAD]
+    while task >= 0:
+        t0 += tsf[task, TSF_REQ]
+        t1 += tsf[task, TSF_REQ + 1]
+        task = ti[task, TI_RETRY_NEXT]
+    return t0, t1
+
+
+@kernel_jit
+def _sort_retry(W, s):
+    """Put stage `s`'s re-queued tasks in task order (a new MapReduce AM asks for the tasks
+    it did not recover in task order)."""
+    si, ti = W[14], W[18]
+    n = 0
+    task = si[s, SI_RETRY_HEAD]
+    while task >= 0:
+        n += 1
+        task = ti[task, TI_RETRY_NEXT]
+    if n < 2:
+        return
+    tasks = np.empty(n, dtype=np.int64)
+    task = si[s, SI_RETRY_HEAD]
+    for i in range(n):
+        tasks[i] = task
+        task = ti[task, TI_RETRY_NEXT]
+    tasks.sort()
+    for i in range(n - 1):
+        ti[tasks[i], TI_RETRY_NEXT] = tasks[i + 1]
+    ti[tasks[n - 1], TI_RETRY_NEXT] = -1
+    si[s, SI_RETRY_HEAD] = tasks[0]
+    si[s, SI_RETRY_TAIL] = tasks[n - 1]
+
+
+@kernel_jit
+def _am_preempted(W, a):
+    """The preemption monitor kills AM container `a`: its application attempt fails
+    (``RMAppAttemptImpl``, exit status PREEMPTED, which does not count toward the
+    maximum attempts) and the scheduler kills the attempt's other containers
+    (``CapacityScheduler.doneApplicationAttempt``; killed, not preempted) and drops its
+    requests. The app keeps its place in its leaf and asks at once for the next
+    attempt's AM container. When that AM is ready (`_am_ready`), the MapReduce AM
+    recovers the completed tasks from the job history (``MRAppMaster.processRecovery``,
+    ``yarn.app.mapreduce.am.job.recovery.enable``): stages completed stay completed, and
+    each other stage's tasks not completed are asked for again, in task order, when the
+    new AM releases the stage (its first stage not completed, then as usual)."""
+    js, jsf, jf, ji, ss, si, ai, gi = W[6], W[7], W[8], W[9], W[12], W[14], W[20], W[24]
+    j = -1 - ai[a, AI_TASK]
+    _release_container(W, a, KILLED)
+    b = gi[GI_RUN_HEAD]
+    while b >= 0:
+        nxt = ai[b, AI_RUN_NEXT]
+        task = ai[b, AI_TASK]
+        if task >= 0 and W[16][task, TS_JOB] == j:
+            _end_attempt(W, b, AM_KILLED)
+        b = nxt
+    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
+        if si[s, SI_DONE] < ss[s, SS_HI] - ss[s, SS_LO]:
+            si[s, SI_RELEASED] = 0
+            si[s, SI_HELD] = 0
+            si[s, SI_CS_MISSED] = 0
+            _sort_retry(W, s)
+    ji[j, JI_ASKING] = 0
+    _add_pending(W, j, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
+    ji[j, JI_AM_STATE] = 1
+    _add_pending(W, j, jsf[j, JSF_AM], jsf[j, JSF_AM + 1])

@@ -60,7 +60,11 @@ C_CS, C_CS_MINALLOC = 27, 28
 # max_ignored_over_capacity, natural_termination_factor
 C_CS_INTERVAL, C_CS_INTERVAL_MS, C_CS_WAIT_MS = 29, 30, 31
 C_CS_ROUND, C_CS_IGNORED, C_CS_NATURAL = 32, 33, 34
-N_CFG = 35
+# its per-node-heartbeat off-switch cap, and its delay scheduling (`capacity_locality.py`):
+# node-locality-delay, rack-locality-additional-delay, rack-locality-full-reset (0/1), and
+# the cluster's nodes (getNumClusterNodes)
+C_CS_OFFSWITCH, C_CS_NLD, C_CS_RLAD, C_CS_RESET, C_CS_NODES = 35, 36, 37, 38, 39
+N_CFG = 40
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
@@ -98,7 +102,10 @@ GI_JT_HEAD, GI_JT_TAIL = 38, 39  # Hadoop 1: jobs with a JobTracker task to hand
 # Hadoop 1 delay scheduling: jobs visited for a map in this assignTasks call (`lvis`
 # column 0), jobs skipped at the last call (column 1), the call's stamp
 GI_LVIS_N, GI_LSKIP_N, GI_LCALL = 40, 41, 42
-N_GI = 43
+# the Capacity Scheduler mode: the locality of the pass's container (0 node-local, 1
+# rack-local, 2 off-switch), which decides whether it counts toward the off-switch cap
+GI_CS_TYPE = 43
+N_GI = 44
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -175,7 +182,10 @@ SS_JT = 6  # Hadoop 1 JobTracker task stage: 0 no, JT_SETUP, JT_CLEANUP (`jobtra
 # location groups [lo, hi) in `lg` (`locality.py`)
 SS_LOC, SS_LG_LO, SS_LG_HI = 7, 8, 9
 SS_RR = 10  # slowstart stage: the row in `rsf` of its first task (Packed.stage_replay_row)
-N_SS = 11
+# the Capacity Scheduler's delay scheduling: a located stage's unique location asks
+# (getUniqueLocationAsks: its split hosts and racks, and ANY)
+SS_LOC_ASKS = 11
+N_SS = 12
 JT_SETUP, JT_CLEANUP = 1, 2
 # stage state int
 # SI_RELEASED: 0 not yet, 1 released, 2 released by the AM, sent at its next allocate call
@@ -201,7 +211,8 @@ JT_SETUP, JT_CLEANUP = 1, 2
 SI_HELD = 8
 SI_SLOT = 9  # the slot pool of the stage's running JobTracker task
 SI_NONLOC = 10  # located stage: its unassigned tasks without split locations (nonLocalMaps)
-N_SI = 11
+SI_CS_MISSED = 11  # the Capacity Scheduler: the stage's missed scheduling opportunities
+N_SI = 12
 # task static int / float
 TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
 N_TS = 3

@@ -75,12 +75,18 @@ class Allocation(EngineState):
             start = self.node_free[n].copy()
             half = np.floor(start * 0.5)
             dynamic = s.dynamic_max_assign and self.v3
+            cs = self.q.capacity
+            offswitch = 0
             while self._has_room(0) and self.q_pend_run[0, 0] > 0:
                 if not self._assign_one(0):
                     break
                 count += 1
                 if not s.assign_multiple:
                     break
+                if cs is not None and self.cs_type == 2:
+                    offswitch += 1  # CapacityScheduler.canAllocateMore
+                    if offswitch >= cs.offswitch:
+                        break
                 if dynamic:
                     used = start - self.node_free[n]
                     if not (used[0] <= half[0] and used[1] <= half[1]):
@@ -156,6 +162,7 @@ class Allocation(EngineState):
         for j in self._cs_apps_in_order(leaf, d):
             if not self._cs_user_ok(j, leaf):
                 continue
+            s = -1
             if self.job_am_state[j] == 1:
                 if not self._cs_am_ok(j, leaf):
                     continue
@@ -167,10 +174,21 @@ class Allocation(EngineState):
                 r0 = float(self.p.task_req[self._head(s), 0])
             if r0 > headroom:
                 return 0
+            task, kind = -1, 2
+            if s >= 0 and n >= 0 and self.stage_located[s]:
+                task, kind = self._cs_loc_pick(s, n)
+                if task < 0:
+                    continue  # APP_SKIPPED: the node is not local enough yet
+                r0 = float(self.p.task_req[task, 0])
             if r0 > total:
                 continue
             if r0 > self._avail()[0]:
+                if task >= 0:
+                    self._cs_loc_done(s, kind)
                 return 2
+            if task >= 0:
+                return 1 if self._cs_try_located(j, leaf, s, task, kind) else 0
+            self.cs_type = 2
             return 1 if self._try_app(j, leaf, d) else 0
         return 0
 

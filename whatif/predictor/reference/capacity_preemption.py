@@ -159,16 +159,39 @@ class CapacityPreemption(EngineState):
 
         mine = [a for a in self.running if p.job_queue[job_of(a)] == leaf]
         mine.sort(key=lambda a: (place[job_of(a)], -priority(a), -a))
+        skipped: list[int] = []
         for a in mine:
             if obtain <= 0:
                 break
             task = self.att_task[a]
             if task < 0:
-                continue  # an AM: set aside, never taken
+                skipped.append(a)  # an AM: set aside
+                continue
             size = float(p.task_req[task, 0])
             if size <= budget:
                 obtain -= size
                 budget -= size
+                chosen.append(a)
+        return self._cs_take_ams(leaf, skipped, obtain, budget, chosen)
+
+    def _cs_take_ams(
+        self, leaf: int, skipped: list[int], obtain: float, budget: float, chosen: list[int]
+    ) -> float:
+        """preemptAMContainers: the set-aside AMs while the leaf still has to obtain and
+        their memory exceeds its max AM capacity (see the kernel's)."""
+        size = {a: float(self.p.job_am[-1 - self.att_task[a], 0]) for a in skipped}
+        left = 0.0
+        for a in skipped:
+            left += size[a]
+        pct = float(np.float32(self.cs.am_percent[leaf]))
+        cap = math.floor(math.floor(float(self.cs.guarantee_mb[leaf])) * pct)
+        for a in skipped:
+            if obtain <= 0 or left <= cap:
+                break
+            if size[a] <= budget:
+                obtain -= size[a]
+                budget -= size[a]
+                left -= size[a]
                 chosen.append(a)
         return budget
 
@@ -198,7 +221,10 @@ class CapacityPreemption(EngineState):
             if a in self.cs_marks:
                 if self.cs_marks[a] * interval + wait <= now:
                     del self.cs_marks[a]
-                    self._end_attempt(a, KILLED)
+                    if self.att_task[a] < 0:
+                        self._am_preempted(a)  # its app's attempt fails: a new one starts
+                    else:
+                        self._end_attempt(a, KILLED)
                     killed += 1
             else:
                 self.cs_marks[a] = k

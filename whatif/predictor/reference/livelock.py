@@ -157,9 +157,11 @@ class Livelock(EngineState):
         events = []
         for time, _, kind, ident in sorted(self.heap):
             what = -1  # an event that does nothing when it comes (its attempt has ended)
-            if kind == AM_READY:
-                what = ident if self.job_am_state[ident] == 2 else -1
-            elif kind in (HEARTBEAT, CONTINUOUS, AM_ASK):
+            if kind in (AM_READY, AM_ASK):  # ident: the AM's attempt
+                j = -1 - self.att_task[ident]
+                live = self.job_am_state[j] == (2 if kind == AM_READY else 3)
+                what = j if self.job_am_attempt[j] == ident and live else -1
+            elif kind in (HEARTBEAT, CONTINUOUS):
                 what = ident
             elif self.att_state[ident] == RUNNING and (kind == END or self.att_mark[ident] == time):
                 what = self.att_task[ident]

@@ -21,6 +21,7 @@ from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.reference.allocate_cycle import AllocateCycle
 from whatif.predictor.reference.allocation import Allocation
 from whatif.predictor.reference.capacity import Capacity
+from whatif.predictor.reference.capacity_locality import CapacityLocality
 from whatif.predictor.reference.capacity_preemption import CapacityPreemption
 from whatif.predictor.reference.claims import Claims
 from whatif.predictor.reference.continuous import Continuous
@@ -67,6 +68,7 @@ class ReferenceEngine(
     Livelock,
     Capacity,
     CapacityPreemption,
+    CapacityLocality,
 ):
     """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
 
@@ -167,6 +169,7 @@ class ReferenceEngine(
         self.next_pass: float = INF
         self.reported: set[int] = set()
         self.init_locality(packed)
+        self.init_capacity_locality(packed)
         self.set_queues(packed.queues)
 
     def set_queues(self, pq: PackedQueues) -> None:

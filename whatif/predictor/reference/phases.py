@@ -87,15 +87,18 @@ class Phases(EngineState):
                 self.stage_asked.add(s)
                 if j not in self.asking:
                     self.asking.add(j)
-                    self._push(call, AM_ASK, j)
+                    self._push(call, AM_ASK, self.job_am_attempt[j])
                 return
         self.stage_released[s] = True
         lo, hi = int(p.stage_task_start[s]), int(p.stage_task_end[s])
-        self.stage_pending[s] = hi - lo
+        self.stage_pending[s] = hi - lo - self.stage_done[s]
         if p.stage_jobtracker[s]:
             self._jt_refresh(j)  # the JobTracker hands it out, not the scheduler
             return
-        self._add_pending(j, p.task_req[lo:hi].sum(axis=0))
+        if self.stage_next[s] == lo and not self.stage_retry[s] and self.stage_done[s] == 0:
+            self._add_pending(j, p.task_req[lo:hi].sum(axis=0))
+        else:  # a restarted AM asks for what its failed attempt left (`_am_preempted`)
+            self._add_pending(j, self._unassigned_req(s))
         self._maybe_slowstart(j, s)
 
     def _maybe_slowstart(self, j: int, s: int) -> None:
@@ -107,8 +110,12 @@ class Phases(EngineState):
             if self.stage_done[s] / size >= self.s.slowstart_completed_maps:
                 self._release_stage(j, nxt)
 
-    def _am_ask(self, j: int) -> None:
-        """Job `j`'s AM's allocate call sends the stages released since its last one."""
+    def _am_ask(self, a: int) -> None:
+        """AM attempt `a`'s allocate call sends the stages released since its last one
+        (nothing, if the attempt has failed since)."""
+        j = -1 - self.att_task[a]
+        if self.job_am_attempt[j] != a or self.job_am_state[j] != 3:
+            return
         self.asking.discard(j)
         p = self.p
         for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])):
@@ -116,24 +123,59 @@ class Phases(EngineState):
                 self.stage_asked.remove(s)
                 self._release_stage(j, s)
 
-    def _am_ready(self, j: int) -> None:
-        if self.job_am_state[j] == 2:
+    def _am_ready(self, a: int) -> None:
+        """AM attempt `a` is ready (unless it has failed since): it releases its job's first
+        stage not completed."""
+        j = -1 - self.att_task[a]
+        if self.job_am_attempt[j] == a and self.job_am_state[j] == 2:
             self.job_am_state[j] = 3
             self.job_am_t0[j] = self.now
-            if self.p.job_stage_ptr[j] == self.p.job_stage_ptr[j + 1]:
+            lo, hi = int(self.p.job_stage_ptr[j]), int(self.p.job_stage_ptr[j + 1])
+            todo = [s for s in range(lo, hi) if not self.stage_released[s]]
+            if not todo:
                 self._finish_job(j)
             else:
-                self._release_stage(j, int(self.p.job_stage_ptr[j]))
+                self._release_stage(j, todo[0])
 
     def _hold(self, j: int, s: int, hold: bool) -> None:
         """Withdraw (or re-issue) the requests of a reduce stage's unassigned tasks."""
-        p = self.p
         self.stage_held[s] = hold
-        tasks = list(range(int(self.stage_next[s]), int(p.stage_task_end[s]))) + self.stage_retry[s]
+        total = self._unassigned_req(s)
+        self._add_pending(j, -total if hold else total)
+
+    def _unassigned_req(self, s: int) -> np.ndarray:
+        """The summed requests of stage `s`'s unassigned tasks: fresh (of a located stage,
+        not taken out of order), then re-queued."""
+        p = self.p
+        fresh = range(int(self.stage_next[s]), int(p.stage_task_end[s]))
+        loc = self.stage_located[s]
+        tasks = [t for t in fresh if not (loc and self.task_taken[t])] + self.stage_retry[s]
         total = np.zeros(2)
         for task in tasks:
             total = total + p.task_req[task]
-        self._add_pending(j, -total if hold else total)
+        return total
+
+    def _am_preempted(self, a: int) -> None:
+        """The monitor kills AM container `a`: its app's attempt fails, with its other
+        containers and requests; a new attempt asks for its AM at once (see the kernel's)."""
+        p = self.p
+        j = -1 - self.att_task[a]
+        self._end_attempt(a, KILLED)
+        for b in list(self.running):
+            task = self.att_task[b]
+            if task >= 0 and p.task_job[task] == j:
+                self._end_attempt(b, AM_KILLED)
+        for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])):
+            if self.stage_done[s] < p.stage_task_end[s] - p.stage_task_start[s]:
+                self.stage_released[s] = False
+                self.stage_held[s] = False
+                self.stage_missed[s] = 0
+                self.stage_asked.discard(s)
+                self.stage_retry[s].sort()
+        self.asking.discard(j)
+        self._add_pending(j, -self.job_pend[j])
+        self.job_am_state[j] = 1
+        self._add_pending(j, p.job_am[j])
 
     def _preempt_reduces(self) -> bool:
         """MapReduce AM (RMContainerAllocator.preemptReducesIfNeeded): free room for maps.
@@ -210,7 +252,7 @@ class Phases(EngineState):
             self.job_am_state[j] = 2
             self.job_am_attempt[j] = a
             self.q_am_usage[leaf] += req
-            self._push(t + lat + self.s.am_start_latency_s, AM_READY, j)
+            self._push(t + lat + self.s.am_start_latency_s, AM_READY, a)
             return
         s = int(p.task_stage[task])
         self.stage_pending[s] -= 1
