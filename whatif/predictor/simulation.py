@@ -6,7 +6,7 @@ import dataclasses
 import logging
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,16 @@ ENGINES = ("numba", "reference")
 
 #: yarn-default.xml values.
 DEFAULT_SETTINGS = SchedulerSettings()
+
+
+class SimulationOptions(TypedDict, total=False):
+    """The keyword options of `predict`, `predict_taking` and `Simulation` (defaults in
+    `Simulation._pack`)."""
+
+    settings: SchedulerSettings
+    engine: str
+    seed: int
+    noise: NoiseModel | None
 
 
 class _Engine(Protocol):
@@ -87,14 +97,16 @@ class Simulation:
     ----------
     workload, allocation, cluster
         What to replay, under which queue configuration, on what resources.
-    settings : SchedulerSettings
+    settings : SchedulerSettings, default yarn-default.xml's
         yarn-site knobs.
-    engine : {"numba", "reference"}
+    engine : {"numba", "reference"}, default "numba"
         Compiled kernel or plain-Python twin; both give the same schedule.
-    seed : int
+    seed : int, default 0
         Seeds the noise draws (nothing else is random).
     noise : NoiseModel, optional
         Task failures, stragglers, duration jitter.
+
+    The keyword options (`SimulationOptions`) are those of `predict` too.
     """
 
     def __init__(
@@ -102,14 +114,9 @@ class Simulation:
         workload: Workload,
         allocation: EffectiveAllocation,
         cluster: Cluster,
-        *,
-        settings: SchedulerSettings = DEFAULT_SETTINGS,
-        engine: str = "numba",
-        seed: int = 0,
-        noise: NoiseModel | None = None,
+        **options: Unpack[SimulationOptions],
     ) -> None:
-        self._pack(workload, allocation, cluster, settings, engine, seed, noise)
-        self._start(engine)
+        self._start(self._pack(workload, allocation, cluster, **options))
 
     @classmethod
     def taking(
@@ -117,11 +124,7 @@ class Simulation:
         workloads: list[Workload],
         allocation: EffectiveAllocation,
         cluster: Cluster,
-        *,
-        settings: SchedulerSettings = DEFAULT_SETTINGS,
-        engine: str = "numba",
-        seed: int = 0,
-        noise: NoiseModel | None = None,
+        **options: Unpack[SimulationOptions],
     ) -> Simulation:
         """A Simulation of the one workload in `workloads`, which it takes out of the list.
 
@@ -132,7 +135,7 @@ class Simulation:
         if not isinstance(workloads, list) or len(workloads) != 1:
             raise ValidationError("predict workloads: expected a list of one Workload")
         sim = cls.__new__(cls)
-        sim._pack(workloads.pop(), allocation, cluster, settings, engine, seed, noise)
+        engine = sim._pack(workloads.pop(), allocation, cluster, **options)
         release_free_memory()
         sim._start(engine)
         return sim
@@ -142,12 +145,14 @@ class Simulation:
         workload: Workload,
         allocation: EffectiveAllocation,
         cluster: Cluster,
-        settings: SchedulerSettings,
-        engine: str,
-        seed: int,
-        noise: NoiseModel | None,
-    ) -> None:
-        """Check the arguments and pack the workload (not held after: see `taking`)."""
+        *,
+        settings: SchedulerSettings = DEFAULT_SETTINGS,
+        engine: str = "numba",
+        seed: int = 0,
+        noise: NoiseModel | None = None,
+    ) -> str:
+        """Check the arguments and pack the workload (not held after: see `taking`); returns
+        the engine to start."""
         check_choice(engine, ENGINES, field="predict engine")
         for name, value, kind in (
             ("workload", workload, Workload),
@@ -179,6 +184,7 @@ class Simulation:
         self._task_ids = _compressed(packed.task_ids)
         none = pa.chunked_array([], type=packed.task_ids.type)  # a slice would hold them
         self.packed = dataclasses.replace(packed, task_ids=none)
+        return engine
 
     def _start(self, engine: str) -> None:
         """Make the engine on the packed arrays."""
@@ -357,39 +363,21 @@ def predict(
     workload: Workload,
     allocation: EffectiveAllocation,
     cluster: Cluster,
-    *,
-    settings: SchedulerSettings = DEFAULT_SETTINGS,
-    engine: str = "numba",
-    seed: int = 0,
-    noise: NoiseModel | None = None,
+    **options: Unpack[SimulationOptions],
 ) -> Schedule:
     """The schedule the Fair Scheduler would produce for `workload` (see `Simulation`)."""
-    return predict_taking(
-        [workload], allocation, cluster, settings=settings, engine=engine, seed=seed, noise=noise
-    )
+    return predict_taking([workload], allocation, cluster, **options)
 
 
 def predict_taking(
     workloads: list[Workload],
     allocation: EffectiveAllocation,
     cluster: Cluster,
-    *,
-    settings: SchedulerSettings = DEFAULT_SETTINGS,
-    engine: str = "numba",
-    seed: int = 0,
-    noise: NoiseModel | None = None,
+    **options: Unpack[SimulationOptions],
 ) -> Schedule:
     """`predict` of the one workload in `workloads`, which it takes out of the list: a caller
     that holds it nowhere else has its tables freed once packed (`Simulation.taking`)."""
     release_free_memory()  # what the caller dropped (a reader's temporaries) before packing
-    sim = Simulation.taking(
-        workloads,
-        allocation,
-        cluster,
-        settings=settings,
-        engine=engine,
-        seed=seed,
-        noise=noise,
-    )
+    sim = Simulation.taking(workloads, allocation, cluster, **options)
     sim.advance_to(math.inf)
     return sim._final_schedule()

@@ -2,9 +2,11 @@
 
 import math
 
+import hypothesis
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, Phase
 from hypothesis import strategies as st
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
@@ -51,6 +53,45 @@ def run_times(jobs, spec, engine, **settings):
     )
     a = schedule.attempts.sort_values(["start_s", "task_id"])
     return a["start_s"].tolist(), a["finish_s"].tolist(), schedule.jobs["finish_s"].tolist()
+
+
+def predict_one_job(tasks, cluster, engine, settings=None):
+    """The schedule of one job ``j`` of `tasks` (see `build_workload`) submitted at 0 to
+    queue ``a`` of a flat tree on `cluster`, under `settings` (yarn-default.xml's if None)."""
+    return predict(
+        build_workload([("j", "a", 0, tasks)]),
+        flat_tree(a={}),
+        cluster,
+        settings=SchedulerSettings() if settings is None else settings,
+        engine=engine,
+    )
+
+
+def predict_hadoop1_preemption(jobs, allocation, engine):
+    """The schedule of `jobs` (see `build_workload`) under Hadoop 1 preemption checked every
+    5 s (no setup or cleanup tasks) on 4 map slots and 1 reduce slot."""
+    return predict(
+        build_workload(jobs),
+        allocation,
+        Cluster.parse("map-slots=4,reduce-slots=1"),
+        settings=SchedulerSettings(
+            hadoop_version=1, preemption=True, preemption_interval_s=5.0, setup_cleanup_s=0.0
+        ),
+        engine=engine,
+    )
+
+
+def replayed(max_examples):
+    """Hypothesis settings that replay the same `max_examples` examples every run
+    (derandomized, no example database, no shrinking, no deadline, slow data allowed)."""
+    return hypothesis.settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        phases=(Phase.explicit, Phase.reuse, Phase.generate),
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 
 
 def flat_tree(**queues):

@@ -3,22 +3,15 @@
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import build_workload, containers, flat_tree, scenarios
-from hypothesis import HealthCheck, Phase, given, settings
+from conftest import build_workload, containers, flat_tree, replayed, scenarios
+from hypothesis import given
 from hypothesis import strategies as st
 
 from whatif import Resources
 from whatif.predictor import SchedulerSettings, Simulation, predict
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    phases=(Phase.explicit, Phase.reuse, Phase.generate),
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@replayed(40)
 @given(scenarios(), st.integers(0, 3))
 def test_reference_and_numba_give_identical_schedules(scenario, seed):
     """Both engines produce exactly the same attempts and job times on random inputs."""
@@ -39,14 +32,7 @@ def test_reference_and_numba_give_identical_schedules(scenario, seed):
     pd.testing.assert_frame_equal(fast.jobs, kept.jobs)
 
 
-@settings(
-    max_examples=20,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    phases=(Phase.explicit, Phase.reuse, Phase.generate),
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@replayed(20)
 @given(scenarios(), st.floats(0, 60))
 def test_engines_agree_when_advanced_in_steps_and_reconfigured(scenario, pause):
     """Advancing to a time, reconfiguring and running on gives the same result in both engines."""

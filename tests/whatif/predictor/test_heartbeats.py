@@ -82,14 +82,20 @@ def test_hadoop1_trackers_heartbeat_every_3_s_and_assign_multiple_by_default(eng
     assert job == [13.5]
 
 
-def test_hadoop1_without_assign_multiple_one_task_per_heartbeat(engine):
-    """mapred.fairscheduler.assignmultiple false: one task per tracker heartbeat."""
+@pytest.mark.parametrize(
+    "one_map_a_heartbeat",
+    [{"assign_multiple": False}, {"assign_multiple_maps": 1}],
+    ids=["assignmultiple-false", "assignmultiple.maps-1"],
+)
+def test_hadoop1_one_map_per_heartbeat(engine, one_map_a_heartbeat):
+    """mapred.fairscheduler.assignmultiple false (one task per tracker heartbeat) or
+    assignmultiple.maps 1 (one map per heartbeat even with room)."""
     starts, _, _ = run(
         [("j", "a", 0.0, maps(4))],
         "map-slots=4,reduce-slots=2",
         engine,
         hadoop_version=1,
-        assign_multiple=False,
+        **one_map_a_heartbeat,
     )
     assert starts == [0.0, 1.5, 3.0, 4.5]
 
@@ -121,18 +127,6 @@ def test_hadoop1_heartbeat_assigns_a_map_and_a_reduce(engine):
     )
     a = schedule.attempts.sort_values("task_id")
     assert a["start_s"].tolist() == [0.0, 1.5, 0.0, 1.5]
-
-
-def test_assign_multiple_maps_caps_maps_per_heartbeat(engine):
-    """mapred.fairscheduler.assignmultiple.maps 1: one map per heartbeat even with room."""
-    starts, _, _ = run(
-        [("j", "a", 0.0, maps(4))],
-        "map-slots=4,reduce-slots=2",
-        engine,
-        hadoop_version=1,
-        assign_multiple_maps=1,
-    )
-    assert starts == [0.0, 1.5, 3.0, 4.5]
 
 
 def test_heartbeats_off_or_no_nodes_is_the_instant_model(engine):

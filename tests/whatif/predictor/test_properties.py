@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pandas as pd
-from conftest import build_workload, containers, flat_tree, scenarios
-from hypothesis import HealthCheck, Phase, given, settings
+from conftest import build_workload, containers, flat_tree, replayed, scenarios
+from hypothesis import given
 from hypothesis import strategies as st
 
 from whatif.predictor import NoiseModel, SchedulerSettings, predict, write_jobruntime_csv
@@ -13,14 +13,7 @@ from whatif.predictor.nodes import node_layout
 from whatif.predictor.pack import full_queue_name
 
 # Derandomized: CI replays the same examples every run.
-FAST = settings(
-    max_examples=25,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    phases=(Phase.explicit, Phase.reuse, Phase.generate),
-    suppress_health_check=[HealthCheck.too_slow],
-)
+FAST = replayed(25)
 
 
 def usage_at(attempts, t):

@@ -4,7 +4,13 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import build_workload, containers, flat_tree
+from conftest import (
+    build_workload,
+    containers,
+    flat_tree,
+    predict_hadoop1_preemption,
+    predict_one_job,
+)
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
 from whatif.errors import ValidationError
@@ -176,13 +182,7 @@ def test_slowstart_releases_reduces_after_the_fraction_of_maps(engine):
     """Reduces are requested once half the maps completed, and end after the last map."""
     tasks = [("map", 10, 1024)] * 4 + [("map", 20, 1024)] * 4 + [("reduce", 5, 1024)]
     cfg = SchedulerSettings(slowstart_completed_maps=0.5)
-    s = predict(
-        build_workload([("j", "a", 0, tasks)]),
-        flat_tree(a={}),
-        containers(8),
-        settings=cfg,
-        engine=engine,
-    )
+    s = predict_one_job(tasks, containers(8), engine, cfg)
     red = s.attempts[s.attempts["stage"] == "reduce"].iloc[0]
     assert red["start_s"] == 10.0
     assert red["finish_s"] == 20.0  # max(10 + 5, last map at 20)
@@ -192,13 +192,7 @@ def test_slowstart_one_waits_for_every_map(engine):
     """slowstart 1.0 starts reduces only when all maps completed."""
     tasks = [("map", 10, 1024)] * 2 + [("reduce", 5, 1024)]
     cfg = SchedulerSettings(slowstart_completed_maps=1.0)
-    s = predict(
-        build_workload([("j", "a", 0, tasks)]),
-        flat_tree(a={}),
-        containers(8),
-        settings=cfg,
-        engine=engine,
-    )
+    s = predict_one_job(tasks, containers(8), engine, cfg)
     red = s.attempts[s.attempts["stage"] == "reduce"].iloc[0]
     assert (red["start_s"], red["finish_s"]) == (10.0, 15.0)
 
@@ -213,13 +207,7 @@ def test_reduce_with_shuffle_times_replays_only_its_own_work(engine):
         {"observed_start_s": 0.0, "shuffle_finish_s": 55.0, "observed_finish_s": 65.0},
     )
     cfg = SchedulerSettings(slowstart_completed_maps=0.0)
-    s = predict(
-        build_workload([("j", "a", 0, maps + [reduce])]),
-        flat_tree(a={}),
-        containers(4),
-        settings=cfg,
-        engine=engine,
-    )
+    s = predict_one_job(maps + [reduce], containers(4), engine, cfg)
     red = s.attempts[s.attempts["stage"] == "reduce"].iloc[0]
     # last predicted map at 20; shuffle tail 55 - 50 = 5; own work 65 - 55 = 10
     assert (red["start_s"], red["finish_s"]) == (0.0, 35.0)
@@ -240,12 +228,11 @@ def test_reduce_without_shuffle_times_replays_the_part_after_the_last_map(engine
             1024,
             {"observed_start_s": observed[0], "observed_finish_s": observed[1]},
         )
-        s = predict(
-            build_workload([("j", "a", 0, [("map", 20, 1024, observed_maps)] * 2 + [reduce])]),
-            flat_tree(a={}),
+        s = predict_one_job(
+            [("map", 20, 1024, observed_maps)] * 2 + [reduce],
             containers(2),
-            settings=SchedulerSettings(slowstart_completed_maps=0.0),
-            engine=engine,
+            engine,
+            SchedulerSettings(slowstart_completed_maps=0.0),
         )
         a = s.attempts.sort_values("start_s")
         assert a["stage"].tolist() == ["map", "reduce", "map"]
@@ -257,13 +244,7 @@ def test_reduces_hogging_the_cluster_are_killed_by_the_am_for_maps(engine):
     """Waiting reduces that leave no room for the job's maps are killed and re-run later."""
     tasks = [("map", 10, 1024)] * 3 + [("reduce", 5, 1024)] * 2
     cfg = SchedulerSettings(slowstart_completed_maps=0.0)
-    s = predict(
-        build_workload([("j", "a", 0, tasks)]),
-        flat_tree(a={}),
-        containers(2),
-        settings=cfg,
-        engine=engine,
-    )
+    s = predict_one_job(tasks, containers(2), engine, cfg)
     assert s.jobs["state"].iloc[0] == "SUCCEEDED"
     killed = s.attempts[s.attempts["state"] == "KILLED"]
     assert len(killed) >= 1 and not killed["preempted"].any()
@@ -395,13 +376,7 @@ def test_hadoop1_slot_pools_are_separate(engine):
     cfg = SchedulerSettings(
         hadoop_version=1, slowstart_completed_maps=0.0, heartbeats=False, setup_cleanup_s=0.0
     )
-    s = predict(
-        build_workload([("j", "a", 0, tasks)]),
-        flat_tree(a={}),
-        Cluster.parse("map-slots=2,reduce-slots=1"),
-        settings=cfg,
-        engine=engine,
-    )
+    s = predict_one_job(tasks, Cluster.parse("map-slots=2,reduce-slots=1"), engine, cfg)
     at0 = s.attempts[s.attempts["start_s"] == 0]
     assert (at0["stage"] == "map").sum() == 2 and (at0["stage"] == "reduce").sum() == 1
     # maps end at 20; the first reduce waits for them, the other three follow on one slot
@@ -410,20 +385,9 @@ def test_hadoop1_slot_pools_are_separate(engine):
 
 def test_hadoop1_min_maps_preemption_kills_newest_tasks_at_once(engine):
     """Hadoop 1: a pool below minMaps after its timeout kills the newest tasks immediately."""
-    from whatif import Cluster
-
     alloc = flat_tree(a={}, b={"min_maps": 2, "min_share_preemption_timeout_s": 10.0})
     jobs = [("ja", "a", 0, [("map", 100, 1024)] * 8), ("jb", "b", 5, [("map", 100, 1024)] * 2)]
-    cfg = SchedulerSettings(
-        hadoop_version=1, preemption=True, preemption_interval_s=5.0, setup_cleanup_s=0.0
-    )
-    s = predict(
-        build_workload(jobs),
-        alloc,
-        Cluster.parse("map-slots=4,reduce-slots=1"),
-        settings=cfg,
-        engine=engine,
-    )
+    s = predict_hadoop1_preemption(jobs, alloc, engine)
     killed = s.attempts[s.attempts["preempted"]]
     # starved from 5; tasksToPreempt acts once curTime - last > timeout: not at 15, at 20
     assert len(killed) == 2 and (killed["finish_s"] == 20.0).all()
@@ -479,12 +443,7 @@ def test_job_submitted_to_a_parent_queue_is_rejected():
 
 def test_requests_round_up_to_the_increment(engine):
     """A 1500 MB request takes 2048 MB, so only two fit in 4 GB."""
-    s = predict(
-        build_workload([("j", "a", 0, [("map", 10, 1500)] * 3)]),
-        flat_tree(a={}),
-        containers(4),
-        engine=engine,
-    )
+    s = predict_one_job([("map", 10, 1500)] * 3, containers(4), engine)
     assert s.attempts["memory_mb"].tolist() == [2048.0] * 3
     assert sorted(s.attempts["start_s"].tolist()) == [0.0, 0.0, 10.0]
 

@@ -1,6 +1,6 @@
 """Simulations that cannot finish every job still end, and say which jobs never finished."""
 
-from conftest import build_workload, containers, flat_tree
+from conftest import build_workload, containers, flat_tree, predict_hadoop1_preemption
 
 from whatif import Cluster, Resources
 from whatif.predictor import SchedulerSettings, Simulation, predict
@@ -53,16 +53,7 @@ def test_hadoop1_check_after_idle_checks_still_runs_on_the_grid(engine):
         ("jb", "b", 5, [("map", 100, 1024)] * 2),
         ("jd", "d", 25, [("map", 100, 1024)]),
     ]
-    cfg = SchedulerSettings(
-        hadoop_version=1, preemption=True, preemption_interval_s=5.0, setup_cleanup_s=0.0
-    )
-    s = predict(
-        build_workload(jobs),
-        alloc,
-        Cluster.parse("map-slots=4,reduce-slots=1"),
-        settings=cfg,
-        engine=engine,
-    )
+    s = predict_hadoop1_preemption(jobs, alloc, engine)
     # b starves from 5; the checks at 15 and 20 find no victim (a is protected, c is at
     # its share); jd's arrival at 25 drops c's share to 0 and the check at 25 kills c's task
     killed = s.attempts[s.attempts["preempted"]]

@@ -6,8 +6,8 @@ import pickle
 
 import pandas as pd
 import pytest
-from conftest import scenarios
-from hypothesis import HealthCheck, Phase, given, settings
+from conftest import replayed, scenarios
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from whatif.errors import ValidationError
@@ -21,14 +21,7 @@ def _assert_normalized(schedule: Schedule) -> None:
     pd.testing.assert_frame_equal(schedule.jobs, checked.jobs)
 
 
-@settings(
-    max_examples=25,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    phases=(Phase.explicit, Phase.reuse, Phase.generate),
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@replayed(25)
 @given(scenarios(), st.integers(0, 3), st.floats(0, 60))
 def test_predicted_schedule_is_what_the_checked_constructor_gives(scenario, seed, pause):
     """Columns, dtypes, row order and values: finished runs and a run stopped midway."""
