@@ -27,6 +27,7 @@ from whatif.capacity.values import (
     CapacityValue,
     MaximumCapacity,
     Mode,
+    java_boolean,
     parse_capacity,
     parse_java_float,
     parse_java_int,
@@ -400,7 +401,7 @@ def _effective_queue(
         maximum_applications=apps,
         maximum_applications_per_user=apps_per_user,
         max_parallel_apps=parallel if parallel >= 0 else None,
-        disable_preemption=disable is not None and disable.strip().lower() == "true",
+        disable_preemption=java_boolean(disable, False),
     )
 
 

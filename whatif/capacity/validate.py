@@ -59,6 +59,7 @@ from whatif.capacity.model import (
 from whatif.capacity.values import (
     CapacityValue,
     is_vector,
+    java_boolean,
     parse_capacity,
     parse_java_float,
     parse_java_int,
@@ -126,7 +127,7 @@ class _Checker:
         self.check_names(tree)
         self.check_globals()
         legacy = self.doc.value(PREFIX + "legacy-queue-mode.enabled")
-        self.legacy = legacy is None or legacy.strip().lower() != "false"
+        self.legacy = java_boolean(legacy, True)
         for node in tree.walk():
             self.check_queue(node)
             if node.children:

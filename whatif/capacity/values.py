@@ -171,6 +171,13 @@ def parse_or(raw: str | None, parse: Callable[[str], N], default: N) -> N:
         return default
 
 
+def java_boolean(raw: str | None, default: bool) -> bool:
+    """``Configuration.getBoolean``: the trimmed text ``true`` or ``false`` in any case, else
+    (unset or anything other) `default`."""
+    text = "" if raw is None else raw.strip().lower()
+    return text == "true" if text in ("true", "false") else default
+
+
 def parse_java_float(raw: str) -> float:
     """``Configuration.getFloat``: the trimmed text through ``Float.parseFloat``."""
     return parse_float(raw.strip())

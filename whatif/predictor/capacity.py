@@ -28,7 +28,7 @@ from whatif.capacity import (
 )
 from whatif.capacity import EffectiveQueue as CapacityQueue
 from whatif.capacity.model import PREFIX, QueueNode, key
-from whatif.capacity.values import parse_java_float, parse_java_int, parse_or
+from whatif.capacity.values import java_boolean, parse_java_float, parse_java_int, parse_or
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor.settings import SchedulerSettings
@@ -109,7 +109,7 @@ def read_monitor(doc: ConfigurationDocument) -> CapacityMonitor:
 
     enable = doc.value(MONITOR_ENABLE)
     policies = doc.value(MONITOR_POLICIES)
-    enabled = enable is not None and enable.strip().lower() == "true"
+    enabled = java_boolean(enable, False)
     if enabled and policies is not None and policies.strip():
         enabled = any(p.strip().endswith(POLICY) for p in policies.split(","))
     return CapacityMonitor(
@@ -235,13 +235,13 @@ def capacity_allocation(doc: ConfigurationDocument, cluster: Cluster) -> Capacit
         root=_tree(tree, queues),
         capacity=MappingProxyType(dict(queues)),
         max_offswitch_assignments=max(1, parse_or(offswitch, parse_java_int, 1)),
-        multiple_assignments=multiple is None or multiple.strip().lower() != "false",
+        multiple_assignments=java_boolean(multiple, True),
         max_container_assignments=-1 if containers is None else int(containers.strip()),
         node_locality_delay=parse_or(doc.value(PREFIX + "node-locality-delay"), parse_java_int, 40),
         rack_locality_additional_delay=parse_or(
             doc.value(PREFIX + "rack-locality-additional-delay"), parse_java_int, -1
         ),
-        rack_locality_full_reset=full_reset is None or full_reset.strip().lower() != "false",
+        rack_locality_full_reset=java_boolean(full_reset, True),
         monitor=read_monitor(doc),
         preemption_disabled=MappingProxyType(preemption_disabled(doc, tree)),
     )

@@ -16,6 +16,7 @@ from whatif.capacity import (
     validate,
     write_capacity,
 )
+from whatif.capacity.values import java_boolean
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "hadoop" / "alloc"
 SLS = SHARED / "sls-sample-capacity-scheduler.xml"
@@ -318,3 +319,19 @@ def test_absolute_capacity_needs_the_cluster() -> None:
     sized = effective_queues(doc, cluster=Resources(16384, 16))
     assert sized["root.a"].absolute_capacity == pytest.approx(0.25)
     assert sized["root.b"].min_resources == Resources(12288, 12)
+
+
+@pytest.mark.parametrize(
+    ("raw", "default", "expected"),
+    [
+        (None, True, True),
+        (None, False, False),
+        (" TRUE ", False, True),
+        ("False", True, False),
+        ("yes", True, True),
+        ("yes", False, False),
+    ],
+)
+def test_java_boolean_reads_as_configuration_get_boolean(raw, default, expected):
+    """Trimmed true/false in any case; unset or anything else is the default."""
+    assert java_boolean(raw, default) is expected
