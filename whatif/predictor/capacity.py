@@ -132,13 +132,14 @@ def _java_long(raw: str) -> int:
 
 def preemption_disabled(doc: ConfigurationDocument, node: QueueNode) -> dict[str, bool]:
     """Each queue's ``disable_preemption`` as Hadoop resolves it
-    (``isQueueHierarchyPreemptionDisabled``): unset, a queue inherits its parent's (root:
-    false); set, it holds for the queue and is what its children inherit."""
+    (``isQueueHierarchyPreemptionDisabled``): unset, or set to anything but true/false
+    (``Configuration.getBoolean``'s default), a queue inherits its parent's (root: false);
+    set, it holds for the queue and is what its children inherit."""
     out: dict[str, bool] = {}
 
     def walk(n: QueueNode, inherited: bool) -> None:
         raw = doc.value(key(n.path, "disable_preemption"))
-        mine = inherited if raw is None else raw.strip().lower() == "true"
+        mine = java_boolean(raw, inherited)
         out[n.path] = mine
         for c in n.children:
             walk(c, mine)

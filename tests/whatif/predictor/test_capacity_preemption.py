@@ -307,6 +307,29 @@ def test_disable_preemption_is_inherited_unless_set():
     }
 
 
+def test_disable_preemption_not_a_boolean_is_inherited():
+    """Configuration.getBoolean's default is the parent's value: a garbage or blank
+    disable_preemption changes nothing, as an unset one, and ' TRUE ' reads true."""
+    doc = document(
+        {
+            "root.queues": "p,c",
+            "root.p.queues": "x,y",
+            "root.p.disable_preemption": " TRUE ",
+            "root.p.x.disable_preemption": "yes",
+            "root.p.y.disable_preemption": " ",
+            "root.c.disable_preemption": "no",
+        }
+    )
+    got = preemption_disabled(doc, queue_tree(doc))
+    assert got == {
+        "root": False,
+        "root.p": True,
+        "root.p.x": True,
+        "root.p.y": True,
+        "root.c": False,
+    }
+
+
 @st.composite
 def preempting_scenarios(draw):
     """A random configuration (as `test_capacity.capacity_scenarios`: two or three leaves,
