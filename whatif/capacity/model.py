@@ -401,7 +401,7 @@ def _effective_queue(
         maximum_applications=apps,
         maximum_applications_per_user=apps_per_user,
         max_parallel_apps=parallel if parallel >= 0 else None,
-        disable_preemption=java_boolean(disable, False),
+        disable_preemption=java_boolean(disable, parent.disable_preemption if parent else False),
     )
 
 

@@ -292,6 +292,8 @@ def test_effective_defaults_and_inheritance() -> None:
         "root.p.x.maximum-am-resource-percent=0.5",
         "root.p.x.minimum-user-limit-percent=25",
         "root.p.x.ordering-policy=fair",
+        "root.p.disable_preemption=true",
+        "root.p.y.disable_preemption=maybe",
         "root.b.capacity=60",
         "root.b.maximum-capacity=80",
         "root.b.maximum-applications=7",
@@ -309,6 +311,8 @@ def test_effective_defaults_and_inheritance() -> None:
     assert queues["root.p"].ordering_policy == "utilization"
     assert b.maximum_applications == 7 and b.absolute_maximum_capacity == pytest.approx(0.8)
     assert b.user_limit_factor == 2
+    # disable_preemption: unset or not a boolean, the parent's (isQueueHierarchyPreemptionDisabled)
+    assert x.disable_preemption and y.disable_preemption and not b.disable_preemption
 
 
 def test_absolute_capacity_needs_the_cluster() -> None:
