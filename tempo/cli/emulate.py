@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from tempo.cli.options import engine_option
+from tempo.cli.options import engine_option, positive_option
 from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 
@@ -35,13 +35,7 @@ def _shift(
 @click.option(
     "--cluster", "cluster_spec", help="Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8."
 )
-@click.option(
-    "--speed",
-    type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
-    show_default=True,
-    help="Trace seconds per wall second.",
-)
+@positive_option("--speed", default=60.0, help="Trace seconds per wall second.")
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),

@@ -53,15 +53,20 @@ def cluster_option(
     )
 
 
+def trace_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--trace PATH`` (required), passed as ``trace_path``."""
+    return click.option(
+        "--trace", "trace_path", required=True, type=click.Path(), help="Trace file or directory."
+    )(command)
+
+
 def trace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--trace PATH`` (required) and ``--format NAME`` (detected when omitted), passed as
     ``trace_path`` and ``trace_format``: how a command that reads a trace names it."""
     command = click.option(
         "--format", "trace_format", default=None, help="Trace format (detected when omitted)."
     )(command)
-    return click.option(
-        "--trace", "trace_path", required=True, type=click.Path(), help="Trace file or directory."
-    )(command)
+    return trace_option(command)
 
 
 def force_option(
@@ -182,6 +187,19 @@ def executor_option(
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``--executor`` (default local): where evaluations run (`whatif.executors`)."""
     return click.option("--executor", default="local", show_default=True, help=help)
+
+
+def positive_option(
+    name: str, *, default: float, help: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A float option that must be > 0 (a speed, factor or tolerance), its `default` shown."""
+    return click.option(
+        name,
+        type=click.FloatRange(min=0, min_open=True),
+        default=default,
+        show_default=True,
+        help=help,
+    )
 
 
 def hadoop_version_option(

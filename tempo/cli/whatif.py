@@ -12,8 +12,10 @@ from tempo.cli.options import (
     executor_option,
     force_option,
     json_option,
+    positive_option,
     progress_bar,
     refuse_overwrite,
+    trace_option,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.cli.progress import ProgressBar
@@ -59,9 +61,7 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
 
 
 @click.command()
-@click.option(
-    "--trace", "trace_path", required=True, type=click.Path(), help="Trace file or directory."
-)
+@trace_option
 @click.option(
     "--config",
     "config_path",
@@ -123,13 +123,7 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
     "--window", "window_text", help="Measure QS over the last L of the trace (e.g. 45min)."
 )
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
-@click.option(
-    "--tolerance",
-    default=0.02,
-    show_default=True,
-    type=click.FloatRange(min=0, min_open=True),
-    help="Bisection stops when hi/lo <= 1 + this.",
-)
+@positive_option("--tolerance", default=0.02, help="Bisection stops when hi/lo <= 1 + this.")
 @click.option(
     "--retune",
     is_flag=True,

@@ -10,6 +10,7 @@ from tempo.cli.options import (
     emit_json,
     force_option,
     json_option,
+    positive_option,
     progress_bar,
     refuse_overwrite,
 )
@@ -89,20 +90,8 @@ def fit(
     show_default=True,
     help="First second (epoch or relative).",
 )
-@click.option(
-    "--growth",
-    type=click.FloatRange(min=0, min_open=True),
-    default=1.0,
-    show_default=True,
-    help="Data growth factor (1.3 = input +30%).",
-)
-@click.option(
-    "--arrival-scale",
-    type=click.FloatRange(min=0, min_open=True),
-    default=1.0,
-    show_default=True,
-    help="Multiply ad-hoc job arrival rates.",
-)
+@positive_option("--growth", default=1.0, help="Data growth factor (1.3 = input +30%).")
+@positive_option("--arrival-scale", default=1.0, help="Multiply ad-hoc job arrival rates.")
 @click.option("--kind", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
 @force_option("an existing native trace at -o")
 @click.option("--overwrite", "overwrite", is_flag=True, hidden=True, help="Old name of --force.")
