@@ -55,15 +55,21 @@ def jobs(c_map_s=10.0, b_maps=(100.0, 100.0, 100.0, 100.0)):
     )
 
 
-def schedule_of(s):
-    """(job, task index, start, finish, state) per attempt, in attempt order."""
+def timeline(s):
+    """Each attempt in attempt order as ``job task start-finish``, its state added unless it
+    succeeded: ``B3 3-8 KILLED`` is B's map 3, killed at 8."""
     a = s.attempts
     return [
-        (j, int(t[-3:]), st, fi, state)
+        f"{j}{int(t[-3:])} {st:g}-{fi:g}" + ("" if state == "SUCCEEDED" else f" {state}")
         for j, t, st, fi, state in zip(
             a["job_id"], a["task_id"], a["start_s"], a["finish_s"], a["state"], strict=True
         )
     ]
+
+
+#: One node, whatever C's map takes: B's maps start at 0, 1, 2 and 3, the newest is killed
+#: at 8 for A, and A takes the freed container at once.
+CLAIM_ON_ONE_NODE = ["B0 0-100", "B1 1-101", "B2 2-102", "B3 3-8 KILLED", "A0 8-18"]
 
 
 def test_the_freed_container_goes_to_the_app_it_was_preempted_for(engine):
@@ -72,15 +78,7 @@ def test_the_freed_container_goes_to_the_app_it_was_preempted_for(engine):
     (before claims: C, 8 to 18, then A 19 to 29). A ends at 18, reported at 19, where C
     starts; C's end at 29 is reported at 30, where B's map re-runs."""
     s = predict(jobs(), ALLOC, ONE_NODE, settings=SETTINGS, engine=engine)
-    assert schedule_of(s) == [
-        ("B", 0, 0.0, 100.0, "SUCCEEDED"),
-        ("B", 1, 1.0, 101.0, "SUCCEEDED"),
-        ("B", 2, 2.0, 102.0, "SUCCEEDED"),
-        ("B", 3, 3.0, 8.0, "KILLED"),
-        ("A", 0, 8.0, 18.0, "SUCCEEDED"),
-        ("C", 0, 19.0, 29.0, "SUCCEEDED"),
-        ("B", 3, 30.0, 130.0, "SUCCEEDED"),
-    ]
+    assert timeline(s) == [*CLAIM_ON_ONE_NODE, "C0 19-29", "B3 30-130"]
     assert s.jobs.set_index("job_id")["finish_s"].to_dict() == {"B": 131.0, "C": 30.0, "A": 19.0}
 
 
@@ -88,14 +86,14 @@ def test_without_heartbeats_the_cluster_holds_the_claim(engine):
     """The instant model: every event is the cluster's update. B's maps all start at 0;
     the kill at 8 frees a container for A (before claims: C 8 to 18, A 18 to 28)."""
     s = predict(jobs(), ALLOC, containers(4), settings=SETTINGS, engine=engine)
-    assert schedule_of(s) == [
-        ("B", 0, 0.0, 100.0, "SUCCEEDED"),
-        ("B", 1, 0.0, 100.0, "SUCCEEDED"),
-        ("B", 2, 0.0, 100.0, "SUCCEEDED"),
-        ("B", 3, 0.0, 8.0, "KILLED"),
-        ("A", 0, 8.0, 18.0, "SUCCEEDED"),
-        ("C", 0, 18.0, 28.0, "SUCCEEDED"),
-        ("B", 3, 28.0, 128.0, "SUCCEEDED"),
+    assert timeline(s) == [
+        "B0 0-100",
+        "B1 0-100",
+        "B2 0-100",
+        "B3 0-8 KILLED",
+        "A0 8-18",
+        "C0 18-28",
+        "B3 28-128",
     ]
 
 
@@ -106,15 +104,7 @@ def test_one_preemption_serves_the_starvation_instead_of_two(engine):
     one, is no longer starved at its re-check, and nothing more is killed."""
     s = predict(jobs(c_map_s=30.0), ALLOC, ONE_NODE, settings=SETTINGS, engine=engine)
     assert s.attempts["preempted"].sum() == 1
-    assert schedule_of(s) == [
-        ("B", 0, 0.0, 100.0, "SUCCEEDED"),
-        ("B", 1, 1.0, 101.0, "SUCCEEDED"),
-        ("B", 2, 2.0, 102.0, "SUCCEEDED"),
-        ("B", 3, 3.0, 8.0, "KILLED"),
-        ("A", 0, 8.0, 18.0, "SUCCEEDED"),
-        ("C", 0, 19.0, 49.0, "SUCCEEDED"),
-        ("B", 3, 50.0, 150.0, "SUCCEEDED"),
-    ]
+    assert timeline(s) == [*CLAIM_ON_ONE_NODE, "C0 19-49", "B3 50-150"]
 
 
 def test_a_claim_shrinks_with_any_container_the_app_gets_on_its_node(engine):
@@ -127,14 +117,14 @@ def test_a_claim_shrinks_with_any_container_the_app_gets_on_its_node(engine):
     s = predict(
         jobs(b_maps=(100.0, 6.5, 100.0, 100.0)), ALLOC, two_nodes, settings=SETTINGS, engine=engine
     )
-    assert schedule_of(s) == [
-        ("B", 0, 0.0, 100.0, "SUCCEEDED"),
-        ("B", 1, 0.5, 7.0, "SUCCEEDED"),
-        ("B", 2, 1.0, 101.0, "SUCCEEDED"),
-        ("B", 3, 1.5, 8.0, "KILLED"),
-        ("A", 0, 7.5, 17.5, "SUCCEEDED"),
-        ("C", 0, 8.5, 18.5, "SUCCEEDED"),
-        ("B", 3, 18.5, 118.5, "SUCCEEDED"),
+    assert timeline(s) == [
+        "B0 0-100",
+        "B1 0.5-7",
+        "B2 1-101",
+        "B3 1.5-8 KILLED",
+        "A0 7.5-17.5",
+        "C0 8.5-18.5",
+        "B3 18.5-118.5",
     ]
 
 
