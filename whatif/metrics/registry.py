@@ -61,6 +61,10 @@ class ParamSpec:
         return value
 
 
+#: A metric's implementation: the attempts and jobs in scope and the parameters -> values.
+Compute = Callable[[Scope, Mapping[str, float | str]], np.ndarray]
+
+
 @dataclass(frozen=True)
 class MetricSpec:
     """A QS metric: what it measures, its value unit, parameters and implementation."""
@@ -68,7 +72,7 @@ class MetricSpec:
     name: str
     unit: str
     summary: str
-    compute: Callable[[Scope, Mapping[str, float | str]], np.ndarray]
+    compute: Compute
     params: Mapping[str, ParamSpec] = field(default_factory=dict)
     needs_cluster: bool = False
     needs_deadlines: bool = False
@@ -88,92 +92,80 @@ _DEADLINE = ParamSpec(
     "deadline", "auto", help="deadline source: auto, column, next, HH:MM or +DURATION (e.g. +1h)"
 )
 
+
+def _job_metric(
+    name: str, unit: str, summary: str, compute: Compute, **params: ParamSpec
+) -> MetricSpec:
+    """A metric of the jobs' times, over a window (after `params`, if any)."""
+    return MetricSpec(name, unit, summary, compute, {**params, "window": _WINDOW})
+
+
+def _share_metric(name: str, summary: str, compute: Compute, **params: ParamSpec) -> MetricSpec:
+    """A fraction of the cluster's resources: it needs the cluster's size and counts one
+    stage's attempts over a window (after `params`, if any)."""
+    params = {**params, "stage": _STAGE, "window": _WINDOW}
+    return MetricSpec(name, "fraction", summary, compute, params, needs_cluster=True)
+
+
+def _deadline_metric(name: str, summary: str, compute: Compute) -> MetricSpec:
+    """A fraction of the jobs with deadlines: it needs their deadlines and takes a slack,
+    a deadline source and a window."""
+    params = {"slack": _SLACK, "deadline": _DEADLINE, "window": _WINDOW}
+    return MetricSpec(name, "fraction", summary, compute, params, needs_deadlines=True)
+
+
+#: The metrics by name, in the order error messages list them.
 METRICS: Mapping[str, MetricSpec] = MappingProxyType(
     {
         spec.name: spec
         for spec in (
-            MetricSpec(
-                "QS_AJR",
-                "s",
-                "mean response time t_f - t_s",
-                jobs.average_response,
-                {"window": _WINDOW},
-            ),
-            MetricSpec(
+            _job_metric("QS_AJR", "s", "mean response time t_f - t_s", jobs.average_response),
+            _deadline_metric(
                 "QS_DL",
-                "fraction",
                 "fraction of deadline jobs that finished late (slack gamma)",
                 jobs.deadline_misses,
-                {"slack": _SLACK, "deadline": _DEADLINE, "window": _WINDOW},
-                needs_deadlines=True,
             ),
-            MetricSpec(
+            _share_metric(
                 "QS_UTIL",
-                "fraction",
                 "minus the mean dominant share of the cluster held",
                 resources.utilization,
-                {"stage": _STAGE, "window": _WINDOW},
-                needs_cluster=True,
             ),
-            MetricSpec(
+            _share_metric(
                 "QS_UTIL_NOPREEMPT",
-                "fraction",
                 "QS_UTIL without preempted attempts",
                 resources.utilization_without_preempted,
-                {"stage": _STAGE, "window": _WINDOW},
-                needs_cluster=True,
             ),
-            MetricSpec(
-                "QS_THR",
-                "jobs",
-                "minus the number of jobs submitted and finished",
-                jobs.throughput,
-                {"window": _WINDOW},
+            _job_metric(
+                "QS_THR", "jobs", "minus the number of jobs submitted and finished", jobs.throughput
             ),
-            MetricSpec(
+            _share_metric(
                 "QS_FAIR",
-                "fraction",
                 "|c + QS_UTIL|: distance of the mean share from the desired share c",
                 resources.fairness,
-                {
-                    "share": ParamSpec("fraction", None, low=0.0, high=1.0, help="desired share c"),
-                    "stage": _STAGE,
-                    "window": _WINDOW,
-                },
-                needs_cluster=True,
+                share=ParamSpec("fraction", None, low=0.0, high=1.0, help="desired share c"),
             ),
-            MetricSpec(
+            _job_metric(
                 "QS_PCT",
                 "s",
                 "p-th percentile of response time",
                 jobs.response_percentile,
-                {
-                    "p": ParamSpec("fraction", 0.95, low=0.0, high=1.0, help="percentile, 0..100%"),
-                    "window": _WINDOW,
-                },
+                p=ParamSpec("fraction", 0.95, low=0.0, high=1.0, help="percentile, 0..100%"),
             ),
-            MetricSpec(
+            _job_metric(
                 "QS_SLOWDOWN",
                 "ratio",
                 "mean response time over critical-path runtime",
                 jobs.slowdown,
-                {"window": _WINDOW},
             ),
-            MetricSpec(
+            _share_metric(
                 "QS_WASTE",
-                "fraction",
                 "resource-time of killed attempts over all resource-time",
                 resources.preemption_waste,
-                {"stage": _STAGE, "window": _WINDOW},
-                needs_cluster=True,
             ),
-            MetricSpec(
+            _deadline_metric(
                 "QS_ATTAIN",
-                "fraction",
                 "minus the fraction of jobs due in the window that met their deadline",
                 jobs.deadline_attainment,
-                {"slack": _SLACK, "deadline": _DEADLINE, "window": _WINDOW},
-                needs_deadlines=True,
             ),
         )
     }
