@@ -20,7 +20,7 @@ import tempo.loop.reload
 import whatif.atomic
 from tempo.journal import SQLiteJournal
 from tempo.loop import Tuner
-from tempo.loop.apply import apply_configuration
+from tempo.loop.apply import ConfigurationApplier
 from tempo.loop.reload import Reload
 from tempo.loop.rollback import recover
 from whatif.allocation import AllocationDocument, validate
@@ -78,29 +78,14 @@ def _arm(step: str, journal: SQLiteJournal) -> None:
         journal.complete_apply = _after(journal.complete_apply)
 
 
-class Applier:
-    """`apply_configuration` with a real reload command and an immediate confirmation."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def apply(self, document, *, journal, iteration_id):
-        return apply_configuration(
-            document,
-            self.path,
-            journal=journal,
-            iteration_id=iteration_id,
-            reload=Reload.run(["true"]),
-            confirm=lambda: True,
-            timeout_s=1.0,
-        )
-
-
 def _loop(path: Path, journal: SQLiteJournal) -> Tuner:
     return Tuner(
         observer=FakeCluster(path, lambda w: 100.0 / w),
         stepper=DoublingStepper(),
-        applier=Applier(path),
+        # a real reload command and an immediate confirmation
+        applier=ConfigurationApplier(
+            path, reload=Reload.run(["true"]), confirm=lambda: True, timeout_s=1.0
+        ),
         journal=journal,
         templates=TEMPLATES,
         allocation_path=path,
