@@ -274,3 +274,9 @@ def sample_in_radius(problem: Problem, rng: np.random.Generator, n: int) -> np.n
     direction /= np.maximum(np.linalg.norm(direction, axis=1, keepdims=True), 1e-300)
     length = problem.radius * np.sqrt(d) * rng.random(n) ** (1.0 / d)
     return problem.project(problem.start + direction * length[:, None])
+
+
+def start_and_samples(problem: Problem, rng: np.random.Generator, n: int) -> np.ndarray:
+    """The configuration in force, then ``n - 1`` points of `sample_in_radius`, shape (n, d):
+    the first points of a search that begins where the cluster stands."""
+    return np.vstack([problem.start[None, :], sample_in_radius(problem, rng, n - 1)])

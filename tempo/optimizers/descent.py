@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tempo.optimizers._params import Interval, Predicate
-from tempo.optimizers.base import Batch, Optimizer, sample_in_radius
+from tempo.optimizers.base import Batch, Optimizer, sample_in_radius, start_and_samples
 from tempo.optimizers.loess import LocalFit, local_linear_fit
 from tempo.optimizers.problem import Evaluation
 
@@ -123,8 +123,7 @@ class LocalDescent(Optimizer):
     # ---- start points ------------------------------------------------------------
     def _initialize(self) -> None:
         problem = self.problem_
-        others = sample_in_radius(problem, self.rng_, self.n_starts - 1)
-        self.start_points_ = np.vstack([problem.start[None, :], others])
+        self.start_points_ = start_and_samples(problem, self.rng_, self.n_starts)
         self._queued = list(range(1, len(self.start_points_)))
         self._starts_used: list[np.ndarray] = []
         self.start_index_ = -1

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tempo.optimizers._params import Interval
-from tempo.optimizers.base import Batch, Optimizer, sample_in_radius
+from tempo.optimizers.base import Batch, Optimizer, sample_in_radius, start_and_samples
 from tempo.optimizers.problem import Evaluation
 
 logger = logging.getLogger(__name__)
@@ -53,9 +53,7 @@ class NSGA2(Optimizer):
             xl=np.zeros(problem.dim),
             xu=np.ones(problem.dim),
         )
-        initial = np.vstack(
-            [problem.start[None, :], sample_in_radius(problem, self.rng_, self.pop_size - 1)]
-        )
+        initial = start_and_samples(problem, self.rng_, self.pop_size)
         self.algorithm_ = _PymooNSGA2(
             pop_size=self.pop_size,
             sampling=initial,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tempo.optimizers._params import Interval
-from tempo.optimizers.base import Batch, Optimizer, sample_in_radius
+from tempo.optimizers.base import Batch, Optimizer, sample_in_radius, start_and_samples
 from tempo.optimizers.problem import Evaluation
 
 
@@ -31,9 +31,7 @@ class RandomSearch(Optimizer):
         problem = self.problem_
         n = min(self.batch_size, n_max)
         if self.n_batches_ == 0:
-            points = np.vstack(
-                [problem.start[None, :], sample_in_radius(problem, self.rng_, n - 1)]
-            )
+            points = start_and_samples(problem, self.rng_, n)
         else:
             points = sample_in_radius(problem, self.rng_, n)
         return Batch(points=points, roles=("sample",) * n)
