@@ -36,7 +36,6 @@ from tempo.space.capacity_dims import (
     default_dimensions,
 )
 from tempo.space.codec import Codec, CodedSpace, checked_dimensions
-from tempo.space.sampling import in_ball
 from whatif.capacity.document import ConfigurationDocument
 from whatif.capacity.model import child_names, effective_queues, read_capacity, read_maximum
 from whatif.errors import ValidationError
@@ -135,23 +134,6 @@ class CapacitySpace(CodedSpace):
             repaired = np.array([self._into_radius(p, c, float(radius)) for p in repaired])
         return repaired[0] if single else repaired
 
-    def sample(
-        self,
-        rng: np.random.Generator,
-        n: int,
-        *,
-        center: np.ndarray | None = None,
-        radius: float | None = None,
-    ) -> np.ndarray:
-        """`n` random valid points: uniform in the cube, or in the ball around `center`."""
-        d = len(self.dimensions)
-        if center is None:
-            return self.project(rng.random((n, d)))
-        if radius is None:
-            raise ValidationError("sample: center and radius: expected both or neither")
-        points = np.clip(in_ball(rng, n, np.asarray(center, dtype=float), float(radius)), 0.0, 1.0)
-        return self.project(points, center=center, radius=radius)
-
     # -- writing -----------------------------------------------------------------------
 
     def changes(
@@ -175,6 +157,10 @@ class CapacitySpace(CodedSpace):
         return doc
 
     # -- internals ---------------------------------------------------------------------
+
+    def _center(self, center: Any) -> np.ndarray:
+        center_point: np.ndarray = self._points(center, clip=False)[0]
+        return center_point
 
     def _points(self, vector: Any, *, clip: bool = True) -> np.ndarray:
         try:

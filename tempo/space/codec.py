@@ -17,6 +17,8 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from tempo.space.dimension import OFF_BAND, Dimension
+from tempo.space.sampling import in_ball
+from whatif._validation import check_range
 from whatif.errors import ValidationError
 
 logger = logging.getLogger(__name__)
@@ -139,7 +141,8 @@ class Codec:
 
 class CodedSpace:
     """What a space answers from its dimensions and their `Codec` alone, the same way for
-    `ConfigurationSpace` and `CapacitySpace` (both inherit it): its size, names and steps."""
+    `ConfigurationSpace` and `CapacitySpace` (both inherit it): its size, names and steps,
+    and `sample` (over the space's own `project` and check of a ball's `_center`)."""
 
     dimensions: tuple[Any, ...]
     _codec: Codec
@@ -165,6 +168,45 @@ class CodedSpace:
                 logger.warning("%s: %g is outside %s; clipped", d.name, value, d.describe())
         vector: np.ndarray = self._codec.to_unit(values[np.newaxis, :])[0]
         return vector
+
+    def project(
+        self, vector: np.ndarray, *, center: np.ndarray | None = None, radius: float | None = None
+    ) -> np.ndarray:
+        """The valid point nearest `vector`, inside `radius` of `center` if given: each space's own."""
+        raise NotImplementedError
+
+    def _center(self, center: Any) -> np.ndarray:
+        """`center` as a point of shape (d,), refused if it is not one: each space's own check."""
+        raise NotImplementedError
+
+    def sample(
+        self,
+        rng: np.random.Generator,
+        n: int,
+        *,
+        center: np.ndarray | None = None,
+        radius: float | None = None,
+    ) -> np.ndarray:
+        """`n` random valid points, shape (n, d): uniform in the cube, or in the ball around `center`."""
+        if not isinstance(rng, np.random.Generator):
+            raise ValidationError(f"rng: expected numpy.random.Generator, got {type(rng).__name__}")
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+            raise ValidationError(f"n: expected an integer >= 0, got {n!r}")
+        d = len(self.dimensions)
+        if center is None and radius is None:
+            return self.project(rng.random((int(n), d)))
+        if center is None or radius is None:
+            raise ValidationError("sample: center and radius: expected both or neither")
+        center = self._center(center)
+        points = in_ball(rng, int(n), center, self._radius(radius))
+        return self.project(points, center=center, radius=radius)
+
+    def _radius(self, radius: Any) -> float:
+        """A risk radius: a number >= 0."""
+        if isinstance(radius, bool) or not isinstance(radius, int | float | np.floating):
+            raise ValidationError(f"radius: expected a number, got {radius!r}")
+        check_range(float(radius), field="radius", low=0.0)
+        return float(radius)
 
     @property
     def steps(self) -> np.ndarray:

@@ -33,11 +33,9 @@ from tempo.space.defaults import default_dimensions, queue_path
 from tempo.space.dialect import Dialect, dialect_of, hadoop_version_for, without_preemption
 from tempo.space.dimension import Dimension
 from tempo.space.flat import without_flat_weights
-from tempo.space.sampling import in_ball
 from tempo.space.settings import SETTINGS
 from tempo.space.spec import SpaceSpec
 from tempo.space.writes import setting_writes
-from whatif._validation import check_range
 from whatif.allocation import effective_allocation
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
@@ -402,12 +400,6 @@ class ConfigurationSpace(CodedSpace):
             )
         return center
 
-    def _radius(self, radius: Any) -> float:
-        if isinstance(radius, bool) or not isinstance(radius, int | float | np.floating):
-            raise ValidationError(f"radius: expected a number, got {radius!r}")
-        check_range(float(radius), field="radius", low=0.0)
-        return float(radius)
-
     def _into_radius(self, points: np.ndarray, center: np.ndarray, radius: float) -> np.ndarray:
         scale = math.sqrt(len(self.dimensions))
         limit = radius + RADIUS_TOLERANCE
@@ -432,28 +424,6 @@ class ConfigurationSpace(CodedSpace):
         result = points.copy()
         result[far] = self._codec.snap(center + lo[:, np.newaxis] * steps)
         return result
-
-    def sample(
-        self,
-        rng: np.random.Generator,
-        n: int,
-        *,
-        center: np.ndarray | None = None,
-        radius: float | None = None,
-    ) -> np.ndarray:
-        """`n` random valid points, shape (n, d): uniform in the cube, or in the ball around `center`."""
-        if not isinstance(rng, np.random.Generator):
-            raise ValidationError(f"rng: expected numpy.random.Generator, got {type(rng).__name__}")
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
-            raise ValidationError(f"n: expected an integer >= 0, got {n!r}")
-        d = len(self.dimensions)
-        if center is None and radius is None:
-            return self.project(rng.random((int(n), d)))
-        if center is None or radius is None:
-            raise ValidationError("sample: center and radius: expected both or neither")
-        center = self._center(center)
-        points = in_ball(rng, int(n), center, self._radius(radius))
-        return self.project(points, center=center, radius=radius)
 
     # -- writing --------------------------------------------------------------------
 
