@@ -60,6 +60,18 @@ def test_hadoop1_check_after_idle_checks_still_runs_on_the_grid(engine):
     assert killed["job_id"].tolist() == ["jc"] and killed["finish_s"].tolist() == [25.0]
 
 
+def immediate_preemption(hadoop_version, **settings):
+    """`SchedulerSettings` whose preemption kills at once (no wait before the kill),
+    whatever the cluster's utilization, with `settings` on top."""
+    return SchedulerSettings(
+        preemption=True,
+        hadoop_version=hadoop_version,
+        utilization_threshold=0.0,
+        wait_time_before_kill_s=0.0,
+        **settings,
+    )
+
+
 def test_hadoop2_preemption_livelock_ends_where_the_run_starts_cycling(engine):
     """Hadoop 2: victims freed for a queue whose AM cannot start are re-run and killed
     again forever; the run stops at the first repeated state with the task still running."""
@@ -72,13 +84,7 @@ def test_hadoop2_preemption_livelock_ends_where_the_run_starts_cycling(engine):
         b={},
     )
     jobs = [("jb", "b", 0, [("map", 100, 2048)], AM), ("ja", "a", 1, [("map", 10, 1024)], AM)]
-    cfg = SchedulerSettings(
-        preemption=True,
-        hadoop_version=2,
-        utilization_threshold=0.0,
-        wait_time_before_kill_s=0.0,
-        preemption_interval_s=1.0,
-    )
+    cfg = immediate_preemption(2, preemption_interval_s=1.0)
     s = predict(build_workload(jobs), alloc, Cluster(4096.0, 8.0), settings=cfg, engine=engine)
     assert s.jobs.set_index("job_id")["state"].to_dict() == {"jb": "RUNNING", "ja": "PENDING"}
     maps = s.attempts[~s.attempts["is_am"]]
@@ -108,14 +114,7 @@ def test_hadoop3_min_share_livelock_for_an_am_over_its_share_ends(engine):
         b={"weight": 0.0, "min_resources": Resources(0, 1), "min_share_preemption_timeout_s": 5.0},
     )
     jobs = [("jb", "b", 0, [], AM), ("ja", "a", 0, [("map", 15, 512)])]
-    cfg = SchedulerSettings(
-        preemption=True,
-        hadoop_version=3,
-        utilization_threshold=0.0,
-        wait_time_before_kill_s=0.0,
-        min_allocation_mb=512.0,
-        increment_mb=512.0,
-    )
+    cfg = immediate_preemption(3, min_allocation_mb=512.0, increment_mb=512.0)
     sim = _run_past_any_livelock(build_workload(jobs), alloc, containers(4), cfg, engine)
     a = sim.schedule().attempts
     # checks are 14 s apart here; the cycle search starts after 16 quiet checks
