@@ -44,13 +44,14 @@ from whatif.allocation.resource_string import (
     render_resource,
 )
 from whatif.allocation.xml_io import (
-    XML_SPACE,
     Span,
     XmlDocument,
     escape_text,
     indent_before,
     line_bounds,
     source_line,
+    text_edit,
+    unclosed_start,
 )
 from whatif.errors import AllocationError
 from whatif.queues import QueueTree
@@ -843,17 +844,8 @@ class AllocationDocument(XmlDocument):
             if new is None:
                 start, end = line_bounds(text, span.start, span.end)
                 replacements.append((start, end, ""))
-            elif span.self_closing:
-                opening = text[span.start : span.end].rstrip("/> \t\r\n")
-                replacements.append((span.start, span.end, f"{opening}>{new}</{span.tag}>"))
             else:
-                inner = text[span.start_end : span.end_start]
-                if "<" in inner or not inner.strip(XML_SPACE) or verbatim:
-                    replacements.append((span.start_end, span.end_start, new))
-                else:
-                    lead = len(inner) - len(inner.lstrip(XML_SPACE))
-                    trail = len(inner.rstrip(XML_SPACE))
-                    replacements.append((span.start_end + lead, span.start_end + trail, new))
+                replacements.append(text_edit(text, span, new, verbatim=verbatim))
         for start, end, new in sorted(replacements, reverse=True):
             text = text[:start] + new + text[end:]
         return self._reparse(text)
@@ -869,9 +861,9 @@ class AllocationDocument(XmlDocument):
         child_indexes += [c.element for c in queue.children]
         indent: str | None
         if span.self_closing:
-            opening = text[span.start : span.end].rstrip("/> \t\r\n")
             indent = (own_indent or "") + layout.unit
-            new = f"{opening}>{newline}{indent}{element}{newline}{own_indent or ''}</{span.tag}>"
+            opened = f"{unclosed_start(text, span)}>{newline}{indent}{element}{newline}"
+            new = f"{opened}{own_indent or ''}</{span.tag}>"
             return self._reparse(text[: span.start] + new + text[span.end :])
         if child_indexes:
             first = layout.spans[min(child_indexes)]

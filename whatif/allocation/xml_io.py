@@ -188,6 +188,26 @@ def line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def unclosed_start(text: str, span: Span) -> str:
+    """A self-closing element's tag without its ``/>`` (``<a x="1"/>`` -> ``<a x="1"``),
+    to open it: ``f"{unclosed_start(text, span)}>...</{span.tag}>"``."""
+    return text[span.start : span.end].rstrip("/> \t\r\n")
+
+
+def text_edit(text: str, span: Span, new: str, *, verbatim: bool = False) -> tuple[int, int, str]:
+    """The edit ``(start, end, replacement)`` of `text` that makes `span`'s element hold the
+    text `new`: a self-closing element is opened; otherwise the element's text is replaced,
+    keeping the whitespace around an old value (Hadoop trims it) unless `verbatim` or the
+    element holds markup or only whitespace."""
+    if span.self_closing:
+        return span.start, span.end, f"{unclosed_start(text, span)}>{new}</{span.tag}>"
+    inner = text[span.start_end : span.end_start]
+    if "<" in inner or not inner.strip(XML_SPACE) or verbatim:
+        return span.start_end, span.end_start, new
+    lead = len(inner) - len(inner.lstrip(XML_SPACE))
+    return span.start_end + lead, span.start_end + len(inner.rstrip(XML_SPACE)), new
+
+
 @dataclass(frozen=True)
 class LocatedXml:
     """A scheduler's XML file parsed, with its text and where each element sits in it:

@@ -27,6 +27,8 @@ from whatif.allocation.xml_io import (
     indent_before,
     line_bounds,
     source_line,
+    text_edit,
+    unclosed_start,
 )
 from whatif.errors import AllocationError
 
@@ -160,20 +162,9 @@ class ConfigurationDocument(XmlDocument):
             raise CapacityConfigError(
                 f"{self.source}:{current.line}: property {name} has no <value> element to change"
             )
-        span = self._spans[current.value_element]
-        escaped = escape_text(value)
         text = self._text
-        if span.self_closing:
-            opening = text[span.start : span.end].rstrip("/> \t\r\n")
-            new = f"{opening}>{escaped}</{span.tag}>"
-            return self._reparse(text[: span.start] + new + text[span.end :])
-        inner = text[span.start_end : span.end_start]
-        if "<" in inner or not inner.strip(XML_SPACE):
-            start, end = span.start_end, span.end_start
-        else:
-            start = span.start_end + len(inner) - len(inner.lstrip(XML_SPACE))
-            end = span.start_end + len(inner.rstrip(XML_SPACE))
-        return self._reparse(text[:start] + escaped + text[end:])
+        start, end, new = text_edit(text, self._spans[current.value_element], escape_text(value))
+        return self._reparse(text[:start] + new + text[end:])
 
     def _bounds(self, element: int) -> tuple[int, int]:
         span = self._spans[element]
@@ -188,8 +179,7 @@ class ConfigurationDocument(XmlDocument):
         if anchor is None:
             root = self._spans[0]
             if root.self_closing:
-                opening = text[root.start : root.end].rstrip("/> \t\r\n")
-                new = f"{opening}>{newline}{block}{newline}</{root.tag}>"
+                new = f"{unclosed_start(text, root)}>{newline}{block}{newline}</{root.tag}>"
                 return self._reparse(text[: root.start] + new + text[root.end :])
             before = text[root.start_end : root.end_start]
             keep = before.rstrip(XML_SPACE)
