@@ -36,7 +36,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -98,6 +98,7 @@ class CandidateFailure:
     reason: str
 
 
+@dataclass(eq=False, repr=False)
 class CandidateEvaluator:
     """``evaluate(X)`` of the tuning `Problem`: vectors to predicted QS, failures as NaN rows.
 
@@ -115,25 +116,20 @@ class CandidateEvaluator:
     memoized per vector, so re-asking a point (the configuration in force) is free.
     """
 
-    def __init__(
-        self,
-        document: SchedulerDocument,
-        workload: Workload,
-        space: SchedulerSpace,
-        model: WhatifModel,
-        *,
-        hadoop_version: int = 3,
-    ) -> None:
-        self.document = document
-        self.workload = workload
-        self.space = space
-        self.model = model
-        self.hadoop_version = hadoop_version
-        self.file: SchedulerFile = scheduler_file(document, hadoop_version)
-        self.failures: list[CandidateFailure] = []
-        self.columns: np.ndarray | None = None
-        self.n_predicted = 0
-        self._cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+    document: SchedulerDocument
+    workload: Workload
+    space: SchedulerSpace
+    model: WhatifModel
+    _: KW_ONLY
+    hadoop_version: int = 3
+    file: SchedulerFile = field(init=False)
+    failures: list[CandidateFailure] = field(init=False, default_factory=list)
+    columns: np.ndarray | None = field(init=False, default=None)
+    n_predicted: int = field(init=False, default=0)
+    _cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.file = scheduler_file(self.document, self.hadoop_version)
 
     def candidate(self, vector: np.ndarray) -> SchedulerDocument:
         """The document with `vector` written in; raises if Hadoop would refuse it."""

@@ -8,6 +8,7 @@ from `QueueTree.expand`: no Python loop runs per job or per attempt.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -30,22 +31,16 @@ def job_finish(jobs: pd.DataFrame) -> np.ndarray:
     return np.where(done, jobs["finish_s"].to_numpy(dtype=float), np.nan)
 
 
+@dataclass(eq=False, repr=False)
 class Scope:
-    """Arrays of one schedule over one window, and reductions per queue of a `QueueTree`."""
+    """Arrays of one schedule over one window, and reductions per queue of a `QueueTree`
+    (`deadlines_by_source`: each deadline source's array, one deadline a job)."""
 
-    def __init__(
-        self,
-        schedule: Schedule,
-        window: Window,
-        tree: QueueTree,
-        cluster: Cluster | None,
-        deadlines: dict[str, np.ndarray],
-    ) -> None:
-        self.schedule = schedule
-        self.window = window
-        self.tree = tree
-        self.cluster = cluster
-        self._deadlines = deadlines
+    schedule: Schedule
+    window: Window
+    tree: QueueTree
+    cluster: Cluster | None
+    deadlines_by_source: dict[str, np.ndarray]
 
     # ---- jobs -------------------------------------------------------------------------
     @cached_property
@@ -115,7 +110,7 @@ class Scope:
 
     def deadlines(self, source: str) -> np.ndarray:
         """Each job's deadline from `source` (see `whatif.metrics.deadlines`)."""
-        return self._deadlines[source]
+        return self.deadlines_by_source[source]
 
     # ---- attempts -----------------------------------------------------------------------
     @cached_property
