@@ -33,7 +33,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -268,23 +268,19 @@ class _Pending:
         )
 
 
+@dataclass(eq=False)
 class ConfigurationApplier:
     """Applies through `apply_configuration` (an `Applier` for the `Tuner`); `fmt` as there
     (None: a Fair Scheduler allocation file)."""
 
-    def __init__(
-        self,
-        path: Path,
-        *,
-        reload: Reload | Any,
-        confirm: Confirm,
-        timeout_s: float,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
-        fmt: ConfigFormat | None = None,
-    ) -> None:
-        self.path, self.reload, self.confirm, self.timeout_s = path, reload, confirm, timeout_s
-        self.sleep, self.clock, self.fmt = sleep, clock, fmt
+    path: Path
+    _: KW_ONLY
+    reload: Reload | Any
+    confirm: Confirm
+    timeout_s: float
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+    fmt: ConfigFormat | None = None
 
     def apply(
         self, document: SchedulerDocument, *, journal: Journal, iteration_id: int
