@@ -52,6 +52,10 @@ BLOCK_BYTES = 1 << 20
 #: Tasks per piece `iter_sls_blocks` yields (blocks are joined: a Workload per 1 MB block
 #: would cost more in per-table overhead than the parsing itself).
 PIECE_TASKS = 1 << 16
+#: Files at least this large are read by the compiled scanner (`whatif.readers.sls_scan`),
+#: about 3x faster than Arrow's reader; below, loading its compiled code (about 1 s, once a
+#: process) would outweigh it.
+SCAN_MIN_BYTES = 64 << 20
 #: Most copies of one task definition (`whatif.readers.sls.MAX_COUNT`).
 MAX_COUNT = 1_000_000
 
@@ -130,17 +134,29 @@ def read_sls_tables(
 ) -> SlsTables | None:
     """The SLS tables of `path`, or None when the precise path must read it (see module doc).
 
-    Without `observed`, the observed schedule's tables are left empty (not built)."""
+    Without `observed`, the observed schedule's tables are left empty (not built). A large
+    file is read by the compiled scanner, or by Arrow's reader where the scanner declines."""
+    scanned = _size(path) >= SCAN_MIN_BYTES
+    for scanner in (True, False) if scanned else (False,):
+        try:
+            parts = list(
+                _parts(path, memory_mb=memory_mb, vcores=vcores, observed=observed, scan=scanner)
+            )
+        except Declined as error:
+            logger.debug("%s: fast SLS path declined (%s)", path, error)
+            continue
+        tables = _tables(parts, observed=observed)
+        release_free_memory()  # the blocks' arrays, before the tables are validated (copies)
+        return tables
+    return None
+
+
+def _size(path: Path) -> int:
+    """The size of `path` in bytes (0 when it cannot be read: the reader then says why)."""
     try:
-        parts = list(_parts(path, memory_mb=memory_mb, vcores=vcores, observed=observed))
-    except Declined as error:
-        logger.debug("%s: fast SLS path declined (%s); reading precisely", path, error)
-        return None
-    if not parts:
-        return None
-    tables = _tables(parts, observed=observed)
-    release_free_memory()  # the blocks' arrays, before the tables are validated (copies)
-    return tables
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def iter_sls_blocks(
@@ -162,13 +178,20 @@ def _parts(
     vcores: float,
     progress: Callable[[int], None] | None = None,
     observed: bool = True,
+    scan: bool = False,
 ) -> Iterator[_Part]:
-    """Parse `path` block by block into `_Part`s (without `observed`, no hosts); `Declined`
-    when the fast path cannot."""
+    """Parse `path` block by block into `_Part`s (without `observed`, no hosts), by the
+    compiled scanner (`scan`) or Arrow's reader; `Declined` when the fast path cannot."""
     if file_head(path).lstrip()[:1] != b"{":
         raise Declined("not concatenated objects (a top-level array, or not JSON)")
+    if scan:
+        from whatif.readers.sls_scan import scan_batches  # numba, only for large files
+
+        batches = scan_batches(path, SCHEMA, hosts=observed, progress=progress)
+    else:
+        batches = iter_batches(path, SCHEMA, block_bytes=BLOCK_BYTES, progress=progress)
     first = 1  # record number of the next job
-    for batch in iter_batches(path, SCHEMA, block_bytes=BLOCK_BYTES, progress=progress):
+    for batch in batches:
         yield _part(batch, first, float(memory_mb), float(vcores), observed)
         first += batch.num_rows
     if first == 1:
