@@ -8,7 +8,13 @@ from typing import Literal
 
 import click
 
-from tempo.cli.options import emit_json, force_option, json_option, progress_bar
+from tempo.cli.options import (
+    emit_json,
+    force_option,
+    json_option,
+    progress_bar,
+    refuse_overwrite,
+)
 from whatif.readers import READERS, TraceSummary, inspect_trace
 from whatif.readers.stream import convert_streaming
 
@@ -54,6 +60,7 @@ def convert(
 
     SLS, Rumen and jhist traces are converted piece by piece in bounded memory (a
     progress bar on a terminal); other formats are read whole first."""
+    refuse_overwrite([target], force=force, option="TARGET")
     kind: Literal["parquet", "csv"] = "csv" if to == "native-csv" else "parquet"
     bar = progress_bar(None, "convert", unit="MB")
 
