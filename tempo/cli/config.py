@@ -22,7 +22,7 @@ from tempo.cli.options import (
 )
 from tempo.cli.tables import echo_table
 from tempo.reports.document import changes
-from tempo.space import space_distance
+from tempo.space import common_queues, space_distance
 from whatif.allocation import (
     AllocationDocument,
     SettingDiff,
@@ -238,11 +238,16 @@ def diff_command(
         )
     doc_a, doc_b = AllocationDocument.from_file(a), AllocationDocument.from_file(b)
     diffs = diff_allocations(doc_a, doc_b, hadoop_version=hadoop_version)
-    distance = space_distance(
-        effective_allocation(doc_a, hadoop_version=hadoop_version),
-        effective_allocation(doc_b, hadoop_version=hadoop_version),
-        cluster=Cluster.parse(cluster_spec) if cluster_spec else None,
-        space_file=space_file,
+    eff_a, eff_b = (effective_allocation(d, hadoop_version=hadoop_version) for d in (doc_a, doc_b))
+    distance = (  # the default space measures over the queues both files have
+        space_distance(
+            eff_a,
+            eff_b,
+            cluster=Cluster.parse(cluster_spec) if cluster_spec else None,
+            space_file=space_file,
+        )
+        if space_file or common_queues(eff_a, eff_b)
+        else None
     )
     if as_json:
         emit_json(
@@ -251,11 +256,11 @@ def diff_command(
                 "a": a,
                 "b": b,
                 "changes": changes(diffs),
-                "distance": distance.distance,
-                "dimensions": len(distance.space),
+                "distance": None if distance is None else distance.distance,
+                "dimensions": 0 if distance is None else len(distance.space),
             }
         )
         return
     for line in render_diff(diffs):
         click.echo(line)
-    click.echo(distance.describe())
+    click.echo(distance.describe() if distance else "distance: none (no queue in both files)")

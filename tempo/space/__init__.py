@@ -11,7 +11,7 @@ Hadoop version (`Dialect`: ``MRV1`` pools and slots, or ``YARN`` queues).
 """
 
 from tempo.space.capacity_space import CapacitySpace, capacity_distance
-from tempo.space.compare import SpaceDistance, space_distance
+from tempo.space.compare import SpaceDistance, common_queues, space_distance
 from tempo.space.configuration import Configuration
 from tempo.space.dialect import MRV1, YARN, Dialect, dialect_of, hadoop_version_for
 from tempo.space.dimension import OFF_BAND, Dimension
@@ -34,6 +34,7 @@ __all__ = [
     "Dimension",
     "TunableSetting",
     "SpaceDistance",
+    "common_queues",
     "SpaceSpec",
     "parse_override",
     "dialect_of",

@@ -50,7 +50,7 @@ def space_distance(
         space = ConfigurationSpace.from_spec(SpaceSpec.from_file(space_file), a, cluster)
         source = f"space {space_file}"
     else:
-        common = [q.name for q in a.queues() if q.name != "root" and _has(b, q.name)]
+        common = common_queues(a, b)
         version = hadoop_version_for(None, cluster=cluster)
         settings = tuple(
             s
@@ -71,6 +71,12 @@ def space_distance(
         source = "default space" + ("" if cluster else " without resources (no --cluster)")
     distance = space.distance(space.encode(a, clip=True), space.encode(b, clip=True))
     return SpaceDistance(float(distance), space, source)
+
+
+def common_queues(a: EffectiveAllocation, b: EffectiveAllocation) -> list[str]:
+    """The queues, root aside, that both `a` and `b` define (in `a`'s order): what the
+    default space measures the distance over."""
+    return [q.name for q in a.queues() if q.name != "root" and _has(b, q.name)]
 
 
 def _has(allocation: EffectiveAllocation, name: str) -> bool:

@@ -1,6 +1,8 @@
 """What an operator scripting tempo relies on: an existing output is refused before any
 work with the one flag that overrides it, and exit statuses keep their documented meaning."""
 
+import json
+
 import pytest
 from click.testing import CliRunner
 from samples import REPO
@@ -42,3 +44,19 @@ def test_an_existing_native_trace_output_is_refused_up_front_naming_force(tmp_pa
     assert "add --force" in result.output
     assert "preemption:" not in result.output  # nothing was simulated
     assert list(target.iterdir()) == []
+
+
+def test_config_diff_of_files_without_a_common_queue_prints_the_diff(tmp_path):
+    """Two allocation files with no queue in common still differ queue by queue: the diff
+    is printed (exit 0) and the distance, which needs a common queue, is null."""
+    a, b = tmp_path / "a.xml", tmp_path / "b.xml"
+    a.write_text('<allocations><queue name="x"><weight>2</weight></queue></allocations>')
+    b.write_text('<allocations><queue name="y"><weight>3</weight></queue></allocations>')
+    result = CliRunner().invoke(cli, ["config", "diff", str(a), str(b), "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["distance"] is None and document["dimensions"] == 0
+    assert document["changes"]
+    text = CliRunner().invoke(cli, ["config", "diff", str(a), str(b)])
+    assert text.exit_code == 0, text.output
+    assert "distance: none" in text.stdout
