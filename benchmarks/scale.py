@@ -3,6 +3,7 @@
     python benchmarks/scale.py                     # ~1M tasks of SLS (the issue 22 figure)
     python benchmarks/scale.py --tasks 200000      # quicker
     python benchmarks/scale.py --keep /tmp/big.json   # keep the generated file
+    python benchmarks/scale.py --keep /tmp/big.json --reuse   # time it again, not rewritten
     python benchmarks/scale.py --format rumen      # 200k tasks of Rumen (~420 MB)
     python benchmarks/scale.py --format jhist      # 100k tasks of jhist (~700 MB, 100 files)
 
@@ -398,6 +399,15 @@ def _warm_numba() -> None:
     )
 
 
+def _write(path: Path, args: argparse.Namespace, tasks: int) -> tuple[int, int]:
+    """Write the trace `args` ask for at `path`; returns (jobs, tasks) written."""
+    if args.format == "sls":
+        return write_sls(path, tasks, pretty=args.pretty)
+    if args.format == "rumen":
+        return write_rumen(path, tasks)
+    return write_jhist(path, tasks, args.job_tasks)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--format", choices=sorted(CONFIGS), default="sls")
@@ -405,6 +415,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--job-tasks", type=int, default=1000, help="jhist: tasks per job file.")
     parser.add_argument("--pretty", action="store_true", help="SLS: indent the job objects.")
     parser.add_argument("--keep", type=Path, help="Write the trace here and keep it.")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="With --keep: time the file already there (written by an earlier --keep run).",
+    )
     parser.add_argument(
         "--compare-precise",
         action="store_true",
@@ -423,12 +438,13 @@ def main(argv: list[str] | None = None) -> None:
         path = (args.keep or Path(tmp) / "trace").resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
         begin = time.perf_counter()
-        if args.format == "sls":
-            n_jobs, n_tasks = write_sls(path, tasks, pretty=args.pretty)
-        elif args.format == "rumen":
-            n_jobs, n_tasks = write_rumen(path, tasks)
+        counts = path.with_name(path.name + ".counts.json")  # (jobs, tasks) of a kept file
+        if args.reuse and args.keep and path.exists() and counts.exists():
+            n_jobs, n_tasks = json.loads(counts.read_text())
         else:
-            n_jobs, n_tasks = write_jhist(path, tasks, args.job_tasks)
+            n_jobs, n_tasks = _write(path, args, tasks)
+            if args.keep:
+                counts.write_text(json.dumps([n_jobs, n_tasks]))
         files = sorted(path.iterdir()) if path.is_dir() else [path]
         size_mb = sum(os.path.getsize(f) for f in files) / 1e6
         print(

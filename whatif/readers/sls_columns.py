@@ -52,10 +52,12 @@ BLOCK_BYTES = 1 << 20
 #: Tasks per piece `iter_sls_blocks` yields (blocks are joined: a Workload per 1 MB block
 #: would cost more in per-table overhead than the parsing itself).
 PIECE_TASKS = 1 << 16
-#: Files at least this large are read by the compiled scanner (`whatif.readers.sls_scan`),
-#: about 3x faster than Arrow's reader; below, loading its compiled code (about 1 s, once a
-#: process) would outweigh it.
-SCAN_MIN_BYTES = 64 << 20
+#: Files at least this large (about 2M tasks) are read by the compiled scanner
+#: (`whatif.readers.sls_scan`), in about a third of Arrow's CPU time. Smaller ones keep
+#: Arrow's reader: the scanner loads numba's JIT (about 65 MB, which `tempo predict`'s
+#: kernel loads only after reading) under the reading's peak, which at 1M tasks would
+#: raise the whole process's peak from about 490 to 555 MB for 2 s of CPU.
+SCAN_MIN_BYTES = 512 << 20
 #: Most copies of one task definition (`whatif.readers.sls.MAX_COUNT`).
 MAX_COUNT = 1_000_000
 
