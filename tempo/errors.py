@@ -21,6 +21,11 @@ class RMError(TempoError):
     """The ResourceManager or JobHistory Server could not be reached or understood."""
 
 
+class ReloadRefused(RMError):
+    """The ResourceManager was reached and refused the configuration (the answer "no",
+    exit status 1, not a remote failure)."""
+
+
 class JournalError(TempoError):
     """The iteration journal cannot be opened, is of an unknown schema, or was misused."""
 

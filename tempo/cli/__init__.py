@@ -7,7 +7,7 @@ Every command follows the conventions of docs/cli.md, "CLI conventions":
 results, ``--force`` to overwrite, and the exit statuses of `tempo.cli.exitcodes`.
 A library error becomes one line on stderr (exit 2, an input error; 3 when the
 ResourceManager or another remote service failed; 1 when a predicted job never
-finishes); ``tempo --debug`` shows the traceback instead.
+finishes or the ResourceManager refused a reload); ``tempo --debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 import click
 
 from tempo.cli import exitcodes
-from tempo.errors import RMError, TempoError
+from tempo.errors import ReloadRefused, RMError, TempoError
 from whatif.errors import UnfinishedJobsError, WhatifError
 
 #: CLI name -> "module:attribute" of the click command or group.
@@ -48,10 +48,10 @@ class CommandError(click.ClickException):
 
 def exit_code_for(error: BaseException) -> int:
     """The exit status a library error maps to (see `tempo.cli.exitcodes`)."""
+    if isinstance(error, ReloadRefused | UnfinishedJobsError):
+        return exitcodes.NO
     if isinstance(error, RMError):
         return exitcodes.REMOTE
-    if isinstance(error, UnfinishedJobsError):
-        return exitcodes.NO
     import requests
 
     if isinstance(error, requests.RequestException):

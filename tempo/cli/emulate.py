@@ -114,6 +114,8 @@ def emulate_rm(
     help="Seconds to wait for the answer.",
 )
 def refresh(url: str, timeout_s: float) -> None:
-    """Reload the allocation file now (the emulated `yarn rmadmin -refreshQueues`); exit 3 if the RM refuses it."""
+    """Reload the allocation file now (the emulated `yarn rmadmin -refreshQueues`).
+
+    Exit status 1 if the RM refuses the file (it names why), 3 if it cannot be reached."""
     event = request_refresh(url, timeout_s=timeout_s)
     click.echo("reloaded" if event.changed else "unchanged: the file is already in force")

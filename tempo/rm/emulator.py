@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 import requests
 
-from tempo.errors import RMError
+from tempo.errors import ReloadRefused, RMError
 from tempo.rm import emulated_rest as rest
 from tempo.rm.emulated_capacity import capacity_scheduler
 from tempo.rm.emulated_sched_conf import (
@@ -856,7 +856,8 @@ def _route_get(rm: EmulatedRM, segments: list[str], query: Mapping[str, list[str
 def request_refresh(url: str, *, timeout_s: float = 10.0) -> ReloadEvent:
     """Ask the emulated RM at `url` to reload its allocation file now (``POST`` `REFRESH_PATH`).
 
-    Returns the reload; raises `RMError` when the RM cannot be reached or refuses the file.
+    Returns the reload; raises `RMError` when the RM cannot be reached, `ReloadRefused` (one)
+    when it refuses the file.
     """
     target = url.rstrip("/") + REFRESH_PATH
     try:
@@ -878,5 +879,7 @@ def request_refresh(url: str, *, timeout_s: float = 10.0) -> ReloadEvent:
         reason=str(info.get("reason", "")),
     )
     if not event.ok:
-        raise RMError(f"{target}: the emulated RM refused the allocation file: {event.reason}")
+        raise ReloadRefused(
+            f"{target}: the emulated RM refused the allocation file: {event.reason}"
+        )
     return event

@@ -7,7 +7,8 @@ import pytest
 from click.testing import CliRunner
 from samples import REPO
 
-from tempo.cli import cli
+from tempo.cli import cli, exit_code_for, exitcodes
+from tempo.errors import ReloadRefused, RMError
 
 SLS_TRACE = str(REPO / "traces/hadoop/sls")
 SLS_ALLOC = str(REPO.parent / "shared" / "data" / "hadoop" / "alloc" / "sls-test-allocation.xml")
@@ -60,3 +61,9 @@ def test_config_diff_of_files_without_a_common_queue_prints_the_diff(tmp_path):
     text = CliRunner().invoke(cli, ["config", "diff", str(a), str(b)])
     assert text.exit_code == 0, text.output
     assert "distance: none" in text.stdout
+
+
+def test_a_refused_reload_is_the_answer_no_and_an_unreachable_rm_a_remote_failure():
+    """docs/cli.md: a reload the RM refuses exits 1; an RM that cannot be reached exits 3."""
+    assert exit_code_for(ReloadRefused("refused: pro.d")) == exitcodes.NO
+    assert exit_code_for(RMError("connection refused")) == exitcodes.REMOTE

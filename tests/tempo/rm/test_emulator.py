@@ -264,14 +264,15 @@ def test_workload_shift_parse_names_the_problem() -> None:
 
 
 def test_cli_refresh(rm: EmulatedRM, config: Path) -> None:
-    """`tempo emulate-rm refresh --rm URL` exits 0 on a reload and 3 (the RM refused) on a
-    refused file, naming the problem."""
+    """`tempo emulate-rm refresh --rm URL` exits 0 on a reload and 1 (the answer "no", as
+    docs/cli.md says; 3 is for an RM that cannot be reached) on a refused file, naming the
+    problem."""
     write(config, EQUAL)
     result = CliRunner().invoke(cli, ["emulate-rm", "refresh", "--rm", rm.url])
     assert result.exit_code == 0 and "reloaded" in result.output
     write(config, INVALID)
     result = CliRunner().invoke(cli, ["emulate-rm", "refresh", "--rm", rm.url])
-    assert result.exit_code == 3 and "pro.d" in result.output
+    assert result.exit_code == 1 and "pro.d" in result.output
 
 
 def test_cli_needs_trace_config_and_cluster() -> None:
