@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from tempo.cli.options import engine_option, positive_option
+from tempo.cli.options import cluster_option, engine_option, positive_option
 from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 
@@ -32,9 +32,7 @@ def _shift(
     help="Allocation file the emulated RM loads and watches, or a capacity-scheduler.xml "
     "(it then runs the Capacity Scheduler, reloading the file only on refresh).",
 )
-@click.option(
-    "--cluster", "cluster_spec", help="Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8."
-)
+@cluster_option()
 @positive_option("--speed", default=60.0, help="Trace seconds per wall second.")
 @click.option(
     "--port",

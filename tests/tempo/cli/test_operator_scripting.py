@@ -67,3 +67,12 @@ def test_a_refused_reload_is_the_answer_no_and_an_unreachable_rm_a_remote_failur
     """docs/cli.md: a reload the RM refuses exits 1; an RM that cannot be reached exits 3."""
     assert exit_code_for(ReloadRefused("refused: pro.d")) == exitcodes.NO
     assert exit_code_for(RMError("connection refused")) == exitcodes.REMOTE
+
+
+def test_emulate_rm_checks_its_cluster_spec_as_every_command_does():
+    """A bad --cluster is a usage error naming the option, before the trace is read."""
+    result = CliRunner().invoke(
+        cli, ["emulate-rm", "--trace", SLS_TRACE, "--config", SLS_ALLOC, "--cluster", "nodes=x"]
+    )
+    assert result.exit_code == 2
+    assert "Invalid value for '--cluster'" in result.output
