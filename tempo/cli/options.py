@@ -222,8 +222,17 @@ def simulation_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     command = preemption_options(command)
     return hadoop_version_option(
-        "Hadoop major version whose parsing and preemption rules apply.", default=3
+        "Hadoop major version whose parsing and preemption rules apply [default: 1 on a slot "
+        "cluster (map-slots=...), else 3, as tempo optimize decides]."
     )(command)
+
+
+def simulated_version(requested: int | None, cluster: Cluster | None) -> int:
+    """`simulation_options`' ``--hadoop-version``: as given, else 1 on a slot cluster and 3
+    otherwise (`tempo.space.hadoop_version_for`'s rule for a cluster)."""
+    if requested is not None:
+        return requested
+    return 1 if cluster is not None and cluster.slots else 3
 
 
 def report_issues(file: str, issues: Iterable[Any], as_json: bool, **fields: object) -> None:

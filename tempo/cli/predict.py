@@ -16,6 +16,7 @@ from tempo.cli.options import (
     force_option,
     json_option,
     refuse_overwrite,
+    simulated_version,
     simulation_options,
     trace_options,
 )
@@ -72,7 +73,7 @@ def predict(
     window_text: str | None,
     config_path: str,
     cluster_spec: str,
-    hadoop_version: int,
+    hadoop_version: int | None,
     site_path: Path | None,
     preemption: bool | None,
     engine: str,
@@ -97,6 +98,7 @@ def predict(
         compare_observed,
         bool(output or jobruntime),
     )
+    hadoop_version = simulated_version(hadoop_version, Cluster.parse(cluster_spec))
     allocation = config_allocation(config_path, Cluster.parse(cluster_spec), hadoop_version)
     settings = scheduler_settings(
         hadoop_version, site_path, preemption, announce=not as_json, config_path=Path(config_path)

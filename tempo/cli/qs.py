@@ -13,6 +13,7 @@ from tempo.cli.options import (
     cluster_option,
     emit_json,
     json_option,
+    simulated_version,
     simulation_options,
     trace_options,
 )
@@ -88,7 +89,7 @@ def qs(
     cluster_spec: str | None,
     window_text: str | None,
     config_path: str | None,
-    hadoop_version: int,
+    hadoop_version: int | None,
     site_path: Path | None,
     preemption: bool | None,
     as_json: bool,
@@ -124,7 +125,7 @@ def qs(
     if config_path:
         assert cluster is not None  # --config needs --cluster, checked above
         settings = scheduler_settings(
-            hadoop_version,
+            simulated_version(hadoop_version, cluster),
             site_path,
             preemption,
             announce=not as_json,

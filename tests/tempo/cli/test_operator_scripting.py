@@ -76,3 +76,25 @@ def test_emulate_rm_checks_its_cluster_spec_as_every_command_does():
     )
     assert result.exit_code == 2
     assert "Invalid value for '--cluster'" in result.output
+
+
+def test_predict_on_a_slot_cluster_simulates_hadoop_1_unless_told_otherwise():
+    """predict's --hadoop-version defaults as optimize's does: a slot cluster is Hadoop 1
+    (it predicted under YARN's rules, with MRv1 warnings about the Hadoop 1 file)."""
+    args = [
+        "predict",
+        "--trace",
+        str(REPO / "traces/hadoop1"),
+        "--config",
+        str(REPO / "configs/contended-expert-hadoop1.xml"),
+        "--cluster",
+        "map-slots=4,reduce-slots=4",
+        "--engine",
+        "reference",
+        "--json",
+    ]
+    default = CliRunner().invoke(cli, args)
+    explicit = CliRunner().invoke(cli, [*args, "--hadoop-version", "1"])
+    assert default.exit_code == explicit.exit_code == 0, default.output
+    assert json.loads(default.stdout) == json.loads(explicit.stdout)
+    assert "MRv1" not in default.stderr
