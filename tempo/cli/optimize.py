@@ -17,6 +17,7 @@ from tempo.cli import exitcodes, is_quiet
 from tempo.cli.checks import warn_allocation
 from tempo.cli.options import (
     cluster_option,
+    duration_text,
     emit_json,
     engine_option,
     executor_option,
@@ -231,6 +232,7 @@ def _json_document(
 @click.option(
     "--window",
     "window_text",
+    callback=duration_text,
     help="Replay only the jobs submitted in the trace's last L (e.g. 45min).",
 )
 @preemption_options

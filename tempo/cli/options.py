@@ -156,6 +156,29 @@ def parse_min_gain_abs(
     return floors
 
 
+def duration_seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    """A duration option (``45min``, ``2h``, ``600``) as seconds > 0; a bad one is a usage
+    error naming the option."""
+    from tempo.errors import TempoError
+    from tempo.templates import parse_duration
+
+    if value is None:
+        return None
+    try:
+        seconds = parse_duration(value)
+    except TempoError as error:
+        raise click.BadParameter(str(error), ctx=ctx, param=param) from None
+    if seconds <= 0:
+        raise click.BadParameter(f"expected a duration > 0, got {value!r}", ctx=ctx, param=param)
+    return seconds
+
+
+def duration_text(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """`duration_seconds`' check when the command line is read; the text kept for the command."""
+    duration_seconds(ctx, param, value)
+    return value
+
+
 def min_gain_abs_option(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``--min-gain-abs 2s|1%`` (repeatable): the absolute floors of the minimum gain."""
     return click.option(

@@ -12,6 +12,7 @@ import pandas as pd
 from tempo.cli.checks import warn_allocation
 from tempo.cli.options import (
     cluster_option,
+    duration_text,
     emit_json,
     force_option,
     json_option,
@@ -41,6 +42,7 @@ from whatif.workload import Workload
 @click.option(
     "--window",
     "window_text",
+    callback=duration_text,
     help="Predict only the jobs submitted in the last L of the trace (e.g. 1d); from a "
     "native Parquet trace only those rows are read.",
 )

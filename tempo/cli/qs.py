@@ -11,6 +11,7 @@ from tempo.cli import CommandError, exitcodes
 from tempo.cli.checks import warn_unmeasured
 from tempo.cli.options import (
     cluster_option,
+    duration_text,
     emit_json,
     json_option,
     simulated_version,
@@ -71,6 +72,7 @@ def _needs_cluster(templates: Sequence[QSTemplate]) -> str | None:
 @click.option(
     "--window",
     "window_text",
+    callback=duration_text,
     help="Length of the window ending at the trace's last event (e.g. 45min); the whole trace when omitted.",
 )
 @click.option(

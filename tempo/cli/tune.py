@@ -12,6 +12,7 @@ import click
 from tempo.cli import exitcodes, is_quiet
 from tempo.cli.options import (
     cluster_option,
+    duration_seconds,
     emit_json,
     force_option,
     json_option,
@@ -21,7 +22,6 @@ from tempo.cli.options import (
     report_option,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
-from tempo.errors import TempoError
 from tempo.gain import MinGain
 from tempo.loop import IterationReport, Tolerance
 from tempo.loop.report import TuneRun
@@ -29,7 +29,6 @@ from tempo.loop.settings import TuneSettings
 from tempo.loop.wiring import tune as run_tune
 from tempo.reports import journal_report, write_tuning_report
 from tempo.reports.document import changes
-from tempo.templates import parse_duration
 from whatif.predictor.compiled import kernel_cache_is_warm
 
 _DECISIONS = {
@@ -38,18 +37,6 @@ _DECISIONS = {
     "rejected": "REJECTED",
     "dry_run": "DRY RUN",
 }
-
-
-def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        seconds = parse_duration(value)
-    except TempoError as error:
-        raise click.BadParameter(str(error)) from None
-    if seconds <= 0:
-        raise click.BadParameter(f"expected a duration > 0, got {value!r}")
-    return seconds
 
 
 def _number(value: float | None) -> str:
@@ -173,7 +160,7 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
 @click.option(
     "--window",
     "window_s",
-    callback=_seconds,
+    callback=duration_seconds,
     default="45min",
     show_default=True,
     help="Length of the observed window.",
@@ -181,7 +168,7 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
 @click.option(
     "--interval",
     "interval_s",
-    callback=_seconds,
+    callback=duration_seconds,
     default="45min",
     show_default=True,
     help="Time between iterations.",

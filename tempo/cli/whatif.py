@@ -9,6 +9,7 @@ import click
 from tempo.cli import exitcodes
 from tempo.cli.options import (
     cluster_option,
+    duration_text,
     executor_option,
     force_option,
     json_option,
@@ -120,7 +121,10 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
 )
 @executor_option(help="serial, local, local:N or dask://host:port.")
 @click.option(
-    "--window", "window_text", help="Measure QS over the last L of the trace (e.g. 45min)."
+    "--window",
+    "window_text",
+    callback=duration_text,
+    help="Measure QS over the last L of the trace (e.g. 45min).",
 )
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
 @positive_option("--tolerance", default=0.02, help="Bisection stops when hi/lo <= 1 + this.")

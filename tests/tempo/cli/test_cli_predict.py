@@ -101,7 +101,7 @@ def test_window_predicts_only_the_last_jobs():
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["jobs"] == 1
     result = CliRunner().invoke(cli, [*ARGS, "--window", "0s"])
-    assert result.exit_code == 2 and "window: expected a length > 0 seconds" in result.output
+    assert result.exit_code == 2 and "'--window': expected a duration > 0" in result.output
 
 
 def test_auto_engine_on_a_cold_kernel_replays_by_reference_and_says_so(

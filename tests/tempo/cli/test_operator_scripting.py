@@ -98,3 +98,11 @@ def test_predict_on_a_slot_cluster_simulates_hadoop_1_unless_told_otherwise():
     assert default.exit_code == explicit.exit_code == 0, default.output
     assert json.loads(default.stdout) == json.loads(explicit.stdout)
     assert "MRv1" not in default.stderr
+
+
+@pytest.mark.parametrize("command", ["predict", "qs", "optimize", "whatif", "tune"])
+def test_a_bad_window_is_a_usage_error_naming_the_option(command):
+    """--window abc names the option, as --cluster does, before anything is read."""
+    result = CliRunner().invoke(cli, [command, "--window", "abc"])
+    assert result.exit_code == 2
+    assert "Invalid value for '--window'" in result.output, result.output
