@@ -192,19 +192,55 @@ def _json_document(
 
 
 @click.command()
-@click.option("--trace", "trace_path", required=True, type=click.Path(exists=True))
 @click.option(
-    "--config", "config_path", required=True, type=click.Path(exists=True, dir_okay=False)
+    "--trace",
+    "trace_path",
+    required=True,
+    type=click.Path(exists=True),
+    help="Trace file or directory whose workload is replayed.",
 )
-@click.option("--templates", "templates_path", required=True, type=click.Path(exists=True))
+@click.option(
+    "--config",
+    "config_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Allocation file or capacity-scheduler.xml in force: where the search starts.",
+)
+@click.option(
+    "--templates",
+    "templates_path",
+    required=True,
+    type=click.Path(exists=True),
+    help="A .qs file or a directory of them.",
+)
 @cluster_option(required=True)
 @click.option(
-    "--radius", type=click.FloatRange(0, 1, min_open=True), default=0.2, show_default=True
+    "--radius",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=0.2,
+    show_default=True,
+    help="Risk radius: how far (normalized distance) from --config to search.",
 )
-@click.option("--iterations", type=click.IntRange(1), default=10, show_default=True)
-@click.option("--batch-size", type=click.IntRange(1), default=8, show_default=True)
 @click.option(
-    "--algorithm", type=click.Choice(sorted(OPTIMIZERS)), default="pald", show_default=True
+    "--iterations",
+    type=click.IntRange(1),
+    default=10,
+    show_default=True,
+    help="Batches of candidates to predict.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1),
+    default=8,
+    show_default=True,
+    help="Candidates predicted per iteration.",
+)
+@click.option(
+    "--algorithm",
+    type=click.Choice(sorted(OPTIMIZERS)),
+    default="pald",
+    show_default=True,
+    help="Search algorithm (docs/optimizers.md).",
 )
 @click.option(
     "--space", "space_path", type=click.Path(exists=True, dir_okay=False), help="TOML space file."
@@ -224,8 +260,8 @@ def _json_document(
     "noise_spec",
     default="none",
     show_default=True,
-    help="What makes the replicates differ, as on a real cluster: 'typical' (2%% failed "
-    "attempts, 3%% stragglers x3, 20%% jitter) or failures=P,stragglers=P,"
+    help="What makes the replicates differ, as on a real cluster: 'typical' (2% failed "
+    "attempts, 3% stragglers x3, 20% jitter) or failures=P,stragglers=P,"
     "straggler-factor=X,jitter=CV.",
 )
 @executor_option()
@@ -249,8 +285,15 @@ def _json_document(
     help="Smallest predicted relative improvement worth a change (0.01 = 1%).",
 )
 @min_gain_abs_option(f"{MinGain().seconds:g}s and {MinGain().fraction * 100:g}%")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False))
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search.")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="File to write: the configuration picked (--config as it is if no change is worth it).",
+)
 @report_option(
     "QS in force and written per queue, the allocation-file diff, the search's trajectory"
 )

@@ -57,7 +57,14 @@ from whatif.workload import Workload
     help="auto: the compiled kernel, or the reference engine (the same schedule) for a "
     "workload of up to 20,000 tasks while the kernel is not compiled yet.",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the predictor's random draws; predict draws none (no noise), so every "
+    "seed gives the same schedule.",
+)
 @click.option(
     "--compare-observed",
     is_flag=True,
@@ -217,7 +224,9 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
-def config_allocation(config_path: str, cluster: Cluster, hadoop_version: int) -> EffectiveAllocation:
+def config_allocation(
+    config_path: str, cluster: Cluster, hadoop_version: int
+) -> EffectiveAllocation:
     """The queues to predict under: a capacity-scheduler.xml (the Capacity Scheduler mode)
     or an allocation file (the Fair Scheduler's, its warnings printed)."""
     if is_capacity_scheduler(config_path):

@@ -126,7 +126,13 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
     callback=duration_text,
     help="Measure QS over the last L of the trace (e.g. 45min).",
 )
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Seed of the replicates' noise and of the forecast and re-tuning draws.",
+)
 @positive_option("--tolerance", default=0.02, help="Bisection stops when hi/lo <= 1 + this.")
 @click.option(
     "--retune",

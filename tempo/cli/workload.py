@@ -42,7 +42,13 @@ def workload() -> None:
     show_default=True,
     help="How the arrival rate follows the clock.",
 )
-@click.option("--min-jobs-for-profile", type=click.IntRange(min=0), default=100, show_default=True)
+@click.option(
+    "--min-jobs-for-profile",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Queues with fewer ad-hoc jobs get a flat arrival rate.",
+)
 @force_option("an existing -o model file")
 @click.option("--json", "as_json", is_flag=True, help="Print the fit report as JSON.")
 def fit(
@@ -80,8 +86,19 @@ def fit(
 @click.option(
     "-o", "--output", required=True, type=click.Path(), help="Native trace directory to write."
 )
-@click.option("--hours", type=click.FloatRange(min=0, min_open=True), required=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--hours",
+    type=click.FloatRange(min=0, min_open=True),
+    required=True,
+    help="Length of the workload to generate, in hours.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of the draws: the same seed, the same trace.",
+)
 @click.option(
     "--start",
     "start_s",
@@ -92,7 +109,13 @@ def fit(
 )
 @positive_option("--growth", default=1.0, help="Data growth factor (1.3 = input +30%).")
 @positive_option("--arrival-scale", default=1.0, help="Multiply ad-hoc job arrival rates.")
-@click.option("--kind", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
+@click.option(
+    "--kind",
+    type=click.Choice(["parquet", "csv"]),
+    default="parquet",
+    show_default=True,
+    help="Native trace kind to write.",
+)
 @force_option("an existing native trace at -o")
 @click.option("--overwrite", "overwrite", is_flag=True, hidden=True, help="Old name of --force.")
 @json_option

@@ -3,11 +3,12 @@ work with the one flag that overrides it, and exit statuses keep their documente
 
 import json
 
+import click
 import pytest
 from click.testing import CliRunner
 from samples import REPO
 
-from tempo.cli import cli, exit_code_for, exitcodes
+from tempo.cli import COMMANDS, LazyGroup, cli, exit_code_for, exitcodes
 from tempo.errors import ReloadRefused, RMError
 
 SLS_TRACE = str(REPO / "traces/hadoop/sls")
@@ -106,3 +107,31 @@ def test_a_bad_window_is_a_usage_error_naming_the_option(command):
     result = CliRunner().invoke(cli, [command, "--window", "abc"])
     assert result.exit_code == 2
     assert "Invalid value for '--window'" in result.output, result.output
+
+
+def _options():
+    """(command path, option) of every visible option of every command."""
+    group = LazyGroup()
+    found = []
+
+    def walk(path, command):
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk((*path, name), sub)
+        found.extend(
+            (" ".join(path), p)
+            for p in command.params
+            if isinstance(p, click.Option) and not p.hidden
+        )
+
+    for name in COMMANDS:
+        walk((name,), group.get_command(None, name))
+    return found
+
+
+def test_every_option_says_what_it_does_and_its_help_renders_as_written():
+    """--help is the operator's manual: no option without a text, no '%%' printed."""
+    silent = [f"{path} {p.opts[-1]}" for path, p in _options() if not p.help]
+    assert silent == []
+    doubled = [f"{path} {p.opts[-1]}" for path, p in _options() if "%%" in p.help]
+    assert doubled == []
