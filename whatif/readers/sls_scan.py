@@ -356,18 +356,12 @@ def _key_id(
 
 @njit(cache=True, nogil=True, inline="always")
 def _field(
-    b: np.ndarray,
-    i: int,
-    n: int,
-    column: int,
-    row: int,
-    n_numbers: int,
-    numbers: np.ndarray,
-    spans: np.ndarray,
-    pow10: np.ndarray,
+    b: np.ndarray, i: int, n: int, column: int, row: int, out: Any, pow10: np.ndarray
 ) -> int:  # pragma: no cover
-    """Read the value at `i` into number column `column` (below `n_numbers`) or string
-    column ``column - n_numbers`` at `row`; null leaves it absent; another type declines."""
+    """Read the value at `i` into column `column` of `out` (numbers, spans: number columns
+    first, then string columns) at `row`; null leaves it absent; another type declines."""
+    numbers, spans = out
+    n_numbers = numbers.shape[0]
     c = b[i]
     if c == 110:  # null
         return _literal(b, i, n, _NULL)
@@ -388,33 +382,39 @@ def _field(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _object_key(
-    b: np.ndarray, i: int, n: int, table: np.ndarray, lengths: np.ndarray
-) -> tuple[int, int]:  # pragma: no cover
-    """At a key's quote: (position of its value, its row in `table` or -1); escapes in a
-    key decline (the key could spell a field)."""
+def _member(
+    b: np.ndarray, i: int, n: int, keys: Any, seen: int
+) -> tuple[int, int, int]:  # pragma: no cover
+    """At a key's quote: (position of its value, its row in `keys` (table, lengths) or -1,
+    the rows seen in this object so far); escapes in a key, or a repeated field, decline."""
+    table, lengths = keys
     if i >= n:
-        return _MORE, -1
+        return _MORE, -1, seen
     if b[i] != 34:
-        return _BAD, -1
+        return _BAD, -1, seen
     key = _key_id(b, i + 1, n, table, lengths)
     if key >= 0:
+        if seen & (1 << key):
+            return _BAD, -1, seen
+        seen |= 1 << key
         end = i + lengths[key] + 2
     else:
         end = _string(b, i, n, False)[0]
         if end < 0:
-            return end, -1
+            return end, -1, seen
     i = _ws(b, end, n)
     if i >= n:
-        return _MORE, -1
+        return _MORE, -1, seen
     if b[i] != 58:
-        return _BAD, -1
-    return _ws(b, i + 1, n), key
+        return _BAD, -1, seen
+    i = _ws(b, i + 1, n)
+    return (_MORE if i >= n else i), key, seen
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _clear(numbers: np.ndarray, spans: np.ndarray, row: int) -> None:  # pragma: no cover
-    """Row `row` of the columns absent: numbers NaN, spans -1."""
+def _clear(out: Any, row: int) -> None:  # pragma: no cover
+    """Row `row` of the columns `out` (numbers, spans) absent: numbers NaN, spans -1."""
+    numbers, spans = out
     for k in range(numbers.shape[0]):
         numbers[k, row] = np.nan
     for k in range(spans.shape[0]):
@@ -438,75 +438,49 @@ def _next_member(b: np.ndarray, i: int, n: int) -> tuple[int, bool]:  # pragma: 
 
 @njit(cache=True, nogil=True)
 def _task(
-    b: np.ndarray,
-    i: int,
-    n: int,
-    row: int,
-    numbers: np.ndarray,
-    spans: np.ndarray,
-    stack: np.ndarray,
-    pow10: np.ndarray,
-    table: np.ndarray,
-    lengths: np.ndarray,
+    b: np.ndarray, i: int, n: int, row: int, out: Any, keys: Any, aux: Any
 ) -> int:  # pragma: no cover
-    """Read the task object at `i` into row `row` of the task columns."""
-    n_numbers = numbers.shape[0]
-    _clear(numbers, spans, row)
+    """Read the task object at `i` into row `row` of the task columns `out`."""
+    stack, pow10 = aux
+    _clear(out, row)
     i = _ws(b, i + 1, n)
     if i >= n:
         return _MORE
     if b[i] == 125:
         return i + 1
     seen = 0
-    while True:
-        i, key = _object_key(b, i, n, table, lengths)
+    more = True
+    while more:
+        i, key, seen = _member(b, i, n, keys, seen)
+        if i >= 0:
+            i = _field(b, i, n, key, row, out, pow10) if key >= 0 else _skip(b, i, n, stack, pow10)
+        if i >= 0:
+            i, more = _next_member(b, i, n)
         if i < 0:
             return i
-        if i >= n:
-            return _MORE
-        if key >= 0:
-            if seen & (1 << key):
-                return _BAD  # a repeated field
-            seen |= 1 << key
-            i = _field(b, i, n, key, row, n_numbers, numbers, spans, pow10)
-        else:
-            i = _skip(b, i, n, stack, pow10)
-        if i < 0:
-            return i
-        i, more = _next_member(b, i, n)
-        if i < 0 or not more:
-            return i
+    return i
 
 
 @njit(cache=True, nogil=True)
 def _tasks(
-    b: np.ndarray,
-    i: int,
-    n: int,
-    first: int,
-    numbers: np.ndarray,
-    spans: np.ndarray,
-    stack: np.ndarray,
-    pow10: np.ndarray,
-    table: np.ndarray,
-    lengths: np.ndarray,
+    b: np.ndarray, i: int, n: int, first: int, out: Any, keys: Any, aux: Any
 ) -> tuple[int, int]:  # pragma: no cover
-    """Read the non-empty array of task objects at `i` into rows from `first` on:
+    """Read the non-empty array of task objects at `i` into rows of `out` from `first` on:
     (position after it, tasks read)."""
     if b[i] != 91:
         return _BAD, 0
     count = 0
     i = _ws(b, i + 1, n)
-    if i >= n:
-        return _MORE, 0
-    if b[i] == 93:
+    if i < n and b[i] == 93:
         return _BAD, 0  # an empty job.tasks: the precise path says where
     while True:
+        if i >= n:
+            return _MORE, 0
         if b[i] != 123:
             return _BAD, 0
-        if first + count >= numbers.shape[1]:
+        if first + count >= out[0].shape[1]:
             return _FULL, 0
-        i = _task(b, i, n, first + count, numbers, spans, stack, pow10, table, lengths)
+        i = _task(b, i, n, first + count, out, keys, aux)
         if i < 0:
             return i, 0
         count += 1
@@ -518,128 +492,79 @@ def _tasks(
         if b[i] != 44:
             return _BAD, 0
         i = _ws(b, i + 1, n)
-        if i >= n:
-            return _MORE, 0
 
 
 @njit(cache=True, nogil=True)
 def _job(
-    b: np.ndarray,
-    i: int,
-    n: int,
-    job: int,
-    first_task: int,
-    jnum: np.ndarray,
-    jspans: np.ndarray,
-    tnum: np.ndarray,
-    tspans: np.ndarray,
-    stack: np.ndarray,
-    pow10: np.ndarray,
-    jtable: np.ndarray,
-    jlengths: np.ndarray,
-    ttable: np.ndarray,
-    tlengths: np.ndarray,
+    b: np.ndarray, i: int, n: int, rows: Any, jobs: Any, tasks: Any, aux: Any
 ) -> tuple[int, int]:  # pragma: no cover
-    """Read the job object at `i` into row `job` and its tasks from row `first_task` on:
-    (position after it, tasks read)."""
-    n_numbers = jnum.shape[0]
-    tasks_key = len(jlengths) - 1
-    _clear(jnum, jspans, job)
+    """Read the job object at `i` into job row ``rows[0]`` and its tasks from task row
+    ``rows[1]`` on (`jobs`, `tasks`: columns and keys): (position after it, tasks read)."""
+    (jout, jkeys), (tout, tkeys) = jobs, tasks
+    stack, pow10 = aux
+    tasks_key = len(jkeys[1]) - 1
+    _clear(jout, rows[0])
     i = _ws(b, i + 1, n)
-    if i >= n:
-        return _MORE, 0
     seen = 0
     count = -1
-    while True:
-        i, key = _object_key(b, i, n, jtable, jlengths)
+    more = True
+    while more:
+        i, key, seen = _member(b, i, n, jkeys, seen)
+        if i >= 0:
+            if key == tasks_key:
+                i, count = _tasks(b, i, n, rows[1], tout, tkeys, aux)
+            elif key >= 0:
+                i = _field(b, i, n, key, rows[0], jout, pow10)
+            else:
+                i = _skip(b, i, n, stack, pow10)
+        if i >= 0:
+            i, more = _next_member(b, i, n)
         if i < 0:
             return i, 0
-        if i >= n:
-            return _MORE, 0
-        if key >= 0:
-            if seen & (1 << key):
-                return _BAD, 0
-            seen |= 1 << key
-        if key == tasks_key:
-            i, count = _tasks(b, i, n, first_task, tnum, tspans, stack, pow10, ttable, tlengths)
-        elif key >= 0:
-            i = _field(b, i, n, key, job, n_numbers, jnum, jspans, pow10)
-        else:
-            i = _skip(b, i, n, stack, pow10)
-        if i < 0:
-            return i, 0
-        i, more = _next_member(b, i, n)
-        if i < 0:
-            return i, 0
-        if not more:
-            if count < 0:
-                return _BAD, 0  # no job.tasks (or null)
-            return i, count
+    if count < 0:
+        return _BAD, 0  # no job.tasks (or null)
+    return i, count
 
 
 @njit(cache=True, nogil=True)
 def scan(
-    b: np.ndarray,
-    start: int,
-    n: int,
-    jnum: np.ndarray,
-    jspans: np.ndarray,
-    ntasks: np.ndarray,
-    tnum: np.ndarray,
-    tspans: np.ndarray,
-    pow10: np.ndarray,
-    jtable: np.ndarray,
-    jlengths: np.ndarray,
-    ttable: np.ndarray,
-    tlengths: np.ndarray,
-    stack: np.ndarray,
+    b: np.ndarray, start: int, n: int, jobs: Any, tasks: Any, ntasks: np.ndarray, aux: Any
 ) -> tuple[int, int, int, bool]:  # pragma: no cover
     """Read whole job objects of ``b[start:n]`` into the columns (rows from 0), until the
-    bytes, the job rows or the task rows end.
+    bytes, the job rows or the task rows end. `jobs` and `tasks` are ((numbers, spans),
+    (key table, key lengths)) of the job and task columns, `aux` (stack, powers of 10).
 
     Returns (position after the last whole job read, or `_BAD`; jobs read; tasks read;
     whether more bytes are needed to read the next job)."""
-    stack = _borrowed(stack)
-    b, jnum, jspans, ntasks = _borrowed(b), _borrowed(jnum), _borrowed(jspans), _borrowed(ntasks)
-    tnum, tspans, pow10 = _borrowed(tnum), _borrowed(tspans), _borrowed(pow10)
-    jtable, jlengths = _borrowed(jtable), _borrowed(jlengths)
-    ttable, tlengths = _borrowed(ttable), _borrowed(tlengths)
-    jobs = 0
-    tasks = 0
+    (jnum, jspans), jkeys = jobs
+    (tnum, tspans), tkeys = tasks
+    b, ntasks = _borrowed(b), _borrowed(ntasks)
+    jout = (_borrowed(jnum), _borrowed(jspans))
+    tout = (_borrowed(tnum), _borrowed(tspans))
+    jkeys = (_borrowed(jkeys[0]), _borrowed(jkeys[1]))
+    tkeys = (_borrowed(tkeys[0]), _borrowed(tkeys[1]))
+    aux = (_borrowed(aux[0]), _borrowed(aux[1]))
+    jobs_read = 0
+    tasks_read = 0
     i = _ws(b, start, n)
     while i < n:
-        if jobs >= jnum.shape[1]:
-            return i, jobs, tasks, False
+        if jobs_read >= jnum.shape[1]:
+            return i, jobs_read, tasks_read, False
         if b[i] != 123:
-            return _BAD, jobs, tasks, False
-        end, count = _job(
-            b,
-            i,
-            n,
-            jobs,
-            tasks,
-            jnum,
-            jspans,
-            tnum,
-            tspans,
-            stack,
-            pow10,
-            jtable,
-            jlengths,
-            ttable,
-            tlengths,
-        )
+            return _BAD, jobs_read, tasks_read, False
+        rows = (jobs_read, tasks_read)
+        end, count = _job(b, i, n, rows, (jout, jkeys), (tout, tkeys), aux)
         if end == _MORE:
-            return i, jobs, tasks, True
+            return i, jobs_read, tasks_read, True
         if end == _FULL:
-            return i, jobs, tasks, False
+            return i, jobs_read, tasks_read, False
         if end < 0:
-            return _BAD, jobs, tasks, False
-        ntasks[jobs] = count
-        jobs += 1
-        tasks += count
+            return _BAD, jobs_read, tasks_read, False
+        ntasks[jobs_read] = count
+        jobs_read += 1
+        tasks_read += count
         i = _ws(b, end, n)
-    return i, jobs, tasks, False
+    return i, jobs_read, tasks_read, False
 
 
 @njit(cache=True, nogil=True)
@@ -675,20 +600,10 @@ class _Columns:
 
     def scan(self, buffer: np.ndarray, start: int, end: int) -> tuple[int, int, int, bool]:
         """`scan` of ``buffer[start:end]`` into these columns."""
-        return scan(
-            buffer,
-            start,
-            end,
-            self.jnum,
-            self.jspans,
-            self.ntasks,
-            self.tnum,
-            self.tspans,
-            _POW10,
-            *_JOB_KEYS,
-            *_TASK_KEYS,
-            np.empty(MAX_DEPTH, dtype=np.uint8),
-        )
+        jobs = ((self.jnum, self.jspans), _JOB_KEYS)
+        tasks = ((self.tnum, self.tspans), _TASK_KEYS)
+        aux = (np.empty(MAX_DEPTH, dtype=np.uint8), _POW10)
+        return scan(buffer, start, end, jobs, tasks, self.ntasks, aux)
 
     def batch(
         self, buffer: np.ndarray, jobs: int, tasks: int, schema: pa.Schema, hosts: bool
