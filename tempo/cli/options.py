@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -92,7 +93,10 @@ def refuse_report_overwrite(report_dir: str | Path | None, *, force: bool) -> No
     if report_dir:
         directory = Path(report_dir)
         refuse_overwrite(
-            [directory / "report.json", directory / "report.html"], force=force, option="--report"
+            [directory / "report.json", directory / "report.html"],
+            force=force,
+            option="--report",
+            directory=True,
         )
 
 
@@ -103,13 +107,38 @@ def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def refuse_overwrite(paths: Iterable[str | Path | None], *, force: bool, option: str) -> None:
-    """Stop (exit 2) if any of `paths` exists and ``--force`` was not given; never overwrite silently."""
-    if force:
-        return
+def refuse_overwrite(
+    paths: Iterable[str | Path | None], *, force: bool, option: str, directory: bool = False
+) -> None:
+    """Stop (exit 2) before any work if any of `paths` exists and ``--force`` was not given
+    (never overwrite silently), or cannot be written (`refuse_unwritable`)."""
     for path in paths:
-        if path is not None and Path(path).exists():
+        if path is None:
+            continue
+        if not force and Path(path).exists():
             raise CommandError(f"{path}: already exists ({option}); add --force to overwrite it")
+        refuse_unwritable(path, option=option, directory=directory)
+
+
+def refuse_unwritable(path: str | Path, *, option: str, directory: bool = False) -> None:
+    """Stop (exit 2) if `path` cannot be written: a file output whose directory is missing
+    or which is a directory, or whose nearest existing ancestor is not a writable directory
+    (a `directory` output, a native trace or a report, is created with its parents)."""
+    target = Path(path).absolute()
+    existing = target.parent
+    while not existing.exists():
+        existing = existing.parent
+    problem = None
+    if not directory and target.is_dir():
+        problem = "it is a directory"
+    elif not directory and existing != target.parent:
+        problem = f"no directory {target.parent}"
+    elif not existing.is_dir():
+        problem = f"{existing} is not a directory"
+    elif not os.access(existing, os.W_OK | os.X_OK):
+        problem = f"{existing} is not writable"
+    if problem:
+        raise CommandError(f"{path}: cannot be written ({option}): {problem}")
 
 
 def jsonable(value: Any) -> Any:

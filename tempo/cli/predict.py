@@ -97,7 +97,7 @@ def predict(
 
     A predicted job that never finishes is an error (exit status 1), after -o and
     --jobruntime are written for inspection: no mean response time leaves it out."""
-    refuse_overwrite([output], force=force, option="-o")
+    refuse_overwrite([output], force=force, option="-o", directory=True)
     refuse_overwrite([jobruntime], force=force, option="--jobruntime")
     workloads, observed, kept = _read(
         trace_path,

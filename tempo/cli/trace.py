@@ -60,7 +60,7 @@ def convert(
 
     SLS, Rumen and jhist traces are converted piece by piece in bounded memory (a
     progress bar on a terminal); other formats are read whole first."""
-    refuse_overwrite([target], force=force, option="TARGET")
+    refuse_overwrite([target], force=force, option="TARGET", directory=True)
     kind: Literal["parquet", "csv"] = "csv" if to == "native-csv" else "parquet"
     bar = progress_bar(None, "convert", unit="MB")
 

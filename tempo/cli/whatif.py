@@ -178,7 +178,10 @@ def whatif(
     SLO (one with nothing to measure is missed too)."""
     horizon_s = _horizon(growth, horizon_text)
     refuse_overwrite(
-        [Path(output) / "report.json", Path(output) / "report.html"], force=force, option="-o"
+        [Path(output) / "report.json", Path(output) / "report.html"],
+        force=force,
+        option="-o",
+        directory=True,
     )
     settings = scheduler_settings(
         3, site_path, preemption, announce=not as_json, config_path=Path(config_path)

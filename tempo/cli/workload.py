@@ -134,7 +134,7 @@ def generate(
 ) -> None:
     """Generate HOURS of synthetic workload from MODEL into a native trace."""
     overwrite = force or overwrite
-    refuse_overwrite([output], force=overwrite, option="-o")
+    refuse_overwrite([output], force=overwrite, option="-o", directory=True)
     with progress_bar(None, "generate", unit="steps") as bar:
 
         def progress(done: int, total: int, what: str) -> None:

@@ -135,3 +135,37 @@ def test_every_option_says_what_it_does_and_its_help_renders_as_written():
     assert silent == []
     doubled = [f"{path} {p.opts[-1]}" for path, p in _options() if "%%" in p.help]
     assert doubled == []
+
+
+CONTENDED = [
+    "--trace",
+    str(REPO / "traces/contended"),
+    "--config",
+    str(REPO / "configs/contended-expert.xml"),
+]
+
+
+@pytest.mark.parametrize(
+    "command,where",
+    [
+        (["config", "set", str(REPO / "configs/contended-expert.xml"), "-o"], "nodir/x.xml"),
+        (["workload", "fit", str(REPO / "traces/contended"), "-o"], "nodir/model.json"),
+        (
+            ["predict", *CONTENDED, "--cluster", "nodes=5,memory-mb=8192,vcores=8", "--jobruntime"],
+            "file/jobruntime.csv",
+        ),
+        (["predict", *CONTENDED, "--cluster", "nodes=5,memory-mb=8192,vcores=8", "-o"], "file/p"),
+        (["whatif", *CONTENDED, "--templates", str(REPO / "templates/contended"), "-o"], "file"),
+    ],
+    ids=["config set", "workload fit", "predict --jobruntime", "predict -o", "whatif -o"],
+)
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(tmp_path, command, where):
+    """An -o in a missing directory or under a file fails at once (exit 2), naming the path
+    and the option: not after the simulation or the fit, not naming a temporary file."""
+    (tmp_path / "file").write_text("")
+    target = tmp_path / where
+    result = CliRunner().invoke(cli, [*command, str(target)])
+    assert result.exit_code == 2, result.output
+    assert f"{target}" in result.output and "cannot be written" in result.output, result.output
+    assert "preemption:" not in result.output  # nothing was simulated
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
