@@ -39,7 +39,10 @@ from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
 from whatif.errors import WhatifError
 
-_VERSION = hadoop_version_option("Hadoop major version whose rules apply (1 = MRv1).", default=3)
+_VERSION = hadoop_version_option(
+    "Hadoop major version whose rules apply (1 = MRv1) [default: 1 if A or B has <pool> "
+    "elements, else 3]."
+)
 _FILE = click.Path(exists=True, dir_okay=False)
 #: --hadoop-version for commands on one file: when omitted, the file's dialect decides.
 _FILE_VERSION = hadoop_version_option(
@@ -224,7 +227,7 @@ def diff_command(
     b: str,
     cluster_spec: str | None,
     space_file: str | None,
-    hadoop_version: int,
+    hadoop_version: int | None,
     as_json: bool,
 ) -> None:
     """Print the semantic differences between allocation files A and B, and their distance."""
@@ -237,6 +240,8 @@ def diff_command(
             "(tempo config convert turns one into the other)"
         )
     doc_a, doc_b = AllocationDocument.from_file(a), AllocationDocument.from_file(b)
+    pools = [file_hadoop_version(d) == 1 for d in (doc_a, doc_b)]  # either file's <pool>s
+    hadoop_version = file_version(b if pools == [False, True] else a, hadoop_version)
     diffs = diff_allocations(doc_a, doc_b, hadoop_version=hadoop_version)
     eff_a, eff_b = (effective_allocation(d, hadoop_version=hadoop_version) for d in (doc_a, doc_b))
     distance = (  # the default space measures over the queues both files have

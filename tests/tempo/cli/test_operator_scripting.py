@@ -169,3 +169,19 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(tmp_path, c
     assert f"{target}" in result.output and "cannot be written" in result.output, result.output
     assert "preemption:" not in result.output  # nothing was simulated
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_config_diff_reads_hadoop_1_files_as_hadoop_1_as_the_other_config_commands_do():
+    """Without --hadoop-version, a <pool> file in A or B makes the diff Hadoop 1's (it read
+    both as YARN's, leaving out MRv1 settings such as a user's maxRunningJobs)."""
+    corpus = REPO.parent / "shared" / "data" / "alloc-corpus"
+    files = [
+        str(corpus / "01-apache-hadoop-mrv1-template.xml"),
+        str(corpus / "04-weilu-Hadoop-Resource-Aware-Scheduler-mrv1-pool.xml"),
+    ]
+    default = CliRunner().invoke(cli, ["config", "diff", *files, "--json"])
+    explicit = CliRunner().invoke(
+        cli, ["config", "diff", *files, "--json", "--hadoop-version", "1"]
+    )
+    assert default.exit_code == explicit.exit_code == 0, default.output
+    assert json.loads(default.stdout) == json.loads(explicit.stdout)
