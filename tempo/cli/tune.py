@@ -180,7 +180,11 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
     default=None,
     help="Stop after N iterations [default: forever; 3 with the emulated RM].",
 )
-@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show what would change and journal the step as dry_run; write no allocation file.",
+)
 @click.option(
     "--journal",
     "journal_path",
