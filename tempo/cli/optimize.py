@@ -274,8 +274,8 @@ def _json_document(
 @preemption_options
 @engine_option()
 @hadoop_version_option(
-    "Hadoop major version whose settings are tuned [default: 1 for a slot cluster, "
-    "or a file of <pool> elements without one; else 3]."
+    "Hadoop major version whose settings are tuned [default: 1 for a slot cluster "
+    "(map-slots=...), else 3]."
 )
 @click.option(
     "--min-gain",
