@@ -124,7 +124,7 @@ def refuse_unwritable(path: str | Path, *, option: str, directory: bool = False)
     """Stop (exit 2) if `path` cannot be written: a file output whose directory is missing
     or which is a directory, or whose nearest existing ancestor is not a writable directory
     (a `directory` output, a native trace or a report, is created with its parents)."""
-    target = Path(path).absolute()
+    target = Path(path)  # as given: the message names the paths the user wrote
     existing = target.parent
     while not existing.exists():
         existing = existing.parent
