@@ -174,18 +174,32 @@ def pieces(
         yield join(pending)
 
 
-def numbers(column: pa.Array, default: float | np.ndarray | None) -> np.ndarray:
-    """float64 values, nulls as `default` (None: a null declines); non-finite declines."""
+def numbers(column: pa.Array | np.ndarray, default: float | np.ndarray | None) -> np.ndarray:
+    """float64 values, nulls as `default` (None: a null declines); non-finite declines.
+
+    A numpy `column` (`whatif.readers.sls_scan`'s) holds NaN where a value is absent (JSON
+    has no NaN, and the scanner declines numbers it cannot convert)."""
+    if isinstance(column, np.ndarray):
+        return _filled(column.astype(np.float64, copy=True), np.isnan(column), default)
     values: np.ndarray = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=True)
     if not column.null_count:
         if not np.isfinite(values).all():
             raise Declined("a number is not finite")
         return values
-    if default is None:
-        raise Declined("a required number is missing")
     missing = np.asarray(column.is_null())
     if not np.isfinite(values[~missing]).all():
         raise Declined("a number is not finite")
+    return _filled(values, missing, default)
+
+
+def _filled(
+    values: np.ndarray, missing: np.ndarray, default: float | np.ndarray | None
+) -> np.ndarray:
+    """`values` with the `missing` ones set to `default` (None: a missing one declines)."""
+    if not missing.any():
+        return values
+    if default is None:
+        raise Declined("a required number is missing")
     values[missing] = default[missing] if isinstance(default, np.ndarray) else default
     return values
 
@@ -201,8 +215,10 @@ def times(column: pa.Array, *, required: bool = False) -> np.ndarray:
     return values
 
 
-def present(column: pa.Array) -> np.ndarray:
-    """Which rows of `column` hold a value."""
+def present(column: pa.Array | np.ndarray) -> np.ndarray:
+    """Which rows of `column` hold a value (numpy: not NaN, as in `numbers`)."""
+    if isinstance(column, np.ndarray):
+        return ~np.isnan(column)
     return np.asarray(column.is_valid())
 
 

@@ -21,7 +21,7 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -107,6 +107,16 @@ class SlsTables:
     all_timed: bool
 
 
+class Block(NamedTuple):
+    """One parsed block: the jobs' fields and their task definitions' fields (each an Arrow
+    array, or from `whatif.readers.sls_scan` a float64 array with NaN where absent), by
+    their names in `SCHEMA`, and how many task definitions each job has."""
+
+    jobs: dict[str, Any]  # pa.Array | np.ndarray (pyarrow has no type hints)
+    tasks: dict[str, Any]
+    lengths: np.ndarray
+
+
 @dataclass(frozen=True)
 class _Part:
     """One block's jobs and (expanded) tasks as arrays; task_job indexes the block's jobs."""
@@ -186,27 +196,34 @@ def _parts(
     compiled scanner (`scan`) or Arrow's reader; `Declined` when the fast path cannot."""
     if file_head(path).lstrip()[:1] != b"{":
         raise Declined("not concatenated objects (a top-level array, or not JSON)")
+    blocks: Iterator[Block]
     if scan:
-        from whatif.readers.sls_scan import scan_batches  # numba, only for large files
+        from whatif.readers.sls_scan import scan_blocks  # numba, only for large files
 
-        batches = scan_batches(path, SCHEMA, hosts=observed, progress=progress)
+        blocks = scan_blocks(path, hosts=observed, progress=progress)
     else:
         batches = iter_batches(path, SCHEMA, block_bytes=BLOCK_BYTES, progress=progress)
+        blocks = (arrow_block(batch) for batch in batches)
     first = 1  # record number of the next job
-    for batch in batches:
-        yield _part(batch, first, float(memory_mb), float(vcores), observed)
-        first += batch.num_rows
+    for block in blocks:
+        yield _part(block, first, float(memory_mb), float(vcores), observed)
+        first += len(block.lengths)
     if first == 1:
         raise Declined("no job objects")
 
 
-def _part(
-    batch: pa.RecordBatch, first: int, memory_mb: float, vcores: float, observed: bool
-) -> _Part:
+def arrow_block(batch: pa.RecordBatch) -> Block:
+    """The `Block` of a record batch of `SCHEMA` (Arrow's reader)."""
+    col = dict(zip(batch.schema.names, batch.columns, strict=True))
+    flat, lengths = _flat_tasks(col.pop("job.tasks"))
+    return Block(col, {name: flat.field(name) for name in _TASK.names}, lengths)
+
+
+def _part(block: Block, first: int, memory_mb: float, vcores: float, observed: bool) -> _Part:
     """The jobs and tasks of one parsed block; `first` is its first job's record number;
     the tasks' hosts only when the observed schedule is built (`observed`)."""
-    col = dict(zip(batch.schema.names, batch.columns, strict=True))
-    n = batch.num_rows
+    col, task, lengths = block
+    n = len(lengths)
     ids = col["job.id"]
     if ids.null_count:
         default_ids = pa.array([f"job_{first + k}" for k in range(n)], pa.string())
@@ -218,8 +235,6 @@ def _part(
     end_ms = numbers(col["job.end.ms"], np.nan)
     am_memory = numbers(col["am.memory-mb"], numbers(col["am.memory"], 1024.0))
     am_vcores = numbers(col["am.vcores"], 1.0)
-    flat, lengths = _flat_tasks(col["job.tasks"])
-    task = {name: flat.field(name) for name in _TASK.names}
     stage = _stage_codes(task["container.type"])
     has_start, has_end = present(task["container.start.ms"]), present(task["container.end.ms"])
     t_start = numbers(task["container.start.ms"], np.nan)
@@ -240,7 +255,7 @@ def _part(
     # A job is timed when every one of its task definitions has a start and an end.
     untimed_per_job = np.bincount(task_job, weights=~timed_task, minlength=n)
     timed = untimed_per_job == 0
-    rows = np.repeat(np.arange(len(flat), dtype=np.int64), count)
+    rows = np.repeat(np.arange(len(stage), dtype=np.int64), count)
     task_job = task_job[rows]
     stage = stage[rows]
     return _Part(

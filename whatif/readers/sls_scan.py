@@ -4,9 +4,9 @@ Arrow's JSON reader spends most of a large SLS read (about 40 s of CPU for a 2.2
 10M-task file) building generic nested columns. This scanner knows the SLS fields:
 one pass of numba code over the bytes validates the JSON and writes each job's and
 each task definition's numbers into float64 columns (NaN: absent or null) and its
-strings as byte spans, which become Arrow string arrays. `scan_batches` yields record
-batches of the fast path's Arrow schema, equal to what Arrow's reader would give, so
-every SLS rule stays in `whatif.readers.sls_columns`.
+strings as byte spans, which become Arrow string arrays. `scan_blocks` yields them as
+`whatif.readers.sls_columns.Block`s, the fields Arrow's reader gives (a test checks that
+they are equal), so every SLS rule stays in `whatif.readers.sls_columns`.
 
 It is stricter than JSON: anything it does not take exactly (a non-ASCII byte, an
 escape in a key or a value it reads, a number Clinger's fast path cannot convert
@@ -31,6 +31,7 @@ from numba import njit
 from numba.extending import intrinsic
 
 from whatif.readers.arrow_json import Declined
+from whatif.readers.sls_columns import Block
 
 logger = logging.getLogger(__name__)
 
@@ -605,34 +606,20 @@ class _Columns:
         aux = (np.empty(MAX_DEPTH, dtype=np.uint8), _POW10)
         return scan(buffer, start, end, jobs, tasks, self.ntasks, aux)
 
-    def batch(
-        self, buffer: np.ndarray, jobs: int, tasks: int, schema: pa.Schema, hosts: bool
-    ) -> pa.RecordBatch:
-        """The first `jobs` jobs and `tasks` tasks read, as a record batch of `schema` (the
-        fields of `whatif.readers.sls_columns.SCHEMA`); without `hosts`, container.host null."""
-        task_columns = {
-            **{name: _floats(self.tnum[k, :tasks]) for k, name in enumerate(TASK_NUMBERS)},
+    def block(self, buffer: np.ndarray, jobs: int, tasks: int, hosts: bool) -> Block:
+        """The first `jobs` jobs and `tasks` tasks read: numbers as float64 (NaN: absent),
+        strings as Arrow arrays (null: absent); without `hosts`, container.host null."""
+        task_columns: dict[str, Any] = {
+            **{name: self.tnum[k, :tasks] for k, name in enumerate(TASK_NUMBERS)},
             **{name: _texts(buffer, self.tspans[k, :tasks]) for k, name in enumerate(TASK_STRINGS)},
         }
         if not hosts:
             task_columns["container.host"] = pa.nulls(tasks, pa.string())
-        task_type = schema.field(TASKS_KEY).type.value_type
-        flat = pa.StructArray.from_arrays(
-            [task_columns[f.name] for f in task_type], fields=list(task_type)
-        )
-        offsets = np.zeros(jobs + 1, dtype=np.int32)
-        np.cumsum(self.ntasks[:jobs], out=offsets[1:])
-        columns = {
-            **{name: _floats(self.jnum[k, :jobs]) for k, name in enumerate(JOB_NUMBERS)},
+        job_columns: dict[str, Any] = {
+            **{name: self.jnum[k, :jobs] for k, name in enumerate(JOB_NUMBERS)},
             **{name: _texts(buffer, self.jspans[k, :jobs]) for k, name in enumerate(JOB_STRINGS)},
-            TASKS_KEY: pa.ListArray.from_arrays(pa.array(offsets), flat),
         }
-        return pa.RecordBatch.from_arrays([columns[name] for name in schema.names], schema=schema)
-
-
-def _floats(values: np.ndarray) -> pa.Array:
-    """float64 values, NaN (absent in the JSON, which has no NaN) as null."""
-    return pa.array(values, type=pa.float64(), from_pandas=True)
+        return Block(job_columns, task_columns, self.ntasks[:jobs].copy())
 
 
 def _texts(buffer: np.ndarray, spans: np.ndarray) -> pa.Array:
@@ -672,16 +659,14 @@ def segments(path: Path, size: int, every: int) -> list[tuple[int, int]]:
     return list(zip(cuts[:-1], cuts[1:], strict=True))
 
 
-def _scan_segment(
-    path: Path, start: int, end: int, schema: pa.Schema, hosts: bool
-) -> list[pa.RecordBatch]:
-    """The job objects of bytes `start` to `end` of `path` (whole objects) as batches."""
+def _scan_segment(path: Path, start: int, end: int, hosts: bool) -> list[Block]:
+    """The job objects of bytes `start` to `end` of `path` (whole objects) as blocks."""
     buffer = np.empty(end - start, dtype=np.uint8)
     with open(path, "rb") as handle:
         handle.seek(start)
         if handle.readinto(memoryview(buffer)) != len(buffer):  # type: ignore[arg-type]
             raise Declined("the file changed while it was read")
-    batches = []
+    blocks = []
     at, task_rows = 0, len(buffer) // 128 + 16
     while at < len(buffer):
         columns = _Columns(len(buffer) // 512 + 16, task_rows)
@@ -689,35 +674,36 @@ def _scan_segment(
         if stop < 0 or more:
             raise Declined("input the SLS scanner does not take (invalid JSON, escapes, ...)")
         if jobs:
-            batches.append(columns.batch(buffer, jobs, tasks, schema, hosts))
+            blocks.append(columns.block(buffer, jobs, tasks, hosts))
         elif stop < len(buffer):
             task_rows *= 2  # one job with more tasks than the rows
         at = stop
-    return batches
+    return blocks
 
 
-def scan_batches(
+def scan_blocks(
     path: Path,
-    schema: pa.Schema,
     *,
     hosts: bool = True,
     block_bytes: int = BLOCK_BYTES,
     threads: int = 2,
     progress: Callable[[int], None] | None = None,
-) -> Iterator[pa.RecordBatch]:
-    """The SLS job objects of `path` as record batches of `schema`, in file order, read in
+) -> Iterator[Block]:
+    """The SLS job objects of `path` as `Block`s (of the fields of
+    `whatif.readers.sls_columns.SCHEMA`, numbers as float64 with NaN where absent), in file
+    order, read in
     pieces of about `block_bytes` (`segments`) by up to `threads` threads (the scanner
-    holds no lock: two cores read about twice as fast); without `hosts` the batches'
+    holds no lock: two cores read about twice as fast); without `hosts` the blocks'
     container.host is null. `progress` gets the bytes read so far. `Declined` for what
-    the scanner does not take (module doc); batches already yielded stay valid."""
+    the scanner does not take (module doc); blocks already yielded stay valid."""
     size = path.stat().st_size
     pieces = segments(path, size, block_bytes)
     threads = max(1, threads)
     pool = ThreadPoolExecutor(max_workers=threads)
-    pending: deque[tuple[int, Future[list[pa.RecordBatch]]]] = deque()
+    pending: deque[tuple[int, Future[list[Block]]]] = deque()
     try:
         for start, end in pieces:
-            pending.append((end, pool.submit(_scan_segment, path, start, end, schema, hosts)))
+            pending.append((end, pool.submit(_scan_segment, path, start, end, hosts)))
             if len(pending) > threads:  # the threads a piece ahead of the caller, no more
                 yield from _finished(pending.popleft(), progress)
         while pending:
@@ -727,11 +713,11 @@ def scan_batches(
 
 
 def _finished(
-    piece: tuple[int, Future[list[pa.RecordBatch]]], progress: Callable[[int], None] | None
-) -> list[pa.RecordBatch]:
-    """The batches of a piece once read (its `Declined` raised); reports its end."""
+    piece: tuple[int, Future[list[Block]]], progress: Callable[[int], None] | None
+) -> list[Block]:
+    """The blocks of a piece once read (its `Declined` raised); reports its end."""
     end, future = piece
-    batches = future.result()
+    blocks = future.result()
     if progress is not None:
         progress(end)
-    return batches
+    return blocks
