@@ -28,6 +28,11 @@ class ClusterSpecError(WhatifError, ValueError):
     """A cluster description could not be understood."""
 
 
+class RemoteServiceError(WhatifError):
+    """A remote service the engine uses (a Dask scheduler) could not be reached or failed:
+    not the input's fault (the CLI's exit status 3)."""
+
+
 class UnfinishedJobsError(WhatifError):
     """Jobs that should have finished did not, so QS over them would be meaningless.
 

@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from whatif.errors import WhatifError
+from whatif.errors import RemoteServiceError, WhatifError
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ class DaskExecutor(Executor):
             try:
                 self._client = Client(address, timeout="10s")
             except OSError as error:
-                raise WhatifError(
+                raise RemoteServiceError(
                     f"cannot reach the Dask scheduler at {address}: {error}"
                 ) from error
             self._owns_client = True

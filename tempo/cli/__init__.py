@@ -21,7 +21,7 @@ import click
 
 from tempo.cli import exitcodes
 from tempo.errors import ReloadRefused, RMError, TempoError
-from whatif.errors import UnfinishedJobsError, WhatifError
+from whatif.errors import RemoteServiceError, UnfinishedJobsError, WhatifError
 
 #: CLI name -> "module:attribute" of the click command or group.
 COMMANDS: dict[str, str] = {
@@ -50,7 +50,7 @@ def exit_code_for(error: BaseException) -> int:
     """The exit status a library error maps to (see `tempo.cli.exitcodes`)."""
     if isinstance(error, ReloadRefused | UnfinishedJobsError):
         return exitcodes.NO
-    if isinstance(error, RMError):
+    if isinstance(error, RMError | RemoteServiceError):
         return exitcodes.REMOTE
     import requests
 

@@ -10,6 +10,8 @@ from samples import REPO
 
 from tempo.cli import COMMANDS, LazyGroup, cli, exit_code_for, exitcodes
 from tempo.errors import ReloadRefused, RMError
+from whatif.errors import RemoteServiceError
+from whatif.executors import make_executor
 
 SLS_TRACE = str(REPO / "traces/hadoop/sls")
 SLS_ALLOC = str(REPO.parent / "shared" / "data" / "hadoop" / "alloc" / "sls-test-allocation.xml")
@@ -185,3 +187,18 @@ def test_config_diff_reads_hadoop_1_files_as_hadoop_1_as_the_other_config_comman
     )
     assert default.exit_code == explicit.exit_code == 0, default.output
     assert json.loads(default.stdout) == json.loads(explicit.stdout)
+
+
+def test_an_unreachable_dask_scheduler_is_a_remote_failure(monkeypatch):
+    """--executor dask://... whose scheduler cannot be reached exits 3 (a remote service
+    failed), not 2 (the input is wrong)."""
+    import distributed
+
+    class Unreachable:
+        def __init__(self, address, **kwargs):
+            raise OSError(f"Timed out trying to connect to {address} after 10 s")
+
+    monkeypatch.setattr(distributed, "Client", Unreachable)
+    with pytest.raises(RemoteServiceError, match="cannot reach the Dask scheduler"):
+        make_executor("dask://127.0.0.1:1")
+    assert exit_code_for(RemoteServiceError("x")) == exitcodes.REMOTE
