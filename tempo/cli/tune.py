@@ -280,7 +280,8 @@ def tune(
     status 3 when the last iteration could not read the cluster (RM or JobHistory
     Server down or unreachable), so a cron job running --once can tell, with status 2
     when it could not write the allocation file (a full disk, a read-only directory),
-    and with status 1 when it rolled a step back (the step made an observed QS worse).
+    and with status 1 when its last iteration rolled a step back (the step made an
+    observed QS worse; earlier rollbacks are in the journal, tempo history).
 
     A progress bar on stderr counts the windows (hidden with -q or when stderr is not
     a terminal). Preemption follows the one rule of every command: --preemption/--no-preemption,
