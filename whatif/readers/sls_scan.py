@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from numba import njit
+from numba import njit, types
 from numba.extending import intrinsic
 
 from whatif.readers.arrow_json import Declined
@@ -104,6 +104,19 @@ def _borrowed_view(typingctx: object, array: Any) -> object:  # pragma: no cover
 
 
 _borrowed: Any = intrinsic(_borrowed_view)
+
+
+def _pointer_to(typingctx: object, array: Any) -> object:  # pragma: no cover - compiled
+    """A pointer to `array`'s first item (the caller keeps the array alive): the bytes are
+    read through it, with no reference counting at all where they are passed."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return context.make_array(array)(context, builder, args[0]).data
+
+    return types.CPointer(array.dtype)(array), codegen  # type: ignore[no-untyped-call]
+
+
+_pointer: Any = intrinsic(_pointer_to)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -539,7 +552,7 @@ def scan(
     whether more bytes are needed to read the next job)."""
     (jnum, jspans), jkeys = jobs
     (tnum, tspans), tkeys = tasks
-    b, ntasks = _borrowed(b), _borrowed(ntasks)
+    b, ntasks = _pointer(b), _borrowed(ntasks)
     jout = (_borrowed(jnum), _borrowed(jspans))
     tout = (_borrowed(tnum), _borrowed(tspans))
     jkeys = (_borrowed(jkeys[0]), _borrowed(jkeys[1]))
