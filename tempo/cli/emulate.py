@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from tempo.cli.options import cluster_option, engine_option, positive_option
+from tempo.cli.options import cluster_option, engine_option, http_urls, positive_option
 from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 
@@ -102,7 +102,7 @@ def emulate_rm(
 
 
 @emulate_rm.command()
-@click.option("--rm", "url", required=True, help="Base URL of the emulated RM.")
+@click.option("--rm", "url", required=True, callback=http_urls, help="Base URL of the emulated RM.")
 @click.option(
     "--timeout",
     "timeout_s",

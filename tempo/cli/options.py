@@ -54,6 +54,25 @@ def cluster_option(
     )
 
 
+def http_urls(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Check an ``--rm`` or ``--history-server`` URL (one, or a tuple when repeatable) as
+    the command line is read: a mistyped one is a usage error, not a failed cluster."""
+    from urllib.parse import urlsplit
+
+    from tempo.rm.redact import redact
+
+    for url in value if isinstance(value, tuple) else (value,):
+        parts = urlsplit(url) if url is not None else None
+        if parts is not None and (parts.scheme not in ("http", "https") or not parts.netloc):
+            raise click.BadParameter(
+                f"expected an http:// or https:// address such as http://rm:8088, "
+                f"got {redact(url)!r}",
+                ctx=ctx,
+                param=param,
+            )
+    return value
+
+
 def trace_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--trace PATH`` (required), passed as ``trace_path``."""
     return click.option(

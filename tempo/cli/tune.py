@@ -15,6 +15,7 @@ from tempo.cli.options import (
     duration_seconds,
     emit_json,
     force_option,
+    http_urls,
     json_option,
     min_gain_abs_option,
     progress_bar,
@@ -116,8 +117,19 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
 
 
 @click.command()
-@click.option("--rm", "rm_urls", multiple=True, help="ResourceManager URL (repeat for HA).")
-@click.option("--history-server", "history_url", help="MapReduce JobHistory Server URL.")
+@click.option(
+    "--rm",
+    "rm_urls",
+    multiple=True,
+    callback=http_urls,
+    help="ResourceManager URL (repeat for HA).",
+)
+@click.option(
+    "--history-server",
+    "history_url",
+    callback=http_urls,
+    help="MapReduce JobHistory Server URL.",
+)
 @click.option(
     "--config",
     "config_path",

@@ -202,3 +202,20 @@ def test_an_unreachable_dask_scheduler_is_a_remote_failure(monkeypatch):
     with pytest.raises(RemoteServiceError, match="cannot reach the Dask scheduler"):
         make_executor("dask://127.0.0.1:1")
     assert exit_code_for(RemoteServiceError("x")) == exitcodes.REMOTE
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["tune", "--rm", "rm-host:8088"],
+        ["tune", "--rm", "http://rm:8088", "--history-server", "jhs"],
+        ["emulate-rm", "refresh", "--rm", "notaurl"],
+    ],
+    ids=["tune --rm", "tune --history-server", "emulate-rm refresh --rm"],
+)
+def test_a_mistyped_url_is_a_usage_error_not_a_failed_cluster(command):
+    """A URL without http:// is exit 2 naming the option, before anything is contacted;
+    3 is kept for an RM or JobHistory Server that is down."""
+    result = CliRunner().invoke(cli, command)
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--" in result.output and "http://" in result.output
