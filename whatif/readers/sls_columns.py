@@ -1,7 +1,8 @@
 """The fast path of the SLS reader: bytes to typed columns, no Python object per task.
 
 Arrow's JSON reader parses the concatenated job objects block by block (a few MB at a
-time, so memory stays bounded by the output columns) against a fixed schema, and
+time, so memory stays bounded by the output columns) against a fixed schema (files of
+`SCAN_MIN_BYTES` and more: the compiled scanner `whatif.readers.sls_scan`, same fields), and
 every SLS rule of `whatif.readers.sls` (defaults, ``count``, durations, priorities,
 task numbering, queue paths) is applied to whole numpy/Arrow arrays. Strings that
 repeat (queues, users, stages) are dictionary-encoded and normalised once per
