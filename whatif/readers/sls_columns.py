@@ -201,7 +201,7 @@ def _parts(
     if scan:
         from whatif.readers.sls_scan import scan_blocks  # numba, only for large files
 
-        blocks = scan_blocks(path, hosts=observed, progress=progress)
+        blocks = (Block(*b) for b in scan_blocks(path, hosts=observed, progress=progress))
     else:
         batches = iter_batches(path, SCHEMA, block_bytes=BLOCK_BYTES, progress=progress)
         blocks = (arrow_block(batch) for batch in batches)

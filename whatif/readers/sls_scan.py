@@ -31,7 +31,11 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from whatif.readers.arrow_json import Declined
-from whatif.readers.sls_columns import Block
+
+#: One block read: the jobs' fields, their task definitions' fields (by their names in
+#: `whatif.readers.sls_columns.SCHEMA`) and how many task definitions each job has; the
+#: fields of `whatif.readers.sls_columns.Block`, which is made of it.
+Block = tuple[dict[str, Any], dict[str, Any], np.ndarray]
 
 logger = logging.getLogger(__name__)
 
@@ -632,7 +636,7 @@ class _Columns:
             **{name: self.jnum[k, :jobs] for k, name in enumerate(JOB_NUMBERS)},
             **{name: _texts(buffer, self.jspans[k, :jobs]) for k, name in enumerate(JOB_STRINGS)},
         }
-        return Block(job_columns, task_columns, self.ntasks[:jobs].copy())
+        return job_columns, task_columns, self.ntasks[:jobs].copy()
 
 
 def _texts(buffer: np.ndarray, spans: np.ndarray) -> pa.Array:
@@ -702,9 +706,8 @@ def scan_blocks(
     threads: int = 2,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[Block]:
-    """The SLS job objects of `path` as `Block`s (of the fields of
-    `whatif.readers.sls_columns.SCHEMA`, numbers as float64 with NaN where absent), in file
-    order, read in
+    """The SLS job objects of `path` as `Block`s (numbers as float64 with NaN where
+    absent), in file order, read in
     pieces of about `block_bytes` (`segments`) by up to `threads` threads (the scanner
     holds no lock: two cores read about twice as fast); without `hosts` the blocks'
     container.host is null. `progress` gets the bytes read so far. `Declined` for what

@@ -10,7 +10,7 @@ import pytest
 
 from tests.whatif.readers.test_sls_columns import DATA, _generated, _same
 from whatif.readers.arrow_json import Declined, iter_batches
-from whatif.readers.sls_columns import BLOCK_BYTES, SCHEMA, Block, read_sls_tables
+from whatif.readers.sls_columns import BLOCK_BYTES, SCHEMA, read_sls_tables
 from whatif.readers.sls_scan import scan_blocks, segments
 
 
@@ -25,14 +25,15 @@ def _column(values) -> pa.Array:
     return values
 
 
-def _batch(block: Block) -> pa.RecordBatch:
-    """A scanned block as a record batch of `SCHEMA`."""
+def _batch(block) -> pa.RecordBatch:
+    """A scanned block (jobs' fields, tasks' fields, tasks a job) as a batch of `SCHEMA`."""
+    jobs, tasks, lengths = block
     task_type = SCHEMA.field("job.tasks").type.value_type
     flat = pa.StructArray.from_arrays(
-        [_column(block.tasks[f.name]) for f in task_type], fields=list(task_type)
+        [_column(tasks[f.name]) for f in task_type], fields=list(task_type)
     )
-    offsets = pa.array(np.r_[0, np.cumsum(block.lengths)].astype(np.int32))
-    columns = {name: _column(values) for name, values in block.jobs.items()}
+    offsets = pa.array(np.r_[0, np.cumsum(lengths)].astype(np.int32))
+    columns = {name: _column(values) for name, values in jobs.items()}
     columns["job.tasks"] = pa.ListArray.from_arrays(offsets, flat)
     return pa.RecordBatch.from_arrays([columns[n] for n in SCHEMA.names], schema=SCHEMA)
 
