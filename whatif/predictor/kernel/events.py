@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.state import (
     GI_HEAP_N,
@@ -31,10 +33,12 @@ from whatif.predictor.world import ordered_bits
 @kernel_jit(inline="always")
 def _move(hk, hi, dst, src):
     """Entry `src` (key and payload) to slot `dst`."""
-    hk[dst, HK_KEY] = hk[src, HK_KEY]
-    hk[dst, HK_SEQ] = hk[src, HK_SEQ]
+    d = np.uint64(dst)  # unsigned slots: indexing compiles without negative-index wraparound
+    s = np.uint64(src)
+    hk[d, HK_KEY] = hk[s, HK_KEY]
+    hk[d, HK_SEQ] = hk[s, HK_SEQ]
     for col in range(N_HI):
-        hi[dst, col] = hi[src, col]
+        hi[d, col] = hi[s, col]
 
 
 @kernel_jit
@@ -49,7 +53,7 @@ def heap_push(hk, hi, gi, time, kind, ident, task, job):
     gi[GI_HEAP_N] = i + 1
     while i > 0:
         p = (i - 1) >> 2
-        if hk[p, HK_KEY] <= key:  # seq is the newest: an equal key comes before it
+        if hk[np.uint64(p), HK_KEY] <= key:  # seq is the newest: an equal key comes before it
             break
         _move(hk, hi, i, p)
         i = p
@@ -84,13 +88,14 @@ def heap_pop(hk, hi, gi):
             if first >= n:
                 break
             c = first
-            bk = hk[c, HK_KEY]
-            bs = hk[c, HK_SEQ]
+            f = np.uint64(first)  # unsigned: no negative-index wraparound
+            bk = hk[f, HK_KEY]
+            bs = hk[f, HK_SEQ]
             if first + 3 < n:
                 # four children: two pairs side by side, then the winners of the pairs
-                k1, s1 = hk[first + 1, HK_KEY], hk[first + 1, HK_SEQ]
-                k2, s2 = hk[first + 2, HK_KEY], hk[first + 2, HK_SEQ]
-                k3, s3 = hk[first + 3, HK_KEY], hk[first + 3, HK_SEQ]
+                k1, s1 = hk[f + np.uint64(1), HK_KEY], hk[f + np.uint64(1), HK_SEQ]
+                k2, s2 = hk[f + np.uint64(2), HK_KEY], hk[f + np.uint64(2), HK_SEQ]
+                k3, s3 = hk[f + np.uint64(3), HK_KEY], hk[f + np.uint64(3), HK_SEQ]
                 one = _earlier(k1, s1, bk, bs)
                 c = first + 1 if one else c
                 bk = k1 if one else bk

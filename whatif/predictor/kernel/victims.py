@@ -134,7 +134,7 @@ def _victim_candidates(W):
     bound = max(gf[G_FREE], 0.0)
     n = 0
     for pos in range(gi[GI_HOLD_N]):
-        leaf = hold[pos, 1]
+        leaf = np.uint64(hold[pos, 1])  # unsigned: no negative-index wraparound
         if qs[leaf, QS_PREEMPTABLE] == 0:
             continue
         policy = qs[leaf, QS_POLICY]
