@@ -321,14 +321,27 @@ def _task_arrays(p: Packed) -> dict[str, np.ndarray]:
     return {"ts": ts, "tsf": tsf, "rsf": rsf, "ti": ti}
 
 
+def _aligned_zeros(rows: int, cols: int, first: int) -> np.ndarray:
+    """An int64 (rows, cols) array of zeros whose row `first` starts a 64-byte cache line."""
+    buf = np.zeros(rows * cols + 8, dtype=np.int64)
+    skip = (-(buf.ctypes.data + 8 * cols * first) % 64) // 8
+    return buf[skip : skip + rows * cols].reshape(rows, cols)
+
+
+def heap_arrays(hcap: int) -> dict[str, np.ndarray]:
+    """The event heap's keys and payloads for `hcap` events (`kernel.events`): the keys'
+    row 1 starts a cache line, so that each node's four children (rows 4i + 1 to 4i + 4,
+    16 bytes each) share one line; a 32-byte payload row never straddles two."""
+    return {"hk": _aligned_zeros(hcap, 2, 1), "hi": _aligned_zeros(hcap, K.N_HI, 0)}
+
+
 def _attempt_arrays(cap: int, hcap: int) -> dict[str, np.ndarray]:
     """Rows for `cap` attempts and `hcap` events (int32 attempt rows: -4 B x 13 an attempt)."""
     with _small_pages():
         return {
             "af": np.zeros((cap, K.N_AF)),
             "ai": np.zeros((cap, K.N_AI), dtype=np.int32),
-            "hk": np.zeros(hcap, dtype=np.int64),
-            "hi": np.zeros((hcap, K.N_HI), dtype=np.int64),
+            **heap_arrays(hcap),
             "warned": np.zeros(cap, dtype=np.int64),
             "vict": np.zeros(cap, dtype=np.int64),
             "cand": np.zeros(cap, dtype=np.int64),
@@ -455,10 +468,15 @@ class CompiledEngine:
     def _grow(self) -> None:
         """Double the attempt and heap arrays (the kernel asked for room)."""
         s = self.state
+        with _small_pages():
+            heap = heap_arrays(2 * s["hk"].shape[0])
         for name in ("af", "ai", "hk", "hi", "warned", "vict", "cand", "unmarked", "clf", "cli"):
             old = s[name]
-            with _small_pages():
-                new = np.zeros((old.shape[0] * 2,) + old.shape[1:], dtype=old.dtype)
+            if name in heap:
+                new = heap[name]
+            else:
+                with _small_pages():
+                    new = np.zeros((old.shape[0] * 2,) + old.shape[1:], dtype=old.dtype)
             new[: old.shape[0]] = old
             s[name] = new
 

@@ -5,6 +5,7 @@ request fits, is read at the root and only changed apps are re-ranked.
 
 from __future__ import annotations
 
+import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from whatif.predictor.kernel.caching import kernel_jit
@@ -109,6 +110,8 @@ def _keys_before(a0, a1, a2, b0, b1, b2):
 @kernel_jit
 def _key_before(tnode, x, y):
     """Whether the app keyed in tnode[x] ranks strictly before the one in tnode[y]."""
+    x = np.uint64(x)  # unsigned rows: no negative-index wraparound
+    y = np.uint64(y)
     return _keys_before(
         tnode[x, TN_KEY],
         tnode[x, TN_KEY + 1],
@@ -204,7 +207,8 @@ def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
     branch that would mispredict half the time."""
     tree, tnode = W[31], W[34]
     while node > root:
-        sib = base + (node ^ 1)
+        # unsigned row numbers: indexing by them compiles without negative-index wraparound
+        sib = np.uint64(base + (node ^ 1))
         b = tree[sib]
         b0, b1, b2 = tnode[sib, TN_KEY], tnode[sib, TN_KEY + 1], tnode[sib, TN_KEY + 2]
         # the sibling wins if it ranks strictly before (keys of distinct apps differ,
@@ -217,7 +221,7 @@ def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
         r0 = min(r0, tnode[sib, TN_REQ])
         r1 = min(r1, tnode[sib, TN_REQ + 1])
         node >>= 1
-        at = base + node
+        at = np.uint64(base + node)
         if w == tree[at] and w != j and r0 == tnode[at, TN_REQ] and r1 == tnode[at, TN_REQ + 1]:
             return  # nothing above changes
         tree[at] = w
@@ -264,9 +268,10 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
     root = qi[leaf, QI_TREE_ROOT]
     node = root
     while True:
-        w = tree[base + node]
+        row = np.uint64(base + node)  # unsigned: no negative-index wraparound
+        w = tree[row]
         down = False
-        if w >= 0 and tnode[base + node, TN_REQ] <= fit0 and tnode[base + node, TN_REQ + 1] <= fit1:
+        if w >= 0 and tnode[row, TN_REQ] <= fit0 and tnode[row, TN_REQ + 1] <= fit1:
             if w == passed:
                 down = node < p
             elif best < 0 or (
@@ -274,7 +279,7 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
                 if keyed
                 else _cmp_apps(W, policy, d, w, best, False) < 0
             ):
-                slot = base + p + ji[w, JI_POS]
+                slot = np.uint64(base + p + ji[w, JI_POS])
                 if tnode[slot, TN_REQ] <= fit0 and tnode[slot, TN_REQ + 1] <= fit1:
                     best = w  # the subtree's winner fits: nothing below beats it
                     best_row = base + node

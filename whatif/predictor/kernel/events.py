@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.state import (
     GI_HEAP_N,
@@ -13,17 +15,32 @@ from whatif.predictor.kernel.state import (
     HI_IDENT,
     HI_JOB,
     HI_KIND,
-    HI_SEQ,
     HI_TASK,
+    HK_KEY,
+    HK_SEQ,
     N_HI,
 )
 from whatif.predictor.world import ordered_bits
 
 
-# A 4-ary min-heap on (time, seq): half the levels of a binary heap, and a node's four
-# children sit side by side. (time, seq) pairs are unique, so the order events come out
-# in does not depend on the heap's shape. Times are kept as `ordered_bits`, so that
-# comparing entries is integer work that compiles to conditional moves.
+# A 4-ary min-heap on (time, seq): half the levels of a binary heap. (time, seq) pairs
+# are unique, so the order events come out in does not depend on the heap's shape. Times
+# are kept as `ordered_bits`, so that comparing entries is integer work that compiles to
+# conditional moves. The keys (time, seq) are pairs of adjacent words in `hk`, apart from
+# the payload rows in `hi`: a node's four children's keys fill one 64-byte cache line
+# (`compiled.heap_arrays` aligns them), and a sift compares within that line and reads
+# only the winner's payload row, which it moves with its key.
+@kernel_jit(inline="always")
+def _move(hk, hi, dst, src):
+    """Entry `src` (key and payload) to slot `dst`."""
+    d = np.uint64(dst)  # unsigned slots: indexing compiles without negative-index wraparound
+    s = np.uint64(src)
+    hk[d, HK_KEY] = hk[s, HK_KEY]
+    hk[d, HK_SEQ] = hk[s, HK_SEQ]
+    for col in range(N_HI):
+        hi[d, col] = hi[s, col]
+
+
 @kernel_jit
 def heap_push(hk, hi, gi, time, kind, ident, task, job):
     """Push (time, seq, kind, ident); seq is the global insertion counter. The event's
@@ -36,14 +53,12 @@ def heap_push(hk, hi, gi, time, kind, ident, task, job):
     gi[GI_HEAP_N] = i + 1
     while i > 0:
         p = (i - 1) >> 2
-        if hk[p] < key or (hk[p] == key and hi[p, 0] < seq):
+        if hk[np.uint64(p), HK_KEY] <= key:  # seq is the newest: an equal key comes before it
             break
-        hk[i] = hk[p]
-        for col in range(N_HI):
-            hi[i, col] = hi[p, col]
+        _move(hk, hi, i, p)
         i = p
-    hk[i] = key
-    hi[i, HI_SEQ] = seq
+    hk[i, HK_KEY] = key
+    hk[i, HK_SEQ] = seq
     hi[i, HI_KIND] = kind
     hi[i, HI_IDENT] = ident
     hi[i, HI_TASK] = task
@@ -65,21 +80,22 @@ def heap_pop(hk, hi, gi):
     n = gi[GI_HEAP_N] - 1
     gi[GI_HEAP_N] = n
     if n > 0:
-        k = hk[n]
-        s = hi[n, HI_SEQ]
+        k = hk[n, HK_KEY]
+        s = hk[n, HK_SEQ]
         i = 0
         while True:
             first = 4 * i + 1
             if first >= n:
                 break
             c = first
-            bk = hk[c]
-            bs = hi[c, HI_SEQ]
+            f = np.uint64(first)  # unsigned: no negative-index wraparound
+            bk = hk[f, HK_KEY]
+            bs = hk[f, HK_SEQ]
             if first + 3 < n:
                 # four children: two pairs side by side, then the winners of the pairs
-                k1, s1 = hk[first + 1], hi[first + 1, HI_SEQ]
-                k2, s2 = hk[first + 2], hi[first + 2, HI_SEQ]
-                k3, s3 = hk[first + 3], hi[first + 3, HI_SEQ]
+                k1, s1 = hk[f + np.uint64(1), HK_KEY], hk[f + np.uint64(1), HK_SEQ]
+                k2, s2 = hk[f + np.uint64(2), HK_KEY], hk[f + np.uint64(2), HK_SEQ]
+                k3, s3 = hk[f + np.uint64(3), HK_KEY], hk[f + np.uint64(3), HK_SEQ]
                 one = _earlier(k1, s1, bk, bs)
                 c = first + 1 if one else c
                 bk = k1 if one else bk
@@ -94,22 +110,18 @@ def heap_pop(hk, hi, gi):
                 bs = s23 if right else bs
             else:
                 for x in range(first + 1, n):
-                    kx = hk[x]
-                    sx = hi[x, HI_SEQ]
+                    kx = hk[x, HK_KEY]
+                    sx = hk[x, HK_SEQ]
                     less = _earlier(kx, sx, bk, bs)
                     c = x if less else c
                     bk = kx if less else bk
                     bs = sx if less else bs
             if _earlier(bk, bs, k, s):
-                hk[i] = bk
-                for col in range(N_HI):
-                    hi[i, col] = hi[c, col]
+                _move(hk, hi, i, c)
                 i = c
             else:
                 break
-        hk[i] = k
-        for col in range(N_HI):
-            hi[i, col] = hi[n, col]
+        _move(hk, hi, i, n)
     return kind, ident
 
 

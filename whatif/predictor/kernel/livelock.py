@@ -73,7 +73,8 @@ from whatif.predictor.kernel.state import (
     HEARTBEAT,
     HI_IDENT,
     HI_KIND,
-    HI_SEQ,
+    HK_KEY,
+    HK_SEQ,
     INF,
     JF_FSTARV,
     JF_LFAIR,
@@ -362,8 +363,8 @@ def _v3_state(W):
             e = cli[e, CL_NEXT]
         out[n] = -4.0
         n += 1
-    order = np.argsort(hi[:nh, HI_SEQ])
-    order = order[np.argsort(hk[:nh][order], kind="mergesort")]
+    order = np.argsort(hk[:nh, HK_SEQ])
+    order = order[np.argsort(hk[:nh, HK_KEY][order], kind="mergesort")]
     for i in range(nh):
         e = order[i]
         kind = hi[e, HI_KIND]
@@ -376,10 +377,10 @@ def _v3_state(W):
         elif kind == HEARTBEAT or kind == CONTINUOUS:
             what = ident
         elif ai[ident, AI_STATE] == RUNNING and (
-            kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e])
+            kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e, HK_KEY])
         ):
             what = ai[ident, AI_TASK]
-        out[n] = float_from_ordered(hk[e]) - t + 0.0
+        out[n] = float_from_ordered(hk[e, HK_KEY]) - t + 0.0
         out[n + 1] = kind
         out[n + 2] = what
         n += 3

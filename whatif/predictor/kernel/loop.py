@@ -93,6 +93,7 @@ from whatif.predictor.kernel.state import (
     HI_JOB,
     HI_KIND,
     HI_TASK,
+    HK_KEY,
     INF,
     JF_PEND,
     JF_TBP,
@@ -165,7 +166,7 @@ def advance(W, t_stop, att_room):
     hi, gf, gi, cfg = W[22], W[23], W[24], W[25]
     nj = js.shape[0]
     while True:
-        t_heap = float_from_ordered(hk[0]) if gi[GI_HEAP_N] > 0 else INF
+        t_heap = float_from_ordered(hk[0, HK_KEY]) if gi[GI_HEAP_N] > 0 else INF
         t_sub = jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] if gi[GI_NEXT_SUBMIT] < nj else INF
         t = min(t_heap, t_sub, gf[G_NEXT_CHECK])
         if t == INF or t > t_stop or gi[GI_LIVELOCK] != 0:
@@ -186,7 +187,7 @@ def advance(W, t_stop, att_room):
             gf[G_NEXT_CHECK] = INF
         events = False
         passing = False  # a continuous scheduling pass is due now
-        while gi[GI_HEAP_N] > 0 and hk[0] == t_key:
+        while gi[GI_HEAP_N] > 0 and hk[0, HK_KEY] == t_key:
             events = True
             kind, ident = heap_pop(hk, hi, gi)
             if gi[GI_HEAP_N] > 0:

@@ -131,7 +131,7 @@ def _order_next(W, leaf, t, stamp):
     passed = -1  # the app passed over last: below it, its path needs no second look
     node = root
     while True:
-        w = tree[base + node]
+        w = tree[np.uint64(base + node)]  # unsigned: no negative-index wraparound
         down = False
         if w == passed:
             # it still ranks before `best`: anything found since lies in its subtree

@@ -15,10 +15,15 @@ import numpy as np
 # and keeps a choice of several values (the winner of two tree siblings and its key) as
 # a branch when speculating all of them looks too costly. The kernel's choices pick
 # between tree and heap children, a coin toss each time, so they stay conditional
-# moves. The options are process-wide and change only the speed of code numba compiles
-# after this import, never a result.
+# moves. LLVM inlines a callee only below a cost of 275 (-O3): the kernel's per-attempt
+# path is dozens of small functions (tree puts, list links, queue sums), and at 1000 it
+# inlines more of them into their callers, which spares the calls, their spills and
+# status checks (about a tenth of the run, at a tenth more compile time; 4000 gained
+# nothing more). The options are process-wide and change only the speed of code numba
+# compiles after this import, never a result.
 llvmlite.binding.set_option("tempo", "-x86-cmov-converter=false")
 llvmlite.binding.set_option("tempo", "-phi-node-folding-threshold=4")
+llvmlite.binding.set_option("tempo", "-inline-threshold=1000")
 
 INF = np.inf
 
@@ -266,8 +271,9 @@ BISECTION_ROUNDS = 25
 QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
 JAVA_INT_MAX = 2147483647.0
 
-HI_SEQ, HI_KIND, HI_IDENT, HI_TASK, HI_JOB = 0, 1, 2, 3, 4
-N_HI = 5
+HK_KEY, HK_SEQ = 0, 1  # hk: ordered_bits(time), insertion sequence number
+HI_KIND, HI_IDENT, HI_TASK, HI_JOB = 0, 1, 2, 3
+N_HI = 4
 
 
 # W = (qs, qsf, children, qf, qi, dem, js, jsf, jf, ji, umax, urun, ss, ssf, si, sdone,
@@ -286,8 +292,9 @@ N_HI = 5
 #   rsf (nr or 1, 3) float64: (RS_A, RS_B, RS_C) of each task of a slowstart stage, row
 #     ss[s, SS_RR] + task - ss[s, SS_LO] (`_replay_row`): no row for other tasks
 #   af (cap, N_AF) float64 / ai (cap, N_AI) int32: attempts (task < 0: AM of job -1-task)
-#   hk (hcap,) int64 / hi (hcap, N_HI) int64: event heap (ordered_bits(time); seq, kind,
-#     ident, and the task and job whose rows the event will read)
+#   hk (hcap, 2) int64 / hi (hcap, N_HI) int64: event heap, keys (ordered_bits(time),
+#     seq) and payloads (kind, ident, and the task and job whose rows the event will
+#     read); hk's row 1 starts a 64-byte cache line (`compiled.heap_arrays`)
 #   gf (N_GF,) float64 / gi (N_GI,) int64: clock, free resources, counters, list heads
 #   cfg (N_CFG,) float64 settings; cluster (2,), minreq (2,) float64
 #   warned (cap,) int64 Hadoop 2 warned attempts; in the Capacity Scheduler mode the

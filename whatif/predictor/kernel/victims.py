@@ -134,12 +134,12 @@ def _victim_candidates(W):
     bound = max(gf[G_FREE], 0.0)
     n = 0
     for pos in range(gi[GI_HOLD_N]):
-        leaf = hold[pos, 1]
-        if qs[leaf, QS_PREEMPTABLE] == 0:
+        row = np.uint64(hold[pos, 1])  # its leaf, unsigned: no negative-index wraparound
+        if qs[row, QS_PREEMPTABLE] == 0:
             continue
-        policy = qs[leaf, QS_POLICY]
+        policy = qs[row, QS_POLICY]
         spare = holdv[pos, 0] - holdv[pos, 1]  # as `_keeps_share` computes it
-        if policy != 2 and spare < qf[leaf, QF_APP_FAIR_MIN]:
+        if policy != 2 and spare < qf[row, QF_APP_FAIR_MIN]:
             continue
         j = hold[pos, 0]
         if policy != 2 and spare < _app_fair(W, j, 0):
