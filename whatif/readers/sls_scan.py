@@ -17,6 +17,7 @@ Arrow's reader, then the precise reader, which names ``path:line:col``.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections import deque
@@ -714,6 +715,11 @@ def scan_blocks(
     the scanner does not take (module doc); blocks already yielded stay valid."""
     size = path.stat().st_size
     pieces = segments(path, size, block_bytes)
+    if not cache_is_warm():
+        logger.warning(
+            "compiling the SLS scanner (numba): about a minute, once after an install or "
+            "upgrade; later runs load it from the cache"
+        )
     threads = max(1, threads)
     pool = ThreadPoolExecutor(max_workers=threads)
     pending: deque[tuple[int, Future[list[Block]]]] = deque()
@@ -726,6 +732,19 @@ def scan_blocks(
             yield from _finished(pending.popleft(), progress)
     finally:
         pool.shutdown(cancel_futures=True)
+
+
+@functools.cache
+def cache_is_warm() -> bool:
+    """Whether numba's cache holds the scanner compiled from this file (an index newer
+    than it, in the folder numba caches `scan` in); once a process."""
+    try:
+        dispatcher: Any = scan  # numba has no public accessor for its cache folder
+        folder = Path(dispatcher._cache._cache_path)
+    except AttributeError:  # another numba's layout: say nothing
+        return True
+    source = Path(__file__).stat().st_mtime
+    return any(index.stat().st_mtime >= source for index in folder.glob("sls_scan.scan-*.nbi"))
 
 
 def _finished(

@@ -155,3 +155,10 @@ def test_skipped_fields_may_hold_anything_valid(tmp_path):
     path.write_text(json.dumps(job, ensure_ascii=True) + "\n" + json.dumps(job, indent=3))
     _assert_same_columns(path)
     assert np.isnan(_scanned(path).column("job.count").to_numpy(zero_copy_only=False)).all()
+
+
+def test_a_cold_cache_is_announced(monkeypatch, caplog):
+    """The first scan after an install compiles for about a minute: said once, as a warning."""
+    monkeypatch.setattr("whatif.readers.sls_scan.cache_is_warm", lambda: False)
+    _scanned(DATA / "inputsls.json")
+    assert "compiling the SLS scanner" in caplog.text
