@@ -9,6 +9,8 @@ import pyarrow as pa
 import pytest
 
 from tests.whatif.readers.test_sls_columns import DATA, _generated, _same
+from whatif import TraceFormatError
+from whatif.readers import read_trace
 from whatif.readers.arrow_json import Declined, iter_batches
 from whatif.readers.sls_columns import BLOCK_BYTES, SCHEMA, read_sls_tables
 from whatif.readers.sls_scan import scan_blocks, segments
@@ -162,3 +164,13 @@ def test_a_cold_cache_is_announced(monkeypatch, caplog):
     monkeypatch.setattr("whatif.readers.sls_scan.cache_is_warm", lambda: False)
     _scanned(DATA / "inputsls.json")
     assert "compiling the SLS scanner" in caplog.text
+
+
+def test_bad_input_scanned_still_names_line_and_field(tmp_path, scanning):
+    """The scanner and Arrow's reader decline, the precise path names where: line 2."""
+    good = json.dumps({"job.id": "a", "job.start.ms": 0, "job.tasks": [{"duration.ms": 1}]})
+    bad = json.dumps({"job.id": "b", "job.start.ms": 0, "job.tasks": [{"container.type": "x"}]})
+    path = tmp_path / "t.json"
+    path.write_text(good + "\n" + bad + "\n" + good.replace('"a"', '"c"') + "\n{")
+    with pytest.raises(TraceFormatError, match=r"t\.json:2: job 'b': job\.tasks\[0\]"):
+        read_trace(path, format="sls")
