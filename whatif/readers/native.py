@@ -18,12 +18,13 @@ temporary name and renamed into place, so a failed write leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -116,14 +117,18 @@ def write_native_stream(
         raise TraceFormatError(f"{target}: native kind must be 'parquet' or 'csv', got {kind!r}")
     if target.exists():
         if not overwrite:
-            raise TraceFormatError(f"{target}: already exists (overwrite it explicitly)")
+            raise TraceFormatError(
+                f"{target}: already exists; pass overwrite=True to replace it (tempo: --force)"
+            )
         if not (target.is_dir() and (target / "trace.json").is_file()):
             raise TraceFormatError(f"{target}: exists and is not a native trace; not replacing it")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    made = [p for p in target.parents if not p.exists()]  # deepest first, removed on failure
     staging = target.parent / f".{target.name}.tmp-{uuid.uuid4().hex[:12]}"
-    staging.mkdir()
     writers: dict[str, _TableWriter] = {}
     try:
+        with _writing(target):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staging.mkdir()
         source_format, notes, observed, pieces = "", [], True, 0
         for trace in traces:
             if pieces == 0:
@@ -131,10 +136,11 @@ def write_native_stream(
             notes += [n for n in trace.notes if n not in notes]
             observed &= trace.observed is not None
             pieces += 1
-            for name, frame in _tables(trace).items():
-                if name not in writers:
-                    writers[name] = _TableWriter(staging / f"{name}.{kind}", kind, frame)
-                writers[name].append(frame)
+            with _writing(target):
+                for name, frame in _tables(trace).items():
+                    if name not in writers:
+                        writers[name] = _TableWriter(staging / f"{name}.{kind}", kind, frame)
+                    writers[name].append(frame)
         if pieces == 0:
             raise TraceFormatError(f"{target}: nothing to write (no trace pieces)")
         meta: dict[str, object] = {
@@ -145,25 +151,43 @@ def write_native_stream(
             "notes": notes,
             "tables": {},
         }
-        for name, writer in writers.items():
-            writer.close()
-            if not observed and name in ("schedule_jobs", "attempts"):
-                writer.file.unlink()
-                continue
-            meta["tables"][name] = {  # type: ignore[index]
-                "file": writer.file.name,
-                "rows": writer.rows,
-                "columns": writer.columns,
-            }
-        (staging / "trace.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-        _replace_dir(staging, target)
+        with _writing(target):
+            for name, writer in writers.items():
+                writer.close()
+                if not observed and name in ("schedule_jobs", "attempts"):
+                    writer.file.unlink()
+                    continue
+                meta["tables"][name] = {  # type: ignore[index]
+                    "file": writer.file.name,
+                    "rows": writer.rows,
+                    "columns": writer.columns,
+                }
+            text = json.dumps(meta, indent=2) + "\n"
+            (staging / "trace.json").write_text(text, encoding="utf-8")
+            _replace_dir(staging, target)
     except BaseException:
         for writer in writers.values():
-            writer.close()
+            with contextlib.suppress(OSError):  # the error being raised says what failed
+                writer.close()
         shutil.rmtree(staging, ignore_errors=True)
+        for directory in made:  # the parents this write created, if still empty
+            with contextlib.suppress(OSError):
+                directory.rmdir()
         raise
     logger.info("wrote native %s trace %s", kind, target)
     return target
+
+
+@contextlib.contextmanager
+def _writing(target: Path) -> Iterator[None]:
+    """Turn a file-system error while writing `target` (a full disk, a read-only or special
+    directory) into one naming `target`, as the caller gave it, not the temporary
+    directory it is built in."""
+    try:
+        yield
+    except OSError as error:
+        reason = error.strerror or " ".join(str(error).split()) or type(error).__name__
+        raise TraceFormatError(f"{target}: cannot be written: {reason}") from error
 
 
 class _TableWriter:

@@ -1,5 +1,8 @@
 """The native trace format: lossless round trip, atomic writes, clear errors."""
 
+import errno
+import os
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -91,20 +94,46 @@ def test_native_without_schedule_writes_two_tables(tmp_path):
 
 
 def test_failed_write_leaves_nothing_behind(tmp_path):
-    """A write that fails half-way leaves no directory, temporary or final."""
+    """A write that fails half-way leaves no directory, temporary, final or the parents it
+    made, and its error names the target, not the temporary directory."""
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    target = tmp_path / "new" / "deeper" / "t"
     with (
-        mock.patch("whatif.readers.native._TableWriter.append", side_effect=OSError("disk full")),
-        pytest.raises(OSError),
+        mock.patch("whatif.readers.native._TableWriter.append", side_effect=full),
+        pytest.raises(TraceFormatError) as caught,
     ):
-        write_native(_trace(), tmp_path / "t")
+        write_native(_trace(), target)
+    assert str(caught.value) == f"{target}: cannot be written: No space left on device"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_target_is_named_as_given(tmp_path, monkeypatch):
+    """A directory where nothing can be created (as /proc, even for root) fails naming the
+    target the caller gave, not the temporary directory beside it; nothing is left."""
+    real = Path.mkdir
+
+    def mkdir(self, *args, **kwargs):
+        if self.name.startswith(".nope.tmp-"):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    target = tmp_path / "nope"
+    with pytest.raises(TraceFormatError) as caught:
+        write_native(_trace(), target)
+    assert str(caught.value) == f"{target}: cannot be written: No such file or directory"
     assert list(tmp_path.iterdir()) == []
 
 
 def test_existing_target_needs_overwrite(tmp_path):
-    """An existing trace is replaced only with overwrite=True, and other paths never."""
+    """An existing trace is replaced only with overwrite=True (the error says so, and names
+    the CLI's --force), and other paths never."""
     path = write_native(_trace(), tmp_path / "t")
-    with pytest.raises(TraceFormatError, match="already exists"):
+    with pytest.raises(TraceFormatError) as caught:
         write_native(_trace(), path)
+    assert str(caught.value) == (
+        f"{path}: already exists; pass overwrite=True to replace it (tempo: --force)"
+    )
     write_native(Trace(workload=_trace().workload), path, overwrite=True)
     assert read_trace(path).observed is None
     assert [p.name for p in tmp_path.iterdir()] == ["t"]
