@@ -69,8 +69,18 @@ def convert_streaming(
             streamed[name](path, report), target, kind=kind, overwrite=overwrite
         )
     except Declined as declined:
-        logger.warning("%s: %s; reading it whole with the precise %s reader", path, declined, name)
-        return convert_trace(path, target, format=name, kind=kind, overwrite=overwrite)
+        # Which path reads the file is internal: bad input gets only the precise reader's
+        # error (path:line:col, what was expected); a warning is for a file it converts, as
+        # that one was held whole in memory, not in pieces.
+        logger.debug("%s: streaming %s path declined (%s); reading it whole", path, name, declined)
+        written = convert_trace(path, target, format=name, kind=kind, overwrite=overwrite)
+        logger.warning(
+            "%s: converted whole in memory by the precise %s reader, not in pieces (%s)",
+            path,
+            name,
+            declined,
+        )
+        return written
 
 
 def _sls_pieces(path: Path, progress: Callable[[int], None] | None) -> Iterator[Trace]:

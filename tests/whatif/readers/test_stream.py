@@ -1,6 +1,7 @@
 """convert_streaming (SLS to native in pieces) and read_window (the last window only)."""
 
 import json
+import logging
 from pathlib import Path
 
 import pandas as pd
@@ -63,11 +64,29 @@ def test_untimed_pieces_drop_the_observed_schedule(tmp_path):
     assert trace.workload.n_tasks == read_trace(source).workload.n_tasks
 
 
-def test_input_only_the_precise_path_reads_is_converted_whole(tmp_path):
+def test_input_only_the_precise_path_reads_is_converted_whole(tmp_path, caplog):
+    """The one warning says the file was converted whole in memory (after it was)."""
     source = tmp_path / "jobs.json"
     source.write_text('{"job.id": "j", "job.start.ms": "5", "job.tasks": [{"duration.ms": 5}]}')
-    out = convert_streaming(source, tmp_path / "native")
+    with caplog.at_level(logging.WARNING):
+        out = convert_streaming(source, tmp_path / "native")
     assert read_trace(out).workload.jobs["submit_s"].tolist() == [0.005]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "converted whole in memory" in warnings[0], warnings
+
+
+def test_truncated_sls_file_gets_one_error_and_no_fallback_warning(tmp_path, caplog):
+    """A truncated file: the fast path's decline is internal (debug), the user sees only
+    the precise reader's error naming path:line:col; nothing is written."""
+    source = tmp_path / "jobs.json"
+    source.write_text(_jobs(3)[:-40])
+    with (
+        caplog.at_level(logging.WARNING),
+        pytest.raises(TraceFormatError, match=r"jobs\.json:3:\d+: invalid JSON in record 3"),
+    ):
+        convert_streaming(source, tmp_path / "native")
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.json"]
 
 
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
