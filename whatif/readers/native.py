@@ -113,15 +113,7 @@ def write_native_stream(
     Reading the result validates the whole trace (ids unique across pieces).
     """
     target = Path(path)
-    if kind not in _KINDS:
-        raise TraceFormatError(f"{target}: native kind must be 'parquet' or 'csv', got {kind!r}")
-    if target.exists():
-        if not overwrite:
-            raise TraceFormatError(
-                f"{target}: already exists; pass overwrite=True to replace it (tempo: --force)"
-            )
-        if not (target.is_dir() and (target / "trace.json").is_file()):
-            raise TraceFormatError(f"{target}: exists and is not a native trace; not replacing it")
+    _check_target(target, kind, overwrite)
     made = [p for p in target.parents if not p.exists()]  # deepest first, removed on failure
     staging = target.parent / f".{target.name}.tmp-{uuid.uuid4().hex[:12]}"
     writers: dict[str, _TableWriter] = {}
@@ -149,21 +141,9 @@ def write_native_stream(
             "kind": kind,
             "source_format": source_format,
             "notes": notes,
-            "tables": {},
         }
         with _writing(target):
-            for name, writer in writers.items():
-                writer.close()
-                if not observed and name in ("schedule_jobs", "attempts"):
-                    writer.file.unlink()
-                    continue
-                meta["tables"][name] = {  # type: ignore[index]
-                    "file": writer.file.name,
-                    "rows": writer.rows,
-                    "columns": writer.columns,
-                }
-            text = json.dumps(meta, indent=2) + "\n"
-            (staging / "trace.json").write_text(text, encoding="utf-8")
+            _finish(staging, writers, meta, observed=observed)
             _replace_dir(staging, target)
     except BaseException:
         for writer in writers.values():
@@ -176,6 +156,36 @@ def write_native_stream(
         raise
     logger.info("wrote native %s trace %s", kind, target)
     return target
+
+
+def _check_target(target: Path, kind: str, overwrite: bool) -> None:
+    """Refuse an unknown `kind`, and an existing `target` unless `overwrite` and it is a
+    native trace."""
+    if kind not in _KINDS:
+        raise TraceFormatError(f"{target}: native kind must be 'parquet' or 'csv', got {kind!r}")
+    if target.exists():
+        if not overwrite:
+            raise TraceFormatError(
+                f"{target}: already exists; pass overwrite=True to replace it (tempo: --force)"
+            )
+        if not (target.is_dir() and (target / "trace.json").is_file()):
+            raise TraceFormatError(f"{target}: exists and is not a native trace; not replacing it")
+
+
+def _finish(
+    staging: Path, writers: dict[str, _TableWriter], meta: dict[str, object], *, observed: bool
+) -> None:
+    """Close the tables (dropping the observed schedule's unless `observed`) and write
+    ``trace.json`` (`meta` and the tables' files, rows and columns) into `staging`."""
+    tables: dict[str, object] = {}
+    for name, writer in writers.items():
+        writer.close()
+        if not observed and name in ("schedule_jobs", "attempts"):
+            writer.file.unlink()
+            continue
+        tables[name] = {"file": writer.file.name, "rows": writer.rows, "columns": writer.columns}
+    text = json.dumps({**meta, "tables": tables}, indent=2) + "\n"
+    (staging / "trace.json").write_text(text, encoding="utf-8")
 
 
 @contextlib.contextmanager
