@@ -41,6 +41,7 @@ from whatif.readers.base import ContainerSizedReader, normalize_queue, not_utf8
 from whatif.readers.hadoop_ids import job_of_app_attempt, job_of_task
 from whatif.readers.jhist_columns import read_jhist_tables
 from whatif.readers.jhist_tables import STAGES, FileHistory, JhistTables, RowTables
+from whatif.readers.json_stream import json_problem
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -241,9 +242,10 @@ class JhistReader(ContainerSizedReader):
                         continue
                     try:
                         data = json.loads(line)
-                    except json.JSONDecodeError as error:
+                    except (ValueError, RecursionError):  # JSONDecodeError, a huge int
+                        _, col, problem = json_problem(line, end="line", whole=True)
                         raise TraceFormatError(
-                            f"{file}:{number}:{error.colno}: invalid JSON ({error.msg})"
+                            f"{file}:{number}:{col}: invalid JSON: {problem}"
                         ) from None
                     if number == 2:
                         if not isinstance(data, dict) or data.get("name") != "Event":

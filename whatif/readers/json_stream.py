@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,7 @@ def iter_json_objects(path: Path, *, chunk_chars: int = CHUNK_CHARS) -> Iterator
     with handle:
         buffer, pos = "", 0  # buffer[pos:] is not decoded yet
         lines = 0  # newlines in the file before buffer[pos]
+        column = 0  # characters on buffer[0]'s line before it
         index = 0
         eof = False
         want = chunk_chars
@@ -76,20 +78,23 @@ def iter_json_objects(path: Path, *, chunk_chars: int = CHUNK_CHARS) -> Iterator
             if pos == len(buffer):
                 if eof:
                     return
+                column = _column(buffer, pos, column)
                 buffer, eof = _more(handle, "", chunk_chars, path)
                 pos = 0
                 continue
             try:
                 value, end = _DECODER.raw_decode(buffer, pos)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # ValueError: JSONDecodeError, a huge int
                 if not eof:
                     # Probably an object cut by the chunk boundary: read at least as much
                     # again (geometric growth keeps re-parsing cost linear overall).
                     want = max(want, len(buffer) - pos)
+                    column = _column(buffer, pos, column)
                     buffer, eof = _more(handle, buffer[pos:], want, path)
                     pos = 0
                     continue
-                raise _invalid(path, buffer[pos:], lines, index + 1) from None
+                at = _column(buffer, pos, column)
+                raise _invalid(path, buffer[pos:], lines, at, index + 1) from None
             index += 1
             yield JsonRecord(value=value, line=lines + 1, index=index)
             lines += buffer.count("\n", pos, end)
@@ -103,18 +108,94 @@ def _next_value(text: str, pos: int) -> int:
     return found.start() if found is not None else len(text)
 
 
-def _invalid(path: Path, text: str, lines: int, record: int) -> TraceFormatError:
-    """The error for the invalid value that begins `text`, after `lines` lines of the file;
-    positions are counted from the value's start, as the decoder gives them for `text`."""
+def _column(text: str, pos: int, first: int) -> int:
+    """Characters before `pos` on its line; `first`: those before ``text[0]`` on its line."""
+    newline = text.rfind("\n", 0, pos)
+    return pos - newline - 1 if newline >= 0 else first + pos
+
+
+def _invalid(path: Path, text: str, lines: int, column: int, record: int) -> TraceFormatError:
+    """The error for the invalid value that begins `text`, after `lines` lines of the file
+    and `column` characters of its line."""
+    line, col, problem = json_problem(text, end="file")
+    col += column if line == 1 else 0
+    return TraceFormatError(
+        f"{path}:{lines + line}:{col}: invalid JSON in record {record}: {problem}"
+    )
+
+
+#: Each `json.JSONDecodeError` message, as what was expected there.
+_EXPECTED = {
+    "Expecting value": "expected a JSON value",
+    "Expecting ',' delimiter": "expected ',' or a closing '}' or ']'",
+    "Expecting ':' delimiter": "expected ':' after a member name",
+    "Expecting property name enclosed in double quotes": "expected a member name in double quotes",
+    "Extra data": "expected nothing after the JSON value (one document)",
+}
+_ESCAPES = '\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX'
+
+
+def json_problem(text: str, *, end: str = "file", whole: bool = False) -> tuple[int, int, str]:
+    """Where the JSON value `text` begins with (`whole`: that `text` is) is invalid and what
+    is wrong there: 1-based line and column within `text`, and a complete phrase saying
+    what was expected. `end` names what `text` is, for a value cut at its end ("file",
+    "line").
+
+    The stdlib's messages name no position of their own in ``msg`` and some end in "at"
+    (e.g. "Unterminated string starting at"); a number too long for Python's int and
+    nesting deeper than its recursion limit raise other errors, without a position.
+    Raises AssertionError for a `text` that decodes.
+    """
     try:
-        _DECODER.raw_decode(text)
+        if whole:
+            _DECODER.decode(text)
+        else:
+            _DECODER.raw_decode(text, _next_value(text, 0))
     except json.JSONDecodeError as error:
-        truncated = "; truncated file?" if error.pos >= len(text.rstrip()) - 1 else ""
-        return TraceFormatError(
-            f"{path}:{lines + error.lineno}:{error.colno}: invalid JSON in record {record} "
-            f"({error.msg}{truncated})"
-        )
+        return error.lineno, error.colno, _decode_problem(error, text, end)
+    except ValueError as error:  # "Exceeds the limit (4300 digits) for integer string ..."
+        limit = sys.get_int_max_str_digits()
+        digits = re.search(f"[0-9]{{{limit + 1},}}", text)
+        if digits is None:  # pragma: no cover (no other ValueError is known)
+            return 1, 1, " ".join(str(error).split())
+        line, col = _line_col(text, digits.start())
+        problem = f"a number of {len(digits.group())} digits; expected at most {limit}"
+        return line, col, f"{problem} (Python's limit for integers)"
+    except RecursionError:
+        line, col = _line_col(text, _next_value(text, 0))
+        return line, col, "arrays or objects nested too deeply to read (Python's recursion limit)"
     raise AssertionError("a value that failed to decode decoded")  # pragma: no cover
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    """1-based line and column of `text[pos]`."""
+    return text.count("\n", 0, pos) + 1, _column(text, pos, 0) + 1
+
+
+def _decode_problem(error: json.JSONDecodeError, text: str, end: str) -> str:
+    """`error`'s message as a complete phrase; "(truncated?)" where the text ends there."""
+    at, msg = error.pos, error.msg
+    if not text.strip():
+        return f"the {end} is empty; expected a JSON value"
+    cut = f", but the {end} ends there (truncated?)" if not text[at:].strip() else ""
+    if msg.startswith("Unterminated string"):  # the position is the opening quote
+        return f"a string starting here has no closing '\"': the {end} ends first (truncated?)"
+    if msg.startswith("Invalid control character"):
+        char = text[at] if at < len(text) else "\n"
+        if char in ("\r", "\n"):
+            return "a string has no closing '\"' before the end of the line"
+        return (
+            f"control character U+{ord(char):04X} in a string; expected it escaped "
+            f"(\\u{ord(char):04x})"
+        )
+    if msg.startswith("Invalid \\escape"):
+        return f"invalid escape '{text[at : at + 2]}' in a string; expected one of {_ESCAPES}"
+    if msg.startswith("Invalid \\uXXXX"):
+        return f"invalid '\\u' escape in a string; expected \\u and 4 hex digits{cut}"
+    for stem, expected in _EXPECTED.items():
+        if msg.startswith(stem):
+            return expected + cut
+    return msg.removesuffix(" at").strip() + cut
 
 
 def _more(handle: TextIO, buffer: str, size: int, path: Path) -> tuple[str, bool]:

@@ -11,7 +11,7 @@ repairs *only* these two cases, *only* at the decoder's error position, at most
   value"): delete that comma.
 
 Anything else (or more repairs than allowed) is a `TraceFormatError` naming
-``source:line:col`` and the decoder's message.
+``source:line:col`` and what was expected there (`whatif.readers.json_stream.json_problem`).
 
 Why the stdlib decoder and not the readers' fast parser (issue 25): a repair is made at
 the decoder's error position and chosen by its message (`json.JSONDecodeError`'s ``pos``
@@ -28,6 +28,7 @@ import json
 import logging
 
 from whatif.errors import TraceFormatError
+from whatif.readers.json_stream import json_problem
 
 logger = logging.getLogger(__name__)
 
@@ -42,17 +43,19 @@ def loads_lenient(text: str, *, source: str, max_repairs: int = MAX_REPAIRS) -> 
         try:
             return json.loads(text)
         except json.JSONDecodeError as error:
-            fixed = _repair(text, error)
-            if fixed is None or repairs >= max_repairs:
-                extra = f" after {repairs} repair(s)" if repairs else ""
-                raise TraceFormatError(
-                    f"{source}:{error.lineno}:{error.colno}: invalid JSON{extra} ({error.msg})"
-                ) from None
+            fixed = _repair(text, error) if repairs < max_repairs else None
+            if fixed is None:
+                break
             repairs += 1
             logger.warning(
                 "%s:%d:%d: repaired JSON (%s)", source, error.lineno, error.colno, fixed[1]
             )
             text = fixed[0]
+        except (ValueError, RecursionError):  # a number too long for int, too deep nesting
+            break
+    line, col, problem = json_problem(text, end="document", whole=True)
+    extra = f" after {repairs} repair(s)" if repairs else ""
+    raise TraceFormatError(f"{source}:{line}:{col}: invalid JSON{extra}: {problem}")
 
 
 def _previous_token_end(text: str, pos: int) -> int:

@@ -35,7 +35,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from whatif.errors import TraceFormatError, WhatifError
-from whatif.readers.base import TraceReader
+from whatif.readers.base import TraceReader, not_utf8
+from whatif.readers.json_stream import json_problem
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -333,9 +334,16 @@ def _metadata(root: Path) -> tuple[Path, dict[str, Any], str, dict[str, Any]]:
     if not meta_file.is_file():
         raise TraceFormatError(f"{root}: not a native trace directory (no trace.json)")
     try:
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise TraceFormatError(f"{meta_file}: not valid JSON ({error})") from error
+        text = meta_file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise not_utf8(meta_file, error.reason) from None
+    except OSError as error:
+        raise TraceFormatError(f"{meta_file}: cannot read ({error.strerror or error})") from None
+    try:
+        meta = json.loads(text)
+    except (ValueError, RecursionError):  # JSONDecodeError, a huge int
+        line, col, problem = json_problem(text, whole=True)
+        raise TraceFormatError(f"{meta_file}:{line}:{col}: invalid JSON: {problem}") from None
     if not isinstance(meta, dict) or meta.get("format") != NATIVE_FORMAT_NAME:
         raise TraceFormatError(f"{meta_file}: expected 'format': {NATIVE_FORMAT_NAME!r}")
     if meta.get("version") != NATIVE_VERSION:

@@ -273,7 +273,20 @@ def test_a_speculative_attempts_kill_is_not_a_preemption(tmp_path):
             lambda t: t.replace("Avro-Json", "Avro-Jsn"),
             r"job\.jhist:1: expected the line 'Avro-Json'",
         ),
-        (lambda t: t[: t.index('"JOB_INITED"') + 40] + "\n", r"job\.jhist:9:\d+: invalid JSON"),
+        (
+            lambda t: t[: t.index('"JOB_INITED"') + 40] + "\n",
+            r"job\.jhist:9:50: invalid JSON: a string has no closing '\"' before the end of the "
+            r"line$",
+        ),
+        (
+            lambda t: t[: t.index('"JOB_INITED"') + 40],
+            r"job\.jhist:9:34: invalid JSON: a string starting here has no closing '\"': the line "
+            r"ends first \(truncated\?\)$",
+        ),
+        (
+            lambda t: t.replace('"launchTime": 1500', '"launchTime": 1' + "0" * 5000),
+            r"job\.jhist:9:\d+: invalid JSON: a number of 5001 digits; expected at most 4300",
+        ),
         (
             lambda t: t.replace('"submitTime": 500, ', ""),
             r"job\.jhist:5: JOB_SUBMITTED event lacks field 'submitTime'",

@@ -38,12 +38,70 @@ def test_non_utf8_is_a_format_error(tmp_path):
         list(iter_json_objects(path))
 
 
-def test_error_in_a_chunk_of_many_objects_names_its_line_and_column(tmp_path):
-    """Objects decoded in place in one chunk: a bad fourth object, second on its line, is
-    named by its line and its column counted from the object's start, as before."""
+@pytest.mark.parametrize("chunk_chars", [1 << 20, 3])
+def test_error_in_a_chunk_of_many_objects_names_its_line_and_column(tmp_path, chunk_chars):
+    """Objects decoded in place in one chunk (or across many): a bad fourth object, second
+    on its line, is named by the line and column of the file where it goes wrong (its
+    column was counted from the object's start, pointing an editor at the wrong place)."""
     path = tmp_path / "c.json"
     path.write_text('{"a": 1} {"a": 2}\n{"a": 3} {"b": x}\n')
     records = []
-    with pytest.raises(TraceFormatError, match=r"c\.json:2:7: invalid JSON in record 4"):
-        records.extend(iter_json_objects(path))
+    with pytest.raises(TraceFormatError) as caught:
+        records.extend(iter_json_objects(path, chunk_chars=chunk_chars))
+    assert str(caught.value) == f"{path}:2:16: invalid JSON in record 4: expected a JSON value"
     assert [(r.value, r.line) for r in records] == [({"a": 1}, 1), ({"a": 2}, 1), ({"a": 3}, 2)]
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "problem"),
+    [
+        (
+            '{"a": 1}\n{"a": "unterminated',
+            "2:7",
+            "a string starting here has no closing '\"': the file ends first (truncated?)",
+        ),
+        (
+            '{"a": 1}\n{"a": [1,',
+            "2:10",
+            "expected a JSON value, but the file ends there (truncated?)",
+        ),
+        (
+            '{"a": 1}\n{"a": "x\x01"}',
+            "2:9",
+            "control character U+0001 in a string; expected it escaped (\\u0001)",
+        ),
+        (
+            '{"a": 1}\n{"a": "\\q"}',
+            "2:8",
+            "invalid escape '\\q' in a string; expected one of "
+            '\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX',
+        ),
+        (
+            '{"a": 1}\n{"a":\n ' + "1" * 5000 + "}",
+            "3:2",
+            "a number of 5000 digits; expected at most 4300 (Python's limit for integers)",
+        ),
+        (
+            '{"a": 1}\n  ' + "[" * 100_000 + "]" * 100_000,
+            "2:3",
+            "arrays or objects nested too deeply to read (Python's recursion limit)",
+        ),
+    ],
+    ids=[
+        "unterminated string",
+        "cut after a comma",
+        "control character",
+        "bad escape",
+        "huge number",
+        "deep nesting",
+    ],
+)
+def test_every_json_error_names_its_place_and_what_was_expected(tmp_path, text, where, problem):
+    """Each JSON error reads path:line:col: invalid JSON in record N: <complete phrase>
+    (the stdlib's "Unterminated string starting at" and "Invalid control character at"
+    were cut off; a huge number and deep nesting were tracebacks)."""
+    path = tmp_path / "c.json"
+    path.write_text(text)
+    with pytest.raises(TraceFormatError) as caught:
+        list(iter_json_objects(path))
+    assert str(caught.value) == f"{path}:{where}: invalid JSON in record 2: {problem}"

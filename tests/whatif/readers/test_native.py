@@ -2,6 +2,7 @@
 
 import errno
 import os
+import re
 from pathlib import Path
 from unittest import mock
 
@@ -157,6 +158,31 @@ def test_bad_trace_json_is_reported(tmp_path):
     (path / "trace.json").write_text('{"format": "something-else"}')
     with pytest.raises(TraceFormatError, match=r"trace\.json: expected 'format'"):
         read_trace(path, format="native")
+
+
+@pytest.mark.parametrize(
+    ("cut", "problem"),
+    [
+        (
+            lambda t: t[: t.index('"kind"') + 3],
+            "a string starting here has no closing '\"': the file ends first (truncated?)",
+        ),
+        (lambda t: t + "x", "expected nothing after the JSON value (one document)"),
+        (lambda t: "", "the file is empty; expected a JSON value"),
+    ],
+    ids=["truncated", "extra data", "empty"],
+)
+def test_invalid_trace_json_names_its_line_and_column(tmp_path, cut, problem):
+    """A damaged trace.json reads 'trace.json:LINE:COL: invalid JSON: <what>' (it gave the
+    stdlib's 'line L column C (char N)' in parentheses, cut off for a string)."""
+    path = write_native(_trace(), tmp_path / "t")
+    meta = path / "trace.json"
+    meta.write_text(cut(meta.read_text()))
+    with pytest.raises(TraceFormatError) as caught:
+        read_trace(path, format="native")
+    assert re.fullmatch(
+        rf"{re.escape(str(meta))}:\d+:\d+: invalid JSON: {re.escape(problem)}", str(caught.value)
+    ), str(caught.value)
 
 
 def test_missing_path_and_unknown_format_are_one_line_errors(tmp_path):
