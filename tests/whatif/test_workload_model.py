@@ -478,6 +478,23 @@ def test_file_that_is_not_json_is_reported_with_line_and_column(tmp_path):
         WorkloadModel.from_json(tmp_path / "missing.json")
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"format": "tempo-workload-model", "x": "abc', r":1:41: not valid JSON: a string .*'\"'"),
+        ('{"n": ' + "9" * 5000 + "}", r":1:7: not valid JSON: a number of 5000 digits"),
+        ("[" * 100_000, r":1:1: not valid JSON: .*"),
+    ],
+)
+def test_json_errors_say_what_was_expected_without_a_traceback(tmp_path, text, expected):
+    """A cut-off string, an integer too long for Python, nesting deeper than its recursion
+    limit: each a complete sentence at a place in the file, never a bare traceback."""
+    path = tmp_path / "model.json"
+    path.write_text(text)
+    with pytest.raises(ValidationError, match=expected):
+        WorkloadModel.from_json(path)
+
+
 def test_to_json_leaves_no_partial_file_on_failure(fitted, tmp_path):
     """A write that fails leaves neither the target nor a temp file behind."""
     target = tmp_path / "gone" / "model.json"

@@ -55,6 +55,7 @@ import pandas as pd
 from whatif._validation import read_utf8
 from whatif.atomic import write_atomic
 from whatif.errors import ValidationError
+from whatif.readers.json_stream import json_problem
 from whatif.workload_model.arrivals import PROFILES, ArrivalProcess
 from whatif.workload_model.distributions import DurationDistribution, EmpiricalTable
 from whatif.workload_model.queue import DeadlineModel, QueueModel, StageModel
@@ -244,10 +245,9 @@ def read_json(path: Path) -> object:
     text = read_utf8(path, what="workload model")
     try:
         return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValidationError(
-            f"{path}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}"
-        ) from error
+    except (ValueError, RecursionError) as error:  # JSONDecodeError, huge ints, deep nesting
+        line, column, problem = json_problem(text, whole=True)
+        raise ValidationError(f"{path}:{line}:{column}: not valid JSON: {problem}") from error
 
 
 def decode(
