@@ -349,10 +349,8 @@ def optimize(
     )
     space = _space(space_path, overrides, document, cluster, hadoop_version, settings)
     gain = MinGain(relative=min_gain, **min_gain_abs)
-    if not as_json:
-        click.echo(f"tuning {len(space)} {_title(space)} settings")
-        for note in space.notes:
-            click.echo(f"note: {note}")
+    if not as_json and not is_quiet():
+        _announce_space(space)
     with _iterations_bar(iterations, as_json=as_json) as on_iteration:
         outcome = run_optimize(
             document, workload, templates, cluster, space=space,
@@ -436,6 +434,14 @@ def _capacity_version(
             "(docs/capacity-scheduler.md)"
         )
     return 3
+
+
+def _announce_space(space: SchedulerSpace) -> None:
+    """What is tuned and any note about the space, on stderr: diagnostics, so that stdout
+    carries only the result and -q hides them."""
+    click.echo(f"tuning {len(space)} {_title(space)} settings", err=True)
+    for note in space.notes:
+        click.echo(f"note: {note}", err=True)
 
 
 def _title(space: SchedulerSpace) -> str:

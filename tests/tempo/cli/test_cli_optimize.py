@@ -147,7 +147,24 @@ def test_optimize_without_preemption_leaves_the_timeouts_alone_and_says_so(tmp_p
     )
     text = CliRunner().invoke(cli, [*ARGS, "--config", config, "-o", str(out), "--force"])
     assert "preemption: off (Hadoop 3's default for yarn.scheduler.fair.preemption)" in text.stderr
-    assert "minSharePreemptionTimeout, fairSharePreemptionTimeout not tuned" in text.stdout
+    assert "minSharePreemptionTimeout, fairSharePreemptionTimeout not tuned" in text.stderr
+
+
+def test_optimize_prints_what_it_tunes_and_its_notes_on_stderr_and_quiet_hides_them(tmp_path):
+    """The "tuning N ... settings" and "note: ..." lines are diagnostics: on stderr, so that stdout
+    carries only the result, and -q hides them as it hides the other diagnostics."""
+    out = tmp_path / "new.xml"
+    args = [*ARGS, "--config", str(REPO / "configs" / "two-tenant-expert.xml"), "-o", str(out)]
+    text = CliRunner().invoke(cli, args)
+    assert text.exit_code in (0, 1), text.output
+    assert "tuning " not in text.stdout and "note: " not in text.stdout
+    assert "wrote " in text.stdout
+    assert re.search(r"^tuning \d+ Hadoop 2/3 \(YARN\) settings$", text.stderr, re.M)
+    assert "note: preemption is off" in text.stderr
+    quiet = CliRunner().invoke(cli, [*args, "--force", "-q"])
+    assert quiet.exit_code == text.exit_code, quiet.output
+    assert "tuning " not in quiet.output and "note: " not in quiet.output
+    assert "wrote " in quiet.stdout
 
 
 CONTENDED = ["optimize", *sample_args("contended"), "--preemption"]
