@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from tempo.cli.options import (
@@ -50,7 +48,7 @@ def workload() -> None:
     help="Queues with fewer ad-hoc jobs get a flat arrival rate.",
 )
 @force_option("an existing -o model file")
-@click.option("--json", "as_json", is_flag=True, help="Print the fit report as JSON.")
+@json_option
 def fit(
     trace: str,
     output: str,
@@ -73,7 +71,13 @@ def fit(
     )
     report = model.goodness_of_fit_
     if as_json:
-        click.echo(json.dumps(json.loads(report.to_json(orient="records")), indent=1))
+        emit_json(
+            {
+                "schema": "tempo.workload.fit/1",
+                "output": output,
+                "goodness_of_fit": report.to_dict(orient="records"),
+            }
+        )
         return
     click.echo(model.summary().to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     click.echo()

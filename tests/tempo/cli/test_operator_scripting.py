@@ -219,3 +219,19 @@ def test_a_mistyped_url_is_a_usage_error_not_a_failed_cluster(command):
     result = CliRunner().invoke(cli, command)
     assert result.exit_code == 2, result.output
     assert "Invalid value for '--" in result.output and "http://" in result.output
+
+
+def test_workload_fit_json_is_one_named_document_like_the_others(tmp_path):
+    """`workload fit --json` is one object with a schema name (tempo.workload.fit/1), the
+    model written and the goodness-of-fit rows under a key, indented as every --json is."""
+    model = tmp_path / "m.json"
+    result = CliRunner().invoke(
+        cli, ["workload", "fit", str(REPO / "traces/two-tenant"), "-o", str(model), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["schema"] == "tempo.workload.fit/1"
+    assert document["output"] == str(model)
+    rows = document["goodness_of_fit"]
+    assert {(r["queue"], r["quantity"]) for r in rows} >= {("root.engineer", "duration_s")}
+    assert result.stdout.startswith('{\n  "schema"')
