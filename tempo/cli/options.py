@@ -253,11 +253,31 @@ def engine_option(
     )
 
 
+def _executor_spec(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Check an ``--executor`` spec as the command line is read (`whatif.executors.
+    make_executor`'s forms), so that ``local:0`` is a usage error naming the option,
+    not a worker-pool error after the inputs are read; the text kept for the command."""
+    kind, colon, workers = value.partition(":")
+    if value in ("local", "serial") or value.startswith(("dask://", "tcp://")):
+        return value
+    if kind == "local" and colon and workers.strip().isdigit() and int(workers) >= 1:
+        return value
+    raise click.BadParameter(
+        "expected local, local:N with N >= 1 worker processes, serial or "
+        f"dask://host:port, got {value!r}",
+        ctx=ctx,
+        param=param,
+    )
+
+
 def executor_option(
     help: str = "local, local:N, serial or dask://host:port.",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--executor`` (default local): where evaluations run (`whatif.executors`)."""
-    return click.option("--executor", default="local", show_default=True, help=help)
+    """``--executor`` (default local, checked when parsed): where evaluations run
+    (`whatif.executors`)."""
+    return click.option(
+        "--executor", default="local", show_default=True, callback=_executor_spec, help=help
+    )
 
 
 def positive_option(

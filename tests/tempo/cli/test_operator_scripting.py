@@ -235,3 +235,14 @@ def test_workload_fit_json_is_one_named_document_like_the_others(tmp_path):
     rows = document["goodness_of_fit"]
     assert {(r["queue"], r["quantity"]) for r in rows} >= {("root.engineer", "duration_s")}
     assert result.stdout.startswith('{\n  "schema"')
+
+
+@pytest.mark.parametrize("command", ["optimize", "whatif"])
+@pytest.mark.parametrize("spec", ["local:0", "local:two", "locall"])
+def test_a_bad_executor_is_a_usage_error_naming_the_option(command, spec):
+    """--executor local:0 names the option and what it takes when the command line is
+    read, not the worker pool's 'max_workers must be >= 1' after the inputs."""
+    result = CliRunner().invoke(cli, [command, "--executor", spec])
+    assert result.exit_code == 2
+    assert "Invalid value for '--executor'" in result.output, result.output
+    assert "local:N with N >= 1" in result.output and "max_workers" not in result.output
