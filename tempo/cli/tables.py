@@ -25,23 +25,44 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
 
 
-def _render(
-    columns: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[str], width: int
-) -> list[str]:
+def _table(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    right: Sequence[str],
+    no_wrap: Sequence[str] = (),
+) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for name in columns:
-        table.add_column(name, justify="right" if name in right else "left", overflow="fold")
+        table.add_column(
+            name,
+            justify="right" if name in right else "left",
+            overflow="fold",
+            no_wrap=name in no_wrap,
+        )
     for row in rows:
         table.add_row(*row)
-    out = io.StringIO()
-    console = Console(
-        file=out,
+    return table
+
+
+def _console(width: int, out: io.StringIO | None = None) -> Console:
+    return Console(
+        file=out or io.StringIO(),
         width=width,
         color_system=None,
         force_terminal=False,
         legacy_windows=False,
     )
-    console.print(table)
+
+
+def _render(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    right: Sequence[str],
+    width: int,
+    no_wrap: Sequence[str] = (),
+) -> list[str]:
+    out = io.StringIO()
+    _console(width, out).print(_table(columns, rows, right, no_wrap))
     return [line.rstrip() for line in out.getvalue().splitlines() if line.strip()]
 
 
@@ -59,13 +80,13 @@ def render_table(
 
     A table wider than that is split into blocks of columns, each repeating the first
     `keys` columns (the row names), stacked one under the other; a single column still
-    too wide folds its cells. With ``split=False`` the table stays whole and its widest
-    cells fold (a free-text column such as a reason). `right` columns align right.
+    too wide folds its cells. With ``split=False`` the table stays whole (`_whole`).
+    `right` columns align right.
     """
     width = width or terminal_width()
     cells = [["" if cell is None else str(cell) for cell in row] for row in rows]
     if not split:
-        return "\n".join(([title] if title else []) + _render(columns, cells, right, width))
+        return "\n".join(([title] if title else []) + _whole(columns, cells, right, width))
 
     def natural(cols: list[int]) -> int:
         return max(
@@ -91,6 +112,18 @@ def render_table(
             [columns[i] for i in chosen], [[r[i] for i in chosen] for r in cells], right, width
         )
     return "\n".join(lines)
+
+
+def _whole(
+    columns: Sequence[str], cells: list[list[str]], right: Sequence[str], width: int
+) -> list[str]:
+    """One table whose last column (free text, such as a reason) wraps between words and
+    whose other columns never wrap; wider than `width` if it must be, rather than cut a
+    word (a piped ``tempo history`` printed ``minSharePreemptionTim`` / ``eout``)."""
+    fixed = columns[:-1]
+    words = [[*row[:-1], max(row[-1].split(), key=len, default="")] for row in cells]
+    narrowest = _console(10_000).measure(_table(columns, words, right, fixed)).maximum
+    return _render(columns, cells, right, max(width, narrowest), fixed)
 
 
 def echo_table(

@@ -66,3 +66,22 @@ def test_history_of_empty_journal(tmp_path):
     assert "no iterations" in CliRunner().invoke(cli, ["history", "--journal", str(path)]).output
     result = CliRunner().invoke(cli, ["history", "--journal", str(path), "--json"])
     assert json.loads(result.output) == []
+
+
+def test_history_table_in_a_pipe_wraps_the_reason_between_words(tmp_path):
+    """Piped (100 columns), a long reason wraps between words: no word is cut in two
+    (it printed 'minSharePreemptionTim' and 'eout' on two lines), nothing is lost."""
+    path = tmp_path / "j.sqlite"
+    reason = (
+        "root.engineer:QS_AJR got worse: observed 912.4s against 865.1s predicted (the "
+        "previous window's), more than the 5% tolerance; minSharePreemptionTimeout of "
+        "root.prod restored"
+    )
+    with SQLiteJournal(path) as journal:
+        it = journal.begin_iteration(config_path="a.xml", config_sha256="ab" * 32)
+        journal.finish_iteration(it, decision="rolled_back", reason=reason)
+    result = CliRunner().invoke(cli, ["history", "--journal", str(path)], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    printed = result.stdout.split()
+    assert [w for w in reason.split() if w not in printed] == []
+    assert "rolled_back" in printed and "abababababab" in printed
