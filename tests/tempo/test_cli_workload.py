@@ -71,7 +71,7 @@ def test_fit_json_prints_the_report_rows(trace_dir, tmp_path):
         cli, ["workload", "fit", str(trace_dir), "-o", str(tmp_path / "m.json"), "--json"]
     )
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.output)
+    rows = json.loads(result.stdout)["goodness_of_fit"]
     assert {(r["queue"], r["quantity"]) for r in rows} >= {("root.a", "duration_s")}
 
 
