@@ -18,6 +18,8 @@ from rich.table import Table
 
 #: Width used when stdout is not a terminal and COLUMNS is not set.
 DEFAULT_WIDTH = 100
+#: The fewest characters a line a whole table's free-text column gets (`_whole`).
+MIN_TEXT_WIDTH = 32
 
 
 def terminal_width() -> int:
@@ -119,9 +121,15 @@ def _whole(
 ) -> list[str]:
     """One table whose last column (free text, such as a reason) wraps between words and
     whose other columns never wrap; wider than `width` if it must be, rather than cut a
-    word (a piped ``tempo history`` printed ``minSharePreemptionTim`` / ``eout``)."""
+    word (a piped ``tempo history`` printed ``minSharePreemptionTim`` / ``eout``) or give
+    the text fewer than `MIN_TEXT_WIDTH` characters a line."""
     fixed = columns[:-1]
-    words = [[*row[:-1], max(row[-1].split(), key=len, default="")] for row in cells]
+
+    def least(text: str) -> str:
+        longest = max((len(w) for w in text.split()), default=0)
+        return "x" * min(len(text), max(longest, MIN_TEXT_WIDTH))
+
+    words = [[*row[:-1], least(row[-1])] for row in cells]
     narrowest = _console(10_000).measure(_table(columns, words, right, fixed)).maximum
     return _render(columns, cells, right, max(width, narrowest), fixed)
 

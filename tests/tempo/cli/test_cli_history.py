@@ -37,9 +37,9 @@ def test_history_table(tmp_path):
     """Without --json, a table shows each iteration's decision and reason."""
     path = tmp_path / "j.sqlite"
     _journal(path)
-    result = CliRunner().invoke(cli, ["history", "--journal", str(path)])
+    result = CliRunner().invoke(cli, ["history", "--journal", str(path)], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
-    assert "rolled_back" in result.output and "QS got worse" in result.output
+    assert "rolled_back" in result.output and "QS got worse" in result.output  # kept whole
     assert "(unfinished)" in result.output and "abababababab" in result.output
 
 
