@@ -11,6 +11,7 @@ equal cells and encodes choice i at its cell's centre, (i + 0.5) / k.
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -139,7 +140,7 @@ class Codec:
         return np.where(self.categorical, 1.0 / self.cells, np.where(self.integer, integer, 0.0))
 
 
-class CodedSpace:
+class CodedSpace(ABC):
     """What a space answers from its dimensions and their `Codec` alone, the same way for
     `ConfigurationSpace` and `CapacitySpace` (both inherit it): its size, names and steps,
     and `sample` (over the space's own `project` and check of a ball's `_center`)."""
@@ -169,15 +170,15 @@ class CodedSpace:
         vector: np.ndarray = self._codec.to_unit(values[np.newaxis, :])[0]
         return vector
 
+    @abstractmethod
     def project(
         self, vector: np.ndarray, *, center: np.ndarray | None = None, radius: float | None = None
     ) -> np.ndarray:
         """The valid point nearest `vector`, inside `radius` of `center` if given: each space's own."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _center(self, center: Any) -> np.ndarray:
         """`center` as a point of shape (d,), refused if it is not one: each space's own check."""
-        raise NotImplementedError
 
     def sample(
         self,
