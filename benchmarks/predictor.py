@@ -20,6 +20,7 @@ varies less than wall time.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import resource
 import sys
 import time
@@ -29,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from whatif import Cluster, EffectiveAllocation, EffectiveQueue, Resources, Workload
+from whatif import Cluster, EffectiveAllocation, EffectiveQueue, Resources, Schedule, Workload
 from whatif.predictor import SchedulerSettings, Simulation
 
 
@@ -114,6 +115,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hadoop-version", type=int, choices=[1, 2, 3], default=3)
     parser.add_argument("--nodes", type=int, default=0, help="split the cluster into N nodes")
     parser.add_argument("--repeat", type=int, default=0, help="N more runs, CPU rates")
+    parser.add_argument(
+        "--digest", action="store_true", help="print a SHA-256 of the whole predicted schedule"
+    )
     args = parser.parse_args(argv)
     settings = SchedulerSettings(preemption=True, hadoop_version=args.hadoop_version)
 
@@ -157,12 +161,29 @@ def main(argv: list[str] | None = None) -> None:
     print(f"end_to_end_tasks_per_s={n / (packing + simulate + unpack):.0f}")
     print(f"peak_rss_mib={_peak_mib():.0f}")
     print("peak_rss_mib_by_phase_end " + " ".join(f"{k}={v:.0f}" for k, v in peaks.items()))
+    if args.digest:
+        print(f"schedule_sha256={_digest(schedule)}")
     if args.repeat > 0:
         del schedule
         rates = _cpu_rates(workload, allocation, cluster, settings, args.engine, args.repeat)
         print("tasks_per_s_cpu_runs=" + ",".join(f"{r:.0f}" for r in rates))
         print(f"tasks_per_s_cpu_median={float(np.median(rates)):.0f} best={max(rates):.0f}")
     sys.stdout.flush()
+
+
+def _digest(schedule: Schedule) -> str:
+    """SHA-256 of every column of the schedule's attempts and jobs: equal digests, equal
+    schedules, which is how a kernel change shows it kept every decision."""
+    sha = hashlib.sha256()
+    for table in (schedule.attempts, schedule.jobs):
+        for name in table.columns:
+            sha.update(name.encode())
+            values = table[name].to_numpy()
+            if values.dtype == object:
+                sha.update("\x00".join(map(str, values)).encode())
+            else:
+                sha.update(np.ascontiguousarray(values).tobytes())
+    return sha.hexdigest()
 
 
 def _cpu_rates(
