@@ -287,47 +287,34 @@ def test_monitor_settings_are_read_with_hadoop_defaults():
         read_monitor(document({MONITOR + "natural_termination_factor": "lots"}))
 
 
-def test_disable_preemption_is_inherited_unless_set():
-    """A queue without disable_preemption takes its parent's; one with it keeps its own."""
+@pytest.mark.parametrize(
+    ("settings", "disabled"),
+    [
+        pytest.param(
+            {"root.p": "true", "root.p.y": "false"},
+            {"root": False, "root.p": True, "root.p.x": True, "root.p.y": False, "root.c": False},
+            id="set-or-inherited",
+        ),
+        # Configuration.getBoolean's default is the parent's value: a garbage or blank
+        # disable_preemption changes nothing, as an unset one, and ' TRUE ' reads true.
+        pytest.param(
+            {"root.p": " TRUE ", "root.p.x": "yes", "root.p.y": " ", "root.c": "no"},
+            {"root": False, "root.p": True, "root.p.x": True, "root.p.y": True, "root.c": False},
+            id="not-a-boolean-is-inherited",
+        ),
+    ],
+)
+def test_disable_preemption_is_inherited_unless_set(settings, disabled):
+    """A queue without a readable disable_preemption takes its parent's; one with it keeps
+    its own."""
     doc = document(
         {
             "root.queues": "p,c",
             "root.p.queues": "x,y",
-            "root.p.disable_preemption": "true",
-            "root.p.y.disable_preemption": "false",
+            **{f"{queue}.disable_preemption": value for queue, value in settings.items()},
         }
     )
-    got = preemption_disabled(doc, queue_tree(doc))
-    assert got == {
-        "root": False,
-        "root.p": True,
-        "root.p.x": True,
-        "root.p.y": False,
-        "root.c": False,
-    }
-
-
-def test_disable_preemption_not_a_boolean_is_inherited():
-    """Configuration.getBoolean's default is the parent's value: a garbage or blank
-    disable_preemption changes nothing, as an unset one, and ' TRUE ' reads true."""
-    doc = document(
-        {
-            "root.queues": "p,c",
-            "root.p.queues": "x,y",
-            "root.p.disable_preemption": " TRUE ",
-            "root.p.x.disable_preemption": "yes",
-            "root.p.y.disable_preemption": " ",
-            "root.c.disable_preemption": "no",
-        }
-    )
-    got = preemption_disabled(doc, queue_tree(doc))
-    assert got == {
-        "root": False,
-        "root.p": True,
-        "root.p.x": True,
-        "root.p.y": True,
-        "root.c": False,
-    }
+    assert preemption_disabled(doc, queue_tree(doc)) == disabled
 
 
 @st.composite
