@@ -7,26 +7,19 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from samples import CAPACITY_PREFIX as P
+from samples import capacity_document as document
 
 from tempo.space.capacity_space import CapacitySpace, capacity_distance
 from whatif.capacity import ConfigurationDocument, effective_queues, validate
 from whatif.errors import ValidationError
 
 ROOT = Path(__file__).resolve().parents[3]
-P = "yarn.scheduler.capacity."
 SAMPLES = [
     ROOT / "configs" / "two-tenant-capacity.xml",
     ROOT / "configs" / "six-tenant-capacity.xml",
     ROOT / "configs" / "capacity-hadoop-sls-sample.xml",
 ]
-
-
-def document(props: dict[str, str]) -> ConfigurationDocument:
-    body = "".join(
-        f"  <property>\n    <name>{P}{k}</name>\n    <value>{v}</value>\n  </property>\n"
-        for k, v in props.items()
-    )
-    return ConfigurationDocument.from_bytes(f"<configuration>\n{body}</configuration>\n".encode())
 
 
 #: Nested percentages (one untuned-able single child), and a weight-mode parent with a
