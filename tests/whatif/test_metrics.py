@@ -109,6 +109,13 @@ def _schedule() -> Schedule:
     return Schedule(jobs=jobs, attempts=attempts)
 
 
+def _no_tasks() -> pd.DataFrame:
+    """An empty task table: a workload here carries only its jobs (deadlines, recurring keys)."""
+    return pd.DataFrame(
+        {"job_id": [], "task_id": [], "stage": [], "duration_s": [], "memory_mb": [], "vcores": []}
+    )
+
+
 def _workload(deadlines=None, keys=None) -> Workload:
     """Jobs j1..j6 plus j7 (recurring 'etl', at 200) and j8 (recurring 'adhoc', at 35)."""
     schedule = _schedule()
@@ -130,10 +137,7 @@ def _workload(deadlines=None, keys=None) -> Workload:
     keys = default_keys if keys is None else keys
     jobs["deadline_s"] = [deadlines.get(j, NAN) for j in order]
     jobs["recurring_key"] = [keys.get(j, "") for j in order]
-    tasks = pd.DataFrame(
-        {"job_id": [], "task_id": [], "stage": [], "duration_s": [], "memory_mb": [], "vcores": []}
-    )
-    return Workload(jobs=jobs, tasks=tasks)
+    return Workload(jobs=jobs, tasks=_no_tasks())
 
 
 def _table(*metrics, window=WINDOW, **kwargs):
@@ -788,16 +792,7 @@ def test_evaluate_matches_per_queue_loops_on_a_random_schedule():
     deadline = np.where(rng.random(n) < 0.5, submit + rng.uniform(50, 200, n), np.nan)
     workload = Workload(
         jobs=jobs[["job_id", "queue", "submit_s"]].assign(deadline_s=deadline),
-        tasks=pd.DataFrame(
-            {
-                "job_id": [],
-                "task_id": [],
-                "stage": [],
-                "duration_s": [],
-                "memory_mb": [],
-                "vcores": [],
-            }
-        ),
+        tasks=_no_tasks(),
     )
     cluster = Cluster(memory_mb=65536, vcores=64)
     window = Window(200, 600)
