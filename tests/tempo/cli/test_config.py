@@ -2,20 +2,9 @@
 
 from pathlib import Path
 
-import pytest
-from click.testing import CliRunner
-
-from tempo.cli import cli
-
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
 GOOD = DATA / "alloc-corpus" / "23-lizhi16080910-daily-notes-deep-tree.xml"
 BROKEN = DATA / "alloc-corpus" / "broken" / "04-weight-not-a-number.xml"
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-    return lambda *args: runner.invoke(cli, [str(a) for a in args])
 
 
 def test_validate_exits_0_on_a_good_file(run):

@@ -4,31 +4,24 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from samples import CAPACITY_PREFIX as P
+from samples import capacity_document
 
-from tempo.cli import cli
 from whatif.allocation import effective_allocation
 from whatif.capacity import ConfigurationDocument, validate
 
 ROOT = Path(__file__).resolve().parents[3]
 SLS = ROOT / ".." / "shared" / "data" / "hadoop" / "alloc" / "sls-sample-capacity-scheduler.xml"
-P = "yarn.scheduler.capacity."
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-    return lambda *args: runner.invoke(cli, [str(a) for a in args])
 
 
 @pytest.fixture
 def sample(tmp_path: Path) -> Path:
-    body = "".join(
-        f"  <property>\n    <name>{P}{k}</name>\n    <value>{v}</value>\n  </property>\n"
-        for k, v in {"root.queues": "a,b", "root.a.capacity": "60", "root.b.capacity": "40"}.items()
+    """A capacity-scheduler.xml of root.a at 60 % and root.b at 40 %."""
+    doc = capacity_document(
+        {"root.queues": "a,b", "root.a.capacity": "60", "root.b.capacity": "40"}
     )
     path = tmp_path / "capacity-scheduler.xml"
-    path.write_text(f"<configuration>\n{body}</configuration>\n")
+    path.write_bytes(doc.to_bytes())
     return path
 
 

@@ -3,7 +3,6 @@
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from tempo.cli import cli
@@ -11,12 +10,6 @@ from tempo.cli import cli
 ROOT = Path(__file__).resolve().parents[3]
 SLS = ROOT / ".." / "shared" / "data" / "hadoop" / "alloc" / "sls-test-allocation.xml"
 POOLS = ROOT / "configs" / "contended-expert-hadoop1.xml"
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-    return lambda *args: runner.invoke(cli, [str(a) for a in args])
 
 
 def test_validate_hadoop1_warns_with_lines_about_queues_it_ignores(run):
