@@ -1,12 +1,17 @@
 """The bundled samples (``traces/``, ``templates/``, ``configs/``) as command-line arguments,
-small capacity-scheduler.xml documents for tests, and ``tempo trace inspect`` run on a trace."""
+small capacity-scheduler.xml documents and map-only workloads for tests, and ``tempo trace
+inspect`` run on a trace."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+import pandas as pd
+
+from whatif import Workload
 from whatif.capacity import ConfigurationDocument
 
 if TYPE_CHECKING:
@@ -36,6 +41,29 @@ def capacity_document(props: Mapping[str, object]) -> ConfigurationDocument:
 
 
 CAPACITY_PREFIX = "yarn.scheduler.capacity."
+
+
+def map_workload(
+    jobs: pd.DataFrame, tasks: int | Sequence[int], duration_s: float | Sequence[float]
+) -> Workload:
+    """The job table `jobs` with `tasks` one-GB, one-vcore map tasks a job (one count for
+    every job, or a count a job), named ``<job>_m0``, ``<job>_m1``..., each running
+    `duration_s` seconds (one duration for every task, or one a task in job order)."""
+    sizes = np.broadcast_to(tasks, len(jobs))
+    ids = jobs["job_id"].to_numpy()
+    return Workload(
+        jobs=jobs,
+        tasks=pd.DataFrame(
+            {
+                "job_id": np.repeat(ids, sizes),
+                "task_id": [f"{j}_m{k}" for j, n in zip(ids, sizes, strict=True) for k in range(n)],
+                "stage": "map",
+                "duration_s": duration_s,
+                "memory_mb": 1024.0,
+                "vcores": 1.0,
+            }
+        ),
+    )
 
 
 def trace_inspect(path: Path, *flags: str) -> Result:

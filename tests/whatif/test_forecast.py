@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from samples import map_workload
 
 from whatif.errors import ValidationError
 from whatif.forecast import DAY_S, forecast_workload, job_sizes, plan_for
@@ -35,17 +36,7 @@ def history(
     scale = _trend(submit) if size_growth else np.ones(n)
     duration = 600.0 * scale * rng.lognormal(0, 0.3, n)
     jobs = pd.DataFrame({"job_id": ids, "queue": "root.etl", "submit_s": submit})
-    tasks = pd.DataFrame(
-        {
-            "job_id": ids,
-            "task_id": [f"{j}_m" for j in ids],
-            "stage": "map",
-            "duration_s": duration,
-            "memory_mb": 1024.0,
-            "vcores": 1.0,
-        }
-    )
-    return Workload(jobs=jobs, tasks=tasks)
+    return map_workload(jobs, 1, duration)
 
 
 @pytest.fixture(scope="module")

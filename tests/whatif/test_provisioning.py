@@ -4,6 +4,7 @@ import distributed
 import numpy as np
 import pandas as pd
 import pytest
+from samples import map_workload
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ValidationError, Workload
 from whatif.executors import DaskExecutor, ProcessPoolExecutor, SerialExecutor
@@ -35,17 +36,7 @@ def _workload(n_jobs: int = 1, n_tasks: int = 16) -> Workload:
             "submit_s": [float(i) for i in range(n_jobs)],
         }
     )
-    tasks = pd.DataFrame(
-        {
-            "job_id": np.repeat(jobs["job_id"].to_numpy(), n_tasks),
-            "task_id": [f"{j}_m{k}" for j in jobs["job_id"] for k in range(n_tasks)],
-            "stage": "map",
-            "duration_s": 10.0,
-            "memory_mb": 1024.0,
-            "vcores": 1.0,
-        }
-    )
-    return Workload(jobs=jobs, tasks=tasks)
+    return map_workload(jobs, n_tasks, 10.0)
 
 
 def test_bisection_finds_the_threshold_of_a_monotone_function():

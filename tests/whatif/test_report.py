@@ -8,6 +8,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
+from samples import map_workload
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, Workload
 from whatif.metrics import Metric
@@ -36,19 +37,7 @@ def _workload() -> Workload:
         }
     )
     sizes = rng.integers(4, 9, len(jobs))
-    tasks = pd.DataFrame(
-        {
-            "job_id": np.repeat(jobs["job_id"].to_numpy(), sizes),
-            "task_id": [
-                f"{j}_m{k}" for j, n in zip(jobs["job_id"], sizes, strict=True) for k in range(n)
-            ],
-            "stage": "map",
-            "duration_s": rng.uniform(10, 20, sizes.sum()),
-            "memory_mb": 1024.0,
-            "vcores": 1.0,
-        }
-    )
-    return Workload(jobs=jobs, tasks=tasks)
+    return map_workload(jobs, sizes, rng.uniform(10, 20, sizes.sum()))
 
 
 @pytest.fixture(scope="module")

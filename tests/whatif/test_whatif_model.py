@@ -6,6 +6,7 @@ import distributed
 import numpy as np
 import pandas as pd
 import pytest
+from samples import map_workload
 
 from whatif import (
     Cluster,
@@ -33,17 +34,7 @@ def _workload() -> Workload:
             "submit_s": [float(i) for _ in "ab" for i in range(3)],
         }
     )
-    tasks = pd.DataFrame(
-        {
-            "job_id": np.repeat(jobs["job_id"].to_numpy(), 4),
-            "task_id": [f"{j}_m{k}" for j in jobs["job_id"] for k in range(4)],
-            "stage": "map",
-            "duration_s": 10.0,
-            "memory_mb": 1024.0,
-            "vcores": 1.0,
-        }
-    )
-    return Workload(jobs=jobs, tasks=tasks)
+    return map_workload(jobs, 4, 10.0)
 
 
 def _allocation(weight_a: float = 1.0, **queue_a: float) -> EffectiveAllocation:
