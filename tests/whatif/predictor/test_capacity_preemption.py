@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
 import pytest
 from conftest import build_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from samples import capacity_document as document
-from test_capacity import random_cluster, random_tree
+from test_capacity import engines_agree, random_cluster, random_tree
 
 from whatif import Cluster
 from whatif.capacity import queue_tree
@@ -373,8 +372,4 @@ def preempting_scenarios(draw):
 def test_engines_agree_with_the_preemption_monitor(scenario):
     """Both engines give the same schedule on random inputs with the monitor on."""
     workload, props, cluster, sched = scenario
-    allocation = capacity_allocation(document(props), cluster)
-    fast = predict(workload, allocation, cluster, settings=sched, engine="numba")
-    slow = predict(workload, allocation, cluster, settings=sched, engine="reference")
-    pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
-    pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
+    engines_agree(workload, capacity_allocation(document(props), cluster), cluster, sched)
