@@ -8,7 +8,13 @@ from pathlib import Path
 
 import click
 
-from tempo.cli.options import emit_json, force_option, refuse_report_overwrite, report_option
+from tempo.cli.options import (
+    emit_json,
+    force_option,
+    json_option,
+    refuse_report_overwrite,
+    report_option,
+)
 from tempo.cli.tables import render_table
 from tempo.journal import JOURNAL_ENV, default_journal_path, read_history
 from tempo.reports import journal_report, write_tuning_report
@@ -40,7 +46,7 @@ def _when(seconds: float | None) -> str:
     help=f"Journal file [default: ${JOURNAL_ENV}, else ./tempo-journal.sqlite, else the "
     "tempo tune demo's ./tempo-demo/tempo-journal.sqlite].",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of iterations.")
+@json_option
 @report_option("QS per window, each step's decision, each applied step's allocation-file diff")
 @force_option("report.json and report.html already in the --report directory")
 def history(journal_path: str | None, as_json: bool, report_dir: str | None, force: bool) -> None:
@@ -52,7 +58,13 @@ def history(journal_path: str | None, as_json: bool, report_dir: str | None, for
         files = write_tuning_report(journal_report(path), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=True)
     if as_json:
-        emit_json([i.to_dict() for i in iterations])
+        emit_json(
+            {
+                "schema": "tempo.history/1",
+                "journal": str(path),
+                "iterations": [i.to_dict() for i in iterations],
+            }
+        )
         return
     if not journal_path:
         click.echo(f"journal: {path}", err=True)

@@ -134,14 +134,28 @@ def predict(
     if compare_observed:
         assert observed is not None  # checked above
         errors = prediction_errors(schedule, observed)
+    _report(schedule, errors, settings.preemption, (output, jobruntime), as_json=as_json)
+
+
+def _report(
+    schedule: Schedule,
+    errors: pd.DataFrame | None,
+    preemption: bool,
+    written: tuple[str | None, str | None],
+    *,
+    as_json: bool,
+) -> None:
+    """Print the prediction: jobs and attempts, each queue's figures, the errors against the
+    observed schedule when compared, and the files written (or all that as JSON)."""
     per_queue = _per_queue(schedule)
     killed = schedule.count_attempts("KILLED")
     if as_json:
         payload = {
+            "schema": "tempo.predict/1",
             "jobs": schedule.n_jobs,
             "attempts": schedule.n_attempts,
             "killed_attempts": killed,
-            "preemption": settings.preemption,
+            "preemption": preemption,
             "queues": _records(per_queue.reset_index()),
             "errors": _records(errors) if errors is not None else None,
         }
@@ -154,7 +168,7 @@ def predict(
     if errors is not None:
         click.echo("\nerrors of predicted job finish times against the observed ones (paper 8.1)")
         click.echo(errors.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    for path in (output, jobruntime):
+    for path in written:
         if path:
             click.echo(f"wrote {path}")
 

@@ -149,7 +149,7 @@ def qs(
         predicted=predicted,
     )
     if as_json:
-        emit_json(report.to_dict())
+        emit_json({"schema": "tempo.qs/1", **report.to_dict()})
     else:
         click.echo(report.to_text())
     side = "predicted" if predicted is not None else "observed"

@@ -12,6 +12,7 @@ from typing import Any
 
 _NUMBER = {"type": ["number", "null"]}
 _STRING = {"type": "string"}
+_INTEGER = {"type": "integer"}
 
 
 def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -83,6 +84,7 @@ OPTIMIZE_SCHEMA = _object(
 #: `tempo predict --json`.
 PREDICT_SCHEMA = _object(
     {
+        "schema": {"const": "tempo.predict/1"},
         "jobs": {"type": "integer"},
         "attempts": {"type": "integer"},
         "killed_attempts": {"type": "integer"},
@@ -106,6 +108,7 @@ _STATUS = {"type": ["boolean", "null"]}
 #: `tempo qs --json`.
 QS_SCHEMA = _object(
     {
+        "schema": {"const": "tempo.qs/1"},
         "window": _object(
             {
                 "start_s": {"type": "number"},
@@ -141,9 +144,71 @@ QS_SCHEMA = _object(
     {"observed_unfinished": {"type": "integer"}},
 )
 
-#: Every command's schema by its command line (``tempo history`` prints a list).
+_OPTIONAL_STRING = {"type": ["string", "null"]}
+_OPTIONAL_OBJECT = {"type": ["object", "null"]}
+
+#: `tempo history --json`: the journal's iterations, oldest first (`tempo.journal.Iteration`).
+HISTORY_SCHEMA = _object(
+    {
+        "schema": {"const": "tempo.history/1"},
+        "journal": _STRING,
+        "iterations": _array(
+            _object(
+                {
+                    "id": {"type": "integer"},
+                    "started_s": {"type": "number"},
+                    "finished_s": _NUMBER,
+                    "config_path": _STRING,
+                    "config_sha256": _STRING,
+                    "decision": _OPTIONAL_STRING,
+                    "reason": _STRING,
+                    "candidate_sha256": _OPTIONAL_STRING,
+                    "backup_path": _OPTIONAL_STRING,
+                    "observed_qs": _OPTIONAL_OBJECT,
+                    "predicted_qs": _OPTIONAL_OBJECT,
+                }
+            )
+        ),
+    }
+)
+
+#: `tempo trace inspect --json` (`whatif.readers.summary.TraceSummary`).
+TRACE_INSPECT_SCHEMA = _object(
+    {
+        "schema": {"const": "tempo.trace.inspect/1"},
+        "source": _STRING,
+        "format": _STRING,
+        "jobs": _INTEGER,
+        "tasks": _INTEGER,
+        "attempts": _INTEGER,
+        "am_containers": _INTEGER,
+        "killed_attempts": _INTEGER,
+        "failed_attempts": _INTEGER,
+        "preempted_attempts": _INTEGER,
+        "queues": _array(_STRING),
+        "first_submit_s": _NUMBER,
+        "last_submit_s": _NUMBER,
+        "last_finish_s": _NUMBER,
+        "per_queue": _array({"type": "object"}),
+        "durations": _array(
+            _object(
+                {
+                    "stage": _STRING,
+                    "tasks": _INTEGER,
+                    **{k: _NUMBER for k in ("mean_s", "p50_s", "p90_s", "p99_s", "max_s")},
+                }
+            )
+        ),
+        "notes": _array(_STRING),
+    },
+    {"slots": _OPTIONAL_OBJECT, "nodes": _OPTIONAL_OBJECT},
+)
+
+#: Every schema of this module by the command that prints it.
 SCHEMAS: dict[str, dict[str, Any]] = {
     "optimize": OPTIMIZE_SCHEMA,
     "predict": PREDICT_SCHEMA,
     "qs": QS_SCHEMA,
+    "history": HISTORY_SCHEMA,
+    "trace inspect": TRACE_INSPECT_SCHEMA,
 }

@@ -34,7 +34,7 @@ def inspect(path: str, format_: str | None, as_json: bool) -> None:
     """Summarize the trace at PATH: jobs, tasks, attempts, queues, span, durations."""
     summary = inspect_trace(path, format=format_)
     if as_json:
-        emit_json(summary.to_dict())
+        emit_json({"schema": "tempo.trace.inspect/1", **summary.to_dict()})
     else:
         click.echo(_render(summary))
 

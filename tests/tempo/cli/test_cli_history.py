@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 from click.testing import CliRunner
 
 from tempo.cli import cli
+from tempo.cli.schemas import HISTORY_SCHEMA
 from tempo.journal import SQLiteJournal
 
 
@@ -20,12 +22,16 @@ def _journal(path):
 
 
 def test_history_json_lists_decisions_and_reasons(tmp_path):
-    """--json prints a list of iterations with decision and reason."""
+    """--json prints a tempo.history/1 document: the journal and its iterations with
+    decision and reason, valid against the documented schema."""
     path = tmp_path / "j.sqlite"
     _journal(path)
     result = CliRunner().invoke(cli, ["history", "--journal", str(path), "--json"])
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.output)
+    document = json.loads(result.output)
+    jsonschema.validate(document, HISTORY_SCHEMA)
+    assert document["journal"] == str(path)
+    rows = document["iterations"]
     assert [(r["decision"], r["reason"]) for r in rows] == [
         ("accepted", "dominates the previous QS"),
         ("rolled_back", "QS got worse"),
@@ -48,7 +54,7 @@ def test_history_uses_tempo_journal_env(tmp_path):
     path = tmp_path / "env.sqlite"
     _journal(path)
     result = CliRunner().invoke(cli, ["history", "--json"], env={"TEMPO_JOURNAL": str(path)})
-    assert result.exit_code == 0 and len(json.loads(result.output)) == 3
+    assert result.exit_code == 0 and len(json.loads(result.output)["iterations"]) == 3
 
 
 def test_history_without_journal_fails_cleanly(tmp_path):
@@ -60,12 +66,12 @@ def test_history_without_journal_fails_cleanly(tmp_path):
 
 
 def test_history_of_empty_journal(tmp_path):
-    """An empty journal says so (and --json gives [])."""
+    """An empty journal says so (and --json gives no iterations)."""
     path = tmp_path / "j.sqlite"
     SQLiteJournal(path).close()
     assert "no iterations" in CliRunner().invoke(cli, ["history", "--journal", str(path)]).output
     result = CliRunner().invoke(cli, ["history", "--journal", str(path), "--json"])
-    assert json.loads(result.output) == []
+    assert json.loads(result.output)["iterations"] == []
 
 
 def test_history_table_in_a_pipe_wraps_the_reason_between_words(tmp_path):

@@ -2,10 +2,12 @@
 
 import json
 
+import jsonschema
 from click.testing import CliRunner
 from samples import REPO
 
 from tempo.cli import cli
+from tempo.cli.schemas import PREDICT_SCHEMA
 from whatif import Trace, Workload
 from whatif.readers import read_trace, write_native
 
@@ -24,13 +26,15 @@ ARGS = [
 
 
 def test_predict_compares_with_the_observed_schedule_and_writes_outputs(tmp_path):
-    """--compare-observed reports per-queue errors; -o and --jobruntime write their files."""
+    """--compare-observed reports per-queue errors (a tempo.predict/1 document); -o and
+    --jobruntime write their files."""
     out, csv = tmp_path / "predicted", tmp_path / "jobruntime.csv"
     result = CliRunner().invoke(
         cli, [*ARGS, "--compare-observed", "-o", str(out), "--jobruntime", str(csv), "--json"]
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
+    jsonschema.validate(data, PREDICT_SCHEMA)
     assert data["jobs"] == 2 and {q["queue"] for q in data["queues"]} == {
         "root.sls_queue_1",
         "root.sls_queue_2",

@@ -3,10 +3,12 @@
 import json
 import re
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
 from tempo.cli import cli
+from tempo.cli.schemas import QS_SCHEMA
 from whatif import Schedule, Trace, Workload
 from whatif.readers import read_trace, write_native
 
@@ -32,13 +34,15 @@ def trace_dir(tmp_path, make_trace):
 
 
 def test_qs_prints_json_with_constraint_status(trace_dir, tmp_path, qs_templates_text):
-    """--json prints the window, values and constraints; exit 1 as a constraint is violated."""
+    """--json prints the window, values and constraints (a tempo.qs/1 document); exit 1 as a
+    constraint is violated."""
     (tmp_path / "t.qs").write_text(
         qs_templates_text.replace("QUEUE root.idle OPTIMIZE QS_THR;", "")
     )
     result = _qs_small_cluster(trace_dir, tmp_path / "t.qs", "--json")
     data = json.loads(result.stdout)
-    assert set(data) == {"window", "values", "constraints", "observed_unfinished"}
+    jsonschema.validate(data, QS_SCHEMA)
+    assert set(data) == {"schema", "window", "values", "constraints", "observed_unfinished"}
     assert data["observed_unfinished"] == 0
     assert {c["queue"] for c in data["constraints"]} == {"root.prod", "root.engineer"}
     assert False in [c["observed_met"] for c in data["constraints"]]

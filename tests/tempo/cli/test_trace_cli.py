@@ -3,18 +3,21 @@
 import json
 from pathlib import Path
 
+import jsonschema
 from click.testing import CliRunner
 from samples import trace_inspect
 
 from tempo.cli import cli
+from tempo.cli.schemas import TRACE_INSPECT_SCHEMA
 
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
 SLS = DATA / "hadoop" / "sls" / "inputsls.json"
 
 
 def test_inspect_json_prints_one_object():
-    """inspect --json prints one JSON object with counts and queue names."""
+    """inspect --json prints one tempo.trace.inspect/1 document with counts and queue names."""
     payload = json.loads(trace_inspect(SLS, "--json").output)
+    jsonschema.validate(payload, TRACE_INSPECT_SCHEMA)
     assert (payload["jobs"], payload["tasks"], payload["attempts"]) == (2, 5, 5)
     assert payload["queues"] == ["root.sls_queue_1", "root.sls_queue_2"]
 

@@ -168,7 +168,7 @@ def test_history_json_lists_the_iterations_of_a_run(monkeypatch, tmp_path):
     assert runner.invoke(cli, ["tune", "--journal", str(db), "--once", "--dry-run"]).exit_code == 0
     result = runner.invoke(cli, ["history", "--journal", str(db), "--json"])
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.output)
+    rows = json.loads(result.output)["iterations"]
     assert [r["decision"] for r in rows] == ["accepted", "accepted", "dry_run"]
     assert all(r["reason"] for r in rows)
     assert rows[0]["observed_qs"] == {LABEL: 100.0} and rows[0]["predicted_qs"] == {LABEL: 50.0}
@@ -188,7 +188,8 @@ def test_the_demo_runs_end_to_end_and_cuts_best_effort_response_time(tmp_path):
     assert "iteration 3" in result.output and "decision: ACCEPTED" in result.output
     assert (REPO / "configs" / "contended-expert.xml").read_bytes() == shipped
     journal = tmp_path / "tempo-journal.sqlite"
-    rows = json.loads(runner.invoke(cli, ["history", "--journal", str(journal), "--json"]).output)
+    history = runner.invoke(cli, ["history", "--journal", str(journal), "--json"])
+    rows = json.loads(history.output)["iterations"]
     assert [r["decision"] for r in rows] == ["accepted"] * 3
     assert all(r["reason"] for r in rows)
     ajr = [r["observed_qs"]["root.besteffort:QS_AJR"] for r in rows]
@@ -256,7 +257,7 @@ def test_tune_against_a_live_rm_address(tmp_path):
     assert result.exit_code == 0, result.output
     (row,) = json.loads(
         CliRunner().invoke(cli, ["history", "--journal", str(journal), "--json"]).output
-    )
+    )["iterations"]
     assert row["decision"] in ("accepted", "rejected") and "cannot observe" not in row["reason"]
     assert row["observed_qs"][LABEL] > 0
 
@@ -293,7 +294,7 @@ def test_an_unreachable_rm_exits_3_saying_what_to_check(tmp_path, monkeypatch):
     assert config.read_bytes() == XML and "Traceback" not in result.output
     (row,) = json.loads(
         CliRunner().invoke(cli, ["history", "--journal", str(journal), "--json"]).output
-    )
+    )["iterations"]
     assert row["decision"] == "rejected" and "cannot observe the window" in row["reason"]
 
 
