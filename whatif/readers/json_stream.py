@@ -141,10 +141,19 @@ def json_problem(text: str, *, end: str = "file", whole: bool = False) -> tuple[
     what was expected. `end` names what `text` is, for a value cut at its end ("file",
     "line").
 
+    Raises AssertionError for a `text` that decodes.
+    """
+    at, problem = json_problem_at(text, end=end, whole=whole)
+    line, col = line_col(text, at)
+    return line, col, problem
+
+
+def json_problem_at(text: str, *, end: str = "file", whole: bool = False) -> tuple[int, str]:
+    """`json_problem` with the place as an index into `text`.
+
     The stdlib's messages name no position of their own in ``msg`` and some end in "at"
     (e.g. "Unterminated string starting at"); a number too long for Python's int and
     nesting deeper than its recursion limit raise other errors, without a position.
-    Raises AssertionError for a `text` that decodes.
     """
     try:
         if whole:
@@ -152,22 +161,46 @@ def json_problem(text: str, *, end: str = "file", whole: bool = False) -> tuple[
         else:
             _DECODER.raw_decode(text, _next_value(text, 0))
     except json.JSONDecodeError as error:
-        return error.lineno, error.colno, _decode_problem(error, text, end)
+        return error.pos, _decode_problem(error, text, end)
     except ValueError as error:  # "Exceeds the limit (4300 digits) for integer string ..."
         limit = sys.get_int_max_str_digits()
         digits = re.search(f"[0-9]{{{limit + 1},}}", text)
         if digits is None:  # pragma: no cover (no other ValueError is known)
-            return 1, 1, " ".join(str(error).split())
-        line, col = _line_col(text, digits.start())
+            return 0, " ".join(str(error).split())
         problem = f"a number of {len(digits.group())} digits; expected at most {limit}"
-        return line, col, f"{problem} (Python's limit for integers)"
+        return digits.start(), f"{problem} (Python's limit for integers)"
     except RecursionError:
-        line, col = _line_col(text, _next_value(text, 0))
-        return line, col, "arrays or objects nested too deeply to read (Python's recursion limit)"
+        at, depth = _deepest(text, _next_value(text, 0))
+        return at, (
+            f"arrays or objects nested {depth} deep here, too deep to read "
+            "(Python's recursion limit)"
+        )
     raise AssertionError("a value that failed to decode decoded")  # pragma: no cover
 
 
-def _line_col(text: str, pos: int) -> tuple[int, int]:
+#: What changes the nesting depth of JSON text: a string (skipped whole) or a bracket.
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _deepest(text: str, start: int) -> tuple[int, int]:
+    """The index of the bracket where the value at `start` first reaches its deepest
+    nesting, and that depth (brackets inside strings do not count)."""
+    depth = deepest = 0
+    at = start
+    for match in _NESTING.finditer(text, start):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, match.start()
+        elif token in "]}":
+            depth -= 1
+            if depth == 0:
+                break
+    return at, deepest
+
+
+def line_col(text: str, pos: int) -> tuple[int, int]:
     """1-based line and column of `text[pos]`."""
     return text.count("\n", 0, pos) + 1, _column(text, pos, 0) + 1
 

@@ -28,7 +28,7 @@ import json
 import logging
 
 from whatif.errors import TraceFormatError
-from whatif.readers.json_stream import json_problem
+from whatif.readers.json_stream import json_problem_at, line_col
 
 logger = logging.getLogger(__name__)
 
@@ -36,26 +36,45 @@ logger = logging.getLogger(__name__)
 MAX_REPAIRS = 3
 
 
+#: A repair: the index it was made at in the text as it then stood, and +1 for a comma
+#: inserted there or -1 for the comma removed from there.
+Edit = tuple[int, int]
+
+
 def loads_lenient(text: str, *, source: str, max_repairs: int = MAX_REPAIRS) -> object:
-    """Parse `text` as JSON, repairing at most `max_repairs` missing/trailing commas."""
-    repairs = 0
+    """Parse `text` as JSON, repairing at most `max_repairs` missing/trailing commas.
+
+    Every position reported (a repair's, the error's) is one of `text` as given, not of
+    the text as repaired so far."""
+    original = text
+    edits: list[Edit] = []
     while True:
         try:
             return json.loads(text)
         except json.JSONDecodeError as error:
-            fixed = _repair(text, error) if repairs < max_repairs else None
+            fixed = _repair(text, error) if len(edits) < max_repairs else None
             if fixed is None:
                 break
-            repairs += 1
-            logger.warning(
-                "%s:%d:%d: repaired JSON (%s)", source, error.lineno, error.colno, fixed[1]
-            )
-            text = fixed[0]
+            text, what, edit = fixed
+            line, col = line_col(original, _unedited(error.pos, edits))
+            edits.append(edit)
+            logger.warning("%s:%d:%d: repaired JSON (%s)", source, line, col, what)
         except (ValueError, RecursionError):  # a number too long for int, too deep nesting
             break
-    line, col, problem = json_problem(text, end="document", whole=True)
-    extra = f" after {repairs} repair(s)" if repairs else ""
+    at, problem = json_problem_at(text, end="document", whole=True)
+    line, col = line_col(original, _unedited(at, edits))
+    extra = f" after {len(edits)} repair(s)" if edits else ""
     raise TraceFormatError(f"{source}:{line}:{col}: invalid JSON{extra}: {problem}")
+
+
+def _unedited(pos: int, edits: list[Edit]) -> int:
+    """The index in the original text of index `pos` of the text after `edits`."""
+    for at, change in reversed(edits):
+        if change > 0 and pos > at:
+            pos -= 1
+        elif change < 0 and pos >= at:
+            pos += 1
+    return pos
 
 
 def _previous_token_end(text: str, pos: int) -> int:
@@ -66,7 +85,9 @@ def _previous_token_end(text: str, pos: int) -> int:
     return end
 
 
-def _repair(text: str, error: json.JSONDecodeError) -> tuple[str, str] | None:
+def _repair(text: str, error: json.JSONDecodeError) -> tuple[str, str, Edit] | None:
+    """`text` repaired at `error`, what was done, and the edit; None where this is not one
+    of the two typos."""
     pos = error.pos
     end = _previous_token_end(text, pos)
     if (
@@ -75,7 +96,7 @@ def _repair(text: str, error: json.JSONDecodeError) -> tuple[str, str] | None:
         and pos < len(text)
         and text[pos] not in "}]"
     ):
-        return text[:end] + "," + text[end:], "inserted a missing comma"
+        return text[:end] + "," + text[end:], "inserted a missing comma", (end, 1)
     if (
         pos < len(text)
         and text[pos] in "}]"
@@ -87,5 +108,6 @@ def _repair(text: str, error: json.JSONDecodeError) -> tuple[str, str] | None:
             or error.msg.startswith("Illegal trailing comma")
         )
     ):
-        return text[: end - 1] + text[end:], f"removed a trailing comma before {text[pos]!r}"
+        removed = f"removed a trailing comma before {text[pos]!r}"
+        return text[: end - 1] + text[end:], removed, (end - 1, -1)
     return None

@@ -83,8 +83,9 @@ def test_error_in_a_chunk_of_many_objects_names_its_line_and_column(tmp_path, ch
         ),
         (
             '{"a": 1}\n  ' + "[" * 100_000 + "]" * 100_000,
-            "2:3",
-            "arrays or objects nested too deeply to read (Python's recursion limit)",
+            "2:100002",
+            "arrays or objects nested 100000 deep here, too deep to read "
+            "(Python's recursion limit)",
         ),
     ],
     ids=[

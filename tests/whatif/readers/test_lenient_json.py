@@ -55,7 +55,10 @@ def test_trailing_comma_in_array():
             '{"a": ' + "9" * 5000 + "}",
             "s:1:7: invalid JSON: a number of 5000 digits; expected at most",
         ),
-        ("[" * 100_000, "s:1:1: invalid JSON: arrays or objects nested too deeply to read"),
+        (
+            '{"s": "[[", "a": ' + "[" * 100_000,
+            "s:1:100017: invalid JSON: arrays or objects nested 100001 deep here, too deep",
+        ),
     ],
 )
 def test_other_errors_are_not_repaired(text, match):
@@ -64,6 +67,22 @@ def test_other_errors_are_not_repaired(text, match):
     with pytest.raises(TraceFormatError) as caught:
         loads_lenient(text, source="s")
     assert str(caught.value).startswith(match), str(caught.value)
+
+
+def test_places_are_those_of_the_text_as_given_not_as_repaired(caplog):
+    """Each repair and the error after them name the line and column of the text as
+    given: an inserted comma does not push later columns of its line one to the right,
+    nor a removed one pull them one to the left."""
+    text = '{"a": 1 "b": [1,] "c": 2 "d": x}'
+    with caplog.at_level(logging.WARNING), pytest.raises(TraceFormatError) as caught:
+        loads_lenient(text, source="s")
+    assert [r.getMessage() for r in caplog.records] == [
+        "s:1:9: repaired JSON (inserted a missing comma)",
+        "s:1:17: repaired JSON (removed a trailing comma before ']')",
+        "s:1:19: repaired JSON (inserted a missing comma)",
+    ]
+    where = text.index('"d"') + 1  # a fourth missing comma: one more than allowed
+    assert str(caught.value).startswith(f"s:1:{where}: invalid JSON after 3 repair(s)")
 
 
 def test_repairs_are_bounded():
