@@ -468,13 +468,15 @@ def _read_csv(file: Path, columns: dict[str, str]) -> pd.DataFrame:
     """Read a CSV table with the dtypes recorded in trace.json (lossless)."""
     dtypes = {"string": "string", "float64": "float64", "int64": "int64", "bool": "bool"}
     na_values = {c: [""] for c, d in columns.items() if d == "float64"}
-    frame = pd.read_csv(
-        file,
-        dtype={c: dtypes.get(d, "string") for c, d in columns.items()},
-        keep_default_na=False,
-        na_values=na_values,
-    )
-    return frame
+    # A value that does not fit its column's dtype (say "inf" in an int64 column) is the
+    # ValueError the caller reports; numpy's cast warning before it would only be noise.
+    with np.errstate(invalid="ignore", over="ignore"):
+        return pd.read_csv(
+            file,
+            dtype={c: dtypes.get(d, "string") for c, d in columns.items()},
+            keep_default_na=False,
+            na_values=na_values,
+        )
 
 
 class NativeReader(TraceReader):

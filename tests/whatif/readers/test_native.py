@@ -152,6 +152,19 @@ def test_truncated_table_is_reported(tmp_path):
         read_trace(path)
 
 
+@pytest.mark.filterwarnings("error")
+def test_a_value_that_does_not_fit_its_column_is_one_error_without_warnings(tmp_path):
+    """ "inf" in an int64 CSV column is an error naming the file, with no numpy cast warning
+    before it (the fuzzer saw "RuntimeWarning: invalid value encountered in cast")."""
+    path = write_native(_trace(), tmp_path / "t", kind="csv")
+    text = (path / "tasks.csv").read_text()
+    (path / "tasks.csv").write_text(
+        text.replace("map,1.0,1024.0,1.0,1,20", "map,1.0,1024.0,1.0,inf,20")
+    )
+    with pytest.raises(TraceFormatError, match=r"tasks\.csv: cannot read csv table"):
+        read_trace(path)
+
+
 def test_bad_trace_json_is_reported(tmp_path):
     """A trace.json of another format or version is rejected naming the file."""
     path = write_native(_trace(), tmp_path / "t")
