@@ -2,13 +2,16 @@
 
 A field is added only with a new optional property; renaming or removing one
 changes the schema name's version (``tempo.optimize/1`` -> ``/2``). Numbers that
-could not be measured are ``null``, never NaN. The tests validate each command's
-output against its schema; docs/cli.md ("CLI conventions") lists them.
+could not be measured are ``null``, never NaN. Every command with ``--json`` has its
+schema in `SCHEMAS` (tests/tempo/cli/test_conventions.py checks), and the tests
+validate each command's output against it; docs/cli.md ("CLI conventions") lists them.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from whatif.report.schema import REPORT_SCHEMA
 
 _NUMBER = {"type": ["number", "null"]}
 _STRING = {"type": "string"}
@@ -26,6 +29,15 @@ def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) ->
 def _array(items: dict[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": items}
 
+
+_BOOLEAN = {"type": "boolean"}
+_OPTIONAL_INTEGER = {"type": ["integer", "null"]}
+
+#: A changed setting in allocation-file syntax (`tempo.reports.document.changes`).
+_CHANGE = _object({"queue": _STRING, "element": _STRING, "old": _STRING, "new": _STRING})
+
+#: `tempo.gain.MinGain`: finite, >= 0.
+_MIN_GAIN = _object({k: {"type": "number"} for k in ("relative", "seconds", "fraction")})
 
 #: `tempo optimize --json`.
 OPTIMIZE_SCHEMA = _object(
@@ -63,18 +75,10 @@ OPTIMIZE_SCHEMA = _object(
                 }
             )
         ),
-        "changes": _array(
-            _object({"queue": _STRING, "element": _STRING, "old": _STRING, "new": _STRING})
-        ),
+        "changes": _array(_CHANGE),
         "distance": _NUMBER,
         "radius": {"type": "number"},
-        "min_gain": _object(
-            {
-                "relative": {"type": "number"},
-                "seconds": {"type": "number"},
-                "fraction": {"type": "number"},
-            }
-        ),
+        "min_gain": _MIN_GAIN,
         "held_back": {"type": ["string", "null"]},
         "feasible": {"type": "boolean"},
         "failures": _array(_object({"reason": _STRING, "count": {"type": "integer"}})),
@@ -204,6 +208,233 @@ TRACE_INSPECT_SCHEMA = _object(
     {"slots": _OPTIONAL_OBJECT, "nodes": _OPTIONAL_OBJECT},
 )
 
+_CAPACITY = {"scheduler": {"const": "capacity"}}
+
+
+def _by_scheduler(fair: dict[str, Any], capacity: dict[str, Any]) -> dict[str, Any]:
+    """A ``tempo config`` document's variants: `capacity` when it says ``"scheduler":
+    "capacity"`` (a capacity-scheduler.xml), else `fair` (an allocation file)."""
+    return {"if": {"required": ["scheduler"]}, "then": capacity, "else": fair}
+
+
+def _queues(*rows: dict[str, Any]) -> dict[str, Any]:
+    """``queues``: every row of one of the `rows` shapes."""
+    variants = [{"properties": {"queues": _array(row)}} for row in rows]
+    return variants[0] if len(variants) == 1 else {"anyOf": variants}
+
+
+#: `tempo config validate --json` (`tempo.cli.options.report_issues`).
+CONFIG_VALIDATE_SCHEMA = _object(
+    {
+        "schema": {"const": "tempo.config.validate/1"},
+        "file": _STRING,
+        "valid": _BOOLEAN,
+        "issues": _array(
+            _object(
+                {
+                    "line": _INTEGER,
+                    "severity": {"enum": ["error", "warning"]},
+                    "message": _STRING,
+                }
+            )
+        ),
+    },
+    _CAPACITY,
+)
+
+#: A Fair Scheduler queue of `config show` (`whatif.allocation.summary.queue_table`).
+_FAIR_QUEUE = _object(
+    {
+        "queue": _STRING,
+        "leaf": _BOOLEAN,
+        "weight": _NUMBER,
+        "min_memory_mb": _NUMBER,
+        "min_vcores": _NUMBER,
+        "max": _STRING,
+        "max_running_apps": _OPTIONAL_INTEGER,
+        "max_am_share": _NUMBER,
+        "policy": _STRING,
+        "min_share_timeout_s": _NUMBER,
+        "fair_share_timeout_s": _NUMBER,
+        "fair_share_threshold": _NUMBER,
+        "preemptable": _BOOLEAN,
+    },
+    {"fair_memory_mb": _NUMBER, "fair_vcores": _NUMBER},
+)
+
+#: A Hadoop 1 pool of `config show` (`whatif.allocation.summary.pool_table`).
+_POOL = _object(
+    {
+        "queue": _STRING,
+        "leaf": _BOOLEAN,
+        "weight": _NUMBER,
+        "min_maps": _INTEGER,
+        "min_reduces": _INTEGER,
+        "max_maps": _OPTIONAL_INTEGER,
+        "max_reduces": _OPTIONAL_INTEGER,
+        "max_running_jobs": _OPTIONAL_INTEGER,
+        "policy": _STRING,
+        "min_share_timeout_s": _NUMBER,
+        "fair_share_timeout_s": _NUMBER,
+    },
+    {"fair_maps": _NUMBER, "fair_reduces": _NUMBER},
+)
+
+#: A Capacity Scheduler queue of `config show` (`tempo.cli.config_capacity.show_file`):
+#: ``capacity`` is a percentage, ``"3w"`` (weight mode) or ``"N mb, M vc"`` (absolute).
+_CAPACITY_QUEUE = _object(
+    {
+        "queue": _STRING,
+        "mode": {"enum": ["percentage", "absolute", "weight", "vector"]},
+        "capacity": {"type": ["number", "string", "null"]},
+        "max": _NUMBER,
+        "abs %": _NUMBER,
+        "abs max %": _NUMBER,
+        "state": _STRING,
+        "policy": _STRING,
+        "ulf": _NUMBER,
+        "min user %": _NUMBER,
+        "am %": _NUMBER,
+        "max apps": _OPTIONAL_INTEGER,
+    }
+)
+
+#: `tempo config show --json`: Fair Scheduler queues (Hadoop 2/3) or pools (Hadoop 1),
+#: or, with ``"scheduler": "capacity"``, Capacity Scheduler queues.
+CONFIG_SHOW_SCHEMA = {
+    **_object(
+        {
+            "schema": {"const": "tempo.config.show/1"},
+            "file": _STRING,
+            "queues": _array({"type": "object"}),
+        },
+        _CAPACITY,
+    ),
+    **_by_scheduler(_queues(_FAIR_QUEUE, _POOL), _queues(_CAPACITY_QUEUE)),
+}
+
+#: `tempo config set --json` (either scheduler).
+CONFIG_SET_SCHEMA = _object(
+    {"schema": {"const": "tempo.config.set/1"}, "output": _STRING, "changed": _INTEGER}
+)
+
+#: A changed property of a capacity-scheduler.xml (``null``: unset).
+_PROPERTY_CHANGE = _object({"property": _STRING, "old": _OPTIONAL_STRING, "new": _OPTIONAL_STRING})
+
+#: `tempo config diff --json`: ``changes`` are settings (`_CHANGE`) or, with
+#: ``"scheduler": "capacity"``, properties; ``distance`` is null when the two allocation
+#: files share no queue (``dimensions`` 0).
+CONFIG_DIFF_SCHEMA = {
+    **_object(
+        {
+            "schema": {"const": "tempo.config.diff/1"},
+            "a": _STRING,
+            "b": _STRING,
+            "changes": _array({"type": "object"}),
+            "distance": _NUMBER,
+            "dimensions": _INTEGER,
+        },
+        _CAPACITY,
+    ),
+    **_by_scheduler(
+        {"properties": {"changes": _array(_CHANGE)}},
+        {"properties": {"changes": _array(_PROPERTY_CHANGE)}},
+    ),
+}
+
+#: `tempo config convert --json`: Fair -> Capacity counts the ``properties`` written,
+#: Capacity -> Fair the ``queues``.
+CONFIG_CONVERT_SCHEMA = {
+    **_object(
+        {
+            "schema": {"const": "tempo.config.convert/1"},
+            "file": _STRING,
+            "output": _STRING,
+            "direction": {"enum": ["fair-to-capacity", "capacity-to-fair"]},
+            "not_carried": _array(_STRING),
+            "notes": _array(_STRING),
+        },
+        {"properties": _INTEGER, "queues": _INTEGER},
+    ),
+    "if": {"properties": {"direction": {"const": "fair-to-capacity"}}},
+    "then": {"required": ["properties"]},
+    "else": {"required": ["queues"]},
+}
+
+#: `tempo trace convert --json`: ``output`` is the native trace directory written.
+TRACE_CONVERT_SCHEMA = _object(
+    {"schema": {"const": "tempo.trace.convert/1"}, "source": _STRING, "output": _STRING}
+)
+
+#: `tempo workload fit --json`: the goodness-of-fit rows
+#: (`whatif.workload_model.model.REPORT_COLUMNS`; NaN as null).
+WORKLOAD_FIT_SCHEMA = _object(
+    {
+        "schema": {"const": "tempo.workload.fit/1"},
+        "output": _STRING,
+        "goodness_of_fit": _array(
+            _object(
+                {
+                    "queue": _STRING,
+                    "stage": _STRING,
+                    "quantity": _STRING,
+                    "family": _STRING,
+                    "n": _INTEGER,
+                    **{k: _NUMBER for k in ("ks_stat", "p_value", "mu", "sigma")},
+                }
+            )
+        ),
+    }
+)
+
+#: `tempo workload generate --json`.
+WORKLOAD_GENERATE_SCHEMA = _object(
+    {
+        "schema": {"const": "tempo.workload.generate/1"},
+        "output": _STRING,
+        "jobs": _INTEGER,
+        "tasks": _INTEGER,
+        "queues": _array(_STRING),
+    }
+)
+
+#: QS values by ``queue:metric`` label (`tempo.loop.report.QS`), or null.
+_QS_BY_LABEL = {"type": ["object", "null"], "additionalProperties": _NUMBER}
+
+#: `tempo tune --json`: the run and each iteration (`tempo.loop.report.IterationReport`).
+TUNE_SCHEMA = _object(
+    {
+        "schema": {"const": "tempo.tune/1"},
+        "config": _STRING,
+        "journal": _STRING,
+        "emulated": _BOOLEAN,
+        "preemption": _BOOLEAN,
+        "min_gain": _MIN_GAIN,
+        "resumed": _STRING,
+        "interrupted": _BOOLEAN,
+        "iterations": _array(
+            _object(
+                {
+                    "id": _INTEGER,
+                    "begin_s": {"type": "number"},
+                    "end_s": {"type": "number"},
+                    "jobs": _INTEGER,
+                    "decision": {"enum": ["accepted", "rolled_back", "rejected", "dry_run"]},
+                    "reason": _STRING,
+                    "observed": {**_QS_BY_LABEL, "type": "object"},
+                    "baseline": _QS_BY_LABEL,
+                    "predicted_current": _QS_BY_LABEL,
+                    "predicted": _QS_BY_LABEL,
+                    "changes": _array(_CHANGE),
+                    "distance": _NUMBER,
+                    "rm_error": _OPTIONAL_STRING,
+                    "write_error": _OPTIONAL_STRING,
+                }
+            )
+        ),
+    }
+)
+
 #: Every schema of this module by the command that prints it.
 SCHEMAS: dict[str, dict[str, Any]] = {
     "optimize": OPTIMIZE_SCHEMA,
@@ -211,4 +442,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "qs": QS_SCHEMA,
     "history": HISTORY_SCHEMA,
     "trace inspect": TRACE_INSPECT_SCHEMA,
+    "trace convert": TRACE_CONVERT_SCHEMA,
+    "config validate": CONFIG_VALIDATE_SCHEMA,
+    "config show": CONFIG_SHOW_SCHEMA,
+    "config set": CONFIG_SET_SCHEMA,
+    "config diff": CONFIG_DIFF_SCHEMA,
+    "config convert": CONFIG_CONVERT_SCHEMA,
+    "workload fit": WORKLOAD_FIT_SCHEMA,
+    "workload generate": WORKLOAD_GENERATE_SCHEMA,
+    "tune": TUNE_SCHEMA,
+    "whatif": REPORT_SCHEMA,
 }

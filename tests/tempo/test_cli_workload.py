@@ -2,11 +2,13 @@
 
 import json
 
+import jsonschema
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from tempo.cli import cli
+from tempo.cli.schemas import WORKLOAD_FIT_SCHEMA, WORKLOAD_GENERATE_SCHEMA
 from whatif import Trace, Workload
 from whatif.readers import read_trace, write_native
 
@@ -59,10 +61,14 @@ def test_fit_then_generate_writes_a_readable_trace(trace_dir, tmp_path):
             "5",
             "-o",
             str(out),
+            "--json",
         ],
     )
     assert generated.exit_code == 0, generated.output
-    assert read_trace(out).workload.n_jobs > 0
+    document = json.loads(generated.stdout)
+    jsonschema.validate(document, WORKLOAD_GENERATE_SCHEMA)
+    assert document["jobs"] == read_trace(out).workload.n_jobs > 0
+    assert sorted(document["queues"]) == ["root.a", "root.b"]
 
 
 def test_fit_json_prints_the_report_rows(trace_dir, tmp_path):
@@ -71,7 +77,9 @@ def test_fit_json_prints_the_report_rows(trace_dir, tmp_path):
         cli, ["workload", "fit", str(trace_dir), "-o", str(tmp_path / "m.json"), "--json"]
     )
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)["goodness_of_fit"]
+    document = json.loads(result.stdout)
+    jsonschema.validate(document, WORKLOAD_FIT_SCHEMA)
+    rows = document["goodness_of_fit"]
     assert {(r["queue"], r["quantity"]) for r in rows} >= {("root.a", "duration_s")}
 
 

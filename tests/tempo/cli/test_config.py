@@ -1,6 +1,16 @@
 """`tempo config` wiring and exit codes."""
 
+import json
 from pathlib import Path
+
+import jsonschema
+
+from tempo.cli.schemas import (
+    CONFIG_DIFF_SCHEMA,
+    CONFIG_SET_SCHEMA,
+    CONFIG_SHOW_SCHEMA,
+    CONFIG_VALIDATE_SCHEMA,
+)
 
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
 GOOD = DATA / "alloc-corpus" / "23-lizhi16080910-daily-notes-deep-tree.xml"
@@ -24,6 +34,10 @@ def test_show_prints_the_tree_with_fair_shares(run):
     result = run("config", "show", GOOD, "--cluster", "memory-mb=819200,vcores=800")
     assert result.exit_code == 0
     assert "root.production.algo.lechuan" in result.output and "fair_memory_mb" in result.output
+    result = run("config", "show", GOOD, "--cluster", "memory-mb=819200,vcores=800", "--json")
+    document = json.loads(result.stdout)
+    jsonschema.validate(document, CONFIG_SHOW_SCHEMA)
+    assert all("fair_memory_mb" in row for row in document["queues"])
 
 
 def test_set_without_changes_is_byte_identical(run, tmp_path):
@@ -75,25 +89,27 @@ def test_validate_warns_of_a_min_share_above_the_cluster_and_a_placement_rule_to
 
 
 def test_validate_json_lists_every_issue_and_exits_1_when_invalid(run):
-    import json
-
     result = run("config", "validate", BROKEN, "--json")
     assert result.exit_code == 1
     data = json.loads(result.stdout)
+    jsonschema.validate(data, CONFIG_VALIDATE_SCHEMA)
     assert data["schema"] == "tempo.config.validate/1" and data["valid"] is False
     assert {"line", "severity", "message"} <= set(data["issues"][0])
 
 
 def test_diff_speaks_allocation_file_syntax_and_json(run, tmp_path):
-    import json
-
     out = tmp_path / "out.xml"
-    run("config", "set", GOOD, "--set", "root.production.minResources=1024 mb, 1 vcores", "-o", out)
+    change = "root.production.minResources=1024 mb, 1 vcores"
+    written = json.loads(run("config", "set", GOOD, "--set", change, "-o", out, "--json").stdout)
+    jsonschema.validate(written, CONFIG_SET_SCHEMA)
+    assert (written["output"], written["changed"]) == (str(out), 1)
     text = run("config", "diff", GOOD, out)
     assert "root.production  minResources: 163840 mb, 80 vcores -> 1024 mb, 1 vcores" in (
         text.output
     )
     data = json.loads(run("config", "diff", GOOD, out, "--json").stdout)
+    jsonschema.validate(data, CONFIG_DIFF_SCHEMA)
+    assert data["distance"] == 0.0 and "scheduler" not in data  # minResources: no --cluster
     assert data["changes"][0] == {
         "queue": "root.production",
         "element": "minResources",

@@ -3,10 +3,18 @@
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from samples import CAPACITY_PREFIX as P
 from samples import capacity_document
 
+from tempo.cli.schemas import (
+    CONFIG_CONVERT_SCHEMA,
+    CONFIG_DIFF_SCHEMA,
+    CONFIG_SET_SCHEMA,
+    CONFIG_SHOW_SCHEMA,
+    CONFIG_VALIDATE_SCHEMA,
+)
 from whatif.allocation import effective_allocation
 from whatif.capacity import ConfigurationDocument, validate
 
@@ -37,11 +45,13 @@ def test_validate_reports_hadoops_error_with_file_and_line(run, sample):
     assert result.exit_code == 1
     assert f"{sample}: line 2: Illegal capacity sum of 110" in result.output
     data = json.loads(run("config", "validate", sample, "--json").output)
+    jsonschema.validate(data, CONFIG_VALIDATE_SCHEMA)
     assert data["scheduler"] == "capacity" and data["valid"] is False
 
 
 def test_show_prints_effective_values(run, sample):
     result = run("config", "show", sample, "--json")
+    jsonschema.validate(json.loads(result.output), CONFIG_SHOW_SCHEMA)
     queues = {q["queue"]: q for q in json.loads(result.output)["queues"]}
     assert queues["root.a"]["abs %"] == pytest.approx(60)
     assert queues["root.a"]["max apps"] == 6000 and queues["root.b"]["policy"] == "fifo"
@@ -59,8 +69,11 @@ def test_set_changes_one_property_and_refuses_invalid_results(run, sample, tmp_p
         "root.b.capacity=30",
         "-o",
         out,
+        "--json",
     )
     assert result.exit_code == 0, result.output
+    jsonschema.validate(json.loads(result.output), CONFIG_SET_SCHEMA)
+    assert json.loads(result.output)["changed"] == 2
     assert out.read_text() == sample.read_text().replace(">60<", ">70<").replace(">40<", ">30<")
     bad = run("config", "set", sample, "--set", "root.a.capacity=70", "-o", tmp_path / "bad.xml")
     assert bad.exit_code == 2 and "Illegal capacity sum" in bad.output
@@ -77,6 +90,8 @@ def test_diff_lists_changed_properties(run, sample, tmp_path):
     assert f"{P}root.a.capacity: 60 -> 55" in result.output
     assert "distance: 0.0" in result.output and "tunable dimensions" in result.output
     as_json = json.loads(run("config", "diff", sample, other, "--json").output)
+    jsonschema.validate(as_json, CONFIG_DIFF_SCHEMA)
+    assert as_json["changes"][0] == {"property": f"{P}root.a.capacity", "old": "60", "new": "55"}
     assert 0 < as_json["distance"] < 0.1 and as_json["dimensions"] > 2
     mixed = run("config", "diff", sample, ROOT / "configs" / "two-tenant-expert.xml")
     assert mixed.exit_code == 2 and "both" in mixed.output
@@ -108,6 +123,8 @@ def test_convert_fair_to_capacity(run, tmp_path, percentage):
     result = run(*args, *(["--percentage"] if percentage else []))
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
+    jsonschema.validate(report, CONFIG_CONVERT_SCHEMA)
+    assert report["direction"] == "fair-to-capacity" and report["properties"] > 0
     assert any("minResources" in line for line in report["not_carried"])
     assert any("queuePlacementPolicy" in line for line in report["not_carried"])
     doc = ConfigurationDocument.from_file(out)
@@ -156,6 +173,7 @@ def test_convert_capacity_to_fair_detects_the_direction(run, tmp_path):
     result = run("config", "convert", source, "-o", out, "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
+    jsonschema.validate(report, CONFIG_CONVERT_SCHEMA)
     assert report["direction"] == "capacity-to-fair" and report["queues"] == 7
     assert any("user-limit-factor" in line for line in report["not_carried"])
     assert run("config", "validate", out).exit_code == 0

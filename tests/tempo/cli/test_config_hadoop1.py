@@ -3,9 +3,11 @@
 import json
 from pathlib import Path
 
+import jsonschema
 from click.testing import CliRunner
 
 from tempo.cli import cli
+from tempo.cli.schemas import CONFIG_SHOW_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[3]
 SLS = ROOT / ".." / "shared" / "data" / "hadoop" / "alloc" / "sls-test-allocation.xml"
@@ -53,7 +55,9 @@ def test_show_hadoop1_prints_min_maps_and_reduces_and_slot_fair_shares(run):
     assert result.exit_code == 0
     import json
 
-    rows = {r["queue"]: r for r in json.loads(result.output)["queues"]}
+    document = json.loads(result.output)
+    jsonschema.validate(document, CONFIG_SHOW_SCHEMA)
+    rows = {r["queue"]: r for r in document["queues"]}
     deadline = rows["root.deadline"]
     assert (deadline["min_maps"], deadline["min_reduces"]) == (30, 10)
     assert (deadline["fair_maps"], deadline["fair_reduces"]) == (30, 10)
@@ -93,9 +97,11 @@ def test_validate_and_show_infer_the_version_from_pools_and_say_so(tmp_path):
     shown = runner.invoke(cli, ["config", "show", str(pools), "--json"])
     assert shown.exit_code == 0, shown.output
     assert "hadoop version: 1" in shown.stderr
+    jsonschema.validate(json.loads(shown.stdout), CONFIG_SHOW_SCHEMA)
     row = {r["queue"]: r for r in json.loads(shown.stdout)["queues"]}["root.a"]
     assert row["min_maps"] == 2 and "min_memory_mb" not in row
     yarn = runner.invoke(cli, ["config", "show", str(pools), "--hadoop-version", "3", "--json"])
+    jsonschema.validate(json.loads(yarn.stdout), CONFIG_SHOW_SCHEMA)
     assert "min_memory_mb" in json.loads(yarn.stdout)["queues"][0]
 
 

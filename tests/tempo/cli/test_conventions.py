@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from tempo.cli import COMMANDS, LazyGroup, cli, exit_code_for, exitcodes
 from tempo.cli.options import progress_bar
+from tempo.cli.schemas import SCHEMAS
 from tempo.errors import RMError, TemplateSyntaxError
 from whatif.errors import TraceFormatError, UnfinishedJobsError
 
@@ -20,6 +21,7 @@ RESULTS = {
     ("config", "show"),
     ("config", "set"),
     ("config", "diff"),
+    ("config", "convert"),
     ("optimize",),
     ("whatif",),
     ("tune",),
@@ -74,6 +76,15 @@ def test_results_have_json_and_writers_have_force(path, command):
     if writes:
         assert "--force" in options, f"tempo {' '.join(path)} writes but has no --force"
     assert "--overwrite" not in options
+
+
+def test_every_json_document_has_a_schema():
+    """Each command with --json has its JSON Schema in tempo/cli/schemas.py, under its
+    command line: a new command cannot ship a --json document without one."""
+    with_json = {" ".join(path) for path, command in _commands() if "--json" in _options(command)}
+    assert {" ".join(path) for path in RESULTS} <= with_json
+    assert sorted(with_json - set(SCHEMAS)) == [], "add its schema to tempo/cli/schemas.py"
+    assert sorted(set(SCHEMAS) - with_json) == [], "a schema for no command's --json"
 
 
 def test_library_errors_map_to_documented_exit_codes():

@@ -4,11 +4,13 @@ work with the one flag that overrides it, and exit statuses keep their documente
 import json
 
 import click
+import jsonschema
 import pytest
 from click.testing import CliRunner
 from samples import REPO
 
 from tempo.cli import COMMANDS, LazyGroup, cli, exit_code_for, exitcodes
+from tempo.cli.schemas import CONFIG_DIFF_SCHEMA, PREDICT_SCHEMA, WORKLOAD_FIT_SCHEMA
 from tempo.errors import ReloadRefused, RMError
 from whatif.errors import RemoteServiceError
 from whatif.executors import make_executor
@@ -59,6 +61,7 @@ def test_config_diff_of_files_without_a_common_queue_prints_the_diff(tmp_path):
     result = CliRunner().invoke(cli, ["config", "diff", str(a), str(b), "--json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
+    jsonschema.validate(document, CONFIG_DIFF_SCHEMA)
     assert document["distance"] is None and document["dimensions"] == 0
     assert document["changes"]
     text = CliRunner().invoke(cli, ["config", "diff", str(a), str(b)])
@@ -100,6 +103,7 @@ def test_predict_on_a_slot_cluster_simulates_hadoop_1_unless_told_otherwise():
     explicit = CliRunner().invoke(cli, [*args, "--hadoop-version", "1"])
     assert default.exit_code == explicit.exit_code == 0, default.output
     assert json.loads(default.stdout) == json.loads(explicit.stdout)
+    jsonschema.validate(json.loads(default.stdout), PREDICT_SCHEMA)
     assert "MRv1" not in default.stderr
 
 
@@ -187,6 +191,7 @@ def test_config_diff_reads_hadoop_1_files_as_hadoop_1_as_the_other_config_comman
     )
     assert default.exit_code == explicit.exit_code == 0, default.output
     assert json.loads(default.stdout) == json.loads(explicit.stdout)
+    jsonschema.validate(json.loads(default.stdout), CONFIG_DIFF_SCHEMA)
 
 
 def test_an_unreachable_dask_scheduler_is_a_remote_failure(monkeypatch):
@@ -230,7 +235,7 @@ def test_workload_fit_json_is_one_named_document_like_the_others(tmp_path):
     )
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert document["schema"] == "tempo.workload.fit/1"
+    jsonschema.validate(document, WORKLOAD_FIT_SCHEMA)
     assert document["output"] == str(model)
     rows = document["goodness_of_fit"]
     assert {(r["queue"], r["quantity"]) for r in rows} >= {("root.engineer", "duration_s")}

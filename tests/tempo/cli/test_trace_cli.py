@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from samples import trace_inspect
 
 from tempo.cli import cli
-from tempo.cli.schemas import TRACE_INSPECT_SCHEMA
+from tempo.cli.schemas import TRACE_CONVERT_SCHEMA, TRACE_INSPECT_SCHEMA
 
 DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
 SLS = DATA / "hadoop" / "sls" / "inputsls.json"
@@ -46,7 +46,10 @@ def test_convert_then_inspect(tmp_path):
     assert (out / "tasks.csv").is_file()
     again = runner.invoke(cli, ["trace", "convert", str(SLS), str(out)])
     assert again.exit_code == 2 and "already exists" in again.output
-    forced = runner.invoke(cli, ["trace", "convert", str(SLS), str(out), "--force"])
+    forced = runner.invoke(cli, ["trace", "convert", str(SLS), str(out), "--force", "--json"])
     assert forced.exit_code == 0 and (out / "tasks.parquet").is_file()
+    written = json.loads(forced.stdout)
+    jsonschema.validate(written, TRACE_CONVERT_SCHEMA)
+    assert written["output"] == str(out)
     payload = json.loads(runner.invoke(cli, ["trace", "inspect", str(out), "--json"]).output)
     assert payload["tasks"] == 5 and payload["format"] == "sls"

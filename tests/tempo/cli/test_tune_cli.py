@@ -6,10 +6,12 @@ import json
 import math
 from pathlib import Path
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
 from tempo.cli import cli
+from tempo.cli.schemas import TUNE_SCHEMA
 from tempo.gain import MinGain
 from tempo.journal import SQLiteJournal
 from tempo.loop import IterationReport, Tuner
@@ -129,6 +131,13 @@ def test_the_console_shows_the_qs_table_and_the_decision(monkeypatch):
     assert "decision: ACCEPTED" in out and "reason:   predicted" in out
     assert "root.engineer  weight: 1 -> 2" in out  # allocation-file syntax
     assert "1 iteration(s): 1 accepted" in out
+    document = json.loads(CliRunner().invoke(cli, ["tune", "--json"]).stdout)
+    jsonschema.validate(document, TUNE_SCHEMA)
+    (iteration,) = document["iterations"]
+    assert iteration["predicted_current"] == {LABEL: None}  # NaN
+    assert iteration["changes"] == [
+        {"queue": "root.engineer", "element": "weight", "old": "1", "new": "2"}
+    ]
 
 
 def test_history_json_lists_the_iterations_of_a_run(monkeypatch, tmp_path):
@@ -331,7 +340,8 @@ def test_tune_json_is_one_document(captured):
     result = CliRunner().invoke(cli, ["tune", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert data["schema"] == "tempo.tune/1" and data["emulated"] is True
+    jsonschema.validate(data, TUNE_SCHEMA)
+    assert data["emulated"] is True
     assert data["iterations"] == [] and data["journal"] == "j.sqlite"
 
 
