@@ -132,22 +132,20 @@ def _victim_candidates(W):
     from the apps' lists (each oldest first, as attempts are numbered as they start):
     `heads` is a max-heap by attempt (rows 1..heads[0, 0]) of (each app's newest
     candidate not yet read, app)."""
-    qs, qf, ji, gf, gi = W[0], W[3], W[9], W[23], W[24]
+    qs, ji, gf, gi = W[0], W[9], W[23], W[24]
     hold, holdv = W[37], W[38]
-    for leaf in range(qs.shape[0]):
-        if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
-            _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
+    floor = _spare_floors(W)
     bound = max(gf[G_FREE], 0.0)
     heads = np.empty((gi[GI_HOLD_N] + 1, 2), dtype=np.int64)
     k = 0
     for pos in range(gi[GI_HOLD_N]):
         row = np.uint64(hold[pos, 1])  # its leaf, unsigned: no negative-index wraparound
+        spare = holdv[pos, 0] - holdv[pos, 1]  # as `_keeps_share` computes it
+        if spare < floor[row]:
+            continue  # most apps: one test on the packed rows and a per-leaf number
         if qs[row, QS_PREEMPTABLE] == 0:
             continue
         policy = qs[row, QS_POLICY]
-        spare = holdv[pos, 0] - holdv[pos, 1]  # as `_keeps_share` computes it
-        if policy != 2 and spare < qf[row, QF_APP_FAIR_MIN]:
-            continue
         j = hold[pos, 0]
         if policy != 2 and spare < _app_fair(W, j, 0):
             continue
@@ -162,6 +160,21 @@ def _victim_candidates(W):
         _sift_down(heads, i, k)
     gi[GI_CAND_N] = 0
     return heads, _loose(bound)  # widened: the scans add the same sizes in another order
+
+
+@kernel_jit
+def _spare_floors(W):
+    """Per leaf, the spare memory (usage less smallest request) below which none of its
+    apps holds a candidate: the least app share of a preemptable leaf under the memory
+    comparator, none (-inf) under drf, and inf where nothing is preemptable (a NaN spare
+    passes, and the full tests that follow decide). Brings the shares up to date."""
+    qs, qf = W[0], W[3]
+    floor = np.full(qs.shape[0], INF)
+    for leaf in range(qs.shape[0]):
+        if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
+            _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
+            floor[leaf] = -INF if qs[leaf, QS_POLICY] == 2 else qf[leaf, QF_APP_FAIR_MIN]
+    return floor
 
 
 @kernel_jit
