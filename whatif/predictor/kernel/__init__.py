@@ -46,13 +46,14 @@ the trees are only as deep as the apps runnable at once (`_take_slot`); each nod
 keeps the smallest next request below it, so allocation skips apps whose request cannot
 fit without trying them one by one (`_tree_best_fit`); only jobs that can preempt their
 own reduces are checked each event (`_red_refresh`); victim scans walk only unmarked
-task containers their app could give up alone, listed once per check from per-app
-container lists of the apps holding any (kept packed with their leaf and usage in
-`hold`, so most are passed over without reading their rows), and resume where the
-previous scan for the same request took its first victim (`_victims_for`,
-`_victim_candidates`); a check reads a leaf's apps from its tree in policy order only as
-far as its scans go, the re-check times ahead from a ring in time order and the
-min-share amounts to reset from the list of nonzero ones (`_preempt_v3`); alike apps'
+task containers their app could give up alone, merged newest first from per-app
+container lists (oldest first) only as far as the scans read, over the apps holding any
+(kept packed with their leaf and usage in `hold`, so most are passed over without
+reading their rows), and resume where the previous scan for the same request took its
+first victim (`_victims_for`, `_victim_candidates`, `_cand_at`); a check reads a
+leaf's apps from its tree in policy order only as far as its scans go, the re-check
+times ahead from a ring in time order and the min-share amounts to reset from the list
+of nonzero ones (`_preempt_v3`); alike apps'
 fair shares cost one multiplication per bisection round (`_planned`), and an alike leaf
 keeps one share for all its apps (`_app_fair`); a `fair` parent whose children all weigh
 more than zero ranks them by a key, chosen with selects (`_best_child_fair`); the event

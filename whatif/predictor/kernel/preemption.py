@@ -291,14 +291,15 @@ def _preempt_v3(W):
         for r in range(i, k_ord):
             _set_min_starvation(W, ordered[r], 0.0, 0.0)
         _clear_min_starvation(W, leaf, t, stamp)
-    # marking victims only lowers the bound, so one computed now stays an upper bound
-    bound0 = _victim_candidates(W) if n_starved > 0 else 0.0
-    for i in range(n_starved):
-        j = jbuf[i, 0]
-        _preempt_for(W, j, bound0)
-        _set_recheck(W, j, t + cfg[C_RECHECK])
-        if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
-            nxt_check = jf[j, JF_NCHECK]
+    if n_starved > 0:
+        # marking victims only lowers the bound, so one computed now stays an upper bound
+        heads, bound0 = _victim_candidates(W)
+        for i in range(n_starved):
+            j = jbuf[i, 0]
+            _preempt_for(W, heads, j, bound0)
+            _set_recheck(W, j, t + cfg[C_RECHECK])
+            if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
+                nxt_check = jf[j, JF_NCHECK]
     # checks fall on the update grid: the first one a timer expires by, and the next one
     # after a check that found starved apps (those are skipped then, so others may starve)
     if nxt_check < INF:
@@ -344,7 +345,7 @@ def _requests(W, j, out_cap, out_n):
 
 
 @kernel_jit
-def _preempt_for(W, j, bound0):
+def _preempt_for(W, heads, j, bound0):
     """identifyContainersToPreempt for one starved app; victims are killed after the wait."""
     qs, js, jf, ts, tsf, af, ai, hk = W[0], W[6], W[8], W[16], W[17], W[19], W[20], W[21]
     hi, gf, gi, cfg, vict = W[22], W[23], W[24], W[25], W[29]
@@ -384,7 +385,7 @@ def _preempt_for(W, j, bound0):
         resume = -1
         for _ in range(n):
             before = nv
-            nv, resume = _victims_for(W, c0, c1, chosen, nv, resume)
+            nv, resume = _victims_for(W, heads, c0, c1, chosen, nv, resume)
             if nv == before:
                 # nothing changed, so every further scan for this request fails too
                 break

@@ -28,6 +28,7 @@ from whatif.predictor.kernel.state import (
     JF_USE,
     JI_CONS_EPOCH,
     JI_CONT_HEAD,
+    JI_CONT_TAIL,
     JI_HOLD_POS,
     JS_QUEUE,
     JSF_AM,
@@ -113,8 +114,9 @@ def _held_changed(W, j):
 
 @kernel_jit
 def _victim_candidates(W):
-    """List the check's victim candidates in `cand`, newest first; return an upper bound on
-    the memory a victim scan can reach (free memory plus the candidates').
+    """Set up the check's victim candidates, read newest first by `_cand_at`; return
+    (heads, an upper bound on the memory a victim scan can reach: free memory plus the
+    usage of the apps holding candidates).
 
     Candidates are the unmarked task containers of preemptable leaves that their app could
     give up alone and stay at its fair share. `_take` refuses every other container for
@@ -124,47 +126,118 @@ def _victim_candidates(W):
     container of a drf leaf is listed). Only apps holding a container are visited (`hold`),
     and under the memory comparator only those whose usage less their smallest request is
     not below their share: `_keeps_share` computes (usage - request) < share, and rounding
-    keeps that monotone in the request."""
-    qs, qf, ji, tsf, ai, gf, gi = W[0], W[3], W[9], W[17], W[20], W[23], W[24]
-    cluster, cand, hold, holdv = W[26], W[35], W[37], W[38]
-    for leaf in range(qs.shape[0]):
-        if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
-            _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
-    monotone = cluster[0] > 0.0 and cluster[1] > 0.0
+    keeps that monotone in the request.
+
+    A check's scans read about four candidates of some fifty, so they are merged lazily
+    from the apps' lists (each oldest first, as attempts are numbered as they start):
+    `heads` is a max-heap by attempt (rows 1..heads[0, 0]) of (each app's newest
+    candidate not yet read, app)."""
+    qs, ji, gf, gi = W[0], W[9], W[23], W[24]
+    hold, holdv = W[37], W[38]
+    floor = _spare_floors(W)
     bound = max(gf[G_FREE], 0.0)
-    n = 0
+    heads = np.empty((gi[GI_HOLD_N] + 1, 2), dtype=np.int64)
+    k = 0
     for pos in range(gi[GI_HOLD_N]):
         row = np.uint64(hold[pos, 1])  # its leaf, unsigned: no negative-index wraparound
+        spare = holdv[pos, 0] - holdv[pos, 1]  # as `_keeps_share` computes it
+        if spare < floor[row]:
+            continue  # most apps: one test on the packed rows and a per-leaf number
         if qs[row, QS_PREEMPTABLE] == 0:
             continue
         policy = qs[row, QS_POLICY]
-        spare = holdv[pos, 0] - holdv[pos, 1]  # as `_keeps_share` computes it
-        if policy != 2 and spare < qf[row, QF_APP_FAIR_MIN]:
-            continue
         j = hold[pos, 0]
         if policy != 2 and spare < _app_fair(W, j, 0):
             continue
-        a = ji[j, JI_CONT_HEAD]
-        while a >= 0:
-            task = ai[a, AI_TASK]
-            r0 = tsf[task, TSF_REQ]
-            if (policy == 2 and not monotone) or _keeps_share(
-                W, j, r0, tsf[task, TSF_REQ + 1], 0.0, 0.0
-            ):
-                cand[n] = a
-                n += 1
-                bound += r0
-            a = ai[a, AI_APP_NEXT]
-    # attempts are numbered as they start, so the newest first is the highest number first
-    cand[:n].sort()
-    for i in range(n // 2):
-        cand[i], cand[n - 1 - i] = cand[n - 1 - i], cand[i]
-    gi[GI_CAND_N] = n
-    return _loose(bound)  # widened: the scans add the same sizes in another order
+        a = _candidate_from(W, j, ji[j, JI_CONT_TAIL])
+        if a >= 0:
+            k += 1
+            heads[k, 0] = a
+            heads[k, 1] = j
+            bound += holdv[pos, 0]  # its usage: its AM and unmarked containers
+    heads[0, 0] = k
+    for i in range(k // 2, 0, -1):
+        _sift_down(heads, i, k)
+    gi[GI_CAND_N] = 0
+    return heads, _loose(bound)  # widened: the scans add the same sizes in another order
 
 
 @kernel_jit
-def _victims_for(W, c0, c1, chosen, nv, resume):
+def _spare_floors(W):
+    """Per leaf, the spare memory (usage less smallest request) below which none of its
+    apps holds a candidate: the least app share of a preemptable leaf under the memory
+    comparator, none (-inf) under drf, and inf where nothing is preemptable (a NaN spare
+    passes, and the full tests that follow decide). Brings the shares up to date."""
+    qs, qf = W[0], W[3]
+    floor = np.full(qs.shape[0], INF)
+    for leaf in range(qs.shape[0]):
+        if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
+            _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
+            floor[leaf] = -INF if qs[leaf, QS_POLICY] == 2 else qf[leaf, QF_APP_FAIR_MIN]
+    return floor
+
+
+@kernel_jit
+def _candidate_from(W, j, a):
+    """App `j`'s newest candidate (see `_victim_candidates`) at or before its container
+    `a` in its list (-1: none). Marked containers are passed over: one marked during the
+    check keeps its links to older ones, so the walk goes on from it."""
+    qs, js, af, tsf, ai, cluster = W[0], W[6], W[19], W[17], W[20], W[26]
+    drf_all = qs[js[j, JS_QUEUE], QS_POLICY] == 2 and not (cluster[0] > 0.0 and cluster[1] > 0.0)
+    while a >= 0:
+        task = ai[a, AI_TASK]
+        if af[a, AF_MARK] < 0.0 and (
+            drf_all or _keeps_share(W, j, tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1], 0.0, 0.0)
+        ):
+            return a
+        a = ai[a, AI_APP_PREV]
+    return -1
+
+
+@kernel_jit
+def _sift_down(heads, i, k):
+    """Restore the max-heap order of heads[1..k] below row `i`."""
+    while 2 * i <= k:
+        c = 2 * i
+        if c + 1 <= k and heads[c + 1, 0] > heads[c, 0]:
+            c += 1
+        if heads[i, 0] >= heads[c, 0]:
+            return
+        for x in range(2):
+            heads[i, x], heads[c, x] = heads[c, x], heads[i, x]
+        i = c
+
+
+@kernel_jit
+def _cand_at(W, heads, i):
+    """The check's `i`-th victim candidate, newest first (-1: fewer): read from `cand`,
+    merged from the apps' lists into it as far as `i` first.
+
+    A candidate merged late is tested against usage less what the check has marked since
+    it began, so a container refused now is left out; `_take` would refuse it too, as
+    the marked resources only grow during a check."""
+    gi, ai, cand = W[24], W[20], W[35]
+    while gi[GI_CAND_N] <= i:
+        k = heads[0, 0]
+        if k == 0:
+            return -1
+        a = heads[1, 0]
+        cand[gi[GI_CAND_N]] = a
+        gi[GI_CAND_N] += 1
+        nxt = _candidate_from(W, heads[1, 1], ai[a, AI_APP_PREV])
+        if nxt >= 0:
+            heads[1, 0] = nxt
+        else:
+            heads[1, 0] = heads[k, 0]
+            heads[1, 1] = heads[k, 1]
+            k -= 1
+            heads[0, 0] = k
+        _sift_down(heads, 1, k)
+    return cand[i]
+
+
+@kernel_jit
+def _victims_for(W, heads, c0, c1, chosen, nv, resume):
     """One container's victims, newest first; appended to vict if the request fits.
 
     Running task containers not marked for preemption are visited newest first (AM and
@@ -179,7 +252,7 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
     not be taken then, which stays true while nothing is marked, so a rescan from the
     newest would pass it by.
     """
-    qs, js, af, ai, gf, gi, vict, cand = W[0], W[6], W[19], W[20], W[23], W[24], W[29], W[35]
+    qs, js, af, ai, gf, gi, vict = W[0], W[6], W[19], W[20], W[23], W[24], W[29]
     pot0 = max(gf[G_FREE], 0.0)
     pot1 = max(gf[G_FREE + 1], 0.0)
     gi[GI_EPOCH] += 1
@@ -196,8 +269,11 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
                 nv += 1
         return nv, resume
     first = -1
-    for i in range(max(resume, 0), gi[GI_CAND_N]):
-        a = cand[i]
+    i = max(resume, 0)
+    while True:
+        a = _cand_at(W, heads, i)
+        if a < 0:
+            return n0, resume
         if ai[a, AI_CHOSEN] != chosen and af[a, AF_MARK] < 0.0:
             if _take(W, a, cons):
                 if first < 0:
@@ -211,7 +287,7 @@ def _victims_for(W, c0, c1, chosen, nv, resume):
                 for k in range(n0, nv):
                     ai[vict[k], AI_CHOSEN] = chosen
                 return nv, first
-    return n0, resume
+        i += 1
 
 
 @kernel_jit
