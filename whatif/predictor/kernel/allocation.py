@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from whatif.predictor.kernel.apptree import _retree, _tree_best_fit, _tree_put
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity import (
@@ -360,7 +362,7 @@ def _am_fits(W, leaf, r0, r1):
 @kernel_jit
 def _try_app(W, j, leaf, d):
     jsf, ji, ss, si, tsf, ti = W[7], W[9], W[12], W[14], W[17], W[18]
-    if ji[j, JI_AM_STATE] == 1:
+    if ji[np.uint64(j), JI_AM_STATE] == 1:
         r0 = jsf[j, JSF_AM]
         r1 = jsf[j, JSF_AM + 1]
         if not _fits(W, leaf, r0, r1):
@@ -373,21 +375,24 @@ def _try_app(W, j, leaf, d):
     s = _next_stage(W, j, d)
     if s < 0:
         return False
-    if ss[s, SS_LOC] != 0 and W[24][GI_CUR_NODE] >= 0:
+    us = np.uint64(s)  # unsigned rows: no negative-index wraparound
+    if ss[us, SS_LOC] != 0 and W[24][GI_CUR_NODE] >= 0:
         return _try_located(W, j, leaf, s, W[24][GI_CUR_NODE])
     task = _head_task(W, s)
-    r0 = tsf[task, TSF_REQ]
-    r1 = tsf[task, TSF_REQ + 1]
+    ut = np.uint64(task)
+    r0 = tsf[ut, TSF_REQ]
+    r1 = tsf[ut, TSF_REQ + 1]
     if not _fits(W, leaf, r0, r1):
         return False
-    fresh = si[s, SI_NEXT] < ss[s, SS_HI]
+    hi = ss[us, SS_HI]
+    fresh = si[us, SI_NEXT] < hi
     _take_head(W, s)
     if fresh:
         # the stage's next tasks: the next head request (read when the app is re-ranked)
         # and the one after (read when it starts)
-        if task + 1 < ss[s, SS_HI]:
+        if task + 1 < hi:
             prefetch(tsf, task + 1)
-        if task + 2 < ss[s, SS_HI]:
+        if task + 2 < hi:
             prefetch(tsf, task + 2)
             prefetch(W[16], task + 2)
             prefetch(ti, task + 2)

@@ -55,23 +55,25 @@ from whatif.predictor.world import ordered_bits
 @kernel_jit
 def _eligible(W, j, view):
     jf, ji = W[8], W[9]
-    if ji[j, JI_STATE] != 2:
+    u = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    if ji[u, JI_STATE] != 2:
         return False
     if view == V_ANY:
-        return jf[j, JF_PEND] > 0.0 or jf[j, JF_PEND + 1] > 0.0
-    return jf[j, JF_PEND + view] > 0.0
+        return jf[u, JF_PEND] > 0.0 or jf[u, JF_PEND + 1] > 0.0
+    return jf[u, JF_PEND + view] > 0.0
 
 
 @kernel_jit
 def _head_request(W, j, d):
     """What app `j` asks for next when offered a container of pool `d` (inf: nothing)."""
     jsf, ji, tsf = W[7], W[9], W[17]
-    if ji[j, JI_AM_STATE] == 1:
-        return jsf[j, JSF_AM], jsf[j, JSF_AM + 1]
+    u = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    if ji[u, JI_AM_STATE] == 1:
+        return jsf[u, JSF_AM], jsf[u, JSF_AM + 1]
     s = _next_stage(W, j, d)
     if s < 0:
         return INF, INF
-    task = _head_task(W, s)
+    task = np.uint64(_head_task(W, s))
     return tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
 
 
@@ -88,14 +90,16 @@ def _put_key(W, j, d, row):
     start time and name rank as one number), so that ranking reads the tree's own rows
     instead of app rows."""
     js, jf, cfg, tnode = W[6], W[8], W[25], W[34]
-    u = jf[j, JF_USE + d]
-    demand = u + jf[j, JF_PEND + d]
+    uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    at = np.uint64(row)
+    u = jf[uj, JF_USE + d]
+    demand = u + jf[uj, JF_PEND + d]
     rank_class = 0 if u < min(0.0, demand) else 1
     if cfg[C_VERSION] == 3.0 and demand == 0.0:
         rank_class += 2
-    tnode[row, TN_KEY] = rank_class
-    tnode[row, TN_KEY + 1] = ordered_bits(u)
-    tnode[row, TN_KEY + 2] = js[j, JS_ORDER]
+    tnode[at, TN_KEY] = rank_class
+    tnode[at, TN_KEY + 1] = ordered_bits(u)
+    tnode[at, TN_KEY + 2] = js[uj, JS_ORDER]
 
 
 @kernel_jit(inline="always")
@@ -130,30 +134,32 @@ def _tree_put(W, j, view, value):
     a search for apps whose request fits can skip subtrees where none does, and in keyed
     leaves the winner's sort key."""
     qs, qi, js, ji, tree, tnode = W[0], W[4], W[6], W[9], W[31], W[34]
-    leaf = js[j, JS_QUEUE]
-    if ji[j, JI_POS] < 0:
+    uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    leaf = np.uint64(js[uj, JS_QUEUE])
+    pos = ji[uj, JI_POS]
+    if pos < 0:
         return  # not runnable: holds no slot
     p = qi[leaf, QI_TREE_P]
     base = qi[leaf, QI_TREE_OFF] + view * 2 * p
     root = qi[leaf, QI_TREE_ROOT]
-    node = p + ji[j, JI_POS]
-    if value < 0 and tree[base + node] < 0:
+    node = p + pos
+    row = np.uint64(base + node)
+    if value < 0 and tree[row] < 0:
         return
-    tree[base + node] = value
+    tree[row] = value
     d = 0 if view == V_ANY else view
     policy = qs[leaf, QS_POLICY]
     keyed = _keyed(W, policy)
     if value < 0:
-        tnode[base + node, TN_REQ] = TN_NONE
-        tnode[base + node, TN_REQ + 1] = TN_NONE
+        tnode[row, TN_REQ] = TN_NONE
+        tnode[row, TN_REQ + 1] = TN_NONE
     else:
         r0, r1 = _head_request(W, j, d)
-        tnode[base + node, TN_REQ] = ordered_bits(r0)
-        tnode[base + node, TN_REQ + 1] = ordered_bits(r1)
+        tnode[row, TN_REQ] = ordered_bits(r0)
+        tnode[row, TN_REQ + 1] = ordered_bits(r1)
         if keyed:
             _put_key(W, j, d, base + node)
     if keyed:
-        row = base + node
         _rerank_keyed(
             W,
             base,
@@ -279,7 +285,7 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
                 if keyed
                 else _cmp_apps(W, policy, d, w, best, False) < 0
             ):
-                slot = np.uint64(base + p + ji[w, JI_POS])
+                slot = np.uint64(base + p + ji[np.uint64(w), JI_POS])
                 if tnode[slot, TN_REQ] <= fit0 and tnode[slot, TN_REQ + 1] <= fit1:
                     best = w  # the subtree's winner fits: nothing below beats it
                     best_row = base + node
@@ -353,8 +359,9 @@ def _free_slot(W, j):
 def _touch(W, j):
     """App `j`'s usage, demand or state changed: re-rank it before the next tree read."""
     ji, gi, touched = W[9], W[24], W[33]
-    if ji[j, JI_TOUCHED] == 0:
-        ji[j, JI_TOUCHED] = 1
+    u = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    if ji[u, JI_TOUCHED] == 0:
+        ji[u, JI_TOUCHED] = 1
         touched[gi[GI_TOUCHED_N]] = j
         gi[GI_TOUCHED_N] += 1
 
@@ -366,7 +373,7 @@ def _retree(W):
     views1 = cfg[C_SLOT] != 0.0
     for i in range(gi[GI_TOUCHED_N]):
         j = touched[i]
-        ji[j, JI_TOUCHED] = 0
+        ji[np.uint64(j), JI_TOUCHED] = 0  # unsigned rows: no negative-index wraparound
         for view in range(N_VIEWS):
             if view == 1 and not views1:
                 continue

@@ -57,12 +57,13 @@ def heap_push(hk, hi, gi, time, kind, ident, task, job):
             break
         _move(hk, hi, i, p)
         i = p
-    hk[i, HK_KEY] = key
-    hk[i, HK_SEQ] = seq
-    hi[i, HI_KIND] = kind
-    hi[i, HI_IDENT] = ident
-    hi[i, HI_TASK] = task
-    hi[i, HI_JOB] = job
+    u = np.uint64(i)
+    hk[u, HK_KEY] = key
+    hk[u, HK_SEQ] = seq
+    hi[u, HI_KIND] = kind
+    hi[u, HI_IDENT] = ident
+    hi[u, HI_TASK] = task
+    hi[u, HI_JOB] = job
 
 
 @kernel_jit(inline="always")

@@ -4,6 +4,8 @@ running attempts, re-queued tasks).
 
 from __future__ import annotations
 
+import numpy as np
+
 from whatif.predictor.kernel.caching import kernel_jit
 
 
@@ -12,10 +14,11 @@ from whatif.predictor.kernel.caching import kernel_jit
 @kernel_jit
 def _append(nodes, nxt, prv, heads, h, x):
     tail = heads[h + 1]
-    nodes[x, prv] = tail
-    nodes[x, nxt] = -1
+    u = np.uint64(x)  # unsigned rows: no negative-index wraparound
+    nodes[u, prv] = tail
+    nodes[u, nxt] = -1
     if tail >= 0:
-        nodes[tail, nxt] = x
+        nodes[np.uint64(tail), nxt] = x
     else:
         heads[h] = x
     heads[h + 1] = x
@@ -23,14 +26,15 @@ def _append(nodes, nxt, prv, heads, h, x):
 
 @kernel_jit
 def _remove(nodes, nxt, prv, heads, h, x):
-    p = nodes[x, prv]
-    n = nodes[x, nxt]
+    u = np.uint64(x)  # unsigned rows: no negative-index wraparound
+    p = nodes[u, prv]
+    n = nodes[u, nxt]
     if p >= 0:
-        nodes[p, nxt] = n
+        nodes[np.uint64(p), nxt] = n
     else:
         heads[h] = n
     if n >= 0:
-        nodes[n, prv] = p
+        nodes[np.uint64(n), prv] = p
     else:
         heads[h + 1] = p
 

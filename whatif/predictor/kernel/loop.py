@@ -32,6 +32,8 @@ event time ``t`` one iteration runs:
 
 from __future__ import annotations
 
+import numpy as np
+
 from whatif.predictor.kernel.allocation import _allocate, _node_allocate
 from whatif.predictor.kernel.apptree import _trees_fit
 from whatif.predictor.kernel.caching import kernel_jit
@@ -199,18 +201,19 @@ def advance(W, t_stop, att_room):
                     prefetch(tsf, hi[0, HI_TASK])
                 prefetch(js, hi[0, HI_JOB])
                 prefetch(jf, hi[0, HI_JOB])
+            a = np.uint64(ident)  # an attempt's row, unsigned: no negative-index wraparound
             if kind == END:
-                if ai[ident, AI_STATE] == RUNNING:
-                    _end_attempt(W, ident, ai[ident, AI_OUTCOME])
+                if ai[a, AI_STATE] == RUNNING:
+                    _end_attempt(W, ident, ai[a, AI_OUTCOME])
                     gi[GI_PROGRESS] += 1
-                    n = ai[ident, AI_NODE]
+                    n = ai[a, AI_NODE]
                     if n >= 0:
                         # reported at its node's heartbeat; it ended at its own time
-                        af[ident, AF_FINISH] = af[ident, AF_END]
+                        af[a, AF_FINISH] = af[a, AF_END]
                         _beat(W, n)
                         W[41][n, NI_DONE] = gi[GI_ITER]
             elif kind == KILL:
-                if ai[ident, AI_STATE] == RUNNING and af[ident, AF_MARK] == t:
+                if ai[a, AI_STATE] == RUNNING and af[a, AF_MARK] == t:
                     _end_attempt(W, ident, KILLED)
             elif kind == HEARTBEAT:
                 W[40][ident, NF_HB] = INF

@@ -160,12 +160,13 @@ from whatif.predictor.kernel.victims import _free_add, _free_remove, _held_chang
 @kernel_jit
 def _add_pending(W, j, x0, x1):
     js, jf, ji = W[6], W[8], W[9]
-    leaf = js[j, JS_QUEUE]
-    jf[j, JF_PEND] += x0
-    jf[j, JF_PEND + 1] += x1
+    u = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    leaf = js[u, JS_QUEUE]
+    jf[u, JF_PEND] += x0
+    jf[u, JF_PEND + 1] += x1
     _touch(W, j)
     _up(W, QF_PALL, leaf, x0, x1)
-    if ji[j, JI_STATE] == 2:
+    if ji[u, JI_STATE] == 2:
         _up(W, QF_PRUN, leaf, x0, x1)
     W[24][GI_CHANGED] = 1
 
@@ -321,27 +322,30 @@ def _am_ready(W, a):
 
 @kernel_jit
 def _start_attempt(W, j, task, r0, r1):
-    js, jf, ji, ss, si, sdone = W[6], W[8], W[9], W[12], W[14], W[15]
+    js, ji, ss, si, sdone = W[6], W[9], W[12], W[14], W[15]
     ts, tsf, ti, af, ai, hk, hi, gf = W[16], W[17], W[18], W[19], W[20], W[21], W[22], W[23]
     gi, cfg = W[24], W[25]
+    # rows as unsigned numbers: indexing by them compiles without negative-index wraparound
+    uj = np.uint64(j)
     t = gf[G_NOW]
     lat = cfg[C_LAT]
-    leaf = js[j, JS_QUEUE]
+    leaf = js[uj, JS_QUEUE]
     a = gi[GI_N_ATT]
+    ua = np.uint64(a)
     gi[GI_N_ATT] = a + 1
-    ai[a, AI_TASK] = task
-    ai[a, AI_STATE] = RUNNING
-    ai[a, AI_PREEMPTED] = 0
-    ai[a, AI_CHOSEN] = 0
-    ai[a, AI_DEF_NEXT] = -1
-    ai[a, AI_DEF_PREV] = -1
-    af[a, AF_START] = t
-    af[a, AF_FINISH] = INF
-    af[a, AF_MARK] = -1.0
-    af[a, AF_END] = INF
-    af[a, AF_DUE] = INF
+    ai[ua, AI_TASK] = task
+    ai[ua, AI_STATE] = RUNNING
+    ai[ua, AI_PREEMPTED] = 0
+    ai[ua, AI_CHOSEN] = 0
+    ai[ua, AI_DEF_NEXT] = -1
+    ai[ua, AI_DEF_PREV] = -1
+    af[ua, AF_START] = t
+    af[ua, AF_FINISH] = INF
+    af[ua, AF_MARK] = -1.0
+    af[ua, AF_END] = INF
+    af[ua, AF_DUE] = INF
     node = gi[GI_CUR_NODE]
-    ai[a, AI_NODE] = node
+    ai[ua, AI_NODE] = node
     gi[GI_CHANGED] = 1
     _append(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
     gf[G_FREE] -= r0
@@ -349,39 +353,69 @@ def _start_attempt(W, j, task, r0, r1):
     if node >= 0:
         W[40][node, NF_FREE] -= r0
         W[40][node, NF_FREE + 1] -= r1
-    if task < 0 or ss[ts[task, TS_STAGE], SS_JT] == 0:  # JobTracker tasks: in no pool
-        jf[j, JF_USE] += r0
-        jf[j, JF_USE + 1] += r1
-        _held_changed(W, j)
-        _up(W, QF_USE, leaf, r0, r1)
-        _add_pending(W, j, -r0, -r1)
+    s = -1
+    if task >= 0:
+        s = ts[np.uint64(task), TS_STAGE]
+    if task < 0 or ss[np.uint64(s), SS_JT] == 0:  # JobTracker tasks: in no pool
+        _use_pending(W, j, leaf, r0, r1)
         if task >= 0:
             _free_add(W, a, j)
     if task < 0:
-        ai[a, AI_OUTCOME] = SUCCEEDED
-        ji[j, JI_AM_STATE] = 2
-        ji[j, JI_AM_ATT] = a
+        ai[ua, AI_OUTCOME] = SUCCEEDED
+        ji[uj, JI_AM_STATE] = 2
+        ji[uj, JI_AM_ATT] = a
         W[3][leaf, QF_AM] += r0
         W[3][leaf, QF_AM + 1] += r1
         heap_push(hk, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, a, -1, j)
         return
-    s = ts[task, TS_STAGE]
-    si[s, SI_PENDING] -= 1
-    if ti[task, TI_FAILS] < ts[task, TS_FAILS]:
-        ai[a, AI_OUTCOME] = FAILED
-        _push_end(W, a, _run_start(W, j, t) + tsf[task, TSF_FRAC] * tsf[task, TSF_DUR], task, j)
-    elif ss[s, SS_SLOW] == 1:
-        ai[a, AI_OUTCOME] = SUCCEEDED
+    us = np.uint64(s)
+    ut = np.uint64(task)
+    si[us, SI_PENDING] -= 1
+    if ti[ut, TI_FAILS] < ts[ut, TS_FAILS]:
+        ai[ua, AI_OUTCOME] = FAILED
+        _push_end(W, a, _run_start(W, j, t) + tsf[ut, TSF_FRAC] * tsf[ut, TSF_DUR], task, j)
+    elif ss[us, SS_SLOW] == 1:
+        ai[ua, AI_OUTCOME] = SUCCEEDED
         if np.isnan(sdone[s - 1]):
             _append(ai, AI_DEF_NEXT, AI_DEF_PREV, si[s], SI_DEF_HEAD, a)
-            if ji[j, JI_IN_RED] == 0:
+            if ji[uj, JI_IN_RED] == 0:
                 _red_link(W, j)
         else:
             _push_end(W, a, _replay_finish(W, a, task, sdone[s - 1]), task, j)
     else:
-        ai[a, AI_OUTCOME] = SUCCEEDED
-        _push_end(W, a, _run_start(W, j, t) + tsf[task, TSF_DUR], task, j)
+        ai[ua, AI_OUTCOME] = SUCCEEDED
+        _push_end(W, a, _run_start(W, j, t) + tsf[ut, TSF_DUR], task, j)
     _red_refresh(W, j)
+
+
+@kernel_jit
+def _use_pending(W, j, leaf, r0, r1):
+    """A container of (r0, r1) starts for app `j`'s pending request: the app's and its
+    queues' usage grow by it and their pending demand shrinks by it, as `_up` of the
+    usage and `_add_pending` of minus it would, in one walk up the queues, not three."""
+    qs, qf, jf, ji = W[0], W[3], W[8], W[9]
+    u = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    x0 = -r0
+    x1 = -r1
+    jf[u, JF_USE] += r0
+    jf[u, JF_USE + 1] += r1
+    _held_changed(W, j)
+    jf[u, JF_PEND] += x0
+    jf[u, JF_PEND + 1] += x1
+    _touch(W, j)
+    running = ji[u, JI_STATE] == 2
+    q = leaf
+    while q >= 0:
+        uq = np.uint64(q)
+        qf[uq, QF_USE] += r0
+        qf[uq, QF_USE + 1] += r1
+        qf[uq, QF_PALL] += x0
+        qf[uq, QF_PALL + 1] += x1
+        if running:
+            qf[uq, QF_PRUN] += x0
+            qf[uq, QF_PRUN + 1] += x1
+        q = qs[uq, QS_PARENT]
+    W[24][GI_CHANGED] = 1
 
 
 @kernel_jit
@@ -406,38 +440,41 @@ def _release_container(W, a, state):
     qf, js, jsf, jf, ts, tsf, af, ai = W[3], W[6], W[7], W[8], W[16], W[17], W[19], W[20]
     gf, gi = W[23], W[24]
     t = gf[G_NOW]
-    task = ai[a, AI_TASK]
+    ua = np.uint64(a)  # unsigned rows: no negative-index wraparound
+    task = ai[ua, AI_TASK]
     jt = False
     if task < 0:
         j = -1 - task
-        r0 = jsf[j, JSF_AM]
-        r1 = jsf[j, JSF_AM + 1]
+        r0 = jsf[np.uint64(j), JSF_AM]
+        r1 = jsf[np.uint64(j), JSF_AM + 1]
     else:
-        j = ts[task, TS_JOB]
-        s = ts[task, TS_STAGE]
+        ut = np.uint64(task)
+        j = ts[ut, TS_JOB]
+        s = np.uint64(ts[ut, TS_STAGE])
         jt = W[12][s, SS_JT] != 0
         if jt:  # a JobTracker task holds one slot of the pool it was given
             r1 = float(W[14][s, SI_SLOT])
             r0 = 1.0 - r1
         else:
-            r0 = tsf[task, TSF_REQ]
-            r1 = tsf[task, TSF_REQ + 1]
-    leaf = js[j, JS_QUEUE]
-    ai[a, AI_STATE] = KILLED if state == AM_KILLED else state
-    af[a, AF_FINISH] = t
-    ai[a, AI_PREEMPTED] = 1 if state == KILLED else 0
+            r0 = tsf[ut, TSF_REQ]
+            r1 = tsf[ut, TSF_REQ + 1]
+    uj = np.uint64(j)
+    leaf = js[uj, JS_QUEUE]
+    ai[ua, AI_STATE] = KILLED if state == AM_KILLED else state
+    af[ua, AF_FINISH] = t
+    ai[ua, AI_PREEMPTED] = 1 if state == KILLED else 0
     _remove(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
-    if af[a, AF_MARK] < 0.0 and task >= 0 and not jt:
+    if af[ua, AF_MARK] < 0.0 and task >= 0 and not jt:
         _free_remove(W, a, j)
-    if af[a, AF_MARK] >= 0.0:
-        af[a, AF_MARK] = -1.0
-        jf[j, JF_TBP] -= r0
-        jf[j, JF_TBP + 1] -= r1
+    if af[ua, AF_MARK] >= 0.0:
+        af[ua, AF_MARK] = -1.0
+        jf[uj, JF_TBP] -= r0
+        jf[uj, JF_TBP + 1] -= r1
         _up(W, QF_TBP, leaf, -r0, -r1)
     gf[G_FREE] += r0
     gf[G_FREE + 1] += r1
     gi[GI_CHANGED] = 1
-    node = ai[a, AI_NODE]
+    node = ai[ua, AI_NODE]
     if node >= 0:
         W[40][node, NF_FREE] += r0
         W[40][node, NF_FREE + 1] += r1
@@ -445,8 +482,8 @@ def _release_container(W, a, state):
     _touch(W, j)
     if jt:
         return j, r0, r1
-    jf[j, JF_USE] -= r0
-    jf[j, JF_USE + 1] -= r1
+    jf[uj, JF_USE] -= r0
+    jf[uj, JF_USE + 1] -= r1
     _held_changed(W, j)
     _up(W, QF_USE, leaf, -r0, -r1)
     if task < 0:
@@ -461,9 +498,10 @@ def _end_attempt(W, a, state):
     js, ji, ss, si, sdone = W[6], W[9], W[12], W[14], W[15]
     ti, ai, gf = W[18], W[20], W[23]
     t = gf[G_NOW]
-    task = ai[a, AI_TASK]
+    task = ai[np.uint64(a), AI_TASK]
     j, r0, r1 = _release_container(W, a, state)
-    s = W[16][task, TS_STAGE]
+    s = W[16][np.uint64(task), TS_STAGE]
+    us = np.uint64(s)  # unsigned rows: no negative-index wraparound
     if state != SUCCEEDED:
         if state == FAILED:
             ti[task, TI_FAILS] += 1
@@ -493,12 +531,12 @@ def _end_attempt(W, a, state):
             _jt_refresh(W, j)
         _red_refresh(W, j)
         return
-    si[s, SI_DONE] += 1
-    if ss[s, SS_JT] != 0:
+    si[us, SI_DONE] += 1
+    if ss[us, SS_JT] != 0:
         _jt_refresh(W, j)  # its next task, if it has more than one, may go now
-    size = ss[s, SS_HI] - ss[s, SS_LO]
-    last = s + 1 == js[j, JS_ST_HI]
-    if si[s, SI_DONE] == size:
+    size = ss[us, SS_HI] - ss[us, SS_LO]
+    last = s + 1 == js[np.uint64(j), JS_ST_HI]
+    if si[us, SI_DONE] == size:
         sdone[s] = t
         ji[j, JI_STAGES_DONE] += 1
         if not last:

@@ -5,6 +5,8 @@ maxResources from the leaf to the root).
 
 from __future__ import annotations
 
+import numpy as np
+
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.state import (
     G_FREE,
@@ -30,9 +32,10 @@ def _up(W, col, leaf, x0, x1):
     qs = W[0]
     q = leaf
     while q >= 0:
-        qf[q, col] += x0
-        qf[q, col + 1] += x1
-        q = qs[q, QS_PARENT]
+        u = np.uint64(q)  # unsigned rows: no negative-index wraparound
+        qf[u, col] += x0
+        qf[u, col + 1] += x1
+        q = qs[u, QS_PARENT]
 
 
 @kernel_jit
@@ -89,7 +92,8 @@ def _fits(W, leaf, r0, r1):
         return False
     q = leaf
     while q >= 0:
-        if qf[q, QF_USE] + r0 > qsf[q, QSF_MAX] or qf[q, QF_USE + 1] + r1 > qsf[q, QSF_MAX + 1]:
+        u = np.uint64(q)  # unsigned rows: no negative-index wraparound
+        if qf[u, QF_USE] + r0 > qsf[u, QSF_MAX] or qf[u, QF_USE + 1] + r1 > qsf[u, QSF_MAX + 1]:
             return False
-        q = qs[q, QS_PARENT]
+        q = qs[u, QS_PARENT]
     return True

@@ -9,6 +9,8 @@ unassigned again: fresh again if the stage has not passed it, else re-queued.
 
 from __future__ import annotations
 
+import numpy as np
+
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.state import (
     JS_ST_HI,
@@ -35,15 +37,17 @@ from whatif.predictor.kernel.state import (
 def _next_stage(W, j, d):
     js, ss, si = W[6], W[12], W[14]
     best = -1
-    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
+    uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    for s in range(js[uj, JS_ST_LO], js[uj, JS_ST_HI]):
+        u = np.uint64(s)
         if (
-            si[s, SI_RELEASED] == 1
-            and si[s, SI_HELD] == 0
-            and si[s, SI_PENDING] > 0
-            and ss[s, SS_DIM] == d
-            and ss[s, SS_JT] == 0
+            si[u, SI_RELEASED] == 1
+            and si[u, SI_HELD] == 0
+            and si[u, SI_PENDING] > 0
+            and ss[u, SS_DIM] == d
+            and ss[u, SS_JT] == 0
         ):
-            if best < 0 or ss[s, SS_PRIO] < ss[best, SS_PRIO]:
+            if best < 0 or ss[u, SS_PRIO] < ss[np.uint64(best), SS_PRIO]:
                 best = s
     return best
 
@@ -51,20 +55,22 @@ def _next_stage(W, j, d):
 @kernel_jit
 def _head_task(W, s):
     ss, si = W[12], W[14]
-    if si[s, SI_NEXT] < ss[s, SS_HI]:
-        return si[s, SI_NEXT]
-    return si[s, SI_RETRY_HEAD]
+    u = np.uint64(s)  # unsigned rows: no negative-index wraparound
+    if si[u, SI_NEXT] < ss[u, SS_HI]:
+        return si[u, SI_NEXT]
+    return si[u, SI_RETRY_HEAD]
 
 
 @kernel_jit
 def _take_head(W, s):
     """Take stage `s`'s next task (`_head_task`) off its unassigned tasks."""
     ss, si, ti = W[12], W[14], W[18]
-    if ss[s, SS_LOC] != 0:
+    u = np.uint64(s)  # unsigned rows: no negative-index wraparound
+    if ss[u, SS_LOC] != 0:
         return _take_task(W, s, _head_task(W, s))
-    if si[s, SI_NEXT] < ss[s, SS_HI]:
-        task = si[s, SI_NEXT]
-        si[s, SI_NEXT] += 1
+    if si[u, SI_NEXT] < ss[u, SS_HI]:
+        task = si[u, SI_NEXT]
+        si[u, SI_NEXT] += 1
         return task
     task = si[s, SI_RETRY_HEAD]
     nxt = ti[task, TI_RETRY_NEXT]
