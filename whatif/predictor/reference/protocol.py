@@ -191,23 +191,6 @@ class EngineState(Protocol):
 
     def _compare(self, policy: int, dim: int, a: Key, b: Key) -> int: ...
 
-    def _compare_fair(
-        self,
-        d: int,
-        ua: np.ndarray,
-        da: np.ndarray,
-        ma: np.ndarray,
-        wa: float,
-        ub: np.ndarray,
-        db: np.ndarray,
-        mb: np.ndarray,
-        wb: float,
-    ) -> int: ...
-
-    def _compare_drf(
-        self, ua: np.ndarray, ma: np.ndarray, wa: float, ub: np.ndarray, mb: np.ndarray, wb: float
-    ) -> int: ...
-
     def _queue_key(self, q: int, usage_less: np.ndarray | None = None) -> Key: ...
 
     def _app_key(self, j: int, usage_less: bool = False) -> Key: ...
