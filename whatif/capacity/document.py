@@ -19,17 +19,7 @@ from types import MappingProxyType
 
 from lxml import etree
 
-from whatif.allocation.xml_io import (
-    XML_SPACE,
-    Span,
-    XmlDocument,
-    escape_text,
-    indent_before,
-    line_bounds,
-    source_line,
-    text_edit,
-    unclosed_start,
-)
+from whatif.allocation import xml_io
 from whatif.errors import AllocationError
 
 logger = logging.getLogger(__name__)
@@ -62,7 +52,7 @@ class Property:
         return None if self.raw is None else self.raw.strip()
 
 
-class ConfigurationDocument(XmlDocument):
+class ConfigurationDocument(xml_io.XmlDocument):
     """A parsed Hadoop configuration file: source bytes, properties in order, unknown elements.
 
     ``properties`` lists every ``<property>`` in document order (repeats included);
@@ -77,7 +67,7 @@ class ConfigurationDocument(XmlDocument):
         super().__init__(data, source=source)
         located = self._located
         self._text, self._encoding, self._bom = located.text, located.encoding, located.bom
-        self._spans: tuple[Span, ...] = located.spans
+        self._spans: tuple[xml_io.Span, ...] = located.spans
         self._index = {element: i for i, element in enumerate(located.elements)}
         properties, unknown = [], []
         if self.root_tag == "configuration":
@@ -87,7 +77,7 @@ class ConfigurationDocument(XmlDocument):
                 if child.tag == "property":
                     properties.append(self._read_property(child))
                 else:
-                    unknown.append((child.tag, source_line(child) or 0))
+                    unknown.append((child.tag, xml_io.source_line(child) or 0))
         self.properties: tuple[Property, ...] = tuple(properties)
         self.unknown: tuple[tuple[str, int], ...] = tuple(unknown)
         self._effective = _effective(self.properties)
@@ -112,9 +102,8 @@ class ConfigurationDocument(XmlDocument):
             name = element.get("name", "").strip()
         if value is None and element.get("value") is not None:
             value = element.get("value")
-        return Property(
-            name, value, final, source_line(element) or 0, self._index[element], value_element
-        )
+        line = xml_io.source_line(element) or 0
+        return Property(name, value, final, line, self._index[element], value_element)
 
     # ----------------------------------------------------------------- reading
     @property
@@ -156,14 +145,16 @@ class ConfigurationDocument(XmlDocument):
                 return self
             return self._add(name, value)
         if value is None:
-            start, end = line_bounds(self._text, *self._bounds(current.element))
+            start, end = xml_io.line_bounds(self._text, *self._bounds(current.element))
             return self._reparse(self._text[:start] + self._text[end:])
         if current.value_element is None:
             raise CapacityConfigError(
                 f"{self.source}:{current.line}: property {name} has no <value> element to change"
             )
         text = self._text
-        start, end, new = text_edit(text, self._spans[current.value_element], escape_text(value))
+        start, end, new = xml_io.text_edit(
+            text, self._spans[current.value_element], xml_io.escape_text(value)
+        )
         return self._reparse(text[:start] + new + text[end:])
 
     def _bounds(self, element: int) -> tuple[int, int]:
@@ -179,10 +170,10 @@ class ConfigurationDocument(XmlDocument):
         if anchor is None:
             root = self._spans[0]
             if root.self_closing:
-                new = f"{unclosed_start(text, root)}>{newline}{block}{newline}</{root.tag}>"
+                new = f"{xml_io.unclosed_start(text, root)}>{newline}{block}{newline}</{root.tag}>"
                 return self._reparse(text[: root.start] + new + text[root.end :])
             before = text[root.start_end : root.end_start]
-            keep = before.rstrip(XML_SPACE)
+            keep = before.rstrip(xml_io.XML_SPACE)
             position = root.start_end + len(keep)
             return self._reparse(
                 text[:position] + newline + block + newline + text[root.end_start :]
@@ -207,18 +198,18 @@ class ConfigurationDocument(XmlDocument):
         if self.properties:
             first = self.properties[0]
             span = self._spans[first.element]
-            own = indent_before(text, span.start) or ""
+            own = xml_io.indent_before(text, span.start) or ""
             children = [s for s in self._spans[first.element + 1 :] if s.start < span.end_start]
             if children:
-                inner_indent = indent_before(text, children[0].start)
+                inner_indent = xml_io.indent_before(text, children[0].start)
                 if inner_indent is None:
                     one_line = True
                 else:
                     child = inner_indent
             elif not span.self_closing:
                 child = own + "  "
-        name_el = f"<name>{escape_text(name)}</name>"
-        value_el = f"<value>{escape_text(value)}</value>"
+        name_el = f"<name>{xml_io.escape_text(name)}</name>"
+        value_el = f"<value>{xml_io.escape_text(value)}</value>"
         if one_line:
             return f"{own}<property>{name_el}{value_el}</property>"
         return (
