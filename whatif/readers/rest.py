@@ -50,6 +50,75 @@ RESPONSE_KEYS: dict[str, tuple[str, str | None]] = {
 
 _STAGES = {"MAP": "map", "REDUCE": "reduce"}
 
+APP_COLUMNS = {
+    "job_id": "string",
+    "app_id": "string",
+    "queue": "string",
+    "user": "string",
+    "name": "string",
+    "application_type": "string",
+    "submit_s": "float64",
+    "launch_s": "float64",
+    "finish_s": "float64",
+    "state": "string",
+    "raw_state": "string",
+    "final_status": "string",
+    "memory_mb_s": "float64",
+    "vcore_s": "float64",
+    "allocated_mb": "float64",
+    "allocated_vcores": "float64",
+    "running_containers": "float64",
+}
+
+JOB_COLUMNS = {
+    "job_id": "string",
+    "queue": "string",
+    "user": "string",
+    "name": "string",
+    "submit_s": "float64",
+    "launch_s": "float64",
+    "finish_s": "float64",
+    "state": "string",
+    "raw_state": "string",
+    "maps_total": "float64",
+    "reduces_total": "float64",
+}
+
+TASK_COLUMNS = {
+    "job_id": "string",
+    "task_id": "string",
+    "stage": "string",
+    "start_s": "float64",
+    "finish_s": "float64",
+    "elapsed_s": "float64",
+    "state": "string",
+    "successful_attempt": "string",
+}
+
+ATTEMPT_COLUMNS = {
+    "job_id": "string",
+    "task_id": "string",
+    "attempt_id": "string",
+    "stage": "string",
+    "start_s": "float64",
+    "finish_s": "float64",
+    "state": "string",
+    "raw_state": "string",
+    "node": "string",
+    "container_id": "string",
+    "shuffle_finish_s": "float64",
+    "sort_finish_s": "float64",
+    "diagnostics": "string",
+}
+
+#: Response kind -> its table's columns and dtypes.
+COLUMNS: dict[str, dict[str, str]] = {
+    "apps": APP_COLUMNS,
+    "jobs": JOB_COLUMNS,
+    "tasks": TASK_COLUMNS,
+    "attempts": ATTEMPT_COLUMNS,
+}
+
 
 def response_kind(payload: object) -> str | None:
     """``apps``, ``jobs``, ``tasks`` or ``attempts`` for a REST body, None for anything else."""
@@ -148,33 +217,11 @@ def _parse(
     payload: object,
     source: str,
     kind: str,
-    columns: dict[str, str],
     row: Callable[[_Fields], dict[str, Any]],
 ) -> pd.DataFrame:
     path, records = _items(payload, source, kind)
     rows = [row(_Fields(source, f"{path}[{i}]", record)) for i, record in enumerate(records)]
-    return _frame(rows, columns)
-
-
-APP_COLUMNS = {
-    "job_id": "string",
-    "app_id": "string",
-    "queue": "string",
-    "user": "string",
-    "name": "string",
-    "application_type": "string",
-    "submit_s": "float64",
-    "launch_s": "float64",
-    "finish_s": "float64",
-    "state": "string",
-    "raw_state": "string",
-    "final_status": "string",
-    "memory_mb_s": "float64",
-    "vcore_s": "float64",
-    "allocated_mb": "float64",
-    "allocated_vcores": "float64",
-    "running_containers": "float64",
-}
+    return _frame(rows, COLUMNS[kind])
 
 
 def _app_state(state: str, final_status: str) -> str:
@@ -220,22 +267,8 @@ def rm_apps(payload: object, *, source: str = "<rm apps>") -> pd.DataFrame:
             "running_containers": f.number("runningContainers", math.nan),
         }
 
-    return _parse(payload, source, "apps", APP_COLUMNS, row)
+    return _parse(payload, source, "apps", row)
 
-
-JOB_COLUMNS = {
-    "job_id": "string",
-    "queue": "string",
-    "user": "string",
-    "name": "string",
-    "submit_s": "float64",
-    "launch_s": "float64",
-    "finish_s": "float64",
-    "state": "string",
-    "raw_state": "string",
-    "maps_total": "float64",
-    "reduces_total": "float64",
-}
 
 _JOB_STATES = {
     "SUCCEEDED": "SUCCEEDED",
@@ -266,19 +299,7 @@ def jhs_jobs(payload: object, *, source: str = "<jhs jobs>") -> pd.DataFrame:
             "reduces_total": f.number("reducesTotal", math.nan),
         }
 
-    return _parse(payload, source, "jobs", JOB_COLUMNS, row)
-
-
-TASK_COLUMNS = {
-    "job_id": "string",
-    "task_id": "string",
-    "stage": "string",
-    "start_s": "float64",
-    "finish_s": "float64",
-    "elapsed_s": "float64",
-    "state": "string",
-    "successful_attempt": "string",
-}
+    return _parse(payload, source, "jobs", row)
 
 
 def _stage(f: _Fields) -> str:
@@ -319,24 +340,7 @@ def jhs_tasks(payload: object, *, source: str = "<jhs tasks>") -> pd.DataFrame:
             "successful_attempt": f.text("successfulAttempt", ""),
         }
 
-    return _parse(payload, source, "tasks", TASK_COLUMNS, row)
-
-
-ATTEMPT_COLUMNS = {
-    "job_id": "string",
-    "task_id": "string",
-    "attempt_id": "string",
-    "stage": "string",
-    "start_s": "float64",
-    "finish_s": "float64",
-    "state": "string",
-    "raw_state": "string",
-    "node": "string",
-    "container_id": "string",
-    "shuffle_finish_s": "float64",
-    "sort_finish_s": "float64",
-    "diagnostics": "string",
-}
+    return _parse(payload, source, "tasks", row)
 
 
 def jhs_attempts(payload: object, *, source: str = "<jhs attempts>") -> pd.DataFrame:
@@ -370,7 +374,7 @@ def jhs_attempts(payload: object, *, source: str = "<jhs attempts>") -> pd.DataF
             "diagnostics": f.text("diagnostics", ""),
         }
 
-    return _parse(payload, source, "attempts", ATTEMPT_COLUMNS, row)
+    return _parse(payload, source, "attempts", row)
 
 
 #: Response kind -> parser.

@@ -30,14 +30,7 @@ import pandas as pd
 from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import ContainerSizedReader
 from whatif.readers.lenient_json import loads_lenient
-from whatif.readers.rest import (
-    APP_COLUMNS,
-    ATTEMPT_COLUMNS,
-    JOB_COLUMNS,
-    PARSERS,
-    TASK_COLUMNS,
-    response_kind,
-)
+from whatif.readers.rest import COLUMNS, PARSERS, response_kind
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -48,12 +41,6 @@ _HEAD_KEYS = tuple(
     f'"{key}"'.encode()
     for key in ("apps", "app", "jobs", "job", "tasks", "task", "taskAttempts", "taskAttempt")
 )
-_EMPTY = {
-    "apps": APP_COLUMNS,
-    "jobs": JOB_COLUMNS,
-    "tasks": TASK_COLUMNS,
-    "attempts": ATTEMPT_COLUMNS,
-}
 
 
 def _looks_like_response(head: bytes) -> bool:
@@ -105,7 +92,7 @@ class RestDumpReader(ContainerSizedReader):
         tables = {
             kind: _concat(
                 frames,
-                _EMPTY[kind],
+                COLUMNS[kind],
                 "attempt_id" if kind == "attempts" else "task_id" if kind == "tasks" else "job_id",
             )
             for kind, frames in parts.items()
