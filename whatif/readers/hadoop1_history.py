@@ -66,6 +66,8 @@ from whatif.readers.jhist_tables import (
     HISTORY_JOB_TABLE,
     LOCATED_TASK_TABLE,
     SCHEDULE_JOB_TABLE,
+    HistoryAttempt,
+    HistoryJob,
 )
 from whatif.schedule import Schedule
 from whatif.trace import Trace
@@ -100,31 +102,14 @@ _NAN = math.nan
 
 
 @dataclass
-class _Attempt:
-    job_id: str
-    task_id: str
-    stage: str
-    start_s: float = _NAN
-    finish_s: float = _NAN
-    state: str = "RUNNING"
-    node: str = ""
+class _Attempt(HistoryAttempt):
+    job_id: str = field(kw_only=True)
     host: str = ""
     rack: str = ""
-    shuffle_s: float = _NAN
-    sort_s: float = _NAN
 
 
 @dataclass
-class _Job:
-    job_id: str
-    line: int
-    submit_s: float = _NAN
-    launch_s: float = _NAN
-    finish_s: float = _NAN
-    state: str = "RUNNING"
-    user: str = "unknown"
-    name: str = ""
-    queue: str = ""
+class _Job(HistoryJob):
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     attempts: dict[str, _Attempt] = field(default_factory=dict)
     #: task-cleanup attempts seen (TASK_TYPE CLEANUP under a map or reduce task): not read
@@ -324,7 +309,7 @@ class Hadoop1HistoryReader(ContainerSizedReader):
                 continue
             job.tasks.setdefault(task_id, {"stage": STAGES[task_type]})
             attempt = job.attempts.setdefault(
-                attempt_id, _Attempt(job_id, task_id, STAGES[task_type])
+                attempt_id, _Attempt(task_id, STAGES[task_type], job_id=job_id)
             )
             _attempt_record(attempt, values, where)
         for job in jobs.values():

@@ -40,7 +40,14 @@ from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import ContainerSizedReader, normalize_queue, not_utf8
 from whatif.readers.hadoop_ids import job_of_app_attempt, job_of_task
 from whatif.readers.jhist_columns import read_jhist_tables
-from whatif.readers.jhist_tables import STAGES, FileHistory, JhistTables, RowTables
+from whatif.readers.jhist_tables import (
+    STAGES,
+    FileHistory,
+    HistoryAttempt,
+    HistoryJob,
+    JhistTables,
+    RowTables,
+)
 from whatif.readers.json_stream import json_problem
 from whatif.schedule import Schedule
 from whatif.trace import Trace
@@ -67,15 +74,7 @@ def _plain(value: object) -> object:
 
 
 @dataclass
-class _Attempt:
-    task_id: str
-    stage: str
-    start_s: float = _NAN
-    finish_s: float = _NAN
-    state: str = "RUNNING"
-    node: str = ""
-    shuffle_s: float = _NAN
-    sort_s: float = _NAN
+class _Attempt(HistoryAttempt):
     error: str = ""
 
 
@@ -91,16 +90,7 @@ class _Task:
 
 
 @dataclass
-class _Job:
-    job_id: str
-    line: int
-    name: str = ""
-    user: str = "unknown"
-    queue: str = ""
-    submit_s: float = _NAN
-    launch_s: float = _NAN
-    finish_s: float = _NAN
-    state: str = "RUNNING"
+class _Job(HistoryJob):
     am_starts: list[tuple[float, str, str, str]] = field(default_factory=list)
     memory_mb: dict[str, float] = field(default_factory=dict)
 

@@ -8,6 +8,7 @@ Hadoop 1) build the same schedule, task and attempt tables.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -56,6 +57,36 @@ class FileHistory(Generic[Job, Task, Attempt]):
     jobs: dict[str, Job] = field(default_factory=dict)
     tasks: dict[str, Task] = field(default_factory=dict)
     attempts: dict[str, Attempt] = field(default_factory=dict)
+
+
+@dataclass
+class HistoryJob:
+    """A job as the events of a history (jhist, Hadoop 1) have described it so far;
+    `line` is where it is first named."""
+
+    job_id: str
+    line: int
+    name: str = ""
+    user: str = "unknown"
+    queue: str = ""
+    submit_s: float = math.nan
+    launch_s: float = math.nan
+    finish_s: float = math.nan
+    state: str = "RUNNING"
+
+
+@dataclass
+class HistoryAttempt:
+    """A task attempt as the events of a history (jhist, Hadoop 1) have described it so far."""
+
+    task_id: str
+    stage: str
+    start_s: float = math.nan
+    finish_s: float = math.nan
+    state: str = "RUNNING"
+    node: str = ""
+    shuffle_s: float = math.nan
+    sort_s: float = math.nan
 
 
 class RowTables:
