@@ -37,3 +37,8 @@ class QueueTree:
         yield self
         for child in self.children:
             yield from child.walk()
+
+    @property
+    def is_leaf(self) -> bool:
+        """No queue below this one."""
+        return not self.children

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from tempo.errors import RMError
 from tempo.rm import payload
-from whatif.queues import QueueTree
+from tempo.rm.queue_states import NamedQueue, QueueStates
 
 SchedulerType = Literal["fair", "capacity", "fifo"]
 _TYPES: Mapping[str, SchedulerType] = {
@@ -27,7 +27,7 @@ _TYPES: Mapping[str, SchedulerType] = {
 
 
 @dataclass(frozen=True)
-class CapacityQueueState(QueueTree):
+class CapacityQueueState(NamedQueue):
     """One queue of the running Capacity Scheduler (None where this RM version omits a field)."""
 
     name: str
@@ -46,24 +46,10 @@ class CapacityQueueState(QueueTree):
     num_pending_applications: int | None = None
     children: tuple[CapacityQueueState, ...] = ()
 
-    @property
-    def is_leaf(self) -> bool:
-        return not self.children
-
 
 @dataclass(frozen=True)
-class CapacitySchedulerState:
+class CapacitySchedulerState(QueueStates[CapacityQueueState]):
     """The Capacity Scheduler queue tree in force on the RM."""
-
-    root: CapacityQueueState
-
-    @property
-    def queues(self) -> Mapping[str, CapacityQueueState]:
-        return {queue.name: queue for queue in self.root.walk()}
-
-    @property
-    def leaves(self) -> tuple[CapacityQueueState, ...]:
-        return tuple(q for q in self.root.walk() if q.is_leaf)
 
 
 def scheduler_type(body: object) -> SchedulerType:

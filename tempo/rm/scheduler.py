@@ -13,15 +13,15 @@ from typing import Any
 
 from tempo.errors import RMError
 from tempo.rm import payload
+from tempo.rm.queue_states import NamedQueue, QueueStates
 from whatif.allocation import Resources
-from whatif.queues import QueueTree
 
 #: ``schedulerInfo.type`` of the Fair Scheduler.
 FAIR_SCHEDULER = "fairScheduler"
 
 
 @dataclass(frozen=True)
-class QueueState(QueueTree):
+class QueueState(NamedQueue):
     """One queue of the running Fair Scheduler.
 
     Resource fields are None when this RM version does not report them
@@ -45,26 +45,12 @@ class QueueState(QueueTree):
     num_pending_apps: int | None = None
     children: tuple[QueueState, ...] = ()
 
-    @property
-    def is_leaf(self) -> bool:
-        return not self.children
-
 
 @dataclass(frozen=True)
-class SchedulerState:
+class SchedulerState(QueueStates[QueueState]):
     """The Fair Scheduler queue tree in force on the RM, and the cluster size it saw."""
 
-    root: QueueState
     cluster_resources: Resources | None = None
-
-    @property
-    def queues(self) -> Mapping[str, QueueState]:
-        """Every queue by full name (``root``, ``root.a``, ...), parents before children."""
-        return {queue.name: queue for queue in self.root.walk()}
-
-    @property
-    def leaves(self) -> tuple[QueueState, ...]:
-        return tuple(queue for queue in self.root.walk() if queue.is_leaf)
 
     def queue(self, name: str) -> QueueState:
         """The queue called `name` (a full path)."""

@@ -108,10 +108,6 @@ class QueueNode(QueueTree):
     line: int
     children: tuple[QueueNode, ...] = ()
 
-    @property
-    def is_leaf(self) -> bool:
-        return not self.children
-
 
 def child_names(doc: ConfigurationDocument, path: str) -> list[str]:
     """The names listed in ``<path>.queues``, trimmed, as ``getQueues`` returns them."""
