@@ -16,8 +16,9 @@ import numpy as np
 from tempo.cli import exitcodes, is_quiet
 from tempo.cli.checks import warn_allocation
 from tempo.cli.options import (
+    choice_option,
     cluster_option,
-    duration_text,
+    count_option,
     emit_json,
     engine_option,
     executor_option,
@@ -25,10 +26,14 @@ from tempo.cli.options import (
     hadoop_version_option,
     json_option,
     min_gain_abs_option,
+    path_option,
     progress_bar,
+    radius_option,
     refuse_overwrite,
     refuse_report_overwrite,
     report_option,
+    shown_option,
+    window_option,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings, site_reader_options
 from tempo.cli.tables import echo_table
@@ -192,67 +197,45 @@ def _json_document(
 
 
 @click.command()
-@click.option(
+@path_option(
     "--trace",
     "trace_path",
     required=True,
-    type=click.Path(exists=True),
+    exists=True,
     help="Trace file or directory whose workload is replayed.",
 )
-@click.option(
+@path_option(
     "--config",
     "config_path",
     required=True,
-    type=click.Path(exists=True, dir_okay=False),
+    exists=True,
+    dir_okay=False,
     help="Allocation file or capacity-scheduler.xml in force: where the search starts.",
 )
-@click.option(
+@path_option(
     "--templates",
     "templates_path",
     required=True,
-    type=click.Path(exists=True),
+    exists=True,
     help="A .qs file or a directory of them.",
 )
 @cluster_option(required=True)
-@click.option(
-    "--radius",
-    type=click.FloatRange(0, 1, min_open=True),
-    default=0.2,
-    show_default=True,
-    help="Risk radius: how far (normalized distance) from --config to search.",
-)
-@click.option(
-    "--iterations",
-    type=click.IntRange(1),
-    default=10,
-    show_default=True,
-    help="Batches of candidates to predict.",
-)
-@click.option(
-    "--batch-size",
-    type=click.IntRange(1),
-    default=8,
-    show_default=True,
-    help="Candidates predicted per iteration.",
-)
-@click.option(
+@radius_option(0.2, "Risk radius: how far (normalized distance) from --config to search.")
+@count_option("--iterations", default=10, help="Batches of candidates to predict.")
+@count_option("--batch-size", default=8, help="Candidates predicted per iteration.")
+@choice_option(
     "--algorithm",
-    type=click.Choice(sorted(OPTIMIZERS)),
+    sorted(OPTIMIZERS),
     default="pald",
-    show_default=True,
     help="Search algorithm (docs/optimizers.md).",
 )
-@click.option(
-    "--space", "space_path", type=click.Path(exists=True, dir_okay=False), help="TOML space file."
-)
+@path_option("--space", "space_path", exists=True, dir_okay=False, help="TOML space file.")
 @click.option(
     "--tune", "overrides", multiple=True, help="QUEUE.SETTING[.COMPONENT]=LOW:HIGH|default|fixed."
 )
-@click.option(
+@count_option(
     "--replicates",
-    type=click.IntRange(1),
     default=1,
-    show_default=True,
     help="Predictor runs per candidate, averaged (useful with --noise).",
 )
 @click.option(
@@ -265,33 +248,27 @@ def _json_document(
     "straggler-factor=X,jitter=CV.",
 )
 @executor_option()
-@click.option(
-    "--window",
-    "window_text",
-    callback=duration_text,
-    help="Replay only the jobs submitted in the trace's last L (e.g. 45min).",
-)
+@window_option("Replay only the jobs submitted in the trace's last L (e.g. 45min).")
 @preemption_options
 @engine_option()
 @hadoop_version_option(
     "Hadoop major version whose settings are tuned [default: 1 for a slot cluster "
     "(map-slots=...), else 3]."
 )
-@click.option(
+@shown_option(
     "--min-gain",
     type=click.FloatRange(min=0),
     default=MinGain().relative,
-    show_default=True,
     help="Smallest predicted relative improvement worth a change (0.01 = 1%).",
 )
 @min_gain_abs_option(f"{MinGain().seconds:g}s and {MinGain().fraction * 100:g}%")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search.")
-@click.option(
+@path_option(
     "-o",
     "--output",
     "output",
     required=True,
-    type=click.Path(dir_okay=False),
+    dir_okay=False,
     help="File to write: the configuration picked (--config as it is if no change is worth it).",
 )
 @report_option(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,43 @@ def cluster_option(
         callback=_cluster_spec,
         help=help,
         **kwargs,
+    )
+
+
+#: What an option function returns: a decorator adding the option to a command.
+OptionDecorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def path_option(*decls: str, help: str, required: bool = False, **path: Any) -> OptionDecorator:
+    """An option naming a file or directory; `path` are ``click.Path``'s checks
+    (``exists``, ``dir_okay``, ``path_type``...)."""
+    return click.option(*decls, required=required, type=click.Path(**path), help=help)
+
+
+def shown_option(*decls: str, type: Any, default: Any, help: str) -> OptionDecorator:
+    """An option of `type` whose `default` the help shows."""
+    return click.option(*decls, type=type, default=default, show_default=True, help=help)
+
+
+def count_option(name: str, *, default: int, help: str, minimum: int = 1) -> OptionDecorator:
+    """A whole number of at least `minimum` (a count, a seed), its `default` shown."""
+    return shown_option(name, type=click.IntRange(min=minimum), default=default, help=help)
+
+
+def choice_option(name: str, choices: Sequence[str], *, default: str, help: str) -> OptionDecorator:
+    """One of `choices`, its `default` shown."""
+    return shown_option(name, type=click.Choice(choices), default=default, help=help)
+
+
+def window_option(help: str) -> OptionDecorator:
+    """``--window L``: a duration checked when parsed, passed as its text ``window_text``."""
+    return click.option("--window", "window_text", callback=duration_text, help=help)
+
+
+def radius_option(default: float, help: str) -> OptionDecorator:
+    """``--radius``: the risk radius, a normalized distance in (0, 1], its `default` shown."""
+    return shown_option(
+        "--radius", type=click.FloatRange(0, 1, min_open=True), default=default, help=help
     )
 
 

@@ -18,9 +18,12 @@ from tempo.cli.options import (
     http_urls,
     json_option,
     min_gain_abs_option,
+    path_option,
     progress_bar,
+    radius_option,
     refuse_report_overwrite,
     report_option,
+    shown_option,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.gain import MinGain
@@ -130,45 +133,46 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
     callback=http_urls,
     help="MapReduce JobHistory Server URL.",
 )
-@click.option(
+@path_option(
     "--config",
     "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    dir_okay=False,
+    path_type=Path,
     help="The allocation file or capacity-scheduler.xml the RM reads (tempo rewrites it; "
     "the RM's scheduler must read that kind of file).",
 )
-@click.option(
+@path_option(
     "--trace",
     "trace_path",
-    type=click.Path(exists=True, path_type=Path),
+    exists=True,
+    path_type=Path,
     help="Without --rm: the trace the emulated RM replays [default: the contended sample].",
 )
-@click.option(
+@path_option(
     "--templates",
     "templates_path",
-    type=click.Path(exists=True, path_type=Path),
+    exists=True,
+    path_type=Path,
     help="QS template file or directory.",
 )
 @cluster_option()
-@click.option(
+@path_option(
     "--space",
     "space_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    exists=True,
+    dir_okay=False,
+    path_type=Path,
     help="Space file: the settings tempo may change and their bounds.",
 )
-@click.option(
+@path_option(
     "--deadlines",
     "deadlines_path",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    exists=True,
+    dir_okay=False,
+    path_type=Path,
     help="CSV 'name,deadline_s': each recurring job's deadline in seconds after submission.",
 )
-@click.option(
-    "--radius",
-    type=click.FloatRange(0, 1, min_open=True),
-    default=0.1,
-    show_default=True,
-    help="Risk radius (normalized distance per step).",
-)
+@radius_option(0.1, "Risk radius (normalized distance per step).")
 @click.option(
     "--window",
     "window_s",
@@ -197,31 +201,29 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
     is_flag=True,
     help="Show what would change and journal the step as dry_run; write no allocation file.",
 )
-@click.option(
+@path_option(
     "--journal",
     "journal_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    dir_okay=False,
+    path_type=Path,
     help="Journal file [default: $TEMPO_JOURNAL, else ./tempo-journal.sqlite; with the emulated RM, in its work directory].",
 )
 @click.option(
     "--reload-command",
     help='Command that makes the RM reload the file, e.g. "yarn rmadmin -refreshQueues" [default: wait 15 s for its own reload].',
 )
-@click.option(
-    "--ca-bundle",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="PEM file of the cluster's CA.",
+@path_option(
+    "--ca-bundle", exists=True, dir_okay=False, path_type=Path, help="PEM file of the cluster's CA."
 )
 @click.option(
     "--kerberos",
     is_flag=True,
     help="Authenticate with SPNEGO (kinit first; needs the kerberos extra).",
 )
-@click.option(
+@shown_option(
     "--tolerance",
     type=click.FloatRange(min=0),
     default=0.05,
-    show_default=True,
     help="Relative noise allowed before an observed QS counts as worse.",
 )
 @click.option(
@@ -242,9 +244,10 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
     help="Predictor engine [default: numba; with the emulated RM numba once its kernel is "
     "compiled, else reference].",
 )
-@click.option(
+@path_option(
     "--work-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    file_okay=False,
+    path_type=Path,
     help="Emulated RM only: where the copy of the configuration and the journal go "
     f"[default: ./{DEMO_WORK_DIR}, where tempo history finds the journal].",
 )
