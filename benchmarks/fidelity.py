@@ -6,9 +6,12 @@
 For every real trace under ``traces/`` (``hadoop/jhist``, ``hadoop/sls``,
 ``hadoop/rumen``, ``hadoop/rest``, ``hadoop1``) and every Hadoop version that
 applies to its format (a Hadoop 1 history: 1; the YARN formats: 2 and 3), the
-trace's workload is predicted on the cluster derived from its own observed
-schedule (`whatif.readers.slots`: the trackers' slots or the NodeManagers' peaks)
-under an allocation file of its queues (``--allocation NAME=FILE``, else the trace
+trace's workload is predicted on the cluster its directory's saved RM
+``/ws/v1/cluster/metrics`` response (``cluster-metrics.json``) reports when it has
+one (``hadoop/rest``: its apps without task records are replayed from their metered
+containers, which no observed attempt shows), else on the cluster derived from its
+own observed schedule (`whatif.readers.slots`: the trackers' slots or the
+NodeManagers' peaks, a lower bound) under an allocation file of its queues (``--allocation NAME=FILE``, else the trace
 directory's own ``fair-scheduler.xml`` when it has one, else every queue at weight
 1; none of the bundled traces carries one), and the
 predicted job finish times are compared with the observed ones per queue
@@ -23,6 +26,7 @@ tempo's own predictor, so comparing with them measures nothing about Hadoop.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import time
 from collections.abc import Sequence
@@ -32,6 +36,7 @@ from xml.sax.saxutils import quoteattr
 
 import pandas as pd
 
+from tempo.rm.metrics import parse_cluster_metrics
 from whatif import Cluster
 from whatif.accuracy import prediction_errors
 from whatif.allocation import AllocationDocument, effective_allocation
@@ -49,6 +54,9 @@ REAL_TRACES = ("hadoop/jhist", "hadoop/sls", "hadoop/rumen", "hadoop/rest", "had
 SIMULATED = ("two-tenant", "contended", "six-tenant")
 #: An allocation file a trace directory may carry, used instead of equal weights.
 OWN_ALLOCATION = "fair-scheduler.xml"
+#: A saved ``/ws/v1/cluster/metrics`` response a trace directory may carry: the cluster
+#: it ran on, used instead of the one its observed attempts show.
+OWN_METRICS = "cluster-metrics.json"
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,21 @@ def derived_cluster(trace: Trace, settings: SchedulerSettings) -> Cluster:
     if seen is None:
         raise ValueError(f"{trace.source}: no observed attempt names its node or tracker")
     return seen.cluster
+
+
+def trace_cluster(trace: Trace, path: Path, settings: SchedulerSettings) -> tuple[Cluster, str]:
+    """The cluster the trace directory's own RM metrics report (its nodes, each an equal
+    share of the total), else the one its observed attempts show; and which it was.
+
+    The attempts show a lower bound: a trace whose apps were replayed from their metered
+    containers (REST) records no attempt for them, so it shows less than they held."""
+    metrics = path / OWN_METRICS
+    if not metrics.is_file():
+        return derived_cluster(trace, settings), ""
+    seen = parse_cluster_metrics(json.loads(metrics.read_text(encoding="utf-8")))
+    nodes = max(1, seen.total_nodes)
+    spec = f"nodes={nodes},memory-mb={seen.total_mb / nodes:g},vcores={seen.total_vcores / nodes:g}"
+    return Cluster.parse(spec), f"the RM's {OWN_METRICS}"
 
 
 def equal_weights_xml(queues: Sequence[str], hadoop_version: int) -> bytes:
@@ -144,7 +167,7 @@ def run_case(
         if site
         else SchedulerSettings(hadoop_version=hadoop_version)
     )
-    cluster = derived_cluster(trace, settings)
+    cluster, cluster_source = trace_cluster(trace, path, settings)
     document, source = allocation_for(trace, path, hadoop_version, allocation_file)
     allocation = effective_allocation(document, hadoop_version=hadoop_version)
     started = time.perf_counter()
@@ -152,7 +175,7 @@ def run_case(
         trace.workload, allocation, cluster, settings=settings, engine=engine, seed=seed
     )
     seconds = time.perf_counter() - started
-    notes = []
+    notes = [f"cluster from {cluster_source}"] if cluster_source else []
     stuck = len(unfinished_jobs(schedule))
     if stuck:
         notes.append(f"{stuck} predicted job(s) never finished (left out)")

@@ -184,8 +184,10 @@ class RMClient:
         Server. Without `attempts`, the attempts of retried tasks (see `retried`) are
         read all the same: a task's ``elapsedTime`` spans every attempt and the wait
         between them, which is not its run time. Applications the JobHistory Server
-        does not know (Spark, ...) are jobs without tasks. Container sizes are not in these responses: the
-        ``*_memory_mb`` and ``vcores`` options are used, as by the REST-dump reader.
+        does not know (Spark, ...) are replayed as the containers their memorySeconds
+        paid for (`whatif.readers.rest_dump`). Container sizes are not in these
+        responses: the ``*_memory_mb`` and ``vcores`` options are used, as by the
+        REST-dump reader.
         """
         if self.history is None:
             raise RMError("window() needs the JobHistory Server: RMClient(..., history=...)")

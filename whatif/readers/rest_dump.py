@@ -15,8 +15,12 @@ logged. Tables come from the pure parsers in `whatif.readers.rest`, then:
 - container sizes are not in these responses: options ``map_memory_mb``,
   ``reduce_memory_mb`` and ``vcores`` (Hadoop defaults) are used.
 
-RM apps carry no task-level data: a dump of ``/cluster/apps`` alone gives jobs and
-their observed submit/finish times with an empty task table.
+RM apps carry no task-level data. A finished app whose tasks no response lists
+(Spark, Tez, or a MapReduce job whose history is gone) is replayed from what the RM
+metered (`_metered_containers`): containers of the assumed map size held for the app's
+run time, as many as its ``memorySeconds`` pays for, so the predictor sees the load it
+put on the cluster instead of a job that finishes at submission. A job with neither
+tasks nor a metered app is kept as it is, and the trace notes say how many.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from whatif.errors import TraceFormatError, WhatifError
 from whatif.readers.base import ContainerSizedReader
@@ -139,6 +145,9 @@ class RestDumpReader(ContainerSizedReader):
         tasks = _tasks_with_implied(tables["tasks"], attempts)
         tasks = _task_durations(tasks, attempts)
         jobs = _with_implied_jobs(jobs, tasks, notes)
+        metered = _metered_containers(
+            tables["apps"], set(tasks["job_id"]), self.map_memory_mb, self.vcores, notes
+        )
         task_table = pd.DataFrame(
             {
                 "job_id": tasks["job_id"],
@@ -154,6 +163,8 @@ class RestDumpReader(ContainerSizedReader):
                 "sort_finish_s": tasks["sort_finish_s"],
             }
         )
+        task_table = pd.concat([task_table, metered], ignore_index=True)
+        _note_bare_jobs(jobs, task_table, notes)
         attempt_table = self._attempt_table(attempts)
         try:
             workload = Workload(
@@ -165,7 +176,7 @@ class RestDumpReader(ContainerSizedReader):
             )
         except WhatifError as error:
             raise TraceFormatError(f"{path}: {error}") from error
-        if tables["tasks"].empty and attempts.empty:
+        if task_table.empty:
             notes.append("no task-level responses: the task table is empty")
         return Trace(
             workload=workload, observed=observed, source=path, format=self.name, notes=tuple(notes)
@@ -195,6 +206,60 @@ def _with_implied_jobs(jobs: pd.DataFrame, tasks: pd.DataFrame, notes: list[str]
         f"{len(implied)} job(s) known only from task ids: queue root.default, submit = first task start"
     )
     return pd.concat([jobs, extra], ignore_index=True)
+
+
+def _metered_containers(
+    apps: pd.DataFrame, with_tasks: set[str], memory_mb: float, vcores: float, notes: list[str]
+) -> pd.DataFrame:
+    """Tasks standing for the containers of finished apps whose tasks no response lists.
+
+    An app is replayed as ``k`` containers of `memory_mb` x `vcores`, each held from
+    its launch (else its start) to its finish, with ``k`` = memorySeconds / (`memory_mb`
+    x run time) rounded, at least 1: what it asked of the cluster is what the RM
+    metered, AM included. Apps still running, or without memorySeconds, are skipped."""
+    bare = apps[~apps["job_id"].isin(with_tasks)]
+    begin = bare["launch_s"].fillna(bare["submit_s"]).to_numpy(float)
+    run = bare["finish_s"].to_numpy(float) - begin
+    metered = bare["memory_mb_s"].to_numpy(float)
+    usable = np.isfinite(run) & (run > 0.0) & np.isfinite(metered) & (metered > 0.0)
+    bare, run, metered = bare[usable], run[usable], metered[usable]
+    count = np.maximum(1, np.rint(metered / (memory_mb * run))).astype(np.int64)
+    row = np.repeat(np.arange(len(bare)), count)
+    # the container's number within its app: 0, 1, ... for each app's rows
+    within = np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count)
+    task_ids = pc.binary_join_element_wise(
+        pa.array(bare["app_id"].to_numpy(dtype=object)[row], pa.string()),
+        pa.array(within).cast(pa.string()),
+        "_container_",
+    )
+    if len(bare):
+        notes.append(
+            f"{len(bare)} app(s) with no task records (not MapReduce, or no JobHistory): "
+            f"each replayed as its memorySeconds' worth of {memory_mb:g} MB x {vcores:g} "
+            f"vcore containers held for its run time ({len(row)} container(s) in all)"
+        )
+    return pd.DataFrame(
+        {
+            "job_id": pd.array(bare["job_id"].to_numpy(dtype=object)[row], dtype="string"),
+            "task_id": pd.array(task_ids.to_numpy(zero_copy_only=False), dtype="string"),
+            "stage": pd.array(["containers"] * len(row), dtype="string"),
+            "stage_index": np.ones(len(row), dtype=np.int64),
+            "duration_s": run[row],
+            "memory_mb": float(memory_mb),
+            "vcores": float(vcores),
+            "observed_state": pd.array(bare["state"].to_numpy(dtype=object)[row], dtype="string"),
+        }
+    )
+
+
+def _note_bare_jobs(jobs: pd.DataFrame, tasks: pd.DataFrame, notes: list[str]) -> None:
+    """Say how many jobs the trace gives no work for: predicted, they end at submission."""
+    bare = int((~jobs["job_id"].isin(tasks["job_id"])).sum())
+    if bare:
+        notes.append(
+            f"{bare} job(s) with neither task records nor a metered app (memorySeconds): "
+            f"a prediction finishes them at submission"
+        )
 
 
 def _concat(frames: list[pd.DataFrame], columns: dict[str, str], key: str) -> pd.DataFrame:

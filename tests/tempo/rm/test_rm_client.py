@@ -138,12 +138,13 @@ def test_history_verbatim_jobs_tasks_attempts(cluster):
 
 
 def test_window_builds_a_trace(cluster, rm_server):
-    """window() joins RM apps with JobHistory jobs, tasks and attempts into one Trace."""
+    """window() joins RM apps with JobHistory jobs, tasks and attempts into one Trace; the
+    two apps the JobHistory Server lists no tasks for are their metered containers."""
     trace = cluster.window(1326381000.0, 1326816000.0)
     assert trace.format == "rm" and trace.source is None
     jobs = set(trace.workload.jobs["job_id"])
     assert {WORD_COUNT_JOB, SLEEP_JOB} <= jobs and len(jobs) == 4
-    assert trace.workload.n_tasks == 2 and trace.observed.n_attempts == 1
+    assert trace.workload.n_tasks == 2 + 10 and trace.observed.n_attempts == 1
     query = next(s.query for s in rm_server.seen if s.path == JOBS)
     assert query == {"finishedTimeBegin": ["1326381000000"], "finishedTimeEnd": ["1326816000000"]}
     map_task = trace.workload.tasks.set_index("task_id").loc["task_1326381300833_2_2_m_0"]

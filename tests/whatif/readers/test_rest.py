@@ -82,7 +82,7 @@ def test_parsers_reject_bad_records(payload, match):
 def test_each_dump_file_and_the_directory_read_as_traces():
     """Each apps/jobs/tasks/attempts dump reads alone; the directory joins them."""
     counts = {
-        "rm-apps.json": (2, 0, 0),
+        "rm-apps.json": (2, 10, 0),  # their metered containers: 6 + 4
         "jhs-jobs.json": (2, 0, 0),
         "jhs-tasks.json": (1, 2, 0),
         "jhs-task-attempts.json": (1, 1, 1),
@@ -96,7 +96,7 @@ def test_each_dump_file_and_the_directory_read_as_traces():
             attempts,
         ), name
     trace = read_trace(REST)
-    assert (trace.workload.n_jobs, trace.workload.n_tasks, trace.observed.n_attempts) == (4, 2, 1)
+    assert (trace.workload.n_jobs, trace.workload.n_tasks, trace.observed.n_attempts) == (4, 12, 1)
     tasks = trace.workload.tasks.set_index("task_id")
     assert tasks.loc["task_1326381300833_2_2_m_0", "duration_s"] == pytest.approx(2.638)
     assert tasks.loc["task_1326381300833_2_2_r_0", "duration_s"] == pytest.approx(135.559)
@@ -144,3 +144,55 @@ def test_attempt_dump_with_preemption(tmp_path):
     assert trace.observed.attempts["preempted"].tolist() == [True, False]
     task = trace.workload.tasks.iloc[0]
     assert (task["duration_s"], task["shuffle_finish_s"], task["sort_finish_s"]) == (6.0, 5.0, 6.0)
+
+
+EPOCH_MS = 1_700_000_000_000
+
+
+def _app(app_id, *, started, finished, memory_s, launched=None, state="FINISHED"):
+    app = {
+        "id": app_id,
+        "applicationType": "SPARK",
+        "queue": "etl",
+        "user": "u",
+        "state": state,
+        "finalStatus": "SUCCEEDED" if finished else "UNDEFINED",
+        "startedTime": EPOCH_MS + started,
+        "finishedTime": EPOCH_MS + finished if finished else 0,  # 0: still running
+    }
+    if launched is not None:
+        app["launchTime"] = EPOCH_MS + launched
+    if memory_s is not None:
+        app["memorySeconds"] = memory_s
+    return app
+
+
+def test_apps_without_tasks_are_replayed_as_their_metered_containers(tmp_path):
+    """A finished app no task response covers (Spark) holds what the RM metered: containers
+    of the map size for its run time (from launch when known), as many as memorySeconds
+    pays for; a running app or one without memorySeconds is left without tasks, and the
+    notes say so."""
+    apps = [
+        # 4 x 2048 MB for 100 s from its launch at 10 s (+ a little: rounds to 4)
+        _app("application_9_0001", started=0, launched=10_000, finished=110_000, memory_s=830_000),
+        # a tiny app still holds one container
+        _app("application_9_0002", started=0, finished=5_000, memory_s=10),
+        _app("application_9_0003", started=0, finished=None, memory_s=5_000, state="RUNNING"),
+        _app("application_9_0004", started=0, finished=9_000, memory_s=None),
+    ]
+    path = tmp_path / "apps.json"
+    path.write_text(json.dumps({"apps": {"app": apps}}))
+    trace = read_trace(path, map_memory_mb=2048)
+    tasks = trace.workload.tasks
+    assert tasks.groupby("job_id")["task_id"].size().to_dict() == {
+        "application_9_0001": 4,
+        "application_9_0002": 1,
+    }
+    first = tasks[tasks["job_id"] == "application_9_0001"]
+    assert first["task_id"].tolist() == [f"application_9_0001_container_{i}" for i in range(4)]
+    assert first["duration_s"].tolist() == [100.0] * 4
+    assert first["memory_mb"].tolist() == [2048.0] * 4
+    assert tasks.loc[tasks["job_id"] == "application_9_0002", "duration_s"].tolist() == [5.0]
+    notes = " | ".join(trace.notes)
+    assert "2 app(s) with no task records" in notes and "(5 container(s) in all)" in notes
+    assert "2 job(s) with neither task records nor a metered app" in notes
