@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from tempo.cli.options import cluster_option, engine_option, http_urls, positive_option
+from tempo.cli.options import (
+    cluster_option,
+    engine_option,
+    http_urls,
+    path_option,
+    positive_option,
+    shown_option,
+)
 from tempo.rm.emulator import EmulatedRM, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 
@@ -19,26 +26,21 @@ def _shift(
 
 
 @click.group(invoke_without_command=True)
-@click.option(
-    "--trace",
-    "trace_path",
-    type=click.Path(exists=True),
-    help="Trace to replay (any format tempo reads).",
-)
-@click.option(
+@path_option("--trace", "trace_path", exists=True, help="Trace to replay (any format tempo reads).")
+@path_option(
     "--config",
     "config_path",
-    type=click.Path(exists=True, dir_okay=False),
+    exists=True,
+    dir_okay=False,
     help="Allocation file the emulated RM loads and watches, or a capacity-scheduler.xml "
     "(it then runs the Capacity Scheduler, reloading the file only on refresh).",
 )
 @cluster_option()
 @positive_option("--speed", default=60.0, help="Trace seconds per wall second.")
-@click.option(
+@shown_option(
     "--port",
     type=click.IntRange(0, 65535),
     default=0,
-    show_default=True,
     help="Port on 127.0.0.1 (0: any free port).",
 )
 @click.option(

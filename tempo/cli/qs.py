@@ -11,12 +11,13 @@ from tempo.cli import CommandError, exitcodes
 from tempo.cli.checks import warn_unmeasured
 from tempo.cli.options import (
     cluster_option,
-    duration_text,
     emit_json,
     json_option,
+    path_option,
     simulated_version,
     simulation_options,
     trace_options,
+    window_option,
 )
 from tempo.cli.predict import config_allocation
 from tempo.cli.preemption import scheduler_settings, site_reader_options
@@ -65,20 +66,15 @@ def _needs_cluster(templates: Sequence[QSTemplate]) -> str | None:
 
 @click.command()
 @trace_options
-@click.option(
-    "--templates", "templates_path", type=click.Path(), help="A .qs file or a directory of them."
-)
+@path_option("--templates", "templates_path", help="A .qs file or a directory of them.")
 @cluster_option(help="Cluster SPEC; enables the resource metrics.")
-@click.option(
-    "--window",
-    "window_text",
-    callback=duration_text,
-    help="Length of the window ending at the trace's last event (e.g. 45min); the whole trace when omitted.",
+@window_option(
+    "Length of the window ending at the trace's last event (e.g. 45min); the whole trace "
+    "when omitted."
 )
-@click.option(
+@path_option(
     "--config",
     "config_path",
-    type=click.Path(),
     help="Allocation file or capacity-scheduler.xml to predict the schedule under (needs "
     "--cluster).",
 )

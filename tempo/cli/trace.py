@@ -9,6 +9,7 @@ from typing import Literal
 import click
 
 from tempo.cli.options import (
+    choice_option,
     emit_json,
     force_option,
     json_option,
@@ -43,13 +44,8 @@ def inspect(path: str, format_: str | None, as_json: bool) -> None:
 @click.argument("source", type=click.Path(path_type=str))
 @click.argument("target", type=click.Path(path_type=str))
 @click.option("--from", "format_", type=_FORMAT, help="Input format (detected when omitted).")
-@click.option(
-    "--to",
-    "to",
-    type=click.Choice(["native-parquet", "native-csv"]),
-    default="native-parquet",
-    show_default=True,
-    help="Output format.",
+@choice_option(
+    "--to", ["native-parquet", "native-csv"], default="native-parquet", help="Output format."
 )
 @force_option("an existing native trace at TARGET")
 @json_option

@@ -9,14 +9,17 @@ import click
 from tempo.cli import exitcodes
 from tempo.cli.options import (
     cluster_option,
-    duration_text,
+    count_option,
     executor_option,
     force_option,
     json_option,
+    path_option,
     positive_option,
     progress_bar,
     refuse_overwrite,
+    shown_option,
     trace_option,
+    window_option,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.cli.progress import ProgressBar
@@ -63,19 +66,14 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
 
 @click.command()
 @trace_option
-@click.option(
+@path_option(
     "--config",
     "config_path",
     required=True,
-    type=click.Path(),
     help="fair-scheduler.xml or capacity-scheduler.xml in force.",
 )
-@click.option(
-    "--templates",
-    "templates_path",
-    required=True,
-    type=click.Path(),
-    help="A .qs file or a directory of them.",
+@path_option(
+    "--templates", "templates_path", required=True, help="A .qs file or a directory of them."
 )
 @cluster_option(
     help="Cluster SPEC at scale 1 [default: the cluster the trace was recorded on, as its "
@@ -100,10 +98,9 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
     "horizon_text",
     help="With --growth auto: how far ahead to forecast (e.g. 90d) [default: 90d].",
 )
-@click.option(
+@shown_option(
     "--level",
     default=0.9,
-    show_default=True,
     type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
     help="With --growth auto: the forecast's prediction-interval level.",
 )
@@ -112,25 +109,13 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
     type=click.FloatRange(min=0, min_open=True),
     help="Job arrival rate times this (e.g. 1.2).",
 )
-@click.option(
-    "--replicates",
-    default=1,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Seeded runs per point (noisy when > 1).",
-)
+@count_option("--replicates", default=1, help="Seeded runs per point (noisy when > 1).")
 @executor_option(help="serial, local, local:N or dask://host:port.")
-@click.option(
-    "--window",
-    "window_text",
-    callback=duration_text,
-    help="Measure QS over the last L of the trace (e.g. 45min).",
-)
-@click.option(
+@window_option("Measure QS over the last L of the trace (e.g. 45min).")
+@count_option(
     "--seed",
+    minimum=0,
     default=0,
-    show_default=True,
-    type=click.IntRange(min=0),
     help="Seed of the replicates' noise and of the forecast and re-tuning draws.",
 )
 @positive_option("--tolerance", default=0.02, help="Bisection stops when hi/lo <= 1 + this.")
@@ -144,7 +129,7 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
 )
 @preemption_options
 @click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
-@click.option("-o", "--output", required=True, type=click.Path(), help="Report directory.")
+@path_option("-o", "--output", required=True, help="Report directory.")
 @force_option("report.json and report.html already in the -o directory")
 @json_option
 def whatif(

@@ -5,12 +5,15 @@ from __future__ import annotations
 import click
 
 from tempo.cli.options import (
+    choice_option,
+    count_option,
     emit_json,
     force_option,
     json_option,
     positive_option,
     progress_bar,
     refuse_overwrite,
+    shown_option,
 )
 from whatif.workload_model import fit_trace, generate_trace
 
@@ -26,25 +29,22 @@ def workload() -> None:
     "-o", "--output", required=True, type=click.Path(), help="Model file to write (JSON)."
 )
 @click.option("--format", "trace_format", default=None, help="Trace format (detected by default).")
-@click.option(
+@choice_option(
     "--durations",
-    type=click.Choice(["auto", "lognormal", "empirical"]),
+    ["auto", "lognormal", "empirical"],
     default="auto",
-    show_default=True,
     help="Task-duration family; auto goes empirical where the KS test rejects lognormal.",
 )
-@click.option(
+@choice_option(
     "--profile",
-    type=click.Choice(["hour-of-day", "hour-of-week", "flat"]),
+    ["hour-of-day", "hour-of-week", "flat"],
     default="hour-of-day",
-    show_default=True,
     help="How the arrival rate follows the clock.",
 )
-@click.option(
+@count_option(
     "--min-jobs-for-profile",
-    type=click.IntRange(min=0),
+    minimum=0,
     default=100,
-    show_default=True,
     help="Queues with fewer ad-hoc jobs get a flat arrival rate.",
 )
 @force_option("an existing -o model file")
@@ -96,30 +96,15 @@ def fit(
     required=True,
     help="Length of the workload to generate, in hours.",
 )
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Seed of the draws: the same seed, the same trace.",
+@count_option(
+    "--seed", minimum=0, default=0, help="Seed of the draws: the same seed, the same trace."
 )
-@click.option(
-    "--start",
-    "start_s",
-    type=float,
-    default=0.0,
-    show_default=True,
-    help="First second (epoch or relative).",
+@shown_option(
+    "--start", "start_s", type=float, default=0.0, help="First second (epoch or relative)."
 )
 @positive_option("--growth", default=1.0, help="Data growth factor (1.3 = input +30%).")
 @positive_option("--arrival-scale", default=1.0, help="Multiply ad-hoc job arrival rates.")
-@click.option(
-    "--kind",
-    type=click.Choice(["parquet", "csv"]),
-    default="parquet",
-    show_default=True,
-    help="Native trace kind to write.",
-)
+@choice_option("--kind", ["parquet", "csv"], default="parquet", help="Native trace kind to write.")
 @force_option("an existing native trace at -o")
 @click.option("--overwrite", "overwrite", is_flag=True, hidden=True, help="Old name of --force.")
 @json_option
