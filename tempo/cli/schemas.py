@@ -26,6 +26,13 @@ def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) ->
     }
 
 
+def _document(
+    name: str, required: dict[str, Any], optional: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A command's ``--json`` document: `_object` with the ``schema`` name it starts with."""
+    return _object({"schema": {"const": name}, **required}, optional)
+
+
 def _array(items: dict[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": items}
 
@@ -40,9 +47,9 @@ _CHANGE = _object({"queue": _STRING, "element": _STRING, "old": _STRING, "new": 
 _MIN_GAIN = _object({k: {"type": "number"} for k in ("relative", "seconds", "fraction")})
 
 #: `tempo optimize --json`.
-OPTIMIZE_SCHEMA = _object(
+OPTIMIZE_SCHEMA = _document(
+    "tempo.optimize/1",
     {
-        "schema": {"const": "tempo.optimize/1"},
         "config": _STRING,
         "output": _STRING,
         "preemption": {"type": "boolean"},
@@ -82,13 +89,13 @@ OPTIMIZE_SCHEMA = _object(
         "held_back": {"type": ["string", "null"]},
         "feasible": {"type": "boolean"},
         "failures": _array(_object({"reason": _STRING, "count": {"type": "integer"}})),
-    }
+    },
 )
 
 #: `tempo predict --json`.
-PREDICT_SCHEMA = _object(
+PREDICT_SCHEMA = _document(
+    "tempo.predict/1",
     {
-        "schema": {"const": "tempo.predict/1"},
         "jobs": {"type": "integer"},
         "attempts": {"type": "integer"},
         "killed_attempts": {"type": "integer"},
@@ -104,15 +111,15 @@ PREDICT_SCHEMA = _object(
             )
         ),
         "errors": {"type": ["array", "null"]},
-    }
+    },
 )
 
 _STATUS = {"type": ["boolean", "null"]}
 
 #: `tempo qs --json`.
-QS_SCHEMA = _object(
+QS_SCHEMA = _document(
+    "tempo.qs/1",
     {
-        "schema": {"const": "tempo.qs/1"},
         "window": _object(
             {
                 "start_s": {"type": "number"},
@@ -152,9 +159,9 @@ _OPTIONAL_STRING = {"type": ["string", "null"]}
 _OPTIONAL_OBJECT = {"type": ["object", "null"]}
 
 #: `tempo history --json`: the journal's iterations, oldest first (`tempo.journal.Iteration`).
-HISTORY_SCHEMA = _object(
+HISTORY_SCHEMA = _document(
+    "tempo.history/1",
     {
-        "schema": {"const": "tempo.history/1"},
         "journal": _STRING,
         "iterations": _array(
             _object(
@@ -173,13 +180,13 @@ HISTORY_SCHEMA = _object(
                 }
             )
         ),
-    }
+    },
 )
 
 #: `tempo trace inspect --json` (`whatif.readers.summary.TraceSummary`).
-TRACE_INSPECT_SCHEMA = _object(
+TRACE_INSPECT_SCHEMA = _document(
+    "tempo.trace.inspect/1",
     {
-        "schema": {"const": "tempo.trace.inspect/1"},
         "source": _STRING,
         "format": _STRING,
         "jobs": _INTEGER,
@@ -224,9 +231,9 @@ def _queues(*rows: dict[str, Any]) -> dict[str, Any]:
 
 
 #: `tempo config validate --json` (`tempo.cli.options.report_issues`).
-CONFIG_VALIDATE_SCHEMA = _object(
+CONFIG_VALIDATE_SCHEMA = _document(
+    "tempo.config.validate/1",
     {
-        "schema": {"const": "tempo.config.validate/1"},
         "file": _STRING,
         "valid": _BOOLEAN,
         "issues": _array(
@@ -242,20 +249,25 @@ CONFIG_VALIDATE_SCHEMA = _object(
     _CAPACITY,
 )
 
+#: What `config show` says of every Fair Scheduler queue, Hadoop 2/3 queue or Hadoop 1 pool.
+_FAIR_ROW = {
+    "queue": _STRING,
+    "leaf": _BOOLEAN,
+    "weight": _NUMBER,
+    "policy": _STRING,
+    "min_share_timeout_s": _NUMBER,
+    "fair_share_timeout_s": _NUMBER,
+}
+
 #: A Fair Scheduler queue of `config show` (`whatif.allocation.summary.queue_table`).
 _FAIR_QUEUE = _object(
     {
-        "queue": _STRING,
-        "leaf": _BOOLEAN,
-        "weight": _NUMBER,
+        **_FAIR_ROW,
         "min_memory_mb": _NUMBER,
         "min_vcores": _NUMBER,
         "max": _STRING,
         "max_running_apps": _OPTIONAL_INTEGER,
         "max_am_share": _NUMBER,
-        "policy": _STRING,
-        "min_share_timeout_s": _NUMBER,
-        "fair_share_timeout_s": _NUMBER,
         "fair_share_threshold": _NUMBER,
         "preemptable": _BOOLEAN,
     },
@@ -265,17 +277,12 @@ _FAIR_QUEUE = _object(
 #: A Hadoop 1 pool of `config show` (`whatif.allocation.summary.pool_table`).
 _POOL = _object(
     {
-        "queue": _STRING,
-        "leaf": _BOOLEAN,
-        "weight": _NUMBER,
+        **_FAIR_ROW,
         "min_maps": _INTEGER,
         "min_reduces": _INTEGER,
         "max_maps": _OPTIONAL_INTEGER,
         "max_reduces": _OPTIONAL_INTEGER,
         "max_running_jobs": _OPTIONAL_INTEGER,
-        "policy": _STRING,
-        "min_share_timeout_s": _NUMBER,
-        "fair_share_timeout_s": _NUMBER,
     },
     {"fair_maps": _NUMBER, "fair_reduces": _NUMBER},
 )
@@ -302,9 +309,9 @@ _CAPACITY_QUEUE = _object(
 #: `tempo config show --json`: Fair Scheduler queues (Hadoop 2/3) or pools (Hadoop 1),
 #: or, with ``"scheduler": "capacity"``, Capacity Scheduler queues.
 CONFIG_SHOW_SCHEMA = {
-    **_object(
+    **_document(
+        "tempo.config.show/1",
         {
-            "schema": {"const": "tempo.config.show/1"},
             "file": _STRING,
             "queues": _array({"type": "object"}),
         },
@@ -314,9 +321,7 @@ CONFIG_SHOW_SCHEMA = {
 }
 
 #: `tempo config set --json` (either scheduler).
-CONFIG_SET_SCHEMA = _object(
-    {"schema": {"const": "tempo.config.set/1"}, "output": _STRING, "changed": _INTEGER}
-)
+CONFIG_SET_SCHEMA = _document("tempo.config.set/1", {"output": _STRING, "changed": _INTEGER})
 
 #: A changed property of a capacity-scheduler.xml (``null``: unset).
 _PROPERTY_CHANGE = _object({"property": _STRING, "old": _OPTIONAL_STRING, "new": _OPTIONAL_STRING})
@@ -325,9 +330,9 @@ _PROPERTY_CHANGE = _object({"property": _STRING, "old": _OPTIONAL_STRING, "new":
 #: ``"scheduler": "capacity"``, properties; ``distance`` is null when the two allocation
 #: files share no queue (``dimensions`` 0).
 CONFIG_DIFF_SCHEMA = {
-    **_object(
+    **_document(
+        "tempo.config.diff/1",
         {
-            "schema": {"const": "tempo.config.diff/1"},
             "a": _STRING,
             "b": _STRING,
             "changes": _array({"type": "object"}),
@@ -345,9 +350,9 @@ CONFIG_DIFF_SCHEMA = {
 #: `tempo config convert --json`: Fair -> Capacity counts the ``properties`` written,
 #: Capacity -> Fair the ``queues``.
 CONFIG_CONVERT_SCHEMA = {
-    **_object(
+    **_document(
+        "tempo.config.convert/1",
         {
-            "schema": {"const": "tempo.config.convert/1"},
             "file": _STRING,
             "output": _STRING,
             "direction": {"enum": ["fair-to-capacity", "capacity-to-fair"]},
@@ -362,15 +367,13 @@ CONFIG_CONVERT_SCHEMA = {
 }
 
 #: `tempo trace convert --json`: ``output`` is the native trace directory written.
-TRACE_CONVERT_SCHEMA = _object(
-    {"schema": {"const": "tempo.trace.convert/1"}, "source": _STRING, "output": _STRING}
-)
+TRACE_CONVERT_SCHEMA = _document("tempo.trace.convert/1", {"source": _STRING, "output": _STRING})
 
 #: `tempo workload fit --json`: the goodness-of-fit rows
 #: (`whatif.workload_model.model.REPORT_COLUMNS`; NaN as null).
-WORKLOAD_FIT_SCHEMA = _object(
+WORKLOAD_FIT_SCHEMA = _document(
+    "tempo.workload.fit/1",
     {
-        "schema": {"const": "tempo.workload.fit/1"},
         "output": _STRING,
         "goodness_of_fit": _array(
             _object(
@@ -384,27 +387,27 @@ WORKLOAD_FIT_SCHEMA = _object(
                 }
             )
         ),
-    }
+    },
 )
 
 #: `tempo workload generate --json`.
-WORKLOAD_GENERATE_SCHEMA = _object(
+WORKLOAD_GENERATE_SCHEMA = _document(
+    "tempo.workload.generate/1",
     {
-        "schema": {"const": "tempo.workload.generate/1"},
         "output": _STRING,
         "jobs": _INTEGER,
         "tasks": _INTEGER,
         "queues": _array(_STRING),
-    }
+    },
 )
 
 #: QS values by ``queue:metric`` label (`tempo.loop.report.QS`), or null.
 _QS_BY_LABEL = {"type": ["object", "null"], "additionalProperties": _NUMBER}
 
 #: `tempo tune --json`: the run and each iteration (`tempo.loop.report.IterationReport`).
-TUNE_SCHEMA = _object(
+TUNE_SCHEMA = _document(
+    "tempo.tune/1",
     {
-        "schema": {"const": "tempo.tune/1"},
         "config": _STRING,
         "journal": _STRING,
         "emulated": _BOOLEAN,
@@ -432,7 +435,7 @@ TUNE_SCHEMA = _object(
                 }
             )
         ),
-    }
+    },
 )
 
 #: Every schema of this module by the command that prints it.
