@@ -24,7 +24,8 @@ Key = tuple[Any, ...]
 
 
 class EngineState(Protocol):
-    """The state `ReferenceEngine.__init__` and `set_queues` create, and every step."""
+    """The state `ReferenceEngine.__init__` and `set_queues` create, and every step (not the
+    engine's public methods, which no step calls: `Simulation`'s engine protocol has them)."""
 
     # the inputs and the clock
     p: Packed
@@ -369,16 +370,6 @@ class EngineState(Protocol):
     def set_queues(self, pq: PackedQueues) -> None: ...
 
     def _ramp_down(self) -> None: ...
-
-    def advance_to(self, t_stop: float) -> None: ...
-
-    def reconfigure(self, packed: Packed) -> None: ...
-
-    def queue_table(self) -> tuple[np.ndarray, ...]: ...
-
-    def records(self) -> tuple[np.ndarray, ...]: ...
-
-    def take_records(self) -> tuple[np.ndarray, ...]: ...
 
 
 if not TYPE_CHECKING:
