@@ -17,6 +17,7 @@ from tempo.cli.options import (
     force_option,
     hadoop_version_option,
     json_option,
+    path_option,
     refuse_overwrite,
     report_issues,
 )
@@ -177,9 +178,7 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
     metavar="root.QUEUE.SETTING=VALUE",
     help="Change one setting (repeatable); VALUE 'default' removes the element.",
 )
-@click.option(
-    "-o", "--output", required=True, type=click.Path(dir_okay=False), help="File to write."
-)
+@path_option("-o", "--output", required=True, dir_okay=False, help="File to write.")
 @force_option("an existing -o file (FILE itself too)")
 @hadoop_version_option(
     "Hadoop major version the file is for (default: 1 if FILE has <pool> elements, "

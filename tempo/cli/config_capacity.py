@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import click
 
-from tempo.cli.options import emit_json, refuse_overwrite, report_issues
+from tempo.cli.options import (
+    emit_json,
+    force_option,
+    path_option,
+    refuse_overwrite,
+    report_issues,
+)
 from tempo.cli.tables import echo_table
 from tempo.space.capacity_space import capacity_distance
 from whatif.allocation import AllocationDocument, write_allocation
@@ -148,11 +154,11 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
 
 @click.command("convert")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option(
+@path_option(
     "-o",
     "--output",
     required=True,
-    type=click.Path(dir_okay=False),
+    dir_okay=False,
     help="File to write: capacity-scheduler.xml from an allocation file, or the reverse.",
 )
 @click.option(
@@ -166,7 +172,7 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
     metavar="SPEC",
     help="Cluster SPEC; converts absolute maxima (maxResources / maximum-capacity).",
 )
-@click.option("--force", is_flag=True, help="Overwrite an existing -o file.")
+@force_option("an existing -o file")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def convert_command(
     file: str, output: str, percentage: bool, cluster_spec: str | None, force: bool, as_json: bool

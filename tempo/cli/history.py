@@ -12,6 +12,7 @@ from tempo.cli.options import (
     emit_json,
     force_option,
     json_option,
+    path_option,
     refuse_report_overwrite,
     report_option,
 )
@@ -38,11 +39,10 @@ def _when(seconds: float | None) -> str:
 
 
 @click.command()
-@click.option(
+@path_option(
     "--journal",
     "journal_path",
-    type=click.Path(dir_okay=False),
-    default=None,
+    dir_okay=False,
     help=f"Journal file [default: ${JOURNAL_ENV}, else ./tempo-journal.sqlite, else the "
     "tempo tune demo's ./tempo-demo/tempo-journal.sqlite].",
 )

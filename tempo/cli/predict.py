@@ -11,15 +11,18 @@ import pandas as pd
 
 from tempo.cli.checks import warn_allocation
 from tempo.cli.options import (
+    choice_option,
     cluster_option,
-    duration_text,
     emit_json,
     force_option,
     json_option,
+    path_option,
     refuse_overwrite,
+    shown_option,
     simulated_version,
     simulation_options,
     trace_options,
+    window_option,
 )
 from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.templates import parse_duration
@@ -39,29 +42,24 @@ from whatif.workload import Workload
 
 @click.command()
 @trace_options
-@click.option(
-    "--window",
-    "window_text",
-    callback=duration_text,
-    help="Predict only the jobs submitted in the last L of the trace (e.g. 1d); from a "
+@window_option(
+    "Predict only the jobs submitted in the last L of the trace (e.g. 1d); from a "
     "native Parquet trace only those rows are read.",
 )
-@click.option("--config", "config_path", required=True, type=click.Path(), help="Allocation file.")
+@path_option("--config", "config_path", required=True, help="Allocation file.")
 @cluster_option(required=True, help="Cluster SPEC to simulate on.")
 @simulation_options
-@click.option(
+@choice_option(
     "--engine",
-    type=click.Choice(["auto", "numba", "reference"]),
+    ["auto", "numba", "reference"],
     default="auto",
-    show_default=True,
     help="auto: the compiled kernel, or the reference engine (the same schedule) for a "
     "workload of up to 20,000 tasks while the kernel is not compiled yet.",
 )
-@click.option(
+@shown_option(
     "--seed",
     type=int,
     default=0,
-    show_default=True,
     help="Seed of the predictor's random draws; predict draws none (no noise), so every "
     "seed gives the same schedule.",
 )
@@ -70,10 +68,8 @@ from whatif.workload import Workload
     is_flag=True,
     help="Report per-queue RAE, RSE and mean absolute error of job finish times (paper 8.1).",
 )
-@click.option(
-    "-o", "--output", type=click.Path(), help="Write the predicted schedule as a native trace."
-)
-@click.option("--jobruntime", type=click.Path(), help="Write an SLS-comparable jobruntime.csv.")
+@path_option("-o", "--output", help="Write the predicted schedule as a native trace.")
+@path_option("--jobruntime", help="Write an SLS-comparable jobruntime.csv.")
 @force_option("an existing -o trace or --jobruntime file")
 @json_option
 def predict(
