@@ -24,6 +24,9 @@ from tempo.cli.progress import progress_bar as progress_bar  # the commands' one
 from whatif.cluster import Cluster
 from whatif.errors import ClusterSpecError
 
+#: What an option function returns: a decorator adding the option to a command.
+OptionDecorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
 
 def _cluster_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Check a cluster SPEC as the command line is read; keep the text for the command."""
@@ -41,7 +44,7 @@ def cluster_option(
     required: bool = False,
     help: str = "Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8.",
     **kwargs: Any,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> OptionDecorator:
     """``--cluster SPEC`` (checked when parsed), passed to the command as ``cluster_spec``."""
     return click.option(
         "--cluster",
@@ -52,10 +55,6 @@ def cluster_option(
         help=help,
         **kwargs,
     )
-
-
-#: What an option function returns: a decorator adding the option to a command.
-OptionDecorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def path_option(*decls: str, help: str, required: bool = False, **path: Any) -> OptionDecorator:
@@ -128,12 +127,12 @@ def trace_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def force_option(
     what: str = "an existing output",
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> OptionDecorator:
     """``--force``: the one flag that lets a command overwrite `what`."""
     return click.option("--force", is_flag=True, help=f"Overwrite {what}.")
 
 
-def report_option(contents: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def report_option(contents: str) -> OptionDecorator:
     """``--report DIR``: also write report.json and report.html (the what-if report's
     kind) holding `contents`, into DIR."""
     return click.option(
@@ -264,7 +263,7 @@ def duration_text(ctx: click.Context, param: click.Parameter, value: str | None)
     return value
 
 
-def min_gain_abs_option(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def min_gain_abs_option(default: str) -> OptionDecorator:
     """``--min-gain-abs 2s|1%`` (repeatable): the absolute floors of the minimum gain."""
     return click.option(
         "--min-gain-abs",
@@ -279,7 +278,7 @@ def min_gain_abs_option(default: str) -> Callable[[Callable[..., Any]], Callable
 
 def engine_option(
     help: str = "Predictor engine (reference: plain Python, no compilation).",
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> OptionDecorator:
     """``--engine numba|reference`` (default numba): which predictor engine replays."""
     return click.option(
         "--engine",
@@ -309,7 +308,7 @@ def _executor_spec(ctx: click.Context, param: click.Parameter, value: str) -> st
 
 def executor_option(
     help: str = "local, local:N, serial or dask://host:port.",
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> OptionDecorator:
     """``--executor`` (default local, checked when parsed): where evaluations run
     (`whatif.executors`)."""
     return click.option(
@@ -317,9 +316,7 @@ def executor_option(
     )
 
 
-def positive_option(
-    name: str, *, default: float, help: str
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def positive_option(name: str, *, default: float, help: str) -> OptionDecorator:
     """A float option that must be > 0 (a speed, factor or tolerance), its `default` shown."""
     return click.option(
         name,
@@ -330,9 +327,7 @@ def positive_option(
     )
 
 
-def hadoop_version_option(
-    help: str, *, default: int | None = None
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def hadoop_version_option(help: str, *, default: int | None = None) -> OptionDecorator:
     """``--hadoop-version`` 1 to 3: `default`, shown in the help, or None for a command
     that decides from its input (its `help` says how)."""
     return click.option(
