@@ -1,4 +1,5 @@
-"""Durations as people write them: ``45min``, ``2h``, ``90s``, ``1d`` or ``600`` (seconds).
+"""Durations as people write them: ``45min``, ``2h``, ``90s``, ``1d`` or ``600`` (seconds),
+and trace times as people read them (`format_instant`).
 
 The one duration syntax of the project: QS templates, relative deadlines
 (``deadline=+1h``) and the CLI's ``--window`` all read durations here.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import UTC, datetime
 
 from whatif.errors import ValidationError
 
@@ -32,6 +34,10 @@ DURATION_UNITS: dict[str, float] = {
     "day": 86400.0,
     "days": 86400.0,
 }
+
+#: Trace times at or above this many seconds are epoch times (1973 on), below it offsets
+#: from a trace's own zero (SLS, SWIM and generated workloads start at 0).
+EPOCH_FROM_S = 1e8
 
 #: How a duration is written back, largest unit first (see `format_duration`).
 _CANONICAL = (("d", 86400.0), ("h", 3600.0), ("min", 60.0))
@@ -66,3 +72,14 @@ def format_duration(seconds: float) -> str:
         if seconds and count == round(count):
             return f"{count:g}{unit}"
     return f"{seconds:g}s"
+
+
+def format_instant(seconds: float | None, *, zone: bool = False) -> str:
+    """A trace time as text: an epoch time as ``2012-01-17 15:56:29`` (UTC; with `zone`,
+    `` UTC`` after it), an offset from the trace's zero as ``1,234.5 s``, none as ``-``."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    if seconds < EPOCH_FROM_S:
+        return f"{seconds:,.1f} s"
+    text = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return f"{text} UTC" if zone else text

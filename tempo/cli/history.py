@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -19,6 +18,7 @@ from tempo.cli.options import (
 from tempo.cli.tables import render_table
 from tempo.journal import JOURNAL_ENV, default_journal_path, read_history
 from tempo.reports import journal_report, write_tuning_report
+from whatif.durations import format_instant
 
 #: The `tempo tune` demo's journal, read when there is no other (tempo.cli.tune.DEMO_WORK_DIR).
 DEMO_JOURNAL = Path("tempo-demo") / "tempo-journal.sqlite"
@@ -30,12 +30,6 @@ def default_history_journal() -> Path:
     if os.environ.get(JOURNAL_ENV) or path.exists() or not DEMO_JOURNAL.exists():
         return path
     return DEMO_JOURNAL
-
-
-def _when(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 @click.command()
@@ -74,8 +68,8 @@ def history(journal_path: str | None, as_json: bool, report_dir: str | None, for
     rows = [
         [
             i.id,
-            _when(i.started_s),
-            _when(i.finished_s),
+            format_instant(i.started_s),
+            format_instant(i.finished_s),
             i.decision or "(unfinished)",
             i.config_sha256[:12],
             i.reason,

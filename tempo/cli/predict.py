@@ -30,6 +30,7 @@ from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
 from whatif.allocation import AllocationDocument, EffectiveAllocation, effective_allocation
 from whatif.capacity import is_capacity_scheduler
+from whatif.durations import format_instant
 from whatif.metrics import require_finished, unfinished_jobs
 from whatif.predictor import predict_taking, write_jobruntime_csv
 from whatif.predictor.capacity import read_capacity_allocation
@@ -160,7 +161,10 @@ def _report(
     click.echo(
         f"predicted {schedule.n_jobs} jobs, {schedule.n_attempts} attempts ({killed} killed)"
     )
-    click.echo(per_queue.to_string(float_format=lambda v: f"{v:.1f}"))
+    # the last finish as a time of day when the trace's times are epoch times
+    finishes = [format_instant(v, zone=True) for v in per_queue["last_finish_s"]]
+    shown = per_queue.drop(columns="last_finish_s").assign(last_finish=finishes)
+    click.echo(shown.to_string(float_format=lambda v: f"{v:.1f}"))
     if errors is not None:
         click.echo("\nerrors of predicted job finish times against the observed ones (paper 8.1)")
         click.echo(errors.to_string(index=False, float_format=lambda v: f"{v:.3f}"))

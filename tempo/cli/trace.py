@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
 from typing import Literal
 
 import click
@@ -16,6 +15,7 @@ from tempo.cli.options import (
     progress_bar,
     refuse_overwrite,
 )
+from whatif.durations import format_instant
 from whatif.readers import READERS, TraceSummary, inspect_trace
 from whatif.readers.stream import convert_streaming
 
@@ -76,27 +76,19 @@ def convert(
         click.echo(f"wrote {written}")
 
 
-def _time(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "-"
-    if seconds > 1e8:  # epoch seconds
-        return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    return f"{seconds:,.1f} s"
-
-
 def _render(s: TraceSummary) -> str:
     lines = [
         f"{s.source} ({s.format})",
         f"jobs {s.jobs:,}  tasks {s.tasks:,}  attempts {s.attempts:,}  AM containers {s.am_containers:,}",
         f"killed attempts {s.killed_attempts:,} (preempted {s.preempted_attempts:,})  "
         f"failed attempts {s.failed_attempts:,}",
-        f"submits {_time(s.first_submit_s)} .. {_time(s.last_submit_s)}"
+        f"submits {format_instant(s.first_submit_s, zone=True)} .. {format_instant(s.last_submit_s, zone=True)}"
         + (
             f" (span {s.last_submit_s - s.first_submit_s:,.0f} s)"
             if math.isfinite(s.first_submit_s)
             else ""
         )
-        + f"; last finish {_time(s.last_finish_s)}",
+        + f"; last finish {format_instant(s.last_finish_s, zone=True)}",
         "",
         f"{'queue':<24} {'jobs':>8} {'tasks':>10} {'memory GB-h':>12} {'vcore-h':>10}",
     ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from tempo.loop.settings import TuneSettings
 from tempo.loop.wiring import tune as run_tune
 from tempo.reports import journal_report, write_tuning_report
 from tempo.reports.document import changes
+from whatif.durations import format_instant
 from whatif.predictor.compiled import kernel_cache_is_warm
 
 _DECISIONS = {
@@ -49,14 +49,10 @@ def _number(value: float | None) -> str:
     return f"{value:.4g}"
 
 
-def _when(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-
 def render(report: IterationReport) -> str:
     """One iteration for people: the window, the QS table, the decision and why."""
     lines = [
-        f"iteration {report.id}: window {_when(report.begin_s)} .. {_when(report.end_s)} UTC, "
+        f"iteration {report.id}: window {format_instant(report.begin_s)} .. {format_instant(report.end_s)} UTC, "
         f"{report.jobs} job(s)"
     ]
     labels = list(report.observed)
@@ -374,7 +370,7 @@ def _run_with_bar(settings: TuneSettings, *, as_json: bool) -> TuneRun:
                 click.echo(render(report) + "\n")
             bar.set_postfix_str(
                 f"{_DECISIONS[report.decision].lower()}; next window ends "
-                f"{_when(report.end_s + settings.interval_s)} UTC",
+                f"{format_instant(report.end_s + settings.interval_s)} UTC",
                 refresh=False,
             )
             bar.update(1)

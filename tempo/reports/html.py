@@ -4,20 +4,14 @@ package's ``tuning.html.j2``, values formatted here (units as `tempo qs` prints 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from tempo.qs import format_value
 from tempo.reports import plots
+from whatif.durations import format_instant
 from whatif.report.html import environment, image
 
 TEMPLATE = "tuning.html.j2"
-
-
-def _when(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _value(value: float | None, unit: str) -> str:
@@ -61,7 +55,7 @@ def _windows(document: Mapping[str, Any]) -> dict[str, Any] | None:
         "rows": [
             {
                 "iteration": w["iteration"],
-                "started": _when(w["started_s"]),
+                "started": format_instant(w["started_s"]),
                 "decision": w["decision"],
                 "css": {"accepted": "good", "rolled_back": "bad"}.get(w["decision"], ""),
                 "observed": [_value(w["observed"][k], units[k]) for k in labels],

@@ -3,7 +3,7 @@
 import pytest
 
 from whatif import ValidationError
-from whatif.durations import format_duration, parse_duration
+from whatif.durations import format_duration, format_instant, parse_duration
 
 
 @pytest.mark.parametrize(
@@ -30,3 +30,13 @@ def test_format_uses_the_largest_exact_unit(seconds, text):
     """Written back in the largest unit that is exact, and read back to the same seconds."""
     assert format_duration(seconds) == text
     assert parse_duration(text) == seconds
+
+
+def test_format_instant_reads_epoch_times_as_utc_and_offsets_as_seconds():
+    """Epoch times (1973 on) print as a UTC time of day, offsets from a trace's zero as
+    seconds, and no time as a dash."""
+    assert format_instant(1326815794.0) == "2012-01-17 15:56:34"
+    assert format_instant(1326815794.0, zone=True) == "2012-01-17 15:56:34 UTC"
+    assert format_instant(25301.66) == "25,301.7 s"
+    assert format_instant(25301.66, zone=True) == "25,301.7 s"
+    assert format_instant(None) == format_instant(float("nan")) == "-"

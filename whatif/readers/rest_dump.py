@@ -164,7 +164,7 @@ class RestDumpReader(ContainerSizedReader):
             }
         )
         task_table = pd.concat([task_table, metered], ignore_index=True)
-        _note_bare_jobs(jobs, task_table, notes)
+        _note_bare_jobs(jobs, task_table, notes, path)
         attempt_table = self._attempt_table(attempts)
         try:
             workload = Workload(
@@ -252,14 +252,19 @@ def _metered_containers(
     )
 
 
-def _note_bare_jobs(jobs: pd.DataFrame, tasks: pd.DataFrame, notes: list[str]) -> None:
-    """Say how many jobs the trace gives no work for: predicted, they end at submission."""
-    bare = int((~jobs["job_id"].isin(tasks["job_id"])).sum())
-    if bare:
-        notes.append(
-            f"{bare} job(s) with neither task records nor a metered app (memorySeconds): "
-            f"a prediction finishes them at submission"
+def _note_bare_jobs(
+    jobs: pd.DataFrame, tasks: pd.DataFrame, notes: list[str], source: Path
+) -> None:
+    """Warn of the jobs the trace gives no work for: a prediction ends them at submission,
+    which lowers any predicted mean response time they are part of."""
+    bare = jobs.loc[~jobs["job_id"].isin(tasks["job_id"]), "job_id"]
+    if len(bare):
+        text = (
+            f"{len(bare)} job(s) with neither task records nor a metered app "
+            f"(memorySeconds), e.g. {bare.iloc[0]}: a prediction finishes them at submission"
         )
+        notes.append(text)
+        logger.warning("%s: %s", source, text)
 
 
 def _concat(frames: list[pd.DataFrame], columns: dict[str, str], key: str) -> pd.DataFrame:
