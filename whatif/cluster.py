@@ -12,7 +12,10 @@ A cluster is given on the command line as a SPEC string of comma-separated
 - ``hosts=/rack1/h1;/rack1/h2;/rack2/h3`` with either form: the nodes (TaskTrackers) by host
   and rack, in place of ``nodes=N``, so that the split locations a trace records can be
   matched to them (delay scheduling, ``whatif.predictor.locality``: Hadoop 1's on slots,
-  the Capacity Scheduler's on containers).
+  the Capacity Scheduler's on containers);
+- groups of nodes of different sizes joined by ``+`` (YARN):
+  ``nodes=10,memory-mb=8192,vcores=8+nodes=5,memory-mb=16384,vcores=16``, each group
+  ``nodes=`` or ``hosts=`` with its own size.
 """
 
 from __future__ import annotations
@@ -121,10 +124,22 @@ class Cluster:
                 hosts = ";".join(f"{n.rack}/{n.name}" if n.rack else n.name for n in self.nodes)
                 return f"hosts={hosts},{pools}"
             return f"nodes={len(self.nodes)},{pools}" if self.nodes else pools
-        if self.nodes and len({(n.memory_mb, n.vcores) for n in self.nodes}) == 1:
-            n = self.nodes[0]
-            return f"nodes={len(self.nodes)},memory-mb={n.memory_mb:g},vcores={n.vcores:g}"
-        return f"memory-mb={self.memory_mb:g},vcores={self.vcores:g}"
+        if not self.nodes:
+            return f"memory-mb={self.memory_mb:g},vcores={self.vcores:g}"
+        groups = []
+        start = 0
+        for end in range(1, len(self.nodes) + 1):
+            if end < len(self.nodes) and _size(self.nodes[end]) == _size(self.nodes[start]):
+                continue
+            run, n = self.nodes[start:end], self.nodes[start]
+            what = (
+                "hosts=" + ";".join(f"{m.rack}/{m.name}" if m.rack else m.name for m in run)
+                if self.named
+                else f"nodes={len(run)}"
+            )
+            groups.append(f"{what},memory-mb={n.memory_mb:g},vcores={n.vcores:g}")
+            start = end
+        return "+".join(groups)
 
     @classmethod
     def parse(cls, spec: str) -> Cluster:
@@ -133,6 +148,31 @@ class Cluster:
             raise ClusterSpecError(
                 "cluster spec: expected e.g. 'memory-mb=819200,vcores=800', got an empty string"
             )
+        if "+" not in spec:
+            return cls._parse_group(spec)
+        nodes: list[Node] = []
+        for group in spec.split("+"):
+            part = cls._parse_group(group, offset=len(nodes))
+            if not part.nodes or part.slots:
+                raise ClusterSpecError(
+                    f"cluster spec {spec!r}: each group joined by '+' expects nodes= or hosts= "
+                    f"with memory-mb and vcores (no slots), got {group.strip()!r}"
+                )
+            nodes.extend(part.nodes)
+        names = [n.name for n in nodes]
+        if len(set(names)) != len(names):
+            raise ClusterSpecError(f"cluster spec {spec!r}: a host is named in two groups")
+        if len(nodes) > MAX_NODES:
+            raise ClusterSpecError(f"cluster spec {spec!r}: more than {MAX_NODES} nodes")
+        return cls(
+            memory_mb=sum(n.memory_mb for n in nodes),
+            vcores=sum(n.vcores for n in nodes),
+            nodes=tuple(nodes),
+        )
+
+    @classmethod
+    def _parse_group(cls, spec: str, offset: int = 0) -> Cluster:
+        """A SPEC without ``+``; unnamed nodes are numbered from `offset`."""
         values, hosts = _spec_values(spec)
         memory = values.get("memory-mb", values.get("memory-gb", 0.0) * 1024.0)
         vcores = values.get("vcores", 0.0)
@@ -152,7 +192,7 @@ class Cluster:
                 raise ClusterSpecError(
                     f"cluster spec {spec!r}: nodes={count} but hosts names {len(hosts)}"
                 )
-        names = hosts or tuple(("", f"node{i:05d}") for i in range(count))
+        names = hosts or tuple(("", f"node{i:05d}") for i in range(offset, offset + count))
         if slots:
             total = sum(v for _, v in slots)
             # nodes= (or hosts=) with slots: the TaskTrackers the slots are spread over
@@ -169,6 +209,10 @@ class Cluster:
         if vcores == 0:
             raise ClusterSpecError(f"cluster spec {spec!r}: expected vcores > 0")
         return cls(memory_mb=memory, vcores=vcores)
+
+
+def _size(node: Node) -> tuple[float, float]:
+    return node.memory_mb, node.vcores
 
 
 _SPEC_KEYS = ("memory-mb", "memory-gb", "vcores", "nodes", "map-slots", "reduce-slots", "hosts")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from tempo.cli.options import (
+    cluster_option,
     emit_json,
     force_option,
     path_option,
@@ -166,12 +167,7 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
     is_flag=True,
     help="Fair -> Capacity: capacities as percentages of the parent (default: weights, Nw).",
 )
-@click.option(
-    "--cluster",
-    "cluster_spec",
-    metavar="SPEC",
-    help="Cluster SPEC; converts absolute maxima (maxResources / maximum-capacity).",
-)
+@cluster_option(help="Cluster SPEC; converts absolute maxima (maxResources / maximum-capacity).")
 @force_option("an existing -o file")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def convert_command(

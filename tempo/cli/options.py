@@ -23,36 +23,46 @@ from tempo.cli import CommandError
 from tempo.cli.progress import progress_bar as progress_bar  # the commands' one import
 from whatif.cluster import Cluster
 from whatif.errors import ClusterSpecError
+from whatif.readers.cluster_files import cluster_spec_from
 
 #: What an option function returns: a decorator adding the option to a command.
 OptionDecorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def _cluster_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """Check a cluster SPEC as the command line is read; keep the text for the command."""
+    """Check a cluster SPEC as the command line is read, or read the node file it names,
+    and pass the command the SPEC (`whatif.readers.cluster_files.cluster_spec_from`)."""
     if value is None:
         return None
     try:
-        Cluster.parse(value)
+        return cluster_spec_from(value)
     except ClusterSpecError as error:
         raise click.BadParameter(str(error), ctx=ctx, param=param) from None
-    return value
+
+
+#: What every ``--cluster`` help adds: the forms a SPEC takes.
+CLUSTER_FORMS = (
+    "SPEC: nodes=100,memory-mb=8192,vcores=8 (groups of other sizes joined by +), "
+    "memory-mb=819200,vcores=800 (one pool), map-slots=30,reduce-slots=10 (Hadoop 1), or a "
+    "saved RM /ws/v1/cluster/nodes response or SLS nodes.json file."
+)
 
 
 def cluster_option(
     *,
     required: bool = False,
-    help: str = "Cluster SPEC, e.g. nodes=100,memory-mb=8192,vcores=8.",
+    help: str = "Cluster to simulate on.",
     **kwargs: Any,
 ) -> OptionDecorator:
-    """``--cluster SPEC`` (checked when parsed), passed to the command as ``cluster_spec``."""
+    """``--cluster SPEC`` (checked when parsed; a node file read into a SPEC), passed to
+    the command as ``cluster_spec``."""
     return click.option(
         "--cluster",
         "cluster_spec",
         required=required,
         metavar="SPEC",
         callback=_cluster_spec,
-        help=help,
+        help=f"{help} {CLUSTER_FORMS}",
         **kwargs,
     )
 

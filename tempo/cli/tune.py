@@ -91,6 +91,8 @@ def _started(run: TuneRun, trace: Path | None = None) -> None:
     sample = f"replaying {trace}" if trace is not None else "bundled contended sample"
     where = f"the emulated RM ({sample})" if run.emulated else "the cluster"
     click.echo(f"tuning {run.config_path} on {where}; journal {run.journal_path}")
+    if run.cluster_from_rm:
+        click.echo(f"predicting on the RM's nodes: {run.cluster_from_rm} (-v: the --cluster SPEC)")
     click.echo(f"{run.resumed}\n")
 
 

@@ -65,6 +65,8 @@ class TuneRun:
     resumed: str
     reports: tuple[IterationReport, ...] = field(default=())
     interrupted: bool = False
+    #: How the cluster read from the RM looks, when ``--cluster`` was not given ("" else).
+    cluster_from_rm: str = ""
 
     @property
     def rm_error(self) -> str | None:

@@ -78,10 +78,9 @@ def tune(
 
 def live_paths(settings: TuneSettings) -> Paths:
     """The files of a live run; the options ``--rm`` requires are checked here."""
-    if settings.config_path is None or settings.templates_path is None or not settings.cluster:
+    if settings.config_path is None or settings.templates_path is None:
         raise TempoError(
-            "with --rm, --config (the allocation file the RM reads), --templates and "
-            "--cluster are required"
+            "with --rm, --config (the allocation file the RM reads) and --templates are required"
         )
     _history_url(settings)
     return Paths(
@@ -89,7 +88,7 @@ def live_paths(settings: TuneSettings) -> Paths:
         source=None,
         templates=Path(settings.templates_path),
         space=settings.space_path,
-        cluster=settings.cluster,
+        cluster=settings.cluster or "",  # "": the RM's own nodes (`build`)
         journal=Path(settings.journal_path or default_journal_path()),
     )
 
@@ -126,19 +125,37 @@ def connect_live(settings: TuneSettings, stack: ExitStack) -> Connection:
     )
 
 
+def live_cluster(connection: Connection) -> Cluster:
+    """The cluster the predictions run on when ``--cluster`` is not given: the RM's RUNNING
+    nodes at the start of the run, each its own size (`tempo.rm.RMClient.cluster`)."""
+    cluster = connection.client.cluster()
+    logger.info("cluster from the RM: --cluster %s", cluster.spec())
+    return cluster
+
+
+def describe_nodes(cluster: Cluster) -> str:
+    """A cluster's nodes in one line: how many, their total, how many sizes."""
+    sizes = {(n.memory_mb, n.vcores) for n in cluster.nodes}
+    return (
+        f"{len(cluster.nodes):,} RUNNING node(s), {cluster.memory_mb:,.0f} MB and "
+        f"{cluster.vcores:,.0f} vcores in all, {len(sizes)} node size(s)"
+    )
+
+
 def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner, Connection]:
     """The `Tuner` `settings` describe and its connection; `stack` closes what they open."""
     emulated = paths.source is not None
-    cluster = Cluster.parse(paths.cluster)
     scheduler = scheduler_settings(settings, emulated)
     templates = load_templates(paths.templates)
     document = read_scheduler_document(paths.config)
     kind = scheduler_file(document)
-    check_queues(templates, [q.name for q in kind.allocation(document, cluster).queues()])
     if emulated:
+        cluster = Cluster.parse(paths.cluster)
         connection = connect_demo(settings, paths, cluster, templates, scheduler, stack)
     else:
         connection = connect_live(settings, stack)
+        cluster = Cluster.parse(paths.cluster) if paths.cluster else live_cluster(connection)
+    check_queues(templates, [q.name for q in kind.allocation(document, cluster).queues()])
     fmt = scheduler_format(connection.client, document, paths.config)
     stepper = PALDStepper(
         templates,
@@ -242,7 +259,15 @@ def _drive(
     """Resume, then run the tuner; the run's reports, also when Ctrl-C ended it."""
     reports: list[IterationReport] = []
     interrupted = False
-    run = TuneRun(paths.config, paths.journal, paths.source is not None, tuner.resume())
+    run = TuneRun(
+        paths.config,
+        paths.journal,
+        paths.source is not None,
+        tuner.resume(),
+        cluster_from_rm=""
+        if paths.cluster or tuner.cluster is None
+        else describe_nodes(tuner.cluster),
+    )
     if on_start is not None:
         on_start(run)
     connection.warm_up()

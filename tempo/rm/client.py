@@ -33,8 +33,10 @@ from tempo.rm.metrics import ClusterMetrics, parse_cluster_metrics
 from tempo.rm.redact import redact
 from tempo.rm.scheduler import SchedulerState, parse_scheduler
 from tempo.rm.transport import HTTPTransport
+from whatif.cluster import Cluster
 from whatif.errors import WhatifError
 from whatif.readers import normalize_queue
+from whatif.readers.cluster_files import cluster_from_rm_nodes
 from whatif.readers.hadoop_ids import attempt_number
 from whatif.readers.rest import jhs_attempts, jhs_jobs, jhs_tasks, rm_apps
 from whatif.readers.rest_dump import RestDumpReader
@@ -45,6 +47,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 METRICS_PATH = "/ws/v1/cluster/metrics"
+NODES_PATH = "/ws/v1/cluster/nodes"
 SCHEDULER_PATH = "/ws/v1/cluster/scheduler"
 APPS_PATH = "/ws/v1/cluster/apps"
 JOBS_PATH = "/ws/v1/history/mapreduce/jobs"
@@ -132,6 +135,13 @@ class RMClient:
         """The cluster's size and load now (``/ws/v1/cluster/metrics``)."""
         return fetch(self.transport, METRICS_PATH, lambda body, _: parse_cluster_metrics(body))
 
+    def cluster(self) -> Cluster:
+        """The cluster as the scheduler sees it now: its RUNNING nodes, each its whole size
+        (``GET /ws/v1/cluster/nodes``, `whatif.readers.cluster_files.cluster_from_rm_nodes`)."""
+        return fetch(
+            self.transport, NODES_PATH, lambda body, url: cluster_from_rm_nodes(body, source=url)
+        )
+
     def scheduler(self) -> SchedulerState:
         """The Fair Scheduler queue tree in force (``/ws/v1/cluster/scheduler``).
 
@@ -145,9 +155,7 @@ class RMClient:
 
     def capacity_scheduler(self) -> CapacitySchedulerState:
         """The Capacity Scheduler queue tree in force; `RMError` on another scheduler."""
-        return fetch(
-            self.transport, SCHEDULER_PATH, lambda body, _: parse_capacity_scheduler(body)
-        )
+        return fetch(self.transport, SCHEDULER_PATH, lambda body, _: parse_capacity_scheduler(body))
 
     def finished_apps(
         self, begin_s: float, end_s: float, *, queues: Iterable[str] | None = None

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from whatif.allocation import EffectiveAllocation, EffectiveQueue, Resources
-from whatif.cluster import Cluster
+from whatif.cluster import Cluster, Node
 
 #: A decoded JSON body.
 JSON = dict[str, Any]
@@ -456,6 +456,41 @@ class _QueueTree:
                 fair[1] * share if share >= 0 else self.cluster.vcores,
             ),
         }
+
+
+def nodes(snap: Snapshot) -> JSON:
+    """``GET /ws/v1/cluster/nodes``: every NodeManager RUNNING with its whole capability
+    (``totalResource``, and used + available as Hadoop 2 reports it; used is the share of
+    the running containers, spread evenly: the emulator does not place them). A cluster
+    given as one pool is one node."""
+    running = snap.attempts[snap.attempts["state"] == "RUNNING"]
+    members = snap.cluster.nodes or (
+        Node("emulated-node", snap.cluster.memory_mb, snap.cluster.vcores),
+    )
+    share = len(members)
+    used_mb = float(running["memory_mb"].sum()) / share
+    used_vcores = float(running["vcores"].sum()) / share
+    return {
+        "nodes": {
+            "node": [
+                {
+                    "rack": node.rack or "/default-rack",
+                    "state": "RUNNING",
+                    "id": f"{node.name}:8041",
+                    "nodeHostName": node.name,
+                    "nodeHTTPAddress": f"{node.name}:8042",
+                    "usedMemoryMB": int(round(min(used_mb, node.memory_mb))),
+                    "availMemoryMB": int(round(node.memory_mb - min(used_mb, node.memory_mb))),
+                    "usedVirtualCores": int(round(min(used_vcores, node.vcores))),
+                    "availableVirtualCores": int(
+                        round(node.vcores - min(used_vcores, node.vcores))
+                    ),
+                    "totalResource": {"memory": node.memory_mb, "vCores": node.vcores},
+                }
+                for node in members
+            ]
+        }
+    }
 
 
 def metrics(snap: Snapshot) -> JSON:

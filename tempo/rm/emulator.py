@@ -827,6 +827,8 @@ def _route_get(rm: EmulatedRM, segments: list[str], query: Mapping[str, list[str
             return rest.cluster_info(snap, rm.start_s)
         if rest_of == ["metrics"]:
             return rest.metrics(snap)
+        if rest_of == ["nodes"]:
+            return rest.nodes(snap)
         if rest_of == ["scheduler"]:
             if isinstance(snap.allocation, CapacityAllocation):
                 return capacity_scheduler(snap, snap.allocation)

@@ -80,7 +80,7 @@ def test_the_paused_clock_moves_only_when_slept_on():
         ),
     ],
 )
-def test_a_live_cluster_needs_its_file_templates_cluster_and_history_server(settings, message):
+def test_a_live_cluster_needs_its_file_templates_and_history_server(settings, message):
     """With RM addresses, missing required settings fail before anything is contacted."""
     with pytest.raises(TempoError, match=message):
         tune(settings)
@@ -111,3 +111,36 @@ def test_a_bad_deadlines_file_names_the_line(tmp_path, text, where):
     path.write_text(text)
     with pytest.raises(TempoError, match=where):
         read_deadlines(path)
+
+
+def test_a_live_run_without_cluster_predicts_on_the_rms_running_nodes(tmp_path):
+    """Without --cluster a live run reads the RM's node list once at its start: each
+    RUNNING node at its own size, so a cluster of two node sizes is predicted as one."""
+    from contextlib import ExitStack
+
+    from emulated import WEIGHTED, tiny_trace, write
+
+    from tempo.loop.wiring import build, live_paths
+    from tempo.rm.emulator import EmulatedRM
+
+    config = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
+    templates = tmp_path / "t.qs"
+    templates.write_text("QUEUE root.engineer OPTIMIZE QS_AJR;\n")
+    spec = "nodes=2,memory-mb=1024,vcores=1+nodes=1,memory-mb=2048,vcores=2"
+    with EmulatedRM(tiny_trace(), config, spec, engine="reference") as rm:
+        settings = TuneSettings(
+            rm_urls=(rm.url,),
+            history_url=rm.url,
+            config_path=config,
+            templates_path=templates,
+            journal_path=tmp_path / "journal.sqlite",
+            dry_run=True,
+        )
+        with ExitStack() as stack:
+            tuner, _ = build(settings, live_paths(settings), stack)
+    assert tuner.cluster is not None
+    assert [(n.memory_mb, n.vcores) for n in tuner.cluster.nodes] == [
+        (1024.0, 1.0),
+        (1024.0, 1.0),
+        (2048.0, 2.0),
+    ]

@@ -70,3 +70,29 @@ def test_scaled_cluster_keeps_its_hosts_and_adds_nodes_on_a_new_rack():
     assert [n.name for n in clash.nodes] == ["added-node00001", "b", "added-node00002"]
     numbered = Cluster.parse("nodes=2,map-slots=2,reduce-slots=2").scaled(1.5)
     assert [n.name for n in numbered.nodes] == ["node00000", "node00001", "node00002"]
+
+
+def test_groups_of_nodes_of_different_sizes_join_with_plus():
+    """``+`` joins groups of nodes, each its own size, numbered on (or named) across groups;
+    spec() writes the runs of equal nodes back, hosts included, and parses to the same."""
+    c = Cluster.parse("nodes=2,memory-mb=8192,vcores=8+nodes=1,memory-mb=16384,vcores=16")
+    assert [(n.name, n.memory_mb, n.vcores) for n in c.nodes] == [
+        ("node00000", 8192.0, 8.0),
+        ("node00001", 8192.0, 8.0),
+        ("node00002", 16384.0, 16.0),
+    ]
+    assert (c.memory_mb, c.vcores) == (32768.0, 32.0)
+    assert c.spec() == "nodes=2,memory-mb=8192,vcores=8+nodes=1,memory-mb=16384,vcores=16"
+    named = Cluster.parse("hosts=/r1/a;/r1/b,memory-mb=8,vcores=1+hosts=/r2/c,memory-mb=4,vcores=2")
+    assert Cluster.parse(named.spec()) == named
+    # a YARN cluster named by host keeps its hosts in its SPEC (they were dropped before)
+    assert Cluster.parse("hosts=/r/a;/r/b,memory-mb=8,vcores=1").spec() == (
+        "hosts=/r/a;/r/b,memory-mb=8,vcores=1"
+    )
+    for spec, match in [
+        ("nodes=1,memory-mb=8,vcores=1+memory-mb=8,vcores=1", "each group joined by '\\+'"),
+        ("nodes=1,map-slots=2+nodes=1,memory-mb=8,vcores=1", "no slots"),
+        ("hosts=a,memory-mb=8,vcores=1+hosts=a,memory-mb=4,vcores=1", "named in two groups"),
+    ]:
+        with pytest.raises(ClusterSpecError, match=match):
+            Cluster.parse(spec)

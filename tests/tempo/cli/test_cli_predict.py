@@ -108,6 +108,33 @@ def test_window_predicts_only_the_last_jobs():
     assert result.exit_code == 2 and "'--window': expected a duration > 0" in result.output
 
 
+def test_cluster_may_be_the_sls_nodes_file_the_trace_came_with(tmp_path):
+    """--cluster nodes.json predicts on SLS's own topology (SLS's node size); the predicted
+    trace records the SPEC it was read as; a file that is no node list is a usage error
+    naming it."""
+    nodes = REPO.parent / "shared" / "data" / "hadoop" / "sls" / "nodes.json"
+    at = ARGS.index("--cluster") + 1
+    args = [*ARGS[:at], str(nodes), *ARGS[at + 1 :]]
+    out = tmp_path / "predicted"
+    result = CliRunner().invoke(cli, [*args, "-o", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    (note,) = read_trace(out).notes
+    assert note.endswith(
+        "on hosts=/rack1/node1;/rack1/node2;/rack1/node3;/rack1/node4;"
+        "/rack2/node5;/rack2/node6;/rack2/node7;/rack2/node8;/rack3/node9;"
+        "/rack3/node10;/rack3/node11;/rack3/node12;/rack4/node13;"
+        "/rack4/node14;/rack4/node15;/rack4/node16;/rack5/node17;"
+        "/rack5/node18;/rack5/node19,memory-mb=10240,vcores=10"
+    )
+    bad = tmp_path / "metrics.json"
+    bad.write_text('{"nodes": {"clusterMetrics": 1}}')
+    result = CliRunner().invoke(cli, [*ARGS[:at], str(bad), *ARGS[at + 1 :]])
+    assert result.exit_code == 2
+    assert f"Invalid value for '--cluster': {bad}: expected an RM /ws/v1/cluster/nodes" in (
+        result.output
+    )
+
+
 def test_auto_engine_on_a_cold_kernel_replays_by_reference_and_says_so(
     tmp_path, monkeypatch, caplog
 ):

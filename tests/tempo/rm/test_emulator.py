@@ -64,6 +64,18 @@ def test_finished_time_filters(rm: EmulatedRM, client: RMClient, clock: FakeCloc
     assert len(client.finished_apps(rm.now_s() - 200.0, rm.now_s())) == 4
 
 
+def test_client_reads_the_cluster_from_the_rm_node_list(rm: EmulatedRM, client: RMClient) -> None:
+    """``GET /ws/v1/cluster/nodes`` lists the emulated cluster RUNNING at its whole size (a
+    cluster given as one pool is one node); the client reads it back as a cluster of the
+    same size, which is what `tempo tune` predicts on without --cluster."""
+    body = client.transport.get_json("/ws/v1/cluster/nodes")
+    assert [n["state"] for n in body["nodes"]["node"]] == ["RUNNING"]
+    cluster = client.cluster()
+    assert [(n.name, n.memory_mb, n.vcores) for n in cluster.nodes] == [
+        ("emulated-node", rm.cluster.memory_mb, rm.cluster.vcores)
+    ]
+
+
 def test_client_reads_metrics_and_scheduler(
     rm: EmulatedRM, client: RMClient, clock: FakeClock
 ) -> None:
