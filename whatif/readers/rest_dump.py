@@ -208,6 +208,11 @@ def _with_implied_jobs(jobs: pd.DataFrame, tasks: pd.DataFrame, notes: list[str]
     return pd.concat([jobs, extra], ignore_index=True)
 
 
+#: Most containers an app without task records is replayed as: more than the largest
+#: clusters run at once, so only a corrupt memorySeconds reaches it.
+MAX_METERED_CONTAINERS = 100_000
+
+
 def _metered_containers(
     apps: pd.DataFrame, with_tasks: set[str], memory_mb: float, vcores: float, notes: list[str]
 ) -> pd.DataFrame:
@@ -223,7 +228,16 @@ def _metered_containers(
     metered = bare["memory_mb_s"].to_numpy(float)
     usable = np.isfinite(run) & (run > 0.0) & np.isfinite(metered) & (metered > 0.0)
     bare, run, metered = bare[usable], run[usable], metered[usable]
-    count = np.maximum(1, np.rint(metered / (memory_mb * run))).astype(np.int64)
+    wanted = np.maximum(1.0, np.rint(metered / (memory_mb * run)))
+    count = np.minimum(wanted, MAX_METERED_CONTAINERS).astype(np.int64)
+    if (wanted > MAX_METERED_CONTAINERS).any():
+        first = int(np.argmax(wanted > MAX_METERED_CONTAINERS))
+        notes.append(
+            f"{int((wanted > MAX_METERED_CONTAINERS).sum())} app(s) metered more than "
+            f"{MAX_METERED_CONTAINERS:,} containers' worth at once (e.g. "
+            f"{bare['app_id'].iloc[first]}: {wanted[first]:,.0f}): replayed as "
+            f"{MAX_METERED_CONTAINERS:,}"
+        )
     row = np.repeat(np.arange(len(bare)), count)
     # the container's number within its app: 0, 1, ... for each app's rows
     within = np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count)

@@ -196,3 +196,15 @@ def test_apps_without_tasks_are_replayed_as_their_metered_containers(tmp_path):
     notes = " | ".join(trace.notes)
     assert "2 app(s) with no task records" in notes and "(5 container(s) in all)" in notes
     assert "2 job(s) with neither task records nor a metered app" in notes
+
+
+def test_a_corrupt_memory_seconds_is_capped_not_allocated(tmp_path):
+    """memorySeconds worth 10^12 containers is replayed as MAX_METERED_CONTAINERS, and said."""
+    from whatif.readers.rest_dump import MAX_METERED_CONTAINERS
+
+    path = tmp_path / "apps.json"
+    apps = [_app("application_9_0001", started=0, finished=1_000, memory_s=1024 * 10**12)]
+    path.write_text(json.dumps({"apps": {"app": apps}}))
+    trace = read_trace(path)
+    assert trace.workload.n_tasks == MAX_METERED_CONTAINERS
+    assert any("metered more than 100,000 containers' worth" in n for n in trace.notes)
