@@ -301,6 +301,24 @@ def _rm_json(data: bytes, seed: Seed, work: Path) -> object:
     return parse(body)
 
 
+def _cluster_file(data: bytes, seed: Seed, work: Path) -> object:
+    from whatif.readers.cluster_files import read_cluster_file
+
+    return read_cluster_file(_file(work, seed, data))
+
+
+#: An RM /ws/v1/cluster/nodes response: two node sizes (Hadoop 2 and 3 fields), a LOST node.
+RM_NODES = (
+    b'{"nodes": {"node": ['
+    b'{"rack": "/r1", "state": "RUNNING", "id": "h1:45454", "nodeHostName": "h1", '
+    b'"usedMemoryMB": 2048, "availMemoryMB": 6144, "usedVirtualCores": 2, '
+    b'"availableVirtualCores": 6}, '
+    b'{"rack": "/r2", "state": "RUNNING", "id": "h2:45454", "nodeHostName": "h2", '
+    b'"totalResource": {"memory": 16384, "vCores": 16}}, '
+    b'{"rack": "/r2", "state": "LOST", "id": "h3:45454", "nodeHostName": "h3"}]}}'
+)
+
+
 def _workload_model(data: bytes, seed: Seed, work: Path) -> object:
     from whatif.workload_model import WorkloadModel
 
@@ -400,6 +418,7 @@ def targets() -> dict[str, Target]:
                     b"nodes=24,memory-mb=8192,vcores=8",
                     b"map-slots=30,reduce-slots=10",
                     b"memory-mb=102400,vcores=100",
+                    b"nodes=2,memory-mb=8192,vcores=8+hosts=/r2/h3,memory-mb=16384,vcores=16",
                 )
             ),
             _text(_cluster),
@@ -426,6 +445,11 @@ def targets() -> dict[str, Target]:
                 HADOOP / "rest" / "rm-metrics.json",
             ),
             _rm_json,
+        ),
+        Target(
+            "cluster-file",
+            (*_seeds(HADOOP / "sls" / "nodes.json"), Seed("rm-nodes.json", RM_NODES)),
+            _cluster_file,
         ),
         Target("workload-model", (Seed("model.json", _model_seed()),), _workload_model),
         Target("sls", _seeds(HADOOP / "sls" / "inputsls.json"), _reader("sls")),
