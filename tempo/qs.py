@@ -20,6 +20,7 @@ import pandas as pd
 from tempo.errors import TempoError
 from tempo.templates import Constraint, QSTemplate, required_metrics
 from whatif.cluster import Cluster
+from whatif.durations import format_instant
 from whatif.errors import UnfinishedJobsError
 from whatif.metrics import Metric, Window, evaluate, has_deadlines, unfinished_jobs
 from whatif.readers import detect_format, read_native, read_trace
@@ -100,7 +101,8 @@ class QSReport:
         adjacent columns, wrapped into blocks of queues to fit `width` characters; then the
         constraints with their status on each side."""
         w = self.window
-        lines = [f"window [{w.start_s:g}, {w.end_s:g}) s ({w.length_s / 60:g} min)"]
+        start, end = (format_instant(t, zone=True) for t in (w.start_s, w.end_s))
+        lines = [f"window {start} to {end} ({w.length_s / 60:g} min)"]
         if self.observed_unfinished:
             lines.append(f"WARNING: {unfinished_note(self.observed_unfinished)}")
         sides = [

@@ -197,14 +197,21 @@ def set_command(
     refuse_overwrite([output], force=force, option="-o")
     if is_capacity_scheduler(file):
         return config_capacity.set_file(file, assignments, output, as_json)
-    changed = apply_assignments(
-        AllocationDocument.from_file(file), assignments, hadoop_version=hadoop_version
-    )
+    original = AllocationDocument.from_file(file)
+    changed = apply_assignments(original, assignments, hadoop_version=hadoop_version)
     write_allocation(changed, output)
+    # what the scheduler will read differently: a --set of the value in force changes nothing
+    version = file_hadoop_version(original) if hadoop_version is None else hadoop_version
+    count = len(diff_allocations(original, changed, hadoop_version=version))
+    report_set(output, count, as_json)
+
+
+def report_set(output: str, count: int, as_json: bool) -> None:
+    """What `config set` prints: the file written and how many settings now differ."""
     if as_json:
-        emit_json({"schema": "tempo.config.set/1", "output": output, "changed": len(assignments)})
+        emit_json({"schema": "tempo.config.set/1", "output": output, "changed": count})
     else:
-        click.echo(f"wrote {output} ({len(assignments)} setting(s) changed)")
+        click.echo(f"wrote {output} ({count} setting(s) changed)")
 
 
 def render_diff(diffs: list[SettingDiff]) -> list[str]:

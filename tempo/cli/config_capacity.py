@@ -110,25 +110,32 @@ def show_file(file: str, cluster: Resources | None, as_json: bool) -> None:
 
 def set_file(file: str, assignments: tuple[str, ...], output: str, as_json: bool) -> None:
     """Write OUTPUT: FILE with only the given properties changed."""
-    changed = apply_assignments(ConfigurationDocument.from_file(file), assignments)
+    original = ConfigurationDocument.from_file(file)
+    changed = apply_assignments(original, assignments)
     write_capacity(changed, output)
-    if as_json:
-        emit_json({"schema": "tempo.config.set/1", "output": output, "changed": len(assignments)})
-    else:
-        click.echo(f"wrote {output} ({len(assignments)} setting(s) changed)")
+    from tempo.cli.config import report_set  # config imports this module at its top
+
+    report_set(output, len(_changed_properties(original, changed)), as_json)
+
+
+def _changed_properties(
+    doc_a: ConfigurationDocument, doc_b: ConfigurationDocument
+) -> list[tuple[str, str | None, str | None]]:
+    """(property, value in A, value in B) for each property set differently (or only in one)."""
+    names = list(dict.fromkeys([*doc_a.names(), *doc_b.names()]))
+    return [
+        (name, doc_a.value(name), doc_b.value(name))
+        for name in names
+        if (doc_a.value(name) or "").strip() != (doc_b.value(name) or "").strip()
+        or (doc_a.value(name) is None) != (doc_b.value(name) is None)
+    ]
 
 
 def diff_files(a: str, b: str, as_json: bool) -> None:
     """Print the properties whose values differ between A and B (after Hadoop's override rules),
     and their distance over the default Capacity Scheduler space (`tempo.space.capacity_space`)."""
     doc_a, doc_b = ConfigurationDocument.from_file(a), ConfigurationDocument.from_file(b)
-    names = list(dict.fromkeys([*doc_a.names(), *doc_b.names()]))
-    changes = [
-        (name, doc_a.value(name), doc_b.value(name))
-        for name in names
-        if (doc_a.value(name) or "").strip() != (doc_b.value(name) or "").strip()
-        or (doc_a.value(name) is None) != (doc_b.value(name) is None)
-    ]
+    changes = _changed_properties(doc_a, doc_b)
     distance = capacity_distance(doc_a, doc_b)
     if as_json:
         emit_json(

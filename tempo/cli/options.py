@@ -23,6 +23,7 @@ from tempo.cli import CommandError
 from tempo.cli.progress import progress_bar as progress_bar  # the commands' one import
 from whatif.cluster import Cluster
 from whatif.errors import ClusterSpecError
+from whatif.readers import READERS
 from whatif.readers.cluster_files import cluster_spec_from
 
 #: What an option function returns: a decorator adding the option to a command.
@@ -129,10 +130,15 @@ def trace_option(command: Callable[..., Any]) -> Callable[..., Any]:
 def trace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--trace PATH`` (required) and ``--format NAME`` (detected when omitted), passed as
     ``trace_path`` and ``trace_format``: how a command that reads a trace names it."""
-    command = click.option(
-        "--format", "trace_format", default=None, help="Trace format (detected when omitted)."
+    command = format_option(
+        "--format", "trace_format", help="Trace format (detected when omitted)."
     )(command)
     return trace_option(command)
+
+
+def format_option(*decls: str, help: str) -> OptionDecorator:
+    """A trace format option: one of the readers' names, checked as the command line is read."""
+    return click.option(*decls, type=click.Choice(sorted(READERS)), default=None, help=help)
 
 
 def force_option(

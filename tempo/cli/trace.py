@@ -11,15 +11,14 @@ from tempo.cli.options import (
     choice_option,
     emit_json,
     force_option,
+    format_option,
     json_option,
     progress_bar,
     refuse_overwrite,
 )
 from whatif.durations import format_instant
-from whatif.readers import READERS, TraceSummary, inspect_trace
+from whatif.readers import TraceSummary, inspect_trace
 from whatif.readers.stream import convert_streaming
-
-_FORMAT = click.Choice(sorted(READERS))
 
 
 @click.group()
@@ -29,7 +28,7 @@ def trace() -> None:
 
 @trace.command()
 @click.argument("path", type=click.Path(path_type=str))
-@click.option("--format", "format_", type=_FORMAT, help="Trace format (detected when omitted).")
+@format_option("--format", "format_", help="Trace format (detected when omitted).")
 @json_option
 def inspect(path: str, format_: str | None, as_json: bool) -> None:
     """Summarize the trace at PATH: jobs, tasks, attempts, queues, span, durations."""
@@ -43,7 +42,7 @@ def inspect(path: str, format_: str | None, as_json: bool) -> None:
 @trace.command()
 @click.argument("source", type=click.Path(path_type=str))
 @click.argument("target", type=click.Path(path_type=str))
-@click.option("--from", "format_", type=_FORMAT, help="Input format (detected when omitted).")
+@format_option("--from", "format_", help="Input format (detected when omitted).")
 @choice_option(
     "--to", ["native-parquet", "native-csv"], default="native-parquet", help="Output format."
 )

@@ -9,6 +9,7 @@ from tempo.cli.options import (
     count_option,
     emit_json,
     force_option,
+    format_option,
     json_option,
     positive_option,
     progress_bar,
@@ -28,7 +29,7 @@ def workload() -> None:
 @click.option(
     "-o", "--output", required=True, type=click.Path(), help="Model file to write (JSON)."
 )
-@click.option("--format", "trace_format", default=None, help="Trace format (detected by default).")
+@format_option("--format", "trace_format", help="Trace format (detected by default).")
 @choice_option(
     "--durations",
     ["auto", "lognormal", "empirical"],

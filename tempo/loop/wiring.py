@@ -214,15 +214,16 @@ def scheduler_format(
         running: SchedulerType = client.scheduler_type()
     except RMError as error:
         logger.warning(
-            "cannot ask the RM which scheduler it runs (%s); tuning %s as a %s",
+            "cannot ask the RM which scheduler it runs (%s); tuning %s as the %s scheduler's file",
             error,
             config,
-            kind.name,
+            expected,
         )
         running = expected
     if running != expected:
         raise TempoError(
-            f"the ResourceManager runs the {running} scheduler, but {config} is a {kind.name}"
+            f"the ResourceManager runs the {running} scheduler, but {config} is "
+            f"{'an' if kind.name[0] in 'aeiou' else 'a'} {kind.name}"
             + (" (tempo tunes the Fair and the Capacity Scheduler)" if running == "fifo" else "")
         )
     logger.info("the RM runs the %s scheduler: tuning %s", running, config)

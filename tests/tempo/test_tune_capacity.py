@@ -55,7 +55,7 @@ def test_the_rms_scheduler_picks_the_capacity_format():
     ("running", "path", "message"),
     [
         ("fair", TWO, "runs the fair scheduler, but .* is a Capacity Scheduler configuration"),
-        ("capacity", FAIR, "runs the capacity scheduler, but .* is a allocation file"),
+        ("capacity", FAIR, "runs the capacity scheduler, but .* is an allocation file"),
         ("fifo", TWO, "runs the fifo scheduler"),
     ],
 )

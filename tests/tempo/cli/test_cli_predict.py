@@ -108,6 +108,13 @@ def test_window_predicts_only_the_last_jobs():
     assert result.exit_code == 2 and "'--window': expected a duration > 0" in result.output
 
 
+def test_an_unknown_trace_format_is_a_usage_error_naming_the_option():
+    at = ARGS.index("--trace") + 2
+    result = CliRunner().invoke(cli, [*ARGS[:at], "--format", "bogus", *ARGS[at:]])
+    assert result.exit_code == 2
+    assert "Invalid value for '--format': 'bogus' is not one of 'hadoop1'" in result.output
+
+
 def test_cluster_may_be_the_sls_nodes_file_the_trace_came_with(tmp_path):
     """--cluster nodes.json predicts on SLS's own topology (SLS's node size); the predicted
     trace records the SPEC it was read as; a file that is no node list is a usage error

@@ -48,9 +48,14 @@ def test_set_without_changes_is_byte_identical(run, tmp_path):
 
 
 def test_set_and_diff_report_the_change(run, tmp_path):
-    """A --set change is written and diff reports it; a bad setting exits 1."""
+    """A --set change is written, counted and diff reports it; a --set of the value already
+    in force counts none; a bad setting exits 2."""
     out = tmp_path / "out.xml"
-    assert run("config", "set", GOOD, "--set", "root.production.weight=5", "-o", out).exit_code == 0
+    result = run("config", "set", GOOD, "--set", "root.production.weight=5", "-o", out)
+    assert result.exit_code == 0 and "(1 setting(s) changed)" in result.output
+    same = run("config", "set", GOOD, "--set", "root.production.weight=3", "-o", out, "--force")
+    assert same.exit_code == 0 and "(0 setting(s) changed)" in same.output
+    assert run("config", "set", GOOD, "--set", "root.production.weight=5", "-o", out, "--force")
     result = run("config", "diff", GOOD, out)
     assert result.exit_code == 0 and "root.production  weight: 3 -> 5" in result.output
     bad = run("config", "set", GOOD, "--set", "root.production.colour=5", "-o", out, "--force")
