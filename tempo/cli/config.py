@@ -52,9 +52,8 @@ _FILE_VERSION = hadoop_version_option(
 )
 
 
-def file_version(file: str, hadoop_version: int | None, *, announce: bool = True) -> int:
-    """`hadoop_version` when given, else FILE's dialect (as ``config set``), said on stderr
-    when `announce` (not with --json or -q, like the other commands' notes).
+def file_version(file: str, hadoop_version: int | None) -> int:
+    """`hadoop_version` when given, else FILE's dialect (as ``config set``), said on stderr.
 
     A file that does not parse gets 3 silently: its parse error is the news.
     """
@@ -66,7 +65,7 @@ def file_version(file: str, hadoop_version: int | None, *, announce: bool = True
         version = file_hadoop_version(AllocationDocument.from_file(file))
     except WhatifError:
         return 3
-    if announce and not is_quiet():
+    if not is_quiet():
         reason = "it has <pool> elements" if version == 1 else "it has no <pool> elements"
         click.echo(
             f"hadoop version: {version} ({file}: {reason}; --hadoop-version overrides)", err=True
@@ -107,8 +106,7 @@ def _file_command(
         ) -> None:
             if is_capacity_scheduler(file):
                 return capacity(file, _resources(cluster_spec), as_json)
-            version = file_version(file, hadoop_version, announce=not as_json)
-            return command(file, cluster_spec, version, as_json)
+            return command(file, cluster_spec, file_version(file, hadoop_version), as_json)
 
         options = (click.argument("file", type=_FILE), cluster_option(help=cluster_help))
         decorated: Callable[..., Any] = run
@@ -249,9 +247,7 @@ def diff_command(
         )
     doc_a, doc_b = AllocationDocument.from_file(a), AllocationDocument.from_file(b)
     pools = [file_hadoop_version(d) == 1 for d in (doc_a, doc_b)]  # either file's <pool>s
-    hadoop_version = file_version(
-        b if pools == [False, True] else a, hadoop_version, announce=not as_json
-    )
+    hadoop_version = file_version(b if pools == [False, True] else a, hadoop_version)
     diffs = diff_allocations(doc_a, doc_b, hadoop_version=hadoop_version)
     eff_a, eff_b = (effective_allocation(d, hadoop_version=hadoop_version) for d in (doc_a, doc_b))
     distance = (  # the default space measures over the queues both files have
