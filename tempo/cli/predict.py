@@ -25,6 +25,7 @@ from tempo.cli.options import (
     window_option,
 )
 from tempo.cli.preemption import scheduler_settings, site_reader_options
+from tempo.cli.tables import echo_table
 from tempo.templates import parse_duration
 from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
@@ -159,15 +160,29 @@ def _report(
         emit_json(payload)
         return
     click.echo(
-        f"predicted {schedule.n_jobs} jobs, {schedule.n_attempts} attempts ({killed} killed)"
+        f"predicted {schedule.n_jobs:,} jobs, {schedule.n_attempts:,} attempts ({killed:,} killed)"
     )
-    # the last finish as a time of day when the trace's times are epoch times
-    finishes = [format_instant(v, zone=True) for v in per_queue["last_finish_s"]]
-    shown = per_queue.drop(columns="last_finish_s").assign(last_finish=finishes)
-    click.echo(shown.to_string(float_format=lambda v: f"{v:.1f}"))
+    echo_table(
+        ["queue", "jobs", "mean_response_s", "last_finish"],
+        [
+            [
+                q,
+                f"{r.jobs:,}",
+                f"{r.mean_response_s:,.1f}",
+                format_instant(r.last_finish_s, zone=True),
+            ]
+            for q, r in per_queue.iterrows()
+        ],
+        right=["jobs", "mean_response_s", "last_finish"],
+    )
     if errors is not None:
         click.echo("\nerrors of predicted job finish times against the observed ones (paper 8.1)")
-        click.echo(errors.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        columns = list(errors.columns)
+        echo_table(
+            columns,
+            [[_cell(v) for v in row] for row in errors.itertuples(index=False)],
+            right=columns[1:],
+        )
     for path in written:
         if path:
             click.echo(f"wrote {path}")
@@ -229,6 +244,13 @@ def _per_queue(schedule: Schedule) -> pd.DataFrame:
         mean_response_s=("response_s", "mean"),
         last_finish_s=("finish_s", "max"),
     )
+
+
+def _cell(value: object) -> str:
+    """A table cell: numbers to three decimals, counts as they are."""
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:,.3f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
