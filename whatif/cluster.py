@@ -75,7 +75,8 @@ class Cluster:
     def scaled(self, factor: float) -> Cluster:
         """The same cluster `factor` times larger (node count or pool size).
 
-        Nodes named by host (``hosts=``) keep their names and racks: a smaller cluster
+        Unnamed nodes keep their mix of sizes (`_scaled_node`). Nodes named by host
+        (``hosts=``) keep their names and racks: a smaller cluster
         keeps the first ones, a larger one adds nodes (sized as the originals, in turn)
         named ``added-nodeNNNNN`` on rack `ADDED_RACK`, which no split location names, so
         Hadoop 1 delay scheduling still matches the original trackers."""
@@ -89,7 +90,7 @@ class Cluster:
                 slots=tuple((k, max(1, round(v * factor))) for k, v in self.slots),
             )
         count = max(1, round(len(self.nodes) * factor))
-        nodes = tuple(self._scaled_node(i) for i in range(count))
+        nodes = tuple(self._scaled_node(i, count) for i in range(count))
         return Cluster(
             memory_mb=sum(n.memory_mb for n in nodes),
             vcores=sum(n.vcores for n in nodes),
@@ -97,12 +98,18 @@ class Cluster:
             slots=tuple((k, max(1, round(v * factor))) for k, v in self.slots),
         )
 
-    def _scaled_node(self, i: int) -> Node:
-        """Node `i` of a scaled copy: the original where there is one and it is named by
-        host, else a new node the size of original ``i % len(nodes)``."""
-        template = self.nodes[i % len(self.nodes)]
+    def _scaled_node(self, i: int, count: int) -> Node:
+        """Node `i` of a scaled copy of `count` nodes: the original where there is one and
+        it is named by host, else a new node the size of original ``i % len(nodes)``.
+
+        Unnamed nodes are sampled evenly instead (node `i` the size of the original at
+        the middle of its share of the list), so a cluster of several node sizes keeps
+        their mix, in the same order, at any scale."""
         if not self.named:
+            middle = int((i + 0.5) * len(self.nodes) / count)
+            template = self.nodes[min(middle, len(self.nodes) - 1)]
             return Node(f"node{i:05d}", template.memory_mb, template.vcores)
+        template = self.nodes[i % len(self.nodes)]
         if i < len(self.nodes):
             return template
         taken = {n.name for n in self.nodes}

@@ -96,3 +96,16 @@ def test_groups_of_nodes_of_different_sizes_join_with_plus():
     ]:
         with pytest.raises(ClusterSpecError, match=match):
             Cluster.parse(spec)
+
+
+def test_a_scaled_cluster_of_two_node_sizes_keeps_their_mix():
+    """Scaling samples unnamed nodes evenly: a quarter of 16 small and 4 large nodes is 4
+    and 1, double is 32 and 8, and scale 1 is the cluster itself."""
+    c = Cluster.parse("nodes=16,memory-mb=8192,vcores=8+nodes=4,memory-mb=16384,vcores=16")
+    assert (
+        c.scaled(0.25).spec() == "nodes=4,memory-mb=8192,vcores=8+nodes=1,memory-mb=16384,vcores=16"
+    )
+    assert (
+        c.scaled(2.0).spec() == "nodes=32,memory-mb=8192,vcores=8+nodes=8,memory-mb=16384,vcores=16"
+    )
+    assert c.scaled(1.0) == c
