@@ -19,6 +19,7 @@ from whatif.predictor.kernel.state import (
     GI_NEXT_SUBMIT,
     GI_TOUCHED_N,
     INF,
+    JF_NCHECK,
     JF_PEND,
     JF_USE,
     JI_AM_STATE,
@@ -47,6 +48,10 @@ from whatif.predictor.kernel.state import (
 )
 from whatif.predictor.world import ordered_bits
 
+# tnode column: the earliest Hadoop 3 re-check time (JF_NCHECK, as ordered_bits) of an
+# eligible app below the node, so a starvation scan (`_order_next`) skips subtrees whose
+# every app is still in its re-check delay instead of passing them one by one
+TN_NCHK = 5
 
 # Apps within a leaf are ranked by the leaf policy's comparator in a tournament tree per
 # view (pending demand in dimension 0, in dimension 1, or in any): allocation and the
@@ -131,9 +136,9 @@ def _tree_put(W, j, view, value):
     """Set app `j`'s slot in its leaf's `view` tree to `value` (j or -1); re-rank upwards.
 
     Beside each node's winner, `tnode` keeps the smallest head request in its subtree, so
-    a search for apps whose request fits can skip subtrees where none does, and in keyed
-    leaves the winner's sort key."""
-    qs, qi, js, ji, tree, tnode = W[0], W[4], W[6], W[9], W[31], W[34]
+    a search for apps whose request fits can skip subtrees where none does, the earliest
+    re-check time (`TN_NCHK`), and in keyed leaves the winner's sort key."""
+    qs, qi, js, jf, ji, tree, tnode = W[0], W[4], W[6], W[8], W[9], W[31], W[34]
     uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
     leaf = np.uint64(js[uj, JS_QUEUE])
     pos = ji[uj, JI_POS]
@@ -153,10 +158,12 @@ def _tree_put(W, j, view, value):
     if value < 0:
         tnode[row, TN_REQ] = TN_NONE
         tnode[row, TN_REQ + 1] = TN_NONE
+        tnode[row, TN_NCHK] = TN_NONE
     else:
         r0, r1 = _head_request(W, j, d)
         tnode[row, TN_REQ] = ordered_bits(r0)
         tnode[row, TN_REQ + 1] = ordered_bits(r1)
+        tnode[row, TN_NCHK] = ordered_bits(jf[uj, JF_NCHECK])
         if keyed:
             _put_key(W, j, d, base + node)
     if keyed:
@@ -169,6 +176,7 @@ def _tree_put(W, j, view, value):
             value,
             tnode[row, TN_REQ],
             tnode[row, TN_REQ + 1],
+            tnode[row, TN_NCHK],
             tnode[row, TN_KEY],
             tnode[row, TN_KEY + 1],
             tnode[row, TN_KEY + 2],
@@ -188,25 +196,35 @@ def _tree_put(W, j, view, value):
 
 @kernel_jit
 def _set_node(tree, tnode, at, left, a, j):
-    """Give tree node `at` the winner `a` and the smallest request of its children (at
-    `left`, `left` + 1); False if that changes nothing above it (the same winner, not the
-    app `j` being re-ranked, and the same smallest request), so the walk up can stop."""
+    """Give tree node `at` the winner `a` and the smallest request and re-check time of
+    its children (at `left`, `left` + 1); False if that changes nothing above it (the
+    same winner, not the app `j` being re-ranked, and the same minima), so the walk up
+    can stop."""
     m0 = min(tnode[left, TN_REQ], tnode[left + 1, TN_REQ])
     m1 = min(tnode[left, TN_REQ + 1], tnode[left + 1, TN_REQ + 1])
-    if a == tree[at] and a != j and m0 == tnode[at, TN_REQ] and m1 == tnode[at, TN_REQ + 1]:
+    m2 = min(tnode[left, TN_NCHK], tnode[left + 1, TN_NCHK])
+    if (
+        a == tree[at]
+        and a != j
+        and m0 == tnode[at, TN_REQ]
+        and m1 == tnode[at, TN_REQ + 1]
+        and m2 == tnode[at, TN_NCHK]
+    ):
         return False
     tree[at] = a
     tnode[at, TN_REQ] = m0
     tnode[at, TN_REQ + 1] = m1
+    tnode[at, TN_NCHK] = m2
     return True
 
 
 @kernel_jit
-def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
+def _rerank_keyed(W, base, node, root, j, w, r0, r1, c, k0, k1, k2):
     """`_tree_put`'s walk up from `node` (just written) in a keyed tree: each node above
     takes the winner of its two children by their keys, with the winner's key.
 
-    The path's winner (`w`), smallest request (`r0`, `r1`) and key (`k0`..`k2`) travel in
+    The path's winner (`w`), smallest request (`r0`, `r1`), earliest re-check time (`c`)
+    and key (`k0`..`k2`) travel in
     registers, so each level waits only on its sibling's row, which it can load early,
     never on the row the level below just stored. Which child wins is a coin toss: the
     choice is written as selects (cmov, see the compiler option at the top), not a
@@ -226,13 +244,21 @@ def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
         k2 = b2 if sib_wins else k2
         r0 = min(r0, tnode[sib, TN_REQ])
         r1 = min(r1, tnode[sib, TN_REQ + 1])
+        c = min(c, tnode[sib, TN_NCHK])
         node >>= 1
         at = np.uint64(base + node)
-        if w == tree[at] and w != j and r0 == tnode[at, TN_REQ] and r1 == tnode[at, TN_REQ + 1]:
+        if (
+            w == tree[at]
+            and w != j
+            and r0 == tnode[at, TN_REQ]
+            and r1 == tnode[at, TN_REQ + 1]
+            and c == tnode[at, TN_NCHK]
+        ):
             return  # nothing above changes
         tree[at] = w
         tnode[at, TN_REQ] = r0
         tnode[at, TN_REQ + 1] = r1
+        tnode[at, TN_NCHK] = c
         if w >= 0:
             tnode[at, TN_KEY] = k0
             tnode[at, TN_KEY + 1] = k1
