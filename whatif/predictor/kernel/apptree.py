@@ -84,27 +84,24 @@ def _head_request(W, j, d):
 
 @kernel_jit
 def _keyed(W, policy):
-    """Whether a leaf's trees order apps by the sort keys in `tnode` (`_put_key`)."""
+    """Whether a leaf's trees order apps by the sort keys in `tnode` (`_key_bits`)."""
     return policy == 0 and W[25][C_SIZEBASED] == 0.0
 
 
 @kernel_jit
-def _put_key(W, j, d, row):
-    """Write app `j`'s sort key in dimension `d` into tnode[row]: `_cmp_apps_fair` as a key
-    compared column by column (demand zero after demand, needy first, then usage, then
-    start time and name rank as one number), so that ranking reads the tree's own rows
-    instead of app rows."""
-    js, jf, cfg, tnode = W[6], W[8], W[25], W[34]
+def _key_bits(W, j, d):
+    """App `j`'s sort key in dimension `d`: `_cmp_apps_fair` as a key compared column by
+    column (demand zero after demand, needy first, then usage, then start time and name
+    rank as one number), so that ranking reads the tree's own rows (TN_KEY..) instead of
+    app rows."""
+    js, jf, cfg = W[6], W[8], W[25]
     uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
-    at = np.uint64(row)
     u = jf[uj, JF_USE + d]
     demand = u + jf[uj, JF_PEND + d]
     rank_class = 0 if u < min(0.0, demand) else 1
     if cfg[C_VERSION] == 3.0 and demand == 0.0:
         rank_class += 2
-    tnode[at, TN_KEY] = rank_class
-    tnode[at, TN_KEY + 1] = ordered_bits(u)
-    tnode[at, TN_KEY + 2] = js[uj, JS_ORDER]
+    return rank_class, ordered_bits(u), js[uj, JS_ORDER]
 
 
 @kernel_jit(inline="always")
@@ -151,37 +148,40 @@ def _tree_put(W, j, view, value):
     row = np.uint64(base + node)
     if value < 0 and tree[row] < 0:
         return
-    tree[row] = value
     d = 0 if view == V_ANY else view
     policy = qs[leaf, QS_POLICY]
     keyed = _keyed(W, policy)
-    if value < 0:
-        tnode[row, TN_REQ] = TN_NONE
-        tnode[row, TN_REQ + 1] = TN_NONE
-        tnode[row, TN_NCHK] = TN_NONE
-    else:
+    q0 = TN_NONE
+    q1 = TN_NONE
+    c = TN_NONE
+    if value >= 0:
         r0, r1 = _head_request(W, j, d)
-        tnode[row, TN_REQ] = ordered_bits(r0)
-        tnode[row, TN_REQ + 1] = ordered_bits(r1)
-        tnode[row, TN_NCHK] = ordered_bits(jf[uj, JF_NCHECK])
-        if keyed:
-            _put_key(W, j, d, base + node)
+        q0 = ordered_bits(r0)
+        q1 = ordered_bits(r1)
+        c = ordered_bits(jf[uj, JF_NCHECK])
     if keyed:
-        _rerank_keyed(
-            W,
-            base,
-            node,
-            root,
-            j,
-            value,
-            tnode[row, TN_REQ],
-            tnode[row, TN_REQ + 1],
-            tnode[row, TN_NCHK],
-            tnode[row, TN_KEY],
-            tnode[row, TN_KEY + 1],
-            tnode[row, TN_KEY + 2],
-        )
+        k0, k1, k2 = tnode[row, TN_KEY], tnode[row, TN_KEY + 1], tnode[row, TN_KEY + 2]
+        same = False  # whether the app stays in its slot with the same key
+        if value >= 0:
+            n0, n1, n2 = _key_bits(W, j, d)
+            same = tree[row] == value and n0 == k0 and n1 == k1 and n2 == k2
+            if same and q0 == tnode[row, TN_REQ] and q1 == tnode[row, TN_REQ + 1]:
+                if c == tnode[row, TN_NCHK]:
+                    return  # the slot is as it was: so is every node above
+            k0, k1, k2 = n0, n1, n2
+            tnode[row, TN_KEY] = k0
+            tnode[row, TN_KEY + 1] = k1
+            tnode[row, TN_KEY + 2] = k2
+        tree[row] = value
+        tnode[row, TN_REQ] = q0
+        tnode[row, TN_REQ + 1] = q1
+        tnode[row, TN_NCHK] = c
+        _rerank_keyed(W, base, node, root, j, value, same, q0, q1, c, k0, k1, k2)
         return
+    tree[row] = value
+    tnode[row, TN_REQ] = q0
+    tnode[row, TN_REQ + 1] = q1
+    tnode[row, TN_NCHK] = c
     node >>= 1
     while node >= root:
         left = base + 2 * node
@@ -219,16 +219,17 @@ def _set_node(tree, tnode, at, left, a, j):
 
 
 @kernel_jit
-def _rerank_keyed(W, base, node, root, j, w, r0, r1, c, k0, k1, k2):
+def _rerank_keyed(W, base, node, root, j, w, same, r0, r1, c, k0, k1, k2):
     """`_tree_put`'s walk up from `node` (just written) in a keyed tree: each node above
-    takes the winner of its two children by their keys, with the winner's key.
+    takes the winner of its two children by their keys, with the winner's key. It stops
+    where a node keeps its winner and minima, unless that winner is app `j` with a new
+    key (`same` false: the key stored with it changes).
 
     The path's winner (`w`), smallest request (`r0`, `r1`), earliest re-check time (`c`)
-    and key (`k0`..`k2`) travel in
-    registers, so each level waits only on its sibling's row, which it can load early,
-    never on the row the level below just stored. Which child wins is a coin toss: the
-    choice is written as selects (cmov, see the compiler option at the top), not a
-    branch that would mispredict half the time."""
+    and key (`k0`..`k2`) travel in registers, so each level waits only on its sibling's
+    row, which it can load early, never on the row the level below just stored. Which
+    child wins is a coin toss: the choice is written as selects (cmov, see the compiler
+    option at the top), not a branch that would mispredict half the time."""
     tree, tnode = W[31], W[34]
     while node > root:
         # unsigned row numbers: indexing by them compiles without negative-index wraparound
@@ -249,7 +250,7 @@ def _rerank_keyed(W, base, node, root, j, w, r0, r1, c, k0, k1, k2):
         at = np.uint64(base + node)
         if (
             w == tree[at]
-            and w != j
+            and (w != j or same)
             and r0 == tnode[at, TN_REQ]
             and r1 == tnode[at, TN_REQ + 1]
             and c == tnode[at, TN_NCHK]
