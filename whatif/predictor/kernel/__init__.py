@@ -40,7 +40,7 @@ which is what the numba engine's Python side (``compiled.py``) reads.
 Speed (none of this changes a schedule; the reference engine scans plainly): apps of a
 leaf are ranked by a tournament tree per view (`_tree_put`), so the best app is read at
 the root and only apps whose usage or demand changed are re-ranked; in `fair` leaves
-without size-based weights each node keeps its winner's sort key (`_key_bits`), so
+without size-based weights each node keeps its winner's sort key (`_put_key`), so
 ranking reads adjacent tree rows, not app rows; runnable apps hold recycled slots, so
 the trees are only as deep as the apps runnable at once (`_take_slot`); each node also
 keeps the smallest next request below it, so allocation skips apps whose request cannot

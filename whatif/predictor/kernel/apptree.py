@@ -19,7 +19,6 @@ from whatif.predictor.kernel.state import (
     GI_NEXT_SUBMIT,
     GI_TOUCHED_N,
     INF,
-    JF_NCHECK,
     JF_PEND,
     JF_USE,
     JI_AM_STATE,
@@ -48,10 +47,6 @@ from whatif.predictor.kernel.state import (
 )
 from whatif.predictor.world import ordered_bits
 
-# tnode column: the earliest Hadoop 3 re-check time (JF_NCHECK, as ordered_bits) of an
-# eligible app below the node, so a starvation scan (`_order_next`) skips subtrees whose
-# every app is still in its re-check delay instead of passing them one by one
-TN_NCHK = 5
 
 # Apps within a leaf are ranked by the leaf policy's comparator in a tournament tree per
 # view (pending demand in dimension 0, in dimension 1, or in any): allocation and the
@@ -88,24 +83,27 @@ def _head_request(W, j, d):
 
 @kernel_jit
 def _keyed(W, policy):
-    """Whether a leaf's trees order apps by the sort keys in `tnode` (`_key_bits`)."""
+    """Whether a leaf's trees order apps by the sort keys in `tnode` (`_put_key`)."""
     return policy == 0 and W[25][C_SIZEBASED] == 0.0
 
 
 @kernel_jit
-def _key_bits(W, j, d):
-    """App `j`'s sort key in dimension `d`: `_cmp_apps_fair` as a key compared column by
-    column (demand zero after demand, needy first, then usage, then start time and name
-    rank as one number), so that ranking reads the tree's own rows (TN_KEY..) instead of
-    app rows."""
-    js, jf, cfg = W[6], W[8], W[25]
+def _put_key(W, j, d, row):
+    """Write app `j`'s sort key in dimension `d` into tnode[row]: `_cmp_apps_fair` as a key
+    compared column by column (demand zero after demand, needy first, then usage, then
+    start time and name rank as one number), so that ranking reads the tree's own rows
+    instead of app rows."""
+    js, jf, cfg, tnode = W[6], W[8], W[25], W[34]
     uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    at = np.uint64(row)
     u = jf[uj, JF_USE + d]
     demand = u + jf[uj, JF_PEND + d]
     rank_class = 0 if u < min(0.0, demand) else 1
     if cfg[C_VERSION] == 3.0 and demand == 0.0:
         rank_class += 2
-    return rank_class, ordered_bits(u), js[uj, JS_ORDER]
+    tnode[at, TN_KEY] = rank_class
+    tnode[at, TN_KEY + 1] = ordered_bits(u)
+    tnode[at, TN_KEY + 2] = js[uj, JS_ORDER]
 
 
 @kernel_jit(inline="always")
@@ -137,9 +135,9 @@ def _tree_put(W, j, view, value):
     """Set app `j`'s slot in its leaf's `view` tree to `value` (j or -1); re-rank upwards.
 
     Beside each node's winner, `tnode` keeps the smallest head request in its subtree, so
-    a search for apps whose request fits can skip subtrees where none does, the earliest
-    re-check time (`TN_NCHK`), and in keyed leaves the winner's sort key."""
-    qs, qi, js, jf, ji, tree, tnode = W[0], W[4], W[6], W[8], W[9], W[31], W[34]
+    a search for apps whose request fits can skip subtrees where none does, and in keyed
+    leaves the winner's sort key."""
+    qs, qi, js, ji, tree, tnode = W[0], W[4], W[6], W[9], W[31], W[34]
     uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
     leaf = np.uint64(js[uj, JS_QUEUE])
     pos = ji[uj, JI_POS]
@@ -152,40 +150,34 @@ def _tree_put(W, j, view, value):
     row = np.uint64(base + node)
     if value < 0 and tree[row] < 0:
         return
+    tree[row] = value
     d = 0 if view == V_ANY else view
     policy = qs[leaf, QS_POLICY]
     keyed = _keyed(W, policy)
-    q0 = TN_NONE
-    q1 = TN_NONE
-    c = TN_NONE
-    if value >= 0:
+    if value < 0:
+        tnode[row, TN_REQ] = TN_NONE
+        tnode[row, TN_REQ + 1] = TN_NONE
+    else:
         r0, r1 = _head_request(W, j, d)
-        q0 = ordered_bits(r0)
-        q1 = ordered_bits(r1)
-        c = ordered_bits(jf[uj, JF_NCHECK])
+        tnode[row, TN_REQ] = ordered_bits(r0)
+        tnode[row, TN_REQ + 1] = ordered_bits(r1)
+        if keyed:
+            _put_key(W, j, d, base + node)
     if keyed:
-        k0, k1, k2 = tnode[row, TN_KEY], tnode[row, TN_KEY + 1], tnode[row, TN_KEY + 2]
-        same = False  # whether the app stays in its slot with the same key
-        if value >= 0:
-            n0, n1, n2 = _key_bits(W, j, d)
-            same = tree[row] == value and n0 == k0 and n1 == k1 and n2 == k2
-            if same and q0 == tnode[row, TN_REQ] and q1 == tnode[row, TN_REQ + 1]:
-                if c == tnode[row, TN_NCHK]:
-                    return  # the slot is as it was: so is every node above
-            k0, k1, k2 = n0, n1, n2
-            tnode[row, TN_KEY] = k0
-            tnode[row, TN_KEY + 1] = k1
-            tnode[row, TN_KEY + 2] = k2
-        tree[row] = value
-        tnode[row, TN_REQ] = q0
-        tnode[row, TN_REQ + 1] = q1
-        tnode[row, TN_NCHK] = c
-        _rerank_keyed(W, base, node, root, j, value, same, q0, q1, c, k0, k1, k2)
+        _rerank_keyed(
+            W,
+            base,
+            node,
+            root,
+            j,
+            value,
+            tnode[row, TN_REQ],
+            tnode[row, TN_REQ + 1],
+            tnode[row, TN_KEY],
+            tnode[row, TN_KEY + 1],
+            tnode[row, TN_KEY + 2],
+        )
         return
-    tree[row] = value
-    tnode[row, TN_REQ] = q0
-    tnode[row, TN_REQ + 1] = q1
-    tnode[row, TN_NCHK] = c
     node >>= 2
     while node >= root:
         first = base + 4 * node
@@ -201,45 +193,34 @@ def _tree_put(W, j, view, value):
 
 @kernel_jit
 def _set_node(tree, tnode, at, first, a, j):
-    """Give tree node `at` the winner `a` and the smallest request and re-check time of
-    its four children (rows `first`..`first` + 3); False if that changes nothing above it
-    (the same winner, not the app `j` being re-ranked, and the same minima), so the walk
-    up can stop."""
+    """Give tree node `at` the winner `a` and the smallest request of its four children
+    (rows `first`..`first` + 3); False if that changes nothing above it (the same winner,
+    not the app `j` being re-ranked, and the same smallest request), so the walk up can
+    stop."""
     m0 = TN_NONE
     m1 = TN_NONE
-    m2 = TN_NONE
     for c in range(4):
         m0 = min(m0, tnode[first + c, TN_REQ])
         m1 = min(m1, tnode[first + c, TN_REQ + 1])
-        m2 = min(m2, tnode[first + c, TN_NCHK])
-    if (
-        a == tree[at]
-        and a != j
-        and m0 == tnode[at, TN_REQ]
-        and m1 == tnode[at, TN_REQ + 1]
-        and m2 == tnode[at, TN_NCHK]
-    ):
+    if a == tree[at] and a != j and m0 == tnode[at, TN_REQ] and m1 == tnode[at, TN_REQ + 1]:
         return False
     tree[at] = a
     tnode[at, TN_REQ] = m0
     tnode[at, TN_REQ + 1] = m1
-    tnode[at, TN_NCHK] = m2
     return True
 
 
 @kernel_jit
-def _rerank_keyed(W, base, node, root, j, w, same, r0, r1, c, k0, k1, k2):
+def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
     """`_tree_put`'s walk up from `node` (just written) in a keyed tree: each node above
-    takes the winner of its four children by their keys, with the winner's key. It stops
-    where a node keeps its winner and minima, unless that winner is app `j` with a new
-    key (`same` false: the key stored with it changes).
+    takes the winner of its four children by their keys, with the winner's key.
 
-    The path's winner (`w`), smallest request (`r0`, `r1`), earliest re-check time (`c`)
-    and key (`k0`..`k2`) travel in registers, so each level waits only on its sibling's
-    row, which it can load early, never on the row the level below just stored; the
-    three siblings are ranked among themselves first, so only the last comparison waits
-    on the path. Which child wins is a coin toss: the choice is written as selects
-    (cmov, see the compiler option at the top), not a branch that would mispredict."""
+    The path's winner (`w`), smallest request (`r0`, `r1`) and key (`k0`..`k2`) travel in
+    registers, so each level waits only on its sibling's row, which it can load early,
+    never on the row the level below just stored; the three siblings are ranked among
+    themselves first, so only the last comparison waits on the path. Which child wins is
+    a coin toss: the choice is written as selects (cmov, see the compiler option at the
+    top), not a branch that would mispredict."""
     tree, tnode = W[31], W[34]
     while node > root:
         # the siblings are node ^ 1, ^ 2, ^ 3 (node n's children are 4n..4n + 3);
@@ -258,21 +239,13 @@ def _rerank_keyed(W, base, node, root, j, w, same, r0, r1, c, k0, k1, k2):
         k2 = a2 if sib_wins else k2
         r0 = min(r0, tnode[s1, TN_REQ], tnode[s2, TN_REQ], tnode[s3, TN_REQ])
         r1 = min(r1, tnode[s1, TN_REQ + 1], tnode[s2, TN_REQ + 1], tnode[s3, TN_REQ + 1])
-        c = min(c, tnode[s1, TN_NCHK], tnode[s2, TN_NCHK], tnode[s3, TN_NCHK])
         node >>= 2
         at = np.uint64(base + node)
-        if (
-            w == tree[at]
-            and (w != j or same)
-            and r0 == tnode[at, TN_REQ]
-            and r1 == tnode[at, TN_REQ + 1]
-            and c == tnode[at, TN_NCHK]
-        ):
+        if w == tree[at] and w != j and r0 == tnode[at, TN_REQ] and r1 == tnode[at, TN_REQ + 1]:
             return  # nothing above changes
         tree[at] = w
         tnode[at, TN_REQ] = r0
         tnode[at, TN_REQ + 1] = r1
-        tnode[at, TN_NCHK] = c
         if w >= 0:
             tnode[at, TN_KEY] = k0
             tnode[at, TN_KEY + 1] = k1

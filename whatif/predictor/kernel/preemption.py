@@ -30,15 +30,7 @@ import math
 
 import numpy as np
 
-from whatif.predictor.kernel.apptree import (
-    TN_NCHK,
-    _any_view,
-    _key_before,
-    _keyed,
-    _preorder_next,
-    _retree,
-    _touch,
-)
+from whatif.predictor.kernel.apptree import _any_view, _key_before, _keyed, _preorder_next, _retree
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.claims import _claim_add
 from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_push
@@ -106,7 +98,6 @@ from whatif.predictor.kernel.victims import (
     _victim_candidates,
     _victims_for,
 )
-from whatif.predictor.world import ordered_bits
 
 
 @kernel_jit
@@ -127,8 +118,7 @@ def _order_next(W, leaf, t, stamp):
 
     A preorder walk of the any-view tree that leaves it as it is: a subtree is entered
     only if its winner is to be passed over, and skipped once its winner ranks after the
-    best app found (the winner is the best app below it) or when every app in it is
-    still in its re-check delay (its earliest re-check time, `TN_NCHK`, is after `t`)."""
+    best app found (the winner is the best app below it)."""
     qs, qi, jf, ji, tree, tnode = W[0], W[4], W[8], W[9], W[31], W[34]
     view = _any_view(W)
     p = qi[leaf, QI_TREE_P]
@@ -136,18 +126,14 @@ def _order_next(W, leaf, t, stamp):
     policy = qs[leaf, QS_POLICY]
     keyed = _keyed(W, policy)
     root = qi[leaf, QI_TREE_ROOT]
-    due: int = ordered_bits(t)  # re-check times are kept as ordered_bits
     best = -1
     best_row = -1
     passed = -1  # the app passed over last: below it, its path needs no second look
     node = root
     while True:
-        row = np.uint64(base + node)  # unsigned: no negative-index wraparound
-        w = tree[row]
+        w = tree[np.uint64(base + node)]  # unsigned: no negative-index wraparound
         down = False
-        if tnode[row, TN_NCHK] > due:
-            pass  # every app below waits for its re-check time (or there is none)
-        elif w == passed:
+        if w == passed:
             # it still ranks before `best`: anything found since lies in its subtree
             down = node < p
         elif w >= 0 and (
@@ -312,7 +298,6 @@ def _preempt_v3(W):
             j = jbuf[i, 0]
             _preempt_for(W, heads, j, bound0)
             _set_recheck(W, j, t + cfg[C_RECHECK])
-            _touch(W, j)  # its re-check time is kept in the trees (`TN_NCHK`)
             if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
                 nxt_check = jf[j, JF_NCHECK]
     # checks fall on the update grid: the first one a timer expires by, and the next one

@@ -178,7 +178,7 @@ V_ANY = 2
 N_VIEWS = 3
 # app order tree nodes (tnode, int64): smallest head request below, the winner's sort key
 TN_REQ, TN_KEY = 0, 2
-N_TN = 8  # 6 used; 64-byte rows, one cache line each (see `compiled.line_aligned`)
+N_TN = 8  # 5 used; 64-byte rows, one cache line each (see `compiled.line_aligned`)
 TN_NONE = 0x7FF0_0000_0000_0000  # ordered_bits(inf): no request
 # stage static int / float
 SS_LO, SS_HI, SS_PRIO, SS_SLOW, SS_DIM, SS_JOB = 0, 1, 2, 3, 4, 5
@@ -315,7 +315,7 @@ N_HI = 4
 #   touched (nj,) int64: apps whose tree slots are stale (GI_TOUCHED_N of them)
 #   tnode (len(tree), N_TN) int64: per tree node, the smallest head request (memory,
 #     vcores) of an eligible app below it (TN_NONE: none), and in `fair` leaves without
-#     size-based weights the sort key of its winner (`_key_bits`); floats are kept as
+#     size-based weights the sort key of its winner (`_put_key`); floats are kept as
 #     `ordered_bits`, so that choosing between nodes compiles to conditional moves
 #   cand (cap,) int64 scratch: a Hadoop 3 check's victim candidates, newest first
 #   slots (sum over leaves of P,) int64: per leaf from QI_TREE_OFF / (2 N_VIEWS), a stack
