@@ -21,16 +21,14 @@ def line_aligned(shape: tuple[int, int], fill: int) -> np.ndarray:
     return buf[skip : skip + n].reshape(shape)
 
 
-def _powers_of_four(n: np.ndarray) -> np.ndarray:
-    """The smallest power of four at least each of `n` (and at least 1): the trees are
-    4-ary (`kernel/apptree.py`)."""
-    levels = np.ceil(np.log2(np.maximum(n, 1)) / 2).astype(np.int64)
-    powers: np.ndarray = np.left_shift(1, 2 * levels)
+def _powers_of_two(n: np.ndarray) -> np.ndarray:
+    """The smallest power of two at least each of `n` (and at least 1)."""
+    powers: np.ndarray = np.left_shift(1, np.ceil(np.log2(np.maximum(n, 1))).astype(np.int64))
     return powers
 
 
 def _top_bits(node: np.ndarray) -> np.ndarray:
-    """The highest set bit of each node number (4 ** its depth in the tree)."""
+    """The highest set bit of each node number (2 ** its depth in the tree)."""
     bits: np.ndarray = np.left_shift(1, np.floor(np.log2(node)).astype(np.int64))
     return bits
 
@@ -39,12 +37,12 @@ def app_order_trees(
     job_queue: np.ndarray, job_state: np.ndarray, qi: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Empty app order trees (``tree``, ``slots``, ``tnode``): per leaf, N_VIEWS trees of
-    2 * P nodes, P a power of four at least its live apps (jobs in state 1 or 2); sets each
+    2 * P nodes, P a power of two at least its live apps (jobs in state 1 or 2); sets each
     leaf's tree offset, P, width in use (1), root and live count (``QI_LIVE``). Runnable
     apps then take slots anew (the caller sets every ``JI_POS`` to -1 first)."""
     nq = qi.shape[0]
     live = np.bincount(job_queue[(job_state == 1) | (job_state == 2)], minlength=nq)
-    p = _powers_of_four(live)
+    p = _powers_of_two(live)
     sizes = K.N_VIEWS * 2 * p
     qi[:, K.QI_TREE_P] = p
     qi[:, K.QI_TREE_OFF] = np.cumsum(sizes) - sizes
@@ -78,15 +76,14 @@ def trees_needed(qi: np.ndarray, js: np.ndarray, jobs: np.ndarray) -> np.ndarray
 def grown_trees(
     qi: np.ndarray, tree: np.ndarray, tnode: np.ndarray, slots: np.ndarray, need: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The trees with each leaf whose P is below `need` grown to a power of four at least
-    `need` and four times its P; updates the leaves' offsets, P and roots in `qi`.
+    """The trees with each leaf whose P is below `need` grown to a power of two at least
+    `need` and twice its P; updates the leaves' offsets, P and roots in `qi`.
 
-    Node n at depth d of a tree of P slots covers the same slots as node n + 4^d (P'/P - 1)
-    of a tree of P' slots (its old root becomes the leftmost node log4(P'/P) levels down),
-    so every node, the slots in use and the free-slot stack keep their contents. (The
-    unused nodes between depths, 2 4^d..4^(d+1) - 1, move to unused nodes.)"""
+    Node n at depth d of a tree of P slots covers the same slots as node n + 2^d (P'/P - 1)
+    of a tree of P' slots (its old root becomes the leftmost node P'/P levels down), so
+    every node, the slots in use and the free-slot stack keep their contents."""
     old_p = qi[:, K.QI_TREE_P].copy()
-    new_p = np.where(need > old_p, np.maximum(_powers_of_four(need), 4 * old_p), old_p)
+    new_p = np.where(need > old_p, np.maximum(_powers_of_two(need), 2 * old_p), old_p)
     old_off = qi[:, K.QI_TREE_OFF].copy()
     sizes = K.N_VIEWS * 2 * new_p
     new_off = np.cumsum(sizes) - sizes

@@ -37,8 +37,7 @@ def test_trees_hold_the_live_apps_not_every_job_and_grow_mid_run():
     pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
     pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
     p = qi[1:, K.QI_TREE_P]
-    assert p.tolist() == [16, 16]  # grown (powers of 4): to the 5-8 apps live at once in a,
-    # not its 60 jobs
+    assert p.tolist() == [8, 16]  # grown: to the 5-8 apps live at once in a, not its 60 jobs
     assert qi[1:, K.QI_LIVE].tolist() == [0, 0]  # every job finished
     assert len(sim._engine.state["tree"]) == K.N_VIEWS * 2 * qi[:, K.QI_TREE_P].sum()
 

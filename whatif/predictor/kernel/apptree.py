@@ -52,10 +52,6 @@ from whatif.predictor.world import ordered_bits
 # view (pending demand in dimension 0, in dimension 1, or in any): allocation and the
 # starvation scan read the best app at the root instead of comparing every app, and an
 # app whose usage or demand changed is re-ranked in O(log apps) before the next read.
-# The trees are 4-ary, half as deep as binary ones: node n's children are 4n..4n + 3, the
-# P slots (a power of four) are nodes P..2P - 1, and nodes at depth k are 4^k..2 4^k - 1
-# (the others are unused). A re-rank then climbs half the levels, loading a node's three
-# siblings side by side (one cache line each, adjacent).
 @kernel_jit
 def _eligible(W, j, view):
     jf, ji = W[8], W[9]
@@ -178,30 +174,25 @@ def _tree_put(W, j, view, value):
             tnode[row, TN_KEY + 2],
         )
         return
-    node >>= 2
+    node >>= 1
     while node >= root:
-        first = base + 4 * node
-        a = tree[first]
-        for c in range(1, 4):
-            b = tree[first + c]
-            if a < 0 or (b >= 0 and _cmp_apps(W, policy, d, b, a, False) < 0):
-                a = b
-        if not _set_node(tree, tnode, base + node, first, a, j):
+        left = base + 2 * node
+        a = tree[left]
+        b = tree[left + 1]
+        if a < 0 or (b >= 0 and _cmp_apps(W, policy, d, b, a, False) < 0):
+            a = b
+        if not _set_node(tree, tnode, base + node, left, a, j):
             return
-        node >>= 2
+        node >>= 1
 
 
 @kernel_jit
-def _set_node(tree, tnode, at, first, a, j):
-    """Give tree node `at` the winner `a` and the smallest request of its four children
-    (rows `first`..`first` + 3); False if that changes nothing above it (the same winner,
-    not the app `j` being re-ranked, and the same smallest request), so the walk up can
-    stop."""
-    m0 = TN_NONE
-    m1 = TN_NONE
-    for c in range(4):
-        m0 = min(m0, tnode[first + c, TN_REQ])
-        m1 = min(m1, tnode[first + c, TN_REQ + 1])
+def _set_node(tree, tnode, at, left, a, j):
+    """Give tree node `at` the winner `a` and the smallest request of its children (at
+    `left`, `left` + 1); False if that changes nothing above it (the same winner, not the
+    app `j` being re-ranked, and the same smallest request), so the walk up can stop."""
+    m0 = min(tnode[left, TN_REQ], tnode[left + 1, TN_REQ])
+    m1 = min(tnode[left, TN_REQ + 1], tnode[left + 1, TN_REQ + 1])
     if a == tree[at] and a != j and m0 == tnode[at, TN_REQ] and m1 == tnode[at, TN_REQ + 1]:
         return False
     tree[at] = a
@@ -213,33 +204,29 @@ def _set_node(tree, tnode, at, first, a, j):
 @kernel_jit
 def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
     """`_tree_put`'s walk up from `node` (just written) in a keyed tree: each node above
-    takes the winner of its four children by their keys, with the winner's key.
+    takes the winner of its two children by their keys, with the winner's key.
 
     The path's winner (`w`), smallest request (`r0`, `r1`) and key (`k0`..`k2`) travel in
     registers, so each level waits only on its sibling's row, which it can load early,
-    never on the row the level below just stored; the three siblings are ranked among
-    themselves first, so only the last comparison waits on the path. Which child wins is
-    a coin toss: the choice is written as selects (cmov, see the compiler option at the
-    top), not a branch that would mispredict."""
+    never on the row the level below just stored. Which child wins is a coin toss: the
+    choice is written as selects (cmov, see the compiler option at the top), not a
+    branch that would mispredict half the time."""
     tree, tnode = W[31], W[34]
     while node > root:
-        # the siblings are node ^ 1, ^ 2, ^ 3 (node n's children are 4n..4n + 3);
         # unsigned row numbers: indexing by them compiles without negative-index wraparound
-        s1 = np.uint64(base + (node ^ 1))
-        s2 = np.uint64(base + (node ^ 2))
-        s3 = np.uint64(base + (node ^ 3))
-        a, a0, a1, a2 = _row_winner(tree, tnode, s1, s2)
-        a, a0, a1, a2 = _pick(tree, tnode, s3, a, a0, a1, a2)
-        # a sibling wins if it ranks strictly before (keys of distinct apps differ,
+        sib = np.uint64(base + (node ^ 1))
+        b = tree[sib]
+        b0, b1, b2 = tnode[sib, TN_KEY], tnode[sib, TN_KEY + 1], tnode[sib, TN_KEY + 2]
+        # the sibling wins if it ranks strictly before (keys of distinct apps differ,
         # an empty node's key is stale but never wins); a tie of empties stays empty
-        sib_wins = (a >= 0) & ((w < 0) | _keys_before(a0, a1, a2, k0, k1, k2))
-        w = a if sib_wins else w
-        k0 = a0 if sib_wins else k0
-        k1 = a1 if sib_wins else k1
-        k2 = a2 if sib_wins else k2
-        r0 = min(r0, tnode[s1, TN_REQ], tnode[s2, TN_REQ], tnode[s3, TN_REQ])
-        r1 = min(r1, tnode[s1, TN_REQ + 1], tnode[s2, TN_REQ + 1], tnode[s3, TN_REQ + 1])
-        node >>= 2
+        sib_wins = (b >= 0) & ((w < 0) | _keys_before(b0, b1, b2, k0, k1, k2))
+        w = b if sib_wins else w
+        k0 = b0 if sib_wins else k0
+        k1 = b1 if sib_wins else k1
+        k2 = b2 if sib_wins else k2
+        r0 = min(r0, tnode[sib, TN_REQ])
+        r1 = min(r1, tnode[sib, TN_REQ + 1])
+        node >>= 1
         at = np.uint64(base + node)
         if w == tree[at] and w != j and r0 == tnode[at, TN_REQ] and r1 == tnode[at, TN_REQ + 1]:
             return  # nothing above changes
@@ -252,40 +239,17 @@ def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
             tnode[at, TN_KEY + 2] = k2
 
 
-@kernel_jit(inline="always")
-def _pick(tree, tnode, row, a, a0, a1, a2):
-    """The better of the app in tree row `row` and app `a` keyed (`a0`..`a2`), with its
-    key; an empty row never wins (so two empties give `a`, empty)."""
-    b = tree[row]
-    b0, b1, b2 = tnode[row, TN_KEY], tnode[row, TN_KEY + 1], tnode[row, TN_KEY + 2]
-    wins = (b >= 0) & ((a < 0) | _keys_before(b0, b1, b2, a0, a1, a2))
-    return (
-        b if wins else a,
-        b0 if wins else a0,
-        b1 if wins else a1,
-        b2 if wins else a2,
-    )
-
-
-@kernel_jit(inline="always")
-def _row_winner(tree, tnode, x, y):
-    """The better of the apps in tree rows `x` and `y`, with its key (`_pick`)."""
-    a = tree[x]
-    return _pick(tree, tnode, y, a, tnode[x, TN_KEY], tnode[x, TN_KEY + 1], tnode[x, TN_KEY + 2])
-
-
 @kernel_jit
 def _preorder_next(node, root, down):
-    """The next node of a preorder walk of the 4-ary tree under `root` (a power of four)
-    that enters `node`'s subtree only if `down`; -1 when the walk is over.
+    """The next node of a preorder walk of the tree under `root` (a power of two) that
+    enters `node`'s subtree only if `down`; -1 when the walk is over.
 
-    Not entering, the walk climbs while `node` is a last child (its low two bits 11), in
-    one shift by its count of trailing ones rounded down to even rather than a loop whose
-    exit mispredicts; it stops at `root`, whose low two bits are 00 unless it is 1, the
-    top (01)."""
+    Not entering, the walk climbs while `node` is a right child (odd), in one shift by its
+    count of trailing ones rather than a loop whose exit mispredicts; it stops at `root`,
+    which is even unless it is 1, the top."""
     if down:
-        return 4 * node
-    up = node >> (trailing_zeros(~node) & ~1)
+        return 2 * node
+    up = node >> trailing_zeros(~node)
     return -1 if up <= root else up + 1
 
 
@@ -336,8 +300,7 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
 @kernel_jit
 def _take_slot(W, j):
     """Give runnable app `j` a tree slot: a freed one, else the next; widen the trees in use
-    when it lies beyond them (the new three quarters hold no app, so each new root copies
-    the old, its first child)."""
+    when it lies beyond them (the new half holds no app, so each new root copies the old)."""
     qi, js, ji, tree, tnode, slots = W[4], W[6], W[9], W[31], W[34], W[36]
     leaf = js[j, JS_QUEUE]
     if qi[leaf, QI_SLOT_FREE] > 0:
@@ -350,13 +313,13 @@ def _take_slot(W, j):
     p = qi[leaf, QI_TREE_P]
     while slot >= qi[leaf, QI_TREE_K]:
         old = qi[leaf, QI_TREE_ROOT]
-        qi[leaf, QI_TREE_K] *= 4
-        qi[leaf, QI_TREE_ROOT] = old // 4
+        qi[leaf, QI_TREE_K] *= 2
+        qi[leaf, QI_TREE_ROOT] = old // 2
         for view in range(N_VIEWS):
             base = qi[leaf, QI_TREE_OFF] + view * 2 * p
-            tree[base + old // 4] = tree[base + old]
+            tree[base + old // 2] = tree[base + old]
             for c in range(N_TN):
-                tnode[base + old // 4, c] = tnode[base + old, c]
+                tnode[base + old // 2, c] = tnode[base + old, c]
 
 
 @kernel_jit

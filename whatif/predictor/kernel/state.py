@@ -302,12 +302,12 @@ N_HI = 4
 #     scratch (the Capacity Scheduler monitor's selected containers); jbuf (nj, 4)
 #     int64: scratch (columns 0 and 2), the ring of apps by re-check time (1), the apps
 #     with a nonzero min-share starvation (3)
-#   tree (sum over leaves of N_VIEWS * 2 * P,) int64: per leaf and view, a 4-ary tournament
-#     tree over slots for the leaf's jobs (node P + JI_POS) whose nodes hold the best eligible
+#   tree (sum over leaves of N_VIEWS * 2 * P,) int64: per leaf and view, a tournament tree
+#     over slots for the leaf's jobs (node P + JI_POS) whose nodes hold the best eligible
 #     app or -1. A runnable app holds a slot (JI_POS, else -1), recycled when it ends, so
 #     slots in use stay below the most apps runnable at once; the nodes over the first K
-#     slots (K = QI_TREE_K, a power of four that only grows) form the subtree rooted at
-#     node P / K (QI_TREE_ROOT), and only it is kept and read. P (a power of four) is at
+#     slots (K = QI_TREE_K, a power of two that only grows) form the subtree rooted at
+#     node P / K (QI_TREE_ROOT), and only it is kept and read. P (a power of two) is at
 #     least the leaf's live apps (QI_LIVE), not its jobs: `advance` returns 2 before an
 #     iteration whose submissions could pass it, and the caller grows the trees
 #     (`whatif.predictor.apptrees`)
