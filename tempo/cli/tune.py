@@ -153,7 +153,10 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
     path_type=Path,
     help="QS template file or directory.",
 )
-@cluster_option()
+@cluster_option(
+    help="Cluster the predictions run on [default: with --rm, the RM's RUNNING nodes "
+    "(/ws/v1/cluster/nodes) at the start; without, the demo's]."
+)
 @path_option(
     "--space",
     "space_path",
