@@ -21,6 +21,7 @@ A cluster is given on the command line as a SPEC string of comma-separated
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 
 from whatif.errors import ClusterSpecError
@@ -147,6 +148,14 @@ class Cluster:
             groups.append(f"{what},memory-mb={n.memory_mb:g},vcores={n.vcores:g}")
             start = end
         return "+".join(groups)
+
+    def describe(self, width: int = 120) -> str:
+        """The SPEC for people: as `spec` when it fits in `width` characters, else with each
+        group's host list counted, not listed (``hosts=(800 named),memory-mb=8192,...``)."""
+        spec = self.spec()
+        if len(spec) <= width:
+            return spec
+        return re.sub(r"hosts=[^,+]*", lambda m: f"hosts=({m.group(0).count(';') + 1} named)", spec)
 
     @classmethod
     def parse(cls, spec: str) -> Cluster:

@@ -106,5 +106,5 @@ def summarize_run(
     schedule = predict(
         workload, allocation, cluster, settings=settings, engine=engine, seed=seed, noise=noise
     )
-    require_finished(schedule, what=f"predicted schedule on {cluster.spec()}")
+    require_finished(schedule, what=f"predicted schedule on {cluster.describe()}")
     return summarize_schedule(schedule, cluster)

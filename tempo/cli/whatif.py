@@ -203,7 +203,7 @@ def whatif(
     else:
         if cluster_spec is None:
             click.echo(
-                f"cluster at scale 1: {run.analysis.cluster.spec()} (from the trace's notes)"
+                f"cluster at scale 1: {run.analysis.cluster.describe()} (from the trace's notes)"
             )
         if run.forecast is not None:
             click.echo(render_forecast(run.forecast), nl=False)
@@ -242,6 +242,6 @@ def _answer(run: WhatifRun) -> str:
             size = f"none up to scale {s.bisection.lower:g}"
         else:
             bound = "at most " if s.bisection.status == "below_min" else ""
-            size = f"{bound}scale {s.bisection.scale:.3g}: {smallest.cluster.spec()}"
+            size = f"{bound}scale {s.bisection.scale:.3g}: {smallest.cluster.describe()}"
         lines.append(f"  {s.scenario.label}: {size}")
     return "\n".join(lines)

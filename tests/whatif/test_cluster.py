@@ -109,3 +109,16 @@ def test_a_scaled_cluster_of_two_node_sizes_keeps_their_mix():
         c.scaled(2.0).spec() == "nodes=32,memory-mb=8192,vcores=8+nodes=8,memory-mb=16384,vcores=16"
     )
     assert c.scaled(1.0) == c
+
+
+def test_describe_counts_a_long_host_list_instead_of_listing_it():
+    """Reports show a cluster of many named hosts by their count; a short SPEC as it is."""
+    hosts = ";".join(f"/r{i // 20}/h{i}" for i in range(100))
+    c = Cluster.parse(f"hosts={hosts},memory-mb=8192,vcores=8+hosts=/x/a;/x/b,memory-mb=4,vcores=1")
+    assert (
+        c.describe()
+        == "hosts=(100 named),memory-mb=8192,vcores=8+hosts=(2 named),memory-mb=4,vcores=1"
+    )
+    assert Cluster.parse("hosts=/r/a;/r/b,memory-mb=8,vcores=1").describe() == (
+        "hosts=/r/a;/r/b,memory-mb=8,vcores=1"
+    )

@@ -147,7 +147,7 @@ def locality_layout(
         node_count != len(cluster.nodes)
         or not entries["host"].isin([n.name for n in cluster.nodes]).any()
     ):
-        _warn_unmatched(cluster.spec())
+        _warn_unmatched(cluster.describe())
         return None
     by_host, racks = _node_racks(cluster, entries)
     rack_names = sorted(set(racks))

@@ -59,7 +59,7 @@ def _summary_rows(analysis: ProvisioningAnalysis) -> list[dict[str, Any]]:
                 "source": s.source,
                 "jobs": s.n_jobs,
                 "scale": "none" if b.scale is None else f"{b.scale:.4g}",
-                "cluster": s.smallest.cluster.spec() if s.smallest is not None else "none",
+                "cluster": s.smallest.cluster.describe() if s.smallest is not None else "none",
                 "status": b.status,
                 "monotone": "yes" if b.monotone else "NO: " + ", ".join(f"{f:g}" for f in b.flips),
             }
@@ -79,7 +79,7 @@ def _scenario_table(analysis: ProvisioningAnalysis, index: int) -> dict[str, Any
             spread = f" ± {r.spread[j]:.3g}" if r.spread[j] > 0 else ""
             cells.append({"css": css, "text": f"{_fmt(float(r.mean[j]))}{spread}"})
         probe = "" if r.on_grid else " (probe)"
-        rows.append({"scale": f"{r.scale:g}{probe}", "cluster": r.cluster.spec(), "cells": cells})
+        rows.append({"scale": f"{r.scale:g}{probe}", "cluster": r.cluster.describe(), "cells": cells})
     return {"labels": list(analysis.labels), "rows": rows}
 
 
@@ -102,7 +102,7 @@ def _check(check: ScaleUpCheck) -> dict[str, Any]:
         }
         for row in scaleup_rows(check)
     ]
-    return {"cluster": check.cluster.spec(), "replicates": check.replicates, "rows": rows}
+    return {"cluster": check.cluster.describe(), "replicates": check.replicates, "rows": rows}
 
 
 def _forecast(forecast: WorkloadForecast) -> dict[str, Any]:
@@ -137,7 +137,7 @@ def render_html(
         }
     context = {
         "title": title,
-        "cluster": analysis.cluster.spec(),
+        "cluster": analysis.cluster.describe(),
         "replicates": analysis.replicates,
         "seed": analysis.seed,
         "tolerance": f"{100 * analysis.rel_tol:g}",

@@ -67,17 +67,17 @@ def _scenario_lines(analysis: ProvisioningAnalysis) -> list[str]:
                 )
                 for j in range(len(analysis.labels))
             ]
-            rows.append([f"{r.scale:g}{'' if r.on_grid else '*'}", r.cluster.spec(), *cells])
+            rows.append([f"{r.scale:g}{'' if r.on_grid else '*'}", r.cluster.describe(), *cells])
         lines.extend(_table(header, rows))
         b = s.bisection
         smallest = s.smallest
         if b.status == "found":
             assert smallest is not None  # the bisection found a scale
-            answer = f"{b.scale:.4g} ({smallest.cluster.spec()}); {b.lower:.4g} is not enough"
+            answer = f"{b.scale:.4g} ({smallest.cluster.describe()}); {b.lower:.4g} is not enough"
         elif b.status == "below_min":
             assert smallest is not None
             answer = (
-                f"at most {b.scale:.4g} ({smallest.cluster.spec()}): every scale tried meets them"
+                f"at most {b.scale:.4g} ({smallest.cluster.describe()}): every scale tried meets them"
             )
         else:
             answer = f"none up to {b.lower:g}: more resources alone do not meet the SLOs"
@@ -145,7 +145,7 @@ def scaleup_rows(check: ScaleUpCheck) -> Iterable[Any]:
 def _check_lines(check: ScaleUpCheck) -> list[str]:
     lines = []
     lines.append(
-        f"Scale-up check (SLOs of {check.cluster.spec()} predicted from traces recorded on 1/factor of it):"
+        f"Scale-up check (SLOs of {check.cluster.describe()} predicted from traces recorded on 1/factor of it):"
     )
     rows = [
         [
