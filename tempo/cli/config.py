@@ -203,15 +203,7 @@ def set_command(
     # what the scheduler will read differently: a --set of the value in force changes nothing
     version = file_hadoop_version(original) if hadoop_version is None else hadoop_version
     count = len(diff_allocations(original, changed, hadoop_version=version))
-    report_set(output, count, as_json)
-
-
-def report_set(output: str, count: int, as_json: bool) -> None:
-    """What `config set` prints: the file written and how many settings now differ."""
-    if as_json:
-        emit_json({"schema": "tempo.config.set/1", "output": output, "changed": count})
-    else:
-        click.echo(f"wrote {output} ({count} setting(s) changed)")
+    config_capacity.report_set(output, count, as_json)
 
 
 def render_diff(diffs: list[SettingDiff]) -> list[str]:

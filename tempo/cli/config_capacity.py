@@ -113,9 +113,16 @@ def set_file(file: str, assignments: tuple[str, ...], output: str, as_json: bool
     original = ConfigurationDocument.from_file(file)
     changed = apply_assignments(original, assignments)
     write_capacity(changed, output)
-    from tempo.cli.config import report_set  # config imports this module at its top
-
     report_set(output, len(_changed_properties(original, changed)), as_json)
+
+
+def report_set(output: str, count: int, as_json: bool) -> None:
+    """What `config set` prints (either scheduler): the file written and how many settings
+    now differ."""
+    if as_json:
+        emit_json({"schema": "tempo.config.set/1", "output": output, "changed": count})
+    else:
+        click.echo(f"wrote {output} ({count} setting(s) changed)")
 
 
 def _changed_properties(
