@@ -125,6 +125,8 @@ def _render(s: TraceSummary) -> str:
             f"{s.nodes['peak_memory_mb_per_node']:g} MB and {s.nodes['peak_vcores_per_node']:g} "
             "vcore(s) allocated at once on one (containers at their normalized size)",
             f"  --cluster {s.nodes['cluster']}",
+            "  (a lower bound: the cluster as the RM lists it is --cluster FILE, FILE a saved "
+            "/ws/v1/cluster/nodes)",
         ]
     lines += [f"note: {n}" for n in s.notes]
     return "\n".join(lines)
