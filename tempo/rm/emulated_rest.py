@@ -485,7 +485,10 @@ def nodes(snap: Snapshot) -> JSON:
                     "availableVirtualCores": int(
                         round(node.vcores - min(used_vcores, node.vcores))
                     ),
-                    "totalResource": {"memory": node.memory_mb, "vCores": node.vcores},
+                    "totalResource": {
+                        "memory": int(round(node.memory_mb)),
+                        "vCores": int(round(node.vcores)),
+                    },
                 }
                 for node in members
             ]
