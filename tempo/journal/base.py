@@ -68,6 +68,8 @@ class Iteration:
     ``candidate_sha256``: the configuration it proposed, if any; ``backup_path``:
     the backup made before writing, if it wrote. ``decision`` is None while the
     iteration is unfinished (e.g. after a crash). Times are epoch seconds.
+    ``cluster``: the SPEC (`whatif.cluster.Cluster.spec`) of the cluster its predictions
+    ran on, None when none was given (and in journals written before it was recorded).
     """
 
     id: int
@@ -81,6 +83,7 @@ class Iteration:
     backup_path: str | None = None
     observed_qs: Mapping[str, Any] | None = None
     predicted_qs: Mapping[str, Any] | None = None
+    cluster: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""
@@ -144,6 +147,7 @@ class Start:
     config_path: str
     config_sha256: str
     observed_qs: dict[str, Any] | None
+    cluster: str | None = None
 
 
 @dataclass(frozen=True)
@@ -233,17 +237,22 @@ class Journal(ABC):
         config_sha256: str | None,
         observed_qs: Mapping[str, Any] | None = None,
         started_s: float | None = None,
+        cluster: str | None = None,
     ) -> int:
-        """Record the start of an iteration (the configuration in force now); return its id.
+        """Record the start of an iteration (the configuration in force now, the SPEC of the
+        cluster its predictions run on); return its id.
 
         `config_sha256` None (`file_sha256` of a missing file) is a JournalError."""
         sha = check_sha256(config_sha256, field="config_sha256")
+        if cluster is not None and not (isinstance(cluster, str) and cluster):
+            raise JournalError(f"cluster: expected a cluster SPEC string or None, got {cluster!r}")
         return self._begin(
             Start(
                 started_s=self.clock() if started_s is None else float(started_s),
                 config_path=absolute(config_path),
                 config_sha256=sha,
                 observed_qs=qs_json(observed_qs, field="observed_qs"),
+                cluster=cluster,
             )
         )
 

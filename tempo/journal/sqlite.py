@@ -6,6 +6,11 @@ nothing. The schema version is SQLite's ``user_version``; a journal written by a
 newer tempo is refused rather than misread. One process writes a journal at a
 time (``tempo tune``); readers (``tempo history``) may open it read-only while it
 runs.
+
+A column that only adds a nullable field keeps the version: ``iterations.cluster`` (the
+SPEC of the cluster an iteration predicted on) is added to a journal that lacks it when
+it is opened for writing, read as NULL when it is opened read-only, and ignored by a
+tempo that predates it.
 """
 
 from __future__ import annotations
@@ -46,7 +51,8 @@ CREATE TABLE iterations (
     observed_qs TEXT,
     predicted_qs TEXT,
     decision TEXT CHECK (decision IN ('accepted', 'rolled_back', 'rejected', 'dry_run')),
-    reason TEXT NOT NULL DEFAULT ''
+    reason TEXT NOT NULL DEFAULT '',
+    cluster TEXT
 );
 CREATE TABLE applies (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -101,6 +107,7 @@ class SQLiteJournal(Journal):
         self.path = Path(path)
         self.readonly = readonly
         self.clock = clock
+        self._has_cluster = False  # whether the iterations table has its cluster column
         if readonly and not self.path.is_file():
             raise JournalError(
                 f"{self.path}: no journal here (tempo tune writes one; "
@@ -133,6 +140,7 @@ class SQLiteJournal(Journal):
                 f"understands ({SCHEMA_VERSION}); upgrade tempo"
             )
         if version == SCHEMA_VERSION:
+            self._add_cluster_column()
             return
         tables = self._db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if tables:
@@ -147,7 +155,19 @@ class SQLiteJournal(Journal):
                     if statement.strip():
                         db.execute(statement)
                 db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        self._has_cluster = True
         logger.info("created journal %s (schema version %d)", self.path, SCHEMA_VERSION)
+
+    def _add_cluster_column(self) -> None:
+        """Give a journal written before clusters were recorded its ``cluster`` column
+        (not when read-only: its iterations then read with cluster None)."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(iterations)")}
+        self._has_cluster = "cluster" in columns
+        if self._has_cluster or self.readonly:
+            return
+        with self._transaction() as db:
+            db.execute("ALTER TABLE iterations ADD COLUMN cluster TEXT")
+        self._has_cluster = True
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -180,13 +200,14 @@ class SQLiteJournal(Journal):
     def _begin(self, start: Start) -> int:
         with self._transaction() as db:
             cursor = db.execute(
-                "INSERT INTO iterations (started_s, config_path, config_sha256, observed_qs) "
-                "VALUES (?, ?, ?, ?)",
+                "INSERT INTO iterations (started_s, config_path, config_sha256, observed_qs, "
+                "cluster) VALUES (?, ?, ?, ?, ?)",
                 (
                     start.started_s,
                     start.config_path,
                     start.config_sha256,
                     _dumps(start.observed_qs),
+                    start.cluster,
                 ),
             )
             return _row_id(cursor.lastrowid)
@@ -251,7 +272,8 @@ class SQLiteJournal(Journal):
             )
 
     def iterations(self) -> list[Iteration]:
-        rows = self._select(f"SELECT {_ITERATION_FIELDS} FROM iterations ORDER BY id")
+        cluster = "cluster" if self._has_cluster else "NULL AS cluster"
+        rows = self._select(f"SELECT {_ITERATION_FIELDS}, {cluster} FROM iterations ORDER BY id")
         return [
             Iteration(
                 **{

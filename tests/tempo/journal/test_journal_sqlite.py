@@ -127,3 +127,49 @@ def test_default_path_from_environment():
     assert default_journal_path({"TEMPO_JOURNAL": "/var/lib/tempo/j.sqlite"}) == Path(
         "/var/lib/tempo/j.sqlite"
     )
+
+
+def _journal_before_clusters(path: Path) -> None:
+    """A version 1 journal as tempo wrote it before iterations recorded their cluster."""
+    from tempo.journal.sqlite import _SCHEMA
+
+    old = _SCHEMA.replace(",\n    cluster TEXT", "")
+    assert old != _SCHEMA
+    db = sqlite3.connect(path)
+    db.executescript(old + "PRAGMA user_version=1;")
+    db.execute(
+        "INSERT INTO iterations (started_s, config_path, config_sha256, decision, reason) "
+        "VALUES (1.0, '/a.xml', 'h1', 'accepted', 'old')"
+    )
+    db.commit()
+    db.close()
+
+
+def test_each_iteration_records_its_cluster_spec(tmp_path):
+    """begin_iteration keeps the SPEC of the cluster the iteration predicts on; a cluster
+    that is not a SPEC string is refused."""
+    path = tmp_path / "j.sqlite"
+    with SQLiteJournal(path) as journal:
+        journal.begin_iteration(config_path="a.xml", config_sha256="h1", cluster="nodes=3")
+        journal.begin_iteration(config_path="a.xml", config_sha256="h1")
+        with pytest.raises(JournalError, match="cluster"):
+            journal.begin_iteration(config_path="a.xml", config_sha256="h1", cluster="")
+    assert [i.cluster for i in read_history(path)] == ["nodes=3", None]
+
+
+def test_a_journal_from_before_clusters_stays_readable_and_writable(tmp_path):
+    """A journal without the cluster column reads read-only with cluster None (it is not
+    changed), and opened for writing gains the column: old rows None, new ones their SPEC."""
+    path = tmp_path / "old.sqlite"
+    _journal_before_clusters(path)
+    (old,) = read_history(path)
+    assert (old.reason, old.cluster) == ("old", None)
+    assert "cluster" not in {
+        r[1] for r in sqlite3.connect(path).execute("PRAGMA table_info(iterations)")
+    }
+    with SQLiteJournal(path) as journal:
+        journal.begin_iteration(config_path="a.xml", config_sha256="h2", cluster="nodes=2")
+    assert [i.cluster for i in read_history(path)] == [None, "nodes=2"]
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    db.close()
