@@ -8,7 +8,10 @@ Load adjustment (a departure from the paper, which compares the two windows as t
 are). Consecutive windows carry different jobs, so the QS observed before a step are
 carried over to the new window's load by the predicted change (`load_adjusted`)
 before judging: "worse than the previous configuration would have done on this
-window" is the question a rollback answers.
+window" is the question a rollback answers. Each window is predicted on its own cluster
+(the RM's nodes read at that window, `tempo.loop.tuner.Tuner.nodes`), so a cluster that
+lost or gained nodes between the two windows is part of the change carried over, not
+blamed on the step.
 
 A proposed step is applied only when `judge` finds it predicted no worse on any
 objective, keeping every constraint, and better by a meaningful gain
@@ -115,7 +118,8 @@ def load_adjusted(observed_before: QS, predicted_before: QS, predicted_now: QS) 
     """The QS observed before a step, carried over to a new window's load.
 
     Each QS is scaled by the ratio of the previous configuration's predicted QS on the
-    new window to its prediction on the old one, clipped to ``1/MAX_LOAD_FACTOR ..
+    new window (its jobs on its cluster) to its prediction on the old one (the old jobs on
+    the old cluster), clipped to ``1/MAX_LOAD_FACTOR ..
     MAX_LOAD_FACTOR``: predictions of a window replayed from an empty cluster can be
     several times off the observed run, and a bounded factor keeps such an error from
     excusing a real regression or condemning a good step. A QS predicted at 0 (or of

@@ -47,6 +47,8 @@ class PALDStepper:
     ----------
     templates : sequence of QSTemplate
     cluster : Cluster
+        The cluster predicted on when a call does not name the window's own (`tempo.loop.tuner.
+        Tuner` names it each window when it re-reads the RM's nodes).
     space_path : path, optional
         A space file (TOML); the default space of the configuration in force otherwise.
     overrides : sequence of str
@@ -85,9 +87,11 @@ class PALDStepper:
     engine: str = "numba"
     seed: int = 0
 
-    def space(self, document: SchedulerDocument) -> SchedulerSpace:
-        """The configuration space around the document's effective values (a capacity-scheduler.xml:
-        the default Capacity Scheduler space, its preemption monitor tuned when preemption is on)."""
+    def space(self, document: SchedulerDocument, cluster: Cluster | None = None) -> SchedulerSpace:
+        """The configuration space around the document's effective values on `cluster` (None:
+        the stepper's own; a capacity-scheduler.xml: the default Capacity Scheduler space, its
+        preemption monitor tuned when preemption is on)."""
+        cluster = cluster or self.cluster
         if not isinstance(document, AllocationDocument):
             if self.space_path is not None or self.overrides:
                 raise TempoError(
@@ -95,20 +99,24 @@ class PALDStepper:
                     "is tuned over the default Capacity Scheduler space"
                 )
             preemption = self.settings is not None and self.settings.preemption
-            return scheduler_file(document).space(document, self.cluster, preemption)
+            return scheduler_file(document).space(document, cluster, preemption)
         allocation = effective_allocation(document)
         if self.space_path is not None:
             return ConfigurationSpace.from_file(
-                self.space_path, allocation, self.cluster, overrides=self.overrides
+                self.space_path, allocation, cluster, overrides=self.overrides
             )
-        return ConfigurationSpace.default(allocation, self.cluster)
+        return ConfigurationSpace.default(allocation, cluster)
 
-    def predict(self, document: SchedulerDocument, workload: Workload) -> dict[str, float]:
-        """The QS of `document` on `workload`, predicted as a step predicts the configuration
-        in force (same settings, replicates, seeds and engine)."""
+    def predict(
+        self, document: SchedulerDocument, workload: Workload, cluster: Cluster | None = None
+    ) -> dict[str, float]:
+        """The QS of `document` on `workload` and `cluster` (None: the stepper's own), predicted
+        as a step predicts the configuration in force (same settings, replicates, seeds and
+        engine)."""
+        cluster = cluster or self.cluster
         entries = qs_entries(self.templates)
         model = WhatifModel(
-            self.cluster,
+            cluster,
             entries,
             settings=self.settings,
             replicates=self.replicates,
@@ -116,18 +124,22 @@ class PALDStepper:
             engine=self.engine,
             executor=self.executor,
         )
-        allocation = scheduler_file(document).allocation(document, self.cluster)
+        allocation = scheduler_file(document).allocation(document, cluster)
         mean = model.evaluate([allocation], workload).mean[0]
         return dict(zip(qs_labels(entries), (float(v) for v in mean), strict=True))
 
-    def step(self, document: SchedulerDocument, workload: Workload) -> Step:
-        """One PALD step from `document` on `workload`; see the module docstring."""
+    def step(
+        self, document: SchedulerDocument, workload: Workload, cluster: Cluster | None = None
+    ) -> Step:
+        """One PALD step from `document` on `workload` and `cluster` (None: the stepper's own);
+        see the module docstring."""
+        cluster = cluster or self.cluster
         outcome = optimize(
             document,
             workload,
             self.templates,
-            self.cluster,
-            space=self.space(document),
+            cluster,
+            space=self.space(document, cluster),
             algorithm="pald",
             radius=self.radius,
             iterations=self.iterations,

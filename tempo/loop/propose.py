@@ -11,6 +11,7 @@ from typing import Protocol
 
 from tempo.loop.observe import QS
 from tempo.scheduler_file import SchedulerDocument
+from whatif.cluster import Cluster
 from whatif.workload import Workload
 
 
@@ -30,12 +31,18 @@ class Step:
 
 
 class Stepper(Protocol):
-    """Proposes one step from the configuration in force on a workload (one PALD iteration)."""
+    """Proposes one step from the configuration in force on a workload (one PALD iteration),
+    predicted on `cluster`: the window's cluster (None: the stepper's own)."""
 
-    def step(self, document: SchedulerDocument, workload: Workload) -> Step: ...
+    def step(
+        self, document: SchedulerDocument, workload: Workload, cluster: Cluster | None = None
+    ) -> Step: ...
 
 
 class Predictor(Protocol):
-    """Predicts a configuration's QS on a workload (same labels as the observed ones)."""
+    """Predicts a configuration's QS on a workload and `cluster` (None: the predictor's own),
+    with the same labels as the observed ones."""
 
-    def predict(self, document: SchedulerDocument, workload: Workload) -> QS: ...
+    def predict(
+        self, document: SchedulerDocument, workload: Workload, cluster: Cluster | None = None
+    ) -> QS: ...

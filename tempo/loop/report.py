@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tempo.loop.observe import QS
 from whatif.allocation import SettingDiff
+from whatif.cluster import Cluster
 
 
 @dataclass(frozen=True, eq=False)
@@ -20,7 +21,10 @@ class IterationReport:
     ``rm_error``: why the cluster could not be read (its clock or the window), when
     that is what stopped the iteration (the CLI exits with the remote-failure status);
     ``write_error``: ``FILE: reason`` when the step (or rollback) could not be written
-    (a full disk, a read-only directory; the CLI exits 2).
+    (a full disk, a read-only directory; the CLI exits 2); ``cluster``: the SPEC of the
+    cluster the window was measured and predicted on (None: none given);
+    ``cluster_change``: ``before -> after`` (`describe_nodes`) when the RM's nodes changed
+    since the previous window, else "".
     """
 
     id: int
@@ -39,6 +43,17 @@ class IterationReport:
     jobs: int = 0
     rm_error: str | None = None
     write_error: str | None = None
+    cluster: str | None = None
+    cluster_change: str = ""
+
+
+def describe_nodes(cluster: Cluster) -> str:
+    """A cluster's nodes in one line: how many, their total, how many sizes."""
+    sizes = {(n.memory_mb, n.vcores) for n in cluster.nodes}
+    return (
+        f"{len(cluster.nodes):,} RUNNING node(s), {cluster.memory_mb:,.0f} MB and "
+        f"{cluster.vcores:,.0f} vcores in all, {len(sizes)} node size(s)"
+    )
 
 
 def describe_change(diff: SettingDiff) -> str:

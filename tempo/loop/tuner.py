@@ -4,7 +4,9 @@ Like optuna's ``Study``, a `Tuner` is state plus `step` (one iteration) and `run
 (iterations every interval, on the cluster's clock). Each window `step`
 
 1. observes the window that just ended (an `Observer`, the RM client in production)
-   and computes the observed QS of the templates' metrics (`tempo.loop.observe`);
+   and computes the observed QS of the templates' metrics (`tempo.loop.observe`); with
+   a `nodes` reader (the RM's node list, when ``--cluster`` is not given) it first reads
+   the cluster of this window, which that window's measures and predictions then use;
 2. if the previous iteration moved the configuration (``accepted``) and the QS
    observed now do not dominate those observed before that step, within a noise
    `Tolerance`, restores the configuration from before the step (``rolled_back``).
@@ -51,7 +53,7 @@ from tempo.loop.decide import (
 )
 from tempo.loop.observe import QS, Observer, observed_qs, qs_entries
 from tempo.loop.propose import Predictor, Step, Stepper
-from tempo.loop.report import IterationReport, changes
+from tempo.loop.report import IterationReport, changes, describe_nodes
 from tempo.loop.resume import resume_state
 from tempo.loop.rollback import regressed
 from tempo.scheduler_file import SchedulerDocument, SchedulerFile, fair_file
@@ -86,7 +88,13 @@ class Tuner:
     allocation_path : path
         The allocation file the RM reads (the configuration in force).
     cluster : Cluster, optional
-        Needed by resource metrics (QS_UTIL, ...).
+        Needed by resource metrics (QS_UTIL, ...); the cluster the window's predictions run
+        on (passed to the stepper and the predictor) and journalled as its SPEC.
+    nodes : callable, optional
+        Reads the cluster as it is now (`tempo.rm.RMClient.cluster`: the RM's RUNNING
+        nodes), once per window, into `cluster`: nodes lost, decommissioned or added during
+        a run of days are predicted as they are. A read that fails (an `RMError`) keeps
+        the last cluster, with a warning. None: `cluster` stays as given.
     window_s : float
         Length of the observed window (seconds).
     tolerance : Tolerance
@@ -120,6 +128,7 @@ class Tuner:
     templates: Sequence[QSTemplate]
     allocation_path: str | Path
     cluster: Cluster | None = None
+    nodes: Callable[[], Cluster] | None = None
     window_s: float = 2700.0
     tolerance: Tolerance = NOISE
     min_improvement: float = 0.01
@@ -188,15 +197,14 @@ class Tuner:
             return self._unobserved(error, sha, base)
         begin = end - self.window_s
         base = {"begin_s": begin, "end_s": end, "config_sha256": sha}
+        self._read_nodes(base)
         try:
             trace = self.observer.window(begin, end)
             observed = observed_qs(trace, self.entries_, cluster=self.cluster)
         except (RMError, WhatifError) as error:
             return self._unobserved(error, sha, base)
         base.update(observed=observed, jobs=len(trace.workload.jobs))
-        it = self.journal.begin_iteration(
-            config_path=self.path_, config_sha256=sha, observed_qs=observed
-        )
+        it = self._begin(sha, observed)
         if all(math.isnan(v) for v in observed.values()):
             return self._finish(
                 it,
@@ -209,6 +217,31 @@ class Tuner:
         if isinstance(held, IterationReport):
             return held
         return self._propose(it, document, data, trace.workload, observed, held, base)
+
+    def _read_nodes(self, base: Fields) -> None:
+        """Read this window's cluster (`nodes`); ``cluster_change`` says how it changed."""
+        if self.nodes is None:
+            return
+        try:
+            cluster = self.nodes()
+        except RMError as error:
+            logger.warning(
+                "cannot read the cluster's nodes (%s); predicting on the last ones read", error
+            )
+            return
+        if self.cluster is not None and cluster != self.cluster:
+            base["cluster_change"] = f"{describe_nodes(self.cluster)} -> {describe_nodes(cluster)}"
+            logger.info("the RM's nodes changed: %s", base["cluster_change"])
+        self.cluster = cluster
+
+    def _begin(self, sha: str | None, observed: QS | None = None) -> int:
+        """Journal the start of an iteration on the configuration `sha` and `cluster`."""
+        return self.journal.begin_iteration(
+            config_path=self.path_,
+            config_sha256=sha,
+            observed_qs=observed,
+            cluster=None if self.cluster is None else self.cluster.spec(),
+        )
 
     def _judge_previous(
         self, it: int, document: SchedulerDocument, workload: Workload, observed: QS, base: Fields
@@ -228,13 +261,13 @@ class Tuner:
 
     def _reference(self, workload: Workload, baseline: QS) -> tuple[QS, bool]:
         """What a step is judged against: the QS observed before it, carried over to this
-        window's load when a predictor and the step-time prediction are at hand (see
-        `tempo.loop.decide`); True when so adjusted."""
+        window's load and cluster when a predictor and the step-time prediction (made on the
+        step's window and cluster) are at hand (see `tempo.loop.decide`); True when so adjusted."""
         if self.predictor is None or not self.expected_ or self.previous_ is None:
             return baseline, False
         previous = self.scheduler.parse(self.previous_, f"{self.path_} (backup)")
         try:
-            now = self.predictor.predict(previous, workload)
+            now = self.predictor.predict(previous, workload, cluster=self.cluster)
         except (TempoError, WhatifError) as error:
             logger.warning("cannot predict the previous configuration on this window: %s", error)
             return baseline, False
@@ -257,8 +290,7 @@ class Tuner:
             return None
         except (TempoError, WhatifError) as error:
             end = float(time.time())
-            sha = file_sha256(self.path_)
-            it = self.journal.begin_iteration(config_path=self.path_, config_sha256=sha)
+            it = self._begin(file_sha256(self.path_))
             reason = (
                 f"an apply is still open ({state.description}) and could not be finished: "
                 f"{error}; retrying next window"
@@ -271,7 +303,7 @@ class Tuner:
         logger.warning("cannot observe the window: %s; configuration unchanged", error)
         if isinstance(error, RMError):
             base["rm_error"] = str(error)
-        it = self.journal.begin_iteration(config_path=self.path_, config_sha256=sha)
+        it = self._begin(sha)
         return self._finish(
             it, "rejected", f"cannot observe the window: {error}; configuration unchanged", base
         )
@@ -329,7 +361,7 @@ class Tuner:
     ) -> IterationReport:
         """Ask for one step, judge it, and apply it unless it is refused or a dry run."""
         try:
-            step = self.stepper.step(document, workload)
+            step = self.stepper.step(document, workload, cluster=self.cluster)
         except (TempoError, WhatifError) as error:
             logger.warning("the optimizer failed: %s", error)
             return self._finish(it, "rejected", f"{held}the optimizer failed: {error}", base)
@@ -398,7 +430,10 @@ class Tuner:
         )
         logger.info("iteration %d: %s: %s", it, decision, reason)
         fields = {k: v for k, v in base.items() if k != "config_sha256"}
-        return IterationReport(id=it, decision=decision, reason=reason, config_sha256=sha, **fields)
+        cluster = None if self.cluster is None else self.cluster.spec()
+        return IterationReport(
+            id=it, decision=decision, reason=reason, config_sha256=sha, cluster=cluster, **fields
+        )
 
     # -- running --------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Wiring: build a `Tuner` from `TuneSettings` for a live RM or the emulated demo, and run it.
 
 With RM addresses, the tuner observes the cluster through `tempo.rm.RMClient`
-(windows on the RM's clock, `tempo.rm.RMClock`), steps with
+(windows on the RM's clock, `tempo.rm.RMClock`; without ``--cluster``, the RM's nodes
+read anew at each window), steps with
 `tempo.loop.pald_step.PALDStepper` and applies through
 `tempo.loop.apply.apply_configuration` (atomic write, numbered backups, reload,
 confirmation through the scheduler endpoint, restore on failure). Without, it runs
@@ -33,7 +34,7 @@ from tempo.loop.lock import TuneLock
 from tempo.loop.observe import Observer, RMObserver
 from tempo.loop.pald_step import PALDStepper
 from tempo.loop.reload import Reload
-from tempo.loop.report import IterationReport, TuneRun
+from tempo.loop.report import IterationReport, TuneRun, describe_nodes
 from tempo.loop.rollback import recover
 from tempo.loop.settings import Connection, Paths, TuneSettings, scheduler_settings
 from tempo.loop.tuner import Tuner
@@ -126,20 +127,13 @@ def connect_live(settings: TuneSettings, stack: ExitStack) -> Connection:
 
 
 def live_cluster(connection: Connection) -> Cluster:
-    """The cluster the predictions run on when ``--cluster`` is not given: the RM's RUNNING
-    nodes at the start of the run, each its own size (`tempo.rm.RMClient.cluster`)."""
+    """The cluster the predictions start on when ``--cluster`` is not given: the RM's RUNNING
+    nodes at the start of the run, each its own size (`tempo.rm.RMClient.cluster`). The
+    tuner reads them again at each window (`Tuner.nodes`), so nodes lost or added during
+    the run are predicted as they are."""
     cluster = connection.client.cluster()
     logger.info("cluster from the RM: --cluster %s", cluster.spec())
     return cluster
-
-
-def describe_nodes(cluster: Cluster) -> str:
-    """A cluster's nodes in one line: how many, their total, how many sizes."""
-    sizes = {(n.memory_mb, n.vcores) for n in cluster.nodes}
-    return (
-        f"{len(cluster.nodes):,} RUNNING node(s), {cluster.memory_mb:,.0f} MB and "
-        f"{cluster.vcores:,.0f} vcores in all, {len(sizes)} node size(s)"
-    )
 
 
 def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner, Connection]:
@@ -186,6 +180,7 @@ def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner
         templates=templates,
         allocation_path=paths.config,
         cluster=cluster,
+        nodes=None if emulated or paths.cluster else connection.client.cluster,
         window_s=settings.window_s,
         predictor=stepper,
         tolerance=settings.tolerance,

@@ -84,7 +84,7 @@ class DoublingStepper:
     def __init__(self, model: Callable[[float], float] = lambda w: 100.0 / w) -> None:
         self.model, self.candidate_bytes = model, None
 
-    def step(self, document: AllocationDocument, workload: Workload) -> Step:
+    def step(self, document: AllocationDocument, workload: Workload, cluster=None) -> Step:
         w = _weight(document)
         candidate = document.set("root.engineer", "weight", 2 * w)
         if self.candidate_bytes is not None:
@@ -615,7 +615,7 @@ class LoadPredictor:
     def __init__(self) -> None:
         self.load = 1.0
 
-    def predict(self, document: AllocationDocument, workload: Workload) -> dict[str, float]:
+    def predict(self, document: AllocationDocument, workload: Workload, cluster=None):
         return {LABEL: self.load * 100.0 / _weight(document)}
 
 
