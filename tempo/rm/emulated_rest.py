@@ -46,7 +46,8 @@ class Snapshot:
     ``hadoop_attempt_id``, ``container_id``, ``task_type`` (MAP/REDUCE/AM), ``queue``;
     ``tasks``: the workload's tasks of those jobs plus ``hadoop_task_id`` and
     ``task_type``; ``queues``: the simulation's queue table; ``steady``: steady fair
-    shares of ``allocation`` on the cluster.
+    shares of ``allocation`` on the cluster; ``nodes``: the NodeManagers reported RUNNING
+    when they are not the cluster's own (`tempo.rm.emulator.EmulatedRM.set_nodes`).
     """
 
     trace_s: float
@@ -60,6 +61,7 @@ class Snapshot:
     queues: pd.DataFrame
     allocation: EffectiveAllocation
     steady: Mapping[str, Resources]
+    nodes: Cluster | None = None
 
     def ms(self, trace_s: float) -> int:
         """A trace time as epoch milliseconds; 0 for "not yet" (NaN)."""
@@ -462,37 +464,41 @@ def nodes(snap: Snapshot) -> JSON:
     """``GET /ws/v1/cluster/nodes``: every NodeManager RUNNING with its whole capability
     (``totalResource``, and used + available as Hadoop 2 reports it; used is the share of
     the running containers, spread evenly: the emulator does not place them). A cluster
-    given as one pool is one node."""
+    given as one pool is one node. With ``snap.nodes`` set, those are the RUNNING ones and
+    the cluster's other nodes are listed LOST, as an RM lists a node that stopped
+    heartbeating (it lists nodes of every state unless asked for some)."""
     running = snap.attempts[snap.attempts["state"] == "RUNNING"]
-    members = snap.cluster.nodes or (
-        Node("emulated-node", snap.cluster.memory_mb, snap.cluster.vcores),
-    )
-    share = len(members)
-    used_mb = float(running["memory_mb"].sum()) / share
-    used_vcores = float(running["vcores"].sum()) / share
+    members = _members(snap.nodes or snap.cluster)
+    reported = {node.name for node in members}
+    lost = [node for node in _members(snap.cluster) if node.name not in reported]
+    used_mb = float(running["memory_mb"].sum()) / len(members)
+    used_vcores = float(running["vcores"].sum()) / len(members)
     return {
         "nodes": {
-            "node": [
-                {
-                    "rack": node.rack or "/default-rack",
-                    "state": "RUNNING",
-                    "id": f"{node.name}:8041",
-                    "nodeHostName": node.name,
-                    "nodeHTTPAddress": f"{node.name}:8042",
-                    "usedMemoryMB": int(round(min(used_mb, node.memory_mb))),
-                    "availMemoryMB": int(round(node.memory_mb - min(used_mb, node.memory_mb))),
-                    "usedVirtualCores": int(round(min(used_vcores, node.vcores))),
-                    "availableVirtualCores": int(
-                        round(node.vcores - min(used_vcores, node.vcores))
-                    ),
-                    "totalResource": {
-                        "memory": int(round(node.memory_mb)),
-                        "vCores": int(round(node.vcores)),
-                    },
-                }
-                for node in members
-            ]
+            "node": [_node(node, "RUNNING", used_mb, used_vcores) for node in members]
+            + [_node(node, "LOST", 0.0, 0.0) for node in lost]
         }
+    }
+
+
+def _members(cluster: Cluster) -> tuple[Node, ...]:
+    return cluster.nodes or (Node("emulated-node", cluster.memory_mb, cluster.vcores),)
+
+
+def _node(node: Node, state: str, used_mb: float, used_vcores: float) -> JSON:
+    """One NodeManager of ``/ws/v1/cluster/nodes``, using at most its size."""
+    used_mb, used_vcores = min(used_mb, node.memory_mb), min(used_vcores, node.vcores)
+    return {
+        "rack": node.rack or "/default-rack",
+        "state": state,
+        "id": f"{node.name}:8041",
+        "nodeHostName": node.name,
+        "nodeHTTPAddress": f"{node.name}:8042",
+        "usedMemoryMB": int(round(used_mb)),
+        "availMemoryMB": int(round(node.memory_mb - used_mb)),
+        "usedVirtualCores": int(round(used_vcores)),
+        "availableVirtualCores": int(round(node.vcores - used_vcores)),
+        "totalResource": {"memory": int(round(node.memory_mb)), "vCores": int(round(node.vcores))},
     }
 
 

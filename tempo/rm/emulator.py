@@ -277,6 +277,7 @@ class EmulatedRM:
         self._stopped = threading.Event()
         self._failure: BaseException | None = None
         self._last_snapshot: rest.Snapshot | None = None
+        self._nodes: Cluster | None = None
 
     @classmethod
     def from_files(
@@ -373,6 +374,24 @@ class EmulatedRM:
         """Every load attempt so far, oldest first."""
         with self._lock:
             return tuple(self._reloads)
+
+    def set_nodes(self, cluster: Cluster | str | None) -> None:
+        """Report `cluster`'s nodes (or SPEC) as the RM's RUNNING NodeManagers from now on:
+        nodes lost, decommissioned or added while a client such as ``tempo tune`` runs.
+
+        ``GET /ws/v1/cluster/nodes`` lists them RUNNING and the nodes of the emulated cluster
+        not among them (by host; unnamed nodes are ``node00000``...) LOST; None reports the
+        emulated cluster again. Only the node list changes: the replay goes on scheduling on
+        the cluster it started with (its simulation cannot take nodes away mid-run), and the
+        cluster metrics and queue tree report that cluster.
+        """
+        nodes = Cluster.parse(cluster) if isinstance(cluster, str) else cluster
+        with self._lock:
+            self._nodes = nodes
+        logger.info(
+            "emulated RM: reporting %s as its nodes",
+            "the emulated cluster" if nodes is None else nodes.spec(),
+        )
 
     @property
     def simulation(self) -> Simulation:
@@ -583,6 +602,7 @@ class EmulatedRM:
             now = self.sync()
             state = self._simulation.state()
             allocation, steady = self._simulation.allocation, dict(self._steady)
+            reported = self._nodes
         jobs = state.jobs[state.jobs["submit_s"].to_numpy(dtype=float) <= now]
         jobs = jobs.merge(self._ids.jobs, on="job_id", how="left", suffixes=("", "_workload"))
         attempts = self._ids.attempts(state.attempts, jobs)
@@ -599,6 +619,7 @@ class EmulatedRM:
             queues=state.queues,
             allocation=allocation,
             steady=steady,
+            nodes=reported,
         )
         self._last_snapshot = snapshot
         return snapshot

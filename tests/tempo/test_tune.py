@@ -114,33 +114,101 @@ def test_a_bad_deadlines_file_names_the_line(tmp_path, text, where):
 
 
 def test_a_live_run_without_cluster_predicts_on_the_rms_running_nodes(tmp_path):
-    """Without --cluster a live run reads the RM's node list once at its start: each
+    """Without --cluster a live run reads the RM's node list at its start: each
     RUNNING node at its own size, so a cluster of two node sizes is predicted as one."""
     from contextlib import ExitStack
 
     from emulated import WEIGHTED, tiny_trace, write
 
-    from tempo.loop.wiring import build, live_paths
     from tempo.rm.emulator import EmulatedRM
 
-    config = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
-    templates = tmp_path / "t.qs"
-    templates.write_text("QUEUE root.engineer OPTIMIZE QS_AJR;\n")
+    config = write(tmp_path / "rm-fair-scheduler.xml", WEIGHTED)
     spec = "nodes=2,memory-mb=1024,vcores=1+nodes=1,memory-mb=2048,vcores=2"
-    with EmulatedRM(tiny_trace(), config, spec, engine="reference") as rm:
-        settings = TuneSettings(
-            rm_urls=(rm.url,),
-            history_url=rm.url,
-            config_path=config,
-            templates_path=templates,
-            journal_path=tmp_path / "journal.sqlite",
-            dry_run=True,
-        )
-        with ExitStack() as stack:
-            tuner, _ = build(settings, live_paths(settings), stack)
+    with EmulatedRM(tiny_trace(), config, spec, engine="reference") as rm, ExitStack() as stack:
+        tuner = _live_tuner(tmp_path, rm, stack)
     assert tuner.cluster is not None
     assert [(n.memory_mb, n.vcores) for n in tuner.cluster.nodes] == [
         (1024.0, 1.0),
         (1024.0, 1.0),
         (2048.0, 2.0),
     ]
+
+
+def _live_tuner(tmp_path, rm, stack, cluster=None):
+    """The tuner `tempo tune --rm` builds against `rm` (a dry run), with `cluster` as --cluster."""
+    from emulated import WEIGHTED, write
+
+    from tempo.loop.wiring import build, live_paths
+
+    config = write(tmp_path / "fair-scheduler.xml", WEIGHTED)
+    templates = tmp_path / "t.qs"
+    templates.write_text("QUEUE root.engineer OPTIMIZE QS_AJR;\n")
+    settings = TuneSettings(
+        rm_urls=(rm.url,),
+        history_url=rm.url,
+        config_path=config,
+        templates_path=templates,
+        journal_path=tmp_path / "journal.sqlite",
+        cluster=cluster,
+        dry_run=True,
+        engine="reference",
+        replicates=1,
+    )
+    tuner, _ = build(settings, live_paths(settings), stack)
+    return tuner
+
+
+def _count_node_reads(monkeypatch) -> list[int]:
+    """Count `RMClient.cluster` calls (each one GET of /ws/v1/cluster/nodes)."""
+    from tempo.rm import RMClient
+
+    calls: list[int] = []
+    read = RMClient.cluster
+
+    def counted(self):
+        calls.append(1)
+        return read(self)
+
+    monkeypatch.setattr(RMClient, "cluster", counted)
+    return calls
+
+
+@pytest.mark.parametrize("given", [None, "nodes=4,memory-mb=1024,vcores=1"])
+def test_a_live_run_reads_the_rms_nodes_at_each_window_unless_cluster_is_given(
+    tmp_path, monkeypatch, given
+):
+    """Without --cluster the tuner reads the RM's node list once per window: a node the RM
+    lost between two windows is predicted without, the window says the nodes changed, and
+    each journalled iteration has the SPEC it predicted on. With --cluster nothing is read."""
+    from contextlib import ExitStack
+
+    from emulated import WEIGHTED, FakeClock, tiny_trace, write
+
+    from tempo.journal import read_history
+    from tempo.rm.emulator import EmulatedRM
+
+    reads = _count_node_reads(monkeypatch)
+    clock = FakeClock()
+    spec = "nodes=4,memory-mb=1024,vcores=1"
+    config = write(tmp_path / "rm-fair-scheduler.xml", WEIGHTED)
+    rm = EmulatedRM(tiny_trace(), config, spec, engine="reference", clock=clock, speed=60.0)
+    with rm, ExitStack() as stack:
+        clock.advance(10.0)  # the tiny trace's jobs have finished
+        tuner = _live_tuner(tmp_path, rm, stack, cluster=given)
+        started = len(reads)
+        first = tuner.step()
+        rm.set_nodes("nodes=3,memory-mb=1024,vcores=1")
+        clock.advance(1.0)
+        second = tuner.step()
+        third = tuner.step()
+    journalled = [i.cluster for i in read_history(tmp_path / "journal.sqlite")]
+    if given is not None:
+        assert tuner.nodes is None and reads == []
+        assert journalled == [spec] * 3 and second.cluster_change == ""
+        return
+    assert started == 1 and len(reads) == started + 3  # once at the start, once a window
+    assert first.cluster_change == "" and third.cluster_change == ""
+    assert second.cluster_change.startswith("4 RUNNING node(s), 4,096 MB")
+    assert "-> 3 RUNNING node(s), 3,072 MB" in second.cluster_change
+    assert second.decision in ("dry_run", "rejected") and "cannot observe" not in second.reason
+    assert journalled == [spec] + ["nodes=3,memory-mb=1024,vcores=1"] * 2

@@ -76,6 +76,28 @@ def test_client_reads_the_cluster_from_the_rm_node_list(rm: EmulatedRM, client: 
     ]
 
 
+def test_nodes_set_during_a_run_are_what_the_node_list_reports(config: Path) -> None:
+    """`EmulatedRM.set_nodes` changes the RM's node list while it serves: a node taken away
+    is listed LOST (the client leaves it out), a node added is RUNNING, and None reports
+    the emulated cluster again. The replay keeps its cluster (only the list changes)."""
+    spec = "nodes=3,memory-mb=1024,vcores=1"
+    with EmulatedRM(tiny_trace(), config, spec, engine="reference") as rm:
+        client = RMClient(HTTPTransport(rm.url))
+        assert len(client.cluster().nodes) == 3
+        rm.set_nodes("nodes=2,memory-mb=1024,vcores=1")
+        body = client.transport.get_json("/ws/v1/cluster/nodes")
+        states = {n["nodeHostName"]: n["state"] for n in body["nodes"]["node"]}
+        assert states == {"node00000": "RUNNING", "node00001": "RUNNING", "node00002": "LOST"}
+        assert client.cluster().spec() == "nodes=2,memory-mb=1024,vcores=1"
+        rm.set_nodes("nodes=3,memory-mb=1024,vcores=1+hosts=/rack2/big,memory-mb=4096,vcores=4")
+        grown = client.cluster()
+        assert [(n.name, n.memory_mb) for n in grown.nodes][-1] == ("big", 4096.0)
+        assert grown.memory_mb == 3 * 1024 + 4096
+        rm.set_nodes(None)
+        assert client.cluster().memory_mb == 3 * 1024
+        assert rm.simulation.cluster == rm.cluster  # the replay never changed cluster
+
+
 def test_client_reads_metrics_and_scheduler(
     rm: EmulatedRM, client: RMClient, clock: FakeClock
 ) -> None:
