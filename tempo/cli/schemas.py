@@ -177,7 +177,9 @@ HISTORY_SCHEMA = _document(
                     "backup_path": _OPTIONAL_STRING,
                     "observed_qs": _OPTIONAL_OBJECT,
                     "predicted_qs": _OPTIONAL_OBJECT,
-                }
+                },
+                # the cluster SPEC the iteration predicted on (absent from older journals)
+                {"cluster": _OPTIONAL_STRING},
             )
         ),
     },
@@ -432,7 +434,9 @@ TUNE_SCHEMA = _document(
                     "distance": _NUMBER,
                     "rm_error": _OPTIONAL_STRING,
                     "write_error": _OPTIONAL_STRING,
-                }
+                },
+                # the window's cluster SPEC; "before -> after" when the RM's nodes changed
+                {"cluster": _OPTIONAL_STRING, "cluster_change": _OPTIONAL_STRING},
             )
         ),
     },

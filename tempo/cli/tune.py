@@ -55,6 +55,11 @@ def render(report: IterationReport) -> str:
         f"iteration {report.id}: window {format_instant(report.begin_s)} .. {format_instant(report.end_s)} UTC, "
         f"{report.jobs} job(s)"
     ]
+    if report.cluster_change:
+        lines.append(
+            f"  the RM's nodes changed: {report.cluster_change}; predicting on them from "
+            "this window"
+        )
     labels = list(report.observed)
     if labels:
         columns = [("observed", report.observed)]
@@ -114,6 +119,8 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
         "distance": report.distance,
         "rm_error": report.rm_error,
         "write_error": report.write_error,
+        "cluster": report.cluster,
+        "cluster_change": report.cluster_change or None,
     }
 
 
@@ -155,7 +162,7 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
 )
 @cluster_option(
     help="Cluster the predictions run on [default: with --rm, the RM's RUNNING nodes "
-    "(/ws/v1/cluster/nodes) at the start; without, the demo's]."
+    "(/ws/v1/cluster/nodes), read again at each window; without, the demo's]."
 )
 @path_option(
     "--space",

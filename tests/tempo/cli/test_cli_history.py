@@ -91,3 +91,40 @@ def test_history_table_in_a_pipe_wraps_the_reason_between_words(tmp_path):
     printed = result.stdout.split()
     assert [w for w in reason.split() if w not in printed] == []
     assert "rolled_back" in printed and "abababababab" in printed
+
+
+def test_history_shows_the_cluster_each_iteration_predicted_on(tmp_path):
+    """Iterations that journalled their cluster show it: nodes and totals in the table, the
+    SPEC in --json (valid against the schema); a journal without any shows no such column."""
+    path = tmp_path / "j.sqlite"
+    with SQLiteJournal(path) as journal:
+        for spec in ("nodes=4,memory-mb=1024,vcores=1", "nodes=3,memory-mb=1024,vcores=1"):
+            it = journal.begin_iteration(config_path="a.xml", config_sha256="ab" * 32, cluster=spec)
+            journal.finish_iteration(it, decision="rejected", reason="no gain")
+    result = CliRunner().invoke(cli, ["history", "--journal", str(path)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    assert "cluster (--json: SPEC)" in result.output
+    assert "4 nodes, 4,096 MB, 4 vcores" in result.output
+    assert "3 nodes, 3,072 MB, 3 vcores" in result.output
+    document = json.loads(
+        CliRunner().invoke(cli, ["history", "--journal", str(path), "--json"]).output
+    )
+    jsonschema.validate(document, HISTORY_SCHEMA)
+    assert [r["cluster"] for r in document["iterations"]] == [
+        "nodes=4,memory-mb=1024,vcores=1",
+        "nodes=3,memory-mb=1024,vcores=1",
+    ]
+    _journal(tmp_path / "none.sqlite")
+    plain = CliRunner().invoke(cli, ["history", "--journal", str(tmp_path / "none.sqlite")])
+    assert "cluster" not in plain.output
+
+
+def test_a_cluster_cell_is_short_and_keeps_a_spec_it_cannot_read():
+    """Nodes and totals for a SPEC, the totals alone for one pool, the text as it is when
+    it does not parse, '-' when none was recorded."""
+    from tempo.cli.history import nodes_cell
+
+    assert nodes_cell("nodes=2,memory-mb=8192,vcores=8") == "2 nodes, 16,384 MB, 16 vcores"
+    assert nodes_cell("memory-mb=4096,vcores=4") == "4,096 MB, 4 vcores"
+    assert nodes_cell("nodes=oops") == "nodes=oops"
+    assert nodes_cell(None) == "-"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -137,6 +138,41 @@ def test_the_console_shows_the_qs_table_and_the_decision(monkeypatch):
     assert iteration["predicted_current"] == {LABEL: None}  # NaN
     assert iteration["changes"] == [
         {"queue": "root.engineer", "element": "weight", "old": "1", "new": "2"}
+    ]
+
+
+def test_a_change_of_the_rms_nodes_is_said_once_with_the_iteration(monkeypatch):
+    """The window where the RM's nodes changed says so in one line, before -> after; the
+    next does not; --json gives each window's cluster SPEC and the change."""
+    before, after = "4 RUNNING node(s), ...", "3 RUNNING node(s), ..."
+    changed = IterationReport(
+        id=2,
+        begin_s=1_700_000_000.0,
+        end_s=1_700_002_700.0,
+        decision="rejected",
+        reason="no gain",
+        cluster="nodes=3,memory-mb=1024,vcores=1",
+        cluster_change=f"{before} -> {after}",
+    )
+    same = dataclasses.replace(changed, id=3, cluster_change="")
+
+    def fake(settings, *, on_start=None, callback=None):
+        for report in (changed, same):
+            callback(report)
+        return TuneRun(Path("f.xml"), Path("j.sqlite"), True, "fresh", (changed, same))
+
+    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    out = CliRunner().invoke(cli, ["tune"]).output
+    lines = [line for line in out.splitlines() if "the RM's nodes changed" in line]
+    assert lines == [
+        f"  the RM's nodes changed: {before} -> {after}; predicting on them from this window"
+    ]
+    assert out.index(lines[0]) < out.index("iteration 3")
+    document = json.loads(CliRunner().invoke(cli, ["tune", "--json"]).stdout)
+    jsonschema.validate(document, TUNE_SCHEMA)
+    assert [(i["cluster"], i["cluster_change"]) for i in document["iterations"]] == [
+        ("nodes=3,memory-mb=1024,vcores=1", f"{before} -> {after}"),
+        ("nodes=3,memory-mb=1024,vcores=1", None),
     ]
 
 
