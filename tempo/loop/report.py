@@ -3,6 +3,7 @@ step's changes read."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,13 @@ def describe_nodes(cluster: Cluster) -> str:
         f"{len(cluster.nodes):,} RUNNING node(s), {cluster.memory_mb:,.0f} MB and "
         f"{cluster.vcores:,.0f} vcores in all, {len(sizes)} node size(s)"
     )
+
+
+def same_nodes(a: Cluster, b: Cluster) -> bool:
+    """Whether two readings of a cluster have the same nodes, in any order (an RM may list
+    its nodes in another order from one request to the next)."""
+    totals = (a.memory_mb, a.vcores, a.slots) == (b.memory_mb, b.vcores, b.slots)
+    return totals and Counter(a.nodes) == Counter(b.nodes)
 
 
 def describe_change(diff: SettingDiff) -> str:

@@ -53,7 +53,7 @@ from tempo.loop.decide import (
 )
 from tempo.loop.observe import QS, Observer, observed_qs, qs_entries
 from tempo.loop.propose import Predictor, Step, Stepper
-from tempo.loop.report import IterationReport, changes, describe_nodes
+from tempo.loop.report import IterationReport, changes, describe_nodes, same_nodes
 from tempo.loop.resume import resume_state
 from tempo.loop.rollback import regressed
 from tempo.scheduler_file import SchedulerDocument, SchedulerFile, fair_file
@@ -219,7 +219,8 @@ class Tuner:
         return self._propose(it, document, data, trace.workload, observed, held, base)
 
     def _read_nodes(self, base: Fields) -> None:
-        """Read this window's cluster (`nodes`); ``cluster_change`` says how it changed."""
+        """Read this window's cluster (`nodes`); ``cluster_change`` says how it changed. The
+        same nodes listed in another order keep the cluster as it was (and its predictions)."""
         if self.nodes is None:
             return
         try:
@@ -229,10 +230,12 @@ class Tuner:
                 "cannot read the cluster's nodes (%s); predicting on the last ones read", error
             )
             return
-        if self.cluster is not None and cluster != self.cluster:
-            base["cluster_change"] = f"{describe_nodes(self.cluster)} -> {describe_nodes(cluster)}"
-            logger.info("the RM's nodes changed: %s", base["cluster_change"])
-        self.cluster = cluster
+        if self.cluster is None or not same_nodes(cluster, self.cluster):
+            if self.cluster is not None:
+                change = f"{describe_nodes(self.cluster)} -> {describe_nodes(cluster)}"
+                base["cluster_change"] = change
+                logger.info("the RM's nodes changed: %s", change)
+            self.cluster = cluster
 
     def _begin(self, sha: str | None, observed: QS | None = None) -> int:
         """Journal the start of an iteration on the configuration `sha` and `cluster`."""

@@ -127,7 +127,7 @@ def test_a_failed_read_keeps_the_last_cluster_with_a_warning(allocation, caplog)
     with caplog.at_level(logging.WARNING, logger="tempo.loop.tuner"):
         report = loop.step()
     assert "cannot read the cluster's nodes" in caplog.text and "connection refused" in caplog.text
-    assert report.decision != "rejected" or "cannot observe" not in report.reason
+    assert report.decision == "accepted" and "the previous step held" in report.reason
     assert report.cluster == FOUR.spec() and report.cluster_change == ""
     assert loop.stepper.seen[-1] == FOUR
     assert loop.journal.iterations()[-1].cluster == FOUR.spec()
@@ -183,3 +183,16 @@ def test_with_cluster_given_the_nodes_are_not_read(allocation):
     report = loop.step()
     assert real.reads == 0 and loop.cluster == FOUR and report.cluster == FOUR.spec()
     assert report.cluster_change == ""
+
+
+def test_the_same_nodes_listed_in_another_order_are_no_change(allocation):
+    """An RM may list its nodes in another order: the cluster, and what is predicted on
+    it, stays the one read first, and no change is said."""
+    from dataclasses import replace
+
+    real = RealCluster(allocation, FOUR)
+    loop = _tuner(allocation, real, reread=True)
+    loop.step()
+    real.nodes = replace(FOUR, nodes=FOUR.nodes[::-1])
+    report = loop.step()
+    assert loop.cluster is FOUR and report.cluster_change == ""
