@@ -17,7 +17,9 @@ a real cluster, with the real JSON shapes, while the predictor's incremental
   ``tempo emulate-rm refresh --rm URL``): HTTP 200 when the file is in force, 400
   with the reason when it is refused;
 - ``GET /ws/v1/emulator/status`` tells the emulated clock (trace seconds and epoch
-  ms), the SHA-256 of the allocation in force and every reload.
+  ms), the SHA-256 of the allocation in force and every reload;
+- `EmulatedRM.set_nodes` changes the node list ``GET /ws/v1/cluster/nodes`` reports
+  (nodes lost or added during a client's run); the replay keeps its cluster.
 
 Given a ``capacity-scheduler.xml`` (`whatif.capacity.is_capacity_scheduler`) it runs the
 Capacity Scheduler instead: the predictor's Capacity Scheduler mode schedules, the
