@@ -25,6 +25,7 @@ from tempo.cli.options import (
     shown_option,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
+from tempo.errors import RMError
 from tempo.gain import MinGain
 from tempo.loop import IterationReport, Tolerance
 from tempo.loop.report import TuneRun
@@ -32,6 +33,7 @@ from tempo.loop.settings import TuneSettings
 from tempo.loop.wiring import tune as run_tune
 from tempo.reports import journal_report, write_tuning_report
 from tempo.reports.document import changes
+from tempo.rm.transport import spnego_auth
 from whatif.durations import format_instant
 from whatif.predictor.compiled import kernel_cache_is_warm
 
@@ -122,6 +124,17 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
         "cluster": report.cluster,
         "cluster_change": report.cluster_change or None,
     }
+
+
+def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """--kerberos needs the kerberos extra: said with the command line (exit 2), not when
+    the RM is first asked (which would be exit 3, a failed cluster)."""
+    if value:
+        try:
+            spnego_auth()
+        except RMError as error:
+            raise click.BadParameter(str(error)) from None
+    return value
 
 
 @click.command()
@@ -226,6 +239,7 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
 @click.option(
     "--kerberos",
     is_flag=True,
+    callback=_kerberos,
     help="Authenticate with SPNEGO (kinit first; needs the kerberos extra).",
 )
 @shown_option(

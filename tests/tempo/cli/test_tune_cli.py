@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -93,6 +94,16 @@ def test_a_bad_duration_is_a_usage_error(captured):
     """--window that is not a duration exits with status 2 naming the option."""
     result = CliRunner().invoke(cli, ["tune", "--window", "soon"])
     assert result.exit_code == 2 and "--window" in result.output
+
+
+def test_kerberos_without_the_extra_is_a_usage_error(monkeypatch):
+    """--kerberos without requests-gssapi is exit 2 naming the option and the extra, read
+    with the command line, not 3 (a failed cluster a script would retry)."""
+    monkeypatch.setitem(sys.modules, "requests_gssapi", None)  # import fails
+    live = ["tune", "--rm", "http://127.0.0.1:9", "--history-server", "http://127.0.0.1:9"]
+    result = CliRunner().invoke(cli, [*live, "--kerberos", "--once"])
+    assert result.exit_code == 2, result.output
+    assert "'--kerberos'" in result.output and "tempo-yarn[kerberos]" in result.output
 
 
 def test_rm_without_config_is_one_line_and_status_2(tmp_path):
