@@ -326,9 +326,16 @@ def tune(
     emulated RM's yarn-site is configs/sample-yarn-site.xml (on).
     """
     refuse_report_overwrite(report_dir, force=force)
-    emulated = not rm_urls
-    if trace_path is not None and not emulated:
-        raise click.UsageError("--trace is for the emulated RM (without --rm)")
+    emulated = _emulated(
+        rm_urls,
+        trace_path,
+        {
+            "--history-server": history_url is not None,
+            "--ca-bundle": ca_bundle is not None,
+            "--kerberos": kerberos,
+            "--reload-command": reload_command is not None,
+        },
+    )
     if emulated and site_path is None:
         site_path = DEMO_SITE
     scheduler = scheduler_settings(
@@ -369,6 +376,22 @@ def tune(
         files = write_tuning_report(journal_report(run.journal_path), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=as_json)
     _exit(run)
+
+
+def _emulated(rm_urls: tuple[str, ...], trace_path: Path | None, live: dict[str, bool]) -> bool:
+    """Whether tune runs against the emulated RM (no --rm); an option of the other mode
+    is a usage error, so a script whose --rm came out empty does not run the demo."""
+    if rm_urls:
+        if trace_path is not None:
+            raise click.UsageError("--trace is for the emulated RM (without --rm)")
+        return False
+    given = [name for name, on in live.items() if on]
+    if given:
+        raise click.UsageError(
+            f"{', '.join(given)}: for a live RM, with --rm (without --rm, tune runs the "
+            "emulated demo)"
+        )
+    return True
 
 
 def _demo_engine() -> str:

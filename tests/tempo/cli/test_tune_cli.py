@@ -96,6 +96,23 @@ def test_a_bad_duration_is_a_usage_error(captured):
     assert result.exit_code == 2 and "--window" in result.output
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--history-server", "http://jhs:19888"],
+        ["--reload-command", "yarn rmadmin -refreshQueues"],
+    ],
+    ids=["--history-server", "--reload-command"],
+)
+def test_live_rm_options_without_rm_are_a_usage_error(captured, options):
+    """Options of a live RM given without --rm (a script's empty $RM) stop with exit 2
+    naming them, rather than run the emulated demo and exit 0 as if the cluster were tuned."""
+    result = CliRunner().invoke(cli, ["tune", *options])
+    assert result.exit_code == 2, result.output
+    assert "settings" not in captured
+    assert options[0] in result.output and "--rm" in result.output
+
+
 def test_kerberos_without_the_extra_is_a_usage_error(monkeypatch):
     """--kerberos without requests-gssapi is exit 2 naming the option and the extra, read
     with the command line, not 3 (a failed cluster a script would retry)."""
