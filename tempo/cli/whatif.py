@@ -23,6 +23,7 @@ from tempo.cli.options import (
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.cli.progress import ProgressBar
+from tempo.cli.tables import terminal_width
 from tempo.errors import TempoError
 from tempo.templates import parse_duration
 from tempo.whatif import WhatifRun, run_whatif
@@ -201,16 +202,7 @@ def whatif(
     if as_json:
         click.echo(run.files.json.read_text(encoding="utf-8"), nl=False)
     else:
-        if cluster_spec is None:
-            click.echo(
-                f"cluster at scale 1: {run.analysis.cluster.describe()} (from the trace's notes)"
-            )
-        if run.forecast is not None:
-            click.echo(render_forecast(run.forecast), nl=False)
-        click.echo(render_text(run.analysis, retuned=run.retuned, check=run.check), nl=False)
-        if run.forecast is not None:
-            click.echo(_answer(run))
-        click.echo(f"Report: {run.files.json} and {run.files.html}")
+        _echo_text(run, cluster_given=cluster_spec is not None)
     missed = [
         s.scenario.label
         for s in run.analysis.scenarios
@@ -220,6 +212,23 @@ def whatif(
         if not as_json:
             click.echo(f"the cluster at scale 1 misses an SLO in: {'; '.join(missed)}", err=True)
         click.get_current_context().exit(exitcodes.NO)
+
+
+def _echo_text(run: WhatifRun, *, cluster_given: bool) -> None:
+    """The report as text on stdout, its tables split to the terminal's width (100 in a pipe)."""
+    if not cluster_given:
+        click.echo(
+            f"cluster at scale 1: {run.analysis.cluster.describe()} (from the trace's notes)"
+        )
+    width = terminal_width()
+    if run.forecast is not None:
+        click.echo(render_forecast(run.forecast, width), nl=False)
+    click.echo(
+        render_text(run.analysis, retuned=run.retuned, check=run.check, width=width), nl=False
+    )
+    if run.forecast is not None:
+        click.echo(_answer(run))
+    click.echo(f"Report: {run.files.json} and {run.files.html}")
 
 
 def _progress(bar: ProgressBar) -> Progress:

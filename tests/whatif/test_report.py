@@ -116,6 +116,25 @@ def test_text_report_names_the_smallest_cluster(analysis):
     assert "root.a:QS_AJR <= 40" in text and "root.b:QS_PCT(p=0.9) < 60" in text
 
 
+def test_a_text_table_wider_than_the_width_is_split_into_blocks_that_repeat_the_scale(analysis):
+    """With a width (the CLI gives the terminal's, 100 in a pipe), a scenario table wider
+    than it is split into blocks of SLO columns, each under the scale and cluster columns,
+    every line within the width; without one the table stays whole."""
+
+    def table(lines):
+        return [line for line in lines if re.match(r"(scale |-----|[0-9.]+\*? )", line)]
+
+    whole = render_text(analysis).splitlines()
+    assert max(len(line) for line in table(whole)) > 70
+    lines = render_text(analysis, width=70).splitlines()
+    assert max(len(line) for line in table(lines)) <= 70
+    headers = [line for line in lines if re.match(r"scale +cluster ", line)]
+    assert len(headers) == 2
+    assert "root.a:QS_AJR <= 40" in headers[0] and "root.b:QS_PCT(p=0.9) < 60" in headers[1]
+    rows = [line for line in whole if line.startswith("0.5 ")]
+    assert len([line for line in lines if line.startswith("0.5 ")]) == 2 * len(rows)
+
+
 @pytest.mark.slow
 def test_report_renders_with_visible_plots_in_headless_chromium(report_dir, render_in_chromium):
     """Headless Chromium renders report.html into a screenshot with plot ink and color."""

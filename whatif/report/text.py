@@ -20,13 +20,39 @@ def _cell(mean: float, spread: float, met: bool | None, *, slo: bool = False) ->
     return f"{mean:.4g}{plus}{mark}"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+def _table(
+    header: list[str], rows: list[list[str]], width: int | None = None, keys: int = 2
+) -> list[str]:
+    """`rows` under `header`, columns two spaces apart. Wider than `width` (None: never
+    split), the columns go into blocks stacked one under the other, each at most `width`
+    wide where it can be and each repeating the first `keys` columns (what names a row)."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
-    def line(r: list[str]) -> str:
-        return "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+    def line(r: list[str], cols: list[int]) -> str:
+        return "  ".join(r[i].ljust(widths[i]) for i in cols).rstrip()
 
-    return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+    dashes = ["-" * w for w in widths]
+    lines: list[str] = []
+    for cols in _column_blocks(widths, width, keys):
+        lines.extend([""] if lines else [])
+        lines.extend(line(r, cols) for r in [header, dashes, *rows])
+    return lines
+
+
+def _column_blocks(widths: list[int], width: int | None, keys: int) -> list[list[int]]:
+    """Column indices per block: the `keys` first in each, then as many as fit `width`
+    (at least one)."""
+    head = list(range(min(keys, len(widths))))
+    if width is None or sum(widths) + 2 * (len(widths) - 1) <= width:
+        return [list(range(len(widths)))]
+    blocks: list[list[int]] = []
+    for i in range(len(head), len(widths)):
+        chosen = head + (blocks[-1] if blocks else []) + [i]
+        if blocks and sum(widths[j] + 2 for j in chosen) - 2 <= width:
+            blocks[-1].append(i)
+        else:
+            blocks.append([i])
+    return [head + block for block in blocks] or [head]
 
 
 def render_text(
@@ -34,18 +60,20 @@ def render_text(
     *,
     retuned: ProvisioningAnalysis | None = None,
     check: ScaleUpCheck | None = None,
+    width: int | None = None,
 ) -> str:
-    """A plain-text report: one table per scenario (in force, then re-tuned), then the scale-up check."""
-    lines = _scenario_lines(analysis)
+    """A plain-text report: one table per scenario (in force, then re-tuned), then the scale-up
+    check; a table wider than `width` is split into blocks of columns (`_table`)."""
+    lines = _scenario_lines(analysis, width)
     if retuned is not None:
         lines.append("Re-tuned configuration (tempo optimize at each cluster size):")
-        lines.extend(_scenario_lines(retuned))
+        lines.extend(_scenario_lines(retuned, width))
     if check is not None:
-        lines.extend(_check_lines(check))
+        lines.extend(_check_lines(check, width))
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _scenario_lines(analysis: ProvisioningAnalysis) -> list[str]:
+def _scenario_lines(analysis: ProvisioningAnalysis, width: int | None) -> list[str]:
     met_of = {j: i for i, (*_, j) in enumerate(analysis.thresholds)}
     threshold_text = {j: f" {op} {t:g}" for _, _, t, op, j in analysis.thresholds}
     lines: list[str] = []
@@ -68,7 +96,7 @@ def _scenario_lines(analysis: ProvisioningAnalysis) -> list[str]:
                 for j in range(len(analysis.labels))
             ]
             rows.append([f"{r.scale:g}{'' if r.on_grid else '*'}", r.cluster.describe(), *cells])
-        lines.extend(_table(header, rows))
+        lines.extend(_table(header, rows, width))
         b = s.bisection
         smallest = s.smallest
         if b.status == "found":
@@ -100,8 +128,9 @@ def _scenario_lines(analysis: ProvisioningAnalysis) -> list[str]:
     return lines
 
 
-def render_forecast(forecast: WorkloadForecast) -> str:
-    """The forecast per queue: now (the reference window), median and interval at the horizon."""
+def render_forecast(forecast: WorkloadForecast, width: int | None = None) -> str:
+    """The forecast per queue: now (the reference window), median and interval at the horizon;
+    wider than `width`, split into blocks of columns that repeat the queue and series."""
     horizon = format_duration(forecast.horizon_s)
     percent = f"{100 * forecast.level:g}%"
     lines = [
@@ -110,7 +139,7 @@ def render_forecast(forecast: WorkloadForecast) -> str:
         f"{percent} interval):"
     ]
     header, rows = forecast_rows(forecast)
-    lines.extend(_table(header, rows))
+    lines.extend(_table(header, rows, width))
     lines.extend(f"note: {note}" for note in forecast.notes)
     return "\n".join(lines) + "\n\n"
 
@@ -142,7 +171,7 @@ def scaleup_rows(check: ScaleUpCheck) -> Iterable[Any]:
     return check.table.itertuples()
 
 
-def _check_lines(check: ScaleUpCheck) -> list[str]:
+def _check_lines(check: ScaleUpCheck, width: int | None) -> list[str]:
     lines = []
     lines.append(
         f"Scale-up check (SLOs of {check.cluster.describe()} predicted from traces recorded on 1/factor of it):"
@@ -158,5 +187,6 @@ def _check_lines(check: ScaleUpCheck) -> list[str]:
         ]
         for row in scaleup_rows(check)
     ]
-    lines.extend(_table(["factor", "recorded on", "qs", "predicted", "direct", "error"], rows))
+    header = ["factor", "recorded on", "qs", "predicted", "direct", "error"]
+    lines.extend(_table(header, rows, width, keys=3))
     return lines
