@@ -160,14 +160,17 @@ class SpaceSpec:
             )
         except ValidationError as error:
             raise ValidationError(f"{self.source}: space.{error}") from error
-        defaults = default_dimensions(
-            allocation,
-            cluster,
-            settings=settings,
-            queues=queues,
-            cover=(),
-            top_level=dialect.top_level,
-        )
+        try:
+            defaults = default_dimensions(
+                allocation,
+                cluster,
+                settings=settings,
+                queues=queues,
+                cover=(),
+                top_level=dialect.top_level,
+            )
+        except ValidationError as error:
+            raise ValidationError(f"{self.source}: space.settings: {error}") from error
         dimensions = {(d.queue, d.key): d for d in defaults}
         splits = equal_splits(allocation)
         for rule in self.rules:

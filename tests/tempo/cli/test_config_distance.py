@@ -50,3 +50,16 @@ def test_diff_with_a_space_file_that_does_not_fit_exits_2(tmp_path):
     )
     assert result.exit_code == 2
     assert "space.toml:2: queue: expected one of root" in result.output
+
+
+def test_diff_with_a_space_file_of_resources_and_no_cluster_names_the_file_and_option(tmp_path):
+    """A space file whose settings list minResources, given without --cluster, stops with
+    exit 2 naming the space file, the setting and --cluster (before: only
+    'root.x.minResources: cluster: required ... got None', no file, no option)."""
+    space = tmp_path / "space.toml"
+    space.write_text('[space]\nsettings = ["weight", "minResources"]\n')
+    result = CliRunner().invoke(cli, ["config", "diff", EXAMPLE, EXAMPLE, "--space", str(space)])
+    assert result.exit_code == 2, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert "space.toml: space.settings:" in line and "minResources" in line
+    assert "--cluster SPEC" in line
