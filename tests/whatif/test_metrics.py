@@ -381,6 +381,17 @@ def test_slowdown_is_at_least_one_on_the_bundled_samples(name):
         assert evaluate(schedule, ["QS_SLOWDOWN"], window=window).loc["root"].item() > 1.0
 
 
+@pytest.mark.parametrize("length_s", [864_000.0, 7_200.0, 10.0, 86_400_000.0])
+def test_the_last_window_of_any_length_still_holds_the_last_event(length_s):
+    """`Window.last(L)` ends where the covering window ends, so its last event is inside
+    whatever L is; a rounded end_s - L + L fell an ulp short for L = 10 days on the
+    two-tenant sample's last finish, and `tempo qs --window 10d` counted 413 of its 414 jobs."""
+    last = 8788.862000000001
+    window = Window.covering_times(np.array([49.0, last])).last(length_s)
+    assert window.start_s + window.length_s > last
+    assert window.length_s == pytest.approx(length_s, rel=1e-15)
+
+
 def test_deadline_misses_from_the_job_column():
     """QS_DL(deadline=column): j1 50 > 40 late, j2 80 <= 100, j6 90 > 50 late; j3 has none."""
     table = _table(Metric.of("QS_DL", deadline="column"), workload=_workload())

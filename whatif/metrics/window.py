@@ -32,8 +32,13 @@ class Window:
 
     @classmethod
     def ending_at(cls, end_s: float, length_s: float) -> Window:
-        """The window of `length_s` seconds that ends (exclusively) at `end_s`."""
-        return cls(end_s - length_s, length_s)
+        """The window of `length_s` seconds that ends (exclusively) at `end_s`: its length
+        is raised by the ulps the rounded start loses, so that ``start_s + length_s`` is not
+        short of `end_s` (an event just before `end_s` stays inside)."""
+        start = end_s - length_s
+        while start + length_s < end_s:
+            length_s = float(np.nextafter(length_s, math.inf))
+        return cls(start, length_s)
 
     @classmethod
     def covering(cls, schedule: Schedule) -> Window:
