@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from tempo.cli import CommandError, exitcodes
-from tempo.cli.checks import warn_unmeasured
+from tempo.cli.checks import warn_unmeasured, warn_window_longer
 from tempo.cli.options import (
     cluster_option,
     emit_json,
@@ -136,6 +136,8 @@ def qs(
         window = Window.covering(covered)
         if window_s is not None:
             window = window.last(window_s)
+    if window_s is not None:
+        warn_window_longer(window, trace.workload, f"--window {window_text}")
     report = qs_report(
         trace.observed,
         templates,

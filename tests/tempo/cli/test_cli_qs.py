@@ -117,6 +117,21 @@ def test_qs_window_option_and_text_output(trace_dir):
     assert "root.prod" in result.output
 
 
+def test_qs_window_longer_than_the_trace_warns_that_shares_are_diluted(trace_dir, caplog):
+    """--window longer than the trace starts before its first job: the shares averaged
+    over the window (QS_UTIL...) count the time before as idle, so a warning (stderr,
+    through logging) says so; a window inside the trace says nothing."""
+    cluster = ("--cluster", "memory-mb=1000,vcores=10")
+    with caplog.at_level("WARNING", logger="tempo"):
+        longer = _qs("--trace", trace_dir, *cluster, "--window", "10d")
+    assert longer.exit_code == 0, longer.output
+    assert re.search(r"--window 10d: .*longer than the trace.*QS_UTIL", caplog.text)
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="tempo"):
+        inside = _qs("--trace", trace_dir, "--window", "1min")
+    assert inside.exit_code == 0 and "longer than the trace" not in caplog.text
+
+
 def test_qs_bad_window_is_exit_2(trace_dir):
     """An unreadable --window is a one-line error."""
     result = _qs("--trace", trace_dir, "--window", "soon")
