@@ -6,6 +6,7 @@ DBA looks at to choose template thresholds (Tempo paper, section 5.2).
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Hashable, Iterable, Sequence
@@ -20,7 +21,7 @@ import pandas as pd
 from tempo.errors import TempoError
 from tempo.templates import Constraint, QSTemplate, required_metrics
 from whatif.cluster import Cluster
-from whatif.durations import format_instant
+from whatif.durations import format_duration, format_instant
 from whatif.errors import UnfinishedJobsError
 from whatif.metrics import Metric, Window, evaluate, has_deadlines, unfinished_jobs
 from whatif.readers import detect_format, read_native, read_trace
@@ -28,6 +29,8 @@ from whatif.readers.native import read_native_times
 from whatif.schedule import Schedule
 from whatif.trace import Trace
 from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
 
 #: Metrics shown for every queue, whatever the templates ask for.
 BASE_METRICS = (Metric("QS_AJR"), Metric("QS_PCT"), Metric("QS_SLOWDOWN"), Metric("QS_THR"))
@@ -384,3 +387,21 @@ def _status(met: bool | None, value: float = 0.0) -> str:
     if met:
         return "met"
     return "NOT MET (nothing measured)" if value != value else "VIOLATED"
+
+
+def warn_window_longer(window: Window, workload: Workload, option: str) -> bool:
+    """Log when `window` (asked for as `option`, e.g. ``--window 10d``) starts before the
+    workload's first submission: the shares averaged over the window count the time
+    before the trace as idle. Returns whether it did."""
+    first = float(workload.jobs["submit_s"].min())
+    if not window.start_s < first:
+        return False
+    logger.warning(
+        "%s: the window is longer than the trace, which covers its last %s (from the first "
+        "submission at %s s); QS_UTIL, QS_UTIL_NOPREEMPT and QS_FAIR average over the whole "
+        "window, so the time before the trace counts as idle",
+        option,
+        format_duration(window.end_s - first),
+        f"{first:,.1f}",
+    )
+    return True

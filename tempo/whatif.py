@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tempo.errors import TempoError
 from tempo.optimize import optimize
+from tempo.qs import warn_window_longer
 from tempo.scheduler_file import SchedulerDocument, read_scheduler_document, scheduler_file
 from tempo.space import hadoop_version_for
 from tempo.templates import (
@@ -373,6 +374,8 @@ def run_whatif(
         raise TempoError(f"{templates}: the templates state no CONSTRAINT to provision for")
     extra = [(queue, metric) for queue, metric, _ in objectives(template_list)]
     window = Window.ending_at(workload.span_s[1], window_s) if window_s is not None else None
+    if window is not None:
+        warn_window_longer(window, workload, f"--window {format_duration(window.length_s)}")
     settings = settings if settings is not None else SchedulerSettings()
     analysis, retuned, scale_check = _analyses(
         workload,

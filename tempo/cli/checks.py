@@ -4,8 +4,7 @@
 cluster (a queue's minResources above the cluster, minimum shares that cannot all
 be met, a placement rule naming a queue the file does not define...);
 `warn_unmeasured` names each template constraint that had nothing to measure (it
-can never be evaluated on this trace, and so is never met); `warn_window_longer`
-says when ``--window`` reaches back before the trace's first job. All go to stderr
+can never be evaluated on this trace, and so is never met). Both go to stderr
 through logging, so ``--quiet`` hides them.
 """
 
@@ -20,9 +19,6 @@ import pandas as pd
 from tempo.templates import QSTemplate
 from whatif.allocation import AllocationDocument, Resources, validate
 from whatif.cluster import Cluster
-from whatif.durations import format_duration
-from whatif.metrics import Window
-from whatif.workload import Workload
 
 logger = logging.getLogger("tempo")
 
@@ -63,21 +59,3 @@ def warn_unmeasured(templates: Sequence[QSTemplate], constraints: pd.DataFrame, 
             )
             count += 1
     return count
-
-
-def warn_window_longer(window: Window, workload: Workload, option: str) -> bool:
-    """Log when `window` (asked for as `option`, e.g. ``--window 10d``) starts before the
-    workload's first submission: the shares averaged over the window count the time
-    before the trace as idle. Returns whether it did."""
-    first = float(workload.jobs["submit_s"].min())
-    if not window.start_s < first:
-        return False
-    logger.warning(
-        "%s: the window is longer than the trace, which covers its last %s (from the first "
-        "submission at %s s); QS_UTIL, QS_UTIL_NOPREEMPT and QS_FAIR average over the whole "
-        "window, so the time before the trace counts as idle",
-        option,
-        format_duration(window.end_s - first),
-        f"{first:,.1f}",
-    )
-    return True

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from tempo.cli import CommandError, exitcodes
-from tempo.cli.checks import warn_unmeasured, warn_window_longer
+from tempo.cli.checks import warn_unmeasured
 from tempo.cli.options import (
     cluster_option,
     emit_json,
@@ -21,7 +21,7 @@ from tempo.cli.options import (
 )
 from tempo.cli.predict import config_allocation
 from tempo.cli.preemption import scheduler_settings, site_reader_options
-from tempo.qs import qs_report, read_qs_trace
+from tempo.qs import qs_report, read_qs_trace, warn_window_longer
 from tempo.templates import (
     QSTemplate,
     check_queues,

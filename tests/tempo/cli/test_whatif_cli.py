@@ -28,6 +28,17 @@ def test_whatif_writes_the_report_and_prints_the_table(tmp_path):
     assert (tmp_path / "report.html").stat().st_size > 10_000
 
 
+def test_a_window_longer_than_the_trace_is_warned_of(tmp_path, caplog):
+    """--window 10d on a trace of two hours starts before its first job: shares over the
+    window (QS_UTIL...) count that time as idle, and a warning says so, as tempo qs does."""
+    with caplog.at_level("WARNING", logger="tempo"):
+        result = CliRunner().invoke(
+            cli, [*ARGS, "--cluster-scale", "1", "--window", "10d", "-o", str(tmp_path)]
+        )
+    assert result.exit_code == 0, result.output
+    assert "--window 10d: the window is longer than the trace" in caplog.text
+
+
 def test_bad_scale_list_is_a_usage_error(tmp_path):
     """A non-numeric --cluster-scale exits 2 naming the option."""
     result = CliRunner().invoke(cli, [*ARGS, "--cluster-scale", "1,big", "-o", str(tmp_path)])
