@@ -9,7 +9,7 @@ from pathlib import Path
 from tempo.errors import TemplateSyntaxError, TempoError
 from tempo.templates.model import QSTemplate
 from tempo.templates.parser import parse_templates
-from whatif.metrics import full_path
+from whatif.metrics import full_path, has_deadlines, metric_spec
 from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
@@ -117,3 +117,32 @@ def check_trace_queues(templates: Iterable[QSTemplate], workload: Workload, sour
     """
     queues = [str(q) for q in workload.jobs["queue"].unique()] if workload.n_jobs else []
     check_queues(templates, queues, where=f"the trace {source}", verb="has jobs in")
+    check_trace_deadlines(templates, workload, source)
+
+
+#: What a job needs to have a deadline, per deadline source read from the workload.
+_NEEDS = {
+    "auto": "a deadline_s value or a recurring_key shared by two or more jobs",
+    "column": "a deadline_s value",
+    "next": "a recurring_key shared by two or more jobs",
+}
+
+
+def check_trace_deadlines(templates: Iterable[QSTemplate], workload: Workload, source: str) -> None:
+    """Raise, naming the template line, if a QS_DL or QS_ATTAIN takes its deadlines from
+    the workload (``deadline=`` auto, column or next) and no job of `workload` (read
+    from `source`) has one of that kind: it could be evaluated on no queue."""
+    for template in templates:
+        placed = [(c.metric, c.location) for c in template.constraints]
+        if template.optimize is not None:
+            placed.append((template.optimize, template.location))
+        for metric, where in placed:
+            kind = str(dict(metric.params).get("deadline", "auto"))
+            if metric_spec(metric.name).needs_deadlines and kind in _NEEDS:
+                if not has_deadlines(workload, kind):
+                    raise TempoError(
+                        f"{where or template.queue}: {metric} takes its deadlines from the "
+                        f"trace (deadline={kind}), and no job of the trace {source} has "
+                        f"{_NEEDS[kind]}; give the template its own deadline, e.g. "
+                        "deadline=+1h or deadline=09:00"
+                    )

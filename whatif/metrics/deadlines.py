@@ -78,15 +78,16 @@ def time_of_day_s(source: str) -> float | None:
     return float(hours * 3600 + minutes * 60 + seconds)
 
 
-def has_deadlines(workload: Workload | None) -> bool:
-    """Whether `workload` gives any job a deadline (a ``deadline_s``, or a recurring job's next run)."""
+def has_deadlines(workload: Workload | None, source: str = "auto") -> bool:
+    """Whether `workload` gives any job a deadline of `source`'s kind: a ``deadline_s``
+    (``column``), a recurring job's next run (``next``) or either (``auto``)."""
     if workload is None:
         return False
     jobs = workload.jobs
     keys = jobs["recurring_key"][jobs["recurring_key"] != ""]
-    return bool(
-        np.isfinite(jobs["deadline_s"].to_numpy(dtype=float)).any() or keys.duplicated().any()
-    )
+    column = bool(np.isfinite(jobs["deadline_s"].to_numpy(dtype=float)).any())
+    following = bool(keys.duplicated().any())
+    return {"column": column, "next": following}.get(source, column or following)
 
 
 def job_deadlines(schedule: Schedule, workload: Workload | None, source: str) -> np.ndarray:

@@ -132,6 +132,23 @@ def test_qs_window_longer_than_the_trace_warns_that_shares_are_diluted(trace_dir
     assert inside.exit_code == 0 and "longer than the trace" not in caplog.text
 
 
+def test_qs_deadline_template_on_a_trace_without_deadlines_names_the_template_line(tmp_path):
+    """A QS_DL constraint taking its deadlines from the trace (deadline=auto), on a trace
+    where no job has a deadline_s or a recurring key, is exit 2 naming the template line,
+    the trace and the way out (a deadline the template gives itself); it was one line
+    with neither, 'deadline=auto: no deadlines available; ...'."""
+    trace = read_trace(ROOT / "traces/two-tenant")
+    jobs = trace.workload.jobs.assign(recurring_key="")
+    path = write_native(
+        Trace(workload=Workload(jobs, trace.workload.tasks), observed=trace.observed),
+        tmp_path / "no-deadlines",
+    )
+    result = _qs("--trace", path, "--templates", ROOT / "templates/two-tenant")
+    assert result.exit_code == 2, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert "prod.qs:10:12" in line and str(path) in line and "deadline=+1h" in line
+
+
 def test_qs_bad_window_is_exit_2(trace_dir):
     """An unreadable --window is a one-line error."""
     result = _qs("--trace", trace_dir, "--window", "soon")
