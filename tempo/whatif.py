@@ -27,6 +27,7 @@ from tempo.space import hadoop_version_for
 from tempo.templates import (
     QSTemplate,
     check_queues,
+    check_trace_deadlines,
     check_trace_queues,
     load_templates,
     objectives,
@@ -38,7 +39,7 @@ from whatif.durations import format_duration
 from whatif.errors import ValidationError
 from whatif.executors import Executor, make_executor
 from whatif.forecast import WorkloadForecast, forecast_workload
-from whatif.metrics import Metric, Window
+from whatif.metrics import Metric, Window, metric_spec
 from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.provisioning import (
     Configure,
@@ -46,6 +47,7 @@ from whatif.provisioning import (
     ProvisioningAnalysis,
     WorkloadScenario,
     analyze_provisioning,
+    scenario_workloads,
 )
 from whatif.readers import read_trace
 from whatif.report import ReportFiles, write_report
@@ -233,6 +235,25 @@ def _scenarios(
     return reference, forecast_scenarios(forecast, reference.queues), forecast
 
 
+def _check_generated_deadlines(
+    templates: Sequence[QSTemplate],
+    workload: Workload,
+    scenarios: Sequence[WorkloadScenario],
+    trace: str | Path,
+    seed: int,
+) -> None:
+    """Raise, naming the template line, if a generated scenario's workload has none of the
+    deadlines a template takes from it (the workload model keeps deadline_s values and
+    recurring jobs on a period, not a trace's bursty repeats: docs/workload-model.md)."""
+    if not any(metric_spec(m.name).needs_deadlines for t in templates for m in t.metrics):
+        return
+    for source, generated in scenario_workloads(workload, scenarios, seed=seed):
+        if source == "model":
+            check_trace_deadlines(
+                templates, generated, f"{trace} as its workload model generates it"
+            )
+
+
 def _recorded_cluster(notes: Sequence[str], trace: str | Path) -> str:
     """The cluster SPEC the trace's notes say it was recorded on; an error when they do not."""
     cluster = recorded_cluster(notes)
@@ -366,6 +387,7 @@ def run_whatif(
     allocation = scheduler_file(document).allocation(document, base)
     template_list = load_templates(templates)
     check_trace_queues(template_list, check_workload, str(trace))
+    _check_generated_deadlines(template_list, workload, scenarios, trace, seed)
     check_queues(template_list, [q.name for q in allocation.queues()], where=str(config))
     thresholds = [
         (t.queue, c.metric, c.threshold, c.op) for t in template_list for c in t.constraints

@@ -5,7 +5,12 @@ reads a file or a directory of ``*.qs`` files; `objectives`, `constraints` and
 `qs_vector` turn templates and an `evaluate` table into the optimizer's vectors.
 """
 
-from tempo.templates.loader import check_queues, check_trace_queues, load_templates
+from tempo.templates.loader import (
+    check_queues,
+    check_trace_deadlines,
+    check_trace_queues,
+    load_templates,
+)
 from tempo.templates.model import Constraint, QSTemplate, SourceLocation
 from tempo.templates.parser import parse_templates
 from tempo.templates.units import parse_duration
@@ -16,6 +21,7 @@ __all__ = [
     "QSTemplate",
     "SourceLocation",
     "check_queues",
+    "check_trace_deadlines",
     "check_trace_queues",
     "constraints",
     "load_templates",

@@ -39,6 +39,19 @@ def test_a_window_longer_than_the_trace_is_warned_of(tmp_path, caplog):
     assert "--window 10d: the window is longer than the trace" in caplog.text
 
 
+def test_growth_whose_generated_workload_has_no_deadlines_names_the_template_line(tmp_path):
+    """--growth replays workloads generated from the trace's model, which keeps recurring
+    jobs only when they are periodic: the two-tenant sample's are not, so root.prod's
+    QS_DL (deadline=auto) has no deadline in any generated job. Exit 2 naming the
+    template line and why, not the bare 'deadline=auto: no deadlines available; ...'."""
+    result = CliRunner().invoke(
+        cli, [*ARGS, "--cluster-scale", "1", "--growth", "1.3", "-o", str(tmp_path)]
+    )
+    assert result.exit_code == 2, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert "prod.qs:10:12" in line and "workload model" in line and "deadline=+1h" in line
+
+
 def test_bad_scale_list_is_a_usage_error(tmp_path):
     """A non-numeric --cluster-scale exits 2 naming the option."""
     result = CliRunner().invoke(cli, [*ARGS, "--cluster-scale", "1,big", "-o", str(tmp_path)])
