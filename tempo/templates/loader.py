@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tempo.errors import TemplateSyntaxError, TempoError
-from tempo.templates.model import QSTemplate
+from tempo.templates.model import QSTemplate, SourceLocation
 from tempo.templates.parser import parse_templates
-from whatif.metrics import full_path, has_deadlines, metric_spec
+from whatif.metrics import Metric, full_path, has_deadlines, metric_spec
 from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
@@ -118,6 +118,34 @@ def check_trace_queues(templates: Iterable[QSTemplate], workload: Workload, sour
     queues = [str(q) for q in workload.jobs["queue"].unique()] if workload.n_jobs else []
     check_queues(templates, queues, where=f"the trace {source}", verb="has jobs in")
     check_trace_deadlines(templates, workload, source)
+    _warn_unknown_stages(templates, workload, source)
+
+
+def _warn_unknown_stages(templates: Iterable[QSTemplate], workload: Workload, source: str) -> None:
+    """Warn of a ``stage=`` no task of `workload` has: the metric counts no attempt (a
+    QS_UTIL of 0), which a misspelt stage would give silently."""
+    stages = sorted(str(s) for s in workload.tasks["stage"].unique())
+    for template in templates:
+        for metric, where in _placed(template):
+            stage = dict(metric.params).get("stage")
+            if stage and stage not in stages:
+                logger.warning(
+                    "%s: %s counts the attempts of stage %r, and no task of the trace %s has it "
+                    "(its stages: %s)",
+                    where or template.queue,
+                    metric,
+                    stage,
+                    source,
+                    ", ".join(stages),
+                )
+
+
+def _placed(template: QSTemplate) -> list[tuple[Metric, SourceLocation | None]]:
+    """Each metric of `template` with where it is written (an OPTIMIZE at the template)."""
+    placed = [(c.metric, c.location) for c in template.constraints]
+    if template.optimize is not None:
+        placed.append((template.optimize, template.location))
+    return placed
 
 
 #: What a job needs to have a deadline, per deadline source read from the workload.
@@ -133,10 +161,7 @@ def check_trace_deadlines(templates: Iterable[QSTemplate], workload: Workload, s
     the workload (``deadline=`` auto, column or next) and no job of `workload` (read
     from `source`) has one of that kind: it could be evaluated on no queue."""
     for template in templates:
-        placed = [(c.metric, c.location) for c in template.constraints]
-        if template.optimize is not None:
-            placed.append((template.optimize, template.location))
-        for metric, where in placed:
+        for metric, where in _placed(template):
             kind = str(dict(metric.params).get("deadline", "auto"))
             if metric_spec(metric.name).needs_deadlines and kind in _NEEDS:
                 if not has_deadlines(workload, kind):

@@ -149,6 +149,24 @@ def test_qs_deadline_template_on_a_trace_without_deadlines_names_the_template_li
     assert "prod.qs:10:12" in line and str(path) in line and "deadline=+1h" in line
 
 
+def test_qs_stage_no_task_of_the_trace_has_is_warned_of(tmp_path, caplog):
+    """QS_UTIL(stage=mpa), a stage no task of the trace has, counts no attempt (0% busy,
+    silently); a warning names the template line and the trace's stages."""
+    templates = tmp_path / "t.qs"
+    templates.write_text("QUEUE root.prod\nCONSTRAINT QS_UTIL(stage=mpa) < -1%;\n")
+    with caplog.at_level("WARNING", logger="tempo"):
+        result = _qs(
+            "--trace",
+            ROOT / "traces/two-tenant",
+            "--templates",
+            templates,
+            "--cluster",
+            "nodes=24,memory-mb=8192,vcores=8",
+        )
+    assert result.exit_code == 1, result.output
+    assert re.search(r"t\.qs:2:12: .*stage=mpa.*map, reduce", caplog.text)
+
+
 def test_qs_bad_window_is_exit_2(trace_dir):
     """An unreadable --window is a one-line error."""
     result = _qs("--trace", trace_dir, "--window", "soon")
