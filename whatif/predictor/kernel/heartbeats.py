@@ -34,11 +34,13 @@ from __future__ import annotations
 
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _on_grid, heap_push
+from whatif.predictor.kernel.reservations import _booked_fits, _res_any, _res_valid
 from whatif.predictor.kernel.state import (
     AF_DUE,
     AF_END,
     AI_NODE,
     C_HB_INTERVAL,
+    C_RES,
     C_SLOT,
     END,
     GI_BEAT_N,
@@ -47,6 +49,7 @@ from whatif.predictor.kernel.state import (
     GI_JT_HEAD,
     GI_LSKIP_N,
     GI_PARK_N,
+    GI_RES_ANY,
     GI_TOUCH_N,
     HEARTBEAT,
     INF,
@@ -54,6 +57,7 @@ from whatif.predictor.kernel.state import (
     NF_HB,
     NI_BEAT,
     NI_PARK,
+    NI_RES_APP,
     NI_TOUCH,
     QF_PRUN,
 )
@@ -123,7 +127,33 @@ def _node_wants(W, n):
             or (W[24][GI_JT_HEAD] >= 0 and _node_room(W, n))
             or (W[24][GI_LSKIP_N] > 0 and _node_room(W, n))
         )
+    if cfg[C_RES] != 0.0:
+        return _res_wants(W, n)
     return _node_room(W, n) and qf[0, QF_PRUN] > 0.0
+
+
+@kernel_jit
+def _res_wants(W, n):
+    """`_node_wants` with reservations (`reservations.py`): a reserved node when its
+    reservation is to be dropped or the booked resources fit; another when it has room
+    for pending demand or some app could reserve a node (GI_RES_ANY, -1: not scanned yet
+    in this settling pass)."""
+    if W[41][n, NI_RES_APP] >= 0:
+        return _booked_fits(W, n) or not _res_valid(W, n)
+    if W[3][0, QF_PRUN] <= 0.0:
+        return False
+    if _node_room(W, n):
+        return True
+    gi = W[24]
+    if gi[GI_RES_ANY] < 0:  # scanned once per settling pass, when first needed
+        gi[GI_RES_ANY] = 1 if _res_any(W) else 0
+    return gi[GI_RES_ANY] != 0
+
+
+@kernel_jit
+def _res_scan(W):
+    """Before settling nodes: whether some app could reserve a node is not known yet."""
+    W[24][GI_RES_ANY] = -1
 
 
 @kernel_jit
@@ -157,7 +187,8 @@ def _settle(W, n, t, wake):
         heap_push(W[21], W[22], W[24], nodef[n, NF_HB], HEARTBEAT, n, -1, 0)
         _park(W, n, False)
     else:
-        _park(W, n, _node_room(W, n))
+        # with reservations on a node without room may still be reserved
+        _park(W, n, _node_room(W, n) or W[25][C_RES] != 0.0)
 
 
 @kernel_jit
@@ -184,6 +215,7 @@ def _catch_up(W, t):
     scheduled, as the events at `t` come before the heartbeats' assignments)."""
     nlist, gi = W[42], W[24]
     nn = W[40].shape[0]
+    _res_scan(W)
     for i in range(gi[GI_TOUCH_N]):
         _beats_now(W, nlist[nn + i], t)
     if gi[GI_CHANGED] != 0:
@@ -202,6 +234,8 @@ def _wake(W, t):
     nodef, nlist, qf, cfg, gi = W[40], W[42], W[3], W[25], W[24]
     nn = nodef.shape[0]
     changed = gi[GI_CHANGED] != 0
+    if changed:
+        _res_scan(W)
     for i in range(gi[GI_TOUCH_N]):
         _settle(W, nlist[nn + i], t, changed)
     demand = qf[0, QF_PRUN] > 0.0 or (

@@ -35,6 +35,8 @@ class Heartbeats(EngineState):
             return any(free[d] >= 1.0 and self.q_pend_run[0, d] > 0 for d in (0, 1)) or (
                 bool(self.jt_jobs or self.loc_skipped) and self._node_room(n)
             )
+        if self.res_on:
+            return self._res_wants(n)
         return self._node_room(n) and bool(self.q_pend_run[0, 0] > 0)
 
     def _park(self, n: int, parked: bool) -> None:
@@ -60,7 +62,8 @@ class Heartbeats(EngineState):
             self._push(self.node_hb[n], HEARTBEAT, n)
             self._park(n, False)
         else:
-            self._park(n, self._node_room(n))
+            # with reservations on a node without room may still be reserved
+            self._park(n, self._node_room(n) or self.res_on)
 
     def _catch_up(self, t: float, beating: dict[int, None]) -> None:
         """Before the first allocation at `t`: a node without a heartbeat scheduled whose
@@ -81,6 +84,7 @@ class Heartbeats(EngineState):
                 return True
             return False
 
+        self._res_scan()
         for n in list(self.touched):
             beats_now(n)
         if self.changed:
@@ -94,6 +98,8 @@ class Heartbeats(EngineState):
         anything an allocation depends on changed, every parked node, get their next
         heartbeat scheduled when they may assign something. A node's heartbeats in
         between would find what its last one found, nothing, so they are skipped."""
+        if self.changed:
+            self._res_scan()
         for n in self.touched:
             self._settle(n, t, self.changed)
         demand = self.q_pend_run[0, 0] > 0 or (
