@@ -61,7 +61,7 @@ from whatif.predictor.kernel.capacity_locality import _cs_loc_done, _cs_loc_pick
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
-from whatif.predictor.kernel.ordering import _compare, _queue_key
+from whatif.predictor.kernel.ordering import _cmp_apps, _compare, _queue_key
 from whatif.predictor.kernel.phases import _hold, _start_attempt
 from whatif.predictor.kernel.queues import _am_fits, _avail, _demand, _fits
 from whatif.predictor.kernel.requests import _head_task, _next_stage, _take_head, _take_task
@@ -90,12 +90,14 @@ from whatif.predictor.kernel.state import (
     C_VERSION,
     CL_APP,
     CL_NEXT,
+    GI_CHANGED,
     GI_CLAIM_LIVE,
     GI_CS_TYPE,
     GI_CUR_NODE,
     GI_EPOCH,
     GI_JT_HEAD,
     JI_AM_STATE,
+    JI_APP_NEXT,
     JS_QUEUE,
     JS_ST_HI,
     JSF_AM,
@@ -107,6 +109,7 @@ from whatif.predictor.kernel.state import (
     QF_PALL,
     QF_PRUN,
     QF_USE,
+    QI_APP_HEAD,
     QI_TRIED,
     QS_CH_HI,
     QS_CH_LO,
@@ -327,48 +330,77 @@ def _best_child_fair(W, q, d, epoch):
 @kernel_jit
 def _assign_leaf(W, leaf, d):
     """Offer the container to the leaf's apps in policy order: 1 one took it, 0 none did,
-    2 one reserved the node (`reservations.py`: with reservations on, an app whose request
-    fits the node's capacity but not its unallocated resources is offered the
-    reservation; an app that may not reserve is passed over)."""
-    qs, qsf, qf, excl, nodef = W[0], W[1], W[3], W[32], W[40]
+    2 one reserved the node (`reservations.py`: with reservations on, the first app in
+    order whose request fits the node's unallocated resources takes it, unless an app
+    before it whose request fits only the node's capacity may reserve the node; apps that
+    may not are passed over)."""
+    qs, qsf, qf, excl = W[0], W[1], W[3], W[32]
     _retree(W)
-    # apps whose next request exceeds free resources (with reservations on, the node's
-    # capacity) or a queue's max cannot take it
-    res = W[25][C_RES] != 0.0
-    n = W[24][GI_CUR_NODE]
-    lim0 = nodef[n, NF_CAP] if res else _avail(W, 0)
-    lim1 = nodef[n, NF_CAP + 1] if res else _avail(W, 1)
+    # apps whose next request exceeds free resources or a queue's max cannot take it
+    lim0 = _avail(W, 0)
+    lim1 = _avail(W, 1)
     q = leaf
     while q >= 0:
         lim0 = min(lim0, _loose(qsf[q, QSF_MAX] - qf[q, QF_USE]))
         lim1 = min(lim1, _loose(qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1]))
         q = qs[q, QS_PARENT]
+    # with reservations: the best app that would reserve the node rather than take it
+    r = _res_best(W, leaf, d) if W[25][C_RES] != 0.0 else -1
+    policy = qs[leaf, QS_POLICY]
     k = 0
     found = 0
     while True:
         best = _tree_best_fit(W, leaf, d, lim0, lim1)
-        if best < 0:
+        if best < 0 or (r >= 0 and _cmp_apps(W, policy, d, r, best, False) < 0):
             break
-        if not res or _head_fits_node(W, best, n):
-            if _try_app(W, best, leaf, d):
-                found = 1
-                break
-        elif _res_offer(W, best, leaf):
-            found = 2
+        if _try_app(W, best, leaf, d):
+            found = 1
             break
         _tree_put(W, best, d, -1)
         excl[k] = best
         k += 1
     for i in range(k):
         _tree_put(W, excl[i], d, excl[i])  # a failed offer changes nothing
+    if found == 0 and r >= 0 and _res_offer(W, r, leaf):
+        found = 2
     return found
 
 
 @kernel_jit
-def _head_fits_node(W, j, n):
-    """Whether app `j`'s next request fits node `n`'s unallocated resources."""
-    s, r0, r1 = _res_head(W, j)
-    return s > -2 and r0 <= W[40][n, NF_FREE] and r1 <= W[40][n, NF_FREE + 1]
+def _res_best(W, leaf, d):
+    """The leaf's best app (policy order) whose next request fits its queues' maxResources
+    and the heartbeating node's capacity but not its unallocated resources, and which may
+    reserve the node (`_res_offer`); -1 if none. A scan of the leaf's apps."""
+    qi, ji, nodef = W[4], W[9], W[40]
+    n = W[24][GI_CUR_NODE]
+    policy = W[0][leaf, QS_POLICY]
+    best = -1
+    j = qi[leaf, QI_APP_HEAD]
+    while j >= 0:
+        s, r0, r1 = _res_head(W, j)
+        if (
+            s > -2
+            and (r0 > nodef[n, NF_FREE] or r1 > nodef[n, NF_FREE + 1])
+            and r0 <= nodef[n, NF_CAP]
+            and r1 <= nodef[n, NF_CAP + 1]
+            and (best < 0 or _cmp_apps(W, policy, d, j, best, False) < 0)
+            and _res_may(W, j, leaf, r0, r1)
+            and _res_offerable(W, j, leaf, n, s, r0, r1)
+        ):
+            best = j
+        j = ji[j, JI_APP_NEXT]
+    return best
+
+
+@kernel_jit
+def _res_offerable(W, j, leaf, n, s, r0, r1):
+    """The node's and queues' part of `_res_offer`: maxResources, maxAMShare for a
+    waiting AM, no claim on the node (Hadoop 3)."""
+    if not _fits_max(W, leaf, r0, r1):
+        return False
+    if s == -1 and not _am_fits(W, leaf, r0, r1):
+        return False
+    return W[24][GI_CLAIM_LIVE] == 0 or not _claims_on(W, n, j)
 
 
 @kernel_jit
@@ -428,11 +460,7 @@ def _res_offer(W, j, leaf):
     it reserves the node if it may (`reservations.py`); False if not."""
     n = W[24][GI_CUR_NODE]
     s, r0, r1 = _res_head(W, j)
-    if s < -1 or not _fits_max(W, leaf, r0, r1):
-        return False
-    if s == -1 and not _am_fits(W, leaf, r0, r1):
-        return False
-    if W[24][GI_CLAIM_LIVE] > 0 and _claims_on(W, n, j):
+    if s < -1 or not _res_offerable(W, j, leaf, n, s, r0, r1):
         return False
     if not _res_may(W, j, leaf, r0, r1):
         return False
@@ -563,6 +591,8 @@ def _node_allocate(W, n):
         if res and W[41][n, NI_RES_APP] >= 0 and _res_turn(W, n):
             gi[GI_CUR_NODE] = -1
             return
+        # a node woken to be reserved (`heartbeats._wake_parked_res`) that is not: a change
+        unreserved_full = res and W[41][n, NI_RES_APP] < 0 and not _has_room(W, 0)
         start0 = nodef[n, NF_FREE]
         start1 = nodef[n, NF_FREE + 1]
         half0 = math.floor(start0 * 0.5)
@@ -589,6 +619,8 @@ def _node_allocate(W, n):
                     break
             elif cfg[C_MAX_ASSIGN] > 0.0 and count >= cfg[C_MAX_ASSIGN]:
                 break
+        if unreserved_full and W[41][n, NI_RES_APP] < 0:
+            gi[GI_CHANGED] = 1
     gi[GI_CUR_NODE] = -1
 
 

@@ -41,10 +41,12 @@ Heartbeats that would do nothing are still skipped (`heartbeats.py`): with reser
 (`C_RES`: heartbeats, Hadoop 2/3 without the Capacity Scheduler, and some request at least
 the threshold) a node without a heartbeat scheduled stays parked even without room; a
 reserved node wants a heartbeat when its reservation is invalid or the booked resources
-fit; an unreserved node when it has room for pending demand, or when some app could
-reserve a node (`_res_any`, computed once per settling pass: it leaves out the node's
-capacity and claims, so it may wake a node that then finds nothing). Dropping a
-reservation, a claim or a change of min-share starvation counts as a change then.
+fit; an unreserved node when it has room for pending demand, or, without room, when apps
+could still reserve nodes (`_res_slots`, computed once per settling pass: it leaves out
+node capacity and claims): of the parked ones only as many as there are such slots, the
+earliest heartbeats first (`heartbeats._wake_parked_res`), and one that then finds nothing
+is a change. Dropping a reservation, a claim or a change of min-share starvation is a
+change too.
 """
 
 from __future__ import annotations
@@ -92,8 +94,10 @@ from whatif.predictor.kernel.state import (
 @kernel_jit
 def _res_head(W, j):
     """App `j`'s next request in the memory pool: (stage, memory, vcores), stage -1 for its
-    AM, -2 when it asks for nothing."""
+    AM, -2 when it asks for nothing (or is not runnable)."""
     jsf, ji, tsf = W[7], W[9], W[17]
+    if ji[j, JI_STATE] != 2:
+        return -2, 0.0, 0.0
     if ji[j, JI_AM_STATE] == 1:
         return -1, jsf[j, JSF_AM], jsf[j, JSF_AM + 1]
     s = _next_stage(W, j, 0)
@@ -218,24 +222,25 @@ def _booked_fits(W, n):
 
 
 @kernel_jit
-def _res_any(W):
-    """Whether some runnable app could reserve a node now (`_res_may`, its request within
-    its queues' maxResources, a waiting AM within maxAMShare): every leaf's apps are
-    scanned."""
-    qs, qi, ji = W[0], W[4], W[9]
+def _res_slots(W):
+    """How many more nodes runnable apps could reserve now: over the apps that may
+    reserve (`_res_may`, their request within their queues' maxResources, a waiting AM
+    within maxAMShare), the nodes each may still hold reserved. A scan of every leaf's
+    apps; node capacity and claims are left out (an upper bound)."""
+    qs, qi, ji, cfg = W[0], W[4], W[9], W[25]
+    total = 0
     for leaf in range(qs.shape[0]):
         if qs[leaf, QS_LEAF] != 1:
             continue
         j = qi[leaf, QI_APP_HEAD]
         while j >= 0:
-            if ji[j, JI_STATE] == 2:
-                s, r0, r1 = _res_head(W, j)
-                if (
-                    s > -2
-                    and _res_may(W, j, leaf, r0, r1)
-                    and _fits_max(W, leaf, r0, r1)
-                    and (s >= 0 or _am_fits(W, leaf, r0, r1))
-                ):
-                    return True
+            s, r0, r1 = _res_head(W, j)
+            if (
+                s > -2
+                and _res_may(W, j, leaf, r0, r1)
+                and _fits_max(W, leaf, r0, r1)
+                and (s >= 0 or _am_fits(W, leaf, r0, r1))
+            ):
+                total += int(cfg[C_RES_CAP]) - ji[j, JI_RES]
             j = ji[j, JI_APP_NEXT]
-    return False
+    return total

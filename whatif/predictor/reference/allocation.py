@@ -75,6 +75,8 @@ class Allocation(EngineState):
             if self.res_on and self.res_app[n] >= 0 and self._res_turn(n):
                 self.cur_node = -1
                 return
+            # a node woken to be reserved (`heartbeats._wake_parked_res`) that is not
+            unreserved_full = self.res_on and self.res_app[n] < 0 and not self._has_room(0)
             start = self.node_free[n].copy()
             half = np.floor(start * 0.5)
             dynamic = s.dynamic_max_assign and self.v3
@@ -97,6 +99,8 @@ class Allocation(EngineState):
                         break
                 elif s.max_assign > 0 and count >= s.max_assign:
                     break
+            if unreserved_full and self.res_app[n] < 0:
+                self.changed = True
         self.cur_node = -1
 
     def _assign_claimed(self, n: int) -> None:

@@ -138,7 +138,7 @@ class EngineState(Protocol):
     res_stage: list[int]
     res_req: np.ndarray
     job_res: list[int]
-    res_any: bool | None
+    res_any: int | None
     res_made: int
     # queues
     q_usage: np.ndarray
@@ -287,7 +287,13 @@ class EngineState(Protocol):
 
     def _booked_fits(self, n: int) -> bool: ...
 
-    def _res_any(self) -> bool: ...
+    def _res_slots(self) -> int: ...
+
+    def _res_open(self) -> int: ...
+
+    def _schedule_beat(self, n: int, t: float) -> None: ...
+
+    def _wake_parked_res(self, t: float) -> None: ...
 
     def _res_wants(self, n: int) -> bool: ...
 

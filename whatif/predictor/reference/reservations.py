@@ -26,12 +26,14 @@ class Reservations(EngineState):
         self.res_stage = [-1] * self.nn
         self.res_req = np.zeros((max(self.nn, 1), 2))
         self.job_res = [0] * len(self.p.job_submit)
-        self.res_any: bool | None = None
+        self.res_any: int | None = None  # `_res_slots` of this settling pass
         self.res_made = 0
 
     def _res_head(self, j: int) -> tuple[int, np.ndarray]:
         """App `j`'s next request in the memory pool: (stage, request), stage -1 for its
-        AM, -2 when it asks for nothing."""
+        AM, -2 when it asks for nothing (or is not runnable)."""
+        if self.job_state[j] != 2:
+            return -2, np.zeros(2)
         if self.job_am_state[j] == 1:
             return -1, self.p.job_am[j]
         s = self._next_stage(j, 0)
@@ -94,12 +96,11 @@ class Reservations(EngineState):
     def _booked_fits(self, n: int) -> bool:
         return bool((self.node_free[n] >= self.res_req[n]).all())
 
-    def _res_any(self) -> bool:
-        """Whether some runnable app could reserve a node now."""
+    def _res_slots(self) -> int:
+        """How many more nodes runnable apps could reserve now (an upper bound)."""
+        total = 0
         for leaf in self._leaves():
             for j in self.leaf_apps[leaf]:
-                if self.job_state[j] != 2:
-                    continue
                 s, req = self._res_head(j)
                 if (
                     s > -2
@@ -107,8 +108,14 @@ class Reservations(EngineState):
                     and self._fits_max(leaf, req)
                     and (s >= 0 or self._am_fits(leaf, req))
                 ):
-                    return True
-        return False
+                    total += int(self.res_cap) - self.job_res[j]
+        return total
+
+    def _res_open(self) -> int:
+        """`_res_slots`, scanned once per settling pass when first needed."""
+        if self.res_any is None:
+            self.res_any = self._res_slots()
+        return self.res_any
 
     def _res_wants(self, n: int) -> bool:
         """`_node_wants` with reservations."""
@@ -118,9 +125,7 @@ class Reservations(EngineState):
             return False
         if self._node_room(n):
             return True
-        if self.res_any is None:  # scanned once per settling pass, when first needed
-            self.res_any = self._res_any()
-        return self.res_any
+        return self._res_open() > 0
 
     def _res_scan(self) -> None:
         """Before settling nodes: whether some app could reserve a node is not known yet."""
