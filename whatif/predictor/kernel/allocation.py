@@ -330,13 +330,33 @@ def _best_child_fair(W, q, d, epoch):
 @kernel_jit
 def _assign_leaf(W, leaf, d):
     """Offer the container to the leaf's apps in policy order: 1 one took it, 0 none did,
-    2 one reserved the node (`reservations.py`: with reservations on, the first app in
-    order whose request fits the node's unallocated resources takes it, unless an app
-    before it whose request fits only the node's capacity may reserve the node; apps that
-    may not are passed over)."""
-    qs, qsf, qf, excl = W[0], W[1], W[3], W[32]
+    2 one reserved the node (with reservations on, `_assign_leaf_res`)."""
+    if W[25][C_RES] != 0.0:
+        return _assign_leaf_res(W, leaf, d)
+    lim0, lim1 = _fit_limits(W, leaf)
+    return _offer_fitting(W, leaf, d, lim0, lim1, -1)
+
+
+@kernel_jit
+def _assign_leaf_res(W, leaf, d):
+    """`_assign_leaf` with reservations (`reservations.py`): the first app in order whose
+    request fits the node's unallocated resources takes it, unless an app before it whose
+    request fits only the node's capacity may reserve the node (2); apps that may not
+    are passed over."""
+    lim0, lim1 = _fit_limits(W, leaf)
+    r = _res_best(W, leaf, d)  # the best app that would reserve the node rather than take it
+    found = _offer_fitting(W, leaf, d, lim0, lim1, r)
+    if found == 0 and r >= 0 and _res_offer(W, r, leaf):
+        found = 2
+    return found
+
+
+@kernel_jit
+def _fit_limits(W, leaf):
+    """The largest request an app of the leaf could take now: the free resources, within
+    every maxResources up the tree (the leaf's app trees refreshed first)."""
+    qs, qsf, qf = W[0], W[1], W[3]
     _retree(W)
-    # apps whose next request exceeds free resources or a queue's max cannot take it
     lim0 = _avail(W, 0)
     lim1 = _avail(W, 1)
     q = leaf
@@ -344,9 +364,15 @@ def _assign_leaf(W, leaf, d):
         lim0 = min(lim0, _loose(qsf[q, QSF_MAX] - qf[q, QF_USE]))
         lim1 = min(lim1, _loose(qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1]))
         q = qs[q, QS_PARENT]
-    # with reservations: the best app that would reserve the node rather than take it
-    r = _res_best(W, leaf, d) if W[25][C_RES] != 0.0 else -1
-    policy = qs[leaf, QS_POLICY]
+    return lim0, lim1
+
+
+@kernel_jit
+def _offer_fitting(W, leaf, d, lim0, lim1, r):
+    """Offer the container to the leaf's apps whose next request is within (lim0, lim1),
+    in policy order, until one takes it (1) or app `r` (-1: none) comes first (0)."""
+    excl = W[32]
+    policy = W[0][leaf, QS_POLICY]
     k = 0
     found = 0
     while True:
@@ -361,8 +387,6 @@ def _assign_leaf(W, leaf, d):
         k += 1
     for i in range(k):
         _tree_put(W, excl[i], d, excl[i])  # a failed offer changes nothing
-    if found == 0 and r >= 0 and _res_offer(W, r, leaf):
-        found = 2
     return found
 
 
