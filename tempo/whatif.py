@@ -53,6 +53,7 @@ from whatif.readers import read_trace
 from whatif.report import ReportFiles, write_report
 from whatif.scaleup_check import ScaleUpCheck, scale_up_check
 from whatif.workload import Workload
+from whatif.workload_model import WorkloadModel
 
 logger = logging.getLogger(__name__)
 
@@ -163,11 +164,13 @@ def _analyses(
     retune: bool,
     scales: Sequence[float],
     scenarios: Sequence[WorkloadScenario],
+    model: WorkloadModel | None,
     rel_tol: float,
     progress: Progress | None,
 ) -> tuple[ProvisioningAnalysis, ProvisioningAnalysis | None, ScaleUpCheck | None]:
     """The provisioning analysis, the one with the configuration re-tuned per cluster
-    (`retune`) and the scale-up check (`check`), on one executor."""
+    (`retune`) and the scale-up check (`check`), on one executor; generated scenarios
+    come from `model`, fitted once for all of them."""
     allocation = scheduler_file(document).allocation(document, base)
     noise = REPLICATE_NOISE if replicates > 1 else None
     with make_executor(executor or "serial") as pool:
@@ -179,6 +182,7 @@ def _analyses(
             thresholds,
             scales=scales,
             scenarios=scenarios,
+            model=model,
             metrics=extra,
             replicates=replicates,
             noise=noise,
@@ -241,13 +245,14 @@ def _check_generated_deadlines(
     scenarios: Sequence[WorkloadScenario],
     trace: str | Path,
     seed: int,
+    model: WorkloadModel | None,
 ) -> None:
     """Raise, naming the template line, if a generated scenario's workload has none of the
     deadlines a template takes from it (the workload model keeps deadline_s values and
     recurring jobs on a period, not a trace's bursty repeats: docs/workload-model.md)."""
     if not any(metric_spec(m.name).needs_deadlines for t in templates for m in t.metrics):
         return
-    for source, generated in scenario_workloads(workload, scenarios, seed=seed):
+    for source, generated in scenario_workloads(workload, scenarios, seed=seed, model=model):
         if source == "model":
             check_trace_deadlines(
                 templates, generated, f"{trace} as its workload model generates it"
@@ -387,7 +392,8 @@ def run_whatif(
     allocation = scheduler_file(document).allocation(document, base)
     template_list = load_templates(templates)
     check_trace_queues(template_list, check_workload, str(trace))
-    _check_generated_deadlines(template_list, workload, scenarios, trace, seed)
+    model = None if all(s.is_baseline for s in scenarios) else WorkloadModel().fit(workload)
+    _check_generated_deadlines(template_list, workload, scenarios, trace, seed, model)
     check_queues(template_list, [q.name for q in allocation.queues()], where=str(config))
     thresholds = [
         (t.queue, c.metric, c.threshold, c.op) for t in template_list for c in t.constraints
@@ -415,6 +421,7 @@ def run_whatif(
         retune=retune,
         scales=scales,
         scenarios=scenarios,
+        model=model,
         rel_tol=rel_tol,
         progress=progress,
     )
