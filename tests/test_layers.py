@@ -157,7 +157,7 @@ def test_the_long_function_check_counts_the_body():
 #: its own layer and the ones below, never one above.
 WHATIF_LAYERS = (
     {"errors", "_validation", "queues", "durations", "cluster", "atomic", "executors", "ets"}
-    | {"memory"},
+    | {"memory", "table_blocks"},
     {"workload", "schedule", "trace"},
     {"readers", "allocation", "capacity"},
     {"predictor", "metrics"},

@@ -16,6 +16,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from whatif.table_blocks import column_blocks
+
 #: Width used when stdout is not a terminal and COLUMNS is not set.
 DEFAULT_WIDTH = 100
 #: The fewest characters a line a whole table's free-text column gets (`_whole`).
@@ -98,16 +100,9 @@ def render_table(
             )
         )
 
-    head = list(range(min(keys, len(columns))))
-    blocks: list[list[int]] = []
-    for i in range(len(head), len(columns)):
-        if blocks and natural(head + blocks[-1] + [i]) <= width:
-            blocks[-1].append(i)
-        else:
-            blocks.append([i])
     lines = [title] if title else []
-    for n, block in enumerate(blocks or [[]]):
-        chosen = head + block
+    blocks = column_blocks(len(columns), keys, lambda cols: natural(cols) <= width)
+    for n, chosen in enumerate(blocks):
         if n:
             lines.append("")
         lines += _render(

@@ -10,6 +10,7 @@ from whatif.durations import format_duration
 from whatif.forecast import SeriesForecast, WorkloadForecast
 from whatif.provisioning import ProvisioningAnalysis
 from whatif.scaleup_check import ScaleUpCheck
+from whatif.table_blocks import column_blocks
 
 
 def _cell(mean: float, spread: float, met: bool | None, *, slo: bool = False) -> str:
@@ -31,28 +32,15 @@ def _table(
     def line(r: list[str], cols: list[int]) -> str:
         return "  ".join(r[i].ljust(widths[i]) for i in cols).rstrip()
 
+    def fits(cols: list[int]) -> bool:
+        return width is None or sum(widths[j] + 2 for j in cols) - 2 <= width
+
     dashes = ["-" * w for w in widths]
     lines: list[str] = []
-    for cols in _column_blocks(widths, width, keys):
+    for cols in column_blocks(len(widths), keys, fits):
         lines.extend([""] if lines else [])
         lines.extend(line(r, cols) for r in [header, dashes, *rows])
     return lines
-
-
-def _column_blocks(widths: list[int], width: int | None, keys: int) -> list[list[int]]:
-    """Column indices per block: the `keys` first in each, then as many as fit `width`
-    (at least one)."""
-    head = list(range(min(keys, len(widths))))
-    if width is None or sum(widths) + 2 * (len(widths) - 1) <= width:
-        return [list(range(len(widths)))]
-    blocks: list[list[int]] = []
-    for i in range(len(head), len(widths)):
-        chosen = head + (blocks[-1] if blocks else []) + [i]
-        if blocks and sum(widths[j] + 2 for j in chosen) - 2 <= width:
-            blocks[-1].append(i)
-        else:
-            blocks.append([i])
-    return [head + block for block in blocks] or [head]
 
 
 def render_text(
