@@ -184,7 +184,7 @@ def _every_heartbeat(monkeypatch):
     monkeypatch.setattr(R.ReferenceEngine, "_wake", wake)
 
 
-@hsettings(max_examples=60, deadline=None, derandomize=True, database=None,
+@hsettings(max_examples=150, deadline=None, derandomize=True, database=None,
            suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(scenarios(), st.integers(0, 3))
 def test_skipped_heartbeats_would_assign_nothing(monkeypatch, scenario, seed):
@@ -192,7 +192,9 @@ def test_skipped_heartbeats_would_assign_nothing(monkeypatch, scenario, seed):
     gives exactly the schedule of simulating every heartbeat of every node. Runs that
     livelock (preemption cycling, jobs never finishing) are left out: every heartbeat
     is an event, after which preemption is checked, and the livelock search counts
-    checks, so it ends those runs at another time."""
+    checks, so it ends those runs at another time. (150 examples: at 60 it missed a
+    case where a full tracker's heartbeat called assignTasks and so reset delay
+    scheduling's waits; 1,200 random examples pass now.)"""
     workload, allocation, cluster, sched, noise = scenario
     if not len(node_layout(cluster, sched).capacity):
         return

@@ -33,7 +33,10 @@ ceil(slots * min(1, (running + pending runnable tasks) / cluster slots)) of a ty
 
 Hadoop 3 with preemption: before that, the apps holding claims on the node (on the cluster
 without heartbeats) are offered containers on it first (`claims.py`). Hadoop 1 on a slot
-cluster: before the Fair Scheduler, the JobTracker hands out a job's setup or cleanup task
+cluster: a tracker with no free slot does not ask for tasks (TaskTracker's
+askForNewTask), so neither the JobTracker nor the Fair Scheduler is called (which
+matters to delay scheduling: every assignTasks call counts, `locality.py`); else,
+before the Fair Scheduler, the JobTracker hands out a job's setup or cleanup task
 (`jobtracker.py`); a heartbeat that gets one gets nothing else. A map of a stage whose
 tasks carry split locations is taken as Hadoop 1's delay scheduling allows
 (`locality.py`).
@@ -56,6 +59,7 @@ from whatif.predictor.kernel.capacity import (
 )
 from whatif.predictor.kernel.capacity_locality import _cs_loc_done, _cs_loc_pick
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
+from whatif.predictor.kernel.heartbeats import _node_room
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
 from whatif.predictor.kernel.ordering import _compare, _queue_key
@@ -461,7 +465,9 @@ def _node_allocate(W, n):
     gi[GI_CUR_NODE] = n
     count = 0
     multi = cfg[C_MULTI] != 0.0
-    if cfg[C_SLOT] != 0.0 and _assign_jobtracker(W):
+    if cfg[C_SLOT] != 0.0 and not _node_room(W, n):
+        pass  # a full tracker does not ask for tasks (TaskTracker's askForNewTask)
+    elif cfg[C_SLOT] != 0.0 and _assign_jobtracker(W):
         pass  # the tracker gets its one JobTracker task; the scheduler is not asked
     elif cfg[C_SLOT] != 0.0:
         loc = cfg[C_LOC] != 0.0

@@ -40,7 +40,9 @@ class Allocation(EngineState):
         s = self.s
         self.cur_node = n
         count = 0
-        if self.p.slot_mode and self._assign_jobtracker():
+        if self.p.slot_mode and not self._node_room(n):
+            pass  # a full tracker does not ask for tasks (TaskTracker's askForNewTask)
+        elif self.p.slot_mode and self._assign_jobtracker():
             pass  # the tracker gets its one JobTracker task; the scheduler is not asked
         elif self.p.slot_mode:
             if self.loc_on:
