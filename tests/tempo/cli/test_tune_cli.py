@@ -46,6 +46,28 @@ def captured(monkeypatch):
     return seen
 
 
+def _window(**fields) -> IterationReport:
+    """Iteration 2 of a 45-minute window; `fields` give its decision and the rest."""
+    return IterationReport(id=2, begin_s=1_700_000_000.0, end_s=1_700_002_700.0, **fields)
+
+
+def _replay(monkeypatch, *reports: IterationReport) -> None:
+    """Make `tempo tune` run a library call that reports `reports`, one per window."""
+
+    def fake(settings, *, on_start=None, callback=None):
+        for report in reports:
+            callback(report)
+        return TuneRun(Path("f.xml"), Path("j.sqlite"), True, "fresh", reports)
+
+    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+
+
+def _live(url: str, config: Path, templates: Path, cluster: str) -> list[str]:
+    """`tempo tune`'s arguments for one address serving both the RM and the history server."""
+    args = ["tune", "--rm", url, "--history-server", url, "--config", str(config)]
+    return [*args, "--templates", str(templates), "--cluster", cluster]
+
+
 def test_options_reach_the_library(captured):
     """--once, --dry-run, durations and RM options are passed through as settings."""
     result = CliRunner().invoke(
@@ -132,10 +154,7 @@ def test_rm_without_config_is_one_line_and_status_2(tmp_path):
 
 def test_the_console_shows_the_qs_table_and_the_decision(monkeypatch):
     """Each iteration prints its QS table, the decision and the reasoning."""
-    report = IterationReport(
-        id=2,
-        begin_s=1_700_000_000.0,
-        end_s=1_700_002_700.0,
+    report = _window(
         decision="accepted",
         reason="predicted root.engineer:QS_AJR 100 -> 80",
         observed={LABEL: 100.0},
@@ -145,12 +164,7 @@ def test_the_console_shows_the_qs_table_and_the_decision(monkeypatch):
         diff=(SettingDiff("root.engineer", "weight", 1.0, 2.0),),
         jobs=12,
     )
-
-    def fake(settings, *, on_start=None, callback=None):
-        callback(report)
-        return TuneRun(Path("f.xml"), Path("j.sqlite"), True, "fresh", (report,))
-
-    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    _replay(monkeypatch, report)
     result = CliRunner().invoke(cli, ["tune"])
     assert result.exit_code == 0, result.output
     out = result.output
@@ -173,23 +187,14 @@ def test_a_change_of_the_rms_nodes_is_said_once_with_the_iteration(monkeypatch):
     """The window where the RM's nodes changed says so in one line, before -> after; the
     next does not; --json gives each window's cluster SPEC and the change."""
     before, after = "4 RUNNING node(s), ...", "3 RUNNING node(s), ..."
-    changed = IterationReport(
-        id=2,
-        begin_s=1_700_000_000.0,
-        end_s=1_700_002_700.0,
+    changed = _window(
         decision="rejected",
         reason="no gain",
         cluster="nodes=3,memory-mb=1024,vcores=1",
         cluster_change=f"{before} -> {after}",
     )
     same = dataclasses.replace(changed, id=3, cluster_change="")
-
-    def fake(settings, *, on_start=None, callback=None):
-        for report in (changed, same):
-            callback(report)
-        return TuneRun(Path("f.xml"), Path("j.sqlite"), True, "fresh", (changed, same))
-
-    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    _replay(monkeypatch, changed, same)
     out = CliRunner().invoke(cli, ["tune"]).output
     lines = [line for line in out.splitlines() if "the RM's nodes changed" in line]
     assert lines == [
@@ -305,17 +310,7 @@ def test_tune_against_a_live_rm_address(tmp_path):
         result = CliRunner().invoke(
             cli,
             [
-                "tune",
-                "--rm",
-                url,
-                "--history-server",
-                url,
-                "--config",
-                str(config),
-                "--templates",
-                str(templates),
-                "--cluster",
-                CLUSTER,
+                *_live(url, config, templates, CLUSTER),
                 "--once",
                 "--engine",
                 "reference",
@@ -358,8 +353,7 @@ def test_an_unreachable_rm_exits_3_saying_what_to_check(tmp_path, monkeypatch):
     templates = tmp_path / "t.qs"
     templates.write_text("QUEUE root.engineer OPTIMIZE QS_AJR;\n")
     journal = tmp_path / "journal.sqlite"
-    args = ["tune", "--rm", dead, "--history-server", dead, "--config", str(config)]
-    args += ["--templates", str(templates), "--cluster", "memory-mb=1024,vcores=1"]
+    args = _live(dead, config, templates, "memory-mb=1024,vcores=1")
     result = CliRunner().invoke(cli, [*args, "--journal", str(journal), "--once"])
     assert result.exit_code == 3, result.output
     (line,) = [x for x in result.stderr.splitlines() if x.startswith("error:")]
