@@ -157,6 +157,14 @@ class Cluster:
             return spec
         return re.sub(r"hosts=[^,+]*", lambda m: f"hosts=({m.group(0).count(';') + 1} named)", spec)
 
+    def totals(self) -> str:
+        """Its size for people: ``3 nodes, 4,096 MB, 4 vcores``, or on a slot cluster
+        ``3 nodes, 4 map slots, 2 reduce slots`` (the node count only when it has nodes)."""
+        count = f"{len(self.nodes):,} nodes, " if self.nodes else ""
+        if self.slots:
+            return count + ", ".join(f"{n:,} {pool} slots" for pool, n in self.slots)
+        return f"{count}{self.memory_mb:,.0f} MB, {self.vcores:,.0f} vcores"
+
     @classmethod
     def parse(cls, spec: str) -> Cluster:
         """Build a cluster from a SPEC string (see the module docstring)."""
@@ -282,3 +290,14 @@ def _hosts(spec: str, raw: str) -> tuple[tuple[str, str], ...]:
     if len(pairs) > MAX_NODES:
         raise ClusterSpecError(f"cluster spec {spec!r}: hosts names more than {MAX_NODES} nodes")
     return tuple(pairs)
+
+
+def spec_totals(spec: str | None) -> str:
+    """A recorded cluster SPEC's `Cluster.totals` for a table or report ("-": none
+    recorded; the SPEC itself when it does not parse, so nothing recorded is hidden)."""
+    if not spec:
+        return "-"
+    try:
+        return Cluster.parse(spec).totals()
+    except ClusterSpecError:
+        return spec

@@ -18,9 +18,8 @@ from tempo.cli.options import (
 from tempo.cli.tables import render_table
 from tempo.journal import JOURNAL_ENV, default_journal_path, read_history
 from tempo.reports import journal_report, write_tuning_report
-from whatif.cluster import Cluster
+from whatif.cluster import spec_totals
 from whatif.durations import format_instant
-from whatif.errors import ClusterSpecError
 
 #: The `tempo tune` demo's journal, read when there is no other (tempo.cli.tune.DEMO_WORK_DIR).
 DEMO_JOURNAL = Path("tempo-demo") / "tempo-journal.sqlite"
@@ -82,18 +81,5 @@ def history(journal_path: str | None, as_json: bool, report_dir: str | None, for
     if any(i.cluster for i in iterations):  # journals of tune runs since clusters are recorded
         columns.insert(5, "cluster (--json: SPEC)")
         for row, i in zip(rows, iterations, strict=True):
-            row.insert(5, nodes_cell(i.cluster))
+            row.insert(5, spec_totals(i.cluster))
     click.echo(render_table(columns, rows, right=["#"], split=False))
-
-
-def nodes_cell(spec: str | None) -> str:
-    """A journalled cluster SPEC in a table cell: ``3 nodes, 4,096 MB, 4 vcores`` ("-": none
-    recorded; the SPEC itself when it does not parse)."""
-    if not spec:
-        return "-"
-    try:
-        cluster = Cluster.parse(spec)
-    except ClusterSpecError:
-        return spec
-    count = f"{len(cluster.nodes):,} nodes, " if cluster.nodes else ""
-    return f"{count}{cluster.memory_mb:,.0f} MB, {cluster.vcores:,.0f} vcores"

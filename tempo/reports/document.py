@@ -152,6 +152,7 @@ def tune_report(
             "finished_s": i.finished_s,
             "decision": i.decision or "unfinished",
             "reason": i.reason,
+            "cluster": i.cluster,
             "observed": {k: _number((i.observed_qs or {}).get(k)) for k in labels},
             "predicted": {k: _number((i.predicted_qs or {}).get(k)) for k in labels},
         }

@@ -8,6 +8,7 @@ from typing import Any
 
 from tempo.qs import format_value
 from tempo.reports import plots
+from whatif.cluster import spec_totals
 from whatif.durations import format_instant
 from whatif.report.html import environment, image
 
@@ -52,6 +53,7 @@ def _windows(document: Mapping[str, Any]) -> dict[str, Any] | None:
     labels = list(units)
     return {
         "labels": labels,
+        "clusters": any(w.get("cluster") for w in document["windows"]),
         "rows": [
             {
                 "iteration": w["iteration"],
@@ -61,6 +63,8 @@ def _windows(document: Mapping[str, Any]) -> dict[str, Any] | None:
                 "observed": [_value(w["observed"][k], units[k]) for k in labels],
                 "predicted": [_value(w["predicted"][k], units[k]) for k in labels],
                 "reason": w["reason"],
+                "cluster": spec_totals(w.get("cluster")),
+                "cluster_spec": w.get("cluster") or "",
             }
             for w in document["windows"]
         ],

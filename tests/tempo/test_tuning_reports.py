@@ -172,6 +172,23 @@ def test_journal_report_has_every_window_and_each_applied_steps_diff(journal):
     assert {"qs", "windows", "trajectory", "diff-1"} <= page.ids and "diff-2" not in page.ids
 
 
+def test_journal_report_shows_the_cluster_each_window_predicted_on(journal, tmp_path):
+    """Windows of a run that read the RM's nodes carry the cluster's SPEC in report.json and
+    its nodes and totals in report.html's window table (a column only when any has one)."""
+    without = write_tuning_report(journal_report(journal), tmp_path / "a").html.read_text()
+    assert "<th>cluster</th>" not in without
+    with SQLiteJournal(journal) as j:
+        four = j.begin_iteration(
+            config_path="f.xml", config_sha256="0" * 64, observed_qs={"root.a:QS_AJR": 50.0},
+            cluster="nodes=3,memory-mb=4096,vcores=4",
+        )  # fmt: skip
+        j.finish_iteration(four, decision="rejected", reason="no gain")
+    document = journal_report(journal)
+    assert [w["cluster"] for w in document["windows"]] == [None, None, None, "nodes=3,memory-mb=4096,vcores=4"]
+    html = write_tuning_report(document, tmp_path / "b").html.read_text()
+    assert "<th>cluster</th>" in html and "3 nodes, 12,288 MB, 12 vcores" in html
+
+
 def test_history_report_option_writes_the_report(journal, tmp_path):
     """`tempo history --report DIR` writes the journal's report beside its usual table."""
     out = tmp_path / "history-report"

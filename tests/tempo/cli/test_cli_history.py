@@ -120,11 +120,12 @@ def test_history_shows_the_cluster_each_iteration_predicted_on(tmp_path):
 
 
 def test_a_cluster_cell_is_short_and_keeps_a_spec_it_cannot_read():
-    """Nodes and totals for a SPEC, the totals alone for one pool, the text as it is when
-    it does not parse, '-' when none was recorded."""
-    from tempo.cli.history import nodes_cell
+    """Nodes and totals for a SPEC, the totals alone for one pool, slots on a slot
+    cluster, the text as it is when it does not parse, '-' when none was recorded."""
+    from whatif.cluster import spec_totals
 
-    assert nodes_cell("nodes=2,memory-mb=8192,vcores=8") == "2 nodes, 16,384 MB, 16 vcores"
-    assert nodes_cell("memory-mb=4096,vcores=4") == "4,096 MB, 4 vcores"
-    assert nodes_cell("nodes=oops") == "nodes=oops"
-    assert nodes_cell(None) == "-"
+    assert spec_totals("nodes=2,memory-mb=8192,vcores=8") == "2 nodes, 16,384 MB, 16 vcores"
+    assert spec_totals("memory-mb=4096,vcores=4") == "4,096 MB, 4 vcores"
+    assert spec_totals("nodes=2,map-slots=4,reduce-slots=2") == "2 nodes, 4 map slots, 2 reduce slots"
+    assert spec_totals("nodes=oops") == "nodes=oops"
+    assert spec_totals(None) == "-"
