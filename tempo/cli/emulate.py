@@ -12,7 +12,7 @@ from tempo.cli.options import (
     positive_option,
     shown_option,
 )
-from tempo.rm.emulator import EmulatedRM, request_refresh
+from tempo.rm.emulator import EmulatedRM, request_nodes, request_refresh
 from tempo.rm.workload_shift import WorkloadShift
 
 
@@ -119,3 +119,16 @@ def refresh(url: str, timeout_s: float) -> None:
     Exit status 1 if the RM refuses the file (it names why), 3 if it cannot be reached."""
     event = request_refresh(url, timeout_s=timeout_s)
     click.echo("reloaded" if event.changed else "unchanged: the file is already in force")
+
+
+@emulate_rm.command()
+@click.option("--rm", "url", required=True, callback=http_urls, help="Base URL of the emulated RM.")
+@cluster_option(help="The nodes to report [default: the emulated cluster again].")
+def nodes(url: str, cluster_spec: str | None) -> None:
+    """Report --cluster's nodes as the emulated RM's RUNNING nodes from now on (its other
+    nodes LOST), as when NodeManagers are lost or added during a run; without --cluster,
+    its emulated cluster again. The replay keeps scheduling on the cluster it started with.
+
+    Exit status 3 if the RM cannot be reached."""
+    request_nodes(url, cluster_spec)
+    click.echo(f"nodes: {cluster_spec}" if cluster_spec else "nodes: the emulated cluster")

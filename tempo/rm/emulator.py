@@ -18,8 +18,10 @@ a real cluster, with the real JSON shapes, while the predictor's incremental
   with the reason when it is refused;
 - ``GET /ws/v1/emulator/status`` tells the emulated clock (trace seconds and epoch
   ms), the SHA-256 of the allocation in force and every reload;
-- `EmulatedRM.set_nodes` changes the node list ``GET /ws/v1/cluster/nodes`` reports
-  (nodes lost or added during a client's run); the replay keeps its cluster.
+- `EmulatedRM.set_nodes` (``PUT /ws/v1/emulator/nodes`` with a cluster SPEC, empty for
+  the emulated cluster again; `request_nodes`, ``tempo emulate-rm nodes``) changes the node
+  list ``GET /ws/v1/cluster/nodes`` reports (nodes lost or added during a client's run);
+  the replay keeps its cluster.
 
 Given a ``capacity-scheduler.xml`` (`whatif.capacity.is_capacity_scheduler`) it runs the
 Capacity Scheduler instead: the predictor's Capacity Scheduler mode schedules, the
@@ -76,7 +78,7 @@ from whatif.allocation import (
 )
 from whatif.allocation.fairshare import fair_shares
 from whatif.cluster import Cluster
-from whatif.errors import ValidationError, WhatifError
+from whatif.errors import ClusterSpecError, ValidationError, WhatifError
 from whatif.predictor import NoiseModel, SchedulerSettings, Simulation
 from whatif.predictor.capacity import CapacityAllocation, capacity_allocation
 from whatif.trace import Trace
@@ -92,6 +94,9 @@ REFRESH_PATH = "/ws/v1/emulator/refresh"
 
 #: Path of the emulator's own status (clock, allocation in force, reloads).
 STATUS_PATH = "/ws/v1/emulator/status"
+
+#: Path of the emulator's node-list endpoint (PUT or POST a cluster SPEC; empty: reset).
+NODES_PATH = "/ws/v1/emulator/nodes"
 
 #: The Capacity Scheduler's configuration mutation endpoint (``PUT``): applies the request.
 SCHED_CONF_PATH = "/ws/v1/cluster/scheduler-conf"
@@ -820,15 +825,30 @@ def _remote_exception(exception: str, message: str) -> dict[str, Any]:
 
 def _post(rm: EmulatedRM, path: str, body: bytes) -> tuple[int, bytes, str] | None:
     """Status, body and content type of a POST or PUT to `path` (None: no such resource):
-    the refresh endpoint (JSON), or, on a Capacity Scheduler RM, scheduler-conf (text)."""
+    the refresh and nodes endpoints (JSON), or, on a Capacity Scheduler RM, scheduler-conf
+    (text)."""
     if path == REFRESH_PATH:
         event = rm.refresh()
         body = json.dumps({"refresh": event.to_dict()}).encode()
         return 200 if event.ok else 400, body, "application/json"
+    if path == NODES_PATH:
+        return _put_nodes(rm, body)
     if path == SCHED_CONF_PATH and rm.capacity_scheduler:
         event = rm.mutate(body)
         return 200 if event.ok else 400, _sched_conf_answer(event).encode(), "text/plain"
     return None
+
+
+def _put_nodes(rm: EmulatedRM, body: bytes) -> tuple[int, bytes, str]:
+    """``PUT /ws/v1/emulator/nodes``: report the SPEC in `body` as the RM's nodes (200 with
+    the SPEC in force, null for the emulated cluster), or 400 naming what is wrong."""
+    spec = body.decode("utf-8", errors="replace").strip()
+    try:
+        rm.set_nodes(spec or None)
+    except ClusterSpecError as error:
+        answer = _remote_exception("BadRequestException", f"cluster SPEC: {error}")
+        return 400, json.dumps(answer).encode(), "application/json"
+    return 200, json.dumps({"nodes": spec or None}).encode(), "application/json"
 
 
 def _sched_conf_answer(event: ReloadEvent) -> str:
@@ -908,3 +928,15 @@ def request_refresh(url: str, *, timeout_s: float = 10.0) -> ReloadEvent:
             f"{target}: the emulated RM refused the allocation file: {event.reason}"
         )
     return event
+
+
+def request_nodes(url: str, spec: str | None, *, timeout_s: float = 10.0) -> None:
+    """Make the emulated RM at `url` report `spec`'s nodes (None: its emulated cluster
+    again), ``PUT`` `NODES_PATH`. Raises `RMError` when it cannot be reached or refuses."""
+    target = url.rstrip("/") + NODES_PATH
+    try:
+        response = requests.put(target, data=(spec or "").encode(), timeout=timeout_s)
+    except requests.RequestException as error:
+        raise RMError(f"{target}: setting the nodes failed: {error}") from error
+    if response.status_code != 200:
+        raise RMError(f"{target}: HTTP {response.status_code}: {response.text:.300}")
