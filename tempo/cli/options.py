@@ -159,16 +159,19 @@ def report_option(contents: str) -> OptionDecorator:
     )
 
 
-def refuse_report_overwrite(report_dir: str | Path | None, *, force: bool) -> None:
-    """Stop (exit 2) if the --report directory already holds a report and --force is not given."""
+def refuse_report_overwrite(
+    report_dir: str | Path | None, *, force: bool, option: str = "--report"
+) -> None:
+    """Stop (exit 2) if the report directory (`option`'s) cannot be a directory or be
+    written, or already holds a report and --force is not given."""
     if report_dir:
         directory = Path(report_dir)
-        refuse_overwrite(
-            [directory / "report.json", directory / "report.html"],
-            force=force,
-            option="--report",
-            directory=True,
-        )
+        refuse_unwritable(directory, option=option, directory=True)
+        files = [directory / "report.json", directory / "report.html"]
+        refuse_overwrite(files, force=force, option=option, directory=True)
+        for file in files:
+            if file.is_dir():
+                raise CommandError(f"{file}: cannot be written ({option}): it is a directory")
 
 
 def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -200,16 +203,21 @@ def refuse_unwritable(path: str | Path, *, option: str, directory: bool = False)
     while not existing.exists():
         existing = existing.parent
     problem = None
-    if not directory and target.is_dir():
-        problem = "it is a directory"
+    if target.exists() and target.is_dir() != directory:
+        problem = "it is a file" if directory else "it is a directory"
     elif not directory and existing != target.parent:
         problem = f"no directory {target.parent}"
     elif not existing.is_dir():
-        problem = f"{existing} is not a directory"
+        problem = f"{existing} is a file"
     elif not os.access(existing, os.W_OK | os.X_OK):
         problem = f"{existing} is not writable"
     if problem:
-        raise CommandError(f"{path}: cannot be written ({option}): {problem}")
+        expected = (
+            "a writable directory, created if missing"
+            if directory
+            else "a file in an existing, writable directory"
+        )
+        raise CommandError(f"{path}: cannot be written ({option} expects {expected}): {problem}")
 
 
 def jsonable(value: Any) -> Any:

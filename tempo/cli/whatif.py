@@ -16,7 +16,7 @@ from tempo.cli.options import (
     path_option,
     positive_option,
     progress_bar,
-    refuse_overwrite,
+    refuse_report_overwrite,
     shown_option,
     trace_option,
     window_option,
@@ -163,12 +163,7 @@ def whatif(
     Exit status 1 when, in some workload scenario, the cluster at scale 1 misses an
     SLO (one with nothing to measure is missed too)."""
     horizon_s = _horizon(growth, horizon_text)
-    refuse_overwrite(
-        [Path(output) / "report.json", Path(output) / "report.html"],
-        force=force,
-        option="-o",
-        directory=True,
-    )
+    refuse_report_overwrite(output, force=force, option="-o")
     settings = scheduler_settings(
         3, site_path, preemption, announce=not as_json, config_path=Path(config_path)
     )

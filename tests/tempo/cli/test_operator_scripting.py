@@ -177,6 +177,26 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(tmp_path, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
+def test_whatif_o_that_cannot_be_a_report_directory_names_o_and_what_it_expects(tmp_path):
+    """whatif -o naming a file, or a directory whose report.json is a directory: exit 2
+    at once, naming the path given, -o and what -o expects, not a report file."""
+    whatif = ["whatif", *CONTENDED, "--templates", str(REPO / "templates/contended")]
+    (tmp_path / "file").write_text("")
+    result = CliRunner().invoke(cli, [*whatif, "-o", str(tmp_path / "file")])
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'file'}: cannot be written (-o expects a writable directory" in (
+        result.output
+    )
+    assert result.output.rstrip().endswith("it is a file"), result.output
+    (tmp_path / "report" / "report.json").mkdir(parents=True)
+    result = CliRunner().invoke(cli, [*whatif, "-o", str(tmp_path / "report"), "--force"])
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'report' / 'report.json'}: cannot be written (-o): it is a directory" in (
+        result.output
+    )
+    assert "preemption:" not in result.output  # nothing was simulated
+
+
 def test_config_diff_reads_hadoop_1_files_as_hadoop_1_as_the_other_config_commands_do():
     """Without --hadoop-version, a <pool> file in A or B makes the diff Hadoop 1's (it read
     both as YARN's, leaving out MRv1 settings such as a user's maxRunningJobs)."""
