@@ -121,7 +121,9 @@ class _Event:
         return value
 
     def time(self, key: str, *, required: bool = True) -> float:
-        """A millisecond timestamp as float seconds (NaN when absent/-1 and optional)."""
+        """A millisecond timestamp as float seconds (NaN when absent/-1 and optional; a
+        required one must be there and not negative: Hadoop writes -1 only for times it
+        does not have, and a job or task has its start and finish)."""
         value = _plain(self.record.get(key))
         if value is None:
             if required:
@@ -129,7 +131,9 @@ class _Event:
             return _NAN
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(f"field {key!r}: expected a time in ms, got {value!r}")
-        if value < 0 and not required:
+        if value < 0:
+            if required:
+                raise self.fail(f"field {key!r}: expected a time in ms >= 0, got {value!r}")
             return _NAN
         return value / 1000.0
 

@@ -604,10 +604,13 @@ def _times(
 
 
 def _ms(values: pa.Array) -> np.ndarray:
-    """Required millisecond times as seconds (negative kept, as the precise reader does)."""
+    """Required millisecond times as seconds; a negative one declines (the precise reader
+    names it)."""
     out = values.to_numpy(zero_copy_only=False).astype(np.float64)
     if not np.isfinite(out).all():
         raise Declined("a time is not finite")
+    if (out < 0).any():
+        raise Declined("a required time is negative")
     result: np.ndarray = out / 1000.0
     return result
 

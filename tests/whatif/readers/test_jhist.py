@@ -296,6 +296,10 @@ def test_a_speculative_attempts_kill_is_not_a_preemption(tmp_path):
             r"job\.jhist:9: JOB_INITED event field 'launchTime': expected a time in ms, got 'soon'",
         ),
         (
+            lambda t: t.replace('"launchTime": 1500', '"launchTime": -1'),
+            r"job\.jhist:9: JOB_INITED event field 'launchTime': expected a time in ms >= 0, got -1",
+        ),
+        (
             lambda t: t.replace(
                 '"taskType": "JOB_CLEANUP", "startTime"', '"taskType": "SHUFFLE", "startTime"'
             ),

@@ -1,6 +1,7 @@
 """The jhist reader's columnar fast path agrees with the precise path, field by field."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -290,6 +291,14 @@ def test_bad_input_still_names_the_line(tmp_path):
     path.write_text("".join(lines))
     where = rf"j\.jhist:{at + 1}:"
     with pytest.raises(TraceFormatError, match=where + " TASK_STARTED event field 'taskType'"):
+        read_trace(path, format="jhist")
+    lines[at] = lines[at].replace('"taskType":"SHUFFLE"', '"taskType":"MAP"')
+    lines[at] = re.sub(r'"startTime":\d+', '"startTime":-1', lines[at])
+    path.write_text("".join(lines))
+    with pytest.raises(
+        TraceFormatError,
+        match=where + " TASK_STARTED event field 'startTime': expected a time in ms >= 0",
+    ):
         read_trace(path, format="jhist")
     lines[at] = '{"type": "TASK_STARTED", \n'
     path.write_text("".join(lines))
