@@ -152,7 +152,7 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
     if hadoop_version == 1 and cluster is not None and not cluster.slots:
         raise click.BadParameter(
             f"Hadoop 1 shares slots: expected map-slots=N,reduce-slots=M, got {cluster_spec!r}",
-            param_hint="--cluster",
+            param_hint=["--cluster"],
         )
     table = queue_table(
         AllocationDocument.from_file(file),

@@ -196,6 +196,29 @@ def _json_document(
     }
 
 
+#: NoiseModel's fields by the --noise keys that set them, for its errors.
+_NOISE_KEYS = {
+    "NoiseModel.failure_probability": "failures",
+    "NoiseModel.straggler_probability": "stragglers",
+    "NoiseModel.straggler_factor": "straggler-factor",
+    "NoiseModel.jitter_cv": "jitter",
+    "NoiseModel.max_attempts": "max-attempts",
+}
+
+
+def _noise(ctx: click.Context, param: click.Parameter, spec: str) -> NoiseModel | None:
+    """--noise as a model, checked as the command line is read (an error names the key
+    the user wrote, not the model's field); None for no noise (the replicates then agree)."""
+    try:
+        noise = NoiseModel.parse(spec)
+    except ValidationError as error:
+        message = str(error).removeprefix("noise: ").removeprefix("noise ")
+        for field, key in _NOISE_KEYS.items():
+            message = message.replace(field, key)
+        raise click.BadParameter(message, ctx=ctx, param=param) from None
+    return noise if noise != NoiseModel() else None
+
+
 @click.command()
 @path_option(
     "--trace",
@@ -240,8 +263,8 @@ def _json_document(
 )
 @click.option(
     "--noise",
-    "noise_spec",
     default="none",
+    callback=_noise,
     show_default=True,
     help="What makes the replicates differ, as on a real cluster: 'typical' (2% failed "
     "attempts, 3% stragglers x3, 20% jitter) or failures=P,stragglers=P,"
@@ -288,7 +311,7 @@ def optimize(
     space_path: str | None,
     overrides: tuple[str, ...],
     replicates: int,
-    noise_spec: str,
+    noise: NoiseModel | None,
     executor: str,
     window_text: str | None,
     site_path: Path | None,
@@ -310,7 +333,6 @@ def optimize(
     Exit status 1 when the configuration written is predicted to miss a constraint."""
     refuse_overwrite([output], force=force, option="-o")
     refuse_report_overwrite(report_dir, force=force)
-    noise = _noise(noise_spec)
     templates = load_templates(templates_path)
     trace = read_trace(trace_path, format=None, **site_reader_options(trace_path, None, site_path))
     check_trace_queues(templates, trace.workload, trace_path)
@@ -368,15 +390,6 @@ def optimize(
         click.get_current_context().exit(exitcodes.NO)
 
 
-def _noise(spec: str) -> NoiseModel | None:
-    """--noise as a model; None for no noise (the replicates then agree)."""
-    try:
-        noise = NoiseModel.parse(spec)
-    except ValidationError as error:
-        raise click.BadParameter(str(error), param_hint="--noise") from None
-    return noise if noise != NoiseModel() else None
-
-
 def _read_config(
     config_path: str,
     cluster: Cluster,
@@ -402,7 +415,7 @@ def _capacity_version(
     if hadoop_version not in (None, 3):
         raise click.BadParameter(
             f"a capacity-scheduler.xml is tuned by Hadoop 3.x's rules, got {hadoop_version}",
-            param_hint="--hadoop-version",
+            param_hint=["--hadoop-version"],
         )
     if space_path or overrides:
         raise click.UsageError(

@@ -27,6 +27,7 @@ from tempo.cli.tables import terminal_width
 from tempo.errors import TempoError
 from tempo.templates import parse_duration
 from tempo.whatif import WhatifRun, run_whatif
+from whatif.forecast import DAY_S
 from whatif.provisioning import Progress
 from whatif.report import render_forecast, render_text
 
@@ -57,12 +58,20 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
     """Seconds to forecast ahead with --growth auto (90 days by default), else None."""
     if growth != "auto":
         if text is not None:
-            raise click.BadParameter("only with --growth auto", param_hint="--horizon")
+            raise click.BadParameter(
+                "expected only with --growth auto (the forecast's horizon)",
+                param_hint=["--horizon"],
+            )
         return None
     try:
-        return parse_duration(text or "90d")
+        seconds = parse_duration(text or "90d")
     except TempoError as error:
-        raise click.BadParameter(str(error), param_hint="--horizon") from None
+        raise click.BadParameter(str(error), param_hint=["--horizon"]) from None
+    if seconds < DAY_S:
+        raise click.BadParameter(
+            f"expected a duration of at least 1d (e.g. 90d), got {text!r}", param_hint=["--horizon"]
+        )
+    return seconds
 
 
 @click.command()

@@ -7,6 +7,7 @@ import re
 
 import jsonschema
 import numpy as np
+import pytest
 from click.testing import CliRunner
 from samples import REPO, sample_args
 
@@ -190,6 +191,25 @@ def test_optimize_finds_the_large_gain_on_the_contended_sample_in_both_dialects(
         assert ajr["proposed"] < 0.5 * ajr["in_force"]
         assert qs["root.deadline", "QS_DL(deadline=+90min)"]["proposed"] == 0.0
         assert report["feasible"]
+
+
+@pytest.mark.parametrize(
+    "noise,expected",
+    [
+        ("failures=2", "failures: expected a value in [0.0, 0.99], got 2.0"),
+        ("jitter=x", "jitter: expected a number, got 'x'"),
+        ("lots", "expected 'typical', 'none' or KEY=VALUE pairs with keys failures,"),
+    ],
+)
+def test_a_bad_noise_is_worded_as_clicks_errors_naming_the_key(tmp_path, noise, expected):
+    """'--noise' quoted as click quotes an option, the key the user wrote (not the noise
+    model's field name), what it expects; checked before any file is read."""
+    args = [*CONTENDED, "--config", str(REPO / "configs" / "contended-expert.xml"),
+            "--cluster", "nodes=5,memory-mb=8192,vcores=8", "--noise", noise]  # fmt: skip
+    result = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "a.xml")])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Usage: "), result.output  # as the command line is read
+    assert f"Error: Invalid value for '--noise': {expected}" in result.output
 
 
 def test_optimize_replicates_under_the_noise_model(tmp_path):

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from samples import REPO, sample_args
 
@@ -117,9 +118,28 @@ def test_growth_auto_with_an_unparsable_horizon_is_exit_2(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize(
+    "horizon,expected",
+    [
+        ("next quarter", "duration: expected a number"),
+        ("12h", "expected a duration of at least 1d (e.g. 90d), got '12h'"),
+        ("0", "expected a duration of at least 1d (e.g. 90d), got '0'"),
+    ],
+)
+def test_a_bad_horizon_is_a_usage_error_worded_as_clicks(tmp_path, horizon, expected):
+    """'--horizon' quoted as click quotes an option, and what it expects: a horizon under
+    the forecast's day stops before the trace is read, naming the option, not the trace."""
+    args = [*ARGS, "--growth", "auto", "--horizon", horizon, "-o", str(tmp_path / "o")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert f"Error: Invalid value for '--horizon': {expected}" in result.output
+    assert "preemption:" not in result.output  # stopped before any work
+
+
 def test_horizon_without_growth_auto_and_a_bad_growth_are_exit_2(tmp_path):
     result = CliRunner().invoke(cli, [*ARGS, "--horizon", "90d", "-o", str(tmp_path)])
-    assert result.exit_code == 2 and "only with --growth auto" in result.output
+    assert result.exit_code == 2
+    assert "Invalid value for '--horizon': expected only with --growth auto" in result.output
     result = CliRunner().invoke(cli, [*ARGS, "--growth", "lots", "-o", str(tmp_path)])
     assert result.exit_code == 2 and "expected a number > 0 or 'auto'" in result.output
 
