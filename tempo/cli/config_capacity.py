@@ -25,6 +25,7 @@ from whatif.capacity import (
     ConfigurationDocument,
     apply_assignments,
     effective_queues,
+    refuse_rejected,
     validate,
     write_capacity,
 )
@@ -112,6 +113,7 @@ def set_file(file: str, assignments: tuple[str, ...], output: str, as_json: bool
     """Write OUTPUT: FILE with only the given properties changed."""
     original = ConfigurationDocument.from_file(file)
     changed = apply_assignments(original, assignments)
+    refuse_rejected(original, changed)
     write_capacity(changed, output)
     report_set(output, len(_changed_properties(original, changed)), as_json)
 

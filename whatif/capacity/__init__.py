@@ -1,6 +1,6 @@
 """Capacity Scheduler configurations (``capacity-scheduler.xml``): document, queue tree, rules, edits."""
 
-from whatif.capacity.assign import apply_assignments, parse_assignment
+from whatif.capacity.assign import apply_assignments, parse_assignment, refuse_rejected
 from whatif.capacity.document import CapacityConfigError, ConfigurationDocument, Property
 from whatif.capacity.model import EffectiveQueue, QueueNode, effective_queues, queue_tree
 from whatif.capacity.validate import validate
@@ -17,6 +17,7 @@ __all__ = [
     "is_capacity_scheduler",
     "parse_assignment",
     "queue_tree",
+    "refuse_rejected",
     "validate",
     "write_capacity",
 ]

@@ -25,6 +25,7 @@ from whatif.capacity.model import (
     queue_of,
     queue_tree,
 )
+from whatif.capacity.validate import validate
 from whatif.capacity.values import (
     parse_capacity,
     parse_java_float,
@@ -33,6 +34,28 @@ from whatif.capacity.values import (
 )
 
 _REMOVE = ("default", "none", "unset")
+
+
+def refuse_rejected(original: ConfigurationDocument, changed: ConfigurationDocument) -> None:
+    """Raise `CapacityConfigError` if `changed` (`original` with ``--set`` changes applied)
+    is a file Hadoop would reject, each error citing the line of `original` it is about
+    (none for a property the changes added): the refused output is never written, so
+    its own line numbers would point at nothing the user can open."""
+    errors = [issue for issue in validate(changed) if issue.severity == "error"]
+    if errors:
+        cited = "; ".join(_cited(original, changed, i.line) + i.message for i in errors[:5])
+        raise CapacityConfigError(
+            f"{original.source}: refusing the --set changes, which Hadoop would reject: {cited}"
+        )
+
+
+def _cited(original: ConfigurationDocument, changed: ConfigurationDocument, line: int) -> str:
+    """``line N: `` of `original` for a line of `changed` (a property's, or the root's)."""
+    if line == changed.line:
+        return f"line {original.line}: "
+    names = [p.name for p in changed.properties if p.line == line and p.name]
+    found = original.get(names[0]) if names else None
+    return f"line {found.line}: " if found is not None else ""
 
 
 def parse_assignment(doc: ConfigurationDocument, text: str) -> tuple[str, str | None]:

@@ -82,6 +82,26 @@ def test_set_changes_one_property_and_refuses_invalid_results(run, sample, tmp_p
     assert same.exit_code == 0 and (tmp_path / "same.xml").read_bytes() == sample.read_bytes()
 
 
+def test_a_refused_set_cites_the_input_files_lines_not_the_unwritten_outputs(run, tmp_path):
+    """A --set that Hadoop would reject is refused citing FILE's line (the output is never
+    written, so its lines point at nothing): a removed property above it does not shift
+    it, and an error on a property the changes added cites no line."""
+    file = ROOT / "configs" / "two-tenant-capacity.xml"
+    assert "<name>yarn.scheduler.capacity.root.queues<" in file.read_text().splitlines()[21]
+    out = tmp_path / "out.xml"
+    removed_above = ["--set", "maximum-am-resource-percent=default"]
+    result = run("config", "set", file, *removed_above, "--set", "root.prod.capacity=90", "-o", out)
+    assert result.exit_code == 2, result.output
+    assert f"{file}: refusing the --set changes, which Hadoop would reject: line 21: Illegal " in (
+        result.output
+    )
+    added = ["--set", "root.state=STOPPED", "--set", "root.prod.state=RUNNING"]
+    result = run("config", "set", file, *added, "-o", out)
+    assert result.exit_code == 2, result.output
+    assert "Hadoop would reject: The parent queue:root cannot be STOPPED" in result.output
+    assert not out.exists()
+
+
 def test_diff_lists_changed_properties(run, sample, tmp_path):
     other = tmp_path / "other.xml"
     other.write_text(sample.read_text().replace(">60<", ">55<").replace(">40<", ">45<"))
