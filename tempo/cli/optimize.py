@@ -26,6 +26,7 @@ from tempo.cli.options import (
     hadoop_version_option,
     json_option,
     min_gain_abs_option,
+    no_progress_option,
     path_option,
     progress_bar,
     radius_option,
@@ -298,6 +299,7 @@ def _noise(ctx: click.Context, param: click.Parameter, spec: str) -> NoiseModel 
     "QS in force and written per queue, the allocation-file diff, the search's trajectory"
 )
 @force_option("an existing -o file (also the --config file itself) or --report files")
+@no_progress_option
 @json_option
 def optimize(
     trace_path: str,
@@ -324,6 +326,7 @@ def optimize(
     output: str,
     report_dir: str | None,
     force: bool,
+    no_progress: bool,
     as_json: bool,
 ) -> None:
     """Search configurations near --config for one that meets the templates better; write it to -o.
@@ -350,7 +353,7 @@ def optimize(
     gain = MinGain(relative=min_gain, **min_gain_abs)
     if not as_json and not is_quiet():
         _announce_space(space)
-    with _iterations_bar(iterations, as_json=as_json) as on_iteration:
+    with _iterations_bar(iterations, as_json=as_json, hidden=no_progress) as on_iteration:
         outcome = run_optimize(
             document, workload, templates, cluster, space=space,
             algorithm=algorithm, radius=radius, iterations=iterations, batch_size=batch_size,
@@ -463,11 +466,12 @@ def _space(
 
 @contextmanager
 def _iterations_bar(
-    iterations: int, *, as_json: bool
+    iterations: int, *, as_json: bool, hidden: bool
 ) -> Iterator[Callable[[IterationRecord], None]]:
-    """A progress bar over the batches (and the final evaluation), and the callback that
-    advances it and prints each batch (not with --json); the bar closes on exit."""
-    bar = progress_bar(iterations + 1, "optimize", unit="batch")
+    """A progress bar over the batches (and the final evaluation; none when `hidden`), and
+    the callback that advances it and prints each batch (not with --json); the bar closes
+    on exit."""
+    bar = progress_bar(iterations + 1, "optimize", unit="batch", hidden=hidden)
 
     def on_iteration(record: IterationRecord) -> None:
         bar.update(1)

@@ -174,6 +174,12 @@ def refuse_report_overwrite(
                 raise CommandError(f"{file}: cannot be written ({option}): it is a directory")
 
 
+def no_progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--no-progress``: no progress bar (-q hides it too, with the warnings), passed as
+    ``no_progress``; give it to `progress_bar` as ``hidden``."""
+    return click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")(command)
+
+
 def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--json``: print the result as one JSON document (schemas: docs/cli.md, "CLI conventions")."""
     return click.option(

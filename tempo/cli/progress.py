@@ -101,12 +101,15 @@ class ProgressBar:
         self.close()
 
 
-def progress_bar(total: int | None, description: str, *, unit: str = "it") -> ProgressBar:
-    """A bar on stderr, off (a no-op) when stderr is not a terminal or with --quiet."""
+def progress_bar(
+    total: int | None, description: str, *, unit: str = "it", hidden: bool = False
+) -> ProgressBar:
+    """A bar on stderr, off (a no-op) when `hidden` (--no-progress), when stderr is not a
+    terminal or with --quiet."""
     from tempo.cli import is_quiet
 
     return ProgressBar(
-        total, description, unit=unit, disable=is_quiet() or not stderr_is_terminal()
+        total, description, unit=unit, disable=hidden or is_quiet() or not stderr_is_terminal()
     )
 
 

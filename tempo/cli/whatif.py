@@ -13,6 +13,7 @@ from tempo.cli.options import (
     executor_option,
     force_option,
     json_option,
+    no_progress_option,
     path_option,
     positive_option,
     progress_bar,
@@ -138,7 +139,7 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
     "--check-accuracy", is_flag=True, help="Add the scale-up check (predicted vs direct at 2x, 4x)."
 )
 @preemption_options
-@click.option("--no-progress", is_flag=True, help="No progress bar on stderr.")
+@no_progress_option
 @path_option("-o", "--output", required=True, help="Report directory.")
 @force_option("report.json and report.html already in the -o directory")
 @json_option

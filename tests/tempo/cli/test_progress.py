@@ -120,3 +120,20 @@ def test_workload_generate_shows_queues_then_the_write(tmp_path, terminal):
         cli, ["workload", "generate", str(model), "--hours", "2", "-o", str(out), "--force", "-q"]
     )
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_optimize_draws_its_batches_unless_no_progress(tmp_path, terminal):
+    """`tempo optimize` counts its batches on stderr at a terminal; --no-progress (for
+    scripts that keep stderr for errors) draws none and changes nothing else."""
+    from samples import sample_args
+
+    args = ["optimize", *sample_args("contended", config=True), "--preemption",
+            "--cluster", "nodes=5,memory-mb=8192,vcores=8", "--iterations", "1",
+            "--batch-size", "2", "--executor", "serial"]  # fmt: skip
+    drawn = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "a.xml")])
+    assert drawn.exit_code in (0, 1), drawn.output
+    assert "2/2 batch" in ANSI.sub("", drawn.stderr)
+    hidden = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "b.xml"), "--no-progress"])
+    assert hidden.exit_code == drawn.exit_code, hidden.output
+    assert "batch" not in hidden.stderr and "\x1b" not in hidden.stderr
+    assert hidden.stdout.replace("b.xml", "a.xml") == drawn.stdout
