@@ -58,6 +58,7 @@ def validate_file(file: str, cluster: Resources | None, as_json: bool) -> None:
 
 
 def _cell(value: object) -> str:
+    """A table cell: "-" for an unset value (as every tempo table), numbers short."""
     if value is None:
         return "-"
     if isinstance(value, float):
@@ -161,11 +162,8 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
         return
     if not changes:
         click.echo("no differences")
-    for name, old, new in changes:
-        click.echo(
-            f"{name}: {'(unset)' if old is None else old.strip()} -> "
-            f"{'(unset)' if new is None else new.strip()}"
-        )
+    for name, old, new in changes:  # an unset property is "-", as in show's table
+        click.echo(f"{name}: {_cell(old and old.strip())} -> {_cell(new and new.strip())}")
     click.echo(distance.describe())
 
 

@@ -113,6 +113,13 @@ def test_diff_lists_changed_properties(run, sample, tmp_path):
     jsonschema.validate(as_json, CONFIG_DIFF_SCHEMA)
     assert as_json["changes"][0] == {"property": f"{P}root.a.capacity", "old": "60", "new": "55"}
     assert 0 < as_json["distance"] < 0.1 and as_json["dimensions"] > 2
+    unset = tmp_path / "unset.xml"
+    run("config", "set", sample, "--set", "root.b.state=STOPPED", "-o", unset)
+    lines = run("config", "diff", sample, unset).output.splitlines()
+    assert f"{P}root.b.state: - -> STOPPED" in lines  # "-" as in show's table and fair's diff
+    assert f"{P}root.b.state: STOPPED -> -" in run("config", "diff", unset, sample).output
+    shown = [line.split() for line in run("config", "show", sample).output.splitlines()]
+    assert any(cells[:1] == ["root"] and "-" in cells for cells in shown)  # root's max apps
     mixed = run("config", "diff", sample, ROOT / "configs" / "two-tenant-expert.xml")
     assert mixed.exit_code == 2 and "both" in mixed.output
 
