@@ -14,9 +14,10 @@ from tempo.cli.options import (
     positive_option,
     progress_bar,
     refuse_overwrite,
-    shown_option,
 )
+from whatif.errors import ValidationError
 from whatif.workload_model import fit_trace, generate_trace
+from whatif.workload_model.model import check_start
 
 
 @click.group()
@@ -86,6 +87,15 @@ def fit(
     click.echo(f"\nwrote {output}")
 
 
+def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """--start checked as the command line is read (`check_start`): a usage error naming it."""
+    try:
+        check_start(value)
+    except ValidationError as error:
+        raise click.BadParameter(str(error).removeprefix("start_s: "), ctx, param) from None
+    return value
+
+
 @workload.command("generate")
 @click.argument("model", type=click.Path(exists=True, dir_okay=False))
 @click.option(
@@ -100,8 +110,14 @@ def fit(
 @count_option(
     "--seed", minimum=0, default=0, help="Seed of the draws: the same seed, the same trace."
 )
-@shown_option(
-    "--start", "start_s", type=float, default=0.0, help="First second (epoch or relative)."
+@click.option(
+    "--start",
+    "start_s",
+    type=float,
+    default=0.0,
+    show_default=True,
+    callback=_start,
+    help="First second: 0 for trace-relative times, else epoch seconds (>= 0).",
 )
 @positive_option("--growth", default=1.0, help="Data growth factor (1.3 = input +30%).")
 @positive_option("--arrival-scale", default=1.0, help="Multiply ad-hoc job arrival rates.")

@@ -99,3 +99,35 @@ def test_usage_errors_exit_2(tmp_path):
     """A missing required option is a usage error (exit 2)."""
     result = CliRunner().invoke(cli, ["workload", "generate", str(tmp_path), "-o", "x"])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize("start", ["-5", "nan", "inf", "1e300"])
+def test_a_start_that_is_no_trace_time_is_a_usage_error_naming_start(trace_dir, tmp_path, start):
+    """Trace times are >= 0 (every reader refuses a negative one): --start -5 is refused
+    as the command line is read (exit 2, naming --start, saying what it takes), as are
+    NaN and a start too large to leave room for the hours (it generated 0 jobs)."""
+    model = tmp_path / "model.json"
+    assert (
+        CliRunner().invoke(cli, ["workload", "fit", str(trace_dir), "-o", str(model)]).exit_code
+        == 0
+    )
+    out = tmp_path / "t"
+    args = ["workload", "generate", str(model), "--hours", "1", "--start", start, "-o", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--start': expected seconds in [0, 253402300799] (0 for " in (
+        result.output
+    )
+    assert not out.exists()
+
+
+def test_generate_refuses_a_start_that_is_no_trace_time():
+    """WorkloadModel.generate's start_s: seconds >= 0, NaN and infinity refused too."""
+    from whatif.errors import ValidationError
+    from whatif.workload_model.model import check_start
+
+    for start in (-5.0, float("nan"), float("inf")):
+        with pytest.raises(ValidationError, match=r"start_s: expected seconds in \[0, "):
+            check_start(start)
+    check_start(0)
+    check_start(1.7e9)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import numbers
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -27,6 +28,21 @@ from whatif.workload_model.schema import decode, encode, read_json, write_json
 logger = logging.getLogger(__name__)
 
 #: Columns of `WorkloadModel.goodness_of_fit_`.
+#: The last start `WorkloadModel.generate` takes: 9999-12-31 23:59:59 UTC in epoch
+#: seconds, the last second a date shows (trace times are >= 0, as every reader requires).
+LAST_START_S = 253402300799.0
+
+
+def check_start(start_s: float) -> None:
+    """Raise unless `start_s` is a trace time a workload can start at: a finite number of
+    seconds in [0, `LAST_START_S`] (0 for a trace-relative trace, else epoch seconds)."""
+    if not (isinstance(start_s, numbers.Real) and 0 <= start_s <= LAST_START_S):  # NaN too
+        raise ValidationError(
+            f"start_s: expected seconds in [0, {LAST_START_S:.0f}] (0 for trace-relative "
+            f"times, else epoch seconds), got {start_s!r}"
+        )
+
+
 REPORT_COLUMNS = ("queue", "stage", "quantity", "family", "n", "ks_stat", "p_value", "mu", "sigma")
 
 
@@ -192,6 +208,7 @@ class WorkloadModel:
         """
         self._check_fitted()
         check_range(hours, field="hours", low=0.0)
+        check_start(start_s)
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
             raise ValidationError(f"seed: expected a non-negative integer, got {seed!r}")
         end_s = start_s + hours * HOUR_S
