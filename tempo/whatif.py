@@ -135,11 +135,16 @@ def forecast_scenarios(
 
 
 def _forecast(
-    workload: Workload, trace: str | Path, horizon_s: float, level: float, seed: int
+    workload: Workload,
+    trace: str | Path,
+    horizon_s: float,
+    level: float,
+    seed: int,
+    executor: Executor,
 ) -> tuple[WorkloadForecast, Workload]:
     """The forecast of `workload` and its reference window, the workload the scenarios scale."""
     try:
-        forecast = forecast_workload(workload, horizon_s, level=level, seed=seed)
+        forecast = forecast_workload(workload, horizon_s, level=level, seed=seed, executor=executor)
     except ValidationError as error:
         raise TempoError(f"{trace}: --growth auto: {error}") from None
     start, end = forecast.reference
@@ -230,12 +235,15 @@ def _scenarios(
     horizon_s: float | None,
     level: float,
     seed: int,
+    executor: str | None,
 ) -> tuple[Workload, list[WorkloadScenario], WorkloadForecast | None]:
     """The workload the scenarios scale, the scenarios, and the forecast they come from
-    (``--growth auto``, a `horizon_s`) or None (`growth` and `arrival_scale` as given)."""
+    (``--growth auto``, a `horizon_s`, its series forecast on `executor`) or None
+    (`growth` and `arrival_scale` as given)."""
     if horizon_s is None:
         return workload, workload_scenarios(growth, arrival_scale), None
-    forecast, reference = _forecast(workload, trace, horizon_s, level, seed)
+    with make_executor(executor or "serial") as pool:
+        forecast, reference = _forecast(workload, trace, horizon_s, level, seed, pool)
     return reference, forecast_scenarios(forecast, reference.queues), forecast
 
 
@@ -383,7 +391,7 @@ def run_whatif(
     recorded = read_trace(trace)
     check_workload = recorded.workload
     workload, scenarios, forecast = _scenarios(
-        recorded.workload, trace, growth, arrival_scale, horizon_s, level, seed
+        recorded.workload, trace, growth, arrival_scale, horizon_s, level, seed, executor
     )
     cluster = cluster if cluster is not None else _recorded_cluster(recorded.notes, trace)
     base = Cluster.parse(cluster)

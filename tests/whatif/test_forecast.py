@@ -195,3 +195,20 @@ def test_heavy_tailed_sizes_still_show_their_growth():
     truth = _truth_factor(forecast_workload(heavy, 2 * DAY_S, bootstrap=0))
     assert growth == pytest.approx(truth, rel=0.15)
     assert queue.factors("upper")[0] > growth
+
+
+def test_the_series_forecast_on_a_process_pool_as_in_this_process():
+    """Each series draws from its own seeded generator: forecast on two worker processes,
+    every queue's median, interval and model are the same, to the bit, as in this process
+    (tempo whatif --growth auto forecasts on --executor)."""
+    from whatif.executors import ProcessPoolExecutor
+
+    one, two = history(21, seed=1), history(21, seed=2, rate_per_h=3.0)
+    jobs = pd.concat([one.jobs, two.jobs.assign(queue="root.bi", job_id="b" + two.jobs["job_id"])])
+    tasks = pd.concat([one.tasks, two.tasks.assign(job_id="b" + two.tasks["job_id"])])
+    workload = Workload(jobs=jobs, tasks=tasks.assign(task_id=tasks["job_id"] + "_m"))
+    serial = forecast_workload(workload, 30 * DAY_S, seed=3, bootstrap=4)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        pooled = forecast_workload(workload, 30 * DAY_S, seed=3, bootstrap=4, executor=pool)
+    assert sorted(q.queue for q in serial.queues) == ["root.bi", "root.etl"]
+    assert pooled == serial
