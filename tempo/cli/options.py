@@ -167,9 +167,8 @@ def refuse_report_overwrite(
     if report_dir:
         directory = Path(report_dir)
         refuse_unwritable(directory, option=option, directory=True)
-        files = [directory / "report.json", directory / "report.html"]
-        refuse_overwrite(files, force=force, option=option, directory=True)
-        for file in files:
+        for file in (directory / "report.json", directory / "report.html"):
+            refuse_existing(file, force=force, option=option)
             if file.is_dir():
                 raise CommandError(f"{file}: cannot be written ({option}): it is a directory")
 
@@ -195,9 +194,14 @@ def refuse_overwrite(
     for path in paths:
         if path is None:
             continue
-        if not force and Path(path).exists():
-            raise CommandError(f"{path}: already exists ({option}); add --force to overwrite it")
+        refuse_existing(path, force=force, option=option)
         refuse_unwritable(path, option=option, directory=directory)
+
+
+def refuse_existing(path: str | Path, *, force: bool, option: str) -> None:
+    """Stop (exit 2) if `path` exists and ``--force`` was not given."""
+    if not force and Path(path).exists():
+        raise CommandError(f"{path}: already exists ({option}); add --force to overwrite it")
 
 
 def refuse_unwritable(path: str | Path, *, option: str, directory: bool = False) -> None:
