@@ -329,10 +329,10 @@ def _aligned_zeros(rows: int, cols: int, first: int) -> np.ndarray:
 
 
 def heap_arrays(hcap: int) -> dict[str, np.ndarray]:
-    """The event heap's keys and payloads for `hcap` events (`kernel.events`): the keys'
-    row 1 starts a cache line, so that each node's four children (rows 4i + 1 to 4i + 4,
-    16 bytes each) share one line; a 32-byte payload row never straddles two."""
-    return {"hk": _aligned_zeros(hcap, 2, 1), "hi": _aligned_zeros(hcap, K.N_HI, 0)}
+    """The event heap's keys and payloads for `hcap` events (`kernel.events`): row 1 of
+    each starts a cache line, so that each node's four children (rows 4i + 1 to 4i + 4)
+    have their keys (16 bytes each) in one line and their payloads (32 bytes) in two."""
+    return {"hk": _aligned_zeros(hcap, 2, 1), "hi": _aligned_zeros(hcap, K.N_HI, 1)}
 
 
 def _attempt_arrays(cap: int, hcap: int) -> dict[str, np.ndarray]:

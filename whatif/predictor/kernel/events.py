@@ -20,7 +20,7 @@ from whatif.predictor.kernel.state import (
     HK_SEQ,
     N_HI,
 )
-from whatif.predictor.world import ordered_bits
+from whatif.predictor.world import ordered_bits, prefetch
 
 
 # A 4-ary min-heap on (time, seq): half the levels of a binary heap. (time, seq) pairs
@@ -29,7 +29,8 @@ from whatif.predictor.world import ordered_bits
 # conditional moves. The keys (time, seq) are pairs of adjacent words in `hk`, apart from
 # the payload rows in `hi`: a node's four children's keys fill one 64-byte cache line
 # (`compiled.heap_arrays` aligns them), and a sift compares within that line and reads
-# only the winner's payload row, which it moves with its key.
+# only the winner's payload row, which it moves with its key; the four children's payload
+# rows fill two lines, prefetched while the keys are compared.
 @kernel_jit(inline="always")
 def _move(hk, hi, dst, src):
     """Entry `src` (key and payload) to slot `dst`."""
@@ -90,6 +91,10 @@ def heap_pop(hk, hi, gi):
                 break
             c = first
             f = np.uint64(first)  # unsigned: no negative-index wraparound
+            # the children's payload rows (two lines): the winner's row is moved up next,
+            # and its load would otherwise wait on memory after the comparisons
+            prefetch(hi, f)
+            prefetch(hi, f + np.uint64(2))
             bk = hk[f, HK_KEY]
             bs = hk[f, HK_SEQ]
             if first + 3 < n:
