@@ -12,7 +12,8 @@ timers) equals the state at an earlier check with no end or AM-ready event in be
 (Brent's cycle finding) ends the run there: nothing would ever finish again. Hadoop 1's
 state adds each job's pending task-cleanup attempts and the free slots, and, with delay
 scheduling, each job's locality level and wait (capped at two delays) and the jobs
-skipped at the last assignTasks call: progress there is not a cycle. Hadoop 3
+skipped at the last assignTasks call: progress there is not a cycle. With node
+reservations on (``reservations.py``) it adds each node's reserved app and stage. Hadoop 3
 livelocks the same way (an app that cannot use what is killed for it, e.g. its AM over
 maxAMShare, has a container killed at every re-check); its check state adds each
 runnable app's fair-share timer, re-check time and starvation amounts, the nodes' claims
@@ -45,6 +46,7 @@ from whatif.predictor.kernel.state import (
     C_HB,
     C_LOC,
     C_LOC_DELAY,
+    C_RES,
     C_SLOT,
     C_VERSION,
     CL_APP,
@@ -90,6 +92,8 @@ from whatif.predictor.kernel.state import (
     NF_FREE,
     NF_HB,
     NI_CL_HEAD,
+    NI_RES_APP,
+    NI_RES_STAGE,
     QF_LFAIR,
     QF_LMIN,
     QI_APP_HEAD,
@@ -182,6 +186,7 @@ def _v12_state(W):
         a = ai[a, AI_RUN_NEXT]
     nodef = W[40]
     nn = nodef.shape[0] if cfg[C_HB] != 0.0 else 0
+    res = cfg[C_RES] != 0.0  # each node's reservation (`reservations.py`) too
     out = np.empty(
         8
         + 7 * n_run
@@ -190,7 +195,7 @@ def _v12_state(W):
         + ti.shape[0]
         + ji.shape[0]
         + 4 * ndims * nq
-        + 3 * nn
+        + (5 if res else 3) * nn
         + 1
     )
 
@@ -251,6 +256,10 @@ def _v12_state(W):
         out[n + 1] = nodef[i, NF_FREE + 1] + 0.0
         out[n + 2] = nodef[i, NF_HB] - t + 0.0 if nodef[i, NF_HB] < INF else 1.0
         n += 3
+        if res:
+            out[n] = W[41][i, NI_RES_APP]
+            out[n + 1] = W[41][i, NI_RES_STAGE]
+            n += 2
     out[n] = gf[G_CONT] - t + 0.0 if gf[G_CONT] < INF else 1.0  # the next continuous pass
     n += 1
     if ndims == 2 or cfg[C_LOC] != 0.0:

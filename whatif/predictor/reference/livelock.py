@@ -95,6 +95,8 @@ class Livelock(EngineState):
             tuple(self.node_free.ravel().tolist()),
             tuple(h - t if h < INF else 1.0 for h in self.node_hb),
             self.next_pass - t if self.next_pass < INF else 1.0,  # the next continuous pass
+            # each node's reservation (`reservations.py`), where reservations are on
+            (tuple(self.res_app), tuple(self.res_stage)) if self.res_on else (),
         ) + self._v1_state(t)
 
     def _v1_state(self, t: float) -> tuple[Any, ...]:

@@ -36,6 +36,7 @@ from whatif.predictor.reference.phases import Phases
 from whatif.predictor.reference.preemption import Preemption
 from whatif.predictor.reference.preemption_v12 import PreemptionV12
 from whatif.predictor.reference.queues import Queues
+from whatif.predictor.reference.reservations import Reservations
 from whatif.predictor.reference.state import (
     AM_ASK,
     CONTINUOUS,
@@ -69,6 +70,7 @@ class ReferenceEngine(
     Capacity,
     CapacityPreemption,
     CapacityLocality,
+    Reservations,
 ):
     """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
 
@@ -170,6 +172,7 @@ class ReferenceEngine(
         self.reported: set[int] = set()
         self.init_locality(packed)
         self.init_capacity_locality(packed)
+        self.init_reservations()
         self.set_queues(packed.queues)
 
     def set_queues(self, pq: PackedQueues) -> None:
