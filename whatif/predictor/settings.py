@@ -125,6 +125,12 @@ class SchedulerSettings:
         Hadoop 2/3 ``yarn.scheduler.reservation-threshold.increment-multiple`` (2, Hadoop
         2.8+): only a request at least this many times the increment allocation may
         reserve a node. Hadoop 2.7 reserves for any request: 0.
+    reducer_unconditional_preempt_delay_s : float
+        Hadoop 2/3 ``mapreduce.job.reducer.unconditional-preempt.delay.sec`` (300, Hadoop
+        2.7.3 and 2.8+, MAPREDUCE-6302): a MapReduce AM whose map requests have waited
+        this long with no map running kills reduces whatever headroom the RM reports
+        (RMContainerAllocator.preemptReducersForHangingMapRequests, ``kernel/phases.py``).
+        Negative: off, as on Hadoop 2.7.0-2.7.2, which have no such rule.
     """
 
     preemption: bool = False
@@ -158,6 +164,7 @@ class SchedulerSettings:
     starvation_check_wait_s: float = 10.0
     reservable_nodes: float = 0.05
     reservation_threshold_multiple: float = 2.0
+    reducer_unconditional_preempt_delay_s: float = 300.0
 
     def __post_init__(self) -> None:
         check_choice(self.hadoop_version, (1, 2, 3), field="SchedulerSettings.hadoop_version")
@@ -210,6 +217,12 @@ class SchedulerSettings:
             field="SchedulerSettings.reservation_threshold_multiple",
             low=0.0,
             high=1e6,
+        )
+        check_range(
+            self.reducer_unconditional_preempt_delay_s,
+            field="SchedulerSettings.reducer_unconditional_preempt_delay_s",
+            low=-1e12,
+            high=1e12,
         )
         for name in ("max_assign", "assign_multiple_maps", "assign_multiple_reduces"):
             value = getattr(self, name)

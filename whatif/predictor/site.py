@@ -102,6 +102,10 @@ YARN_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
         _milliseconds,
     ),
     "mapreduce.job.reduce.slowstart.completedmaps": ("slowstart_completed_maps", _number),
+    "mapreduce.job.reducer.unconditional-preempt.delay.sec": (
+        "reducer_unconditional_preempt_delay_s",
+        _number,
+    ),
     "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms": (
         "am_heartbeat_interval_s",
         _milliseconds,

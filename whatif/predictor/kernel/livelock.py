@@ -72,6 +72,7 @@ from whatif.predictor.kernel.state import (
     GI_SEEN_STATE,
     GI_SEEN_STEPS,
     GI_WARNED_N,
+    HANG,
     HEARTBEAT,
     HI_IDENT,
     HI_KIND,
@@ -383,7 +384,7 @@ def _v3_state(W):
             j = -1 - ai[ident, AI_TASK]
             if ji[j, JI_AM_ATT] == ident and ji[j, JI_AM_STATE] == (2 if kind == AM_READY else 3):
                 what = j
-        elif kind == HEARTBEAT or kind == CONTINUOUS:
+        elif kind == HEARTBEAT or kind == CONTINUOUS or kind == HANG:
             what = ident
         elif ai[ident, AI_STATE] == RUNNING and (
             kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e, HK_KEY])

@@ -34,6 +34,9 @@ AM_ASK = 5  # a MapReduce AM's allocate call sends the stages it released (`allo
 TC_END = (
     6  # Hadoop 1: a task-cleanup attempt ends; ident 2 (node + 1) + slot pool (`jobtracker.py`)
 )
+# a MapReduce AM's map requests may have hung long enough for its unconditional reduce
+# preemption (`phases._hang_due`); ident: the job. It only makes the loop run then.
+HANG = 7
 # attempt states (pack.ATTEMPT_STATE_NAMES)
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 
@@ -73,7 +76,9 @@ C_CS_OFFSWITCH, C_CS_NLD, C_CS_RLAD, C_CS_RESET, C_CS_NODES = 35, 36, 37, 38, 39
 # node), the reservation threshold (memory, vcores: 41, 42), the most nodes an app may
 # hold reserved (FSAppAttempt.reservationExceedsThreshold)
 C_RES, C_RES_THR, C_RES_CAP = 40, 41, 43
-N_CFG = 44
+# mapreduce.job.reducer.unconditional-preempt.delay.sec (s; < 0: off, and on Hadoop 1)
+C_HANG = 44
+N_CFG = 45
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
@@ -164,7 +169,11 @@ JF_USE, JF_PEND, JF_FAIR, JF_LFAIR, JF_NCHECK, JF_FSTARV, JF_MSTARV, JF_TBP, JF_
 JF_CONS = 15
 JF_AM_T0 = 17  # when the app's AM became ready: its allocate calls are on this phase
 JF_LOC_WAIT = 18  # Hadoop 1 JobInfo.timeWaitedForLocalMap (s)
-N_JF = 19
+# the MapReduce AM's unconditional reduce preemption (`phases._hang_due`): when the job's
+# map requests last went from none to some, and the earliest next preemption (after one,
+# the AM's next heartbeat)
+JF_MAP_ASK, JF_HANG_NEXT = 19, 20
+N_JF = 21
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13

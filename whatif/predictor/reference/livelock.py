@@ -17,6 +17,7 @@ from whatif.predictor.reference.state import (
     AM_READY,
     CONTINUOUS,
     END,
+    HANG,
     HEARTBEAT,
     INF,
     QUIET_CHECKS,
@@ -163,7 +164,7 @@ class Livelock(EngineState):
                 j = -1 - self.att_task[ident]
                 live = self.job_am_state[j] == (2 if kind == AM_READY else 3)
                 what = j if self.job_am_attempt[j] == ident and live else -1
-            elif kind in (HEARTBEAT, CONTINUOUS):
+            elif kind in (HEARTBEAT, CONTINUOUS, HANG):
                 what = ident
             elif self.att_state[ident] == RUNNING and (kind == END or self.att_mark[ident] == time):
                 what = self.att_task[ident]

@@ -74,6 +74,9 @@ class EngineState(Protocol):
     reducing: list[int]
     stage_slot: list[int]
     job_am_t0: np.ndarray
+    hang_delay: float
+    job_map_ask: np.ndarray
+    job_hang_next: np.ndarray
     stage_asked: set[int]
     asking: set[int]
     continuous: bool
@@ -306,6 +309,8 @@ class EngineState(Protocol):
     def _cycles(self, j: int) -> bool: ...
 
     def _am_call(self, j: int, t: float, at: bool) -> float: ...
+
+    def _drop_idle_hangs(self) -> None: ...
 
     def _run_start(self, j: int, t: float) -> float: ...
 
