@@ -31,7 +31,7 @@ import numpy as np
 from whatif.predictor.kernel.allocate_cycle import _run_start
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
-from whatif.predictor.kernel.phases import _replay_row
+from whatif.predictor.kernel.phases import _hang_due, _replay_row
 from whatif.predictor.kernel.state import (
     AF_DUE,
     AF_MARK,
@@ -43,6 +43,7 @@ from whatif.predictor.kernel.state import (
     AI_TASK,
     AM_ASK,
     AM_READY,
+    C_HANG,
     C_HB,
     C_LOC,
     C_LOC_DELAY,
@@ -80,8 +81,10 @@ from whatif.predictor.kernel.state import (
     HK_SEQ,
     INF,
     JF_FSTARV,
+    JF_HANG_NEXT,
     JF_LFAIR,
     JF_LOC_WAIT,
+    JF_MAP_ASK,
     JF_MSTARV,
     JF_NCHECK,
     JI_AM_ATT,
@@ -197,6 +200,7 @@ def _v12_state(W):
         + ji.shape[0]
         + 4 * ndims * nq
         + (5 if res else 3) * nn
+        + 3 * ji.shape[0]
         + 1
     )
 
@@ -263,9 +267,31 @@ def _v12_state(W):
             n += 2
     out[n] = gf[G_CONT] - t + 0.0 if gf[G_CONT] < INF else 1.0  # the next continuous pass
     n += 1
+    n = _hang_timers(W, out, n)
     if ndims == 2 or cfg[C_LOC] != 0.0:
         return np.concatenate((out[:n], _v1_state(W, ndims == 2)))
     return out[:n]
+
+
+@kernel_jit
+def _hang_timers(W, out, n):
+    """The unconditional reduce preemption timers (`phases._hang_due`) of each job with
+    reduces waiting for maps (only such a job can preempt; a reduce that starts later is in
+    the state), relative to now (-inf: passed): when its map requests hang and its next
+    such preemption. They stand for the `HANG` events, which the Hadoop 3 state leaves out."""
+    if W[25][C_HANG] < 0.0:
+        return n
+    jf, ji, t = W[8], W[9], W[23][G_NOW]
+    j = W[24][GI_RED_HEAD]
+    while j >= 0:
+        due = _hang_due(W, j, jf[j, JF_MAP_ASK])
+        out[n] = j
+        out[n + 1] = due - t + 0.0 if due > t else -INF
+        nxt = jf[j, JF_HANG_NEXT]
+        out[n + 2] = nxt - t + 0.0 if nxt > t else -INF
+        n += 3
+        j = ji[j, JI_RED_NEXT]
+    return n
 
 
 @kernel_jit
@@ -384,7 +410,9 @@ def _v3_state(W):
             j = -1 - ai[ident, AI_TASK]
             if ji[j, JI_AM_ATT] == ident and ji[j, JI_AM_STATE] == (2 if kind == AM_READY else 3):
                 what = j
-        elif kind == HEARTBEAT or kind == CONTINUOUS or kind == HANG:
+        elif kind == HANG:
+            continue  # `_hang_timers` stand for it
+        elif kind == HEARTBEAT or kind == CONTINUOUS:
             what = ident
         elif ai[ident, AI_STATE] == RUNNING and (
             kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e, HK_KEY])
