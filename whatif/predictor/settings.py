@@ -175,6 +175,8 @@ class SchedulerSettings:
             object.__setattr__(self, "preemption_interval_s", 15.0 if v1 else 5.0)
         self._check_types()
         self._check_ranges()
+        name = "reducer_unconditional_preempt_delay_s"  # any number; negative: off
+        check_range(getattr(self, name), field=f"SchedulerSettings.{name}", low=-1e12, high=1e12)
         if self.continuous_scheduling and v1:
             raise ValidationError(
                 "SchedulerSettings.continuous_scheduling: a YARN Fair Scheduler setting "
@@ -217,12 +219,6 @@ class SchedulerSettings:
             field="SchedulerSettings.reservation_threshold_multiple",
             low=0.0,
             high=1e6,
-        )
-        check_range(
-            self.reducer_unconditional_preempt_delay_s,
-            field="SchedulerSettings.reducer_unconditional_preempt_delay_s",
-            low=-1e12,
-            high=1e12,
         )
         for name in ("max_assign", "assign_multiple_maps", "assign_multiple_reduces"):
             value = getattr(self, name)

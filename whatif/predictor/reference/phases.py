@@ -297,7 +297,8 @@ class Phases(EngineState):
             h = np.minimum(h, self.q.max_share[q] - self.q_usage[q])
         if self.q.capacity is not None:
             h[0] = min(h[0], self._cs_user_room(j, leaf))
-        return np.maximum(h, 0.0)
+        room: np.ndarray = np.maximum(h, 0.0)
+        return room
 
     def _am_room(self, j: int, leaf: int, req: np.ndarray) -> bool:
         """Room for `req` in the headroom app `j`'s AM is told: the cluster's and the queues'
