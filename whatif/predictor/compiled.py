@@ -179,7 +179,27 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
     cfg[K.C_CS_NODES] = nn
     if p.queues.capacity is not None:
         _capacity_config(cfg, p.queues.capacity)
+    _reservation_config(cfg, p, settings)
+    cfg[K.C_HANG] = _hang_delay(p, settings)
     return cfg
+
+
+def _hang_delay(p: Packed, settings: SchedulerSettings) -> float:
+    """The MapReduce AM's unconditional reduce preemption delay (`phases._hang_due`; -1:
+    off): MRv2 under the Fair Scheduler. Not yet in the Capacity Scheduler mode, where a
+    run with it can fall into a preemption-monitor cycle the predictor does not detect."""
+    if settings.hadoop_version == 1 or p.queues.capacity is not None:
+        return -1.0
+    return settings.reducer_unconditional_preempt_delay_s
+
+
+def _reservation_config(cfg: np.ndarray, p: Packed, settings: SchedulerSettings) -> None:
+    """Fair Scheduler node reservations (``kernel/reservations.py``, `Packed.reservations`)."""
+    r = p.reservations(settings)
+    cfg[K.C_RES] = float(r.on)
+    cfg[K.C_RES_THR] = r.threshold[0]
+    cfg[K.C_RES_THR + 1] = r.threshold[1]
+    cfg[K.C_RES_CAP] = r.cap
 
 
 def _capacity_config(cfg: np.ndarray, capacity: PackedCapacity) -> None:
@@ -257,10 +277,12 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     jsf[:, K.JSF_AM : K.JSF_AM + 2] = p.job_am
     jf = np.zeros((nj, K.N_JF))
     jf[:, K.JF_FINISH] = np.nan
+    jf[:, K.JF_HANG_NEXT] = -np.inf
     ji = np.full((nj, K.N_JI), -1, dtype=np.int32)
     zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
     zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]
     zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING, K.JI_LOC_LEVEL, K.JI_TC, K.JI_TC + 1]
+    zero += [K.JI_RES]
     ji[:, zero] = 0
     umax = p.user_max_apps.astype(np.int64).copy()
     return {

@@ -76,3 +76,34 @@ def next_on_grid(phase: float, interval: float, t: float, *, at: bool = False) -
         k += 1
         g = phase + k * interval
     return g
+
+
+@dataclass(frozen=True)
+class ReservationParams:
+    """Fair Scheduler node reservations (``kernel/reservations.py``): whether they can
+    happen at all, the threshold a request must reach (memory, vcores) and the most nodes
+    an app may hold reserved."""
+
+    on: bool
+    threshold: tuple[float, float]
+    cap: float
+
+
+def reservation_params(
+    settings: SchedulerSettings, nodes: int, requests: np.ndarray, fair_yarn: bool
+) -> ReservationParams:
+    """FairScheduler.updateReservationThreshold (the increment times the multiple, each
+    component cut to a whole number as Resources.multiply does) and
+    FSAppAttempt.reservationExceedsThreshold (``(int) Math.ceil(nodes * ratio)`` in Java
+    float arithmetic). On only for nodes that heartbeat under the Fair Scheduler of Hadoop
+    2/3 (`fair_yarn`) when some of `requests` (rows of memory, vcores) reaches the
+    threshold: otherwise no request can ever reserve a node, and the kernel skips them."""
+    mult = float(np.float32(settings.reservation_threshold_multiple))
+    thr = (
+        float(math.floor(settings.increment_mb * mult)),
+        float(math.floor(settings.increment_vcores * mult)),
+    )
+    cap = float(math.ceil(float(np.float32(nodes) * np.float32(settings.reservable_nodes))))
+    big = bool(((requests[:, 0] >= thr[0]) | (requests[:, 1] >= thr[1])).any())
+    on = nodes > 0 and fair_yarn and settings.hadoop_version != 1 and cap >= 1.0 and big
+    return ReservationParams(on, thr, cap)

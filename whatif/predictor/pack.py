@@ -29,7 +29,7 @@ from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor.capacity import CapacityAllocation, PackedCapacity, memory_only, pack_capacity
 from whatif.predictor.locality import LocalityLayout, locality_layout
-from whatif.predictor.nodes import node_layout
+from whatif.predictor.nodes import ReservationParams, node_layout, reservation_params
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
 from whatif.schedule import Schedule
 from whatif.workload import Workload, arrow_strings, positions_in
@@ -121,6 +121,13 @@ class Packed:
     # delay scheduling (Hadoop 1, and the Capacity Scheduler mode): split locations grouped
     # by node and rack (`whatif.predictor.locality`); None where it does not apply
     locality: LocalityLayout | None = None
+
+    def reservations(self, settings: SchedulerSettings) -> ReservationParams:
+        """Node reservations on this cluster and workload (`nodes.reservation_params`):
+        Fair Scheduler only, never on a slot cluster; tasks' and AMs' requests."""
+        asks = np.concatenate([self.task_req, self.job_am[self.job_has_am == 1]])
+        fair_yarn = not self.slot_mode and self.queues.capacity is None
+        return reservation_params(settings, len(self.node_capacity), asks, fair_yarn)
 
     def replay_row(self, task: int) -> int:
         """The row of `task` (of a slowstart stage) in `replay`."""

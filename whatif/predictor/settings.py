@@ -117,6 +117,20 @@ class SchedulerSettings:
     starvation_check_wait_s : float
         Hadoop 3: an app that triggered preemption is not re-checked for
         ``wait_time_before_kill_s + 4 * node_heartbeat_interval_s + starvation_check_wait_s``.
+    reservable_nodes : float
+        Hadoop 2/3 ``yarn.scheduler.fair.reservable-nodes`` (0.05, Hadoop 2.8+): an app
+        may hold at most ``ceil(nodes * this)`` nodes reserved (node reservations,
+        ``kernel/reservations.py``; 0: no reservations). Hadoop 2.7 has no cap: 1.
+    reservation_threshold_multiple : float
+        Hadoop 2/3 ``yarn.scheduler.reservation-threshold.increment-multiple`` (2, Hadoop
+        2.8+): only a request at least this many times the increment allocation may
+        reserve a node. Hadoop 2.7 reserves for any request: 0.
+    reducer_unconditional_preempt_delay_s : float
+        Hadoop 2/3 ``mapreduce.job.reducer.unconditional-preempt.delay.sec`` (300, Hadoop
+        2.7.3 and 2.8+, MAPREDUCE-6302): a MapReduce AM whose map requests have waited
+        this long with no map running kills reduces whatever headroom the RM reports
+        (RMContainerAllocator.preemptReducersForHangingMapRequests, ``kernel/phases.py``).
+        Negative: off, as on Hadoop 2.7.0-2.7.2, which have no such rule.
     """
 
     preemption: bool = False
@@ -148,6 +162,9 @@ class SchedulerSettings:
     preemption_interval_s: float | None = None
     node_heartbeat_interval_s: float = 1.0
     starvation_check_wait_s: float = 10.0
+    reservable_nodes: float = 0.05
+    reservation_threshold_multiple: float = 2.0
+    reducer_unconditional_preempt_delay_s: float = 300.0
 
     def __post_init__(self) -> None:
         check_choice(self.hadoop_version, (1, 2, 3), field="SchedulerSettings.hadoop_version")
@@ -158,6 +175,8 @@ class SchedulerSettings:
             object.__setattr__(self, "preemption_interval_s", 15.0 if v1 else 5.0)
         self._check_types()
         self._check_ranges()
+        name = "reducer_unconditional_preempt_delay_s"  # any number; negative: off
+        check_range(getattr(self, name), field=f"SchedulerSettings.{name}", low=-1e12, high=1e12)
         if self.continuous_scheduling and v1:
             raise ValidationError(
                 "SchedulerSettings.continuous_scheduling: a YARN Fair Scheduler setting "
@@ -191,6 +210,15 @@ class SchedulerSettings:
             field="SchedulerSettings.slowstart_completed_maps",
             low=0.0,
             high=1.0,
+        )
+        check_range(
+            self.reservable_nodes, field="SchedulerSettings.reservable_nodes", low=0.0, high=1.0
+        )
+        check_range(
+            self.reservation_threshold_multiple,
+            field="SchedulerSettings.reservation_threshold_multiple",
+            low=0.0,
+            high=1e6,
         )
         for name in ("max_assign", "assign_multiple_maps", "assign_multiple_reduces"):
             value = getattr(self, name)

@@ -34,6 +34,10 @@ from whatif.allocation.xml_io import (
 from whatif.errors import AllocationError, ValidationError
 from whatif.predictor.settings import SchedulerSettings
 
+#: Hadoop 2.8+ (not under ``yarn.scheduler.fair.``): the smallest request that may reserve
+#: a node, as a multiple of the increment allocation.
+_RESERVATION_THRESHOLD = "yarn.scheduler.reservation-threshold.increment-multiple"
+
 
 def _milliseconds(text: str) -> float:
     return float(int(text.strip())) / 1000.0
@@ -85,6 +89,8 @@ YARN_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
         _milliseconds,
     ),
     "yarn.scheduler.fair.sizebasedweight": ("size_based_weight", _boolean),
+    "yarn.scheduler.fair.reservable-nodes": ("reservable_nodes", _number),
+    _RESERVATION_THRESHOLD: ("reservation_threshold_multiple", _number),
     "yarn.scheduler.minimum-allocation-mb": ("min_allocation_mb", _number),
     "yarn.scheduler.minimum-allocation-vcores": ("min_allocation_vcores", _number),
     "yarn.scheduler.increment-allocation-mb": ("increment_mb", _number),
@@ -96,6 +102,10 @@ YARN_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
         _milliseconds,
     ),
     "mapreduce.job.reduce.slowstart.completedmaps": ("slowstart_completed_maps", _number),
+    "mapreduce.job.reducer.unconditional-preempt.delay.sec": (
+        "reducer_unconditional_preempt_delay_s",
+        _number,
+    ),
     "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms": (
         "am_heartbeat_interval_s",
         _milliseconds,

@@ -17,7 +17,10 @@ unassigned tasks of the lowest priority number (ties: lower stage index), and in
 the lowest unassigned task index, else the oldest re-queued (killed/failed) task.
 It gets the container if the request fits in the free cluster resources and every
 queue from its leaf to the root stays within maxResources; otherwise the next app
-or queue is tried (no reservations).
+or queue is tried, except that on a heartbeating node of Hadoop 2/3 an app whose request
+fits its queues and the node's capacity but not its unallocated resources may reserve the
+node, which then serves it first (`reservations.py`; not on the whole cluster without
+heartbeats, and not in the Capacity Scheduler mode, which books no reservation).
 
 A container or task is assigned only
 on a heartbeat of the node it lands on, within that node's free resources: YARN
@@ -62,10 +65,20 @@ from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
 from whatif.predictor.kernel.heartbeats import _node_room
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
-from whatif.predictor.kernel.ordering import _compare, _queue_key
+from whatif.predictor.kernel.ordering import _cmp_apps, _compare, _queue_key
 from whatif.predictor.kernel.phases import _hold, _start_attempt
-from whatif.predictor.kernel.queues import _avail, _demand, _fits
+from whatif.predictor.kernel.queues import _am_fits, _avail, _demand, _fits
 from whatif.predictor.kernel.requests import _head_task, _next_stage, _take_head, _take_task
+from whatif.predictor.kernel.reservations import (
+    _booked_fits,
+    _claims_on,
+    _fits_max,
+    _res_drop,
+    _res_head,
+    _res_may,
+    _res_valid,
+    _reserve,
+)
 from whatif.predictor.kernel.resources import _loose
 from whatif.predictor.kernel.state import (
     C_CAP_MAPS,
@@ -76,28 +89,31 @@ from whatif.predictor.kernel.state import (
     C_LOC,
     C_MAX_ASSIGN,
     C_MULTI,
+    C_RES,
     C_SLOT,
     C_VERSION,
     CL_APP,
     CL_NEXT,
-    G_FREE,
+    GI_CHANGED,
     GI_CLAIM_LIVE,
     GI_CS_TYPE,
     GI_CUR_NODE,
     GI_EPOCH,
     GI_JT_HEAD,
     JI_AM_STATE,
+    JI_APP_NEXT,
     JS_QUEUE,
     JS_ST_HI,
     JSF_AM,
     NF_CAP,
     NF_FREE,
     NI_CL_HEAD,
-    QF_AM,
-    QF_FAIR,
+    NI_RES_APP,
+    NI_RES_STAGE,
     QF_PALL,
     QF_PRUN,
     QF_USE,
+    QI_APP_HEAD,
     QI_TRIED,
     QS_CH_HI,
     QS_CH_LO,
@@ -106,7 +122,6 @@ from whatif.predictor.kernel.state import (
     QS_PARENT,
     QS_POLICY,
     QS_RANK,
-    QSF_AMSHARE,
     QSF_MAX,
     QSF_MIN,
     QSF_WEIGHT,
@@ -170,7 +185,7 @@ def _assign_one(W, d):
             q = qs[q, QS_PARENT]  # back up and try the parent's next child
             continue
         if qs[best, QS_LEAF] == 1:
-            r = _cs_assign_leaf(W, best, d) if cs else (1 if _assign_leaf(W, best, d) else 0)
+            r = _cs_assign_leaf(W, best, d) if cs else _assign_leaf(W, best, d)
             if r == 1:
                 return True
             if r == 2:
@@ -318,10 +333,34 @@ def _best_child_fair(W, q, d, epoch):
 
 @kernel_jit
 def _assign_leaf(W, leaf, d):
-    """Offer the container to the leaf's apps in policy order; False if none takes it."""
-    qs, qsf, qf, excl = W[0], W[1], W[3], W[32]
+    """Offer the container to the leaf's apps in policy order: 1 one took it, 0 none did,
+    2 one reserved the node (with reservations on, `_assign_leaf_res`)."""
+    if W[25][C_RES] != 0.0:
+        return _assign_leaf_res(W, leaf, d)
+    lim0, lim1 = _fit_limits(W, leaf)
+    return _offer_fitting(W, leaf, d, lim0, lim1, -1)
+
+
+@kernel_jit
+def _assign_leaf_res(W, leaf, d):
+    """`_assign_leaf` with reservations (`reservations.py`): the first app in order whose
+    request fits the node's unallocated resources takes it, unless an app before it whose
+    request fits only the node's capacity may reserve the node (2); apps that may not
+    are passed over."""
+    lim0, lim1 = _fit_limits(W, leaf)
+    r = _res_best(W, leaf, d)  # the best app that would reserve the node rather than take it
+    found = _offer_fitting(W, leaf, d, lim0, lim1, r)
+    if found == 0 and r >= 0 and _res_offer(W, r, leaf):
+        found = 2
+    return found
+
+
+@kernel_jit
+def _fit_limits(W, leaf):
+    """The largest request an app of the leaf could take now: the free resources, within
+    every maxResources up the tree (the leaf's app trees refreshed first)."""
+    qs, qsf, qf = W[0], W[1], W[3]
     _retree(W)
-    # apps whose next request exceeds free resources or a queue's max cannot take it
     lim0 = _avail(W, 0)
     lim1 = _avail(W, 1)
     q = leaf
@@ -329,43 +368,72 @@ def _assign_leaf(W, leaf, d):
         lim0 = min(lim0, _loose(qsf[q, QSF_MAX] - qf[q, QF_USE]))
         lim1 = min(lim1, _loose(qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1]))
         q = qs[q, QS_PARENT]
-    n = 0
-    found = False
+    return lim0, lim1
+
+
+@kernel_jit
+def _offer_fitting(W, leaf, d, lim0, lim1, r):
+    """Offer the container to the leaf's apps whose next request is within (lim0, lim1),
+    in policy order, until one takes it (1) or app `r` (-1: none) comes first (0)."""
+    excl = W[32]
+    policy = W[0][leaf, QS_POLICY]
+    k = 0
+    found = 0
     while True:
         best = _tree_best_fit(W, leaf, d, lim0, lim1)
-        if best < 0:
+        if best < 0 or (r >= 0 and _cmp_apps(W, policy, d, r, best, False) < 0):
             break
         if _try_app(W, best, leaf, d):
-            found = True
+            found = 1
             break
         _tree_put(W, best, d, -1)
-        excl[n] = best
-        n += 1
-    for i in range(n):
+        excl[k] = best
+        k += 1
+    for i in range(k):
         _tree_put(W, excl[i], d, excl[i])  # a failed offer changes nothing
     return found
 
 
 @kernel_jit
-def _am_fits(W, leaf, r0, r1):
-    qsf, qf, gf = W[1], W[3], W[23]
-    share = qsf[leaf, QSF_AMSHARE]
-    if abs(share + 1.0) < 1e-4:
-        return True
-    for d in range(2):
-        cap = qf[leaf, QF_FAIR + d]
-        if cap == 0.0:
-            cap = min(gf[G_FREE + d], qsf[leaf, QSF_MAX + d])
-        cap = math.floor(cap * share)
-        r = r0 if d == 0 else r1
-        if qf[leaf, QF_AM + d] + r > cap:
-            return False
-    return True
+def _res_best(W, leaf, d):
+    """The leaf's best app (policy order) whose next request fits its queues' maxResources
+    and the heartbeating node's capacity but not its unallocated resources, and which may
+    reserve the node (`_res_offer`); -1 if none. A scan of the leaf's apps."""
+    qi, ji, nodef = W[4], W[9], W[40]
+    n = W[24][GI_CUR_NODE]
+    policy = W[0][leaf, QS_POLICY]
+    best = -1
+    j = qi[leaf, QI_APP_HEAD]
+    while j >= 0:
+        s, r0, r1 = _res_head(W, j)
+        if (
+            s > -2
+            and (r0 > nodef[n, NF_FREE] or r1 > nodef[n, NF_FREE + 1])
+            and r0 <= nodef[n, NF_CAP]
+            and r1 <= nodef[n, NF_CAP + 1]
+            and (best < 0 or _cmp_apps(W, policy, d, j, best, False) < 0)
+            and _res_may(W, j, leaf, r0, r1)
+            and _res_offerable(W, j, leaf, n, s, r0, r1)
+        ):
+            best = j
+        j = ji[j, JI_APP_NEXT]
+    return best
+
+
+@kernel_jit
+def _res_offerable(W, j, leaf, n, s, r0, r1):
+    """The node's and queues' part of `_res_offer`: maxResources, maxAMShare for a
+    waiting AM, no claim on the node (Hadoop 3)."""
+    if not _fits_max(W, leaf, r0, r1):
+        return False
+    if s == -1 and not _am_fits(W, leaf, r0, r1):
+        return False
+    return W[24][GI_CLAIM_LIVE] == 0 or not _claims_on(W, n, j)
 
 
 @kernel_jit
 def _try_app(W, j, leaf, d):
-    jsf, ji, ss, si, tsf, ti = W[7], W[9], W[12], W[14], W[17], W[18]
+    jsf, ji = W[7], W[9]
     if ji[np.uint64(j), JI_AM_STATE] == 1:
         r0 = jsf[j, JSF_AM]
         r1 = jsf[j, JSF_AM + 1]
@@ -379,6 +447,13 @@ def _try_app(W, j, leaf, d):
     s = _next_stage(W, j, d)
     if s < 0:
         return False
+    return _try_stage(W, j, leaf, s)
+
+
+@kernel_jit
+def _try_stage(W, j, leaf, s):
+    """App `j` takes the next task of its stage `s` if it fits (`_try_app`)."""
+    ss, si, tsf, ti = W[12], W[14], W[17], W[18]
     us = np.uint64(s)  # unsigned rows: no negative-index wraparound
     if ss[us, SS_LOC] != 0 and W[24][GI_CUR_NODE] >= 0:
         return _try_located(W, j, leaf, s, W[24][GI_CUR_NODE])
@@ -404,6 +479,37 @@ def _try_app(W, j, leaf, d):
     _claim_used(W, j, r0, r1)
     if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
         _hold(W, j, s + 1, False)
+    return True
+
+
+@kernel_jit
+def _res_offer(W, j, leaf):
+    """App `j`'s next request does not fit the heartbeating node's unallocated resources:
+    it reserves the node if it may (`reservations.py`); False if not."""
+    n = W[24][GI_CUR_NODE]
+    s, r0, r1 = _res_head(W, j)
+    if s < -1 or not _res_offerable(W, j, leaf, n, s, r0, r1):
+        return False
+    if not _res_may(W, j, leaf, r0, r1):
+        return False
+    _reserve(W, n, j, s, r0, r1)
+    return True
+
+
+@kernel_jit
+def _res_turn(W, n):
+    """FSAppAttempt.assignReservedContainer on node `n`: False if the reservation was
+    dropped as invalid (the node is then scheduled as usual); else the reserved app takes
+    its container if the booked resources fit, and nothing else is assigned."""
+    if not _res_valid(W, n):
+        _res_drop(W, n)
+        return False
+    if _booked_fits(W, n):
+        j = W[41][n, NI_RES_APP]
+        s = W[41][n, NI_RES_STAGE]
+        leaf = W[6][j, JS_QUEUE]
+        if _try_app(W, j, leaf, 0) if s < 0 else _try_stage(W, j, leaf, s):
+            _res_drop(W, n)
     return True
 
 
@@ -511,13 +617,21 @@ def _node_allocate(W, n):
     else:
         if gi[GI_CLAIM_LIVE] > 0:
             _assign_claimed(W, n)
+        res = cfg[C_RES] != 0.0
+        if res and W[41][n, NI_RES_APP] >= 0 and _res_turn(W, n):
+            gi[GI_CUR_NODE] = -1
+            return
+        # a node woken to be reserved (`heartbeats._wake_parked_res`) that is not: a change
+        unreserved_full = res and W[41][n, NI_RES_APP] < 0 and not _has_room(W, 0)
         start0 = nodef[n, NF_FREE]
         start1 = nodef[n, NF_FREE + 1]
         half0 = math.floor(start0 * 0.5)
         half1 = math.floor(start1 * 0.5)
         cs = cfg[C_CS] != 0.0
         offswitch = 0
-        while _has_room(W, 0) and qf[0, QF_PRUN] > 0.0:
+        # with reservations a node without room may still be reserved: Hadoop loops
+        # while the node is not reserved (`_assign_one` is False once it is)
+        while (_has_room(W, 0) or res) and qf[0, QF_PRUN] > 0.0:
             if not _assign_one(W, 0):
                 break
             count += 1
@@ -535,6 +649,8 @@ def _node_allocate(W, n):
                     break
             elif cfg[C_MAX_ASSIGN] > 0.0 and count >= cfg[C_MAX_ASSIGN]:
                 break
+        if unreserved_full and W[41][n, NI_RES_APP] < 0:
+            gi[GI_CHANGED] = 1
     gi[GI_CUR_NODE] = -1
 
 

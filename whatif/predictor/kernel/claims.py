@@ -34,8 +34,10 @@ from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
 from whatif.predictor.kernel.resources import _below
 from whatif.predictor.kernel.state import (
+    C_RES,
     CL_APP,
     CL_NEXT,
+    GI_CHANGED,
     GI_CLAIM_LIVE,
     GI_CLAIM_USED,
     GI_CUR_NODE,
@@ -118,6 +120,8 @@ def _claim_unlink(W, n, prev, e):
         nodei[n, NI_CL_TAIL] = prev
     ji[cli[e, CL_APP], JI_CLAIMS] -= 1
     gi[GI_CLAIM_LIVE] -= 1
+    if W[25][C_RES] != 0.0:
+        gi[GI_CHANGED] = 1  # the app may reserve the node now (`reservations.py`)
 
 
 @kernel_jit

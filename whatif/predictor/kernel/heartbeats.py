@@ -32,13 +32,17 @@ on the whole cluster at every event time.
 
 from __future__ import annotations
 
+import numpy as np
+
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _on_grid, heap_push
+from whatif.predictor.kernel.reservations import _booked_fits, _res_slots, _res_valid
 from whatif.predictor.kernel.state import (
     AF_DUE,
     AF_END,
     AI_NODE,
     C_HB_INTERVAL,
+    C_RES,
     C_SLOT,
     END,
     GI_BEAT_N,
@@ -47,6 +51,7 @@ from whatif.predictor.kernel.state import (
     GI_JT_HEAD,
     GI_LSKIP_N,
     GI_PARK_N,
+    GI_RES_ANY,
     GI_TOUCH_N,
     HEARTBEAT,
     INF,
@@ -54,6 +59,7 @@ from whatif.predictor.kernel.state import (
     NF_HB,
     NI_BEAT,
     NI_PARK,
+    NI_RES_APP,
     NI_TOUCH,
     QF_PRUN,
 )
@@ -123,7 +129,38 @@ def _node_wants(W, n):
             or (W[24][GI_JT_HEAD] >= 0 and _node_room(W, n))
             or (W[24][GI_LSKIP_N] > 0 and _node_room(W, n))
         )
+    if cfg[C_RES] != 0.0:
+        return _res_wants(W, n)
     return _node_room(W, n) and qf[0, QF_PRUN] > 0.0
+
+
+@kernel_jit
+def _res_wants(W, n):
+    """`_node_wants` with reservations (`reservations.py`): a reserved node when its
+    reservation is to be dropped or the booked resources fit; another when it has room
+    for pending demand or some app could reserve a node (`_res_open`)."""
+    if W[41][n, NI_RES_APP] >= 0:
+        return _booked_fits(W, n) or not _res_valid(W, n)
+    if W[3][0, QF_PRUN] <= 0.0:
+        return False
+    if _node_room(W, n):
+        return True
+    return _res_open(W) > 0
+
+
+@kernel_jit
+def _res_open(W):
+    """`_res_slots`, scanned once per settling pass when first needed (GI_RES_ANY)."""
+    gi = W[24]
+    if gi[GI_RES_ANY] < 0:
+        gi[GI_RES_ANY] = _res_slots(W)
+    return gi[GI_RES_ANY]
+
+
+@kernel_jit
+def _res_scan(W):
+    """Before settling nodes: whether some app could reserve a node is not known yet."""
+    W[24][GI_RES_ANY] = -1
 
 
 @kernel_jit
@@ -153,11 +190,59 @@ def _settle(W, n, t, wake):
     if nodef[n, NF_HB] != INF:
         return
     if wake and _node_wants(W, n):
-        nodef[n, NF_HB] = _next_heartbeat(W, n, t, False)
-        heap_push(W[21], W[22], W[24], nodef[n, NF_HB], HEARTBEAT, n, -1, 0)
-        _park(W, n, False)
+        _schedule_beat(W, n, t)
     else:
-        _park(W, n, _node_room(W, n))
+        # with reservations on a node without room may still be reserved
+        _park(W, n, _node_room(W, n) or W[25][C_RES] != 0.0)
+
+
+@kernel_jit
+def _schedule_beat(W, n, t):
+    """Node `n`'s next heartbeat (strictly after `t`) is scheduled; it is not parked."""
+    nodef = W[40]
+    nodef[n, NF_HB] = _next_heartbeat(W, n, t, False)
+    heap_push(W[21], W[22], W[24], nodef[n, NF_HB], HEARTBEAT, n, -1, 0)
+    _park(W, n, False)
+
+
+@kernel_jit
+def _wake_parked_res(W, t):
+    """`_wake`'s pass over the parked nodes with reservations on. A node without room
+    and without a reservation can only be reserved, and each heartbeat of one reserves it
+    for at most one app: of those nodes only as many as apps could still reserve
+    (`_res_open`) get their next heartbeat, the earliest (ties: parked order). If one of
+    them finds nothing, that is a change and the next pass wakes the next ones; a node
+    beyond them would find the apps at their caps."""
+    nodef, nodei, nlist, gi = W[40], W[41], W[42], W[24]
+    base = 2 * nodef.shape[0]
+    cand = np.empty(gi[GI_PARK_N], dtype=np.int64)
+    times = np.empty(gi[GI_PARK_N])
+    m = 0
+    i = 0
+    while i < gi[GI_PARK_N]:
+        n = nlist[base + i]
+        if nodei[n, NI_RES_APP] < 0 and not _node_room(W, n) and W[3][0, QF_PRUN] > 0.0:
+            cand[m] = n
+            times[m] = _next_heartbeat(W, n, t, False)
+            m += 1
+            i += 1
+            continue
+        before = gi[GI_PARK_N]
+        _settle(W, n, t, True)
+        if gi[GI_PARK_N] == before:
+            i += 1
+    if m == 0:
+        return
+    k = _res_open(W)
+    if k <= 0:
+        return
+    if k >= m:
+        for i in range(m):
+            _schedule_beat(W, cand[i], t)
+        return
+    order = np.argsort(times[:m], kind="mergesort")
+    for i in range(k):
+        _schedule_beat(W, cand[order[i]], t)
 
 
 @kernel_jit
@@ -184,6 +269,7 @@ def _catch_up(W, t):
     scheduled, as the events at `t` come before the heartbeats' assignments)."""
     nlist, gi = W[42], W[24]
     nn = W[40].shape[0]
+    _res_scan(W)
     for i in range(gi[GI_TOUCH_N]):
         _beats_now(W, nlist[nn + i], t)
     if gi[GI_CHANGED] != 0:
@@ -202,13 +288,17 @@ def _wake(W, t):
     nodef, nlist, qf, cfg, gi = W[40], W[42], W[3], W[25], W[24]
     nn = nodef.shape[0]
     changed = gi[GI_CHANGED] != 0
+    if changed:
+        _res_scan(W)
     for i in range(gi[GI_TOUCH_N]):
         _settle(W, nlist[nn + i], t, changed)
     demand = qf[0, QF_PRUN] > 0.0 or (
         cfg[C_SLOT] != 0.0
         and (qf[0, QF_PRUN + 1] > 0.0 or gi[GI_JT_HEAD] >= 0 or gi[GI_LSKIP_N] > 0)
     )
-    if changed and demand:
+    if changed and demand and cfg[C_RES] != 0.0:
+        _wake_parked_res(W, t)
+    elif changed and demand:
         i = 0
         while i < gi[GI_PARK_N]:
             before = gi[GI_PARK_N]

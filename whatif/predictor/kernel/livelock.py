@@ -12,7 +12,8 @@ timers) equals the state at an earlier check with no end or AM-ready event in be
 (Brent's cycle finding) ends the run there: nothing would ever finish again. Hadoop 1's
 state adds each job's pending task-cleanup attempts and the free slots, and, with delay
 scheduling, each job's locality level and wait (capped at two delays) and the jobs
-skipped at the last assignTasks call: progress there is not a cycle. Hadoop 3
+skipped at the last assignTasks call: progress there is not a cycle. With node
+reservations on (``reservations.py``) it adds each node's reserved app and stage. Hadoop 3
 livelocks the same way (an app that cannot use what is killed for it, e.g. its AM over
 maxAMShare, has a container killed at every re-check); its check state adds each
 runnable app's fair-share timer, re-check time and starvation amounts, the nodes' claims
@@ -30,7 +31,7 @@ import numpy as np
 from whatif.predictor.kernel.allocate_cycle import _run_start
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
-from whatif.predictor.kernel.phases import _replay_row
+from whatif.predictor.kernel.phases import _hang_due, _replay_row
 from whatif.predictor.kernel.state import (
     AF_DUE,
     AF_MARK,
@@ -42,9 +43,11 @@ from whatif.predictor.kernel.state import (
     AI_TASK,
     AM_ASK,
     AM_READY,
+    C_HANG,
     C_HB,
     C_LOC,
     C_LOC_DELAY,
+    C_RES,
     C_SLOT,
     C_VERSION,
     CL_APP,
@@ -70,6 +73,7 @@ from whatif.predictor.kernel.state import (
     GI_SEEN_STATE,
     GI_SEEN_STEPS,
     GI_WARNED_N,
+    HANG,
     HEARTBEAT,
     HI_IDENT,
     HI_KIND,
@@ -77,8 +81,10 @@ from whatif.predictor.kernel.state import (
     HK_SEQ,
     INF,
     JF_FSTARV,
+    JF_HANG_NEXT,
     JF_LFAIR,
     JF_LOC_WAIT,
+    JF_MAP_ASK,
     JF_MSTARV,
     JF_NCHECK,
     JI_AM_ATT,
@@ -90,6 +96,8 @@ from whatif.predictor.kernel.state import (
     NF_FREE,
     NF_HB,
     NI_CL_HEAD,
+    NI_RES_APP,
+    NI_RES_STAGE,
     QF_LFAIR,
     QF_LMIN,
     QI_APP_HEAD,
@@ -182,6 +190,7 @@ def _v12_state(W):
         a = ai[a, AI_RUN_NEXT]
     nodef = W[40]
     nn = nodef.shape[0] if cfg[C_HB] != 0.0 else 0
+    res = cfg[C_RES] != 0.0  # each node's reservation (`reservations.py`) too
     out = np.empty(
         8
         + 7 * n_run
@@ -190,7 +199,8 @@ def _v12_state(W):
         + ti.shape[0]
         + ji.shape[0]
         + 4 * ndims * nq
-        + 3 * nn
+        + (5 if res else 3) * nn
+        + 3 * ji.shape[0]
         + 1
     )
 
@@ -251,11 +261,37 @@ def _v12_state(W):
         out[n + 1] = nodef[i, NF_FREE + 1] + 0.0
         out[n + 2] = nodef[i, NF_HB] - t + 0.0 if nodef[i, NF_HB] < INF else 1.0
         n += 3
+        if res:
+            out[n] = W[41][i, NI_RES_APP]
+            out[n + 1] = W[41][i, NI_RES_STAGE]
+            n += 2
     out[n] = gf[G_CONT] - t + 0.0 if gf[G_CONT] < INF else 1.0  # the next continuous pass
     n += 1
+    n = _hang_timers(W, out, n)
     if ndims == 2 or cfg[C_LOC] != 0.0:
         return np.concatenate((out[:n], _v1_state(W, ndims == 2)))
     return out[:n]
+
+
+@kernel_jit
+def _hang_timers(W, out, n):
+    """The unconditional reduce preemption timers (`phases._hang_due`) of each job with
+    reduces waiting for maps (only such a job can preempt; a reduce that starts later is in
+    the state), relative to now (-inf: passed): when its map requests hang and its next
+    such preemption. They stand for the `HANG` events, which the Hadoop 3 state leaves out."""
+    if W[25][C_HANG] < 0.0:
+        return n
+    jf, ji, t = W[8], W[9], W[23][G_NOW]
+    j = W[24][GI_RED_HEAD]
+    while j >= 0:
+        due = _hang_due(W, j, jf[j, JF_MAP_ASK])
+        out[n] = j
+        out[n + 1] = due - t + 0.0 if due > t else -INF
+        nxt = jf[j, JF_HANG_NEXT]
+        out[n + 2] = nxt - t + 0.0 if nxt > t else -INF
+        n += 3
+        j = ji[j, JI_RED_NEXT]
+    return n
 
 
 @kernel_jit
@@ -374,6 +410,8 @@ def _v3_state(W):
             j = -1 - ai[ident, AI_TASK]
             if ji[j, JI_AM_ATT] == ident and ji[j, JI_AM_STATE] == (2 if kind == AM_READY else 3):
                 what = j
+        elif kind == HANG:
+            continue  # `_hang_timers` stand for it
         elif kind == HEARTBEAT or kind == CONTINUOUS:
             what = ident
         elif ai[ident, AI_STATE] == RUNNING and (

@@ -48,6 +48,7 @@ from whatif.predictor.kernel.livelock import _cycling_v3
 from whatif.predictor.kernel.phases import (
     _am_ask,
     _am_ready,
+    _drop_idle_hangs,
     _end_attempt,
     _make_runnable,
     _preempt_reduces,
@@ -90,6 +91,7 @@ from whatif.predictor.kernel.state import (
     GI_NEXT_SUBMIT,
     GI_PROGRESS,
     GI_RC_HEAD,
+    HANG,
     HEARTBEAT,
     HI_IDENT,
     HI_JOB,
@@ -168,6 +170,7 @@ def advance(W, t_stop, att_room):
     hi, gf, gi, cfg = W[22], W[23], W[24], W[25]
     nj = js.shape[0]
     while True:
+        _drop_idle_hangs(W)
         t_heap = float_from_ordered(hk[0, HK_KEY]) if gi[GI_HEAP_N] > 0 else INF
         t_sub = jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] if gi[GI_NEXT_SUBMIT] < nj else INF
         t = min(t_heap, t_sub, gf[G_NEXT_CHECK])
@@ -228,6 +231,8 @@ def advance(W, t_stop, att_room):
                 n = _end_task_cleanup(W, ident)
                 if n >= 0:
                     _beat(W, n)  # reported at its node's heartbeat
+            elif kind == HANG:
+                pass  # the reduce ramp-down below sees the job's maps hang (`_hanging`)
             else:
                 _am_ready(W, ident)
                 gi[GI_PROGRESS] += 1

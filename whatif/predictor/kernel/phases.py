@@ -26,13 +26,15 @@ again (at the end of its stage's re-queued tasks).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _run_start
 from whatif.predictor.kernel.apptree import _free_slot, _take_slot, _touch
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity import _cs_admit, _cs_user_room
-from whatif.predictor.kernel.events import heap_push
+from whatif.predictor.kernel.events import heap_pop, heap_push
 from whatif.predictor.kernel.heartbeats import _push_end, _touch_node
 from whatif.predictor.kernel.jobtracker import _jt_refresh
 from whatif.predictor.kernel.lists import _append, _keep_listed, _remove
@@ -61,6 +63,7 @@ from whatif.predictor.kernel.state import (
     AM_READY,
     C_AM_LAT,
     C_CS,
+    C_HANG,
     C_LAT,
     C_SLOT,
     C_SLOWSTART,
@@ -71,16 +74,23 @@ from whatif.predictor.kernel.state import (
     G_NOW,
     GI_CHANGED,
     GI_CUR_NODE,
+    GI_HEAP_N,
     GI_N_ATT,
     GI_RC_HEAD,
     GI_RED_HEAD,
     GI_RED_SEQ,
     GI_RUN_HEAD,
     GI_WAIT_HEAD,
+    HANG,
+    HI_IDENT,
+    HI_KIND,
+    HK_KEY,
     INF,
     JF_AM_T0,
     JF_FINISH,
+    JF_HANG_NEXT,
     JF_LFAIR,
+    JF_MAP_ASK,
     JF_PEND,
     JF_TBP,
     JF_USE,
@@ -121,6 +131,7 @@ from whatif.predictor.kernel.state import (
     QI_RUNNABLE,
     QS_MAX_APPS,
     QS_PARENT,
+    QSF_MAX,
     RS_A,
     RS_B,
     RS_C,
@@ -155,6 +166,7 @@ from whatif.predictor.kernel.state import (
     TSF_REQ,
 )
 from whatif.predictor.kernel.victims import _free_add, _free_remove, _held_changed
+from whatif.predictor.world import float_from_ordered
 
 
 @kernel_jit
@@ -191,6 +203,7 @@ def _release_stage(W, j, s):
         if ss[s, SS_JT] != 0:
             _jt_refresh(W, j)  # the JobTracker hands it out, not the scheduler
             return
+        _map_asked(W, j, s)
         if si[s, SI_NEXT] == ss[s, SS_LO] and si[s, SI_RETRY_HEAD] < 0 and si[s, SI_DONE] == 0:
             _add_pending(W, j, ssf[s, 0], ssf[s, 1])
         else:  # a restarted AM asks for what its failed attempt left (`_am_preempted`)
@@ -522,6 +535,8 @@ def _end_attempt(W, a, state):
         if ss[s, SS_LOC] != 0:
             _loc_requeued(W, s, task)
         si[s, SI_PENDING] += 1
+        if si[s, SI_PENDING] == 1 and si[s, SI_RELEASED] == 1:
+            _map_asked(W, j, s)
         if ss[s, SS_JT] != 0:
             _jt_refresh(W, j)
         elif si[s, SI_HELD] == 0:
@@ -687,13 +702,129 @@ def _preempt_reduces(W):
             leaf = js[j, JS_QUEUE]
             r0 = tsf[task, TSF_REQ]
             r1 = tsf[task, TSF_REQ + 1]
-            if not _am_room(W, j, leaf, r0, r1):
+            if _hanging(W, j, W[23][G_NOW]):
+                _hang_preempt(W, j, s, task)
+                killed = True
+            elif not _am_room(W, j, leaf, r0, r1):
                 if si[s, SI_HELD] == 0:
                     _hold(W, j, s, True)
                 while si[s, SI_DEF_HEAD] >= 0 and not _am_room(W, j, leaf, r0, r1):
                     _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
                     killed = True
     return killed
+
+
+@kernel_jit
+def _hang_due(W, j, ask):
+    """When map requests job `j`'s AM made at `ask` count as hanging: the AM's first
+    heartbeat after ``ask + mapreduce.job.reducer.unconditional-preempt.delay.sec``
+    (getNumHangingRequests: waited longer than the delay; with 0, every request)."""
+    delay = W[25][C_HANG]
+    t = ask + delay
+    if _cycles(W, j):
+        t = _am_call(W, j, t, delay == 0.0)
+    return t
+
+
+@kernel_jit
+def _map_asked(W, j, s):
+    """Map stage `s` of job `j` (one its reduces wait for) went from no unassigned task to
+    some: its requests are made now (ContainerRequest.requestTimeMs), and a `HANG` event
+    comes when they will have waited long enough for the unconditional rule."""
+    if W[25][C_HANG] < 0.0 or s + 1 >= W[6][j, JS_ST_HI] or W[12][s + 1, SS_SLOW] != 1:
+        return
+    now = W[23][G_NOW]
+    W[8][j, JF_MAP_ASK] = now
+    heap_push(W[21], W[22], W[24], _hang_due(W, j, now), HANG, j, -1, j)
+
+
+@kernel_jit
+def _hanging(W, j, now):
+    """Whether blocked job `j`'s AM preempts reduces unconditionally at `now`: its map
+    requests have hung (`_hang_due`), and its last such preemption was at an earlier
+    heartbeat."""
+    jf = W[8]
+    if W[25][C_HANG] < 0.0 or now < _hang_due(W, j, jf[j, JF_MAP_ASK]):
+        return False
+    return now > jf[j, JF_HANG_NEXT] or (_cycles(W, j) and now == jf[j, JF_HANG_NEXT])
+
+
+@kernel_jit
+def _drop_idle_hangs(W):
+    """Pop the `HANG` events at the heap's top whose job would not preempt at their time
+    (not blocked, or its requests made again since): an iteration made for nothing is not
+    neutral (it schedules preemption checks, counts scheduling opportunities), so only a
+    HANG that acts makes one. A job that becomes blocked later acts then, at the event
+    that blocks it."""
+    hk, hi, gi = W[21], W[22], W[24]
+    while gi[GI_HEAP_N] > 0 and hi[0, HI_KIND] == HANG:
+        j = hi[0, HI_IDENT]
+        if _red_blocked(W, j) and _hanging(W, j, float_from_ordered(hk[0, HK_KEY])):
+            return
+        heap_pop(hk, hi, gi)
+
+
+@kernel_jit
+def _ceil_containers(a0, a1, r0, r1):
+    """ResourceCalculatorUtils.divideAndCeilContainers with memory and vcores (the Fair
+    Scheduler's scheduling resource types): the most of ceil(a / r) over both."""
+    n = math.ceil(a0 / r0) if r0 > 0.0 else 0.0
+    if r1 > 0.0:
+        n = max(n, math.ceil(a1 / r1))
+    return n
+
+
+@kernel_jit
+def _hang_preempt(W, j, s, task):
+    """RMContainerAllocator.preemptReducer for job `j`'s hanging maps (next map `task`):
+    withhold its reduce requests (clearAllPendingReduceRequests), and kill
+    min(max(reduces for one map, reduces for mapreduce.job.reduce.preemption.limit (0.5)
+    of the AM's resource limit), reduces for every hanging map) of its newest waiting
+    reduces. The resource limit is the headroom (`_am_headroom`) plus the job's task
+    containers; every unassigned map counts as hanging (they are asked for together)."""
+    si, jf, tsf, ai = W[14], W[8], W[17], W[20]
+    if si[s, SI_HELD] == 0:
+        _hold(W, j, s, True)
+    red = ai[si[s, SI_DEF_TAIL], AI_TASK]
+    r0, r1 = tsf[red, TSF_REQ], tsf[red, TSF_REQ + 1]
+    m0, m1 = tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+    h0, h1 = _am_headroom(W, j)
+    if W[9][j, JI_AM_STATE] >= 2:  # the AM's own container is not the allocator's
+        h0 -= W[7][j, JSF_AM]
+        h1 -= W[7][j, JSF_AM + 1]
+    one = _ceil_containers(m0, m1, r0, r1)
+    limit = _ceil_containers(
+        math.floor((h0 + jf[j, JF_USE]) * 0.5), math.floor((h1 + jf[j, JF_USE + 1]) * 0.5), r0, r1
+    )
+    hung = si[s - 1, SI_PENDING]
+    n = min(max(one, limit), _ceil_containers(m0 * hung, m1 * hung, r0, r1))
+    while n > 0 and si[s, SI_DEF_HEAD] >= 0:
+        _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
+        n -= 1
+    now = W[23][G_NOW]
+    jf[j, JF_HANG_NEXT] = now
+    if _cycles(W, j):  # the AM preempts again at a later heartbeat if its maps still hang
+        jf[j, JF_HANG_NEXT] = _am_call(W, j, now, False)
+        heap_push(W[21], W[22], W[24], jf[j, JF_HANG_NEXT], HANG, j, -1, j)
+
+
+@kernel_jit
+def _am_headroom(W, j):
+    """The headroom (memory, vcores) the RM reports to job `j`'s AM as the predictor
+    models it (`_am_room`): free in the cluster (reserved resources are free: the root
+    queue's allocated resources leave them out) and under each queue's maximum, and in
+    the Capacity Scheduler mode under its user's limit."""
+    qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
+    leaf = W[6][j, JS_QUEUE]
+    h0, h1 = gf[G_FREE], gf[G_FREE + 1]
+    q = leaf
+    while q >= 0:
+        h0 = min(h0, qsf[q, QSF_MAX] - qf[q, QF_USE])
+        h1 = min(h1, qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1])
+        q = qs[q, QS_PARENT]
+    if W[25][C_CS] != 0.0:
+        h0 = min(h0, _cs_user_room(W, j, leaf))
+    return max(h0, 0.0), max(h1, 0.0)
 
 
 @kernel_jit

@@ -1,9 +1,11 @@
 """Queue accounting up the tree: usage and pending demand, runnable app counts, demand
 capped at maxResources, and whether a request fits (free resources and every
-maxResources from the leaf to the root).
+maxResources from the leaf to the root), and maxAMShare.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -13,6 +15,8 @@ from whatif.predictor.kernel.state import (
     GI_CUR_NODE,
     GI_DIRTY,
     NF_FREE,
+    QF_AM,
+    QF_FAIR,
     QF_PALL,
     QF_USE,
     QI_DIRTY,
@@ -22,6 +26,7 @@ from whatif.predictor.kernel.state import (
     QS_LEAF,
     QS_PARENT,
     QS_SIZE,
+    QSF_AMSHARE,
     QSF_MAX,
 )
 
@@ -96,4 +101,23 @@ def _fits(W, leaf, r0, r1):
         if qf[u, QF_USE] + r0 > qsf[u, QSF_MAX] or qf[u, QF_USE + 1] + r1 > qsf[u, QSF_MAX + 1]:
             return False
         q = qs[u, QS_PARENT]
+    return True
+
+
+@kernel_jit
+def _am_fits(W, leaf, r0, r1):
+    """maxAMShare: the leaf's AM usage plus the request within floor(fair share * share),
+    a zero fair share component replaced by min(free, maxShare)."""
+    qsf, qf, gf = W[1], W[3], W[23]
+    share = qsf[leaf, QSF_AMSHARE]
+    if abs(share + 1.0) < 1e-4:
+        return True
+    for d in range(2):
+        cap = qf[leaf, QF_FAIR + d]
+        if cap == 0.0:
+            cap = min(gf[G_FREE + d], qsf[leaf, QSF_MAX + d])
+        cap = math.floor(cap * share)
+        r = r0 if d == 0 else r1
+        if qf[leaf, QF_AM + d] + r > cap:
+            return False
     return True

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.state import (
+    C_RES,
+    GI_CHANGED,
     GI_MSTARV_N,
     GI_RECHECK_HEAD,
     GI_RECHECK_N,
@@ -73,6 +75,8 @@ def _set_min_starvation(W, j, a0, a1):
     jf[j, JF_MSTARV + 1] = a1
     listed = jbuf[:, 3]
     pos = ji[j, JI_MSTARV_POS]
+    if W[25][C_RES] != 0.0 and (pos < 0) == (a0 != 0.0 or a1 != 0.0):
+        gi[GI_CHANGED] = 1  # whether the app is starved, so may reserve, changed
     if a0 != 0.0 or a1 != 0.0:
         if pos < 0:
             ji[j, JI_MSTARV_POS] = gi[GI_MSTARV_N]

@@ -34,6 +34,9 @@ AM_ASK = 5  # a MapReduce AM's allocate call sends the stages it released (`allo
 TC_END = (
     6  # Hadoop 1: a task-cleanup attempt ends; ident 2 (node + 1) + slot pool (`jobtracker.py`)
 )
+# a MapReduce AM's map requests may have hung long enough for its unconditional reduce
+# preemption (`phases._hang_due`); ident: the job. It only makes the loop run then.
+HANG = 7
 # attempt states (pack.ATTEMPT_STATE_NAMES)
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 
@@ -69,7 +72,13 @@ C_CS_ROUND, C_CS_IGNORED, C_CS_NATURAL = 32, 33, 34
 # node-locality-delay, rack-locality-additional-delay, rack-locality-full-reset (0/1), and
 # the cluster's nodes (getNumClusterNodes)
 C_CS_OFFSWITCH, C_CS_NLD, C_CS_RLAD, C_CS_RESET, C_CS_NODES = 35, 36, 37, 38, 39
-N_CFG = 40
+# Fair Scheduler node reservations (`reservations.py`): on (some request may reserve a
+# node), the reservation threshold (memory, vcores: 41, 42), the most nodes an app may
+# hold reserved (FSAppAttempt.reservationExceedsThreshold)
+C_RES, C_RES_THR, C_RES_CAP = 40, 41, 43
+# mapreduce.job.reducer.unconditional-preempt.delay.sec (s; < 0: off, and on Hadoop 1)
+C_HANG = 44
+N_CFG = 45
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
@@ -110,7 +119,10 @@ GI_LVIS_N, GI_LSKIP_N, GI_LCALL = 40, 41, 42
 # the Capacity Scheduler mode: the locality of the pass's container (0 node-local, 1
 # rack-local, 2 off-switch), which decides whether it counts toward the off-switch cap
 GI_CS_TYPE = 43
-N_GI = 44
+# reservations (`reservations.py`): whether some app could reserve a node without one (-1:
+# not scanned yet in this settling pass, `heartbeats._res_wants`), reservations made so far
+GI_RES_ANY, GI_RES_MADE = 44, 45
+N_GI = 46
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -157,7 +169,11 @@ JF_USE, JF_PEND, JF_FAIR, JF_LFAIR, JF_NCHECK, JF_FSTARV, JF_MSTARV, JF_TBP, JF_
 JF_CONS = 15
 JF_AM_T0 = 17  # when the app's AM became ready: its allocate calls are on this phase
 JF_LOC_WAIT = 18  # Hadoop 1 JobInfo.timeWaitedForLocalMap (s)
-N_JF = 19
+# the MapReduce AM's unconditional reduce preemption (`phases._hang_due`): when the job's
+# map requests last went from none to some, and the earliest next preemption (after one,
+# the AM's next heartbeat)
+JF_MAP_ASK, JF_HANG_NEXT = 19, 20
+N_JF = 21
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
@@ -172,7 +188,8 @@ JI_ASKING = 28  # 1: an AM_ASK event is pending for the app
 # 2 off-switch), and the stamps of the assignTasks call that visited it / launched its map
 JI_LOC_LEVEL, JI_LOC_SEEN, JI_LOC_RUN = 29, 30, 31
 JI_TC = 32  # Hadoop 1: task-cleanup attempts to hand out, in map (32) and reduce (33) slots
-N_JI = 34
+JI_RES = 34  # nodes the app holds reserved (`reservations.py`)
+N_JI = 35
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -251,11 +268,14 @@ N_AI = 12
 # the scheduled heartbeat event (inf: none); its place in the parked list (-1: not parked),
 # and the stamps of the iteration the node is listed in `nlist` as heartbeating / touched
 NF_FREE, NF_CAP, NF_HB = 0, 2, 4
-N_NF = 5
+NF_RES = 5  # the resources a reservation on the node books (memory 5, vcores 6)
+N_NF = 7
 NI_PARK, NI_BEAT, NI_TOUCH = 0, 1, 2
 NI_CL_HEAD, NI_CL_TAIL = 3, 4  # the node's claim entries, in the order first recorded
 NI_DONE = 5  # the iteration whose heartbeat of the node reported a finished container
-N_NI = 6
+# the node's reservation (`reservations.py`): the app (-1: none) and its stage (-1: the AM)
+NI_RES_APP, NI_RES_STAGE = 6, 7
+N_NI = 8
 # claim entries (Hadoop 3 FSSchedulerNode.resourcesPreemptedForApp): cli (cap, N_CLI) int64
 # the app and the next entry of the node's list (-1: last); clf (cap, 2) float64 resources
 CL_APP, CL_NEXT = 0, 1

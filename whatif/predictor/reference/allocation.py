@@ -74,12 +74,18 @@ class Allocation(EngineState):
                 self._loc_call_end()
         else:
             self._assign_claimed(n)
+            if self.res_on and self.res_app[n] >= 0 and self._res_turn(n):
+                self.cur_node = -1
+                return
+            # a node woken to be reserved (`heartbeats._wake_parked_res`) that is not
+            unreserved_full = self.res_on and self.res_app[n] < 0 and not self._has_room(0)
             start = self.node_free[n].copy()
             half = np.floor(start * 0.5)
             dynamic = s.dynamic_max_assign and self.v3
             cs = self.q.capacity
             offswitch = 0
-            while self._has_room(0) and self.q_pend_run[0, 0] > 0:
+            # with reservations a node without room may still be reserved
+            while (self._has_room(0) or self.res_on) and self.q_pend_run[0, 0] > 0:
                 if not self._assign_one(0):
                     break
                 count += 1
@@ -95,6 +101,8 @@ class Allocation(EngineState):
                         break
                 elif s.max_assign > 0 and count >= s.max_assign:
                     break
+            if unreserved_full and self.res_app[n] < 0:
+                self.changed = True
         self.cur_node = -1
 
     def _assign_claimed(self, n: int) -> None:
@@ -141,7 +149,7 @@ class Allocation(EngineState):
     def _assign_one(self, d: int) -> bool:
         if self.q.capacity is not None:
             return self._cs_assign_in(0, d) == 1
-        return self._assign_in(0, d)
+        return self._assign_in(0, d) == 1
 
     def _cs_assign_in(self, q: int, d: int) -> int:
         """The Capacity Scheduler's pass below `q` (kernel `_assign_one`): 1 allocated,
@@ -200,7 +208,8 @@ class Allocation(EngineState):
             return int(self.stage_next[s])
         return self.stage_retry[s][0]
 
-    def _assign_in(self, q: int, d: int) -> bool:
+    def _assign_in(self, q: int, d: int) -> int:
+        """1 a container was assigned below `q`, 0 none, 2 the node was reserved."""
         tried: set[int] = set()
         while True:
             cands = [
@@ -212,25 +221,62 @@ class Allocation(EngineState):
             ]
             best = self._best(cands, self._queue_key, int(self.q.policy[q]), d)
             if best is None:
-                return False
+                return 0
             if self.q.is_leaf[best]:
-                if self._assign_leaf(best, d):
-                    return True
-            elif self._assign_in(best, d):
-                return True
+                result = self._assign_leaf(best, d)
+            else:
+                result = self._assign_in(best, d)
+            if result:
+                return result
             tried.add(best)
 
-    def _assign_leaf(self, leaf: int, d: int) -> bool:
+    def _assign_leaf(self, leaf: int, d: int) -> int:
+        """1 an app took the container, 0 none did, 2 one reserved the node (with
+        reservations on, an app whose request fits its queues and the node's capacity but
+        not its unallocated resources is offered the reservation)."""
         tried: set[int] = set()
         policy = int(self.q.policy[leaf])
+        n = self.cur_node
         while True:
             cands = [j for j in self.leaf_apps[leaf] if j not in tried and self.job_pend[j, d] > 0]
             j = self._best(cands, self._app_key, policy, d)
             if j is None:
-                return False
-            if self._try_app(j, leaf, d):
-                return True
+                return 0
             tried.add(j)
+            if not self.res_on:
+                if self._try_app(j, leaf, d):
+                    return 1
+                continue
+            s, req = self._res_head(j)
+            if s < -1 or (req > self.node_cap[n]).any() or not self._fits_max(leaf, req):
+                continue
+            if (req <= self.node_free[n]).all():
+                if self._try_app(j, leaf, d):
+                    return 1
+            elif self._res_offer(j, leaf, s, req):
+                return 2
+
+    def _res_offer(self, j: int, leaf: int, s: int, req: np.ndarray) -> bool:
+        """App `j`'s request does not fit the node: it reserves it if it may."""
+        n = self.cur_node
+        if s == -1 and not self._am_fits(leaf, req):
+            return False
+        if j in self.claims[n] or not self._res_may(j, leaf, req):
+            return False
+        self._reserve(n, j, s, req)
+        return True
+
+    def _res_turn(self, n: int) -> bool:
+        """FSAppAttempt.assignReservedContainer (kernel `_res_turn`)."""
+        if not self._res_valid(n):
+            self._res_drop(n)
+            return False
+        if self._booked_fits(n):
+            j, s = self.res_app[n], self.res_stage[n]
+            leaf = int(self.p.job_queue[j])
+            if self._try_app(j, leaf, 0) if s < 0 else self._try_stage(j, leaf, s):
+                self._res_drop(n)
+        return True
 
     def _next_stage(self, j: int, d: int) -> int:
         """The app's highest-priority released stage with unassigned tasks in pool `d`."""
@@ -298,6 +344,11 @@ class Allocation(EngineState):
         s = self._next_stage(j, d)
         if s < 0:
             return False
+        return self._try_stage(j, leaf, s)
+
+    def _try_stage(self, j: int, leaf: int, s: int) -> bool:
+        """App `j` takes the next task of its stage `s` if it fits (`_try_app`)."""
+        p = self.p
         if self.stage_located[s] and self.cur_node >= 0:
             return self._try_located(j, leaf, s, self.cur_node)
         lo = int(p.stage_task_start[s])

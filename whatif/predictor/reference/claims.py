@@ -48,6 +48,8 @@ class Claims(EngineState):
                 claims[j] = left
             else:
                 del claims[j]
+                if self.res_on:
+                    self.changed = True  # the app may reserve the node now
 
     def _claims_cleanup(self, n: int) -> None:
         """FSSchedulerNode.cleanupPreemptionList: drop claims of finished or unstarved apps."""
@@ -55,6 +57,8 @@ class Claims(EngineState):
         for j in list(claims):
             if not self._keeps_claim(j):
                 del claims[j]
+                if self.res_on:
+                    self.changed = True  # the app may reserve the node now
 
     def _claims_sweep(self) -> None:
         """At the end of an event time with heartbeats: every node's `_claims_cleanup`."""

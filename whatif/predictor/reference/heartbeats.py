@@ -35,6 +35,8 @@ class Heartbeats(EngineState):
             return any(free[d] >= 1.0 and self.q_pend_run[0, d] > 0 for d in (0, 1)) or (
                 bool(self.jt_jobs or self.loc_skipped) and self._node_room(n)
             )
+        if self.res_on:
+            return self._res_wants(n)
         return self._node_room(n) and bool(self.q_pend_run[0, 0] > 0)
 
     def _park(self, n: int, parked: bool) -> None:
@@ -56,11 +58,39 @@ class Heartbeats(EngineState):
         if self.node_hb[n] != INF:
             return
         if wake and self._node_wants(n):
-            self.node_hb[n] = next_heartbeat(n, self.nn, self.p.heartbeat_interval_s, t)
-            self._push(self.node_hb[n], HEARTBEAT, n)
-            self._park(n, False)
+            self._schedule_beat(n, t)
         else:
-            self._park(n, self._node_room(n))
+            # with reservations on a node without room may still be reserved
+            self._park(n, self._node_room(n) or self.res_on)
+
+    def _schedule_beat(self, n: int, t: float) -> None:
+        """Node `n`'s next heartbeat (strictly after `t`) is scheduled; it is not parked."""
+        self.node_hb[n] = next_heartbeat(n, self.nn, self.p.heartbeat_interval_s, t)
+        self._push(self.node_hb[n], HEARTBEAT, n)
+        self._park(n, False)
+
+    def _wake_parked_res(self, t: float) -> None:
+        """`_wake`'s pass over the parked nodes with reservations on (kernel
+        `_wake_parked_res`): of the nodes without room or reservation, only as many as
+        apps could still reserve get their next heartbeat, the earliest."""
+        cand: list[tuple[float, int, int]] = []
+        i = 0
+        while i < len(self.parked):
+            n = self.parked[i]
+            if self.res_app[n] < 0 and not self._node_room(n) and self.q_pend_run[0, 0] > 0:
+                hb = next_heartbeat(n, self.nn, self.p.heartbeat_interval_s, t)
+                cand.append((hb, len(cand), n))
+                i += 1
+                continue
+            before = len(self.parked)
+            self._settle(n, t, True)
+            if len(self.parked) == before:
+                i += 1
+        if not cand:
+            return
+        k = self._res_open()
+        for _, _, n in sorted(cand)[: max(k, 0)]:
+            self._schedule_beat(n, t)
 
     def _catch_up(self, t: float, beating: dict[int, None]) -> None:
         """Before the first allocation at `t`: a node without a heartbeat scheduled whose
@@ -81,6 +111,7 @@ class Heartbeats(EngineState):
                 return True
             return False
 
+        self._res_scan()
         for n in list(self.touched):
             beats_now(n)
         if self.changed:
@@ -94,13 +125,17 @@ class Heartbeats(EngineState):
         anything an allocation depends on changed, every parked node, get their next
         heartbeat scheduled when they may assign something. A node's heartbeats in
         between would find what its last one found, nothing, so they are skipped."""
+        if self.changed:
+            self._res_scan()
         for n in self.touched:
             self._settle(n, t, self.changed)
         demand = self.q_pend_run[0, 0] > 0 or (
             self.p.slot_mode
             and (self.q_pend_run[0, 1] > 0 or bool(self.jt_jobs) or bool(self.loc_skipped))
         )
-        if self.changed and demand:
+        if self.changed and demand and self.res_on:
+            self._wake_parked_res(t)
+        elif self.changed and demand:
             i = 0
             while i < len(self.parked):
                 before = len(self.parked)

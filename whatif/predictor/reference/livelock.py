@@ -17,6 +17,7 @@ from whatif.predictor.reference.state import (
     AM_READY,
     CONTINUOUS,
     END,
+    HANG,
     HEARTBEAT,
     INF,
     QUIET_CHECKS,
@@ -95,7 +96,22 @@ class Livelock(EngineState):
             tuple(self.node_free.ravel().tolist()),
             tuple(h - t if h < INF else 1.0 for h in self.node_hb),
             self.next_pass - t if self.next_pass < INF else 1.0,  # the next continuous pass
+            # each node's reservation (`reservations.py`), where reservations are on
+            (tuple(self.res_app), tuple(self.res_stage)) if self.res_on else (),
+            self._hang_timers(t),
         ) + self._v1_state(t)
+
+    def _hang_timers(self, t: float) -> tuple[float, ...]:
+        """The unconditional reduce preemption timers of each job with reduces waiting for
+        maps (see the kernel's), in the order the kernel lists them."""
+        if self.hang_delay < 0.0:
+            return ()
+        out: list[float] = []
+        for j in self.reducing:
+            due = self._hang_due(j, float(self.job_map_ask[j]))
+            nxt = float(self.job_hang_next[j])
+            out += [float(j), due - t if due > t else -INF, nxt - t if nxt > t else -INF]
+        return tuple(out)
 
     def _v1_state(self, t: float) -> tuple[Any, ...]:
         """Hadoop 1's own state (see ``kernel/livelock.py``): with slots, each job's
@@ -161,6 +177,8 @@ class Livelock(EngineState):
                 j = -1 - self.att_task[ident]
                 live = self.job_am_state[j] == (2 if kind == AM_READY else 3)
                 what = j if self.job_am_attempt[j] == ident and live else -1
+            elif kind == HANG:
+                continue  # `_hang_timers` stand for it
             elif kind in (HEARTBEAT, CONTINUOUS):
                 what = ident
             elif self.att_state[ident] == RUNNING and (kind == END or self.att_mark[ident] == time):

@@ -36,10 +36,12 @@ from whatif.predictor.reference.phases import Phases
 from whatif.predictor.reference.preemption import Preemption
 from whatif.predictor.reference.preemption_v12 import PreemptionV12
 from whatif.predictor.reference.queues import Queues
+from whatif.predictor.reference.reservations import Reservations
 from whatif.predictor.reference.state import (
     AM_ASK,
     CONTINUOUS,
     END,
+    HANG,
     HEARTBEAT,
     INF,
     KILL,
@@ -69,6 +71,7 @@ class ReferenceEngine(
     Capacity,
     CapacityPreemption,
     CapacityLocality,
+    Reservations,
 ):
     """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
 
@@ -105,6 +108,12 @@ class ReferenceEngine(
         # the AM's allocate cycle (`allocate_cycle.py`): when each AM became ready, the
         # stages released but not yet sent, and the apps with an AM_ASK event pending
         self.job_am_t0 = np.zeros(nj)
+        # the AM's unconditional reduce preemption (`phases._hang_due`): when each job's map
+        # requests last went from none to some, its earliest next such preemption
+        off = self.s.hadoop_version == 1 or packed.queues.capacity is not None  # see the kernel's
+        self.hang_delay = -1.0 if off else self.s.reducer_unconditional_preempt_delay_s
+        self.job_map_ask = np.zeros(nj)
+        self.job_hang_next = np.full(nj, -INF)
         self.stage_asked: set[int] = set()
         self.asking: set[int] = set()
         self.user_running = [0] * len(packed.user_max_apps)
@@ -170,6 +179,7 @@ class ReferenceEngine(
         self.reported: set[int] = set()
         self.init_locality(packed)
         self.init_capacity_locality(packed)
+        self.init_reservations()
         self.set_queues(packed.queues)
 
     def set_queues(self, pq: PackedQueues) -> None:
@@ -221,6 +231,7 @@ class ReferenceEngine(
         """Process every event at or before `t_stop` (``inf``: run to the end)."""
         p = self.p
         while True:
+            self._drop_idle_hangs()
             t_heap = self.heap[0][0] if self.heap else INF
             t_sub = p.job_submit[self.next_submit] if self.next_submit < len(p.job_submit) else INF
             t = min(t_heap, t_sub, self.next_check)
@@ -266,6 +277,8 @@ class ReferenceEngine(
                     n = self._end_task_cleanup(ident)
                     if n >= 0:
                         self._beat(n, beating)  # reported at its node's heartbeat
+                elif kind == HANG:
+                    pass  # the reduce ramp-down below sees the job's maps hang (`_hanging`)
                 else:
                     self._am_ready(ident)
                     self.progress += 1

@@ -7,6 +7,9 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 
 from __future__ import annotations
 
+import heapq
+import math
+
 import numpy as np
 
 from whatif.predictor.reference.protocol import EngineState
@@ -15,6 +18,7 @@ from whatif.predictor.reference.state import (
     AM_KILLED,
     AM_READY,
     FAILED,
+    HANG,
     INF,
     KILLED,
     RUNNING,
@@ -95,6 +99,7 @@ class Phases(EngineState):
         if p.stage_jobtracker[s]:
             self._jt_refresh(j)  # the JobTracker hands it out, not the scheduler
             return
+        self._map_asked(j, s)
         if self.stage_next[s] == lo and not self.stage_retry[s] and self.stage_done[s] == 0:
             self._add_pending(j, p.task_req[lo:hi].sum(axis=0))
         else:  # a restarted AM asks for what its failed attempt left (`_am_preempted`)
@@ -207,6 +212,10 @@ class Phases(EngineState):
                 else self.stage_retry[m][0]
             )
             leaf = int(p.job_queue[j])
+            if self._hanging(j, self.now):
+                self._hang_preempt(j, s, task)
+                killed = True
+                continue
             if self._am_room(j, leaf, p.task_req[task]):
                 continue
             if not self.stage_held[s]:
@@ -217,6 +226,79 @@ class Phases(EngineState):
             if not self.stage_waiting[s] and j in self.reducing:
                 self.reducing.remove(j)
         return killed
+
+    def _hang_due(self, j: int, ask: float) -> float:
+        """When map requests made at `ask` hang (see the kernel's)."""
+        t = ask + self.hang_delay
+        if self._cycles(j):
+            t = self._am_call(j, t, self.hang_delay == 0.0)
+        return t
+
+    def _map_asked(self, j: int, s: int) -> None:
+        """Map stage `s`'s requests are made now; a `HANG` event when they hang."""
+        p = self.p
+        if self.hang_delay < 0.0 or s + 1 >= p.job_stage_ptr[j + 1] or not p.stage_slowstart[s + 1]:
+            return
+        self.job_map_ask[j] = self.now
+        self._push(self._hang_due(j, self.now), HANG, j)
+
+    def _hanging(self, j: int, now: float) -> bool:
+        """Whether blocked job `j`'s AM preempts reduces unconditionally at `now`."""
+        if self.hang_delay < 0.0 or now < self._hang_due(j, float(self.job_map_ask[j])):
+            return False
+        nxt = float(self.job_hang_next[j])
+        return now > nxt or (self._cycles(j) and now == nxt)
+
+    def _drop_idle_hangs(self) -> None:
+        """Pop the `HANG` events at the heap's top that would not act (see the kernel's)."""
+        while self.heap and self.heap[0][2] == HANG:
+            time, _, _, j = self.heap[0]
+            if self._blocked(j) and self._hanging(j, time):
+                return
+            heapq.heappop(self.heap)
+
+    def _blocked(self, j: int) -> bool:
+        """Job `j` has reduces waiting for maps, unassigned maps and no running map."""
+        if j not in self.reducing:
+            return False
+        p = self.p
+        lo, hi = int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])
+        s = next(k for k in range(lo, hi) if self.stage_waiting[k])
+        size = int(p.stage_task_end[s - 1] - p.stage_task_start[s - 1])
+        running_maps = size - self.stage_pending[s - 1] - self.stage_done[s - 1]
+        return self.stage_pending[s - 1] > 0 and running_maps == 0
+
+    def _hang_preempt(self, j: int, s: int, task: int) -> None:
+        """RMContainerAllocator.preemptReducer for hanging maps (see the kernel's)."""
+        p = self.p
+        if not self.stage_held[s]:
+            self._hold(j, s, True)
+        red = p.task_req[self.att_task[self.stage_waiting[s][-1]]]
+        mreq = p.task_req[task]
+        limit = self._am_headroom(j) + self.job_usage[j]
+        if self.job_am_state[j] >= 2:
+            limit = limit - p.job_am[j]
+        one = _ceil_containers(mreq, red)
+        half = _ceil_containers(np.floor(limit * 0.5), red)
+        n = min(max(one, half), _ceil_containers(mreq * self.stage_pending[s - 1], red))
+        while n > 0 and self.stage_waiting[s]:
+            self._end_attempt(self.stage_waiting[s][-1], AM_KILLED)
+            n -= 1
+        self.job_hang_next[j] = self.now
+        if self._cycles(j):
+            self.job_hang_next[j] = self._am_call(j, self.now, False)
+            self._push(float(self.job_hang_next[j]), HANG, j)
+
+    def _am_headroom(self, j: int) -> np.ndarray:
+        """The headroom job `j`'s AM is told, as modeled (see the kernel's `_am_headroom`)."""
+        leaf = int(self.p.job_queue[j])
+        h = self.free.copy()
+        for q in self._ancestors(leaf):
+            h = np.minimum(h, self.q.max_share[q] - self.q_usage[q])
+        if self.q.capacity is not None:
+            h[0] = min(h[0], self._cs_user_room(j, leaf))
+        room: np.ndarray = np.maximum(h, 0.0)
+        return room
 
     def _am_room(self, j: int, leaf: int, req: np.ndarray) -> bool:
         """Room for `req` in the headroom app `j`'s AM is told: the cluster's and the queues'
@@ -320,6 +402,8 @@ class Phases(EngineState):
             if not self.stage_located[s] or self._give_back(s, task):
                 self.stage_retry[s].append(task)
             self.stage_pending[s] += 1
+            if self.stage_pending[s] == 1 and self.stage_released[s]:
+                self._map_asked(j, s)
             if jt:
                 self._jt_refresh(j)
             elif not self.stage_held[s]:
@@ -369,3 +453,11 @@ class Phases(EngineState):
             if self._can_run(k):
                 self._make_runnable(k)
                 self.waiting.remove(k)
+
+
+def _ceil_containers(amount: np.ndarray, req: np.ndarray) -> float:
+    """ResourceCalculatorUtils.divideAndCeilContainers over memory and vcores."""
+    n = math.ceil(amount[0] / req[0]) if req[0] > 0 else 0
+    if req[1] > 0:
+        n = max(n, math.ceil(amount[1] / req[1]))
+    return float(n)

@@ -32,6 +32,13 @@ class Preemption(EngineState):
     def _below(self, policy: int, usage: np.ndarray, share: np.ndarray) -> bool:
         return res_compare(policy, usage, share, self.cluster) < 0
 
+    def _set_min_starv(self, j: int, amount: np.ndarray) -> None:
+        """Set app `j`'s min-share starvation; whether it is starved, so may reserve a
+        node, changing is a change (kernel `_set_min_starvation`)."""
+        if self.res_on and bool(self.job_min_starv[j].any()) != bool(amount.any()):
+            self.changed = True
+        self.job_min_starv[j] = amount
+
     def _preempt_v3(self) -> None:
         """FSLeafQueue.updateStarvedApps + FSPreemptionThread, at an update() time."""
         self.next_check = INF
@@ -98,11 +105,11 @@ class Preemption(EngineState):
                         pending = np.zeros(2)
                     else:
                         pending = np.maximum(pending - app_min, 0.0)
-                    self.job_min_starv[j] = app_min
+                    self._set_min_starv(j, app_min)
                     if j not in starved:
                         starved.append(j)
                 else:
-                    self.job_min_starv[j] = 0.0
+                    self._set_min_starv(j, np.zeros(2))
         for j in starved:
             self._preempt_for(j)
             self.job_next_check[j] = t + self.s.starvation_recheck_delay_s

@@ -1,0 +1,246 @@
+"""Hadoop 2/3 Fair Scheduler node reservations: a node whose heartbeat's chosen app asks
+for a container that does not fit its unallocated resources is reserved for that app, and
+serves nobody else until the reservation is fulfilled or dropped.
+
+The reference engine's ``reference/reservations.py`` is this module's pure-Python twin; it
+follows the same steps.
+
+Reservations (Hadoop 2.8 and 3.x source; docs/predictor.md, "Reservations (Hadoop 2/3)").
+At a node's update (FairScheduler.attemptScheduling: its heartbeat or a continuous
+scheduling pass; never without heartbeats, where the cluster is one pool and there are no
+nodes to reserve), after Hadoop 3's claims (`claims.py`), a reserved node first offers
+itself to its reserved app (FSAppAttempt.assignReservedContainer):
+
+- the reservation is dropped (and the node then scheduled as usual) when it is no longer
+  valid (isValidReservation: the app has finished, or has no outstanding request of the
+  reserved priority, here the reserved stage (or the AM) has no unassigned task the
+  scheduler sees, or that request no longer fits its queues' maxResources
+  (hasContainerForNode, fitsInMaxShare), or its AM is waiting and over maxAMShare
+  (isOverAMShareLimit));
+- else, if the booked resources fit the node's unallocated resources, the app takes the
+  next task of the reserved stage (or its AM) there and the reservation is dropped; and
+  either way nothing else is assigned on that update.
+
+An unreserved node is scheduled as before, except that the loop runs while the node is not
+reserved (`while (node.getReservedContainer() == null)`), room or not: the first app the
+descent offers the node to whose next request fits its queues' maxResources and the node's
+total capability, and whose waiting AM fits maxAMShare, takes it if it fits the node's
+unallocated resources; otherwise it reserves the node when the request is reservable
+(FSAppAttempt.assignContainer, isReservable, reserve): at least
+``yarn.scheduler.reservation-threshold.increment-multiple`` times the increment allocation
+under the leaf's resource calculator (memory for fair and fifo leaves, dominant share for
+drf), the app holds fewer than ``ceil(nodes * yarn.scheduler.fair.reservable-nodes)``
+reserved nodes (reservationExceedsThreshold: every request is off-switch here), and on
+Hadoop 3 it is starved (isStarved: usage below its fair share, or a min-share starvation
+from its last check) and claims nothing on the node (isPreemptedForApp). A reservation ends
+the node's update; otherwise the next app is tried. Reserved resources count in no app's or
+queue's usage or demand (getCurrentConsumption is the allocated containers only), so fair
+shares, ordering and preemption do not see them.
+
+Heartbeats that would do nothing are still skipped (`heartbeats.py`): with reservations on
+(`C_RES`: heartbeats, Hadoop 2/3 without the Capacity Scheduler, and some request at least
+the threshold) a node without a heartbeat scheduled stays parked even without room; a
+reserved node wants a heartbeat when its reservation is invalid or the booked resources
+fit; an unreserved node when it has room for pending demand, or, without room, when apps
+could still reserve nodes (`_res_slots`, computed once per settling pass: it leaves out
+node capacity and claims): of the parked ones only as many as there are such slots, the
+earliest heartbeats first (`heartbeats._wake_parked_res`), and one that then finds nothing
+is a change. Dropping a reservation, a claim or a change of min-share starvation is a
+change too.
+"""
+
+from __future__ import annotations
+
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
+from whatif.predictor.kernel.queues import _am_fits
+from whatif.predictor.kernel.requests import _head_task, _next_stage
+from whatif.predictor.kernel.resources import _below, res_compare
+from whatif.predictor.kernel.state import (
+    C_RES_CAP,
+    C_RES_THR,
+    C_VERSION,
+    CL_APP,
+    CL_NEXT,
+    GI_CHANGED,
+    GI_RES_MADE,
+    JF_MSTARV,
+    JF_USE,
+    JI_AM_STATE,
+    JI_APP_NEXT,
+    JI_CLAIMS,
+    JI_RES,
+    JI_STATE,
+    JS_QUEUE,
+    JSF_AM,
+    NF_FREE,
+    NF_RES,
+    NI_CL_HEAD,
+    NI_RES_APP,
+    NI_RES_STAGE,
+    QF_USE,
+    QI_APP_HEAD,
+    QS_LEAF,
+    QS_PARENT,
+    QS_POLICY,
+    QSF_MAX,
+    SI_HELD,
+    SI_PENDING,
+    SI_RELEASED,
+    TSF_REQ,
+)
+
+
+@kernel_jit
+def _res_head(W, j):
+    """App `j`'s next request in the memory pool: (stage, memory, vcores), stage -1 for its
+    AM, -2 when it asks for nothing (or is not runnable)."""
+    jsf, ji, tsf = W[7], W[9], W[17]
+    if ji[j, JI_STATE] != 2:
+        return -2, 0.0, 0.0
+    if ji[j, JI_AM_STATE] == 1:
+        return -1, jsf[j, JSF_AM], jsf[j, JSF_AM + 1]
+    s = _next_stage(W, j, 0)
+    if s < 0:
+        return -2, 0.0, 0.0
+    t = _head_task(W, s)
+    return s, tsf[t, TSF_REQ], tsf[t, TSF_REQ + 1]
+
+
+@kernel_jit
+def _fits_max(W, leaf, r0, r1):
+    """FSQueue.fitsInMaxShare: usage plus the request within maxResources up the tree."""
+    qs, qsf, qf = W[0], W[1], W[3]
+    q = leaf
+    while q >= 0:
+        if qf[q, QF_USE] + r0 > qsf[q, QSF_MAX] or qf[q, QF_USE + 1] + r1 > qsf[q, QSF_MAX + 1]:
+            return False
+        q = qs[q, QS_PARENT]
+    return True
+
+
+@kernel_jit
+def _starved(W, j, leaf):
+    """FSAppAttempt.isStarved: a min-share starvation from its last check, or usage below
+    its fair share now."""
+    jf = W[8]
+    if jf[j, JF_MSTARV] != 0.0 or jf[j, JF_MSTARV + 1] != 0.0:
+        return True
+    _app_shares(W, leaf)
+    return _below(
+        W, W[0][leaf, QS_POLICY], jf[j, JF_USE], jf[j, JF_USE + 1], _app_fair(W, j, 0),
+        _app_fair(W, j, 1),
+    )  # fmt: skip
+
+
+@kernel_jit
+def _claims_on(W, n, j):
+    """FSSchedulerNode.isPreemptedForApp: app `j` claims resources on node `n`."""
+    if W[9][j, JI_CLAIMS] == 0:
+        return False
+    cli = W[44]
+    e = W[41][n, NI_CL_HEAD]
+    while e >= 0:
+        if cli[e, CL_APP] == j:
+            return True
+        e = cli[e, CL_NEXT]
+    return False
+
+
+@kernel_jit
+def _res_may(W, j, leaf, r0, r1):
+    """The node-independent part of isReservable and reserve for app `j`'s request: at
+    least the threshold, fewer reserved nodes than allowed, starved on Hadoop 3."""
+    cfg, cluster = W[25], W[26]
+    if W[9][j, JI_RES] >= cfg[C_RES_CAP]:
+        return False
+    policy = W[0][leaf, QS_POLICY]
+    thr0 = cfg[C_RES_THR]
+    thr1 = cfg[C_RES_THR + 1]
+    if res_compare(policy, r0, r1, thr0, thr1, cluster[0], cluster[1]) < 0:
+        return False
+    return cfg[C_VERSION] != 3.0 or _starved(W, j, leaf)
+
+
+@kernel_jit
+def _reserve(W, n, j, s, r0, r1):
+    """FSAppAttempt.reserve / FSSchedulerNode.reserveResource: node `n` reserved for app
+    `j`'s stage `s` (-1: its AM), booking (r0, r1)."""
+    nodef, nodei, gi = W[40], W[41], W[24]
+    nodei[n, NI_RES_APP] = j
+    nodei[n, NI_RES_STAGE] = s
+    nodef[n, NF_RES] = r0
+    nodef[n, NF_RES + 1] = r1
+    W[9][j, JI_RES] += 1
+    gi[GI_RES_MADE] += 1
+
+
+@kernel_jit
+def _res_drop(W, n):
+    """FSAppAttempt.unreserve: node `n` is no longer reserved (its app may reserve another
+    node now: a change)."""
+    nodei = W[41]
+    j = nodei[n, NI_RES_APP]
+    W[9][j, JI_RES] -= 1
+    nodei[n, NI_RES_APP] = -1
+    nodei[n, NI_RES_STAGE] = -1
+    W[24][GI_CHANGED] = 1
+
+
+@kernel_jit
+def _stage_asks(W, s):
+    """The stage's tasks are requested: released to the scheduler, not held, unassigned."""
+    si = W[14]
+    return si[s, SI_RELEASED] == 1 and si[s, SI_HELD] == 0 and si[s, SI_PENDING] > 0
+
+
+@kernel_jit
+def _res_valid(W, n):
+    """FSAppAttempt.isValidReservation for node `n`'s reservation."""
+    ji, nodei = W[9], W[41]
+    j = nodei[n, NI_RES_APP]
+    s = nodei[n, NI_RES_STAGE]
+    if ji[j, JI_STATE] != 2:
+        return False
+    leaf = W[6][j, JS_QUEUE]
+    if s < 0:
+        if ji[j, JI_AM_STATE] != 1:
+            return False
+        r0 = W[7][j, JSF_AM]
+        r1 = W[7][j, JSF_AM + 1]
+        return _fits_max(W, leaf, r0, r1) and _am_fits(W, leaf, r0, r1)
+    if ji[j, JI_AM_STATE] == 1 or not _stage_asks(W, s):
+        return False
+    t = _head_task(W, s)
+    return _fits_max(W, leaf, W[17][t, TSF_REQ], W[17][t, TSF_REQ + 1])
+
+
+@kernel_jit
+def _booked_fits(W, n):
+    nodef = W[40]
+    return nodef[n, NF_FREE] >= nodef[n, NF_RES] and nodef[n, NF_FREE + 1] >= nodef[n, NF_RES + 1]
+
+
+@kernel_jit
+def _res_slots(W):
+    """How many more nodes runnable apps could reserve now: over the apps that may
+    reserve (`_res_may`, their request within their queues' maxResources, a waiting AM
+    within maxAMShare), the nodes each may still hold reserved. A scan of every leaf's
+    apps; node capacity and claims are left out (an upper bound)."""
+    qs, qi, ji, cfg = W[0], W[4], W[9], W[25]
+    total = 0
+    for leaf in range(qs.shape[0]):
+        if qs[leaf, QS_LEAF] != 1:
+            continue
+        j = qi[leaf, QI_APP_HEAD]
+        while j >= 0:
+            s, r0, r1 = _res_head(W, j)
+            if (
+                s > -2
+                and _res_may(W, j, leaf, r0, r1)
+                and _fits_max(W, leaf, r0, r1)
+                and (s >= 0 or _am_fits(W, leaf, r0, r1))
+            ):
+                total += int(cfg[C_RES_CAP]) - ji[j, JI_RES]
+            j = ji[j, JI_APP_NEXT]
+    return total
