@@ -13,6 +13,7 @@ from tempo.cli.options import (
     force_option,
     format_option,
     json_option,
+    no_progress_option,
     progress_bar,
     refuse_overwrite,
 )
@@ -47,17 +48,25 @@ def inspect(path: str, format_: str | None, as_json: bool) -> None:
     "--to", ["native-parquet", "native-csv"], default="native-parquet", help="Output format."
 )
 @force_option("an existing native trace at TARGET")
+@no_progress_option
 @json_option
 def convert(
-    source: str, target: str, format_: str | None, to: str, force: bool, as_json: bool
+    source: str,
+    target: str,
+    format_: str | None,
+    to: str,
+    force: bool,
+    no_progress: bool,
+    as_json: bool,
 ) -> None:
     """Convert the trace at SOURCE into a native trace directory TARGET.
 
     SLS, Rumen and jhist traces are converted piece by piece in bounded memory (a
-    progress bar on a terminal); other formats are read whole first."""
+    progress bar on a terminal, hidden with -q or --no-progress); other formats are
+    read whole first."""
     refuse_overwrite([target], force=force, option="TARGET", directory=True)
     kind: Literal["parquet", "csv"] = "csv" if to == "native-csv" else "parquet"
-    bar = progress_bar(None, "convert", unit="MB")
+    bar = progress_bar(None, "convert", unit="MB", hidden=no_progress)
 
     def moved(done: int, total: int) -> None:  # SLS, Rumen and jhist stream in pieces
         bar.total = max(1, total >> 20)

@@ -17,6 +17,7 @@ from tempo.cli.options import (
     http_urls,
     json_option,
     min_gain_abs_option,
+    no_progress_option,
     path_option,
     progress_bar,
     radius_option,
@@ -278,6 +279,7 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     "each step's decision and allocation-file diff)"
 )
 @force_option("report.json and report.html already in the --report directory")
+@no_progress_option
 @json_option
 def tune(
     rm_urls: tuple[str, ...],
@@ -307,6 +309,7 @@ def tune(
     work_dir: Path | None,
     report_dir: str | None,
     force: bool,
+    no_progress: bool,
     as_json: bool,
 ) -> None:
     """Tune the Fair or the Capacity Scheduler in a closed loop: observe, roll back or step, apply.
@@ -320,8 +323,8 @@ def tune(
     and with status 1 when its last iteration rolled a step back (the step made an
     observed QS worse; earlier rollbacks are in the journal, tempo history).
 
-    A progress bar on stderr counts the windows (hidden with -q or when stderr is not
-    a terminal). Preemption follows the one rule of every command: --preemption/--no-preemption,
+    A progress bar on stderr counts the windows (hidden with -q, --no-progress or when
+    stderr is not a terminal). Preemption follows the one rule of every command: --preemption/--no-preemption,
     else --site's yarn.scheduler.fair.preemption, else Hadoop's default (off); the
     emulated RM's yarn-site is configs/sample-yarn-site.xml (on).
     """
@@ -370,7 +373,7 @@ def tune(
         work_dir=work_dir,
         trace_path=trace_path,
     )
-    run = _run_with_bar(settings, as_json=as_json)
+    run = _run_with_bar(settings, as_json=as_json, hidden=no_progress)
     _summarize(run, scheduler.preemption, gain, as_json=as_json)
     if report_dir:
         files = write_tuning_report(journal_report(run.journal_path), report_dir)
@@ -401,10 +404,10 @@ def _demo_engine() -> str:
     return "numba" if kernel_cache_is_warm() else "reference"
 
 
-def _run_with_bar(settings: TuneSettings, *, as_json: bool) -> TuneRun:
-    """Run the loop with a progress bar over the windows, printing each iteration's report
-    (not with --json)."""
-    with progress_bar(settings.max_iterations, "tune", unit="windows") as bar:
+def _run_with_bar(settings: TuneSettings, *, as_json: bool, hidden: bool) -> TuneRun:
+    """Run the loop with a progress bar over the windows (none when `hidden`:
+    --no-progress), printing each iteration's report (not with --json)."""
+    with progress_bar(settings.max_iterations, "tune", unit="windows", hidden=hidden) as bar:
 
         def started(run: TuneRun) -> None:
             bar.clear()

@@ -11,6 +11,7 @@ from tempo.cli.options import (
     force_option,
     format_option,
     json_option,
+    no_progress_option,
     positive_option,
     progress_bar,
     refuse_overwrite,
@@ -124,6 +125,7 @@ def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
 @choice_option("--kind", ["parquet", "csv"], default="parquet", help="Native trace kind to write.")
 @force_option("an existing native trace at -o")
 @click.option("--overwrite", "overwrite", is_flag=True, hidden=True, help="Old name of --force.")
+@no_progress_option
 @json_option
 def generate(
     model: str,
@@ -136,12 +138,13 @@ def generate(
     kind: str,
     force: bool,
     overwrite: bool,
+    no_progress: bool,
     as_json: bool,
 ) -> None:
     """Generate HOURS of synthetic workload from MODEL into a native trace."""
     overwrite = force or overwrite
     refuse_overwrite([output], force=overwrite, option="-o", directory=True)
-    with progress_bar(None, "generate", unit="steps") as bar:
+    with progress_bar(None, "generate", unit="steps", hidden=no_progress) as bar:
 
         def progress(done: int, total: int, what: str) -> None:
             bar.total = total

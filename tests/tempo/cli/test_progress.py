@@ -120,6 +120,11 @@ def test_workload_generate_shows_queues_then_the_write(tmp_path, terminal):
         cli, ["workload", "generate", str(model), "--hours", "2", "-o", str(out), "--force", "-q"]
     )
     assert quiet.exit_code == 0 and quiet.stderr == ""
+    hidden = CliRunner().invoke(  # --no-progress: no bar, the rest as without it
+        cli, ["workload", "generate", str(model), "--hours", "2", "-o", str(out), "--force",
+              "--no-progress"]
+    )  # fmt: skip
+    assert hidden.exit_code == 0 and hidden.stderr == "" and hidden.stdout == result.stdout
 
 
 def test_optimize_draws_its_batches_unless_no_progress(tmp_path, terminal):
@@ -137,3 +142,28 @@ def test_optimize_draws_its_batches_unless_no_progress(tmp_path, terminal):
     assert hidden.exit_code == drawn.exit_code, hidden.output
     assert "batch" not in hidden.stderr and "\x1b" not in hidden.stderr
     assert hidden.stdout.replace("b.xml", "a.xml") == drawn.stdout
+
+
+def test_tune_with_no_progress_draws_no_bar_and_prints_the_same(fake_tune, terminal):
+    """`tempo tune --no-progress`, as optimize and whatif take it: no bar at a terminal,
+    the same iterations and summary on stdout."""
+    args = ["tune", "--max-iterations", "2", "--work-dir", "w"]
+    drawn = CliRunner().invoke(cli, args)
+    hidden = CliRunner().invoke(cli, [*args, "--no-progress"])
+    assert hidden.exit_code == drawn.exit_code == 0, hidden.output
+    assert "windows" in drawn.stderr and "windows" not in hidden.stderr
+    assert "\x1b" not in hidden.stderr and hidden.stdout == drawn.stdout
+
+
+def test_trace_convert_with_no_progress_draws_no_bar_and_writes_the_same(tmp_path, terminal):
+    """`tempo trace convert --no-progress` on a streamed (SLS) trace: no MB bar, the same
+    "wrote" line."""
+    source = str(Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop" / "sls")
+    source += "/inputsls.json"
+    drawn = CliRunner().invoke(cli, ["trace", "convert", source, str(tmp_path / "t")])
+    hidden = CliRunner().invoke(
+        cli, ["trace", "convert", source, str(tmp_path / "t"), "--force", "--no-progress"]
+    )
+    assert hidden.exit_code == drawn.exit_code == 0, hidden.output
+    assert "MB" in ANSI.sub("", drawn.stderr) and "MB" not in hidden.stderr
+    assert "\x1b" not in hidden.stderr and hidden.stdout == drawn.stdout
