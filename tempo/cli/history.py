@@ -14,6 +14,7 @@ from tempo.cli.options import (
     path_option,
     refuse_report_overwrite,
     report_option,
+    writing_output,
 )
 from tempo.cli.tables import render_table
 from tempo.journal import JOURNAL_ENV, default_journal_path, read_history
@@ -50,7 +51,8 @@ def history(journal_path: str | None, as_json: bool, report_dir: str | None, for
     refuse_report_overwrite(report_dir, force=force)
     iterations = read_history(path)
     if report_dir:
-        files = write_tuning_report(journal_report(path), report_dir)
+        with writing_output(report_dir, option="--report", directory=True):
+            files = write_tuning_report(journal_report(path), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=True)
     if as_json:
         emit_json(

@@ -35,6 +35,7 @@ from tempo.cli.options import (
     report_option,
     shown_option,
     window_option,
+    writing_output,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings, site_reader_options
 from tempo.cli.tables import echo_table
@@ -361,7 +362,8 @@ def optimize(
             hadoop_version=hadoop_version, seed=seed, settings=settings,
             callback=on_iteration, min_gain=gain,
         )  # fmt: skip
-    written = scheduler_file(document, hadoop_version).write(outcome.document, output)
+    with writing_output(output, option="-o"):
+        written = scheduler_file(document, hadoop_version).write(outcome.document, output)
     report = None
     if report_dir:
         report = _write_report(
@@ -497,7 +499,8 @@ def _write_report(
         output=str(written),
         inputs={"config": config_path, "output": written, **inputs},
     )
-    return write_tuning_report(document, report_dir)
+    with writing_output(report_dir, option="--report", directory=True):
+        return write_tuning_report(document, report_dir)
 
 
 def _render_outcome(outcome: OptimizeOutcome, config_path: str, radius: float, output: str) -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -222,12 +223,43 @@ def refuse_unwritable(path: str | Path, *, option: str, directory: bool = False)
     elif not os.access(existing, os.W_OK | os.X_OK):
         problem = f"{existing} is not writable"
     if problem:
-        expected = (
-            "a writable directory, created if missing"
-            if directory
-            else "a file in an existing, writable directory"
-        )
-        raise CommandError(f"{path}: cannot be written ({option} expects {expected}): {problem}")
+        raise _unwritable(path, option, directory, problem)
+
+
+def _unwritable(
+    path: str | Path, option: str, directory: bool, problem: str, *, late: bool = False
+) -> CommandError:
+    """``PATH: cannot be written (OPTION expects ...): PROBLEM``, exit 2; `late` (the
+    write itself failed) adds that the previous output is left as it was."""
+    expected = (
+        "a writable directory, created if missing"
+        if directory
+        else "a file in an existing, writable directory"
+    )
+    return CommandError(
+        f"{path}: cannot be written ({option} expects {expected}): {problem}"
+        + ("; the previous output, if any, is left as it was" if late else "")
+    )
+
+
+@contextmanager
+def writing_output(path: str | Path, *, option: str, directory: bool = False) -> Iterator[None]:
+    """Name `option` when writing its `path` fails late, after `refuse_unwritable` passed
+    (a full disk, a directory made read-only meanwhile): exit 2 with the file and the
+    reason as `refuse_unwritable` words them. The writers leave nothing half-written
+    (`whatif.atomic.write_atomic`, `whatif.report.write_pages`); other errors pass."""
+    from whatif.report import ReportWriteError  # not on every command's start: it loads plots
+
+    try:
+        yield
+    except ReportWriteError as error:
+        raise _unwritable(error.path, option, directory, error.reason, late=True) from error
+    except OSError as error:
+        failed = Path(error.filename) if isinstance(error.filename, str) else Path()
+        if not (failed == Path(path) or Path(path) in failed.parents):
+            raise
+        reason = error.strerror or str(error)
+        raise _unwritable(failed, option, directory, reason, late=True) from error
 
 
 def jsonable(value: Any) -> Any:

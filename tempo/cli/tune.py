@@ -24,6 +24,7 @@ from tempo.cli.options import (
     refuse_report_overwrite,
     report_option,
     shown_option,
+    writing_output,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.errors import RMError
@@ -376,7 +377,8 @@ def tune(
     run = _run_with_bar(settings, as_json=as_json, hidden=no_progress)
     _summarize(run, scheduler.preemption, gain, as_json=as_json)
     if report_dir:
-        files = write_tuning_report(journal_report(run.journal_path), report_dir)
+        with writing_output(report_dir, option="--report", directory=True):
+            files = write_tuning_report(journal_report(run.journal_path), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=as_json)
     _exit(run)
 

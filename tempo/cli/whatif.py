@@ -21,6 +21,7 @@ from tempo.cli.options import (
     shown_option,
     trace_option,
     window_option,
+    writing_output,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.cli.progress import ProgressBar
@@ -179,27 +180,28 @@ def whatif(
     )
     bar = None if no_progress else progress_bar(None, "whatif", unit="eval")
     try:
-        run = run_whatif(
-            trace_path,
-            config_path,
-            templates_path,
-            output,
-            cluster=cluster_spec,
-            scales=scales,
-            growth=None if isinstance(growth, str) else growth,  # "auto": the forecast's
-            arrival_scale=arrival_scale,
-            horizon_s=horizon_s,
-            level=level,
-            replicates=replicates,
-            executor=executor,
-            window_s=parse_duration(window_text) if window_text else None,
-            seed=seed,
-            rel_tol=tolerance,
-            check=check_accuracy,
-            retune=retune,
-            settings=settings,
-            progress=_progress(bar) if bar else None,
-        )
+        with writing_output(output, option="-o", directory=True):
+            run = run_whatif(
+                trace_path,
+                config_path,
+                templates_path,
+                output,
+                cluster=cluster_spec,
+                scales=scales,
+                growth=None if isinstance(growth, str) else growth,  # "auto": the forecast's
+                arrival_scale=arrival_scale,
+                horizon_s=horizon_s,
+                level=level,
+                replicates=replicates,
+                executor=executor,
+                window_s=parse_duration(window_text) if window_text else None,
+                seed=seed,
+                rel_tol=tolerance,
+                check=check_accuracy,
+                retune=retune,
+                settings=settings,
+                progress=_progress(bar) if bar else None,
+            )
     finally:
         if bar is not None:
             bar.total = bar.n  # the estimate was an estimate: end where the work ended

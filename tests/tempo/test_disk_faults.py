@@ -333,8 +333,8 @@ def _cli(*args: str):
 
 
 def test_optimize_on_a_full_disk_names_the_output_and_keeps_the_old_one(tmp_path, disk):
-    """`tempo optimize -o FILE --force` cannot write FILE: exit 2, one line
-    ``FILE: No space left on device``, FILE as it was, no temporary file."""
+    """`tempo optimize -o FILE --force` cannot write FILE: exit 2, one line naming FILE,
+    -o and what it expects, and the reason, FILE as it was, no temporary file."""
     out = tmp_path / "new.xml"
     out.write_bytes(XML)
     disk.full = True
@@ -347,14 +347,19 @@ def test_optimize_on_a_full_disk_names_the_output_and_keeps_the_old_one(tmp_path
         "--engine", "reference", "--min-gain", "0", "-o", str(out), "--force", "-q",
     )  # fmt: skip
     assert result.exit_code == 2, result.output
-    assert f"Error: {out}: No space left on device" in result.stderr
+    assert (
+        f"Error: {out}: cannot be written (-o expects a file in an existing, writable "
+        "directory): No space left on device; the previous output, if any, is left as it "
+        "was"
+    ) in result.stderr
     assert "Traceback" not in result.output
     assert out.read_bytes() == XML and not stray_temporaries(out)
 
 
 def test_whatif_into_a_read_only_directory_names_the_report_and_keeps_it(tmp_path, read_only):
     """`tempo whatif -o DIR --force` where DIR is read-only: exit 2, one line naming the
-    report file and the reason, the previous report byte for byte, no temporary file."""
+    report file, -o and what it expects, and the reason, the previous report byte for
+    byte, no temporary file."""
     report = tmp_path / "report"
     args = [
         "whatif", "--trace", str(REPO / "traces" / "two-tenant"),
@@ -369,11 +374,54 @@ def test_whatif_into_a_read_only_directory_names_the_report_and_keeps_it(tmp_pat
     result = _cli(*args)
     assert result.exit_code == 2, result.output
     assert re.search(
-        rf"Error: {re.escape(str(report))}/report\.(json|html): cannot write the report: "
-        r"(Permission denied|Read-only file system)",
+        rf"Error: {re.escape(str(report))}/report\.(json|html): cannot be written \(-o expects "
+        r"a writable directory, created if missing\): (Permission denied|Read-only file system)"
+        r"; the previous output, if any, is left as it was$",
         result.stderr,
     ), result.stderr
     assert {p.name: p.read_bytes() for p in report.iterdir()} == before
+
+
+def test_whatif_on_a_full_disk_names_o_and_leaves_no_directory(tmp_path, disk):
+    """`tempo whatif -o NEW/DIR` whose disk fills up during the run (after the early check
+    passed): exit 2, one line naming the report file, -o and what it expects, and the
+    reason; neither NEW nor DIR is left behind, empty."""
+    report = tmp_path / "new" / "report"
+    args = [
+        "whatif", "--trace", str(REPO / "traces" / "two-tenant"),
+        "--config", str(REPO / "configs" / "two-tenant-expert.xml"),
+        "--templates", str(REPO / "templates" / "two-tenant"),
+        "--executor", "serial", "--no-progress", "--cluster-scale", "1",
+        "--tolerance", "0.5", "-o", str(report), "-q",
+    ]  # fmt: skip
+    disk.full = True
+    result = _cli(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"Error: {report}/report.html: cannot be written (-o expects a writable directory, "
+        "created if missing): No space left on device; the previous output, if any, is left "
+        "as it was\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_history_report_on_a_full_disk_names_the_option(tmp_path, disk):
+    """`tempo history --report NEW` on a full disk: exit 2 naming the report file,
+    --report and what it expects, and the reason; no NEW directory is left behind."""
+    journal = tmp_path / "j.sqlite"
+    with SQLiteJournal(journal) as writer:
+        it = writer.begin_iteration(config_path="a.xml", config_sha256="ab" * 32)
+        writer.finish_iteration(it, decision="accepted", reason="better")
+    report = tmp_path / "new"
+    disk.full = True
+    result = _cli("history", "--journal", str(journal), "--report", str(report))
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"Error: {report}/report.html: cannot be written (--report expects a writable "
+        "directory, created if missing): No space left on device; the previous output, if "
+        "any, is left as it was\n"
+    )
+    assert not report.exists()
 
 
 def test_tune_with_a_full_journal_stops_with_its_path_and_the_file_untouched(tmp_path, monkeypatch):

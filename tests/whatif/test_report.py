@@ -109,6 +109,41 @@ def test_write_report_leaves_no_temporary_files(report_dir):
     assert sorted(p.name for p in report_dir.iterdir()) == ["report.html", "report.json"]
 
 
+@pytest.mark.parametrize("previous", [None, b'{"old": true}\n'])
+def test_a_report_whose_page_cannot_be_renamed_puts_report_json_back(
+    tmp_path, monkeypatch, previous
+):
+    """report.json is replaced just before report.html's rename: when that rename fails,
+    the old report.json is put back (or the new one removed, and the directories made
+    for it), so no new report.json is left beside an old or missing report.html."""
+    import os
+
+    import whatif.atomic
+    from whatif.report import ReportWriteError, write_pages
+
+    directory = tmp_path / "new" / "report"
+    if previous is not None:
+        directory.mkdir(parents=True)
+        (directory / "report.json").write_bytes(previous)
+    real = os.replace
+
+    def replace(source, target):
+        if str(target).endswith("report.html"):
+            raise OSError(5, "Input/output error", str(target))
+        return real(source, target)
+
+    monkeypatch.setattr(whatif.atomic.os, "replace", replace)
+    with pytest.raises(ReportWriteError) as caught:
+        write_pages(directory, {"new": True}, "<html></html>")
+    assert caught.value.path == directory / "report.html"
+    assert caught.value.reason == "Input/output error"
+    if previous is None:
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert [p.name for p in directory.iterdir()] == ["report.json"]
+        assert (directory / "report.json").read_bytes() == previous
+
+
 def test_text_report_names_the_smallest_cluster(analysis):
     """The terminal table states the bisection's answer for each scenario."""
     text = render_text(analysis)
