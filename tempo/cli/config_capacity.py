@@ -7,6 +7,9 @@ the Fair Scheduler path is unchanged.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import click
 
 from tempo.cli.options import (
@@ -20,7 +23,9 @@ from tempo.cli.options import (
 from tempo.cli.tables import echo_table
 from tempo.space.capacity_space import capacity_distance
 from whatif.allocation import AllocationDocument, write_allocation
+from whatif.allocation import validate as validate_allocation
 from whatif.allocation.effective import Resources
+from whatif.allocation.validate import Issue, listed_errors
 from whatif.capacity import (
     ConfigurationDocument,
     apply_assignments,
@@ -211,19 +216,56 @@ def convert_command(
         result = convert(AllocationDocument.from_file(file), percentage=percentage, cluster=cluster)
     except AllocationError as error:
         raise CapacityConfigError(f"{file}: cannot convert: {error}") from None
-    doc = ConfigurationDocument.from_bytes(result.to_xml(source=file).encode(), source=output)
-    write_capacity(doc, output)
+    text = result.to_xml(source=file)
+    _refuse_unconvertible(file, text, validate, "capacity-scheduler.xml")
+    write_capacity(ConfigurationDocument.from_bytes(text.encode(), source=output), output)
     count = len(result.properties)
     _report(file, output, ("properties", count), "fair-to-capacity", result, as_json)
 
 
 def _to_fair(file: str, output: str, cluster: Resources | None, as_json: bool) -> None:
-    """Capacity -> Fair: write the allocation file (validated, atomic) and report."""
-    result = to_fair(ConfigurationDocument.from_file(file), cluster=cluster)
-    doc = AllocationDocument.from_bytes(result.to_xml(source=file).encode(), source=output)
+    """Capacity -> Fair: write the allocation file (validated, atomic) and report; FILE
+    must be one Hadoop accepts (its errors cite its lines), as an allocation file must be
+    to convert the other way."""
+    source = ConfigurationDocument.from_file(file)
+    listed = listed_errors(validate(source, cluster=cluster))
+    if listed:
+        raise CapacityConfigError(f"{file}: cannot convert: {listed}")
+    result = to_fair(source, cluster=cluster)
+    text = result.to_xml(source=file)
+    _refuse_unconvertible(file, text, validate_allocation, "allocation file")
+    doc = AllocationDocument.from_bytes(text.encode(), source=output)
     write_allocation(doc, output, backups=0)
     count = sum(1 for _ in doc.iter_queues())
     _report(file, output, ("queues", count), "capacity-to-fair", result, as_json)
+
+
+#: Where lxml says it stopped (", line 13, column 52"): a place in text never written.
+_XML_PLACE = re.compile(r",? line \d+, column \d+$")
+
+
+def _refuse_unconvertible(
+    file: str, text: str, check: Callable[[bytes], list[Issue]], what: str
+) -> None:
+    """Refuse (exit 2) a conversion of FILE whose `text` Hadoop would refuse as a `what`,
+    before anything is written. The errors name the queue and setting (the output's line
+    numbers would point into a file that does not exist); XML that is not well-formed
+    quotes the converted line, which names the queue whose name XML cannot hold."""
+    lines = text.splitlines()
+    problems = []
+    for issue in check(text.encode()):
+        if issue.severity != "error":
+            continue
+        if issue.message.startswith("not well-formed XML"):
+            quoted = lines[issue.line - 1].strip() if 0 < issue.line <= len(lines) else ""
+            problems.append(f"{_XML_PLACE.sub('', issue.message)} in {quoted!r}")
+        else:
+            problems.append(issue.message)
+    if problems:
+        raise CapacityConfigError(
+            f"{file}: cannot convert: Hadoop would refuse the {what} it converts to: "
+            + "; ".join(problems[:5])
+        )
 
 
 def _report(

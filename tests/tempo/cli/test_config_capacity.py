@@ -220,3 +220,58 @@ def test_convert_capacity_to_fair_refuses_percentage(run, tmp_path):
         "config", "convert", ROOT / "configs" / "two-tenant-capacity.xml", "-o", out, "--percentage"
     )
     assert result.exit_code == 2 and "--percentage" in result.output and not out.exists()
+
+
+def test_convert_refuses_a_capacity_file_hadoop_refuses_citing_its_lines(run, tmp_path):
+    """A capacity-scheduler.xml with an error is refused with FILE's line (not converted,
+    nor refused with a line of the allocation file it would have become)."""
+    source = tmp_path / "capacity-scheduler.xml"
+    source.write_bytes(
+        capacity_document(
+            {"root.queues": "a,b", "root.a.capacity": "50", "root.b.capacity": "50",
+             "root.a.max-parallel-apps": "lots"}
+        ).to_bytes()
+    )  # fmt: skip
+    out = tmp_path / "fair.xml"
+    result = run("config", "convert", source, "-o", out)
+    line = next(i.line for i in validate(source) if i.severity == "error")
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr == (
+        f"Error: {source}: cannot convert: line {line}: {P}root.a.max-parallel-apps: expected "
+        'an integer: For input string: "lots"\n'
+    )
+
+
+def test_convert_whose_output_hadoop_would_refuse_names_the_queue_not_an_output_line(run, tmp_path):
+    """A file Hadoop accepts whose conversion it would refuse (a negative container limit
+    the Capacity Scheduler does not check; a Fair queue name with a space): exit 2 naming
+    FILE, the queue and the setting, and no line of the output, which is not written."""
+    source = tmp_path / "capacity-scheduler.xml"
+    source.write_bytes(
+        capacity_document(
+            {"root.queues": "a,b", "root.a.capacity": "50", "root.b.capacity": "50",
+             "root.a.maximum-allocation-mb": "-5", "root.a.maximum-allocation-vcores": "2"}
+        ).to_bytes()
+    )  # fmt: skip
+    fair = tmp_path / "fair.xml"
+    fair.write_text(
+        '<allocations>\n  <queue name="a b"><weight>1</weight></queue>\n'
+        '  <queue name="c&amp;d"><weight>1</weight></queue>\n</allocations>\n'
+    )
+    expected = {
+        source: "allocation file it converts to: queue root.a: <maxContainerAllocation> "
+        "'-5 mb, 2 vcores': Invalid value of memory: -5, value should not be negative!",
+        fair: "capacity-scheduler.xml it converts to: not well-formed XML: EntityRef: expecting "
+        f"';' in '<name>{P}root.c&d.capacity</name>'",
+    }
+    for file, message in expected.items():
+        out = tmp_path / "out.xml"
+        result = run("config", "convert", file, "-o", out)
+        assert result.exit_code == 2 and not out.exists(), result.output
+        assert (
+            result.stderr == f"Error: {file}: cannot convert: Hadoop would refuse the {message}\n"
+        )
+    fair.write_text('<allocations>\n  <queue name="a b"><weight>1</weight></queue>\n</allocations>')
+    result = run("config", "convert", fair, "-o", tmp_path / "out.xml")
+    assert result.exit_code == 2 and "line" not in result.stderr
+    assert "queue name 'a b' contains white space" in result.stderr
