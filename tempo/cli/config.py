@@ -20,6 +20,7 @@ from tempo.cli.options import (
     path_option,
     refuse_overwrite,
     report_issues,
+    writing_output,
 )
 from tempo.cli.tables import echo_table
 from tempo.reports.document import changes
@@ -199,7 +200,8 @@ def set_command(
         return config_capacity.set_file(file, assignments, output, as_json)
     original = AllocationDocument.from_file(file)
     changed = apply_assignments(original, assignments, hadoop_version=hadoop_version)
-    write_allocation(changed, output)
+    with writing_output(output, option="-o"):
+        write_allocation(changed, output)
     # what the scheduler will read differently: a --set of the value in force changes nothing
     version = file_hadoop_version(original) if hadoop_version is None else hadoop_version
     count = len(diff_allocations(original, changed, hadoop_version=version))

@@ -19,6 +19,7 @@ from tempo.cli.options import (
     path_option,
     refuse_overwrite,
     report_issues,
+    writing_output,
 )
 from tempo.cli.tables import echo_table
 from tempo.space.capacity_space import capacity_distance
@@ -120,7 +121,8 @@ def set_file(file: str, assignments: tuple[str, ...], output: str, as_json: bool
     original = ConfigurationDocument.from_file(file)
     changed = apply_assignments(original, assignments)
     refuse_rejected(original, changed)
-    write_capacity(changed, output)
+    with writing_output(output, option="-o"):
+        write_capacity(changed, output)
     report_set(output, len(_changed_properties(original, changed)), as_json)
 
 
@@ -218,7 +220,8 @@ def convert_command(
         raise CapacityConfigError(f"{file}: cannot convert: {error}") from None
     text = result.to_xml(source=file)
     _refuse_unconvertible(file, text, validate, "capacity-scheduler.xml")
-    write_capacity(ConfigurationDocument.from_bytes(text.encode(), source=output), output)
+    with writing_output(output, option="-o"):
+        write_capacity(ConfigurationDocument.from_bytes(text.encode(), source=output), output)
     count = len(result.properties)
     _report(file, output, ("properties", count), "fair-to-capacity", result, as_json)
 
@@ -235,7 +238,8 @@ def _to_fair(file: str, output: str, cluster: Resources | None, as_json: bool) -
     text = result.to_xml(source=file)
     _refuse_unconvertible(file, text, validate_allocation, "allocation file")
     doc = AllocationDocument.from_bytes(text.encode(), source=output)
-    write_allocation(doc, output, backups=0)
+    with writing_output(output, option="-o"):
+        write_allocation(doc, output, backups=0)
     count = sum(1 for _ in doc.iter_queues())
     _report(file, output, ("queues", count), "capacity-to-fair", result, as_json)
 

@@ -15,6 +15,7 @@ from tempo.cli.options import (
     positive_option,
     progress_bar,
     refuse_overwrite,
+    writing_output,
 )
 from whatif.errors import ValidationError
 from whatif.workload_model import fit_trace, generate_trace
@@ -64,14 +65,15 @@ def fit(
 ) -> None:
     """Fit a model to TRACE, write it to OUTPUT and print the goodness-of-fit report."""
     refuse_overwrite([output], force=force, option="-o")
-    model = fit_trace(
-        trace,
-        output,
-        format=trace_format,
-        duration_family=durations,
-        profile=profile,
-        min_jobs_for_profile=min_jobs_for_profile,
-    )
+    with writing_output(output, option="-o"):
+        model = fit_trace(
+            trace,
+            output,
+            format=trace_format,
+            duration_family=durations,
+            profile=profile,
+            min_jobs_for_profile=min_jobs_for_profile,
+        )
     report = model.goodness_of_fit_
     if as_json:
         emit_json(

@@ -424,6 +424,32 @@ def test_history_report_on_a_full_disk_names_the_option(tmp_path, disk):
     assert not report.exists()
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["config", "set", str(REPO / "configs" / "two-tenant-expert.xml")],
+        ["config", "set", str(REPO / "configs" / "two-tenant-capacity.xml")],
+        ["config", "convert", str(REPO / "configs" / "two-tenant-expert.xml")],
+        ["config", "convert", str(REPO / "configs" / "two-tenant-capacity.xml")],
+        ["workload", "fit", str(REPO / "traces" / "two-tenant")],
+    ],
+    ids=["set", "set capacity", "convert", "convert capacity", "workload fit"],
+)
+def test_a_file_output_on_a_full_disk_names_o(tmp_path, disk, args):
+    """A command writing one file (-o) on a full disk: exit 2, one line naming the file,
+    -o and what it expects, and the reason; no file and no temporary file is left."""
+    out = tmp_path / "out.xml"
+    disk.full = True
+    result = _cli(*args, "-o", str(out), "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"Error: {out}: cannot be written (-o expects a file in an existing, writable "
+        "directory): No space left on device; the previous output, if any, is left as it "
+        "was\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_tune_with_a_full_journal_stops_with_its_path_and_the_file_untouched(tmp_path, monkeypatch):
     """`tempo tune` whose journal cannot grow: exit 2, one line naming the journal and
     the reason, the allocation file it tunes unchanged, no temporary file beside it."""
