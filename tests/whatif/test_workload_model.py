@@ -451,7 +451,13 @@ def _corrupt(document, where, value):
             [1],
             r"queues\[0\]\.shapes\.counts\[0\]: expected a list of 2 integers",
         ),
-        (("queues", 0, "users"), KeyError, r"queues\[0\]\.users: missing field"),
+        (
+            ("queues", 0, "users"),
+            KeyError,
+            r"queues\[0\]\.users: missing field \(expected in a tempo-workload-model version 1 "
+            r"document, as tempo workload fit writes it\)$",
+        ),
+        (("goodness_of_fit", 0, "n"), KeyError, r"goodness_of_fit\[0\]\.n: missing field \(exp"),
         (("params", "profile"), "hourly", r"params\.profile: expected one of"),
         (("params", "colour"), "red", r"params\.colour: unknown parameter"),
     ],
@@ -466,6 +472,25 @@ def test_malformed_json_names_the_file_and_field(fitted, tmp_path, where, value,
     with pytest.raises(ValidationError, match=match) as error:
         WorkloadModel.from_json(path)
     assert str(error.value).startswith(str(path))
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        ([], "expected a JSON object (a tempo workload model), got []"),
+        ({}, "expected a tempo workload model (a JSON object with format "
+             "'tempo-workload-model'), got {}"),
+    ],
+)  # fmt: skip
+def test_json_that_is_not_a_model_says_what_a_model_is(tmp_path, document, expected):
+    """JSON that is no workload model at all (another tool's file): the file and what a
+    model is, not an empty field name (``model.json: : expected ...``) nor a bare
+    ``format: missing field``."""
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValidationError) as error:
+        WorkloadModel.from_json(path)
+    assert str(error.value) == f"{path}: {expected}"
 
 
 def test_file_that_is_not_json_is_reported_with_line_and_column(tmp_path):

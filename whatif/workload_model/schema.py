@@ -183,14 +183,15 @@ class _Node:
     def fail(self, expected: str) -> ValidationError:
         got = json.dumps(self.value)
         got = got if len(got) <= 60 else got[:57] + "..."
-        return ValidationError(f"{self.path}: {self.where}: expected {expected}, got {got}")
+        where = f" {self.where}:" if self.where else ""  # the document itself: the file
+        return ValidationError(f"{self.path}:{where} expected {expected}, got {got}")
 
     def __getitem__(self, key: str) -> _Node:
         if not isinstance(self.value, dict):
             raise self.fail("an object")
         where = f"{self.where}.{key}" if self.where else key
         if key not in self.value:
-            raise ValidationError(f"{self.path}: {where}: missing field")
+            raise _missing(self.path, where)
         return _Node(self.value[key], where, self.path)
 
     def items(self) -> list[_Node]:
@@ -240,6 +241,14 @@ class _Node:
         return values
 
 
+def _missing(path: Path, where: str) -> ValidationError:
+    """Field `where` is missing from the model at `path`."""
+    return ValidationError(
+        f"{path}: {where}: missing field (expected in a {FORMAT} version {SCHEMA_VERSION} "
+        "document, as tempo workload fit writes it)"
+    )
+
+
 def read_json(path: Path) -> object:
     """Load the JSON document at `path`, naming the file and place when it is not JSON."""
     text = read_utf8(path, what="workload model")
@@ -257,6 +266,8 @@ def decode(
     root = _Node(document, "", path)
     if not isinstance(document, dict):
         raise root.fail("a JSON object (a tempo workload model)")
+    if "format" not in document:
+        raise root.fail(f"a tempo workload model (a JSON object with format {FORMAT!r})")
     if root["format"].value != FORMAT:
         raise root["format"].fail(repr(FORMAT))
     version = root["version"]
@@ -278,7 +289,7 @@ def decode(
             raise node.fail("an object")
         missing = [c for c in _REPORT_KEYS if c not in node.value]
         if missing:
-            raise ValidationError(f"{path}: {node.where}.{missing[0]}: missing field")
+            raise _missing(path, f"{node.where}.{missing[0]}")
         rows.append({k: np.nan if node.value[k] is None else node.value[k] for k in _REPORT_KEYS})
     gof = pd.DataFrame(rows, columns=list(_REPORT_KEYS))
     return dict(params_node.value), queues, gof, (window[0], window[1])
