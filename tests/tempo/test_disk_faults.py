@@ -332,6 +332,19 @@ def _cli(*args: str):
     return CliRunner().invoke(cli, list(args))
 
 
+def _late(path: object, option: str, *, directory: bool = False) -> str:
+    """The line a command prints when writing `option`'s `path` hits a full disk."""
+    expects = (
+        "a writable directory, created if missing"
+        if directory
+        else "a file in an existing, writable directory"
+    )
+    return (
+        f"Error: {path}: cannot be written ({option} expects {expects}): No space left on "
+        "device; the previous output, if any, is left as it was\n"
+    )
+
+
 def test_optimize_on_a_full_disk_names_the_output_and_keeps_the_old_one(tmp_path, disk):
     """`tempo optimize -o FILE --force` cannot write FILE: exit 2, one line naming FILE,
     -o and what it expects, and the reason, FILE as it was, no temporary file."""
@@ -347,11 +360,7 @@ def test_optimize_on_a_full_disk_names_the_output_and_keeps_the_old_one(tmp_path
         "--engine", "reference", "--min-gain", "0", "-o", str(out), "--force", "-q",
     )  # fmt: skip
     assert result.exit_code == 2, result.output
-    assert (
-        f"Error: {out}: cannot be written (-o expects a file in an existing, writable "
-        "directory): No space left on device; the previous output, if any, is left as it "
-        "was"
-    ) in result.stderr
+    assert _late(out, "-o") in result.stderr
     assert "Traceback" not in result.output
     assert out.read_bytes() == XML and not stray_temporaries(out)
 
@@ -397,11 +406,7 @@ def test_whatif_on_a_full_disk_names_o_and_leaves_no_directory(tmp_path, disk):
     disk.full = True
     result = _cli(*args)
     assert result.exit_code == 2, result.output
-    assert result.stderr == (
-        f"Error: {report}/report.html: cannot be written (-o expects a writable directory, "
-        "created if missing): No space left on device; the previous output, if any, is left "
-        "as it was\n"
-    )
+    assert result.stderr == _late(f"{report}/report.html", "-o", directory=True)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -416,11 +421,7 @@ def test_history_report_on_a_full_disk_names_the_option(tmp_path, disk):
     disk.full = True
     result = _cli("history", "--journal", str(journal), "--report", str(report))
     assert result.exit_code == 2, result.output
-    assert result.stderr == (
-        f"Error: {report}/report.html: cannot be written (--report expects a writable "
-        "directory, created if missing): No space left on device; the previous output, if "
-        "any, is left as it was\n"
-    )
+    assert result.stderr == _late(f"{report}/report.html", "--report", directory=True)
     assert not report.exists()
 
 
@@ -442,11 +443,7 @@ def test_a_file_output_on_a_full_disk_names_o(tmp_path, disk, args):
     disk.full = True
     result = _cli(*args, "-o", str(out), "-q")
     assert result.exit_code == 2, result.output
-    assert result.stderr == (
-        f"Error: {out}: cannot be written (-o expects a file in an existing, writable "
-        "directory): No space left on device; the previous output, if any, is left as it "
-        "was\n"
-    )
+    assert result.stderr == _late(out, "-o")
     assert list(tmp_path.iterdir()) == []
 
 
