@@ -27,7 +27,7 @@ from tempo.cli.options import (
     writing_output,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
-from tempo.errors import RMError
+from tempo.errors import RMError, TempoError
 from tempo.gain import MinGain
 from tempo.loop import IterationReport, Tolerance
 from tempo.loop.report import TuneRun
@@ -342,6 +342,8 @@ def tune(
     )
     if emulated and site_path is None:
         site_path = DEMO_SITE
+    if emulated and config_path is not None:
+        _refuse_invalid_source(config_path)
     scheduler = scheduler_settings(
         3, site_path, preemption, announce=not as_json, config_path=config_path
     )
@@ -397,6 +399,18 @@ def _emulated(rm_urls: tuple[str, ...], trace_path: Path | None, live: dict[str,
             "emulated demo)"
         )
     return True
+
+
+def _refuse_invalid_source(config_path: Path) -> None:
+    """Refuse a --config Hadoop would refuse before the emulated run copies it into its
+    work directory: the errors cite --config's lines (the copy's would name the copy,
+    and leave it behind for the next run to resume from)."""
+    from tempo.scheduler_file import read_scheduler_document, scheduler_file
+
+    document = read_scheduler_document(config_path)
+    errors = scheduler_file(document).errors(document)
+    if errors:
+        raise TempoError(f"{config_path}: {'; '.join(errors)}")
 
 
 def _demo_engine() -> str:

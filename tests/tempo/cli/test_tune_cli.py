@@ -453,3 +453,29 @@ def test_tune_gives_the_site_knobs_to_its_stepper_and_emulator():
     assert off == dataclasses.replace(site, preemption=False)
     assert scheduler_settings(TuneSettings(), emulated=True).preemption is True
     assert scheduler_settings(TuneSettings(), emulated=False).preemption is False
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            XML.replace(b"<weight>1.0</weight></queue>\n  <queue name=\"engineer\">",
+                        b"<weight>abc</weight></queue>\n  <queue name=\"engineer\">"),
+            "line 3: queue root.prod: <weight> expected a number, got 'abc'",
+        ),
+        (b"<allocations>\n", ":2: not well-formed XML"),
+    ],
+)  # fmt: skip
+def test_an_emulated_run_on_a_config_hadoop_refuses_cites_that_file(tmp_path, text, expected):
+    """`tempo tune --config BAD.xml` (emulated): exit 2, the errors citing BAD.xml's lines,
+    before the run copies it into the work directory (whose copy the error named, and the
+    next run resumed from)."""
+    config = tmp_path / "bad.xml"
+    config.write_bytes(text)
+    work = tmp_path / "work"
+    result = CliRunner().invoke(
+        cli, ["tune", "--config", str(config), "--max-iterations", "1", "--work-dir", str(work)]
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"Error: {config}") and expected in result.stderr
+    assert not work.exists()
