@@ -247,12 +247,14 @@ def writing_output(path: str | Path, *, option: str, directory: bool = False) ->
     """Name `option` when writing its `path` fails late, after `refuse_unwritable` passed
     (a full disk, a directory made read-only meanwhile): exit 2 with the file and the
     reason as `refuse_unwritable` words them. The writers leave nothing half-written
-    (`whatif.atomic.write_atomic`, `whatif.report.write_pages`); other errors pass."""
+    (`whatif.atomic.write_atomic`, `whatif.report.write_pages`, a native trace's
+    `whatif.readers.native.write_native_stream`); other errors pass."""
+    from whatif.readers.native import NativeWriteError
     from whatif.report import ReportWriteError  # not on every command's start: it loads plots
 
     try:
         yield
-    except ReportWriteError as error:
+    except (ReportWriteError, NativeWriteError) as error:
         raise _unwritable(error.path, option, directory, error.reason, late=True) from error
     except OSError as error:
         failed = Path(error.filename) if isinstance(error.filename, str) else Path()

@@ -23,6 +23,7 @@ from tempo.cli.options import (
     simulation_options,
     trace_options,
     window_option,
+    writing_output,
 )
 from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.cli.tables import echo_table
@@ -231,9 +232,12 @@ def _write(
 ) -> None:
     """The predicted schedule as a native trace (-o) and as SLS's jobruntime.csv."""
     if output:
-        write_native(Trace(trace.workload, schedule, notes=(note,)), output, overwrite=force)
+        with writing_output(output, option="-o", directory=True):
+            predicted = Trace(trace.workload, schedule, notes=(note,))
+            write_native(predicted, output, overwrite=force)
     if jobruntime:
-        write_jobruntime_csv(schedule, trace.observed or trace.workload, jobruntime)
+        with writing_output(jobruntime, option="--jobruntime"):
+            write_jobruntime_csv(schedule, trace.observed or trace.workload, jobruntime)
 
 
 def _per_queue(schedule: Schedule) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from tempo.cli.options import (
     no_progress_option,
     progress_bar,
     refuse_overwrite,
+    writing_output,
 )
 from whatif.durations import format_instant
 from whatif.readers import TraceSummary, inspect_trace
@@ -73,9 +74,10 @@ def convert(
         bar.update((done >> 20) - bar.n)
 
     try:
-        written = convert_streaming(
-            source, target, format=format_, kind=kind, overwrite=force, progress=moved
-        )
+        with writing_output(target, option="TARGET", directory=True):
+            written = convert_streaming(
+                source, target, format=format_, kind=kind, overwrite=force, progress=moved
+            )
     finally:
         bar.close()
     if as_json:

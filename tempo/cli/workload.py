@@ -153,18 +153,19 @@ def generate(
             bar.set_postfix_str(what, refresh=False)
             bar.update(done - bar.n)
 
-        result = generate_trace(
-            model,
-            output,
-            hours=hours,
-            seed=seed,
-            start_s=start_s,
-            growth=growth,
-            arrival_scale=arrival_scale,
-            kind=kind,
-            overwrite=overwrite,
-            progress=progress,
-        )
+        with writing_output(output, option="-o", directory=True):
+            result = generate_trace(
+                model,
+                output,
+                hours=hours,
+                seed=seed,
+                start_s=start_s,
+                growth=growth,
+                arrival_scale=arrival_scale,
+                kind=kind,
+                overwrite=overwrite,
+                progress=progress,
+            )
     if as_json:
         emit_json(
             {

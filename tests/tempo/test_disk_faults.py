@@ -1,7 +1,7 @@
 """A full disk or a read-only directory under the apply path and the reports.
 
-A full disk is real: the atomic writer's temporary file is swapped for ``/dev/full``,
-whose every write fails with ENOSPC from the kernel. A read-only directory is real
+A full disk is real: the atomic writer's temporary file, and a native trace's Parquet
+tables, are swapped for ``/dev/full``, whose every write fails with ENOSPC from the kernel. A read-only directory is real
 (mode 0555) for an ordinary user; root ignores modes, so for root the temporary
 file cannot be created (EROFS), as on a read-only mount.
 """
@@ -19,6 +19,7 @@ from samples import REPO
 from test_loop import XML, FakeCluster, _loop
 
 import whatif.atomic
+import whatif.readers.native
 from tempo.journal import SQLiteJournal, file_sha256
 from tempo.loop import Tuner
 from tempo.loop.apply import apply_configuration
@@ -44,7 +45,8 @@ def _tuner(allocation: Path, journal, applier) -> Tuner:
 
 
 class Disk:
-    """Switches a full disk (ENOSPC on every write of the atomic writer) on and off."""
+    """Switches a full disk (ENOSPC on every write of the atomic writer and of a native
+    trace's Parquet tables) on and off."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         if not os.path.exists("/dev/full"):
@@ -59,6 +61,12 @@ class Disk:
             return open("/dev/full", *args, **kwargs)  # noqa: SIM115 (closed by the caller)
 
         monkeypatch.setattr(whatif.atomic.os, "fdopen", fdopen)
+        parquet = whatif.readers.native.pq.ParquetWriter
+
+        def parquet_writer(where, *args, **kwargs):
+            return parquet("/dev/full" if self.full else where, *args, **kwargs)
+
+        monkeypatch.setattr(whatif.readers.native.pq, "ParquetWriter", parquet_writer)
 
 
 @pytest.fixture
@@ -444,6 +452,54 @@ def test_a_file_output_on_a_full_disk_names_o(tmp_path, disk, args):
     result = _cli(*args, "-o", str(out), "-q")
     assert result.exit_code == 2, result.output
     assert result.stderr == _late(out, "-o")
+    assert list(tmp_path.iterdir()) == []
+
+
+def _native_output(command: str, tmp_path: Path) -> tuple[list[str], str]:
+    """`command`'s arguments up to its native trace output, and that output's option."""
+    if command == "trace convert":
+        return ["trace", "convert", str(REPO / "traces" / "hadoop" / "sls")], "TARGET"
+    if command == "predict":
+        config = str(REPO / "configs" / "two-tenant-expert.xml")
+        args = ["predict", "--trace", str(REPO / "traces" / "two-tenant"), "--config", config]
+        return [*args, "--cluster", "nodes=20,memory-mb=8192,vcores=8", "-o"], "-o"
+    model = tmp_path / "model.json"
+    fit = _cli("workload", "fit", str(REPO / "traces" / "two-tenant"), "-o", str(model), "-q")
+    assert fit.exit_code == 0, fit.output
+    return ["workload", "generate", str(model), "--hours", "1", "-o"], "-o"
+
+
+@pytest.mark.parametrize("previous", [False, True], ids=["new", "previous"])
+@pytest.mark.parametrize("command", ["trace convert", "workload generate", "predict"])
+def test_a_native_trace_output_on_a_full_disk_names_its_option(tmp_path, disk, command, previous):
+    """A command writing a native trace on a full disk (pyarrow's 'Error writing bytes')
+    says what `_late` says: the directory, the option and what it expects, the OS's
+    reason; the previous trace (--force) is left byte for byte, and nothing else: no
+    temporary directory, no parent the write made."""
+    args, option = _native_output(command, tmp_path)
+    target = tmp_path / "out" / "trace"
+    if previous:
+        assert _cli(*args, str(target), "-q").exit_code == 0
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    disk.full = True
+    result = _cli(*args, str(target), "--force", "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == _late(target, option, directory=True)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    left = {p.name for p in tmp_path.iterdir()} - {"model.json"}
+    assert left == ({"out"} if previous else set())
+    assert not previous or list(target.parent.iterdir()) == [target]  # no .trace.tmp-*
+
+
+def test_predict_jobruntime_on_a_full_disk_names_the_option(tmp_path, disk):
+    """`tempo predict --jobruntime FILE` on a full disk: the -o files' line, naming
+    --jobruntime; no file and no temporary file is left."""
+    args, _ = _native_output("predict", tmp_path)
+    out = tmp_path / "jobruntime.csv"
+    disk.full = True
+    result = _cli(*args[:-1], "--jobruntime", str(out), "-q")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == _late(out, "--jobruntime")
     assert list(tmp_path.iterdir()) == []
 
 

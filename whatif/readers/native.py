@@ -189,16 +189,28 @@ def _finish(
     (staging / "trace.json").write_text(text, encoding="utf-8")
 
 
+class NativeWriteError(TraceFormatError):
+    """A native trace could not be written: `path` (the target, as the caller gave it) and
+    the OS's `reason` (``No space left on device``), for a caller that names its own
+    option (`tempo.cli.options.writing_output`). Nothing of the write is left behind."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: cannot be written: {reason}")
+        self.path, self.reason = path, reason
+
+
 @contextlib.contextmanager
 def _writing(target: Path) -> Iterator[None]:
     """Turn a file-system error while writing `target` (a full disk, a read-only or special
-    directory) into one naming `target`, as the caller gave it, not the temporary
-    directory it is built in."""
+    directory) into a `NativeWriteError` naming `target`, as the caller gave it, not the
+    temporary directory it is built in, and the OS's reason: pyarrow's ``Error writing
+    bytes to file. Detail: [errno 28] ...`` is ``No space left on device``."""
     try:
         yield
     except OSError as error:
-        reason = error.strerror or " ".join(str(error).split()) or type(error).__name__
-        raise TraceFormatError(f"{target}: cannot be written: {reason}") from error
+        reason = os.strerror(error.errno) if error.errno else error.strerror
+        reason = reason or " ".join(str(error).split()) or type(error).__name__
+        raise NativeWriteError(target, reason) from error
 
 
 class _TableWriter:
