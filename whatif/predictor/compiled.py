@@ -186,9 +186,12 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
 
 def _hang_delay(p: Packed, settings: SchedulerSettings) -> float:
     """The MapReduce AM's unconditional reduce preemption delay (`phases._hang_due`; -1:
-    off): MRv2 under the Fair Scheduler. Not yet in the Capacity Scheduler mode, where a
-    run with it can fall into a preemption-monitor cycle the predictor does not detect."""
-    if settings.hadoop_version == 1 or p.queues.capacity is not None:
+    off): MRv2 under either scheduler, as the AM's rule does not ask which one the RM
+    runs. (It was off under the Capacity Scheduler for a property case thought to cycle
+    with the preemption monitor: that case crashed the reference engine, which counted
+    the unlimited vcores of the DefaultResourceCalculator, and the scenarios that loop
+    do so with the rule off too: the monitor's own, see docs/predictor.md.)"""
+    if settings.hadoop_version == 1:
         return -1.0
     return settings.reducer_unconditional_preempt_delay_s
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pytest
 from conftest import build_workload, flat_tree
+from samples import capacity_document
 
 from whatif import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings, predict
+from whatif.predictor.capacity import capacity_allocation
 from whatif.predictor.site import read_site
 
 TWO_NODES = "nodes=2,memory-mb=3072,vcores=4"
@@ -70,6 +72,78 @@ def test_hanging_maps_preempt_reduces_whatever_the_headroom(engine):
     assert ("map_002", 100.5, "SUCCEEDED") in got
     # off (Hadoop 2.7.0-2.7.2: a negative delay): the job waits for map_002 forever
     got, finish = fragmented(engine, reducer_unconditional_preempt_delay_s=-1.0)
+    assert [task for task, _, _ in got if task == "map_002"] == [] and finish != finish
+
+
+def four_maps(engine, allocation, **settings):
+    """(task, start, state) of each attempt, in (start, task) order, and the job's finish:
+    one job of four 2048 MB maps (10 s) and five 1024 MB reduces (5 s) in queue a on
+    two nodes of 3072 MB, under `allocation` (a function of the cluster)."""
+    cluster = Cluster.parse(TWO_NODES)
+    tasks = [("map", 10.0, 2048.0)] * 4 + [("reduce", 5.0, 1024.0)] * 5
+    schedule = predict(
+        build_workload([("j", "a", 0.0, tasks)]),
+        allocation(cluster),
+        cluster,
+        engine=engine,
+        settings=SchedulerSettings(setup_cleanup_s=0.0, reservable_nodes=0.0, **settings),
+    )
+    a = schedule.attempts.sort_values(["start_s", "task_id"])
+    got = list(zip(a["task_id"].str.removeprefix("j_"), a["start_s"], a["state"], strict=True))
+    return got, float(schedule.jobs["finish_s"].iloc[0])
+
+
+def capacity_queue(cluster):
+    """The Capacity Scheduler with one queue, a, at 100 %."""
+    return capacity_allocation(
+        capacity_document({"root.queues": "a", "root.a.capacity": 100}), cluster
+    )
+
+
+def test_hanging_maps_under_the_capacity_scheduler(engine):
+    """The AM's rule does not ask which scheduler the RM runs. Heartbeats as above, one
+    off-switch container each (offswitch-per-heartbeat-limit 1):
+    - 0, 0.5: map_000 on node 0, map_001 on node 1; map_002 and map_003 fit neither;
+    - 10, 10.5: they end (reported at 11, 11.5); the reduces ask, ahead of the maps:
+      004 at 11 (node 0), 005 at 11.5, 006 at 12, 007 at 12.5, 008 at 13: 1024 MB free,
+      no map running: the headroom rule withholds the reduce requests and kills 008
+      (2048 MB free, 1024 on each node: room in the headroom, on no node);
+    - 300: the maps have waited 300 s. Under the DefaultResourceCalculator the AM counts
+      containers by memory alone (CapacityScheduler.getSchedulingResourceTypes): headroom
+      min(2048 free, 6144 - 4096 under a's maximum, user limit 6144 - 4096) = 2048, resource
+      limit 2048 + 4096 in reduces; it kills min(max(2 reduces for one map, 3 for half the
+      limit), 4 for both maps) = 3 of its newest: 007, 006, 005;
+    - 300.5: map_002 on node 1; 301: map_003 on node 0 (beside 004); every map assigned,
+      the reduces ask again: 008 at 301.5 (node 1's last 1024 MB), 007 once map_002's end
+      is reported (311.5), 006 at 312, 005 at 312.5.
+    The Fair Scheduler reports vcores too: half of (4 free + 4 held) is 4 one-vcore
+    reduces, so it kills all four running reduces at 300."""
+    got, finish = four_maps(engine, capacity_queue)
+    assert got == [
+        ("map_000", 0.0, "SUCCEEDED"),
+        ("map_001", 0.5, "SUCCEEDED"),
+        ("reduce_004", 11.0, "SUCCEEDED"),
+        ("reduce_005", 11.5, "KILLED"),
+        ("reduce_006", 12.0, "KILLED"),
+        ("reduce_007", 12.5, "KILLED"),
+        ("reduce_008", 13.0, "KILLED"),
+        ("map_002", 300.5, "SUCCEEDED"),
+        ("map_003", 301.0, "SUCCEEDED"),
+        ("reduce_008", 301.5, "SUCCEEDED"),
+        ("reduce_007", 311.5, "SUCCEEDED"),
+        ("reduce_006", 312.0, "SUCCEEDED"),
+        ("reduce_005", 312.5, "SUCCEEDED"),
+    ]
+    assert finish == 318.5
+    fair, _ = four_maps(engine, lambda cluster: flat_tree(a={}))
+    assert [(t, s) for t, s, state in fair if state == "KILLED"][:4] == [
+        ("reduce_004", 11.0),
+        ("reduce_005", 11.5),
+        ("reduce_006", 12.0),
+        ("reduce_007", 12.5),
+    ]
+    # off: the job waits for its maps forever
+    got, finish = four_maps(engine, capacity_queue, reducer_unconditional_preempt_delay_s=-1.0)
     assert [task for task, _, _ in got if task == "map_002"] == [] and finish != finish
 
 

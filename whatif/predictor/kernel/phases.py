@@ -781,12 +781,17 @@ def _hang_preempt(W, j, s, task):
     min(max(reduces for one map, reduces for mapreduce.job.reduce.preemption.limit (0.5)
     of the AM's resource limit), reduces for every hanging map) of its newest waiting
     reduces. The resource limit is the headroom (`_am_headroom`) plus the job's task
-    containers; every unassigned map counts as hanging (they are asked for together)."""
+    containers; every unassigned map counts as hanging (they are asked for together).
+    The counts are over the RM's scheduling resource types: memory and vcores under the
+    Fair Scheduler, memory only under the Capacity Scheduler's DefaultResourceCalculator
+    (CapacityScheduler.getSchedulingResourceTypes), whose vcores here are unlimited."""
     si, jf, tsf, ai = W[14], W[8], W[17], W[20]
     if si[s, SI_HELD] == 0:
         _hold(W, j, s, True)
     red = ai[si[s, SI_DEF_TAIL], AI_TASK]
     r0, r1 = tsf[red, TSF_REQ], tsf[red, TSF_REQ + 1]
+    if W[25][C_CS] != 0.0:
+        r1 = 0.0  # memory only: `_ceil_containers` skips a type asked for as 0
     m0, m1 = tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
     h0, h1 = _am_headroom(W, j)
     if W[9][j, JI_AM_STATE] >= 2:  # the AM's own container is not the allocator's

@@ -110,7 +110,7 @@ class ReferenceEngine(
         self.job_am_t0 = np.zeros(nj)
         # the AM's unconditional reduce preemption (`phases._hang_due`): when each job's map
         # requests last went from none to some, its earliest next such preemption
-        off = self.s.hadoop_version == 1 or packed.queues.capacity is not None  # see the kernel's
+        off = self.s.hadoop_version == 1  # see the kernel's
         self.hang_delay = -1.0 if off else self.s.reducer_unconditional_preempt_delay_s
         self.job_map_ask = np.zeros(nj)
         self.job_hang_next = np.full(nj, -INF)

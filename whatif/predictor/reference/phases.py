@@ -274,6 +274,8 @@ class Phases(EngineState):
         if not self.stage_held[s]:
             self._hold(j, s, True)
         red = p.task_req[self.att_task[self.stage_waiting[s][-1]]]
+        if self.q.capacity is not None:  # DefaultResourceCalculator: memory only
+            red = np.array([red[0], 0.0])
         mreq = p.task_req[task]
         limit = self._am_headroom(j) + self.job_usage[j]
         if self.job_am_state[j] >= 2:
