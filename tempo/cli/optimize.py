@@ -198,25 +198,13 @@ def _json_document(
     }
 
 
-#: NoiseModel's fields by the --noise keys that set them, for its errors.
-_NOISE_KEYS = {
-    "NoiseModel.failure_probability": "failures",
-    "NoiseModel.straggler_probability": "stragglers",
-    "NoiseModel.straggler_factor": "straggler-factor",
-    "NoiseModel.jitter_cv": "jitter",
-    "NoiseModel.max_attempts": "max-attempts",
-}
-
-
 def _noise(ctx: click.Context, param: click.Parameter, spec: str) -> NoiseModel | None:
     """--noise as a model, checked as the command line is read (an error names the key
-    the user wrote, not the model's field); None for no noise (the replicates then agree)."""
+    the user wrote, as `NoiseModel.parse` does); None for no noise (the replicates then agree)."""
     try:
         noise = NoiseModel.parse(spec)
     except ValidationError as error:
         message = str(error).removeprefix("noise: ").removeprefix("noise ")
-        for field, key in _NOISE_KEYS.items():
-            message = message.replace(field, key)
         raise click.BadParameter(message, ctx=ctx, param=param) from None
     return noise if noise != NoiseModel() else None
 

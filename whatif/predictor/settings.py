@@ -316,14 +316,15 @@ class NoiseModel:
             or self.max_attempts < 1
         ):
             raise ValidationError(
-                f"NoiseModel.max_attempts: expected an int >= 1, got {self.max_attempts!r}"
+                f"NoiseModel.max_attempts: expected an integer >= 1, got {self.max_attempts!r}"
             )
 
     @classmethod
     def parse(cls, spec: str) -> NoiseModel:
         """``typical`` (`TYPICAL_NOISE`), ``none``, or ``KEY=VALUE,...`` with keys
         ``failures``, ``stragglers``, ``straggler-factor``, ``jitter``, ``max-attempts``
-        (e.g. ``failures=0.02,stragglers=0.03,jitter=0.2``)."""
+        (e.g. ``failures=0.02,stragglers=0.03,jitter=0.2``). An error names the key as
+        typed (``noise failures: expected a value in [0.0, 0.99], got 2.0``)."""
         text = spec.strip().lower()
         if text == "typical":
             return TYPICAL_NOISE
@@ -338,20 +339,35 @@ class NoiseModel:
         }
         values: dict[str, Any] = {}  # each field's own type: int for max_attempts
         for part in filter(None, (p.strip() for p in text.split(","))):
-            key, sep, value = part.partition("=")
-            if not sep or key.strip() not in fields:
+            key, sep, value = (word.strip() for word in part.partition("="))
+            if not sep or key not in fields:
                 raise ValidationError(
                     f"noise: expected 'typical', 'none' or KEY=VALUE pairs with keys "
                     f"{', '.join(fields)}, got {part!r}"
                 )
-            name = fields[key.strip()]
-            try:
-                values[name] = int(value) if name == "max_attempts" else float(value)
-            except ValueError:
-                raise ValidationError(
-                    f"noise {key.strip()}: expected a number, got {value!r}"
-                ) from None
+            if fields[key] in values:
+                raise ValidationError(f"noise {key}: given twice, in {spec!r}")
+            values[fields[key]] = cls._value(key, fields[key], value)
         return cls(**values)
+
+    @classmethod
+    def _value(cls, key: str, field: str, text: str) -> Any:
+        """`text` as `field`'s value (an int for max_attempts, a finite float otherwise),
+        checked as `__post_init__` checks it; an error names the `key` typed, not `field`."""
+        expected = "an integer >= 1" if field == "max_attempts" else "a number"
+        value: Any
+        try:
+            value = int(text) if field == "max_attempts" else float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise ValidationError(f"noise {key}: expected {expected}, got {text!r}")
+        try:
+            cls(**{field: value})
+        except ValidationError as error:
+            problem = str(error).removeprefix(f"NoiseModel.{field}: ")
+            raise ValidationError(f"noise {key}: {problem}") from None
+        return value
 
 
 #: What makes a real cluster's runs differ from a noise-free prediction, at rates seen

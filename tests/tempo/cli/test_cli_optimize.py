@@ -198,6 +198,7 @@ def test_optimize_finds_the_large_gain_on_the_contended_sample_in_both_dialects(
     [
         ("failures=2", "failures: expected a value in [0.0, 0.99], got 2.0"),
         ("jitter=x", "jitter: expected a number, got 'x'"),
+        ("max-attempts=1.5", "max-attempts: expected an integer >= 1, got '1.5'"),
         ("lots", "expected 'typical', 'none' or KEY=VALUE pairs with keys failures,"),
     ],
 )

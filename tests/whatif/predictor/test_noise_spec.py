@@ -26,9 +26,19 @@ def test_key_value_pairs_give_each_field():
         ("lots", "expected 'typical', 'none' or KEY=VALUE"),
         ("speed=2", "keys failures, stragglers"),
         ("jitter=high", "noise jitter: expected a number, got 'high'"),
-        ("failures=1.5", "failure_probability"),
+        ("failures=1.5", "noise failures: expected a value in [0.0, 0.99], got 1.5"),
+        ("stragglers=-1", "noise stragglers: expected a value in [0.0, 1.0], got -1.0"),
+        ("straggler-factor=0.5", "noise straggler-factor: expected a value in [1.0, 1000000.0]"),
+        ("jitter=11", "noise jitter: expected a value in [0.0, 10.0], got 11.0"),
+        ("max-attempts=1.5", "noise max-attempts: expected an integer >= 1, got '1.5'"),
+        ("max-attempts=0", "noise max-attempts: expected an integer >= 1, got 0"),
+        ("failures=nan", "noise failures: expected a number, got 'nan'"),
+        ("jitter=0.1,jitter=0.2", "noise jitter: given twice"),
     ],
 )
-def test_bad_specs_name_what_was_expected(spec, message):
-    with pytest.raises(ValidationError, match=message):
+def test_bad_specs_name_the_key_typed_and_what_was_expected(spec, message):
+    """An error names the key the user wrote (failures), not NoiseModel's field
+    (failure_probability), and what it expects: max-attempts an integer."""
+    with pytest.raises(ValidationError) as caught:
         NoiseModel.parse(spec)
+    assert message in str(caught.value) and "NoiseModel" not in str(caught.value)
