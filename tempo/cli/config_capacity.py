@@ -253,8 +253,9 @@ def _refuse_unconvertible(
 ) -> None:
     """Refuse (exit 2) a conversion of FILE whose `text` Hadoop would refuse as a `what`,
     before anything is written. The errors name the queue and setting (the output's line
-    numbers would point into a file that does not exist); XML that is not well-formed
-    quotes the converted line, which names the queue whose name XML cannot hold."""
+    numbers would point into a file that does not exist); XML that is not well-formed (the
+    converters escape every name and value, so it would be a converter's fault) quotes the
+    converted line."""
     lines = text.splitlines()
     problems = []
     for issue in check(text.encode()):

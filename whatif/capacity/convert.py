@@ -48,6 +48,7 @@ from whatif.allocation.effective import (
 )
 from whatif.allocation.model import AllocationDocument, QueueElement
 from whatif.allocation.resolve import effective_allocation
+from whatif.allocation.xml_io import escape_text
 from whatif.capacity.model import PREFIX
 
 DRF_CALCULATOR = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
@@ -63,14 +64,17 @@ class Conversion:
     notes: tuple[str, ...]
 
     def to_xml(self, *, source: str = "") -> str:
-        """``capacity-scheduler.xml`` text: two-space indentation, one property per block."""
+        """``capacity-scheduler.xml`` text: two-space indentation, one property per block.
+
+        Names are escaped as values are: a queue name may hold ``&``, ``<`` or ``>``
+        (neither scheduler forbids them; fs2cs writes them through
+        ``Configuration.writeXml``, escaped)."""
         lines = converted_head("configuration", source)
         for name, value in self.properties:
-            escaped = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             lines += [
                 "  <property>",
-                f"    <name>{name}</name>",
-                f"    <value>{escaped}</value>",
+                f"    <name>{escape_text(name)}</name>",
+                f"    <value>{escape_text(value)}</value>",
                 "  </property>",
             ]
         lines.append("</configuration>")
