@@ -36,6 +36,8 @@ from whatif.predictor.capacity import (
     preemption_disabled,
     read_monitor,
 )
+from whatif.predictor.reference.livelock import Livelock
+from whatif.predictor.simulation import Simulation
 
 MONITOR = "yarn.resourcemanager.monitor.capacity.preemption."
 CLUSTER = "memory-mb=8192,vcores=8"
@@ -254,6 +256,58 @@ def test_a_marked_container_ending_on_its_own_is_not_killed(engine):
     attempts, _ = run(jobs, base(natural_termination_factor=1.0, max_wait_before_kill=6000), engine)
     assert killed(attempts) == [("jc_map_000_0", 0.0, 18.0)]
     assert starts(attempts, "jb") == [18.0]
+
+
+# The monitor's livelock: b (maximum 60 %: 4915 MB) runs jb's 3072 MB AM, and jb's
+# 2048 MB map never fits under that maximum; a (guarantee 4096) holds ja's 4096 MB AM and
+# one 1024 MB map. Every round sees b asking and a over its guarantee, so ja's map is
+# marked and killed at the next round (max_wait_before_kill 0); b cannot use the room
+# and ja takes it back. Without the livelock detection the run never ended.
+LIVELOCK_JOBS = [
+    ("ja", "a", 0, [("map", 100.0, 1024.0)] * 2, {"user": "u", "am_memory_mb": 4096.0}),
+    ("jb", "b", 10, [("map", 100.0, 2048.0)], {"user": "v", "am_memory_mb": 3072.0}),
+]
+
+
+def livelock_props() -> dict[str, object]:
+    props = base(max_wait_before_kill=0)
+    props["root.b.maximum-capacity"] = 60
+    props["root.a.maximum-am-resource-percent"] = 1.0
+    props["root.b.maximum-am-resource-percent"] = 1.0
+    return props
+
+
+def test_a_monitor_livelock_ends_the_run_with_the_jobs_unfinished(engine):
+    """ja_map_001 is killed at 15 (for jb's AM), ja_map_000 at 21; from then on a map
+    starts at every kill and is killed 6 s later, the two maps in turn (a cycle of 12 s).
+    The run ends at the first repeat found (16 quiet rounds, then Brent's search): at 159,
+    with both jobs unfinished and ja_map_000 still running."""
+    attempts, jobs = run(LIVELOCK_JOBS, livelock_props(), engine)
+    kills = killed(attempts)
+    assert kills[:2] == [("ja_map_001_0", 0.0, 15.0), ("ja_map_000_0", 0.0, 21.0)]
+    assert [(k[1], k[2]) for k in kills[2:]] == [(s, s + 6.0) for s in range(21, 159, 6)]
+    assert [k[0][:10] for k in kills[2:]] == ["ja_map_001", "ja_map_000"] * 11 + ["ja_map_001"]
+    live = attempts[attempts["state"] == "RUNNING"]
+    assert live["attempt_id"].tolist() == ["ja_am_0", "jb_am_0", "ja_map_000_12"]
+    assert jobs["finish_s"].isna().all() and (jobs["state"] == "RUNNING").all()
+
+
+def test_the_monitor_livelock_is_a_true_cycle(monkeypatch):
+    """With the detection off (reference engine) the same input is still cycling at 1000:
+    a map killed every 6 s, nothing finished."""
+    monkeypatch.setattr(Livelock, "_cycling_v3", lambda self, t: False)
+    cluster = Cluster.parse(CLUSTER)
+    sim = Simulation(
+        build_workload(LIVELOCK_JOBS),
+        capacity_allocation(document(livelock_props()), cluster),
+        cluster,
+        settings=SchedulerSettings(preemption=True, am_heartbeat_interval_s=0.0),
+        engine="reference",
+    )
+    sim.advance_to(1000.0)
+    attempts = sim.state().attempts
+    assert attempts["preempted"].sum() == 1 + (1000 - 21) // 6 + 1
+    assert not (attempts["state"] == "SUCCEEDED").any()
 
 
 def test_monitor_settings_are_read_with_hadoop_defaults():

@@ -26,6 +26,8 @@ nothing there.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from whatif.predictor.kernel.allocate_cycle import _run_start
@@ -43,6 +45,9 @@ from whatif.predictor.kernel.state import (
     AI_TASK,
     AM_ASK,
     AM_READY,
+    C_CS,
+    C_CS_INTERVAL,
+    C_CS_NODES,
     C_HANG,
     C_HB,
     C_LOC,
@@ -57,6 +62,7 @@ from whatif.predictor.kernel.state import (
     G_CONT,
     G_FREE,
     G_LOC_LAST,
+    G_NEXT_CHECK,
     G_NEXT_V12,
     G_NOW,
     GI_CLAIM_LIVE,
@@ -92,6 +98,7 @@ from whatif.predictor.kernel.state import (
     JI_APP_NEXT,
     JI_LOC_LEVEL,
     JI_RED_NEXT,
+    JI_STATE,
     JI_TC,
     NF_FREE,
     NF_HB,
@@ -108,6 +115,7 @@ from whatif.predictor.kernel.state import (
     RS_A,
     RS_B,
     RUNNING,
+    SI_CS_MISSED,
     SI_HELD,
     SI_NEXT,
     SI_PENDING,
@@ -228,7 +236,7 @@ def _v12_state(W):
         a = ai[a, AI_RUN_NEXT]
     out[n] = -3.0
     n += 1
-    for i in range(gi[GI_WARNED_N]):
+    for i in range(0 if cfg[C_CS] != 0.0 else gi[GI_WARNED_N]):  # CS: marks (`_cs_state`)
         out[n] = ai[warned[i], AI_TASK]
         n += 1
     out[n] = -3.0
@@ -424,4 +432,43 @@ def _v3_state(W):
         n += 3
     out[n] = -3.0
     n += 1
+    if W[25][C_CS] != 0.0:
+        return np.concatenate((out[:n], _cs_state(W)))
     return out[:n]
+
+
+@kernel_jit
+def _cs_state(W):
+    """The Capacity Scheduler's own state at a monitor round: each running attempt's mark,
+    in rounds before this one (-1: none); each stage's missed opportunities, capped at the
+    node count + 1 (every test of them compares with at most the node count); each job's
+    state and AM state (its AM events are no progress here); and the next round, relative
+    to now."""
+    ji, si, ai, gf, gi, cfg, warned = W[9], W[14], W[20], W[23], W[24], W[25], W[28]
+    t = gf[G_NOW]
+    k = math.floor(t / cfg[C_CS_INTERVAL] + 0.5)
+    nj, ns = ji.shape[0], si.shape[0]
+    n_run = 0
+    a = gi[GI_RUN_HEAD]
+    while a >= 0:
+        n_run += 1
+        a = ai[a, AI_RUN_NEXT]
+    out = np.empty(n_run + ns + 2 * nj + 1)
+    n = 0
+    a = gi[GI_RUN_HEAD]
+    while a >= 0:
+        out[n] = -1.0
+        for i in range(gi[GI_WARNED_N]):
+            if warned[2 * i] == a:
+                out[n] = k - warned[2 * i + 1]
+        n += 1
+        a = ai[a, AI_RUN_NEXT]
+    for s in range(ns):
+        out[n] = min(si[s, SI_CS_MISSED], cfg[C_CS_NODES] + 1.0)
+        n += 1
+    for j in range(nj):
+        out[n] = ji[j, JI_STATE]
+        out[n + 1] = ji[j, JI_AM_STATE]
+        n += 2
+    out[n] = gf[G_NEXT_CHECK] - t + 0.0 if gf[G_NEXT_CHECK] < INF else 1.0
+    return out[: n + 1]

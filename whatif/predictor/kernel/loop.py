@@ -226,7 +226,8 @@ def advance(W, t_stop, att_room):
                 passing = True
             elif kind == AM_ASK:
                 _am_ask(W, ident)
-                gi[GI_PROGRESS] += 1
+                if cfg[C_CS] == 0.0:  # the Capacity mode's check state holds AM states
+                    gi[GI_PROGRESS] += 1
             elif kind == TC_END:
                 n = _end_task_cleanup(W, ident)
                 if n >= 0:
@@ -235,7 +236,8 @@ def advance(W, t_stop, att_room):
                 pass  # the reduce ramp-down below sees the job's maps hang (`_hanging`)
             else:
                 _am_ready(W, ident)
-                gi[GI_PROGRESS] += 1
+                if cfg[C_CS] == 0.0:  # the Capacity mode's check state holds AM states
+                    gi[GI_PROGRESS] += 1
         while gi[GI_NEXT_SUBMIT] < nj and jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] == t:
             events = True
             _submit(W, gi[GI_NEXT_SUBMIT])
@@ -271,7 +273,9 @@ def advance(W, t_stop, att_room):
                         gf[G_NEXT_CHECK] = g
                 if check:
                     gf[G_CS_LAST] = t
-                    if _cs_monitor(W) > 0:
+                    if _cycling_v3(W):
+                        gi[GI_LIVELOCK] = 1  # the monitor's rounds only cycle
+                    elif _cs_monitor(W) > 0:
                         if not heartbeats:
                             _allocate(W)
                         _ramp_down(W, heartbeats)

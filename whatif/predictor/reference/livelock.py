@@ -6,6 +6,7 @@ objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -188,4 +189,23 @@ class Livelock(EngineState):
             tuple((j, *np.minimum(c, self.cluster).tolist()) for j, c in node.items())
             for node in self.claims
         )
-        return self._v12_state(t) + (tuple(jobs), claims, tuple(events))
+        state = self._v12_state(t) + (tuple(jobs), claims, tuple(events))
+        return state if self.q.capacity is None else state + self._cs_state(t)
+
+    def _cs_state(self, t: float) -> tuple[Any, ...]:
+        """The Capacity Scheduler's own state at a monitor round (see the kernel's): each
+        running attempt's mark, in rounds before this one (or none); each stage's missed
+        opportunities, capped at the node count + 1; each job's state and AM state; and the
+        next round relative to `t`."""
+        c = self.q.capacity
+        assert c is not None
+        interval_s = c.monitor.monitoring_interval_ms / 1000.0
+        k = math.floor(t / interval_s + 0.5)
+        marks = tuple(k - self.cs_marks[a] if a in self.cs_marks else -1 for a in self.running)
+        return (
+            marks,
+            tuple(min(m, self.nn + 1) for m in self.stage_missed),
+            tuple(int(x) for x in self.job_state),
+            tuple(int(x) for x in self.job_am_state),
+            self.next_check - t if self.next_check < INF else 1.0,
+        )

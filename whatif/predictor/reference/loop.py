@@ -272,7 +272,8 @@ class ReferenceEngine(
                     passing = True
                 elif kind == AM_ASK:
                     self._am_ask(ident)
-                    self.progress += 1
+                    if self.q.capacity is None:  # the Capacity mode's check state holds AM states
+                        self.progress += 1
                 elif kind == TC_END:
                     n = self._end_task_cleanup(ident)
                     if n >= 0:
@@ -281,7 +282,8 @@ class ReferenceEngine(
                     pass  # the reduce ramp-down below sees the job's maps hang (`_hanging`)
                 else:
                     self._am_ready(ident)
-                    self.progress += 1
+                    if self.q.capacity is None:  # the Capacity mode's check state holds AM states
+                        self.progress += 1
             while self.next_submit < len(p.job_submit) and p.job_submit[self.next_submit] == t:
                 events = True
                 self._submit(self.next_submit)
@@ -316,14 +318,10 @@ class ReferenceEngine(
                             self.next_check = min(self.next_check, g)
                     if check:
                         self.cs_last_round = t
-                        killed = self._cs_monitor()
-                        if self.cs_marks or killed:  # held marks, or what kills changed
-                            k = math.floor(t / interval_s + 0.5)
-                            self.next_check = min(self.next_check, (k + 1.0) * interval_s)
-                        if killed > 0:
-                            if not self.hb:
-                                self._allocate()
-                            self._ramp_down()
+                        if self._cycling_v3(t):
+                            self.livelocked = True  # the monitor's rounds only cycle
+                        else:
+                            self._cs_round(t, interval_s)
                 elif self.s.hadoop_version == 3:
                     if events:
                         # the next update() sees this state; one before it would see no change
@@ -349,6 +347,17 @@ class ReferenceEngine(
                 self._wake(t)
         if t_stop != INF and t_stop > self.now:
             self.now = t_stop
+
+    def _cs_round(self, t: float, interval_s: float) -> None:
+        """A monitor round at `t`; the next one while marks are held or it killed."""
+        killed = self._cs_monitor()
+        if self.cs_marks or killed:  # held marks, or what kills changed
+            k = math.floor(t / interval_s + 0.5)
+            self.next_check = min(self.next_check, (k + 1.0) * interval_s)
+        if killed > 0:
+            if not self.hb:
+                self._allocate()
+            self._ramp_down()
 
     def reconfigure(self, packed: Packed) -> None:
         """Install a new queue tree now; waiting apps are promoted if the new limits allow."""
