@@ -24,17 +24,7 @@ def fragmented(engine, **settings):
     """(task, start, state) of each attempt, in (start, task) order, and the job's finish:
     one job of three 2048 MB maps (10 s) and five 1024 MB reduces (5 s) on two nodes of
     3072 MB (no reservations, so that only the AM's rules are at work)."""
-    tasks = [("map", 10.0, 2048.0)] * 3 + [("reduce", 5.0, 1024.0)] * 5
-    schedule = predict(
-        build_workload([("j", "a", 0.0, tasks)]),
-        flat_tree(a={}),
-        Cluster.parse(TWO_NODES),
-        engine=engine,
-        settings=SchedulerSettings(setup_cleanup_s=0.0, reservable_nodes=0.0, **settings),
-    )
-    a = schedule.attempts.sort_values(["start_s", "task_id"])
-    got = list(zip(a["task_id"].str.removeprefix("j_"), a["start_s"], a["state"], strict=True))
-    return got, float(schedule.jobs["finish_s"].iloc[0])
+    return run_maps(engine, 3, lambda _cluster: flat_tree(a={}), **settings)
 
 
 def test_hanging_maps_preempt_reduces_whatever_the_headroom(engine):
@@ -79,8 +69,15 @@ def four_maps(engine, allocation, **settings):
     """(task, start, state) of each attempt, in (start, task) order, and the job's finish:
     one job of four 2048 MB maps (10 s) and five 1024 MB reduces (5 s) in queue a on
     two nodes of 3072 MB, under `allocation` (a function of the cluster)."""
+    return run_maps(engine, 4, allocation, **settings)
+
+
+def run_maps(engine, maps, allocation, **settings):
+    """One job of `maps` 2048 MB maps (10 s) and five 1024 MB reduces (5 s) in queue a on
+    two nodes of 3072 MB under `allocation(cluster)`, without reservations: each
+    attempt's (task, start, state), in (start, task) order, and the job's finish."""
     cluster = Cluster.parse(TWO_NODES)
-    tasks = [("map", 10.0, 2048.0)] * 4 + [("reduce", 5.0, 1024.0)] * 5
+    tasks = [("map", 10.0, 2048.0)] * maps + [("reduce", 5.0, 1024.0)] * 5
     schedule = predict(
         build_workload([("j", "a", 0.0, tasks)]),
         allocation(cluster),
