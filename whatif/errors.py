@@ -7,6 +7,8 @@ and place (``path:line:col``) or the field and record, and say what was expected
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class WhatifError(Exception):
     """Root of all what-if engine errors."""
@@ -18,6 +20,16 @@ class ValidationError(WhatifError, ValueError):
 
 class TraceFormatError(WhatifError):
     """A trace file could not be read; the message names the file and place."""
+
+
+class OutputWriteError(WhatifError):
+    """An output could not be written (a full disk, a directory made read-only): `path`
+    and the OS's `reason`, for a caller that names its own option; the writer leaves
+    nothing half-written."""
+
+    def __init__(self, message: str, path: str | Path, reason: str) -> None:
+        super().__init__(message)
+        self.path, self.reason = path, reason
 
 
 class AllocationError(WhatifError):

@@ -23,7 +23,7 @@ import numpy as np
 from tempo.cli import CommandError
 from tempo.cli.progress import progress_bar as progress_bar  # the commands' one import
 from whatif.cluster import Cluster
-from whatif.errors import ClusterSpecError
+from whatif.errors import ClusterSpecError, OutputWriteError
 from whatif.readers import READERS
 from whatif.readers.cluster_files import cluster_spec_from
 
@@ -248,13 +248,11 @@ def writing_output(path: str | Path, *, option: str, directory: bool = False) ->
     (a full disk, a directory made read-only meanwhile): exit 2 with the file and the
     reason as `refuse_unwritable` words them. The writers leave nothing half-written
     (`whatif.atomic.write_atomic`, `whatif.report.write_pages`, a native trace's
-    `whatif.readers.native.write_native_stream`); other errors pass."""
-    from whatif.readers.native import NativeWriteError
-    from whatif.report import ReportWriteError  # not on every command's start: it loads plots
-
+    `whatif.readers.native.write_native_stream`: each an `OutputWriteError`); other
+    errors pass."""
     try:
         yield
-    except (ReportWriteError, NativeWriteError) as error:
+    except OutputWriteError as error:
         raise _unwritable(error.path, option, directory, error.reason, late=True) from error
     except OSError as error:
         failed = Path(error.filename) if isinstance(error.filename, str) else Path()

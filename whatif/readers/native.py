@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from whatif.errors import TraceFormatError, WhatifError
+from whatif.errors import OutputWriteError, TraceFormatError, WhatifError
 from whatif.readers.base import TraceReader, not_utf8
 from whatif.readers.json_stream import json_problem
 from whatif.schedule import Schedule
@@ -189,14 +189,12 @@ def _finish(
     (staging / "trace.json").write_text(text, encoding="utf-8")
 
 
-class NativeWriteError(TraceFormatError):
-    """A native trace could not be written: `path` (the target, as the caller gave it) and
-    the OS's `reason` (``No space left on device``), for a caller that names its own
-    option (`tempo.cli.options.writing_output`). Nothing of the write is left behind."""
+class NativeWriteError(TraceFormatError, OutputWriteError):
+    """A native trace could not be written: `path` is the target as the caller gave it,
+    not the temporary directory it is built in. Nothing of the write is left behind."""
 
     def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"{path}: cannot be written: {reason}")
-        self.path, self.reason = path, reason
+        OutputWriteError.__init__(self, f"{path}: cannot be written: {reason}", path, reason)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from whatif.atomic import write_atomic
-from whatif.errors import WhatifError
+from whatif.errors import OutputWriteError
 from whatif.forecast import WorkloadForecast
 from whatif.provisioning import ProvisioningAnalysis
 from whatif.report.document import report_dict
@@ -36,13 +36,11 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-class ReportWriteError(WhatifError):
-    """A report could not be written: `path` (a report file, or the directory) and the
-    `reason` (``No space left on device``), for a caller that names its own option."""
+class ReportWriteError(OutputWriteError):
+    """A report could not be written: `path` is a report file, or the directory."""
 
     def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"{path}: cannot write the report: {reason}")
-        self.path, self.reason = path, reason
+        super().__init__(f"{path}: cannot write the report: {reason}", path, reason)
 
 
 @dataclass(frozen=True)
