@@ -27,7 +27,7 @@ from tempo.cli.options import (
     writing_output,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
-from tempo.errors import RMError, TempoError
+from tempo.errors import RMError
 from tempo.gain import MinGain
 from tempo.loop import IterationReport, Tolerance
 from tempo.loop.report import TuneRun
@@ -408,9 +408,7 @@ def _refuse_invalid_source(config_path: Path) -> None:
     from tempo.scheduler_file import read_scheduler_document, scheduler_file
 
     document = read_scheduler_document(config_path)
-    errors = scheduler_file(document).errors(document)
-    if errors:
-        raise TempoError(f"{config_path}: {'; '.join(errors)}")
+    scheduler_file(document).check(document, str(config_path))
 
 
 def _demo_engine() -> str:
