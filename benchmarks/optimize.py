@@ -61,6 +61,8 @@ from tempo.optimizers.result import select_best  # noqa: E402
 ALGORITHMS = ("pald", "scalar", "mspd", "random", "nsga2", "tpe")
 #: The oracle searches this many times the algorithms' budget.
 ORACLE_FACTOR = 20
+
+
 class Oracle(Optimizer):
     """A large uniform sample of the risk radius, then Gaussian refinement around the best.
 
@@ -83,7 +85,9 @@ class Oracle(Optimizer):
         problem = self.problem_
         m = max(1, min(self.batch_size, n_max))
         if self.n_batches_ == 0:
-            points = np.vstack([problem.start[None, :], sample_in_radius(problem, self.rng_, m - 1)])
+            points = np.vstack(
+                [problem.start[None, :], sample_in_radius(problem, self.rng_, m - 1)]
+            )
         elif len(self.evaluated()[0]) < self.n_sample_:
             points = sample_in_radius(problem, self.rng_, m)
         else:
@@ -235,7 +239,10 @@ def run_scenario(scenario: Scenario, algorithms, seeds: int, budget: int, batch:
     e_tuning, e_held = _cols(expert_tuning, columns), _cols(expert_held, columns)
     held_thresholds = held_out_thresholds(scenario, context.components, thresholds, e_held)
     table = summarize(runs, e_tuning, e_held, objective, weights, thresholds, held_thresholds)
-    print("expert QS (tuning): " + ", ".join(f"{label}={v:.4g}" for label, v in zip(labels, e_tuning, strict=True)))
+    print(
+        "expert QS (tuning): "
+        + ", ".join(f"{label}={v:.4g}" for label, v in zip(labels, e_tuning, strict=True))
+    )
     print(table.to_string(index=False))
     plot(scenario, runs, e_tuning, e_held, labels, out)
     return table
@@ -284,7 +291,9 @@ def summarize(runs, e_tuning, e_held, objective, weights, thresholds, held_thres
                 "tuning gain (95% CI)": _ci(tuning),
                 "of oracle": f"{share:.0%}" if np.isfinite(share) else "n/a",
                 "held-out gain (95% CI)": _ci(held),
-                "dominates": sum(dominates(r.tuning_qs, e_tuning, objective, thresholds) for r in mine),
+                "dominates": sum(
+                    dominates(r.tuning_qs, e_tuning, objective, thresholds) for r in mine
+                ),
                 "viol tuning": sum(violated(r.tuning_qs, thresholds, e_tuning) for r in mine),
                 "viol held": sum(violated(r.held_qs, held_thresholds, e_held) for r in mine),
                 "unfin": sum(r.unfinished for r in mine),

@@ -88,7 +88,9 @@ class Scenario:
     def space(self) -> ConfigurationSpace:
         """The default space of the expert file, in its own dialect."""
         allocation = effective_allocation(self.expert, hadoop_version=self.hadoop_version)
-        return ConfigurationSpace.default(allocation, self.cluster, hadoop_version=self.hadoop_version)
+        return ConfigurationSpace.default(
+            allocation, self.cluster, hadoop_version=self.hadoop_version
+        )
 
     def model(self, *, replicates: int = 1, noise=None, seed: int = 0) -> WhatifModel:
         components = qs_components(self.templates)
@@ -139,7 +141,9 @@ def _expert_deadlines(workload: Workload, scenario: Scenario, queue: str) -> Wor
     return Workload(jobs=jobs, tasks=workload.tasks)
 
 
-def _hadoop1(name: str, title: str, templates, expert: str = "contended-expert-hadoop1.xml") -> Scenario:
+def _hadoop1(
+    name: str, title: str, templates, expert: str = "contended-expert-hadoop1.xml"
+) -> Scenario:
     tuning, held = windows(contended())
     return Scenario(
         name=name,
@@ -221,7 +225,9 @@ def preemption() -> Scenario:
     return Scenario(
         name="preemption",
         title="preemption waste (paper 8.2.2, YARN)",
-        expert=AllocationDocument.from_bytes(PREEMPTION_EXPERT.encode(), source="preemption-expert.xml"),
+        expert=AllocationDocument.from_bytes(
+            PREEMPTION_EXPERT.encode(), source="preemption-expert.xml"
+        ),
         cluster=Cluster.parse(YARN_CLUSTER),
         templates=tuple(parse_templates(text, "preemption.qs")),
         tuning=tuning,
@@ -285,7 +291,13 @@ def _template_text(metric) -> str:
     params = []
     for key, value in metric.params:
         kind = metric.spec.params[key].kind
-        text = f"{value * 100:g}%" if kind == "fraction" else f"{value:g}s" if kind == "seconds" else str(value)
+        text = (
+            f"{value * 100:g}%"
+            if kind == "fraction"
+            else f"{value:g}s"
+            if kind == "seconds"
+            else str(value)
+        )
         params.append(f"{key}={text}")
     return metric.name + (f"({', '.join(params)})" if params else "")
 

@@ -41,8 +41,9 @@ def test_library_code_does_not_print():
 
 
 def test_ruff_is_clean():
-    """The chosen rule set (pyproject's [tool.ruff.lint]) holds everywhere: CI fails on a
-    new lint error rather than letting them pile up."""
+    """The chosen rule set (pyproject's [tool.ruff.lint]) holds everywhere, and the code is
+    as `ruff format` writes it: CI fails on a new lint error or unformatted file rather
+    than letting them pile up (ruff is pinned to a minor version, whose format is stable)."""
     import shutil
     import subprocess
 
@@ -59,6 +60,14 @@ def test_ruff_is_clean():
         timeout=120,
     )
     assert result.returncode == 0, result.stdout[-4000:]
+    result = subprocess.run(
+        [ruff, "format", "--check", "whatif", "tempo", "benchmarks", "tests"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, "run `ruff format`:\n" + result.stdout[-4000:]
 
 
 def test_mypy_strict_is_clean():

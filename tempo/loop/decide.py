@@ -129,8 +129,11 @@ def load_adjusted(observed_before: QS, predicted_before: QS, predicted_now: QS) 
     adjusted = {}
     for label, value in observed_before.items():
         old, new = predicted_before.get(label), predicted_now.get(label)
-        if value is None or old is None or new is None or not all(
-            math.isfinite(v) for v in (value, old, new)
+        if (
+            value is None
+            or old is None
+            or new is None
+            or not all(math.isfinite(v) for v in (value, old, new))
         ):
             adjusted[label] = value
         elif old != 0 and (old > 0) == (new > 0) and (old > 0) == (value > 0):

@@ -16,6 +16,7 @@ DEFAULT_RELOAD_COMMAND = ("yarn", "rmadmin", "-refreshQueues")
 #: Seconds the Fair Scheduler may take to reload a changed file on its own (10 s poll + 5 s quiet).
 RM_RELOAD_WAIT_S = 15.0
 
+
 @dataclass(frozen=True)
 class Reload:
     """How the ResourceManager is made to re-read the allocation file.

@@ -136,7 +136,9 @@ def test_qs_values_are_json_clean(journal, alloc):
 def test_missing_configuration_hash_is_a_clear_error(journal, tmp_path):
     """A missing file's hash (None) is refused with the field named, and nothing is recorded."""
     missing = file_sha256(tmp_path / "nowhere.xml")
-    with pytest.raises(JournalError, match="config_sha256: expected the SHA-256 digest of an existing file"):
+    with pytest.raises(
+        JournalError, match="config_sha256: expected the SHA-256 digest of an existing file"
+    ):
         journal.begin_iteration(config_path=str(tmp_path / "nowhere.xml"), config_sha256=missing)
     assert journal.iterations() == []
 

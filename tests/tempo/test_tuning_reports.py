@@ -184,7 +184,12 @@ def test_journal_report_shows_the_cluster_each_window_predicted_on(journal, tmp_
         )  # fmt: skip
         j.finish_iteration(four, decision="rejected", reason="no gain")
     document = journal_report(journal)
-    assert [w["cluster"] for w in document["windows"]] == [None, None, None, "nodes=3,memory-mb=4096,vcores=4"]
+    assert [w["cluster"] for w in document["windows"]] == [
+        None,
+        None,
+        None,
+        "nodes=3,memory-mb=4096,vcores=4",
+    ]
     html = write_tuning_report(document, tmp_path / "b").html.read_text()
     assert "<th>cluster</th>" in html and "3 nodes, 12,288 MB, 12 vcores" in html
 

@@ -91,7 +91,9 @@ def test_effective_allocation_pickles_with_its_user_limits():
     """Allocations travel to worker processes: they survive a pickle round trip."""
     import pickle
 
-    alloc = EffectiveAllocation(root=EffectiveQueue("root"), user_max_apps={"alice": 3}, user_max_apps_default=5)
+    alloc = EffectiveAllocation(
+        root=EffectiveQueue("root"), user_max_apps={"alice": 3}, user_max_apps_default=5
+    )
     again = pickle.loads(pickle.dumps(alloc))
     assert again.max_apps_for_user("alice") == 3 and again.max_apps_for_user("bob") == 5
     assert again.root == alloc.root

@@ -79,7 +79,9 @@ def _scenario_table(analysis: ProvisioningAnalysis, index: int) -> dict[str, Any
             spread = f" ± {r.spread[j]:.3g}" if r.spread[j] > 0 else ""
             cells.append({"css": css, "text": f"{_fmt(float(r.mean[j]))}{spread}"})
         probe = "" if r.on_grid else " (probe)"
-        rows.append({"scale": f"{r.scale:g}{probe}", "cluster": r.cluster.describe(), "cells": cells})
+        rows.append(
+            {"scale": f"{r.scale:g}{probe}", "cluster": r.cluster.describe(), "cells": cells}
+        )
     return {"labels": list(analysis.labels), "rows": rows}
 
 

@@ -92,9 +92,7 @@ def _scenario_lines(analysis: ProvisioningAnalysis, width: int | None) -> list[s
             answer = f"{b.scale:.4g} ({smallest.cluster.describe()}); {b.lower:.4g} is not enough"
         elif b.status == "below_min":
             assert smallest is not None
-            answer = (
-                f"at most {b.scale:.4g} ({smallest.cluster.describe()}): every scale tried meets them"
-            )
+            answer = f"at most {b.scale:.4g} ({smallest.cluster.describe()}): every scale tried meets them"
         else:
             answer = f"none up to {b.lower:g}: more resources alone do not meet the SLOs"
         lines.append(f"Smallest cluster scale meeting every SLO: {answer}")

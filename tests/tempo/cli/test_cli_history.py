@@ -126,6 +126,8 @@ def test_a_cluster_cell_is_short_and_keeps_a_spec_it_cannot_read():
 
     assert spec_totals("nodes=2,memory-mb=8192,vcores=8") == "2 nodes, 16,384 MB, 16 vcores"
     assert spec_totals("memory-mb=4096,vcores=4") == "4,096 MB, 4 vcores"
-    assert spec_totals("nodes=2,map-slots=4,reduce-slots=2") == "2 nodes, 4 map slots, 2 reduce slots"
+    assert (
+        spec_totals("nodes=2,map-slots=4,reduce-slots=2") == "2 nodes, 4 map slots, 2 reduce slots"
+    )
     assert spec_totals("nodes=oops") == "nodes=oops"
     assert spec_totals(None) == "-"

@@ -106,10 +106,16 @@ class Flat:
         return Evaluation(np.ones((len(np.atleast_2d(X)), 1)), np.zeros((len(np.atleast_2d(X)), 1)))
 
 
-def _single(evaluate, *, dim: int = 2, start: float = 0.1, radius: float = 1.0, steps=None) -> Problem:
+def _single(
+    evaluate, *, dim: int = 2, start: float = 0.1, radius: float = 1.0, steps=None
+) -> Problem:
     return Problem(
-        dim=dim, evaluate=evaluate, thresholds=[np.inf], start=np.full(dim, start),
-        radius=radius, steps=steps,
+        dim=dim,
+        evaluate=evaluate,
+        thresholds=[np.inf],
+        start=np.full(dim, start),
+        radius=radius,
+        steps=steps,
     )
 
 

@@ -232,19 +232,29 @@ def test_bad_file_keeps_the_old_configuration(
     assert rm.snapshot().steady["root.prod"].memory_mb == 3072
 
 
-
 def test_nodes_endpoint_and_command_change_the_node_list(config: Path) -> None:
     """``tempo emulate-rm nodes --rm URL --cluster SPEC`` (PUT /ws/v1/emulator/nodes) sets
     the node list a separate emulator process reports; without --cluster it reports its
     cluster again. A bad SPEC is a usage error before anything is sent, and the endpoint
     itself answers 400 naming it and changes nothing; an RM not there is exit 3."""
-    with EmulatedRM(tiny_trace(), config, "nodes=3,memory-mb=1024,vcores=1", engine="reference") as rm:
+    with EmulatedRM(
+        tiny_trace(), config, "nodes=3,memory-mb=1024,vcores=1", engine="reference"
+    ) as rm:
         client = RMClient(HTTPTransport(rm.url))
-        two = ["emulate-rm", "nodes", "--rm", rm.url, "--cluster", "nodes=2,memory-mb=1024,vcores=1"]
+        two = [
+            "emulate-rm",
+            "nodes",
+            "--rm",
+            rm.url,
+            "--cluster",
+            "nodes=2,memory-mb=1024,vcores=1",
+        ]
         result = CliRunner().invoke(cli, two)
         assert result.exit_code == 0 and "nodes: nodes=2" in result.output, result.output
         assert client.cluster().spec() == "nodes=2,memory-mb=1024,vcores=1"
-        bad = CliRunner().invoke(cli, ["emulate-rm", "nodes", "--rm", rm.url, "--cluster", "nodes=x"])
+        bad = CliRunner().invoke(
+            cli, ["emulate-rm", "nodes", "--rm", rm.url, "--cluster", "nodes=x"]
+        )
         assert bad.exit_code == 2 and "--cluster" in bad.output
         answer = requests.put(rm.url + NODES_PATH, data=b"nodes=x", timeout=10)
         assert answer.status_code == 400 and "nodes=x" in answer.text
@@ -254,6 +264,7 @@ def test_nodes_endpoint_and_command_change_the_node_list(config: Path) -> None:
         assert len(client.cluster().nodes) == 3
     gone = CliRunner().invoke(cli, ["emulate-rm", "nodes", "--rm", rm.url])
     assert gone.exit_code == 3
+
 
 def test_refresh_reloads_at_once(rm: EmulatedRM, config: Path, clock: FakeClock) -> None:
     """POST /ws/v1/emulator/refresh loads the file now; a second one finds it unchanged."""

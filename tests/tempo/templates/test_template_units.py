@@ -28,5 +28,7 @@ def test_durations_convert_to_seconds(text, seconds):
 @pytest.mark.parametrize("text", ["", "45 weeks", "-5min", "min", "1e3", "+1h"])
 def test_bad_durations_are_rejected(text):
     """Anything else names what was expected."""
-    with pytest.raises(TempoError, match="expected a number with an optional unit s, m/min, h or d"):
+    with pytest.raises(
+        TempoError, match="expected a number with an optional unit s, m/min, h or d"
+    ):
         parse_duration(text)

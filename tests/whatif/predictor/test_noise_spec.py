@@ -12,7 +12,9 @@ def test_typical_and_none():
 
 
 def test_key_value_pairs_give_each_field():
-    noise = NoiseModel.parse("failures=0.05, stragglers=0.1,straggler-factor=4,jitter=0.3,max-attempts=2")
+    noise = NoiseModel.parse(
+        "failures=0.05, stragglers=0.1,straggler-factor=4,jitter=0.3,max-attempts=2"
+    )
     assert noise == NoiseModel(
         failure_probability=0.05, straggler_probability=0.1, straggler_factor=4.0,
         jitter_cv=0.3, max_attempts=2,

@@ -14,7 +14,15 @@ from whatif.readers import read_trace, summarize
 ROOT = Path(__file__).resolve().parents[3]
 TRACES = ROOT / "traces"
 DATA = ROOT / ".." / "shared" / "data"
-BUNDLED = ["two-tenant", "contended", "six-tenant", "hadoop/jhist", "hadoop/sls", "hadoop/rumen", "hadoop/rest"]
+BUNDLED = [
+    "two-tenant",
+    "contended",
+    "six-tenant",
+    "hadoop/jhist",
+    "hadoop/sls",
+    "hadoop/rumen",
+    "hadoop/rest",
+]
 
 
 def _make_traces():
