@@ -1,7 +1,7 @@
 """A full disk or a read-only directory under the apply path and the reports.
 
 A full disk is real: the atomic writer's temporary file, and a native trace's Parquet
-tables, are swapped for ``/dev/full``, whose every write fails with ENOSPC from the kernel. A read-only directory is real
+and CSV tables, are swapped for ``/dev/full``, whose every write fails with ENOSPC from the kernel. A read-only directory is real
 (mode 0555) for an ordinary user; root ignores modes, so for root the temporary
 file cannot be created (EROFS), as on a read-only mount.
 """
@@ -14,6 +14,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from samples import REPO
 from test_loop import XML, FakeCluster, _loop
@@ -46,7 +47,7 @@ def _tuner(allocation: Path, journal, applier) -> Tuner:
 
 class Disk:
     """Switches a full disk (ENOSPC on every write of the atomic writer and of a native
-    trace's Parquet tables) on and off."""
+    trace's Parquet and CSV tables) on and off."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         if not os.path.exists("/dev/full"):
@@ -67,6 +68,14 @@ class Disk:
             return parquet("/dev/full" if self.full else where, *args, **kwargs)
 
         monkeypatch.setattr(whatif.readers.native.pq, "ParquetWriter", parquet_writer)
+        csv = pd.DataFrame.to_csv
+
+        def to_csv(frame, where=None, *args, **kwargs):
+            if self.full and isinstance(where, (str, os.PathLike)):
+                where = "/dev/full"
+            return csv(frame, where, *args, **kwargs)
+
+        monkeypatch.setattr(pd.DataFrame, "to_csv", to_csv)
 
 
 @pytest.fixture
@@ -457,8 +466,9 @@ def test_a_file_output_on_a_full_disk_names_o(tmp_path, disk, args):
 
 def _native_output(command: str, tmp_path: Path) -> tuple[list[str], str]:
     """`command`'s arguments up to its native trace output, and that output's option."""
-    if command == "trace convert":
-        return ["trace", "convert", str(REPO / "traces" / "hadoop" / "sls")], "TARGET"
+    if command.startswith("trace convert"):
+        args = ["trace", "convert", str(REPO / "traces" / "hadoop" / "sls")]
+        return [*args, "--to", "native-csv"] if command.endswith("csv") else args, "TARGET"
     if command == "predict":
         config = str(REPO / "configs" / "two-tenant-expert.xml")
         args = ["predict", "--trace", str(REPO / "traces" / "two-tenant"), "--config", config]
@@ -470,7 +480,9 @@ def _native_output(command: str, tmp_path: Path) -> tuple[list[str], str]:
 
 
 @pytest.mark.parametrize("previous", [False, True], ids=["new", "previous"])
-@pytest.mark.parametrize("command", ["trace convert", "workload generate", "predict"])
+@pytest.mark.parametrize(
+    "command", ["trace convert", "trace convert to csv", "workload generate", "predict"]
+)
 def test_a_native_trace_output_on_a_full_disk_names_its_option(tmp_path, disk, command, previous):
     """A command writing a native trace on a full disk (pyarrow's 'Error writing bytes')
     says what `_late` says: the directory, the option and what it expects, the OS's
