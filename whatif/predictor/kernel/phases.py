@@ -820,7 +820,8 @@ def _am_headroom(W, j):
     """The headroom (memory, vcores) the RM reports to job `j`'s AM as the predictor
     models it (`_am_room`): free in the cluster (reserved resources are free: the root
     queue's allocated resources leave them out) and under each queue's maximum, and in
-    the Capacity Scheduler mode under its user's limit."""
+    the Capacity Scheduler mode under its user's limit, in the Fair Scheduler's under its
+    leaf's fair share minus its usage (`_fair_cap`)."""
     qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
     leaf = W[6][j, JS_QUEUE]
     h0, h1 = gf[G_FREE], gf[G_FREE + 1]
@@ -853,7 +854,8 @@ def _am_room(W, j, leaf, r0, r1):
     """Whether app `j`'s AM sees room for a request in the headroom the RM reports: free
     in the cluster and under the queue's maxima, and in the Capacity Scheduler mode also
     under its user's limit (LeafQueue.getHeadroom), or reduces that hold the user limit
-    would wait for maps that never start."""
+    would wait for maps that never start; in the Fair Scheduler's (Hadoop 2/3) also under
+    its leaf's fair share minus its usage (`_fair_cap`)."""
     if not _fits(W, leaf, r0, r1):
         return False
     if W[25][C_CS] != 0.0:

@@ -315,7 +315,8 @@ class Phases(EngineState):
 
     def _am_room(self, j: int, leaf: int, req: np.ndarray) -> bool:
         """Room for `req` in the headroom app `j`'s AM is told: the cluster's and the queues'
-        (`_fits`), and in the Capacity Scheduler mode its user's limit too (see the kernel's)."""
+        (`_fits`), and in the Capacity Scheduler mode its user's limit too, in the Fair
+        Scheduler's (Hadoop 2/3) its leaf's fair share minus its usage (see the kernel's)."""
         if not self._fits(leaf, req):
             return False
         if self.q.capacity is not None:
