@@ -122,6 +122,7 @@ from whatif.predictor.kernel.state import (
     KILLED,
     NF_FREE,
     QF_AM,
+    QF_FAIR,
     QF_PALL,
     QF_PRUN,
     QF_TBP,
@@ -131,6 +132,7 @@ from whatif.predictor.kernel.state import (
     QI_RUNNABLE,
     QS_MAX_APPS,
     QS_PARENT,
+    QS_POLICY,
     QSF_MAX,
     RS_A,
     RS_B,
@@ -818,7 +820,8 @@ def _am_headroom(W, j):
     """The headroom (memory, vcores) the RM reports to job `j`'s AM as the predictor
     models it (`_am_room`): free in the cluster (reserved resources are free: the root
     queue's allocated resources leave them out) and under each queue's maximum, and in
-    the Capacity Scheduler mode under its user's limit."""
+    the Capacity Scheduler mode under its user's limit, in the Fair Scheduler's under its
+    leaf's fair share minus its usage (`_fair_cap`)."""
     qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
     leaf = W[6][j, JS_QUEUE]
     h0, h1 = gf[G_FREE], gf[G_FREE + 1]
@@ -829,7 +832,21 @@ def _am_headroom(W, j):
         q = qs[q, QS_PARENT]
     if W[25][C_CS] != 0.0:
         h0 = min(h0, _cs_user_room(W, j, leaf))
+    elif W[25][C_VERSION] != 1.0:
+        h0, h1 = _fair_cap(W, leaf, h0, h1)
     return max(h0, 0.0), max(h1, 0.0)
+
+
+@kernel_jit
+def _fair_cap(W, leaf, h0, h1):
+    """The leaf's policy cap on the Fair Scheduler's headroom (FSAppAttempt.getHeadroom):
+    its instantaneous fair share minus its usage, at least 0: memory under fair and fifo
+    (FairSharePolicy / FifoPolicy.getHeadroom), each resource under drf."""
+    qf = W[3]
+    h0 = min(h0, max(qf[leaf, QF_FAIR] - qf[leaf, QF_USE], 0.0))
+    if W[0][leaf, QS_POLICY] == 2:
+        h1 = min(h1, max(qf[leaf, QF_FAIR + 1] - qf[leaf, QF_USE + 1], 0.0))
+    return h0, h1
 
 
 @kernel_jit
@@ -837,10 +854,16 @@ def _am_room(W, j, leaf, r0, r1):
     """Whether app `j`'s AM sees room for a request in the headroom the RM reports: free
     in the cluster and under the queue's maxima, and in the Capacity Scheduler mode also
     under its user's limit (LeafQueue.getHeadroom), or reduces that hold the user limit
-    would wait for maps that never start."""
+    would wait for maps that never start; in the Fair Scheduler's (Hadoop 2/3) also under
+    its leaf's fair share minus its usage (`_fair_cap`)."""
     if not _fits(W, leaf, r0, r1):
         return False
-    return W[25][C_CS] == 0.0 or r0 <= _cs_user_room(W, j, leaf)
+    if W[25][C_CS] != 0.0:
+        return r0 <= _cs_user_room(W, j, leaf)
+    if W[25][C_VERSION] == 1.0:  # no AM, no headroom: the rule on one pool of memory
+        return True
+    h0, h1 = _fair_cap(W, leaf, r0, r1)
+    return h0 == r0 and h1 == r1
 
 
 @kernel_jit

@@ -299,15 +299,31 @@ class Phases(EngineState):
             h = np.minimum(h, self.q.max_share[q] - self.q_usage[q])
         if self.q.capacity is not None:
             h[0] = min(h[0], self._cs_user_room(j, leaf))
+        elif self.s.hadoop_version != 1:
+            h = self._fair_cap(leaf, h)
         room: np.ndarray = np.maximum(h, 0.0)
         return room
 
+    def _fair_cap(self, leaf: int, h: np.ndarray) -> np.ndarray:
+        """The leaf's policy cap on the Fair Scheduler's headroom (see the kernel's)."""
+        cap = np.maximum(self.q_fair[leaf] - self.q_usage[leaf], 0.0)
+        out = h.astype(float).copy()
+        out[0] = min(out[0], cap[0])
+        if int(self.q.policy[leaf]) == 2:
+            out[1] = min(out[1], cap[1])
+        return out
+
     def _am_room(self, j: int, leaf: int, req: np.ndarray) -> bool:
         """Room for `req` in the headroom app `j`'s AM is told: the cluster's and the queues'
-        (`_fits`), and in the Capacity Scheduler mode its user's limit too (see the kernel's)."""
+        (`_fits`), and in the Capacity Scheduler mode its user's limit too, in the Fair
+        Scheduler's (Hadoop 2/3) its leaf's fair share minus its usage (see the kernel's)."""
         if not self._fits(leaf, req):
             return False
-        return self.q.capacity is None or float(req[0]) <= self._cs_user_room(j, leaf)
+        if self.q.capacity is not None:
+            return float(req[0]) <= self._cs_user_room(j, leaf)
+        if self.s.hadoop_version == 1:  # no AM, no headroom (see the kernel's)
+            return True
+        return bool((self._fair_cap(leaf, req) == req).all())
 
     def _start_attempt(self, j: int, task: int, req: np.ndarray) -> None:
         p, t, lat = self.p, self.now, self.s.container_launch_latency_s
