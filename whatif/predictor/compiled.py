@@ -181,6 +181,7 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
         _capacity_config(cfg, p.queues.capacity)
     _reservation_config(cfg, p, settings)
     cfg[K.C_HANG] = _hang_delay(p, settings)
+    cfg[K.C_RAMP] = settings.reduce_rampup_limit
     return cfg
 
 
@@ -285,7 +286,7 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
     zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]
     zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING, K.JI_LOC_LEVEL, K.JI_TC, K.JI_TC + 1]
-    zero += [K.JI_RES]
+    zero += [K.JI_RES, K.JI_IN_RAMP]
     ji[:, zero] = 0
     umax = p.user_max_apps.astype(np.int64).copy()
     return {
@@ -322,7 +323,7 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
     if ns:
         ssf[:ns] = np.add.reduceat(p.task_req, p.stage_task_start, axis=0)
     si[:, K.SI_NEXT] = p.stage_task_start
-    si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL]] = -1
+    si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL, K.SI_ASKED]] = -1
     return {"ss": ss, "ssf": ssf, "si": si, "sdone": np.full(ns, np.nan)}
 
 
@@ -387,6 +388,7 @@ def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
     gi = np.zeros(K.N_GI, dtype=np.int64)
     heads = [K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL, K.GI_RED_HEAD]
     heads += [K.GI_RED_TAIL, K.GI_RC_HEAD, K.GI_RC_TAIL, K.GI_JT_HEAD, K.GI_JT_TAIL]
+    heads += [K.GI_RAMP_HEAD, K.GI_RAMP_TAIL]
     # as the reference engine: no progress seen at a check yet
     gi[heads + [K.GI_SEEN_PROG]] = -1
     gi[K.GI_DIRTY] = 1

@@ -131,6 +131,11 @@ class SchedulerSettings:
         this long with no map running kills reduces whatever headroom the RM reports
         (RMContainerAllocator.preemptReducersForHangingMapRequests, ``kernel/phases.py``).
         Negative: off, as on Hadoop 2.7.0-2.7.2, which have no such rule.
+    reduce_rampup_limit : float
+        Hadoop 2/3 ``mapreduce.job.reduce.rampup.limit`` (0.5): once slowstart is met and
+        while maps are still unassigned, the MapReduce AM asks for reduces only up to
+        ``min(done maps / maps, this)`` of its resource limit, plus what its maps leave
+        unused (RMContainerAllocator.scheduleReduces, ``kernel/phases.py`` `_ramp_job`).
     """
 
     preemption: bool = False
@@ -165,6 +170,7 @@ class SchedulerSettings:
     reservable_nodes: float = 0.05
     reservation_threshold_multiple: float = 2.0
     reducer_unconditional_preempt_delay_s: float = 300.0
+    reduce_rampup_limit: float = 0.5
 
     def __post_init__(self) -> None:
         check_choice(self.hadoop_version, (1, 2, 3), field="SchedulerSettings.hadoop_version")
@@ -199,21 +205,13 @@ class SchedulerSettings:
 
     def _check_ranges(self) -> None:
         """Fractions in [0, 1], caps whole numbers >= -1, times >= 0, intervals > 0."""
-        check_range(
-            self.utilization_threshold,
-            field="SchedulerSettings.utilization_threshold",
-            low=0.0,
-            high=1.0,
-        )
-        check_range(
-            self.slowstart_completed_maps,
-            field="SchedulerSettings.slowstart_completed_maps",
-            low=0.0,
-            high=1.0,
-        )
-        check_range(
-            self.reservable_nodes, field="SchedulerSettings.reservable_nodes", low=0.0, high=1.0
-        )
+        for name in (
+            "utilization_threshold",
+            "slowstart_completed_maps",
+            "reservable_nodes",
+            "reduce_rampup_limit",
+        ):
+            check_range(getattr(self, name), field=f"SchedulerSettings.{name}", low=0.0, high=1.0)
         check_range(
             self.reservation_threshold_multiple,
             field="SchedulerSettings.reservation_threshold_multiple",

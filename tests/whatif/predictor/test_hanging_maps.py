@@ -54,18 +54,24 @@ def fragmented(engine, **settings):
 def test_hanging_maps_preempt_reduces_whatever_the_headroom(engine):
     """Node 0 heartbeats at 0, 1, 2, ..., node 1 at 0.5, 1.5, ...; one container each.
     - 0, 0.5: map_000 on node 0, map_001 on node 1; map_002 (2048 MB) fits neither;
-    - 10, 10.5: they end (reported at 11 and 11.5); 1 of 3 done >= slowstart 0.05, so the
-      reduces ask, ahead of the maps: 003 at 11 (node 0), 004 at 11.5 (node 1), 005 at
-      12, 006 at 12.5, 007 at 13: 1024 MB free in the cluster, no map running, map_002
-      waiting. The headroom rule: no room for a 2048 MB map, so the AM withholds its
-      reduce requests and kills 007: 2048 MB free, 1024 on each node. The headroom has
-      room for the map, no node has: without another rule the job never finishes;
+    - 10, 10.5: they end (reported at 11 and 11.5). At 11, 1 of 3 done >= slowstart 0.05:
+      the AM ramps its reduces up (scheduleReduces): its limit is the headroom (4096 MB,
+      7 vcores) plus map_001's container, (6144, 8); the reduces' ideal share,
+      floor(x min(1/3, 0.5)), is (2048, 2); the rest, (4096, 6), holds 2 maps >= the 2
+      asked for or running, so the reduces get all but those: (2048, 6), 2 reduces. They
+      go ahead of the maps: 003 at 11 (node 0), 004 at 11.5 (node 1). At 11.5 (2 of 3
+      done: the share is 0.5) the limit is (4096 + 2048 in reduces, 8), the rest holds
+      the one map asked for: the reduces get (4096, 7) less their 2048, 2 more: 005 at 12,
+      006 at 12.5. Then (6144 - 2048 for map_002) - 4096 in reduces: no more, and 2048 MB
+      stay free, 1024 on each node: the headroom has room for the map, no node has, so the
+      headroom rule does nothing (before the ramp-up, 007 asked too at 13 and the rule
+      killed it): without another rule the job never finishes;
     - 300: map_002, asked for at 0, has waited 300 s: the AM kills min(max(2 reduces for
       one map, ceil(0.5 x (2048 headroom + 4096 in reduces) / 1024) = 3), 2 for the one
       hanging map) = 2 of its newest reduces, 006 (node 1) and 005 (node 0). map_002
-      starts at node 1's next heartbeat, 300.5; every map is assigned, so the reduces ask
-      again: 007 at 301 and 006 at 302 on node 0, 005 on node 1 once map_002 has ended
-      (at 310.5, reported at 311.5).
+      starts at node 1's next heartbeat, 300.5; every map is assigned, so the AM asks for
+      all its reduces: 007 at 301 and 006 at 302 on node 0, 005 on node 1 once map_002
+      has ended (at 310.5, reported at 311.5).
     """
     got, _ = fragmented(engine)
     assert got == [
@@ -75,7 +81,6 @@ def test_hanging_maps_preempt_reduces_whatever_the_headroom(engine):
         ("reduce_004", 11.5, "SUCCEEDED"),
         ("reduce_005", 12.0, "KILLED"),
         ("reduce_006", 12.5, "KILLED"),
-        ("reduce_007", 13.0, "KILLED"),
         ("map_002", 300.5, "SUCCEEDED"),
         ("reduce_007", 301.0, "SUCCEEDED"),
         ("reduce_006", 302.0, "SUCCEEDED"),
@@ -107,50 +112,38 @@ def capacity_queue(cluster):
 
 
 def test_hanging_maps_under_the_capacity_scheduler(engine):
-    """The AM's rule does not ask which scheduler the RM runs. Heartbeats as above, one
-    off-switch container each (offswitch-per-heartbeat-limit 1):
+    """The AM ramps its reduces up under either scheduler. Heartbeats as above, one
+    off-switch container each (offswitch-per-heartbeat-limit 1); under the
+    DefaultResourceCalculator the AM counts containers by memory alone:
     - 0, 0.5: map_000 on node 0, map_001 on node 1; map_002 and map_003 fit neither;
-    - 10, 10.5: they end (reported at 11, 11.5); the reduces ask, ahead of the maps:
-      004 at 11 (node 0), 005 at 11.5, 006 at 12, 007 at 12.5, 008 at 13: 1024 MB free,
-      no map running: the headroom rule withholds the reduce requests and kills 008
-      (2048 MB free, 1024 on each node: room in the headroom, on no node);
-    - 300: the maps have waited 300 s. Under the DefaultResourceCalculator the AM counts
-      containers by memory alone (CapacityScheduler.getSchedulingResourceTypes): headroom
-      min(2048 free, 6144 - 4096 under a's maximum, user limit 6144 - 4096) = 2048, resource
-      limit 2048 + 4096 in reduces; it kills min(max(2 reduces for one map, 3 for half the
-      limit), 4 for both maps) = 3 of its newest: 007, 006, 005;
-    - 300.5: map_002 on node 1; 301: map_003 on node 0 (beside 004); every map assigned,
-      the reduces ask again: 008 at 301.5 (node 1's last 1024 MB), 007 once map_002's end
-      is reported (311.5), 006 at 312, 005 at 312.5.
-    The Fair Scheduler reports vcores too: half of (4 free + 4 held) is 4 one-vcore
-    reduces, so it kills all four running reduces at 300."""
+    - 11 (map_000's end reported, 1 of 4 done): headroom min(4096 free, 6144 - 2048 under
+      a's maximum and its user limit) = 4096, limit 4096 + 2048 for map_001 = 6144; the
+      reduces' ideal share floor(6144 x 0.25) = 1536; the rest, 4608, holds 2 maps < the 3
+      asked for or running, so the reduces get 1536: one, 004 at 11 on node 0;
+    - 11.5 (map_001's end reported, 2 of 4): map_002 on node 1 (no reduce asked). The
+      limit, 3072 + 2048 + 1024 = 6144, x 0.5: 3072; the rest holds 1 map < 2: the
+      reduces get 3072 less 1024 running, 2 more: 005 at 12 (node 0), 006 at 12.5 (node 1);
+    - 22.5 (map_002's end reported): map_003 on node 1; every map is assigned, the AM asks
+      for all its reduces: 007 at 23 on node 0; map_003 ends at 32.5, reported at 33.5:
+      the reduces end, 008 on node 1, ending at 38.5, reported at 39.5.
+    Before the ramp-up all five reduces asked at 11 and held the nodes until the
+    unconditional rule killed three of them at 300. The Fair Scheduler counts vcores too,
+    to the same numbers here."""
     got, finish = four_maps(engine, capacity_queue)
-    assert got == [
+    expected = [
         ("map_000", 0.0, "SUCCEEDED"),
         ("map_001", 0.5, "SUCCEEDED"),
         ("reduce_004", 11.0, "SUCCEEDED"),
-        ("reduce_005", 11.5, "KILLED"),
-        ("reduce_006", 12.0, "KILLED"),
-        ("reduce_007", 12.5, "KILLED"),
-        ("reduce_008", 13.0, "KILLED"),
-        ("map_002", 300.5, "SUCCEEDED"),
-        ("map_003", 301.0, "SUCCEEDED"),
-        ("reduce_008", 301.5, "SUCCEEDED"),
-        ("reduce_007", 311.5, "SUCCEEDED"),
-        ("reduce_006", 312.0, "SUCCEEDED"),
-        ("reduce_005", 312.5, "SUCCEEDED"),
+        ("map_002", 11.5, "SUCCEEDED"),
+        ("reduce_005", 12.0, "SUCCEEDED"),
+        ("reduce_006", 12.5, "SUCCEEDED"),
+        ("map_003", 22.5, "SUCCEEDED"),
+        ("reduce_007", 23.0, "SUCCEEDED"),
+        ("reduce_008", 33.5, "SUCCEEDED"),
     ]
-    assert finish == 318.5
+    assert got == expected and finish == 39.5
     fair, _ = four_maps(engine, lambda cluster: flat_tree(a={}))
-    assert [(t, s) for t, s, state in fair if state == "KILLED"][:4] == [
-        ("reduce_004", 11.0),
-        ("reduce_005", 11.5),
-        ("reduce_006", 12.0),
-        ("reduce_007", 12.5),
-    ]
-    # off: the job waits for its maps forever
-    got, finish = four_maps(engine, capacity_queue, reducer_unconditional_preempt_delay_s=-1.0)
-    assert [task for task, _, _ in got if task == "map_002"] == [] and finish != finish
+    assert fair == expected
 
 
 #: Five jobs, 44 tasks of 1024 to 4096 MB, on two nodes of 8 GB (Hadoop 3, preemption on),
@@ -190,14 +183,11 @@ def stalled(finishes):
 def test_a_contended_mixed_size_workload_finishes_with_reservations(engine):
     """Every job in one queue, a, whose fair share is then the whole cluster: the headroom
     is the cluster's free room (reserved resources count as free) and the fair share
-    cap never binds. Without the unconditional rule three jobs never finish, j1, j3 and
-    j4: their seven started reduces (j4's four of 1024 MB, j3's one of 4096 MB, j1's two
-    of 2048 MB) hold 12,288 MB; node 0's last 1024 MB is reserved for a 2048 MB map of
-    j4, node 1's last 3072 MB for a 4096 MB reduce of j3. The headroom, 4096 MB, has room
-    for a 2048 MB map, so the headroom rule neither withholds j3's reduce requests nor
-    kills a reduce, and no map of the three ever gets a node. With the rule (Hadoop's
-    defaults) every job finishes, and without reservations every job finishes even
-    without it.
+    cap never binds. Before the AM's reduce ramp-up was modeled, three jobs never
+    finished without the unconditional rule, j1, j3 and j4: their seven started reduces
+    held 12,288 MB while reservations held the rest for their maps. The ramp-up asks for
+    reduces only up to the room its maps leave, and every job finishes with the rule
+    (Hadoop's defaults), without it, and without reservations.
 
     In their own queues a, b and c the cap binds: the headroom rule sees no room for a
     map under a queue's fair share minus its usage and kills reduces by itself, so every
@@ -205,7 +195,7 @@ def test_a_contended_mixed_size_workload_finishes_with_reservations(engine):
     assert stalled(contended_finishes(engine, True)) == []
     assert stalled(contended_finishes(engine, True, reservable_nodes=0.0)) == []
     never = contended_finishes(engine, True, reducer_unconditional_preempt_delay_s=-1.0)
-    assert stalled(never) == ["j1", "j3", "j4"]
+    assert stalled(never) == []
     queued = contended_finishes(engine, False)
     assert stalled(queued) == []
     assert contended_finishes(engine, False, reducer_unconditional_preempt_delay_s=-1.0) == queued
@@ -218,6 +208,20 @@ def fair_share_capped(engine, k_queue="b", **a):
     return attempts(jobs, flat_tree(a=a, b={}), engine)
 
 
+#: `fair_share_capped`'s attempts whatever a's fair share (`test_the_cap_follows_the_fair_share`)
+CAPPED = [
+    ("map_000", 0.0, "SUCCEEDED"),
+    ("k_map_000", 0.5, "SUCCEEDED"),
+    ("map_001", 1.5, "SUCCEEDED"),
+    ("reduce_003", 11.0, "SUCCEEDED"),
+    ("map_002", 12.0, "SUCCEEDED"),
+    ("reduce_004", 12.5, "SUCCEEDED"),
+    ("reduce_005", 13.5, "SUCCEEDED"),
+    ("reduce_006", 23.0, "SUCCEEDED"),
+    ("reduce_007", 23.5, "SUCCEEDED"),
+]
+
+
 def test_the_headroom_is_capped_by_the_queues_fair_share(engine):
     """The Fair Scheduler's headroom (FSAppAttempt.getHeadroom) is min(free in the cluster
     and under the queue's maximum, the leaf's instantaneous fair share minus its usage)
@@ -228,67 +232,36 @@ def test_the_headroom_is_capped_by_the_queues_fair_share(engine):
     - 0.5: b uses less: k_map_000 on node 1 (2048 left);
     - 1: map_001 (2048 MB) does not fit node 0; 1.5: map_001 on node 1 (full). a uses
       4096 MB, over its fair share: the scheduler gives free room whatever the share;
-    - 10, 11.5: map_000 and map_001 end, reported at 11 and 12.5. At 11, 1 of 3 maps
-      done >= slowstart 0.05: the reduces ask, ahead of the maps: reduce_003 at 11 and
-      reduce_004 at 12 on node 0 (1024 left), reduce_005 at 12.5 on node 1 (1024 left);
-    - 12.5: no map running, map_002 waiting. The cluster has 2048 MB free, room for it
-      in an uncapped headroom, but a uses 3072 MB, its fair share: headroom min(2048,
-      3072 - 3072) = 0. The AM withholds its reduce requests and kills its newest reduces
-      until the headroom has room for a map (the predictor's count: docs/predictor.md):
-      005 (headroom 1024), 004 (2048). Each node has 2048 MB free;
-    - 13: map_002 on node 0 (full); every map is assigned, the reduces ask again, fresh
-      first: 006 at 13.5 and 007 at 14.5 on node 1 (full);
-    - 23: map_002 ends, reported at 24: the running reduces, waiting for it with their
-      5 s past, end then; 005 at 24 on node 0, 004 at 24.5 on node 1 (its ended reduces
-      reported), ending at 29 and 29.5; j finishes once 004's end is reported, at 30.5.
+    - 10: map_000 ends, reported at 11: 1 of 3 maps done >= slowstart 0.05, the AM ramps
+      its reduces up. The headroom is min(3072 free, 3072 - 2048 for map_001) = 1024 MB
+      (and 6 vcores, not capped), its limit (3072, 7) with map_001; the reduces' ideal
+      share floor(x 1/3) = (1024, 2); the rest holds 1 map < the 2 asked for or running:
+      the reduces get (1024, 2), one reduce: reduce_003 at 11 on node 0 (2048 left);
+    - 12: map_002 on node 0 (full): every map is assigned, the AM asks for all its
+      reduces: 004 at 12.5 on node 1 (map_001's end reported; 1024 left), 005 at 13.5;
+    - 22: map_002 ends, reported at 23: the running reduces, waiting for it with their
+      5 s past, end then; 006 at 23 on node 0, 007 at 23.5 on node 1 (its ended reduces
+      reported), ending at 28 and 28.5; j finishes once 007's end is reported, at 29.5.
+    Before the ramp-up the five reduces asked at 11 and the headroom rule killed two at
+    12.5 (the cap left no room for a map); now no reduce waits on a node a map needs.
     """
     got, finish = fair_share_capped(engine)
-    assert got == [
-        ("map_000", 0.0, "SUCCEEDED"),
-        ("k_map_000", 0.5, "SUCCEEDED"),
-        ("map_001", 1.5, "SUCCEEDED"),
-        ("reduce_003", 11.0, "SUCCEEDED"),
-        ("reduce_004", 12.0, "KILLED"),
-        ("reduce_005", 12.5, "KILLED"),
-        ("map_002", 13.0, "SUCCEEDED"),
-        ("reduce_006", 13.5, "SUCCEEDED"),
-        ("reduce_007", 14.5, "SUCCEEDED"),
-        ("reduce_005", 24.0, "SUCCEEDED"),
-        ("reduce_004", 24.5, "SUCCEEDED"),
-    ]
-    assert finish == {"j": 30.5, "k": 101.5}
+    assert got == CAPPED
+    assert finish == {"j": 29.5, "k": 101.5}
 
 
 def test_the_cap_follows_the_fair_share(engine):
-    """The same jobs with a's fair share larger (see the test above for the timeline).
-    - a of weight 2: its fair share is 6144 x 2/3 = 4096 MB; at 12.5 the headroom is
-      min(2048, 4096 - 3072) = 1024: the AM kills 005 alone (2048; Hadoop's
-      preemptReducer would count 2, as it does when the headroom is 0). Node 0 has
-      1024 MB free, node 1 2048: map_002 starts at 13.5 on node 1, 006 at 14 on node 0;
-    - k in a too: b is idle, a's fair share is the whole cluster and its usage counts
-      k's 1024 MB: at 12.5 the headroom is min(2048, 6144 - 4096) = 2048, room for the
-      map, no kill. 13: reduce_006 on node 0; 1024 MB free: the AM withholds its reduce
-      requests and kills 006 (2048 free, 1024 on each node: room in the headroom, on no
-      node). map_002 waits for k to end (100.5, reported 101.5 on node 1), 007 starts at
-      102 on node 0; map_002 ends at 111.5, reported at 112.5: the reduces end, 006 starts
-      on node 1 and ends at 117.5; j finishes at 118.5 instead of 30.5."""
+    """The same jobs with a's fair share larger (see the test above for the timeline): the
+    ramp-up at 11 still asks for one reduce. a of weight 2: fair share 4096 MB, headroom
+    min(3072, 4096 - 2048) = 2048, limit 4096, the reduces' ideal share floor(4096 / 3) =
+    1365 MB, one reduce; k in a too (b idle): fair share 6144, usage 3072 with k's map,
+    headroom 3072, limit 5120, share 1706 MB, one reduce. map_002 takes node 0 at 12 and
+    the rest goes as above."""
     got, _ = fair_share_capped(engine, weight=2.0)
-    assert [(t, s) for t, s, state in got if state == "KILLED"] == [("reduce_005", 12.5)]
-    assert ("map_002", 13.5, "SUCCEEDED") in got and ("reduce_006", 14.0, "SUCCEEDED") in got
+    assert got == CAPPED
     got, finish = fair_share_capped(engine, k_queue="a")
-    assert got == [
-        ("map_000", 0.0, "SUCCEEDED"),
-        ("k_map_000", 0.5, "SUCCEEDED"),
-        ("map_001", 1.5, "SUCCEEDED"),
-        ("reduce_003", 11.0, "SUCCEEDED"),
-        ("reduce_004", 12.0, "SUCCEEDED"),
-        ("reduce_005", 12.5, "SUCCEEDED"),
-        ("reduce_006", 13.0, "KILLED"),
-        ("map_002", 101.5, "SUCCEEDED"),
-        ("reduce_007", 102.0, "SUCCEEDED"),
-        ("reduce_006", 112.5, "SUCCEEDED"),
-    ]
-    assert finish == {"j": 118.5, "k": 101.5}
+    assert got == CAPPED
+    assert finish == {"j": 29.5, "k": 101.5}
 
 
 def test_drf_caps_the_headroom_in_vcores_too(engine):
@@ -301,23 +274,22 @@ def test_drf_caps_the_headroom_in_vcores_too(engine):
     - 0: map_000 on node 0 (1 vcore left); 0.5: b's dominant share, 0, is below a's,
       3/8: k_map_000 on node 1 (3 left); 1: map_001 does not fit node 0; 1.5: map_001
       on node 1 (none left);
-    - 11 (map_000's end reported): the reduces ask, ahead of the maps: reduce_003 at 11
-      and 004 at 12 on node 0 (2 vcores left), 005 at 12.5 on node 1 (map_001's end
-      reported; 2 left);
-    - 12.5: no map running, map_002 waiting; 9216 MB and 4 vcores free in the cluster
-      (room for it; on no node). a uses 3072 MB and 3 vcores: the memory cap, 6144 -
-      3072, has room, the vcores cap, 4 - 3 = 1, not: the AM withholds its reduce
-      requests and kills 005, then 004 (2, then 3 vcores under the cap);
-    - 13: map_002 on node 0 (none left); the reduces ask again, fresh first: 006 at 13.5,
-      007 at 14.5 and 005 at 15.5 on node 1 (none left);
-    - 23: map_002 ends, reported at 24: the running reduces end then; 004 at 24 on
-      node 0, ending at 29, reported at 30: j finishes.
-    Under the fair policy the vcores are not capped: at 12.5 the headroom has room, no
-    kill; reduce_006 starts at 13 on node 0, 007 at 13.5 on node 1, and with 2 vcores
-    free in the cluster the AM withholds and kills 007 (3 free: room in the headroom, on
-    no node): map_002 waits for k's end (100.5, reported at 101.5 on node 1), 007 starts
-    again at 102 on node 0; map_002 ends at 111.5, reported at 112.5, when the reduces
-    end: j finishes once node 1 reports them, at 113.5."""
+    - 11 (map_000's end reported, 1 of 3 done): the AM ramps its reduces up. a uses
+      1024 MB and 3 vcores: the headroom is min(10240 free, 6144 - 1024) = 5120 MB and
+      min(4 free, 4 - 3) = 1 vcore; its limit (6144, 4) with map_001; the reduces' ideal
+      share floor(x 1/3) = (2048, 1); the rest, (4096, 3), holds 1 map (3 vcores) < the 2
+      asked for or running: the reduces get (2048, 1), one reduce: 003 at 11 on node 0;
+    - 12: map_002 on node 0 (none left); every map is assigned, the AM asks for all its
+      reduces: 004 at 12.5 (map_001's end reported), 005 at 13.5 and 006 at 14.5 on
+      node 1 (none left);
+    - 22: map_002 ends, reported at 23: the running reduces end then; 007 at 23 on
+      node 0, ending at 28, reported at 29: j finishes.
+    Under the fair policy the vcores are not capped: the headroom has 4 vcores, the
+    limit (6144, 7), the ideal share (2048, 2), two reduces: 003 at 11 and 004 at 12 on
+    node 0, which leaves map_002 too few vcores there; it starts at 12.5 on node 1
+    (map_001's end reported), and every map is assigned: 005 at 13 and 006 at 14 on
+    node 0, 007 at 23.5 on node 1 once map_002's end (22.5) is reported; it ends at
+    28.5, reported at 29.5: j finishes."""
     j = [("map", 10.0, 1024.0, {"vcores": 3.0})] * 3 + [("reduce", 5.0, 1024.0)] * 5
     jobs = [("j", "a", 0.0, j), ("k", "b", 0.0, [("map", 100.0, 1024.0)])]
 
@@ -334,15 +306,13 @@ def test_drf_caps_the_headroom_in_vcores_too(engine):
         ("k_map_000", 0.5, "SUCCEEDED"),
         ("map_001", 1.5, "SUCCEEDED"),
         ("reduce_003", 11.0, "SUCCEEDED"),
-        ("reduce_004", 12.0, "KILLED"),
-        ("reduce_005", 12.5, "KILLED"),
-        ("map_002", 13.0, "SUCCEEDED"),
-        ("reduce_006", 13.5, "SUCCEEDED"),
-        ("reduce_007", 14.5, "SUCCEEDED"),
-        ("reduce_005", 15.5, "SUCCEEDED"),
-        ("reduce_004", 24.0, "SUCCEEDED"),
+        ("map_002", 12.0, "SUCCEEDED"),
+        ("reduce_004", 12.5, "SUCCEEDED"),
+        ("reduce_005", 13.5, "SUCCEEDED"),
+        ("reduce_006", 14.5, "SUCCEEDED"),
+        ("reduce_007", 23.0, "SUCCEEDED"),
     ]
-    assert finish == {"j": 30.0, "k": 101.5}
+    assert finish == {"j": 29.0, "k": 101.5}
     got, finish = under("fair")
     assert got == [
         ("map_000", 0.0, "SUCCEEDED"),
@@ -350,13 +320,12 @@ def test_drf_caps_the_headroom_in_vcores_too(engine):
         ("map_001", 1.5, "SUCCEEDED"),
         ("reduce_003", 11.0, "SUCCEEDED"),
         ("reduce_004", 12.0, "SUCCEEDED"),
-        ("reduce_005", 12.5, "SUCCEEDED"),
-        ("reduce_006", 13.0, "SUCCEEDED"),
-        ("reduce_007", 13.5, "KILLED"),
-        ("map_002", 101.5, "SUCCEEDED"),
-        ("reduce_007", 102.0, "SUCCEEDED"),
+        ("map_002", 12.5, "SUCCEEDED"),
+        ("reduce_005", 13.0, "SUCCEEDED"),
+        ("reduce_006", 14.0, "SUCCEEDED"),
+        ("reduce_007", 23.5, "SUCCEEDED"),
     ]
-    assert finish == {"j": 113.5, "k": 101.5}
+    assert finish == {"j": 29.5, "k": 101.5}
 
 
 def test_setting_and_site_file(tmp_path):

@@ -216,12 +216,13 @@ def test_reduce_with_shuffle_times_replays_only_its_own_work(engine):
 def test_reduce_without_shuffle_times_replays_the_part_after_the_last_map(engine):
     """No shuffle time: a reduce observed from 0 to 60 whose job's maps were observed to
     finish at 50 replays its last 10 s after the predicted last map, and the simulation
-    decides the waiting. Two containers: the maps run 0-20 and 20-40 beside the reduce
-    (started at 0, slowstart 0), so it ends at 40 + 10 = 50 (its whole 60 s replayed, it
-    would end at 60). A reduce observed starting after the maps (55-70) replays its whole
-    15 s from its predicted start: waiting from 0, it ends at 40 + 15 = 55."""
+    decides the waiting. Three containers: the maps run 0-20 beside the reduce (slowstart
+    0; the AM asks for it once both maps are assigned, at 0), so it ends at 20 + 10 = 30
+    (its whole 60 s replayed, it would end at 60). A reduce observed starting after the
+    maps (55-70) replays its whole 15 s from its predicted start: waiting from 0, it ends
+    at 20 + 15 = 35."""
     observed_maps = {"observed_start_s": 0.0, "observed_finish_s": 50.0}
-    for observed, end in (((0.0, 60.0), 50.0), ((55.0, 70.0), 55.0)):
+    for observed, end in (((0.0, 60.0), 30.0), ((55.0, 70.0), 35.0)):
         reduce = (
             "reduce",
             observed[1] - observed[0],
@@ -230,26 +231,31 @@ def test_reduce_without_shuffle_times_replays_the_part_after_the_last_map(engine
         )
         s = predict_one_job(
             [("map", 20, 1024, observed_maps)] * 2 + [reduce],
-            containers(2),
+            containers(3),
             engine,
             SchedulerSettings(slowstart_completed_maps=0.0),
         )
-        a = s.attempts.sort_values("start_s")
-        assert a["stage"].tolist() == ["map", "reduce", "map"]
-        assert a["start_s"].tolist() == [0.0, 0.0, 20.0]
-        assert a["finish_s"].tolist() == [20.0, end, 40.0]
+        a = s.attempts.sort_values(["start_s", "task_id"])
+        assert a["stage"].tolist() == ["map", "map", "reduce"]
+        assert a["start_s"].tolist() == [0.0, 0.0, 0.0]
+        assert a["finish_s"].tolist() == [20.0, 20.0, end]
 
 
-def test_reduces_hogging_the_cluster_are_killed_by_the_am_for_maps(engine):
-    """Waiting reduces that leave no room for the job's maps are killed and re-run later."""
+def test_reduces_do_not_hog_the_cluster_the_am_ramps_them_up(engine):
+    """Two containers, three 10 s maps and two 5 s reduces, slowstart 0. The AM ramps its
+    reduces up (RMContainerAllocator.scheduleReduces): with no map done their ideal share
+    is 0, and the rest of its limit (2 containers) holds 2 maps < the 3 asked for, so no
+    reduce asks while a map is unassigned (before the ramp-up both asked at once, held
+    both containers, and the AM killed them for the maps). Maps at 0, 0 and 10; at 10
+    every map is assigned, the reduces ask: 003 at 10, waiting for map_002's end at 20;
+    004 at 20, ending at 25. Nothing is killed."""
     tasks = [("map", 10, 1024)] * 3 + [("reduce", 5, 1024)] * 2
     cfg = SchedulerSettings(slowstart_completed_maps=0.0)
     s = predict_one_job(tasks, containers(2), engine, cfg)
-    assert s.jobs["state"].iloc[0] == "SUCCEEDED"
-    killed = s.attempts[s.attempts["state"] == "KILLED"]
-    assert len(killed) >= 1 and not killed["preempted"].any()
-    done = s.attempts[s.attempts["state"] == "SUCCEEDED"]
-    assert done.groupby("task_id").size().eq(1).all() and len(done) == 5
+    a = s.attempts.sort_values(["start_s", "task_id"])
+    assert a["start_s"].tolist() == [0.0, 0.0, 10.0, 10.0, 20.0]
+    assert a["stage"].tolist() == ["map", "map", "map", "reduce", "reduce"]
+    assert (a["state"] == "SUCCEEDED").all() and s.jobs["finish_s"].tolist() == [25.0]
 
 
 def preemption_case(**b_queue):

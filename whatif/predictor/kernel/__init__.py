@@ -19,7 +19,7 @@ Modules, by concept (each says what it models, and the Hadoop rules it follows):
 - ``ordering``: the policies' comparators (fair, drf, fifo);
 - ``queues``: queue usage, pending demand, runnable counts, maxResources;
 - ``phases``: MapReduce job phases: submission, AM, stages and slowstart, attempts,
-  job end, and the MapReduce AM's reduce ramp-down;
+  job end, and the MapReduce AM's reduce ramp-down and ramp-up;
 - ``preemption``: Hadoop 3 starvation and preemption; ``claims``: what Hadoop 3
   preempts for an app, claimed by it on the victim's node; ``preemption_v12``: Hadoop 1
   and 2; ``livelock``: ending a run whose preemption cycles;

@@ -19,8 +19,8 @@ trace records its AM (an app without one has no cycle):
   container holds its node's resources from ``t`` (`_run_start`).
 
 Not modeled: a failed or killed attempt's task is asked for again at once (not at the next
-call), and the AM's reduce ramp-up/ramp-down runs at every event time, not only in its
-heartbeat. An interval of 0 turns the cycle off: requests and containers at once.
+call), the AM's reduce ramp-down runs at every event time, not only in its heartbeat, and
+its ramp-up at the first event time at or after each call (`phases._ramp_job`). An interval of 0 turns the cycle off: requests and containers at once.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ from whatif.predictor.kernel.heartbeats import _node_room
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
 from whatif.predictor.kernel.ordering import _cmp_apps, _compare, _queue_key
-from whatif.predictor.kernel.phases import _hold, _start_attempt
+from whatif.predictor.kernel.phases import _maps_assigned, _start_attempt
 from whatif.predictor.kernel.queues import _am_fits, _avail, _demand, _fits
 from whatif.predictor.kernel.requests import _head_task, _next_stage, _take_head, _take_task
 from whatif.predictor.kernel.reservations import (
@@ -103,7 +103,6 @@ from whatif.predictor.kernel.state import (
     JI_AM_STATE,
     JI_APP_NEXT,
     JS_QUEUE,
-    JS_ST_HI,
     JSF_AM,
     NF_CAP,
     NF_FREE,
@@ -125,9 +124,7 @@ from whatif.predictor.kernel.state import (
     QSF_MAX,
     QSF_MIN,
     QSF_WEIGHT,
-    SI_HELD,
     SI_NEXT,
-    SI_PENDING,
     SI_SLOT,
     SS_HI,
     SS_LOC,
@@ -477,8 +474,7 @@ def _try_stage(W, j, leaf, s):
             prefetch(ti, task + 2)
     _start_attempt(W, j, task, r0, r1)
     _claim_used(W, j, r0, r1)
-    if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
-        _hold(W, j, s + 1, False)
+    _maps_assigned(W, j, s)
     return True
 
 
@@ -527,15 +523,14 @@ def _try_located(W, j, leaf, s, n):
 @kernel_jit
 def _run_located(W, j, leaf, s, task):
     """Start `task` of located stage `s` if it fits the queues (False: it does not)."""
-    si, tsf = W[14], W[17]
+    tsf = W[17]
     r0 = tsf[task, TSF_REQ]
     r1 = tsf[task, TSF_REQ + 1]
     if not _fits(W, leaf, r0, r1):
         return False
     _take_task(W, s, task)
     _start_attempt(W, j, task, r0, r1)
-    if si[s, SI_PENDING] == 0 and s + 1 < W[6][j, JS_ST_HI] and si[s + 1, SI_HELD] == 1:
-        _hold(W, j, s + 1, False)
+    _maps_assigned(W, j, s)
     return True
 
 

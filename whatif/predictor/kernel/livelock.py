@@ -115,6 +115,7 @@ from whatif.predictor.kernel.state import (
     RS_A,
     RS_B,
     RUNNING,
+    SI_ASKED,
     SI_CS_MISSED,
     SI_HELD,
     SI_NEXT,
@@ -203,7 +204,7 @@ def _v12_state(W):
         8
         + 7 * n_run
         + gi[GI_WARNED_N]
-        + 5 * ns
+        + 6 * ns
         + ti.shape[0]
         + ji.shape[0]
         + 4 * ndims * nq
@@ -246,7 +247,8 @@ def _v12_state(W):
         out[n + 1] = si[s, SI_PENDING]
         out[n + 2] = si[s, SI_HELD]
         out[n + 3] = si[s, SI_RELEASED]
-        n += 4
+        out[n + 4] = si[s, SI_ASKED]
+        n += 5
     for s in range(ns):
         n = _put_list(out, n, si[s, SI_RETRY_HEAD], ti, TI_RETRY_NEXT)
     n = _put_list(out, n, gi[GI_RED_HEAD], ji, JI_RED_NEXT)

@@ -53,6 +53,7 @@ from whatif.predictor.kernel.phases import (
     _make_runnable,
     _preempt_reduces,
     _promote_waiting,
+    _ramp_reduces,
     _submit,
 )
 from whatif.predictor.kernel.preemption import _preempt_v3
@@ -90,6 +91,7 @@ from whatif.predictor.kernel.state import (
     GI_N_ATT,
     GI_NEXT_SUBMIT,
     GI_PROGRESS,
+    GI_RAMP_HEAD,
     GI_RC_HEAD,
     HANG,
     HEARTBEAT,
@@ -144,15 +146,20 @@ def _borrow_world(W):
 
 @kernel_jit
 def _ramp_down(W, heartbeats):
-    """The MapReduce AM's reduce ramp-down after an allocation. With heartbeats it runs
-    once per event time, and what it frees is assigned at the nodes' next heartbeats;
-    without, what it frees is assigned at once, until it frees nothing more."""
+    """The MapReduce AM's reduce ramp-down, then its ramp-up (`_ramp_reduces`), after an
+    allocation. With heartbeats they run once per event time, and what they free or ask
+    for is assigned at the nodes' next heartbeats; without, at once, until the ramp-down
+    frees and the ramp-up asks for nothing more."""
     gi = W[24]
     if heartbeats:
         if gi[GI_RC_HEAD] >= 0:
             _preempt_reduces(W)
+        if gi[GI_RAMP_HEAD] >= 0:
+            _ramp_reduces(W)
         return
     while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
+        _allocate(W)
+    while gi[GI_RAMP_HEAD] >= 0 and _ramp_reduces(W):
         _allocate(W)
 
 

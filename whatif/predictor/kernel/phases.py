@@ -1,5 +1,5 @@
 """MapReduce job phases: submission and maxRunningApps, the AM, stages and slowstart,
-attempts starting and ending, job end, and the MapReduce AM's reduce ramp-down.
+attempts starting and ending, job end, and the MapReduce AM's reduce ramp-down and ramp-up.
 
 The reference engine's ``reference/phases.py`` is this module's pure-Python twin; it
 follows the same steps.
@@ -65,6 +65,7 @@ from whatif.predictor.kernel.state import (
     C_CS,
     C_HANG,
     C_LAT,
+    C_RAMP,
     C_SLOT,
     C_SLOWSTART,
     C_TC,
@@ -76,6 +77,7 @@ from whatif.predictor.kernel.state import (
     GI_CUR_NODE,
     GI_HEAP_N,
     GI_N_ATT,
+    GI_RAMP_HEAD,
     GI_RC_HEAD,
     GI_RED_HEAD,
     GI_RED_SEQ,
@@ -92,6 +94,8 @@ from whatif.predictor.kernel.state import (
     JF_LFAIR,
     JF_MAP_ASK,
     JF_PEND,
+    JF_RAMP_H,
+    JF_RAMP_NEXT,
     JF_TBP,
     JF_USE,
     JI_AM_ATT,
@@ -100,9 +104,13 @@ from whatif.predictor.kernel.state import (
     JI_APP_PREV,
     JI_ASKING,
     JI_IN_JT,
+    JI_IN_RAMP,
     JI_IN_RC,
     JI_IN_RED,
     JI_MSTARV_POS,
+    JI_RAMP_NEXT,
+    JI_RAMP_PREV,
+    JI_RAMP_SIG,
     JI_RC_NEXT,
     JI_RC_PREV,
     JI_RED_NEXT,
@@ -138,6 +146,7 @@ from whatif.predictor.kernel.state import (
     RS_B,
     RS_C,
     RUNNING,
+    SI_ASKED,
     SI_CS_MISSED,
     SI_DEF_HEAD,
     SI_DEF_TAIL,
@@ -169,6 +178,9 @@ from whatif.predictor.kernel.state import (
 )
 from whatif.predictor.kernel.victims import _free_add, _free_remove, _held_changed
 from whatif.predictor.world import float_from_ordered
+
+#: a count past any stage's tasks (`_window_req`: every unassigned one)
+ALL = 2**31 - 1
 
 
 @kernel_jit
@@ -206,7 +218,11 @@ def _release_stage(W, j, s):
             _jt_refresh(W, j)  # the JobTracker hands it out, not the scheduler
             return
         _map_asked(W, j, s)
-        if si[s, SI_NEXT] == ss[s, SS_LO] and si[s, SI_RETRY_HEAD] < 0 and si[s, SI_DONE] == 0:
+        if _ramps(W, j, s):
+            si[s, SI_ASKED] = 0  # the AM asks for its reduces as it ramps them up
+            _ramp_refresh(W, j)
+            _ramp_job(W, j)
+        elif si[s, SI_NEXT] == ss[s, SS_LO] and si[s, SI_RETRY_HEAD] < 0 and si[s, SI_DONE] == 0:
             _add_pending(W, j, ssf[s, 0], ssf[s, 1])
         else:  # a restarted AM asks for what its failed attempt left (`_am_preempted`)
             r0, r1 = _unassigned_req(W, s)
@@ -386,6 +402,8 @@ def _start_attempt(W, j, task, r0, r1):
     us = np.uint64(s)
     ut = np.uint64(task)
     si[us, SI_PENDING] -= 1
+    if si[us, SI_ASKED] > 0:
+        si[us, SI_ASKED] -= 1
     if ti[ut, TI_FAILS] < ts[ut, TS_FAILS]:
         ai[ua, AI_OUTCOME] = FAILED
         _push_end(W, a, _run_start(W, j, t) + tsf[ut, TSF_FRAC] * tsf[ut, TSF_DUR], task, j)
@@ -541,7 +559,7 @@ def _end_attempt(W, a, state):
             _map_asked(W, j, s)
         if ss[s, SS_JT] != 0:
             _jt_refresh(W, j)
-        elif si[s, SI_HELD] == 0:
+        elif si[s, SI_HELD] == 0 and si[s, SI_ASKED] < 0:  # ramped: pending, not asked
             _add_pending(W, j, r0, r1)
         if W[25][C_TC] > 0.0 and ss[s, SS_JT] == 0 and ji[j, JI_STATE] == 2:
             ji[j, JI_TC + ss[s, SS_DIM]] += 1  # its task-cleanup attempt (`jobtracker.py`)
@@ -597,6 +615,7 @@ def _finish_job(W, j):
         if ji[j, JI_MSTARV_POS] >= 0:
             _unlist_min_starvation(W, j)  # a finished app's amount is never read again
     ji[j, JI_STATE] = 3
+    _keep_listed(ji, JI_RAMP_NEXT, JI_RAMP_PREV, W[24], GI_RAMP_HEAD, JI_IN_RAMP, j, False)
     ji[j, JI_TC] = 0  # task-cleanup attempts are handed out only while the job runs
     ji[j, JI_TC + 1] = 0
     if ji[j, JI_IN_JT] == 1:
@@ -658,13 +677,22 @@ def _red_refresh(W, j):
 
 @kernel_jit
 def _hold(W, j, s, hold):
-    """Withdraw (or re-issue) the requests of a reduce stage's unassigned tasks."""
-    W[14][s, SI_HELD] = 1 if hold else 0
-    t0, t1 = _unassigned_req(W, s)
+    """Withdraw (or re-issue) the requests of a reduce stage's unassigned tasks: those
+    asked for (all, or as many as the AM ramped up), moved back to its pending reduces
+    (clearAllPendingReduceRequests); re-issued, all of them (scheduleAllReduces)."""
+    si = W[14]
+    si[s, SI_HELD] = 1 if hold else 0
+    k = si[s, SI_ASKED]
     if hold:
+        t0, t1 = _window_req(W, s, 0, k if k >= 0 else ALL)
         _add_pending(W, j, -t0, -t1)
+        if k > 0:
+            si[s, SI_ASKED] = 0
     else:
+        t0, t1 = _unassigned_req(W, s)
         _add_pending(W, j, t0, t1)
+        si[s, SI_ASKED] = -1
+        _ramp_refresh(W, j)
 
 
 @kernel_jit
@@ -868,21 +896,35 @@ def _am_room(W, j, leaf, r0, r1):
 
 @kernel_jit
 def _unassigned_req(W, s):
-    """The summed requests (memory, vcores) of stage `s`'s unassigned tasks: its fresh ones
-    (of a located stage, those not taken out of order), then its re-queued ones."""
+    """The summed requests (memory, vcores) of stage `s`'s unassigned tasks."""
+    return _window_req(W, s, 0, ALL)
+
+
+@kernel_jit
+def _window_req(W, s, k0, k1):
+    """The summed requests (memory, vcores) of stage `s`'s unassigned tasks at places
+    [k0, k1) in the order they are taken (`_head_task`): its fresh ones (of a located
+    stage, those not taken out of order), then its re-queued ones."""
     ss, si, tsf, ti, tfl = W[12], W[14], W[17], W[18], W[47]
     loc = ss[s, SS_LOC] != 0
     t0 = 0.0
     t1 = 0.0
+    k = 0
     for task in range(si[s, SI_NEXT], ss[s, SS_HI]):
         if loc and (tfl[task] & TF_TAKEN) != 0:
             continue
-        t0 += tsf[task, TSF_REQ]
-        t1 += tsf[task, TSF_REQ + 1]
+        if k >= k1:
+            return t0, t1
+        if k >= k0:
+            t0 += tsf[task, TSF_REQ]
+            t1 += tsf[task, TSF_REQ + 1]
+        k += 1
     task = si[s, SI_RETRY_HEAD]
-    while task >= 0:
-        t0 += tsf[task, TSF_REQ]
-        t1 += tsf[task, TSF_REQ + 1]
+    while task >= 0 and k < k1:
+        if k >= k0:
+            t0 += tsf[task, TSF_REQ]
+            t1 += tsf[task, TSF_REQ + 1]
+        k += 1
         task = ti[task, TI_RETRY_NEXT]
     return t0, t1
 
@@ -938,9 +980,210 @@ def _am_preempted(W, a):
         if si[s, SI_DONE] < ss[s, SS_HI] - ss[s, SS_LO]:
             si[s, SI_RELEASED] = 0
             si[s, SI_HELD] = 0
+            si[s, SI_ASKED] = -1
             si[s, SI_CS_MISSED] = 0
             _sort_retry(W, s)
+    _ramp_refresh(W, j)
     ji[j, JI_ASKING] = 0
     _add_pending(W, j, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
     ji[j, JI_AM_STATE] = 1
     _add_pending(W, j, jsf[j, JSF_AM], jsf[j, JSF_AM + 1])
+
+
+@kernel_jit
+def _ramps(W, j, s):
+    """Whether job `j`'s AM ramps up the reduces of stage `s` as it releases it: a reduce
+    stage after maps not all assigned, on Hadoop 2/3 (RMContainerAllocator.scheduleReduces;
+    once every map is assigned it asks for them all)."""
+    return (
+        W[25][C_VERSION] != 1.0
+        and W[12][s, SS_SLOW] == 1
+        and W[12][s, SS_JT] == 0
+        and W[14][s - 1, SI_PENDING] > 0
+    )
+
+
+@kernel_jit
+def _ramp_stage(W, j):
+    """Job `j`'s released reduce stage the AM ramps up (-1: none)."""
+    js, si = W[6], W[14]
+    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
+        if si[s, SI_ASKED] >= 0 and si[s, SI_RELEASED] == 1:
+            return s
+    return -1
+
+
+@kernel_jit
+def _ramp_refresh(W, j):
+    """Keep job `j`'s membership of the ramping-jobs list (`_ramp_reduces`) true."""
+    listed = _ramp_stage(W, j) >= 0
+    _keep_listed(W[9], JI_RAMP_NEXT, JI_RAMP_PREV, W[24], GI_RAMP_HEAD, JI_IN_RAMP, j, listed)
+
+
+@kernel_jit
+def _set_asked(W, j, s, k):
+    """Job `j`'s AM asks for the first `k` (-1: all) unassigned reduces of stage `s`: those
+    it ramps up or down move between its scheduled and pending reduces."""
+    si = W[14]
+    n = si[s, SI_PENDING]
+    old = si[s, SI_ASKED]
+    a = n if old < 0 else old
+    b = n if k < 0 else k
+    if b > a:
+        t0, t1 = _window_req(W, s, a, b)
+        _add_pending(W, j, t0, t1)
+    elif b < a:
+        t0, t1 = _window_req(W, s, b, a)
+        _add_pending(W, j, -t0, -t1)
+    si[s, SI_ASKED] = k
+    if k < 0:
+        _ramp_refresh(W, j)
+
+
+@kernel_jit
+def _maps_assigned(W, j, s):
+    """A map of stage `s` was assigned: if it was the last one, the AM asks for all the
+    reduces after it, withheld (`_hold`) or not yet ramped up (scheduleAllReduces)."""
+    si = W[14]
+    if si[s, SI_PENDING] != 0 or s + 1 >= W[6][j, JS_ST_HI]:
+        return
+    if si[s + 1, SI_HELD] == 1:
+        _hold(W, j, s + 1, False)
+    elif si[s + 1, SI_ASKED] >= 0 and si[s + 1, SI_RELEASED] == 1:
+        _set_asked(W, j, s + 1, -1)
+
+
+@kernel_jit
+def _avail_containers(a0, a1, r0, r1):
+    """ResourceCalculatorUtils.computeAvailableContainers over memory and vcores (the
+    Fair Scheduler's scheduling resource types; a type asked for as 0 is skipped, as the
+    Capacity Scheduler's vcores are): the fewest of a / r over both, each truncated."""
+    n = math.trunc(a0 / r0) if r0 > 0.0 else ALL
+    if r1 > 0.0:
+        n = min(n, math.trunc(a1 / r1))
+    return n
+
+
+@kernel_jit
+def _ramp_count(W, j, s):
+    """RMContainerAllocator.scheduleReduces (Hadoop 2.7+/3): how many reduces of stage `s`
+    job `j`'s AM ramps up (> 0) or down (< 0). Its resource limit is the headroom
+    (`_am_headroom`) plus its assigned maps and reduces; the reduces' ideal share of it is
+    min(done maps / maps, mapreduce.job.reduce.rampup.limit) (Java floats, products
+    truncated), plus what the maps leave unused when the rest holds every map asked for
+    or running; less the reduces asked for or running, in reduce containers."""
+    ss, si, tsf = W[12], W[14], W[17]
+    m = s - 1
+    maps = ss[m, SS_HI] - ss[m, SS_LO]
+    sched_m = si[m, SI_PENDING]
+    net_m = maps - si[m, SI_DONE]  # maps asked for or running
+    run_r = ss[s, SS_HI] - ss[s, SS_LO] - si[s, SI_PENDING] - si[s, SI_DONE]
+    net_r = si[s, SI_ASKED] + run_r
+    m0, m1 = tsf[ss[m, SS_LO], TSF_REQ], tsf[ss[m, SS_LO], TSF_REQ + 1]
+    r0, r1 = tsf[ss[s, SS_LO], TSF_REQ], tsf[ss[s, SS_LO], TSF_REQ + 1]
+    h0, h1 = _am_headroom(W, j)
+    if W[25][C_CS] != 0.0:  # the DefaultResourceCalculator: memory only
+        m1, r1, h1 = 0.0, 0.0, 0.0
+    t0 = h0 + m0 * (net_m - sched_m) + r0 * run_r
+    t1 = h1 + m1 * (net_m - sched_m) + r1 * run_r
+    f = min(np.float32(si[m, SI_DONE]) / np.float32(maps), np.float32(W[25][C_RAMP]))
+    i0 = math.floor(t0 * np.float64(f))
+    i1 = math.floor(t1 * np.float64(f))
+    if _avail_containers(t0 - i0, t1 - i1, m0, m1) >= net_m:
+        i0 = t0 - m0 * net_m
+        i1 = t1 - m1 * net_m
+    return _avail_containers(i0 - r0 * net_r, i1 - r1 * net_r, r0, r1)
+
+
+@kernel_jit
+def _ramp_job(W, j):
+    """The MapReduce AM's scheduleReduces for job `j`: once every map is assigned it asks
+    for all its reduces; before, it ramps them up or down by `_ramp_count` (none while
+    withheld: `_hold`). With an allocate cycle it recalculates at its AM's calls (the
+    first event time at or after each), without at every event time. True if it asked
+    for more."""
+    si = W[14]
+    s = _ramp_stage(W, j)
+    if s < 0 or si[s, SI_HELD] == 1:
+        return False
+    if _cycles(W, j):
+        W[8][j, JF_RAMP_NEXT] = _am_call(W, j, W[23][G_NOW], False)
+    if si[s - 1, SI_PENDING] == 0:
+        _set_asked(W, j, s, -1)
+        return True
+    asked = si[s, SI_ASKED]
+    if si[s, SI_PENDING] == asked:  # no pending reduce: it does not recalculate
+        return False
+    n = _ramp_count(W, j, s)
+    if n > 0:
+        _set_asked(W, j, s, asked + min(n, si[s, SI_PENDING] - asked))
+        return True
+    if n < 0:
+        _set_asked(W, j, s, asked - min(-n, asked))
+    if si[s, SI_ASKED] == 0:
+        _ramp_mark(W, j, s)
+    return False
+
+
+@kernel_jit
+def _ramp_sig_same(W, j, s):
+    """Whether job `j`'s maps and reduces of stage `s` are as at its last ramp-up that
+    asked for nothing (`_ramp_mark`)."""
+    si, ji = W[14], W[9]
+    return (
+        ji[j, JI_RAMP_SIG] == si[s - 1, SI_DONE]
+        and ji[j, JI_RAMP_SIG + 1] == si[s - 1, SI_PENDING]
+        and ji[j, JI_RAMP_SIG + 2] == si[s, SI_PENDING]
+        and ji[j, JI_RAMP_SIG + 3] == si[s, SI_DONE]
+    )
+
+
+@kernel_jit
+def _ramp_mark(W, j, s):
+    """Job `j`'s ramp-up asked for nothing and none of its reduces is asked for: keep its
+    maps' and reduces' counts and its headroom, for `_ramp_idle`."""
+    si, ji, jf = W[14], W[9], W[8]
+    ji[j, JI_RAMP_SIG] = si[s - 1, SI_DONE]
+    ji[j, JI_RAMP_SIG + 1] = si[s - 1, SI_PENDING]
+    ji[j, JI_RAMP_SIG + 2] = si[s, SI_PENDING]
+    ji[j, JI_RAMP_SIG + 3] = si[s, SI_DONE]
+    h0, h1 = _am_headroom(W, j)
+    jf[j, JF_RAMP_H] = h0
+    jf[j, JF_RAMP_H + 1] = h1
+
+
+@kernel_jit
+def _ramp_idle(W, j):
+    """A shortcut, not a rule: job `j`'s ramp-up would ask for nothing, as at its last one
+    (`_ramp_mark`) with the same maps and reduces, none asked for, and a headroom no
+    larger (its ramp-up grows with the headroom). The headroom is bounded by the
+    cluster's free resources and, under the Fair Scheduler, its leaf's fair share less
+    its usage (`_am_headroom`)."""
+    jf, si, gf = W[8], W[14], W[23]
+    s = _ramp_stage(W, j)
+    if s < 0 or si[s, SI_ASKED] != 0 or not _ramp_sig_same(W, j, s):
+        return False
+    u0 = max(gf[G_FREE], 0.0)
+    u1 = max(gf[G_FREE + 1], 0.0)
+    if W[25][C_CS] != 0.0:
+        return u0 <= jf[j, JF_RAMP_H]
+    if W[25][C_VERSION] != 1.0:
+        u0, u1 = _fair_cap(W, W[6][j, JS_QUEUE], u0, u1)
+    return u0 <= jf[j, JF_RAMP_H] and u1 <= jf[j, JF_RAMP_H + 1]
+
+
+@kernel_jit
+def _ramp_reduces(W):
+    """The MapReduce AM's reduce ramp-up at every event time, for each job whose reduces
+    it ramps and whose AM's call is due (`_ramp_job`), in the order they began to; True
+    if one asked for more."""
+    ji, jf, gi = W[9], W[8], W[24]
+    now = W[23][G_NOW]
+    more = False
+    j = gi[GI_RAMP_HEAD]
+    while j >= 0:
+        nxt = ji[j, JI_RAMP_NEXT]
+        if now >= jf[j, JF_RAMP_NEXT] and not _ramp_idle(W, j) and _ramp_job(W, j):
+            more = True
+        j = nxt
+    return more

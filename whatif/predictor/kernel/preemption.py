@@ -85,6 +85,7 @@ from whatif.predictor.kernel.state import (
     QSF_MIN,
     QSF_MIN_TO,
     QSF_THRESH,
+    SI_ASKED,
     SI_HELD,
     SI_PENDING,
     SI_RELEASED,
@@ -330,6 +331,7 @@ def _requests(W, j, out_cap, out_n):
                 or si[s, SI_RELEASED] == 0
                 or si[s, SI_HELD] == 1
                 or si[s, SI_PENDING] <= 0
+                or si[s, SI_ASKED] == 0
             ):
                 continue
             if best < 0 or ss[s, SS_PRIO] < ss[best, SS_PRIO]:
@@ -340,7 +342,7 @@ def _requests(W, j, out_cap, out_n):
         task = _head_task(W, best)
         out_cap[n, 0] = tsf[task, TSF_REQ]
         out_cap[n, 1] = tsf[task, TSF_REQ + 1]
-        out_n[n] = si[best, SI_PENDING]
+        out_n[n] = si[best, SI_PENDING] if si[best, SI_ASKED] < 0 else si[best, SI_ASKED]
         n += 1
 
 

@@ -15,6 +15,7 @@ from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.state import (
     JS_ST_HI,
     JS_ST_LO,
+    SI_ASKED,
     SI_HELD,
     SI_NEXT,
     SI_NONLOC,
@@ -44,6 +45,7 @@ def _next_stage(W, j, d):
             si[u, SI_RELEASED] == 1
             and si[u, SI_HELD] == 0
             and si[u, SI_PENDING] > 0
+            and si[u, SI_ASKED] != 0
             and ss[u, SS_DIM] == d
             and ss[u, SS_JT] == 0
         ):

@@ -84,6 +84,7 @@ from whatif.predictor.kernel.state import (
     QS_PARENT,
     QS_POLICY,
     QSF_MAX,
+    SI_ASKED,
     SI_HELD,
     SI_PENDING,
     SI_RELEASED,
@@ -191,7 +192,9 @@ def _res_drop(W, n):
 def _stage_asks(W, s):
     """The stage's tasks are requested: released to the scheduler, not held, unassigned."""
     si = W[14]
-    return si[s, SI_RELEASED] == 1 and si[s, SI_HELD] == 0 and si[s, SI_PENDING] > 0
+    if si[s, SI_RELEASED] != 1 or si[s, SI_HELD] != 0 or si[s, SI_ASKED] == 0:
+        return False
+    return si[s, SI_PENDING] > 0
 
 
 @kernel_jit

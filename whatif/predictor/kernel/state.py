@@ -78,7 +78,9 @@ C_CS_OFFSWITCH, C_CS_NLD, C_CS_RLAD, C_CS_RESET, C_CS_NODES = 35, 36, 37, 38, 39
 C_RES, C_RES_THR, C_RES_CAP = 40, 41, 43
 # mapreduce.job.reducer.unconditional-preempt.delay.sec (s; < 0: off, and on Hadoop 1)
 C_HANG = 44
-N_CFG = 45
+# mapreduce.job.reduce.rampup.limit (the MapReduce AM's reduce ramp-up, `phases._ramp_job`)
+C_RAMP = 45
+N_CFG = 46
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
@@ -122,7 +124,9 @@ GI_CS_TYPE = 43
 # reservations (`reservations.py`): whether some app could reserve a node without one (-1:
 # not scanned yet in this settling pass, `heartbeats._res_wants`), reservations made so far
 GI_RES_ANY, GI_RES_MADE = 44, 45
-N_GI = 46
+# jobs whose reduce stage the AM ramps up (`phases._ramp_job`): the list at JI_RAMP_NEXT
+GI_RAMP_HEAD, GI_RAMP_TAIL = 46, 47
+N_GI = 48
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -173,7 +177,9 @@ JF_LOC_WAIT = 18  # Hadoop 1 JobInfo.timeWaitedForLocalMap (s)
 # map requests last went from none to some, and the earliest next preemption (after one,
 # the AM's next heartbeat)
 JF_MAP_ASK, JF_HANG_NEXT = 19, 20
-N_JF = 21
+JF_RAMP_NEXT = 21  # the AM's next allocate call at which it ramps its reduces (`_ramp_job`)
+JF_RAMP_H = 22  # the headroom (2) at the job's last ramp-up that asked for nothing
+N_JF = 24
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
@@ -189,7 +195,10 @@ JI_ASKING = 28  # 1: an AM_ASK event is pending for the app
 JI_LOC_LEVEL, JI_LOC_SEEN, JI_LOC_RUN = 29, 30, 31
 JI_TC = 32  # Hadoop 1: task-cleanup attempts to hand out, in map (32) and reduce (33) slots
 JI_RES = 34  # nodes the app holds reserved (`reservations.py`)
-N_JI = 35
+JI_RAMP_NEXT, JI_RAMP_PREV, JI_IN_RAMP = 35, 36, 37  # the list at GI_RAMP_HEAD
+# the job's done and unassigned maps, unassigned and done reduces at that ramp-up
+JI_RAMP_SIG = 38
+N_JI = 42
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -234,7 +243,10 @@ SI_HELD = 8
 SI_SLOT = 9  # the slot pool of the stage's running JobTracker task
 SI_NONLOC = 10  # located stage: its unassigned tasks without split locations (nonLocalMaps)
 SI_CS_MISSED = 11  # the Capacity Scheduler: the stage's missed scheduling opportunities
-N_SI = 12
+# a reduce stage the AM ramps up: how many of its first unassigned tasks it asks for (-1:
+# all; `phases._ramp_job`)
+SI_ASKED = 12
+N_SI = 13
 # task static int / float
 TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
 N_TS = 3

@@ -287,6 +287,7 @@ class Allocation(EngineState):
                 self.stage_released[s]
                 and not self.stage_held[s]
                 and self.stage_pending[s] > 0
+                and self.stage_ramp[s] != 0
                 and p.stage_dim[s] == d
                 and not p.stage_jobtracker[s]
             ):
@@ -367,6 +368,5 @@ class Allocation(EngineState):
         del lo
         self._start_attempt(j, task, req)
         self._claim_used(j, req)
-        if self.stage_pending[s] == 0 and s + 1 < p.job_stage_ptr[j + 1] and self.stage_held[s + 1]:
-            self._hold(j, s + 1, False)
+        self._maps_assigned(j, s)
         return True

@@ -72,6 +72,5 @@ class CapacityLocality(EngineState):
         self._take_task(s, task)
         self._start_attempt(j, task, req)
         self._cs_loc_done(s, kind)
-        if self.stage_pending[s] == 0 and s + 1 < p.job_stage_ptr[j + 1] and self.stage_held[s + 1]:
-            self._hold(j, s + 1, False)
+        self._maps_assigned(j, s)
         return True

@@ -88,6 +88,7 @@ class Livelock(EngineState):
             tuple(self.stage_next.tolist()),
             tuple(self.stage_pending),
             tuple(self.stage_held),
+            tuple(self.stage_ramp),
             tuple(self.stage_released),
             tuple(sorted(self.stage_asked)),
             tuple(tuple(r) for r in self.stage_retry),

@@ -134,8 +134,7 @@ class Locality(EngineState):
         self.loc_level[j] = level
         self.loc_wait[j] = 0.0
         self.loc_launched.add(j)
-        if self.stage_pending[s] == 0 and s + 1 < p.job_stage_ptr[j + 1] and self.stage_held[s + 1]:
-            self._hold(j, s + 1, False)
+        self._maps_assigned(j, s)
         return True
 
     def _loc_call(self) -> None:

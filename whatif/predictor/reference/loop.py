@@ -32,7 +32,7 @@ from whatif.predictor.reference.jobtracker import JobTracker
 from whatif.predictor.reference.livelock import Livelock
 from whatif.predictor.reference.locality import Locality
 from whatif.predictor.reference.ordering import Ordering
-from whatif.predictor.reference.phases import Phases
+from whatif.predictor.reference.phases import Phases, RampUp
 from whatif.predictor.reference.preemption import Preemption
 from whatif.predictor.reference.preemption_v12 import PreemptionV12
 from whatif.predictor.reference.queues import Queues
@@ -63,6 +63,7 @@ class ReferenceEngine(
     JobTracker,
     Locality,
     Phases,
+    RampUp,
     Preemption,
     PreemptionV12,
     Claims,
@@ -114,6 +115,7 @@ class ReferenceEngine(
         self.hang_delay = -1.0 if off else self.s.reducer_unconditional_preempt_delay_s
         self.job_map_ask = np.zeros(nj)
         self.job_hang_next = np.full(nj, -INF)
+        self.job_ramp_next = np.zeros(nj)  # the AM's next call at which it ramps
         self.stage_asked: set[int] = set()
         self.asking: set[int] = set()
         self.user_running = [0] * len(packed.user_max_apps)
@@ -127,6 +129,8 @@ class ReferenceEngine(
         self.stage_retry: list[list[int]] = [[] for _ in range(ns)]
         self.stage_waiting: list[list[int]] = [[] for _ in range(ns)]
         self.stage_held = [False] * ns
+        self.stage_ramp = [-1] * ns  # reduces asked for as ramped up (-1: all)
+        self.ramping: list[int] = []  # jobs whose reduces the AM ramps, in order begun
         self.reducing: list[int] = []  # jobs with reduces waiting for maps, in order found
         # Hadoop 1: the slot pool each JobTracker stage's running task holds, and the jobs
         # with a setup or cleanup task to hand out (`jobtracker.py`)
@@ -217,14 +221,17 @@ class ReferenceEngine(
                     self.q_am_usage[leaf] += self.p.job_am[j]
 
     def _ramp_down(self) -> None:
-        """The MapReduce AM's reduce ramp-down after an allocation. With heartbeats it runs
-        once per event time, and what it frees is assigned at the nodes' next heartbeats;
-        without, what it frees is assigned at once, until it frees nothing more."""
+        """The MapReduce AM's reduce ramp-down, then its ramp-up, after an allocation (see
+        the kernel's)."""
         if self.hb:
             if self.reducing:
                 self._preempt_reduces()
+            if self.ramping:
+                self._ramp_reduces()
             return
         while self.reducing and self._preempt_reduces():
+            self._allocate()
+        while self.ramping and self._ramp_reduces():
             self._allocate()
 
     def advance_to(self, t_stop: float) -> None:

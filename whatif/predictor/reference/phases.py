@@ -1,5 +1,5 @@
 """MapReduce job phases: submission and maxRunningApps, the AM, stages and slowstart,
-attempts starting and ending, job end, and the MapReduce AM's reduce ramp-down.
+attempts starting and ending, job end, and the MapReduce AM's reduce ramp-down and ramp-up.
 
 The pure-Python twin of ``whatif/predictor/kernel/phases.py``: the same steps with Python
 objects, on the `ReferenceEngine`'s state (a mixin of it; see ``loop.py``).
@@ -24,6 +24,9 @@ from whatif.predictor.reference.state import (
     RUNNING,
     SUCCEEDED,
 )
+
+#: a count past any stage's tasks (`_window_req`: every unassigned one)
+ALL = 2**31 - 1
 
 
 class Phases(EngineState):
@@ -100,7 +103,11 @@ class Phases(EngineState):
             self._jt_refresh(j)  # the JobTracker hands it out, not the scheduler
             return
         self._map_asked(j, s)
-        if self.stage_next[s] == lo and not self.stage_retry[s] and self.stage_done[s] == 0:
+        if self._ramps(s):
+            self.stage_ramp[s] = 0  # the AM asks for its reduces as it ramps them up
+            self._ramp_refresh(j)
+            self._ramp_job(j)
+        elif self.stage_next[s] == lo and not self.stage_retry[s] and self.stage_done[s] == 0:
             self._add_pending(j, p.task_req[lo:hi].sum(axis=0))
         else:  # a restarted AM asks for what its failed attempt left (`_am_preempted`)
             self._add_pending(j, self._unassigned_req(s))
@@ -143,22 +150,22 @@ class Phases(EngineState):
                 self._release_stage(j, todo[0])
 
     def _hold(self, j: int, s: int, hold: bool) -> None:
-        """Withdraw (or re-issue) the requests of a reduce stage's unassigned tasks."""
+        """Withdraw the requests of a reduce stage's unassigned tasks asked for (all, or
+        as many as the AM ramped up), or re-issue all of them (see the kernel's)."""
         self.stage_held[s] = hold
-        total = self._unassigned_req(s)
-        self._add_pending(j, -total if hold else total)
+        k = self.stage_ramp[s]
+        if hold:
+            self._add_pending(j, -self._window_req(s, 0, k if k >= 0 else ALL))
+            if k > 0:
+                self.stage_ramp[s] = 0
+        else:
+            self._add_pending(j, self._unassigned_req(s))
+            self.stage_ramp[s] = -1
+            self._ramp_refresh(j)
 
     def _unassigned_req(self, s: int) -> np.ndarray:
-        """The summed requests of stage `s`'s unassigned tasks: fresh (of a located stage,
-        not taken out of order), then re-queued."""
-        p = self.p
-        fresh = range(int(self.stage_next[s]), int(p.stage_task_end[s]))
-        loc = self.stage_located[s]
-        tasks = [t for t in fresh if not (loc and self.task_taken[t])] + self.stage_retry[s]
-        total = np.zeros(2)
-        for task in tasks:
-            total = total + p.task_req[task]
-        return total
+        """The summed requests of stage `s`'s unassigned tasks."""
+        return self._window_req(s, 0, ALL)
 
     def _am_preempted(self, a: int) -> None:
         """The monitor kills AM container `a`: its app's attempt fails, with its other
@@ -174,9 +181,11 @@ class Phases(EngineState):
             if self.stage_done[s] < p.stage_task_end[s] - p.stage_task_start[s]:
                 self.stage_released[s] = False
                 self.stage_held[s] = False
+                self.stage_ramp[s] = -1
                 self.stage_missed[s] = 0
                 self.stage_asked.discard(s)
                 self.stage_retry[s].sort()
+        self._ramp_refresh(j)
         self.asking.discard(j)
         self._add_pending(j, -self.job_pend[j])
         self.job_am_state[j] = 1
@@ -356,6 +365,8 @@ class Phases(EngineState):
             return
         s = int(p.task_stage[task])
         self.stage_pending[s] -= 1
+        if self.stage_ramp[s] > 0:
+            self.stage_ramp[s] -= 1
         if self.task_failures[task] < p.task_fail_count[task]:
             self.att_outcome.append(FAILED)
             self._push_end(a, self._run_start(j, t) + p.task_fail_frac[task] * p.task_dur[task])
@@ -424,7 +435,7 @@ class Phases(EngineState):
                 self._map_asked(j, s)
             if jt:
                 self._jt_refresh(j)
-            elif not self.stage_held[s]:
+            elif not self.stage_held[s] and self.stage_ramp[s] < 0:  # ramped: not asked
                 self._add_pending(j, req)
             if self.tc_on and not jt and self.job_state[j] == 2:
                 self.job_tc[j][int(p.stage_dim[s])] += 1  # its task-cleanup attempt
@@ -465,6 +476,8 @@ class Phases(EngineState):
             self._count_runnable(leaf, -1)
             self.leaf_apps[leaf].remove(j)
         self.job_state[j] = 3
+        if j in self.ramping:
+            self.ramping.remove(j)
         self.job_tc[j] = [0, 0]  # task-cleanup attempts are handed out only while it runs
         self._jt_refresh(j)
         for k in list(self.waiting):
@@ -479,3 +492,135 @@ def _ceil_containers(amount: np.ndarray, req: np.ndarray) -> float:
     if req[1] > 0:
         n = max(n, math.ceil(amount[1] / req[1]))
     return float(n)
+
+
+class RampUp(EngineState):
+    """The MapReduce AM's reduce ramp-up (twin of the kernel's `_ramp_job`)."""
+
+    def _ramps(self, s: int) -> bool:
+        """Whether the AM ramps up the reduces of stage `s` as it releases it (see the
+        kernel's)."""
+        p = self.p
+        return (
+            self.s.hadoop_version != 1
+            and bool(p.stage_slowstart[s])
+            and not p.stage_jobtracker[s]
+            and self.stage_pending[s - 1] > 0
+        )
+
+    def _ramp_stage(self, j: int) -> int:
+        """Job `j`'s released reduce stage the AM ramps up (-1: none)."""
+        for s in range(int(self.p.job_stage_ptr[j]), int(self.p.job_stage_ptr[j + 1])):
+            if self.stage_ramp[s] >= 0 and self.stage_released[s]:
+                return s
+        return -1
+
+    def _ramp_refresh(self, j: int) -> None:
+        """Keep job `j` in the ramping-jobs list exactly while it ramps a stage."""
+        listed = self._ramp_stage(j) >= 0
+        if listed and j not in self.ramping:
+            self.ramping.append(j)
+        elif not listed and j in self.ramping:
+            self.ramping.remove(j)
+
+    def _window_req(self, s: int, k0: int, k1: int) -> np.ndarray:
+        """The summed requests of stage `s`'s unassigned tasks at places [k0, k1) in the
+        order they are taken: fresh (of a located stage, not taken out of order), then
+        re-queued."""
+        p = self.p
+        fresh = range(int(self.stage_next[s]), int(p.stage_task_end[s]))
+        loc = self.stage_located[s]
+        tasks = [t for t in fresh if not (loc and self.task_taken[t])] + self.stage_retry[s]
+        total = np.zeros(2)
+        for task in tasks[k0:k1]:
+            total = total + p.task_req[task]
+        return total
+
+    def _set_asked(self, j: int, s: int, k: int) -> None:
+        """The AM asks for the first `k` (-1: all) unassigned reduces of stage `s`."""
+        n = self.stage_pending[s]
+        old = self.stage_ramp[s]
+        a = n if old < 0 else old
+        b = n if k < 0 else k
+        if b > a:
+            self._add_pending(j, self._window_req(s, a, b))
+        elif b < a:
+            self._add_pending(j, -self._window_req(s, b, a))
+        self.stage_ramp[s] = k
+        if k < 0:
+            self._ramp_refresh(j)
+
+    def _maps_assigned(self, j: int, s: int) -> None:
+        """A map of stage `s` was assigned: if the last, the AM asks for all the reduces."""
+        if self.stage_pending[s] != 0 or s + 1 >= self.p.job_stage_ptr[j + 1]:
+            return
+        if self.stage_held[s + 1]:
+            self._hold(j, s + 1, False)
+        elif self.stage_ramp[s + 1] >= 0 and self.stage_released[s + 1]:
+            self._set_asked(j, s + 1, -1)
+
+    def _ramp_count(self, j: int, s: int) -> int:
+        """How many reduces of stage `s` the AM ramps up (> 0) or down (< 0) (see the
+        kernel's)."""
+        p = self.p
+        m = s - 1
+        maps = int(p.stage_task_end[m] - p.stage_task_start[m])
+        sched_m = self.stage_pending[m]
+        net_m = maps - self.stage_done[m]
+        run_r = int(p.stage_task_end[s] - p.stage_task_start[s])
+        run_r -= self.stage_pending[s] + self.stage_done[s]
+        net_r = self.stage_ramp[s] + run_r
+        mreq = p.task_req[int(p.stage_task_start[m])].copy()
+        rreq = p.task_req[int(p.stage_task_start[s])].copy()
+        head = self._am_headroom(j)
+        if self.q.capacity is not None:  # the DefaultResourceCalculator: memory only
+            mreq[1] = rreq[1] = head[1] = 0.0
+        total = head + mreq * (net_m - sched_m) + rreq * run_r
+        f = min(
+            np.float32(self.stage_done[m]) / np.float32(maps),
+            np.float32(self.s.reduce_rampup_limit),
+        )
+        ideal = np.floor(total * np.float64(f))
+        if _avail_containers(total - ideal, mreq) >= net_m:
+            ideal = total - mreq * net_m
+        return _avail_containers(ideal - rreq * net_r, rreq)
+
+    def _ramp_job(self, j: int) -> bool:
+        """The AM's scheduleReduces for job `j` (see the kernel's); True if it asked for
+        more."""
+        s = self._ramp_stage(j)
+        if s < 0 or self.stage_held[s]:
+            return False
+        if self._cycles(j):
+            self.job_ramp_next[j] = self._am_call(j, self.now, False)
+        if self.stage_pending[s - 1] == 0:
+            self._set_asked(j, s, -1)
+            return True
+        asked = self.stage_ramp[s]
+        if self.stage_pending[s] == asked:  # no pending reduce: it does not recalculate
+            return False
+        n = self._ramp_count(j, s)
+        if n > 0:
+            self._set_asked(j, s, asked + min(n, self.stage_pending[s] - asked))
+            return True
+        if n < 0:
+            self._set_asked(j, s, asked - min(-n, asked))
+        return False
+
+    def _ramp_reduces(self) -> bool:
+        """The ramp-up at every event time, for each ramping job whose AM's call is due
+        (see the kernel's), in the order it began; True if one asked for more."""
+        more = False
+        for j in list(self.ramping):
+            if self.now >= self.job_ramp_next[j] and self._ramp_job(j):
+                more = True
+        return more
+
+
+def _avail_containers(amount: np.ndarray, req: np.ndarray) -> int:
+    """ResourceCalculatorUtils.computeAvailableContainers over memory and vcores (a type
+    asked for as 0 is skipped): the fewest of amount / req, each truncated."""
+    n = math.trunc(amount[0] / req[0]) if req[0] > 0 else ALL
+    if req[1] > 0:
+        n = min(n, math.trunc(amount[1] / req[1]))
+    return int(n)

@@ -140,7 +140,10 @@ class Preemption(EngineState):
         stages = [
             s
             for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1]))
-            if self.stage_released[s] and not self.stage_held[s] and self.stage_pending[s] > 0
+            if self.stage_released[s]
+            and not self.stage_held[s]
+            and self.stage_pending[s] > 0
+            and self.stage_ramp[s] != 0
         ]
         stages.sort(key=lambda s: (p.stage_priority[s], s))
         out = []
@@ -150,7 +153,8 @@ class Preemption(EngineState):
                 if self.stage_next[s] < p.stage_task_end[s]
                 else self.stage_retry[s][0]
             )
-            out.append((p.task_req[task], self.stage_pending[s]))
+            asked = self.stage_ramp[s]
+            out.append((p.task_req[task], self.stage_pending[s] if asked < 0 else asked))
         return out
 
     def _preempt_for(self, j: int) -> None:

@@ -71,12 +71,15 @@ class EngineState(Protocol):
     stage_retry: list[list[int]]
     stage_waiting: list[list[int]]
     stage_held: list[bool]
+    stage_ramp: list[int]
+    ramping: list[int]
     reducing: list[int]
     stage_slot: list[int]
     job_am_t0: np.ndarray
     hang_delay: float
     job_map_ask: np.ndarray
     job_hang_next: np.ndarray
+    job_ramp_next: np.ndarray
     stage_asked: set[int]
     asking: set[int]
     continuous: bool
@@ -359,6 +362,20 @@ class EngineState(Protocol):
     def _am_preempted(self, a: int) -> None: ...
 
     def _hold(self, j: int, s: int, hold: bool) -> None: ...
+
+    def _am_headroom(self, j: int) -> np.ndarray: ...
+
+    def _ramps(self, s: int) -> bool: ...
+
+    def _ramp_refresh(self, j: int) -> None: ...
+
+    def _window_req(self, s: int, k0: int, k1: int) -> np.ndarray: ...
+
+    def _maps_assigned(self, j: int, s: int) -> None: ...
+
+    def _ramp_job(self, j: int) -> bool: ...
+
+    def _ramp_reduces(self) -> bool: ...
 
     def _preempt_reduces(self) -> bool: ...
 

@@ -76,7 +76,9 @@ class Reservations(EngineState):
         self.changed = True
 
     def _stage_asks(self, s: int) -> bool:
-        return self.stage_released[s] and not self.stage_held[s] and self.stage_pending[s] > 0
+        if not self.stage_released[s] or self.stage_held[s] or self.stage_ramp[s] == 0:
+            return False
+        return self.stage_pending[s] > 0
 
     def _res_valid(self, n: int) -> bool:
         """FSAppAttempt.isValidReservation."""
