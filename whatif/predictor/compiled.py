@@ -286,7 +286,7 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
     zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]
     zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING, K.JI_LOC_LEVEL, K.JI_TC, K.JI_TC + 1]
-    zero += [K.JI_RES, K.JI_IN_RAMP]
+    zero += [K.JI_RES, K.JI_IN_RAMP, K.JI_IN_RA]
     ji[:, zero] = 0
     umax = p.user_max_apps.astype(np.int64).copy()
     return {
@@ -388,7 +388,7 @@ def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
     gi = np.zeros(K.N_GI, dtype=np.int64)
     heads = [K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL, K.GI_RED_HEAD]
     heads += [K.GI_RED_TAIL, K.GI_RC_HEAD, K.GI_RC_TAIL, K.GI_JT_HEAD, K.GI_JT_TAIL]
-    heads += [K.GI_RAMP_HEAD, K.GI_RAMP_TAIL]
+    heads += [K.GI_RAMP_HEAD, K.GI_RAMP_TAIL, K.GI_RA_HEAD, K.GI_RA_TAIL]
     # as the reference engine: no progress seen at a check yet
     gi[heads + [K.GI_SEEN_PROG]] = -1
     gi[K.GI_DIRTY] = 1
@@ -459,6 +459,7 @@ class CompiledEngine:
         qf = np.zeros((nq, K.N_QF))
         qf[:, K.QF_LMIN : K.QF_LMIN + 2] = -np.inf
         qf[:, K.QF_LFAIR : K.QF_LFAIR + 2] = -np.inf
+        qf[:, K.QF_RAMP_H : K.QF_RAMP_H + 2] = np.inf
         qi = np.zeros((nq, K.N_QI), dtype=np.int64)
         qi[:, K.QI_APP_HEAD] = -1
         qi[:, K.QI_APP_TAIL] = -1

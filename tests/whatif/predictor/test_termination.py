@@ -132,8 +132,12 @@ def test_hadoop3_fair_share_livelock_for_an_am_over_its_share_ends(engine):
     alloc = flat_tree(
         a={"weight": 3.0, "max_am_share": 0.1, "fair_share_preemption_timeout_s": 5.0}, b={}
     )
-    jb = [("map", 36, 512, {"vcores": 2.0}), ("reduce", 10, 1024, {"vcores": 2.0})]
-    jobs = [("jb", "b", 0, jb), ("ja", "a", 1, [("map", 10, 1024)], AM)]
+    # jb has an AM: its reduce stage is released once the AM runs, when b's fair share
+    # leaves its AM a headroom, so it ramps its reduce up with its map and the reduce
+    # starts first (without, the ramp-up asks for it only after the map: newest, it is
+    # the one killed, and the map ends)
+    jb = [("map", 36, 512, {"vcores": 1.0}), ("reduce", 10, 1024, {"vcores": 2.0})]
+    jobs = [("jb", "b", 0, jb, AM), ("ja", "a", 1, [("map", 10, 1024)], AM)]
     cfg = SchedulerSettings(preemption=True, hadoop_version=3, slowstart_completed_maps=0.0)
     sim = _run_past_any_livelock(build_workload(jobs), alloc, Cluster(4096.0, 4.0), cfg, engine)
     maps = sim.schedule().attempts.query("stage == 'map'")

@@ -40,6 +40,13 @@ from whatif.predictor.kernel.jobtracker import _jt_refresh
 from whatif.predictor.kernel.lists import _append, _keep_listed, _remove
 from whatif.predictor.kernel.locality import _loc_requeued
 from whatif.predictor.kernel.queues import _count_runnable, _fits, _up
+from whatif.predictor.kernel.ramp_lists import (
+    _ramp_keep_h,
+    _ramp_list,
+    _ramp_reset_h,
+    _ramp_sleep,
+    _ramp_wake,
+)
 from whatif.predictor.kernel.requests import _give_back, _head_task
 from whatif.predictor.kernel.starvation import _unlist_min_starvation
 from whatif.predictor.kernel.state import (
@@ -77,6 +84,7 @@ from whatif.predictor.kernel.state import (
     GI_CUR_NODE,
     GI_HEAP_N,
     GI_N_ATT,
+    GI_RA_HEAD,
     GI_RAMP_HEAD,
     GI_RC_HEAD,
     GI_RED_HEAD,
@@ -104,12 +112,13 @@ from whatif.predictor.kernel.state import (
     JI_APP_PREV,
     JI_ASKING,
     JI_IN_JT,
+    JI_IN_RA,
     JI_IN_RAMP,
     JI_IN_RC,
     JI_IN_RED,
     JI_MSTARV_POS,
+    JI_RA_NEXT,
     JI_RAMP_NEXT,
-    JI_RAMP_PREV,
     JI_RAMP_SIG,
     JI_RC_NEXT,
     JI_RC_PREV,
@@ -133,6 +142,7 @@ from whatif.predictor.kernel.state import (
     QF_FAIR,
     QF_PALL,
     QF_PRUN,
+    QF_RAMP_H,
     QF_TBP,
     QF_USE,
     QI_APP_HEAD,
@@ -202,6 +212,7 @@ def _release_stage(W, j, s):
     """Release stage `s` (and, with slowstart 0, the reduce stage after it at once); with
     an allocate cycle, at the AM's next call (`allocate_cycle.py`)."""
     js, ss, ssf, si, cfg = W[6], W[12], W[13], W[14], W[25]
+    _ramp_wake(W, j)
     if _cycles(W, j) and W[9][j, JI_AM_STATE] == 3:
         now = W[23][G_NOW]
         call = _am_call(W, j, now, True)
@@ -360,6 +371,7 @@ def _start_attempt(W, j, task, r0, r1):
     uj = np.uint64(j)
     t = gf[G_NOW]
     lat = cfg[C_LAT]
+    _ramp_wake(W, j)
     leaf = js[uj, JS_QUEUE]
     a = gi[GI_N_ATT]
     ua = np.uint64(a)
@@ -533,6 +545,7 @@ def _end_attempt(W, a, state):
     t = gf[G_NOW]
     task = ai[np.uint64(a), AI_TASK]
     j, r0, r1 = _release_container(W, a, state)
+    _ramp_wake(W, j)
     s = W[16][np.uint64(task), TS_STAGE]
     us = np.uint64(s)  # unsigned rows: no negative-index wraparound
     if state != SUCCEEDED:
@@ -615,7 +628,7 @@ def _finish_job(W, j):
         if ji[j, JI_MSTARV_POS] >= 0:
             _unlist_min_starvation(W, j)  # a finished app's amount is never read again
     ji[j, JI_STATE] = 3
-    _keep_listed(ji, JI_RAMP_NEXT, JI_RAMP_PREV, W[24], GI_RAMP_HEAD, JI_IN_RAMP, j, False)
+    _ramp_list(W, j, False)
     ji[j, JI_TC] = 0  # task-cleanup attempts are handed out only while the job runs
     ji[j, JI_TC + 1] = 0
     if ji[j, JI_IN_JT] == 1:
@@ -1016,8 +1029,7 @@ def _ramp_stage(W, j):
 @kernel_jit
 def _ramp_refresh(W, j):
     """Keep job `j`'s membership of the ramping-jobs list (`_ramp_reduces`) true."""
-    listed = _ramp_stage(W, j) >= 0
-    _keep_listed(W[9], JI_RAMP_NEXT, JI_RAMP_PREV, W[24], GI_RAMP_HEAD, JI_IN_RAMP, j, listed)
+    _ramp_list(W, j, _ramp_stage(W, j) >= 0)
 
 
 @kernel_jit
@@ -1116,12 +1128,14 @@ def _ramp_job(W, j):
         return False
     n = _ramp_count(W, j, s)
     if n > 0:
+        _ramp_wake(W, j)
         _set_asked(W, j, s, asked + min(n, si[s, SI_PENDING] - asked))
         return True
     if n < 0:
         _set_asked(W, j, s, asked - min(-n, asked))
     if si[s, SI_ASKED] == 0:
         _ramp_mark(W, j, s)
+        _ramp_sleep(W, j)
     return False
 
 
@@ -1153,37 +1167,69 @@ def _ramp_mark(W, j, s):
 
 
 @kernel_jit
-def _ramp_idle(W, j):
-    """A shortcut, not a rule: job `j`'s ramp-up would ask for nothing, as at its last one
-    (`_ramp_mark`) with the same maps and reduces, none asked for, and a headroom no
-    larger (its ramp-up grows with the headroom). The headroom is bounded by the
-    cluster's free resources and, under the Fair Scheduler, its leaf's fair share less
-    its usage (`_am_headroom`)."""
-    jf, si, gf = W[8], W[14], W[23]
-    s = _ramp_stage(W, j)
-    if s < 0 or si[s, SI_ASKED] != 0 or not _ramp_sig_same(W, j, s):
-        return False
+def _ramp_bound(W, leaf):
+    """The bound on the headroom of a job in `leaf` (`_am_headroom`): the cluster's free
+    resources and, under the Fair Scheduler, its leaf's fair share less its usage; under
+    the Capacity Scheduler memory alone (vcores: -inf)."""
+    gf = W[23]
     u0 = max(gf[G_FREE], 0.0)
     u1 = max(gf[G_FREE + 1], 0.0)
     if W[25][C_CS] != 0.0:
-        return u0 <= jf[j, JF_RAMP_H]
+        return u0, -math.inf
     if W[25][C_VERSION] != 1.0:
-        u0, u1 = _fair_cap(W, W[6][j, JS_QUEUE], u0, u1)
+        u0, u1 = _fair_cap(W, leaf, u0, u1)
+    return u0, u1
+
+
+@kernel_jit
+def _ramp_idle(W, j):
+    """A shortcut, not a rule: job `j`'s ramp-up would ask for nothing, as at its last one
+    (`_ramp_mark`) with the same maps and reduces, none asked for, and a headroom no
+    larger (its ramp-up grows with the headroom; `_ramp_bound` bounds it)."""
+    jf, si = W[8], W[14]
+    s = _ramp_stage(W, j)
+    if s < 0 or si[s, SI_ASKED] != 0 or not _ramp_sig_same(W, j, s):
+        return False
+    u0, u1 = _ramp_bound(W, W[6][j, JS_QUEUE])
     return u0 <= jf[j, JF_RAMP_H] and u1 <= jf[j, JF_RAMP_H + 1]
+
+
+@kernel_jit
+def _ramp_asleep_idle(W):
+    """Whether every asleep ramping job (`ramp_lists.py`) would ask for nothing: no leaf's
+    bound (`_ramp_bound`) exceeds the least headroom its asleep jobs kept."""
+    qf = W[3]
+    for q in range(qf.shape[0]):
+        if qf[q, QF_RAMP_H] == math.inf and qf[q, QF_RAMP_H + 1] == math.inf:
+            continue
+        u0, u1 = _ramp_bound(W, q)
+        if u0 > qf[q, QF_RAMP_H] or u1 > qf[q, QF_RAMP_H + 1]:
+            return False
+    return True
 
 
 @kernel_jit
 def _ramp_reduces(W):
     """The MapReduce AM's reduce ramp-up at every event time, for each job whose reduces
     it ramps and whose AM's call is due (`_ramp_job`), in the order they began to; True
-    if one asked for more."""
+    if one asked for more. It passes over the asleep jobs (`ramp_lists.py`) while they
+    would all ask for nothing (`_ramp_asleep_idle`); else it visits every ramping job,
+    and keeps the asleep ones' headrooms again."""
     ji, jf, gi = W[9], W[8], W[24]
     now = W[23][G_NOW]
+    every = not _ramp_asleep_idle(W)
+    if every:
+        _ramp_reset_h(W)
     more = False
-    j = gi[GI_RAMP_HEAD]
+    j = gi[GI_RAMP_HEAD] if every else gi[GI_RA_HEAD]
     while j >= 0:
-        nxt = ji[j, JI_RAMP_NEXT]
-        if now >= jf[j, JF_RAMP_NEXT] and not _ramp_idle(W, j) and _ramp_job(W, j):
-            more = True
+        nxt = ji[j, JI_RAMP_NEXT] if every else ji[j, JI_RA_NEXT]
+        if now >= jf[j, JF_RAMP_NEXT]:
+            if _ramp_idle(W, j):
+                _ramp_sleep(W, j)
+            elif _ramp_job(W, j):
+                more = True
+        if every and ji[j, JI_IN_RAMP] == 1 and ji[j, JI_IN_RA] == 0:
+            _ramp_keep_h(W, j)
         j = nxt
     return more

@@ -126,7 +126,10 @@ GI_CS_TYPE = 43
 GI_RES_ANY, GI_RES_MADE = 44, 45
 # jobs whose reduce stage the AM ramps up (`phases._ramp_job`): the list at JI_RAMP_NEXT
 GI_RAMP_HEAD, GI_RAMP_TAIL = 46, 47
-N_GI = 48
+# its awake jobs (`phases._ramp_wake`), in the same order: the list at JI_RA_NEXT; the next
+# JI_RAMP_SEQ
+GI_RA_HEAD, GI_RA_TAIL, GI_RAMP_SEQ = 48, 49, 50
+N_GI = 51
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -145,7 +148,9 @@ N_QSF = 17
 QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
 QF_APP_FAIR = 16  # leaf whose apps are alike (`_alike_apps`): each app's fair share
 QF_APP_FAIR_MIN = 18  # leaf: the smallest memory fair share of its apps (`_app_shares`)
-N_QF = 19
+# leaf: a lower bound on the headrooms (2) its asleep ramping jobs keep (`phases._ramp_sleep`)
+QF_RAMP_H = 19
+N_QF = 21
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
@@ -198,7 +203,9 @@ JI_RES = 34  # nodes the app holds reserved (`reservations.py`)
 JI_RAMP_NEXT, JI_RAMP_PREV, JI_IN_RAMP = 35, 36, 37  # the list at GI_RAMP_HEAD
 # the job's done and unassigned maps, unassigned and done reduces at that ramp-up
 JI_RAMP_SIG = 38
-N_JI = 42
+# its place in the ramping-jobs list, and the list of its awake ones (`phases._ramp_wake`)
+JI_RAMP_SEQ, JI_RA_NEXT, JI_RA_PREV, JI_IN_RA = 42, 43, 44, 45
+N_JI = 46
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3

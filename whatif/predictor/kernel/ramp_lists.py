@@ -1,0 +1,97 @@
+"""The ramping jobs the MapReduce AM's reduce ramp-up visits (`phases._ramp_reduces`).
+
+Every job whose reduces its AM ramps up is in the ramping-jobs list, in the order it
+began to ramp (JI_RAMP_SEQ); the awake ones are also in a second list, in the same
+order. A job falls asleep when its ramp-up asked for nothing and none of its reduces is
+asked for (`phases._ramp_mark`, or the walk found it would ask for nothing again,
+`phases._ramp_idle`); it wakes when one of its attempts starts or ends, a stage of its
+is released, or its ramped stage changes. Asleep, its maps, reduces and stage are as at
+its mark, so it would again ask for nothing while the bound on its headroom is no larger
+than the headroom it kept: its leaf keeps the least of those (QF_RAMP_H, a lower bound),
+and the walk passes over the asleep jobs only while no leaf's bound exceeds it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.lists import _keep_listed
+from whatif.predictor.kernel.state import (
+    GI_RA_HEAD,
+    GI_RA_TAIL,
+    GI_RAMP_HEAD,
+    GI_RAMP_SEQ,
+    JF_RAMP_H,
+    JI_IN_RA,
+    JI_IN_RAMP,
+    JI_RA_NEXT,
+    JI_RA_PREV,
+    JI_RAMP_NEXT,
+    JI_RAMP_PREV,
+    JI_RAMP_SEQ,
+    JS_QUEUE,
+    QF_RAMP_H,
+)
+
+
+@kernel_jit
+def _ramp_list(W, j, listed):
+    """Keep job `j` in the ramping-jobs list exactly while `listed`; a job that joins it
+    takes the next place, and is awake."""
+    ji, gi = W[9], W[24]
+    if listed and ji[j, JI_IN_RAMP] == 0:
+        ji[j, JI_RAMP_SEQ] = gi[GI_RAMP_SEQ]
+        gi[GI_RAMP_SEQ] += 1
+    _keep_listed(ji, JI_RAMP_NEXT, JI_RAMP_PREV, gi, GI_RAMP_HEAD, JI_IN_RAMP, j, listed)
+    if listed:
+        _ramp_wake(W, j)
+    else:
+        _keep_listed(ji, JI_RA_NEXT, JI_RA_PREV, gi, GI_RA_HEAD, JI_IN_RA, j, False)
+
+
+@kernel_jit
+def _ramp_wake(W, j):
+    """Job `j`'s ramp-up inputs may have changed: if it ramps and is asleep, it joins the
+    awake jobs at its place."""
+    ji, gi = W[9], W[24]
+    if ji[j, JI_IN_RAMP] == 0 or ji[j, JI_IN_RA] == 1:
+        return
+    seq = ji[j, JI_RAMP_SEQ]
+    p = gi[GI_RA_TAIL]
+    while p >= 0 and ji[p, JI_RAMP_SEQ] > seq:
+        p = ji[p, JI_RA_PREV]
+    n = gi[GI_RA_HEAD] if p < 0 else ji[p, JI_RA_NEXT]
+    ji[j, JI_RA_PREV] = p
+    ji[j, JI_RA_NEXT] = n
+    if p >= 0:
+        ji[p, JI_RA_NEXT] = j
+    else:
+        gi[GI_RA_HEAD] = j
+    if n >= 0:
+        ji[n, JI_RA_PREV] = j
+    else:
+        gi[GI_RA_TAIL] = j
+    ji[j, JI_IN_RA] = 1
+
+
+@kernel_jit
+def _ramp_keep_h(W, j):
+    """Asleep job `j`'s kept headroom bounds its leaf's (QF_RAMP_H) from below."""
+    qf, jf = W[3], W[8]
+    leaf = W[6][j, JS_QUEUE]
+    qf[leaf, QF_RAMP_H] = min(qf[leaf, QF_RAMP_H], jf[j, JF_RAMP_H])
+    qf[leaf, QF_RAMP_H + 1] = min(qf[leaf, QF_RAMP_H + 1], jf[j, JF_RAMP_H + 1])
+
+
+@kernel_jit
+def _ramp_sleep(W, j):
+    """Job `j` (ramping, marked, none of its reduces asked for) falls asleep."""
+    _keep_listed(W[9], JI_RA_NEXT, JI_RA_PREV, W[24], GI_RA_HEAD, JI_IN_RA, j, False)
+    _ramp_keep_h(W, j)
+
+
+@kernel_jit
+def _ramp_reset_h(W):
+    """Forget every leaf's bound (a walk over every ramping job keeps them again)."""
+    W[3][:, QF_RAMP_H : QF_RAMP_H + 2] = np.inf
