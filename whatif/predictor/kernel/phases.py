@@ -1182,6 +1182,13 @@ def _ramp_bound(W, leaf):
 
 
 @kernel_jit
+def _ramp_within(u0, u1, h0, h1):
+    """Whether the bound (u0, u1) (`_ramp_bound`) is within the headroom (h0, h1): vcores
+    only when bounded (not under the Capacity Scheduler); a NaN headroom never is."""
+    return u0 <= h0 and (u1 == -math.inf or u1 <= h1)
+
+
+@kernel_jit
 def _ramp_idle(W, j):
     """A shortcut, not a rule: job `j`'s ramp-up would ask for nothing, as at its last one
     (`_ramp_mark`) with the same maps and reduces, none asked for, and a headroom no
@@ -1191,7 +1198,7 @@ def _ramp_idle(W, j):
     if s < 0 or si[s, SI_ASKED] != 0 or not _ramp_sig_same(W, j, s):
         return False
     u0, u1 = _ramp_bound(W, W[6][j, JS_QUEUE])
-    return u0 <= jf[j, JF_RAMP_H] and u1 <= jf[j, JF_RAMP_H + 1]
+    return _ramp_within(u0, u1, jf[j, JF_RAMP_H], jf[j, JF_RAMP_H + 1])
 
 
 @kernel_jit
@@ -1203,7 +1210,7 @@ def _ramp_asleep_idle(W):
         if qf[q, QF_RAMP_H] == math.inf and qf[q, QF_RAMP_H + 1] == math.inf:
             continue
         u0, u1 = _ramp_bound(W, q)
-        if u0 > qf[q, QF_RAMP_H] or u1 > qf[q, QF_RAMP_H + 1]:
+        if not _ramp_within(u0, u1, qf[q, QF_RAMP_H], qf[q, QF_RAMP_H + 1]):
             return False
     return True
 

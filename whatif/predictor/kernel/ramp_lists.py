@@ -77,11 +77,14 @@ def _ramp_wake(W, j):
 
 @kernel_jit
 def _ramp_keep_h(W, j):
-    """Asleep job `j`'s kept headroom bounds its leaf's (QF_RAMP_H) from below."""
+    """Asleep job `j`'s kept headroom bounds its leaf's (QF_RAMP_H) from below (a NaN one
+    makes it NaN: no bound, `phases._ramp_asleep_idle`)."""
     qf, jf = W[3], W[8]
     leaf = W[6][j, JS_QUEUE]
-    qf[leaf, QF_RAMP_H] = min(qf[leaf, QF_RAMP_H], jf[j, JF_RAMP_H])
-    qf[leaf, QF_RAMP_H + 1] = min(qf[leaf, QF_RAMP_H + 1], jf[j, JF_RAMP_H + 1])
+    for d in range(2):
+        h = jf[j, JF_RAMP_H + d]
+        if h < qf[leaf, QF_RAMP_H + d] or h != h:  # a NaN bound stays NaN
+            qf[leaf, QF_RAMP_H + d] = h
 
 
 @kernel_jit
