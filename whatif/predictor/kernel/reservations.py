@@ -99,23 +99,14 @@ from whatif.predictor.kernel.state import (
 def _res_head(W, j):
     """App `j`'s next request in the memory pool: (stage, memory, vcores), stage -1 for its
     AM, -2 when it asks for nothing (or is not runnable)."""
-    jsf, ji, tsf = W[7], W[9], W[17]
-    if ji[j, JI_STATE] != 2:
-        return -2, 0.0, 0.0
-    if ji[j, JI_AM_STATE] == 1:
-        return -1, jsf[j, JSF_AM], jsf[j, JSF_AM + 1]
-    s = _next_stage(W, j, 0)
-    if s < 0:
-        return -2, 0.0, 0.0
-    t = _head_task(W, s)
-    return s, tsf[t, TSF_REQ], tsf[t, TSF_REQ + 1]
+    return _res_head_big(W, j, -1)
 
 
 @kernel_jit
 def _res_head_big(W, j, leaf):
-    """`_res_head` for apps that may reserve: also -2 for a stage whose largest task
-    request is below the threshold under a leaf policy comparing memory (`_res_sized`
-    fails for any of its requests), without reading its head task."""
+    """`_res_head` for apps that may reserve in `leaf` (-1: any request): also -2 for a
+    stage whose largest task request is below the threshold under a leaf policy comparing
+    memory (`_res_sized` fails for any of its requests), without reading its head task."""
     jsf, ji, tsf, cfg = W[7], W[9], W[17], W[25]
     if ji[j, JI_STATE] != 2:
         return -2, 0.0, 0.0
@@ -124,7 +115,7 @@ def _res_head_big(W, j, leaf):
     s = _next_stage(W, j, 0)
     if s < 0:
         return -2, 0.0, 0.0
-    if W[0][leaf, QS_POLICY] != 2 and W[13][s, SSF_MAX] < cfg[C_RES_THR]:
+    if leaf >= 0 and W[0][leaf, QS_POLICY] != 2 and W[13][s, SSF_MAX] < cfg[C_RES_THR]:
         return -2, 0.0, 0.0
     t = _head_task(W, s)
     return s, tsf[t, TSF_REQ], tsf[t, TSF_REQ + 1]
