@@ -88,9 +88,9 @@ class Conversion:
     def checked_xml(self, file: str) -> str:
         """`to_xml` converted from `file`, refused (`CapacityConfigError`) where Hadoop
         would refuse it (`refuse_unconvertible`): no caller writes a file Hadoop rejects."""
-        text = self.to_xml(source=file)
-        refuse_unconvertible(file, text, validate, "capacity-scheduler.xml")
-        return text
+        return refuse_unconvertible(
+            file, self.to_xml(source=file), validate, "capacity-scheduler.xml"
+        )
 
 
 #: Where lxml says it stopped (", line 13, column 52"): a place in text never written.
@@ -99,9 +99,9 @@ _XML_PLACE = re.compile(r",? line \d+, column \d+$")
 
 def refuse_unconvertible(
     file: str, text: str, check: Callable[[bytes], list[Issue]], what: str
-) -> None:
-    """Refuse (`CapacityConfigError`) the conversion of `file` to `text` when Hadoop would
-    refuse `text` as a `what`, before anything is written. The errors name the queue and
+) -> str:
+    """`text`, the conversion of `file`; refused (`CapacityConfigError`) when Hadoop would
+    refuse it as a `what`, before anything is written. The errors name the queue and
     setting (the output's line numbers would point into a file that does not exist); XML
     that is not well-formed (the converters escape every name and value, so it would be a
     converter's fault) quotes the converted line."""
@@ -120,6 +120,7 @@ def refuse_unconvertible(
             f"{file}: cannot convert: Hadoop would refuse the {what} it converts to: "
             + "; ".join(problems[:5])
         )
+    return text
 
 
 def converted_head(root: str, source: str) -> list[str]:

@@ -101,11 +101,10 @@ class FairConversion:
         return "\n".join(lines) + "\n"
 
     def checked_xml(self, file: str) -> str:
-        """`to_xml` converted from `file`, refused (`CapacityConfigError`) where Hadoop
-        would refuse it (`refuse_unconvertible`): no caller writes a file Hadoop rejects."""
-        text = self.to_xml(source=file)
-        refuse_unconvertible(file, text, validate_allocation, "allocation file")
-        return text
+        """`to_xml` as `Conversion.checked_xml` gives it: refused where Hadoop would."""
+        return refuse_unconvertible(
+            file, self.to_xml(source=file), validate_allocation, "allocation file"
+        )
 
 
 def _escape(text: str) -> str:
