@@ -52,22 +52,15 @@ def test_ruff_is_clean():
         import pytest
 
         pytest.skip("ruff is not installed (it is in the dev extra)")
-    result = subprocess.run(
-        [ruff, "check", "--quiet", "whatif", "tempo", "benchmarks", "tests"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stdout[-4000:]
-    result = subprocess.run(
-        [ruff, "format", "--check", "whatif", "tempo", "benchmarks", "tests"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, "run `ruff format`:\n" + result.stdout[-4000:]
+    for command in (["check", "--quiet"], ["format", "--check"]):
+        result = subprocess.run(
+            [ruff, *command, "whatif", "tempo", "benchmarks", "tests"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, f"ruff {command[0]}:\n" + result.stdout[-4000:]
 
 
 def test_mypy_strict_is_clean():

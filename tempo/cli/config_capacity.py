@@ -7,9 +7,6 @@ the Fair Scheduler path is unchanged.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-
 import click
 
 from tempo.cli.options import (
@@ -24,9 +21,8 @@ from tempo.cli.options import (
 from tempo.cli.tables import echo_table
 from tempo.space.capacity_space import capacity_distance
 from whatif.allocation import AllocationDocument, write_allocation
-from whatif.allocation import validate as validate_allocation
 from whatif.allocation.effective import Resources
-from whatif.allocation.validate import Issue, listed_errors
+from whatif.allocation.validate import listed_errors
 from whatif.capacity import (
     ConfigurationDocument,
     apply_assignments,
@@ -218,8 +214,7 @@ def convert_command(
         result = convert(AllocationDocument.from_file(file), percentage=percentage, cluster=cluster)
     except AllocationError as error:
         raise CapacityConfigError(f"{file}: cannot convert: {error}") from None
-    text = result.to_xml(source=file)
-    _refuse_unconvertible(file, text, validate, "capacity-scheduler.xml")
+    text = result.checked_xml(file)
     with writing_output(output, option="-o"):
         write_capacity(ConfigurationDocument.from_bytes(text.encode(), source=output), output)
     count = len(result.properties)
@@ -235,42 +230,12 @@ def _to_fair(file: str, output: str, cluster: Resources | None, as_json: bool) -
     if listed:
         raise CapacityConfigError(f"{file}: cannot convert: {listed}")
     result = to_fair(source, cluster=cluster)
-    text = result.to_xml(source=file)
-    _refuse_unconvertible(file, text, validate_allocation, "allocation file")
+    text = result.checked_xml(file)
     doc = AllocationDocument.from_bytes(text.encode(), source=output)
     with writing_output(output, option="-o"):
         write_allocation(doc, output, backups=0)
     count = sum(1 for _ in doc.iter_queues())
     _report(file, output, ("queues", count), "capacity-to-fair", result, as_json)
-
-
-#: Where lxml says it stopped (", line 13, column 52"): a place in text never written.
-_XML_PLACE = re.compile(r",? line \d+, column \d+$")
-
-
-def _refuse_unconvertible(
-    file: str, text: str, check: Callable[[bytes], list[Issue]], what: str
-) -> None:
-    """Refuse (exit 2) a conversion of FILE whose `text` Hadoop would refuse as a `what`,
-    before anything is written. The errors name the queue and setting (the output's line
-    numbers would point into a file that does not exist); XML that is not well-formed (the
-    converters escape every name and value, so it would be a converter's fault) quotes the
-    converted line."""
-    lines = text.splitlines()
-    problems = []
-    for issue in check(text.encode()):
-        if issue.severity != "error":
-            continue
-        if issue.message.startswith("not well-formed XML"):
-            quoted = lines[issue.line - 1].strip() if 0 < issue.line <= len(lines) else ""
-            problems.append(f"{_XML_PLACE.sub('', issue.message)} in {quoted!r}")
-        else:
-            problems.append(issue.message)
-    if problems:
-        raise CapacityConfigError(
-            f"{file}: cannot convert: Hadoop would refuse the {what} it converts to: "
-            + "; ".join(problems[:5])
-        )
 
 
 def _report(

@@ -37,6 +37,8 @@ the placement policy) is listed in the report, not converted.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -48,8 +50,11 @@ from whatif.allocation.effective import (
 )
 from whatif.allocation.model import AllocationDocument, QueueElement
 from whatif.allocation.resolve import effective_allocation
+from whatif.allocation.validate import Issue
 from whatif.allocation.xml_io import escape_text
+from whatif.capacity.document import CapacityConfigError
 from whatif.capacity.model import PREFIX
+from whatif.capacity.validate import validate
 
 DRF_CALCULATOR = "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
 _HUNDRED = Decimal(100).quantize(Decimal("0.001"))
@@ -79,6 +84,43 @@ class Conversion:
             ]
         lines.append("</configuration>")
         return "\n".join(lines) + "\n"
+
+    def checked_xml(self, file: str) -> str:
+        """`to_xml` converted from `file`, refused (`CapacityConfigError`) where Hadoop
+        would refuse it (`refuse_unconvertible`): no caller writes a file Hadoop rejects."""
+        return refuse_unconvertible(
+            file, self.to_xml(source=file), validate, "capacity-scheduler.xml"
+        )
+
+
+#: Where lxml says it stopped (", line 13, column 52"): a place in text never written.
+_XML_PLACE = re.compile(r",? line \d+, column \d+$")
+
+
+def refuse_unconvertible(
+    file: str, text: str, check: Callable[[bytes], list[Issue]], what: str
+) -> str:
+    """`text`, the conversion of `file`; refused (`CapacityConfigError`) when Hadoop would
+    refuse it as a `what`, before anything is written. The errors name the queue and
+    setting (the output's line numbers would point into a file that does not exist); XML
+    that is not well-formed (the converters escape every name and value, so it would be a
+    converter's fault) quotes the converted line."""
+    lines = text.splitlines()
+    problems = []
+    for issue in check(text.encode()):
+        if issue.severity != "error":
+            continue
+        if issue.message.startswith("not well-formed XML"):
+            quoted = lines[issue.line - 1].strip() if 0 < issue.line <= len(lines) else ""
+            problems.append(f"{_XML_PLACE.sub('', issue.message)} in {quoted!r}")
+        else:
+            problems.append(issue.message)
+    if problems:
+        raise CapacityConfigError(
+            f"{file}: cannot convert: Hadoop would refuse the {what} it converts to: "
+            + "; ".join(problems[:5])
+        )
+    return text
 
 
 def converted_head(root: str, source: str) -> list[str]:

@@ -40,7 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from whatif.allocation.effective import Resources
-from whatif.capacity.convert import DRF_CALCULATOR, converted_head
+from whatif.allocation.validate import validate as validate_allocation
+from whatif.capacity.convert import DRF_CALCULATOR, converted_head, refuse_unconvertible
 from whatif.capacity.document import ConfigurationDocument
 from whatif.capacity.model import (
     DEFAULT_AM_RESOURCE_PERCENT,
@@ -98,6 +99,12 @@ class FairConversion:
         lines.extend(f"  <{t}>{_escape(v)}</{t}>" for t, v in self.top)
         lines.append("</allocations>")
         return "\n".join(lines) + "\n"
+
+    def checked_xml(self, file: str) -> str:
+        """`to_xml` as `Conversion.checked_xml` gives it: refused where Hadoop would."""
+        return refuse_unconvertible(
+            file, self.to_xml(source=file), validate_allocation, "allocation file"
+        )
 
 
 def _escape(text: str) -> str:

@@ -204,6 +204,10 @@ def _reservation_config(cfg: np.ndarray, p: Packed, settings: SchedulerSettings)
     cfg[K.C_RES_THR] = r.threshold[0]
     cfg[K.C_RES_THR + 1] = r.threshold[1]
     cfg[K.C_RES_CAP] = r.cap
+    # a bound on every request (`allocation._res_best`): no request exceeds a node's free
+    # resources that reach it
+    asks = np.concatenate([p.task_req, p.job_am]).reshape(-1, 2)
+    cfg[K.C_REQ_MAX : K.C_REQ_MAX + 2] = asks.max(axis=0) if len(asks) else np.inf
 
 
 def _capacity_config(cfg: np.ndarray, capacity: PackedCapacity) -> None:
@@ -257,8 +261,9 @@ def _node_arrays(p: Packed) -> dict[str, np.ndarray]:
     nodef[:nn, K.NF_FREE : K.NF_FREE + 2] = p.node_capacity
     nodef[:nn, K.NF_CAP : K.NF_CAP + 2] = p.node_capacity
     nodef[:, K.NF_HB] = np.inf
+    nodef[:, K.NF_GRID] = -np.inf
     nodei = np.full((max(nn, 1), K.N_NI), -1, dtype=np.int64)
-    nlist = np.zeros(3 * max(nn, 1), dtype=np.int64)
+    nlist = np.zeros(4 * max(nn, 1), dtype=np.int64)
     nodei[:nn, K.NI_PARK] = np.arange(nn)
     nlist[2 * max(nn, 1) : 2 * max(nn, 1) + nn] = np.arange(nn)
     return {"nodef": nodef, "nodei": nodei, "nlist": nlist}
@@ -319,9 +324,14 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
         ss[:, K.SS_LOC_ASKS] = loc.stage_asks
         unlocated = np.add.reduceat(1 - loc.task_located, p.stage_task_start) if ns else si[:, 0]
         si[:, K.SI_NONLOC] = np.where(loc.stage_located == 1, unlocated, 0)
-    ssf = np.zeros((max(ns, 1), 2))
+    ssf = np.zeros((max(ns, 1), K.N_SSF))
     if ns:
-        ssf[:ns] = np.add.reduceat(p.task_req, p.stage_task_start, axis=0)
+        ssf[:ns, K.SSF_SUM : K.SSF_SUM + 2] = np.add.reduceat(
+            p.task_req, p.stage_task_start, axis=0
+        )
+        ssf[:ns, K.SSF_MAX : K.SSF_MAX + 2] = np.maximum.reduceat(
+            p.task_req, p.stage_task_start, axis=0
+        )
     si[:, K.SI_NEXT] = p.stage_task_start
     si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL, K.SI_ASKED]] = -1
     return {"ss": ss, "ssf": ssf, "si": si, "sdone": np.full(ns, np.nan)}

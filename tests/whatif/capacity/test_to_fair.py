@@ -159,3 +159,26 @@ def test_the_dominant_resource_calculator_makes_fair_leaves_drf():
     eff = effective_allocation(fair(doc)[0])
     assert eff.queue("root.a").scheduling_policy == "drf"
     assert eff.queue("root.b").scheduling_policy == "fifo"
+
+
+def test_checked_xml_refuses_a_conversion_hadoop_would_refuse():
+    """The library refuses what `tempo config convert` refuses: a Capacity file whose
+    negative container limit the Capacity Scheduler does not check converts to an allocation
+    file the Fair Scheduler would refuse; a Fair queue whose name holds a space converts to
+    a capacity-scheduler.xml the Capacity Scheduler would refuse. Both name the queue and
+    the setting; a valid conversion's checked text is its `to_xml`."""
+    from whatif.capacity.document import CapacityConfigError
+
+    bad = capacity_document(
+        {"root.queues": "a,b", "root.a.capacity": "50", "root.b.capacity": "50",
+         "root.a.maximum-allocation-mb": "-5", "root.a.maximum-allocation-vcores": "2"}
+    )  # fmt: skip
+    with pytest.raises(CapacityConfigError, match=r"^in.xml: cannot convert: .*queue root\.a"):
+        to_fair(bad).checked_xml("in.xml")
+    spaced = AllocationDocument.from_bytes(
+        b'<allocations><queue name="a b"><weight>1</weight></queue></allocations>'
+    )
+    with pytest.raises(CapacityConfigError, match="queue name 'a b' contains white space"):
+        convert(spaced).checked_xml("fair.xml")
+    good = to_fair(capacity_document({"root.queues": "a", "root.a.capacity": "100"}))
+    assert good.checked_xml("cs.xml") == good.to_xml(source="cs.xml")

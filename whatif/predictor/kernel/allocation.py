@@ -75,7 +75,10 @@ from whatif.predictor.kernel.reservations import (
     _fits_max,
     _res_drop,
     _res_head,
+    _res_head_big,
     _res_may,
+    _res_sized,
+    _res_starved,
     _res_valid,
     _reserve,
 )
@@ -89,7 +92,9 @@ from whatif.predictor.kernel.state import (
     C_LOC,
     C_MAX_ASSIGN,
     C_MULTI,
+    C_REQ_MAX,
     C_RES,
+    C_RES_CAP,
     C_SLOT,
     C_VERSION,
     CL_APP,
@@ -102,6 +107,7 @@ from whatif.predictor.kernel.state import (
     GI_JT_HEAD,
     JI_AM_STATE,
     JI_APP_NEXT,
+    JI_RES,
     JS_QUEUE,
     JSF_AM,
     NF_CAP,
@@ -395,24 +401,31 @@ def _offer_fitting(W, leaf, d, lim0, lim1, r):
 def _res_best(W, leaf, d):
     """The leaf's best app (policy order) whose next request fits its queues' maxResources
     and the heartbeating node's capacity but not its unallocated resources, and which may
-    reserve the node (`_res_offer`); -1 if none. A scan of the leaf's apps."""
-    qi, ji, nodef = W[4], W[9], W[40]
+    reserve the node (`_res_offer`); -1 if none: at once on a node whose unallocated
+    resources fit every request (C_REQ_MAX), else a scan of the leaf's apps, each tested
+    cheapest part first (`_res_may`'s reserved nodes and request size before the
+    comparison, its starvation test after it, for the same apps as before)."""
+    qi, ji, nodef, cfg = W[4], W[9], W[40], W[25]
     n = W[24][GI_CUR_NODE]
+    if nodef[n, NF_FREE] >= cfg[C_REQ_MAX] and nodef[n, NF_FREE + 1] >= cfg[C_REQ_MAX + 1]:
+        return -1  # every request fits the node's unallocated resources
     policy = W[0][leaf, QS_POLICY]
     best = -1
     j = qi[leaf, QI_APP_HEAD]
     while j >= 0:
-        s, r0, r1 = _res_head(W, j)
-        if (
-            s > -2
-            and (r0 > nodef[n, NF_FREE] or r1 > nodef[n, NF_FREE + 1])
-            and r0 <= nodef[n, NF_CAP]
-            and r1 <= nodef[n, NF_CAP + 1]
-            and (best < 0 or _cmp_apps(W, policy, d, j, best, False) < 0)
-            and _res_may(W, j, leaf, r0, r1)
-            and _res_offerable(W, j, leaf, n, s, r0, r1)
-        ):
-            best = j
+        if ji[j, JI_RES] < cfg[C_RES_CAP]:
+            s, r0, r1 = _res_head_big(W, j, leaf)
+            if (
+                s > -2
+                and (r0 > nodef[n, NF_FREE] or r1 > nodef[n, NF_FREE + 1])
+                and r0 <= nodef[n, NF_CAP]
+                and r1 <= nodef[n, NF_CAP + 1]
+                and _res_sized(W, j, leaf, r0, r1)
+                and (best < 0 or _cmp_apps(W, policy, d, j, best, False) < 0)
+                and _res_starved(W, j, leaf)
+                and _res_offerable(W, j, leaf, n, s, r0, r1)
+            ):
+                best = j
         j = ji[j, JI_APP_NEXT]
     return best
 

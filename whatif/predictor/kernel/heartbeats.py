@@ -52,10 +52,13 @@ from whatif.predictor.kernel.state import (
     GI_LSKIP_N,
     GI_PARK_N,
     GI_RES_ANY,
+    GI_RES_LEAF,
+    GI_RES_NEXT,
     GI_TOUCH_N,
     HEARTBEAT,
     INF,
     NF_FREE,
+    NF_GRID,
     NF_HB,
     NI_BEAT,
     NI_PARK,
@@ -71,6 +74,17 @@ def _next_heartbeat(W, n, t, at):
     (`nodes.next_heartbeat`: phase + k * interval, so equal times compare equal)."""
     interval = W[25][C_HB_INTERVAL]
     return _on_grid(n * interval / W[40].shape[0], interval, t, at)
+
+
+@kernel_jit
+def _on_grid_now(W, n, t):
+    """Whether node `n`'s heartbeat grid has `t` (`_next_heartbeat(W, n, t, True) == t`):
+    its first grid time at or after the last time asked (NF_GRID) is also the first at or
+    after `t` while it is not before `t`, as times only grow."""
+    nodef = W[40]
+    if nodef[n, NF_GRID] < t:
+        nodef[n, NF_GRID] = _next_heartbeat(W, n, t, True)
+    return nodef[n, NF_GRID] == t
 
 
 @kernel_jit
@@ -145,22 +159,27 @@ def _res_wants(W, n):
         return False
     if _node_room(W, n):
         return True
-    return _res_open(W) > 0
+    return _res_open(W, 1) > 0
 
 
 @kernel_jit
-def _res_open(W):
-    """`_res_slots`, scanned once per settling pass when first needed (GI_RES_ANY)."""
+def _res_open(W, need):
+    """`_res_slots` of this settling pass, counted only as far as `need` (at least `need`,
+    or the full count below it): the scan runs when first needed, and on only when a
+    caller needs more than it has counted."""
     gi = W[24]
-    if gi[GI_RES_ANY] < 0:
-        gi[GI_RES_ANY] = _res_slots(W)
-    return gi[GI_RES_ANY]
+    if gi[GI_RES_ANY] >= need:
+        return gi[GI_RES_ANY]
+    return _res_slots(W, need)
 
 
 @kernel_jit
 def _res_scan(W):
-    """Before settling nodes: whether some app could reserve a node is not known yet."""
-    W[24][GI_RES_ANY] = -1
+    """Before settling nodes: how many nodes apps could reserve is not counted yet."""
+    gi = W[24]
+    gi[GI_RES_ANY] = 0
+    gi[GI_RES_LEAF] = -1
+    gi[GI_RES_NEXT] = -1
 
 
 @kernel_jit
@@ -212,18 +231,18 @@ def _wake_parked_res(W, t):
     for at most one app: of those nodes only as many as apps could still reserve
     (`_res_open`) get their next heartbeat, the earliest (ties: parked order). If one of
     them finds nothing, that is a change and the next pass wakes the next ones; a node
-    beyond them would find the apps at their caps."""
+    beyond them would find the apps at their caps. The candidates are listed in `nlist`'s
+    scratch, and their next heartbeats computed only when some but not all of them wake."""
     nodef, nodei, nlist, gi = W[40], W[41], W[42], W[24]
-    base = 2 * nodef.shape[0]
-    cand = np.empty(gi[GI_PARK_N], dtype=np.int64)
-    times = np.empty(gi[GI_PARK_N])
+    nn = nodef.shape[0]
+    base = 2 * nn
+    cand = 3 * nn
     m = 0
     i = 0
     while i < gi[GI_PARK_N]:
         n = nlist[base + i]
         if nodei[n, NI_RES_APP] < 0 and not _node_room(W, n) and W[3][0, QF_PRUN] > 0.0:
-            cand[m] = n
-            times[m] = _next_heartbeat(W, n, t, False)
+            nlist[cand + m] = n
             m += 1
             i += 1
             continue
@@ -233,27 +252,32 @@ def _wake_parked_res(W, t):
             i += 1
     if m == 0:
         return
-    k = _res_open(W)
+    k = _res_open(W, m)
     if k <= 0:
         return
     if k >= m:
         for i in range(m):
-            _schedule_beat(W, cand[i], t)
+            _schedule_beat(W, nlist[cand + i], t)
         return
-    order = np.argsort(times[:m], kind="mergesort")
+    times = np.empty(m)
+    for i in range(m):
+        times[i] = _next_heartbeat(W, nlist[cand + i], t, False)
+    order = np.argsort(times, kind="mergesort")
     for i in range(k):
-        _schedule_beat(W, cand[order[i]], t)
+        _schedule_beat(W, nlist[cand + order[i]], t)
 
 
 @kernel_jit
 def _beats_now(W, n, t):
-    """`_catch_up` for node `n`; True if it heartbeats now."""
+    """`_catch_up` for node `n`; True if it heartbeats now. Whether its grid has `t` is
+    asked first: that is mostly one comparison (`_on_grid_now`), and `_node_wants` may
+    test a reservation or scan the apps (`_res_open`)."""
     nodef, nodei, gi = W[40], W[41], W[24]
     if (
         nodei[n, NI_BEAT] != gi[GI_ITER]
         and nodef[n, NF_HB] == INF
+        and _on_grid_now(W, n, t)
         and _node_wants(W, n)
-        and _next_heartbeat(W, n, t, True) == t
     ):
         _beat(W, n)
         _park(W, n, False)

@@ -42,8 +42,8 @@ Heartbeats that would do nothing are still skipped (`heartbeats.py`): with reser
 the threshold) a node without a heartbeat scheduled stays parked even without room; a
 reserved node wants a heartbeat when its reservation is invalid or the booked resources
 fit; an unreserved node when it has room for pending demand, or, without room, when apps
-could still reserve nodes (`_res_slots`, computed once per settling pass: it leaves out
-node capacity and claims): of the parked ones only as many as there are such slots, the
+could still reserve nodes (`_res_slots`, counted once per settling pass and only as far
+as needed: it leaves out node capacity and claims): of the parked ones only as many as there are such slots, the
 earliest heartbeats first (`heartbeats._wake_parked_res`), and one that then finds nothing
 is a change. Dropping a reservation, a claim or a change of min-share starvation is a
 change too.
@@ -63,7 +63,10 @@ from whatif.predictor.kernel.state import (
     CL_APP,
     CL_NEXT,
     GI_CHANGED,
+    GI_RES_ANY,
+    GI_RES_LEAF,
     GI_RES_MADE,
+    GI_RES_NEXT,
     JF_MSTARV,
     JF_USE,
     JI_AM_STATE,
@@ -88,6 +91,7 @@ from whatif.predictor.kernel.state import (
     SI_HELD,
     SI_PENDING,
     SI_RELEASED,
+    SSF_MAX,
     TSF_REQ,
 )
 
@@ -96,13 +100,23 @@ from whatif.predictor.kernel.state import (
 def _res_head(W, j):
     """App `j`'s next request in the memory pool: (stage, memory, vcores), stage -1 for its
     AM, -2 when it asks for nothing (or is not runnable)."""
-    jsf, ji, tsf = W[7], W[9], W[17]
+    return _res_head_big(W, j, -1)
+
+
+@kernel_jit
+def _res_head_big(W, j, leaf):
+    """`_res_head` for apps that may reserve in `leaf` (-1: any request): also -2 for a
+    stage whose largest task request is below the threshold under a leaf policy comparing
+    memory (`_res_sized` fails for any of its requests), without reading its head task."""
+    jsf, ji, tsf, cfg = W[7], W[9], W[17], W[25]
     if ji[j, JI_STATE] != 2:
         return -2, 0.0, 0.0
     if ji[j, JI_AM_STATE] == 1:
         return -1, jsf[j, JSF_AM], jsf[j, JSF_AM + 1]
     s = _next_stage(W, j, 0)
     if s < 0:
+        return -2, 0.0, 0.0
+    if leaf >= 0 and W[0][leaf, QS_POLICY] != 2 and W[13][s, SSF_MAX] < cfg[C_RES_THR]:
         return -2, 0.0, 0.0
     t = _head_task(W, s)
     return s, tsf[t, TSF_REQ], tsf[t, TSF_REQ + 1]
@@ -152,15 +166,26 @@ def _claims_on(W, n, j):
 def _res_may(W, j, leaf, r0, r1):
     """The node-independent part of isReservable and reserve for app `j`'s request: at
     least the threshold, fewer reserved nodes than allowed, starved on Hadoop 3."""
+    return _res_sized(W, j, leaf, r0, r1) and _res_starved(W, j, leaf)
+
+
+@kernel_jit
+def _res_sized(W, j, leaf, r0, r1):
+    """`_res_may`'s cheap part: fewer reserved nodes than allowed, at least the threshold."""
     cfg, cluster = W[25], W[26]
     if W[9][j, JI_RES] >= cfg[C_RES_CAP]:
         return False
     policy = W[0][leaf, QS_POLICY]
     thr0 = cfg[C_RES_THR]
     thr1 = cfg[C_RES_THR + 1]
-    if res_compare(policy, r0, r1, thr0, thr1, cluster[0], cluster[1]) < 0:
-        return False
-    return cfg[C_VERSION] != 3.0 or _starved(W, j, leaf)
+    return res_compare(policy, r0, r1, thr0, thr1, cluster[0], cluster[1]) >= 0
+
+
+@kernel_jit
+def _res_starved(W, j, leaf):
+    """`_res_may`'s last part: starved on Hadoop 3 (`_starved`, which may bring the
+    leaf's app shares up to date), any app on Hadoop 2."""
+    return W[25][C_VERSION] != 3.0 or _starved(W, j, leaf)
 
 
 @kernel_jit
@@ -225,25 +250,44 @@ def _booked_fits(W, n):
 
 
 @kernel_jit
-def _res_slots(W):
+def _res_slots(W, need):
     """How many more nodes runnable apps could reserve now: over the apps that may
     reserve (`_res_may`, their request within their queues' maxResources, a waiting AM
     within maxAMShare), the nodes each may still hold reserved. A scan of every leaf's
-    apps; node capacity and claims are left out (an upper bound)."""
-    qs, qi, ji, cfg = W[0], W[4], W[9], W[25]
-    total = 0
-    for leaf in range(qs.shape[0]):
-        if qs[leaf, QS_LEAF] != 1:
+    apps; node capacity and claims are left out (an upper bound).
+
+    The scan stops once the count reaches `need` (the callers only compare it with what
+    they need) and the next call in the same settling pass resumes it where it stopped
+    (GI_RES_LEAF, GI_RES_NEXT; `heartbeats._res_scan` starts it over): the apps' state
+    does not change in a settling pass, so the count is the full scan's whenever it is
+    below `need`. Each app is tested cheapest part first (its reserved nodes, then its
+    request's size, then whether it is starved), the starvation test for the same apps as
+    `_res_may` tests it."""
+    qs, qi, ji, gi, cfg = W[0], W[4], W[9], W[24], W[25]
+    cap = cfg[C_RES_CAP]
+    total = gi[GI_RES_ANY]
+    leaf = gi[GI_RES_LEAF]
+    j = gi[GI_RES_NEXT]
+    while total < need:
+        if j < 0:
+            leaf += 1
+            if leaf >= qs.shape[0]:
+                break
+            if qs[leaf, QS_LEAF] == 1:
+                j = qi[leaf, QI_APP_HEAD]
             continue
-        j = qi[leaf, QI_APP_HEAD]
-        while j >= 0:
-            s, r0, r1 = _res_head(W, j)
+        if ji[j, JI_RES] < cap:
+            s, r0, r1 = _res_head_big(W, j, leaf)
             if (
                 s > -2
-                and _res_may(W, j, leaf, r0, r1)
+                and _res_sized(W, j, leaf, r0, r1)
+                and _res_starved(W, j, leaf)
                 and _fits_max(W, leaf, r0, r1)
                 and (s >= 0 or _am_fits(W, leaf, r0, r1))
             ):
-                total += int(cfg[C_RES_CAP]) - ji[j, JI_RES]
-            j = ji[j, JI_APP_NEXT]
+                total += int(cap) - ji[j, JI_RES]
+        j = ji[j, JI_APP_NEXT]
+    gi[GI_RES_ANY] = total
+    gi[GI_RES_LEAF] = leaf
+    gi[GI_RES_NEXT] = j
     return total

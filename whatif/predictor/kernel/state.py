@@ -78,9 +78,11 @@ C_CS_OFFSWITCH, C_CS_NLD, C_CS_RLAD, C_CS_RESET, C_CS_NODES = 35, 36, 37, 38, 39
 C_RES, C_RES_THR, C_RES_CAP = 40, 41, 43
 # mapreduce.job.reducer.unconditional-preempt.delay.sec (s; < 0: off, and on Hadoop 1)
 C_HANG = 44
+# the largest request of any task or AM (memory, vcores: 45, 46), a bound for reservations
+C_REQ_MAX = 45
 # mapreduce.job.reduce.rampup.limit (the MapReduce AM's reduce ramp-up, `phases._ramp_job`)
-C_RAMP = 45
-N_CFG = 46
+C_RAMP = 47
+N_CFG = 48
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
@@ -121,15 +123,17 @@ GI_LVIS_N, GI_LSKIP_N, GI_LCALL = 40, 41, 42
 # the Capacity Scheduler mode: the locality of the pass's container (0 node-local, 1
 # rack-local, 2 off-switch), which decides whether it counts toward the off-switch cap
 GI_CS_TYPE = 43
-# reservations (`reservations.py`): whether some app could reserve a node without one (-1:
-# not scanned yet in this settling pass, `heartbeats._res_wants`), reservations made so far
-GI_RES_ANY, GI_RES_MADE = 44, 45
+# reservations (`reservations.py`): how many more nodes apps could reserve, as far as this
+# settling pass's scan has counted (`_res_slots`), reservations made so far, and where the
+# scan stopped: the leaf and the next of its apps (-1: the leaf's next sibling in index
+# order; both -1 before the scan starts, `heartbeats._res_scan`)
+GI_RES_ANY, GI_RES_MADE, GI_RES_LEAF, GI_RES_NEXT = 44, 45, 46, 47
 # jobs whose reduce stage the AM ramps up (`phases._ramp_job`): the list at JI_RAMP_NEXT
-GI_RAMP_HEAD, GI_RAMP_TAIL = 46, 47
+GI_RAMP_HEAD, GI_RAMP_TAIL = 48, 49
 # its awake jobs (`phases._ramp_wake`), in the same order: the list at JI_RA_NEXT; the next
 # JI_RAMP_SEQ
-GI_RA_HEAD, GI_RA_TAIL, GI_RAMP_SEQ = 48, 49, 50
-N_GI = 51
+GI_RA_HEAD, GI_RA_TAIL, GI_RAMP_SEQ = 50, 51, 52
+N_GI = 53
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -224,6 +228,9 @@ SS_RR = 10  # slowstart stage: the row in `rsf` of its first task (Packed.stage_
 # (getUniqueLocationAsks: its split hosts and racks, and ANY)
 SS_LOC_ASKS = 11
 N_SS = 12
+# stage float: its tasks' request sums (memory, vcores) and largest request (2, 3)
+SSF_SUM, SSF_MAX = 0, 2
+N_SSF = 4
 JT_SETUP, JT_CLEANUP = 1, 2
 # stage state int
 # SI_RELEASED: 0 not yet, 1 released, 2 released by the AM, sent at its next allocate call
@@ -288,7 +295,9 @@ N_AI = 12
 # and the stamps of the iteration the node is listed in `nlist` as heartbeating / touched
 NF_FREE, NF_CAP, NF_HB = 0, 2, 4
 NF_RES = 5  # the resources a reservation on the node books (memory 5, vcores 6)
-N_NF = 7
+# the node's first heartbeat grid time at or after the last time `_on_grid_now` asked (-inf)
+NF_GRID = 7
+N_NF = 8
 NI_PARK, NI_BEAT, NI_TOUCH = 0, 1, 2
 NI_CL_HEAD, NI_CL_TAIL = 3, 4  # the node's claim entries, in the order first recorded
 NI_DONE = 5  # the iteration whose heartbeat of the node reported a finished container
@@ -325,7 +334,8 @@ N_HI = 4
 #   qf (nq, N_QF) float64 / qi (nq, N_QI) int64: queue state; dem (nq, 2) scratch
 #   js (nj, N_JS) int32 / jsf (nj, N_JSF) float64: static job data; jf / ji (int32): job state
 #   umax (nu,) int64 user maxRunningApps (-1 none); urun (nu,) int64 runnable apps
-#   ss (ns, N_SS) int32 / ssf (ns, 2) float64 request sums: static stages; si (int32) state;
+#   ss (ns, N_SS) int32 / ssf (ns, N_SSF) float64 request sums and largest requests:
+#     static stages; si (int32) state;
 #   sdone (ns,) float64 time each stage completed (NaN before)
 #   ts (nt, N_TS) int32 / tsf (nt, N_TSF) float64: static tasks; ti (nt, N_TI) int32 state
 #   rsf (nr or 1, 3) float64: (RS_A, RS_B, RS_C) of each task of a slowstart stage, row
@@ -365,8 +375,9 @@ N_HI = 4
 #   unmarked (cap / 64 + 1,) uint64: a bit per attempt, set while it is a running task
 #     container not marked for preemption (`_newest_unmarked` reads the highest)
 #   nodef (nn, N_NF) float64 / nodei (nn, N_NI) int64: nodes (one unused row without
-#     heartbeats); nlist (3 nn,) int64: the nodes heartbeating now [0, nn) and the nodes
-#     touched now [nn, 2 nn), in the order first listed, and the parked nodes [2 nn, 3 nn)
+#     heartbeats); nlist (4 nn,) int64: the nodes heartbeating now [0, nn) and the nodes
+#     touched now [nn, 2 nn), in the order first listed, the parked nodes [2 nn, 3 nn),
+#     and scratch [3 nn, 4 nn) (`heartbeats._wake_parked_res`)
 #   clf (cap, 2) float64 / cli (cap, N_CLI) int64: claim entries (`claims.py`), handed out
 #     in order (GI_CLAIM_USED; each is first recorded for a victim, so there are never more
 #     than attempts), linked per node from nodei (row 0: the cluster without heartbeats)

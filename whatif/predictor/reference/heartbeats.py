@@ -103,8 +103,8 @@ class Heartbeats(EngineState):
             if (
                 n not in beating
                 and self.node_hb[n] == INF
-                and self._node_wants(n)
                 and next_heartbeat(n, self.nn, interval, t, at=True) == t
+                and self._node_wants(n)
             ):
                 self._beat(n, beating)
                 self._park(n, False)
