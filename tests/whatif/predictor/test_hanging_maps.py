@@ -1,8 +1,9 @@
 """The MapReduce AM's unconditional reduce preemption (Hadoop 2.7.3, 2.8+, MAPREDUCE-6302;
 ``kernel/phases.py``): once a map request has waited
 ``mapreduce.job.reducer.unconditional-preempt.delay.sec`` (300 s) with no map running,
-the AM kills reduces whatever headroom the RM reports. By hand on both engines, and on a
-contended workload of mixed container sizes that node reservations deadlock without it.
+the AM kills reduces whatever headroom the RM reports. By hand on both engines, in
+memory alone under the Capacity Scheduler, and on a contended workload of mixed container
+sizes that node reservations deadlocked without it before the AM's reduce ramp-up.
 Also by hand: the headroom the Fair Scheduler reports (FSAppAttempt.getHeadroom) is
 capped by the leaf queue's fair share minus its usage (memory under the fair policy,
 memory and vcores under drf), so the AM's headroom rule kills reduces for a map while the
@@ -144,6 +145,37 @@ def test_hanging_maps_under_the_capacity_scheduler(engine):
     assert got == expected and finish == 39.5
     fair, _ = four_maps(engine, lambda cluster: flat_tree(a={}))
     assert fair == expected
+
+
+def test_the_capacity_schedulers_kill_count_is_in_memory_alone(engine):
+    """Job j of `FRAGMENTING` whose maps ask for 4 vcores, alone in the Capacity
+    Scheduler's queue a (100 %). Under the DefaultResourceCalculator the RM schedules by
+    memory (the vcores fit anywhere), and the AM counts containers in the resource types
+    the RM names, memory alone (CapacityScheduler.getSchedulingResourceTypes):
+    - 0 to 12.5: as under the Fair Scheduler (`test_hanging_maps_preempt_reduces_whatever_
+      the_headroom`), in memory: map_000, map_001, then four reduces, 003 to 006; map_002
+      (2048 MB) fits no node, whose 1024 MB the headroom counts as room for it;
+    - 300: map_002 has waited 300 s: the AM kills min(max(ceil(2048 / 1024) = 2 reduces
+      for one map, ceil(floor(0.5 x (2048 + 4096)) / 1024) = 3), ceil(2048 x 1 / 1024) =
+      2 for the one hanging map) = 2, 006 and 005. Counted in vcores too, one map would
+      take ceil(4 / 1) = 4 reduces, and all four running reduces would be killed.
+    Then as under the Fair Scheduler: map_002 at 300.5, the job ends at 317.5."""
+    tasks = [("map", 10.0, 2048.0, {"vcores": 4.0})] * 3 + FRAGMENTING[3:]
+    cluster = Cluster.parse(TWO_NODES)
+    got, finish = attempts([("j", "a", 0.0, tasks)], capacity_queue(cluster), engine)
+    assert got == [
+        ("map_000", 0.0, "SUCCEEDED"),
+        ("map_001", 0.5, "SUCCEEDED"),
+        ("reduce_003", 11.0, "SUCCEEDED"),
+        ("reduce_004", 11.5, "SUCCEEDED"),
+        ("reduce_005", 12.0, "KILLED"),
+        ("reduce_006", 12.5, "KILLED"),
+        ("map_002", 300.5, "SUCCEEDED"),
+        ("reduce_007", 301.0, "SUCCEEDED"),
+        ("reduce_006", 302.0, "SUCCEEDED"),
+        ("reduce_005", 311.5, "SUCCEEDED"),
+    ]
+    assert finish["j"] == 317.5
 
 
 #: Five jobs, 44 tasks of 1024 to 4096 MB, on two nodes of 8 GB (Hadoop 3, preemption on),
