@@ -187,7 +187,7 @@ JF_LOC_WAIT = 18  # Hadoop 1 JobInfo.timeWaitedForLocalMap (s)
 # the AM's next heartbeat)
 JF_MAP_ASK, JF_HANG_NEXT = 19, 20
 JF_RAMP_NEXT = 21  # the AM's next allocate call at which it ramps its reduces (`_ramp_job`)
-JF_RAMP_H = 22  # the headroom (2) at the job's last ramp-up that asked for nothing
+JF_RAMP_H = 22  # a headroom (2) up to which its ramp-up asks for nothing (`phases._ramp_mark`)
 N_JF = 24
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
