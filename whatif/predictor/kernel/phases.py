@@ -143,6 +143,7 @@ from whatif.predictor.kernel.state import (
     QF_PALL,
     QF_PRUN,
     QF_RAMP_H,
+    QF_RAMP_WAKE,
     QF_TBP,
     QF_USE,
     QI_APP_HEAD,
@@ -1156,8 +1157,13 @@ def _ramp_job(W, j):
     withheld: `_hold`). With an allocate cycle it recalculates at its AM's calls (the
     first event time at or after each), without at every event time. True if it asked
     for more."""
+    return _ramp_job_at(W, j, _ramp_stage(W, j))
+
+
+@kernel_jit
+def _ramp_job_at(W, j, s):
+    """`_ramp_job` for job `j`, whose ramped stage (`_ramp_stage`) is `s`."""
     si = W[14]
-    s = _ramp_stage(W, j)
     if s < 0 or si[s, SI_HELD] == 1:
         return False
     if _cycles(W, j):
@@ -1236,13 +1242,12 @@ def _ramp_within(u0, u1, h0, h1):
 
 
 @kernel_jit
-def _ramp_idle(W, j):
+def _ramp_idle(W, j, s):
     """A shortcut, not a rule: job `j`'s ramp-up would ask for nothing, as at its last one
     (`_ramp_mark`) with the same maps and reduces, none asked for, and a headroom no
     larger than the one it kept (its ramp-up grows with the headroom; `_ramp_bound`
-    bounds it)."""
+    bounds it). `s`: its ramped stage (`_ramp_stage`)."""
     jf, si = W[8], W[14]
-    s = _ramp_stage(W, j)
     if s < 0 or si[s, SI_ASKED] != 0 or not _ramp_sig_same(W, j, s):
         return False
     u0, u1 = _ramp_bound(W, W[6][j, JS_QUEUE])
@@ -1252,15 +1257,19 @@ def _ramp_idle(W, j):
 @kernel_jit
 def _ramp_asleep_idle(W):
     """Whether every asleep ramping job (`ramp_lists.py`) would ask for nothing: no leaf's
-    bound (`_ramp_bound`) exceeds the least headroom its asleep jobs kept."""
+    bound (`_ramp_bound`) exceeds the least headroom its asleep jobs kept. Marks each
+    leaf whose bound does (QF_RAMP_WAKE): only its asleep jobs may ask for more."""
     qf = W[3]
+    idle = True
     for q in range(qf.shape[0]):
+        qf[q, QF_RAMP_WAKE] = 0.0
         if qf[q, QF_RAMP_H] == math.inf and qf[q, QF_RAMP_H + 1] == math.inf:
             continue
         u0, u1 = _ramp_bound(W, q)
         if not _ramp_within(u0, u1, qf[q, QF_RAMP_H], qf[q, QF_RAMP_H + 1]):
-            return False
-    return True
+            qf[q, QF_RAMP_WAKE] = 1.0
+            idle = False
+    return idle
 
 
 @kernel_jit
@@ -1268,9 +1277,10 @@ def _ramp_reduces(W):
     """The MapReduce AM's reduce ramp-up at every event time, for each job whose reduces
     it ramps and whose AM's call is due (`_ramp_job`), in the order they began to; True
     if one asked for more. It passes over the asleep jobs (`ramp_lists.py`) while they
-    would all ask for nothing (`_ramp_asleep_idle`); else it visits every ramping job,
+    would all ask for nothing (`_ramp_asleep_idle`); else it visits every ramping job
+    (passing over the asleep ones of leaves it did not mark: they would ask for nothing),
     and keeps the asleep ones' headrooms again."""
-    ji, jf, gi = W[9], W[8], W[24]
+    ji, jf, gi, qf = W[9], W[8], W[24], W[3]
     now = W[23][G_NOW]
     every = not _ramp_asleep_idle(W)
     if every:
@@ -1279,10 +1289,14 @@ def _ramp_reduces(W):
     j = gi[GI_RAMP_HEAD] if every else gi[GI_RA_HEAD]
     while j >= 0:
         nxt = ji[j, JI_RAMP_NEXT] if every else ji[j, JI_RA_NEXT]
-        if now >= jf[j, JF_RAMP_NEXT]:
-            if _ramp_idle(W, j):
+        asleep = every and ji[j, JI_IN_RA] == 0
+        if asleep and qf[W[6][j, JS_QUEUE], QF_RAMP_WAKE] == 0.0:
+            pass
+        elif now >= jf[j, JF_RAMP_NEXT]:
+            s = _ramp_stage(W, j)
+            if _ramp_idle(W, j, s):
                 _ramp_sleep(W, j)
-            elif _ramp_job(W, j):
+            elif _ramp_job_at(W, j, s):
                 more = True
         if every and ji[j, JI_IN_RAMP] == 1 and ji[j, JI_IN_RA] == 0:
             _ramp_keep_h(W, j)

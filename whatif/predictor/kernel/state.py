@@ -154,7 +154,8 @@ QF_APP_FAIR = 16  # leaf whose apps are alike (`_alike_apps`): each app's fair s
 QF_APP_FAIR_MIN = 18  # leaf: the smallest memory fair share of its apps (`_app_shares`)
 # leaf: a lower bound on the headrooms (2) its asleep ramping jobs keep (`phases._ramp_sleep`)
 QF_RAMP_H = 19
-N_QF = 21
+QF_RAMP_WAKE = 21  # leaf: 1.0 if its bound exceeds QF_RAMP_H at this ramp-up (`phases`)
+N_QF = 22
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
