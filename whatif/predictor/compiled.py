@@ -538,6 +538,9 @@ class CompiledEngine:
     def reconfigure(self, packed: Packed) -> None:
         self.p = packed
         self._install_queues(packed.queues)
+        # the asleep ramping jobs' leaves and headroom bounds may change: the next ramp-up
+        # walks them all, keeping the leaves' bounds anew (`phases._ramp_reduces`)
+        self.state["qf"][:, K.QF_RAMP_H : K.QF_RAMP_H + 2] = -np.inf
         K.promote_waiting(self._world())
         self.state["gi"][K.GI_CHANGED] = 1  # new limits may let parked nodes assign
         cfg = self.state["cfg"]

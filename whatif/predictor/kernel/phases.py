@@ -143,6 +143,7 @@ from whatif.predictor.kernel.state import (
     QF_PALL,
     QF_PRUN,
     QF_RAMP_H,
+    QF_RAMP_WAKE,
     QF_TBP,
     QF_USE,
     QI_APP_HEAD,
@@ -1077,6 +1078,53 @@ def _avail_containers(a0, a1, r0, r1):
 
 
 @kernel_jit
+def _ramp_terms(W, s):
+    """`_ramp_count`'s counts for reduce stage `s`: maps scheduled, maps asked for or
+    running, reduces running, reduces asked for or running, and the reduces' ideal share
+    of the limit (a Java float)."""
+    ss, si = W[12], W[14]
+    m = s - 1
+    maps = ss[m, SS_HI] - ss[m, SS_LO]
+    run_r = ss[s, SS_HI] - ss[s, SS_LO] - si[s, SI_PENDING] - si[s, SI_DONE]
+    f = min(np.float32(si[m, SI_DONE]) / np.float32(maps), np.float32(W[25][C_RAMP]))
+    return si[m, SI_PENDING], maps - si[m, SI_DONE], run_r, si[s, SI_ASKED] + run_r, f
+
+
+@kernel_jit
+def _ramp_mem_cap(W, s, h0):
+    """An upper bound on `_ramp_count` at memory headroom `h0`, whatever the vcores and
+    whichever share it takes: the reduces the larger of both memory shares leaves room
+    for. It never falls as `h0` grows (each step of it is monotone)."""
+    ss, tsf = W[12], W[17]
+    sched_m, net_m, run_r, net_r, f = _ramp_terms(W, s)
+    m0, r0 = tsf[ss[s - 1, SS_LO], TSF_REQ], tsf[ss[s, SS_LO], TSF_REQ]
+    t0 = h0 + m0 * (net_m - sched_m) + r0 * run_r
+    i0 = max(math.floor(t0 * np.float64(f)), t0 - m0 * net_m)
+    return _avail_containers(i0 - r0 * net_r, 0.0, r0, 0.0)
+
+
+@kernel_jit
+def _ramp_mem_room(W, s):
+    """A memory headroom up to which `_ramp_count` for stage `s` is 0 or less whatever the
+    vcores (`_ramp_mem_cap`), just under the least that leaves room for one more reduce in
+    either share; -inf if none is found (a reduce asking for no memory)."""
+    ss, tsf = W[12], W[17]
+    sched_m, net_m, run_r, net_r, f = _ramp_terms(W, s)
+    m0, r0 = tsf[ss[s - 1, SS_LO], TSF_REQ], tsf[ss[s, SS_LO], TSF_REQ]
+    room = r0 * (net_r + 1) + m0 * net_m
+    if f > 0.0:
+        room = min(room, r0 * (net_r + 1) / np.float64(f))
+    h0 = room - (m0 * (net_m - sched_m) + r0 * run_r) - 1.0
+    step = 1.0
+    for _ in range(8):
+        if _ramp_mem_cap(W, s, h0) <= 0:
+            return h0
+        h0 -= step
+        step *= 4.0
+    return -math.inf
+
+
+@kernel_jit
 def _ramp_count(W, j, s):
     """RMContainerAllocator.scheduleReduces (Hadoop 2.7+/3): how many reduces of stage `s`
     job `j`'s AM ramps up (> 0) or down (< 0). Its resource limit is the headroom
@@ -1084,13 +1132,9 @@ def _ramp_count(W, j, s):
     min(done maps / maps, mapreduce.job.reduce.rampup.limit) (Java floats, products
     truncated), plus what the maps leave unused when the rest holds every map asked for
     or running; less the reduces asked for or running, in reduce containers."""
-    ss, si, tsf = W[12], W[14], W[17]
+    ss, tsf = W[12], W[17]
     m = s - 1
-    maps = ss[m, SS_HI] - ss[m, SS_LO]
-    sched_m = si[m, SI_PENDING]
-    net_m = maps - si[m, SI_DONE]  # maps asked for or running
-    run_r = ss[s, SS_HI] - ss[s, SS_LO] - si[s, SI_PENDING] - si[s, SI_DONE]
-    net_r = si[s, SI_ASKED] + run_r
+    sched_m, net_m, run_r, net_r, f = _ramp_terms(W, s)
     m0, m1 = tsf[ss[m, SS_LO], TSF_REQ], tsf[ss[m, SS_LO], TSF_REQ + 1]
     r0, r1 = tsf[ss[s, SS_LO], TSF_REQ], tsf[ss[s, SS_LO], TSF_REQ + 1]
     h0, h1 = _am_headroom(W, j)
@@ -1098,7 +1142,6 @@ def _ramp_count(W, j, s):
         m1, r1, h1 = 0.0, 0.0, 0.0
     t0 = h0 + m0 * (net_m - sched_m) + r0 * run_r
     t1 = h1 + m1 * (net_m - sched_m) + r1 * run_r
-    f = min(np.float32(si[m, SI_DONE]) / np.float32(maps), np.float32(W[25][C_RAMP]))
     i0 = math.floor(t0 * np.float64(f))
     i1 = math.floor(t1 * np.float64(f))
     if _avail_containers(t0 - i0, t1 - i1, m0, m1) >= net_m:
@@ -1114,8 +1157,13 @@ def _ramp_job(W, j):
     withheld: `_hold`). With an allocate cycle it recalculates at its AM's calls (the
     first event time at or after each), without at every event time. True if it asked
     for more."""
+    return _ramp_job_at(W, j, _ramp_stage(W, j))
+
+
+@kernel_jit
+def _ramp_job_at(W, j, s):
+    """`_ramp_job` for job `j`, whose ramped stage (`_ramp_stage`) is `s`."""
     si = W[14]
-    s = _ramp_stage(W, j)
     if s < 0 or si[s, SI_HELD] == 1:
         return False
     if _cycles(W, j):
@@ -1155,13 +1203,18 @@ def _ramp_sig_same(W, j, s):
 @kernel_jit
 def _ramp_mark(W, j, s):
     """Job `j`'s ramp-up asked for nothing and none of its reduces is asked for: keep its
-    maps' and reduces' counts and its headroom, for `_ramp_idle`."""
+    maps' and reduces' counts and a headroom up to which it asks for nothing again, for
+    `_ramp_idle`: its own, or memory alone (vcores unbounded) where `_ramp_mem_room`
+    reaches further, so a headroom a little larger does not wake it in vain."""
     si, ji, jf = W[14], W[9], W[8]
     ji[j, JI_RAMP_SIG] = si[s - 1, SI_DONE]
     ji[j, JI_RAMP_SIG + 1] = si[s - 1, SI_PENDING]
     ji[j, JI_RAMP_SIG + 2] = si[s, SI_PENDING]
     ji[j, JI_RAMP_SIG + 3] = si[s, SI_DONE]
     h0, h1 = _am_headroom(W, j)
+    room = _ramp_mem_room(W, s)
+    if room >= h0:  # memory alone keeps it from asking: vcores need no bound
+        h0, h1 = room, math.inf
     jf[j, JF_RAMP_H] = h0
     jf[j, JF_RAMP_H + 1] = h1
 
@@ -1189,12 +1242,12 @@ def _ramp_within(u0, u1, h0, h1):
 
 
 @kernel_jit
-def _ramp_idle(W, j):
+def _ramp_idle(W, j, s):
     """A shortcut, not a rule: job `j`'s ramp-up would ask for nothing, as at its last one
     (`_ramp_mark`) with the same maps and reduces, none asked for, and a headroom no
-    larger (its ramp-up grows with the headroom; `_ramp_bound` bounds it)."""
+    larger than the one it kept (its ramp-up grows with the headroom; `_ramp_bound`
+    bounds it). `s`: its ramped stage (`_ramp_stage`)."""
     jf, si = W[8], W[14]
-    s = _ramp_stage(W, j)
     if s < 0 or si[s, SI_ASKED] != 0 or not _ramp_sig_same(W, j, s):
         return False
     u0, u1 = _ramp_bound(W, W[6][j, JS_QUEUE])
@@ -1204,15 +1257,19 @@ def _ramp_idle(W, j):
 @kernel_jit
 def _ramp_asleep_idle(W):
     """Whether every asleep ramping job (`ramp_lists.py`) would ask for nothing: no leaf's
-    bound (`_ramp_bound`) exceeds the least headroom its asleep jobs kept."""
+    bound (`_ramp_bound`) exceeds the least headroom its asleep jobs kept. Marks each
+    leaf whose bound does (QF_RAMP_WAKE): only its asleep jobs may ask for more."""
     qf = W[3]
+    idle = True
     for q in range(qf.shape[0]):
+        qf[q, QF_RAMP_WAKE] = 0.0
         if qf[q, QF_RAMP_H] == math.inf and qf[q, QF_RAMP_H + 1] == math.inf:
             continue
         u0, u1 = _ramp_bound(W, q)
         if not _ramp_within(u0, u1, qf[q, QF_RAMP_H], qf[q, QF_RAMP_H + 1]):
-            return False
-    return True
+            qf[q, QF_RAMP_WAKE] = 1.0
+            idle = False
+    return idle
 
 
 @kernel_jit
@@ -1220,9 +1277,10 @@ def _ramp_reduces(W):
     """The MapReduce AM's reduce ramp-up at every event time, for each job whose reduces
     it ramps and whose AM's call is due (`_ramp_job`), in the order they began to; True
     if one asked for more. It passes over the asleep jobs (`ramp_lists.py`) while they
-    would all ask for nothing (`_ramp_asleep_idle`); else it visits every ramping job,
+    would all ask for nothing (`_ramp_asleep_idle`); else it visits every ramping job
+    (passing over the asleep ones of leaves it did not mark: they would ask for nothing),
     and keeps the asleep ones' headrooms again."""
-    ji, jf, gi = W[9], W[8], W[24]
+    ji, jf, gi, qf = W[9], W[8], W[24], W[3]
     now = W[23][G_NOW]
     every = not _ramp_asleep_idle(W)
     if every:
@@ -1231,10 +1289,14 @@ def _ramp_reduces(W):
     j = gi[GI_RAMP_HEAD] if every else gi[GI_RA_HEAD]
     while j >= 0:
         nxt = ji[j, JI_RAMP_NEXT] if every else ji[j, JI_RA_NEXT]
-        if now >= jf[j, JF_RAMP_NEXT]:
-            if _ramp_idle(W, j):
+        asleep = every and ji[j, JI_IN_RA] == 0
+        if asleep and qf[W[6][j, JS_QUEUE], QF_RAMP_WAKE] == 0.0:
+            pass
+        elif now >= jf[j, JF_RAMP_NEXT]:
+            s = _ramp_stage(W, j)
+            if _ramp_idle(W, j, s):
                 _ramp_sleep(W, j)
-            elif _ramp_job(W, j):
+            elif _ramp_job_at(W, j, s):
                 more = True
         if every and ji[j, JI_IN_RAMP] == 1 and ji[j, JI_IN_RA] == 0:
             _ramp_keep_h(W, j)

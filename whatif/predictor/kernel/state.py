@@ -154,7 +154,8 @@ QF_APP_FAIR = 16  # leaf whose apps are alike (`_alike_apps`): each app's fair s
 QF_APP_FAIR_MIN = 18  # leaf: the smallest memory fair share of its apps (`_app_shares`)
 # leaf: a lower bound on the headrooms (2) its asleep ramping jobs keep (`phases._ramp_sleep`)
 QF_RAMP_H = 19
-N_QF = 21
+QF_RAMP_WAKE = 21  # leaf: 1.0 if its bound exceeds QF_RAMP_H at this ramp-up (`phases`)
+N_QF = 22
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
@@ -187,7 +188,7 @@ JF_LOC_WAIT = 18  # Hadoop 1 JobInfo.timeWaitedForLocalMap (s)
 # the AM's next heartbeat)
 JF_MAP_ASK, JF_HANG_NEXT = 19, 20
 JF_RAMP_NEXT = 21  # the AM's next allocate call at which it ramps its reduces (`_ramp_job`)
-JF_RAMP_H = 22  # the headroom (2) at the job's last ramp-up that asked for nothing
+JF_RAMP_H = 22  # a headroom (2) up to which its ramp-up asks for nothing (`phases._ramp_mark`)
 N_JF = 24
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
