@@ -394,6 +394,7 @@ def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
     gf[K.G_LAST_T] = -np.inf
     gf[K.G_LOC_LAST] = -np.inf
     gf[K.G_CS_LAST] = -np.inf
+    gf[K.G_RAMP_LAST] = -np.inf
     gf[K.G_FREE : K.G_FREE + 2] = cluster
     gi = np.zeros(K.N_GI, dtype=np.int64)
     heads = [K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL, K.GI_RED_HEAD]

@@ -41,6 +41,7 @@ from whatif.predictor.kernel.lists import _append, _keep_listed, _remove
 from whatif.predictor.kernel.locality import _loc_requeued
 from whatif.predictor.kernel.queues import _count_runnable, _fits, _up
 from whatif.predictor.kernel.ramp_lists import (
+    _ramp_catch_up,
     _ramp_keep_h,
     _ramp_list,
     _ramp_reset_h,
@@ -80,6 +81,7 @@ from whatif.predictor.kernel.state import (
     FAILED,
     G_FREE,
     G_NOW,
+    G_RAMP_LAST,
     GI_CHANGED,
     GI_CUR_NODE,
     GI_HEAP_N,
@@ -695,6 +697,8 @@ def _hold(W, j, s, hold):
     asked for (all, or as many as the AM ramped up), moved back to its pending reduces
     (clearAllPendingReduceRequests); re-issued, all of them (scheduleAllReduces)."""
     si = W[14]
+    if hold:  # the walk must see it withheld: an asleep job's calls stop moving now
+        _ramp_wake(W, j)
     si[s, SI_HELD] = 1 if hold else 0
     k = si[s, SI_ASKED]
     if hold:
@@ -1248,7 +1252,7 @@ def _ramp_idle(W, j, s):
     larger than the one it kept (its ramp-up grows with the headroom; `_ramp_bound`
     bounds it). `s`: its ramped stage (`_ramp_stage`)."""
     jf, si = W[8], W[14]
-    if s < 0 or si[s, SI_ASKED] != 0 or not _ramp_sig_same(W, j, s):
+    if s < 0 or si[s, SI_HELD] == 1 or si[s, SI_ASKED] != 0 or not _ramp_sig_same(W, j, s):
         return False
     u0, u1 = _ramp_bound(W, W[6][j, JS_QUEUE])
     return _ramp_within(u0, u1, jf[j, JF_RAMP_H], jf[j, JF_RAMP_H + 1])
@@ -1280,8 +1284,10 @@ def _ramp_reduces(W):
     would all ask for nothing (`_ramp_asleep_idle`); else it visits every ramping job
     (passing over the asleep ones of leaves it did not mark: they would ask for nothing),
     and keeps the asleep ones' headrooms again."""
-    ji, jf, gi, qf = W[9], W[8], W[24], W[3]
-    now = W[23][G_NOW]
+    ji, jf, gi, qf, gf = W[9], W[8], W[24], W[3], W[23]
+    now = gf[G_NOW]
+    prev = gf[G_RAMP_LAST]
+    gf[G_RAMP_LAST] = now
     every = not _ramp_asleep_idle(W)
     if every:
         _ramp_reset_h(W)
@@ -1292,12 +1298,17 @@ def _ramp_reduces(W):
         asleep = every and ji[j, JI_IN_RA] == 0
         if asleep and qf[W[6][j, JS_QUEUE], QF_RAMP_WAKE] == 0.0:
             pass
-        elif now >= jf[j, JF_RAMP_NEXT]:
-            s = _ramp_stage(W, j)
-            if _ramp_idle(W, j, s):
-                _ramp_sleep(W, j)
-            elif _ramp_job_at(W, j, s):
-                more = True
+        else:
+            if asleep:
+                _ramp_catch_up(W, j, prev)
+            if now >= jf[j, JF_RAMP_NEXT]:
+                s = _ramp_stage(W, j)
+                if _ramp_idle(W, j, s):
+                    if _cycles(W, j):  # as `_ramp_job_at` would
+                        jf[j, JF_RAMP_NEXT] = _am_call(W, j, now, False)
+                    _ramp_sleep(W, j)
+                elif _ramp_job_at(W, j, s):
+                    more = True
         if every and ji[j, JI_IN_RAMP] == 1 and ji[j, JI_IN_RA] == 0:
             _ramp_keep_h(W, j)
         j = nxt

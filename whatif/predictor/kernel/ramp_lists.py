@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.lists import _keep_listed
 from whatif.predictor.kernel.state import (
+    G_RAMP_LAST,
     GI_RA_HEAD,
     GI_RA_TAIL,
     GI_RAMP_HEAD,
     GI_RAMP_SEQ,
     JF_RAMP_H,
+    JF_RAMP_NEXT,
     JI_IN_RA,
     JI_IN_RAMP,
     JI_RA_NEXT,
@@ -57,6 +60,7 @@ def _ramp_wake(W, j):
     ji, gi = W[9], W[24]
     if ji[j, JI_IN_RAMP] == 0 or ji[j, JI_IN_RA] == 1:
         return
+    _ramp_catch_up(W, j, W[23][G_RAMP_LAST])
     seq = ji[j, JI_RAMP_SEQ]
     p = gi[GI_RA_TAIL]
     while p >= 0 and ji[p, JI_RAMP_SEQ] > seq:
@@ -73,6 +77,16 @@ def _ramp_wake(W, j):
     else:
         gi[GI_RA_TAIL] = j
     ji[j, JI_IN_RA] = 1
+
+
+@kernel_jit
+def _ramp_catch_up(W, j, w):
+    """Asleep job `j`'s AM's next ramp-up call as the walks it slept through, the last at
+    `w`, would have left it: each walk at which the call was due moved it to the AM's
+    next call (`phases._ramp_job_at`), so it is the first call after `w` once due by `w`."""
+    jf = W[8]
+    if _cycles(W, j) and jf[j, JF_RAMP_NEXT] <= w:
+        jf[j, JF_RAMP_NEXT] = _am_call(W, j, w, False)
 
 
 @kernel_jit

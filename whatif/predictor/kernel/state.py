@@ -89,7 +89,8 @@ G_LAST_T = 5  # the previous iteration's time
 G_CONT = 6  # the next continuous scheduling pass (inf: none scheduled)
 G_LOC_LAST = 7  # Hadoop 1: the last FairScheduler.assignTasks call (-inf: none yet)
 G_CS_LAST = 8  # the Capacity Scheduler monitor's last round (-inf: none yet)
-N_GF = 9
+G_RAMP_LAST = 9  # the ramp-up's last walk (`phases._ramp_reduces`; -inf: none yet)
+N_GF = 10
 # global int state
 GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
