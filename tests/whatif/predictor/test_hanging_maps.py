@@ -52,6 +52,21 @@ def fragmented(engine, **settings):
     return got, finish["j"]
 
 
+#: Job j's attempts when its last map hangs until the unconditional rule kills two reduces
+UNCONDITIONAL = [
+    ("map_000", 0.0, "SUCCEEDED"),
+    ("map_001", 0.5, "SUCCEEDED"),
+    ("reduce_003", 11.0, "SUCCEEDED"),
+    ("reduce_004", 11.5, "SUCCEEDED"),
+    ("reduce_005", 12.0, "KILLED"),
+    ("reduce_006", 12.5, "KILLED"),
+    ("map_002", 300.5, "SUCCEEDED"),
+    ("reduce_007", 301.0, "SUCCEEDED"),
+    ("reduce_006", 302.0, "SUCCEEDED"),
+    ("reduce_005", 311.5, "SUCCEEDED"),
+]
+
+
 def test_hanging_maps_preempt_reduces_whatever_the_headroom(engine):
     """Node 0 heartbeats at 0, 1, 2, ..., node 1 at 0.5, 1.5, ...; one container each.
     - 0, 0.5: map_000 on node 0, map_001 on node 1; map_002 (2048 MB) fits neither;
@@ -75,18 +90,7 @@ def test_hanging_maps_preempt_reduces_whatever_the_headroom(engine):
       has ended (at 310.5, reported at 311.5).
     """
     got, _ = fragmented(engine)
-    assert got == [
-        ("map_000", 0.0, "SUCCEEDED"),
-        ("map_001", 0.5, "SUCCEEDED"),
-        ("reduce_003", 11.0, "SUCCEEDED"),
-        ("reduce_004", 11.5, "SUCCEEDED"),
-        ("reduce_005", 12.0, "KILLED"),
-        ("reduce_006", 12.5, "KILLED"),
-        ("map_002", 300.5, "SUCCEEDED"),
-        ("reduce_007", 301.0, "SUCCEEDED"),
-        ("reduce_006", 302.0, "SUCCEEDED"),
-        ("reduce_005", 311.5, "SUCCEEDED"),
-    ]
+    assert got == UNCONDITIONAL
     # the delay is the site's: 100 s, map_002 starts at 100.5
     got, _ = fragmented(engine, reducer_unconditional_preempt_delay_s=100.0)
     assert ("map_002", 100.5, "SUCCEEDED") in got
@@ -163,18 +167,7 @@ def test_the_capacity_schedulers_kill_count_is_in_memory_alone(engine):
     tasks = [("map", 10.0, 2048.0, {"vcores": 4.0})] * 3 + FRAGMENTING[3:]
     cluster = Cluster.parse(TWO_NODES)
     got, finish = attempts([("j", "a", 0.0, tasks)], capacity_queue(cluster), engine)
-    assert got == [
-        ("map_000", 0.0, "SUCCEEDED"),
-        ("map_001", 0.5, "SUCCEEDED"),
-        ("reduce_003", 11.0, "SUCCEEDED"),
-        ("reduce_004", 11.5, "SUCCEEDED"),
-        ("reduce_005", 12.0, "KILLED"),
-        ("reduce_006", 12.5, "KILLED"),
-        ("map_002", 300.5, "SUCCEEDED"),
-        ("reduce_007", 301.0, "SUCCEEDED"),
-        ("reduce_006", 302.0, "SUCCEEDED"),
-        ("reduce_005", 311.5, "SUCCEEDED"),
-    ]
+    assert got == UNCONDITIONAL
     assert finish["j"] == 317.5
 
 
