@@ -172,11 +172,13 @@ CONTENDED = ["optimize", *sample_args("contended"), "--preemption"]
 
 
 def test_optimize_finds_the_large_gain_on_the_contended_sample_in_both_dialects(tmp_path):
-    """At its default budget, `tempo optimize` (PALD) cuts best-effort AJR by more than half
-    under the contended sample's expert file, on YARN and on Hadoop 1, keeping the deadlines."""
-    for config, cluster in (
-        ("contended-expert.xml", "nodes=5,memory-mb=8192,vcores=8"),
-        ("contended-expert-hadoop1.xml", "map-slots=30,reduce-slots=10"),
+    """At its default budget, `tempo optimize` (PALD) cuts best-effort AJR under the
+    contended sample's expert file by more than half on Hadoop 1 and by more than a third
+    on YARN (157.0 s -> 89.5 s; more than half before the predictor modeled the AM's reduce
+    ramp-up, which makes the expert itself waste less), keeping the deadlines."""
+    for config, cluster, most in (
+        ("contended-expert.xml", "nodes=5,memory-mb=8192,vcores=8", 2 / 3),
+        ("contended-expert-hadoop1.xml", "map-slots=30,reduce-slots=10", 0.5),
     ):
         out = tmp_path / config
         result = CliRunner().invoke(
@@ -188,7 +190,7 @@ def test_optimize_finds_the_large_gain_on_the_contended_sample_in_both_dialects(
         report = json.loads(result.output)
         qs = {(q["queue"], q["metric"]): q for q in report["qs"]}
         ajr = qs["root.besteffort", "QS_AJR"]
-        assert ajr["proposed"] < 0.5 * ajr["in_force"]
+        assert ajr["proposed"] < most * ajr["in_force"]
         assert qs["root.deadline", "QS_DL(deadline=+90min)"]["proposed"] == 0.0
         assert report["feasible"]
 
