@@ -99,6 +99,20 @@ def test_hanging_maps_preempt_reduces_whatever_the_headroom(engine):
     assert [task for task, _, _ in got if task == "map_002"] == [] and finish != finish
 
 
+#: `four_maps`' attempts with the ramp-up, under either scheduler
+FOUR_MAPS_RAMPED = [
+    ("map_000", 0.0, "SUCCEEDED"),
+    ("map_001", 0.5, "SUCCEEDED"),
+    ("reduce_004", 11.0, "SUCCEEDED"),
+    ("map_002", 11.5, "SUCCEEDED"),
+    ("reduce_005", 12.0, "SUCCEEDED"),
+    ("reduce_006", 12.5, "SUCCEEDED"),
+    ("map_003", 22.5, "SUCCEEDED"),
+    ("reduce_007", 23.0, "SUCCEEDED"),
+    ("reduce_008", 33.5, "SUCCEEDED"),
+]
+
+
 def four_maps(engine, allocation, **settings):
     """(task, start, state) of each attempt, in (start, task) order, and the job's finish:
     one job of four 2048 MB maps (10 s) and five 1024 MB reduces (5 s) in queue a on
@@ -135,17 +149,7 @@ def test_hanging_maps_under_the_capacity_scheduler(engine):
     unconditional rule killed three of them at 300. The Fair Scheduler counts vcores too,
     to the same numbers here."""
     got, finish = four_maps(engine, capacity_queue)
-    expected = [
-        ("map_000", 0.0, "SUCCEEDED"),
-        ("map_001", 0.5, "SUCCEEDED"),
-        ("reduce_004", 11.0, "SUCCEEDED"),
-        ("map_002", 11.5, "SUCCEEDED"),
-        ("reduce_005", 12.0, "SUCCEEDED"),
-        ("reduce_006", 12.5, "SUCCEEDED"),
-        ("map_003", 22.5, "SUCCEEDED"),
-        ("reduce_007", 23.0, "SUCCEEDED"),
-        ("reduce_008", 33.5, "SUCCEEDED"),
-    ]
+    expected = FOUR_MAPS_RAMPED
     assert got == expected and finish == 39.5
     fair, _ = four_maps(engine, lambda cluster: flat_tree(a={}))
     assert fair == expected

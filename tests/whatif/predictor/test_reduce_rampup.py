@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import flat_tree
-from test_hanging_maps import four_maps
+from test_hanging_maps import FOUR_MAPS_RAMPED, four_maps
 
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings
@@ -42,17 +42,7 @@ def test_the_ramp_up_holds_reduces_back_while_maps_wait(engine):
     Before the ramp-up all five reduces asked at 11, took both nodes' room and held it
     until the unconditional rule killed the four running at 300."""
     got, finish = four_maps(engine, fair)
-    assert got == [
-        ("map_000", 0.0, "SUCCEEDED"),
-        ("map_001", 0.5, "SUCCEEDED"),
-        ("reduce_004", 11.0, "SUCCEEDED"),
-        ("map_002", 11.5, "SUCCEEDED"),
-        ("reduce_005", 12.0, "SUCCEEDED"),
-        ("reduce_006", 12.5, "SUCCEEDED"),
-        ("map_003", 22.5, "SUCCEEDED"),
-        ("reduce_007", 23.0, "SUCCEEDED"),
-        ("reduce_008", 33.5, "SUCCEEDED"),
-    ]
+    assert got == FOUR_MAPS_RAMPED
     assert finish == 39.5
     # the limit does not bind here: 0.25 and 0.5 of the maps are done when it acts
     assert four_maps(engine, fair, reduce_rampup_limit=1.0) == (got, finish)
