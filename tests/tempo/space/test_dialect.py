@@ -53,6 +53,12 @@ QUEUES = b"""<?xml version="1.0"?>
 
 TAG = re.compile(r"^\s*<(\w+)>[^<]*</\1>\s*$")
 
+#: Every Hadoop 1 setting, in order, as its error messages list them.
+HADOOP_1_SETTINGS = (
+    "weight, minMaps, minReduces, maxMaps, maxReduces, minSharePreemptionTimeout, "
+    "fairSharePreemptionTimeout, maxRunningJobs, schedulingMode"
+)
+
 #: Elements only Hadoop 1 reads.
 MRV1_ONLY = {"minMaps", "minReduces", "maxMaps", "maxReduces", "maxRunningJobs", "schedulingMode"}
 
@@ -81,16 +87,8 @@ def test_a_hadoop_1_file_tunes_exactly_the_hadoop_1_settings():
     """Every Hadoop 1 setting, bounded in slots; the one timeout Hadoop 1 reads at the top is root's."""
     space = hadoop1_space()
     assert space.hadoop_version == 1 and space.dialect is MRV1
-    pool = (
-        "weight",
-        "minMaps",
-        "minReduces",
-        "maxMaps",
-        "maxReduces",
-        "minSharePreemptionTimeout",
-        "maxRunningJobs",
-        "schedulingMode",
-    )
+    # a pool's: all but the timeout Hadoop 1 reads only at the top
+    pool = [s for s in HADOOP_1_SETTINGS.split(", ") if s != "fairSharePreemptionTimeout"]
     assert space.names == (
         "root.fairSharePreemptionTimeout",
         *(f"root.deadline.{s}" for s in pool),
@@ -203,8 +201,7 @@ def test_a_yarn_file_never_gets_hadoop_1_elements():
     [
         (
             lambda: hadoop1_space(("weight", "schedulingPolicy")),
-            r"space.settings: expected one of weight, minMaps, minReduces, maxMaps, maxReduces, "
-            r"minSharePreemptionTimeout, fairSharePreemptionTimeout, maxRunningJobs, schedulingMode "
+            rf"space.settings: expected one of {HADOOP_1_SETTINGS} "
             r"\(the Hadoop 1 \(MRv1\) settings\), got 'schedulingPolicy' \(schedulingPolicy is a "
             r"Hadoop 2/3 \(YARN\) setting\)",
         ),

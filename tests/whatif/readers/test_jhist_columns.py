@@ -167,30 +167,20 @@ def _job_file(writer: _Writer, rng, k: int, n_tasks: int) -> str:
                 )
         if t % 17 == 5:
             continue
-        if t % 11 == 3:
-            events.append(
-                writer.line(
-                    "TASK_FAILED",
-                    "TaskFailed",
-                    taskid=task,
-                    taskType=task_type,
-                    finishTime=begin + 5000,
-                    status="FAILED",
-                )
+        # the task's end: failed, or finished naming its successful attempt (if any)
+        failed = t % 11 == 3
+        done = {"successfulAttemptId": last} if t % 2 and last and not failed else {}
+        events.append(
+            writer.line(
+                "TASK_FAILED" if failed else "TASK_FINISHED",
+                "TaskFailed" if failed else "TaskFinished",
+                taskid=task,
+                taskType=task_type,
+                finishTime=begin + 5000,
+                status="FAILED" if failed else "SUCCEEDED",
+                **done,
             )
-        else:
-            done = {"successfulAttemptId": last} if t % 2 and last else {}
-            events.append(
-                writer.line(
-                    "TASK_FINISHED",
-                    "TaskFinished",
-                    taskid=task,
-                    taskType=task_type,
-                    finishTime=begin + 5000,
-                    status="SUCCEEDED",
-                    **done,
-                )
-            )
+        )
     out += events
     if k % 3 == 0:
         out.append(
