@@ -3,7 +3,8 @@ fast path (`whatif.readers.jhist_columns`), and what the fast path asks of the p
 
 Both paths import this module and the fast path never imports the precise reader
 (which calls it), so the two read one way. The Hadoop history readers (rumen,
-Hadoop 1) build the same schedule, task and attempt tables.
+Hadoop 1) build the same schedule, task and attempt tables; jhist and rumen read a
+record's millisecond timestamps with `history_time`.
 """
 
 from __future__ import annotations
