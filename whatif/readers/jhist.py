@@ -47,6 +47,7 @@ from whatif.readers.jhist_tables import (
     HistoryJob,
     JhistTables,
     RowTables,
+    history_time,
 )
 from whatif.readers.json_stream import json_problem
 from whatif.schedule import Schedule
@@ -125,17 +126,7 @@ class _Event:
         required one must be there and not negative: Hadoop writes -1 only for times it
         does not have, and a job or task has its start and finish)."""
         value = _plain(self.record.get(key))
-        if value is None:
-            if required:
-                raise self.fail(f"lacks field {key!r}")
-            return _NAN
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(f"field {key!r}: expected a time in ms, got {value!r}")
-        if value < 0:
-            if required:
-                raise self.fail(f"field {key!r}: expected a time in ms >= 0, got {value!r}")
-            return _NAN
-        return value / 1000.0
+        return history_time(value, key, required=required, fail=self.fail, absent="lacks field")
 
     def number(self, key: str) -> float:
         value = _plain(self.record.get(key))

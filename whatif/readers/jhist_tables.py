@@ -3,18 +3,21 @@ fast path (`whatif.readers.jhist_columns`), and what the fast path asks of the p
 
 Both paths import this module and the fast path never imports the precise reader
 (which calls it), so the two read one way. The Hadoop history readers (rumen,
-Hadoop 1) build the same schedule, task and attempt tables.
+Hadoop 1) build the same schedule, task and attempt tables; jhist and rumen read a
+record's millisecond timestamps with `history_time`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 import pandas as pd
 
+from whatif.errors import TraceFormatError
 from whatif.readers.columns import TableBuilder
 from whatif.schedule import ATTEMPT_COLUMNS, SCHEDULE_JOB_COLUMNS
 from whatif.workload import JOB_COLUMNS, TASK_COLUMNS, column_types
@@ -42,6 +45,33 @@ TASK_TABLE = column_types(TASK_COLUMNS, without=("stage_index", "priority"))
 #: ``/rack/host`` or ``host`` entries, "" for none (`whatif.predictor.locality`).
 LOCATED_TASK_TABLE = {**TASK_TABLE, "split_locations": "string"}
 ATTEMPT_TABLE = column_types(ATTEMPT_COLUMNS)
+
+
+def history_time(
+    value: object,
+    key: str,
+    *,
+    required: bool,
+    fail: Callable[[str], TraceFormatError],
+    absent: str,
+) -> float:
+    """A history record's millisecond timestamp `value` (field `key`) as float seconds.
+
+    Hadoop writes -1 for a time it does not have: absent (None) or negative is NaN, or
+    with `required` an error. `fail` turns a message into the reader's error naming the
+    record; `absent` is how that reader words a missing field (``"lacks field"``).
+    """
+    if value is None:
+        if required:
+            raise fail(f"{absent} {key!r}")
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fail(f"field {key!r}: expected a time in ms, got {value!r}")
+    if value < 0:
+        if required:
+            raise fail(f"field {key!r}: expected a time in ms >= 0, got {value!r}")
+        return math.nan
+    return value / 1000.0
 
 
 Job = TypeVar("Job")

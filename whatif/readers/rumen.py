@@ -36,6 +36,7 @@ from whatif.readers.jhist_tables import (
     HISTORY_JOB_TABLE,
     LOCATED_TASK_TABLE,
     SCHEDULE_JOB_TABLE,
+    history_time,
 )
 from whatif.readers.json_stream import JsonRecord, iter_json_objects
 from whatif.readers.rumen_columns import STAGES, STATES, Options, RumenTables, read_rumen_tables
@@ -68,18 +69,13 @@ class _Job:
 
     def time(self, data: dict[str, Any], key: str, where: str, *, required: bool = False) -> float:
         """A ms timestamp as seconds; -1 or absent is NaN unless required."""
-        value = data.get(key)
-        if value is None:
-            if required:
-                raise self.fail(f"{where}missing field {key!r}")
-            return _NAN
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(f"{where}field {key!r}: expected a time in ms, got {value!r}")
-        if value < 0:
-            if required:
-                raise self.fail(f"{where}field {key!r}: expected a time in ms, got {value!r}")
-            return _NAN
-        return value / 1000.0
+        return history_time(
+            data.get(key),
+            key,
+            required=required,
+            fail=lambda message: self.fail(where + message),
+            absent="missing field",
+        )
 
     def text(self, data: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
         value = data.get(key, default)
