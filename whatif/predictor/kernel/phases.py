@@ -39,7 +39,7 @@ from whatif.predictor.kernel.heartbeats import _push_end, _touch_node
 from whatif.predictor.kernel.jobtracker import _jt_refresh
 from whatif.predictor.kernel.lists import _append, _keep_listed, _remove
 from whatif.predictor.kernel.locality import _loc_requeued
-from whatif.predictor.kernel.queues import _count_runnable, _fits, _up
+from whatif.predictor.kernel.queues import _count_runnable, _fits_to, _up
 from whatif.predictor.kernel.ramp_lists import (
     _ramp_catch_up,
     _ramp_keep_h,
@@ -862,17 +862,33 @@ def _hang_preempt(W, j, s, task):
 
 
 @kernel_jit
+def _headroom_top(W, leaf):
+    """The queue above those whose maximum bounds the headroom of an AM in `leaf` (-1:
+    the root's too). The Fair Scheduler's (FSAppAttempt.getHeadroom) takes its leaf's
+    maxResources alone, its parents' never (its scheduler still keeps every one:
+    `_fits`). The Capacity Scheduler's leaf limit is min(its parent's limit - the
+    parent's usage + its own, its maximum) up to the root (ParentQueue
+    .getResourceLimitsOfChild), so every ancestor's; Hadoop 1 has no headroom, and its
+    rule on one pool of memory (`_am_room`) keeps the scheduler's check."""
+    if W[25][C_CS] == 0.0 and W[25][C_VERSION] != 1.0:
+        return W[0][leaf, QS_PARENT]
+    return -1
+
+
+@kernel_jit
 def _am_headroom(W, j):
     """The headroom (memory, vcores) the RM reports to job `j`'s AM as the predictor
     models it (`_am_room`): free in the cluster (reserved resources are free: the root
-    queue's allocated resources leave them out) and under each queue's maximum, and in
-    the Capacity Scheduler mode under its user's limit, in the Fair Scheduler's under its
-    leaf's fair share minus its usage (`_fair_cap`)."""
+    queue's allocated resources leave them out) and under the maxima of its queues
+    (`_headroom_top`: the leaf's alone in the Fair Scheduler), and in the Capacity
+    Scheduler mode under its user's limit, in the Fair Scheduler's under its leaf's fair
+    share minus its usage (`_fair_cap`)."""
     qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
     leaf = W[6][j, JS_QUEUE]
     h0, h1 = gf[G_FREE], gf[G_FREE + 1]
+    top = _headroom_top(W, leaf)
     q = leaf
-    while q >= 0:
+    while q != top:
         h0 = min(h0, qsf[q, QSF_MAX] - qf[q, QF_USE])
         h1 = min(h1, qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1])
         q = qs[q, QS_PARENT]
@@ -898,11 +914,12 @@ def _fair_cap(W, leaf, h0, h1):
 @kernel_jit
 def _am_room(W, j, leaf, r0, r1):
     """Whether app `j`'s AM sees room for a request in the headroom the RM reports: free
-    in the cluster and under the queue's maxima, and in the Capacity Scheduler mode also
-    under its user's limit (LeafQueue.getHeadroom), or reduces that hold the user limit
-    would wait for maps that never start; in the Fair Scheduler's (Hadoop 2/3) also under
-    its leaf's fair share minus its usage (`_fair_cap`)."""
-    if not _fits(W, leaf, r0, r1):
+    in the cluster and under its queues' maxima (`_headroom_top`: the leaf's alone in
+    the Fair Scheduler), and in the Capacity Scheduler mode also under its user's limit
+    (LeafQueue.getHeadroom), or reduces that hold the user limit would wait for maps
+    that never start; in the Fair Scheduler's (Hadoop 2/3) also under its leaf's fair
+    share minus its usage (`_fair_cap`)."""
+    if not _fits_to(W, leaf, _headroom_top(W, leaf), r0, r1):
         return False
     if W[25][C_CS] != 0.0:
         return r0 <= _cs_user_room(W, j, leaf)

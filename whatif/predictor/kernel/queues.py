@@ -1,6 +1,6 @@
 """Queue accounting up the tree: usage and pending demand, runnable app counts, demand
 capped at maxResources, and whether a request fits (free resources and every
-maxResources from the leaf to the root), and maxAMShare.
+maxResources from the leaf to the root, or up to a given queue), and maxAMShare.
 """
 
 from __future__ import annotations
@@ -92,11 +92,20 @@ def _avail(W, d):
 
 @kernel_jit
 def _fits(W, leaf, r0, r1):
+    """Whether a request fits: free resources (`_avail`) and every maxResources from the
+    leaf to the root (the scheduler's check: FSQueue.assignContainerPreCheck)."""
+    return _fits_to(W, leaf, -1, r0, r1)
+
+
+@kernel_jit
+def _fits_to(W, leaf, top, r0, r1):
+    """`_fits` with the maxResources of the queues from `leaf` up to `top`, not included
+    (-1: the root's too; the leaf's parent: the leaf's alone)."""
     qs, qsf, qf = W[0], W[1], W[3]
     if _avail(W, 0) < r0 or _avail(W, 1) < r1:
         return False
     q = leaf
-    while q >= 0:
+    while q != top:
         u = np.uint64(q)  # unsigned rows: no negative-index wraparound
         if qf[u, QF_USE] + r0 > qsf[u, QSF_MAX] or qf[u, QF_USE + 1] + r1 > qsf[u, QSF_MAX + 1]:
             return False

@@ -300,11 +300,19 @@ class Phases(EngineState):
             self.job_hang_next[j] = self._am_call(j, self.now, False)
             self._push(float(self.job_hang_next[j]), HANG, j)
 
+    def _headroom_top(self, leaf: int) -> int:
+        """The queue above those whose maximum bounds the headroom (-1: the root's too): the
+        leaf's parent in the Fair Scheduler, whose headroom takes the leaf's maximum alone
+        (see the kernel's)."""
+        if self.q.capacity is None and self.s.hadoop_version != 1:
+            return int(self.q.parent[leaf])
+        return -1
+
     def _am_headroom(self, j: int) -> np.ndarray:
         """The headroom job `j`'s AM is told, as modeled (see the kernel's `_am_headroom`)."""
         leaf = int(self.p.job_queue[j])
         h = self.free.copy()
-        for q in self._ancestors(leaf):
+        for q in self._ancestors(leaf, self._headroom_top(leaf)):
             h = np.minimum(h, self.q.max_share[q] - self.q_usage[q])
         if self.q.capacity is not None:
             h[0] = min(h[0], self._cs_user_room(j, leaf))
@@ -323,10 +331,11 @@ class Phases(EngineState):
         return out
 
     def _am_room(self, j: int, leaf: int, req: np.ndarray) -> bool:
-        """Room for `req` in the headroom app `j`'s AM is told: the cluster's and the queues'
-        (`_fits`), and in the Capacity Scheduler mode its user's limit too, in the Fair
-        Scheduler's (Hadoop 2/3) its leaf's fair share minus its usage (see the kernel's)."""
-        if not self._fits(leaf, req):
+        """Room for `req` in the headroom app `j`'s AM is told: the cluster's and its queues'
+        (`_fits` up to `_headroom_top`: the leaf's alone in the Fair Scheduler), and in the
+        Capacity Scheduler mode its user's limit too, in the Fair Scheduler's (Hadoop 2/3)
+        its leaf's fair share minus its usage (see the kernel's)."""
+        if not self._fits(leaf, req, self._headroom_top(leaf)):
             return False
         if self.q.capacity is not None:
             return float(req[0]) <= self._cs_user_room(j, leaf)

@@ -17,8 +17,9 @@ from whatif.predictor.reference.protocol import EngineState
 class Queues(EngineState):
     """Queue usage, demand and room (twin of ``kernel/queues.py``)."""
 
-    def _ancestors(self, q: int) -> Iterator[int]:
-        while q >= 0:
+    def _ancestors(self, q: int, top: int = -1) -> Iterator[int]:
+        """`q` and the queues above it up to `top`, not included (-1: to the root)."""
+        while q != top:
             yield q
             q = int(self.q.parent[q])
 
@@ -51,11 +52,13 @@ class Queues(EngineState):
         """Free resources of the node heartbeating, or of the cluster."""
         return self.node_free[self.cur_node] if self.cur_node >= 0 else self.free
 
-    def _fits(self, leaf: int, req: np.ndarray) -> bool:
+    def _fits(self, leaf: int, req: np.ndarray, top: int = -1) -> bool:
+        """Free resources and the maxResources from the leaf up to `top`, not included (-1:
+        the root's too, the scheduler's check; see the kernel's `_fits_to`)."""
         free = self._avail()
         if free[0] < req[0] or free[1] < req[1]:
             return False
-        for q in self._ancestors(leaf):
+        for q in self._ancestors(leaf, top):
             if (self.q_usage[q] + req > self.q.max_share[q]).any():
                 return False
         return True
