@@ -544,10 +544,11 @@ class _Checker:
             return
         low_r, high_r = low.as_resources(missing=0.0), high.as_resources(missing=math.inf)
         if low_r.memory_mb > high_r.memory_mb or low_r.vcores > high_r.vcores:
+            raised = "; Hadoop 3 raises the maximum to the minimum" if self.version >= 3 else ""
             self.warn(
                 minimum.line,
                 f"queue {queue.path} has max resources {maximum.text} less than min resources "
-                f"{minimum.text}",
+                f"{minimum.text}{raised}",
             )
 
     def check_repeats(self, settings: tuple[Setting, ...], where: str) -> None:

@@ -219,8 +219,16 @@ def _frozen(node: dict[str, Any]) -> EffectiveQueue:
     return replace(queue, children=children, is_parent=queue.is_parent or bool(children))
 
 
-def pack_queues(allocation: EffectiveAllocation, cluster: Cluster) -> PackedQueues:
-    """Queue tree arrays; limits resolved against the cluster (slot limits in slot mode)."""
+def pack_queues(
+    allocation: EffectiveAllocation, cluster: Cluster, hadoop_version: int
+) -> PackedQueues:
+    """Queue tree arrays; limits resolved against the cluster (slot limits in slot mode).
+
+    Hadoop 3's Fair Scheduler takes a queue's maximum as at least its minimum, resource by
+    resource (FSQueue.getMaxShare: componentwiseMax(maxResources, minResources), with a
+    warning), for every use of it: assignment, headroom, fair shares and demand. Hadoop 2
+    takes maxResources as written.
+    """
     queues = list(allocation.root.walk())
     index = {q.name: i for i, q in enumerate(queues)}
     nq = len(queues)
@@ -235,22 +243,9 @@ def pack_queues(allocation: EffectiveAllocation, cluster: Cluster) -> PackedQueu
     for i, q in enumerate(queues):
         children.extend(index[c.name] for c in q.children)
         child_ptr[i + 1] = len(children)
-    slot_mode = bool(cluster.slots)
-    whole = Resources(cluster.memory_mb, cluster.vcores)
-    min_share = np.zeros((nq, 2))
-    max_share = np.full((nq, 2), np.inf)
+    min_share, max_share = _share_limits(queues, cluster, hadoop_version)
     preemptable = np.ones(nq, dtype=np.int64)
     for i, q in enumerate(queues):
-        if slot_mode:
-            min_share[i] = (q.min_maps or 0, q.min_reduces or 0)
-            max_share[i] = (
-                np.inf if q.max_maps is None else q.max_maps,
-                np.inf if q.max_reduces is None else q.max_reduces,
-            )
-        else:
-            limit = q.max_resources.resolve(whole)
-            min_share[i] = (q.min_resources.memory_mb, q.min_resources.vcores)
-            max_share[i] = (limit.memory_mb, limit.vcores)
         preemptable[i] = int(q.allow_preemption_from) * (preemptable[parent[i]] if i else 1)
     ranks = np.argsort(np.argsort(np.array([q.name for q in queues], dtype=object), kind="stable"))
     pq = PackedQueues(
@@ -277,10 +272,34 @@ def pack_queues(allocation: EffectiveAllocation, cluster: Cluster) -> PackedQueu
     )
     if not isinstance(allocation, CapacityAllocation):
         return pq
-    if slot_mode:
+    if cluster.slots:
         raise ValidationError("cluster: the Capacity Scheduler runs on YARN, not on slots")
     capacity, maxima = pack_capacity(allocation, pq.names, cluster)
     return replace(pq, capacity=capacity, max_share=maxima)
+
+
+def _share_limits(
+    queues: list[EffectiveQueue], cluster: Cluster, hadoop_version: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each queue's minimum and maximum share (memory, vcores; map and reduce slots in slot
+    mode), the maximum at least the minimum from Hadoop 3 on (`pack_queues`)."""
+    whole = Resources(cluster.memory_mb, cluster.vcores)
+    min_share = np.zeros((len(queues), 2))
+    max_share = np.full((len(queues), 2), np.inf)
+    for i, q in enumerate(queues):
+        if cluster.slots:
+            min_share[i] = (q.min_maps or 0, q.min_reduces or 0)
+            max_share[i] = (
+                np.inf if q.max_maps is None else q.max_maps,
+                np.inf if q.max_reduces is None else q.max_reduces,
+            )
+        else:
+            limit = q.max_resources.resolve(whole)
+            min_share[i] = (q.min_resources.memory_mb, q.min_resources.vcores)
+            max_share[i] = (limit.memory_mb, limit.vcores)
+            if hadoop_version >= 3:
+                max_share[i] = np.maximum(max_share[i], min_share[i])
+    return min_share, max_share
 
 
 def _noise_draws(
@@ -306,7 +325,7 @@ def _noise_draws(
 
 
 def queue_codes(
-    queues: pd.Series, allocation: EffectiveAllocation, cluster: Cluster
+    queues: pd.Series, allocation: EffectiveAllocation, cluster: Cluster, hadoop_version: int
 ) -> tuple[np.ndarray, EffectiveAllocation, PackedQueues]:
     """Each job's queue index, the allocation with undeclared queues created, and its arrays.
 
@@ -318,7 +337,7 @@ def queue_codes(
     if isinstance(allocation, CapacityAllocation):
         distinct = [allocation.leaf_path(name) for name in distinct]
     allocation = with_undeclared_queues(allocation, distinct)
-    pq = pack_queues(allocation, cluster)
+    pq = pack_queues(allocation, cluster, hadoop_version)
     index = {name: i for i, name in enumerate(pq.names)}
     leaf = np.array([index[full_queue_name(name)] for name in distinct], dtype=np.int64)
     return leaf[codes] if len(codes) else np.zeros(0, dtype=np.int64), allocation, pq
@@ -340,7 +359,9 @@ def pack(
 ) -> tuple[Packed, EffectiveAllocation]:
     """Arrays for the engines, and the allocation with undeclared queues created."""
     jobs, tasks = workload.jobs, workload.tasks
-    job_queue, allocation, pq = queue_codes(jobs["queue"], allocation, cluster)
+    job_queue, allocation, pq = queue_codes(
+        jobs["queue"], allocation, cluster, settings.hadoop_version
+    )
     slot_mode = bool(cluster.slots)
     job = _job_fields(jobs, allocation, slot_mode, settings)
     # Tasks are sorted by job (submit order), stage index, task id: stages are runs.

@@ -279,7 +279,9 @@ class Simulation:
             raise ValidationError(
                 f"reconfigure allocation: expected an EffectiveAllocation, got {type(allocation).__name__}"
             )
-        job_queue, allocation, pq = queue_codes(self._job_queues, allocation, self.cluster)
+        job_queue, allocation, pq = queue_codes(
+            self._job_queues, allocation, self.cluster, self.settings.hadoop_version
+        )
         users = self.packed.user_names
         user_max = np.array(
             [-1 if (m := allocation.max_apps_for_user(u)) is None else m for u in users],

@@ -211,3 +211,14 @@ def test_placement_terminal_rules_follow_each_hadoop_version(rules, version, mes
         assert found == []
     else:
         assert found and message in found[0][1]
+
+
+@pytest.mark.parametrize(("version", "raised"), [(3, True), (2, False)])
+def test_a_maximum_below_the_minimum_says_what_the_version_does(version, raised):
+    """Hadoop 3 uses the minimum as the maximum (FSQueue.getMaxShare); Hadoop 2 keeps it."""
+    body = (
+        '<queue name="a">\n<minResources>4096 mb, 4 vcores</minResources>\n'
+        "<maxResources>1024 mb, 8 vcores</maxResources></queue>"
+    )
+    (message,) = [m for _, m in only(issues(body, hadoop_version=version), "warning")]
+    assert ("Hadoop 3 raises the maximum to the minimum" in message) is raised
