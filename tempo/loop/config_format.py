@@ -59,7 +59,9 @@ def fair_format(hadoop_version: int = 3, tolerance: Tolerance = DEFAULT_TOLERANC
         effective = effective_allocation(document, hadoop_version=hadoop_version)
         return _check(
             client.scheduler,
-            lambda state: scheduler_mismatches(state, effective, tolerance=tolerance),
+            lambda state: scheduler_mismatches(
+                state, effective, tolerance=tolerance, hadoop_version=hadoop_version
+            ),
             "the RM's queue tree matches the new allocation",
         )
 

@@ -56,8 +56,10 @@ def scheduler_mismatches(
     *,
     cluster: Resources | None = None,
     tolerance: Tolerance = DEFAULT_TOLERANCE,
+    hadoop_version: int = 3,
 ) -> list[str]:
-    """Every way the RM's queue tree differs from `allocation` (empty: it is in force).
+    """Every way the RM's queue tree differs from `allocation` (empty: it is in force)
+    as an RM of Hadoop `hadoop_version` reports it (its maxima: `EffectiveQueue.max_share`).
 
     Queues the RM has and the allocation does not declare (created on the fly by a
     placement rule) are added to the expected tree with the defaults, as Hadoop
@@ -71,7 +73,9 @@ def scheduler_mismatches(
     declared = {queue.name for queue in allocation.queues()}
     expected_tree = with_undeclared_queues(allocation, [n for n in extra if n not in declared])
     total = cluster or state.cluster_resources
-    steady = fair_shares(expected_tree, total) if total is not None else {}
+    steady = (
+        {} if total is None else fair_shares(expected_tree, total, hadoop_version=hadoop_version)
+    )
     problems: list[str] = []
     policy_of_parent = {
         child.name: parent.scheduling_policy
@@ -87,7 +91,7 @@ def scheduler_mismatches(
         if share is not None and policy_of_parent.get(queue.name, "drf") != "drf":
             # The fair and fifo policies share memory only; Hadoop reports 0 vCores.
             share = Resources(share.memory_mb, 0.0)
-        problems.extend(_compare(queue.name, seen, queue, share, total, tolerance))
+        problems.extend(_compare(queue.name, seen, queue, share, total, tolerance, hadoop_version))
     return problems
 
 
@@ -98,6 +102,7 @@ def _compare(
     steady: Resources | None,
     total: Resources | None,
     tolerance: Tolerance,
+    hadoop_version: int,
 ) -> list[str]:
     problems = []
 
@@ -111,7 +116,7 @@ def _compare(
         check("steadyFairResources", seen.steady_fair_resources, steady)
     check("minResources", seen.min_resources, queue.min_resources)
     if total is not None:
-        maximum = queue.max_resources.resolve(total)
+        maximum = queue.max_share(total, hadoop_version)
         check(
             "maxResources",
             seen.max_resources,

@@ -402,7 +402,7 @@ class _QueueTree:
         fair = (column("fair_memory_mb"), column("fair_vcores"))
         if queue.name == "root":
             fair = (cluster.memory_mb, cluster.vcores)
-        maximum = queue.max_resources.resolve(cluster)
+        maximum = queue.max_share(cluster, snap.hadoop_version)
         steady = snap.steady.get(queue.name, Resources.zero())
         if queue.name != "root" and parent_policy != "drf":
             # Hadoop's fair and fifo policies compute shares of memory only: vCores are 0.

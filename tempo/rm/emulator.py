@@ -600,7 +600,7 @@ class EmulatedRM:
         if self.capacity_scheduler:  # the Capacity Scheduler has no fair shares
             return {}
         total = Resources(self.cluster.memory_mb, self.cluster.vcores)
-        return fair_shares(self._simulation.allocation, total)
+        return fair_shares(self._simulation.allocation, total, hadoop_version=self.hadoop_version)
 
     # ------------------------------------------------------------------ state
     def snapshot(self) -> rest.Snapshot:

@@ -25,6 +25,7 @@ from tempo.rm import HTTPTransport, RMClient
 from tempo.rm.confirm import scheduler_mismatches
 from tempo.rm.emulator import EmulatedRM
 from whatif.allocation import AllocationDocument, effective_allocation, validate
+from whatif.predictor import SchedulerSettings
 
 #: A command that succeeds at once (the RM "reloaded").
 OK = Reload.run([sys.executable, "-c", "pass"])
@@ -209,6 +210,41 @@ def test_scheduler_mismatches_name_the_queue(emulator: EmulatedRM) -> None:
     )
     assert any(p.startswith("root.prod: steadyFairResources") for p in problems)
     assert "root.engineer: maxApps is 2147483647, expected 7" in problems
+
+
+#: prod's maxResources (1024 MB) below its minResources (2048 MB).
+MAX_BELOW_MIN = (
+    b'<?xml version="1.0"?>\n<allocations>\n'
+    b'  <queue name="prod"><minResources>2048 mb, 2 vcores</minResources>'
+    b"<maxResources>1024 mb, 4 vcores</maxResources></queue>\n"
+    b'  <queue name="engineer"><weight>1</weight></queue>\n'
+    b"</allocations>\n"
+)
+
+
+@pytest.mark.parametrize("hadoop_version", [2, 3])
+def test_confirmation_expects_the_maximum_the_rms_version_enforces(tmp_path, hadoop_version):
+    """A Hadoop 3 RM reports prod's maximum raised to its minimum (2048 MB,
+    FSQueue.getMaxShare) and shares computed under it; a Hadoop 2 RM the written 1024 MB.
+    Each confirms against its own version and not against the other's."""
+    config = write(tmp_path / "fair-scheduler.xml", MAX_BELOW_MIN)
+    effective = effective_allocation(
+        AllocationDocument.from_bytes(MAX_BELOW_MIN), hadoop_version=hadoop_version
+    )
+    with EmulatedRM(
+        tiny_trace(),
+        config,
+        CLUSTER,
+        speed=600.0,
+        engine="reference",
+        hadoop_version=hadoop_version,
+        settings=SchedulerSettings(hadoop_version=hadoop_version),
+    ) as rm:
+        state = RMClient(HTTPTransport(rm.url)).scheduler()
+    assert state.queues["root.prod"].max_resources.memory_mb == 1024 * (hadoop_version - 1)
+    assert scheduler_mismatches(state, effective, hadoop_version=hadoop_version) == []
+    other = scheduler_mismatches(state, effective, hadoop_version=5 - hadoop_version)
+    assert any(p.startswith("root.prod: maxResources") for p in other), other
 
 
 CHILD = textwrap.dedent(

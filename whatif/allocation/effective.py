@@ -114,6 +114,17 @@ class EffectiveQueue(QueueTree):
     def leaf_name(self) -> str:
         return self.name.rsplit(".", 1)[-1]
 
+    def max_share(self, cluster: Resources, hadoop_version: int) -> Resources:
+        """The maximum Hadoop `hadoop_version` enforces on a cluster of `cluster`:
+        maxResources resolved, and from Hadoop 3 on at least minResources, resource by
+        resource (FSQueue.getMaxShare: componentwiseMax, with a warning); Hadoop 2 takes
+        maxResources as written."""
+        limit = self.max_resources.resolve(cluster)
+        if hadoop_version < 3:
+            return limit
+        low = self.min_resources
+        return Resources(max(limit.memory_mb, low.memory_mb), max(limit.vcores, low.vcores))
+
 
 @dataclass(frozen=True)
 class QueueDefaults:

@@ -90,8 +90,10 @@ def fair_shares(
     cluster: Resources,
     *,
     active_leaves: set[str] | None = None,
+    hadoop_version: int = 3,
 ) -> dict[str, Resources]:
-    """Fair share of every queue, by full name.
+    """Fair share of every queue, by full name, each capped at the maximum Hadoop
+    `hadoop_version` enforces (`EffectiveQueue.max_share`).
 
     With ``active_leaves`` (the leaves that have runnable apps) the result is the
     instantaneous fair share used for scheduling and preemption; without it, the
@@ -105,7 +107,7 @@ def fair_shares(
         if not children:
             return
         whole = Resources(cluster.memory_mb, cluster.vcores)
-        maxs = [c.max_resources.resolve(whole) for c in children]
+        maxs = [c.max_share(whole, hadoop_version) for c in children]
         active = (
             None if active_names is None else np.array([c.name in active_names for c in children])
         )

@@ -66,7 +66,7 @@ def queue_table(
         }
     )
     if cluster is not None:
-        shares = fair_shares(effective, cluster)
+        shares = fair_shares(effective, cluster, hadoop_version=hadoop_version)
         table["fair_memory_mb"] = [shares[q.name].memory_mb for q in queues]
         table["fair_vcores"] = [shares[q.name].vcores for q in queues]
     return table

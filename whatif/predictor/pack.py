@@ -294,11 +294,9 @@ def _share_limits(
                 np.inf if q.max_reduces is None else q.max_reduces,
             )
         else:
-            limit = q.max_resources.resolve(whole)
+            limit = q.max_share(whole, hadoop_version)
             min_share[i] = (q.min_resources.memory_mb, q.min_resources.vcores)
             max_share[i] = (limit.memory_mb, limit.vcores)
-            if hadoop_version >= 3:
-                max_share[i] = np.maximum(max_share[i], min_share[i])
     return min_share, max_share
 
 
