@@ -4,6 +4,7 @@
     python benchmarks/scale.py --tasks 200000      # quicker
     python benchmarks/scale.py --keep /tmp/big.json   # keep the generated file
     python benchmarks/scale.py --keep /tmp/big.json --reuse   # time it again, not rewritten
+    python benchmarks/scale.py --tasks 35000000 --keep F --write-only   # only write F
     python benchmarks/scale.py --format rumen      # 200k tasks of Rumen (~420 MB)
     python benchmarks/scale.py --format jhist      # 100k tasks of jhist (~700 MB, 100 files)
 
@@ -421,6 +422,11 @@ def main(argv: list[str] | None = None) -> None:
         help="With --keep: time the file already there (written by an earlier --keep run).",
     )
     parser.add_argument(
+        "--write-only",
+        action="store_true",
+        help="With --keep: write the trace and stop (for a run too large to time every stage).",
+    )
+    parser.add_argument(
         "--compare-precise",
         action="store_true",
         help="Also time the reader's fast and precise paths alone, alternately, 3 times each.",
@@ -434,6 +440,8 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(out))
         return
     tasks = args.tasks if args.tasks is not None else DEFAULT_TASKS[args.format]
+    if args.write_only and not args.keep:
+        parser.error("--write-only: expected --keep FILE to say where to write the trace")
     with tempfile.TemporaryDirectory(prefix="tempo-scale-", dir="/tmp") as tmp:
         path = (args.keep or Path(tmp) / "trace").resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -451,6 +459,8 @@ def main(argv: list[str] | None = None) -> None:
             f"{args.format} trace: {n_jobs:,} jobs, {n_tasks:,} tasks, {size_mb:,.0f} MB "
             f"in {len(files):,} file(s) (written in {time.perf_counter() - begin:.1f} s)"
         )
+        if args.write_only:
+            return
         _warm_numba()
         results: dict[str, dict] = {}
         for name in ("json", "pipeline", "cli"):

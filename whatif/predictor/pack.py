@@ -222,13 +222,9 @@ def _frozen(node: dict[str, Any]) -> EffectiveQueue:
 def pack_queues(
     allocation: EffectiveAllocation, cluster: Cluster, hadoop_version: int
 ) -> PackedQueues:
-    """Queue tree arrays; limits resolved against the cluster (slot limits in slot mode).
-
-    Hadoop 3's Fair Scheduler takes a queue's maximum as at least its minimum, resource by
-    resource (FSQueue.getMaxShare: componentwiseMax(maxResources, minResources), with a
-    warning), for every use of it: assignment, headroom, fair shares and demand. Hadoop 2
-    takes maxResources as written.
-    """
+    """Queue tree arrays; limits resolved against the cluster (slot limits in slot mode),
+    each maximum the one Hadoop `hadoop_version` enforces for every use of it: assignment,
+    headroom, fair shares and demand (`EffectiveQueue.max_share`)."""
     queues = list(allocation.root.walk())
     index = {q.name: i for i, q in enumerate(queues)}
     nq = len(queues)
