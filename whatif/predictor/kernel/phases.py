@@ -45,7 +45,9 @@ from whatif.predictor.kernel.ramp_lists import (
     _ramp_keep_h,
     _ramp_list,
     _ramp_reset_h,
+    _ramp_rest,
     _ramp_sleep,
+    _ramp_stage,
     _ramp_wake,
 )
 from whatif.predictor.kernel.requests import _give_back, _head_task
@@ -1039,16 +1041,6 @@ def _ramps(W, j, s):
 
 
 @kernel_jit
-def _ramp_stage(W, j):
-    """Job `j`'s released reduce stage the AM ramps up (-1: none)."""
-    js, si = W[6], W[14]
-    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
-        if si[s, SI_ASKED] >= 0 and si[s, SI_RELEASED] == 1:
-            return s
-    return -1
-
-
-@kernel_jit
 def _ramp_refresh(W, j):
     """Keep job `j`'s membership of the ramping-jobs list (`_ramp_reduces`) true."""
     _ramp_list(W, j, _ramp_stage(W, j) >= 0)
@@ -1185,7 +1177,10 @@ def _ramp_job(W, j):
 def _ramp_job_at(W, j, s):
     """`_ramp_job` for job `j`, whose ramped stage (`_ramp_stage`) is `s`."""
     si = W[14]
-    if s < 0 or si[s, SI_HELD] == 1:
+    if s < 0:
+        return False
+    if si[s, SI_HELD] == 1:
+        _ramp_rest(W, j)  # withheld: nothing until re-issued, which takes it off the list
         return False
     if _cycles(W, j):
         W[8][j, JF_RAMP_NEXT] = _am_call(W, j, W[23][G_NOW], False)

@@ -4,11 +4,12 @@ Every job whose reduces its AM ramps up is in the ramping-jobs list, in the orde
 began to ramp (JI_RAMP_SEQ); the awake ones are also in a second list, in the same
 order. A job falls asleep when its ramp-up asked for nothing and none of its reduces is
 asked for (`phases._ramp_mark`, or the walk found it would ask for nothing again,
-`phases._ramp_idle`); it wakes when one of its attempts starts or ends, a stage of its
-is released, or its ramped stage changes. Asleep, its maps, reduces and stage are as at
-its mark, so it would again ask for nothing while the bound on its headroom is no larger
-than the headroom it kept: its leaf keeps the least of those (QF_RAMP_H, a lower bound),
-and the walk passes over the asleep jobs only while no leaf's bound exceeds it.
+`phases._ramp_idle`), or while its reduces are withheld (`_ramp_rest`); it wakes when
+one of its attempts starts or ends, a stage of its is released, or its ramped stage
+changes. Asleep, its maps, reduces and stage are as at its mark, so it would again ask
+for nothing while the bound on its headroom is no larger than the headroom it kept: its
+leaf keeps the least of those (QF_RAMP_H, a lower bound), and the walk passes over the
+asleep jobs only while no leaf's bound exceeds it.
 """
 
 from __future__ import annotations
@@ -33,9 +34,25 @@ from whatif.predictor.kernel.state import (
     JI_RAMP_NEXT,
     JI_RAMP_PREV,
     JI_RAMP_SEQ,
+    JI_RAMP_SIG,
     JS_QUEUE,
+    JS_ST_HI,
+    JS_ST_LO,
     QF_RAMP_H,
+    SI_ASKED,
+    SI_HELD,
+    SI_RELEASED,
 )
+
+
+@kernel_jit
+def _ramp_stage(W, j):
+    """Job `j`'s released reduce stage the AM ramps up (-1: none)."""
+    js, si = W[6], W[14]
+    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
+        if si[s, SI_ASKED] >= 0 and si[s, SI_RELEASED] == 1:
+            return s
+    return -1
 
 
 @kernel_jit
@@ -85,8 +102,12 @@ def _ramp_catch_up(W, j, w):
     `w`, would have left it: each walk at which the call was due moved it to the AM's
     next call (`phases._ramp_job_at`), so it is the first call after `w` once due by `w`."""
     jf = W[8]
-    if _cycles(W, j) and jf[j, JF_RAMP_NEXT] <= w:
-        jf[j, JF_RAMP_NEXT] = _am_call(W, j, w, False)
+    if not _cycles(W, j) or jf[j, JF_RAMP_NEXT] > w:
+        return
+    s = _ramp_stage(W, j)
+    if s >= 0 and W[14][s, SI_HELD] == 1:
+        return  # walks pass a withheld job's calls by (`phases._ramp_job_at`)
+    jf[j, JF_RAMP_NEXT] = _am_call(W, j, w, False)
 
 
 @kernel_jit
@@ -106,6 +127,18 @@ def _ramp_sleep(W, j):
     """Job `j` (ramping, marked, none of its reduces asked for) falls asleep."""
     _keep_listed(W[9], JI_RA_NEXT, JI_RA_PREV, W[24], GI_RA_HEAD, JI_IN_RA, j, False)
     _ramp_keep_h(W, j)
+
+
+@kernel_jit
+def _ramp_rest(W, j):
+    """Job `j`'s reduces are withheld (`phases._hold`): its ramp-up does nothing, and its
+    AM's calls do not move, until they are re-issued, which takes it off the ramping
+    list (or it is woken as any job is). It falls asleep with no headroom to bound (no
+    headroom wakes it) and no mark (`phases._ramp_idle` never passes it over)."""
+    W[9][j, JI_RAMP_SIG] = -1
+    W[8][j, JF_RAMP_H] = np.inf
+    W[8][j, JF_RAMP_H + 1] = np.inf
+    _keep_listed(W[9], JI_RA_NEXT, JI_RA_PREV, W[24], GI_RA_HEAD, JI_IN_RA, j, False)
 
 
 @kernel_jit
