@@ -368,3 +368,46 @@ def test_setting_and_site_file(tmp_path):
         "</configuration>"
     )
     assert read_site(site, hadoop_version=3).settings.reducer_unconditional_preempt_delay_s == 60
+
+
+def test_the_headroom_rule_kills_for_the_hanging_maps_and_no_more(engine):
+    """The headroom rule's count is preemptReducer's (Hadoop 2.7.3+, 3.x), as the
+    unconditional rule's: min(max(reduces for one map, reduces for half the AM's resource
+    limit), reduces for every hanging map), not "until a map fits". One pool of 5
+    containers of 1024 MB (no heartbeats), queues a (weight 1) and b (weight 2), slowstart
+    0.5. Job j in a at 0: maps of 10, 20, 10, 10, 20 and 5 s, two reduces of 5 s; job k
+    in b at 10: four maps of 200 s.
+    - 0: j alone: map_000 to map_004 start; map_005 waits;
+    - 10: map_000, 002 and 003 end. At the third, 3 of 6 are done: the AM releases its
+      reduces and ramps them up: headroom min(3072 free, a's fair share, the cluster,
+      less 2048 used) = 3072, limit 5120 with its two maps, ideal share floor(x 0.5) =
+      2560; the rest holds 2 maps < the 3 asked for or running: 2 reduces. Then k
+      arrives: a's fair share is 1706.7 MB, b's 3413.3; b uses less per weight and takes
+      the 3 free containers (k's map_000 to 002);
+    - 20: map_001 and 004 end; a uses nothing, b 1536 per weight: j's reduces go first,
+      006 and 007 take both containers. map_005 waits with no map running: the headroom,
+      min(0 free, 1706.7 - 2048), has no room for it, so the AM withholds its reduce
+      requests and kills min(max(1, ceil(floor(0.5 x (0 + 2048)) / 1024) = 1), 1 for the
+      one hanging map) = 1 reduce, its newest, 007. The freed container goes to a (1024
+      per weight, below b's): map_005 at 20; every map is assigned, 007 is asked again;
+    - 25: map_005 and 006 end: 007 on a's container (a uses nothing), k's map_003 on the
+      other; 007 ends at 30: j finishes.
+    Killing "until a map fits", as before, took 006 too: with 007 gone the headroom was
+    min(1024, 1706.7 - 1024) = 682.7 MB, still short of a map."""
+    j = [("map", d, 1024.0) for d in (10.0, 20.0, 10.0, 10.0, 20.0, 5.0)]
+    jobs = [
+        ("j", "a", 0.0, j + [("reduce", 5.0, 1024.0)] * 2),
+        ("k", "b", 10.0, [("map", 200.0, 1024.0)] * 4),
+    ]
+    tree = flat_tree(a={}, b={"weight": 2.0})
+    got, finish = attempts(
+        jobs, tree, engine, "memory-mb=5120,vcores=5", slowstart_completed_maps=0.5
+    )
+    assert [(task, start, state) for task, start, state in got if start >= 20.0] == [
+        ("map_005", 20.0, "SUCCEEDED"),
+        ("reduce_006", 20.0, "SUCCEEDED"),
+        ("reduce_007", 20.0, "KILLED"),
+        ("reduce_007", 25.0, "SUCCEEDED"),
+        ("k_map_003", 25.0, "SUCCEEDED"),
+    ]
+    assert finish == {"j": 30.0, "k": 225.0}

@@ -718,8 +718,9 @@ def _hold(W, j, s, hold):
 @kernel_jit
 def _preempt_reduces(W):
     """MapReduce AM's preemptReducesIfNeeded: a job with unassigned maps, no running map
-    and reduces waiting for maps kills its newest waiting reduces until its next map
-    fits, and withholds its reduce requests until every map is assigned.
+    and reduces waiting for maps whose maps hang (`_hanging`), or whose next map does
+    not fit its headroom, withholds its reduce requests until every map is assigned and
+    kills some of its waiting reduces (`_preempt_reducer`).
 
     Only blocked jobs (`_red_blocked`) can act; they are visited in the order they joined
     the list of jobs with waiting reduces, as a scan of that whole list would. Hadoop 1
@@ -753,10 +754,15 @@ def _preempt_reduces(W):
             r0 = tsf[task, TSF_REQ]
             r1 = tsf[task, TSF_REQ + 1]
             if _hanging(W, j, W[23][G_NOW]):
-                _hang_preempt(W, j, s, task)
+                _preempt_reducer(W, j, s, task)
                 killed = True
             elif not _am_room(W, j, leaf, r0, r1):
-                if si[s, SI_HELD] == 0:
+                if W[25][C_VERSION] != 1.0:
+                    if _reducer_rested(W, j, W[23][G_NOW]):
+                        _preempt_reducer(W, j, s, task)
+                        killed = True
+                    continue
+                if si[s, SI_HELD] == 0:  # no AM: room for its next map, no more
                     _hold(W, j, s, True)
                 while si[s, SI_DEF_HEAD] >= 0 and not _am_room(W, j, leaf, r0, r1):
                     _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
@@ -793,9 +799,17 @@ def _hanging(W, j, now):
     """Whether blocked job `j`'s AM preempts reduces unconditionally at `now`: its map
     requests have hung (`_hang_due`), and its last such preemption was at an earlier
     heartbeat."""
-    jf = W[8]
-    if W[25][C_HANG] < 0.0 or now < _hang_due(W, j, jf[j, JF_MAP_ASK]):
+    if W[25][C_HANG] < 0.0 or now < _hang_due(W, j, W[8][j, JF_MAP_ASK]):
         return False
+    return _reducer_rested(W, j, now)
+
+
+@kernel_jit
+def _reducer_rested(W, j, now):
+    """Whether job `j`'s AM's last preemptReducer (`_preempt_reducer`) was at an earlier
+    heartbeat than `now`: preemptReducesIfNeeded acts once a heartbeat (without an
+    allocate cycle, once an event time)."""
+    jf = W[8]
     return now > jf[j, JF_HANG_NEXT] or (_cycles(W, j) and now == jf[j, JF_HANG_NEXT])
 
 
@@ -825,9 +839,11 @@ def _ceil_containers(a0, a1, r0, r1):
 
 
 @kernel_jit
-def _hang_preempt(W, j, s, task):
-    """RMContainerAllocator.preemptReducer for job `j`'s hanging maps (next map `task`):
-    withhold its reduce requests (clearAllPendingReduceRequests), and kill
+def _preempt_reducer(W, j, s, task):
+    """RMContainerAllocator.preemptReducer for job `j` (next map `task`), by either rule
+    (its maps hang, or no map fits its headroom: with
+    mapreduce.job.reducer.preempt.delay.sec at 0, every unassigned map counts as hanging
+    then): withhold its reduce requests (clearAllPendingReduceRequests), and kill
     min(max(reduces for one map, reduces for mapreduce.job.reduce.preemption.limit (0.5)
     of the AM's resource limit), reduces for every hanging map) of its newest waiting
     reduces. The resource limit is the headroom (`_am_headroom`) plus the job's task

@@ -194,9 +194,10 @@ class Phases(EngineState):
     def _preempt_reduces(self) -> bool:
         """MapReduce AM (RMContainerAllocator.preemptReducesIfNeeded): free room for maps.
 
-        A job with unassigned maps, no running map and reduces waiting for maps kills
-        its newest waiting reduces until its next map fits, and withholds its reduce
-        requests until every map is assigned. Returns whether anything was killed.
+        A job with unassigned maps, no running map and reduces waiting for maps whose
+        maps hang, or whose next map does not fit its headroom, withholds its reduce
+        requests until every map is assigned and kills some of its waiting reduces
+        (`_preempt_reducer`). Returns whether anything was killed.
         Hadoop 1 has no such AM: on its slot pools its JobTracker never kills or holds
         back reduces for maps (on one pool of memory the rule stays; see the kernel's).
         """
@@ -222,18 +223,33 @@ class Phases(EngineState):
             )
             leaf = int(p.job_queue[j])
             if self._hanging(j, self.now):
-                self._hang_preempt(j, s, task)
+                self._preempt_reducer(j, s, task)
                 killed = True
                 continue
             if self._am_room(j, leaf, p.task_req[task]):
                 continue
-            if not self.stage_held[s]:
-                self._hold(j, s, True)
-            while self.stage_waiting[s] and not self._am_room(j, leaf, p.task_req[task]):
-                self._end_attempt(self.stage_waiting[s][-1], AM_KILLED)
+            if self.s.hadoop_version != 1:
+                if self._reducer_rested(j, self.now):
+                    self._preempt_reducer(j, s, task)
+                    killed = True
+            elif self._free_one_map(j, s, task):
                 killed = True
             if not self.stage_waiting[s] and j in self.reducing:
                 self.reducing.remove(j)
+        return killed
+
+    def _free_one_map(self, j: int, s: int, task: int) -> bool:
+        """Hadoop 1 on one pool of memory (no AM): withhold job `j`'s reduce requests and
+        kill its newest waiting reduces until its next map `task` fits (see the kernel's
+        `_preempt_reduces`); whether it killed one."""
+        req = self.p.task_req[task]
+        leaf = int(self.p.job_queue[j])
+        if not self.stage_held[s]:
+            self._hold(j, s, True)
+        killed = False
+        while self.stage_waiting[s] and not self._am_room(j, leaf, req):
+            self._end_attempt(self.stage_waiting[s][-1], AM_KILLED)
+            killed = True
         return killed
 
     def _hang_due(self, j: int, ask: float) -> float:
@@ -255,6 +271,11 @@ class Phases(EngineState):
         """Whether blocked job `j`'s AM preempts reduces unconditionally at `now`."""
         if self.hang_delay < 0.0 or now < self._hang_due(j, float(self.job_map_ask[j])):
             return False
+        return self._reducer_rested(j, now)
+
+    def _reducer_rested(self, j: int, now: float) -> bool:
+        """Whether job `j`'s AM's last preemptReducer was at an earlier heartbeat (see the
+        kernel's)."""
         nxt = float(self.job_hang_next[j])
         return now > nxt or (self._cycles(j) and now == nxt)
 
@@ -277,8 +298,8 @@ class Phases(EngineState):
         running_maps = size - self.stage_pending[s - 1] - self.stage_done[s - 1]
         return self.stage_pending[s - 1] > 0 and running_maps == 0
 
-    def _hang_preempt(self, j: int, s: int, task: int) -> None:
-        """RMContainerAllocator.preemptReducer for hanging maps (see the kernel's)."""
+    def _preempt_reducer(self, j: int, s: int, task: int) -> None:
+        """RMContainerAllocator.preemptReducer, by either rule (see the kernel's)."""
         p = self.p
         if not self.stage_held[s]:
             self._hold(j, s, True)
