@@ -13,6 +13,7 @@ from tempo.cli.options import (
     cluster_option,
     emit_json,
     force_option,
+    hadoop_version_option,
     path_option,
     refuse_overwrite,
     report_issues,
@@ -185,10 +186,21 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
     help="Fair -> Capacity: capacities as percentages of the parent (default: weights, Nw).",
 )
 @cluster_option(help="Cluster SPEC; converts absolute maxima (maxResources / maximum-capacity).")
+@hadoop_version_option(
+    "Fair -> Capacity: Hadoop major version of the Fair Scheduler that reads FILE (from 3 "
+    "on, a maxResources below minResources is raised to it, and so converted).",
+    default=3,
+)
 @force_option("an existing -o file")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def convert_command(
-    file: str, output: str, percentage: bool, cluster_spec: str | None, force: bool, as_json: bool
+    file: str,
+    output: str,
+    percentage: bool,
+    cluster_spec: str | None,
+    hadoop_version: int,
+    force: bool,
+    as_json: bool,
 ) -> None:
     """Convert a Fair Scheduler allocation FILE to a Capacity Scheduler configuration, or back.
 
@@ -211,7 +223,12 @@ def convert_command(
         _to_fair(file, output, cluster, as_json)
         return
     try:
-        result = convert(AllocationDocument.from_file(file), percentage=percentage, cluster=cluster)
+        result = convert(
+            AllocationDocument.from_file(file),
+            percentage=percentage,
+            cluster=cluster,
+            hadoop_version=hadoop_version,
+        )
     except AllocationError as error:
         raise CapacityConfigError(f"{file}: cannot convert: {error}") from None
     text = result.checked_xml(file)

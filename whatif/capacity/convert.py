@@ -179,8 +179,11 @@ def convert(
     *,
     percentage: bool = False,
     cluster: Resources | None = None,
+    hadoop_version: int = 3,
 ) -> Conversion:
-    """Convert a Fair Scheduler allocation file; `cluster` lets absolute maxResources convert."""
+    """Convert a Fair Scheduler allocation file; `cluster` lets absolute maxResources convert;
+    `hadoop_version` is that of the Fair Scheduler that reads it (from 3 on, a maximum
+    below minResources is raised to it, and so converted)."""
     allocation = effective_allocation(doc)
     out = _Output()
     _put_scheduler_wide(allocation, out)
@@ -207,7 +210,7 @@ def convert(
                 out.put(f"{child.name}.capacity", f"{_number(child.weight)}w")
             child_capacity = capacity * (child.weight / total if total > 0 else 0.0)
             relative, child_max = _maximum(
-                child, child_capacity, absolute_max, cluster, out.notes, out.lost
+                child, child_capacity, absolute_max, cluster, hadoop_version, out
             )
             out.put(f"{child.name}.maximum-capacity", relative)
             visit(child, child_capacity, child_max)
@@ -281,10 +284,11 @@ def _maximum(
     capacity: float,
     parent_max: float,
     cluster: Resources | None,
-    notes: list[str],
-    lost: list[str],
+    hadoop_version: int,
+    out: _Output,
 ) -> tuple[str, float]:
     """``maximum-capacity`` (percent of the parent) for `queue` and its absolute maximum."""
+    notes, lost = out.notes, out.lost
     limit = queue.max_resources
     fraction: float | None = None
     if limit.percent is not None:
@@ -311,7 +315,7 @@ def _maximum(
             )
     if fraction is None:
         return "100", parent_max
-    fraction = min(fraction, parent_max)
+    fraction = min(_enforced(queue, fraction, cluster, hadoop_version, notes), parent_max)
     if fraction < capacity:
         notes.append(
             f"{queue.name}: maxResources is below the capacity its weight gives "
@@ -321,6 +325,37 @@ def _maximum(
         fraction = capacity
     relative = 100.0 if parent_max <= 0 else min(100.0, fraction / parent_max * 100.0)
     return _number(round(relative, 3)), parent_max * relative / 100.0
+
+
+def _enforced(
+    queue: EffectiveQueue,
+    fraction: float,
+    cluster: Resources | None,
+    hadoop_version: int,
+    notes: list[str],
+) -> float:
+    """`queue`'s maximum, `fraction` of the cluster, as the Fair Scheduler of
+    `hadoop_version` enforces it: from Hadoop 3 on at least minResources, resource by
+    resource (`EffectiveQueue.max_share`), so the larger fraction of the two."""
+    low = queue.min_resources
+    if hadoop_version < 3 or (low.memory_mb <= 0 and low.vcores <= 0):
+        return fraction
+    if cluster is None:
+        notes.append(
+            f"{queue.name}: Hadoop 3 raises maxResources to minResources where it is lower; "
+            "without --cluster, maximum-capacity is converted from maxResources as written"
+        )
+        return fraction
+    vcores = low.vcores / cluster.vcores if cluster.vcores else 0.0
+    floor = min(1.0, max(low.memory_mb / cluster.memory_mb, vcores))
+    if floor <= fraction:
+        return fraction
+    notes.append(
+        f"{queue.name}: maxResources is below minResources ({fraction:.1%} < {floor:.1%} of "
+        f"the cluster); Hadoop {hadoop_version}'s Fair Scheduler raises it to minResources, "
+        "so maximum-capacity is converted from the raised maximum"
+    )
+    return floor
 
 
 def _report_lost(queue: EffectiveQueue, lost: list[str]) -> None:

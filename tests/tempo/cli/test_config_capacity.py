@@ -298,3 +298,39 @@ def test_convert_keeps_queue_names_with_xml_special_characters(run, tmp_path):
     assert result.exit_code == 0, result.output
     queues = effective_allocation(AllocationDocument.from_file(back)).root.children
     assert [q.name for q in queues] == ["root.r&d", "root.a<b>"]
+
+
+def test_convert_keeps_the_maximum_hadoop_3_raised_to_the_minimum(run, tmp_path):
+    """Hadoop 3's Fair Scheduler raises a maxResources below minResources to it
+    (FSQueue.getMaxShare), so a Capacity Scheduler file converted for a cluster that ran
+    it keeps the raised maximum: a's 2048 MB maximum under its 8192 MB minimum, on a
+    cluster of 16384 MB, is 50 %, and the report says why; Hadoop 2 keeps the maximum as
+    written, 12.5 %, which the converter then raises to a's capacity (weight 1 of 4:
+    25 %), as the Capacity Scheduler requires. Without --cluster the report says it could
+    not compare b's 80 % maximum with its absolute minimum."""
+    fair = tmp_path / "fair.xml"
+    fair.write_text(
+        "<allocations>\n"
+        '  <queue name="a"><minResources>8192 mb, 2 vcores</minResources>'
+        "<maxResources>2048 mb, 2 vcores</maxResources></queue>\n"
+        '  <queue name="b"><weight>3</weight><maxResources>80%</maxResources>'
+        "<minResources>1024 mb, 0 vcores</minResources></queue>\n"
+        "</allocations>\n"
+    )
+    cluster = ["--cluster", "memory-mb=16384,vcores=16"]
+
+    def converted(*args):
+        out = tmp_path / f"cs{len(list(tmp_path.iterdir()))}.xml"
+        result = run("config", "convert", fair, "-o", out, "--json", *args)
+        assert result.exit_code == 0, result.output
+        doc = ConfigurationDocument.from_file(out)
+        maxima = [doc.value(f"{P}root.{q}.maximum-capacity") for q in "ab"]
+        return maxima, json.loads(result.output)["notes"]
+
+    maxima, notes = converted(*cluster)
+    assert maxima == ["50", "80"]  # b's 80 % is above its 1024 MB minimum: as written
+    assert any("root.a: maxResources is below minResources (12.5% < 50.0%" in n for n in notes)
+    maxima, notes = converted(*cluster, "--hadoop-version", "2")
+    assert maxima == ["25", "80"] and not any("minResources (" in n for n in notes)
+    _, notes = converted()
+    assert any(n.startswith("root.b: Hadoop 3 raises maxResources") for n in notes)
