@@ -8,9 +8,9 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import build_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from predictor_cases import build_workload
 from samples import capacity_document
 
 from whatif import Cluster

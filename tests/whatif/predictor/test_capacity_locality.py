@@ -14,9 +14,9 @@ counts them, including the current one.
 from __future__ import annotations
 
 import pytest
-from conftest import build_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from predictor_cases import build_workload
 from samples import capacity_document
 from test_capacity import engines_agree, random_jobs, random_tree
 
@@ -160,7 +160,7 @@ def test_a_new_configuration_changes_the_delay_mid_run(engine):
 def test_the_fair_scheduler_on_yarn_places_as_before(engine):
     """Split locations on a cluster named by host change nothing under the Fair Scheduler:
     its requests are placed as ANY-only ones (locality is the Capacity Scheduler's here)."""
-    from conftest import flat_tree
+    from predictor_cases import flat_tree
 
     cluster = Cluster.parse(SPEC)
     got = [

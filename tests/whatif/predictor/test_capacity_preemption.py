@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import build_workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from predictor_cases import build_workload
 from samples import capacity_document as document
 from test_capacity import engines_agree, random_cluster, random_tree
 

@@ -5,7 +5,7 @@ left waiting forever."""
 
 from __future__ import annotations
 
-from conftest import build_workload
+from predictor_cases import build_workload
 from test_capacity import config, two_queues
 
 from whatif import Cluster

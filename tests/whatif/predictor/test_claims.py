@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import build_workload, containers, flat_tree
+from predictor_cases import build_workload, containers, flat_tree
 
 from whatif import Cluster
 from whatif.allocation import effective_allocation

@@ -4,7 +4,7 @@ engines (issue 21)."""
 from __future__ import annotations
 
 import pytest
-from conftest import run_times
+from predictor_cases import run_times
 
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings

@@ -3,9 +3,9 @@
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import build_workload, containers, flat_tree, replayed, scenarios
 from hypothesis import given
 from hypothesis import strategies as st
+from predictor_cases import build_workload, containers, flat_tree, replayed, scenarios
 
 from whatif import Resources
 from whatif.predictor import SchedulerSettings, Simulation, predict

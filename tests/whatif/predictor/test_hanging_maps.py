@@ -13,7 +13,7 @@ cluster still has room for it.
 from __future__ import annotations
 
 import pytest
-from conftest import build_workload, flat_tree
+from predictor_cases import build_workload, flat_tree
 from samples import capacity_document
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue

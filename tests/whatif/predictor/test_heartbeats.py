@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import build_workload, flat_tree, run_times, scenarios
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
+from predictor_cases import build_workload, flat_tree, run_times, scenarios
 
 from whatif import Cluster
 from whatif.predictor import SchedulerSettings, predict

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import build_workload, flat_tree
+from predictor_cases import build_workload, flat_tree
 
 from whatif import Cluster
 from whatif.predictor import SchedulerSettings, predict

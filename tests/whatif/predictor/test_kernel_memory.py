@@ -4,7 +4,7 @@ reference engine's."""
 
 import numpy as np
 import pandas as pd
-from conftest import build_workload, containers, flat_tree
+from predictor_cases import build_workload, containers, flat_tree
 
 from whatif.predictor import SchedulerSettings, Simulation, predict
 from whatif.predictor import kernel as K

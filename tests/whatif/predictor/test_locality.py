@@ -10,9 +10,9 @@ import logging
 
 import pandas as pd
 import pytest
-from conftest import SPLITS, build_workload, flat_tree, run_times, scenarios
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from predictor_cases import SPLITS, build_workload, flat_tree, run_times, scenarios
 
 from whatif import Cluster, Workload
 from whatif.errors import ValidationError

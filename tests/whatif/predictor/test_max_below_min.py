@@ -7,7 +7,7 @@ written. Both engines.
 from __future__ import annotations
 
 import pytest
-from conftest import build_workload, flat_tree
+from predictor_cases import build_workload, flat_tree
 
 from whatif import Cluster, ResourceLimit, Resources
 from whatif.predictor import SchedulerSettings, predict

@@ -7,7 +7,7 @@ on the cluster, and leaves a YARN ``maxRunningApps`` in a ``<pool>`` unread.
 
 from __future__ import annotations
 
-from conftest import build_workload
+from predictor_cases import build_workload
 
 from whatif import Cluster
 from whatif.allocation import AllocationDocument, effective_allocation

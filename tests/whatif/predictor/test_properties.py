@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from conftest import build_workload, containers, flat_tree, replayed, scenarios
 from hypothesis import given
 from hypothesis import strategies as st
+from predictor_cases import build_workload, containers, flat_tree, replayed, scenarios
 
 from whatif.predictor import NoiseModel, SchedulerSettings, predict, write_jobruntime_csv
 from whatif.predictor.nodes import node_layout

@@ -9,7 +9,7 @@ asked for or running. By hand on both engines, and the setting with its site fil
 from __future__ import annotations
 
 import pytest
-from conftest import flat_tree
+from predictor_cases import flat_tree
 from test_hanging_maps import FOUR_MAPS_RAMPED, four_maps
 
 from whatif.errors import ValidationError

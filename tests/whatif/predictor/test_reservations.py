@@ -13,9 +13,9 @@ import dataclasses
 
 import pandas as pd
 import pytest
-from conftest import build_workload, flat_tree, replayed, scenarios
 from hypothesis import given
 from hypothesis import strategies as st
+from predictor_cases import build_workload, flat_tree, replayed, scenarios
 
 from whatif import Cluster
 from whatif.errors import ValidationError

@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import (
+from predictor_cases import (
     build_workload,
     containers,
     flat_tree,

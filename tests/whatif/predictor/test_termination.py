@@ -1,6 +1,6 @@
 """Simulations that cannot finish every job still end, and say which jobs never finished."""
 
-from conftest import build_workload, containers, flat_tree, predict_hadoop1_preemption
+from predictor_cases import build_workload, containers, flat_tree, predict_hadoop1_preemption
 
 from whatif import Cluster, Resources
 from whatif.predictor import SchedulerSettings, Simulation, predict

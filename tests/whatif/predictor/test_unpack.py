@@ -6,9 +6,9 @@ import pickle
 
 import pandas as pd
 import pytest
-from conftest import replayed, scenarios
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from predictor_cases import replayed, scenarios
 
 from whatif.errors import ValidationError
 from whatif.predictor import Simulation, predict, predict_taking
