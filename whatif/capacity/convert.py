@@ -306,13 +306,7 @@ def _maximum(
                 "(maximum-capacity 100, as fs2cs writes)"
             )
         else:
-            fraction = min(
-                1.0,
-                max(
-                    limit.absolute.memory_mb / cluster.memory_mb,
-                    limit.absolute.vcores / cluster.vcores if cluster.vcores else 0.0,
-                ),
-            )
+            fraction = _cluster_fraction(limit.absolute, cluster)
     if fraction is None:
         return "100", parent_max
     fraction = min(_enforced(queue, fraction, cluster, hadoop_version, notes), parent_max)
@@ -327,6 +321,12 @@ def _maximum(
     return _number(round(relative, 3)), parent_max * relative / 100.0
 
 
+def _cluster_fraction(amount: Resources, cluster: Resources) -> float:
+    """The larger of `amount`'s shares of the cluster's memory and vcores, at most 1."""
+    vcores = amount.vcores / cluster.vcores if cluster.vcores else 0.0
+    return min(1.0, max(amount.memory_mb / cluster.memory_mb, vcores))
+
+
 def _enforced(
     queue: EffectiveQueue,
     fraction: float,
@@ -335,19 +335,22 @@ def _enforced(
     notes: list[str],
 ) -> float:
     """`queue`'s maximum, `fraction` of the cluster, as the Fair Scheduler of
-    `hadoop_version` enforces it: from Hadoop 3 on at least minResources, resource by
-    resource (`EffectiveQueue.max_share`), so the larger fraction of the two."""
+    `hadoop_version` enforces it (`EffectiveQueue.max_share`: from Hadoop 3 on at least
+    minResources, resource by resource, so the larger fraction of the two)."""
     low = queue.min_resources
-    if hadoop_version < 3 or (low.memory_mb <= 0 and low.vcores <= 0):
+    if low.memory_mb <= 0 and low.vcores <= 0:
         return fraction
     if cluster is None:
-        notes.append(
-            f"{queue.name}: Hadoop 3 raises maxResources to minResources where it is lower; "
-            "without --cluster, maximum-capacity is converted from maxResources as written"
-        )
+        if hadoop_version >= 3:
+            notes.append(
+                f"{queue.name}: Hadoop 3 raises maxResources to minResources where it is "
+                "lower; without --cluster, maximum-capacity is converted from maxResources "
+                "as written"
+            )
         return fraction
-    vcores = low.vcores / cluster.vcores if cluster.vcores else 0.0
-    floor = min(1.0, max(low.memory_mb / cluster.memory_mb, vcores))
+    if queue.max_share(cluster, hadoop_version) == queue.max_resources.resolve(cluster):
+        return fraction  # kept as written: an older Hadoop, or the minimum is below it
+    floor = _cluster_fraction(low, cluster)
     if floor <= fraction:
         return fraction
     notes.append(
