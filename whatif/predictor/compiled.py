@@ -316,6 +316,7 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
     ss[:, K.SS_DIM] = p.stage_dim
     ss[:, K.SS_JT] = p.stage_jobtracker
     ss[:, K.SS_RR] = p.stage_replay_row
+    ss[:, K.SS_RETRY] = p.stage_retry_rule
     si = np.zeros((ns, K.N_SI), dtype=np.int32)
     if p.locality is not None:
         loc = p.locality

@@ -41,6 +41,16 @@ POLICY_CODES = {"fair": 0, "fifo": 1, "drf": 2}
 #: Attempt states in the packed output (index into this tuple).
 ATTEMPT_STATE_NAMES = ("RUNNING", "SUCCEEDED", "FAILED", "KILLED", "KILLED")
 
+#: How a stage hands out a task again after a killed or failed attempt
+#: (`Packed.stage_retry_rule`): after its fresh tasks (the MapReduce AM's maps LinkedHashMap
+#: and reduce lists: a new request goes at the end); before them if the task failed before
+#: (the AM asks for such a map at PRIORITY_FAST_FAIL_MAP, `FAST_FAIL_PRIORITY`, ahead of its
+#: reduces too, and takes them first in, first out); or before them, the most failed first,
+#: then by task (Hadoop 1's JobTracker: `failedMaps` and `nonRunningReduces`, ordered by
+#: `failComparator`, a killed attempt's task too).
+RETRY_LAST, RETRY_FAILED_FIRST, RETRY_FIRST = 0, 1, 2
+FAST_FAIL_PRIORITY = 5
+
 
 @dataclass(frozen=True, eq=False)
 class PackedQueues:
@@ -102,6 +112,8 @@ class Packed:
     stage_jobtracker: np.ndarray
     # int64: the row in `replay` of the stage's first task for a slowstart stage, else -1
     stage_replay_row: np.ndarray
+    # int64 RETRY_LAST, RETRY_FAILED_FIRST or RETRY_FIRST: how a re-queued task is handed out
+    stage_retry_rule: np.ndarray
     # tasks (nt,) in Workload order
     task_ids: pa.ChunkedArray  # string; Arrow so that no Python string is held per task
     task_job: np.ndarray
@@ -372,6 +384,19 @@ def pack(
     replay, replay_row = _replay_parts(
         tasks, task_job, task_stage, stage["stage_slowstart"], stage_start, dur, mult
     )
+    locality = locality_layout(
+        tasks,
+        task_stage,
+        _is_kind(stage["stage_kind"], stage["stage_kinds"], "map"),
+        cluster,
+        layout.count,
+        settings,
+        layout.interval_s,
+        capacity=pq.capacity is not None,
+    )
+    if locality is not None:
+        # a located stage's re-queued task goes back to its location lists (`locality.py`)
+        stage["stage_retry_rule"][locality.stage_located == 1] = RETRY_LAST
     packed = Packed(
         queues=pq,
         slot_mode=slot_mode,
@@ -388,16 +413,7 @@ def pack(
         task_fail_frac=frac,
         node_capacity=layout.capacity,
         heartbeat_interval_s=layout.interval_s,
-        locality=locality_layout(
-            tasks,
-            task_stage,
-            _is_kind(stage["stage_kind"], stage["stage_kinds"], "map"),
-            cluster,
-            layout.count,
-            settings,
-            layout.interval_s,
-            capacity=pq.capacity is not None,
-        ),
+        locality=locality,
     )
     return packed, allocation
 
@@ -473,6 +489,11 @@ def _stage_fields(
     if slot_mode and settings.hadoop_version == 1:
         stage_jobtracker[_is_kind(stage_kind, stage_kinds, "setup")] = 1
         stage_jobtracker[_is_kind(stage_kind, stage_kinds, "cleanup")] = 2
+    if settings.hadoop_version == 1:
+        retry_rule = np.full(ns, RETRY_FIRST, dtype=np.int64)
+    else:
+        retry_rule = np.where(is_map, RETRY_FAILED_FIRST, RETRY_LAST).astype(np.int64)
+    retry_rule[stage_jobtracker != 0] = RETRY_LAST
     return {
         "job_stage_ptr": np.searchsorted(stage_job, np.arange(nj + 1)).astype(np.int64),
         "stage_kind": stage_kind,
@@ -483,6 +504,7 @@ def _stage_fields(
         "stage_slowstart": stage_slowstart,
         "stage_dim": (is_reduce & slot_mode).astype(np.int64),
         "stage_jobtracker": stage_jobtracker,
+        "stage_retry_rule": retry_rule,
         "task_stage": task_stage,
     }
 

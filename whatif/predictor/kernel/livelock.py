@@ -117,6 +117,7 @@ from whatif.predictor.kernel.state import (
     RUNNING,
     SI_ASKED,
     SI_CS_MISSED,
+    SI_FRONT_N,
     SI_HELD,
     SI_NEXT,
     SI_PENDING,
@@ -204,7 +205,7 @@ def _v12_state(W):
         8
         + 7 * n_run
         + gi[GI_WARNED_N]
-        + 6 * ns
+        + 7 * ns
         + ti.shape[0]
         + ji.shape[0]
         + 4 * ndims * nq
@@ -248,7 +249,8 @@ def _v12_state(W):
         out[n + 2] = si[s, SI_HELD]
         out[n + 3] = si[s, SI_RELEASED]
         out[n + 4] = si[s, SI_ASKED]
-        n += 5
+        out[n + 5] = si[s, SI_FRONT_N]
+        n += 6
     for s in range(ns):
         n = _put_list(out, n, si[s, SI_RETRY_HEAD], ti, TI_RETRY_NEXT)
     n = _put_list(out, n, gi[GI_RED_HEAD], ji, JI_RED_NEXT)

@@ -21,7 +21,7 @@ cannot run; on Hadoop 1's slot pools the JobTracker never kills or holds back re
 maps (on one pool of memory the rule stays, or waiting reduces could hold it forever).
 
 Killed and failed attempts free their resources at once and their task is queued
-again (at the end of its stage's re-queued tasks).
+again where Hadoop hands it out again (`requests._requeue`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from whatif.predictor.kernel.ramp_lists import (
     _ramp_stage,
     _ramp_wake,
 )
-from whatif.predictor.kernel.requests import _give_back, _head_task
+from whatif.predictor.kernel.requests import _give_back, _head_task, _requeue
 from whatif.predictor.kernel.starvation import _unlist_min_starvation
 from whatif.predictor.kernel.state import (
     AF_DUE,
@@ -166,6 +166,7 @@ from whatif.predictor.kernel.state import (
     SI_DEF_HEAD,
     SI_DEF_TAIL,
     SI_DONE,
+    SI_FRONT_N,
     SI_HELD,
     SI_NEXT,
     SI_PENDING,
@@ -563,13 +564,7 @@ def _end_attempt(W, a, state):
             if si[s, SI_DEF_HEAD] < 0 and ji[j, JI_IN_RED] == 1:
                 _red_unlink(W, j)
         if ss[s, SS_LOC] == 0 or _give_back(W, s, task):
-            ti[task, TI_RETRY_NEXT] = -1
-            rt = si[s, SI_RETRY_TAIL]
-            if rt >= 0:
-                ti[rt, TI_RETRY_NEXT] = task
-            else:
-                si[s, SI_RETRY_HEAD] = task
-            si[s, SI_RETRY_TAIL] = task
+            _requeue(W, s, task)
         if ss[s, SS_LOC] != 0:
             _loc_requeued(W, s, task)
         si[s, SI_PENDING] += 1
@@ -956,37 +951,47 @@ def _unassigned_req(W, s):
 @kernel_jit
 def _window_req(W, s, k0, k1):
     """The summed requests (memory, vcores) of stage `s`'s unassigned tasks at places
-    [k0, k1) in the order they are taken (`_head_task`): its fresh ones (of a located
-    stage, those not taken out of order), then its re-queued ones."""
-    ss, si, tsf, ti, tfl = W[12], W[14], W[17], W[18], W[47]
+    [k0, k1) in the order they are taken (`_head_task`): its re-queued ones that go first,
+    its fresh ones (of a located stage, those not taken out of order), then its other
+    re-queued ones."""
+    ss, si, tsf, tfl = W[12], W[14], W[17], W[47]
     loc = ss[s, SS_LOC] != 0
-    t0 = 0.0
-    t1 = 0.0
-    k = 0
-    for task in range(si[s, SI_NEXT], ss[s, SS_HI]):
-        if loc and (tfl[task] & TF_TAKEN) != 0:
+    task, k, t0, t1 = _listed_req(W, si[s, SI_RETRY_HEAD], si[s, SI_FRONT_N], k0, k1, 0, 0.0, 0.0)
+    for fresh in range(si[s, SI_NEXT], ss[s, SS_HI]):
+        if loc and (tfl[fresh] & TF_TAKEN) != 0:
             continue
         if k >= k1:
             return t0, t1
         if k >= k0:
-            t0 += tsf[task, TSF_REQ]
-            t1 += tsf[task, TSF_REQ + 1]
+            t0 += tsf[fresh, TSF_REQ]
+            t1 += tsf[fresh, TSF_REQ + 1]
         k += 1
-    task = si[s, SI_RETRY_HEAD]
-    while task >= 0 and k < k1:
+    _, k, t0, t1 = _listed_req(W, task, ss[s, SS_HI] - ss[s, SS_LO], k0, k1, k, t0, t1)
+    return t0, t1
+
+
+@kernel_jit
+def _listed_req(W, task, n, k0, k1, k, t0, t1):
+    """`_window_req` over at most `n` tasks of a retry list from `task`, the first at place
+    `k`, added to (t0, t1): the next task, place and sums."""
+    tsf, ti = W[17], W[18]
+    for _ in range(n):
+        if task < 0 or k >= k1:
+            break
         if k >= k0:
             t0 += tsf[task, TSF_REQ]
             t1 += tsf[task, TSF_REQ + 1]
         k += 1
         task = ti[task, TI_RETRY_NEXT]
-    return t0, t1
+    return task, k, t0, t1
 
 
 @kernel_jit
 def _sort_retry(W, s):
     """Put stage `s`'s re-queued tasks in task order (a new MapReduce AM asks for the tasks
-    it did not recover in task order)."""
+    it did not recover in task order), none of them before its fresh ones."""
     si, ti = W[14], W[18]
+    si[s, SI_FRONT_N] = 0
     n = 0
     task = si[s, SI_RETRY_HEAD]
     while task >= 0:

@@ -37,7 +37,7 @@ from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
 from whatif.predictor.kernel.ordering import _cmp_apps
 from whatif.predictor.kernel.queues import _demand, _up
-from whatif.predictor.kernel.requests import _head_task
+from whatif.predictor.kernel.requests import _head_task, _stage_priority
 from whatif.predictor.kernel.resources import _below, java_int, jdiv, res_compare
 from whatif.predictor.kernel.starvation import (
     _clear_min_starvation,
@@ -89,7 +89,6 @@ from whatif.predictor.kernel.state import (
     SI_HELD,
     SI_PENDING,
     SI_RELEASED,
-    SS_PRIO,
     TS_JOB,
     TSF_REQ,
 )
@@ -313,7 +312,7 @@ def _preempt_v3(W):
 @kernel_jit
 def _requests(W, j, out_cap, out_n):
     """The app's outstanding requests in priority order; returns how many."""
-    js, jsf, ji, ss, si, tsf = W[6], W[7], W[9], W[12], W[14], W[17]
+    js, jsf, ji, si, tsf = W[6], W[7], W[9], W[14], W[17]
     if ji[j, JI_AM_STATE] == 1:
         out_cap[0, 0] = jsf[j, JSF_AM]
         out_cap[0, 1] = jsf[j, JSF_AM + 1]
@@ -334,7 +333,7 @@ def _requests(W, j, out_cap, out_n):
                 or si[s, SI_ASKED] == 0
             ):
                 continue
-            if best < 0 or ss[s, SS_PRIO] < ss[best, SS_PRIO]:
+            if best < 0 or _stage_priority(W, s) < _stage_priority(W, best):
                 best = s
         if best < 0:
             return n

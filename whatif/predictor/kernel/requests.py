@@ -5,6 +5,9 @@ A located map stage (Hadoop 1 delay scheduling, `locality.py`) may have its task
 out of order: `_take_task` flags a later fresh task as assigned (the stage's next fresh
 task then passes over it) or unlinks a re-queued one, and `_give_back` makes a task
 unassigned again: fresh again if the stage has not passed it, else re-queued.
+
+A stage's re-queued tasks are one list, its retry list; the first ``SI_FRONT_N`` of them
+go before its fresh tasks, the others after (`_requeue`, by the stage's retry rule).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from whatif.predictor.kernel.state import (
     JS_ST_HI,
     JS_ST_LO,
     SI_ASKED,
+    SI_FRONT_N,
     SI_HELD,
     SI_NEXT,
     SI_NONLOC,
@@ -28,10 +32,13 @@ from whatif.predictor.kernel.state import (
     SS_JT,
     SS_LOC,
     SS_PRIO,
+    SS_RETRY,
     TF_LOCATED,
     TF_TAKEN,
+    TI_FAILS,
     TI_RETRY_NEXT,
 )
+from whatif.predictor.pack import FAST_FAIL_PRIORITY, RETRY_FAILED_FIRST, RETRY_FIRST
 
 
 @kernel_jit
@@ -49,16 +56,27 @@ def _next_stage(W, j, d):
             and ss[u, SS_DIM] == d
             and ss[u, SS_JT] == 0
         ):
-            if best < 0 or ss[u, SS_PRIO] < ss[np.uint64(best), SS_PRIO]:
+            if best < 0 or _stage_priority(W, s) < _stage_priority(W, best):
                 best = s
     return best
+
+
+@kernel_jit
+def _stage_priority(W, s):
+    """The priority stage `s` asks at: a MapReduce AM asks for a map whose task failed
+    before at PRIORITY_FAST_FAIL_MAP, ahead of the job's reduces and other maps."""
+    u = np.uint64(s)  # unsigned rows: no negative-index wraparound
+    ss, si = W[12], W[14]
+    if ss[u, SS_RETRY] == RETRY_FAILED_FIRST and si[u, SI_FRONT_N] > 0:
+        return FAST_FAIL_PRIORITY
+    return ss[u, SS_PRIO]
 
 
 @kernel_jit
 def _head_task(W, s):
     ss, si = W[12], W[14]
     u = np.uint64(s)  # unsigned rows: no negative-index wraparound
-    if si[u, SI_NEXT] < ss[u, SS_HI]:
+    if si[u, SI_FRONT_N] == 0 and si[u, SI_NEXT] < ss[u, SS_HI]:
         return si[u, SI_NEXT]
     return si[u, SI_RETRY_HEAD]
 
@@ -66,19 +84,18 @@ def _head_task(W, s):
 @kernel_jit
 def _take_head(W, s):
     """Take stage `s`'s next task (`_head_task`) off its unassigned tasks."""
-    ss, si, ti = W[12], W[14], W[18]
+    ss, si = W[12], W[14]
     u = np.uint64(s)  # unsigned rows: no negative-index wraparound
     if ss[u, SS_LOC] != 0:
         return _take_task(W, s, _head_task(W, s))
-    if si[u, SI_NEXT] < ss[u, SS_HI]:
+    if si[u, SI_FRONT_N] > 0:
+        si[u, SI_FRONT_N] -= 1
+    elif si[u, SI_NEXT] < ss[u, SS_HI]:
         task = si[u, SI_NEXT]
         si[u, SI_NEXT] += 1
         return task
     task = si[s, SI_RETRY_HEAD]
-    nxt = ti[task, TI_RETRY_NEXT]
-    si[s, SI_RETRY_HEAD] = nxt
-    if nxt < 0:
-        si[s, SI_RETRY_TAIL] = -1
+    _unlink_retry(W, s, -1, task)
     return task
 
 
@@ -104,13 +121,7 @@ def _take_task(W, s, task):
         while cur != task:
             prev = cur
             cur = ti[cur, TI_RETRY_NEXT]
-        after = ti[task, TI_RETRY_NEXT]
-        if prev < 0:
-            si[s, SI_RETRY_HEAD] = after
-        else:
-            ti[prev, TI_RETRY_NEXT] = after
-        if after < 0:
-            si[s, SI_RETRY_TAIL] = prev
+        _unlink_retry(W, s, prev, task)
     return task
 
 
@@ -123,3 +134,63 @@ def _give_back(W, s, task):
     if (tfl[task] & TF_LOCATED) == 0:
         si[s, SI_NONLOC] += 1
     return task < si[s, SI_NEXT]
+
+
+@kernel_jit
+def _requeue(W, s, task):
+    """Put `task` on stage `s`'s retry list where Hadoop hands it out again (the stage's
+    retry rule, `pack.RETRY_LAST`...): at the end, after the fresh tasks; or among the
+    first ``SI_FRONT_N``, which go before them: after those already there (the AM's
+    failed maps, first in, first out), or in `failComparator` order (Hadoop 1)."""
+    ss, si, ti = W[12], W[14], W[18]
+    rule = ss[s, SS_RETRY]
+    if rule != RETRY_FIRST and (rule != RETRY_FAILED_FIRST or ti[task, TI_FAILS] == 0):
+        _link_retry(W, s, si[s, SI_RETRY_TAIL], task)
+        return
+    prev = -1
+    cur = si[s, SI_RETRY_HEAD]
+    for _ in range(si[s, SI_FRONT_N]):
+        if rule == RETRY_FIRST and _fails_first(ti, task, cur):
+            break
+        prev = cur
+        cur = ti[cur, TI_RETRY_NEXT]
+    _link_retry(W, s, prev, task)
+    si[s, SI_FRONT_N] += 1
+
+
+@kernel_jit
+def _link_retry(W, s, prev, task):
+    """Link `task` into stage `s`'s retry list after `prev` (-1: at its head)."""
+    si, ti = W[14], W[18]
+    nxt = si[s, SI_RETRY_HEAD] if prev < 0 else ti[prev, TI_RETRY_NEXT]
+    ti[task, TI_RETRY_NEXT] = nxt
+    _point_after(W, s, prev, task)
+    if nxt < 0:
+        si[s, SI_RETRY_TAIL] = task
+
+
+@kernel_jit
+def _unlink_retry(W, s, prev, task):
+    """Unlink `task`, which follows `prev` (-1: the head), from stage `s`'s retry list."""
+    nxt = W[18][task, TI_RETRY_NEXT]
+    _point_after(W, s, prev, nxt)
+    if nxt < 0:
+        W[14][s, SI_RETRY_TAIL] = prev
+
+
+@kernel_jit
+def _point_after(W, s, prev, task):
+    """Make `task` follow `prev` (-1: the head) in stage `s`'s retry list."""
+    if prev < 0:
+        W[14][s, SI_RETRY_HEAD] = task
+    else:
+        W[18][prev, TI_RETRY_NEXT] = task
+
+
+@kernel_jit
+def _fails_first(ti, a, b):
+    """Whether task `a` goes before `b` in Hadoop 1's failComparator: more failed attempts,
+    then the lower task."""
+    if ti[a, TI_FAILS] != ti[b, TI_FAILS]:
+        return ti[a, TI_FAILS] > ti[b, TI_FAILS]
+    return a < b

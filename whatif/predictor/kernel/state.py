@@ -229,7 +229,10 @@ SS_RR = 10  # slowstart stage: the row in `rsf` of its first task (Packed.stage_
 # the Capacity Scheduler's delay scheduling: a located stage's unique location asks
 # (getUniqueLocationAsks: its split hosts and racks, and ANY)
 SS_LOC_ASKS = 11
-N_SS = 12
+# how a re-queued task of the stage is handed out again (`Packed.stage_retry_rule`:
+# RETRY_LAST, RETRY_FAILED_FIRST, RETRY_FIRST; `requests._requeue`)
+SS_RETRY = 12
+N_SS = 13
 # stage float: its tasks' request sums (memory, vcores) and largest request (2, 3)
 SSF_SUM, SSF_MAX = 0, 2
 N_SSF = 4
@@ -262,7 +265,10 @@ SI_CS_MISSED = 11  # the Capacity Scheduler: the stage's missed scheduling oppor
 # a reduce stage the AM ramps up: how many of its first unassigned tasks it asks for (-1:
 # all; `phases._ramp_job`)
 SI_ASKED = 12
-N_SI = 13
+# how many of the stage's re-queued tasks (the first of its retry list) go before its fresh
+# ones (`requests._requeue`)
+SI_FRONT_N = 13
+N_SI = 14
 # task static int / float
 TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
 N_TS = 3

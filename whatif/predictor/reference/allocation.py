@@ -202,12 +202,6 @@ class Allocation(EngineState):
             return 1 if self._try_app(j, leaf, d) else 0
         return 0
 
-    def _head(self, s: int) -> int:
-        """Stage `s`'s next task: its lowest unassigned, else the oldest re-queued."""
-        if self.stage_next[s] < self.p.stage_task_end[s]:
-            return int(self.stage_next[s])
-        return self.stage_retry[s][0]
-
     def _assign_in(self, q: int, d: int) -> int:
         """1 a container was assigned below `q`, 0 none, 2 the node was reserved."""
         tried: set[int] = set()
@@ -278,23 +272,6 @@ class Allocation(EngineState):
                 self._res_drop(n)
         return True
 
-    def _next_stage(self, j: int, d: int) -> int:
-        """The app's highest-priority released stage with unassigned tasks in pool `d`."""
-        p = self.p
-        best = -1
-        for s in range(int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])):
-            if (
-                self.stage_released[s]
-                and not self.stage_held[s]
-                and self.stage_pending[s] > 0
-                and self.stage_ramp[s] != 0
-                and p.stage_dim[s] == d
-                and not p.stage_jobtracker[s]
-            ):
-                if best < 0 or p.stage_priority[s] < p.stage_priority[best]:
-                    best = s
-        return best
-
     def _assign_jobtracker(self) -> bool:
         """Hadoop 1 getSetupAndCleanupTasks: one setup, cleanup or task-cleanup attempt on
         the node heartbeating (or the cluster), in a free map slot, else a free reduce slot."""
@@ -309,11 +286,7 @@ class Allocation(EngineState):
             if s < 0:
                 self._start_task_cleanup(j, d)
             else:
-                if self.stage_next[s] < self.p.stage_task_end[s]:
-                    task = int(self.stage_next[s])
-                    self.stage_next[s] += 1
-                else:
-                    task = self.stage_retry[s].pop(0)
+                task = self._take_head(s)
                 self.stage_slot[s] = d
                 self._start_attempt(j, task, np.array([1.0 - d, float(d)]))
             self._jt_refresh(j)
@@ -352,20 +325,11 @@ class Allocation(EngineState):
         p = self.p
         if self.stage_located[s] and self.cur_node >= 0:
             return self._try_located(j, leaf, s, self.cur_node)
-        lo = int(p.stage_task_start[s])
-        task = (
-            int(self.stage_next[s])
-            if self.stage_next[s] < p.stage_task_end[s]
-            else self.stage_retry[s][0]
-        )
+        task = self._head(s)
         req = p.task_req[task]
         if not self._fits(leaf, req):
             return False
-        if self.stage_next[s] < p.stage_task_end[s]:
-            self.stage_next[s] += 1
-        else:
-            self.stage_retry[s].pop(0)
-        del lo
+        self._take_head(s)
         self._start_attempt(j, task, req)
         self._claim_used(j, req)
         self._maps_assigned(j, s)

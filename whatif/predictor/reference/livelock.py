@@ -92,6 +92,7 @@ class Livelock(EngineState):
             tuple(self.stage_released),
             tuple(sorted(self.stage_asked)),
             tuple(tuple(r) for r in self.stage_retry),
+            tuple(self.stage_front),
             tuple(self.reducing),
             tuple(timers),
             self.next_check_v12 - t,

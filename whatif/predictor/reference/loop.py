@@ -36,6 +36,7 @@ from whatif.predictor.reference.phases import Phases, RampUp
 from whatif.predictor.reference.preemption import Preemption
 from whatif.predictor.reference.preemption_v12 import PreemptionV12
 from whatif.predictor.reference.queues import Queues
+from whatif.predictor.reference.requests import Requests
 from whatif.predictor.reference.reservations import Reservations
 from whatif.predictor.reference.state import (
     AM_ASK,
@@ -59,6 +60,7 @@ class ReferenceEngine(
     FairShares,
     Ordering,
     Allocation,
+    Requests,
     AllocateCycle,
     JobTracker,
     Locality,
@@ -127,6 +129,7 @@ class ReferenceEngine(
         self.stage_done = [0] * ns
         self.stage_done_time = np.full(ns, np.nan)
         self.stage_retry: list[list[int]] = [[] for _ in range(ns)]
+        self.stage_front = [0] * ns  # re-queued tasks that go before the fresh ones
         self.stage_waiting: list[list[int]] = [[] for _ in range(ns)]
         self.stage_held = [False] * ns
         self.stage_ramp = [-1] * ns  # reduces asked for as ramped up (-1: all)

@@ -185,6 +185,7 @@ class Phases(EngineState):
                 self.stage_missed[s] = 0
                 self.stage_asked.discard(s)
                 self.stage_retry[s].sort()
+                self.stage_front[s] = 0
         self._ramp_refresh(j)
         self.asking.discard(j)
         self._add_pending(j, -self.job_pend[j])
@@ -216,11 +217,7 @@ class Phases(EngineState):
             running_maps = size - self.stage_pending[m] - self.stage_done[m]
             if self.stage_pending[m] == 0 or running_maps > 0:
                 continue
-            task = (
-                int(self.stage_next[m])
-                if self.stage_next[m] < p.stage_task_end[m]
-                else self.stage_retry[m][0]
-            )
+            task = self._head(m)
             leaf = int(p.job_queue[j])
             if self._hanging(j, self.now):
                 self._preempt_reducer(j, s, task)
@@ -459,7 +456,7 @@ class Phases(EngineState):
                 if not self.stage_waiting[s] and j in self.reducing:
                     self.reducing.remove(j)
             if not self.stage_located[s] or self._give_back(s, task):
-                self.stage_retry[s].append(task)
+                self._requeue(s, task)
             self.stage_pending[s] += 1
             if self.stage_pending[s] == 1 and self.stage_released[s]:
                 self._map_asked(j, s)
@@ -555,12 +552,16 @@ class RampUp(EngineState):
 
     def _window_req(self, s: int, k0: int, k1: int) -> np.ndarray:
         """The summed requests of stage `s`'s unassigned tasks at places [k0, k1) in the
-        order they are taken: fresh (of a located stage, not taken out of order), then
-        re-queued."""
+        order they are taken: the re-queued ones that go first, fresh (of a located stage,
+        not taken out of order), then the other re-queued ones."""
         p = self.p
         fresh = range(int(self.stage_next[s]), int(p.stage_task_end[s]))
         loc = self.stage_located[s]
-        tasks = [t for t in fresh if not (loc and self.task_taken[t])] + self.stage_retry[s]
+        front, back = (
+            self.stage_retry[s][: self.stage_front[s]],
+            self.stage_retry[s][self.stage_front[s] :],
+        )
+        tasks = front + [t for t in fresh if not (loc and self.task_taken[t])] + back
         total = np.zeros(2)
         for task in tasks[k0:k1]:
             total = total + p.task_req[task]

@@ -145,14 +145,10 @@ class Preemption(EngineState):
             and self.stage_pending[s] > 0
             and self.stage_ramp[s] != 0
         ]
-        stages.sort(key=lambda s: (p.stage_priority[s], s))
+        stages.sort(key=lambda s: (self._stage_priority(s), s))
         out = []
         for s in stages:
-            task = (
-                int(self.stage_next[s])
-                if self.stage_next[s] < p.stage_task_end[s]
-                else self.stage_retry[s][0]
-            )
+            task = self._head(s)
             asked = self.stage_ramp[s]
             out.append((p.task_req[task], self.stage_pending[s] if asked < 0 else asked))
         return out

@@ -69,6 +69,7 @@ class EngineState(Protocol):
     stage_done: list[int]
     stage_done_time: np.ndarray
     stage_retry: list[list[int]]
+    stage_front: list[int]
     stage_waiting: list[list[int]]
     stage_held: list[bool]
     stage_ramp: list[int]
@@ -237,6 +238,12 @@ class EngineState(Protocol):
     def _cs_assign_leaf(self, leaf: int, d: int) -> int: ...
 
     def _head(self, s: int) -> int: ...
+
+    def _take_head(self, s: int) -> int: ...
+
+    def _requeue(self, s: int, task: int) -> None: ...
+
+    def _stage_priority(self, s: int) -> int: ...
 
     @property
     def cs(self) -> PackedCapacity: ...

@@ -1,0 +1,113 @@
+"""Where a killed or failed attempt's task goes again, by Hadoop version (`pack.RETRY_*`).
+
+Hadoop 2/3's MapReduce AM asks for a new attempt of a task that failed before with
+``earlierAttemptFailed`` (TaskImpl.addAndScheduleAttempt sends TA_RESCHEDULE once
+``failedAttempts`` is not empty): a map at PRIORITY_FAST_FAIL_MAP (5), taken first in,
+first out from ``earlierFailedMaps`` ahead of the job's other maps (20) and its reduces
+(10); a killed attempt's task is asked for again at the end of the maps LinkedHashMap (or
+of the reduce lists), after the tasks never run. Hadoop 1's JobTracker puts a killed or
+failed attempt's task in ``failedMaps`` (or ``nonRunningReduces``), ordered by
+``failComparator`` (more failed attempts first, then the lower task), which
+``findNewMapTask`` tries before every fresh map.
+
+Failures come from the noise model: with ``failure_probability=0.5, max_attempts=2`` the
+seeds below fail exactly the tasks named, once (`pack._noise_draws`).
+"""
+
+import pytest
+from predictor_cases import build_workload, containers, flat_tree, predict_hadoop1_preemption
+
+from whatif import Cluster, Resources
+from whatif.predictor import NoiseModel, SchedulerSettings, predict
+from whatif.predictor.pack import _noise_draws
+
+ONCE = NoiseModel(failure_probability=0.5, max_attempts=2)
+
+
+def _order(schedule) -> list[tuple[str, str]]:
+    """(task id, state) of every attempt in start order (task id on ties)."""
+    a = schedule.attempts.sort_values(["start_s", "task_id"], kind="stable")
+    return list(zip(a["task_id"], a["state"], strict=True))
+
+
+def test_the_seeds_fail_the_tasks_named():
+    """The draws the tests below rely on: seed 0 fails the first of three tasks once (at
+    0.017 of its run), seed 18 the second of four (at 0.5639)."""
+    _, fails, frac = _noise_draws(3, ONCE, 0)
+    assert fails.tolist() == [1, 0, 0] and frac[0] == pytest.approx(0.017, abs=1e-3)
+    _, fails, frac = _noise_draws(4, ONCE, 18)
+    assert fails.tolist() == [0, 1, 0, 0] and frac[1] == pytest.approx(0.5639, abs=1e-4)
+
+
+@pytest.mark.parametrize("version", [1, 3])
+def test_a_failed_map_runs_again_before_the_maps_never_run(engine, version):
+    """One container (one map slot on Hadoop 1), three 10 s maps, the first failing once
+    at 0.017 of its run: its second attempt runs next, before j_map_001 and j_map_002 (the
+    predictor ran it last before)."""
+    workload = build_workload([("j", "a", 0, [("map", 10, 1024)] * 3)])
+    cluster = containers(1) if version == 3 else Cluster.parse("map-slots=1,reduce-slots=1")
+    settings = SchedulerSettings(hadoop_version=version, heartbeats=False, setup_cleanup_s=0.0)
+    s = predict(
+        workload, flat_tree(a={}), cluster, settings=settings, engine=engine, seed=0, noise=ONCE
+    )
+    assert _order(s) == [
+        ("j_map_000", "FAILED"),
+        ("j_map_000", "SUCCEEDED"),
+        ("j_map_001", "SUCCEEDED"),
+        ("j_map_002", "SUCCEEDED"),
+    ]
+
+
+def test_a_failed_map_goes_before_the_reduces_asked_for(engine):
+    """Hadoop 3, two containers, maps of 5, 20 and 10 s and a 5 s reduce. The first map
+    ends at 5 and the third takes its container (the ramp-up asks for no reduce while a
+    map is unassigned: 2048 MB x 1/3 done holds none); every map assigned, the AM asks for
+    the reduce. The second map fails at 0.5639 of its run (11.278 s) and asks again at
+    PRIORITY_FAST_FAIL_MAP: it takes the freed container before the reduce (priority 10),
+    which waits for the third map's at 15. (Before, the reduce took it and the map waited
+    until 15.)"""
+    tasks = [("map", 5, 1024), ("map", 20, 1024), ("map", 10, 1024), ("reduce", 5, 1024)]
+    workload = build_workload([("j", "a", 0, tasks)])
+    settings = SchedulerSettings(heartbeats=False)
+    s = predict(
+        workload, flat_tree(a={}), containers(2), settings=settings, engine=engine, seed=18,
+        noise=ONCE,
+    )  # fmt: skip
+    starts = s.attempts.set_index(["task_id", "state"])["start_s"]
+    failed_at = 0.5639 * 20
+    assert starts[("j_map_001", "FAILED")] == 0.0
+    assert starts[("j_map_002", "SUCCEEDED")] == 5.0
+    assert starts[("j_map_001", "SUCCEEDED")] == pytest.approx(failed_at, abs=1e-3)
+    assert starts[("j_reduce_003", "SUCCEEDED")] == 15.0
+
+
+def test_a_killed_map_stays_behind_the_maps_never_run_on_yarn(engine):
+    """Hadoop 3, 4 containers: b's minimum share kills two of ja's maps; ja asks for them
+    again at the end of its maps LinkedHashMap, so when it gets containers again its maps
+    that never ran start first (as the predictor always did)."""
+    alloc = flat_tree(
+        a={}, b={"min_resources": Resources(2048, 2), "min_share_preemption_timeout_s": 5.0}
+    )
+    jobs = [("ja", "a", 0, [("map", 100, 1024)] * 8), ("jb", "b", 1, [("map", 100, 1024)] * 2)]
+    settings = SchedulerSettings(preemption=True, heartbeats=False)
+    s = predict(build_workload(jobs), alloc, containers(4), settings=settings, engine=engine)
+    ja = s.attempts[s.attempts["job_id"] == "ja"].sort_values(["start_s", "task_id"])
+    killed = set(ja.loc[ja["preempted"], "task_id"])
+    assert len(killed) == 2
+    after = ja[(ja["start_s"] > ja.loc[ja["preempted"], "finish_s"].max()) & ~ja["preempted"]]
+    assert after["task_id"].tolist()[:4] == ["ja_map_004", "ja_map_005", "ja_map_006", "ja_map_007"]
+
+
+def test_hadoop1_runs_a_killed_map_again_before_the_maps_never_run(engine):
+    """Hadoop 1, 4 map slots: b's minimum share kills two of ja's maps at 20 (see
+    test_semantics' `test_hadoop1_min_maps_preemption_kills_newest_tasks_at_once`); when ja
+    gets slots again, the killed maps' tasks (in failedMaps) start before its four maps
+    that never ran."""
+    alloc = flat_tree(a={}, b={"min_maps": 2, "min_share_preemption_timeout_s": 10.0})
+    jobs = [("ja", "a", 0, [("map", 100, 1024)] * 8), ("jb", "b", 5, [("map", 100, 1024)] * 2)]
+    s = predict_hadoop1_preemption(jobs, alloc, engine)
+    ja = s.attempts[s.attempts["job_id"] == "ja"].sort_values(["start_s", "task_id"])
+    killed = set(ja.loc[ja["preempted"], "task_id"])
+    assert len(killed) == 2
+    after = ja[(ja["start_s"] > 20.0) & ~ja["preempted"]]["task_id"].tolist()
+    assert set(after[:2]) == killed
