@@ -227,11 +227,12 @@ class Cluster:
                 nodes=trackers,
                 slots=slots,
             )
+        if vcores == 0:
+            each = " (each node's, e.g. vcores=8)" if count else ""
+            raise ClusterSpecError(f"cluster spec {spec!r}: expected vcores > 0{each}")
         if count:
             nodes = tuple(Node(host, memory, vcores, rack) for rack, host in names)
             return cls(memory_mb=memory * count, vcores=vcores * count, nodes=nodes)
-        if vcores == 0:
-            raise ClusterSpecError(f"cluster spec {spec!r}: expected vcores > 0")
         return cls(memory_mb=memory, vcores=vcores)
 
 

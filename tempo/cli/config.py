@@ -205,7 +205,23 @@ def set_command(
     # what the scheduler will read differently: a --set of the value in force changes nothing
     version = file_hadoop_version(original) if hadoop_version is None else hadoop_version
     count = len(diff_allocations(original, changed, hadoop_version=version))
+    _warn_new_issues(file, output, version)
     config_capacity.report_set(output, count, as_json)
+
+
+def _warn_new_issues(file: str, output: str, hadoop_version: int) -> None:
+    """Print on stderr the warnings `tempo config validate` gives OUTPUT and not FILE: a
+    value Hadoop takes but not as asked (a drf queue under a fair parent, say)."""
+    before = {issue.message for issue in validate(file, hadoop_version=hadoop_version)}
+    report_issues(
+        output,
+        [
+            issue
+            for issue in validate(output, hadoop_version=hadoop_version)
+            if issue.severity != "error" and issue.message not in before
+        ],
+        as_json=False,
+    )
 
 
 def render_diff(diffs: list[SettingDiff]) -> list[str]:

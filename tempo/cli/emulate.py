@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from tempo.cli.options import (
+    FiniteFloat,
     cluster_option,
     engine_option,
     http_urls,
@@ -46,7 +47,7 @@ def _shift(
 @click.option(
     "--start",
     "start_s",
-    type=float,
+    type=FiniteFloat(),
     default=None,
     help="Trace time to start at [default: first submission].",
 )
@@ -108,7 +109,7 @@ def emulate_rm(
 @click.option(
     "--timeout",
     "timeout_s",
-    type=float,
+    type=FiniteFloat(min=0, min_open=True),
     default=10.0,
     show_default=True,
     help="Seconds to wait for the answer.",

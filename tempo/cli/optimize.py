@@ -16,6 +16,7 @@ import numpy as np
 from tempo.cli import exitcodes, is_quiet
 from tempo.cli.checks import warn_allocation
 from tempo.cli.options import (
+    FiniteFloat,
     choice_option,
     cluster_option,
     count_option,
@@ -270,12 +271,14 @@ def _noise(ctx: click.Context, param: click.Parameter, spec: str) -> NoiseModel 
 )
 @shown_option(
     "--min-gain",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     default=MinGain().relative,
     help="Smallest predicted relative improvement worth a change (0.01 = 1%).",
 )
 @min_gain_abs_option(f"{MinGain().seconds:g}s and {MinGain().fraction * 100:g}%")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search.")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the search."
+)
 @path_option(
     "-o",
     "--output",

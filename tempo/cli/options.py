@@ -31,6 +31,19 @@ from whatif.readers.cluster_files import cluster_spec_from
 OptionDecorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
+class FiniteFloat(click.FloatRange):
+    """`click.FloatRange` that also refuses nan and inf: its bounds let them through, and
+    they would fail later, far from the option that gave them."""
+
+    name = "finite float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
 def _cluster_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Check a cluster SPEC as the command line is read, or read the node file it names,
     and pass the command the SPEC (`whatif.readers.cluster_files.cluster_spec_from`)."""
@@ -98,7 +111,7 @@ def window_option(help: str) -> OptionDecorator:
 def radius_option(default: float, help: str) -> OptionDecorator:
     """``--radius``: the risk radius, a normalized distance in (0, 1], its `default` shown."""
     return shown_option(
-        "--radius", type=click.FloatRange(0, 1, min_open=True), default=default, help=help
+        "--radius", type=FiniteFloat(0, 1, min_open=True), default=default, help=help
     )
 
 
@@ -386,7 +399,7 @@ def positive_option(name: str, *, default: float, help: str) -> OptionDecorator:
     """A float option that must be > 0 (a speed, factor or tolerance), its `default` shown."""
     return click.option(
         name,
-        type=click.FloatRange(min=0, min_open=True),
+        type=FiniteFloat(min=0, min_open=True),
         default=default,
         show_default=True,
         help=help,

@@ -61,7 +61,7 @@ from whatif.workload import Workload
 )
 @shown_option(
     "--seed",
-    type=int,
+    type=click.IntRange(min=0),
     default=0,
     help="Seed of the predictor's random draws; predict draws none (no noise), so every "
     "seed gives the same schedule.",

@@ -51,6 +51,24 @@ def _predicted(
     return predict(workload, allocation, cluster, settings=settings, engine=engine)
 
 
+def _check_prediction_options(
+    config_path: str | None,
+    cluster_spec: str | None,
+    hadoop_version: int | None,
+    preemption: bool | None,
+) -> None:
+    """The options of the prediction come with --config, and --config with --cluster."""
+    if config_path and not cluster_spec:
+        raise click.UsageError("--config needs --cluster SPEC to simulate on")
+    if not config_path and (preemption is not None or hadoop_version is not None):
+        given = (
+            "--hadoop-version"
+            if hadoop_version is not None
+            else ("--preemption" if preemption else "--no-preemption")
+        )
+        raise click.UsageError(f"{given} sets how the prediction runs: it needs --config")
+
+
 def _needs_cluster(templates: Sequence[QSTemplate]) -> str | None:
     """``file:line: METRIC`` of the first template metric that needs the cluster, if any."""
     for template in templates:
@@ -97,8 +115,7 @@ def qs(
 
     Exit status 1 when a template constraint is not met (the predicted value with
     --config, else the observed one); a constraint with nothing to measure is not met."""
-    if config_path and not cluster_spec:
-        raise click.UsageError("--config needs --cluster SPEC to simulate on")
+    _check_prediction_options(config_path, cluster_spec, hadoop_version, preemption)
     templates = load_templates(templates_path) if templates_path else []
     if templates and not cluster_spec:
         where = _needs_cluster(templates)

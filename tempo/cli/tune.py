@@ -10,6 +10,7 @@ import click
 
 from tempo.cli import exitcodes, is_quiet
 from tempo.cli.options import (
+    FiniteFloat,
     cluster_option,
     duration_seconds,
     emit_json,
@@ -246,13 +247,13 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
 )
 @shown_option(
     "--tolerance",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     default=0.05,
     help="Relative noise allowed before an observed QS counts as worse.",
 )
 @click.option(
     "--min-gain",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     default=None,
     help="Smallest predicted relative improvement worth a change, as in tempo optimize "
     f"[default: {MinGain().relative:g}; 0 (any gain) with the emulated RM].",

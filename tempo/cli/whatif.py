@@ -8,6 +8,7 @@ import click
 
 from tempo.cli import exitcodes
 from tempo.cli.options import (
+    FiniteFloat,
     cluster_option,
     count_option,
     executor_option,
@@ -113,12 +114,12 @@ def _horizon(growth: float | str | None, text: str | None) -> float | None:
 @shown_option(
     "--level",
     default=0.9,
-    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    type=FiniteFloat(min=0, max=1, min_open=True, max_open=True),
     help="With --growth auto: the forecast's prediction-interval level.",
 )
 @click.option(
     "--arrival-scale",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True),
     help="Job arrival rate times this (e.g. 1.2).",
 )
 @count_option("--replicates", default=1, help="Seeded runs per point (noisy when > 1).")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from tempo.cli.options import (
+    FiniteFloat,
     choice_option,
     count_option,
     emit_json,
@@ -106,7 +107,7 @@ def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
 )
 @click.option(
     "--hours",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(min=0, min_open=True),
     required=True,
     help="Length of the workload to generate, in hours.",
 )
@@ -116,7 +117,7 @@ def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
 @click.option(
     "--start",
     "start_s",
-    type=float,
+    type=FiniteFloat(),
     default=0.0,
     show_default=True,
     callback=_start,

@@ -26,7 +26,8 @@ def load_templates(path: str | Path) -> list[QSTemplate]:
     TemplateSyntaxError
         On a malformed file, or a queue given templates twice (naming both places).
     TempoError
-        If `path` does not exist or a directory holds no ``*.qs`` file.
+        If `path` does not exist, a directory holds no ``*.qs`` file, or the files hold no
+        template.
     """
     path = Path(path)
     if path.is_dir():
@@ -56,6 +57,11 @@ def load_templates(path: str | Path) -> list[QSTemplate]:
                 )
             seen[template.queue] = template
             templates.append(template)
+    if not templates:
+        raise TempoError(
+            f"{path}: no template: expected a 'QUEUE root.NAME' line with OPTIMIZE or "
+            "CONSTRAINT clauses"
+        )
     logger.debug("loaded %d templates from %d files", len(templates), len(files))
     return templates
 

@@ -26,6 +26,8 @@ def test_scaled_cluster_grows_nodes():
         ("memory=5", "unknown key 'memory'"),
         ("memory-mb=x,vcores=1", "expects a number, got 'x'"),
         ("memory-mb=10", "vcores > 0"),
+        ("nodes=5,memory-mb=8192", "vcores > 0 \\(each node's"),
+        ("nodes=5,memory-mb=8192,vcores=0", "vcores > 0"),
         ("nodes=1.5,memory-mb=1,vcores=1", "whole number"),
         ("nodes=1,memory-mb=8,vcores=1+memory-mb=8,vcores=1", "each group joined by '\\+'"),
         ("nodes=1,map-slots=2+nodes=1,memory-mb=8,vcores=1", "no slots"),

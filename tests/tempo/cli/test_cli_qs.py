@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -301,3 +302,14 @@ def test_qs_config_whose_predicted_jobs_never_finish_is_an_error(tmp_path):
         r"predicted schedule: \d+ jobs submitted in .* \(root\.prod: \d+; e\.g\. ", result.output
     )
     assert "never finished" in result.output
+
+
+@pytest.mark.parametrize("flag", [["--preemption"], ["--no-preemption"], ["--hadoop-version", "1"]])
+def test_prediction_options_without_config_are_usage_errors(flag):
+    """--preemption and --hadoop-version set how the prediction runs: without --config
+    there is none, so a script that passes them learns so (exit 2) instead of an
+    observed-only table that silently ignored them."""
+    trace = Path(__file__).parents[3] / "traces" / "contended"
+    result = CliRunner().invoke(cli, ["qs", "--trace", str(trace), *flag])
+    assert result.exit_code == 2
+    assert f"{flag[0]} sets how the prediction runs: it needs --config" in result.output

@@ -75,6 +75,21 @@ PLACED = """<?xml version="1.0"?>
 """
 
 
+def test_set_warns_of_what_validate_would_warn_of_in_the_file_written(run, tmp_path):
+    """A --set Hadoop takes but not as asked (a drf leaf under a fair parent: Hadoop 3 logs
+    an error and leaves the queue as it was) is written, as validate would pass it, with
+    validate's warning on stderr; a plain change warns of nothing."""
+    out = tmp_path / "out.xml"
+    config = Path(__file__).parents[3] / "configs" / "contended-expert.xml"
+    drf = run("config", "set", config, "--set", "root.deadline.schedulingPolicy=drf", "-o", out)
+    assert drf.exit_code == 0
+    assert f"{out}: line 18: warning: queue root.deadline: Hadoop 3 refuses a drf queue" in (
+        drf.stderr
+    )
+    plain = run("config", "set", config, "--set", "root.deadline.weight=3", "-o", out, "--force")
+    assert plain.exit_code == 0 and "warning" not in plain.stderr
+
+
 def test_validate_warns_of_a_min_share_above_the_cluster_and_a_placement_rule_to_nowhere(
     run, tmp_path
 ):

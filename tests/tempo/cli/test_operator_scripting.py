@@ -115,6 +115,32 @@ def test_a_bad_window_is_a_usage_error_naming_the_option(command):
     assert "Invalid value for '--window'" in result.output, result.output
 
 
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["workload", "generate", "MODEL", "-o", "OUT", "--hours", "nan"], "--hours"),
+        (["workload", "generate", "MODEL", "-o", "OUT", "--hours", "inf"], "--hours"),
+        (["whatif", "--tolerance", "inf"], "--tolerance"),
+        (["optimize", "--radius", "nan"], "--radius"),
+        (["optimize", "--seed", "-1"], "--seed"),
+        (["tune", "--min-gain", "nan"], "--min-gain"),
+        (["emulate-rm", "refresh", "--rm", "http://127.0.0.1:9", "--timeout", "nan"], "--timeout"),
+    ],
+)
+def test_nan_inf_and_negative_seeds_are_usage_errors_naming_the_option(tmp_path, args, option):
+    """A number option refuses nan and inf (click's ranges let them through) and a seed a
+    negative value when the command line is read, naming the option: no traceback, no
+    work done first."""
+    model = tmp_path / "model.json"
+    model.write_text("{}")
+    args = [
+        str(model) if a == "MODEL" else str(tmp_path / "out") if a == "OUT" else a for a in args
+    ]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{option}'" in result.output, result.output
+
+
 def _options():
     """(command path, option) of every visible option of every command."""
     group = LazyGroup()

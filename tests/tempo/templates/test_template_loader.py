@@ -51,6 +51,16 @@ def test_missing_path_and_empty_directory_are_errors(tmp_path):
         load_templates(tmp_path)
 
 
+def test_template_files_without_a_template_are_an_error_naming_them(tmp_path):
+    """A .qs file (or a directory of them) of comments only holds nothing to check or
+    tune: an error naming it, for `qs` as for `optimize`."""
+    empty = tmp_path / "empty.qs"
+    empty.write_text("# nothing yet\n")
+    for path in (empty, tmp_path):
+        with pytest.raises(TempoError, match=f"{path}: no template: expected a 'QUEUE"):
+            load_templates(path)
+
+
 def test_check_queues_accepts_known_leaves_and_parents():
     """Templates on queues of the configuration, parents included, pass."""
     templates = parse_templates("QUEUE root.prod OPTIMIZE QS_AJR;\nQUEUE prod.etl OPTIMIZE QS_THR;")
