@@ -203,13 +203,14 @@ def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
 def refuse_overwrite(
     paths: Iterable[str | Path | None], *, force: bool, option: str, directory: bool = False
 ) -> None:
-    """Stop (exit 2) before any work if any of `paths` exists and ``--force`` was not given
-    (never overwrite silently), or cannot be written (`refuse_unwritable`)."""
+    """Stop (exit 2) before any work if any of `paths` cannot be written
+    (`refuse_unwritable`: a directory where a file goes, too, which --force would not
+    change), or exists and ``--force`` was not given (never overwrite silently)."""
     for path in paths:
         if path is None:
             continue
-        refuse_existing(path, force=force, option=option)
         refuse_unwritable(path, option=option, directory=directory)
+        refuse_existing(path, force=force, option=option)
 
 
 def refuse_existing(path: str | Path, *, force: bool, option: str) -> None:

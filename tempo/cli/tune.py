@@ -152,7 +152,7 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     "--history-server",
     "history_url",
     callback=http_urls,
-    help="MapReduce JobHistory Server URL.",
+    help="MapReduce JobHistory Server URL (required with --rm).",
 )
 @path_option(
     "--config",
@@ -330,6 +330,8 @@ def tune(
     else --site's yarn.scheduler.fair.preemption, else Hadoop's default (off); the
     emulated RM's yarn-site is configs/sample-yarn-site.xml (on).
     """
+    if rm_urls and history_url is None:
+        raise click.UsageError("--rm needs --history-server URL: the finished jobs are read there")
     refuse_report_overwrite(report_dir, force=force)
     emulated = _emulated(
         rm_urls,

@@ -203,6 +203,25 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(tmp_path, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
+@pytest.mark.parametrize(
+    ("option", "existing", "what"),
+    [("--jobruntime", "dir", "it is a directory"), ("-o", "file", "it is a file")],
+)
+def test_an_output_of_the_wrong_kind_is_refused_for_what_it_is_not_for_force(
+    tmp_path, option, existing, what
+):
+    """An existing directory where a file goes (or a file where a native trace directory
+    goes) is refused at once for what it is: not with 'add --force', which would only lead
+    to that refusal."""
+    target = tmp_path / existing
+    target.mkdir() if existing == "dir" else target.write_text("")
+    cluster = ["--cluster", "nodes=5,memory-mb=8192,vcores=8"]
+    result = CliRunner().invoke(cli, ["predict", *CONTENDED, *cluster, option, str(target)])
+    assert result.exit_code == 2, result.output
+    assert f"{target}: cannot be written ({option} expects" in result.output
+    assert what in result.output and "--force" not in result.output
+
+
 def test_whatif_o_that_cannot_be_a_report_directory_names_o_and_what_it_expects(tmp_path):
     """whatif -o naming a file, or a directory whose report.json is a directory: exit 2
     at once, naming the path given, -o and what -o expects, not a report file."""

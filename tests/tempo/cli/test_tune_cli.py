@@ -135,6 +135,15 @@ def test_live_rm_options_without_rm_are_a_usage_error(captured, options):
     assert options[0] in result.output and "--rm" in result.output
 
 
+def test_rm_without_a_history_server_is_a_usage_error(captured):
+    """--rm without --history-server (where the finished jobs are read) stops with exit 2
+    and the usage, before any connection or work, as its help says it is required."""
+    result = CliRunner().invoke(cli, ["tune", "--rm", "http://127.0.0.1:9"])
+    assert result.exit_code == 2, result.output
+    assert "settings" not in captured
+    assert "Usage:" in result.output and "--rm needs --history-server" in result.output
+
+
 def test_kerberos_without_the_extra_is_a_usage_error(monkeypatch):
     """--kerberos without requests-gssapi is exit 2 naming the option and the extra, read
     with the command line, not 3 (a failed cluster a script would retry)."""
@@ -147,7 +156,8 @@ def test_kerberos_without_the_extra_is_a_usage_error(monkeypatch):
 
 def test_rm_without_config_is_one_line_and_status_2(tmp_path):
     """With --rm but no allocation file, the command fails with one line and exit 2."""
-    result = CliRunner().invoke(cli, ["tune", "--rm", "http://127.0.0.1:9", "--once"])
+    url = "http://127.0.0.1:9"
+    result = CliRunner().invoke(cli, ["tune", "--rm", url, "--history-server", url, "--once"])
     assert result.exit_code == 2
     assert "--config" in result.output and "Traceback" not in result.output
 
