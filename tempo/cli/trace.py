@@ -44,7 +44,12 @@ def inspect(path: str, format_: str | None, as_json: bool) -> None:
 @trace.command()
 @click.argument("source", type=click.Path(path_type=str))
 @click.argument("target", type=click.Path(path_type=str))
-@format_option("--from", "format_", help="Input format (detected when omitted).")
+@format_option(
+    "--from",
+    "--format",
+    "format_",
+    help="Input format (detected when omitted; --format as on the other commands).",
+)
 @choice_option(
     "--to", ["native-parquet", "native-csv"], default="native-parquet", help="Output format."
 )

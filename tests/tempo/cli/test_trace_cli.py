@@ -53,3 +53,14 @@ def test_convert_then_inspect(tmp_path):
     assert written["output"] == str(out)
     payload = json.loads(runner.invoke(cli, ["trace", "inspect", str(out), "--json"]).output)
     assert payload["tasks"] == 5 and payload["format"] == "sls"
+
+
+def test_convert_takes_the_input_format_as_format_too(tmp_path):
+    """`trace convert` names the input format --from (beside --to) and also --format, the
+    name every other command gives it, so a script's --format works here as well."""
+    runner = CliRunner()
+    for option in ("--from", "--format"):
+        out = tmp_path / option.strip("-")
+        result = runner.invoke(cli, ["trace", "convert", str(SLS), str(out), option, "sls"])
+        assert result.exit_code == 0, result.output
+        assert (out / "tasks.parquet").is_file()
