@@ -59,7 +59,7 @@ from whatif.allocation import AllocationDocument, SettingDiff
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.capacity import ConfigurationDocument
 from whatif.cluster import Cluster
-from whatif.errors import ValidationError, WhatifError
+from whatif.errors import UnfinishedJobsError, ValidationError, WhatifError
 from whatif.executors import Executor, make_executor
 from whatif.metrics import Metric, full_path
 from whatif.predictor import NoiseModel, SchedulerSettings
@@ -96,6 +96,8 @@ class CandidateFailure:
 
     vector: np.ndarray = field(compare=False)
     reason: str
+    # the prediction's error, when it raised one (jobs that never finish: the answer "no")
+    error: Exception | None = field(default=None, compare=False)
 
 
 @dataclass(eq=False, repr=False)
@@ -179,7 +181,7 @@ class CandidateEvaluator:
             estimate = self.model.evaluate(allocations, self.workload)
         except (WhatifError, TempoError, ValueError, ArithmeticError) as error:
             if len(allocations) == 1:
-                self._fail(vectors[0], f"prediction failed: {error}")
+                self._fail(vectors[0], f"prediction failed: {error}", error)
                 k = len(self.model.qs)
                 return [(np.full(k, np.nan), np.full(k, np.nan))]
             logger.warning(
@@ -191,9 +193,9 @@ class CandidateEvaluator:
         self.n_predicted += len(allocations)
         return list(zip(estimate.mean, estimate.spread, strict=True))
 
-    def _fail(self, vector: np.ndarray, reason: str) -> None:
+    def _fail(self, vector: np.ndarray, reason: str, error: Exception | None = None) -> None:
         logger.warning("candidate %s failed: %s", np.round(vector, 4).tolist(), reason)
-        self.failures.append(CandidateFailure(vector.copy(), reason))
+        self.failures.append(CandidateFailure(vector.copy(), reason, error))
 
 
 def check_loadable(document: SchedulerDocument, hadoop_version: int, what: str) -> None:
@@ -373,9 +375,14 @@ def _measurable_start(
     that is NaN is left out (with a warning, and from the evaluator's columns)."""
     start_qs = evaluator(start[None, :]).mean[0]
     if evaluator.failures:
-        raise TempoError(
-            f"the configuration in force cannot be evaluated: {evaluator.failures[-1].reason}"
-        )
+        failure = evaluator.failures[-1]
+        message = f"the configuration in force cannot be evaluated: {failure.reason}"
+        if isinstance(failure.error, UnfinishedJobsError):  # an answer, "no", as predict's
+            error = failure.error
+            raise UnfinishedJobsError(
+                message, count=error.count, job_ids=error.job_ids, queues=error.queues
+            )
+        raise TempoError(message)
     measurable = ~np.isnan(start_qs)
     if not measurable.any():
         raise TempoError(

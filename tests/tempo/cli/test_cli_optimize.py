@@ -226,3 +226,25 @@ def test_optimize_replicates_under_the_noise_model(tmp_path):
         cli, [*args[:-3], "--noise", "stragglers=lots", "-o", str(tmp_path / "b.xml")]
     )
     assert bad.exit_code == 2 and "--noise" in bad.output and "stragglers" in bad.output
+
+
+def test_a_configuration_in_force_whose_jobs_never_finish_is_the_answer_no(tmp_path):
+    """Nodes of 512 MB fit none of the sample's 1024 MB containers: the configuration in
+    force cannot be scored, which `optimize` says with exit 1 as `predict` does for the
+    same schedule (not 2, an input error), and writes nothing."""
+    out = tmp_path / "tuned.xml"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "optimize",
+            "--trace", str(REPO / "traces/contended"),
+            "--templates", str(REPO / "templates/contended"),
+            "--config", str(REPO / "configs/contended-expert.xml"),
+            "--cluster", "nodes=5,memory-mb=512,vcores=8",
+            "--iterations", "1",
+            "-o", str(out),
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "the configuration in force cannot be evaluated" in result.output
+    assert "never finished" in result.output and not out.exists()
