@@ -313,7 +313,8 @@ def build_problem(
     evaluation of it is then served from the evaluator's memo. A QS that is NaN under the
     configuration in force (nothing to measure: no finished job of its queue in the
     workload, no deadlines) is left out of the problem, with a warning; if every QS is,
-    or the configuration in force cannot be evaluated, `TempoError`.
+    or the configuration in force cannot be evaluated, `TempoError` (`UnfinishedJobsError`
+    when its predicted jobs never finish).
     """
     _check_kinds(document, space)
     templates = list(templates)

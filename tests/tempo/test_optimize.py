@@ -6,13 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tempo.errors import TempoError
 from tempo.optimize import build_problem, last_window, optimize
 from tempo.space import ConfigurationSpace
 from tempo.templates import parse_templates
 from whatif import Cluster
 from whatif.allocation import AllocationDocument, effective_allocation, validate
-from whatif.errors import WhatifError
+from whatif.errors import UnfinishedJobsError, WhatifError
 from whatif.workload import Workload
 
 CLUSTER = Cluster.parse("memory-mb=8192,vcores=8")
@@ -192,7 +191,8 @@ def test_candidate_whose_jobs_never_finish_is_a_failure_not_a_smaller_average(se
 
 
 def test_configuration_in_force_whose_jobs_never_finish_cannot_be_tuned(setup):
-    """If jobs never finish under the file in force, there is nothing honest to compare with."""
+    """If jobs never finish under the file in force, there is nothing honest to compare with:
+    `UnfinishedJobsError`, the answer "no" (exit 1 on the command line), naming them."""
     document = AllocationDocument.from_bytes(
         BLOCKING.replace(b'<queue name="b"><maxAMShare>0.5', b'<queue name="b"><maxAMShare>0.1'),
         source="fair-scheduler.xml",
@@ -202,7 +202,7 @@ def test_configuration_in_force_whose_jobs_never_finish_cannot_be_tuned(setup):
     )
     templates = parse_templates("QUEUE root.a\nOPTIMIZE QS_AJR;", "a.qs")
     with pytest.raises(
-        TempoError, match=r"cannot be evaluated: .*4 jobs \(root\.b: 4.*never finished"
+        UnfinishedJobsError, match=r"cannot be evaluated: .*4 jobs \(root\.b: 4.*never finished"
     ):
         _blocking_problem(document, space, templates)
 
