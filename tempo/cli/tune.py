@@ -330,8 +330,6 @@ def tune(
     else --site's yarn.scheduler.fair.preemption, else Hadoop's default (off); the
     emulated RM's yarn-site is configs/sample-yarn-site.xml (on).
     """
-    if rm_urls and history_url is None:
-        raise click.UsageError("--rm needs --history-server URL: the finished jobs are read there")
     refuse_report_overwrite(report_dir, force=force)
     emulated = _emulated(
         rm_urls,
@@ -343,6 +341,8 @@ def tune(
             "--reload-command": reload_command is not None,
         },
     )
+    if not emulated and history_url is None:
+        raise click.UsageError("--rm needs --history-server URL: the finished jobs are read there")
     if emulated and site_path is None:
         site_path = DEMO_SITE
     if emulated and config_path is not None:

@@ -117,7 +117,7 @@ def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
 @click.option(
     "--start",
     "start_s",
-    type=FiniteFloat(),
+    type=float,  # `_start` checks it, saying what it takes (nan and inf too)
     default=0.0,
     show_default=True,
     callback=_start,
