@@ -182,9 +182,9 @@ def refuse_report_overwrite(
         directory = Path(report_dir)
         refuse_unwritable(directory, option=option, directory=True)
         for file in (directory / "report.json", directory / "report.html"):
-            refuse_existing(file, force=force, option=option)
-            if file.is_dir():
+            if file.is_dir():  # said first: --force would not change it
                 raise CommandError(f"{file}: cannot be written ({option}): it is a directory")
+            refuse_existing(file, force=force, option=option)
 
 
 def no_progress_option(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -242,6 +242,19 @@ def test_whatif_o_that_cannot_be_a_report_directory_names_o_and_what_it_expects(
     assert "preemption:" not in result.output  # nothing was simulated
 
 
+def test_a_report_file_that_is_a_directory_is_refused_for_that_without_force(tmp_path):
+    """whatif -o DIR whose report.json is a directory, without --force: refused for what it
+    is, not with 'add --force', which would only lead to that refusal."""
+    whatif = ["whatif", *CONTENDED, "--templates", str(REPO / "templates/contended")]
+    (tmp_path / "report" / "report.json").mkdir(parents=True)
+    result = CliRunner().invoke(cli, [*whatif, "-o", str(tmp_path / "report")])
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / 'report' / 'report.json'}: cannot be written (-o): it is a directory" in (
+        result.output
+    )
+    assert "--force" not in result.output
+
+
 def test_config_diff_reads_hadoop_1_files_as_hadoop_1_as_the_other_config_commands_do():
     """Without --hadoop-version, a <pool> file in A or B makes the diff Hadoop 1's (it read
     both as YARN's, leaving out MRv1 settings such as a user's maxRunningJobs)."""
