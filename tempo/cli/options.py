@@ -103,6 +103,33 @@ def choice_option(name: str, choices: Sequence[str], *, default: str, help: str)
     return shown_option(name, type=click.Choice(choices), default=default, help=help)
 
 
+class _NativeKind(click.Choice[str]):
+    """``parquet`` or ``csv``; ``native-parquet``/``native-csv`` (trace convert's first
+    names) still read, so scripts that spelled them keep working."""
+
+    def __init__(self) -> None:
+        super().__init__(["parquet", "csv"])
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.startswith("native-"):
+            value = value.removeprefix("native-")
+        return super().convert(value, param, ctx)
+
+
+def native_kind_option(first: str) -> OptionDecorator:
+    """The kind of native trace a command writes, ``--kind`` or ``--to`` (`first` is the
+    name the help shows first), passed as ``kind``: the same option on every command."""
+    second = "--to" if first == "--kind" else "--kind"
+    return shown_option(
+        first,
+        second,
+        "kind",
+        type=_NativeKind(),
+        default="parquet",
+        help="Native trace kind to write: Parquet or CSV files.",
+    )
+
+
 def window_option(help: str) -> OptionDecorator:
     """``--window L``: a duration checked when parsed, passed as its text ``window_text``."""
     return click.option("--window", "window_text", callback=duration_text, help=help)

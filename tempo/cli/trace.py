@@ -8,11 +8,11 @@ from typing import Literal
 import click
 
 from tempo.cli.options import (
-    choice_option,
     emit_json,
     force_option,
     format_option,
     json_option,
+    native_kind_option,
     no_progress_option,
     progress_bar,
     refuse_overwrite,
@@ -50,9 +50,7 @@ def inspect(path: str, format_: str | None, as_json: bool) -> None:
     "format_",
     help="Input format (detected when omitted; --format as on the other commands).",
 )
-@choice_option(
-    "--to", ["native-parquet", "native-csv"], default="native-parquet", help="Output format."
-)
+@native_kind_option("--to")
 @force_option("an existing native trace at TARGET")
 @no_progress_option
 @json_option
@@ -60,7 +58,7 @@ def convert(
     source: str,
     target: str,
     format_: str | None,
-    to: str,
+    kind: Literal["parquet", "csv"],
     force: bool,
     no_progress: bool,
     as_json: bool,
@@ -71,7 +69,6 @@ def convert(
     progress bar on a terminal, hidden with -q or --no-progress); other formats are
     read whole first."""
     refuse_overwrite([target], force=force, option="TARGET", directory=True)
-    kind: Literal["parquet", "csv"] = "csv" if to == "native-csv" else "parquet"
     bar = progress_bar(None, "convert", unit="MB", hidden=no_progress)
 
     def moved(done: int, total: int) -> None:  # SLS, Rumen and jhist stream in pieces

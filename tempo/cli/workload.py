@@ -12,6 +12,7 @@ from tempo.cli.options import (
     force_option,
     format_option,
     json_option,
+    native_kind_option,
     no_progress_option,
     positive_option,
     progress_bar,
@@ -125,7 +126,7 @@ def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
 )
 @positive_option("--growth", default=1.0, help="Data growth factor (1.3 = input +30%).")
 @positive_option("--arrival-scale", default=1.0, help="Multiply ad-hoc job arrival rates.")
-@choice_option("--kind", ["parquet", "csv"], default="parquet", help="Native trace kind to write.")
+@native_kind_option("--kind")
 @force_option("an existing native trace at -o")
 @click.option("--overwrite", "overwrite", is_flag=True, hidden=True, help="Old name of --force.")
 @no_progress_option

@@ -131,3 +131,16 @@ def test_generate_refuses_a_start_that_is_no_trace_time():
             check_start(start)
     check_start(0)
     check_start(1.7e9)
+
+
+def test_generate_takes_the_kind_as_trace_convert_names_it(trace_dir, tmp_path):
+    """--kind and --to are one option, with trace convert's values too (native-csv)."""
+    model = tmp_path / "model.json"
+    fit = CliRunner().invoke(cli, ["workload", "fit", str(trace_dir), "-o", str(model)])
+    assert fit.exit_code == 0, fit.output
+    for name, value in (("--to", "csv"), ("--kind", "native-csv")):
+        out = tmp_path / name.strip("-")
+        args = ["workload", "generate", str(model), "--hours", "1", name, value, "-o", str(out)]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        assert (out / "jobs.csv").is_file() and not (out / "jobs.parquet").exists()

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 from click.testing import CliRunner
 from samples import trace_inspect
 
@@ -41,7 +42,7 @@ def test_convert_then_inspect(tmp_path):
     """convert writes a native trace that inspect reads back; a second convert needs --force."""
     out = tmp_path / "native"
     runner = CliRunner()
-    result = runner.invoke(cli, ["trace", "convert", str(SLS), str(out), "--to", "native-csv"])
+    result = runner.invoke(cli, ["trace", "convert", str(SLS), str(out), "--to", "csv"])
     assert result.exit_code == 0, result.output
     assert (out / "tasks.csv").is_file()
     again = runner.invoke(cli, ["trace", "convert", str(SLS), str(out)])
@@ -64,3 +65,15 @@ def test_convert_takes_the_input_format_as_format_too(tmp_path):
         result = runner.invoke(cli, ["trace", "convert", str(SLS), str(out), option, "sls"])
         assert result.exit_code == 0, result.output
         assert (out / "tasks.parquet").is_file()
+
+
+@pytest.mark.parametrize("option", [["--to", "native-csv"], ["--kind", "csv"]])
+def test_convert_kind_has_one_name_with_workload_generate(tmp_path, option):
+    """--to and --kind name one option, as on `workload generate`; the first values
+    (native-parquet, native-csv) are still read, so old scripts keep working."""
+    out = tmp_path / "native"
+    result = CliRunner().invoke(cli, ["trace", "convert", str(SLS), str(out), *option])
+    assert result.exit_code == 0, result.output
+    assert (out / "tasks.csv").is_file()
+    wrong = CliRunner().invoke(cli, ["trace", "convert", str(SLS), str(out), "--to", "xml"])
+    assert wrong.exit_code == 2 and "'xml' is not one of 'parquet', 'csv'" in wrong.output
