@@ -5,6 +5,11 @@ timeouts (``never``/``off``/``inf`` for a timeout that never fires), ``fair``/``
 ``fifo`` for a policy, ``true``/``false``, a resource string in any of Hadoop's forms
 (``2048 mb, 2 vcores``, ``memory-mb=2048, vcores=2``, ``50%``), or ``default`` to
 remove the element so the inherited or default value applies.
+
+``root.QUEUE.minResources.memory=VALUE`` (or ``.vcores``; ``maxResources`` too) changes
+one amount of a resource element and keeps the other as the file has it, the way
+`tempo optimize` names the amounts it tunes; an amount the file leaves out is 0 in a
+minimum and unlimited in a maximum.
 """
 
 from __future__ import annotations
@@ -13,12 +18,21 @@ import math
 import unicodedata
 from collections.abc import Iterable
 
-from whatif.allocation.model import ALIASES, MRV1_QUEUE_SETTINGS, QUEUE_SETTINGS, AllocationDocument
-from whatif.allocation.resource_string import ResourceStringError, parse_resource
+from whatif.allocation.effective import ResourceLimit, Resources
+from whatif.allocation.model import (
+    ALIASES,
+    MRV1_QUEUE_SETTINGS,
+    QUEUE_SETTINGS,
+    AllocationDocument,
+    setting_value,
+)
+from whatif.allocation.resource_string import ResourceStringError, ResourceValue, parse_resource
 from whatif.errors import AllocationError
 
 _REMOVE = ("default", "none", "unset")
 _NEVER = ("never", "off", "inf", "infinity")
+#: The amounts of a resource element one assignment may change alone.
+_COMPONENTS = {"memory": "memory", "memory-mb": "memory", "vcores": "vcores"}
 
 
 def parse_assignment(text: str) -> tuple[str, str, object]:
@@ -78,9 +92,50 @@ def apply_assignments(
     meaning Hadoop 1) does not read is refused, naming the one it reads instead.
     """
     for text in assignments:
-        queue, setting, value = parse_assignment(text)
+        component = _component_assignment(doc, text)
+        queue, setting, value = component or parse_assignment(text)
         try:
             doc = doc.set(queue, setting, value, hadoop_version=hadoop_version)
         except AllocationError as error:
             raise AllocationError(f"--set {text!r}: {error}") from None
     return doc
+
+
+def _component_assignment(doc: AllocationDocument, text: str) -> tuple[str, str, object] | None:
+    """``root.a.minResources.memory=2048`` -> (``root.a``, ``minResources``, the element's
+    amounts with memory 2048), or None when `text` names no amount of a resource element."""
+    target, sep, raw = text.partition("=")
+    element, _, name = target.strip().rpartition(".")
+    queue, _, setting = element.rpartition(".")
+    if not sep or name not in _COMPONENTS or QUEUE_SETTINGS.get(setting) != "resource":
+        return None
+    try:
+        amount = float(raw.strip())
+    except ValueError:
+        amount = math.nan
+    if not 0 <= amount < math.inf:
+        raise AllocationError(
+            f"--set {text!r}: {setting}.{name} takes an amount >= 0 "
+            f"({'MB' if _COMPONENTS[name] == 'memory' else 'cores'}), got {raw.strip()!r}"
+        )
+    try:
+        current = setting_value(doc.queue(queue).get(setting))
+    except AllocationError as error:
+        raise AllocationError(f"--set {text!r}: {error}") from None
+    if isinstance(current, ResourceValue) and current.is_percent:
+        raise AllocationError(
+            f"--set {text!r}: {queue}'s {setting} is a percentage ({current.memory:g}% memory, "
+            f"{current.vcores:g}% vcores); set the whole element, e.g. "
+            f"--set '{queue}.{setting}=40960 mb, 40 vcores'"
+        )
+    missing = 0.0 if setting == "minResources" else math.inf
+    amounts = (
+        current.as_resources(missing=missing)
+        if isinstance(current, ResourceValue)
+        else Resources(missing, missing)
+    )
+    if _COMPONENTS[name] == "memory":
+        amounts = Resources(amount, amounts.vcores)
+    else:
+        amounts = Resources(amounts.memory_mb, amount)
+    return queue, setting, ResourceLimit(absolute=amounts)

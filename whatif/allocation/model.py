@@ -779,10 +779,8 @@ class AllocationDocument(XmlDocument):
             if name == "minResources" and isinstance(value, ResourceLimit) and value.percent:
                 raise AllocationError(f"{where}: minResources must be an absolute amount")
             amounts = value.absolute if isinstance(value, ResourceLimit) else value
-            if amounts is not None and not (
-                0 <= amounts.memory_mb < math.inf and 0 <= amounts.vcores < math.inf
-            ):
-                raise AllocationError(f"{where}: expected finite amounts >= 0, got {value!r}")
+            if amounts is not None:
+                _check_amounts(where, name, amounts)
             template = like if existing is not None else self._resource_template()
             try:
                 return render_resource(value, template)
@@ -885,6 +883,25 @@ class AllocationDocument(XmlDocument):
     def _reparse(self, text: str) -> AllocationDocument:
         data = self._layout.bom + text.encode(self._layout.encoding)
         return AllocationDocument(data, source=self.source)
+
+
+def _check_amounts(where: str, name: str, amounts: Resources) -> None:
+    """Amounts a resource element can say: >= 0, and finite but for one of a maximum's
+    (Hadoop 3's ``memory-mb=X`` leaves vcores unlimited)."""
+    pair = (amounts.memory_mb, amounts.vcores)
+    if not all(a >= 0 for a in pair):  # (nan too)
+        raise AllocationError(f"{where}: expected amounts >= 0, got {_amounts(amounts)}")
+    unlimited = sum(math.isinf(a) for a in pair)
+    if unlimited == 2 or (unlimited and name != "maxResources"):
+        raise AllocationError(
+            f"{where}: expected finite amounts"
+            + (" (one may be unlimited in a maxResources)" if name == "maxResources" else "")
+            + f", got {_amounts(amounts)}"
+        )
+
+
+def _amounts(amounts: Resources) -> str:
+    return f"{amounts.memory_mb:g} MB, {amounts.vcores:g} vcores"
 
 
 def _is_root(element: etree._Element) -> bool:

@@ -172,7 +172,8 @@ def render_resource(value: Resources | ResourceLimit, template: str | None) -> s
     `template` is the string the operator wrote (in this element or elsewhere in the
     file); without one, or when it cannot express `value` (an absolute amount into a
     percentage string), the old form ``X mb, Y vcores`` or ``X% memory, Y% cpu`` is used.
-    Absolute amounts are whole numbers (Hadoop truncates decimals).
+    Absolute amounts are whole numbers (Hadoop truncates decimals); an unlimited one (a
+    maximum's) is left out of Hadoop 3's ``memory-mb=X`` form, which reads it so.
     """
     if isinstance(value, ResourceLimit):
         if value.absolute is not None:
@@ -180,6 +181,9 @@ def render_resource(value: Resources | ResourceLimit, template: str | None) -> s
         if value.percent is None:
             raise ResourceStringError("an unlimited ResourceLimit has no resource string")
         return _render_percent(value.percent, template)
+    if math.isinf(value.memory_mb) or math.isinf(value.vcores):  # Hadoop 3's form alone
+        finite = (("memory-mb", value.memory_mb), ("vcores", value.vcores))  # leaves one out
+        return ", ".join(f"{name}={math.floor(a)}" for name, a in finite if not math.isinf(a))
     memory, vcores = math.floor(value.memory_mb), math.floor(value.vcores)
     if memory < 0 or vcores < 0:
         raise ResourceStringError(f"negative resources cannot be written: {value}")

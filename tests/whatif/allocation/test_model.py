@@ -166,13 +166,59 @@ def test_infinite_timeout_removes_the_element_when_inherited_is_never():
         ("root.prod", "minSharePreemptionTimeout", -5, ">= 0"),
         ("root.prod", "schedulingPolicy", "lottery", "fair, drf or fifo"),
         ("root.dev", "maxAMShare", 0.3, "parent queue"),
-        ("root.prod", "minResources", Resources(-1, 2), "finite amounts >= 0"),
+        ("root.prod", "minResources", Resources(-1, 2), "amounts >= 0, got -1 MB"),
+        ("root.prod", "minResources", Resources(1024, math.inf), "expected finite amounts, got"),
+        ("root.prod", "maxResources", Resources(math.inf, math.inf), "one may be unlimited"),
     ],
 )
 def test_set_refuses_unknown_names_and_bad_values(queue, setting, value, match):
     """Unknown queues or settings and values Hadoop would reject or clamp raise AllocationError."""
     with pytest.raises(AllocationError, match=match):
         AllocationDocument.from_bytes(SAMPLE).set(queue, setting, value)
+
+
+def test_a_maximum_with_one_unlimited_amount_is_written_in_hadoop_3s_form():
+    """memory-mb=X alone: Hadoop 3 reads the vcores left out as unlimited."""
+    changed = AllocationDocument.from_bytes(SAMPLE).set(
+        "root.prod", "maxResources", Resources(8192, math.inf)
+    )
+    assert "<maxResources>memory-mb=8192</maxResources>" in changed.to_bytes().decode()
+    limit = effective_allocation(changed).queue("root.prod").max_resources.absolute
+    assert (limit.memory_mb, limit.vcores) == (8192, math.inf)
+
+
+@pytest.mark.parametrize(
+    ("assignment", "line"),
+    [
+        ("root.prod.minResources.memory=8192", "<minResources>8192mb,4vcores</minResources>"),
+        ("root.prod.minResources.vcores=6", "<minResources>4096mb,6vcores</minResources>"),
+        ("root.dev.adhoc.minResources.vcores=2", "<minResources>0mb,2vcores</minResources>"),
+        ("root.prod.maxResources.memory-mb=9000", "<maxResources>memory-mb=9000</maxResources>"),
+    ],
+)
+def test_one_amount_of_a_resource_is_set_alone(assignment, line):
+    """QUEUE.minResources.memory=N, as optimize names what it tunes, keeps the other
+    amount as written (0 in a minimum the file leaves out, unlimited in a maximum)."""
+    from whatif.allocation.assign import apply_assignments
+
+    changed = apply_assignments(AllocationDocument.from_bytes(SAMPLE), [assignment])
+    added = [line_[1:].strip() for line_ in changed_lines(SAMPLE, changed.to_bytes())]
+    assert line in added
+
+
+def test_a_bad_amount_assignment_names_what_it_takes():
+    """An amount that is no number >= 0 says what the amount is in; a queue not in the
+    file is named."""
+    from whatif.allocation.assign import apply_assignments
+
+    doc = AllocationDocument.from_bytes(SAMPLE)
+    for assignment, match in (
+        ("root.prod.minResources.memory=-5", r"takes an amount >= 0 \(MB\), got '-5'"),
+        ("root.prod.minResources.vcores=lots", r"takes an amount >= 0 \(cores\), got 'lots'"),
+        ("root.nope.minResources.memory=5", "no queue 'root.nope'"),
+    ):
+        with pytest.raises(AllocationError, match=match):
+            apply_assignments(doc, [assignment])
 
 
 def test_percent_limit_written_as_percentage():
