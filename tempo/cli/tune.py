@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -28,17 +28,14 @@ from tempo.cli.options import (
     writing_output,
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
-from tempo.errors import RMError
 from tempo.gain import MinGain
-from tempo.loop import IterationReport, Tolerance
-from tempo.loop.report import TuneRun
-from tempo.loop.settings import TuneSettings
-from tempo.loop.wiring import tune as run_tune
-from tempo.reports import journal_report, write_tuning_report
-from tempo.reports.document import changes
-from tempo.rm.transport import spnego_auth
 from whatif.durations import format_instant
-from whatif.predictor.compiled import kernel_cache_is_warm
+
+if TYPE_CHECKING:  # the loop, the reports and the kernel are imported when tune runs, so
+    # that a usage error comes at once, not after seconds of imports
+    from tempo.loop import IterationReport
+    from tempo.loop.report import TuneRun
+    from tempo.loop.settings import TuneSettings
 
 _DECISIONS = {
     "accepted": "ACCEPTED",
@@ -107,6 +104,8 @@ def _started(run: TuneRun, trace: Path | None = None) -> None:
 
 
 def _report_dict(report: IterationReport) -> dict[str, Any]:
+    from tempo.reports.document import changes
+
     return {
         "id": report.id,
         "begin_s": report.begin_s,
@@ -133,6 +132,9 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     """--kerberos needs the kerberos extra: said with the command line (exit 2), not when
     the RM is first asked (which would be exit 3, a failed cluster)."""
     if value:
+        from tempo.errors import RMError
+        from tempo.rm.transport import spnego_auth
+
         try:
             spnego_auth()
         except RMError as error:
@@ -350,9 +352,10 @@ def tune(
     scheduler = scheduler_settings(
         3, site_path, preemption, announce=not as_json, config_path=config_path
     )
-    if emulated and work_dir is None:
-        work_dir = DEMO_WORK_DIR
     gain = _min_gain(min_gain, min_gain_abs, emulated=emulated)
+    from tempo.loop import Tolerance
+    from tempo.loop.settings import TuneSettings
+
     settings = TuneSettings(
         rm_urls=rm_urls,
         history_url=history_url,
@@ -376,12 +379,14 @@ def tune(
         preemption=scheduler.preemption,
         scheduler=scheduler,
         engine=engine or (_demo_engine() if emulated else "numba"),
-        work_dir=work_dir,
+        work_dir=DEMO_WORK_DIR if emulated and work_dir is None else work_dir,
         trace_path=trace_path,
     )
     run = _run_with_bar(settings, as_json=as_json, hidden=no_progress)
     _summarize(run, scheduler.preemption, gain, as_json=as_json)
     if report_dir:
+        from tempo.reports import journal_report, write_tuning_report
+
         with writing_output(report_dir, option="--report", directory=True):
             files = write_tuning_report(journal_report(run.journal_path), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=as_json)
@@ -418,6 +423,8 @@ def _demo_engine() -> str:
     """The emulated demo's predictor: the numba kernel once it is compiled (the demo then
     takes about 30 s), else the reference engine, whose schedules are the same (about
     150 s, but no compile of a few minutes before the first window)."""
+    from whatif.predictor.compiled import kernel_cache_is_warm
+
     return "numba" if kernel_cache_is_warm() else "reference"
 
 
@@ -443,6 +450,8 @@ def _run_with_bar(settings: TuneSettings, *, as_json: bool, hidden: bool) -> Tun
                 refresh=False,
             )
             bar.update(1)
+
+        from tempo.loop.wiring import tune as run_tune
 
         return run_tune(settings, on_start=started, callback=iterated)
 

@@ -215,7 +215,7 @@ def test_tune_report_option_writes_the_runs_report(journal, tmp_path, monkeypatc
         runs.append(settings)
         return TuneRun(Path("f.xml"), journal, True, "fresh", ())
 
-    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    monkeypatch.setattr("tempo.loop.wiring.tune", fake)
     out = tmp_path / "tune-report"
     result = CliRunner().invoke(cli, ["tune", "--report", str(out)])
     assert result.exit_code == 0, result.output

@@ -70,7 +70,7 @@ def fake_tune(monkeypatch):
 
         return dataclasses.replace(run, reports=tuple(reports))
 
-    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    monkeypatch.setattr("tempo.loop.wiring.tune", fake)
 
 
 def test_tune_counts_its_windows_on_stderr_and_keeps_stdout_clean(fake_tune, terminal):

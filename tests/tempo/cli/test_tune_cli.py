@@ -42,7 +42,7 @@ def captured(monkeypatch):
             on_start(run)
         return run
 
-    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    monkeypatch.setattr("tempo.loop.wiring.tune", fake)
     return seen
 
 
@@ -59,7 +59,7 @@ def _replay(monkeypatch, *reports: IterationReport) -> None:
             callback(report)
         return TuneRun(Path("f.xml"), Path("j.sqlite"), True, "fresh", reports)
 
-    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    monkeypatch.setattr("tempo.loop.wiring.tune", fake)
 
 
 def _live(url: str, config: Path, templates: Path, cluster: str) -> list[str]:
@@ -104,7 +104,7 @@ def test_options_reach_the_library(captured):
 def test_without_rm_the_emulated_sample_runs_a_few_iterations(captured, monkeypatch, warm, engine):
     """No --rm means the emulated RM, three iterations, and the numba engine once its kernel
     is compiled, else the reference engine (no compile wait before a first demo)."""
-    monkeypatch.setattr("tempo.cli.tune.kernel_cache_is_warm", lambda: warm)
+    monkeypatch.setattr("whatif.predictor.compiled.kernel_cache_is_warm", lambda: warm)
     result = CliRunner().invoke(cli, ["tune"])
     assert result.exit_code == 0, result.output
     s = captured["settings"]
@@ -248,7 +248,7 @@ def test_history_json_lists_the_iterations_of_a_run(monkeypatch, tmp_path):
             reports = loop.run(max_iterations=settings.max_iterations, sleep=lambda s: None)
         return TuneRun(path, settings.journal_path, True, "fresh", tuple(reports))
 
-    monkeypatch.setattr("tempo.cli.tune.run_tune", fake)
+    monkeypatch.setattr("tempo.loop.wiring.tune", fake)
     runner = CliRunner()
     assert (
         runner.invoke(cli, ["tune", "--journal", str(db), "--max-iterations", "2"]).exit_code == 0
@@ -489,3 +489,14 @@ def test_an_emulated_run_on_a_config_hadoop_refuses_cites_that_file(tmp_path, te
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"Error: {config}") and expected in result.stderr
     assert not work.exists()
+
+
+def test_tune_reads_its_command_line_before_importing_the_loop():
+    """A usage error of tune comes at once: the loop, the reports and the kernel (numba)
+    are imported when tune runs (they took ~5 s before the first check)."""
+    import subprocess
+
+    heavy = ("numba", "tempo.loop.wiring", "tempo.reports", "whatif.predictor.compiled")
+    code = f"import sys, tempo.cli.tune; print([m for m in {heavy!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
