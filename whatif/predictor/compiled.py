@@ -355,6 +355,7 @@ def _task_arrays(p: Packed) -> dict[str, np.ndarray]:
     rsf[: len(p.replay)] = p.replay
     ti = np.zeros((nt, K.N_TI), dtype=np.int32)
     ti[:, K.TI_RETRY_NEXT] = -1
+    ti[:, K.TI_FAILED_ON] = -1
     return {"ts": ts, "tsf": tsf, "rsf": rsf, "ti": ti}
 
 

@@ -8,7 +8,8 @@ first out from ``earlierFailedMaps`` ahead of the job's other maps (20) and its 
 of the reduce lists), after the tasks never run. Hadoop 1's JobTracker puts a killed or
 failed attempt's task in ``failedMaps`` (or ``nonRunningReduces``), ordered by
 ``failComparator`` (more failed attempts first, then the lower task), which
-``findNewMapTask`` tries before every fresh map.
+``findNewMapTask`` tries before every fresh map, except on a tracker the task failed on
+(``findTaskFromList``'s ``hasFailedOnMachine``) while there are other hosts.
 
 Failures come from the noise model: with ``failure_probability=0.5, max_attempts=2`` the
 seeds below fail exactly the tasks named, once (`pack._noise_draws`).
@@ -111,3 +112,26 @@ def test_hadoop1_runs_a_killed_map_again_before_the_maps_never_run(engine):
     assert len(killed) == 2
     after = ja[(ja["start_s"] > 20.0) & ~ja["preempted"]]["task_id"].tolist()
     assert set(after[:2]) == killed
+
+
+@pytest.mark.parametrize(("trackers", "retried", "fresh"), [(2, 13.5, 6.0), (1, 6.0, 30.0)])
+def test_hadoop1_runs_a_failed_task_on_another_tracker(engine, trackers, retried, fresh):
+    """Hadoop 1, three 10 s maps on two trackers of one map slot each (heartbeats every
+    3 s, the second's 1.5 s after the first's; each failed attempt's task-cleanup takes its
+    slot for one heartbeat). j_map_000 fails on the first tracker at 0.165 s; at that
+    tracker's heartbeat at 6 it is skipped there (it failed there) and the fresh j_map_002
+    runs instead; j_map_000 runs on the second tracker once j_map_001 frees it (ends 11.5,
+    slot back at its heartbeat at 13.5). (Before, it ran again at 6 on the tracker it had
+    failed on, and j_map_002 at 13.5.) With one tracker, the only host, it runs there again
+    at 6, before the fresh maps (j_map_002 last, at 30): a task that failed on every host
+    may run on any."""
+    workload = build_workload([("j", "a", 0, [("map", 10, 1024)] * 3)])
+    cluster = Cluster.parse(f"nodes={trackers},map-slots={trackers},reduce-slots={trackers}")
+    settings = SchedulerSettings(hadoop_version=1, setup_cleanup_s=0.0)
+    s = predict(
+        workload, flat_tree(a={}), cluster, settings=settings, engine=engine, seed=0, noise=ONCE
+    )
+    starts = s.attempts.set_index(["task_id", "state"])["start_s"]
+    assert starts[("j_map_000", "FAILED")] == 0.0
+    assert starts[("j_map_000", "SUCCEEDED")] == retried
+    assert starts[("j_map_002", "SUCCEEDED")] == fresh

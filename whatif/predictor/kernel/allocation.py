@@ -68,7 +68,13 @@ from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_laun
 from whatif.predictor.kernel.ordering import _cmp_apps, _compare, _queue_key
 from whatif.predictor.kernel.phases import _maps_assigned, _start_attempt
 from whatif.predictor.kernel.queues import _am_fits, _avail, _demand, _fits
-from whatif.predictor.kernel.requests import _head_task, _next_stage, _take_head, _take_task
+from whatif.predictor.kernel.requests import (
+    _head_task,
+    _next_stage,
+    _take_head,
+    _take_task,
+    _tracker_task,
+)
 from whatif.predictor.kernel.reservations import (
     _booked_fits,
     _claims_on,
@@ -130,12 +136,15 @@ from whatif.predictor.kernel.state import (
     QSF_MAX,
     QSF_MIN,
     QSF_WEIGHT,
+    SI_FRONT_N,
     SI_NEXT,
     SI_SLOT,
     SS_HI,
     SS_LOC,
+    SS_RETRY,
     TSF_REQ,
 )
+from whatif.predictor.pack import RETRY_FIRST
 from whatif.predictor.world import prefetch
 
 
@@ -465,8 +474,12 @@ def _try_stage(W, j, leaf, s):
     """App `j` takes the next task of its stage `s` if it fits (`_try_app`)."""
     ss, si, tsf, ti = W[12], W[14], W[17], W[18]
     us = np.uint64(s)  # unsigned rows: no negative-index wraparound
-    if ss[us, SS_LOC] != 0 and W[24][GI_CUR_NODE] >= 0:
-        return _try_located(W, j, leaf, s, W[24][GI_CUR_NODE])
+    n = W[24][GI_CUR_NODE]
+    if ss[us, SS_LOC] != 0 and n >= 0:
+        return _try_located(W, j, leaf, s, n)
+    if ss[us, SS_RETRY] == RETRY_FIRST and n >= 0 and si[us, SI_FRONT_N] > 0:
+        task = _tracker_task(W, s, n)  # Hadoop 1: not a task that failed on this tracker
+        return task >= 0 and _run_task(W, j, leaf, s, task)
     task = _head_task(W, s)
     ut = np.uint64(task)
     r0 = tsf[ut, TSF_REQ]
@@ -527,15 +540,16 @@ def _try_located(W, j, leaf, s, n):
     """`_try_app` for a located map stage on tracker `n`: the map delay scheduling allows
     (`locality.py`), which sets the job's locality level once launched."""
     task, level = _loc_pick(W, j, s, n)
-    if task < 0 or not _run_located(W, j, leaf, s, task):
+    if task < 0 or not _run_task(W, j, leaf, s, task):
         return False
     _loc_launched(W, j, level)
     return True
 
 
 @kernel_jit
-def _run_located(W, j, leaf, s, task):
-    """Start `task` of located stage `s` if it fits the queues (False: it does not)."""
+def _run_task(W, j, leaf, s, task):
+    """Start `task` of stage `s` (any of its unassigned tasks, `_take_task`) if it fits
+    the queues (False: it does not)."""
     tsf = W[17]
     r0 = tsf[task, TSF_REQ]
     r1 = tsf[task, TSF_REQ + 1]
@@ -551,7 +565,7 @@ def _run_located(W, j, leaf, s, task):
 def _cs_try_located(W, j, leaf, s, task, kind):
     """The Capacity Scheduler's container of type `kind` for `task` of located stage `s`
     (`capacity_locality.py`): the AM runs `task` in it."""
-    if not _run_located(W, j, leaf, s, task):
+    if not _run_task(W, j, leaf, s, task):
         return False
     _cs_loc_done(W, s, kind)
     return True

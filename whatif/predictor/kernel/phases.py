@@ -183,6 +183,7 @@ from whatif.predictor.kernel.state import (
     SS_SLOW,
     SUCCEEDED,
     TF_TAKEN,
+    TI_FAILED_ON,
     TI_FAILS,
     TI_RETRY_NEXT,
     TS_FAILS,
@@ -557,6 +558,7 @@ def _end_attempt(W, a, state):
     if state != SUCCEEDED:
         if state == FAILED:
             ti[task, TI_FAILS] += 1
+            ti[task, TI_FAILED_ON] = ai[a, AI_NODE]
         if ss[s, SS_SLOW] == 1 and (ai[a, AI_DEF_PREV] >= 0 or si[s, SI_DEF_HEAD] == a):
             _remove(ai, AI_DEF_NEXT, AI_DEF_PREV, si[s], SI_DEF_HEAD, a)
             ai[a, AI_DEF_NEXT] = -1

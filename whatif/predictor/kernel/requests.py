@@ -35,6 +35,7 @@ from whatif.predictor.kernel.state import (
     SS_RETRY,
     TF_LOCATED,
     TF_TAKEN,
+    TI_FAILED_ON,
     TI_FAILS,
     TI_RETRY_NEXT,
 )
@@ -101,28 +102,52 @@ def _take_head(W, s):
 
 @kernel_jit
 def _take_task(W, s, task):
-    """Take `task` of located stage `s` off its unassigned tasks, wherever it is: the next
-    fresh task (the stage moves past the fresh ones already taken), a later fresh one
-    (flagged), or a re-queued one (unlinked from the retry list)."""
+    """Take `task` of stage `s` off its unassigned tasks, wherever it is: the next fresh
+    task (a located stage moves past the fresh ones already taken), a later fresh one of a
+    located stage (flagged), or a re-queued one (unlinked from the retry list)."""
     ss, si, ti, tfl = W[12], W[14], W[18], W[47]
-    tfl[task] |= TF_TAKEN
-    if (tfl[task] & TF_LOCATED) == 0:
-        si[s, SI_NONLOC] -= 1
+    located = ss[s, SS_LOC] != 0
+    if located:
+        tfl[task] |= TF_TAKEN
+        if (tfl[task] & TF_LOCATED) == 0:
+            si[s, SI_NONLOC] -= 1
     nxt = si[s, SI_NEXT]
     if task == nxt:
         hi = ss[s, SS_HI]
         nxt += 1
-        while nxt < hi and (tfl[nxt] & TF_TAKEN) != 0:
+        while located and nxt < hi and (tfl[nxt] & TF_TAKEN) != 0:
             nxt += 1
         si[s, SI_NEXT] = nxt
     elif task < nxt:
         prev = -1
         cur = si[s, SI_RETRY_HEAD]
+        place = 0
         while cur != task:
             prev = cur
             cur = ti[cur, TI_RETRY_NEXT]
+            place += 1
+        if place < si[s, SI_FRONT_N]:
+            si[s, SI_FRONT_N] -= 1
         _unlink_retry(W, s, prev, task)
     return task
+
+
+@kernel_jit
+def _tracker_task(W, s, n):
+    """Hadoop 1's next task of stage `s` for tracker `n` (JobInProgress.findTaskFromList):
+    the first re-queued task that goes first and did not last fail on `n` (or failed as
+    often as there are trackers), else the next fresh task; -1 if none, and the job has
+    no task of the stage for this tracker."""
+    ss, si, ti = W[12], W[14], W[18]
+    hosts = W[40].shape[0]
+    task = si[s, SI_RETRY_HEAD]
+    for _ in range(si[s, SI_FRONT_N]):
+        if ti[task, TI_FAILED_ON] != n or ti[task, TI_FAILS] >= hosts:
+            return task
+        task = ti[task, TI_RETRY_NEXT]
+    if si[s, SI_NEXT] < ss[s, SS_HI]:
+        return si[s, SI_NEXT]
+    return -1
 
 
 @kernel_jit

@@ -279,7 +279,8 @@ N_TSF = 4
 RS_A, RS_B, RS_C = 0, 1, 2
 # task state int
 TI_FAILS, TI_RETRY_NEXT = 0, 1
-N_TI = 2
+TI_FAILED_ON = 2  # the node its last failed attempt ran on (-1: none; Hadoop 1 skips it)
+N_TI = 3
 # attempt float / int
 AF_START, AF_FINISH, AF_MARK = 0, 1, 2
 AF_END, AF_DUE = 3, 4  # heartbeats: the attempt's own end, and when its end event comes

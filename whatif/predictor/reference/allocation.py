@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from whatif.predictor.pack import RETRY_FIRST
 from whatif.predictor.reference.protocol import EngineState
 
 if TYPE_CHECKING:
@@ -323,8 +324,17 @@ class Allocation(EngineState):
     def _try_stage(self, j: int, leaf: int, s: int) -> bool:
         """App `j` takes the next task of its stage `s` if it fits (`_try_app`)."""
         p = self.p
-        if self.stage_located[s] and self.cur_node >= 0:
-            return self._try_located(j, leaf, s, self.cur_node)
+        n = self.cur_node
+        if self.stage_located[s] and n >= 0:
+            return self._try_located(j, leaf, s, n)
+        if p.stage_retry_rule[s] == RETRY_FIRST and n >= 0 and self.stage_front[s] > 0:
+            task = self._tracker_task(s, n)  # Hadoop 1: not a task that failed on this tracker
+            if task < 0 or not self._fits(leaf, p.task_req[task]):
+                return False
+            self._take_task(s, task)
+            self._start_attempt(j, task, p.task_req[task])
+            self._maps_assigned(j, s)
+            return True
         task = self._head(s)
         req = p.task_req[task]
         if not self._fits(leaf, req):

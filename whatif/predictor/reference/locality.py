@@ -100,17 +100,22 @@ class Locality(EngineState):
         return self.stage_retry[s][0], 2
 
     def _take_task(self, s: int, task: int) -> None:
-        """Take `task` of located stage `s` off its unassigned tasks, wherever it is."""
-        self.task_taken[task] = True
-        if not self.task_located[task]:
-            self.stage_nonloc[s] -= 1
+        """Take `task` of stage `s` off its unassigned tasks, wherever it is (a located
+        stage's fresh ones out of order too)."""
+        located = bool(self.stage_located[s])
+        if located:
+            self.task_taken[task] = True
+            if not self.task_located[task]:
+                self.stage_nonloc[s] -= 1
         end = int(self.p.stage_task_end[s])
         if task == self.stage_next[s]:
             nxt = task + 1
-            while nxt < end and self.task_taken[nxt]:
+            while located and nxt < end and self.task_taken[nxt]:
                 nxt += 1
             self.stage_next[s] = nxt
         elif task < self.stage_next[s]:
+            if self.stage_retry[s].index(task) < self.stage_front[s]:
+                self.stage_front[s] -= 1
             self.stage_retry[s].remove(task)
 
     def _give_back(self, s: int, task: int) -> bool:

@@ -146,6 +146,7 @@ class ReferenceEngine(
         )
         # tasks
         self.task_failures = [0] * nt
+        self.task_failed_on = [-1] * nt  # the node its last failed attempt ran on
         # attempts
         self.att_task: list[int] = []
         self.att_start: list[float] = []

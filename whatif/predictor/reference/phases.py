@@ -451,6 +451,7 @@ class Phases(EngineState):
         if state != SUCCEEDED:
             if state == FAILED:
                 self.task_failures[task] += 1
+                self.task_failed_on[task] = self.att_node[a]
             if a in self.stage_waiting[s]:
                 self.stage_waiting[s].remove(a)
                 if not self.stage_waiting[s] and j in self.reducing:

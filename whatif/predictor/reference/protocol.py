@@ -90,6 +90,7 @@ class EngineState(Protocol):
     job_tc: list[list[int]]
     tc_on: bool
     task_failures: list[int]
+    task_failed_on: list[int]
     # Hadoop 1 delay scheduling (`locality.py`)
     loc_on: bool
     loc_groups: dict[tuple[int, int], list[int]]
@@ -242,6 +243,8 @@ class EngineState(Protocol):
     def _take_head(self, s: int) -> int: ...
 
     def _requeue(self, s: int, task: int) -> None: ...
+
+    def _tracker_task(self, s: int, n: int) -> int: ...
 
     def _stage_priority(self, s: int) -> int: ...
 

@@ -77,3 +77,15 @@ class Requests(EngineState):
             )
         self.stage_retry[s].insert(place, task)
         self.stage_front[s] += 1
+
+    def _tracker_task(self, s: int, n: int) -> int:
+        """Hadoop 1's next task of stage `s` for tracker `n` (findTaskFromList): the first
+        re-queued task that goes first and did not last fail on `n` (or failed as often as
+        there are trackers), else the next fresh task; -1 if none."""
+        hosts = len(self.node_cap)
+        for task in self.stage_retry[s][: self.stage_front[s]]:
+            if self.task_failed_on[task] != n or self.task_failures[task] >= hosts:
+                return task
+        if self.stage_next[s] < self.p.stage_task_end[s]:
+            return int(self.stage_next[s])
+        return -1
