@@ -201,7 +201,7 @@ def set_command(
     original = AllocationDocument.from_file(file)
     changed = apply_assignments(original, assignments, hadoop_version=hadoop_version)
     with writing_output(output, option="-o"):
-        write_allocation(changed, output)
+        write_allocation(changed, output, hadoop_version=hadoop_version)
     # what the scheduler will read differently: a --set of the value in force changes nothing
     version = file_hadoop_version(original) if hadoop_version is None else hadoop_version
     count = len(diff_allocations(original, changed, hadoop_version=version))

@@ -11,7 +11,7 @@ import logging
 import os
 from pathlib import Path
 
-from whatif.allocation.model import AllocationDocument
+from whatif.allocation.model import AllocationDocument, file_hadoop_version
 from whatif.allocation.validate import listed_errors, validate
 from whatif.atomic import write_with_backups
 from whatif.errors import AllocationError
@@ -24,11 +24,14 @@ def write_allocation(
     path: str | os.PathLike[str],
     *,
     backups: int = 5,
-    hadoop_version: int = 3,
+    hadoop_version: int | None = None,
 ) -> Path:
     """Write `doc` to `path` atomically, keeping numbered backups of what was there.
 
-    Refuses (`AllocationError`) a document that `validate` finds errors in. The bytes
+    Refuses (`AllocationError`) a document that `validate` finds errors in as Hadoop
+    `hadoop_version` reads it (default: the file's own dialect, ``<pool>`` elements
+    meaning Hadoop 1, `file_hadoop_version`), naming the lines of the document's
+    source. The bytes
     go to a temporary file in the target's directory, which is fsynced and renamed
     over the target, so a reader (the ResourceManager reloads every 10 s) sees either
     the old file or the new one. An existing target is first copied to
@@ -39,9 +42,13 @@ def write_allocation(
     Returns the path written.
     """
     target = Path(path)
-    listed = listed_errors(validate(doc, hadoop_version=hadoop_version))
+    version = file_hadoop_version(doc) if hadoop_version is None else hadoop_version
+    listed = listed_errors(validate(doc, hadoop_version=version))
     if listed:
-        raise AllocationError(f"{target}: refusing to write an invalid allocation file: {listed}")
+        lines = "" if doc.source == str(target) else f" (lines of {doc.source})"
+        raise AllocationError(
+            f"{target}: refusing to write an invalid allocation file{lines}: {listed}"
+        )
     return write_with_backups(
         target,
         doc.to_bytes(),

@@ -114,3 +114,43 @@ def test_validate_and_show_infer_version_3_for_queues(run):
         cli, ["-q", "config", "validate", str(ROOT / "configs" / "contended-expert.xml")]
     )
     assert quiet.exit_code == 0 and "hadoop version" not in quiet.stderr
+
+
+def test_set_checks_what_it_writes_as_the_files_hadoop_reads_it(run, tmp_path):
+    """A pool with a <minResources> Hadoop 1 ignores (and could not read on YARN): validate
+    only warns for a Hadoop 1 file, so set writes it too; read as YARN (--hadoop-version 3)
+    the write is refused, naming the lines of the file they come from."""
+    source = tmp_path / "pools.xml"
+    source.write_text(
+        "<allocations>\n  <pool name='a'>\n    <minMaps>2</minMaps>\n"
+        "    <minResources>bogus</minResources>\n  </pool>\n  <pool name='b'/>\n</allocations>\n"
+    )
+    out = tmp_path / "out.xml"
+    result = run("config", "set", source, "--set", "root.a.weight=3", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "<weight>3.0</weight>" in out.read_text()
+    result = run("config", "set", source, "--hadoop-version", "3", "-o", tmp_path / "yarn.xml")
+    assert result.exit_code == 2 and not (tmp_path / "yarn.xml").exists()
+    assert f"refusing to write an invalid allocation file (lines of {source}): line 4:" in (
+        result.output
+    )
+
+
+def test_convert_reads_a_pool_file_as_hadoop_1_and_lists_its_slots(run, tmp_path):
+    """A <pool> file converts as Hadoop 1 reads it: maxRunningJobs becomes
+    max-parallel-apps (as maxRunningApps does), and minMaps/minReduces, which the Capacity
+    Scheduler has no counterpart for, are listed as not carried over, not dropped."""
+    source = tmp_path / "pools.xml"
+    source.write_text(
+        "<allocations>\n  <pool name='a'>\n    <minMaps>30</minMaps>\n"
+        "    <minReduces>10</minReduces>\n    <maxRunningJobs>4</maxRunningJobs>\n"
+        "  </pool>\n  <pool name='b'/>\n</allocations>\n"
+    )
+    out = tmp_path / "capacity-scheduler.xml"
+    result = run("config", "convert", source, "-o", out, "--json")
+    assert result.exit_code == 0, result.output
+    lost = json.loads(result.stdout)["not_carried"]
+    assert any(line.startswith("root.a: minMaps 30: Hadoop 1 slots") for line in lost)
+    assert any(line.startswith("root.a: minReduces 10: Hadoop 1 slots") for line in lost)
+    text = out.read_text()
+    assert "yarn.scheduler.capacity.root.a.max-parallel-apps</name>\n    <value>4<" in text
