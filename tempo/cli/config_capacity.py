@@ -187,9 +187,9 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
 )
 @cluster_option(help="Cluster SPEC; converts absolute maxima (maxResources / maximum-capacity).")
 @hadoop_version_option(
-    "Fair -> Capacity: Hadoop major version of the Fair Scheduler that reads FILE (from 3 "
-    "on, a maxResources below minResources is raised to it, and so converted).",
-    default=3,
+    "Fair -> Capacity: Hadoop major version of the Fair Scheduler that reads FILE (default: "
+    "1 if FILE has <pool> elements, else 3; from 3 on, a maxResources below minResources "
+    "is raised to it, and so converted)."
 )
 @force_option("an existing -o file")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -198,7 +198,7 @@ def convert_command(
     output: str,
     percentage: bool,
     cluster_spec: str | None,
-    hadoop_version: int,
+    hadoop_version: int | None,
     force: bool,
     as_json: bool,
 ) -> None:

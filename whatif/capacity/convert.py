@@ -11,7 +11,8 @@ weight                         ``capacity``: ``Nw`` (weight mode, fs2cs's defaul
                                percent to 3 decimals, the rounding remainder on the largest
                                (``WeightToPercentConverter``); all-zero weights set
                                ``allow-zero-capacity-sum``
-maxRunningApps                 ``max-parallel-apps`` (running applications, as in fs2cs)
+maxRunningApps                 ``max-parallel-apps`` (running applications, as in fs2cs;
+                               Hadoop 1's ``maxRunningJobs`` too)
 maxAMShare                     ``maximum-am-resource-percent`` where it differs from the
                                default (-1, no limit, becomes 1.0)
 queueMaxAMShareDefault         ``yarn.scheduler.capacity.maximum-am-resource-percent``
@@ -48,7 +49,7 @@ from whatif.allocation.effective import (
     QueueDefaults,
     Resources,
 )
-from whatif.allocation.model import AllocationDocument, QueueElement
+from whatif.allocation.model import AllocationDocument, QueueElement, file_hadoop_version
 from whatif.allocation.resolve import effective_allocation
 from whatif.allocation.validate import Issue
 from whatif.allocation.xml_io import escape_text
@@ -179,12 +180,16 @@ def convert(
     *,
     percentage: bool = False,
     cluster: Resources | None = None,
-    hadoop_version: int = 3,
+    hadoop_version: int | None = None,
 ) -> Conversion:
     """Convert a Fair Scheduler allocation file; `cluster` lets absolute maxResources convert;
-    `hadoop_version` is that of the Fair Scheduler that reads it (from 3 on, a maximum
-    below minResources is raised to it, and so converted)."""
-    allocation = effective_allocation(doc)
+    `hadoop_version` is that of the Fair Scheduler that reads it (default: the file's own
+    dialect, ``<pool>`` elements meaning Hadoop 1; from 3 on, a maximum below minResources
+    is raised to it, and so converted). A Hadoop 1 file's ``maxRunningJobs`` limits
+    convert as ``maxRunningApps``; its slot settings are listed as not carried over."""
+    if hadoop_version is None:
+        hadoop_version = file_hadoop_version(doc)
+    allocation = effective_allocation(doc, hadoop_version=hadoop_version)
     out = _Output()
     _put_scheduler_wide(allocation, out)
     written = {q.path: q for q in doc.iter_queues()}
@@ -380,6 +385,17 @@ def _report_lost(queue: EffectiveQueue, lost: list[str]) -> None:
             )
     if queue.fair_share_preemption_threshold != 0.5:
         lost.append(f"{name}: fairSharePreemptionThreshold: no counterpart")
+    for label, slots in (
+        ("minMaps", queue.min_maps),
+        ("minReduces", queue.min_reduces),
+        ("maxMaps", queue.max_maps),
+        ("maxReduces", queue.max_reduces),
+    ):
+        if slots is not None:
+            lost.append(
+                f"{name}: {label} {slots}: Hadoop 1 slots; the Capacity Scheduler has "
+                "containers, guaranteed and capped by capacity only"
+            )
     if not queue.max_child_resources.is_unlimited:
         lost.append(f"{name}: maxChildResources: no counterpart (fs2cs drops it too)")
     if queue.reservable:

@@ -306,8 +306,9 @@ def test_convert_keeps_the_maximum_hadoop_3_raised_to_the_minimum(run, tmp_path)
     it keeps the raised maximum: a's 2048 MB maximum under its 8192 MB minimum, on a
     cluster of 16384 MB, is 50 %, and the report says why; Hadoop 2 keeps the maximum as
     written, 12.5 %, which the converter then raises to a's capacity (weight 1 of 4:
-    25 %), as the Capacity Scheduler requires. Without --cluster the report says it could
-    not compare b's 80 % maximum with its absolute minimum."""
+    25 %), as the Capacity Scheduler requires (b's 80 % is a form Hadoop 2 does not read:
+    that file is refused for Hadoop 2, naming the line). Without --cluster the report says
+    it could not compare b's 80 % maximum with its absolute minimum."""
     fair = tmp_path / "fair.xml"
     fair.write_text(
         "<allocations>\n"
@@ -319,9 +320,9 @@ def test_convert_keeps_the_maximum_hadoop_3_raised_to_the_minimum(run, tmp_path)
     )
     cluster = ["--cluster", "memory-mb=16384,vcores=16"]
 
-    def converted(*args):
+    def converted(*args, source=fair):
         out = tmp_path / f"cs{len(list(tmp_path.iterdir()))}.xml"
-        result = run("config", "convert", fair, "-o", out, "--json", *args)
+        result = run("config", "convert", source, "-o", out, "--json", *args)
         assert result.exit_code == 0, result.output
         doc = ConfigurationDocument.from_file(out)
         maxima = [doc.value(f"{P}root.{q}.maximum-capacity") for q in "ab"]
@@ -330,7 +331,13 @@ def test_convert_keeps_the_maximum_hadoop_3_raised_to_the_minimum(run, tmp_path)
     maxima, notes = converted(*cluster)
     assert maxima == ["50", "80"]  # b's 80 % is above its 1024 MB minimum: as written
     assert any("root.a: maxResources is below minResources (12.5% < 50.0%" in n for n in notes)
-    maxima, notes = converted(*cluster, "--hadoop-version", "2")
-    assert maxima == ["25", "80"] and not any("minResources (" in n for n in notes)
+    refused = run("config", "convert", fair, "-o", tmp_path / "h2.xml", "--hadoop-version", "2")
+    assert refused.exit_code == 2 and "fair.xml:3: root.b: <maxResources> '80%': Hadoop 2" in (
+        refused.output
+    )
+    hadoop2 = tmp_path / "fair2.xml"
+    hadoop2.write_text(fair.read_text().replace("<maxResources>80%</maxResources>", ""))
+    maxima, notes = converted(*cluster, "--hadoop-version", "2", source=hadoop2)
+    assert maxima == ["25", "100"] and not any("minResources (" in n for n in notes)
     _, notes = converted()
     assert any(n.startswith("root.b: Hadoop 3 raises maxResources") for n in notes)
