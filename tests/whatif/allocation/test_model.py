@@ -262,10 +262,18 @@ def test_external_entity_is_refused():
     data = b"""<?xml version="1.0"?>
 <!DOCTYPE allocations [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
 <allocations><queue name="a"><aclSubmitApps>&xxe;</aclSubmitApps></queue></allocations>"""
-    with pytest.raises(AllocationError, match="internal subset"):
+    with pytest.raises(AllocationError, match="evil.xml:2: a document type declaration"):
         AllocationDocument.from_bytes(data, source="evil.xml")
     [issue] = validate(data)
     assert issue.severity == "error" and "refused" in issue.message
+
+
+def test_any_doctype_is_refused_on_its_line_as_hadoop_3_3_5_refuses_it():
+    """Hadoop 3.3.5+ parses allocation files with disallow-doctype-decl: a DOCTYPE with no
+    internal subset is refused too, on its own line, saying why."""
+    data = b'<?xml version="1.0"?>\n\n<!DOCTYPE allocations>\n<allocations/>\n'
+    with pytest.raises(AllocationError, match=r"plain.xml:3: .*Hadoop 3.3.5 and later refuse"):
+        AllocationDocument.from_bytes(data, source="plain.xml")
 
 
 def test_billion_laughs_is_refused():
