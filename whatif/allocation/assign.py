@@ -31,6 +31,12 @@ from whatif.errors import AllocationError
 
 _REMOVE = ("default", "none", "unset")
 _NEVER = ("never", "off", "inf", "infinity")
+#: What a value of each kind of setting is, for the error on one that is not.
+_TAKES = {
+    "int": "a whole number",
+    "long": "a whole number of seconds (or never)",
+    "bool": "true or false",
+}
 #: The amounts of a resource element one assignment may change alone.
 _COMPONENTS = {"memory": "memory", "memory-mb": "memory", "vcores": "vcores"}
 
@@ -76,10 +82,14 @@ def parse_assignment(text: str) -> tuple[str, str, object]:
             return queue, setting, float(value)
         if kind == "bool":
             if value.lower() not in ("true", "false"):
-                raise ValueError("expected true or false")
+                raise ValueError
             return queue, setting, value.lower() == "true"
-    except (ValueError, ResourceStringError) as error:
+    except ResourceStringError as error:
         raise AllocationError(f"--set {text!r}: {setting} cannot take {value!r}: {error}") from None
+    except ValueError:
+        raise AllocationError(
+            f"--set {text!r}: {setting} takes {_TAKES.get(kind, 'a number')}, got {value!r}"
+        ) from None
     return queue, setting, value
 
 

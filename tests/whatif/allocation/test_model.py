@@ -207,7 +207,8 @@ def test_one_amount_of_a_resource_is_set_alone(assignment, line):
 
 
 def test_a_bad_amount_assignment_names_what_it_takes():
-    """An amount that is no number >= 0 says what the amount is in; a queue not in the
+    """An amount that is no number >= 0 says what the amount is in; a value of the wrong
+    kind says what the setting takes (not Python's conversion error); a queue not in the
     file is named."""
     from whatif.allocation.assign import apply_assignments
 
@@ -216,6 +217,9 @@ def test_a_bad_amount_assignment_names_what_it_takes():
         ("root.prod.minResources.memory=-5", r"takes an amount >= 0 \(MB\), got '-5'"),
         ("root.prod.minResources.vcores=lots", r"takes an amount >= 0 \(cores\), got 'lots'"),
         ("root.nope.minResources.memory=5", "no queue 'root.nope'"),
+        ("root.prod.weight=abc", "weight takes a number, got 'abc'"),
+        ("root.prod.maxRunningApps=2.5", "maxRunningApps takes a whole number, got '2.5'"),
+        ("root.prod.allowPreemptionFrom=maybe", "takes true or false, got 'maybe'"),
     ):
         with pytest.raises(AllocationError, match=match):
             apply_assignments(doc, [assignment])
