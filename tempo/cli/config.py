@@ -93,6 +93,22 @@ def _resources(spec: str | None) -> Resources | None:
 _FileCommand = Callable[[str, str | None, int, bool], None]
 
 
+def _check_cluster_kind(spec: str | None, hadoop_version: int) -> None:
+    """Hadoop 1 shares slots and YARN resources: a --cluster of the other kind is a usage
+    error (a slot cluster read as YARN would be 40 MB for 40 slots)."""
+    if spec is None or bool(Cluster.parse(spec).slots) == (hadoop_version == 1):
+        return
+    expected = (
+        "map-slots=N,reduce-slots=M"
+        if hadoop_version == 1
+        else "memory-mb and vcores (map-slots/reduce-slots are Hadoop 1's)"
+    )
+    raise click.BadParameter(
+        f"the file is read as Hadoop {hadoop_version}: expected {expected}, got {spec!r}",
+        param_hint=["--cluster"],
+    )
+
+
 def _file_command(
     name: str, cluster_help: str, capacity: Callable[[str, Resources | None, bool], None]
 ) -> Callable[[_FileCommand], click.Command]:
@@ -105,9 +121,12 @@ def _file_command(
         def run(
             file: str, cluster_spec: str | None, hadoop_version: int | None, as_json: bool
         ) -> None:
-            if is_capacity_scheduler(file):
+            capacity_file = is_capacity_scheduler(file)
+            version = 3 if capacity_file else file_version(file, hadoop_version)
+            _check_cluster_kind(cluster_spec, version)
+            if capacity_file:
                 return capacity(file, _resources(cluster_spec), as_json)
-            return command(file, cluster_spec, file_version(file, hadoop_version), as_json)
+            return command(file, cluster_spec, version, as_json)
 
         options = (click.argument("file", type=_FILE), cluster_option(help=cluster_help))
         decorated: Callable[..., Any] = run
@@ -150,11 +169,6 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
     With Hadoop 1 (--hadoop-version 1, or a file of <pool>s), the pools' slot settings (minMaps/minReduces,
     maxMaps/maxReduces, maxRunningJobs) and, with a slot --cluster, their fair shares."""
     cluster = Cluster.parse(cluster_spec) if cluster_spec else None
-    if hadoop_version == 1 and cluster is not None and not cluster.slots:
-        raise click.BadParameter(
-            f"Hadoop 1 shares slots: expected map-slots=N,reduce-slots=M, got {cluster_spec!r}",
-            param_hint=["--cluster"],
-        )
     table = queue_table(
         AllocationDocument.from_file(file),
         cluster=_resources(cluster_spec),

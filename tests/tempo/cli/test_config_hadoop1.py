@@ -12,6 +12,7 @@ from tempo.cli.schemas import CONFIG_SHOW_SCHEMA
 ROOT = Path(__file__).resolve().parents[3]
 SLS = ROOT / ".." / "shared" / "data" / "hadoop" / "alloc" / "sls-test-allocation.xml"
 POOLS = ROOT / "configs" / "contended-expert-hadoop1.xml"
+CAPACITY = ROOT / "configs" / "two-tenant-capacity.xml"
 
 
 def test_validate_hadoop1_warns_with_lines_about_queues_it_ignores(run):
@@ -69,6 +70,17 @@ def test_show_hadoop1_refuses_a_memory_cluster(run):
         "config", "show", "--hadoop-version", "1", "--cluster", "memory-mb=1024,vcores=4", POOLS
     )
     assert result.exit_code == 2 and "map-slots" in result.output
+
+
+def test_validate_and_show_refuse_a_slot_cluster_for_a_yarn_file(run):
+    """Slots read as YARN resources were 40 MB for 40 slots ('exceeds the cluster (40 MB,
+    40 vcores)'): a usage error naming what a YARN file's --cluster takes, for allocation
+    and capacity files alike."""
+    yarn = ROOT / "configs" / "two-tenant-expert.xml"
+    for command, file in (("validate", yarn), ("show", yarn), ("show", CAPACITY)):
+        result = run("config", command, "--cluster", "map-slots=30,reduce-slots=10", file)
+        assert result.exit_code == 2, result.output
+        assert "read as Hadoop 3: expected memory-mb and vcores" in result.output
 
 
 def test_validate_and_show_infer_the_version_from_pools_and_say_so(tmp_path):
