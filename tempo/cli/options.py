@@ -423,11 +423,14 @@ def executor_option(
     )
 
 
-def positive_option(name: str, *, default: float, help: str) -> OptionDecorator:
-    """A float option that must be > 0 (a speed, factor or tolerance), its `default` shown."""
+def positive_option(
+    name: str, *, default: float, help: str, maximum: float | None = None
+) -> OptionDecorator:
+    """A float option that must be > 0 (a speed, factor or tolerance) and at most `maximum`
+    when given, its `default` shown."""
     return click.option(
         name,
-        type=FiniteFloat(min=0, min_open=True),
+        type=FiniteFloat(min=0, min_open=True, max=maximum),
         default=default,
         show_default=True,
         help=help,

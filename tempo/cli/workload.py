@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import click
 
 from tempo.cli.options import (
@@ -21,6 +24,7 @@ from tempo.cli.options import (
 )
 from whatif.errors import ValidationError
 from whatif.workload_model import fit_trace, generate_trace
+from whatif.workload_model.limits import MAX_GROWTH, GenerateSizeError
 from whatif.workload_model.model import check_start
 
 
@@ -92,6 +96,22 @@ def fit(
     click.echo(f"\nwrote {output}")
 
 
+@contextmanager
+def _size_usage(hours: float, arrival_scale: float) -> Iterator[None]:
+    """A request too large to generate (`GenerateSizeError`, raised before any draw) as a
+    usage error naming the options to lower: ``--hours`` and ``--arrival-scale``."""
+    try:
+        yield
+    except GenerateSizeError as error:
+        options = [f"--{field.replace('_', '-')}" for field in error.fields]
+        named = " and ".join(f"'{option}'" for option in options)
+        raise click.UsageError(
+            f"Invalid value for {named} (--hours {hours:g}, --arrival-scale {arrival_scale:g}): "
+            f"{error.detail}; "
+            f"lower {' or '.join(options)}"
+        ) from None
+
+
 def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
     """--start checked as the command line is read (`check_start`): a usage error naming it."""
     try:
@@ -124,7 +144,12 @@ def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
     callback=_start,
     help="First second: 0 for trace-relative times, else epoch seconds (>= 0).",
 )
-@positive_option("--growth", default=1.0, help="Data growth factor (1.3 = input +30%).")
+@positive_option(
+    "--growth",
+    default=1.0,
+    maximum=MAX_GROWTH,
+    help=f"Data growth factor (1.3 = input +30%), at most {MAX_GROWTH:g}.",
+)
 @positive_option("--arrival-scale", default=1.0, help="Multiply ad-hoc job arrival rates.")
 @native_kind_option("--kind")
 @force_option("an existing native trace at -o")
@@ -155,7 +180,7 @@ def generate(
             bar.set_postfix_str(what, refresh=False)
             bar.update(done - bar.n)
 
-        with writing_output(output, option="-o", directory=True):
+        with writing_output(output, option="-o", directory=True), _size_usage(hours, arrival_scale):
             result = generate_trace(
                 model,
                 output,

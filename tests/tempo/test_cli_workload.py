@@ -144,3 +144,93 @@ def test_generate_takes_the_kind_as_trace_convert_names_it(trace_dir, tmp_path):
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 0, result.output
         assert (out / "jobs.csv").is_file() and not (out / "jobs.parquet").exists()
+
+
+@pytest.fixture
+def model_file(trace_dir, tmp_path):
+    model = tmp_path / "model.json"
+    fitted = CliRunner().invoke(cli, ["workload", "fit", str(trace_dir), "-o", str(model)])
+    assert fitted.exit_code == 0, fitted.output
+    return model
+
+
+@pytest.mark.parametrize(
+    "options", [["--hours", "1e9"], ["--hours", "1", "--arrival-scale", "1e300"]]
+)
+def test_generate_too_large_is_a_usage_error_with_the_estimate(model_file, tmp_path, options):
+    """A request over the size limit is refused before any draw: exit 2, naming --hours
+    and --arrival-scale, the estimate and the limit (it was OOM-killed at 23 GB, or a
+    ValueError traceback)."""
+    out = tmp_path / "t"
+    result = CliRunner().invoke(
+        cli, ["workload", "generate", str(model_file), *options, "-o", str(out)]
+    )
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--hours' and '--arrival-scale'" in result.output
+    assert "would generate about" in result.output and "limit of 20,000,000" in result.output
+    assert "Traceback" not in result.output and not out.exists()
+
+
+def test_generate_bounds_growth(model_file, tmp_path):
+    """--growth 1e300 made a trace with no map stage and a NumPy cast warning: refused."""
+    args = ["workload", "generate", str(model_file), "--hours", "1", "--growth", "1e300"]
+    result = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "t")])
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--growth'" in result.output and "0<x<=1000" in result.output
+
+
+def _trace_with(tmp_path, name, submit, durations):
+    jobs = pd.DataFrame(
+        {"job_id": [f"j{i}" for i in range(len(submit))], "queue": "root.a", "submit_s": submit}
+    )
+    tasks = pd.DataFrame(
+        {
+            "job_id": jobs["job_id"],
+            "task_id": [f"t{i}" for i in range(len(submit))],
+            "stage": "map",
+            "duration_s": durations,
+            "memory_mb": 1024.0,
+            "vcores": 1.0,
+        }
+    )
+    write_native(Trace(workload=Workload(jobs=jobs, tasks=tasks)), tmp_path / name)
+    return tmp_path / name
+
+
+@pytest.mark.parametrize(
+    ("submit", "durations", "expected"),
+    [
+        ([0.0, 60.0, 120.0], [1.0, float("inf"), 2.0], "tasks.duration_s: expected finite"),
+        ([5.0, 5.0], [1.0, 2.0], "need submissions at two or more distinct times"),
+    ],
+)
+def test_fit_names_the_trace_it_cannot_fit(tmp_path, submit, durations, expected):
+    """An infinite duration (it crashed writing NaN to JSON) or a single submission time
+    is one line naming the trace, exit 2."""
+    trace = _trace_with(tmp_path, "bad", submit, durations)
+    result = CliRunner().invoke(cli, ["workload", "fit", str(trace), "-o", str(tmp_path / "m")])
+    assert result.exit_code == 2, result.output
+    assert f"Error: {trace}: {expected}" in result.output
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_fit_warns_when_hour_of_week_falls_back(trace_dir, tmp_path, quiet, caplog):
+    """A trace shorter than a week gets hour-of-day rates; a warning (stderr) says so,
+    which -q hides as it hides the others."""
+    args = ["workload", "fit", str(trace_dir), "--profile", "hour-of-week", "-o"]
+    result = CliRunner().invoke(cli, [*args, str(tmp_path / "m.json"), *(["-q"] if quiet else [])])
+    assert result.exit_code == 0, result.output
+    warned = [r for r in caplog.records if "hour-of-week needs a week" in r.getMessage()]
+    assert [r.levelname for r in warned] == ([] if quiet else ["WARNING"])
+
+
+def test_generate_refuses_a_model_without_queues(model_file, tmp_path):
+    """A model with no queues printed "queues " and wrote an empty trace: refused by name."""
+    document = json.loads(model_file.read_text())
+    document["queues"] = []
+    model_file.write_text(json.dumps(document))
+    args = ["workload", "generate", str(model_file), "--hours", "1", "-o", str(tmp_path / "t")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert f"{model_file}: queues: expected at least one queue" in result.output

@@ -661,3 +661,132 @@ def test_generated_sample_trace_has_the_traces_job_counts():
         made = model.generate(hours=(last - first) / 3600, seed=seed, start_s=first)
         counts = made.jobs.groupby("queue").size().reindex(seen.index, fill_value=0)
         assert (np.abs(counts - seen) <= 4 * np.sqrt(seen)).all(), (seed, counts.to_dict())
+
+
+def _model_file(fitted, tmp_path, change):
+    """`fitted` written to a model file, with `change(document)` applied."""
+    path = tmp_path / "model.json"
+    fitted.to_json(path)
+    document = json.loads(path.read_text())
+    change(document)
+    path.write_text(json.dumps(document))
+    return path
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.generate(hours=1e9, seed=0),
+        lambda m: m.with_arrival_scale(1e300).generate(hours=1, seed=0),
+        lambda m: m.with_growth(1000).with_arrival_scale(1e4).generate(hours=24, seed=0),
+    ],
+)
+def test_generate_refuses_a_request_over_the_size_limit_before_drawing(fitted, call):
+    """hours x arrival rates (x tasks per job after growth) over MAX_GENERATED_ROWS is
+    refused from the model alone, saying the estimate and the limit (it ran out of memory,
+    or NumPy's "lam value too large")."""
+    from whatif.workload_model.limits import GenerateSizeError
+
+    with pytest.raises(GenerateSizeError, match=r"would generate about .* over the limit of 20,"):
+        call(fitted)
+
+
+def test_generate_refuses_more_hours_than_the_limit_even_without_jobs(fitted):
+    """A queue with no arrivals still walks every clock hour: hours are bounded too."""
+    silent = fitted.with_arrival_scale(1e-300)
+    with pytest.raises(ValidationError, match=r"hours: expected at most 1,000,000 hours"):
+        silent.generate(hours=2e6, seed=0)
+    with pytest.raises(ValidationError, match=r"hours: expected a value in \[0, "):
+        silent.generate(hours=float("nan"), seed=0)
+
+
+def test_size_estimate_follows_what_is_generated(fitted):
+    """The estimate is the expected count: close to the jobs and tasks drawn."""
+    from whatif.workload_model.limits import queue_size
+
+    model = fitted.with_growth(1.5)
+    out = model.generate(hours=30, seed=1)
+    jobs = tasks = 0.0
+    for queue in model.queues_.values():
+        more_jobs, more_tasks = queue_size(queue, 0.0, 30 * HOUR)
+        jobs, tasks = jobs + more_jobs, tasks + more_tasks
+    assert out.n_jobs == pytest.approx(jobs, rel=0.1)
+    assert out.n_tasks == pytest.approx(tasks, rel=0.1)
+
+
+def test_growth_is_bounded_and_factors_stay_finite(fitted):
+    """A total growth over MAX_GROWTH, or a scale that overflows, is refused by name."""
+    with pytest.raises(ValidationError, match=r"growth: expected a total data growth of at most"):
+        fitted.with_growth(1e300)
+    with pytest.raises(ValidationError, match=r"arrival_scale: .* is not a finite number"):
+        fitted.with_arrival_scale(1e300).with_arrival_scale(1e300)
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (
+            lambda d: d["queues"][0]["stages"][0]["duration"].update(
+                family="lognormal", mu=1e308, sigma=0.5
+            ),
+            r"queues\[0\]\.stages\[0\]\.duration\.mu: expected a number <= 26\.26 \(log sec",
+        ),
+        (
+            lambda d: d["queues"][1]["stages"][1]["duration"].update(
+                family="lognormal", mu=1.0, sigma=1e300
+            ),
+            r"queues\[1\]\.stages\[1\]\.duration\.sigma: expected a number in \[0, 26\.26\]",
+        ),
+        (
+            lambda d: d["queues"][0]["stages"][0].update(
+                duration={"family": "empirical", "quantiles": [1.0, 1e300]}
+            ),
+            r"queues\[0\]\.stages\[0\]\.duration\.quantiles\[1\]: expected a number in \[0.0, 2",
+        ),
+        (lambda d: d["queues"][0].update(growth=1e300), r"queues\[0\]\.growth: expected a pos"),
+        (
+            lambda d: d["queues"][0]["shapes"]["counts"][0].__setitem__(0, 10**400),
+            r"queues\[0\]\.shapes\.counts\[0\]\[0\]: expected an integer <= 20,000,000",
+        ),
+        (lambda d: d.update(queues=[]), r"queues: expected at least one queue"),
+    ],
+)
+def test_model_file_refuses_parameters_that_cannot_generate(fitted, tmp_path, change, match):
+    """Parameters whose draws cannot be finite (or generate nothing) are refused by field."""
+    path = _model_file(fitted, tmp_path, change)
+    with pytest.raises(ValidationError, match=match) as error:
+        WorkloadModel.from_json(path)
+    assert str(error.value).startswith(str(path))
+
+
+def test_lognormal_draws_are_capped_and_never_infinite():
+    """Draws are capped at MAX_DURATION_S in log space: no inf, no overflow warning."""
+    import warnings
+
+    from whatif.workload_model.distributions import MAX_DURATION_S, DurationDistribution
+    from whatif.workload_model.model import LAST_START_S
+
+    assert MAX_DURATION_S == LAST_START_S
+    wide = DurationDistribution("lognormal", mu=26.0, sigma=26.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        draws = wide.sample(np.random.default_rng(0), 1000)
+    assert np.isfinite(draws).all() and draws.max() == pytest.approx(MAX_DURATION_S)
+
+
+def test_fit_refuses_infinite_durations_naming_the_column():
+    """An infinite duration would make a NaN sigma that no model file holds."""
+    w = synthetic_workload(hours=2)
+    tasks = w.tasks.copy()
+    tasks.loc[tasks.index[3], "duration_s"] = np.inf
+    bad = Workload(jobs=w.jobs, tasks=tasks)
+    with pytest.raises(ValidationError, match=r"workload: tasks\.duration_s: expected finite num"):
+        WorkloadModel().fit(bad)
+
+
+def test_hour_of_week_on_a_short_workload_warns_of_the_fallback(caplog):
+    """The documented fallback to hour-of-day is said, as a warning (-q hides it)."""
+    with caplog.at_level("WARNING"):
+        model = WorkloadModel(profile="hour-of-week").fit(synthetic_workload(hours=30))
+    assert "hour-of-week needs a week" in caplog.text and "hour-of-day" in caplog.text
+    assert {q.arrivals.profile for q in model.queues_.values()} == {"hour-of-day"}

@@ -91,6 +91,17 @@ class ArrivalProcess:
         times = np.repeat(lo, counts) + offsets
         return np.sort(np.minimum(times, np.nextafter(end_s, -np.inf)))
 
+    def expected(self, start_s: float, end_s: float, *, scale: float = 1.0) -> float:
+        """Expected submissions in [start_s, end_s) with the rate times `scale`, without an
+        entry per clock hour: whole weeks (the rate's period) at the weekly total, then
+        the hours left. Overflow gives infinity (callers silence NumPy's warning)."""
+        span = max(end_s - start_s, 0.0)
+        weeks = float(np.floor(span / WEEK_S))
+        weekly = float(np.sum(self.rate_per_h(np.arange(168, dtype=np.int64))))
+        hours, lo, hi = _hour_segments(start_s + weeks * WEEK_S, end_s)
+        rest = float(np.sum(self.rate_per_h(hours) * (hi - lo) / HOUR_S))
+        return ((weeks * weekly if weeks else 0.0) + rest) * scale
+
     def cumulative(self, times: np.ndarray, origin_s: float) -> np.ndarray:
         """Expected number of arrivals between `origin_s` and each of `times`."""
         times = np.asarray(times, dtype=float)

@@ -10,6 +10,7 @@ with a one-sample Kolmogorov-Smirnov test.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,14 @@ logger = logging.getLogger(__name__)
 
 #: Relative rounding allowed between a point-mass lognormal's exp(mu) and its value.
 _POINT_TOLERANCE = 1e-9
+
+#: Longest duration a draw takes, in seconds: `whatif.workload_model.model.LAST_START_S`,
+#: 9999-12-31 in epoch seconds (a task that ran longer would end past any date a trace
+#: time shows). Lognormal draws are capped at it, in log space, so they are never infinite.
+MAX_DURATION_S = 253402300799.0
+#: ``log(MAX_DURATION_S)``, about 26.3: the largest lognormal ``mu`` a model file holds,
+#: and the largest ``sigma`` (wider spreads put most draws at 0 or at the cap).
+LOG_MAX_DURATION = math.log(MAX_DURATION_S)
 
 #: Duration families a model can use.
 DURATION_FAMILIES = ("lognormal", "empirical")
@@ -67,7 +76,8 @@ class DurationDistribution:
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         """Draw `size` durations (seconds, float64)."""
         if self.family == "lognormal":
-            return np.exp(self.mu + self.sigma * rng.standard_normal(size))
+            logs = self.mu + self.sigma * rng.standard_normal(size)
+            return np.exp(np.minimum(logs, LOG_MAX_DURATION))
         q = np.asarray(self.quantiles, dtype=float)
         return q[rng.integers(0, q.size, size)]
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from whatif.errors import ValidationError
 from whatif.readers import read_trace, write_native
 from whatif.trace import Trace
 from whatif.workload import Workload
@@ -30,10 +31,16 @@ def fit_trace(
     """Read the trace at `trace`, fit a `WorkloadModel(**params)` and write it to `output`.
 
     `format` is the trace format (detected when None). Returns the fitted model,
-    whose ``goodness_of_fit_`` is the fit report.
+    whose ``goodness_of_fit_`` is the fit report. The parameters are checked before the
+    trace is read; a trace the model cannot fit is named in the error.
     """
+    model = WorkloadModel(**params)
+    model.validate_params()  # before reading: a bad parameter is not the trace's fault
     workload = read_trace(trace, format=format).workload
-    model = WorkloadModel(**params).fit(workload)
+    try:
+        model.fit(workload)
+    except ValidationError as error:  # the workload's problem: name the trace
+        raise ValidationError(f"{trace}: {str(error).removeprefix('workload: ')}") from error
     model.to_json(output)
     logger.info("wrote workload model %s", output)
     return model

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import numbers
 import os
 from collections.abc import Callable, Iterable
@@ -18,10 +19,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from whatif._validation import check_choice, check_range
+from whatif._validation import check_choice, check_range, record_label
 from whatif.errors import ValidationError
 from whatif.workload import Workload
-from whatif.workload_model.arrivals import HOUR_S, PROFILES
+from whatif.workload_model.arrivals import HOUR_S, PROFILES, WEEK_S
+from whatif.workload_model.limits import MAX_GROWTH, MAX_HOURS, check_size
 from whatif.workload_model.queue import QueueModel, fit_queue, generate_queue
 from whatif.workload_model.schema import decode, encode, read_json, write_json
 
@@ -109,7 +111,8 @@ class WorkloadModel:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"WorkloadModel({params})"
 
-    def _validate_params(self) -> None:
+    def validate_params(self) -> None:
+        """Raise a `ValidationError` naming the first bad constructor argument (fit does)."""
         check_choice(
             self.duration_family, ("auto", "lognormal", "empirical"), field="duration_family"
         )
@@ -127,7 +130,7 @@ class WorkloadModel:
 
     def fit(self, workload: Workload) -> WorkloadModel:
         """Fit every queue of `workload`; returns self."""
-        self._validate_params()
+        self.validate_params()
         if not isinstance(workload, Workload):
             raise ValidationError(f"workload: expected a Workload, got {type(workload).__name__}")
         window = workload.span_s
@@ -135,6 +138,13 @@ class WorkloadModel:
             raise ValidationError(
                 "workload: need submissions at two or more distinct times to fit arrival "
                 f"rates, got {workload.n_jobs} job(s) spanning {window[1] - window[0]} s"
+            )
+        _check_finite(workload)
+        if self.profile == "hour-of-week" and window[1] - window[0] < WEEK_S:
+            logger.warning(
+                "profile hour-of-week needs a week of submissions and the workload spans "
+                "%.1f h: the arrival rates follow the hour of day (hour-of-day) instead",
+                (window[1] - window[0]) / HOUR_S,
             )
         jobs, tasks = workload.jobs, workload.tasks
         queue_of_task = tasks["job_id"].map(pd.Series(jobs["queue"].to_numpy(), jobs["job_id"]))
@@ -207,10 +217,12 @@ class WorkloadModel:
         (queues done, queues, the queue) after each queue (a command's progress bar).
         """
         self._check_fitted()
-        check_range(hours, field="hours", low=0.0)
+        if not (isinstance(hours, numbers.Real) and hours >= 0):  # NaN too
+            raise ValidationError(f"hours: expected a value in [0, {MAX_HOURS:.0f}], got {hours!r}")
         check_start(start_s)
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
             raise ValidationError(f"seed: expected a non-negative integer, got {seed!r}")
+        check_size(self.queues_.values(), start_s, hours)
         end_s = start_s + hours * HOUR_S
         job_parts, task_parts = [], []
         for position, (name, queue) in enumerate(self.queues_.items()):
@@ -301,13 +313,13 @@ class WorkloadModel:
         self._check_fitted()
         _check_factor(factor, "factor")
         chosen = set(self._selected(queues))
+        changed = {}
+        for name in chosen:
+            queue = self.queues_[name]
+            value: Any = _product(factor_name, name, getattr(queue, factor_name), factor)
+            changed[name] = dataclasses.replace(queue, **{factor_name: value})
         return self._replaced(
-            {
-                name: dataclasses.replace(q, **{factor_name: getattr(q, factor_name) * factor})
-                if name in chosen
-                else q
-                for name, q in self.queues_.items()
-            },
+            {name: changed.get(name, q) for name, q in self.queues_.items()},
             self.goodness_of_fit_,
         )
 
@@ -335,8 +347,8 @@ class WorkloadModel:
             recurring=tuple(
                 dataclasses.replace(r, key=f"{name}:{r.key}") for r in template.recurring
             ),
-            arrival_scale=template.arrival_scale * arrival_scale,
-            growth=template.growth * growth,
+            arrival_scale=_product("arrival_scale", name, template.arrival_scale, arrival_scale),
+            growth=_product("growth", name, template.growth, growth),
         )
         gof = self.goodness_of_fit_
         copied = gof[gof["queue"] == source].assign(queue=name)
@@ -369,7 +381,7 @@ class WorkloadModel:
             raise ValidationError(f"{path}: params.{unknown[0]}: unknown parameter")
         model = cls(**params)
         try:
-            model._validate_params()
+            model.validate_params()
         except ValidationError as error:
             raise ValidationError(f"{path}: params.{error}") from error
         model.queues_ = queues
@@ -383,3 +395,46 @@ def _check_factor(factor: float, field: str) -> None:
         raise ValidationError(f"{field}: expected a positive number, got {factor!r}")
     if not np.isfinite(factor) or factor <= 0:
         raise ValidationError(f"{field}: expected a positive number, got {factor!r}")
+
+
+def _product(factor_name: str, queue: str, current: float, factor: float) -> float:
+    """Queue `queue`'s `factor_name` (growth or arrival_scale) times `factor`, refused when
+    growth exceeds `MAX_GROWTH` or a scale overflows (the size check then sees the rest)."""
+    product = current * factor
+    if factor_name == "growth" and not product <= MAX_GROWTH:
+        raise ValidationError(
+            f"growth: expected a total data growth of at most {MAX_GROWTH:g} per queue, got "
+            f"{product:g} for queue {queue!r} ({current:g} x {factor:g})"
+        )
+    if not math.isfinite(product):
+        raise ValidationError(
+            f"{factor_name}: {current:g} x {factor:g} for queue {queue!r} is not a finite number"
+        )
+    return product
+
+
+#: Columns a fit reads numbers from: (table, column).
+_FITTED_NUMBERS = (
+    ("jobs", "submit_s"),
+    ("jobs", "deadline_s"),
+    ("jobs", "am_memory_mb"),
+    ("jobs", "am_vcores"),
+    ("tasks", "duration_s"),
+    ("tasks", "memory_mb"),
+    ("tasks", "vcores"),
+)
+
+
+def _check_finite(workload: Workload) -> None:
+    """Refuse infinite values where the model fits numbers: their lognormal or table
+    would be infinite or NaN, and no model file can hold it."""
+    for table, column in _FITTED_NUMBERS:
+        frame = getattr(workload, table)
+        values = frame[column].to_numpy(dtype=float)
+        bad = np.flatnonzero(np.isinf(values))
+        if bad.size:
+            key = "job_id" if table == "jobs" else "task_id"
+            raise ValidationError(
+                f"workload: {table}.{column}: expected finite numbers, got "
+                f"{float(values[bad[0]])!r} in record {record_label(frame, bad, key)}"
+            )

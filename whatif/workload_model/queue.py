@@ -18,6 +18,7 @@ import pandas as pd
 from whatif.errors import ValidationError
 from whatif.workload_model.arrivals import ArrivalProcess, fit_arrivals
 from whatif.workload_model.distributions import (
+    MAX_DURATION_S,
     DurationDistribution,
     EmpiricalTable,
     GoodnessOfFit,
@@ -308,7 +309,7 @@ def _tasks(model: QueueModel, seed: int, local_ids: np.ndarray, counts: np.ndarr
         durations = stage.duration.sample(stream(seed, model.name, _DURATIONS, position), total)
         if growth != 1.0 and grown_stage is not None and position > grown_stage:
             if stage.stage not in BOOKKEEPING_STAGES:
-                durations = durations * growth
+                durations = np.minimum(durations * growth, MAX_DURATION_S)
         resources = stage.resources.sample(stream(seed, model.name, _RESOURCES, position), total)
         starts = np.repeat(np.cumsum(per_job) - per_job, per_job)
         tasks.append(

@@ -57,7 +57,13 @@ from whatif.atomic import write_atomic
 from whatif.errors import ValidationError
 from whatif.readers.json_stream import json_problem
 from whatif.workload_model.arrivals import PROFILES, ArrivalProcess
-from whatif.workload_model.distributions import DurationDistribution, EmpiricalTable
+from whatif.workload_model.distributions import (
+    LOG_MAX_DURATION,
+    MAX_DURATION_S,
+    DurationDistribution,
+    EmpiricalTable,
+)
+from whatif.workload_model.limits import MAX_GENERATED_ROWS, MAX_GROWTH
 from whatif.workload_model.queue import DeadlineModel, QueueModel, StageModel
 from whatif.workload_model.recurring import RecurringJob
 from whatif.workload_model.shapes import JobShapes
@@ -213,12 +219,14 @@ class _Node:
             )
         return float(v)
 
-    def integer(self, *, low: int | None = None) -> int:
+    def integer(self, *, low: int | None = None, high: int | None = None) -> int:
         v = self.value
         if isinstance(v, bool) or not isinstance(v, int):
             raise self.fail("an integer")
         if low is not None and v < low:
             raise self.fail(f"an integer >= {low}")
+        if high is not None and v > high:
+            raise self.fail(f"an integer <= {high:,}")
         return v
 
     def string(self, *, choices: tuple[str, ...] | None = None) -> str:
@@ -228,14 +236,17 @@ class _Node:
             raise self.fail(f"one of {', '.join(map(repr, choices))}")
         return self.value
 
-    def numbers(self, *, length: int | None = None, low: float | None = None) -> tuple[float, ...]:
-        values = tuple(item.number(low=low) for item in self.items())
+    def numbers(
+        self, *, length: int | None = None, low: float | None = None, high: float | None = None
+    ) -> tuple[float, ...]:
+        values = tuple(item.number(low=low, high=high) for item in self.items())
         if length is not None and len(values) != length:
             raise self.fail(f"a list of {length} numbers")
         return values
 
     def integers(self, *, length: int | None = None) -> tuple[int, ...]:
-        values = tuple(item.integer(low=0) for item in self.items())
+        """Task counts: each in [0, `MAX_GENERATED_ROWS`] (a larger one cannot be generated)."""
+        values = tuple(item.integer(low=0, high=MAX_GENERATED_ROWS) for item in self.items())
         if length is not None and len(values) != length:
             raise self.fail(f"a list of {length} integers")
         return values
@@ -278,6 +289,8 @@ def decode(
         raise params_node.fail("an object")
     window = root["window_s"].numbers(length=2)
     queues = {}
+    if not root["queues"].items():
+        raise root["queues"].fail("at least one queue (a model with none generates nothing)")
     for node in root["queues"].items():
         queue = _decode_queue(node)
         if queue.name in queues:
@@ -298,17 +311,31 @@ def decode(
 _REPORT_KEYS = ("queue", "stage", "quantity", "family", "n", "ks_stat", "p_value", "mu", "sigma")
 
 
-def _decode_distribution(node: _Node) -> DurationDistribution:
+def _decode_distribution(node: _Node, *, low: float = 0.0) -> DurationDistribution:
+    """A duration distribution whose draws are finite: empirical values in [`low`,
+    `MAX_DURATION_S`], a lognormal ``mu`` and ``sigma`` of at most ``log(MAX_DURATION_S)``
+    (a larger ``mu`` puts most draws past the cap; its draws are capped there)."""
     family = node["family"].string(choices=("lognormal", "empirical"))
     if family == "lognormal":
         return DurationDistribution(
-            "lognormal", mu=node["mu"].number(), sigma=node["sigma"].number(low=0.0)
+            "lognormal", mu=_log_parameter(node["mu"]), sigma=_log_parameter(node["sigma"], 0.0)
         )
     quantiles_node = node["quantiles"]
-    quantiles = quantiles_node.numbers()
+    quantiles = quantiles_node.numbers(low=low, high=MAX_DURATION_S)
     if not quantiles or np.any(np.diff(quantiles) < 0):
         raise quantiles_node.fail("a non-empty list of non-decreasing numbers")
     return DurationDistribution("empirical", quantiles=quantiles)
+
+
+def _log_parameter(node: _Node, low: float | None = None) -> float:
+    """A lognormal ``mu`` (or ``sigma``, `low` 0) in log seconds, <= `LOG_MAX_DURATION`."""
+    value = node.number()
+    if value > LOG_MAX_DURATION or (low is not None and value < low):
+        bounds = f"<= {LOG_MAX_DURATION:.2f}" if low is None else f"in [0, {LOG_MAX_DURATION:.2f}]"
+        raise node.fail(
+            f"a number {bounds} (log seconds; durations are drawn up to {MAX_DURATION_S:.0f} s)"
+        )
+    return value
 
 
 def _decode_table(node: _Node, columns: tuple[str, ...]) -> EmpiricalTable:
@@ -392,9 +419,17 @@ def _decode_queue(node: _Node) -> QueueModel:
         if deadlines.value is None
         else DeadlineModel(
             fraction=deadlines["fraction"].number(low=0.0, high=1.0),
-            relative=_decode_distribution(deadlines["relative"]),
+            relative=_decode_distribution(deadlines["relative"], low=-MAX_DURATION_S),
         ),
         recurring=recurring,
-        growth=node["growth"].number(positive=True),
+        growth=_growth(node["growth"]),
         arrival_scale=node["arrival_scale"].number(positive=True),
     )
+
+
+def _growth(node: _Node) -> float:
+    """A queue's data growth factor: positive, at most `MAX_GROWTH`."""
+    growth = node.number(positive=True)
+    if growth > MAX_GROWTH:
+        raise node.fail(f"a positive number <= {MAX_GROWTH:g} (MAX_GROWTH)")
+    return growth
