@@ -109,7 +109,7 @@ def parse_xml(data: bytes, source: str) -> etree._Element:
         line = error.lineno or 1
         message = " ".join((error.msg or str(error)).split())  # lxml may quote source lines
         raise XMLSyntaxProblem(source, line, f"not well-formed XML: {message}") from None
-    if root.getroottree().docinfo.doctype:
+    if root.getroottree().docinfo.internalDTD is not None:  # any DOCTYPE, subset or not
         at = data.find(b"<!DOCTYPE")
         line = data.count(b"\n", 0, at) + 1 if at >= 0 else 1
         raise XMLSyntaxProblem(
