@@ -81,8 +81,13 @@ class Cluster:
         keeps the first ones, a larger one adds nodes (sized as the originals, in turn)
         named ``added-nodeNNNNN`` on rack `ADDED_RACK`, which no split location names, so
         Hadoop 1 delay scheduling still matches the original trackers."""
-        if factor <= 0:
+        if not 0 < factor < math.inf:
             raise ClusterSpecError(f"cluster scale: expected a factor > 0, got {factor!r}")
+        if self.nodes and round(len(self.nodes) * factor) > MAX_NODES:
+            raise ClusterSpecError(
+                f"cluster scale {factor:g}: {len(self.nodes)} node(s) would become "
+                f"{len(self.nodes) * factor:,.0f}, more than {MAX_NODES:,}"
+            )
         if not self.nodes:
             return replace(
                 self,

@@ -30,6 +30,7 @@ from tempo.cli.tables import terminal_width
 from tempo.errors import TempoError
 from tempo.templates import parse_duration
 from tempo.whatif import WhatifRun, run_whatif
+from whatif.cluster import MAX_NODES
 from whatif.forecast import DAY_S
 from whatif.provisioning import Progress
 from whatif.report import render_forecast, render_text
@@ -40,8 +41,8 @@ def _scales(ctx: click.Context, param: click.Parameter, value: str) -> tuple[flo
         scales = tuple(float(part) for part in value.split(","))
     except ValueError:
         raise click.BadParameter(f"expected comma-separated numbers, got {value!r}") from None
-    if not scales or any(not s > 0 for s in scales):
-        raise click.BadParameter(f"expected numbers > 0, got {value!r}")
+    if not scales or any(not 0 < s <= MAX_NODES for s in scales):  # nan and inf too
+        raise click.BadParameter(f"expected numbers in (0, {MAX_NODES}], got {value!r}")
     return scales
 
 

@@ -15,8 +15,13 @@ def test_parse_pool_nodes_and_slots():
 
 
 def test_scaled_cluster_grows_nodes():
-    """Scaling a node cluster changes its node count."""
-    assert len(Cluster.parse("nodes=4,memory-mb=10,vcores=1").scaled(2.0).nodes) == 8
+    """Scaling a node cluster changes its node count, up to MAX_NODES (100,000)."""
+    four = Cluster.parse("nodes=4,memory-mb=10,vcores=1")
+    assert len(four.scaled(2.0).nodes) == 8
+    with pytest.raises(ClusterSpecError, match="4 node\\(s\\) would become 400,000, more than"):
+        four.scaled(1e5)
+    with pytest.raises(ClusterSpecError, match="expected a factor > 0, got inf"):
+        Cluster.parse("memory-mb=10,vcores=1").scaled(float("inf"))
 
 
 @pytest.mark.parametrize(

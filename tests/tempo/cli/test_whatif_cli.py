@@ -53,9 +53,11 @@ def test_growth_whose_generated_workload_has_no_deadlines_names_the_template_lin
     assert "prod.qs:10:12" in line and "workload model" in line and "deadline=+1h" in line
 
 
-def test_bad_scale_list_is_a_usage_error(tmp_path):
-    """A non-numeric --cluster-scale exits 2 naming the option."""
-    result = CliRunner().invoke(cli, [*ARGS, "--cluster-scale", "1,big", "-o", str(tmp_path)])
+@pytest.mark.parametrize("scales", ["1,big", "1e400", "inf", "nan", "2e5"])
+def test_bad_scale_list_is_a_usage_error(tmp_path, scales):
+    """A non-numeric --cluster-scale, or one no cluster could be scaled to (inf was an
+    OverflowError, 1e300 ran for minutes), exits 2 naming the option."""
+    result = CliRunner().invoke(cli, [*ARGS, "--cluster-scale", scales, "-o", str(tmp_path)])
     assert result.exit_code == 2 and "--cluster-scale" in result.output
 
 
