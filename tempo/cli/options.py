@@ -37,6 +37,10 @@ class FiniteFloat(click.FloatRange):
 
     name = "finite float"
 
+    def _describe_range(self) -> str:
+        """No range in the help of an unbounded one (click would show ``x<=None``)."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):

@@ -59,6 +59,8 @@ def _options(command: click.Command) -> set[str]:
 )
 def test_every_command_takes_quiet_and_verbose_after_it(path, command):
     assert {"-q", "--quiet", "-v", "--verbose"} <= _options(command)
+    help_text = CliRunner().invoke(cli, [*path, "--help"]).output
+    assert "None]" not in help_text  # (an unbounded range printed as [x<=None])
 
 
 @pytest.mark.parametrize(
