@@ -67,6 +67,7 @@ from tempo.rm.emulated_sched_conf import (
     parse_sched_conf,
     queue_change_issues,
 )
+from tempo.rm.transport import request_cause
 from tempo.rm.workload_shift import WorkloadShift, apply_shifts
 from whatif import capacity
 from whatif.allocation import (
@@ -907,13 +908,18 @@ def request_refresh(url: str, *, timeout_s: float = 10.0) -> ReloadEvent:
     target = url.rstrip("/") + REFRESH_PATH
     try:
         response = requests.post(target, timeout=timeout_s)
+    except requests.RequestException as error:
+        raise RMError(f"{target}: refresh failed: {request_cause(error)}") from error
+    try:
         body = response.json()
-    except (requests.RequestException, ValueError) as error:
-        raise RMError(f"{target}: refresh failed: {error}") from error
+    except ValueError:
+        body = None
     info = body.get("refresh") if isinstance(body, dict) else None
     if not isinstance(info, dict):
         raise RMError(
-            f"{target}: refresh failed: HTTP {response.status_code}, unexpected body {body!r:.200}"
+            f"{target}: refresh failed: HTTP {response.status_code}, not the emulated RM's "
+            f"answer (--rm: the base URL `tempo emulate-rm` printed, e.g. http://127.0.0.1:8088): "
+            f"{' '.join(response.text.split())[:200] or '(empty body)'}"
         )
     event = ReloadEvent(
         trace_s=float(info.get("traceTimeS", math.nan)),

@@ -317,7 +317,7 @@ class HTTPTransport:
             )
             body = response.content
         except requests.exceptions.SSLError as error:
-            raise RMError(f"{redact(url)}: TLS error: {_cause(error)}") from None
+            raise RMError(f"{redact(url)}: TLS error: {request_cause(error)}") from None
         except requests.exceptions.Timeout:
             raise _Transient(
                 f"timed out (connect {self.options.connect_timeout_s:g} s, "
@@ -327,9 +327,9 @@ class HTTPTransport:
             requests.exceptions.ConnectionError,
             requests.exceptions.ChunkedEncodingError,
         ) as error:
-            raise _Transient(f"connection failed: {_cause(error)}") from None
+            raise _Transient(f"connection failed: {request_cause(error)}") from None
         except requests.exceptions.RequestException as error:
-            raise RMError(f"{redact(url)}: request failed: {_cause(error)}") from None
+            raise RMError(f"{redact(url)}: request failed: {request_cause(error)}") from None
         status = response.status_code
         if 300 <= status < 400:
             raise _Standby(response.headers.get("Location"))
@@ -407,7 +407,7 @@ def _snippet(text: str) -> str:
     return redact(" ".join(text.split())[:200]) or "(empty body)"
 
 
-def _cause(error: BaseException) -> str:
+def request_cause(error: BaseException) -> str:
     """The innermost useful reason of a requests exception, redacted, on one line."""
     reason: object = error.args[0] if error.args else error
     reason = getattr(reason, "reason", None) or reason

@@ -344,6 +344,18 @@ def test_cli_refresh(rm: EmulatedRM, config: Path) -> None:
     assert result.exit_code == 1 and "pro.d" in result.output
 
 
+def test_cli_refresh_says_why_it_cannot_reach_the_rm(rm: EmulatedRM) -> None:
+    """Exit 3 with the reason on one line: no RM listening (not requests' 'Max retries
+    exceeded ... NewConnectionError(...)'), or an answer that is not the emulated RM's (a
+    --rm with a path: HTTP 404, not a Python dict)."""
+    result = CliRunner().invoke(cli, ["emulate-rm", "refresh", "--rm", "http://127.0.0.1:1"])
+    assert result.exit_code == 3, result.output
+    assert "refresh failed: " in result.output and "Max retries" not in result.output
+    result = CliRunner().invoke(cli, ["emulate-rm", "refresh", "--rm", rm.url + "/ws/v1"])
+    assert result.exit_code == 3 and "HTTP 404, not the emulated RM's answer" in result.output
+    assert "{'" not in result.output
+
+
 def test_cli_needs_trace_config_and_cluster() -> None:
     """`tempo emulate-rm` without its inputs is a usage error."""
     result = CliRunner().invoke(cli, ["emulate-rm", "--speed", "10"])
