@@ -20,6 +20,7 @@ from tempo.cli.options import (
     path_option,
     refuse_overwrite,
     report_issues,
+    report_new_warnings,
     writing_output,
 )
 from tempo.cli.tables import echo_table
@@ -226,15 +227,10 @@ def set_command(
 def _warn_new_issues(file: str, output: str, hadoop_version: int) -> None:
     """Print on stderr the warnings `tempo config validate` gives OUTPUT and not FILE: a
     value Hadoop takes but not as asked (a drf queue under a fair parent, say)."""
-    before = {issue.message for issue in validate(file, hadoop_version=hadoop_version)}
-    report_issues(
+    report_new_warnings(
         output,
-        [
-            issue
-            for issue in validate(output, hadoop_version=hadoop_version)
-            if issue.severity != "error" and issue.message not in before
-        ],
-        as_json=False,
+        validate(file, hadoop_version=hadoop_version),
+        validate(output, hadoop_version=hadoop_version),
     )
 
 

@@ -17,6 +17,7 @@ from tempo.cli.options import (
     path_option,
     refuse_overwrite,
     report_issues,
+    report_new_warnings,
     writing_output,
 )
 from tempo.cli.tables import echo_table
@@ -114,12 +115,15 @@ def show_file(file: str, cluster: Resources | None, as_json: bool) -> None:
 
 
 def set_file(file: str, assignments: tuple[str, ...], output: str, as_json: bool) -> None:
-    """Write OUTPUT: FILE with only the given properties changed."""
+    """Write OUTPUT: FILE with only the given properties changed; the warnings OUTPUT has
+    and FILE has not go to stderr, as for an allocation file."""
     original = ConfigurationDocument.from_file(file)
     changed = apply_assignments(original, assignments)
     refuse_rejected(original, changed)
     with writing_output(output, option="-o"):
         write_capacity(changed, output)
+    # a value Hadoop takes but not as asked (an AM share above 1, a NaN factor) is said
+    report_new_warnings(output, validate(original), validate(changed))
     report_set(output, len(_changed_properties(original, changed)), as_json)
 
 

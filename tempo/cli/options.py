@@ -472,6 +472,14 @@ def simulated_version(requested: int | None, cluster: Cluster | None) -> int:
     return 1 if cluster is not None and cluster.slots else 3
 
 
+def report_new_warnings(output: str, before: Iterable[Any], after: Iterable[Any]) -> None:
+    """Print on stderr the warnings of `after` (OUTPUT's issues) that `before` (FILE's) does
+    not have: what ``config set`` made Hadoop take, but not as asked."""
+    known = {issue.message for issue in before}
+    new = [i for i in after if i.severity != "error" and i.message not in known]
+    report_issues(output, new, as_json=False)
+
+
 def report_issues(file: str, issues: Iterable[Any], as_json: bool, **fields: object) -> None:
     """Print a file's validation issues (``FILE: line N: message``, warnings on stderr) or
     the ``tempo.config.validate/1`` document with `fields` added; exit 1 on an error."""

@@ -362,8 +362,10 @@ def _leaf_dimension(
             path, setting, 0.0, float(len(POLICIES) - 1), "categorical", choices=POLICIES
         )
     if setting == "user-limit-factor":
-        if min(seen) <= 0:
-            notes.append(f"{path}: user-limit-factor {min(seen):g} (no limit) is not tuned")
+        untuned = [v for v in seen if not (0 < v < math.inf)]  # -1, Infinity: no limit; NaN
+        if untuned:
+            limit = " (no limit)" if untuned[0] in (-1, math.inf) else ""
+            notes.append(f"{path}: user-limit-factor {untuned[0]:g}{limit} is not tuned")
             return None
         return CapacityDimension(path, setting, min(0.5, *seen), max(10.0, *seen), scale="log")
     if setting == "minimum-user-limit-percent":

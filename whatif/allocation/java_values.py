@@ -72,6 +72,18 @@ def to_java_float(value: float) -> float:
         return float(np.float32(value))
 
 
+def java_int_cast(value: float) -> int:
+    """Java's ``(int) value`` narrowing: NaN is 0, and values beyond the 32-bit range
+    (infinities too) saturate at ``Integer.MIN_VALUE`` / ``MAX_VALUE``."""
+    if math.isnan(value):
+        return 0
+    if value >= JAVA_INT_MAX:
+        return JAVA_INT_MAX
+    if value <= JAVA_INT_MIN:
+        return JAVA_INT_MIN
+    return int(value)
+
+
 def parse_boolean(text: str) -> bool:
     """``Boolean.parseBoolean``: true only for ``true`` in any case; anything else is false."""
     return text.lower() == "true"

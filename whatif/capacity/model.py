@@ -21,7 +21,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from whatif.allocation.effective import Resources
+from whatif.allocation.java_values import java_int_cast
 from whatif.capacity.document import ConfigurationDocument
 from whatif.capacity.values import (
     CapacityValue,
@@ -338,7 +341,11 @@ def _application_limits(
     ulf, mulp = user_limits
     if ulf == -1:
         return apps, apps
-    return apps, min(apps, int(apps * (mulp / 100.0) * ulf))
+    # Java float arithmetic and (int) cast: an infinite factor or percentage means no
+    # per-user cap (MAX_VALUE), NaN a cap of 0, as LeafQueue.setupQueueConfigs computes
+    with np.errstate(over="ignore", invalid="ignore"):
+        per_user = np.float32(apps) * (np.float32(mulp) / np.float32(100.0)) * np.float32(ulf)
+    return apps, min(apps, java_int_cast(float(per_user)))
 
 
 def _effective_queue(

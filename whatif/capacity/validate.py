@@ -27,7 +27,8 @@ fails, or the RM does not start); each is checked where Hadoop checks it:
 
 Warnings are values Hadoop loads but that probably do not do what was meant:
 ``maximum-am-resource-percent`` outside [0, 1], a ``user-limit-factor`` that is not
-positive (other than -1, unlimited), ``minimum-user-limit-percent`` outside (0, 100],
+positive (other than -1, unlimited; NaN too; ``Infinity``, or a number above ~3.4e38
+that ``Float.parseFloat`` reads as it, is a valid "no per-user cap"), ``minimum-user-limit-percent`` outside (0, 100],
 settings for queues that are not declared, ``root.capacity`` (always 100),
 repeated properties (the last wins, unless an earlier one is final), elements
 other than ``<property>``, and capacity vectors (Hadoop 3.4), which tempo does not model.
@@ -35,6 +36,7 @@ other than ``<property>``, and capacity vectors (Hadoop 3.4), which tempo does n
 
 from __future__ import annotations
 
+import math
 import os
 
 from whatif.allocation.effective import Resources
@@ -295,10 +297,11 @@ class _Checker:
 
     def check_user_limits(self, factor_name: str, percent_name: str) -> None:
         factor = self._float(factor_name)
-        if factor is not None and factor <= 0 and factor != -1:
+        if factor is not None and not factor > 0 and factor != -1:  # NaN too
             self.warn(
                 self.property_line(factor_name),
-                f"{factor_name}: {factor:g}; expected a positive factor, or -1 for no user limit",
+                f"{factor_name}: {factor:g}; expected a positive factor, or -1 for no user limit"
+                + (" (NaN caps each user at 0 applications)" if math.isnan(factor) else ""),
             )
         percent = self._float(percent_name)
         if percent is not None and not 0 < percent <= 100:

@@ -287,6 +287,17 @@ class PackedCapacity:
     rack_locality_full_reset: bool = True
 
 
+def _java_factors(values: list[float]) -> np.ndarray:
+    """Factors as Hadoop multiplies by them (``Resources.multiplyAndRoundDown``'s ``(long)``
+    cast): an infinity (``1e400`` read by ``Float.parseFloat``) becomes the largest Java
+    float, so every product saturates finite; NaN becomes 0, as the cast makes it."""
+    top = float(np.finfo(np.float32).max)
+    factors: np.ndarray = np.nan_to_num(
+        np.array(values, dtype=float), nan=0.0, posinf=top, neginf=-top
+    )
+    return factors
+
+
 def pack_capacity(
     allocation: CapacityAllocation, names: tuple[str, ...], cluster: Cluster
 ) -> tuple[PackedCapacity, np.ndarray]:
@@ -298,9 +309,9 @@ def pack_capacity(
     packed = PackedCapacity(
         guarantee_mb=absolute * cluster.memory_mb,
         absolute=absolute,
-        user_limit_factor=np.array([q.user_limit_factor for q in qs]),
-        user_limit_percent=np.array([q.minimum_user_limit_percent for q in qs]),
-        am_percent=np.array([q.maximum_am_resource_percent for q in qs]),
+        user_limit_factor=_java_factors([q.user_limit_factor for q in qs]),
+        user_limit_percent=_java_factors([q.minimum_user_limit_percent for q in qs]),
+        am_percent=_java_factors([q.maximum_am_resource_percent for q in qs]),
         max_apps=np.array([_limit(q.maximum_applications) for q in qs]),
         max_apps_per_user=np.array([_limit(q.maximum_applications_per_user) for q in qs]),
         # canAllocateMore: -1 no cap, else at least the first container
