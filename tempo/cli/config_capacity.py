@@ -151,7 +151,8 @@ def _changed_properties(
 
 def diff_files(a: str, b: str, as_json: bool) -> None:
     """Print the properties whose values differ between A and B (after Hadoop's override rules),
-    and their distance over the default Capacity Scheduler space (`tempo.space.capacity_space`)."""
+    and their distance over the default Capacity Scheduler space (`tempo.space.capacity_space`;
+    none when the files share no tunable setting, as allocation files without a common queue)."""
     doc_a, doc_b = ConfigurationDocument.from_file(a), ConfigurationDocument.from_file(b)
     changes = _changed_properties(doc_a, doc_b)
     distance = capacity_distance(doc_a, doc_b)
@@ -163,8 +164,8 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
                 "b": b,
                 "scheduler": "capacity",
                 "changes": [{"property": n, "old": o, "new": v} for n, o, v in changes],
-                "distance": distance.distance,
-                "dimensions": len(distance.space),
+                "distance": None if distance is None else distance.distance,
+                "dimensions": 0 if distance is None else len(distance.space),
             }
         )
         return
@@ -172,7 +173,9 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
         click.echo("no differences")
     for name, old, new in changes:  # an unset property is "-", as in show's table
         click.echo(f"{name}: {_cell(old and old.strip())} -> {_cell(new and new.strip())}")
-    click.echo(distance.describe())
+    click.echo(
+        distance.describe() if distance else "distance: none (no tunable setting in both files)"
+    )
 
 
 @click.command("convert")

@@ -366,11 +366,15 @@ class CapacityDistance:
         )
 
 
-def capacity_distance(a: ConfigurationDocument, b: ConfigurationDocument) -> CapacityDistance:
+def capacity_distance(
+    a: ConfigurationDocument, b: ConfigurationDocument
+) -> CapacityDistance | None:
     """How far `b` is from `a`: the default space of `a`, widened to cover `b`, over what both have.
 
     Dimensions `b` cannot give a value (a queue it does not declare, a capacity in
     another mode) are left out; the preemption monitor counts when either file sets it.
+    None when no tunable setting is left (as `space_distance` is not asked for allocation
+    files without a common queue): files that share nothing have no distance.
     """
     preemption = any(name.startswith(PREEMPTION_PREFIX) for doc in (a, b) for name in doc.names())
     space = CapacitySpace.default(a, preemption=preemption, cover=(b,))
@@ -383,7 +387,7 @@ def capacity_distance(a: ConfigurationDocument, b: ConfigurationDocument) -> Cap
             continue
         kept.append(d)
     if not kept:
-        raise ValidationError(f"{a.source}, {b.source}: no tunable setting both files have")
+        return None
     common = CapacitySpace(tuple(kept), a, space.notes)
     distance = common.distance(common.encode(a, clip=True), common.encode(b, clip=True))
     return CapacityDistance(float(distance), common)

@@ -124,6 +124,18 @@ def test_diff_lists_changed_properties(run, sample, tmp_path):
     assert mixed.exit_code == 2 and "both" in mixed.output
 
 
+def test_diff_of_files_sharing_no_tunable_setting_has_no_distance_as_fair_files(run):
+    a, b = (ROOT / "configs" / f"{n}-tenant-capacity.xml" for n in ("two", "six"))
+    result = run("config", "diff", a, b)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == "distance: none (no tunable setting in both files)"
+    as_json = run("config", "diff", a, b, "--json")
+    assert as_json.exit_code == 0, as_json.output
+    data = json.loads(as_json.output)
+    jsonschema.validate(data, CONFIG_DIFF_SCHEMA)
+    assert data["distance"] is None and data["dimensions"] == 0 and data["changes"]
+
+
 def test_fair_scheduler_path_is_unchanged(run):
     result = run("config", "validate", ROOT / "configs" / "two-tenant-expert.xml")
     assert result.exit_code == 0
