@@ -36,6 +36,7 @@ from whatif.allocation import (
 )
 from whatif.allocation.assign import apply_assignments
 from whatif.allocation.effective import Resources
+from whatif.allocation.java_values import java_float_json
 from whatif.allocation.model import file_hadoop_version
 from whatif.allocation.summary import queue_table
 from whatif.capacity import is_capacity_scheduler
@@ -163,6 +164,22 @@ def _format(value: object) -> str:
     return str(value)
 
 
+#: `config show` columns Hadoop holds as Java floats (``Float.parseFloat``, ``float`` weights).
+_JAVA_FLOATS = ("weight", "max_am_share", "fair_share_threshold")
+
+
+def _floats(records: list[dict[Any, Any]]) -> list[dict[Any, Any]]:
+    """`records` with each Java float as Hadoop's ``Float.toString`` prints it (0.3, not
+    0.30000001192092896), as the table shows it."""
+    return [
+        {
+            k: java_float_json(v) if k in _JAVA_FLOATS and isinstance(v, float) else v
+            for k, v in r.items()
+        }
+        for r in records
+    ]
+
+
 @_file_command("show", "Cluster SPEC; adds the steady fair shares.", config_capacity.show_file)
 def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_json: bool) -> None:
     """Print FILE's effective queue tree: weights, min/max, limits, policy, timeouts.
@@ -178,7 +195,7 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
     )
     if as_json:
         records = table.astype(object).where(table.notna(), None).to_dict("records")
-        emit_json({"schema": "tempo.config.show/1", "file": file, "queues": records})
+        emit_json({"schema": "tempo.config.show/2", "file": file, "queues": _floats(records)})
         return
     text = table.astype(object).map(_format)
     numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])]

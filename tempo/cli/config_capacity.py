@@ -7,6 +7,8 @@ the Fair Scheduler path is unchanged.
 
 from __future__ import annotations
 
+from typing import cast
+
 import click
 
 from tempo.cli.options import (
@@ -24,6 +26,7 @@ from tempo.cli.tables import echo_table
 from tempo.space.capacity_space import capacity_distance
 from whatif.allocation import AllocationDocument, write_allocation
 from whatif.allocation.effective import Resources
+from whatif.allocation.java_values import java_float_json
 from whatif.allocation.validate import listed_errors
 from whatif.capacity import (
     ConfigurationDocument,
@@ -35,24 +38,27 @@ from whatif.capacity import (
 )
 from whatif.capacity.convert import Conversion, convert
 from whatif.capacity.document import CapacityConfigError
+from whatif.capacity.model import EffectiveQueue
 from whatif.capacity.to_fair import FairConversion, to_fair
 from whatif.capacity.xml_io import is_capacity_scheduler
 from whatif.errors import AllocationError
 
-_COLUMNS = (
-    "queue",
-    "mode",
-    "capacity",
-    "max",
-    "abs %",
-    "abs max %",
-    "state",
-    "policy",
-    "ulf",
-    "min user %",
-    "am %",
-    "max apps",
-)
+#: `config show`'s columns: the ``--json`` key and the table's header of each.
+_COLUMNS = {
+    "queue": "queue",
+    "mode": "mode",
+    "capacity": "capacity",
+    "maximum_capacity": "max",
+    "absolute_capacity_percent": "abs %",
+    "absolute_maximum_capacity_percent": "abs max %",
+    "state": "state",
+    "policy": "policy",
+    "user_limit_factor": "ulf",
+    "minimum_user_limit_percent": "min user %",
+    "max_am_share": "am %",
+    "max_applications": "max apps",
+}
+_TEXT_COLUMNS = ("queue", "mode", "capacity", "state", "policy")
 
 
 def validate_file(file: str, cluster: Resources | None, as_json: bool) -> None:
@@ -70,48 +76,62 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+def _capacity(q: EffectiveQueue) -> object:
+    """A queue's capacity as its mode writes it: a percentage, ``3w``, or ``N mb, M vc``."""
+    if q.mode == "weight":
+        return f"{_cell(q.weight)}w"
+    if q.mode == "absolute" and q.min_resources is not None:
+        return f"{_cell(q.min_resources.memory_mb)} mb, {_cell(q.min_resources.vcores)} vc"
+    return q.capacity
+
+
+def _percent(fraction: float | None) -> float | None:
+    return None if fraction is None else fraction * 100
+
+
+def _record(q: EffectiveQueue) -> dict[str, object]:
+    """One queue of `config show`, by ``--json`` key; numbers as Hadoop holds them (floats)."""
+    return {
+        "queue": q.path,
+        "mode": q.mode,
+        "capacity": _capacity(q),
+        "maximum_capacity": q.maximum_capacity,
+        "absolute_capacity_percent": _percent(q.absolute_capacity),
+        "absolute_maximum_capacity_percent": _percent(q.absolute_maximum_capacity),
+        "state": q.state,
+        "policy": q.ordering_policy,
+        "user_limit_factor": q.user_limit_factor,
+        "minimum_user_limit_percent": q.minimum_user_limit_percent,
+        "max_am_share": q.maximum_am_resource_percent,
+        "max_applications": q.maximum_applications,
+    }
+
+
+def _json_record(record: dict[str, object]) -> dict[str, object]:
+    """`record` for ``--json``: each float as Hadoop's ``Float.toString`` prints it (4.7, not
+    the 4.699999809265137 the Java float widens to); its table shows the same, shorter."""
+    return {k: java_float_json(v) if isinstance(v, float) else v for k, v in record.items()}
+
+
 def show_file(file: str, cluster: Resources | None, as_json: bool) -> None:
     """Print the effective queue tree: mode, capacities, state, policy and limits."""
     queues = effective_queues(ConfigurationDocument.from_file(file), cluster=cluster)
-    records = []
-    for q in queues.values():
-        if q.mode == "weight":
-            capacity: object = f"{_cell(q.weight)}w"
-        elif q.mode == "absolute" and q.min_resources is not None:
-            capacity = f"{_cell(q.min_resources.memory_mb)} mb, {_cell(q.min_resources.vcores)} vc"
-        else:
-            capacity = q.capacity
-        records.append(
-            {
-                "queue": q.path,
-                "mode": q.mode,
-                "capacity": capacity,
-                "max": q.maximum_capacity,
-                "abs %": None if q.absolute_capacity is None else q.absolute_capacity * 100,
-                "abs max %": None
-                if q.absolute_maximum_capacity is None
-                else q.absolute_maximum_capacity * 100,
-                "state": q.state,
-                "policy": q.ordering_policy,
-                "ulf": q.user_limit_factor,
-                "min user %": q.minimum_user_limit_percent,
-                "am %": q.maximum_am_resource_percent * 100,
-                "max apps": q.maximum_applications,
-            }
-        )
+    records = [_record(q) for q in queues.values()]
     if as_json:
         emit_json(
             {
-                "schema": "tempo.config.show/1",
+                "schema": "tempo.config.show/2",
                 "file": file,
                 "scheduler": "capacity",
-                "queues": records,
+                "queues": [_json_record(r) for r in records],
             }
         )
         return
-    rows = [[_cell(r[c]) for c in _COLUMNS] for r in records]
-    numeric = [c for c in _COLUMNS if c not in ("queue", "mode", "state", "policy", "capacity")]
-    echo_table(list(_COLUMNS), rows, right=numeric)
+    for r in records:  # the table's AM column is a percentage, as its header says
+        r["max_am_share"] = _percent(cast(float, r["max_am_share"]))
+    rows = [[_cell(r[k]) for k in _COLUMNS] for r in records]
+    numeric = [h for k, h in _COLUMNS.items() if k not in _TEXT_COLUMNS]
+    echo_table(list(_COLUMNS.values()), rows, right=numeric)
 
 
 def set_file(file: str, assignments: tuple[str, ...], output: str, as_json: bool) -> None:

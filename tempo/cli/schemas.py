@@ -290,21 +290,22 @@ _POOL = _object(
 )
 
 #: A Capacity Scheduler queue of `config show` (`tempo.cli.config_capacity.show_file`):
-#: ``capacity`` is a percentage, ``"3w"`` (weight mode) or ``"N mb, M vc"`` (absolute).
+#: ``capacity`` is a percentage, ``"3w"`` (weight mode) or ``"N mb, M vc"`` (absolute);
+#: ``max_am_share`` is ``maximum-am-resource-percent``, a fraction of the queue (0.1).
 _CAPACITY_QUEUE = _object(
     {
         "queue": _STRING,
         "mode": {"enum": ["percentage", "absolute", "weight", "vector"]},
         "capacity": {"type": ["number", "string", "null"]},
-        "max": _NUMBER,
-        "abs %": _NUMBER,
-        "abs max %": _NUMBER,
+        "maximum_capacity": _NUMBER,
+        "absolute_capacity_percent": _NUMBER,
+        "absolute_maximum_capacity_percent": _NUMBER,
         "state": _STRING,
         "policy": _STRING,
-        "ulf": _NUMBER,
-        "min user %": _NUMBER,
-        "am %": _NUMBER,
-        "max apps": _OPTIONAL_INTEGER,
+        "user_limit_factor": _NUMBER,
+        "minimum_user_limit_percent": _NUMBER,
+        "max_am_share": _NUMBER,
+        "max_applications": _OPTIONAL_INTEGER,
     }
 )
 
@@ -312,7 +313,7 @@ _CAPACITY_QUEUE = _object(
 #: or, with ``"scheduler": "capacity"``, Capacity Scheduler queues.
 CONFIG_SHOW_SCHEMA = {
     **_document(
-        "tempo.config.show/1",
+        "tempo.config.show/2",
         {
             "file": _STRING,
             "queues": _array({"type": "object"}),

@@ -72,6 +72,13 @@ def to_java_float(value: float) -> float:
         return float(np.float32(value))
 
 
+def java_float_json(value: float) -> float:
+    """`value` as a Java ``float`` prints (``Float.toString``: the shortest decimal that
+    reads back as the same 32-bit float), so a JSON document says 0.3, not the
+    0.30000001192092896 the float widens to."""
+    return float(str(np.float32(value)))
+
+
 def java_int_cast(value: float) -> int:
     """Java's ``(int) value`` narrowing: NaN is 0, and values beyond the 32-bit range
     (infinities too) saturate at ``Integer.MIN_VALUE`` / ``MAX_VALUE``."""

@@ -53,8 +53,28 @@ def test_show_prints_effective_values(run, sample):
     result = run("config", "show", sample, "--json")
     jsonschema.validate(json.loads(result.output), CONFIG_SHOW_SCHEMA)
     queues = {q["queue"]: q for q in json.loads(result.output)["queues"]}
-    assert queues["root.a"]["abs %"] == pytest.approx(60)
-    assert queues["root.a"]["max apps"] == 6000 and queues["root.b"]["policy"] == "fifo"
+    assert queues["root.a"]["absolute_capacity_percent"] == pytest.approx(60)
+    assert queues["root.a"]["max_applications"] == 6000 and queues["root.b"]["policy"] == "fifo"
+
+
+def test_show_json_has_snake_case_keys_and_floats_as_hadoop_prints_them(run):
+    result = run("config", "show", ROOT / "configs" / "six-tenant-capacity.xml", "--json")
+    data = json.loads(result.output)
+    jsonschema.validate(data, CONFIG_SHOW_SCHEMA)
+    queues = {q["queue"]: q for q in data["queues"]}
+    assert all(key.replace("_", "").isalpha() for q in data["queues"] for key in q)
+    dev = queues["root.dev"]
+    assert dev["capacity"] == 4.7 and dev["absolute_capacity_percent"] == 4.7  # not 4.6999998
+    assert queues["root.bi"]["max_am_share"] == 0.4 and dev["maximum_capacity"] == 40
+    table = run("config", "show", ROOT / "configs" / "six-tenant-capacity.xml").output
+    assert "abs %" in table and "am %" in table  # the table keeps its headers
+    fair = json.loads(
+        run("config", "show", ROOT / "configs" / "six-tenant-expert.xml", "--json").stdout
+    )
+    shares = {q["max_am_share"] for q in fair["queues"]} | {
+        q["fair_share_threshold"] for q in fair["queues"]
+    }
+    assert 0.3 in shares and 0.6 in shares  # not 0.30000001192092896
 
 
 def test_set_changes_one_property_and_refuses_invalid_results(run, sample, tmp_path):
