@@ -18,6 +18,7 @@ from tempo.cli.options import (
     hadoop_version_option,
     json_option,
     path_option,
+    refuse_capacity_options,
     refuse_overwrite,
     report_issues,
     report_new_warnings,
@@ -124,6 +125,8 @@ def _file_command(
             file: str, cluster_spec: str | None, hadoop_version: int | None, as_json: bool
         ) -> None:
             capacity_file = is_capacity_scheduler(file)
+            if capacity_file:
+                refuse_capacity_options(hadoop_version, None, "read")
             version = 3 if capacity_file else file_version(file, hadoop_version)
             _check_cluster_kind(cluster_spec, version)
             if capacity_file:
@@ -229,6 +232,7 @@ def set_command(
     """Write OUTPUT: FILE with only the given settings changed (byte-identical without --set)."""
     refuse_overwrite([output], force=force, option="-o")
     if is_capacity_scheduler(file):
+        refuse_capacity_options(hadoop_version, None, "read")
         return config_capacity.set_file(file, assignments, output, as_json)
     original = AllocationDocument.from_file(file)
     changed = apply_assignments(original, assignments, hadoop_version=hadoop_version)
@@ -276,6 +280,7 @@ def diff_command(
     """Print the semantic differences between allocation files A and B, and their distance."""
     capacity = [is_capacity_scheduler(f) for f in (a, b)]
     if all(capacity):
+        refuse_capacity_options(hadoop_version, space_file, "compared")
         return config_capacity.diff_files(a, b, as_json)
     if any(capacity):
         raise click.UsageError(

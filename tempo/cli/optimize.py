@@ -31,6 +31,7 @@ from tempo.cli.options import (
     path_option,
     progress_bar,
     radius_option,
+    refuse_capacity_options,
     refuse_overwrite,
     refuse_report_overwrite,
     report_option,
@@ -408,16 +409,11 @@ def _capacity_version(
 ) -> int:
     """Hadoop 3 for a capacity-scheduler.xml (its rules are 3.x's); --hadoop-version 1 or 2,
     --space and --tune (allocation-file settings) are usage errors."""
-    if hadoop_version not in (None, 3):
-        raise click.BadParameter(
-            f"a capacity-scheduler.xml is tuned by Hadoop 3.x's rules, got {hadoop_version}",
-            param_hint=["--hadoop-version"],
-        )
-    if space_path or overrides:
+    refuse_capacity_options(hadoop_version, space_path, "tuned")
+    if overrides:
         raise click.UsageError(
-            f"{'--space' if space_path else '--tune'}: names allocation-file settings; a "
-            "capacity-scheduler.xml is tuned over the default Capacity Scheduler space "
-            "(docs/capacity-scheduler.md)"
+            "--tune: names allocation-file settings; a capacity-scheduler.xml is tuned over "
+            "the default Capacity Scheduler space (docs/capacity-scheduler.md)"
         )
     return 3
 

@@ -472,6 +472,24 @@ def simulated_version(requested: int | None, cluster: Cluster | None) -> int:
     return 1 if cluster is not None and cluster.slots else 3
 
 
+def refuse_capacity_options(hadoop_version: int | None, space_path: str | None, doing: str) -> None:
+    """Usage errors for options a capacity-scheduler.xml cannot take: a --hadoop-version
+    other than 3 (tempo `doing` it by Hadoop 3.x's rules; Hadoop 1 has no such file) and
+    a --space file (its settings are allocation-file ones)."""
+    if hadoop_version not in (None, 3):
+        raise click.BadParameter(
+            f"a capacity-scheduler.xml is {doing} by Hadoop 3.x's rules, got {hadoop_version}"
+            + (" (Hadoop 1 has no such Capacity Scheduler)" if hadoop_version == 1 else ""),
+            param_hint=["--hadoop-version"],
+        )
+    if space_path:
+        raise click.UsageError(
+            "--space: names allocation-file settings, for Fair Scheduler files; a "
+            f"capacity-scheduler.xml is {doing} over the default Capacity Scheduler space "
+            "(docs/capacity-scheduler.md)"
+        )
+
+
 def report_new_warnings(output: str, before: Iterable[Any], after: Iterable[Any]) -> None:
     """Print on stderr the warnings of `after` (OUTPUT's issues) that `before` (FILE's) does
     not have: what ``config set`` made Hadoop take, but not as asked."""

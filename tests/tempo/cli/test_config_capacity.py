@@ -156,6 +156,31 @@ def test_diff_of_files_sharing_no_tunable_setting_has_no_distance_as_fair_files(
     assert data["distance"] is None and data["dimensions"] == 0 and data["changes"]
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["show", "--hadoop-version", "1", "A"], "'--hadoop-version': a capacity-scheduler.xml"),
+        (["validate", "--hadoop-version", "1", "A"], "Hadoop 1 has no such Capacity Scheduler"),
+        (["validate", "--hadoop-version", "2", "A"], "read by Hadoop 3.x's rules, got 2"),
+        (["diff", "--hadoop-version", "1", "A", "A"], "compared by Hadoop 3.x's rules, got 1"),
+        (["set", "--hadoop-version", "1", "A", "-o", "OUT"], "'--hadoop-version'"),
+        (["diff", "--space", "SPACE", "A", "A"], "--space: names allocation-file settings"),
+    ],
+)
+def test_allocation_file_options_on_a_capacity_file_are_usage_errors(run, tmp_path, args, message):
+    """Hadoop 1 has no capacity-scheduler.xml, and a space file names allocation-file
+    settings: exit 2 naming the option, not silently ignored."""
+    files = {
+        "A": ROOT / "configs" / "two-tenant-capacity.xml",
+        "SPACE": ROOT / "configs" / "space-two-tenant.toml",
+        "OUT": tmp_path / "out.xml",
+    }
+    result = run("config", *[files.get(a, a) for a in args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert not (tmp_path / "out.xml").exists()
+
+
 def test_fair_scheduler_path_is_unchanged(run):
     result = run("config", "validate", ROOT / "configs" / "two-tenant-expert.xml")
     assert result.exit_code == 0
