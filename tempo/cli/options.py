@@ -254,6 +254,8 @@ def refuse_unwritable(path: str | Path, *, option: str, directory: bool = False)
     """Stop (exit 2) if `path` cannot be written: a file output whose directory is missing
     or which is a directory, or whose nearest existing ancestor is not a writable directory
     (a `directory` output, a native trace or a report, is created with its parents)."""
+    if not str(path).strip():  # Path("") is "." (this directory): never meant
+        raise CommandError(f"{option}: expected a path, got {str(path)!r}")
     target = Path(path)  # as given: the message names the paths the user wrote
     existing = target.parent
     while not existing.exists():

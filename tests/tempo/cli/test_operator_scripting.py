@@ -222,6 +222,15 @@ def test_an_output_of_the_wrong_kind_is_refused_for_what_it_is_not_for_force(
     assert what in result.output and "--force" not in result.output
 
 
+@pytest.mark.parametrize("option", ["--jobruntime", "-o"])
+def test_an_empty_output_path_is_refused_as_no_path(tmp_path, option):
+    """An empty path (a script's unset variable) is no path: not 'already exists', which
+    is what this directory ('' read as '.') would have said."""
+    cluster = ["--cluster", "nodes=5,memory-mb=8192,vcores=8"]
+    result = CliRunner().invoke(cli, ["predict", *CONTENDED, *cluster, option, ""])
+    assert result.exit_code == 2 and f"{option}: expected a path, got ''" in result.output
+
+
 def test_whatif_o_that_cannot_be_a_report_directory_names_o_and_what_it_expects(tmp_path):
     """whatif -o naming a file, or a directory whose report.json is a directory: exit 2
     at once, naming the path given, -o and what -o expects, not a report file."""
