@@ -94,7 +94,13 @@ class WorkloadShift:
         submit = jobs["submit_s"].to_numpy(dtype=float)
         hit = submit >= self.from_s
         if self.queue is not None:
-            hit &= jobs["queue"].map(normalize_queue).to_numpy(dtype=object) == self.queue
+            queues = jobs["queue"].map(normalize_queue).to_numpy(dtype=object)
+            if self.queue not in set(queues):
+                raise ValidationError(
+                    f"workload shift queue={self.queue}: no job of the trace is in that queue "
+                    f"(its queues: {', '.join(sorted(set(queues))) or 'none'})"
+                )
+            hit &= queues == self.queue
         jobs.loc[hit, "submit_s"] = self.from_s + (submit[hit] - self.from_s) / self.arrival_factor
         shifted = tasks["job_id"].isin(jobs.loc[hit, "job_id"]).to_numpy()
         tasks.loc[shifted, "duration_s"] = (

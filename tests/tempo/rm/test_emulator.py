@@ -330,6 +330,9 @@ def test_workload_shift_parse_names_the_problem() -> None:
         WorkloadShift.parse("queue=prod")
     with pytest.raises(ValidationError, match="duration_factor"):
         WorkloadShift.parse("from=1,duration=0")
+    nowhere = WorkloadShift.parse("from=1,queue=root.nosuch,duration=2")
+    with pytest.raises(ValidationError, match="queue=root.nosuch: no job of the trace is in"):
+        nowhere.apply(tiny_trace().workload)  # (it changed nothing, silently)
 
 
 def test_cli_refresh(rm: EmulatedRM, config: Path) -> None:
