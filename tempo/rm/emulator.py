@@ -589,7 +589,14 @@ class EmulatedRM:
                 data = self.allocation_path.read_bytes()
             except OSError as error:
                 return self._record(
-                    ReloadEvent(now, "refresh", False, False, "", f"cannot read: {error.strerror}")
+                    ReloadEvent(
+                        now,
+                        "refresh",
+                        False,
+                        False,
+                        "",
+                        f"{self.allocation_path}: cannot read: {error.strerror}",
+                    )
                 )
             sha = hashlib.sha256(data).hexdigest()
             if sha == self._loaded_sha:

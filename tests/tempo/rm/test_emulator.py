@@ -283,6 +283,9 @@ def test_refresh_of_a_bad_file_fails(rm: EmulatedRM, config: Path) -> None:
     with pytest.raises(RMError, match="refused the allocation file"):
         request_refresh(rm.url)
     assert rm.allocation_sha256 == before
+    config.unlink()  # a watched file deleted: the refusal names it
+    with pytest.raises(RMError, match=f"allocation file: {config}: cannot read: No such file"):
+        request_refresh(rm.url)
 
 
 def test_a_bad_file_at_start_is_an_error(tmp_path: Path) -> None:
