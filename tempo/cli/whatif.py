@@ -58,8 +58,16 @@ def _growth(ctx: click.Context, param: click.Parameter, value: str | None) -> fl
     return growth
 
 
-def _horizon(growth: float | str | None, text: str | None) -> float | None:
-    """Seconds to forecast ahead with --growth auto (90 days by default), else None."""
+def _horizon(
+    growth: float | str | None, text: str | None, arrival_scale: float | None
+) -> float | None:
+    """Seconds to forecast ahead with --growth auto (90 days by default), else None;
+    checked with the command line, before anything is read."""
+    if growth == "auto" and arrival_scale is not None:
+        raise click.BadParameter(
+            "not with --growth auto: the forecast sets growth and arrivals",
+            param_hint=["--arrival-scale"],
+        )
     if growth != "auto":
         if text is not None:
             raise click.BadParameter(
@@ -175,7 +183,7 @@ def whatif(
     With --json, print report.json's document (its schema: whatif/report/schema.py).
     Exit status 1 when, in some workload scenario, the cluster at scale 1 misses an
     SLO (one with nothing to measure is missed too)."""
-    horizon_s = _horizon(growth, horizon_text)
+    horizon_s = _horizon(growth, horizon_text, arrival_scale)
     refuse_report_overwrite(output, force=force, option="-o")
     settings = scheduler_settings(
         3, site_path, preemption, announce=not as_json, config_path=Path(config_path)

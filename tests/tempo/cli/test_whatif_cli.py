@@ -144,6 +144,10 @@ def test_horizon_without_growth_auto_and_a_bad_growth_are_exit_2(tmp_path):
     assert "Invalid value for '--horizon': expected only with --growth auto" in result.output
     result = CliRunner().invoke(cli, [*ARGS, "--growth", "lots", "-o", str(tmp_path)])
     assert result.exit_code == 2 and "expected a number > 0 or 'auto'" in result.output
+    both = [*ARGS, "--growth", "auto", "--arrival-scale", "1.2", "-o", str(tmp_path)]
+    result = CliRunner().invoke(cli, both)
+    assert result.exit_code == 2 and "'--arrival-scale': not with --growth auto" in result.output
+    assert "preemption:" not in result.output  # with the command line, before any reading
 
 
 def test_growth_auto_on_a_history_under_a_day_is_exit_2(tmp_path):
