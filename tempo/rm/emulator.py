@@ -305,7 +305,13 @@ class EmulatedRM:
         """Start serving (and the clock); return the base URL, e.g. ``http://127.0.0.1:PORT``."""
         if self._server is not None:
             raise RMError("EmulatedRM.start: already started")
-        self._server = ThreadingHTTPServer((self.host, self.port), _handler(self))
+        try:
+            self._server = ThreadingHTTPServer((self.host, self.port), _handler(self))
+        except OSError as error:
+            raise ValidationError(
+                f"port {self.port}: cannot listen on {self.host}:{self.port}: {error.strerror} "
+                "(port 0 picks a free one)"
+            ) from None
         self._server.daemon_threads = True
         with self._lock:
             self._wall0 = self.clock()

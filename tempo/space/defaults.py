@@ -139,7 +139,7 @@ def _capacity_bounds(
     spec = SETTINGS[setting]
     if cluster is None:
         raise ValidationError(
-            f"{queue.name}.{setting}: cluster: required to bound {setting} (give the cluster, --cluster SPEC), got None"
+            f"{queue.name}.{setting}: cluster: required to bound {setting}: give the cluster (--cluster SPEC)"
         )
     if spec.slot and not cluster.slots:
         raise ValidationError(

@@ -288,6 +288,14 @@ def test_refresh_of_a_bad_file_fails(rm: EmulatedRM, config: Path) -> None:
         request_refresh(rm.url)
 
 
+def test_a_port_in_use_is_named(rm: EmulatedRM, config: Path) -> None:
+    """A second emulator on a port in use says which and why (not '[Errno 98] ...')."""
+    port = int(rm.url.rsplit(":", 1)[1])
+    other = EmulatedRM(tiny_trace(), config, CLUSTER, port=port, engine="reference")
+    with pytest.raises(ValidationError, match=f"port {port}: cannot listen on 127.0.0.1:{port}"):
+        other.start()
+
+
 def test_a_bad_file_at_start_is_an_error(tmp_path: Path) -> None:
     """Like a real RM, the emulator does not start on an allocation file Hadoop refuses."""
     with pytest.raises(AllocationError, match="pro.d"):
