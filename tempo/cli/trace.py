@@ -109,11 +109,14 @@ def _render(s: TraceSummary) -> str:
             f"{q.queue:<24} {q.jobs:>8,} {q.tasks:>10,} {q.memory_mb_s / 1024 / 3600:>12,.1f} "
             f"{q.vcore_s / 3600:>10,.1f}"
         )
+    durations = [d for d in s.durations if d.tasks > 0]  # (no row of nan for no task)
     lines += [
         "",
-        f"{'task durations (s)':<24} {'tasks':>10} {'mean':>9} {'p50':>9} {'p90':>9} {'p99':>9} {'max':>9}",
+        f"{'task durations (s)':<24} {'tasks':>10} {'mean':>9} {'p50':>9} {'p90':>9} {'p99':>9} {'max':>9}"
+        if durations
+        else "task durations (s): no task records",
     ]
-    for d in s.durations:
+    for d in durations:
         lines.append(
             f"{d.stage:<24} {d.tasks:>10,} {d.mean_s:>9.1f} {d.p50_s:>9.1f} {d.p90_s:>9.1f} "
             f"{d.p99_s:>9.1f} {d.max_s:>9.1f}"

@@ -77,3 +77,12 @@ def test_convert_kind_has_one_name_with_workload_generate(tmp_path, option):
     assert (out / "tasks.csv").is_file()
     wrong = CliRunner().invoke(cli, ["trace", "convert", str(SLS), str(out), "--to", "xml"])
     assert wrong.exit_code == 2 and "'xml' is not one of 'parquet', 'csv'" in wrong.output
+
+
+def test_inspect_of_a_trace_without_task_records_prints_no_row_of_nan():
+    """The JobHistory jobs response alone has no tasks: the durations table says so
+    instead of an 'all 0 nan nan ...' row."""
+    jobs = DATA / "hadoop" / "rest" / "jhs-jobs.json"
+    result = CliRunner().invoke(cli, ["trace", "inspect", str(jobs)])
+    assert result.exit_code == 0, result.output
+    assert "task durations (s): no task records" in result.output and "nan" not in result.output
