@@ -20,7 +20,8 @@ the bracket is [largest infeasible scale, the next feasible one above it],
 widened by halving or doubling when the grid is all feasible or all infeasible
 (down to ``min_scale``, up to ``max_scale``). The bracket is then halved in log
 scale until ``hi / lo <= 1 + rel_tol`` or both ends give the same cluster
-(whole nodes). Points that contradict monotonicity (feasible below an
+(whole nodes); the widening, too, steps over a scale that gives the cluster of the one
+before without simulating it. Points that contradict monotonicity (feasible below an
 infeasible larger scale) are reported as ``flips``; the answer is then the
 conservative one, above the largest infeasible scale seen.
 """
@@ -130,6 +131,11 @@ def smallest_scale(
             seen[scale] = bool(holds(scale))
         return seen[scale]
 
+    def same(a: float, b: float) -> bool:
+        """Whether scales `a` and `b` give one cluster (the widening steps over such a
+        scale without simulating it again: its answer is `b`'s)."""
+        return key is not None and key(a) == key(b)
+
     for scale in grid:
         probe(scale)
     infeasible = [s for s, ok in seen.items() if not ok]
@@ -138,7 +144,7 @@ def smallest_scale(
     if not infeasible:
         lo, hi = None, grid[0]
         while lo is None and hi / 2 >= min_scale:
-            if probe(hi / 2):
+            if same(hi / 2, hi) or probe(hi / 2):
                 hi = hi / 2
             else:
                 lo = hi / 2
@@ -149,7 +155,7 @@ def smallest_scale(
         above = [s for s, ok in seen.items() if ok and s > lo]
         hi = min(above) if above else None
         while hi is None and lo * 2 <= max_scale:
-            if probe(lo * 2):
+            if not same(lo * 2, lo) and probe(lo * 2):
                 hi = lo * 2
             else:
                 lo = lo * 2

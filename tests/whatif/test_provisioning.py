@@ -78,6 +78,23 @@ def test_bisection_stops_at_the_cluster_resolution():
     assert len(calls) < 20
 
 
+def test_widening_does_not_simulate_a_scale_of_the_same_cluster_again():
+    """A grid of one tiny scale (every scale under 1.5 is one node) doubles up without
+    simulating the one-node cluster again at each step (it did, 20 times)."""
+    calls = []
+
+    def nodes(s):
+        return max(1, round(s))
+
+    def holds(s):
+        calls.append(nodes(s))
+        return nodes(s) >= 3
+
+    result = smallest_scale(holds, (1e-6,), min_scale=1e-6, max_scale=16, key=nodes)
+    assert result.status == "found" and nodes(result.scale) == 3
+    assert calls.count(1) == 1 and len(calls) == len(set(calls))
+
+
 def test_monotonicity_flips_lists_feasible_points_below_an_infeasible_one():
     """Only points that hold below a larger failing point are flips."""
     assert monotonicity_flips([(1, False), (2, True), (3, False), (4, True)]) == (2,)
