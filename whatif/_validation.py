@@ -56,8 +56,10 @@ def check_numeric(
     key: str,
     allow_nan: bool = False,
     minimum: float | None = None,
+    finite: bool = False,
 ) -> None:
-    """Raise if `column` is not numeric, has NaN (unless allowed) or values below `minimum`."""
+    """Raise if `column` is not numeric, has NaN (unless allowed), values below `minimum`
+    or, when `finite`, an infinity."""
     values = frame[column]
     if not pd.api.types.is_numeric_dtype(values):
         converted = pd.to_numeric(values, errors="coerce")
@@ -74,6 +76,13 @@ def check_numeric(
         if bad.size:
             raise ValidationError(
                 f"{table}.{column}: missing value in record {record_label(frame, bad, key)}"
+            )
+    if finite:
+        bad = np.flatnonzero(np.isinf(array))
+        if bad.size:
+            raise ValidationError(
+                f"{table}.{column}: expected a finite number, got {float(array[bad[0]])!r} "
+                f"in record {record_label(frame, bad, key)}"
             )
     if minimum is not None:
         bad = np.flatnonzero(array < minimum)

@@ -225,9 +225,8 @@ class Workload:
             key="task_id",
             tables=("jobs", "tasks"),
         )
-        check_numeric(tasks, "duration_s", table="tasks", key="task_id", minimum=0.0)
-        check_numeric(tasks, "memory_mb", table="tasks", key="task_id", minimum=0.0)
-        check_numeric(tasks, "vcores", table="tasks", key="task_id", minimum=0.0)
+        for column in ("duration_s", "memory_mb", "vcores"):  # an infinite task never ends
+            check_numeric(tasks, column, table="tasks", key="task_id", minimum=0.0, finite=True)
         tasks = _resolve_stage_order(tasks)
         jobs = sort_rows(jobs, ["submit_s", "job_id"])
         tasks = sort_rows(

@@ -188,19 +188,23 @@ def _trace_with(tmp_path, name, submit, durations):
             "job_id": jobs["job_id"],
             "task_id": [f"t{i}" for i in range(len(submit))],
             "stage": "map",
-            "duration_s": durations,
+            "duration_s": [d if d != float("inf") else 9999.5 for d in durations],
             "memory_mb": 1024.0,
             "vcores": 1.0,
         }
     )
-    write_native(Trace(workload=Workload(jobs=jobs, tasks=tasks)), tmp_path / name)
-    return tmp_path / name
+    path = write_native(
+        Trace(workload=Workload(jobs=jobs, tasks=tasks)), tmp_path / name, kind="csv"
+    )
+    table = path / "tasks.csv"  # an infinity no Workload holds, as a file could have it
+    table.write_text(table.read_text().replace("9999.5", "inf"))
+    return path
 
 
 @pytest.mark.parametrize(
     ("submit", "durations", "expected"),
     [
-        ([0.0, 60.0, 120.0], [1.0, float("inf"), 2.0], "tasks.duration_s: expected finite"),
+        ([0.0, 60.0, 120.0], [1.0, float("inf"), 2.0], "tasks.duration_s: expected a finite"),
         ([5.0, 5.0], [1.0, 2.0], "need submissions at two or more distinct times"),
     ],
 )

@@ -774,14 +774,14 @@ def test_lognormal_draws_are_capped_and_never_infinite():
     assert np.isfinite(draws).all() and draws.max() == pytest.approx(MAX_DURATION_S)
 
 
-def test_fit_refuses_infinite_durations_naming_the_column():
-    """An infinite duration would make a NaN sigma that no model file holds."""
+def test_an_infinite_duration_is_refused_naming_the_column():
+    """An infinite duration (a task that never ends; in a fit, a NaN sigma no model file
+    holds) is refused when the workload is built, whichever reader made it."""
     w = synthetic_workload(hours=2)
     tasks = w.tasks.copy()
     tasks.loc[tasks.index[3], "duration_s"] = np.inf
-    bad = Workload(jobs=w.jobs, tasks=tasks)
-    with pytest.raises(ValidationError, match=r"workload: tasks\.duration_s: expected finite num"):
-        WorkloadModel().fit(bad)
+    with pytest.raises(ValidationError, match=r"tasks\.duration_s: expected a finite number, got inf"):
+        Workload(jobs=w.jobs, tasks=tasks)
 
 
 def test_hour_of_week_on_a_short_workload_warns_of_the_fallback(caplog):
