@@ -780,7 +780,9 @@ def test_an_infinite_duration_is_refused_naming_the_column():
     w = synthetic_workload(hours=2)
     tasks = w.tasks.copy()
     tasks.loc[tasks.index[3], "duration_s"] = np.inf
-    with pytest.raises(ValidationError, match=r"tasks\.duration_s: expected a finite number, got inf"):
+    with pytest.raises(
+        ValidationError, match=r"tasks\.duration_s: expected a finite number, got inf"
+    ):
         Workload(jobs=w.jobs, tasks=tasks)
 
 
