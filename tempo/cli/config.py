@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import math
 from collections.abc import Callable
 from typing import Any
@@ -281,6 +282,11 @@ def diff_command(
     capacity = [is_capacity_scheduler(f) for f in (a, b)]
     if all(capacity):
         refuse_capacity_options(hadoop_version, space_file, "compared")
+        if cluster_spec is not None:
+            logging.getLogger("tempo").warning(
+                "--cluster: not used for capacity-scheduler.xml files (their distance is "
+                "over capacities, percentages of the parent's)"
+            )
         return config_capacity.diff_files(a, b, as_json)
     if any(capacity):
         raise click.UsageError(

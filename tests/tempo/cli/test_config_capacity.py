@@ -122,6 +122,16 @@ def test_a_refused_set_cites_the_input_files_lines_not_the_unwritten_outputs(run
     assert not out.exists()
 
 
+def test_diff_says_it_does_not_use_a_cluster_for_capacity_files(run, sample, caplog):
+    """--cluster weighs resource settings of allocation files; a capacity distance is over
+    capacities: a warning says it is not used (it was ignored without a word)."""
+    with caplog.at_level("WARNING", logger="tempo"):
+        result = run("config", "diff", sample, sample, "--cluster", "memory-mb=8192,vcores=8")
+    assert result.exit_code == 0 and "--cluster: not used for capacity-scheduler.xml" in (
+        caplog.text
+    )
+
+
 def test_diff_lists_changed_properties(run, sample, tmp_path):
     other = tmp_path / "other.xml"
     other.write_text(sample.read_text().replace(">60<", ">55<").replace(">40<", ">45<"))
