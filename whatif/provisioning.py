@@ -20,8 +20,8 @@ the bracket is [largest infeasible scale, the next feasible one above it],
 widened by halving or doubling when the grid is all feasible or all infeasible
 (down to ``min_scale``, up to ``max_scale``). The bracket is then halved in log
 scale until ``hi / lo <= 1 + rel_tol`` or both ends give the same cluster
-(whole nodes); the widening, too, steps over a scale that gives the cluster of the one
-before without simulating it. Points that contradict monotonicity (feasible below an
+(whole nodes); the widening, too, does not simulate a scale that gives the cluster of the
+one before again (doubling steps over it, halving stops). Points that contradict monotonicity (feasible below an
 infeasible larger scale) are reported as ``flips``; the answer is then the
 conservative one, above the largest infeasible scale seen.
 """
@@ -132,8 +132,9 @@ def smallest_scale(
         return seen[scale]
 
     def same(a: float, b: float) -> bool:
-        """Whether scales `a` and `b` give one cluster (the widening steps over such a
-        scale without simulating it again: its answer is `b`'s)."""
+        """Whether scales `a` and `b` give one cluster: doubling steps over such a scale
+        without simulating it again (its answer is `b`'s), halving stops there (the
+        smallest cluster; the answer stays a simulated scale)."""
         return key is not None and key(a) == key(b)
 
     for scale in grid:
@@ -143,8 +144,8 @@ def smallest_scale(
     hi: float | None
     if not infeasible:
         lo, hi = None, grid[0]
-        while lo is None and hi / 2 >= min_scale:
-            if same(hi / 2, hi) or probe(hi / 2):
+        while lo is None and hi / 2 >= min_scale and not same(hi / 2, hi):  # (one node)
+            if probe(hi / 2):
                 hi = hi / 2
             else:
                 lo = hi / 2

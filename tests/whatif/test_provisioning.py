@@ -93,6 +93,10 @@ def test_widening_does_not_simulate_a_scale_of_the_same_cluster_again():
     result = smallest_scale(holds, (1e-6,), min_scale=1e-6, max_scale=16, key=nodes)
     assert result.status == "found" and nodes(result.scale) == 3
     assert calls.count(1) == 1 and len(calls) == len(set(calls))
+    seen = []
+    floor = smallest_scale(lambda s: seen.append(nodes(s)) or True, (4.0,), key=nodes)
+    assert floor.status == "below_min" and floor.scale in dict(floor.points)  # simulated
+    assert seen == [4, 2, 1]  # halving reached one node once, and stopped there
 
 
 def test_monotonicity_flips_lists_feasible_points_below_an_infeasible_one():
