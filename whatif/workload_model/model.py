@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from whatif._validation import check_choice, check_range, record_label
+from whatif._validation import check_choice, check_numeric, check_range
 from whatif.errors import ValidationError
 from whatif.workload import Workload
 from whatif.workload_model.arrivals import HOUR_S, PROFILES, WEEK_S
@@ -413,28 +413,15 @@ def _product(factor_name: str, queue: str, current: float, factor: float) -> flo
     return product
 
 
-#: Columns a fit reads numbers from: (table, column).
-_FITTED_NUMBERS = (
-    ("jobs", "submit_s"),
-    ("jobs", "deadline_s"),
-    ("jobs", "am_memory_mb"),
-    ("jobs", "am_vcores"),
-    ("tasks", "duration_s"),
-    ("tasks", "memory_mb"),
-    ("tasks", "vcores"),
-)
+#: Job columns a fit reads numbers from (a task's duration, memory and vcores are finite
+#: in every `Workload`: it refuses an infinity).
+_FITTED_JOB_NUMBERS = ("submit_s", "deadline_s", "am_memory_mb", "am_vcores")
 
 
 def _check_finite(workload: Workload) -> None:
     """Refuse infinite values where the model fits numbers: their lognormal or table
     would be infinite or NaN, and no model file can hold it."""
-    for table, column in _FITTED_NUMBERS:
-        frame = getattr(workload, table)
-        values = frame[column].to_numpy(dtype=float)
-        bad = np.flatnonzero(np.isinf(values))
-        if bad.size:
-            key = "job_id" if table == "jobs" else "task_id"
-            raise ValidationError(
-                f"workload: {table}.{column}: expected finite numbers, got "
-                f"{float(values[bad[0]])!r} in record {record_label(frame, bad, key)}"
-            )
+    for column in _FITTED_JOB_NUMBERS:
+        check_numeric(
+            workload.jobs, column, table="workload: jobs", key="job_id", allow_nan=True, finite=True
+        )
