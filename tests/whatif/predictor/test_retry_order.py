@@ -135,3 +135,37 @@ def test_hadoop1_runs_a_failed_task_on_another_tracker(engine, trackers, retried
     assert starts[("j_map_000", "FAILED")] == 0.0
     assert starts[("j_map_000", "SUCCEEDED")] == retried
     assert starts[("j_map_002", "SUCCEEDED")] == fresh
+
+
+def test_hadoop1_offers_a_job_the_task_its_tracker_would_get(engine):
+    """Hadoop 1 on memory nodes (two of 2 vcores, heartbeats every 3 s, the second's 1.5 s
+    after the first's; the seed fails j_map_000 and both of k's maps once). At node 0's
+    heartbeat at 12, j_map_000 (2 vcores), first in j's failedMaps, failed on node 0 and
+    is passed over there; the task node 0 gets from j is the fresh j_map_003 (1 vcore),
+    which fits its 1 vcore left: it starts at 12. The kernel ranked j by its head task's
+    request (2 vcores) and passed j over, so j_map_003 waited until 21 (its app trees now
+    rank a Hadoop 1 job by the least request any tracker could get from it)."""
+    tasks = [("map", 10.0, 1024.0, {"vcores": 2.0})] + [("map", 10.0, 1024.0, {"vcores": 1.0})] * 3
+    k = [("map", 30.0, 512.0, {"vcores": 1.0})] * 2
+    workload = build_workload([("j", "a", 0.0, tasks), ("k", "a", 0.5, k)])
+    s = predict(
+        workload,
+        flat_tree(a={}),
+        Cluster.parse("nodes=2,memory-mb=4096,vcores=2"),
+        settings=SchedulerSettings(hadoop_version=1, setup_cleanup_s=0.0, assign_multiple=True),
+        engine=engine,
+        seed=0,
+        noise=ONCE,
+    )
+    a = s.attempts
+    assert list(zip(a["task_id"], a["start_s"], a["state"], strict=True)) == [
+        ("j_map_000", 0.0, "FAILED"),
+        ("j_map_001", 1.5, "SUCCEEDED"),
+        ("k_map_000", 1.5, "FAILED"),
+        ("j_map_002", 9.0, "SUCCEEDED"),
+        ("k_map_001", 9.0, "FAILED"),
+        ("j_map_003", 12.0, "SUCCEEDED"),
+        ("k_map_001", 13.5, "SUCCEEDED"),
+        ("k_map_000", 30.0, "SUCCEEDED"),
+        ("j_map_000", 46.5, "SUCCEEDED"),
+    ]

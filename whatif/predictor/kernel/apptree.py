@@ -10,7 +10,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.ordering import _cmp_apps
-from whatif.predictor.kernel.requests import _head_task, _next_stage
+from whatif.predictor.kernel.requests import _head_task, _next_stage, _tracker_bound
 from whatif.predictor.kernel.state import (
     C_ANY_IS_0,
     C_SIZEBASED,
@@ -39,12 +39,15 @@ from whatif.predictor.kernel.state import (
     QI_TREE_P,
     QI_TREE_ROOT,
     QS_POLICY,
+    SI_FRONT_N,
+    SS_RETRY,
     TN_KEY,
     TN_NONE,
     TN_REQ,
     TSF_REQ,
     V_ANY,
 )
+from whatif.predictor.pack import RETRY_FIRST
 from whatif.predictor.world import ordered_bits
 
 
@@ -74,7 +77,10 @@ def _head_request(W, j, d):
     if s < 0:
         return INF, INF
     task = np.uint64(_head_task(W, s))
-    return tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+    r0, r1 = tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+    if W[12][s, SS_RETRY] == RETRY_FIRST and W[14][s, SI_FRONT_N] > 0:
+        return _tracker_bound(W, s, r0, r1)  # Hadoop 1: its tracker's task may be another
+    return r0, r1
 
 
 @kernel_jit

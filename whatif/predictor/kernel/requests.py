@@ -38,6 +38,7 @@ from whatif.predictor.kernel.state import (
     TI_FAILED_ON,
     TI_FAILS,
     TI_RETRY_NEXT,
+    TSF_REQ,
 )
 from whatif.predictor.pack import FAST_FAIL_PRIORITY, RETRY_FAILED_FIRST, RETRY_FIRST
 
@@ -148,6 +149,25 @@ def _tracker_task(W, s, n):
     if si[s, SI_NEXT] < ss[s, SS_HI]:
         return si[s, SI_NEXT]
     return -1
+
+
+@kernel_jit
+def _tracker_bound(W, s, r0, r1):
+    """A lower bound on the request of the task `_tracker_task` gives any tracker from
+    Hadoop 1 stage `s`, whose head task asks for (`r0`, `r1`): the least of its re-queued
+    tasks that go first and its next fresh task. The app trees rank by it, so an app whose
+    head task failed on the heartbeating tracker is still offered the container."""
+    ss, si, ti, tsf = W[12], W[14], W[18], W[17]
+    task = si[s, SI_RETRY_HEAD]
+    for _ in range(si[s, SI_FRONT_N]):
+        r0 = min(r0, tsf[task, TSF_REQ])
+        r1 = min(r1, tsf[task, TSF_REQ + 1])
+        task = ti[task, TI_RETRY_NEXT]
+    fresh = si[s, SI_NEXT]
+    if fresh < ss[s, SS_HI]:
+        r0 = min(r0, tsf[fresh, TSF_REQ])
+        r1 = min(r1, tsf[fresh, TSF_REQ + 1])
+    return r0, r1
 
 
 @kernel_jit
