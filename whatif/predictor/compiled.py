@@ -181,6 +181,9 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
         _capacity_config(cfg, p.queues.capacity)
     _reservation_config(cfg, p, settings)
     cfg[K.C_HANG] = _hang_delay(p, settings)
+    cfg[K.C_PDELAY] = (
+        0.0 if settings.hadoop_version == 1 else max(settings.reducer_preempt_delay_s, 0.0)
+    )
     cfg[K.C_RAMP] = settings.reduce_rampup_limit
     return cfg
 

@@ -131,6 +131,11 @@ class SchedulerSettings:
         this long with no map running kills reduces whatever headroom the RM reports
         (RMContainerAllocator.preemptReducersForHangingMapRequests, ``kernel/phases.py``).
         Negative: off, as on Hadoop 2.7.0-2.7.2, which have no such rule.
+    reducer_preempt_delay_s : float
+        Hadoop 2/3 ``mapreduce.job.reducer.preempt.delay.sec`` (0): a MapReduce AM whose
+        headroom has no room for its next map kills reduces only once its map requests
+        have waited longer than this (RMContainerAllocator.preemptReducesIfNeeded); 0 or
+        less: at once.
     reduce_rampup_limit : float
         Hadoop 2/3 ``mapreduce.job.reduce.rampup.limit`` (0.5): once slowstart is met and
         while maps are still unassigned, the MapReduce AM asks for reduces only up to
@@ -170,6 +175,7 @@ class SchedulerSettings:
     reservable_nodes: float = 0.05
     reservation_threshold_multiple: float = 2.0
     reducer_unconditional_preempt_delay_s: float = 300.0
+    reducer_preempt_delay_s: float = 0.0
     reduce_rampup_limit: float = 0.5
 
     def __post_init__(self) -> None:
@@ -181,8 +187,11 @@ class SchedulerSettings:
             object.__setattr__(self, "preemption_interval_s", 15.0 if v1 else 5.0)
         self._check_types()
         self._check_ranges()
-        name = "reducer_unconditional_preempt_delay_s"  # any number; negative: off
-        check_range(getattr(self, name), field=f"SchedulerSettings.{name}", low=-1e12, high=1e12)
+        for name in ("reducer_unconditional_preempt_delay_s", "reducer_preempt_delay_s"):
+            # any number; negative: off (unconditional), at once (headroom)
+            check_range(
+                getattr(self, name), field=f"SchedulerSettings.{name}", low=-1e12, high=1e12
+            )
         if self.continuous_scheduling and v1:
             raise ValidationError(
                 "SchedulerSettings.continuous_scheduling: a YARN Fair Scheduler setting "

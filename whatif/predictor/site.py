@@ -106,6 +106,7 @@ YARN_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
         "reducer_unconditional_preempt_delay_s",
         _number,
     ),
+    "mapreduce.job.reducer.preempt.delay.sec": ("reducer_preempt_delay_s", _number),
     "mapreduce.job.reduce.rampup.limit": ("reduce_rampup_limit", _number),
     "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms": (
         "am_heartbeat_interval_s",

@@ -411,3 +411,120 @@ def test_the_headroom_rule_kills_for_the_hanging_maps_and_no_more(engine):
         ("k_map_003", 25.0, "SUCCEEDED"),
     ]
     assert finish == {"j": 30.0, "k": 225.0}
+
+
+def test_the_headroom_rule_waits_for_the_preempt_delay(engine):
+    """mapreduce.job.reducer.preempt.delay.sec: the headroom rule kills reduces only for
+    map requests that have waited longer than the delay (getNumHangingRequests). The jobs
+    of `test_the_headroom_rule_kills_for_the_hanging_maps_and_no_more`, whose map_005 was
+    asked for at 0 with its stage:
+    - delay 15: at 20 it has waited 20 s: the rule kills 007 at once, as with 0;
+    - delay 30: at 20 006 and 007 take a's two containers and nothing is killed; they
+      wait for map_005, which no container is freed for: at 30 (a `HANG` event, nothing
+      else happens then) the rule kills 007, map_005 takes its container at 30 and ends
+      at 35, when 006 ends too: 007 again and k's map_003 at 35; j finishes at 40, k at
+      235 (its map_003 ends 200 s later)."""
+    j = [("map", d, 1024.0) for d in (10.0, 20.0, 10.0, 10.0, 20.0, 5.0)]
+    jobs = [
+        ("j", "a", 0.0, j + [("reduce", 5.0, 1024.0)] * 2),
+        ("k", "b", 10.0, [("map", 200.0, 1024.0)] * 4),
+    ]
+    tree = flat_tree(a={}, b={"weight": 2.0})
+
+    def late(delay):
+        got, finish = attempts(
+            jobs,
+            tree,
+            engine,
+            "memory-mb=5120,vcores=5",
+            slowstart_completed_maps=0.5,
+            reducer_preempt_delay_s=delay,
+        )
+        return [row for row in got if row[1] >= 20.0], finish
+
+    assert late(15.0) == late(0.0)
+    assert late(30.0) == (
+        [
+            ("reduce_006", 20.0, "SUCCEEDED"),
+            ("reduce_007", 20.0, "KILLED"),
+            ("map_005", 30.0, "SUCCEEDED"),
+            ("reduce_007", 35.0, "SUCCEEDED"),
+            ("k_map_003", 35.0, "SUCCEEDED"),
+        ],
+        {"j": 40.0, "k": 235.0},
+    )
+
+
+def test_the_preempt_delay_is_read_from_mapred_site(tmp_path):
+    site = tmp_path / "mapred-site.xml"
+    site.write_text(
+        "<configuration>"
+        "<property><name>mapreduce.job.reducer.preempt.delay.sec</name>"
+        "<value>45</value></property>"
+        "</configuration>"
+    )
+    assert read_site(site, hadoop_version=3).settings.reducer_preempt_delay_s == 45
+    with pytest.raises(ValidationError, match="reducer_preempt_delay_s"):
+        SchedulerSettings(reducer_preempt_delay_s=float("inf"))
+
+
+#: One job: two 3072 MB maps (15 s) and three 1024 MB reduces (2 s).
+TWO_BIG_MAPS = [("map", 15.0, 3072.0)] * 2 + [("reduce", 2.0, 1024.0)] * 3
+
+
+def test_hadoop_3_takes_the_asked_reduces_off_the_headroom(engine):
+    """Hadoop 3 (2.8+, MAPREDUCE-6689) takes the reduces the AM asked for and has not been
+    assigned (scheduledRequests.reduces) off the headroom before it asks whether a map
+    fits; Hadoop 2.7 asks of the headroom itself. One node of 4096 MB heartbeating at 0,
+    1, 2, ...; one container a heartbeat; reduces go ahead of maps; slowstart 0.5.
+    - 0: map_000 (3072 MB); map_001 does not fit the 1024 MB left;
+    - 15: map_000 ends, reported at 16: 1 of 2 maps done, the AM ramps its reduces up:
+      the headroom is 4096 MB (a's fair share, the cluster, less nothing used), the limit
+      4096, the reduces' share floor(x min(1/2, 0.5)) = 2048; the rest holds no 3072 MB
+      map: two reduces asked; 002 takes the heartbeat's container. No map runs, map_001
+      waits, 002 waits for it; the headroom, min(3072 free, 4096 - 1024), fits the map;
+    - Hadoop 3: less 003, asked for and not assigned, it has 2048 MB, no room: the AM
+      withholds its reduce requests and kills min(max(3 reduces for a map, 2 for half
+      its limit 3072 + 1024), 3 for the one hanging map) = 3 of its waiting reduces:
+      002 at 16. map_001 at 17; every map is assigned, the reduces are asked again: 003
+      at 18, waiting for map_001 (ends at 32, reported at 33); 004 at 33 and 002 at 34
+      (one a heartbeat), ending at 36: j finishes at 37;
+    - Hadoop 2: nothing at 16; at 17 003 takes the heartbeat's container (ahead of the
+      map): the headroom, 2048 MB, has no room for map_001: the AM kills 3 of its
+      waiting reduces, both, 003 and 002 at 17. map_001 at 18, 004 at 19; 003 at 34,
+      002 at 35: j finishes at 38, a second later, with one more reduce killed."""
+
+    def under(version):
+        got, finish = attempts(
+            [("j", "a", 0.0, TWO_BIG_MAPS)],
+            flat_tree(a={}),
+            engine,
+            "nodes=1,memory-mb=4096,vcores=8",
+            slowstart_completed_maps=0.5,
+            hadoop_version=version,
+        )
+        return got, finish["j"]
+
+    assert under(3) == (
+        [
+            ("map_000", 0.0, "SUCCEEDED"),
+            ("reduce_002", 16.0, "KILLED"),
+            ("map_001", 17.0, "SUCCEEDED"),
+            ("reduce_003", 18.0, "SUCCEEDED"),
+            ("reduce_004", 33.0, "SUCCEEDED"),
+            ("reduce_002", 34.0, "SUCCEEDED"),
+        ],
+        37.0,
+    )
+    assert under(2) == (
+        [
+            ("map_000", 0.0, "SUCCEEDED"),
+            ("reduce_002", 16.0, "KILLED"),
+            ("reduce_003", 17.0, "KILLED"),
+            ("map_001", 18.0, "SUCCEEDED"),
+            ("reduce_004", 19.0, "SUCCEEDED"),
+            ("reduce_003", 34.0, "SUCCEEDED"),
+            ("reduce_002", 35.0, "SUCCEEDED"),
+        ],
+        38.0,
+    )

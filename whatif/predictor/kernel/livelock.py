@@ -33,7 +33,7 @@ import numpy as np
 from whatif.predictor.kernel.allocate_cycle import _run_start
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
-from whatif.predictor.kernel.phases import _hang_due, _replay_row
+from whatif.predictor.kernel.phases import _hang_due, _replay_row, _timed
 from whatif.predictor.kernel.state import (
     AF_DUE,
     AF_MARK,
@@ -52,6 +52,7 @@ from whatif.predictor.kernel.state import (
     C_HB,
     C_LOC,
     C_LOC_DELAY,
+    C_PDELAY,
     C_RES,
     C_SLOT,
     C_VERSION,
@@ -210,7 +211,7 @@ def _v12_state(W):
         + ji.shape[0]
         + 4 * ndims * nq
         + (5 if res else 3) * nn
-        + 3 * ji.shape[0]
+        + 4 * ji.shape[0]
         + 1
     )
 
@@ -287,21 +288,26 @@ def _v12_state(W):
 
 @kernel_jit
 def _hang_timers(W, out, n):
-    """The unconditional reduce preemption timers (`phases._hang_due`) of each job with
-    reduces waiting for maps (only such a job can preempt; a reduce that starts later is in
-    the state), relative to now (-inf: passed): when its map requests hang and its next
-    such preemption. They stand for the `HANG` events, which the Hadoop 3 state leaves out."""
-    if W[25][C_HANG] < 0.0:
+    """The AM's reduce preemption timers (`phases._hang_due`) of each job with reduces
+    waiting for maps (only such a job can preempt; a reduce that starts later is in the
+    state), relative to now (-inf: passed; 1: the rule is not timed): its next such
+    preemption, when its map requests hang for the unconditional rule and when they have
+    waited long enough for the headroom rule. They stand for the `HANG` events, which the
+    Hadoop 3 state leaves out."""
+    if not _timed(W):
         return n
-    jf, ji, t = W[8], W[9], W[23][G_NOW]
+    jf, ji, t, cfg = W[8], W[9], W[23][G_NOW], W[25]
     j = W[24][GI_RED_HEAD]
     while j >= 0:
-        due = _hang_due(W, j, jf[j, JF_MAP_ASK])
         out[n] = j
-        out[n + 1] = due - t + 0.0 if due > t else -INF
         nxt = jf[j, JF_HANG_NEXT]
-        out[n + 2] = nxt - t + 0.0 if nxt > t else -INF
-        n += 3
+        out[n + 1] = nxt - t + 0.0 if nxt > t else -INF
+        for which in range(2):
+            delay = cfg[C_HANG] if which == 0 else cfg[C_PDELAY]
+            due = _hang_due(W, j, jf[j, JF_MAP_ASK], delay)
+            on = delay >= 0.0 if which == 0 else delay > 0.0
+            out[n + 2 + which] = (due - t + 0.0 if due > t else -INF) if on else 1.0
+        n += 4
         j = ji[j, JI_RED_NEXT]
     return n
 

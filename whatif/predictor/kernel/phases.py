@@ -75,6 +75,7 @@ from whatif.predictor.kernel.state import (
     C_CS,
     C_HANG,
     C_LAT,
+    C_PDELAY,
     C_RAMP,
     C_SLOT,
     C_SLOWSTART,
@@ -716,8 +717,10 @@ def _hold(W, j, s, hold):
 def _preempt_reduces(W):
     """MapReduce AM's preemptReducesIfNeeded: a job with unassigned maps, no running map
     and reduces waiting for maps whose maps hang (`_hanging`), or whose next map does
-    not fit its headroom, withholds its reduce requests until every map is assigned and
-    kills some of its waiting reduces (`_preempt_reducer`).
+    not fit its headroom (`_headroom_acts`: less its asked reduces in Hadoop 3, once its
+    maps have waited mapreduce.job.reducer.preempt.delay.sec), withholds its reduce
+    requests until every map is assigned and kills some of its waiting reduces
+    (`_preempt_reducer`).
 
     Only blocked jobs (`_red_blocked`) can act; they are visited in the order they joined
     the list of jobs with waiting reduces, as a scan of that whole list would. Hadoop 1
@@ -745,21 +748,21 @@ def _preempt_reduces(W):
         j = order[i]
         if _red_blocked(W, j):
             s = _waiting_reduce_stage(W, j)
-            m = s - 1
-            task = _head_task(W, m)
-            leaf = js[j, JS_QUEUE]
-            r0 = tsf[task, TSF_REQ]
-            r1 = tsf[task, TSF_REQ + 1]
-            if _hanging(W, j, W[23][G_NOW]):
+            task = _head_task(W, s - 1)
+            now = W[23][G_NOW]
+            if _hanging(W, j, now):
                 _preempt_reducer(W, j, s, task)
                 killed = True
-            elif not _am_room(W, j, leaf, r0, r1):
-                if W[25][C_VERSION] != 1.0:
-                    if _reducer_rested(W, j, W[23][G_NOW]):
-                        _preempt_reducer(W, j, s, task)
-                        killed = True
+            elif W[25][C_VERSION] != 1.0:
+                if _headroom_acts(W, j, s, task, now):
+                    _preempt_reducer(W, j, s, task)
+                    killed = True
+            else:  # no AM: room for its next map, no more
+                leaf = js[j, JS_QUEUE]
+                r0, r1 = tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+                if _am_room(W, j, leaf, r0, r1):
                     continue
-                if si[s, SI_HELD] == 0:  # no AM: room for its next map, no more
+                if si[s, SI_HELD] == 0:
                     _hold(W, j, s, True)
                 while si[s, SI_DEF_HEAD] >= 0 and not _am_room(W, j, leaf, r0, r1):
                     _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
@@ -768,11 +771,12 @@ def _preempt_reduces(W):
 
 
 @kernel_jit
-def _hang_due(W, j, ask):
-    """When map requests job `j`'s AM made at `ask` count as hanging: the AM's first
-    heartbeat after ``ask + mapreduce.job.reducer.unconditional-preempt.delay.sec``
-    (getNumHangingRequests: waited longer than the delay; with 0, every request)."""
-    delay = W[25][C_HANG]
+def _hang_due(W, j, ask, delay):
+    """When map requests job `j`'s AM made at `ask` have waited `delay` (getNumHangingRequests:
+    longer than the delay; with 0, every request): the AM's first heartbeat after ``ask +
+    delay``. The unconditional rule's delay is
+    ``mapreduce.job.reducer.unconditional-preempt.delay.sec``, the headroom rule's
+    ``mapreduce.job.reducer.preempt.delay.sec``."""
     t = ask + delay
     if _cycles(W, j):
         t = _am_call(W, j, t, delay == 0.0)
@@ -780,15 +784,24 @@ def _hang_due(W, j, ask):
 
 
 @kernel_jit
+def _timed(W):
+    """Whether either rule of the AM's reduce preemption times its map requests."""
+    return W[25][C_HANG] >= 0.0 or W[25][C_PDELAY] > 0.0
+
+
+@kernel_jit
 def _map_asked(W, j, s):
     """Map stage `s` of job `j` (one its reduces wait for) went from no unassigned task to
     some: its requests are made now (ContainerRequest.requestTimeMs), and a `HANG` event
-    comes when they will have waited long enough for the unconditional rule."""
-    if W[25][C_HANG] < 0.0 or s + 1 >= W[6][j, JS_ST_HI] or W[12][s + 1, SS_SLOW] != 1:
+    comes when they will have waited long enough for each timed rule."""
+    if not _timed(W) or s + 1 >= W[6][j, JS_ST_HI] or W[12][s + 1, SS_SLOW] != 1:
         return
     now = W[23][G_NOW]
     W[8][j, JF_MAP_ASK] = now
-    heap_push(W[21], W[22], W[24], _hang_due(W, j, now), HANG, j, -1, j)
+    if W[25][C_HANG] >= 0.0:
+        heap_push(W[21], W[22], W[24], _hang_due(W, j, now, W[25][C_HANG]), HANG, j, -1, j)
+    if W[25][C_PDELAY] > 0.0:
+        heap_push(W[21], W[22], W[24], _hang_due(W, j, now, W[25][C_PDELAY]), HANG, j, -1, j)
 
 
 @kernel_jit
@@ -796,9 +809,37 @@ def _hanging(W, j, now):
     """Whether blocked job `j`'s AM preempts reduces unconditionally at `now`: its map
     requests have hung (`_hang_due`), and its last such preemption was at an earlier
     heartbeat."""
-    if W[25][C_HANG] < 0.0 or now < _hang_due(W, j, W[8][j, JF_MAP_ASK]):
+    delay = W[25][C_HANG]
+    if delay < 0.0 or now < _hang_due(W, j, W[8][j, JF_MAP_ASK], delay):
         return False
     return _reducer_rested(W, j, now)
+
+
+@kernel_jit
+def _headroom_acts(W, j, s, task, now):
+    """Whether blocked job `j`'s AM preempts reduces of stage `s` at `now` by the headroom
+    rule: its next map `task` does not fit its headroom (`_headroom_short`), its map
+    requests have waited mapreduce.job.reducer.preempt.delay.sec, and its last such
+    preemption was at an earlier heartbeat."""
+    delay = W[25][C_PDELAY]
+    if delay > 0.0 and now < _hang_due(W, j, W[8][j, JF_MAP_ASK], delay):
+        return False
+    return _reducer_rested(W, j, now) and _headroom_short(W, j, s, task)
+
+
+@kernel_jit
+def _headroom_short(W, j, s, task):
+    """Whether job `j`'s headroom has no room for its next map `task`. Hadoop 3 (and 2.8+,
+    MAPREDUCE-6689) first takes off the reduces of stage `s` it asked for and that are
+    not yet assigned (scheduledRequests.reduces); Hadoop 2.7 compares the headroom itself."""
+    r0, r1 = W[17][task, TSF_REQ], W[17][task, TSF_REQ + 1]
+    si = W[14]
+    if W[25][C_VERSION] == 3.0 and si[s, SI_HELD] == 0:
+        k = si[s, SI_ASKED]
+        x0, x1 = _window_req(W, s, 0, k if k >= 0 else ALL)
+        r0 += x0
+        r1 += x1
+    return not _am_room(W, j, W[6][j, JS_QUEUE], r0, r1)
 
 
 @kernel_jit
@@ -811,6 +852,15 @@ def _reducer_rested(W, j, now):
 
 
 @kernel_jit
+def _headroom_acts_at(W, j, now):
+    """`_headroom_acts` for blocked job `j`, its waiting reduce stage and next map."""
+    if W[25][C_VERSION] == 1.0:
+        return False
+    s = _waiting_reduce_stage(W, j)
+    return _headroom_acts(W, j, s, _head_task(W, s - 1), now)
+
+
+@kernel_jit
 def _drop_idle_hangs(W):
     """Pop the `HANG` events at the heap's top whose job would not preempt at their time
     (not blocked, or its requests made again since): an iteration made for nothing is not
@@ -820,7 +870,8 @@ def _drop_idle_hangs(W):
     hk, hi, gi = W[21], W[22], W[24]
     while gi[GI_HEAP_N] > 0 and hi[0, HI_KIND] == HANG:
         j = hi[0, HI_IDENT]
-        if _red_blocked(W, j) and _hanging(W, j, float_from_ordered(hk[0, HK_KEY])):
+        t: float = float_from_ordered(hk[0, HK_KEY])
+        if _red_blocked(W, j) and (_hanging(W, j, t) or _headroom_acts_at(W, j, t)):
             return
         heap_pop(hk, hi, gi)
 

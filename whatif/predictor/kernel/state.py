@@ -35,7 +35,8 @@ TC_END = (
     6  # Hadoop 1: a task-cleanup attempt ends; ident 2 (node + 1) + slot pool (`jobtracker.py`)
 )
 # a MapReduce AM's map requests may have hung long enough for its unconditional reduce
-# preemption (`phases._hang_due`); ident: the job. It only makes the loop run then.
+# preemption, or its headroom rule's delay (`phases._hang_due`); ident: the job. It only
+# makes the loop run then.
 HANG = 7
 # attempt states (pack.ATTEMPT_STATE_NAMES)
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
@@ -82,7 +83,9 @@ C_HANG = 44
 C_REQ_MAX = 45
 # mapreduce.job.reduce.rampup.limit (the MapReduce AM's reduce ramp-up, `phases._ramp_job`)
 C_RAMP = 47
-N_CFG = 48
+# mapreduce.job.reducer.preempt.delay.sec for the AM's headroom rule (s; 0: at once)
+C_PDELAY = 48
+N_CFG = 49
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time

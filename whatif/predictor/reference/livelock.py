@@ -105,15 +105,21 @@ class Livelock(EngineState):
         ) + self._v1_state(t)
 
     def _hang_timers(self, t: float) -> tuple[float, ...]:
-        """The unconditional reduce preemption timers of each job with reduces waiting for
-        maps (see the kernel's), in the order the kernel lists them."""
-        if self.hang_delay < 0.0:
+        """The AM's reduce preemption timers of each job with reduces waiting for maps (see
+        the kernel's), in the order the kernel lists them."""
+        if not self._timed():
             return ()
         out: list[float] = []
         for j in self.reducing:
-            due = self._hang_due(j, float(self.job_map_ask[j]))
+            ask = float(self.job_map_ask[j])
             nxt = float(self.job_hang_next[j])
-            out += [float(j), due - t if due > t else -INF, nxt - t if nxt > t else -INF]
+            out += [float(j), nxt - t if nxt > t else -INF]
+            for delay, on in (
+                (self.hang_delay, self.hang_delay >= 0.0),
+                (self.headroom_delay, self.headroom_delay > 0.0),
+            ):
+                due = self._hang_due(j, ask, delay)
+                out.append((due - t if due > t else -INF) if on else 1.0)
         return tuple(out)
 
     def _v1_state(self, t: float) -> tuple[Any, ...]:

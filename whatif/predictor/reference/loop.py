@@ -115,6 +115,8 @@ class ReferenceEngine(
         # requests last went from none to some, its earliest next such preemption
         off = self.s.hadoop_version == 1  # see the kernel's
         self.hang_delay = -1.0 if off else self.s.reducer_unconditional_preempt_delay_s
+        # mapreduce.job.reducer.preempt.delay.sec for the headroom rule (0: at once)
+        self.headroom_delay = 0.0 if off else max(self.s.reducer_preempt_delay_s, 0.0)
         self.job_map_ask = np.zeros(nj)
         self.job_hang_next = np.full(nj, -INF)
         self.job_ramp_next = np.zeros(nj)  # the AM's next call at which it ramps

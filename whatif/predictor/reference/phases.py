@@ -196,9 +196,10 @@ class Phases(EngineState):
         """MapReduce AM (RMContainerAllocator.preemptReducesIfNeeded): free room for maps.
 
         A job with unassigned maps, no running map and reduces waiting for maps whose
-        maps hang, or whose next map does not fit its headroom, withholds its reduce
-        requests until every map is assigned and kills some of its waiting reduces
-        (`_preempt_reducer`). Returns whether anything was killed.
+        maps hang, or whose next map does not fit its headroom (less its asked reduces in
+        Hadoop 3, once its maps have waited mapreduce.job.reducer.preempt.delay.sec),
+        withholds its reduce requests until every map is assigned and kills some of its
+        waiting reduces (`_preempt_reducer`). Returns whether anything was killed.
         Hadoop 1 has no such AM: on its slot pools its JobTracker never kills or holds
         back reduces for maps (on one pool of memory the rule stays; see the kernel's).
         """
@@ -218,17 +219,18 @@ class Phases(EngineState):
             if self.stage_pending[m] == 0 or running_maps > 0:
                 continue
             task = self._head(m)
-            leaf = int(p.job_queue[j])
             if self._hanging(j, self.now):
                 self._preempt_reducer(j, s, task)
                 killed = True
                 continue
-            if self._am_room(j, leaf, p.task_req[task]):
-                continue
             if self.s.hadoop_version != 1:
-                if self._reducer_rested(j, self.now):
+                if not self._headroom_short(j, s, task):
+                    continue
+                if self._headroom_hung(j, self.now) and self._reducer_rested(j, self.now):
                     self._preempt_reducer(j, s, task)
                     killed = True
+            elif self._am_room(j, int(p.job_queue[j]), p.task_req[task]):
+                continue
             elif self._free_one_map(j, s, task):
                 killed = True
             if not self.stage_waiting[s] and j in self.reducing:
@@ -249,26 +251,60 @@ class Phases(EngineState):
             killed = True
         return killed
 
-    def _hang_due(self, j: int, ask: float) -> float:
-        """When map requests made at `ask` hang (see the kernel's)."""
-        t = ask + self.hang_delay
+    def _headroom_short(self, j: int, s: int, task: int) -> bool:
+        """Whether blocked job `j`'s headroom has no room for its next map `task`, less
+        its reduces asked for in Hadoop 3 (see the kernel's)."""
+        req = self.p.task_req[task]
+        if self.s.hadoop_version == 3 and not self.stage_held[s]:
+            k = self.stage_ramp[s]
+            req = req + self._window_req(s, 0, k if k >= 0 else ALL)
+        return not self._am_room(j, int(self.p.job_queue[j]), req)
+
+    def _hang_due(self, j: int, ask: float, delay: float) -> float:
+        """When map requests made at `ask` have waited `delay` (see the kernel's)."""
+        t = ask + delay
         if self._cycles(j):
-            t = self._am_call(j, t, self.hang_delay == 0.0)
+            t = self._am_call(j, t, delay == 0.0)
         return t
+
+    def _timed(self) -> bool:
+        """Whether either rule times the map requests (see the kernel's)."""
+        return self.hang_delay >= 0.0 or self.headroom_delay > 0.0
 
     def _map_asked(self, j: int, s: int) -> None:
         """Map stage `s`'s requests are made now; a `HANG` event when they hang."""
         p = self.p
-        if self.hang_delay < 0.0 or s + 1 >= p.job_stage_ptr[j + 1] or not p.stage_slowstart[s + 1]:
+        if not self._timed() or s + 1 >= p.job_stage_ptr[j + 1] or not p.stage_slowstart[s + 1]:
             return
         self.job_map_ask[j] = self.now
-        self._push(self._hang_due(j, self.now), HANG, j)
+        if self.hang_delay >= 0.0:
+            self._push(self._hang_due(j, self.now, self.hang_delay), HANG, j)
+        if self.headroom_delay > 0.0:
+            self._push(self._hang_due(j, self.now, self.headroom_delay), HANG, j)
 
     def _hanging(self, j: int, now: float) -> bool:
         """Whether blocked job `j`'s AM preempts reduces unconditionally at `now`."""
-        if self.hang_delay < 0.0 or now < self._hang_due(j, float(self.job_map_ask[j])):
+        ask = float(self.job_map_ask[j])
+        if self.hang_delay < 0.0 or now < self._hang_due(j, ask, self.hang_delay):
             return False
         return self._reducer_rested(j, now)
+
+    def _headroom_hung(self, j: int, now: float) -> bool:
+        """Whether job `j`'s map requests have waited long enough for the headroom rule."""
+        ask = float(self.job_map_ask[j])
+        return self.headroom_delay <= 0.0 or now >= self._hang_due(j, ask, self.headroom_delay)
+
+    def _headroom_acts(self, j: int, now: float) -> bool:
+        """Whether blocked job `j`'s AM preempts reduces at `now` by the headroom rule."""
+        p = self.p
+        lo, hi = int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])
+        s = next(k for k in range(lo, hi) if self.stage_waiting[k])
+        return (
+            self.s.hadoop_version != 1
+            and self._headroom_hung(j, now)
+            and self._reducer_rested(j, now)
+            and self._headroom_short(j, s, self._head(s - 1))
+        )
 
     def _reducer_rested(self, j: int, now: float) -> bool:
         """Whether job `j`'s AM's last preemptReducer was at an earlier heartbeat (see the
@@ -280,7 +316,7 @@ class Phases(EngineState):
         """Pop the `HANG` events at the heap's top that would not act (see the kernel's)."""
         while self.heap and self.heap[0][2] == HANG:
             time, _, _, j = self.heap[0]
-            if self._blocked(j) and self._hanging(j, time):
+            if self._blocked(j) and (self._hanging(j, time) or self._headroom_acts(j, time)):
                 return
             heapq.heappop(self.heap)
 

@@ -78,6 +78,7 @@ class EngineState(Protocol):
     stage_slot: list[int]
     job_am_t0: np.ndarray
     hang_delay: float
+    headroom_delay: float
     job_map_ask: np.ndarray
     job_hang_next: np.ndarray
     job_ramp_next: np.ndarray
@@ -325,7 +326,9 @@ class EngineState(Protocol):
 
     def _drop_idle_hangs(self) -> None: ...
 
-    def _hang_due(self, j: int, ask: float) -> float: ...
+    def _hang_due(self, j: int, ask: float, delay: float) -> float: ...
+
+    def _timed(self) -> bool: ...
 
     def _run_start(self, j: int, t: float) -> float: ...
 
