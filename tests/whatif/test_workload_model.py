@@ -759,6 +759,73 @@ def test_model_file_refuses_parameters_that_cannot_generate(fitted, tmp_path, ch
     assert str(error.value).startswith(str(path))
 
 
+def _recurring(n_seen):
+    """A recurring job of the two-stage queues of `fitted`, seen `n_seen` times."""
+    return [
+        {
+            "key": "nightly",
+            "period_s": 86400.0,
+            "phase_s": 0.0,
+            "jitter_s": 0.0,
+            "task_counts": [2, 1],
+            "user": "ann",
+            "name": "etl",
+            "relative_deadline_s": None,
+            "n_seen": n_seen,
+        }
+    ]
+
+
+_INT32 = r"expected an integer <= 2,147,483,647 \(a"
+_INT64 = r"expected an integer <= 9,223,372,036,854,775,807, got "
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "match"),
+    [
+        (("queues", 0, "stages", 0, "priority"), 10**30, rf"stages\[0\]\.priority: {_INT32} co"),
+        (("queues", 0, "stages", 0, "priority"), 2**31, rf"stages\[0\]\.priority: {_INT32} co"),
+        (("queues", 0, "stages", 1, "priority"), -1, r"stages\[1\]\.priority: expected an in"),
+        (("queues", 0, "stages", 0, "priority"), 1e30, r"priority: expected an integer, got 1e"),
+        (("queues", 1, "stages", 1, "stage_index"), 10**30, rf"\.stage_index: {_INT32} Java"),
+        (("queues", 1, "stages", 1, "stage_index"), 1.0, r"stage_index: expected an integer, g"),
+        (("queues", 0, "recurring"), _recurring(-3), r"recurring\[0\]\.n_seen: expected an i"),
+        (("queues", 0, "recurring"), _recurring(10**30), rf"recurring\[0\]\.n_seen: {_INT64}"),
+        (("queues", 0, "recurring"), _recurring(2.5), r"n_seen: expected an integer, got 2.5"),
+        (("queues", 1, "arrivals", "n_jobs"), 10**400, rf"arrivals\.n_jobs: {_INT64}"),
+        (("goodness_of_fit", 0, "n"), 2**63, rf"goodness_of_fit\[0\]\.n: {_INT64}"),
+        (("goodness_of_fit", 0, "n"), "12", r"goodness_of_fit\[0\]\.n: expected an integer"),
+        (("version",), 1.0, r"version: expected schema version 1, got 1.0"),
+        (("version",), True, r"version: expected schema version 1, got true"),
+    ],
+    ids=lambda v: None if isinstance(v, tuple | str) else type(v).__name__,
+)
+def test_model_file_bounds_every_integer_field(fitted, tmp_path, where, value, match):
+    """An integer field out of its bounds (a priority or stage index past int32, a negative
+    or huge count, a float) is refused by field when the file is read: a priority of 1e30
+    (as an integer) was an OverflowError traceback when generating, 2^31 wrapped in the
+    predictor's int32, a negative one was replaced by MapReduce's, and n_jobs 1e400 was an
+    OverflowError in the summary."""
+    path = _model_file(fitted, tmp_path, lambda d: _corrupt(d, where, value))
+    with pytest.raises(ValidationError, match=match) as error:
+        WorkloadModel.from_json(path)
+    assert str(error.value).startswith(f"{path}: ")
+
+
+def test_model_file_integer_bounds_are_inclusive(fitted, tmp_path):
+    """The largest priority and stage index a Java int holds, and a count of 0, are read."""
+
+    def largest(document):
+        last = document["queues"][0]["stages"][-1]
+        last.update(stage_index=2**31 - 1, priority=2**31 - 1)
+        document["queues"][0]["recurring"] = _recurring(0)
+
+    model = WorkloadModel.from_json(_model_file(fitted, tmp_path, largest))
+    stage = model.queues_[next(iter(model.queues_))].stages[-1]
+    assert (stage.stage_index, stage.priority) == (2**31 - 1, 2**31 - 1)
+    assert model.generate(hours=1, seed=0).tasks["priority"].max() == 2**31 - 1
+
+
 def test_lognormal_draws_are_capped_and_never_infinite():
     """Draws are capped at MAX_DURATION_S in log space: no inf, no overflow warning."""
     import warnings

@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from whatif._validation import read_utf8
+from whatif.allocation.java_values import JAVA_INT_MAX
 from whatif.atomic import write_atomic
 from whatif.errors import ValidationError
 from whatif.readers.json_stream import json_problem
@@ -71,6 +72,11 @@ from whatif.workload_model.shapes import JobShapes
 FORMAT = "tempo-workload-model"
 #: Version written; files with another version are refused.
 SCHEMA_VERSION = 1
+#: Largest count of the fitted trace a file holds (a queue's ``arrivals.n_jobs``, a
+#: recurring job's ``n_seen``, a report row's ``n``): int64's, the count of a table's rows.
+MAX_COUNT = int(np.iinfo(np.int64).max)
+#: Why a stage's ``priority`` is at most `JAVA_INT_MAX` (and its ``stage_index`` too).
+_PRIORITY = "a container priority is a Java int, and the predictor packs it into int32"
 
 
 # -- writing --
@@ -219,14 +225,16 @@ class _Node:
             )
         return float(v)
 
-    def integer(self, *, low: int | None = None, high: int | None = None) -> int:
+    def integer(self, *, low: int, high: int, why: str = "") -> int:
+        """An integer in [`low`, `high`] (`why`: the reason for the bounds, for the error)."""
         v = self.value
         if isinstance(v, bool) or not isinstance(v, int):
             raise self.fail("an integer")
-        if low is not None and v < low:
-            raise self.fail(f"an integer >= {low}")
-        if high is not None and v > high:
-            raise self.fail(f"an integer <= {high:,}")
+        reason = f" ({why})" if why else ""
+        if v < low:
+            raise self.fail(f"an integer >= {low}{reason}")
+        if v > high:
+            raise self.fail(f"an integer <= {high:,}{reason}")
         return v
 
     def string(self, *, choices: tuple[str, ...] | None = None) -> str:
@@ -282,7 +290,7 @@ def decode(
     if root["format"].value != FORMAT:
         raise root["format"].fail(repr(FORMAT))
     version = root["version"]
-    if version.value != SCHEMA_VERSION:
+    if type(version.value) is not int or version.value != SCHEMA_VERSION:  # not 1.0, not true
         raise version.fail(f"schema version {SCHEMA_VERSION}")
     params_node = root["params"]
     if not isinstance(params_node.value, dict):
@@ -303,6 +311,7 @@ def decode(
         missing = [c for c in _REPORT_KEYS if c not in node.value]
         if missing:
             raise _missing(path, f"{node.where}.{missing[0]}")
+        node["n"].integer(low=0, high=MAX_COUNT)
         rows.append({k: np.nan if node.value[k] is None else node.value[k] for k in _REPORT_KEYS})
     gof = pd.DataFrame(rows, columns=list(_REPORT_KEYS))
     return dict(params_node.value), queues, gof, (window[0], window[1])
@@ -362,8 +371,11 @@ def _decode_table(node: _Node, columns: tuple[str, ...]) -> EmpiricalTable:
 def _decode_stage(s: _Node) -> StageModel:
     return StageModel(
         stage=s["stage"].string(),
-        stage_index=s["stage_index"].integer(low=0),
-        priority=s["priority"].integer(),
+        stage_index=s["stage_index"].integer(
+            low=0, high=JAVA_INT_MAX, why="a Java int, as a stage's priority"
+        ),
+        # below 0 a Workload reads a priority as not given and puts MapReduce's in its place
+        priority=s["priority"].integer(low=0, high=JAVA_INT_MAX, why=_PRIORITY),
         duration=_decode_distribution(s["duration"]),
         resources=_decode_table(s["resources"], ("memory_mb", "vcores")),
     )
@@ -381,7 +393,7 @@ def _decode_recurring(r: _Node, n_stages: int) -> RecurringJob:
         relative_deadline_s=None
         if r["relative_deadline_s"].value is None
         else r["relative_deadline_s"].number(),
-        n_seen=r["n_seen"].integer(low=0),
+        n_seen=r["n_seen"].integer(low=0, high=MAX_COUNT),
     )
 
 
@@ -408,7 +420,7 @@ def _decode_queue(node: _Node) -> QueueModel:
             profile=arrivals["profile"].string(choices=PROFILES),
             hourly_rate_per_h=hourly,
             weekday_factor=arrivals["weekday_factor"].numbers(length=7, low=0.0),
-            n_jobs=arrivals["n_jobs"].integer(low=0),
+            n_jobs=arrivals["n_jobs"].integer(low=0, high=MAX_COUNT),
             window_s=arrivals["window_s"].number(low=0.0),
         ),
         stages=stages,
