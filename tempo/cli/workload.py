@@ -96,20 +96,30 @@ def fit(
     click.echo(f"\nwrote {output}")
 
 
+#: The option of each `generate_trace` argument a `GenerateSizeError` names.
+_OPTIONS = {"start_s": "--start", "hours": "--hours", "arrival_scale": "--arrival-scale"}
+
+
 @contextmanager
-def _size_usage(hours: float, arrival_scale: float) -> Iterator[None]:
-    """A request too large to generate (`GenerateSizeError`, raised before any draw) as a
-    usage error naming the options to lower: ``--hours`` and ``--arrival-scale``."""
+def _size_usage(given: dict[str, float]) -> Iterator[None]:
+    """A request too large to generate, or ending past the last date (`GenerateSizeError`,
+    raised before any draw), as a usage error naming the options to lower (``--hours``,
+    ``--arrival-scale``, ``--start``) with their `given` values (by argument name)."""
     try:
         yield
     except GenerateSizeError as error:
-        options = [f"--{field.replace('_', '-')}" for field in error.fields]
+        options = [_OPTIONS[field] for field in error.fields]
         named = " and ".join(f"'{option}'" for option in options)
+        values = ", ".join(f"{_OPTIONS[f]} {_number(given[f])}" for f in error.fields)
         raise click.UsageError(
-            f"Invalid value for {named} (--hours {hours:g}, --arrival-scale {arrival_scale:g}): "
-            f"{error.detail}; "
-            f"lower {' or '.join(options)}"
+            f"Invalid value for {named} ({values}): {error.detail}; lower {' or '.join(options)}"
         ) from None
+
+
+def _number(value: float) -> str:
+    """`value` short (``1e+09``) where that is exact, else in full (a --start in seconds)."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
 
 
 def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
@@ -180,7 +190,8 @@ def generate(
             bar.set_postfix_str(what, refresh=False)
             bar.update(done - bar.n)
 
-        with writing_output(output, option="-o", directory=True), _size_usage(hours, arrival_scale):
+        given = {"start_s": start_s, "hours": hours, "arrival_scale": arrival_scale}
+        with writing_output(output, option="-o", directory=True), _size_usage(given):
             result = generate_trace(
                 model,
                 output,

@@ -171,6 +171,29 @@ def test_generate_too_large_is_a_usage_error_with_the_estimate(model_file, tmp_p
     assert "Traceback" not in result.output and not out.exists()
 
 
+def test_generate_ending_past_the_last_date_is_a_usage_error(model_file, tmp_path):
+    """--start + --hours past 9999-12-31 23:59:59 is refused before any draw: exit 2,
+    naming --start and --hours with their values and the last second (it wrote a trace of
+    year-10000 submissions that `tempo trace inspect` could not show: a traceback). A
+    trace ending at that second is written, and inspected."""
+    out = tmp_path / "t"
+    args = ["workload", "generate", str(model_file), "--hours", "10", "-o", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--start", "253402300000"])
+    assert result.exit_code == 2, result.output
+    assert (
+        "Error: Invalid value for '--start' and '--hours' (--start 253402300000.0, --hours 10): "
+        "expected an end at most 253402300799 s (9999-12-31 23:59:59 UTC, the last second a "
+        "date shows), got 253402336000 s"
+    ) in result.output
+    assert "lower --start or --hours" in result.output
+    assert "Traceback" not in result.output and not out.exists()
+    written = CliRunner().invoke(cli, [*args, "--start", "253402264799"])
+    assert written.exit_code == 0, written.output
+    inspected = CliRunner().invoke(cli, ["trace", "inspect", str(out)])
+    assert inspected.exit_code == 0, inspected.output
+    assert "9999-12-31 23:" in inspected.output
+
+
 def test_generate_bounds_growth(model_file, tmp_path):
     """--growth 1e300 made a trace with no map stage and a NumPy cast warning: refused."""
     args = ["workload", "generate", str(model_file), "--hours", "1", "--growth", "1e300"]

@@ -700,6 +700,36 @@ def test_generate_refuses_more_hours_than_the_limit_even_without_jobs(fitted):
         silent.generate(hours=float("nan"), seed=0)
 
 
+def test_generate_refuses_an_end_past_the_last_date_before_drawing(fitted, tmp_path, monkeypatch):
+    """start + hours past 9999-12-31 23:59:59 (LAST_START_S) is refused before any draw,
+    by WorkloadModel.generate and generate_trace (nothing written): it wrote submissions in
+    year 10000, which no date shows (`tempo trace inspect` was a ValueError traceback). An
+    end at that last second is taken, and its submissions show as dates."""
+    from whatif.durations import format_instant
+    from whatif.workload_model import generate_trace
+    from whatif.workload_model.limits import GenerateSizeError
+    from whatif.workload_model.model import LAST_START_S
+
+    start = LAST_START_S - 10 * HOUR
+    expected = (
+        r"^start_s \+ hours: expected an end at most 253402300799 s \(9999-12-31 23:59:59 UTC, "
+        r"the last second a date shows\), got 253402304399 s \(253402264799\.0 s \+ 11 h\); "
+        r"lower start_s or hours$"
+    )
+    fitted.to_json(tmp_path / "model.json")
+    out = tmp_path / "out"
+    with monkeypatch.context() as patched:
+        patched.setattr("whatif.workload_model.model.generate_queue", None)  # no draw
+        with pytest.raises(GenerateSizeError, match=expected) as error:
+            fitted.generate(hours=11, seed=0, start_s=start)
+        with pytest.raises(GenerateSizeError, match=expected):
+            generate_trace(tmp_path / "model.json", out, hours=11, start_s=start)
+    assert error.value.fields == ("start_s", "hours") and not out.exists()
+    last = generate_trace(tmp_path / "model.json", out, hours=10, start_s=start)
+    assert start <= last.jobs["submit_s"].min() and last.jobs["submit_s"].max() < LAST_START_S
+    assert format_instant(last.jobs["submit_s"].max()).startswith("9999-12-31 23:")
+
+
 def test_size_estimate_follows_what_is_generated(fitted):
     """The estimate is the expected count: close to the jobs and tasks drawn."""
     from whatif.workload_model.limits import queue_size

@@ -25,7 +25,7 @@ logger = logging.getLogger(__name__)
 #: Relative rounding allowed between a point-mass lognormal's exp(mu) and its value.
 _POINT_TOLERANCE = 1e-9
 
-#: Longest duration a draw takes, in seconds: `whatif.workload_model.model.LAST_START_S`,
+#: Longest duration a draw takes, in seconds: `whatif.workload_model.limits.LAST_START_S`,
 #: 9999-12-31 in epoch seconds (a task that ran longer would end past any date a trace
 #: time shows). Lognormal draws are capped at it, in log space, so they are never infinite.
 MAX_DURATION_S = 253402300799.0

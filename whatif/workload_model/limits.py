@@ -4,7 +4,8 @@ A request is sized from the model alone, in floating point (no array per clock h
 per job): each queue's expected ad-hoc jobs over the window (its arrival rates times
 ``arrival_scale``) and recurring instances, times the mean tasks of a job shape after
 data growth. A request over `MAX_GENERATED_ROWS` is refused with a `GenerateSizeError`,
-so a mistyped ``--hours 1e9`` is an error, not a process that fills the memory.
+so a mistyped ``--hours 1e9`` is an error, not a process that fills the memory; so is one
+whose end (start plus hours) is past `LAST_START_S`, whose trace no date could show.
 """
 
 from __future__ import annotations
@@ -29,15 +30,21 @@ MAX_HOURS = 1_000_000.0
 #: Largest data growth factor per queue: a thousand times the data per job is beyond any
 #: what-if the fitted job shapes can answer, and keeps grown durations finite.
 MAX_GROWTH = 1000.0
+#: The last start `WorkloadModel.generate` takes, and the last end (start plus hours):
+#: 9999-12-31 23:59:59 UTC in epoch seconds, the last second a date shows (Python's
+#: datetime, with which `whatif.durations.format_instant` shows a trace time, ends there;
+#: trace times are >= 0, as every reader requires).
+LAST_START_S = 253402300799.0
 
 
 class GenerateSizeError(ValidationError):
-    """A `generate` request over `MAX_GENERATED_ROWS` or `MAX_HOURS`. `fields` are the
-    arguments to lower and `detail` the problem, for a caller that names its own
-    options (the CLI's ``--hours``, ``--arrival-scale``)."""
+    """A `generate` request over `MAX_GENERATED_ROWS` or `MAX_HOURS`, or ending past
+    `LAST_START_S`. `fields` are the arguments to lower (`sign` how they combine) and
+    `detail` the problem, for a caller that names its own options (the CLI's ``--hours``,
+    ``--arrival-scale``, ``--start``)."""
 
-    def __init__(self, fields: tuple[str, ...], detail: str) -> None:
-        super().__init__(f"{' x '.join(fields)}: {detail}; lower {' or '.join(fields)}")
+    def __init__(self, fields: tuple[str, ...], detail: str, *, sign: str = "x") -> None:
+        super().__init__(f"{f' {sign} '.join(fields)}: {detail}; lower {' or '.join(fields)}")
         self.fields, self.detail = fields, detail
 
 
@@ -71,7 +78,8 @@ def queue_size(queue: QueueModel, start_s: float, end_s: float) -> tuple[float, 
 
 def check_size(queues: Iterable[QueueModel], start_s: float, hours: float) -> None:
     """Raise `GenerateSizeError` if `hours` from `start_s` would generate more than
-    `MAX_GENERATED_ROWS` jobs and tasks (NaN or infinity too), or exceed `MAX_HOURS`."""
+    `MAX_GENERATED_ROWS` jobs and tasks (NaN or infinity too), exceed `MAX_HOURS`, or end
+    past `LAST_START_S`."""
     jobs = tasks = 0.0
     with np.errstate(over="ignore", invalid="ignore"):
         end_s = start_s + hours * HOUR_S
@@ -88,6 +96,13 @@ def check_size(queues: Iterable[QueueModel], start_s: float, hours: float) -> No
     if hours > MAX_HOURS:
         raise GenerateSizeError(
             ("hours",), f"expected at most {MAX_HOURS:,.0f} hours (114 years), got {hours!r}"
+        )
+    if not end_s <= LAST_START_S:  # a later submission has no date (year 10000)
+        raise GenerateSizeError(
+            ("start_s", "hours"),
+            f"expected an end at most {LAST_START_S:.0f} s (9999-12-31 23:59:59 UTC, the "
+            f"last second a date shows), got {end_s:.0f} s ({start_s!r} s + {hours!r} h)",
+            sign="+",
         )
 
 

@@ -23,16 +23,11 @@ from whatif._validation import check_choice, check_numeric, check_range
 from whatif.errors import ValidationError
 from whatif.workload import Workload
 from whatif.workload_model.arrivals import HOUR_S, PROFILES, WEEK_S
-from whatif.workload_model.limits import MAX_GROWTH, MAX_HOURS, check_size
+from whatif.workload_model.limits import LAST_START_S, MAX_GROWTH, MAX_HOURS, check_size
 from whatif.workload_model.queue import QueueModel, fit_queue, generate_queue
 from whatif.workload_model.schema import decode, encode, read_json, write_json
 
 logger = logging.getLogger(__name__)
-
-#: Columns of `WorkloadModel.goodness_of_fit_`.
-#: The last start `WorkloadModel.generate` takes: 9999-12-31 23:59:59 UTC in epoch
-#: seconds, the last second a date shows (trace times are >= 0, as every reader requires).
-LAST_START_S = 253402300799.0
 
 
 def check_start(start_s: float) -> None:
@@ -45,6 +40,7 @@ def check_start(start_s: float) -> None:
         )
 
 
+#: Columns of `WorkloadModel.goodness_of_fit_`.
 REPORT_COLUMNS = ("queue", "stage", "quantity", "family", "n", "ks_stat", "p_value", "mu", "sigma")
 
 
