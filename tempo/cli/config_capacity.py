@@ -185,7 +185,7 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
                 "scheduler": "capacity",
                 "changes": [{"property": n, "old": o, "new": v} for n, o, v in changes],
                 "distance": None if distance is None else distance.distance,
-                "dimensions": 0 if distance is None else len(distance.space),
+                "dimensions": 0 if distance is None else distance.dimensions,
             }
         )
         return

@@ -14,6 +14,11 @@ A Capacity Scheduler space (`tempo.space.capacity_space`) tunes properties of
   (``yarn.resourcemanager.monitor.capacity.preemption.*``, which Hadoop reads from
   the Capacity Scheduler's configuration).
 
+A setting whose value the space cannot hold (a ``user-limit-factor`` of -1, Infinity or
+NaN, a percentage out of its range, another ordering policy, a monitor property that is
+not finite or, on a log scale, not positive) is not tuned, and a note says so;
+`untuned_settings` lists those two files both have, for their distance.
+
 Default bounds always contain the value in force, so the configuration in force is
 a point of the space.
 """
@@ -21,7 +26,7 @@ a point of the space.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -233,7 +238,7 @@ def default_dimensions(
 
     dims = _queue_dimensions(doc, queues, settings, values, notes)
     if preemption:
-        dims += _preemption_dimensions(doc, queues, others)
+        dims += _preemption_dimensions(doc, queues, others, notes)
     else:
         notes.append(
             "preemption is off (yarn.resourcemanager.scheduler.monitor.enable=false): the "
@@ -279,14 +284,20 @@ def _preemption_dimensions(
     doc: ConfigurationDocument,
     queues: dict[str, EffectiveQueue],
     others: list[tuple[ConfigurationDocument, dict[str, EffectiveQueue]]],
+    notes: list[str],
 ) -> list[CapacityDimension]:
-    """The preemption monitor's dimensions, widened to every file's values."""
+    """The preemption monitor's dimensions, widened to every file's values (a value that
+    is not finite, or not positive on a log scale, leaves its property untuned)."""
     dims = []
     for setting, (domain, scale, _, low, high) in PREEMPTION.items():
         probe = CapacityDimension("", setting, low, high)
         seen = [current_value(doc, queues, probe)] + [
             current_value(other, other_queues, probe) for other, other_queues in others
         ]
+        untuned = [v for v in seen if not math.isfinite(v) or (scale == "log" and v <= 0)]
+        if untuned:
+            notes.append(f"{probe.name} {untuned[0]:g} is not tuned")
+            continue
         dims.append(
             CapacityDimension("", setting, min(low, *seen), max(high, *seen), domain, scale)
         )
@@ -353,14 +364,14 @@ def _capacity_group(
 def _leaf_dimension(
     path: str, setting: str, queue: EffectiveQueue, values: _Values, notes: list[str]
 ) -> CapacityDimension | None:
-    seen = values(setting, path)
-    if setting == "ordering-policy":
+    if setting == "ordering-policy":  # before `values`: another policy has no index in POLICIES
         if queue.ordering_policy not in POLICIES:
             notes.append(f"{path}: ordering-policy {queue.ordering_policy} is not tuned")
             return None
         return CapacityDimension(
             path, setting, 0.0, float(len(POLICIES) - 1), "categorical", choices=POLICIES
         )
+    seen = values(setting, path)
     if setting == "user-limit-factor":
         untuned = [v for v in seen if not (0 < v < math.inf)]  # -1, Infinity: no limit; NaN
         if untuned:
@@ -377,3 +388,43 @@ def _leaf_dimension(
         notes.append(f"{path}: maximum-am-resource-percent {seen[0]:g} is not tuned")
         return None
     return CapacityDimension(path, setting, min(0.05, *seen), 1.0)
+
+
+def untuned_settings(
+    a: ConfigurationDocument,
+    b: ConfigurationDocument,
+    tuned: Collection[str],
+    *,
+    preemption: bool,
+) -> dict[str, bool]:
+    """Settings of leaves of `a` that `b` declares (and, with `preemption`, the monitor's
+    properties) that no dimension named in `tuned` measures, each with whether `a` and `b`
+    differ in it: those left untuned because a value is one the space cannot hold (see the
+    module; a ``user-limit-factor`` of Infinity, as ``Float.parseFloat`` reads 1e400, or NaN).
+
+    Values compare as Hadoop holds them, Java floats (1e400 and Infinity are the same), and
+    NaN is the same as NaN, as for every setting `tempo config diff` lists (a property that
+    reads the same in both files is no change) and as Java's ``Float.equals``.
+    """
+    queues_a, queues_b = effective_queues(a), effective_queues(b)
+    pairs: dict[str, tuple[object, object]] = {}
+    for node in queue_tree(a).walk():
+        if node.is_leaf and node.path in queues_b:
+            for setting in LEAF_SETTINGS:
+                field = setting.replace("-", "_")  # user_limit_factor, ordering_policy, ...
+                pairs[f"{node.path}.{setting}"] = (
+                    getattr(queues_a[node.path], field),
+                    getattr(queues_b[node.path], field),
+                )
+    for setting in PREEMPTION if preemption else ():
+        pairs[f"preemption.{setting}"] = (
+            preemption_value(a, setting),
+            preemption_value(b, setting),
+        )
+    return {name: not _same(*pair) for name, pair in pairs.items() if name not in tuned}
+
+
+def _same(x: object, y: object) -> bool:
+    """`x` equals `y`, NaN equalling NaN."""
+    both_nan = isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y)
+    return both_nan or x == y

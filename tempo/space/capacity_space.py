@@ -34,6 +34,7 @@ from tempo.space.capacity_dims import (
     CapacityDimension,
     current_value,
     default_dimensions,
+    untuned_settings,
 )
 from tempo.space.codec import Codec, CodedSpace, checked_dimensions
 from whatif.capacity.document import ConfigurationDocument
@@ -354,15 +355,23 @@ def _text(d: CapacityDimension, value: float) -> str:
 
 @dataclass(frozen=True)
 class CapacityDistance:
-    """The normalized distance between two Capacity Scheduler files and the space it was measured in."""
+    """The normalized distance between two Capacity Scheduler files, the space it was
+    measured in, and the `untuned` settings both files have that it compared outside it."""
 
     distance: float
     space: CapacitySpace
+    untuned: tuple[str, ...] = ()
+
+    @property
+    def dimensions(self) -> int:
+        """Coordinates of the distance: the space's, and one per untuned setting."""
+        return len(self.space) + len(self.untuned)
 
     def describe(self) -> str:
+        untuned = f" and {len(self.untuned)} untuned setting(s)" if self.untuned else ""
         return (
             f"distance: {self.distance:.4f} (normalized l2 over {len(self.space)} tunable "
-            "dimensions; default Capacity Scheduler space)"
+            f"dimensions{untuned}; default Capacity Scheduler space)"
         )
 
 
@@ -373,8 +382,13 @@ def capacity_distance(
 
     Dimensions `b` cannot give a value (a queue it does not declare, a capacity in
     another mode) are left out; the preemption monitor counts when either file sets it.
-    None when no tunable setting is left (as `space_distance` is not asked for allocation
-    files without a common queue): files that share nothing have no distance.
+    A setting both files have that the space does not tune because a value is one it
+    cannot hold (`tempo.space.capacity_dims.untuned_settings`: a ``user-limit-factor`` of
+    Infinity or NaN, ...) is one more coordinate, 1 where the files differ (1.0 and
+    Infinity; the width of a tuned setting's whole range) and 0 where they do not (Infinity
+    and Infinity; NaN and NaN, the same value, as for every other setting), so the distance
+    stays finite. None when no tunable setting is left (as `space_distance` is not asked
+    for allocation files without a common queue): files that share nothing have no distance.
     """
     preemption = any(name.startswith(PREEMPTION_PREFIX) for doc in (a, b) for name in doc.names())
     space = CapacitySpace.default(a, preemption=preemption, cover=(b,))
@@ -389,5 +403,8 @@ def capacity_distance(
     if not kept:
         return None
     common = CapacitySpace(tuple(kept), a, space.notes)
-    distance = common.distance(common.encode(a, clip=True), common.encode(b, clip=True))
-    return CapacityDistance(float(distance), common)
+    tuned = float(common.distance(common.encode(a, clip=True), common.encode(b, clip=True)))
+    untuned = untuned_settings(a, b, {d.name for d in kept}, preemption=preemption)
+    squares = tuned**2 * len(kept) + sum(untuned.values())
+    distance = math.sqrt(squares / (len(kept) + len(untuned)))
+    return CapacityDistance(distance, common, tuple(untuned))

@@ -154,6 +154,35 @@ def test_diff_lists_changed_properties(run, sample, tmp_path):
     assert mixed.exit_code == 2 and "both" in mixed.output
 
 
+def test_diff_counts_a_user_limit_factor_of_infinity_as_a_change(run, sample, tmp_path):
+    """1.0 -> 1e400 (Float.parseFloat reads Infinity) printed distance 0.0000, as if nothing
+    changed: the untuned setting is one more coordinate, 1 as it changed, and no nan or inf
+    is printed; Infinity against the same Infinity (1e400) adds 0."""
+    files = {}
+    for name, factor in (("one", "1.0"), ("big", "1e400"), ("inf", "Infinity")):
+        files[name] = tmp_path / f"{name}.xml"
+        files[name].write_text(
+            sample.read_text().replace(
+                "</configuration>",
+                f"  <property>\n    <name>{P}root.a.user-limit-factor</name>\n"
+                f"    <value>{factor}</value>\n  </property>\n</configuration>",
+            )
+        )
+    result = run("config", "diff", files["one"], files["big"])
+    assert result.exit_code == 0, result.output
+    assert f"{P}root.a.user-limit-factor: 1.0 -> 1e400" in result.output
+    assert result.output.splitlines()[-1] == (
+        "distance: 0.2887 (normalized l2 over 11 tunable dimensions and 1 untuned setting(s); "
+        "default Capacity Scheduler space)"
+    )
+    data = json.loads(run("config", "diff", files["one"], files["big"], "--json").output)
+    jsonschema.validate(data, CONFIG_DIFF_SCHEMA)
+    assert data["distance"] == pytest.approx((1 / 12) ** 0.5) and data["dimensions"] == 12
+    same = run("config", "diff", files["inf"], files["big"])
+    assert same.exit_code == 0 and same.output.splitlines()[-1].startswith("distance: 0.0000 (")
+    assert "nan" not in result.output + same.output
+
+
 def test_diff_of_files_sharing_no_tunable_setting_has_no_distance_as_fair_files(run):
     a, b = (ROOT / "configs" / f"{n}-tenant-capacity.xml" for n in ("two", "six"))
     result = run("config", "diff", a, b)

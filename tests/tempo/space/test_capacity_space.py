@@ -153,3 +153,51 @@ def test_distance_between_capacity_files():
     assert 0 < near < capacity_distance(a, c).distance <= 1
     other = document(WEIGHTS)
     assert capacity_distance(a, other) is None  # nothing in common: no distance
+
+
+#: Two leaves at 60 % / 40 %: the space has 11 tunable dimensions (no preemption).
+TWO_LEAVES = {"root.queues": "a,b", "root.a.capacity": "60", "root.b.capacity": "40"}
+#: The distance of one untuned setting changed and nothing else: 1 over 12 coordinates.
+ONE_CHANGE = (1 / 12) ** 0.5
+
+
+@pytest.mark.parametrize(
+    ("setting", "value_a", "value_b", "expected"),
+    [
+        ("root.a.user-limit-factor", "1.0", "1e400", ONE_CHANGE),  # Float.parseFloat: Infinity
+        ("root.a.user-limit-factor", "Infinity", "1e400", 0.0),  # the same Java float
+        ("root.a.user-limit-factor", "NaN", "NaN", 0.0),  # the same, as every other setting
+        ("root.a.user-limit-factor", "1.0", "NaN", ONE_CHANGE),
+        ("root.a.user-limit-factor", "-1", "Infinity", ONE_CHANGE),  # both no limit, not equal
+        ("root.a.maximum-am-resource-percent", "0.1", "NaN", ONE_CHANGE),
+        ("root.a.minimum-user-limit-percent", "Infinity", "50", ONE_CHANGE),
+        ("root.a.ordering-policy", "fifo", "fifo-with-partitions", ONE_CHANGE),
+        ("root.a.ordering-policy", "fifo-with-partitions", "fifo-with-partitions", 0.0),
+    ],
+)
+def test_an_untuned_setting_counts_where_the_files_differ(setting, value_a, value_b, expected):
+    """A leaf setting the space leaves untuned (a user-limit-factor of Infinity or NaN, ...)
+    is one more coordinate, 1 where the files differ and 0 where not: 1.0 -> Infinity was
+    distance 0, and a leaf of a policy other than fifo or fair was a ValidationError."""
+    a = document({**TWO_LEAVES, setting: value_a})
+    b = document({**TWO_LEAVES, setting: value_b})
+    distance = capacity_distance(a, b)
+    assert distance.distance == pytest.approx(expected, abs=1e-12)
+    assert distance.untuned == (setting,) and distance.dimensions == 12 == len(distance.space) + 1
+    assert "and 1 untuned setting(s); default" in distance.describe()
+    assert capacity_distance(b, a).distance == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_preemption_property_that_is_not_finite_is_untuned_not_an_error():
+    """A monitor property of NaN or Infinity was a ValidationError (its bounds or vector
+    not finite): it is left untuned, with a note, and counts 1 where the files differ."""
+    name = "yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round"
+    a = document({**TWO_LEAVES, name: "0.1"})
+    for value in ("NaN", "1e400"):
+        distance = capacity_distance(a, document({**TWO_LEAVES, name: value}))
+        assert distance.untuned == ("preemption.total_preemption_per_round",)
+        assert np.isfinite(distance.distance) and distance.distance > 0
+        same = capacity_distance(document({**TWO_LEAVES, name: value}), a.set(name, value))
+        assert same.distance == 0
+    space = CapacitySpace.default(document({**TWO_LEAVES, name: "NaN"}), preemption=True)
+    assert "preemption.total_preemption_per_round nan is not tuned" in space.notes
