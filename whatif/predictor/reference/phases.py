@@ -224,9 +224,7 @@ class Phases(EngineState):
                 killed = True
                 continue
             if self.s.hadoop_version != 1:
-                if not self._headroom_short(j, s, task):
-                    continue
-                if self._headroom_hung(j, self.now) and self._reducer_rested(j, self.now):
+                if self._headroom_acts(j, s, task, self.now):
                     self._preempt_reducer(j, s, task)
                     killed = True
             elif self._am_room(j, int(p.job_queue[j]), p.task_req[task]):
@@ -289,22 +287,23 @@ class Phases(EngineState):
             return False
         return self._reducer_rested(j, now)
 
-    def _headroom_hung(self, j: int, now: float) -> bool:
-        """Whether job `j`'s map requests have waited long enough for the headroom rule."""
+    def _headroom_acts(self, j: int, s: int, task: int, now: float) -> bool:
+        """Whether blocked job `j`'s AM preempts reduces of stage `s` at `now` by the
+        headroom rule: its next map `task` does not fit (`_headroom_short`), its map
+        requests have waited the headroom delay, and it rested (see the kernel's)."""
         ask = float(self.job_map_ask[j])
-        return self.headroom_delay <= 0.0 or now >= self._hang_due(j, ask, self.headroom_delay)
+        if self.headroom_delay > 0.0 and now < self._hang_due(j, ask, self.headroom_delay):
+            return False
+        return self._reducer_rested(j, now) and self._headroom_short(j, s, task)
 
-    def _headroom_acts(self, j: int, now: float) -> bool:
-        """Whether blocked job `j`'s AM preempts reduces at `now` by the headroom rule."""
+    def _headroom_acts_at(self, j: int, now: float) -> bool:
+        """`_headroom_acts` for blocked job `j`, its waiting reduce stage and next map."""
+        if self.s.hadoop_version == 1:
+            return False
         p = self.p
         lo, hi = int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])
         s = next(k for k in range(lo, hi) if self.stage_waiting[k])
-        return (
-            self.s.hadoop_version != 1
-            and self._headroom_hung(j, now)
-            and self._reducer_rested(j, now)
-            and self._headroom_short(j, s, self._head(s - 1))
-        )
+        return self._headroom_acts(j, s, self._head(s - 1), now)
 
     def _reducer_rested(self, j: int, now: float) -> bool:
         """Whether job `j`'s AM's last preemptReducer was at an earlier heartbeat (see the
@@ -316,7 +315,7 @@ class Phases(EngineState):
         """Pop the `HANG` events at the heap's top that would not act (see the kernel's)."""
         while self.heap and self.heap[0][2] == HANG:
             time, _, _, j = self.heap[0]
-            if self._blocked(j) and (self._hanging(j, time) or self._headroom_acts(j, time)):
+            if self._blocked(j) and (self._hanging(j, time) or self._headroom_acts_at(j, time)):
                 return
             heapq.heappop(self.heap)
 
