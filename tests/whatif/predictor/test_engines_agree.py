@@ -1,5 +1,7 @@
 """The numba kernel and the plain-Python reference give identical schedules."""
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,6 +32,32 @@ def test_reference_and_numba_give_identical_schedules(scenario, seed):
     ).run_to_end()
     pd.testing.assert_frame_equal(fast.attempts, kept.attempts)
     pd.testing.assert_frame_equal(fast.jobs, kept.jobs)
+
+
+#: (unconditional, headroom) delays of the MapReduce AM's reduce preemption, in seconds
+AM_DELAYS = [(300.0, 4.0), (10.0, 0.0), (10.0, 4.0), (-1.0, 4.0)]
+
+
+@replayed(120)
+@given(scenarios(), st.sampled_from(AM_DELAYS), st.integers(0, 3))
+def test_engines_agree_with_the_ams_reduce_preemption_delays(scenario, delays, seed):
+    """Both engines agree with the AM's rules timed otherwise than by Hadoop's defaults
+    (which `scenarios` keeps): an unconditional delay short enough to act in these
+    workloads, or off, and a headroom rule that waits (each rule's `HANG` events). (120
+    examples: with the reference ignoring the headroom delay, 100 fail and 60 do not.)"""
+    workload, allocation, cluster, sched, noise = scenario
+    unconditional, headroom = delays
+    sched = dataclasses.replace(
+        sched,
+        reducer_unconditional_preempt_delay_s=unconditional,
+        reducer_preempt_delay_s=headroom,
+    )
+    fast, slow = (
+        predict(workload, allocation, cluster, settings=sched, engine=e, seed=seed, noise=noise)
+        for e in ("numba", "reference")
+    )
+    pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
+    pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
 
 
 @replayed(20)
