@@ -38,6 +38,9 @@ DURATION_UNITS: dict[str, float] = {
 #: Trace times at or above this many seconds are epoch times (1973 on), below it offsets
 #: from a trace's own zero (SLS, SWIM and generated workloads start at 0).
 EPOCH_FROM_S = 1e8
+#: The last trace time a date shows: 9999-12-31 23:59:59 UTC in epoch seconds, where
+#: Python's datetime ends (`format_instant` shows a later time in seconds).
+LAST_INSTANT_S = 253402300799.0
 
 #: How a duration is written back, largest unit first (see `format_duration`).
 _CANONICAL = (("d", 86400.0), ("h", 3600.0), ("min", 60.0))
@@ -76,9 +79,12 @@ def format_duration(seconds: float) -> str:
 
 def format_instant(seconds: float | None, *, zone: bool = False) -> str:
     """A trace time as text: an epoch time as ``2012-01-17 15:56:29`` (UTC; with `zone`,
-    `` UTC`` after it), an offset from the trace's zero as ``1,234.5 s``, none as ``-``."""
+    `` UTC`` after it), an offset from the trace's zero as ``1,234.5 s``, none as ``-``.
+    A time past `LAST_INSTANT_S` (a predicted end far beyond any date) is shown in seconds."""
     if seconds is None or not math.isfinite(seconds):
         return "-"
+    if seconds > LAST_INSTANT_S:
+        return f"{seconds:.6g} s"
     if seconds < EPOCH_FROM_S:
         return f"{seconds:,.1f} s"
     text = datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")

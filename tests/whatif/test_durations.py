@@ -3,7 +3,7 @@
 import pytest
 
 from whatif import ValidationError
-from whatif.durations import format_duration, format_instant, parse_duration
+from whatif.durations import LAST_INSTANT_S, format_duration, format_instant, parse_duration
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,11 @@ def test_format_instant_reads_epoch_times_as_utc_and_offsets_as_seconds():
     assert format_instant(25301.66) == "25,301.7 s"
     assert format_instant(25301.66, zone=True) == "25,301.7 s"
     assert format_instant(None) == format_instant(float("nan")) == "-"
+
+
+def test_format_instant_shows_a_time_past_the_last_date_in_seconds():
+    """Python's datetime ends at 9999-12-31 23:59:59 (`LAST_INSTANT_S`); a later time (a
+    predicted end far past any date) was a ValueError 'year 10000 is out of range'."""
+    assert format_instant(LAST_INSTANT_S) == "9999-12-31 23:59:59"
+    assert format_instant(LAST_INSTANT_S + 1.0) == "2.53402e+11 s"
+    assert format_instant(1e300, zone=True) == "1e+300 s"

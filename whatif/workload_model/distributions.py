@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from whatif.durations import LAST_INSTANT_S
 from whatif.errors import ValidationError
 
 logger = logging.getLogger(__name__)
@@ -25,10 +26,10 @@ logger = logging.getLogger(__name__)
 #: Relative rounding allowed between a point-mass lognormal's exp(mu) and its value.
 _POINT_TOLERANCE = 1e-9
 
-#: Longest duration a draw takes, in seconds: `whatif.workload_model.limits.LAST_START_S`,
+#: Longest duration a draw takes, in seconds: `whatif.durations.LAST_INSTANT_S`,
 #: 9999-12-31 in epoch seconds (a task that ran longer would end past any date a trace
 #: time shows). Lognormal draws are capped at it, in log space, so they are never infinite.
-MAX_DURATION_S = 253402300799.0
+MAX_DURATION_S = LAST_INSTANT_S
 #: ``log(MAX_DURATION_S)``, about 26.3: the largest lognormal ``mu`` a model file holds,
 #: and the largest ``sigma`` (wider spreads put most draws at 0 or at the cap).
 LOG_MAX_DURATION = math.log(MAX_DURATION_S)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from whatif.durations import LAST_INSTANT_S
 from whatif.errors import ValidationError
 from whatif.workload_model.arrivals import HOUR_S
 from whatif.workload_model.queue import QueueModel
@@ -31,10 +32,8 @@ MAX_HOURS = 1_000_000.0
 #: what-if the fitted job shapes can answer, and keeps grown durations finite.
 MAX_GROWTH = 1000.0
 #: The last start `WorkloadModel.generate` takes, and the last end (start plus hours):
-#: 9999-12-31 23:59:59 UTC in epoch seconds, the last second a date shows (Python's
-#: datetime, with which `whatif.durations.format_instant` shows a trace time, ends there;
-#: trace times are >= 0, as every reader requires).
-LAST_START_S = 253402300799.0
+#: the last second a date shows (trace times are >= 0, as every reader requires).
+LAST_START_S = LAST_INSTANT_S
 
 
 class GenerateSizeError(ValidationError):
