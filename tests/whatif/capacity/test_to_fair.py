@@ -6,26 +6,28 @@ import pytest
 from samples import capacity_document
 
 from whatif.allocation import AllocationDocument, effective_allocation, validate
-from whatif.allocation.effective import Resources
+from whatif.allocation.effective import EffectiveAllocation, Resources
 from whatif.capacity import ConfigurationDocument
 from whatif.capacity.convert import convert
-from whatif.capacity.to_fair import to_fair
+from whatif.capacity.to_fair import FairConversion, to_fair
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 P = "yarn.scheduler.capacity."
 
 
-def fair(doc: ConfigurationDocument, **kwargs) -> tuple[AllocationDocument, object]:
+def fair(doc: ConfigurationDocument, **kwargs) -> tuple[EffectiveAllocation, FairConversion]:
+    """`doc` converted, its allocation file valid to the Fair Scheduler: the file's effective
+    allocation and the conversion's result."""
     result = to_fair(doc, **kwargs)
     allocation = AllocationDocument.from_bytes(result.to_xml().encode())
     assert [i for i in validate(allocation) if i.severity == "error"] == []
-    return allocation, result
+    return effective_allocation(allocation), result
 
 
-def ratios(allocation: AllocationDocument) -> dict[str, float]:
+def ratios(allocation: EffectiveAllocation) -> dict[str, float]:
     """Each queue's weight over its siblings' total."""
     out = {}
-    for queue in effective_allocation(allocation).queues():
+    for queue in allocation.queues():
         total = sum(c.weight for c in queue.children)
         for child in queue.children:
             out[child.name] = child.weight / total
@@ -40,7 +42,7 @@ def test_round_trip_keeps_the_weights_ratios(sample, percentage):
     original = AllocationDocument.from_file(CONFIGS / sample)
     text = convert(original, percentage=percentage).to_xml()
     back, _ = fair(ConfigurationDocument.from_bytes(text.encode()))
-    expected, got = ratios(original), ratios(back)
+    expected, got = ratios(effective_allocation(original)), ratios(back)
     assert set(got) == set(expected)
     for name, share in expected.items():
         assert got[name] == pytest.approx(share, abs=1e-4), name
@@ -49,7 +51,7 @@ def test_round_trip_keeps_the_weights_ratios(sample, percentage):
 def test_round_trip_keeps_the_limits_and_policies():
     original = AllocationDocument.from_file(CONFIGS / "two-tenant-expert.xml")
     cs = ConfigurationDocument.from_bytes(convert(original).to_xml().encode())
-    back = effective_allocation(fair(cs)[0])
+    back = fair(cs)[0]
     engineer, prod = back.queue("engineer"), back.queue("prod")
     assert engineer.max_running_apps == 40 and engineer.max_am_share == pytest.approx(0.5)
     assert prod.max_am_share == pytest.approx(0.3) and not prod.allow_preemption_from
@@ -80,8 +82,7 @@ def test_settings_map_onto_their_fair_counterparts():
             "user.bob.max-parallel-apps": "2",
         }
     )
-    allocation, result = fair(doc)
-    eff = effective_allocation(allocation)
+    eff, result = fair(doc)
     a, b, x, y = (eff.queue(q) for q in ("root.a", "root.b", "root.a.x", "root.a.y"))
     assert (a.weight, b.weight, x.weight, y.weight) == (60, 40, 1, 3)
     assert a.max_resources.percent == (50.0, 50.0)
@@ -134,15 +135,14 @@ def test_absolute_capacities_become_min_resources_and_memory_weights():
             "root.b.c.maximum-capacity": "50",
         }
     )
-    allocation, result = fair(doc)
-    eff = effective_allocation(allocation)
+    eff, result = fair(doc)
     a = eff.queue("root.a")
     assert a.min_resources == Resources(30720, 30)
     assert a.max_resources.absolute == Resources(61440, 60)
     assert a.weight / eff.queue("root.b").weight == pytest.approx(3)
     # c's maximum is a share of b's absolute resources: it needs the cluster size
     assert any(line.startswith("root.b.c: maximum-capacity 50") for line in result.not_carried)
-    with_cluster = effective_allocation(fair(doc, cluster=Resources(102400, 100))[0])
+    with_cluster = fair(doc, cluster=Resources(102400, 100))[0]
     assert with_cluster.queue("root.b.c").max_resources.percent == (25.0, 25.0)
 
 
@@ -156,7 +156,7 @@ def test_the_dominant_resource_calculator_makes_fair_leaves_drf():
             "resource-calculator": "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator",
         }
     )
-    eff = effective_allocation(fair(doc)[0])
+    eff = fair(doc)[0]
     assert eff.queue("root.a").scheduling_policy == "drf"
     assert eff.queue("root.b").scheduling_policy == "fifo"
 
