@@ -46,6 +46,11 @@ def errors(props: dict[str, str]) -> list[str]:
     return [i.message for i in validate(conf(props)) if i.severity == "error"]
 
 
+def refuses(props: dict[str, str], message: str) -> bool:
+    """One of the errors validating `props` contains `message`."""
+    return any(message in m for m in errors(props))
+
+
 def warnings(props: dict[str, str]) -> list[str]:
     return [i.message for i in validate(conf(props)) if i.severity == "warning"]
 
@@ -165,7 +170,7 @@ def test_zero_sum_is_allowed_only_when_the_parent_allows_it() -> None:
         "root.p.x.capacity=0",
         "root.p.y.capacity=0",
     )
-    assert any("doesn't allow children capacity" in m for m in errors(props))
+    assert refuses(props, "doesn't allow children capacity")
     props[P + "root.p.allow-zero-capacity-sum"] = "true"
     assert errors(props) == []
 
@@ -173,8 +178,8 @@ def test_zero_sum_is_allowed_only_when_the_parent_allows_it() -> None:
 def test_three_modes_and_mixing_rules() -> None:
     assert errors(two("3w", "1w")) == []
     assert errors(two("[memory=4096,vcores=4]", "[memory=2048,vcores=2]")) == []
-    assert any("mixed of weight mode" in m for m in errors(two("60", "1w")))
-    assert any("mixed of weight mode" in m for m in errors(two("[memory=1024,vcores=1]", "40")))
+    assert refuses(two("60", "1w"), "mixed of weight mode")
+    assert refuses(two("[memory=1024,vcores=1]", "40"), "mixed of weight mode")
     # a 0 % sibling does not count as percentage mode (Hadoop: capacity > 0)
     assert errors(two("0", "1w")) == []
 
@@ -187,32 +192,29 @@ def test_absolute_children_need_an_absolute_parent_with_room() -> None:
         "root.p.queues=x",
         "root.p.x.capacity=[memory=1024,vcores=1]",
     )
-    assert any("both parent and child all use absolute" in m for m in errors(props))
+    assert refuses(props, "both parent and child all use absolute")
     props[P + "root.p.capacity"] = "[memory=1024,vcores=1]"
     props[P + "root.q.capacity"] = "[memory=1024,vcores=1]"
     assert errors(props) == []
     props[P + "root.p.x.capacity"] = "[memory=2048,vcores=1]"
-    assert any("less than to its children" in m for m in errors(props))
+    assert refuses(props, "less than to its children")
 
 
 def test_weights_are_bounded() -> None:
-    assert any("Illegal weight=20000" in m for m in errors(two("20000w", "1w")))
+    assert refuses(two("20000w", "1w"), "Illegal weight=20000")
 
 
 def test_maximum_capacity_rules() -> None:
     assert errors(two(**{"root.a.maximum-capacity": "60"})) == []
     assert errors(two(**{"root.a.maximum-capacity": "-1"})) == []
-    assert any(
-        "greater than its absolute maximumCapacity" in m
-        for m in errors(two(**{"root.a.maximum-capacity": "50"}))
+    assert refuses(
+        two(**{"root.a.maximum-capacity": "50"}), "greater than its absolute maximumCapacity"
     )
-    assert any("maximumCapacity" in m for m in errors(two(**{"root.a.maximum-capacity": "120"})))
+    assert refuses(two(**{"root.a.maximum-capacity": "120"}), "maximumCapacity")
 
 
 def test_states() -> None:
-    assert any(
-        "We can only use RUNNING or STOPPED" in m for m in errors(two(**{"root.a.state": "PAUSED"}))
-    )
+    assert refuses(two(**{"root.a.state": "PAUSED"}), "We can only use RUNNING or STOPPED")
     props = capacity_props(
         "root.queues=p",
         "root.p.capacity=100",
@@ -222,7 +224,7 @@ def test_states() -> None:
     )
     assert errors(props) == []
     props[P + "root.p.x.state"] = "running"
-    assert any("cannot be STOPPED" in m for m in errors(props))
+    assert refuses(props, "cannot be STOPPED")
 
 
 @pytest.mark.parametrize(
@@ -261,9 +263,9 @@ def test_numbers_and_limits() -> None:
 
 
 def test_structure_errors() -> None:
-    assert any("missing child queue names for root" in m for m in errors({P + "x": "1"}))
-    assert any("empty queue name" in m for m in errors(two() | {P + "root.queues": "a,,b"}))
-    assert any("listed twice" in m for m in errors(two() | {P + "root.queues": "a,b,a"}))
+    assert refuses({P + "x": "1"}, "missing child queue names for root")
+    assert refuses(two() | {P + "root.queues": "a,,b"}, "empty queue name")
+    assert refuses(two() | {P + "root.queues": "a,b,a"}, "listed twice")
     issues = validate(b"<allocations/>")
     assert "top-level element not <configuration>" in issues[0].message
     broken = validate(b"<configuration>\n<property>\n</configuration>")
