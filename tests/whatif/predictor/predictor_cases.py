@@ -112,6 +112,9 @@ def containers(n, size_mb=1024):
     return Cluster(memory_mb=float(n * size_mb), vcores=float(n))
 
 
+#: (unconditional, headroom) delays of the MapReduce AM's reduce preemption, in seconds
+AM_DELAYS = [(300.0, 4.0), (10.0, 0.0), (10.0, 4.0), (-1.0, 4.0)]
+
 #: A map's split locations in random Hadoop 1 scenarios: none, on trackers h0-h3 (racks
 #: /r0 and /r1), a bare host, and a host that is no tracker.
 SPLITS = ["", "/r0/h0", "/r1/h1,/r0/h2", "/r1/h3", "/r0/h9", "h1", "/r1/h1"]

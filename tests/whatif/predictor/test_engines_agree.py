@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from predictor_cases import build_workload, containers, flat_tree, replayed, scenarios
+from predictor_cases import AM_DELAYS, build_workload, containers, flat_tree, replayed, scenarios
 
 from whatif import Resources
 from whatif.predictor import SchedulerSettings, Simulation, predict
@@ -32,10 +32,6 @@ def test_reference_and_numba_give_identical_schedules(scenario, seed):
     ).run_to_end()
     pd.testing.assert_frame_equal(fast.attempts, kept.attempts)
     pd.testing.assert_frame_equal(fast.jobs, kept.jobs)
-
-
-#: (unconditional, headroom) delays of the MapReduce AM's reduce preemption, in seconds
-AM_DELAYS = [(300.0, 4.0), (10.0, 0.0), (10.0, 4.0), (-1.0, 4.0)]
 
 
 @replayed(120)

@@ -43,6 +43,7 @@ from whatif.predictor.kernel.state import (
     GI_CUR_NODE,
     JF_FSTARV,
     JF_MSTARV,
+    JF_PEND,
     JF_USE,
     JI_CLAIMS,
     JI_STATE,
@@ -160,6 +161,21 @@ def _claims_cleanup(W, n):
         else:
             prev = e
         e = nxt
+
+
+@kernel_jit
+def _claimed_demand(W, n):
+    """Whether an app with a claim on node `n` has runnable pending demand: the node's
+    update offers it containers before anything else (`assignPreemptedContainers`), even
+    while the node is reserved for another app."""
+    ji, jf, cli = W[9], W[8], W[44]
+    e = W[41][n, NI_CL_HEAD]
+    while e >= 0:
+        j = cli[e, CL_APP]
+        if ji[j, JI_STATE] == 2 and (jf[j, JF_PEND] > 0.0 or jf[j, JF_PEND + 1] > 0.0):
+            return True
+        e = cli[e, CL_NEXT]
+    return False
 
 
 @kernel_jit

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.claims import _claimed_demand
 from whatif.predictor.kernel.events import _on_grid, heap_push
 from whatif.predictor.kernel.reservations import _booked_fits, _res_slots, _res_valid
 from whatif.predictor.kernel.state import (
@@ -151,10 +152,12 @@ def _node_wants(W, n):
 @kernel_jit
 def _res_wants(W, n):
     """`_node_wants` with reservations (`reservations.py`): a reserved node when its
-    reservation is to be dropped or the booked resources fit; another when it has room
-    for pending demand or some app could reserve a node (`_res_open`)."""
+    reservation is to be dropped, the booked resources fit, or it has room for an app with
+    a claim on it (`claims._claimed_demand`: claims come before the reservation); another
+    when it has room for pending demand or some app could reserve a node (`_res_open`)."""
     if W[41][n, NI_RES_APP] >= 0:
-        return _booked_fits(W, n) or not _res_valid(W, n)
+        claimed = _node_room(W, n) and _claimed_demand(W, n)
+        return _booked_fits(W, n) or not _res_valid(W, n) or claimed
     if W[3][0, QF_PRUN] <= 0.0:
         return False
     if _node_room(W, n):

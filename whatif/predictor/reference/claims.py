@@ -60,6 +60,13 @@ class Claims(EngineState):
                 if self.res_on:
                     self.changed = True  # the app may reserve the node now
 
+    def _claimed_demand(self, n: int) -> bool:
+        """Whether an app with a claim on node `n` has runnable pending demand (see the
+        kernel's)."""
+        return any(
+            self.job_state[j] == 2 and bool((self.job_pend[j] > 0).any()) for j in self.claims[n]
+        )
+
     def _claims_sweep(self) -> None:
         """At the end of an event time with heartbeats: every node's `_claims_cleanup`."""
         for n in range(len(self.claims)):

@@ -122,7 +122,8 @@ class Reservations(EngineState):
     def _res_wants(self, n: int) -> bool:
         """`_node_wants` with reservations."""
         if self.res_app[n] >= 0:
-            return self._booked_fits(n) or not self._res_valid(n)
+            claimed = self._node_room(n) and self._claimed_demand(n)
+            return self._booked_fits(n) or not self._res_valid(n) or claimed
         if self.q_pend_run[0, 0] <= 0:
             return False
         if self._node_room(n):
