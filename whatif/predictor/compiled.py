@@ -395,7 +395,7 @@ def _attempt_arrays(cap: int, hcap: int) -> dict[str, np.ndarray]:
 def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
     """The clock and global counters and list heads (``gf``, ``gi``), and the cluster."""
     gf = np.zeros(K.N_GF)
-    gf[[K.G_NEXT_CHECK, K.G_NEXT_V12, K.G_CONT]] = np.inf
+    gf[[K.G_NEXT_CHECK, K.G_NEXT_V12, K.G_CONT, K.G_RAMP_DUE]] = np.inf
     gf[K.G_LAST_T] = -np.inf
     gf[K.G_LOC_LAST] = -np.inf
     gf[K.G_CS_LAST] = -np.inf

@@ -9,11 +9,12 @@ asked for or running. By hand on both engines, and the setting with its site fil
 from __future__ import annotations
 
 import pytest
-from predictor_cases import flat_tree
+from predictor_cases import build_workload, flat_tree
 from test_hanging_maps import FOUR_MAPS_RAMPED, four_maps
 
+from whatif import Cluster
 from whatif.errors import ValidationError
-from whatif.predictor import SchedulerSettings
+from whatif.predictor import SchedulerSettings, predict
 from whatif.predictor.site import read_site
 
 
@@ -80,6 +81,48 @@ def test_a_zero_limit_asks_for_reduces_once_every_map_is_assigned(engine):
         ("reduce_008", 24.5),
     ]
     assert finish == 30.5
+
+
+def test_the_ramp_up_sees_the_state_at_the_ams_call(engine):
+    """One node of 8192 MB and 8 vcores heartbeating at 0, 1, 2, ..., one container each;
+    job j's AM (1024 MB) is ready at 0.25 and calls at 0.25, 1.25, ...; six 2048 MB maps
+    (10 s), two 1024 MB reduces (5 s), reduces ahead of maps:
+    - 1, 2, 3: map_000 to map_002 (the node then has 1024 MB free), taken at the calls
+      after, ending at 11.25, 12.25, 13.25, reported at 12, 13, 14;
+    - 12: map_003 in map_000's room; 1 of 6 done: the call at 12.25 sends the reduces
+      and ramps up: limit 1024 + 3 x 2048 = 7168 MB (7 vcores), the reduces' share
+      floor(7168 x 1/6) = 1194 (1 vcore); the rest holds 2 maps < the 5 asked or running:
+      1 reduce, 006 at 13;
+    - 13: 2 of 6 done, 2048 MB free. The call at 13.25, with no event at it, ramps up on
+      that state: limit 2048 + 2 x 2048 + 1024 = 7168 (7), share floor(7168 / 3) = 2389
+      (2), the rest holds 2 maps < 4: 2389 less the running reduce: 1 more, 007 at 14
+      ahead of the maps; map_004 at 15, map_005 at 23 (map_003's room, reported at 23).
+    When the ramp-up waited for the first event at or after the call (14: map_004 had
+    taken the room by then), 007 started at 15 and map_004 at 14, and the result hung on
+    which idle heartbeats were skipped."""
+    tasks = [("map", 10, 2048)] * 6 + [("reduce", 5, 1024)] * 2
+    schedule = predict(
+        build_workload([("j", "a", 0, tasks, {"am_memory_mb": 1024.0})]),
+        flat_tree(a={}),
+        Cluster.parse("nodes=1,memory-mb=8192,vcores=8"),
+        settings=SchedulerSettings(
+            am_start_latency_s=0.25, setup_cleanup_s=0.0, reservable_nodes=0.0
+        ),
+        engine=engine,
+    )
+    a = schedule.attempts.sort_values(["start_s", "task_id"])
+    assert list(zip(a["task_id"], a["start_s"], strict=True)) == [
+        ("j_am", 0.0),
+        ("j_map_000", 1.0),
+        ("j_map_001", 2.0),
+        ("j_map_002", 3.0),
+        ("j_map_003", 12.0),
+        ("j_reduce_006", 13.0),
+        ("j_reduce_007", 14.0),
+        ("j_map_004", 15.0),
+        ("j_map_005", 23.0),
+    ]
+    assert schedule.jobs["finish_s"].tolist() == [35.0]
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan")])

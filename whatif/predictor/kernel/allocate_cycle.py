@@ -18,9 +18,14 @@ trace records its AM (an app without one has no cycle):
   then launched (``container_launch_latency_s``): the task's work starts then, while the
   container holds its node's resources from ``t`` (`_run_start`).
 
+The AM's reduce ramp-up runs at its calls: with node heartbeats at the call itself,
+seeing the state then (an iteration of its own at a call that changes what the AM asks
+for, `phases._ramp_due`: what it asks for is there for the nodes' next heartbeats); in
+the instant model at the first event time at or after each call.
+
 Not modeled: a failed or killed attempt's task is asked for again at once (not at the next
-call), the AM's reduce ramp-down runs at every event time, not only in its heartbeat, and
-its ramp-up at the first event time at or after each call (`phases._ramp_job`). An interval of 0 turns the cycle off: requests and containers at once.
+call), and the AM's reduce ramp-down runs at every event time, not only in its heartbeat.
+An interval of 0 turns the cycle off: requests and containers at once.
 """
 
 from __future__ import annotations

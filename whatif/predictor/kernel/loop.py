@@ -53,6 +53,7 @@ from whatif.predictor.kernel.phases import (
     _make_runnable,
     _preempt_reduces,
     _promote_waiting,
+    _ramp_due,
     _ramp_reduces,
     _submit,
 )
@@ -82,6 +83,7 @@ from whatif.predictor.kernel.state import (
     G_LAST_T,
     G_NEXT_CHECK,
     G_NOW,
+    G_RAMP_DUE,
     GI_BEAT_N,
     GI_CLAIM_LIVE,
     GI_DIRTY,
@@ -92,6 +94,7 @@ from whatif.predictor.kernel.state import (
     GI_NEXT_SUBMIT,
     GI_PROGRESS,
     GI_RAMP_HEAD,
+    GI_RAMP_RUN,
     GI_RC_HEAD,
     HANG,
     HEARTBEAT,
@@ -118,6 +121,7 @@ from whatif.predictor.kernel.state import (
     QF_PALL,
     QF_TBP,
     QF_USE,
+    RAMP_RUN_MAX,
     RUNNING,
     TC_END,
 )
@@ -180,7 +184,7 @@ def advance(W, t_stop, att_room):
         _drop_idle_hangs(W)
         t_heap = float_from_ordered(hk[0, HK_KEY]) if gi[GI_HEAP_N] > 0 else INF
         t_sub = jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] if gi[GI_NEXT_SUBMIT] < nj else INF
-        t = min(t_heap, t_sub, gf[G_NEXT_CHECK])
+        t = min(t_heap, t_sub, gf[G_NEXT_CHECK], gf[G_RAMP_DUE])
         if t == INF or t > t_stop or gi[GI_LIVELOCK] != 0:
             break
         room = att_room + nj + W[40].shape[0]
@@ -198,6 +202,7 @@ def advance(W, t_stop, att_room):
         if check:
             gf[G_NEXT_CHECK] = INF
         events = False
+        ramp_call = gf[G_RAMP_DUE] == t  # an AM's call whose ramp-up changes its asks
         passing = False  # a continuous scheduling pass is due now
         while gi[GI_HEAP_N] > 0 and hk[0, HK_KEY] == t_key:
             events = True
@@ -267,6 +272,8 @@ def advance(W, t_stop, att_room):
         else:
             _allocate(W)
         _ramp_down(W, heartbeats)
+        gi[GI_RAMP_RUN] = 0 if events else gi[GI_RAMP_RUN] + 1
+        events = events or ramp_call
         if cfg[C_PREEMPT] != 0.0:
             if cfg[C_CS] != 0.0:
                 if events:
@@ -309,6 +316,9 @@ def advance(W, t_stop, att_room):
                 _claims_sweep(W)  # what the nodes' next heartbeats would drop first
             if cfg[C_CONT] != 0.0:
                 _schedule_pass(W, t)
+            gf[G_RAMP_DUE] = INF
+            if gi[GI_RAMP_HEAD] >= 0 and gi[GI_RAMP_RUN] < RAMP_RUN_MAX:
+                gf[G_RAMP_DUE] = _ramp_due(W)
             _wake(W, t)
     if t_stop != INF and t_stop > gf[G_NOW]:
         gf[G_NOW] = t_stop

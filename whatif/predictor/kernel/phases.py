@@ -74,6 +74,7 @@ from whatif.predictor.kernel.state import (
     C_AM_LAT,
     C_CS,
     C_HANG,
+    C_HB,
     C_LAT,
     C_PDELAY,
     C_RAMP,
@@ -1241,9 +1242,10 @@ def _ramp_count(W, j, s):
 def _ramp_job(W, j):
     """The MapReduce AM's scheduleReduces for job `j`: once every map is assigned it asks
     for all its reduces; before, it ramps them up or down by `_ramp_count` (none while
-    withheld: `_hold`). With an allocate cycle it recalculates at its AM's calls (the
-    first event time at or after each), without at every event time. True if it asked
-    for more."""
+    withheld: `_hold`). With an allocate cycle it recalculates at its AM's calls: with
+    heartbeats at each call that changes what it asks for (`_ramp_due`), in the instant
+    model at the first event time at or after each; without a cycle at every event time.
+    True if it asked for more."""
     return _ramp_job_at(W, j, _ramp_stage(W, j))
 
 
@@ -1369,11 +1371,13 @@ def _ramp_reduces(W):
     if one asked for more. It passes over the asleep jobs (`ramp_lists.py`) while they
     would all ask for nothing (`_ramp_asleep_idle`); else it visits every ramping job
     (passing over the asleep ones of leaves it did not mark: they would ask for nothing),
-    and keeps the asleep ones' headrooms again."""
+    and keeps the asleep ones' headrooms again. With heartbeats only a call at this time
+    is due: one before it would have changed nothing (`_ramp_due`)."""
     ji, jf, gi, qf, gf = W[9], W[8], W[24], W[3], W[23]
     now = gf[G_NOW]
     prev = gf[G_RAMP_LAST]
     gf[G_RAMP_LAST] = now
+    heartbeats = W[25][C_HB] != 0.0
     every = not _ramp_asleep_idle(W)
     if every:
         _ramp_reset_h(W)
@@ -1387,6 +1391,9 @@ def _ramp_reduces(W):
         else:
             if asleep:
                 _ramp_catch_up(W, j, prev)
+            if heartbeats and jf[j, JF_RAMP_NEXT] < now and _cycles(W, j):
+                # a call since the last walk changed nothing (`_ramp_due`): only one now is due
+                jf[j, JF_RAMP_NEXT] = _am_call(W, j, now, True)
             if now >= jf[j, JF_RAMP_NEXT]:
                 s = _ramp_stage(W, j)
                 if _ramp_idle(W, j, s):
@@ -1399,3 +1406,41 @@ def _ramp_reduces(W):
             _ramp_keep_h(W, j)
         j = nxt
     return more
+
+
+@kernel_jit
+def _ramp_changes(W, j, s):
+    """Whether job `j`'s ramp-up (`_ramp_job_at`; `s`: its ramped stage) would change the
+    reduces its AM asks for, were it called now."""
+    si = W[14]
+    if s < 0 or si[s, SI_HELD] == 1:
+        return False
+    if si[s - 1, SI_PENDING] == 0:
+        return True
+    asked = si[s, SI_ASKED]
+    if si[s, SI_PENDING] == asked:
+        return False
+    n = _ramp_count(W, j, s)
+    return n > 0 or (n < 0 and asked > 0)
+
+
+@kernel_jit
+def _ramp_due(W):
+    """With heartbeats, after an iteration: the first AM call after now at which a ramping
+    job's ramp-up would change what it asks for (inf: none), for an iteration there, so
+    that it sees the state at its call and its nodes' next heartbeats see what it asked
+    for. The state does not change before the next iteration, so a call at which the
+    ramp-up would change nothing is passed over; the asleep jobs of leaves the walk would
+    not mark (`_ramp_asleep_idle`) would ask for nothing."""
+    ji, qf, gi, gf = W[9], W[3], W[24], W[23]
+    now = gf[G_NOW]
+    every = not _ramp_asleep_idle(W)
+    due = INF
+    j = gi[GI_RAMP_HEAD] if every else gi[GI_RA_HEAD]
+    while j >= 0:
+        nxt = ji[j, JI_RAMP_NEXT] if every else ji[j, JI_RA_NEXT]
+        awake = ji[j, JI_IN_RA] == 1 or qf[W[6][j, JS_QUEUE], QF_RAMP_WAKE] != 0.0
+        if awake and _cycles(W, j) and _ramp_changes(W, j, _ramp_stage(W, j)):
+            due = min(due, _am_call(W, j, now, False))
+        j = nxt
+    return due

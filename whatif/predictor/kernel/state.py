@@ -93,7 +93,9 @@ G_CONT = 6  # the next continuous scheduling pass (inf: none scheduled)
 G_LOC_LAST = 7  # Hadoop 1: the last FairScheduler.assignTasks call (-inf: none yet)
 G_CS_LAST = 8  # the Capacity Scheduler monitor's last round (-inf: none yet)
 G_RAMP_LAST = 9  # the ramp-up's last walk (`phases._ramp_reduces`; -inf: none yet)
-N_GF = 10
+# with heartbeats: the next AM call whose ramp-up changes what it asks for (`_ramp_due`)
+G_RAMP_DUE = 10
+N_GF = 11
 # global int state
 GI_HEAP_N, GI_SEQ, GI_NEXT_SUBMIT, GI_N_ATT, GI_DIRTY, GI_EPOCH = 0, 1, 2, 3, 4, 5
 GI_RUN_HEAD, GI_RUN_TAIL, GI_WAIT_HEAD, GI_WAIT_TAIL, GI_WARNED_N = 6, 7, 8, 9, 10
@@ -137,7 +139,8 @@ GI_RAMP_HEAD, GI_RAMP_TAIL = 48, 49
 # its awake jobs (`phases._ramp_wake`), in the same order: the list at JI_RA_NEXT; the next
 # JI_RAMP_SEQ
 GI_RA_HEAD, GI_RA_TAIL, GI_RAMP_SEQ = 50, 51, 52
-N_GI = 53
+GI_RAMP_RUN = 53  # iterations in a row without an event (AM calls, checks)
+N_GI = 54
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -329,6 +332,9 @@ TF_TAKEN, TF_LOCATED = 1, 2
 
 BISECTION_ROUNDS = 25
 QUIET_CHECKS = 16  # Hadoop 3 checks with no progress before the livelock search starts
+# iterations in a row without an event after which AM calls wait for the next event (a
+# guard: ramp-ups that kept changing each other's asks would never let time run out)
+RAMP_RUN_MAX = 10000
 JAVA_INT_MAX = 2147483647.0
 
 HK_KEY, HK_SEQ = 0, 1  # hk: ordered_bits(time), insertion sequence number

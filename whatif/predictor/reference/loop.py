@@ -47,6 +47,7 @@ from whatif.predictor.reference.state import (
     INF,
     KILL,
     KILLED,
+    RAMP_RUN_MAX,
     RUNNING,
     TC_END,
 )
@@ -120,6 +121,10 @@ class ReferenceEngine(
         self.job_map_ask = np.zeros(nj)
         self.job_hang_next = np.full(nj, -INF)
         self.job_ramp_next = np.zeros(nj)  # the AM's next call at which it ramps
+        # with heartbeats: the next AM call whose ramp-up changes what it asks for
+        # (`_ramp_due`), and the iterations in a row that were only such calls
+        self.ramp_due = INF
+        self.ramp_run = 0
         self.stage_asked: set[int] = set()
         self.asking: set[int] = set()
         self.user_running = [0] * len(packed.user_max_apps)
@@ -247,7 +252,7 @@ class ReferenceEngine(
             self._drop_idle_hangs()
             t_heap = self.heap[0][0] if self.heap else INF
             t_sub = p.job_submit[self.next_submit] if self.next_submit < len(p.job_submit) else INF
-            t = min(t_heap, t_sub, self.next_check)
+            t = min(t_heap, t_sub, self.next_check, self.ramp_due)
             if t == INF or t > t_stop or self.livelocked:
                 break
             self.now = t
@@ -259,6 +264,7 @@ class ReferenceEngine(
             if check:
                 self.next_check = INF
             events = False
+            ramp_call = t == self.ramp_due  # an AM's call whose ramp-up changes its asks
             passing = False  # a continuous scheduling pass is due now
             self.reported = set()
             while self.heap and self.heap[0][0] == t:
@@ -317,6 +323,8 @@ class ReferenceEngine(
             else:
                 self._allocate()
             self._ramp_down()
+            self.ramp_run = 0 if events else self.ramp_run + 1
+            events = events or ramp_call
             if self.s.preemption:
                 if self.q.capacity is not None:
                     interval_s = self.q.capacity.monitor.monitoring_interval_ms / 1000.0
@@ -357,6 +365,9 @@ class ReferenceEngine(
                 self._claims_sweep()  # what the nodes' next heartbeats would drop first
                 if self.continuous:
                     self._schedule_pass(t)
+                self.ramp_due = INF
+                if self.ramping and self.ramp_run < RAMP_RUN_MAX:
+                    self.ramp_due = self._ramp_due()
                 self._wake(t)
         if t_stop != INF and t_stop > self.now:
             self.now = t_stop

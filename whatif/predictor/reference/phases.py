@@ -676,12 +676,39 @@ class RampUp(EngineState):
 
     def _ramp_reduces(self) -> bool:
         """The ramp-up at every event time, for each ramping job whose AM's call is due
-        (see the kernel's), in the order it began; True if one asked for more."""
+        (see the kernel's), in the order it began; True if one asked for more. With
+        heartbeats only a call at this time is due: one before it changed nothing
+        (`_ramp_due`)."""
         more = False
         for j in list(self.ramping):
+            if self.hb and self._cycles(j) and self.job_ramp_next[j] < self.now:
+                self.job_ramp_next[j] = self._am_call(j, self.now, True)
             if self.now >= self.job_ramp_next[j] and self._ramp_job(j):
                 more = True
         return more
+
+    def _ramp_changes(self, j: int) -> bool:
+        """Whether job `j`'s ramp-up (`_ramp_job`) would change the reduces its AM asks
+        for, were it called now (see the kernel's)."""
+        s = self._ramp_stage(j)
+        if s < 0 or self.stage_held[s]:
+            return False
+        if self.stage_pending[s - 1] == 0:
+            return True
+        asked = self.stage_ramp[s]
+        if self.stage_pending[s] == asked:
+            return False
+        n = self._ramp_count(j, s)
+        return n > 0 or (n < 0 and asked > 0)
+
+    def _ramp_due(self) -> float:
+        """The first AM call after now at which a ramping job's ramp-up would change what
+        it asks for (inf: none; see the kernel's)."""
+        due = INF
+        for j in self.ramping:
+            if self._cycles(j) and self._ramp_changes(j):
+                due = min(due, self._am_call(j, self.now, False))
+        return due
 
 
 def _avail_containers(amount: np.ndarray, req: np.ndarray) -> int:

@@ -16,3 +16,6 @@ HANG = 7  # a job's map requests may hang long enough for unconditional preempti
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 # Hadoop 3 checks with no progress before the livelock search starts (kernel.QUIET_CHECKS)
 QUIET_CHECKS = 16
+# AM calls in a row at which the ramp-up alone changed something, after which the calls
+# wait for the next event (kernel.RAMP_RUN_MAX)
+RAMP_RUN_MAX = 10000
