@@ -10,7 +10,7 @@ code without symbols (/tmp/perf-<pid>.map), from the objects in the kernel's cac
 count as their caller). With NUMBA_DEBUGINFO=1 and a NUMBA_CACHE_DIR of its own for
 both steps (the cache does not record the option, and debug info changes inlining),
 `--lines N` also prints the N busiest source lines. `run` takes the benchmark's
-`--tasks` (1M) and `--hadoop-version` (3).
+`--tasks` (1M), `--hadoop-version` (3) and `--nodes` (none: one pool).
 """
 
 from __future__ import annotations
@@ -106,17 +106,17 @@ def write_perf_map(objects_dir: Path) -> int:
     return len(rows)
 
 
-def run(tasks: int, hadoop_version: int) -> None:
+def run(tasks: int, hadoop_version: int, nodes: int = 0) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     from predictor import synthetic
 
     from whatif.predictor import SchedulerSettings, Simulation
 
     settings = SchedulerSettings(preemption=True, hadoop_version=hadoop_version)
-    small, allocation, cluster = synthetic(200)
+    small, allocation, cluster = synthetic(200, nodes=nodes)
     Simulation(small, allocation, cluster, settings=settings).run_to_end()  # compile or load
     print(f"kernel functions mapped: {write_perf_map(Path('/tmp/kernel-objects'))}")
-    workload, allocation, cluster = synthetic(tasks)
+    workload, allocation, cluster = synthetic(tasks, nodes=nodes)
     sim = Simulation(workload, allocation, cluster, settings=settings)
     t0 = time.process_time()
     sim.advance_to(float("inf"))
@@ -184,12 +184,13 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("run", help="simulate the benchmark workload, writing the perf map")
     r.add_argument("--tasks", type=int, default=1_000_000)
     r.add_argument("--hadoop-version", type=int, choices=[1, 2, 3], default=3)
+    r.add_argument("--nodes", type=int, default=0, help="the benchmark's --nodes (heartbeats)")
     p = sub.add_parser("report", help="kernel functions' share of a perf recording")
     p.add_argument("data")
     p.add_argument("--lines", type=int, default=0)
     args = parser.parse_args(argv)
     if args.command == "run":
-        run(args.tasks, args.hadoop_version)
+        run(args.tasks, args.hadoop_version, args.nodes)
     else:
         report(args.data, args.lines)
 
