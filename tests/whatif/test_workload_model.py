@@ -842,6 +842,32 @@ def test_model_file_bounds_every_integer_field(fitted, tmp_path, where, value, m
     assert str(error.value).startswith(f"{path}: ")
 
 
+@pytest.mark.parametrize(
+    ("where", "value", "match"),
+    [
+        (("goodness_of_fit", 0, "p_value"), "0.5", r"\]\.p_value: expected a number, got \"0"),
+        (("goodness_of_fit", 0, "ks_stat"), 1.5, r"ks_stat: expected a number in \[0.0, 1.0\]"),
+        (("goodness_of_fit", 0, "p_value"), -0.1, r"p_value: expected a number in \[0.0, 1.0"),
+        (("goodness_of_fit", 0, "mu"), [1.0], r"goodness_of_fit\[0\]\.mu: expected a number"),
+        (("goodness_of_fit", 0, "queue"), 3, r"goodness_of_fit\[0\]\.queue: expected a string"),
+        (("goodness_of_fit", 0, "family"), None, r"\.family: expected a string, got null"),
+    ],
+)
+def test_model_file_checks_the_fit_report(fitted, tmp_path, where, value, match):
+    """The goodness-of-fit rows are checked by field when the file is read (their numbers
+    were read unchecked: a string p-value was a TypeError when the report was printed)."""
+    path = _model_file(fitted, tmp_path, lambda d: _corrupt(d, where, value))
+    with pytest.raises(ValidationError, match=match) as error:
+        WorkloadModel.from_json(path)
+    assert str(error.value).startswith(f"{path}: ")
+
+
+def test_model_file_reads_an_unfitted_statistic_as_missing(fitted, tmp_path):
+    """A statistic not fitted (null, as `to_json` writes NaN) reads back as NaN."""
+    path = _model_file(fitted, tmp_path, lambda d: _corrupt(d, ("goodness_of_fit", 0, "mu"), None))
+    assert WorkloadModel.from_json(path).goodness_of_fit_["mu"].isna().iloc[0]
+
+
 def test_model_file_integer_bounds_are_inclusive(fitted, tmp_path):
     """The largest priority and stage index a Java int holds, and a count of 0, are read."""
 

@@ -311,13 +311,25 @@ def decode(
         missing = [c for c in _REPORT_KEYS if c not in node.value]
         if missing:
             raise _missing(path, f"{node.where}.{missing[0]}")
-        node["n"].integer(low=0, high=MAX_COUNT)
-        rows.append({k: np.nan if node.value[k] is None else node.value[k] for k in _REPORT_KEYS})
+        rows.append(_decode_report_row(node))
     gof = pd.DataFrame(rows, columns=list(_REPORT_KEYS))
     return dict(params_node.value), queues, gof, (window[0], window[1])
 
 
 _REPORT_KEYS = ("queue", "stage", "quantity", "family", "n", "ks_stat", "p_value", "mu", "sigma")
+
+
+def _decode_report_row(node: _Node) -> dict[str, object]:
+    """A goodness-of-fit row: its names strings, its count an integer, its statistic and
+    p-value in [0, 1] and its lognormal parameters numbers, each null where not fitted
+    (a string there was a TypeError when the report was printed)."""
+    row: dict[str, object] = {k: node[k].string() for k in ("queue", "stage", "quantity", "family")}
+    row["n"] = node["n"].integer(low=0, high=MAX_COUNT)
+    for key, high in (("ks_stat", 1.0), ("p_value", 1.0), ("mu", None), ("sigma", None)):
+        field = node[key]
+        low = None if high is None else 0.0
+        row[key] = np.nan if field.value is None else field.number(low=low, high=high)
+    return row
 
 
 def _decode_distribution(node: _Node, *, low: float = 0.0) -> DurationDistribution:
