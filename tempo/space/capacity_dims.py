@@ -400,7 +400,8 @@ def untuned_settings(
     """Settings of leaves of `a` that `b` declares (and, with `preemption`, the monitor's
     properties) that no dimension named in `tuned` measures, each with whether `a` and `b`
     differ in it: those left untuned because a value is one the space cannot hold (see the
-    module; a ``user-limit-factor`` of Infinity, as ``Float.parseFloat`` reads 1e400, or NaN).
+    module; a ``user-limit-factor`` of Infinity, as ``Float.parseFloat`` reads 1e400, or NaN),
+    and capacities in absolute resources or in another mode in `b` (`_capacity_pairs`).
 
     Values compare as Hadoop holds them, Java floats (1e400 and Infinity are the same), and
     NaN is the same as NaN, as for every setting `tempo config diff` lists (a property that
@@ -416,12 +417,35 @@ def untuned_settings(
                     getattr(queues_a[node.path], field),
                     getattr(queues_b[node.path], field),
                 )
+    pairs.update(_capacity_pairs(a, b))
     for setting in PREEMPTION if preemption else ():
         pairs[f"preemption.{setting}"] = (
             preemption_value(a, setting),
             preemption_value(b, setting),
         )
     return {name: not _same(*pair) for name, pair in pairs.items() if name not in tuned}
+
+
+def _capacity_pairs(
+    a: ConfigurationDocument, b: ConfigurationDocument
+) -> dict[str, tuple[object, object]]:
+    """The ``capacity`` and ``maximum-capacity`` of each queue both files declare where
+    either gives a value no dimension can hold: absolute resources, or a capacity whose
+    mode differs between the files (without them a change of absolute capacities was
+    distance 0)."""
+    declared_b = {node.path for node in queue_tree(b).walk()}
+    pairs: dict[str, tuple[object, object]] = {}
+    for node in queue_tree(a).walk():
+        if node.path not in declared_b:
+            continue
+        capacities = (read_capacity(a, node.path), read_capacity(b, node.path))
+        known = [v for v in capacities if v is not None]
+        if any(v.resources is not None for v in known) or len({v.mode for v in known}) > 1:
+            pairs[f"{node.path}.capacity"] = capacities
+        maxima = (read_maximum(a, node.path), read_maximum(b, node.path))
+        if any(v.resources is not None for v in maxima):
+            pairs[f"{node.path}.maximum-capacity"] = maxima
+    return pairs
 
 
 def _same(x: object, y: object) -> bool:

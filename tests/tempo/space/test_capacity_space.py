@@ -188,6 +188,46 @@ def test_an_untuned_setting_counts_where_the_files_differ(setting, value_a, valu
     assert capacity_distance(b, a).distance == pytest.approx(expected, abs=1e-12)
 
 
+#: Two leaves with absolute capacities: the space has 8 tunable dimensions.
+ABSOLUTE = {
+    "root.queues": "a,b",
+    "root.a.capacity": "[memory=4096,vcores=4]",
+    "root.b.capacity": "[memory=2048,vcores=2]",
+}
+
+
+@pytest.mark.parametrize(
+    ("changes", "untuned", "expected"),
+    [
+        ({"root.a.capacity": "[memory=6144,vcores=6]"}, ["a", "b"], (1 / 10) ** 0.5),
+        ({}, ["a", "b"], 0.0),
+        (
+            {"root.b.maximum-capacity": "[memory=8192,vcores=8]"},
+            ["a", "b", "b.max"],
+            (1 / 11) ** 0.5,
+        ),
+    ],
+)
+def test_an_absolute_capacity_counts_where_the_files_differ(changes, untuned, expected):
+    """A capacity or maximum-capacity in absolute resources (which the space does not
+    tune) is one more coordinate, 1 where the files differ: over the 8 tunable dimensions
+    and these, a changed absolute capacity was distance 0."""
+    names = {"a": "root.a.capacity", "b": "root.b.capacity", "b.max": "root.b.maximum-capacity"}
+    distance = capacity_distance(document(ABSOLUTE), document({**ABSOLUTE, **changes}))
+    assert distance.untuned == tuple(names[u] for u in untuned)
+    assert len(distance.space) == 8
+    assert distance.distance == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_capacity_switched_to_absolute_counts():
+    """A percentage capacity made absolute leaves its dimension (the other file cannot give
+    it a percentage) and counts as an untuned coordinate instead."""
+    distance = capacity_distance(
+        document(TWO_LEAVES), document({**TWO_LEAVES, "root.a.capacity": "[memory=4096,vcores=4]"})
+    )
+    assert distance.untuned == ("root.a.capacity",) and distance.distance > 0
+
+
 def test_a_preemption_property_that_is_not_finite_is_untuned_not_an_error():
     """A monitor property of NaN or Infinity was a ValidationError (its bounds or vector
     not finite): it is left untuned, with a note, and counts 1 where the files differ."""
