@@ -98,8 +98,9 @@ def test_the_ramp_up_sees_the_state_at_the_ams_call(engine):
       (2), the rest holds 2 maps < 4: 2389 less the running reduce: 1 more, 007 at 14
       ahead of the maps; map_004 at 15, map_005 at 23 (map_003's room, reported at 23).
     When the ramp-up waited for the first event at or after the call (14: map_004 had
-    taken the room by then), 007 started at 15 and map_004 at 14, and the result hung on
-    which idle heartbeats were skipped."""
+    taken the room by then), 007 started at 15 and map_004 at 14. (Here the one node
+    heartbeats every second either way; with idle heartbeats skipped, which event came
+    first after a call, and so the schedule, depended on the skipping.)"""
     tasks = [("map", 10, 2048)] * 6 + [("reduce", 5, 1024)] * 2
     schedule = predict(
         build_workload([("j", "a", 0, tasks, {"am_memory_mb": 1024.0})]),
