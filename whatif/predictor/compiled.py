@@ -290,6 +290,7 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     jf = np.zeros((nj, K.N_JF))
     jf[:, K.JF_FINISH] = np.nan
     jf[:, K.JF_HANG_NEXT] = -np.inf
+    jf[:, K.JF_RD_CALL] = -np.inf
     ji = np.full((nj, K.N_JI), -1, dtype=np.int32)
     zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
     zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]

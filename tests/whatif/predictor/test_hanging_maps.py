@@ -528,3 +528,53 @@ def test_hadoop_3_takes_the_asked_reduces_off_the_headroom(engine):
         ],
         38.0,
     )
+
+
+def test_the_am_preempts_reduces_at_its_allocate_call(engine):
+    """The AM runs preemptReducesIfNeeded in its heartbeat (RMContainerAllocator.heartbeat),
+    so a job with an allocate cycle kills reduces at its calls only. One node of 5120 MB
+    heartbeating at 0, 1, 2, ...; job j's AM (1024 MB) is ready at 0.25 and calls at
+    0.25, 1.25, ...; four 3072 MB maps (19 s), two 1024 MB reduces (10 s), slowstart 0:
+    - 1: map_000 (1024 MB left); the ramp-up at 1.25 asks no reduce (no map completed);
+    - 21: map_000's end (20.25) reported, map_001 in its room; the call at 21.25 ramps up
+      with 1 of 4 maps done: limit 1024 free + 3072 used, the reduces' share 1024, the
+      rest holds 1 map < the 3 asked or running: reduce_004, at 22 (the node is full);
+    - 41: map_001's end reported, map_002 in its room; the call at 41.25 ramps up with 2
+      of 4 done: limit 0 + 4096, share 2048, the rest holds no map < 2: 2048 less 004's
+      1024: reduce_005 is asked for;
+    - 61: map_002's end reported: reduce_005 goes ahead of map_003, which does not fit
+      the 2048 MB left. No map runs, map_003 waits: the headroom, 2048 MB, has no room
+      for it. At the AM's call at 61.25 (before: at once, at 61) it withholds its reduce
+      requests and kills min(max(3 reduces for a map, 2 for half its limit 2048 + 2048),
+      3 for the one hanging map): both waiting reduces;
+    - 62: map_003; every map is assigned, the reduces are asked again: 005 at 63, 004 at
+      82 (map_003's end reported), ending at 92.25, reported at 93."""
+    tasks = [("map", 19.0, 3072.0)] * 4 + [("reduce", 10.0, 1024.0)] * 2
+    for version in (2, 3):
+        schedule = predict(
+            build_workload([("j", "a", 0.0, tasks, {"am_memory_mb": 1024.0})]),
+            flat_tree(a={}),
+            Cluster.parse("nodes=1,memory-mb=5120,vcores=8"),
+            engine=engine,
+            settings=SchedulerSettings(
+                am_start_latency_s=0.25,
+                setup_cleanup_s=0.0,
+                reservable_nodes=0.0,
+                slowstart_completed_maps=0.0,
+                hadoop_version=version,
+            ),
+        )
+        a = schedule.attempts.sort_values(["start_s", "task_id"])
+        got = list(zip(a["task_id"], a["start_s"], a["finish_s"], a["state"], strict=True))
+        assert got == [
+            ("j_am", 0.0, 93.0, "SUCCEEDED"),
+            ("j_map_000", 1.0, 20.25, "SUCCEEDED"),
+            ("j_map_001", 21.0, 40.25, "SUCCEEDED"),
+            ("j_reduce_004", 22.0, 61.25, "KILLED"),
+            ("j_map_002", 41.0, 60.25, "SUCCEEDED"),
+            ("j_reduce_005", 61.0, 61.25, "KILLED"),
+            ("j_map_003", 62.0, 81.25, "SUCCEEDED"),
+            ("j_reduce_005", 63.0, 82.0, "SUCCEEDED"),
+            ("j_reduce_004", 82.0, 92.25, "SUCCEEDED"),
+        ], version
+        assert schedule.jobs["finish_s"].tolist() == [93.0]

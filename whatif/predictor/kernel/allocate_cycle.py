@@ -21,10 +21,11 @@ trace records its AM (an app without one has no cycle):
 The AM's reduce ramp-up runs at its calls: with node heartbeats at the call itself,
 seeing the state then (an iteration of its own at a call that changes what the AM asks
 for, `phases._ramp_due`: what it asks for is there for the nodes' next heartbeats); in
-the instant model at the first event time at or after each call.
+the instant model at the first event time at or after each call. Its reduce ramp-down
+runs at its calls (`phases._at_am_call`: a job blocked between calls acts at the next).
 
 Not modeled: a failed or killed attempt's task is asked for again at once (not at the next
-call), and the AM's reduce ramp-down runs at every event time, not only in its heartbeat.
+call).
 An interval of 0 turns the cycle off: requests and containers at once.
 """
 

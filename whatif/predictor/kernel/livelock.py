@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from whatif.predictor.kernel.allocate_cycle import _run_start
+from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _run_start
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
 from whatif.predictor.kernel.phases import _hang_due, _replay_row, _timed
@@ -211,7 +211,7 @@ def _v12_state(W):
         + ji.shape[0]
         + 4 * ndims * nq
         + (5 if res else 3) * nn
-        + 4 * ji.shape[0]
+        + 5 * ji.shape[0]
         + 1
     )
 
@@ -292,22 +292,25 @@ def _hang_timers(W, out, n):
     waiting for maps (only such a job can preempt; a reduce that starts later is in the
     state), relative to now (-inf: passed; 1: the rule is not timed): its next such
     preemption, when its map requests hang for the unconditional rule and when they have
-    waited long enough for the headroom rule. They stand for the `HANG` events, which the
-    Hadoop 3 state leaves out."""
-    if not _timed(W):
-        return n
+    waited long enough for the headroom rule (where either rule is timed), and its AM's
+    next allocate call, at which its ramp-down acts (`phases._at_am_call`; 1: no cycle).
+    They stand for the `HANG` events, which the Hadoop 3 state leaves out."""
     jf, ji, t, cfg = W[8], W[9], W[23][G_NOW], W[25]
+    timed = _timed(W)
     j = W[24][GI_RED_HEAD]
     while j >= 0:
         out[n] = j
-        nxt = jf[j, JF_HANG_NEXT]
-        out[n + 1] = nxt - t + 0.0 if nxt > t else -INF
-        for which in range(2):
-            delay = cfg[C_HANG] if which == 0 else cfg[C_PDELAY]
-            due = _hang_due(W, j, jf[j, JF_MAP_ASK], delay)
-            on = delay >= 0.0 if which == 0 else delay > 0.0
-            out[n + 2 + which] = (due - t + 0.0 if due > t else -INF) if on else 1.0
-        n += 4
+        out[n + 1] = _am_call(W, j, t, False) - t + 0.0 if _cycles(W, j) else 1.0
+        n += 2
+        if timed:
+            nxt = jf[j, JF_HANG_NEXT]
+            out[n] = nxt - t + 0.0 if nxt > t else -INF
+            for which in range(2):
+                delay = cfg[C_HANG] if which == 0 else cfg[C_PDELAY]
+                due = _hang_due(W, j, jf[j, JF_MAP_ASK], delay)
+                on = delay >= 0.0 if which == 0 else delay > 0.0
+                out[n + 1 + which] = (due - t + 0.0 if due > t else -INF) if on else 1.0
+            n += 3
         j = ji[j, JI_RED_NEXT]
     return n
 

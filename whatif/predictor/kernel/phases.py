@@ -110,6 +110,7 @@ from whatif.predictor.kernel.state import (
     JF_PEND,
     JF_RAMP_H,
     JF_RAMP_NEXT,
+    JF_RD_CALL,
     JF_TBP,
     JF_USE,
     JI_AM_ATT,
@@ -723,7 +724,8 @@ def _preempt_reduces(W):
     requests until every map is assigned and kills some of its waiting reduces
     (`_preempt_reducer`).
 
-    Only blocked jobs (`_red_blocked`) can act; they are visited in the order they joined
+    Only blocked jobs (`_red_blocked`) can act, and a job with an allocate cycle only at
+    its AM's calls (`_at_am_call`); they are visited in the order they joined
     the list of jobs with waiting reduces, as a scan of that whole list would. Hadoop 1
     has no such AM: on its slot pools, where maps and reduces never take each other's
     room, its JobTracker never kills or holds back reduces for maps. (Hadoop 1 on one
@@ -747,7 +749,7 @@ def _preempt_reduces(W):
         j = ji[j, JI_RC_NEXT]
     for i in range(n):
         j = order[i]
-        if _red_blocked(W, j):
+        if _red_blocked(W, j) and _at_am_call(W, j):
             s = _waiting_reduce_stage(W, j)
             task = _head_task(W, s - 1)
             now = W[23][G_NOW]
@@ -769,6 +771,24 @@ def _preempt_reduces(W):
                     _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
                     killed = True
     return killed
+
+
+@kernel_jit
+def _at_am_call(W, j):
+    """Whether blocked job `j`'s AM may preempt its reduces now: it runs
+    preemptReducesIfNeeded in its heartbeat, so with an allocate cycle only at its calls;
+    at another time a `HANG` event at its next call (one per call) brings it there."""
+    if not _cycles(W, j):
+        return True
+    now = W[23][G_NOW]
+    call = _am_call(W, j, now, True)
+    if call == now:
+        return True
+    jf = W[8]
+    if jf[j, JF_RD_CALL] != call:
+        jf[j, JF_RD_CALL] = call
+        heap_push(W[21], W[22], W[24], call, HANG, j, -1, j)
+    return False
 
 
 @kernel_jit

@@ -105,15 +105,16 @@ class Livelock(EngineState):
         ) + self._v1_state(t)
 
     def _hang_timers(self, t: float) -> tuple[float, ...]:
-        """The AM's reduce preemption timers of each job with reduces waiting for maps (see
-        the kernel's), in the order the kernel lists them."""
-        if not self._timed():
-            return ()
+        """The AM's reduce preemption timers of each job with reduces waiting for maps, and
+        its AM's next call (see the kernel's), in the order the kernel lists them."""
         out: list[float] = []
         for j in self.reducing:
+            out += [float(j), self._am_call(j, t, False) - t if self._cycles(j) else 1.0]
+            if not self._timed():
+                continue
             ask = float(self.job_map_ask[j])
             nxt = float(self.job_hang_next[j])
-            out += [float(j), nxt - t if nxt > t else -INF]
+            out.append(nxt - t if nxt > t else -INF)
             for delay, on in (
                 (self.hang_delay, self.hang_delay >= 0.0),
                 (self.headroom_delay, self.headroom_delay > 0.0),

@@ -120,6 +120,7 @@ class ReferenceEngine(
         self.headroom_delay = 0.0 if off else max(self.s.reducer_preempt_delay_s, 0.0)
         self.job_map_ask = np.zeros(nj)
         self.job_hang_next = np.full(nj, -INF)
+        self.job_rd_call = np.full(nj, -INF)
         self.job_ramp_next = np.zeros(nj)  # the AM's next call at which it ramps
         # with heartbeats: the next AM call whose ramp-up changes what it asks for
         # (`_ramp_due`), and the iterations in a row that were only such calls

@@ -216,7 +216,7 @@ class Phases(EngineState):
             m = s - 1
             size = int(p.stage_task_end[m] - p.stage_task_start[m])
             running_maps = size - self.stage_pending[m] - self.stage_done[m]
-            if self.stage_pending[m] == 0 or running_maps > 0:
+            if self.stage_pending[m] == 0 or running_maps > 0 or not self._at_am_call(j):
                 continue
             task = self._head(m)
             if self._hanging(j, self.now):
@@ -257,6 +257,19 @@ class Phases(EngineState):
             k = self.stage_ramp[s]
             req = req + self._window_req(s, 0, k if k >= 0 else ALL)
         return not self._am_room(j, int(self.p.job_queue[j]), req)
+
+    def _at_am_call(self, j: int) -> bool:
+        """Whether blocked job `j`'s AM may preempt its reduces now: only at its allocate
+        calls; at another time a `HANG` at its next call, one per call (see the kernel's)."""
+        if not self._cycles(j):
+            return True
+        call = self._am_call(j, self.now, True)
+        if call == self.now:
+            return True
+        if self.job_rd_call[j] != call:
+            self.job_rd_call[j] = call
+            self._push(call, HANG, j)
+        return False
 
     def _hang_due(self, j: int, ask: float, delay: float) -> float:
         """When map requests made at `ask` have waited `delay` (see the kernel's)."""

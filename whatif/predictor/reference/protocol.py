@@ -81,6 +81,7 @@ class EngineState(Protocol):
     headroom_delay: float
     job_map_ask: np.ndarray
     job_hang_next: np.ndarray
+    job_rd_call: np.ndarray
     job_ramp_next: np.ndarray
     stage_asked: set[int]
     asking: set[int]
@@ -325,6 +326,8 @@ class EngineState(Protocol):
     def _am_call(self, j: int, t: float, at: bool) -> float: ...
 
     def _drop_idle_hangs(self) -> None: ...
+
+    def _at_am_call(self, j: int) -> bool: ...
 
     def _hang_due(self, j: int, ask: float, delay: float) -> float: ...
 
