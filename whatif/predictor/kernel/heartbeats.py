@@ -52,18 +52,23 @@ from whatif.predictor.kernel.state import (
     GI_JT_HEAD,
     GI_LSKIP_N,
     GI_PARK_N,
+    GI_PASS,
     GI_RES_ANY,
     GI_RES_LEAF,
     GI_RES_NEXT,
     GI_TOUCH_N,
     HEARTBEAT,
     INF,
+    JI_RV_OK,
+    JI_RV_PASS,
+    JI_RV_STAGE,
     NF_FREE,
     NF_GRID,
     NF_HB,
     NI_BEAT,
     NI_PARK,
     NI_RES_APP,
+    NI_RES_STAGE,
     NI_TOUCH,
     QF_PRUN,
 )
@@ -157,12 +162,27 @@ def _res_wants(W, n):
     when it has room for pending demand or some app could reserve a node (`_res_open`)."""
     if W[41][n, NI_RES_APP] >= 0:
         claimed = _node_room(W, n) and _claimed_demand(W, n)
-        return _booked_fits(W, n) or not _res_valid(W, n) or claimed
+        return _booked_fits(W, n) or not _res_valid_now(W, n) or claimed
     if W[3][0, QF_PRUN] <= 0.0:
         return False
     if _node_room(W, n):
         return True
     return _res_open(W, 1) > 0
+
+
+@kernel_jit
+def _res_valid_now(W, n):
+    """`_res_valid` for node `n` in a settling pass, found once per app and stage: the
+    apps' state does not change in a pass, and an app may hold many nodes reserved."""
+    ji, nodei = W[9], W[41]
+    j = nodei[n, NI_RES_APP]
+    s = nodei[n, NI_RES_STAGE]
+    stamp = W[24][GI_PASS] & 0x7FFFFFFF
+    if ji[j, JI_RV_PASS] != stamp or ji[j, JI_RV_STAGE] != s:
+        ji[j, JI_RV_PASS] = stamp
+        ji[j, JI_RV_STAGE] = s
+        ji[j, JI_RV_OK] = 1 if _res_valid(W, n) else 0
+    return ji[j, JI_RV_OK] == 1
 
 
 @kernel_jit
@@ -297,6 +317,7 @@ def _catch_up(W, t):
     nlist, gi = W[42], W[24]
     nn = W[40].shape[0]
     _res_scan(W)
+    gi[GI_PASS] += 1
     for i in range(gi[GI_TOUCH_N]):
         _beats_now(W, nlist[nn + i], t)
     if gi[GI_CHANGED] != 0:
@@ -317,6 +338,7 @@ def _wake(W, t):
     changed = gi[GI_CHANGED] != 0
     if changed:
         _res_scan(W)
+    gi[GI_PASS] += 1
     for i in range(gi[GI_TOUCH_N]):
         _settle(W, nlist[nn + i], t, changed)
     demand = qf[0, QF_PRUN] > 0.0 or (

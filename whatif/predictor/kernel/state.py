@@ -139,8 +139,9 @@ GI_RAMP_HEAD, GI_RAMP_TAIL = 48, 49
 # its awake jobs (`phases._ramp_wake`), in the same order: the list at JI_RA_NEXT; the next
 # JI_RAMP_SEQ
 GI_RA_HEAD, GI_RA_TAIL, GI_RAMP_SEQ = 50, 51, 52
-GI_RAMP_RUN = 53  # iterations in a row without an event (AM calls, checks)
-N_GI = 54
+# iterations in a row without an event (AM calls, checks); settling passes so far (the
+# stamps of `heartbeats._res_valid_now`)
+GI_RAMP_RUN, GI_PASS, N_GI = 53, 54, 55
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -217,7 +218,9 @@ JI_RAMP_NEXT, JI_RAMP_PREV, JI_IN_RAMP = 35, 36, 37  # the list at GI_RAMP_HEAD
 JI_RAMP_SIG = 38
 # its place in the ramping-jobs list, and the list of its awake ones (`phases._ramp_wake`)
 JI_RAMP_SEQ, JI_RA_NEXT, JI_RA_PREV, JI_IN_RA = 42, 43, 44, 45
-N_JI = 46
+# whether its reservations of a stage are valid, as found in a settling pass (its stamp)
+JI_RV_PASS, JI_RV_STAGE, JI_RV_OK = 46, 47, 48
+N_JI = 49
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
