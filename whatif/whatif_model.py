@@ -65,7 +65,15 @@ class QSEstimate:
     def spread(self) -> np.ndarray:
         if self.replicates.shape[1] < 2:
             return np.zeros(self.replicates.shape[::2])
-        spread: np.ndarray = np.nanstd(self.replicates, axis=1, ddof=1)
+        # nanstd(ddof=1) without its warning: NaN where fewer than two replicates measured
+        measured = ~np.isnan(self.replicates)
+        count = measured.sum(axis=1)
+        deviation = np.where(measured, self.replicates - self.mean[:, None, :], 0.0)
+        squares = (deviation * deviation).sum(axis=1)
+        variance = np.divide(
+            squares, count - 1, out=np.full(squares.shape, np.nan), where=count > 1
+        )
+        spread: np.ndarray = np.sqrt(variance)
         return spread
 
     def _empty(self) -> np.ndarray:

@@ -19,7 +19,7 @@ from whatif import (
 from whatif.executors import DaskExecutor, ProcessPoolExecutor, SerialExecutor
 from whatif.metrics import Metric, Window
 from whatif.predictor import NoiseModel
-from whatif.whatif_model import WhatifModel, qs_values
+from whatif.whatif_model import QSEstimate, WhatifModel, qs_values
 
 CLUSTER = Cluster.parse("memory-mb=4096,vcores=4")
 QS = [("root.a", Metric("QS_AJR")), ("root.b", Metric("QS_AJR")), ("root", Metric("QS_THR"))]
@@ -70,6 +70,18 @@ def test_noisy_replicates_have_spread_and_are_reproducible():
     assert first.replicates.shape == (1, 3, 3)
     assert (first.spread[0, :2] > 0).all()
     np.testing.assert_array_equal(first.replicates, again.replicates)
+
+
+def test_the_spread_of_a_qs_measured_once_is_nan_without_a_warning(recwarn):
+    """A QS that only some replicates measure (NaN in the others) has the sample
+    standard deviation of those that did: NaN where fewer than two did, and no numpy
+    "Degrees of freedom" warning on the operator's terminal (it printed in `tempo
+    optimize` on the six-tenant sample)."""
+    replicates = np.array([[[1.0, 2.0, np.nan], [3.0, np.nan, np.nan], [5.0, np.nan, np.nan]]])
+    estimate = QSEstimate(labels=("a", "b", "c"), replicates=replicates)
+    np.testing.assert_array_equal(estimate.mean, [[3.0, 2.0, np.nan]])
+    np.testing.assert_array_equal(estimate.spread, [[2.0, np.nan, np.nan]])
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
 @pytest.mark.slow
