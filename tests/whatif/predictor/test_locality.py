@@ -125,7 +125,7 @@ def located_scenarios(draw):
 @given(located_scenarios(), st.integers(0, 3))
 def test_engines_agree_with_delay_scheduling(scenario, seed):
     """Both engines give the same schedule with split locations on named trackers (noise,
-    failures and preemption included: re-queued maps go back to their location lists)."""
+    failures and preemption included: Hadoop 1 re-queues maps in `failedMaps`)."""
     workload, allocation, cluster, sched, noise = scenario
     fast, slow = (
         predict(workload, allocation, cluster, settings=sched, engine=e, seed=seed, noise=noise)

@@ -18,7 +18,7 @@ seeds below fail exactly the tasks named, once (`pack._noise_draws`).
 import pytest
 from predictor_cases import build_workload, containers, flat_tree, predict_hadoop1_preemption
 
-from whatif import Cluster, Resources
+from whatif import Cluster, Resources, Workload
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
 from whatif.predictor.pack import _noise_draws
 
@@ -29,6 +29,19 @@ def _order(schedule) -> list[tuple[str, str]]:
     """(task id, state) of every attempt in start order (task id on ties)."""
     a = schedule.attempts.sort_values(["start_s", "task_id"], kind="stable")
     return list(zip(a["task_id"], a["state"], strict=True))
+
+
+def _predict(workload, cluster, engine, seed=0, **settings):
+    """`workload` in queue a on `cluster`, failing the tasks the `seed` fails (`ONCE`)."""
+    return predict(
+        workload,
+        flat_tree(a={}),
+        cluster,
+        settings=SchedulerSettings(**settings),
+        engine=engine,
+        seed=seed,
+        noise=ONCE,
+    )
 
 
 def test_the_seeds_fail_the_tasks_named():
@@ -47,9 +60,8 @@ def test_a_failed_map_runs_again_before_the_maps_never_run(engine, version):
     predictor ran it last before)."""
     workload = build_workload([("j", "a", 0, [("map", 10, 1024)] * 3)])
     cluster = containers(1) if version == 3 else Cluster.parse("map-slots=1,reduce-slots=1")
-    settings = SchedulerSettings(hadoop_version=version, heartbeats=False, setup_cleanup_s=0.0)
-    s = predict(
-        workload, flat_tree(a={}), cluster, settings=settings, engine=engine, seed=0, noise=ONCE
+    s = _predict(
+        workload, cluster, engine, hadoop_version=version, heartbeats=False, setup_cleanup_s=0.0
     )
     assert _order(s) == [
         ("j_map_000", "FAILED"),
@@ -69,11 +81,7 @@ def test_a_failed_map_goes_before_the_reduces_asked_for(engine):
     until 15.)"""
     tasks = [("map", 5, 1024), ("map", 20, 1024), ("map", 10, 1024), ("reduce", 5, 1024)]
     workload = build_workload([("j", "a", 0, tasks)])
-    settings = SchedulerSettings(heartbeats=False)
-    s = predict(
-        workload, flat_tree(a={}), containers(2), settings=settings, engine=engine, seed=18,
-        noise=ONCE,
-    )  # fmt: skip
+    s = _predict(workload, containers(2), engine, seed=18, heartbeats=False)
     starts = s.attempts.set_index(["task_id", "state"])["start_s"]
     failed_at = 0.5639 * 20
     assert starts[("j_map_001", "FAILED")] == 0.0
@@ -127,10 +135,7 @@ def test_hadoop1_runs_a_failed_task_on_another_tracker(engine, trackers, retried
     may run on any."""
     workload = build_workload([("j", "a", 0, [("map", 10, 1024)] * 3)])
     cluster = Cluster.parse(f"nodes={trackers},map-slots={trackers},reduce-slots={trackers}")
-    settings = SchedulerSettings(hadoop_version=1, setup_cleanup_s=0.0)
-    s = predict(
-        workload, flat_tree(a={}), cluster, settings=settings, engine=engine, seed=0, noise=ONCE
-    )
+    s = _predict(workload, cluster, engine, hadoop_version=1, setup_cleanup_s=0.0)
     starts = s.attempts.set_index(["task_id", "state"])["start_s"]
     assert starts[("j_map_000", "FAILED")] == 0.0
     assert starts[("j_map_000", "SUCCEEDED")] == retried
@@ -148,14 +153,9 @@ def test_hadoop1_offers_a_job_the_task_its_tracker_would_get(engine):
     tasks = [("map", 10.0, 1024.0, {"vcores": 2.0})] + [("map", 10.0, 1024.0, {"vcores": 1.0})] * 3
     k = [("map", 30.0, 512.0, {"vcores": 1.0})] * 2
     workload = build_workload([("j", "a", 0.0, tasks), ("k", "a", 0.5, k)])
-    s = predict(
-        workload,
-        flat_tree(a={}),
-        Cluster.parse("nodes=2,memory-mb=4096,vcores=2"),
-        settings=SchedulerSettings(hadoop_version=1, setup_cleanup_s=0.0, assign_multiple=True),
-        engine=engine,
-        seed=0,
-        noise=ONCE,
+    nodes = Cluster.parse("nodes=2,memory-mb=4096,vcores=2")
+    s = _predict(
+        workload, nodes, engine, hadoop_version=1, setup_cleanup_s=0.0, assign_multiple=True
     )
     a = s.attempts
     assert list(zip(a["task_id"], a["start_s"], a["state"], strict=True)) == [
@@ -169,3 +169,32 @@ def test_hadoop1_offers_a_job_the_task_its_tracker_would_get(engine):
         ("k_map_000", 30.0, "SUCCEEDED"),
         ("j_map_000", 46.5, "SUCCEEDED"),
     ]
+
+
+def test_hadoop1_runs_a_failed_located_map_first_on_any_other_tracker(engine):
+    """Hadoop 1.2.1 puts a failed map in `failedMaps` alone (JobInProgress.failMap, off its
+    location lists), and findNewMapTask takes it first whatever the allowed locality level,
+    on any tracker but one it failed on. Trackers h0 (/r0) and h1 (/r1), one map slot
+    each, heartbeating at 0, 3, 6, ... and 1.5, 4.5, ...; three 10 s maps located on h0,
+    h0 and h1; the seed fails j_map_000 once, at 0.165 s:
+    - 0: h0 runs j_map_000 (node-local); 1.5: h1 runs j_map_002 (node-local, to 11.5);
+    - 3: h0 reports the failure and runs its task-cleanup attempt (reported at 6);
+    - 6: h0 passes over j_map_000, which failed there, and runs j_map_001 (node-local);
+    - 13.5: h1 reports j_map_002 and takes j_map_000 at once, off-rack (the job's allowed
+      level was node-local): it ends at 23.5, reported at 25.5, when the job finishes.
+    Before, the failed map went back to its place in its location lists: h0 ran it again
+    at 6 and j_map_001 at 18, and the job finished at 30."""
+    plain = build_workload([("j", "a", 0, [("map", 10, 1024)] * 3)])
+    located = plain.tasks.assign(split_locations=["/r0/h0", "/r0/h0", "/r1/h1"])
+    trackers = Cluster.parse("hosts=/r0/h0;/r1/h1,map-slots=2,reduce-slots=2")
+    s = _predict(
+        Workload(plain.jobs, located), trackers, engine, hadoop_version=1, setup_cleanup_s=0.0
+    )
+    assert _order(s) == [
+        ("j_map_000", "FAILED"),
+        ("j_map_002", "SUCCEEDED"),
+        ("j_map_001", "SUCCEEDED"),
+        ("j_map_000", "SUCCEEDED"),
+    ]
+    assert s.attempts.sort_values("start_s")["start_s"].tolist() == [0.0, 1.5, 6.0, 13.5]
+    assert s.jobs["finish_s"].tolist() == [25.5]

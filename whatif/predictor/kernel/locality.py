@@ -32,8 +32,10 @@ time between calls is Hadoop's.
 Within a level the map taken is the stage's lowest-numbered unassigned task local to the
 tracker's node (its ``nonRunningMapCache`` list), then to its rack, then the stage's next
 task as without locality (Hadoop: the other racks' lists in a hash set's order, then
-``nonLocalMaps``; a failed map goes back to the front of Hadoop's lists, here it keeps
-its place). Locality is static data (``pack`` and ``whatif.predictor.locality``): per
+``nonLocalMaps``). A killed or failed map goes to ``failedMaps`` alone
+(``JobInProgress.failMap``), which ``findNewMapTask`` tries first whatever the allowed
+level, on any tracker but one it failed on (``requests._front_task``); it is then launched
+at its own level on that tracker. Locality is static data (``pack`` and ``whatif.predictor.locality``): per
 located map stage, groups of its tasks by node and by rack, each with a cursor to its
 first task that may be unassigned; a task's flags say whether it is assigned and whether
 it has split locations.
@@ -45,7 +47,7 @@ import numpy as np
 
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
-from whatif.predictor.kernel.requests import _head_task
+from whatif.predictor.kernel.requests import _front_task, _head_task
 from whatif.predictor.kernel.state import (
     C_LOC_DELAY,
     C_PREEMPT,
@@ -69,11 +71,15 @@ from whatif.predictor.kernel.state import (
     QF_LMIN,
     QSF_FAIR_TO,
     QSF_MIN_TO,
+    SI_NEXT,
     SI_NONLOC,
+    SS_HI,
     SS_LG_HI,
     SS_LG_LO,
+    SS_RETRY,
     TF_TAKEN,
 )
+from whatif.predictor.pack import RETRY_FIRST
 
 
 @kernel_jit
@@ -120,8 +126,11 @@ def _loc_first(W, g):
 @kernel_jit
 def _loc_requeued(W, s, task):
     """A located stage's task is unassigned again: every group listing it gets its cursor
-    back to it (a retry is rare, so the stage's groups are searched)."""
+    back to it (a retry is rare, so the stage's groups are searched); not in Hadoop 1,
+    which keeps it off its location lists (`requests._give_back`)."""
     ss, lg = W[12], W[45]
+    if ss[s, SS_RETRY] == RETRY_FIRST:
+        return
     for g in range(ss[s, SS_LG_LO], ss[s, SS_LG_HI]):
         if lg[g, LG_CUR] > lg[g, LG_LO]:
             p = _loc_pos(W, g, task)
@@ -168,6 +177,9 @@ def _loc_pick(W, j, s, n):
         W[48][gi[GI_LVIS_N], 0] = j
         gi[GI_LVIS_N] += 1
     allowed = _loc_allowed(W, j, s)
+    task = _front_task(W, s, n)  # failedMaps first, whatever the level (findNewMapTask)
+    if task >= 0:
+        return task, _loc_level(W, s, task, n)
     task = _loc_first(W, _loc_group(W, s, n))
     if task >= 0:
         return task, 0
@@ -179,7 +191,24 @@ def _loc_pick(W, j, s, n):
     if allowed == 1:
         return -1, -1
     # nothing unassigned is local to the node or its rack: the stage's next task is not
+    # (Hadoop 1's failed maps left failed on this tracker: none of them)
+    if W[12][s, SS_RETRY] == RETRY_FIRST:
+        task = W[14][s, SI_NEXT]
+        return (task, 2) if task < W[12][s, SS_HI] else (-1, -1)
     return _head_task(W, s), 2
+
+
+@kernel_jit
+def _loc_level(W, s, task, n):
+    """The level of located stage `s`'s `task` on tracker `n`: 0 if a split location is
+    its node, 1 if one is in its rack, else 2 (JobInProgress.getLocalityLevel)."""
+    g = _loc_group(W, s, n)
+    if g >= 0 and _loc_pos(W, g, task) >= 0:
+        return 0
+    g = _loc_group(W, s, W[40].shape[0] + W[49][n])
+    if g >= 0 and _loc_pos(W, g, task) >= 0:
+        return 1
+    return 2
 
 
 @kernel_jit

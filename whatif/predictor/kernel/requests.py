@@ -4,7 +4,8 @@ in a dimension, and that stage's next task.
 A located map stage (Hadoop 1 delay scheduling, `locality.py`) may have its tasks taken
 out of order: `_take_task` flags a later fresh task as assigned (the stage's next fresh
 task then passes over it) or unlinks a re-queued one, and `_give_back` makes a task
-unassigned again: fresh again if the stage has not passed it, else re-queued.
+unassigned again: fresh again if the stage has not passed it, else re-queued (in Hadoop 1
+always re-queued, and still flagged assigned: off the location lists).
 
 A stage's re-queued tasks are one list, its retry list; the first ``SI_FRONT_N`` of them
 go before its fresh tasks, the others after (`_requeue`, by the stage's retry rule).
@@ -108,18 +109,19 @@ def _take_task(W, s, task):
     located stage (flagged), or a re-queued one (unlinked from the retry list)."""
     ss, si, ti, tfl = W[12], W[14], W[18], W[47]
     located = ss[s, SS_LOC] != 0
-    if located:
+    queued = located and (tfl[task] & TF_TAKEN) != 0  # Hadoop 1's re-queued (`_give_back`)
+    if located and not queued:
         tfl[task] |= TF_TAKEN
         if (tfl[task] & TF_LOCATED) == 0:
             si[s, SI_NONLOC] -= 1
     nxt = si[s, SI_NEXT]
-    if task == nxt:
+    if task == nxt and not queued:
         hi = ss[s, SS_HI]
         nxt += 1
         while located and nxt < hi and (tfl[nxt] & TF_TAKEN) != 0:
             nxt += 1
         si[s, SI_NEXT] = nxt
-    elif task < nxt:
+    elif task < nxt or queued:
         prev = -1
         cur = si[s, SI_RETRY_HEAD]
         place = 0
@@ -136,18 +138,29 @@ def _take_task(W, s, task):
 @kernel_jit
 def _tracker_task(W, s, n):
     """Hadoop 1's next task of stage `s` for tracker `n` (JobInProgress.findTaskFromList):
-    the first re-queued task that goes first and did not last fail on `n` (or failed as
-    often as there are trackers), else the next fresh task; -1 if none, and the job has
-    no task of the stage for this tracker."""
-    ss, si, ti = W[12], W[14], W[18]
+    the first re-queued task that goes first and did not last fail on `n` (`_front_task`),
+    else the next fresh task; -1 if none, and the job has no task of the stage for this
+    tracker."""
+    task = _front_task(W, s, n)
+    if task >= 0:
+        return task
+    if W[14][s, SI_NEXT] < W[12][s, SS_HI]:
+        return W[14][s, SI_NEXT]
+    return -1
+
+
+@kernel_jit
+def _front_task(W, s, n):
+    """The first of stage `s`'s re-queued tasks that go first (Hadoop 1's `failedMaps`)
+    that did not last fail on tracker `n`, or failed as often as there are trackers
+    (hasFailedOnMachine); -1 if none."""
+    si, ti = W[14], W[18]
     hosts = W[40].shape[0]
     task = si[s, SI_RETRY_HEAD]
     for _ in range(si[s, SI_FRONT_N]):
         if ti[task, TI_FAILED_ON] != n or ti[task, TI_FAILS] >= hosts:
             return task
         task = ti[task, TI_RETRY_NEXT]
-    if si[s, SI_NEXT] < ss[s, SS_HI]:
-        return si[s, SI_NEXT]
     return -1
 
 
@@ -173,8 +186,13 @@ def _tracker_bound(W, s, r0, r1):
 @kernel_jit
 def _give_back(W, s, task):
     """Task `task` of located stage `s` is unassigned again: True if it goes on the retry
-    list (the stage passed it), False if it is a fresh task again."""
+    list (the stage passed it), False if it is a fresh task again. Hadoop 1 puts every
+    such map in `failedMaps` alone (JobInProgress.failMap), off its location lists: it
+    stays flagged assigned there, and goes on the retry list (`locality._loc_pick` takes
+    it first)."""
     si, tfl = W[14], W[47]
+    if W[12][s, SS_RETRY] == RETRY_FIRST:
+        return True
     tfl[task] &= TF_LOCATED
     if (tfl[task] & TF_LOCATED) == 0:
         si[s, SI_NONLOC] += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from whatif.predictor.pack import Packed
+from whatif.predictor.pack import RETRY_FIRST, Packed
 from whatif.predictor.reference.events import _expired
 from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.state import INF
@@ -85,6 +85,9 @@ class Locality(EngineState):
         """The map job `j` takes on tracker `n`, and its level ((-1, -1): none allowed)."""
         self.loc_visited[j] = None
         allowed = self._loc_allowed(j, s)
+        task = self._front_task(s, n)  # failedMaps first, whatever the level
+        if task >= 0:
+            return task, self._loc_level(s, task, n)
         task = self._loc_first(s, n)
         if task >= 0:
             return task, 0
@@ -97,29 +100,43 @@ class Locality(EngineState):
             return -1, -1
         if self.stage_next[s] < self.p.stage_task_end[s]:
             return int(self.stage_next[s]), 2
+        if self.p.stage_retry_rule[s] == RETRY_FIRST:  # its failed maps failed here
+            return -1, -1
         return self.stage_retry[s][0], 2
+
+    def _loc_level(self, s: int, task: int, n: int) -> int:
+        """The level of located stage `s`'s `task` on tracker `n`: 0 node, 1 rack, 2 any."""
+        if task in self.loc_groups.get((s, n), []):
+            return 0
+        if task in self.loc_groups.get((s, self.nn + self.node_rack[n]), []):
+            return 1
+        return 2
 
     def _take_task(self, s: int, task: int) -> None:
         """Take `task` of stage `s` off its unassigned tasks, wherever it is (a located
         stage's fresh ones out of order too)."""
         located = bool(self.stage_located[s])
-        if located:
+        queued = located and bool(self.task_taken[task])  # Hadoop 1's re-queued
+        if located and not queued:
             self.task_taken[task] = True
             if not self.task_located[task]:
                 self.stage_nonloc[s] -= 1
         end = int(self.p.stage_task_end[s])
-        if task == self.stage_next[s]:
+        if task == self.stage_next[s] and not queued:
             nxt = task + 1
             while located and nxt < end and self.task_taken[nxt]:
                 nxt += 1
             self.stage_next[s] = nxt
-        elif task < self.stage_next[s]:
+        elif task < self.stage_next[s] or queued:
             if self.stage_retry[s].index(task) < self.stage_front[s]:
                 self.stage_front[s] -= 1
             self.stage_retry[s].remove(task)
 
     def _give_back(self, s: int, task: int) -> bool:
-        """`task` is unassigned again: True if it goes on the retry list."""
+        """`task` is unassigned again: True if it goes on the retry list (Hadoop 1: always,
+        kept off the location lists; see the kernel's)."""
+        if self.p.stage_retry_rule[s] == RETRY_FIRST:
+            return True
         self.task_taken[task] = False
         if not self.task_located[task]:
             self.stage_nonloc[s] += 1

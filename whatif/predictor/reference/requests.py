@@ -80,12 +80,20 @@ class Requests(EngineState):
 
     def _tracker_task(self, s: int, n: int) -> int:
         """Hadoop 1's next task of stage `s` for tracker `n` (findTaskFromList): the first
-        re-queued task that goes first and did not last fail on `n` (or failed as often as
-        there are trackers), else the next fresh task; -1 if none."""
+        re-queued task that goes first and did not last fail on `n` (`_front_task`), else
+        the next fresh task; -1 if none."""
+        task = self._front_task(s, n)
+        if task >= 0:
+            return task
+        if self.stage_next[s] < self.p.stage_task_end[s]:
+            return int(self.stage_next[s])
+        return -1
+
+    def _front_task(self, s: int, n: int) -> int:
+        """The first re-queued task of stage `s` that goes first and did not last fail on
+        tracker `n` (or failed as often as there are trackers); -1 if none."""
         hosts = len(self.node_cap)
         for task in self.stage_retry[s][: self.stage_front[s]]:
             if self.task_failed_on[task] != n or self.task_failures[task] >= hosts:
                 return task
-        if self.stage_next[s] < self.p.stage_task_end[s]:
-            return int(self.stage_next[s])
         return -1
