@@ -295,9 +295,9 @@ def test_the_cycle_finder_finds_a_circle():
 #: Most pairs of places repeating a run of code (tests/duplication.py) CI lets stand: the
 #: count when it was put in CI (issue 25: 49), lowered as pairs went (47, 43, 38, 35, 33,
 #: 28, 24, 23, 21; 22 with the hand-computed timeline of test_headroom_leaf_max, a
-#: different schedule written as the others; 23 with test_retry_order's located-map
-#: timeline, beside which its older Hadoop 1 timeline now pairs with test_hanging_maps':
-#: data). A change that adds a pair fails here: share
+#: different schedule written as the others; 23 once test_retry_order's predict calls
+#: shared one helper: its Hadoop 1 tracker test's expected timeline then pairs with
+#: test_hanging_maps' UNCONDITIONAL, both data). A change that adds a pair fails here: share
 #: the code instead, or, for genuinely different data of the same shape, raise this with
 #: the reason in the commit (docs/architecture.md).
 MAX_DUPLICATE_PAIRS = 23

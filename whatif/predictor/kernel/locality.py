@@ -35,10 +35,12 @@ task as without locality (Hadoop: the other racks' lists in a hash set's order, 
 ``nonLocalMaps``). A killed or failed map goes to ``failedMaps`` alone
 (``JobInProgress.failMap``), which ``findNewMapTask`` tries first whatever the allowed
 level, on any tracker but one it failed on (``requests._front_task``); it is then launched
-at its own level on that tracker. Locality is static data (``pack`` and ``whatif.predictor.locality``): per
-located map stage, groups of its tasks by node and by rack, each with a cursor to its
-first task that may be unassigned; a task's flags say whether it is assigned and whether
-it has split locations.
+at its own level on that tracker.
+
+Locality is static data (``pack`` and ``whatif.predictor.locality``): per located map
+stage, groups of its tasks by node and by rack, each with a cursor to its first task that
+may be unassigned; a task's flags say whether it is assigned and whether it has split
+locations.
 """
 
 from __future__ import annotations
