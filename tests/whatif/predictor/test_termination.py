@@ -88,9 +88,10 @@ def test_hadoop2_preemption_livelock_ends_where_the_run_starts_cycling(engine):
     s = predict(build_workload(jobs), alloc, Cluster(4096.0, 8.0), settings=cfg, engine=engine)
     assert s.jobs.set_index("job_id")["state"].to_dict() == {"jb": "RUNNING", "ja": "PENDING"}
     maps = s.attempts[~s.attempts["is_am"]]
-    # a starves from 1, past its timeout after 6: warned at 7, killed at 8, re-run, warned
-    # at 9, killed at 10: cycling
-    assert maps["start_s"].tolist() == [0.0, 8.0, 10.0]
+    # a starves from 1, past its timeout after 6: warned at 7, killed at 8; jb's AM (calls
+    # on whole seconds) learns of it at 9 and asks again at 10, where the map re-runs, is
+    # warned and killed at 11, asked for at 13: cycling
+    assert maps["start_s"].tolist() == [0.0, 10.0, 13.0]
     assert maps["state"].tolist() == ["KILLED", "KILLED", "RUNNING"]
 
 
@@ -141,9 +142,11 @@ def test_hadoop3_fair_share_livelock_for_an_am_over_its_share_ends(engine):
     cfg = SchedulerSettings(preemption=True, hadoop_version=3, slowstart_completed_maps=0.0)
     sim = _run_past_any_livelock(build_workload(jobs), alloc, Cluster(4096.0, 4.0), cfg, engine)
     maps = sim.schedule().attempts.query("stage == 'map'")
-    # starved from 1, acting at 6: killed at 21, re-run, marked at 35 and killed at 50, ...
-    assert maps["start_s"].tolist() == [0.0, 21.0, 50.0, 79.0, 108.0, 137.0, 166.0]
-    assert maps["finish_s"].tolist()[:6] == [21.0, 50.0, 79.0, 108.0, 137.0, 166.0]
-    assert maps["state"].tolist() == ["KILLED"] * 6 + ["RUNNING"]
+    # starved from 1, acting at 6: killed at 21, asked for again two AM calls later and
+    # re-run at 23, marked at 35 and killed at 50, ...; the run stops at 166 (a state seen
+    # before) with the map asked for again at 168
+    assert maps["start_s"].tolist() == [0.0, 23.0, 52.0, 81.0, 110.0, 139.0]
+    assert maps["finish_s"].tolist() == [21.0, 50.0, 79.0, 108.0, 137.0, 166.0]
+    assert maps["state"].tolist() == ["KILLED"] * 6
     s = sim.run_to_end()
     assert s.jobs.set_index("job_id")["state"].to_dict() == {"jb": "RUNNING", "ja": "PENDING"}

@@ -24,8 +24,15 @@ for, `phases._ramp_due`: what it asks for is there for the nodes' next heartbeat
 the instant model at the first event time at or after each call. Its reduce ramp-down
 runs at its calls (`phases._at_am_call`: a job blocked between calls acts at the next).
 
-Not modeled: a failed or killed attempt's task is asked for again at once (not at the next
-call).
+A task whose attempt fails or is killed is asked for again at a later call
+(`_reask_call`): a failed task at the first call at or after the failure (the task tells
+its AM over the umbilical); a killed one (the scheduler's preemption) at the call after
+the one whose answer reports the container completed (``getResources`` hands the
+completion to the task attempt's state machine, whose new attempt's request is queued on
+the allocator's event thread while ``heartbeat`` holds its lock, so the call that learnt
+of it cannot send it). In between, the task is neither running nor asked for. A reduce
+the AM itself kills (ramp-down) and the tasks of an AM attempt that fails are unassigned
+at once (the ramp-up, or the next AM, asks for them).
 An interval of 0 turns the cycle off: requests and containers at once.
 """
 
@@ -33,7 +40,16 @@ from __future__ import annotations
 
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _on_grid
-from whatif.predictor.kernel.state import C_AM_HB, C_LAT, JF_AM_T0, JS_HAS_AM
+from whatif.predictor.kernel.state import (
+    AM_KILLED,
+    C_AM_HB,
+    C_LAT,
+    FAILED,
+    G_NOW,
+    JF_AM_T0,
+    JI_AM_STATE,
+    JS_HAS_AM,
+)
 
 
 @kernel_jit
@@ -46,6 +62,18 @@ def _cycles(W, j):
 def _am_call(W, j, t, at):
     """Job `j`'s AM's first allocate call after `t` (at or after it with `at`)."""
     return _on_grid(W[8][j, JF_AM_T0], W[25][C_AM_HB], t, at)
+
+
+@kernel_jit
+def _reask_call(W, j, state):
+    """When job `j`'s AM asks again for a task whose attempt ends now in `state`: now, for
+    a job without a cycle, or at a later call (see the module)."""
+    now = W[23][G_NOW]
+    if state == AM_KILLED or not _cycles(W, j) or W[9][j, JI_AM_STATE] != 3:
+        return now
+    if state == FAILED:
+        return _am_call(W, j, now, True)
+    return _am_call(W, j, _am_call(W, j, now, False), False)
 
 
 @kernel_jit

@@ -83,7 +83,9 @@ from whatif.predictor.kernel.state import (
     HANG,
     HEARTBEAT,
     HI_IDENT,
+    HI_JOB,
     HI_KIND,
+    HI_TASK,
     HK_KEY,
     HK_SEQ,
     INF,
@@ -113,6 +115,7 @@ from whatif.predictor.kernel.state import (
     QSF_FAIR_TO,
     QSF_MIN_TO,
     QUIET_CHECKS,
+    REASK,
     RS_A,
     RS_B,
     RUNNING,
@@ -427,7 +430,11 @@ def _v3_state(W):
         kind = hi[e, HI_KIND]
         ident = hi[e, HI_IDENT]
         what = -1  # an event that does nothing when it comes (its attempt has ended)
-        if kind == AM_READY or kind == AM_ASK:  # ident: the AM's attempt
+        if kind == REASK:  # ident: the AM's attempt
+            j = hi[e, HI_JOB]
+            if ji[j, JI_AM_ATT] == ident and ji[j, JI_AM_STATE] == 3:
+                what = hi[e, HI_TASK]
+        elif kind == AM_READY or kind == AM_ASK:  # ident: the AM's attempt
             j = -1 - ai[ident, AI_TASK]
             if ji[j, JI_AM_ATT] == ident and ji[j, JI_AM_STATE] == (2 if kind == AM_READY else 3):
                 what = j

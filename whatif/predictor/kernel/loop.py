@@ -55,6 +55,7 @@ from whatif.predictor.kernel.phases import (
     _promote_waiting,
     _ramp_due,
     _ramp_reduces,
+    _reask_event,
     _submit,
 )
 from whatif.predictor.kernel.preemption import _preempt_v3
@@ -122,6 +123,7 @@ from whatif.predictor.kernel.state import (
     QF_TBP,
     QF_USE,
     RAMP_RUN_MAX,
+    REASK,
     RUNNING,
     TC_END,
 )
@@ -187,7 +189,10 @@ def advance(W, t_stop, att_room):
         t = min(t_heap, t_sub, gf[G_NEXT_CHECK], gf[G_RAMP_DUE])
         if t == INF or t > t_stop or gi[GI_LIVELOCK] != 0:
             break
-        room = att_room + nj + W[40].shape[0]
+        # an iteration's pushes: an end or a kill mark per container (att_room), a re-ask
+        # per kill, two hang timers per stage asked for (again), an AM call per job, and
+        # a heartbeat per node
+        room = 4 * att_room + 3 * nj + W[40].shape[0]
         if ai.shape[0] - gi[GI_N_ATT] < att_room or hk.shape[0] - gi[GI_HEAP_N] < room:
             return 1
         if t == t_sub and not _trees_fit(W, t):
@@ -206,6 +211,7 @@ def advance(W, t_stop, att_room):
         passing = False  # a continuous scheduling pass is due now
         while gi[GI_HEAP_N] > 0 and hk[0, HK_KEY] == t_key:
             events = True
+            its_task = hi[0, HI_TASK]
             kind, ident = heap_pop(hk, hi, gi)
             if gi[GI_HEAP_N] > 0:
                 # the rows the next event reads: its attempt, task and job
@@ -246,6 +252,8 @@ def advance(W, t_stop, att_room):
                     _beat(W, n)  # reported at its node's heartbeat
             elif kind == HANG:
                 pass  # the reduce ramp-down below sees the job's maps hang (`_hanging`)
+            elif kind == REASK:
+                _reask_event(W, ident, its_task)
             else:
                 _am_ready(W, ident)
                 if cfg[C_CS] == 0.0:  # the Capacity mode's check state holds AM states

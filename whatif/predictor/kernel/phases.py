@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _run_start
+from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _reask_call, _run_start
 from whatif.predictor.kernel.apptree import _free_slot, _take_slot, _touch
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity import _cs_admit, _cs_user_room
@@ -99,8 +99,11 @@ from whatif.predictor.kernel.state import (
     GI_WAIT_HEAD,
     HANG,
     HI_IDENT,
+    HI_JOB,
     HI_KIND,
+    HI_TASK,
     HK_KEY,
+    HK_SEQ,
     INF,
     JF_AM_T0,
     JF_FINISH,
@@ -160,6 +163,7 @@ from whatif.predictor.kernel.state import (
     QS_PARENT,
     QS_POLICY,
     QSF_MAX,
+    REASK,
     RS_A,
     RS_B,
     RS_C,
@@ -568,20 +572,11 @@ def _end_attempt(W, a, state):
             ai[a, AI_DEF_PREV] = -1
             if si[s, SI_DEF_HEAD] < 0 and ji[j, JI_IN_RED] == 1:
                 _red_unlink(W, j)
-        if ss[s, SS_LOC] == 0 or _give_back(W, s, task):
-            _requeue(W, s, task)
-        if ss[s, SS_LOC] != 0:
-            _loc_requeued(W, s, task)
-        si[s, SI_PENDING] += 1
-        if si[s, SI_PENDING] == 1 and si[s, SI_RELEASED] == 1:
-            _map_asked(W, j, s)
-        if ss[s, SS_JT] != 0:
-            _jt_refresh(W, j)
-        elif si[s, SI_HELD] == 0 and si[s, SI_ASKED] < 0:  # ramped: pending, not asked
-            _add_pending(W, j, r0, r1)
-        if W[25][C_TC] > 0.0 and ss[s, SS_JT] == 0 and ji[j, JI_STATE] == 2:
-            ji[j, JI_TC + ss[s, SS_DIM]] += 1  # its task-cleanup attempt (`jobtracker.py`)
-            _jt_refresh(W, j)
+        due = _reask_call(W, j, state)
+        if due > t:  # unassigned (neither running nor asked for) until then
+            heap_push(W[21], W[22], W[24], due, REASK, ji[j, JI_AM_ATT], task, j)
+        else:
+            _reask(W, j, s, task, r0, r1)
         _red_refresh(W, j)
         return
     si[us, SI_DONE] += 1
@@ -613,6 +608,38 @@ def _end_attempt(W, a, state):
     elif not last:
         _maybe_slowstart(W, j, s)
     _red_refresh(W, j)
+
+
+@kernel_jit
+def _reask(W, j, s, task, r0, r1):
+    """Task `task` of job `j`'s stage `s`, its attempt killed or failed, is unassigned
+    again, asking for (`r0`, `r1`) (`allocate_cycle._reask_call`: when)."""
+    ji, ss, si = W[9], W[12], W[14]
+    _ramp_wake(W, j)
+    if ss[s, SS_LOC] == 0 or _give_back(W, s, task):
+        _requeue(W, s, task)
+    if ss[s, SS_LOC] != 0:
+        _loc_requeued(W, s, task)
+    si[s, SI_PENDING] += 1
+    if si[s, SI_PENDING] == 1 and si[s, SI_RELEASED] == 1:
+        _map_asked(W, j, s)
+    if ss[s, SS_JT] != 0:
+        _jt_refresh(W, j)
+    elif si[s, SI_HELD] == 0 and si[s, SI_ASKED] < 0:  # ramped: pending, not asked
+        _add_pending(W, j, r0, r1)
+    if W[25][C_TC] > 0.0 and ss[s, SS_JT] == 0 and ji[j, JI_STATE] == 2:
+        ji[j, JI_TC + ss[s, SS_DIM]] += 1  # its task-cleanup attempt (`jobtracker.py`)
+        _jt_refresh(W, j)
+
+
+@kernel_jit
+def _reask_event(W, a, task):
+    """The `REASK` event of AM attempt `a` for `task` (nothing, if the attempt has failed
+    since: `_am_preempted` asked for the task then)."""
+    j = W[16][task, TS_JOB]
+    if W[9][j, JI_AM_ATT] == a and W[9][j, JI_AM_STATE] == 3:
+        _reask(W, j, W[16][task, TS_STAGE], task, W[17][task, TSF_REQ], W[17][task, TSF_REQ + 1])
+        _red_refresh(W, j)
 
 
 @kernel_jit
@@ -1101,6 +1128,7 @@ def _am_preempted(W, a):
     js, jsf, jf, ji, ss, si, ai, gi = W[6], W[7], W[8], W[9], W[12], W[14], W[20], W[24]
     j = -1 - ai[a, AI_TASK]
     _release_container(W, a, KILLED)
+    _flush_reasks(W, j, a)
     b = gi[GI_RUN_HEAD]
     while b >= 0:
         nxt = ai[b, AI_RUN_NEXT]
@@ -1120,6 +1148,22 @@ def _am_preempted(W, a):
     _add_pending(W, j, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
     ji[j, JI_AM_STATE] = 1
     _add_pending(W, j, jsf[j, JSF_AM], jsf[j, JSF_AM + 1])
+
+
+@kernel_jit
+def _flush_reasks(W, j, a):
+    """The tasks failed or killed under job `j`'s AM attempt `a` that it has not asked for
+    again are unassigned now, in the order they ended: the next attempt asks for them."""
+    hk, hi = W[21], W[22]
+    n = W[24][GI_HEAP_N]
+    mine = np.zeros(n, np.bool_)
+    for e in range(n):
+        mine[e] = hi[e, HI_KIND] == REASK and hi[e, HI_JOB] == j and hi[e, HI_IDENT] == a
+    found = np.flatnonzero(mine)
+    for e in found[np.argsort(hk[found, HK_SEQ])]:
+        task = hi[e, HI_TASK]
+        _reask(W, j, W[16][task, TS_STAGE], task, W[17][task, TSF_REQ], W[17][task, TSF_REQ + 1])
+    _red_refresh(W, j)
 
 
 @kernel_jit

@@ -38,6 +38,9 @@ TC_END = (
 # preemption, or its headroom rule's delay (`phases._hang_due`); ident: the job. It only
 # makes the loop run then.
 HANG = 7
+# a MapReduce AM's allocate call asks again for a task whose attempt was killed or failed
+# (`allocate_cycle._reask_call`); ident: the AM's attempt, task: the task
+REASK = 8
 # attempt states (pack.ATTEMPT_STATE_NAMES)
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from whatif.predictor.nodes import next_on_grid
 from whatif.predictor.reference.protocol import EngineState
+from whatif.predictor.reference.state import AM_KILLED, FAILED
 
 
 class AllocateCycle(EngineState):
@@ -22,6 +23,15 @@ class AllocateCycle(EngineState):
     def _am_call(self, j: int, t: float, at: bool) -> float:
         """Job `j`'s AM's first allocate call after `t` (at or after it with `at`)."""
         return next_on_grid(self.job_am_t0[j], self.s.am_heartbeat_interval_s, t, at=at)
+
+    def _reask_call(self, j: int, state: int) -> float:
+        """When job `j`'s AM asks again for a task whose attempt ends now in `state` (see
+        the kernel's): now, or at a later call."""
+        if state == AM_KILLED or not self._cycles(j) or self.job_am_state[j] != 3:
+            return self.now
+        if state == FAILED:
+            return self._am_call(j, self.now, True)
+        return self._am_call(j, self._am_call(j, self.now, False), False)
 
     def _run_start(self, j: int, t: float) -> float:
         """When the work of a task container allocated to job `j` at `t` starts: the AM

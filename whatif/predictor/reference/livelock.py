@@ -22,6 +22,7 @@ from whatif.predictor.reference.state import (
     HEARTBEAT,
     INF,
     QUIET_CHECKS,
+    REASK,
     RUNNING,
     SUCCEEDED,
 )
@@ -181,9 +182,11 @@ class Livelock(EngineState):
                     )
                 )
         events = []
-        for time, _, kind, ident in sorted(self.heap):
+        for time, seq, kind, ident in sorted(self.heap):
             what = -1  # an event that does nothing when it comes (its attempt has ended)
-            if kind in (AM_READY, AM_ASK):  # ident: the AM's attempt
+            if kind == REASK:  # ident: the task
+                what = ident if self.limbo.get(ident) == seq else -1
+            elif kind in (AM_READY, AM_ASK):  # ident: the AM's attempt
                 j = -1 - self.att_task[ident]
                 live = self.job_am_state[j] == (2 if kind == AM_READY else 3)
                 what = j if self.job_am_attempt[j] == ident and live else -1

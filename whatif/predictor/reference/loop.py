@@ -48,6 +48,7 @@ from whatif.predictor.reference.state import (
     KILL,
     KILLED,
     RAMP_RUN_MAX,
+    REASK,
     RUNNING,
     TC_END,
 )
@@ -128,6 +129,9 @@ class ReferenceEngine(
         self.ramp_run = 0
         self.stage_asked: set[int] = set()
         self.asking: set[int] = set()
+        # tasks killed or failed whose AM has not asked for them again: the seq of their
+        # REASK event (`phases._reask`)
+        self.limbo: dict[int, int] = {}
         self.user_running = [0] * len(packed.user_max_apps)
         self.waiting: list[int] = []  # submitted, not runnable, in submit order
         # stages
@@ -270,7 +274,7 @@ class ReferenceEngine(
             self.reported = set()
             while self.heap and self.heap[0][0] == t:
                 events = True
-                _, _, kind, ident = heapq.heappop(self.heap)
+                _, seq, kind, ident = heapq.heappop(self.heap)
                 if kind == END:
                     if self.att_state[ident] == RUNNING:
                         self._end_attempt(ident, self.att_outcome[ident])
@@ -300,6 +304,10 @@ class ReferenceEngine(
                         self._beat(n, beating)  # reported at its node's heartbeat
                 elif kind == HANG:
                     pass  # the reduce ramp-down below sees the job's maps hang (`_hanging`)
+                elif kind == REASK:
+                    if self.limbo.get(ident) == seq:
+                        del self.limbo[ident]
+                        self._reask(ident, p.task_req[ident])
                 else:
                     self._am_ready(ident)
                     if self.q.capacity is None:  # the Capacity mode's check state holds AM states

@@ -21,6 +21,7 @@ from whatif.predictor.reference.state import (
     HANG,
     INF,
     KILLED,
+    REASK,
     RUNNING,
     SUCCEEDED,
 )
@@ -173,6 +174,9 @@ class Phases(EngineState):
         p = self.p
         j = -1 - self.att_task[a]
         self._end_attempt(a, KILLED)
+        for task in [task for task in self.limbo if p.task_job[task] == j]:
+            del self.limbo[task]  # the recovering AM asks for them (as for those killed next)
+            self._reask(task, p.task_req[task])
         for b in list(self.running):
             task = self.att_task[b]
             if task >= 0 and p.task_job[task] == j:
@@ -504,18 +508,12 @@ class Phases(EngineState):
                 self.stage_waiting[s].remove(a)
                 if not self.stage_waiting[s] and j in self.reducing:
                     self.reducing.remove(j)
-            if not self.stage_located[s] or self._give_back(s, task):
-                self._requeue(s, task)
-            self.stage_pending[s] += 1
-            if self.stage_pending[s] == 1 and self.stage_released[s]:
-                self._map_asked(j, s)
-            if jt:
-                self._jt_refresh(j)
-            elif not self.stage_held[s] and self.stage_ramp[s] < 0:  # ramped: not asked
-                self._add_pending(j, req)
-            if self.tc_on and not jt and self.job_state[j] == 2:
-                self.job_tc[j][int(p.stage_dim[s])] += 1  # its task-cleanup attempt
-                self._jt_refresh(j)
+            due = self._reask_call(j, state)
+            if due > t:
+                self.limbo[task] = self.seq
+                self._push(due, REASK, task)
+            else:
+                self._reask(task, req)
             return
         self.stage_done[s] += 1
         if jt:
@@ -538,6 +536,26 @@ class Phases(EngineState):
                 self._finish_job(j)
         elif not last:
             self._maybe_slowstart(j, s)
+
+    def _reask(self, task: int, req: np.ndarray) -> None:
+        """Task `task`, its attempt killed or failed, is unassigned again, asking for
+        `req` (see the kernel's)."""
+        p = self.p
+        s = int(p.task_stage[task])
+        j = int(p.task_job[task])
+        jt = bool(p.stage_jobtracker[s])
+        if not self.stage_located[s] or self._give_back(s, task):
+            self._requeue(s, task)
+        self.stage_pending[s] += 1
+        if self.stage_pending[s] == 1 and self.stage_released[s]:
+            self._map_asked(j, s)
+        if jt:
+            self._jt_refresh(j)
+        elif not self.stage_held[s] and self.stage_ramp[s] < 0:  # ramped: not asked
+            self._add_pending(j, req)
+        if self.tc_on and not jt and self.job_state[j] == 2:
+            self.job_tc[j][int(p.stage_dim[s])] += 1  # its task-cleanup attempt
+            self._jt_refresh(j)
 
     def _finish_job(self, j: int) -> None:
         p = self.p

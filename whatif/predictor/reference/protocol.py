@@ -85,6 +85,7 @@ class EngineState(Protocol):
     job_ramp_next: np.ndarray
     stage_asked: set[int]
     asking: set[int]
+    limbo: dict[int, int]
     continuous: bool
     next_pass: float
     reported: set[int]
@@ -404,6 +405,10 @@ class EngineState(Protocol):
     def _replay_finish(self, a: int, task: int, last_map: float) -> float: ...
 
     def _end_attempt(self, a: int, state: int) -> None: ...
+
+    def _reask(self, task: int, req: np.ndarray) -> None: ...
+
+    def _reask_call(self, j: int, state: int) -> float: ...
 
     def _finish_job(self, j: int) -> None: ...
 

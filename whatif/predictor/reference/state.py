@@ -12,6 +12,7 @@ CONTINUOUS = 4  # a continuous scheduling pass (continuous.py)
 AM_ASK = 5  # a MapReduce AM's allocate call sends released stages (allocate_cycle.py)
 TC_END = 6  # Hadoop 1: a task-cleanup attempt ends; ident 2 (node + 1) + pool (jobtracker.py)
 HANG = 7  # a job's map requests may hang long enough for unconditional preemption (phases.py)
+REASK = 8  # an AM's allocate call asks again for a killed or failed task (allocate_cycle.py)
 # Attempt states (index into pack.ATTEMPT_STATE_NAMES).
 RUNNING, SUCCEEDED, FAILED, KILLED, AM_KILLED = 0, 1, 2, 3, 4
 # Hadoop 3 checks with no progress before the livelock search starts (kernel.QUIET_CHECKS)
