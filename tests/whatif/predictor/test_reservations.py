@@ -19,7 +19,8 @@ from predictor_cases import build_workload, flat_tree, replayed, scenarios
 
 from whatif import Cluster
 from whatif.errors import ValidationError
-from whatif.predictor import SchedulerSettings, predict
+from whatif.predictor import SchedulerSettings, Simulation, predict
+from whatif.predictor import kernel as K
 from whatif.predictor.site import read_site
 
 ONE_NODE = "nodes=1,memory-mb=4096,vcores=4"
@@ -160,3 +161,37 @@ def test_engines_agree_with_reservations(scenario, multiple, ratio):
     slow = predict(workload, allocation, cluster, settings=sched, engine="reference", noise=noise)
     pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
     pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
+
+
+def test_reserved_nodes_rest_on_their_app_until_their_reservation_is_fulfilled():
+    """The kernel's settling passes skip reserved nodes that want nothing: they rest on
+    their app (`kernel/resting.py`). In the capped case above with reservable_nodes 1.0,
+    b holds both nodes reserved from 2.5 while s's maps fill them; they stay parked until
+    the first settling pass after a change, at 11 (s maps reported done, 1024 MB free on
+    each: b's 2048 MB still do not fit), which finds them wanting nothing: both rest on
+    b. Once b's maps have both started (12.5) neither is reserved or resting, and the
+    schedule is the one above."""
+    jobs = [
+        ("s", "a", 0.0, [("map", 10.0, 1024.0)] * 6),
+        ("b", "b", 1.7, [("map", 10.0, 2048.0)] * 2),
+    ]
+    settings = SchedulerSettings(setup_cleanup_s=0.0, hadoop_version=2, reservable_nodes=1.0)
+    cluster = Cluster.parse("nodes=2,memory-mb=2048,vcores=4")
+    sim = Simulation(
+        build_workload(jobs), flat_tree(a={}, b={}), cluster, settings=settings, engine="numba"
+    )
+    sim.advance_to(10.5)
+    assert sim._engine.state["nodei"][:2, K.NI_PARK].tolist() == [0, 1]  # parked
+    sim.advance_to(11.25)
+    nodei, ji, gi = (sim._engine.state[name] for name in ("nodei", "ji", "gi"))
+    b = 1
+    assert nodei[:2, K.NI_PARK].tolist() == [K.REST, K.REST]
+    assert nodei[:2, K.NI_RES_APP].tolist() == [b, b]
+    assert gi[K.GI_REST_HEAD] == b and ji[b, K.JI_REST_NEXT] == -1
+    first = ji[b, K.JI_REST_HEAD]
+    assert {first, nodei[first, K.NI_REST_NEXT]} == {0, 1}
+    sim.advance_to(13.0)
+    assert (nodei[:2, K.NI_PARK] != K.REST).all() and (nodei[:2, K.NI_RES_APP] == -1).all()
+    attempts = sim.run_to_end().attempts
+    start = dict(zip(attempts["task_id"], attempts["start_s"], strict=True))
+    assert [start["b_map_000"], start["b_map_001"]] == [12.0, 12.5]

@@ -33,6 +33,7 @@ from __future__ import annotations
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
 from whatif.predictor.kernel.resources import _below
+from whatif.predictor.kernel.resting import _claimed
 from whatif.predictor.kernel.state import (
     C_RES,
     CL_APP,
@@ -106,6 +107,7 @@ def _claim_add(W, n, j, r0, r1):
     nodei[n, NI_CL_TAIL] = e
     ji[j, JI_CLAIMS] += 1
     gi[GI_CLAIM_LIVE] += 1
+    _claimed(W, n)
 
 
 @kernel_jit

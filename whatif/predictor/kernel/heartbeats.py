@@ -38,6 +38,7 @@ from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.claims import _claimed_demand
 from whatif.predictor.kernel.events import _on_grid, heap_push
 from whatif.predictor.kernel.reservations import _booked_fits, _res_slots, _res_valid
+from whatif.predictor.kernel.resting import _may_rest, _park, _rest
 from whatif.predictor.kernel.state import (
     AF_DUE,
     AF_END,
@@ -56,9 +57,12 @@ from whatif.predictor.kernel.state import (
     GI_RES_ANY,
     GI_RES_LEAF,
     GI_RES_NEXT,
+    GI_REST_HEAD,
     GI_TOUCH_N,
     HEARTBEAT,
     INF,
+    JI_REST_HEAD,
+    JI_REST_NEXT,
     JI_RV_OK,
     JI_RV_PASS,
     JI_RV_STAGE,
@@ -69,8 +73,10 @@ from whatif.predictor.kernel.state import (
     NI_PARK,
     NI_RES_APP,
     NI_RES_STAGE,
+    NI_REST_NEXT,
     NI_TOUCH,
     QF_PRUN,
+    REST,
 )
 
 
@@ -118,8 +124,11 @@ def _touch_node(W, n):
 
 @kernel_jit
 def _beat(W, n):
-    """Node `n` heartbeats now: it is offered containers after this time's events."""
+    """Node `n` heartbeats now: it is offered containers after this time's events (a
+    resting node is parked: an allocation may change its reservation, `resting.py`)."""
     nodei, nlist, gi = W[41], W[42], W[24]
+    if nodei[n, NI_PARK] == REST:
+        _park(W, n, True)
     if nodei[n, NI_BEAT] != gi[GI_ITER]:
         nodei[n, NI_BEAT] = gi[GI_ITER]
         nlist[gi[GI_BEAT_N]] = n
@@ -206,36 +215,24 @@ def _res_scan(W):
 
 
 @kernel_jit
-def _park(W, n, parked):
-    """Put node `n` on the parked list (parked: True) or take it off (False)."""
-    nodei, nlist, gi = W[41], W[42], W[24]
-    base = 2 * W[40].shape[0]
-    pos = nodei[n, NI_PARK]
-    if parked and pos < 0:
-        nlist[base + gi[GI_PARK_N]] = n
-        nodei[n, NI_PARK] = gi[GI_PARK_N]
-        gi[GI_PARK_N] += 1
-    elif not parked and pos >= 0:
-        gi[GI_PARK_N] -= 1
-        last = nlist[base + gi[GI_PARK_N]]
-        nlist[base + pos] = last
-        nodei[last, NI_PARK] = pos
-        nodei[n, NI_PARK] = -1
-
-
-@kernel_jit
 def _settle(W, n, t, wake):
     """Node `n` without a heartbeat scheduled: schedule its next one if it may assign
     (`wake`: something changed since it last found nothing) and has room for pending
-    demand; else park it while it has room (a node without room waits for a release)."""
+    demand; else park it while it has room (a node without room waits for a release), or
+    rest it on its reservation's app (`resting.py`)."""
     nodef = W[40]
     if nodef[n, NF_HB] != INF:
         return
-    if wake and _node_wants(W, n):
-        _schedule_beat(W, n, t)
-    else:
-        # with reservations on a node without room may still be reserved
-        _park(W, n, _node_room(W, n) or W[25][C_RES] != 0.0)
+    if wake:
+        if _node_wants(W, n):
+            _schedule_beat(W, n, t)
+            return
+        if _may_rest(W, n):
+            if W[41][n, NI_PARK] != REST:
+                _rest(W, n)
+            return
+    # with reservations on a node without room may still be reserved
+    _park(W, n, _node_room(W, n) or W[25][C_RES] != 0.0)
 
 
 @kernel_jit
@@ -260,6 +257,7 @@ def _wake_parked_res(W, t):
     nn = nodef.shape[0]
     base = 2 * nn
     cand = 3 * nn
+    _wake_resting(W, t, False)
     m = 0
     i = 0
     while i < gi[GI_PARK_N]:
@@ -288,6 +286,27 @@ def _wake_parked_res(W, t):
     order = np.argsort(times, kind="mergesort")
     for i in range(k):
         _schedule_beat(W, nlist[cand + order[i]], t)
+
+
+@kernel_jit
+def _wake_resting(W, t, now):
+    """The resting nodes (`resting.py`) of each app whose reservation is no longer valid
+    are settled (`now`: `_catch_up`'s test, whether each heartbeats at `t`); the others'
+    still want nothing."""
+    ji, nodei = W[9], W[41]
+    j = W[24][GI_REST_HEAD]
+    while j >= 0:
+        nxt = ji[j, JI_REST_NEXT]
+        n = ji[j, JI_REST_HEAD]
+        if not _res_valid_now(W, n):
+            while n >= 0:
+                after = nodei[n, NI_REST_NEXT]
+                if now:
+                    _beats_now(W, n, t)
+                else:
+                    _settle(W, n, t, True)
+                n = after
+        j = nxt
 
 
 @kernel_jit
@@ -321,6 +340,7 @@ def _catch_up(W, t):
     for i in range(gi[GI_TOUCH_N]):
         _beats_now(W, nlist[nn + i], t)
     if gi[GI_CHANGED] != 0:
+        _wake_resting(W, t, True)
         i = 0
         while i < gi[GI_PARK_N]:
             if not _beats_now(W, nlist[2 * nn + i], t):

@@ -144,7 +144,8 @@ GI_RAMP_HEAD, GI_RAMP_TAIL = 48, 49
 GI_RA_HEAD, GI_RA_TAIL, GI_RAMP_SEQ = 50, 51, 52
 # iterations in a row without an event (AM calls, checks); settling passes so far (the
 # stamps of `heartbeats._res_valid_now`)
-GI_RAMP_RUN, GI_PASS, N_GI = 53, 54, 55
+GI_RAMP_RUN, GI_PASS = 53, 54
+GI_REST_HEAD, GI_REST_TAIL, N_GI = 55, 56, 57  # apps with resting nodes (`resting.py`)
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -223,7 +224,10 @@ JI_RAMP_SIG = 38
 JI_RAMP_SEQ, JI_RA_NEXT, JI_RA_PREV, JI_IN_RA = 42, 43, 44, 45
 # whether its reservations of a stage are valid, as found in a settling pass (its stamp)
 JI_RV_PASS, JI_RV_STAGE, JI_RV_OK = 46, 47, 48
-N_JI = 49
+# its reserved nodes resting on it (`resting.py`): their list, the stage they are reserved
+# for, and the app's place in the list of apps with resting nodes (GI_REST_HEAD)
+JI_REST_HEAD, JI_REST_TAIL, JI_REST_STAGE, JI_REST_NEXT, JI_REST_PREV = 49, 50, 51, 52, 53
+N_JI = 54
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
@@ -312,7 +316,8 @@ AI_APP_NEXT, AI_APP_PREV = 9, 10  # links in the app's list of unmarked task con
 AI_NODE = 11  # the node the attempt runs on (-1: no heartbeats)
 N_AI = 12
 # nodes (heartbeats): free and capacity (memory, vcores or map, reduce slots), the time of
-# the scheduled heartbeat event (inf: none); its place in the parked list (-1: not parked),
+# the scheduled heartbeat event (inf: none); its place in the parked list (-1: not parked,
+# REST: resting on its reservation's app, `resting.py`),
 # and the stamps of the iteration the node is listed in `nlist` as heartbeating / touched
 NF_FREE, NF_CAP, NF_HB = 0, 2, 4
 NF_RES = 5  # the resources a reservation on the node books (memory 5, vcores 6)
@@ -320,11 +325,13 @@ NF_RES = 5  # the resources a reservation on the node books (memory 5, vcores 6)
 NF_GRID = 7
 N_NF = 8
 NI_PARK, NI_BEAT, NI_TOUCH = 0, 1, 2
+REST = -2  # NI_PARK of a resting node
 NI_CL_HEAD, NI_CL_TAIL = 3, 4  # the node's claim entries, in the order first recorded
 NI_DONE = 5  # the iteration whose heartbeat of the node reported a finished container
 # the node's reservation (`reservations.py`): the app (-1: none) and its stage (-1: the AM)
 NI_RES_APP, NI_RES_STAGE = 6, 7
-N_NI = 8
+NI_REST_NEXT, NI_REST_PREV = 8, 9  # its place in its app's resting nodes (`resting.py`)
+N_NI = 10
 # claim entries (Hadoop 3 FSSchedulerNode.resourcesPreemptedForApp): cli (cap, N_CLI) int64
 # the app and the next entry of the node's list (-1: last); clf (cap, 2) float64 resources
 CL_APP, CL_NEXT = 0, 1
