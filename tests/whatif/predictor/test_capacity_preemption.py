@@ -63,14 +63,15 @@ def maps(name, queue, submit, n, duration, user, **extra):
 BASE_JOBS = [maps("ja", "a", 0, 8, 1000.0, "u"), maps("jb", "b", 10, 2, 100.0, "v")]
 
 
-def run(jobs, props, engine, preemption=True):
-    """The schedule's attempts (sorted by start, then attempt id) and jobs by id."""
+def run(jobs, props, engine, preemption=True, am_calls_s=0.0):
+    """The schedule's attempts (sorted by start, then attempt id) and jobs by id; the AMs
+    call every `am_calls_s` (0: no allocate cycle)."""
     cluster = Cluster.parse(CLUSTER)
     schedule = predict(
         build_workload(jobs),
         capacity_allocation(document(props), cluster),
         cluster,
-        settings=SchedulerSettings(preemption=preemption, am_heartbeat_interval_s=0.0),
+        settings=SchedulerSettings(preemption=preemption, am_heartbeat_interval_s=am_calls_s),
         engine=engine,
     )
     attempts = schedule.attempts.sort_values(["start_s", "attempt_id"], kind="stable")
@@ -228,6 +229,36 @@ def test_an_am_is_taken_when_the_set_aside_ams_exceed_the_max_am_capacity(engine
     ]
     assert starts(attempts, "jb") == [27.0, 27.0]
     assert jobs["finish_s"].to_dict() == {"ja": 1000.0, "jc": 1127.0, "jb": 127.0}
+
+
+def test_a_new_am_attempt_asks_for_a_task_its_failed_one_had_not_asked_for_again(engine):
+    """AMs calling every 1 s (their calls on whole seconds): ja's 3072 MB map runs from 1
+    (taken at the call after 0), jc's two 2048 MB maps leave room for one (map_000, from
+    2). The monitor marks at 12 and kills at 27 jc's map_000, then jc's AM (above a's max
+    AM capacity, as above): the AM would have asked for the map again at 29 (the call after
+    the one at 28 that reported it), but its attempt fails first, and the next one
+    (started at 110, when jb's first map ends) asks for every task not completed:
+    map_001 from 128 (allocated at 127) and map_000 from 1002 (allocated at 1001, when
+    ja's map ends), so jc ends at 2002. Had the failed attempt taken the map's pending
+    request with it, jc would never end."""
+    am = {"user": "u", "am_memory_mb": 1024.0}
+    jobs = [
+        ("ja", "a", 0, [("map", 1000.0, 3072.0)], am),
+        ("jc", "a", 1, [("map", 1000.0, 2048.0)] * 2, am),
+        maps("jb", "b", 10, 4, 100.0, "v"),
+    ]
+    props = base(total_preemption_per_round=0.5, natural_termination_factor=1.0)
+    props["root.a.maximum-am-resource-percent"] = 0.3
+    attempts, jobs = run(jobs, props, engine, am_calls_s=1.0)
+    assert killed(attempts) == [("jc_am_0", 1.0, 27.0), ("jc_map_000_0", 1.0, 27.0)]
+    assert rows(attempts, "jc") == [
+        ("jc_am_0", 1.0, 27.0, "KILLED", True),
+        ("jc_am_1", 110.0, 2002.0, "SUCCEEDED", False),
+        ("jc_map_000_0", 1.0, 27.0, "KILLED", True),
+        ("jc_map_000_1", 1001.0, 2002.0, "SUCCEEDED", False),
+        ("jc_map_001_0", 127.0, 1128.0, "SUCCEEDED", False),
+    ]
+    assert jobs["finish_s"].to_dict() == {"ja": 1001.0, "jc": 2002.0, "jb": 127.0}
 
 
 def test_an_am_is_not_taken_within_the_max_am_capacity(engine):
