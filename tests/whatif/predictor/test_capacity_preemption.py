@@ -237,10 +237,11 @@ def test_a_new_am_attempt_asks_for_a_task_its_failed_one_had_not_asked_for_again
     2). The monitor marks at 12 and kills at 27 jc's map_000, then jc's AM (above a's max
     AM capacity, as above): the AM would have asked for the map again at 29 (the call after
     the one at 28 that reported it), but its attempt fails first, and the next one
-    (started at 110, when jb's first map ends) asks for every task not completed:
-    map_001 from 128 (allocated at 127) and map_000 from 1002 (allocated at 1001, when
-    ja's map ends), so jc ends at 2002. Had the failed attempt taken the map's pending
-    request with it, jc would never end."""
+    (started at 110, when jb's first map ends) asks for every task not completed, in
+    task order: map_000 from 128 (allocated at 127) and map_001 from 1002 (allocated at
+    1001, when ja's map ends), so jc ends at 2002. Had the failed attempt taken the map's
+    pending request with it, jc would never end; before the new attempt asked in task
+    order, map_001 (never run) went first."""
     am = {"user": "u", "am_memory_mb": 1024.0}
     jobs = [
         ("ja", "a", 0, [("map", 1000.0, 3072.0)], am),
@@ -255,8 +256,8 @@ def test_a_new_am_attempt_asks_for_a_task_its_failed_one_had_not_asked_for_again
         ("jc_am_0", 1.0, 27.0, "KILLED", True),
         ("jc_am_1", 110.0, 2002.0, "SUCCEEDED", False),
         ("jc_map_000_0", 1.0, 27.0, "KILLED", True),
-        ("jc_map_000_1", 1001.0, 2002.0, "SUCCEEDED", False),
-        ("jc_map_001_0", 127.0, 1128.0, "SUCCEEDED", False),
+        ("jc_map_000_1", 127.0, 1128.0, "SUCCEEDED", False),
+        ("jc_map_001_0", 1001.0, 2002.0, "SUCCEEDED", False),
     ]
     assert jobs["finish_s"].to_dict() == {"ja": 1001.0, "jc": 2002.0, "jb": 127.0}
 

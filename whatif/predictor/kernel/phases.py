@@ -1089,15 +1089,17 @@ def _listed_req(W, task, n, k0, k1, k, t0, t1):
 
 @kernel_jit
 def _sort_retry(W, s):
-    """Put stage `s`'s re-queued tasks in task order (a new MapReduce AM asks for the tasks
-    it did not recover in task order), none of them before its fresh ones."""
+    """Put stage `s`'s re-queued tasks in task order, before its fresh ones: a new
+    MapReduce AM asks for every task it did not recover as new, in task order (JobImpl's
+    task sets are LinkedHashSets that `scheduleTasks` walks), and a re-queued task was
+    assigned before, so it comes before every fresh one."""
     si, ti = W[14], W[18]
-    si[s, SI_FRONT_N] = 0
     n = 0
     task = si[s, SI_RETRY_HEAD]
     while task >= 0:
         n += 1
         task = ti[task, TI_RETRY_NEXT]
+    si[s, SI_FRONT_N] = n
     if n < 2:
         return
     tasks = np.empty(n, dtype=np.int64)

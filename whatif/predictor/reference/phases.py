@@ -188,8 +188,8 @@ class Phases(EngineState):
                 self.stage_ramp[s] = -1
                 self.stage_missed[s] = 0
                 self.stage_asked.discard(s)
-                self.stage_retry[s].sort()
-                self.stage_front[s] = 0
+                self.stage_retry[s].sort()  # task order, before the fresh ones (kernel's)
+                self.stage_front[s] = len(self.stage_retry[s])
         self._ramp_refresh(j)
         self.asking.discard(j)
         self._add_pending(j, -self.job_pend[j])
