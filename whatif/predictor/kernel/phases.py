@@ -633,12 +633,19 @@ def _reask(W, j, s, task, r0, r1):
 
 
 @kernel_jit
+def _reask_task(W, j, task):
+    """`_reask` of job `j`'s `task`, asking for its own request."""
+    tsf = W[17]
+    _reask(W, j, W[16][task, TS_STAGE], task, tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1])
+
+
+@kernel_jit
 def _reask_event(W, a, task):
     """The `REASK` event of AM attempt `a` for `task` (nothing, if the attempt has failed
     since: `_am_preempted` asked for the task then)."""
     j = W[16][task, TS_JOB]
     if W[9][j, JI_AM_ATT] == a and W[9][j, JI_AM_STATE] == 3:
-        _reask(W, j, W[16][task, TS_STAGE], task, W[17][task, TSF_REQ], W[17][task, TSF_REQ + 1])
+        _reask_task(W, j, task)
         _red_refresh(W, j)
 
 
@@ -1164,7 +1171,7 @@ def _flush_reasks(W, j, a):
     found = np.flatnonzero(mine)
     for e in found[np.argsort(hk[found, HK_SEQ])]:
         task = hi[e, HI_TASK]
-        _reask(W, j, W[16][task, TS_STAGE], task, W[17][task, TSF_REQ], W[17][task, TSF_REQ + 1])
+        _reask_task(W, j, task)
     _red_refresh(W, j)
 
 
