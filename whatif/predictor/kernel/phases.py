@@ -1099,7 +1099,9 @@ def _sort_retry(W, s):
     """Put stage `s`'s re-queued tasks in task order, before its fresh ones: a new
     MapReduce AM asks for every task it did not recover as new, in task order (JobImpl's
     task sets are LinkedHashSets that `scheduleTasks` walks), and a re-queued task was
-    assigned before, so it comes before every fresh one."""
+    assigned before, so it comes before every fresh one (of a located stage, whose fresh
+    tasks may be taken out of order, only nearly: an untaken fresh task below a re-queued
+    one goes after it)."""
     si, ti = W[14], W[18]
     n = 0
     task = si[s, SI_RETRY_HEAD]
