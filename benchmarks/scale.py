@@ -34,10 +34,11 @@ about 65 MB more when the first compiled function is loaded from numba's cache (
 and numba's target context: as much for a one-line function, so numba's floor is about
 120 MB) and 15-20 MB for the kernel's own code, so about 270 MB before any trace, with
 what reading leaves behind. On top of that at the simulation's peak: the kernel's arrays,
-about 200 MB at 1M tasks (task rows 54, the reduces' replay rows among them, attempt rows
-96, job and stage rows 50; the app trees hold only the apps live at once, under 1 MB);
-the task ids are held compressed (2 MB) and the predicted attempts as the engine's codes
-(``Schedule.deferred``), so the peak is the simulation's.
+about 150 MB at 1M tasks (task rows 54, the reduces' replay rows among them, attempt
+records 33 (live attempts' rows only for the containers held at once), job and stage rows
+50; the app trees hold only the apps live at once, under 1 MB); the task ids are held
+compressed (2 MB) and the predicted attempts as the engine's codes
+(``Schedule.deferred``). Reading and packing, before numba is loaded, now peak as high.
 
 - ``json``: Python's stdlib ``json`` decoding every object of the file (the yardstick
   of issue 22: the whole ``tempo predict`` should take at most 4 times this);

@@ -377,12 +377,16 @@ def heap_arrays(hcap: int) -> dict[str, np.ndarray]:
     return {"hk": _aligned_zeros(hcap, 2, 1), "hi": _aligned_zeros(hcap, K.N_HI, 1)}
 
 
-def _attempt_arrays(cap: int, hcap: int) -> dict[str, np.ndarray]:
-    """Rows for `cap` attempts and `hcap` events (int32 attempt rows: -4 B x 13 an attempt)."""
+def _attempt_arrays(cap: int, lcap: int, hcap: int) -> dict[str, np.ndarray]:
+    """Rows for `cap` attempts (int32 rows: -4 B x 13 an attempt), `lcap` live ones
+    (`kernel.live_rows`: row 0 stands for every ended attempt) and `hcap` events."""
     with _small_pages():
         return {
             "af": np.zeros((cap, K.N_AF)),
             "ai": np.zeros((cap, K.N_AI), dtype=np.int32),
+            "lf": np.zeros((lcap, K.N_LF)),
+            "li": np.zeros((lcap, K.N_LI), dtype=np.int32),
+            "lfree": np.zeros(lcap, dtype=np.int64),
             **heap_arrays(hcap),
             "warned": np.zeros(cap, dtype=np.int64),
             "vict": np.zeros(cap, dtype=np.int64),
@@ -412,6 +416,7 @@ def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
     gi[K.GI_DIRTY] = 1
     gi[K.GI_CUR_NODE] = -1
     gi[K.GI_PARK_N] = len(p.node_capacity)
+    gi[K.GI_LIVE_TOP] = 1  # live row 0 is every ended attempt's (`kernel.live_rows`)
     return {
         "gf": gf, "gi": gi, "cluster": cluster, "minreq": p.min_request.astype(float).copy()
     }  # fmt: skip
@@ -446,7 +451,7 @@ class CompiledEngine:
             **_job_arrays(p),
             **_stage_arrays(p),
             **_task_arrays(p),
-            **_attempt_arrays(cap, 2 * cap + nj + nn + 16),
+            **_attempt_arrays(cap, 2 * self.att_room + 16, 2 * cap + nj + nn + 16),
             **_global_arrays(p, cluster),
             **_locality_arrays(p),
         }
@@ -509,14 +514,16 @@ class CompiledEngine:
             s["tree"], s["excl"], s["touched"], s["tnode"], s["cand"], s["slots"],
             s["hold"], s["holdv"], s["unmarked"], s["nodef"], s["nodei"], s["nlist"],
             s["clf"], s["cli"], s["lg"], s["lt"], s["tfl"], s["lvis"], s["nrack"], s["rsf"],
+            s["li"], s["lf"], s["lfree"],
         )  # fmt: skip
 
     def _grow(self) -> None:
-        """Double the attempt and heap arrays (the kernel asked for room)."""
+        """Double the attempt, live-row and heap arrays (the kernel asked for room)."""
         s = self.state
         with _small_pages():
             heap = heap_arrays(2 * s["hk"].shape[0])
-        for name in ("af", "ai", "hk", "hi", "warned", "vict", "cand", "unmarked", "clf", "cli"):
+        names = ("af", "ai", "lf", "li", "lfree", "hk", "hi", "warned", "vict", "cand")
+        for name in (*names, "unmarked", "clf", "cli"):
             old = s[name]
             if name in heap:
                 new = heap[name]

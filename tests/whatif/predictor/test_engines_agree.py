@@ -137,9 +137,10 @@ def test_growing_the_compiled_engine_mid_run_keeps_its_state():
         # every attempt row the kernel may now fill has its bit
         assert 64 * engine.state["unmarked"].shape[0] >= engine.state["ai"].shape[0]
         n = int(engine.state["gi"][K.GI_N_ATT])
-        ai, af = engine.state["ai"][:n], engine.state["af"][:n]
+        ai = engine.state["ai"][:n]
         running = (ai[:, K.AI_STATE] == K.RUNNING) & (ai[:, K.AI_TASK] >= 0)
-        expected = np.flatnonzero(running & (af[:, K.AF_MARK] < 0.0))
+        marked = engine.state["lf"][ai[:, K.AI_LIVE], K.LF_MARK] >= 0.0  # by live row
+        expected = np.flatnonzero(running & ~marked)
         np.testing.assert_array_equal(_unmarked_bits(engine), expected)
     grown = sim.run_to_end()
     assert grown.attempts["preempted"].any()  # the marks and kills went through the growth

@@ -70,8 +70,7 @@ from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity import _cs_user_limit, _unmark_users
 from whatif.predictor.kernel.phases import _am_preempted, _end_attempt
 from whatif.predictor.kernel.state import (
-    AI_CHOSEN,
-    AI_RUN_NEXT,
+    AI_LIVE,
     AI_STATE,
     AI_TASK,
     C_CS_IGNORED,
@@ -92,6 +91,8 @@ from whatif.predictor.kernel.state import (
     JSF_AM,
     JSF_SUBMIT,
     KILLED,
+    LI_CHOSEN,
+    LI_RUN_NEXT,
     QF_USE,
     QI_APP_HEAD,
     QS_CH_HI,
@@ -276,6 +277,7 @@ def _cs_to_obtain(W, budget):
 def _cs_take(W, leaf, obtain, budget, nsel):
     """FifoCandidatesSelector on one leaf: select its containers into vict[nsel:];
     returns the new count and what is left of the budget."""
+    li = W[51]
     js, jsf, jf, ji, qs, qi = W[6], W[7], W[8], W[9], W[0], W[4]
     ss, ts, tsf, ai, gi, jbuf, vict = W[12], W[16], W[17], W[20], W[24], W[30], W[29]
     n = 0
@@ -305,7 +307,7 @@ def _cs_take(W, leaf, obtain, budget, nsel):
     a = gi[GI_RUN_HEAD]
     while a >= 0:
         m += js[_attempt_job(W, a), JS_QUEUE] == leaf
-        a = ai[a, AI_RUN_NEXT]
+        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
     cand = np.empty(m, dtype=np.int64)
     pos = np.empty(m, dtype=np.int64)
     prio = np.empty(m, dtype=np.int64)
@@ -319,7 +321,7 @@ def _cs_take(W, leaf, obtain, budget, nsel):
             pos[i] = jbuf[j, 2]
             prio[i] = ss[ts[task, TS_STAGE], SS_PRIO] if task >= 0 else 0  # an AM's is 0
             i += 1
-        a = ai[a, AI_RUN_NEXT]
+        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
     # by app, then priority numerically largest first, then the newest container first
     order = np.argsort(-cand, kind="mergesort")
     order = order[np.argsort(-prio[order], kind="mergesort")]
@@ -376,7 +378,7 @@ def _mark(W, n, a, k):
     warned = W[28]
     warned[2 * n] = a
     warned[2 * n + 1] = k
-    W[20][a, AI_CHOSEN] = -2 - n
+    W[51][W[20][a, AI_LIVE], LI_CHOSEN] = -2 - n  # its live row's
     return n + 1
 
 
@@ -384,6 +386,7 @@ def _mark(W, n, a, k):
 def _cs_marks(W, nsel, k):
     """Mark, or kill after the wait, the `nsel` containers in vict selected by round `k`;
     returns how many were killed."""
+    li = W[51]
     ai, gi, cfg, warned, vict = W[20], W[24], W[25], W[28], W[29]
     interval = cfg[C_CS_INTERVAL_MS]
     wait = cfg[C_CS_WAIT_MS]
@@ -398,11 +401,11 @@ def _cs_marks(W, nsel, k):
     killed = 0
     for i in range(nsel):
         a = vict[i]
-        c = ai[a, AI_CHOSEN]
+        c = li[ai[a, AI_LIVE], LI_CHOSEN]
         if c <= -2:
             e = -2 - c
             if warned[2 * e + 1] * interval + wait <= now:
-                ai[a, AI_CHOSEN] = 0
+                li[ai[a, AI_LIVE], LI_CHOSEN] = 0
                 warned[2 * e] = -1
                 if ai[a, AI_TASK] < 0:
                     _am_preempted(W, a)  # its app's attempt fails: a new one starts
@@ -417,7 +420,7 @@ def _cs_marks(W, nsel, k):
         m = warned[2 * i + 1]
         if a < 0:
             continue
-        ai[a, AI_CHOSEN] = 0
+        li[ai[a, AI_LIVE], LI_CHOSEN] = 0
         if m * interval + 2.0 * wait >= now:
             warned[2 * keep] = a
             warned[2 * keep + 1] = m

@@ -40,9 +40,7 @@ from whatif.predictor.kernel.events import _on_grid, heap_push
 from whatif.predictor.kernel.reservations import _booked_fits, _res_slots, _res_valid
 from whatif.predictor.kernel.resting import _may_rest, _park, _rest
 from whatif.predictor.kernel.state import (
-    AF_DUE,
-    AF_END,
-    AI_NODE,
+    AI_LIVE,
     C_HB_INTERVAL,
     C_RES,
     C_SLOT,
@@ -66,6 +64,9 @@ from whatif.predictor.kernel.state import (
     JI_RV_OK,
     JI_RV_PASS,
     JI_RV_STAGE,
+    LF_DUE,
+    LF_END,
+    LI_NODE,
     NF_FREE,
     NF_GRID,
     NF_HB,
@@ -103,12 +104,13 @@ def _on_grid_now(W, n, t):
 def _push_end(W, a, time, task, j):
     """The end event of attempt `a`, which ends at `time`: with heartbeats its node reports
     it (and frees its resources) at its next heartbeat."""
-    af, ai = W[19], W[20]
-    n = ai[a, AI_NODE]
+    lf, li = W[52], W[51]
+    ai = W[20]
+    n = li[ai[a, AI_LIVE], LI_NODE]
     if n >= 0:
-        af[a, AF_END] = time
+        lf[ai[a, AI_LIVE], LF_END] = time
         time = _next_heartbeat(W, n, time, False)
-        af[a, AF_DUE] = time
+        lf[ai[a, AI_LIVE], LF_DUE] = time
     heap_push(W[21], W[22], W[24], time, END, a, task, j)
 
 

@@ -1,5 +1,5 @@
 """Doubly linked lists threaded through a table's rows (apps of a leaf, waiting apps,
-running attempts, re-queued tasks).
+running attempts by their live slots, re-queued tasks).
 """
 
 from __future__ import annotations
@@ -9,34 +9,54 @@ import numpy as np
 from whatif.predictor.kernel.caching import kernel_jit
 
 
-# Doubly linked lists threaded through a table's rows: row x's links are
-# nodes[x, nxt] and nodes[x, prv]; the list's head and tail are heads[h], heads[h + 1].
+# Doubly linked lists threaded through a table's rows: member x's links are
+# nodes[r, nxt] and nodes[r, prv] for its row r (x itself, or with `_via` rows[x, col]);
+# the list's head and tail are heads[h], heads[h + 1]. Links and heads hold members.
 @kernel_jit
-def _append(nodes, nxt, prv, heads, h, x):
+def _row(rows, col, x):
+    """The row of member `x`: `x` itself (col < 0), else rows[x, col] (an attempt's slot),
+    unsigned: indexing by it compiles without negative-index wraparound."""
+    if col < 0:
+        return np.uint64(x)
+    return np.uint64(rows[np.uint64(x), col])
+
+
+@kernel_jit
+def _append_via(nodes, rows, col, nxt, prv, heads, h, x):
     tail = heads[h + 1]
-    u = np.uint64(x)  # unsigned rows: no negative-index wraparound
+    u = _row(rows, col, x)
     nodes[u, prv] = tail
     nodes[u, nxt] = -1
     if tail >= 0:
-        nodes[np.uint64(tail), nxt] = x
+        nodes[_row(rows, col, tail), nxt] = x
     else:
         heads[h] = x
     heads[h + 1] = x
 
 
 @kernel_jit
-def _remove(nodes, nxt, prv, heads, h, x):
-    u = np.uint64(x)  # unsigned rows: no negative-index wraparound
+def _remove_via(nodes, rows, col, nxt, prv, heads, h, x):
+    u = _row(rows, col, x)
     p = nodes[u, prv]
     n = nodes[u, nxt]
     if p >= 0:
-        nodes[np.uint64(p), nxt] = n
+        nodes[_row(rows, col, p), nxt] = n
     else:
         heads[h] = n
     if n >= 0:
-        nodes[np.uint64(n), prv] = p
+        nodes[_row(rows, col, n), prv] = p
     else:
         heads[h + 1] = p
+
+
+@kernel_jit
+def _append(nodes, nxt, prv, heads, h, x):
+    _append_via(nodes, nodes, -1, nxt, prv, heads, h, x)
+
+
+@kernel_jit
+def _remove(nodes, nxt, prv, heads, h, x):
+    _remove_via(nodes, nodes, -1, nxt, prv, heads, h, x)
 
 
 @kernel_jit

@@ -35,12 +35,8 @@ from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
 from whatif.predictor.kernel.phases import _hang_due, _replay_row, _timed
 from whatif.predictor.kernel.state import (
-    AF_DUE,
-    AF_MARK,
     AF_START,
-    AI_NODE,
-    AI_OUTCOME,
-    AI_RUN_NEXT,
+    AI_LIVE,
     AI_STATE,
     AI_TASK,
     AM_ASK,
@@ -103,6 +99,11 @@ from whatif.predictor.kernel.state import (
     JI_RED_NEXT,
     JI_STATE,
     JI_TC,
+    LF_DUE,
+    LF_MARK,
+    LI_NODE,
+    LI_OUTCOME,
+    LI_RUN_NEXT,
     NF_FREE,
     NF_HB,
     NI_CL_HEAD,
@@ -189,6 +190,7 @@ def _put_list(out, n, head, nodes, nxt):
 @kernel_jit
 def _v12_state(W):
     """Everything a Hadoop 1/2 run's future depends on, times relative to now, flattened."""
+    lf, li = W[52], W[51]
     qs, qsf, qf, ji, ss, si, sdone = W[0], W[1], W[3], W[9], W[12], W[14], W[15]
     ts, ti, af, ai, gf, gi = W[16], W[18], W[19], W[20], W[23], W[24]
     cfg, warned = W[25], W[28]
@@ -201,7 +203,7 @@ def _v12_state(W):
     a = gi[GI_RUN_HEAD]
     while a >= 0:
         n_run += 1
-        a = ai[a, AI_RUN_NEXT]
+        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
     nodef = W[40]
     nn = nodef.shape[0] if cfg[C_HB] != 0.0 else 0
     res = cfg[C_RES] != 0.0  # each node's reservation (`reservations.py`) too
@@ -222,8 +224,9 @@ def _v12_state(W):
     a = gi[GI_RUN_HEAD]
     while a >= 0:
         task = ai[a, AI_TASK]
+        live = ai[a, AI_LIVE]
         extra = -1.0
-        if task >= 0 and ai[a, AI_OUTCOME] == SUCCEEDED:
+        if task >= 0 and li[live, LI_OUTCOME] == SUCCEEDED:
             s = ts[task, TS_STAGE]
             if ss[s, SS_SLOW] == 1:
                 done = sdone[s - 1]
@@ -233,13 +236,13 @@ def _v12_state(W):
         out[n] = task
         # without an end event (AMs, reduces waiting for maps) only the order matters
         out[n + 1] = af[a, AF_START] - t + 0.0 if task >= 0 and extra != -2.0 else 0.0
-        out[n + 2] = ai[a, AI_OUTCOME]
+        out[n + 2] = li[live, LI_OUTCOME]
         out[n + 3] = extra + 0.0
-        out[n + 4] = af[a, AF_MARK] - t + 0.0 if af[a, AF_MARK] >= 0.0 else 1.0
-        out[n + 5] = ai[a, AI_NODE]
-        out[n + 6] = af[a, AF_DUE] - t + 0.0 if af[a, AF_DUE] < INF else 1.0
+        out[n + 4] = lf[live, LF_MARK] - t + 0.0 if lf[live, LF_MARK] >= 0.0 else 1.0
+        out[n + 5] = li[live, LI_NODE]
+        out[n + 6] = lf[live, LF_DUE] - t + 0.0 if lf[live, LF_DUE] < INF else 1.0
         n += 7
-        a = ai[a, AI_RUN_NEXT]
+        a = li[live, LI_RUN_NEXT]
     out[n] = -3.0
     n += 1
     for i in range(0 if cfg[C_CS] != 0.0 else gi[GI_WARNED_N]):  # CS: marks (`_cs_state`)
@@ -380,7 +383,8 @@ def _v3_state(W):
     each runnable app's fair-share timer, re-check time and last starvation amounts, each
     node's claims (`claims.py`), and the pending events in (time, seq) order, since even one
     for an attempt that has ended makes an iteration that schedules a check."""
-    qs, qsf, qi, jf, ji, af, ai, hk = W[0], W[1], W[4], W[8], W[9], W[19], W[20], W[21]
+    lf = W[52]
+    qs, qsf, qi, jf, ji, ai, hk = W[0], W[1], W[4], W[8], W[9], W[20], W[21]
     hi, gf, gi = W[22], W[23], W[24]
     t = gf[G_NOW]
     base = _v12_state(W)
@@ -443,7 +447,7 @@ def _v3_state(W):
         elif kind == HEARTBEAT or kind == CONTINUOUS:
             what = ident
         elif ai[ident, AI_STATE] == RUNNING and (
-            kind == END or af[ident, AF_MARK] == float_from_ordered(hk[e, HK_KEY])
+            kind == END or lf[ai[ident, AI_LIVE], LF_MARK] == float_from_ordered(hk[e, HK_KEY])
         ):
             what = ai[ident, AI_TASK]
         out[n] = float_from_ordered(hk[e, HK_KEY]) - t + 0.0
@@ -464,6 +468,7 @@ def _cs_state(W):
     node count + 1 (every test of them compares with at most the node count); each job's
     state and AM state (its AM events are no progress here); and the next round, relative
     to now."""
+    li = W[51]
     ji, si, ai, gf, gi, cfg, warned = W[9], W[14], W[20], W[23], W[24], W[25], W[28]
     t = gf[G_NOW]
     k = math.floor(t / cfg[C_CS_INTERVAL] + 0.5)
@@ -472,7 +477,7 @@ def _cs_state(W):
     a = gi[GI_RUN_HEAD]
     while a >= 0:
         n_run += 1
-        a = ai[a, AI_RUN_NEXT]
+        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
     out = np.empty(n_run + ns + 2 * nj + 1)
     n = 0
     a = gi[GI_RUN_HEAD]
@@ -482,7 +487,7 @@ def _cs_state(W):
             if warned[2 * i] == a:
                 out[n] = k - warned[2 * i + 1]
         n += 1
-        a = ai[a, AI_RUN_NEXT]
+        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
     for s in range(ns):
         out[n] = min(si[s, SI_CS_MISSED], cfg[C_CS_NODES] + 1.0)
         n += 1

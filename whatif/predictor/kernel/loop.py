@@ -44,6 +44,7 @@ from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_
 from whatif.predictor.kernel.fairshare import _compute_shares
 from whatif.predictor.kernel.heartbeats import _beat, _catch_up, _wake
 from whatif.predictor.kernel.jobtracker import _end_task_cleanup
+from whatif.predictor.kernel.live_rows import _live_rows_room
 from whatif.predictor.kernel.livelock import _cycling_v3
 from whatif.predictor.kernel.phases import (
     _am_ask,
@@ -62,11 +63,8 @@ from whatif.predictor.kernel.preemption import _preempt_v3
 from whatif.predictor.kernel.preemption_v12 import _preempt_v12
 from whatif.predictor.kernel.queues import _up
 from whatif.predictor.kernel.state import (
-    AF_END,
     AF_FINISH,
-    AF_MARK,
-    AI_NODE,
-    AI_OUTCOME,
+    AI_LIVE,
     AI_STATE,
     AM_ASK,
     AM_READY,
@@ -116,6 +114,10 @@ from whatif.predictor.kernel.state import (
     JSF_SUBMIT,
     KILL,
     KILLED,
+    LF_END,
+    LF_MARK,
+    LI_NODE,
+    LI_OUTCOME,
     NF_HB,
     NI_DONE,
     QF_AM,
@@ -146,7 +148,7 @@ def _borrow_world(W):
         borrowed(W[36]), borrowed(W[37]), borrowed(W[38]), borrowed(W[39]),
         borrowed(W[40]), borrowed(W[41]), borrowed(W[42]), borrowed(W[43]),
         borrowed(W[44]), borrowed(W[45]), borrowed(W[46]), borrowed(W[47]), borrowed(W[48]),
-        borrowed(W[49]), borrowed(W[50]),
+        borrowed(W[49]), borrowed(W[50]), borrowed(W[51]), borrowed(W[52]), borrowed(W[53]),
     )  # fmt: skip
 
 
@@ -178,6 +180,7 @@ def advance(W, t_stop, att_room):
     when the iteration's submissions may not fit a leaf's app trees (`_trees_fit`: the
     caller grows them and calls again).
     """
+    lf, li = W[52], W[51]
     W = world_ref(_borrow_world(W))
     js, jsf, jf, ts, tsf, af, ai, hk = W[6], W[7], W[8], W[16], W[17], W[19], W[20], W[21]
     hi, gf, gi, cfg = W[22], W[23], W[24], W[25]
@@ -193,7 +196,11 @@ def advance(W, t_stop, att_room):
         # per kill, two hang timers per stage asked for (again), an AM call per job, and
         # a heartbeat per node
         room = 4 * att_room + 3 * nj + W[40].shape[0]
-        if ai.shape[0] - gi[GI_N_ATT] < att_room or hk.shape[0] - gi[GI_HEAP_N] < room:
+        if (
+            ai.shape[0] - gi[GI_N_ATT] < att_room
+            or _live_rows_room(W) < att_room
+            or hk.shape[0] - gi[GI_HEAP_N] < room
+        ):
             return 1
         if t == t_sub and not _trees_fit(W, t):
             return 2
@@ -225,16 +232,18 @@ def advance(W, t_stop, att_room):
             a = np.uint64(ident)  # an attempt's row, unsigned: no negative-index wraparound
             if kind == END:
                 if ai[a, AI_STATE] == RUNNING:
-                    _end_attempt(W, ident, ai[a, AI_OUTCOME])
+                    live = ai[a, AI_LIVE]  # read before the end gives the live row back
+                    n = li[live, LI_NODE]
+                    end = lf[live, LF_END]
+                    _end_attempt(W, ident, li[live, LI_OUTCOME])
                     gi[GI_PROGRESS] += 1
-                    n = ai[a, AI_NODE]
                     if n >= 0:
                         # reported at its node's heartbeat; it ended at its own time
-                        af[a, AF_FINISH] = af[a, AF_END]
+                        af[a, AF_FINISH] = end
                         _beat(W, n)
                         W[41][n, NI_DONE] = gi[GI_ITER]
             elif kind == KILL:
-                if ai[a, AI_STATE] == RUNNING and af[a, AF_MARK] == t:
+                if ai[a, AI_STATE] == RUNNING and lf[ai[a, AI_LIVE], LF_MARK] == t:
                     _end_attempt(W, ident, KILLED)
             elif kind == HEARTBEAT:
                 W[40][ident, NF_HB] = INF

@@ -37,7 +37,14 @@ from whatif.predictor.kernel.capacity import _cs_admit, _cs_user_room
 from whatif.predictor.kernel.events import heap_pop, heap_push
 from whatif.predictor.kernel.heartbeats import _push_end, _touch_node
 from whatif.predictor.kernel.jobtracker import _jt_refresh
-from whatif.predictor.kernel.lists import _append, _keep_listed, _remove
+from whatif.predictor.kernel.lists import (
+    _append,
+    _append_via,
+    _keep_listed,
+    _remove,
+    _remove_via,
+)
+from whatif.predictor.kernel.live_rows import _give_live_row, _take_live_row
 from whatif.predictor.kernel.locality import _loc_requeued
 from whatif.predictor.kernel.queues import _count_runnable, _fits_to, _up
 from whatif.predictor.kernel.ramp_lists import (
@@ -53,19 +60,10 @@ from whatif.predictor.kernel.ramp_lists import (
 from whatif.predictor.kernel.requests import _give_back, _head_task, _requeue
 from whatif.predictor.kernel.starvation import _unlist_min_starvation
 from whatif.predictor.kernel.state import (
-    AF_DUE,
-    AF_END,
     AF_FINISH,
-    AF_MARK,
     AF_START,
-    AI_CHOSEN,
-    AI_DEF_NEXT,
-    AI_DEF_PREV,
-    AI_NODE,
-    AI_OUTCOME,
+    AI_LIVE,
     AI_PREEMPTED,
-    AI_RUN_NEXT,
-    AI_RUN_PREV,
     AI_STATE,
     AI_TASK,
     AM_ASK,
@@ -147,6 +145,16 @@ from whatif.predictor.kernel.state import (
     JS_USER,
     JSF_AM,
     KILLED,
+    LF_DUE,
+    LF_END,
+    LF_MARK,
+    LI_CHOSEN,
+    LI_DEF_NEXT,
+    LI_DEF_PREV,
+    LI_NODE,
+    LI_OUTCOME,
+    LI_RUN_NEXT,
+    LI_RUN_PREV,
     NF_FREE,
     QF_AM,
     QF_FAIR,
@@ -393,18 +401,20 @@ def _start_attempt(W, j, task, r0, r1):
     ai[ua, AI_TASK] = task
     ai[ua, AI_STATE] = RUNNING
     ai[ua, AI_PREEMPTED] = 0
-    ai[ua, AI_CHOSEN] = 0
-    ai[ua, AI_DEF_NEXT] = -1
-    ai[ua, AI_DEF_PREV] = -1
     af[ua, AF_START] = t
     af[ua, AF_FINISH] = INF
-    af[ua, AF_MARK] = -1.0
-    af[ua, AF_END] = INF
-    af[ua, AF_DUE] = INF
+    li, lf = W[51], W[52]
+    live = _take_live_row(W, a)
+    li[live, LI_CHOSEN] = 0
+    li[live, LI_DEF_NEXT] = -1
+    li[live, LI_DEF_PREV] = -1
+    lf[live, LF_MARK] = -1.0
+    lf[live, LF_END] = INF
+    lf[live, LF_DUE] = INF
     node = gi[GI_CUR_NODE]
-    ai[ua, AI_NODE] = node
+    li[live, LI_NODE] = node
     gi[GI_CHANGED] = 1
-    _append(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
+    _append_via(li, ai, AI_LIVE, LI_RUN_NEXT, LI_RUN_PREV, gi, GI_RUN_HEAD, a)
     gf[G_FREE] -= r0
     gf[G_FREE + 1] -= r1
     if node >= 0:
@@ -418,7 +428,7 @@ def _start_attempt(W, j, task, r0, r1):
         if task >= 0:
             _free_add(W, a, j)
     if task < 0:
-        ai[ua, AI_OUTCOME] = SUCCEEDED
+        li[live, LI_OUTCOME] = SUCCEEDED
         ji[uj, JI_AM_STATE] = 2
         ji[uj, JI_AM_ATT] = a
         W[3][leaf, QF_AM] += r0
@@ -431,18 +441,18 @@ def _start_attempt(W, j, task, r0, r1):
     if si[us, SI_ASKED] > 0:
         si[us, SI_ASKED] -= 1
     if ti[ut, TI_FAILS] < ts[ut, TS_FAILS]:
-        ai[ua, AI_OUTCOME] = FAILED
+        li[live, LI_OUTCOME] = FAILED
         _push_end(W, a, _run_start(W, j, t) + tsf[ut, TSF_FRAC] * tsf[ut, TSF_DUR], task, j)
     elif ss[us, SS_SLOW] == 1:
-        ai[ua, AI_OUTCOME] = SUCCEEDED
+        li[live, LI_OUTCOME] = SUCCEEDED
         if np.isnan(sdone[s - 1]):
-            _append(ai, AI_DEF_NEXT, AI_DEF_PREV, si[s], SI_DEF_HEAD, a)
+            _append_via(li, ai, AI_LIVE, LI_DEF_NEXT, LI_DEF_PREV, si[s], SI_DEF_HEAD, a)
             if ji[uj, JI_IN_RED] == 0:
                 _red_link(W, j)
         else:
             _push_end(W, a, _replay_finish(W, a, task, sdone[s - 1]), task, j)
     else:
-        ai[ua, AI_OUTCOME] = SUCCEEDED
+        li[live, LI_OUTCOME] = SUCCEEDED
         _push_end(W, a, _run_start(W, j, t) + tsf[ut, TSF_DUR], task, j)
     _red_refresh(W, j)
 
@@ -495,7 +505,8 @@ def _replay_finish(W, a, task, last_map):
 
 @kernel_jit
 def _release_container(W, a, state):
-    """Record the attempt's end and give its resources back; returns (job, r0, r1)."""
+    """Record the attempt's end and give its resources and its live row back; returns
+    (job, r0, r1)."""
     qf, js, jsf, jf, ts, tsf, af, ai = W[3], W[6], W[7], W[8], W[16], W[17], W[19], W[20]
     gf, gi = W[23], W[24]
     t = gf[G_NOW]
@@ -522,18 +533,20 @@ def _release_container(W, a, state):
     ai[ua, AI_STATE] = KILLED if state == AM_KILLED else state
     af[ua, AF_FINISH] = t
     ai[ua, AI_PREEMPTED] = 1 if state == KILLED else 0
-    _remove(ai, AI_RUN_NEXT, AI_RUN_PREV, gi, GI_RUN_HEAD, a)
-    if af[ua, AF_MARK] < 0.0 and task >= 0 and not jt:
+    li, lf = W[51], W[52]
+    live = ai[ua, AI_LIVE]
+    _remove_via(li, ai, AI_LIVE, LI_RUN_NEXT, LI_RUN_PREV, gi, GI_RUN_HEAD, a)
+    if lf[live, LF_MARK] < 0.0 and task >= 0 and not jt:
         _free_remove(W, a, j)
-    if af[ua, AF_MARK] >= 0.0:
-        af[ua, AF_MARK] = -1.0
+    if lf[live, LF_MARK] >= 0.0:
         jf[uj, JF_TBP] -= r0
         jf[uj, JF_TBP + 1] -= r1
         _up(W, QF_TBP, leaf, -r0, -r1)
     gf[G_FREE] += r0
     gf[G_FREE + 1] += r1
     gi[GI_CHANGED] = 1
-    node = ai[ua, AI_NODE]
+    node = li[live, LI_NODE]
+    _give_live_row(W, a)
     if node >= 0:
         W[40][node, NF_FREE] += r0
         W[40][node, NF_FREE + 1] += r1
@@ -555,23 +568,28 @@ def _release_container(W, a, state):
 def _end_attempt(W, a, state):
     """A task attempt ends: re-queue its task, or count it done and move the job on."""
     js, ji, ss, si, sdone = W[6], W[9], W[12], W[14], W[15]
-    ti, ai, gf = W[18], W[20], W[23]
+    ti, ai, gf, li = W[18], W[20], W[23], W[51]
     t = gf[G_NOW]
     task = ai[np.uint64(a), AI_TASK]
-    j, r0, r1 = _release_container(W, a, state)
-    _ramp_wake(W, j)
     s = W[16][np.uint64(task), TS_STAGE]
     us = np.uint64(s)  # unsigned rows: no negative-index wraparound
+    # what the release gives back with the live row: its node, and a reduce waiting for
+    # the maps (killed or failed) leaves the stage's list of them first
+    live = ai[a, AI_LIVE]
+    node = li[live, LI_NODE]
+    unlisted = False
+    if state != SUCCEEDED and ss[s, SS_SLOW] == 1:
+        if li[live, LI_DEF_PREV] >= 0 or si[s, SI_DEF_HEAD] == a:
+            _remove_via(li, ai, AI_LIVE, LI_DEF_NEXT, LI_DEF_PREV, si[s], SI_DEF_HEAD, a)
+            unlisted = True
+    j, r0, r1 = _release_container(W, a, state)
+    _ramp_wake(W, j)
     if state != SUCCEEDED:
         if state == FAILED:
             ti[task, TI_FAILS] += 1
-            ti[task, TI_FAILED_ON] = ai[a, AI_NODE]
-        if ss[s, SS_SLOW] == 1 and (ai[a, AI_DEF_PREV] >= 0 or si[s, SI_DEF_HEAD] == a):
-            _remove(ai, AI_DEF_NEXT, AI_DEF_PREV, si[s], SI_DEF_HEAD, a)
-            ai[a, AI_DEF_NEXT] = -1
-            ai[a, AI_DEF_PREV] = -1
-            if si[s, SI_DEF_HEAD] < 0 and ji[j, JI_IN_RED] == 1:
-                _red_unlink(W, j)
+            ti[task, TI_FAILED_ON] = node
+        if unlisted and si[s, SI_DEF_HEAD] < 0 and ji[j, JI_IN_RED] == 1:
+            _red_unlink(W, j)
         due = _reask_call(W, j, state)
         if due > t:  # unassigned (neither running nor asked for) until then
             heap_push(W[21], W[22], W[24], due, REASK, ji[j, JI_AM_ATT], task, j)
@@ -595,9 +613,9 @@ def _end_attempt(W, a, state):
                 while w >= 0:
                     wt = ai[w, AI_TASK]
                     _push_end(W, w, _replay_finish(W, w, wt, t), wt, j)
-                    nw = ai[w, AI_DEF_NEXT]
-                    ai[w, AI_DEF_NEXT] = -1
-                    ai[w, AI_DEF_PREV] = -1
+                    nw = li[ai[w, AI_LIVE], LI_DEF_NEXT]
+                    li[ai[w, AI_LIVE], LI_DEF_NEXT] = -1
+                    li[ai[w, AI_LIVE], LI_DEF_PREV] = -1
                     w = nw
                 si[s + 1, SI_DEF_HEAD] = -1
                 si[s + 1, SI_DEF_TAIL] = -1
@@ -1136,13 +1154,14 @@ def _am_preempted(W, a):
     ``yarn.app.mapreduce.am.job.recovery.enable``): stages completed stay completed, and
     each other stage's tasks not completed are asked for again, in task order, when the
     new AM releases the stage (its first stage not completed, then as usual)."""
+    li = W[51]
     js, jsf, jf, ji, ss, si, ai, gi = W[6], W[7], W[8], W[9], W[12], W[14], W[20], W[24]
     j = -1 - ai[a, AI_TASK]
     _release_container(W, a, KILLED)
     _flush_reasks(W, j, a)
     b = gi[GI_RUN_HEAD]
     while b >= 0:
-        nxt = ai[b, AI_RUN_NEXT]
+        nxt = li[ai[b, AI_LIVE], LI_RUN_NEXT]
         task = ai[b, AI_TASK]
         if task >= 0 and W[16][task, TS_JOB] == j:
             _end_attempt(W, b, AM_KILLED)

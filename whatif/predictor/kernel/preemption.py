@@ -46,8 +46,7 @@ from whatif.predictor.kernel.starvation import (
     _set_recheck,
 )
 from whatif.predictor.kernel.state import (
-    AF_MARK,
-    AI_NODE,
+    AI_LIVE,
     AI_TASK,
     C_RECHECK,
     C_UPDATE,
@@ -73,6 +72,8 @@ from whatif.predictor.kernel.state import (
     JS_ST_LO,
     JSF_AM,
     KILL,
+    LF_MARK,
+    LI_NODE,
     QF_LMIN,
     QF_TBP,
     QF_USE,
@@ -348,7 +349,8 @@ def _requests(W, j, out_cap, out_n):
 @kernel_jit
 def _preempt_for(W, heads, j, bound0):
     """identifyContainersToPreempt for one starved app; victims are killed after the wait."""
-    qs, js, jf, ts, tsf, af, ai, hk = W[0], W[6], W[8], W[16], W[17], W[19], W[20], W[21]
+    lf, li = W[52], W[51]
+    qs, js, jf, ts, tsf, ai, hk = W[0], W[6], W[8], W[16], W[17], W[20], W[21]
     hi, gf, gi, cfg, vict = W[22], W[23], W[24], W[25], W[29]
     leaf = js[j, JS_QUEUE]
     policy = qs[leaf, QS_POLICY]
@@ -400,7 +402,7 @@ def _preempt_for(W, heads, j, bound0):
         jf[vj, JF_TBP + 1] += r1
         _held_changed(W, vj)
         _up(W, QF_TBP, js[vj, JS_QUEUE], r0, r1)
-        af[a, AF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
+        lf[ai[a, AI_LIVE], LF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
         _free_remove(W, a, vj)
-        heap_push(hk, hi, gi, af[a, AF_MARK], KILL, a, task, vj)
-        _claim_add(W, max(ai[a, AI_NODE], 0), j, r0, r1)
+        heap_push(hk, hi, gi, lf[ai[a, AI_LIVE], LF_MARK], KILL, a, task, vj)
+        _claim_add(W, max(li[ai[a, AI_LIVE], LI_NODE], 0), j, r0, r1)

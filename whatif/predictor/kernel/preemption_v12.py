@@ -35,10 +35,8 @@ from whatif.predictor.kernel.preemption import _gate
 from whatif.predictor.kernel.queues import _demand, _up
 from whatif.predictor.kernel.resources import _below, _rmax, _rmin
 from whatif.predictor.kernel.state import (
-    AF_MARK,
     AF_START,
-    AI_RUN_NEXT,
-    AI_RUN_PREV,
+    AI_LIVE,
     AI_STATE,
     AI_TASK,
     C_INTERVAL,
@@ -58,6 +56,9 @@ from whatif.predictor.kernel.state import (
     JI_APP_NEXT,
     JS_QUEUE,
     KILLED,
+    LF_MARK,
+    LI_RUN_NEXT,
+    LI_RUN_PREV,
     QF_FAIR,
     QF_LFAIR,
     QF_LMIN,
@@ -89,6 +90,7 @@ from whatif.predictor.kernel.victims import _free_remove, _held_changed
 @kernel_jit
 def _preempt_v12(W):
     """Hadoop 1/2 starvation timers at every event; preemption on interval multiples."""
+    lf = W[52]
     qs, qsf, qf, gf, cfg = W[0], W[1], W[3], W[23], W[25]
     t = gf[G_NOW]
     interval = cfg[C_INTERVAL]
@@ -163,10 +165,10 @@ def _preempt_v12(W):
         # idle: until another event, a check only acts once a timer expires or a warned
         # container passes waitTimeBeforeKill, so only those times are woken for
         wake = fut
-        ai, af, gi, warned = W[20], W[19], W[24], W[28]
+        ai, gi, warned = W[20], W[24], W[28]
         for i in range(gi[GI_WARNED_N]):
             a = warned[i]
-            k = _grid_after(af[a, AF_MARK] + cfg[C_WAIT_KILL], interval)
+            k = _grid_after(lf[ai[a, AI_LIVE], LF_MARK] + cfg[C_WAIT_KILL], interval)
             if ai[a, AI_STATE] == RUNNING and k > t and nxt < INF and k < wake:
                 wake = k
     gf[G_NEXT_V12] = nxt
@@ -189,7 +191,8 @@ def _preempt_v2(W):
 
     Returns whether anything was warned or killed.
     """
-    qs, qsf, qf, js, jf, ts, tsf, af = W[0], W[1], W[3], W[6], W[8], W[16], W[17], W[19]
+    lf = W[52]
+    qs, qsf, qf, js, jf, ts, tsf = W[0], W[1], W[3], W[6], W[8], W[16], W[17]
     ai, gf, gi, cfg, warned = W[20], W[23], W[24], W[25], W[28]
     t = gf[G_NOW]
     tp0 = 0.0
@@ -224,7 +227,7 @@ def _preempt_v2(W):
             task = ai[a, AI_TASK]
             r0 = tsf[task, TSF_REQ]
             r1 = tsf[task, TSF_REQ + 1]
-            if af[a, AF_MARK] + cfg[C_WAIT_KILL] < t:
+            if lf[ai[a, AI_LIVE], LF_MARK] + cfg[C_WAIT_KILL] < t:
                 _end_attempt(W, a, KILLED)
                 acted = True
             else:
@@ -241,7 +244,7 @@ def _preempt_v2(W):
         j = ts[task, TS_JOB]
         r0 = tsf[task, TSF_REQ]
         r1 = tsf[task, TSF_REQ + 1]
-        af[a, AF_MARK] = t
+        lf[ai[a, AI_LIVE], LF_MARK] = t
         _free_remove(W, a, j)
         jf[j, JF_TBP] += r0
         jf[j, JF_TBP + 1] += r1
@@ -258,6 +261,7 @@ def _preempt_v2(W):
 @kernel_jit
 def _preempt_container(W):
     """FSParentQueue/FSLeafQueue/FSAppAttempt.preemptContainer (Hadoop 2); -1 for none."""
+    lf, li = W[52], W[51]
     qs, children, qf, qi, ji, ts, ss, ai = W[0], W[2], W[3], W[4], W[9], W[16], W[12], W[20]
     gi = W[24]
     q = 0
@@ -291,13 +295,13 @@ def _preempt_container(W):
     a = gi[GI_RUN_HEAD]
     while a >= 0:
         task = ai[a, AI_TASK]
-        if task >= 0 and ts[task, TS_JOB] == app and W[19][a, AF_MARK] < 0.0:
+        if task >= 0 and ts[task, TS_JOB] == app and lf[ai[a, AI_LIVE], LF_MARK] < 0.0:
             if (
                 victim < 0
                 or ss[ts[task, TS_STAGE], SS_PRIO] >= ss[ts[ai[victim, AI_TASK], TS_STAGE], SS_PRIO]
             ):
                 victim = a
-        a = ai[a, AI_RUN_NEXT]
+        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
     return victim
 
 
@@ -307,6 +311,7 @@ def _preempt_v1(W, d):
 
     Returns whether anything was killed.
     """
+    li = W[51]
     qs, qsf, qf, js, ss, ts, tsf, af = W[0], W[1], W[3], W[6], W[12], W[16], W[17], W[19]
     ai, gf, gi, vict = W[20], W[23], W[24], W[29]
     t = gf[G_NOW]
@@ -340,7 +345,7 @@ def _preempt_v1(W, d):
             if qf[leaf, QF_USE + d] > qf[leaf, QF_FAIR + d] and qs[leaf, QS_PREEMPTABLE] == 1:
                 vict[nv] = a
                 nv += 1
-        a = ai[a, AI_RUN_PREV]
+        a = li[ai[a, AI_LIVE], LI_RUN_PREV]
     starts = np.empty(nv)
     for i in range(nv):
         starts[i] = -af[vict[i], AF_START]

@@ -145,7 +145,9 @@ GI_RA_HEAD, GI_RA_TAIL, GI_RAMP_SEQ = 50, 51, 52
 # iterations in a row without an event (AM calls, checks); settling passes so far (the
 # stamps of `heartbeats._res_valid_now`)
 GI_RAMP_RUN, GI_PASS = 53, 54
-GI_REST_HEAD, GI_REST_TAIL, N_GI = 55, 56, 57  # apps with resting nodes (`resting.py`)
+GI_REST_HEAD, GI_REST_TAIL = 55, 56  # apps with resting nodes (`resting.py`)
+# live attempts' rows: how many were ever handed out, and how many are free (`live_rows.py`)
+GI_LIVE_TOP, GI_LIVE_FREE, N_GI = 57, 58, 59
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -297,24 +299,20 @@ RS_A, RS_B, RS_C = 0, 1, 2
 TI_FAILS, TI_RETRY_NEXT = 0, 1
 TI_FAILED_ON = 2  # the node its last failed attempt ran on (-1: none; Hadoop 1 skips it)
 N_TI = 3
-# attempt float / int
-AF_START, AF_FINISH, AF_MARK = 0, 1, 2
-AF_END, AF_DUE = 3, 4  # heartbeats: the attempt's own end, and when its end event comes
-N_AF = 5
-AI_TASK, AI_STATE, AI_PREEMPTED, AI_OUTCOME, AI_RUN_NEXT, AI_RUN_PREV, AI_DEF_NEXT, AI_DEF_PREV = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    5,
-    6,
-    7,
-)
-AI_CHOSEN = 8
-AI_APP_NEXT, AI_APP_PREV = 9, 10  # links in the app's list of unmarked task containers
-AI_NODE = 11  # the node the attempt runs on (-1: no heartbeats)
-N_AI = 12
+# attempt float / int: what stays of every attempt (its record), and the row of its live
+# state (`live_rows.py`; 0, a row no live attempt holds, once it has ended)
+AF_START, AF_FINISH = 0, 1
+N_AF = 2
+AI_TASK, AI_STATE, AI_PREEMPTED, AI_LIVE = 0, 1, 2, 3
+N_AI = 4
+# a live attempt's state, in the row of its slot: float (preemption mark; heartbeats: the
+# attempt's own end, and when its end event comes) / int
+LF_MARK, LF_END, LF_DUE = 0, 1, 2
+N_LF = 3
+LI_OUTCOME, LI_RUN_NEXT, LI_RUN_PREV, LI_DEF_NEXT, LI_DEF_PREV, LI_CHOSEN = 0, 1, 2, 3, 4, 5
+LI_APP_NEXT, LI_APP_PREV = 6, 7  # links in the app's list of unmarked task containers
+LI_NODE = 8  # the node the attempt runs on (-1: no heartbeats)
+N_LI = 9
 # nodes (heartbeats): free and capacity (memory, vcores or map, reduce slots), the time of
 # the scheduled heartbeat event (inf: none); its place in the parked list (-1: not parked,
 # REST: resting on its reservation's app, `resting.py`),
@@ -372,6 +370,8 @@ N_HI = 4
 #   rsf (nr or 1, 3) float64: (RS_A, RS_B, RS_C) of each task of a slowstart stage, row
 #     ss[s, SS_RR] + task - ss[s, SS_LO] (`_replay_row`): no row for other tasks
 #   af (cap, N_AF) float64 / ai (cap, N_AI) int32: attempts (task < 0: AM of job -1-task)
+#   lf (lcap, N_LF) float64 / li (lcap, N_LI) int32: live attempts' state, by slot (AI_LIVE);
+#     lfree (lcap,) int64: the free slots, GI_LIVE_FREE of them (`live_rows.py`)
 #   hk (hcap, 2) int64 / hi (hcap, N_HI) int64: event heap, keys (ordered_bits(time),
 #     seq) and payloads (kind, ident, and the task and job whose rows the event will
 #     read); hk's row 1 starts a 64-byte cache line (`compiled.heap_arrays`)

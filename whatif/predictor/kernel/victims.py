@@ -9,13 +9,10 @@ import numpy as np
 
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
-from whatif.predictor.kernel.lists import _append, _remove
+from whatif.predictor.kernel.lists import _append_via, _remove_via
 from whatif.predictor.kernel.resources import _below, _loose
 from whatif.predictor.kernel.state import (
-    AF_MARK,
-    AI_APP_NEXT,
-    AI_APP_PREV,
-    AI_CHOSEN,
+    AI_LIVE,
     AI_TASK,
     G_FREE,
     GI_CAND_N,
@@ -32,6 +29,10 @@ from whatif.predictor.kernel.state import (
     JI_HOLD_POS,
     JS_QUEUE,
     JSF_AM,
+    LF_MARK,
+    LI_APP_NEXT,
+    LI_APP_PREV,
+    LI_CHOSEN,
     QF_APP_FAIR_MIN,
     QS_LEAF,
     QS_POLICY,
@@ -46,6 +47,7 @@ def _free_add(W, a, j):
     """Task container `a` of app `j` starts: list it as one preemption may take (its bit in
     `unmarked`, and the app's own list, which puts the app on the list of apps holding
     one)."""
+    li = W[51]
     js, ji, tsf, ai, gi, hold, holdv = W[6], W[9], W[17], W[20], W[24], W[37], W[38]
     unmarked = W[39]
     unmarked[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
@@ -66,15 +68,16 @@ def _free_add(W, a, j):
             holdv[pos, 2] = 1.0
         elif r0 == holdv[pos, 1]:
             holdv[pos, 2] += 1.0
-    _append(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
+    _append_via(li, ai, AI_LIVE, LI_APP_NEXT, LI_APP_PREV, ji[j], JI_CONT_HEAD, a)
 
 
 @kernel_jit
 def _free_remove(W, a, j):
     """Container `a` of app `j` ends or is marked for preemption: unlist it."""
+    li = W[51]
     ji, tsf, ai, gi, hold, holdv, unmarked = W[9], W[17], W[20], W[24], W[37], W[38], W[39]
     unmarked[a >> 6] &= ~(np.uint64(1) << np.uint64(a & 63))
-    _remove(ai, AI_APP_NEXT, AI_APP_PREV, ji[j], JI_CONT_HEAD, a)
+    _remove_via(li, ai, AI_LIVE, LI_APP_NEXT, LI_APP_PREV, ji[j], JI_CONT_HEAD, a)
     pos = ji[j, JI_HOLD_POS]
     if ji[j, JI_CONT_HEAD] < 0:
         gi[GI_HOLD_N] -= 1
@@ -98,7 +101,7 @@ def _free_remove(W, a, j):
                     count = 1.0
                 elif r == smallest:
                     count += 1.0
-                b = ai[b, AI_APP_NEXT]
+                b = li[ai[b, AI_LIVE], LI_APP_NEXT]
             holdv[pos, 1] = smallest
             holdv[pos, 2] = count
 
@@ -182,15 +185,16 @@ def _candidate_from(W, j, a):
     """App `j`'s newest candidate (see `_victim_candidates`) at or before its container
     `a` in its list (-1: none). Marked containers are passed over: one marked during the
     check keeps its links to older ones, so the walk goes on from it."""
-    qs, js, af, tsf, ai, cluster = W[0], W[6], W[19], W[17], W[20], W[26]
+    lf, li = W[52], W[51]
+    qs, js, tsf, ai, cluster = W[0], W[6], W[17], W[20], W[26]
     drf_all = qs[js[j, JS_QUEUE], QS_POLICY] == 2 and not (cluster[0] > 0.0 and cluster[1] > 0.0)
     while a >= 0:
         task = ai[a, AI_TASK]
-        if af[a, AF_MARK] < 0.0 and (
+        if lf[ai[a, AI_LIVE], LF_MARK] < 0.0 and (
             drf_all or _keeps_share(W, j, tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1], 0.0, 0.0)
         ):
             return a
-        a = ai[a, AI_APP_PREV]
+        a = li[ai[a, AI_LIVE], LI_APP_PREV]
     return -1
 
 
@@ -216,6 +220,7 @@ def _cand_at(W, heads, i):
     A candidate merged late is tested against usage less what the check has marked since
     it began, so a container refused now is left out; `_take` would refuse it too, as
     the marked resources only grow during a check."""
+    li = W[51]
     gi, ai, cand = W[24], W[20], W[35]
     while gi[GI_CAND_N] <= i:
         k = heads[0, 0]
@@ -224,7 +229,7 @@ def _cand_at(W, heads, i):
         a = heads[1, 0]
         cand[gi[GI_CAND_N]] = a
         gi[GI_CAND_N] += 1
-        nxt = _candidate_from(W, heads[1, 1], ai[a, AI_APP_PREV])
+        nxt = _candidate_from(W, heads[1, 1], li[ai[a, AI_LIVE], LI_APP_PREV])
         if nxt >= 0:
             heads[1, 0] = nxt
         else:
@@ -252,7 +257,8 @@ def _victims_for(W, heads, c0, c1, chosen, nv, resume):
     not be taken then, which stays true while nothing is marked, so a rescan from the
     newest would pass it by.
     """
-    qs, js, af, ai, gf, gi, vict = W[0], W[6], W[19], W[20], W[23], W[24], W[29]
+    lf, li = W[52], W[51]
+    qs, js, ai, gf, gi, vict = W[0], W[6], W[20], W[23], W[24], W[29]
     pot0 = max(gf[G_FREE], 0.0)
     pot1 = max(gf[G_FREE + 1], 0.0)
     gi[GI_EPOCH] += 1
@@ -265,7 +271,7 @@ def _victims_for(W, heads, c0, c1, chosen, nv, resume):
         if a >= 0 and qs[js[W[16][ai[a, AI_TASK], TS_JOB], JS_QUEUE], QS_PREEMPTABLE] == 1:
             if _take(W, a, cons):
                 vict[nv] = a
-                ai[a, AI_CHOSEN] = chosen
+                li[ai[a, AI_LIVE], LI_CHOSEN] = chosen
                 nv += 1
         return nv, resume
     first = -1
@@ -274,7 +280,7 @@ def _victims_for(W, heads, c0, c1, chosen, nv, resume):
         a = _cand_at(W, heads, i)
         if a < 0:
             return n0, resume
-        if ai[a, AI_CHOSEN] != chosen and af[a, AF_MARK] < 0.0:
+        if li[ai[a, AI_LIVE], LI_CHOSEN] != chosen and lf[ai[a, AI_LIVE], LF_MARK] < 0.0:
             if _take(W, a, cons):
                 if first < 0:
                     first = i
@@ -285,7 +291,7 @@ def _victims_for(W, heads, c0, c1, chosen, nv, resume):
                 pot1 += r1
             if c0 <= pot0 and c1 <= pot1:
                 for k in range(n0, nv):
-                    ai[vict[k], AI_CHOSEN] = chosen
+                    li[ai[vict[k], AI_LIVE], LI_CHOSEN] = chosen
                 return nv, first
         i += 1
 
@@ -295,6 +301,7 @@ def _newest_unmarked(W, chosen):
     """The newest running task container not marked for preemption and not `chosen`
     (-1: none): the highest set bit of `unmarked` whose attempt is not chosen, as
     attempts are numbered in the order they start."""
+    li = W[51]
     ai, gi, unmarked = W[20], W[24], W[39]
     word = (gi[GI_N_ATT] - 1) >> 6
     while word >= 0:
@@ -304,7 +311,7 @@ def _newest_unmarked(W, chosen):
             while (bits >> np.uint64(b)) & np.uint64(1) == 0:
                 b -= 1
             a = word * 64 + b
-            if ai[a, AI_CHOSEN] != chosen:
+            if li[ai[a, AI_LIVE], LI_CHOSEN] != chosen:
                 return a
             bits &= ~(np.uint64(1) << np.uint64(b))
         word -= 1
