@@ -1,6 +1,6 @@
 """The compiled engine's memory layout: app order trees sized to the live apps and grown
-mid-run, replay rows for the reduces only, int32 job and stage rows; schedules as the
-reference engine's."""
+mid-run, replay rows for the reduces only, int32 job and stage rows, live attempts' rows
+for the containers held at once; schedules as the reference engine's."""
 
 import numpy as np
 import pandas as pd
@@ -82,3 +82,24 @@ def test_job_stage_and_task_rows_are_int32():
     engine = Simulation(build_workload(JOBS), ALLOC, CLUSTER, settings=SETTINGS)._engine
     for name in ("js", "ji", "ss", "si", "ts", "ti"):
         assert engine.state[name].dtype == np.int32, name
+
+
+def test_live_rows_are_as_many_as_the_containers_held_at_once():
+    """Attempts take a live row at start and give it back at release (`kernel.live_rows`):
+    with preemption's kills among the releases, the rows handed out are the most
+    containers held at once (24, plus row 0 of the ended ones), not one per attempt, every
+    one is free again at the end, and each ended attempt points at row 0."""
+    workload = build_workload(JOBS)
+    slow = predict(workload, ALLOC, CLUSTER, settings=SETTINGS, engine="reference")
+    sim = Simulation(workload, ALLOC, CLUSTER, settings=SETTINGS, engine="numba")
+    state = sim._engine.state
+    fast = sim.run_to_end()
+    pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
+    assert fast.attempts["preempted"].any()
+    gi = state["gi"]
+    assert len(fast.attempts) > 200
+    assert gi[K.GI_LIVE_TOP] == 1 + 24
+    assert gi[K.GI_LIVE_FREE] == 24
+    assert sorted(state["lfree"][:24]) == list(range(1, 25))
+    n = int(gi[K.GI_N_ATT])
+    assert (state["ai"][:n, K.AI_LIVE] == 0).all()
