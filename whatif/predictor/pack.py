@@ -311,9 +311,11 @@ def _share_limits(
 def _noise_draws(
     n: int, noise: NoiseModel | None, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Duration multipliers, failure counts and failure fractions, one per task."""
+    """Duration multipliers, failure counts and failure fractions, one per task. Without
+    noise the multipliers are a read-only view of one 1.0 and the zeros untouched pages:
+    no memory per task (80 MB of ones at 10M tasks, at packing's peak)."""
     if noise is None:
-        return np.ones(n), np.zeros(n, dtype=np.int64), np.zeros(n)
+        return np.broadcast_to(1.0, (n,)), np.zeros(n, dtype=np.int64), np.zeros(n)
     rng = np.random.default_rng(seed)
     mult = np.ones(n)
     if noise.jitter_cv > 0:
