@@ -30,7 +30,9 @@ Modules, by concept (each says what it models, and the Hadoop rules it follows):
   rack-locality-additional-delay) for maps with split locations;
 - speed structures with no twin: ``apptree`` (app order trees), ``starvation``
   (Hadoop 3 re-check ring and min-share list), ``victims`` (containers preemption may
-  take), ``requests`` (an app's next request), ``lists`` (linked lists);
+  take), ``requests`` (an app's next request), ``lists`` (linked lists), ``live_rows``
+  (a running attempt's state in a row recycled at its release: memory for the containers
+  held at once, not for every attempt);
 - ``state``: the arrays' layout; ``resources``: Java arithmetic and resource
   comparisons; ``caching``: numba's cache, stamped with every kernel source.
 
