@@ -279,6 +279,44 @@ def test_a_claim_wakes_the_node_reserved_for_another_app(monkeypatch, engine):
         assert starts("reference") == got
 
 
+def test_a_node_drops_a_stale_reservation_at_its_heartbeat_while_nothing_is_asked(
+    monkeypatch, engine
+):
+    """Two 2048 MB nodes heartbeating at 0, 1, 2, ... and 0.5, 1.5, ... (Hadoop 3; the
+    noise model on seed 0 fails job_02's map once, at 37.27, and job_00's twice). job_02's
+    2048 MB map starts on node00000 at 8. At 9 job_00's AM (1024 MB) does not fit there and
+    reserves node00000; it starts on node00001 at 9.5. At 10 node00000's heartbeat drops
+    the reservation (the AM asks for nothing now), though no app asks for anything then;
+    job_00's map reserves node00001 at 11.5. job_02's failed map is reported at 38 and
+    asked for again at once: node00000 is free and its own, job_02 ends at 87. The node
+    used to sleep through its heartbeat at 10 (nodes woke for a change only while some app
+    asked), kept the stale reservation until 12, was reserved for job_00's map there, and
+    gave itself to that map at 38: job_02's retry waited until 110."""
+    jobs = [
+        ("job_02", "root.q1", 8.0, [("map", 16.0, 2048.0, {"vcores": 2.0})]),
+        ("job_00", "root.q0", 9.0, [("map", 34.0, 2048.0, {"vcores": 2.0})], {"am_memory_mb": 1024.0}),
+    ]  # fmt: skip
+    noise = NoiseModel(failure_probability=0.3, straggler_probability=0.1, jitter_cv=0.2)
+    cluster = Cluster.parse("nodes=2,memory-mb=2048,vcores=4")
+    settings = SchedulerSettings(increment_mb=512.0, am_start_latency_s=2.0)
+
+    def run(engine):
+        return predict(
+            build_workload(jobs), flat_tree(q0={}, q1={}), cluster, settings=settings,
+            engine=engine, seed=0, noise=noise,
+        )  # fmt: skip
+
+    got = run(engine)
+    a = got.attempts
+    assert a.loc[a["task_id"] == "job_02_map_000", "start_s"].tolist() == [8.0, 38.0]
+    assert a.loc[a["task_id"] == "job_00_map_000", "start_s"].tolist() == [87.0, 160.0, 233.0]
+    assert got.jobs["finish_s"].tolist() == [87.0, 331.0]
+    with monkeypatch.context() as m:
+        _every_heartbeat(m)
+        every = run("reference")
+    pd.testing.assert_frame_equal(got.attempts, every.attempts)
+
+
 def test_hadoop1_never_ramps_reduces_down(engine):
     """One map slot, two reduce slots: a's 30 s map holds the map slot, so b (submitted
     at 1, slowstart 0) has its map waiting and its two reduces waiting for it. The

@@ -367,7 +367,9 @@ def _wake(W, t):
         cfg[C_SLOT] != 0.0
         and (qf[0, QF_PRUN + 1] > 0.0 or gi[GI_JT_HEAD] >= 0 or gi[GI_LSKIP_N] > 0)
     )
-    if changed and demand and cfg[C_RES] != 0.0:
+    if changed and cfg[C_RES] != 0.0:
+        # with or without demand: a reserved node whose reservation is no longer valid
+        # drops it at its next heartbeat (`_res_wants`), which is not to be skipped
         _wake_parked_res(W, t)
     elif changed and demand:
         i = 0

@@ -133,7 +133,9 @@ class Heartbeats(EngineState):
             self.p.slot_mode
             and (self.q_pend_run[0, 1] > 0 or bool(self.jt_jobs) or bool(self.loc_skipped))
         )
-        if self.changed and demand and self.res_on:
+        if self.changed and self.res_on:
+            # with or without demand: a reserved node whose reservation is no longer valid
+            # drops it at its next heartbeat (`_res_wants`), which is not to be skipped
             self._wake_parked_res(t)
         elif self.changed and demand:
             i = 0
