@@ -378,8 +378,9 @@ def heap_arrays(hcap: int) -> dict[str, np.ndarray]:
 
 
 def _attempt_arrays(cap: int, lcap: int, hcap: int) -> dict[str, np.ndarray]:
-    """Rows for `cap` attempts (int32 rows: -4 B x 13 an attempt), `lcap` live ones
-    (`kernel.live_rows`: row 0 stands for every ended attempt) and `hcap` events."""
+    """Records of `cap` attempts (int32 task, state, preempted and live row; float64
+    start and finish), rows for `lcap` live ones (`kernel.live_rows`: row 0 stands for
+    every ended attempt) and `hcap` events."""
     with _small_pages():
         return {
             "af": np.zeros((cap, K.N_AF)),

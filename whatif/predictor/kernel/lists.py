@@ -1,5 +1,5 @@
 """Doubly linked lists threaded through a table's rows (apps of a leaf, waiting apps,
-running attempts by their live slots, re-queued tasks).
+running attempts through their live rows, re-queued tasks).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from whatif.predictor.kernel.caching import kernel_jit
 # the list's head and tail are heads[h], heads[h + 1]. Links and heads hold members.
 @kernel_jit
 def _row(rows, col, x):
-    """The row of member `x`: `x` itself (col < 0), else rows[x, col] (an attempt's slot),
+    """The row of member `x`: `x` itself (col < 0), else rows[x, col] (an attempt's live row),
     unsigned: indexing by it compiles without negative-index wraparound."""
     if col < 0:
         return np.uint64(x)
