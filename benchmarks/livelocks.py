@@ -8,8 +8,9 @@ Draws the random scenarios of the predictor's agreement tests
 scheduler settings), derandomized so that a run prints the same figures, and keeps those
 of the chosen Hadoop version with preemption on. For each it runs the compiled engine to
 the end and counts the runs with unfinished jobs, and among them those the livelock
-search ended (``GI_LIVELOCK``: a check whose state repeats with nothing finished in
-between; docs/predictor.md, "Jobs that can never finish"). The other unfinished runs are
+search ended (the compiled engine's ``GI_LIVELOCK``, read from its state: no public API
+says it; a check whose state repeats with nothing finished in between, docs/predictor.md,
+"Jobs that can never finish"). The other unfinished runs are
 jobs that can never run (a task larger than any node or queue maximum, AMs holding what
 their tasks need).
 """
@@ -20,6 +21,7 @@ import argparse
 import collections
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "whatif" / "predictor"))
@@ -43,7 +45,7 @@ def count(draws: int, version: int) -> collections.Counter[str]:
         suppress_health_check=list(HealthCheck),
     )
     @given(scenarios())
-    def run(scenario: tuple) -> None:  # type: ignore[type-arg]
+    def run(scenario: tuple[Any, ...]) -> None:
         workload, allocation, cluster, sched, noise = scenario
         if sched.hadoop_version != version or not sched.preemption:
             return
