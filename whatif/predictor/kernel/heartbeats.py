@@ -105,12 +105,12 @@ def _push_end(W, a, time, task, j):
     """The end event of attempt `a`, which ends at `time`: with heartbeats its node reports
     it (and frees its resources) at its next heartbeat."""
     lf, li = W[52], W[51]
-    ai = W[20]
-    n = li[ai[a, AI_LIVE], LI_NODE]
+    live = W[20][a, AI_LIVE]
+    n = li[live, LI_NODE]
     if n >= 0:
-        lf[ai[a, AI_LIVE], LF_END] = time
+        lf[live, LF_END] = time
         time = _next_heartbeat(W, n, time, False)
-        lf[ai[a, AI_LIVE], LF_DUE] = time
+        lf[live, LF_DUE] = time
     heap_push(W[21], W[22], W[24], time, END, a, task, j)
 
 
