@@ -20,32 +20,34 @@ def run(engine, **settings):
 
 def test_passes_offer_the_emptiest_node_first_between_heartbeats(engine):
     """Hadoop 3, a pass every 5 ms. At 0 node 0 heartbeats and takes one map; the pass at
-    0.005 offers node 1 (2048 MB free) before node 0 (1024 MB): one map each; the pass at
-    0.010 gives node 1 the last. Without continuous scheduling the maps wait for
-    heartbeats: 0.0, 0.5, 1.0, 1.5. Ends are still reported at heartbeats: node 0's two
-    at 11.0, node 1's at 10.5, so the job ends at 11.0."""
+    0, after that heartbeat, offers node 1 (2048 MB free) before node 0 (1024 MB): one
+    map each; the pass at 0.005 gives node 1 the last. Without continuous scheduling the
+    maps wait for heartbeats: 0.0, 0.5, 1.0, 1.5. Ends are still reported at the
+    heartbeats after them: node 0's two at 11.0, node 1's at 10.5, so the job ends at
+    11.0."""
     starts, finishes, job = run(engine, continuous_scheduling=True)
-    assert starts == pytest.approx([0.0, 0.005, 0.005, 0.010])
-    assert finishes == pytest.approx([10.0, 10.005, 10.005, 10.010])
+    assert starts == pytest.approx([0.0, 0.0, 0.0, 0.005])
+    assert finishes == pytest.approx([10.0, 10.0, 10.0, 10.005])
     assert job == pytest.approx([11.0])
     assert run(engine)[0] == [0.0, 0.5, 1.0, 1.5]
 
 
 def test_hadoop2_heartbeats_assign_only_when_they_report_a_finished_container(engine):
     """Hadoop 2 (before 2.9) with continuous scheduling: node 0's heartbeat at 0 reports
-    nothing finished, so it assigns nothing; the passes do: at 0.005 both nodes tie on
-    free memory (node order: 0, then 1), one map each, and again at 0.010."""
+    nothing finished, so it assigns nothing; the passes do: at 0 (the submission changed
+    what a pass finds) both nodes tie on free memory (node order: 0, then 1), one map
+    each, and again at 0.005."""
     starts, finishes, job = run(engine, continuous_scheduling=True, hadoop_version=2)
-    assert starts == pytest.approx([0.005, 0.005, 0.010, 0.010])
+    assert starts == pytest.approx([0.0, 0.0, 0.005, 0.005])
     assert job == pytest.approx([11.0])
 
 
 def test_a_longer_sleep_spaces_the_passes():
-    """With the thread sleeping 2 s, passes fall on 2, 4, ...: node 0 takes a map at its
-    heartbeat at 0, node 1 at 0.5, node 0 at 1.0 and node 1 at 1.5 (heartbeats are
-    sooner than the first pass)."""
+    """With the thread sleeping 2 s, passes fall on 0, 2, 4, ...: node 0 takes a map at
+    its heartbeat at 0, the pass at 0 gives each node one, and node 1's heartbeat at 0.5
+    takes the last, before the next pass at 2."""
     starts, _, _ = run("numba", continuous_scheduling=True, continuous_scheduling_sleep_s=2.0)
-    assert starts == [0.0, 0.5, 1.0, 1.5]
+    assert starts == [0.0, 0.0, 0.0, 0.5]
 
 
 def test_settings_and_site_file(tmp_path):

@@ -16,10 +16,11 @@ Hadoop 3 (and 2.9+) a heartbeat also calls ``attemptScheduling``, while Hadoop 2
 2.9 (``hadoop_version=2``) does so only on a heartbeat that reported a finished container
 (``FairScheduler.nodeUpdate``).
 
-Passes fall on the grid ``k * sleep``; a pass is scheduled at the first grid time after an
-event time at which something an allocation depends on changed while runnable demand is
-pending, so passes that would find what the last one found, nothing, are skipped (as
-heartbeats are, ``heartbeats.py``). Needs nodes: without them every event time already
+Passes fall on the grid ``k * sleep``; the pass at a grid time comes after the heartbeats
+at that time. A pass runs at the first grid time at or after an event time at which
+something an allocation depends on changed while runnable demand is pending (at that
+time itself when it is on the grid), so passes that would find what the last one found,
+nothing, are skipped (as heartbeats are, ``heartbeats.py``). Needs nodes: without them every event time already
 assigns everything that fits.
 """
 
@@ -29,7 +30,7 @@ import numpy as np
 
 from whatif.predictor.kernel.allocation import _node_allocate
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.events import _grid_after, heap_push
+from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_push
 from whatif.predictor.kernel.heartbeats import _node_room
 from whatif.predictor.kernel.state import (
     C_CONT_SLEEP,
@@ -52,6 +53,16 @@ def _continuous_pass(W):
         n = order[i]
         if _node_room(W, n):
             _node_allocate(W, n)
+
+
+@kernel_jit
+def _pass_now(W, t):
+    """After the heartbeats at event time `t`: whether the pass at `t` is due, `t` being
+    on the grid, something having changed and runnable demand pending."""
+    gi, qf, cfg = W[24], W[3], W[25]
+    if gi[GI_CHANGED] == 0 or qf[0, QF_PRUN] <= 0.0:
+        return False
+    return _grid_at_or_after(t, cfg[C_CONT_SLEEP]) == t
 
 
 @kernel_jit

@@ -39,7 +39,7 @@ from whatif.predictor.kernel.apptree import _trees_fit
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity_preemption import _cs_monitor
 from whatif.predictor.kernel.claims import _claims_sweep
-from whatif.predictor.kernel.continuous import _continuous_pass, _schedule_pass
+from whatif.predictor.kernel.continuous import _continuous_pass, _pass_now, _schedule_pass
 from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_pop
 from whatif.predictor.kernel.fairshare import _compute_shares
 from whatif.predictor.kernel.heartbeats import _beat, _catch_up, _wake
@@ -284,6 +284,8 @@ def advance(W, t_stop, att_room):
                 n = W[42][i]
                 if not only_done or W[41][n, NI_DONE] == gi[GI_ITER]:
                     _node_allocate(W, n)
+            if cfg[C_CONT] != 0.0 and first and not passing:
+                passing = _pass_now(W, t)  # a change at a grid time: the pass there sees it
             if passing:
                 _continuous_pass(W)
         else:

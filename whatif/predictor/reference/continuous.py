@@ -8,7 +8,7 @@ it; see ``loop.py``).
 
 from __future__ import annotations
 
-from whatif.predictor.reference.events import _grid_after
+from whatif.predictor.reference.events import _grid_after, _grid_at_or_after
 from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.state import CONTINUOUS, INF
 
@@ -23,6 +23,13 @@ class Continuous(EngineState):
         for n in order:
             if self._node_room(n):
                 self._node_allocate(n)
+
+    def _pass_now(self, t: float) -> bool:
+        """After the heartbeats at event time `t`: whether the pass at `t` is due, `t` being
+        on the grid, something having changed and runnable demand pending."""
+        if not self.changed or self.q_pend_run[0, 0] <= 0:
+            return False
+        return _grid_at_or_after(t, self.s.continuous_scheduling_sleep_s) == t
 
     def _schedule_pass(self, t: float) -> None:
         """The next pass at the first grid time after `t`, if none is scheduled, something

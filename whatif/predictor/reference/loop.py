@@ -327,6 +327,8 @@ class ReferenceEngine(
                 for n in beating:
                     if not only_done or n in self.reported:
                         self._node_allocate(n)
+                if self.continuous and first and not passing:
+                    passing = self._pass_now(t)  # a change at a grid time: the pass there sees it
                 if passing:
                     self._continuous_pass()
             else:
