@@ -359,6 +359,74 @@ def test_hadoop1_on_one_pool_of_memory_keeps_the_ramp_down(engine):
     assert (s.attempts["state"] == "KILLED").any() and s.jobs["finish_s"].notna().all()
 
 
+def test_hadoop1_on_memory_nodes_kills_a_waiting_reduce_at_the_ams_call(monkeypatch, engine):
+    """One 3072 MB node (a pool of memory: no slots), trackers heartbeating every 3 s, an
+    AM calling every 0.7 s. j (submitted at 0.5) starts its 1024 MB AM at 3.0 (calls at
+    3.0 + 0.7 k); at 6.0 the tracker takes both reduces (slowstart 0) ahead of the maps
+    and the node is full. At the AM's call at 6.5 the newest waiting reduce is killed for
+    a map, which starts at the heartbeat at 9.0 (its work at the call at 9.3). The call's
+    `HANG` event used to be dropped as idle (only the MapReduce AM's rules counted), and
+    with the node full nothing else happened: j never finished."""
+    tasks = [("map", 10.0, 1024.0)] * 2 + [("reduce", 10.0, 1024.0)] * 2
+    settings = SchedulerSettings(
+        hadoop_version=1, slowstart_completed_maps=0.0, setup_cleanup_s=0.0,
+        am_heartbeat_interval_s=0.7,
+    )  # fmt: skip
+
+    def run(engine):
+        return predict(
+            build_workload([("j", "a", 0.5, tasks, {"am_memory_mb": 1024.0})]), flat_tree(a={}),
+            Cluster.parse("nodes=1,memory-mb=3072,vcores=4"), settings=settings, engine=engine,
+        )  # fmt: skip
+
+    got = run(engine)
+    a = got.attempts.set_index("attempt_id")
+    assert a.loc["j_reduce_003_0", ["state", "finish_s"]].tolist() == ["KILLED", 6.5]
+    assert a.loc[["j_map_000_0", "j_map_001_0"], "start_s"].tolist() == [9.0, 21.0]
+    assert got.jobs["finish_s"].tolist() == [45.0]
+    with monkeypatch.context() as m:
+        _every_heartbeat(m)
+        every = run("reference")
+    pd.testing.assert_frame_equal(got.attempts, every.attempts)
+
+
+def test_a_job_without_an_am_kills_reduces_again_only_an_am_heartbeat_later(monkeypatch, engine):
+    """Two 2048 MB nodes heartbeating at 0, 1, ... and 0.5, 1.5, ...; b records no AM.
+    Its 1 s map runs at 0 and its reduces (slowstart 0) fill both nodes by 3.5, with its
+    1024 MB map_001 waiting. At 5.0 that map has hung for the unconditional delay (5 s):
+    the newest two reduces (node 0's at 3.0, node 1's at 3.5) are killed, leaving 1024 MB
+    on node 0, which takes the map at its heartbeat at 6.0. The AM's next chance to kill
+    is its next heartbeat, 6.0, when b is no longer blocked. It used to act again at the
+    next event time: node 1's heartbeat at 5.5 (512 MB free, the map waiting) killed two
+    more reduces for nothing."""
+    jobs = [
+        ("b", "a", 0.0, [("map", 1.0, 512.0), ("map", 10.0, 1024.0)] + [("reduce", 5.0, 512.0)] * 8)
+    ]
+    settings = SchedulerSettings(
+        min_allocation_mb=512.0, increment_mb=512.0, slowstart_completed_maps=0.0,
+        reduce_rampup_limit=1.0, reservation_threshold_multiple=100.0,
+        reducer_unconditional_preempt_delay_s=5.0, reducer_preempt_delay_s=100.0,
+    )  # fmt: skip
+
+    def run(engine):
+        return predict(
+            build_workload(jobs), flat_tree(a={}), Cluster.parse("nodes=2,memory-mb=2048,vcores=8"),
+            settings=settings, engine=engine,
+        )  # fmt: skip
+
+    got = run(engine)
+    a = got.attempts
+    killed = a[a["state"] == "KILLED"]
+    assert killed["task_id"].tolist() == ["b_reduce_007", "b_reduce_008"]
+    assert killed["finish_s"].tolist() == [5.0, 5.0]
+    assert a.loc[a["task_id"] == "b_map_001", "start_s"].tolist() == [6.0]
+    assert got.jobs["finish_s"].tolist() == [23.5]
+    with monkeypatch.context() as m:
+        _every_heartbeat(m)
+        every = run("reference")
+    pd.testing.assert_frame_equal(got.attempts, every.attempts)
+
+
 def test_hadoop1_preemption_checks_every_15_s_by_default():
     """mapred.fairscheduler.preemption.interval defaults to 15 s (YARN's to 5 s)."""
     assert SchedulerSettings(hadoop_version=1).preemption_interval_s == 15.0

@@ -69,6 +69,7 @@ from whatif.predictor.kernel.state import (
     AM_ASK,
     AM_KILLED,
     AM_READY,
+    C_AM_HB,
     C_AM_LAT,
     C_CS,
     C_HANG,
@@ -918,19 +919,25 @@ def _headroom_short(W, j, s, task):
 @kernel_jit
 def _reducer_rested(W, j, now):
     """Whether job `j`'s AM's last preemptReducer (`_preempt_reducer`) was at an earlier
-    heartbeat than `now`: preemptReducesIfNeeded acts once a heartbeat (without an
-    allocate cycle, once an event time)."""
-    jf = W[8]
-    return now > jf[j, JF_HANG_NEXT] or (_cycles(W, j) and now == jf[j, JF_HANG_NEXT])
+    heartbeat than `now`: preemptReducesIfNeeded acts once a heartbeat (JF_HANG_NEXT is
+    the AM's next one; with no AM heartbeat interval, once an event time)."""
+    nxt = W[8][j, JF_HANG_NEXT]
+    return now > nxt or (now == nxt and W[25][C_AM_HB] > 0.0)
 
 
 @kernel_jit
 def _headroom_acts_at(W, j, now):
-    """`_headroom_acts` for blocked job `j`, its waiting reduce stage and next map."""
-    if W[25][C_VERSION] == 1.0:
-        return False
+    """`_headroom_acts` for blocked job `j`, its waiting reduce stage and next map; on
+    Hadoop 1, whether its next map finds no room (`_preempt_reduces`: on one pool of
+    memory; never on slots)."""
     s = _waiting_reduce_stage(W, j)
-    return _headroom_acts(W, j, s, _head_task(W, s - 1), now)
+    task = _head_task(W, s - 1)
+    if W[25][C_VERSION] == 1.0:
+        if W[25][C_SLOT] != 0.0:
+            return False
+        r0, r1 = W[17][task, TSF_REQ], W[17][task, TSF_REQ + 1]
+        return not _am_room(W, j, W[6][j, JS_QUEUE], r0, r1)
+    return _headroom_acts(W, j, s, task, now)
 
 
 @kernel_jit
@@ -994,10 +1001,15 @@ def _preempt_reducer(W, j, s, task):
         _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
         n -= 1
     now = W[23][G_NOW]
-    jf[j, JF_HANG_NEXT] = now
-    if _cycles(W, j):  # the AM preempts again at a later heartbeat if its maps still hang
-        jf[j, JF_HANG_NEXT] = _am_call(W, j, now, False)
-        heap_push(W[21], W[22], W[24], jf[j, JF_HANG_NEXT], HANG, j, -1, j)
+    # the AM preempts again at its next heartbeat if its maps still hang: its next
+    # allocate call, or an interval on for a job without a recorded AM (not at the next
+    # event time, which a heartbeat that assigns nothing would make)
+    nxt = now + W[25][C_AM_HB]
+    if _cycles(W, j):
+        nxt = _am_call(W, j, now, False)
+    jf[j, JF_HANG_NEXT] = nxt
+    if nxt > now:
+        heap_push(W[21], W[22], W[24], nxt, HANG, j, -1, j)
 
 
 @kernel_jit

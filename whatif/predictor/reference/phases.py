@@ -314,19 +314,23 @@ class Phases(EngineState):
         return self._reducer_rested(j, now) and self._headroom_short(j, s, task)
 
     def _headroom_acts_at(self, j: int, now: float) -> bool:
-        """`_headroom_acts` for blocked job `j`, its waiting reduce stage and next map."""
-        if self.s.hadoop_version == 1:
-            return False
+        """`_headroom_acts` for blocked job `j`, its waiting reduce stage and next map; on
+        Hadoop 1, whether its next map finds no room (see the kernel's)."""
         p = self.p
         lo, hi = int(p.job_stage_ptr[j]), int(p.job_stage_ptr[j + 1])
         s = next(k for k in range(lo, hi) if self.stage_waiting[k])
-        return self._headroom_acts(j, s, self._head(s - 1), now)
+        task = self._head(s - 1)
+        if self.s.hadoop_version == 1:
+            if p.slot_mode:
+                return False
+            return not self._am_room(j, int(p.job_queue[j]), p.task_req[task])
+        return self._headroom_acts(j, s, task, now)
 
     def _reducer_rested(self, j: int, now: float) -> bool:
         """Whether job `j`'s AM's last preemptReducer was at an earlier heartbeat (see the
         kernel's)."""
         nxt = float(self.job_hang_next[j])
-        return now > nxt or (self._cycles(j) and now == nxt)
+        return now > nxt or (now == nxt and self.s.am_heartbeat_interval_s > 0.0)
 
     def _drop_idle_hangs(self) -> None:
         """Pop the `HANG` events at the heap's top that would not act (see the kernel's)."""
@@ -365,10 +369,12 @@ class Phases(EngineState):
         while n > 0 and self.stage_waiting[s]:
             self._end_attempt(self.stage_waiting[s][-1], AM_KILLED)
             n -= 1
-        self.job_hang_next[j] = self.now
+        nxt = self.now + self.s.am_heartbeat_interval_s  # see the kernel's
         if self._cycles(j):
-            self.job_hang_next[j] = self._am_call(j, self.now, False)
-            self._push(float(self.job_hang_next[j]), HANG, j)
+            nxt = self._am_call(j, self.now, False)
+        self.job_hang_next[j] = nxt
+        if nxt > self.now:
+            self._push(nxt, HANG, j)
 
     def _headroom_top(self, leaf: int) -> int:
         """The queue above those whose maximum bounds the headroom (-1: the root's too): the
