@@ -65,6 +65,8 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=9000)
     parser.add_argument("--version", type=int, choices=[1, 2, 3], default=3)
     args = parser.parse_args()
+    if args.draws < 1:
+        parser.error(f"--draws: expected a positive number of draws, got {args.draws}")
     c = count(args.draws, args.version)
     share = c["livelock"] / max(c["runs"], 1)
     print(f"hadoop_version={args.version} preemption runs={c['runs']}")
