@@ -16,7 +16,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from predictor_cases import AM_DELAYS, build_workload, flat_tree, run_times, scenarios
 
-from whatif import Cluster, EffectiveAllocation, EffectiveQueue
+from whatif import Cluster, EffectiveAllocation, EffectiveQueue, Resources
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
 from whatif.predictor.nodes import next_heartbeat, node_layout
 
@@ -186,6 +186,14 @@ def _every_heartbeat(monkeypatch):
     monkeypatch.setattr(R.ReferenceEngine, "_wake", wake)
 
 
+def _agrees_with_every_heartbeat(monkeypatch, run, got):
+    """`run("reference")` simulating every heartbeat of every node gives `got`'s attempts."""
+    with monkeypatch.context() as m:
+        _every_heartbeat(m)
+        every = run("reference")
+    pd.testing.assert_frame_equal(got.attempts, every.attempts)
+
+
 @hsettings(max_examples=150, deadline=None, derandomize=True, database=None,
            suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(scenarios(), st.integers(0, 3))
@@ -311,10 +319,7 @@ def test_a_node_drops_a_stale_reservation_at_its_heartbeat_while_nothing_is_aske
     assert a.loc[a["task_id"] == "job_02_map_000", "start_s"].tolist() == [8.0, 38.0]
     assert a.loc[a["task_id"] == "job_00_map_000", "start_s"].tolist() == [87.0, 160.0, 233.0]
     assert got.jobs["finish_s"].tolist() == [87.0, 331.0]
-    with monkeypatch.context() as m:
-        _every_heartbeat(m)
-        every = run("reference")
-    pd.testing.assert_frame_equal(got.attempts, every.attempts)
+    _agrees_with_every_heartbeat(monkeypatch, run, got)
 
 
 def test_hadoop1_never_ramps_reduces_down(engine):
@@ -384,10 +389,7 @@ def test_hadoop1_on_memory_nodes_kills_a_waiting_reduce_at_the_ams_call(monkeypa
     assert a.loc["j_reduce_003_0", ["state", "finish_s"]].tolist() == ["KILLED", 6.5]
     assert a.loc[["j_map_000_0", "j_map_001_0"], "start_s"].tolist() == [9.0, 21.0]
     assert got.jobs["finish_s"].tolist() == [45.0]
-    with monkeypatch.context() as m:
-        _every_heartbeat(m)
-        every = run("reference")
-    pd.testing.assert_frame_equal(got.attempts, every.attempts)
+    _agrees_with_every_heartbeat(monkeypatch, run, got)
 
 
 def test_a_job_without_an_am_kills_reduces_again_only_an_am_heartbeat_later(monkeypatch, engine):
@@ -421,10 +423,47 @@ def test_a_job_without_an_am_kills_reduces_again_only_an_am_heartbeat_later(monk
     assert killed["finish_s"].tolist() == [5.0, 5.0]
     assert a.loc[a["task_id"] == "b_map_001", "start_s"].tolist() == [6.0]
     assert got.jobs["finish_s"].tolist() == [23.5]
-    with monkeypatch.context() as m:
-        _every_heartbeat(m)
-        every = run("reference")
-    pd.testing.assert_frame_equal(got.attempts, every.attempts)
+    _agrees_with_every_heartbeat(monkeypatch, run, got)
+
+
+def test_a_queue_starved_by_a_preemption_kill_times_out_from_the_kill(monkeypatch, engine):
+    """Hadoop 2, two 2048 MB nodes heartbeating at 0, 1, ... and 0.5, 1.5, ...; q1 has a
+    2048 MB min share (5 s timeout), q0 a fair-share threshold of 1.0 (5 s timeout). a's
+    2048 MB map, warned for q0 at 13.0, is killed at 17.0 (3 s wait, strictly), leaving q1
+    below its min share. Hadoop's update thread last saw q1 at its min share at 17.0, so
+    at the check at 23.0 it has starved longer than 5 s: c's map, which took the room at
+    18.0, is warned then and killed at 27.0, with or without every heartbeat simulated.
+    The kill came after that time's starvation update, so the timer used to start at the
+    next event: node 0's heartbeat at 18.0 (node 1's at 17.5 assigns nothing, and only
+    the every-heartbeat oracle simulates it), which put the kill at 28.0."""
+    jobs = [
+        ("a", "q1", 0.0, [("map", 12.0, 512.0), ("map", 23.0, 1024.0), ("map", 13.0, 2048.0)]),
+        ("b", "q0", 5.0, [("map", 24.0, 512.0), ("map", 37.0, 1024.0)]),
+        ("c", "q0", 7.0, [("map", 27.0, 2048.0)]),
+    ]
+    allocation = flat_tree(
+        q1={"min_resources": Resources(2048, 1), "min_share_preemption_timeout_s": 5.0},
+        q0={
+            "min_resources": Resources(2048, 1),
+            "fair_share_preemption_timeout_s": 5.0,
+            "fair_share_preemption_threshold": 1.0,
+        },
+    )
+    settings = SchedulerSettings(
+        hadoop_version=2, preemption=True, utilization_threshold=0.0, wait_time_before_kill_s=3.0,
+        preemption_interval_s=1.0, min_allocation_mb=512.0, increment_mb=512.0,
+    )  # fmt: skip
+
+    cluster = Cluster.parse("nodes=2,memory-mb=2048,vcores=4")
+
+    def run(engine):
+        return predict(build_workload(jobs), allocation, cluster, settings=settings, engine=engine)
+
+    got = run(engine)
+    killed = got.attempts.loc[got.attempts["state"] == "KILLED", ["task_id", "start_s", "finish_s"]]
+    assert killed.values.tolist() == [["a_map_002", 13.0, 17.0], ["c_map_000", 18.0, 27.0]]
+    assert got.jobs["finish_s"].tolist() == [42.0, 62.5, 70.0]
+    _agrees_with_every_heartbeat(monkeypatch, run, got)
 
 
 def test_hadoop1_preemption_checks_every_15_s_by_default():

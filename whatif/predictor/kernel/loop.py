@@ -60,7 +60,7 @@ from whatif.predictor.kernel.phases import (
     _submit,
 )
 from whatif.predictor.kernel.preemption import _preempt_v3
-from whatif.predictor.kernel.preemption_v12 import _preempt_v12
+from whatif.predictor.kernel.preemption_v12 import _preempt_v12, _v12_timers
 from whatif.predictor.kernel.queues import _up
 from whatif.predictor.kernel.state import (
     AF_FINISH,
@@ -326,10 +326,11 @@ def advance(W, t_stop, att_room):
                     else:
                         _preempt_v3(W)
             else:
-                _preempt_v12(W)
+                idle = _preempt_v12(W)
                 if not heartbeats:
                     _allocate(W)
                 _ramp_down(W, heartbeats)
+                _v12_timers(W, idle)
         if heartbeats:
             if gi[GI_CLAIM_LIVE] > 0:
                 _claims_sweep(W)  # what the nodes' next heartbeats would drop first

@@ -3,7 +3,9 @@
 The reference engine's ``reference/preemption_v12.py`` is this module's pure-Python twin; it
 follows the same steps.
 
-Preemption, Hadoop 2: starvation timers are updated at every event; on multiples of
+Preemption, Hadoop 2: starvation timers are updated at every event, and again once
+what the event time changed after the check (its kills, the AM's ramp-down) is done, so a
+queue starved by those is starved from that time, not from the next event; on multiples of
 the preemption interval (when a timeout has expired and utilization is above the
 threshold) the amount is the sum over leaves of max(min-share part, fair-share
 part) and it is taken as Hadoop 2.8 does: warned containers are killed once warned
@@ -88,18 +90,17 @@ from whatif.predictor.kernel.victims import _free_remove, _held_changed
 
 
 @kernel_jit
-def _preempt_v12(W):
-    """Hadoop 1/2 starvation timers at every event; preemption on interval multiples."""
-    lf = W[52]
+def _stamp_v12(W):
+    """Update the starvation timers with the state now; returns the grid time the first
+    timer acts (next check) and the first one still ahead of now."""
     qs, qsf, qf, gf, cfg = W[0], W[1], W[3], W[23], W[25]
     t = gf[G_NOW]
     interval = cfg[C_INTERVAL]
     v1 = cfg[C_VERSION] == 1.0
     ndims = 2 if (v1 and cfg[C_SLOT] != 0.0) else 1
-    nq = qs.shape[0]
     nxt = INF
     fut = INF
-    for leaf in range(nq):
+    for leaf in range(qs.shape[0]):
         if qs[leaf, QS_LEAF] == 0:
             continue
         for d in range(ndims):
@@ -141,27 +142,55 @@ def _preempt_v12(W):
                     e = last + timeout
                     # the timer acts once strictly past the timeout
                     g = _grid_after(max(e, t), interval)
-                    ahead = e >= t
                     if g < nxt:
                         nxt = g
-                    if ahead and g < fut:
+                    if e >= t and g < fut:
                         fut = g
+    return nxt, fut
+
+
+@kernel_jit
+def _preempt_v12(W):
+    """Hadoop 1/2: the starvation timers at every event; preemption on interval multiples.
+
+    Returns whether this was a check that warned and killed nothing (an idle one).
+    """
+    gf, cfg = W[23], W[25]
+    t = gf[G_NOW]
+    interval = cfg[C_INTERVAL]
+    v1 = cfg[C_VERSION] == 1.0
+    _stamp_v12(W)
     # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
     check = gf[G_NEXT_V12] <= t and _grid_at_or_after(t, interval) == t
     if check and W[24][GI_NEXT_SUBMIT] == W[6].shape[0] and _repeats(W, _v12_state(W)):
         # the state repeats an earlier check's: from here on the run only cycles
         W[24][GI_LIVELOCK] = 1
-        return
+        return False
     acted = False
     if check and (v1 or _gate(W)):
         if v1:
-            for d in range(ndims):
+            for d in range(2 if cfg[C_SLOT] != 0.0 else 1):
                 if _preempt_v1(W, d):
                     acted = True
         else:
             acted = _preempt_v2(W)
+    return check and not acted
+
+
+@kernel_jit
+def _v12_timers(W, idle):
+    """Stamp the timers with the iteration's final state and schedule the next checks.
+
+    Runs after what follows the check at the same time (the AM's reduce ramp-down, an
+    allocation), so a leaf starved by those is stamped now, not at whatever event comes
+    next (an idle heartbeat would otherwise move the timer).
+    """
+    lf, gf, cfg = W[52], W[23], W[25]
+    t = gf[G_NOW]
+    interval = cfg[C_INTERVAL]
+    nxt, fut = _stamp_v12(W)
     wake = nxt
-    if check and not acted:
+    if idle:
         # idle: until another event, a check only acts once a timer expires or a warned
         # container passes waitTimeBeforeKill, so only those times are woken for
         wake = fut

@@ -368,10 +368,11 @@ class ReferenceEngine(
                         else:
                             self._preempt_v3()
                 else:
-                    self._preempt_v12()
+                    idle = self._preempt_v12()
                     if not self.hb:
                         self._allocate()
                     self._ramp_down()
+                    self._v12_timers(idle)
             if self.hb:
                 self._claims_sweep()  # what the nodes' next heartbeats would drop first
                 if self.continuous:

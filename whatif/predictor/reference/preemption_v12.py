@@ -23,15 +23,15 @@ if TYPE_CHECKING:
 class PreemptionV12(EngineState):
     """Hadoop 1/2 preemption (twin of ``kernel/preemption_v12.py``)."""
 
-    def _preempt_v12(self) -> None:
-        """Hadoop 2 preemptTasksIfNecessary / Hadoop 1 preemptTasksIfNecessary, on a grid."""
+    def _stamp_v12(self) -> tuple[float, float]:
+        """Update the starvation timers with the state now; returns the grid time the first
+        timer acts and the first one still ahead of now."""
         t = self.now
         interval = self.s.preemption_interval_s
         assert interval is not None  # resolved when the settings are built
         v1 = self.s.hadoop_version == 1
-        leaves = self._leaves()
-        expiries = []
-        for leaf in leaves:
+        nxt = ahead = INF
+        for leaf in self._leaves():
             for d in self.dims if v1 else [0]:
                 policy = 0 if v1 else int(self.q.policy[leaf])
                 usage, demand = self.q_usage[leaf], self._demand(leaf)
@@ -45,20 +45,33 @@ class PreemptionV12(EngineState):
                     )
                     share = np.floor(self.q_fair[leaf] * self.q.fair_threshold[leaf])
                     fair_starved = self._below(policy, usage, self._rmin(policy, share, demand))
-                for table, starving in (
-                    (self.q_last_min, min_starved),
-                    (self.q_last_fair, fair_starved),
+                for table, timeout, starving in (
+                    (self.q_last_min, self.q.min_timeout[leaf], min_starved),
+                    (self.q_last_fair, self.q.fair_timeout[leaf], fair_starved),
                 ):
                     if not starving:
                         table[leaf, d] = -INF
-                    elif table[leaf, d] == -INF:
+                        continue
+                    if table[leaf, d] == -INF:
                         table[leaf, d] = t
-                for last, timeout, starving in (
-                    (self.q_last_min[leaf, d], self.q.min_timeout[leaf], min_starved),
-                    (self.q_last_fair[leaf, d], self.q.fair_timeout[leaf], fair_starved),
-                ):
-                    if starving and timeout != INF:
-                        expiries.append(last + timeout)
+                    if timeout != INF:
+                        # a timer acts once strictly past the timeout (curTime - last > timeout)
+                        e = table[leaf, d] + timeout
+                        g = _grid_after(max(e, t), interval)
+                        nxt = min(nxt, g)
+                        if e >= t:
+                            ahead = min(ahead, g)
+        return nxt, ahead
+
+    def _preempt_v12(self) -> bool:
+        """Hadoop 2 preemptTasksIfNecessary / Hadoop 1 preemptTasksIfNecessary, on a grid.
+
+        Returns whether this was a check that warned and killed nothing (an idle one).
+        """
+        t = self.now
+        interval = self.s.preemption_interval_s
+        assert interval is not None
+        self._stamp_v12()
         # a check time: the scheduled one, or any grid time after it (checks skipped while idle)
         check = self.next_check_v12 <= t and _grid_at_or_after(t, interval) == t
         if (
@@ -68,27 +81,31 @@ class PreemptionV12(EngineState):
         ):
             # the state repeats a recent check's: from here on the run only cycles
             self.livelocked = True
-            return
+            return False
         acted = False
         if check and self._utilization_gate_v12():
-            if v1:
+            if self.s.hadoop_version == 1:
                 for d in self.dims:
                     acted = self._preempt_v1(d) or acted
             else:
                 acted = self._preempt_v2()
-        nxt = wake = INF
-        for e in expiries:
-            # a timer acts once strictly past the timeout (curTime - last > timeout)
-            g, ahead = _grid_after(max(e, t), interval), e >= t
-            nxt = min(nxt, g)
-            if ahead or not (check and not acted):
-                wake = min(wake, g)
-        if check and not acted:
+        return check and not acted
+
+    def _v12_timers(self, idle: bool) -> None:
+        """Stamp the timers with the iteration's final state and schedule the next checks
+        (after the AM's ramp-down and an allocation at the same time: see the kernel's)."""
+        t = self.now
+        interval = self.s.preemption_interval_s
+        assert interval is not None
+        nxt, wake = self._stamp_v12()
+        if not idle:
+            wake = nxt
+        elif nxt < INF:
             # idle: until another event, a check only acts once a timer expires or a warned
             # container passes waitTimeBeforeKill, so only those times are woken for
             for a in self.warned:
                 k = _grid_after(self.att_mark[a] + self.s.wait_time_before_kill_s, interval)
-                if self.att_state[a] == RUNNING and k > t and nxt < INF:
+                if self.att_state[a] == RUNNING and k > t:
                     wake = min(wake, k)
         self.next_check_v12: float = nxt
         self.next_check = wake
