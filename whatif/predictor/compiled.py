@@ -295,7 +295,7 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
     zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]
     zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING, K.JI_LOC_LEVEL, K.JI_TC, K.JI_TC + 1]
-    zero += [K.JI_RES, K.JI_IN_RAMP, K.JI_IN_RA]
+    zero += [K.JI_RES, K.JI_IN_RAMP, K.JI_IN_RA, K.JI_IN_BIG]
     ji[:, zero] = 0
     umax = p.user_max_apps.astype(np.int64).copy()
     return {
@@ -487,6 +487,8 @@ class CompiledEngine:
         qi = np.zeros((nq, K.N_QI), dtype=np.int64)
         qi[:, K.QI_APP_HEAD] = -1
         qi[:, K.QI_APP_TAIL] = -1
+        qi[:, K.QI_BIG_HEAD] = -1
+        qi[:, K.QI_BIG_TAIL] = -1
         qi[:, K.QI_DIRTY] = 1
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
         st["tree"], st["slots"], st["tnode"] = app_order_trees(
@@ -494,6 +496,7 @@ class CompiledEngine:
         )
         st["ji"][:, K.JI_POS] = -1
         st["ji"][:, K.JI_TOUCHED] = 0
+        st["ji"][:, K.JI_IN_BIG] = 0
         st["gi"][K.GI_TOUCHED_N] = 0
         st.update(qs=qs, qsf=qsf, children=children, qf=qf, qi=qi, dem=np.zeros((nq, 2)))
         st["umax"][:] = self.p.user_max_apps

@@ -112,7 +112,7 @@ from whatif.predictor.kernel.state import (
     GI_EPOCH,
     GI_JT_HEAD,
     JI_AM_STATE,
-    JI_APP_NEXT,
+    JI_BIG_NEXT,
     JI_RES,
     JS_QUEUE,
     JSF_AM,
@@ -124,7 +124,7 @@ from whatif.predictor.kernel.state import (
     QF_PALL,
     QF_PRUN,
     QF_USE,
-    QI_APP_HEAD,
+    QI_BIG_HEAD,
     QI_TRIED,
     QS_CH_HI,
     QS_CH_LO,
@@ -411,7 +411,9 @@ def _res_best(W, leaf, d):
     """The leaf's best app (policy order) whose next request fits its queues' maxResources
     and the heartbeating node's capacity but not its unallocated resources, and which may
     reserve the node (`_res_offer`); -1 if none: at once on a node whose unallocated
-    resources fit every request (C_REQ_MAX), else a scan of the leaf's apps, each tested
+    resources fit every request (C_REQ_MAX), else a scan of the leaf's apps that ask for
+    at least the reservation threshold (`apptree._list_big`; `_fit_limits`, called first,
+    brought the trees and the list up to date), each tested
     cheapest part first (`_res_may`'s reserved nodes and request size before the
     comparison, its starvation test after it, for the same apps as before)."""
     qi, ji, nodef, cfg = W[4], W[9], W[40], W[25]
@@ -420,7 +422,7 @@ def _res_best(W, leaf, d):
         return -1  # every request fits the node's unallocated resources
     policy = W[0][leaf, QS_POLICY]
     best = -1
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, QI_BIG_HEAD]
     while j >= 0:
         if ji[j, JI_RES] < cfg[C_RES_CAP]:
             s, r0, r1 = _res_head_big(W, j, leaf)
@@ -435,7 +437,7 @@ def _res_best(W, leaf, d):
                 and _res_offerable(W, j, leaf, n, s, r0, r1)
             ):
                 best = j
-        j = ji[j, JI_APP_NEXT]
+        j = ji[j, JI_BIG_NEXT]
     return best
 
 

@@ -9,10 +9,13 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.lists import _keep_listed
 from whatif.predictor.kernel.ordering import _cmp_apps
 from whatif.predictor.kernel.requests import _head_task, _next_stage, _tracker_bound
 from whatif.predictor.kernel.state import (
     C_ANY_IS_0,
+    C_RES,
+    C_RES_THR,
     C_SIZEBASED,
     C_SLOT,
     C_VERSION,
@@ -22,6 +25,9 @@ from whatif.predictor.kernel.state import (
     JF_PEND,
     JF_USE,
     JI_AM_STATE,
+    JI_BIG_NEXT,
+    JI_BIG_PREV,
+    JI_IN_BIG,
     JI_POS,
     JI_STATE,
     JI_TOUCHED,
@@ -31,6 +37,7 @@ from whatif.predictor.kernel.state import (
     JSF_SUBMIT,
     N_TN,
     N_VIEWS,
+    QI_BIG_HEAD,
     QI_LIVE,
     QI_SLOT_FREE,
     QI_SLOT_NEXT,
@@ -356,6 +363,7 @@ def _free_slot(W, j):
     for view in range(N_VIEWS):
         _tree_put(W, j, view, -1)
     leaf = js[j, JS_QUEUE]
+    _keep_listed(ji, JI_BIG_NEXT, JI_BIG_PREV, qi[leaf], QI_BIG_HEAD, JI_IN_BIG, j, False)
     slots[qi[leaf, QI_TREE_OFF] // (2 * N_VIEWS) + qi[leaf, QI_SLOT_FREE]] = ji[j, JI_POS]
     qi[leaf, QI_SLOT_FREE] += 1
     ji[j, JI_POS] = -1
@@ -386,7 +394,29 @@ def _retree(W):
             if view == V_ANY and cfg[C_ANY_IS_0] != 0.0:
                 continue
             _tree_put(W, j, view, j if _eligible(W, j, view) else -1)
+        if cfg[C_RES] != 0.0:
+            _list_big(W, j)
     gi[GI_TOUCHED_N] = 0
+
+
+@kernel_jit
+def _list_big(W, j):
+    """Keep runnable app `j` in its leaf's list of apps that ask for something and, under a
+    leaf policy comparing memory, for at least the reservation threshold, as its slot in
+    the trees says (its head request): only those may reserve a node, and the
+    reservation scans (`_res_slots`, `_res_best`) read that list rather than every app.
+    Most apps of a busy cluster ask only for maps below the threshold, or for nothing."""
+    qs, qi, js, ji, cfg = W[0], W[4], W[6], W[9], W[25]
+    u = np.uint64(j)  # unsigned rows: no negative-index wraparound
+    leaf = js[u, JS_QUEUE]
+    pos = ji[u, JI_POS]
+    big = False
+    if pos >= 0:
+        view = _any_view(W)  # its slots hold every app that asks for anything
+        p = qi[leaf, QI_TREE_P]
+        r0 = W[34][np.uint64(qi[leaf, QI_TREE_OFF] + view * 2 * p + p + pos), TN_REQ]
+        big = r0 != TN_NONE and (qs[leaf, QS_POLICY] == 2 or r0 >= ordered_bits(cfg[C_RES_THR]))
+    _keep_listed(ji, JI_BIG_NEXT, JI_BIG_PREV, qi[leaf], QI_BIG_HEAD, JI_IN_BIG, j, big)
 
 
 @kernel_jit

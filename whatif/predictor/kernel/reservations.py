@@ -51,6 +51,7 @@ change too.
 
 from __future__ import annotations
 
+from whatif.predictor.kernel.apptree import _retree
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
 from whatif.predictor.kernel.queues import _am_fits
@@ -70,7 +71,7 @@ from whatif.predictor.kernel.state import (
     JF_MSTARV,
     JF_USE,
     JI_AM_STATE,
-    JI_APP_NEXT,
+    JI_BIG_NEXT,
     JI_CLAIMS,
     JI_RES,
     JI_STATE,
@@ -82,7 +83,7 @@ from whatif.predictor.kernel.state import (
     NI_RES_APP,
     NI_RES_STAGE,
     QF_USE,
-    QI_APP_HEAD,
+    QI_BIG_HEAD,
     QS_LEAF,
     QS_PARENT,
     QS_POLICY,
@@ -254,7 +255,8 @@ def _res_slots(W, need):
     """How many more nodes runnable apps could reserve now: over the apps that may
     reserve (`_res_may`, their request within their queues' maxResources, a waiting AM
     within maxAMShare), the nodes each may still hold reserved. A scan of every leaf's
-    apps; node capacity and claims are left out (an upper bound).
+    apps that ask for at least the reservation threshold (`apptree._list_big`, with the
+    trees brought up to date first); node capacity and claims are left out (an upper bound).
 
     The scan stops once the count reaches `need` (the callers only compare it with what
     they need) and the next call in the same settling pass resumes it where it stopped
@@ -264,6 +266,7 @@ def _res_slots(W, need):
     request's size, then whether it is starved), the starvation test for the same apps as
     `_res_may` tests it."""
     qs, qi, ji, gi, cfg = W[0], W[4], W[9], W[24], W[25]
+    _retree(W)  # the lists of apps that may reserve are brought up to date with the trees
     cap = cfg[C_RES_CAP]
     total = gi[GI_RES_ANY]
     leaf = gi[GI_RES_LEAF]
@@ -274,7 +277,7 @@ def _res_slots(W, need):
             if leaf >= qs.shape[0]:
                 break
             if qs[leaf, QS_LEAF] == 1:
-                j = qi[leaf, QI_APP_HEAD]
+                j = qi[leaf, QI_BIG_HEAD]
             continue
         if ji[j, JI_RES] < cap:
             s, r0, r1 = _res_head_big(W, j, leaf)
@@ -286,7 +289,7 @@ def _res_slots(W, need):
                 and (s >= 0 or _am_fits(W, leaf, r0, r1))
             ):
                 total += int(cap) - ji[j, JI_RES]
-        j = ji[j, JI_APP_NEXT]
+        j = ji[j, JI_BIG_NEXT]
     gi[GI_RES_ANY] = total
     gi[GI_RES_LEAF] = leaf
     gi[GI_RES_NEXT] = j

@@ -175,7 +175,9 @@ QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
 QI_TREE_ROOT = 10  # P / K, the subtree in use: kept, as dividing cost a tenth of a put
 QI_LIVE = 11  # the leaf's live apps (submitted, not finished): P stays above (`_trees_fit`)
-N_QI = 12
+# the leaf's apps asking for at least the reservation threshold (`apptree._list_big`)
+QI_BIG_HEAD, QI_BIG_TAIL = 12, 13
+N_QI = 14
 # job static int / float
 JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
 JS_ORDER = 6  # rank of (start time, name rank): the apps' final tie-break as one number
@@ -229,7 +231,9 @@ JI_RV_PASS, JI_RV_STAGE, JI_RV_OK = 46, 47, 48
 # its reserved nodes resting on it (`resting.py`): their list, the stage they are reserved
 # for, and the app's place in the list of apps with resting nodes (GI_REST_HEAD)
 JI_REST_HEAD, JI_REST_TAIL, JI_REST_STAGE, JI_REST_NEXT, JI_REST_PREV = 49, 50, 51, 52, 53
-N_JI = 54
+JI_BIG_NEXT, JI_BIG_PREV = 54, 55  # its place in its leaf's list at QI_BIG_HEAD
+JI_IN_BIG = 56  # 1: in that list, as it asks for at least the reservation threshold
+N_JI = 57
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
