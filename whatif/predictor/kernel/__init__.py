@@ -46,7 +46,9 @@ without size-based weights each node keeps its winner's sort key (`_put_key`), s
 ranking reads adjacent tree rows, not app rows; runnable apps hold recycled slots, so
 the trees are only as deep as the apps runnable at once (`_take_slot`); each node also
 keeps the smallest next request below it, so allocation skips apps whose request cannot
-fit without trying them one by one (`_tree_best_fit`); only jobs that can preempt their
+fit without trying them one by one (`_tree_best_fit`), and each leaf lists the apps whose
+next request could reserve a node, which the reservation scans walk instead of every app
+(`_list_big`); only jobs that can preempt their
 own reduces are checked each event (`_red_refresh`); victim scans walk only unmarked
 task containers their app could give up alone, merged newest first from per-app
 container lists (oldest first) only as far as the scans read, over the apps holding any
