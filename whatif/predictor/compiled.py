@@ -268,6 +268,7 @@ def _node_arrays(p: Packed) -> dict[str, np.ndarray]:
     nodei = np.full((max(nn, 1), K.N_NI), -1, dtype=np.int64)
     nlist = np.zeros(4 * max(nn, 1), dtype=np.int64)
     nodei[:nn, K.NI_PARK] = np.arange(nn)
+    nodei[:, K.NI_IN_CLN] = 0
     nlist[2 * max(nn, 1) : 2 * max(nn, 1) + nn] = np.arange(nn)
     return {"nodef": nodef, "nodei": nodei, "nlist": nlist}
 
@@ -411,7 +412,7 @@ def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
     heads = [K.GI_RUN_HEAD, K.GI_RUN_TAIL, K.GI_WAIT_HEAD, K.GI_WAIT_TAIL, K.GI_RED_HEAD]
     heads += [K.GI_RED_TAIL, K.GI_RC_HEAD, K.GI_RC_TAIL, K.GI_JT_HEAD, K.GI_JT_TAIL]
     heads += [K.GI_RAMP_HEAD, K.GI_RAMP_TAIL, K.GI_RA_HEAD, K.GI_RA_TAIL]
-    heads += [K.GI_REST_HEAD, K.GI_REST_TAIL]
+    heads += [K.GI_REST_HEAD, K.GI_REST_TAIL, K.GI_CLN_HEAD, K.GI_CLN_TAIL]
     # as the reference engine: no progress seen at a check yet
     gi[heads + [K.GI_SEEN_PROG]] = -1
     gi[K.GI_DIRTY] = 1

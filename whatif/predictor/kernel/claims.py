@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
+from whatif.predictor.kernel.lists import _keep_listed
 from whatif.predictor.kernel.resources import _below
 from whatif.predictor.kernel.resting import _claimed
 from whatif.predictor.kernel.state import (
@@ -41,6 +42,7 @@ from whatif.predictor.kernel.state import (
     GI_CHANGED,
     GI_CLAIM_LIVE,
     GI_CLAIM_USED,
+    GI_CLN_HEAD,
     GI_CUR_NODE,
     JF_FSTARV,
     JF_MSTARV,
@@ -51,6 +53,9 @@ from whatif.predictor.kernel.state import (
     JS_QUEUE,
     NI_CL_HEAD,
     NI_CL_TAIL,
+    NI_CLN_NEXT,
+    NI_CLN_PREV,
+    NI_IN_CLN,
     QS_POLICY,
 )
 
@@ -107,6 +112,7 @@ def _claim_add(W, n, j, r0, r1):
     nodei[n, NI_CL_TAIL] = e
     ji[j, JI_CLAIMS] += 1
     gi[GI_CLAIM_LIVE] += 1
+    _keep_listed(nodei, NI_CLN_NEXT, NI_CLN_PREV, gi, GI_CLN_HEAD, NI_IN_CLN, n, True)
     _claimed(W, n)
 
 
@@ -121,6 +127,8 @@ def _claim_unlink(W, n, prev, e):
         cli[prev, CL_NEXT] = nxt
     if nodei[n, NI_CL_TAIL] == e:
         nodei[n, NI_CL_TAIL] = prev
+    if nodei[n, NI_CL_HEAD] < 0:
+        _keep_listed(nodei, NI_CLN_NEXT, NI_CLN_PREV, gi, GI_CLN_HEAD, NI_IN_CLN, n, False)
     ji[cli[e, CL_APP], JI_CLAIMS] -= 1
     gi[GI_CLAIM_LIVE] -= 1
     if W[25][C_RES] != 0.0:
@@ -182,9 +190,11 @@ def _claimed_demand(W, n):
 
 @kernel_jit
 def _claims_sweep(W):
-    """At the end of an event time with heartbeats: every node's `_claims_cleanup`."""
-    if W[24][GI_CLAIM_LIVE] == 0:
-        return
-    for n in range(W[41].shape[0]):
-        if W[41][n, NI_CL_HEAD] >= 0:
-            _claims_cleanup(W, n)
+    """At the end of an event time with heartbeats: `_claims_cleanup` of every node that
+    holds claims (listed as they get their first: the cleanups do not depend on each
+    other's order), not a pass over every node."""
+    n = W[24][GI_CLN_HEAD]
+    while n >= 0:
+        nxt = W[41][n, NI_CLN_NEXT]  # read first: a node losing its last claim leaves the list
+        _claims_cleanup(W, n)
+        n = nxt

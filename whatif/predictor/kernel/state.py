@@ -147,7 +147,9 @@ GI_RA_HEAD, GI_RA_TAIL, GI_RAMP_SEQ = 50, 51, 52
 GI_RAMP_RUN, GI_PASS = 53, 54
 GI_REST_HEAD, GI_REST_TAIL = 55, 56  # apps with resting nodes (`resting.py`)
 # live attempts' rows: how many were ever handed out, and how many are free (`live_rows.py`)
-GI_LIVE_TOP, GI_LIVE_FREE, N_GI = 57, 58, 59
+GI_LIVE_TOP, GI_LIVE_FREE = 57, 58
+GI_CLN_HEAD, GI_CLN_TAIL = 59, 60  # the nodes holding claims (`claims._claims_sweep`)
+N_GI = 61
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -333,7 +335,9 @@ NI_DONE = 5  # the iteration whose heartbeat of the node reported a finished con
 # the node's reservation (`reservations.py`): the app (-1: none) and its stage (-1: the AM)
 NI_RES_APP, NI_RES_STAGE = 6, 7
 NI_REST_NEXT, NI_REST_PREV = 8, 9  # its place in its app's resting nodes (`resting.py`)
-N_NI = 10
+NI_CLN_NEXT, NI_CLN_PREV = 10, 11  # its place in the list of nodes holding claims
+NI_IN_CLN = 12  # 1: in that list (GI_CLN_HEAD)
+N_NI = 13
 # claim entries (Hadoop 3 FSSchedulerNode.resourcesPreemptedForApp): cli (cap, N_CLI) int64
 # the app and the next entry of the node's list (-1: last); clf (cap, 2) float64 resources
 CL_APP, CL_NEXT = 0, 1
