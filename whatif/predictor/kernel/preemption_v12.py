@@ -90,6 +90,12 @@ from whatif.predictor.kernel.victims import _free_remove, _held_changed
 
 
 @kernel_jit
+def _v12_dims(W):
+    """The pools starvation is kept for: Hadoop 1's map and reduce slots, else one."""
+    return 2 if (W[25][C_VERSION] == 1.0 and W[25][C_SLOT] != 0.0) else 1
+
+
+@kernel_jit
 def _stamp_v12(W):
     """Update the starvation timers with the state now; returns the grid time the first
     timer acts (next check) and the first one still ahead of now."""
@@ -97,7 +103,7 @@ def _stamp_v12(W):
     t = gf[G_NOW]
     interval = cfg[C_INTERVAL]
     v1 = cfg[C_VERSION] == 1.0
-    ndims = 2 if (v1 and cfg[C_SLOT] != 0.0) else 1
+    ndims = _v12_dims(W)
     nxt = INF
     fut = INF
     for leaf in range(qs.shape[0]):
@@ -169,7 +175,7 @@ def _preempt_v12(W):
     acted = False
     if check and (v1 or _gate(W)):
         if v1:
-            for d in range(2 if cfg[C_SLOT] != 0.0 else 1):
+            for d in range(_v12_dims(W)):
                 if _preempt_v1(W, d):
                     acted = True
         else:
