@@ -92,10 +92,8 @@ def _queue(obj: Mapping[str, Any], parent: str | None, *, where: str) -> Capacit
     )
     where = f"queue[{name}]"
     children = tuple(
-        _queue(child, name, where=f"{where}.queues[{index}]")
-        for index, child in enumerate(
-            payload.items(obj.get("queues"), "queue", where=f"{where}.queues")
-        )
+        _queue(child, name, where=at)
+        for at, child in payload.listed(obj, "queues", "queue", where=where)
     )
     number = partial(payload.number, obj, default=None, where=where)
     integer = partial(payload.integer, obj, default=None, where=where)

@@ -50,6 +50,17 @@ def items(value: object, key: str, *, where: str) -> list[Mapping[str, Any]]:
     raise RMError(f'{where}: expected a list or {{"{key}": [...]}}, got {_describe(value)}')
 
 
+def listed(
+    obj: Mapping[str, Any], key: str, item: str, *, where: str
+) -> list[tuple[str, Mapping[str, Any]]]:
+    """The objects of the list ``obj[key]`` (wrapped as ``{item: [...]}``, bare, single or
+    null: `items`), each with its field path ``where.key[index]``: a queue's children."""
+    at = f"{where}.{key}"
+    return [
+        (f"{at}[{index}]", entry) for index, entry in enumerate(items(obj.get(key), item, where=at))
+    ]
+
+
 def integer(obj: Mapping[str, Any], key: str, *, where: str, default: Any = REQUIRED) -> Any:
     """An integer field; numeric strings and integral floats are accepted."""
     return _field(obj, key, where, default, _integer)

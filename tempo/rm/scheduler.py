@@ -102,10 +102,8 @@ def _queue(obj: Mapping[str, Any], *, where: str) -> QueueState:
     name = payload.text(obj, "queueName", where=where)
     where = f"queue[{name}]"
     children = tuple(
-        _queue(child, where=f"{where}.childQueues[{index}]")
-        for index, child in enumerate(
-            payload.items(obj.get("childQueues"), "queue", where=f"{where}.childQueues")
-        )
+        _queue(child, where=at)
+        for at, child in payload.listed(obj, "childQueues", "queue", where=where)
     )
     optional_int = partial(payload.integer, obj, default=None, where=where)
     return QueueState(
