@@ -130,11 +130,6 @@ def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
     root_element = doc.queues[0] if len(doc.queues) == 1 and doc.queues[0].path == "root" else None
     root = build(root_element, "root", None)
     root = replace(root, is_parent=True)
-    users = {
-        u.name: setting_value(u.get("maxRunningApps"))
-        for u in doc.users
-        if setting_value(u.get("maxRunningApps")) is not None
-    }
     return EffectiveAllocation(
         root=root,
         defaults=QueueDefaults(
@@ -146,9 +141,20 @@ def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
             fair_share_preemption_timeout_s=root.fair_share_preemption_timeout_s,
             fair_share_preemption_threshold=root.fair_share_preemption_threshold,
         ),
-        user_max_apps=users,
+        user_max_apps=_user_limits(doc, "maxRunningApps"),
         user_max_apps_default=setting_value(doc.default("userMaxAppsDefault")),
     )
+
+
+def _user_limits(doc: AllocationDocument, setting: str) -> dict[str, int]:
+    """Each ``user`` element's running-apps limit, read from `setting` (``maxRunningApps``, or
+    ``maxRunningJobs`` in Hadoop 1); users without a readable one are left out."""
+    limits: dict[str, int] = {}
+    for user in doc.users:
+        limit = setting_value(user.get(setting))
+        if limit is not None:
+            limits[user.name] = limit
+    return limits
 
 
 def _yarn_queue(
@@ -266,11 +272,6 @@ def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
         min_share_preemption_timeout_s=min_timeout,
         fair_share_preemption_timeout_s=fair_timeout,
     )
-    users = {}
-    for user in doc.users:
-        limit = setting_value(user.get("maxRunningJobs"))
-        if limit is not None:
-            users[user.name] = limit
     return EffectiveAllocation(
         root=root,
         defaults=QueueDefaults(
@@ -279,6 +280,6 @@ def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
             min_share_preemption_timeout_s=min_timeout,
             fair_share_preemption_timeout_s=fair_timeout,
         ),
-        user_max_apps=users,
+        user_max_apps=_user_limits(doc, "maxRunningJobs"),
         user_max_apps_default=setting_value(doc.default("userMaxJobsDefault")),
     )
