@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
+from whatif.predictor.site import read_site
 
 INF = math.inf
 
@@ -110,6 +111,17 @@ def flat_tree(**queues):
 def containers(n, size_mb=1024):
     """A cluster of n one-vcore containers of size_mb."""
     return Cluster(memory_mb=float(n * size_mb), vcores=float(n))
+
+
+def mapred_site_settings(tmp_path, name, value, hadoop_version=3):
+    """The settings `read_site` takes, as Hadoop `hadoop_version`, from a mapred-site.xml in
+    `tmp_path` (written over) that sets property `name` to `value` alone."""
+    site = tmp_path / "mapred-site.xml"
+    site.write_text(
+        f"<configuration><property><name>{name}</name><value>{value}</value></property>"
+        "</configuration>"
+    )
+    return read_site(site, hadoop_version=hadoop_version).settings
 
 
 #: (unconditional, headroom) delays of the MapReduce AM's reduce preemption, in seconds

@@ -13,14 +13,13 @@ cluster still has room for it.
 from __future__ import annotations
 
 import pytest
-from predictor_cases import build_workload, flat_tree
+from predictor_cases import build_workload, flat_tree, mapred_site_settings
 from samples import capacity_document
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings, predict
 from whatif.predictor.capacity import capacity_allocation
-from whatif.predictor.site import read_site
 
 TWO_NODES = "nodes=2,memory-mb=3072,vcores=4"
 
@@ -360,14 +359,31 @@ def test_drf_caps_the_headroom_in_vcores_too(engine):
 def test_setting_and_site_file(tmp_path):
     with pytest.raises(ValidationError, match="reducer_unconditional_preempt_delay_s"):
         SchedulerSettings(reducer_unconditional_preempt_delay_s=float("nan"))
-    site = tmp_path / "mapred-site.xml"
-    site.write_text(
-        "<configuration>"
-        "<property><name>mapreduce.job.reducer.unconditional-preempt.delay.sec</name>"
-        "<value>60</value></property>"
-        "</configuration>"
+    name = "mapreduce.job.reducer.unconditional-preempt.delay.sec"
+    assert mapred_site_settings(tmp_path, name, 60).reducer_unconditional_preempt_delay_s == 60
+
+
+#: Job j in queue a at 0: maps of 10, 20, 10, 10, 20 and 5 s, two reduces of 5 s; job k in
+#: b at 10: four maps of 200 s; 1024 MB each.
+HANGING = [
+    ("j", "a", 0.0, [("map", d, 1024.0) for d in (10.0, 20.0, 10.0, 10.0, 20.0, 5.0)]
+     + [("reduce", 5.0, 1024.0)] * 2),
+    ("k", "b", 10.0, [("map", 200.0, 1024.0)] * 4),
+]  # fmt: skip
+
+
+def hanging_from_20(engine, **settings):
+    """`attempts` of the `HANGING` jobs that start at 20 s or later, and the jobs' finishes:
+    queues a (weight 1) and b (weight 2), one pool of 5 containers of 1024 MB, slowstart 0.5."""
+    got, finish = attempts(
+        HANGING,
+        flat_tree(a={}, b={"weight": 2.0}),
+        engine,
+        "memory-mb=5120,vcores=5",
+        slowstart_completed_maps=0.5,
+        **settings,
     )
-    assert read_site(site, hadoop_version=3).settings.reducer_unconditional_preempt_delay_s == 60
+    return [row for row in got if row[1] >= 20.0], finish
 
 
 def test_the_headroom_rule_kills_for_the_hanging_maps_and_no_more(engine):
@@ -394,16 +410,8 @@ def test_the_headroom_rule_kills_for_the_hanging_maps_and_no_more(engine):
       other; 007 ends at 30: j finishes.
     Killing "until a map fits", as before, took 006 too: with 007 gone the headroom was
     min(1024, 1706.7 - 1024) = 682.7 MB, still short of a map."""
-    j = [("map", d, 1024.0) for d in (10.0, 20.0, 10.0, 10.0, 20.0, 5.0)]
-    jobs = [
-        ("j", "a", 0.0, j + [("reduce", 5.0, 1024.0)] * 2),
-        ("k", "b", 10.0, [("map", 200.0, 1024.0)] * 4),
-    ]
-    tree = flat_tree(a={}, b={"weight": 2.0})
-    got, finish = attempts(
-        jobs, tree, engine, "memory-mb=5120,vcores=5", slowstart_completed_maps=0.5
-    )
-    assert [(task, start, state) for task, start, state in got if start >= 20.0] == [
+    got, finish = hanging_from_20(engine)
+    assert got == [
         ("map_005", 20.0, "SUCCEEDED"),
         ("reduce_006", 20.0, "SUCCEEDED"),
         ("reduce_007", 20.0, "KILLED"),
@@ -424,23 +432,9 @@ def test_the_headroom_rule_waits_for_the_preempt_delay(engine):
       else happens then) the rule kills 007, map_005 takes its container at 30 and ends
       at 35, when 006 ends too: 007 again and k's map_003 at 35; j finishes at 40, k at
       235 (its map_003 ends 200 s later)."""
-    j = [("map", d, 1024.0) for d in (10.0, 20.0, 10.0, 10.0, 20.0, 5.0)]
-    jobs = [
-        ("j", "a", 0.0, j + [("reduce", 5.0, 1024.0)] * 2),
-        ("k", "b", 10.0, [("map", 200.0, 1024.0)] * 4),
-    ]
-    tree = flat_tree(a={}, b={"weight": 2.0})
 
     def late(delay):
-        got, finish = attempts(
-            jobs,
-            tree,
-            engine,
-            "memory-mb=5120,vcores=5",
-            slowstart_completed_maps=0.5,
-            reducer_preempt_delay_s=delay,
-        )
-        return [row for row in got if row[1] >= 20.0], finish
+        return hanging_from_20(engine, reducer_preempt_delay_s=delay)
 
     assert late(15.0) == late(0.0)
     assert late(30.0) == (
@@ -456,14 +450,8 @@ def test_the_headroom_rule_waits_for_the_preempt_delay(engine):
 
 
 def test_the_preempt_delay_is_read_from_mapred_site(tmp_path):
-    site = tmp_path / "mapred-site.xml"
-    site.write_text(
-        "<configuration>"
-        "<property><name>mapreduce.job.reducer.preempt.delay.sec</name>"
-        "<value>45</value></property>"
-        "</configuration>"
-    )
-    assert read_site(site, hadoop_version=3).settings.reducer_preempt_delay_s == 45
+    name = "mapreduce.job.reducer.preempt.delay.sec"
+    assert mapred_site_settings(tmp_path, name, 45).reducer_preempt_delay_s == 45
     with pytest.raises(ValidationError, match="reducer_preempt_delay_s"):
         SchedulerSettings(reducer_preempt_delay_s=float("inf"))
 

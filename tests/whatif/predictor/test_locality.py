@@ -12,13 +12,19 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from predictor_cases import SPLITS, build_workload, flat_tree, run_times, scenarios
+from predictor_cases import (
+    SPLITS,
+    build_workload,
+    flat_tree,
+    mapred_site_settings,
+    run_times,
+    scenarios,
+)
 
 from whatif import Cluster, Workload
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings, predict
 from whatif.predictor.locality import _warn_unmatched
-from whatif.predictor.site import read_site
 
 SPEC = "hosts=/r1/h0;/r1/h1;/r2/h2,map-slots=3,reduce-slots=3"
 SLOW = [HealthCheck.too_slow]  # drawing a whole scenario takes a while
@@ -84,15 +90,15 @@ def test_a_cluster_given_by_counts_skips_locality_and_says_so(engine, caplog):
 
 def test_the_locality_delay_is_read_from_mapred_site(tmp_path):
     """``mapred.fairscheduler.locality.delay`` in ms; -1 is Hadoop's computed default."""
-    site = tmp_path / "mapred-site.xml"
-    prop = "<property><name>mapred.fairscheduler.locality.delay</name><value>{}</value></property>"
-    site.write_text(f"<configuration>{prop.format(3000)}</configuration>")
-    assert read_site(site, hadoop_version=1).settings.locality_delay_s == 3.0
-    site.write_text(f"<configuration>{prop.format(-1)}</configuration>")
-    assert read_site(site, hadoop_version=1).settings.locality_delay_s == -1.0
-    site.write_text(f"<configuration>{prop.format(-5)}</configuration>")
+
+    def delay(value):
+        name = "mapred.fairscheduler.locality.delay"
+        return mapred_site_settings(tmp_path, name, value, hadoop_version=1).locality_delay_s
+
+    assert delay(3000) == 3.0
+    assert delay(-1) == -1.0
     with pytest.raises(ValidationError, match="mapred.fairscheduler.locality.delay"):
-        read_site(site, hadoop_version=1)
+        delay(-5)
     with pytest.raises(ValidationError, match="locality_delay_s"):
         SchedulerSettings(locality_delay_s=-2.0)
 

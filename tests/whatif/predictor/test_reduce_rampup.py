@@ -9,13 +9,12 @@ asked for or running. By hand on both engines, and the setting with its site fil
 from __future__ import annotations
 
 import pytest
-from predictor_cases import build_workload, flat_tree
+from predictor_cases import build_workload, flat_tree, mapred_site_settings
 from test_hanging_maps import FOUR_MAPS_RAMPED, four_maps
 
 from whatif import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor import SchedulerSettings, predict
-from whatif.predictor.site import read_site
 
 
 def fair(cluster):
@@ -134,11 +133,5 @@ def test_the_limit_is_a_fraction(bad):
 
 def test_the_limit_is_read_from_mapred_site(tmp_path):
     assert SchedulerSettings().reduce_rampup_limit == 0.5
-    site = tmp_path / "mapred-site.xml"
-    site.write_text(
-        "<configuration>"
-        "<property><name>mapreduce.job.reduce.rampup.limit</name>"
-        "<value>0.25</value></property>"
-        "</configuration>"
-    )
-    assert read_site(site, hadoop_version=3).settings.reduce_rampup_limit == 0.25
+    name = "mapreduce.job.reduce.rampup.limit"
+    assert mapred_site_settings(tmp_path, name, 0.25).reduce_rampup_limit == 0.25
