@@ -296,7 +296,7 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     zero = [K.JI_STATE, K.JI_AM_STATE, K.JI_STAGES_DONE, K.JI_TRIED, K.JI_STARVED]
     zero += [K.JI_CONS_EPOCH, K.JI_IN_RED, K.JI_TOUCHED, K.JI_IN_RC, K.JI_RED_SEQ]
     zero += [K.JI_CLAIMS, K.JI_IN_JT, K.JI_ASKING, K.JI_LOC_LEVEL, K.JI_TC, K.JI_TC + 1]
-    zero += [K.JI_RES, K.JI_IN_RAMP, K.JI_IN_RA, K.JI_IN_BIG]
+    zero += [K.JI_RES, K.JI_IN_RAMP, K.JI_IN_RA, K.JI_IN_BIG, K.JI_IN_RCS]
     ji[:, zero] = 0
     umax = p.user_max_apps.astype(np.int64).copy()
     return {
@@ -413,6 +413,7 @@ def _global_arrays(p: Packed, cluster: np.ndarray) -> dict[str, np.ndarray]:
     heads += [K.GI_RED_TAIL, K.GI_RC_HEAD, K.GI_RC_TAIL, K.GI_JT_HEAD, K.GI_JT_TAIL]
     heads += [K.GI_RAMP_HEAD, K.GI_RAMP_TAIL, K.GI_RA_HEAD, K.GI_RA_TAIL]
     heads += [K.GI_REST_HEAD, K.GI_REST_TAIL, K.GI_CLN_HEAD, K.GI_CLN_TAIL]
+    heads += [K.GI_RCL_HEAD, K.GI_RCL_TAIL]
     # as the reference engine: no progress seen at a check yet
     gi[heads + [K.GI_SEEN_PROG]] = -1
     gi[K.GI_DIRTY] = 1
@@ -488,8 +489,7 @@ class CompiledEngine:
         qi = np.zeros((nq, K.N_QI), dtype=np.int64)
         qi[:, K.QI_APP_HEAD] = -1
         qi[:, K.QI_APP_TAIL] = -1
-        qi[:, K.QI_BIG_HEAD] = -1
-        qi[:, K.QI_BIG_TAIL] = -1
+        qi[:, [K.QI_BIG_HEAD, K.QI_BIG_TAIL, K.QI_RCS_HEAD, K.QI_RCS_TAIL]] = -1
         qi[:, K.QI_DIRTY] = 1
         st["js"][:, K.JS_QUEUE] = self.p.job_queue
         st["tree"], st["slots"], st["tnode"] = app_order_trees(

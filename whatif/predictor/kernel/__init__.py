@@ -30,7 +30,8 @@ Modules, by concept (each says what it models, and the Hadoop rules it follows):
   rack-locality-additional-delay) for maps with split locations;
 - speed structures with no twin: ``apptree`` (app order trees), ``starvation``
   (Hadoop 3 re-check ring and min-share list), ``victims`` (containers preemption may
-  take), ``requests`` (an app's next request), ``lists`` (linked lists), ``live_rows``
+  take), ``requests`` (an app's next request), ``blocked_lists`` (blocked jobs the AM's
+  reduce preemption passes over), ``lists`` (linked lists), ``live_rows``
   (a running attempt's state in a row recycled at its release: memory for the containers
   held at once, not for every attempt);
 - ``state``: the arrays' layout; ``resources``: Java arithmetic and resource
@@ -49,7 +50,10 @@ keeps the smallest next request below it, so allocation skips apps whose request
 fit without trying them one by one (`_tree_best_fit`), and each leaf lists the apps whose
 next request could reserve a node, which the reservation scans walk instead of every app
 (`_list_big`); only jobs that can preempt their
-own reduces are checked each event (`_red_refresh`); victim scans walk only unmarked
+own reduces are checked each event (`_red_refresh`), and of those a job without an
+allocate cycle that would not act sleeps until its state changes, a timed rule's time
+comes or its leaf's headroom has no room for the largest request of the leaf's sleepers
+(`blocked_lists`); victim scans walk only unmarked
 task containers their app could give up alone, merged newest first from per-app
 container lists (oldest first) only as far as the scans read, over the apps holding any
 (kept packed with their leaf and usage in `hold`, so most are passed over without

@@ -36,6 +36,7 @@ import numpy as np
 
 from whatif.predictor.kernel.allocation import _allocate, _node_allocate
 from whatif.predictor.kernel.apptree import _trees_fit
+from whatif.predictor.kernel.blocked_lists import _rc_asleep
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity_preemption import _cs_monitor
 from whatif.predictor.kernel.claims import _claims_sweep
@@ -44,6 +45,7 @@ from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_
 from whatif.predictor.kernel.fairshare import _compute_shares
 from whatif.predictor.kernel.heartbeats import _beat, _catch_up, _wake
 from whatif.predictor.kernel.jobtracker import _end_task_cleanup
+from whatif.predictor.kernel.lists import _keep_listed
 from whatif.predictor.kernel.live_rows import _live_rows_room
 from whatif.predictor.kernel.livelock import _cycling_v3
 from whatif.predictor.kernel.phases import (
@@ -95,6 +97,8 @@ from whatif.predictor.kernel.state import (
     GI_RAMP_HEAD,
     GI_RAMP_RUN,
     GI_RC_HEAD,
+    GI_RCL_HEAD,
+    GI_RCL_TAIL,
     HANG,
     HEARTBEAT,
     HI_IDENT,
@@ -108,6 +112,10 @@ from whatif.predictor.kernel.state import (
     JF_USE,
     JI_AM_STATE,
     JI_HOLD_POS,
+    JI_IN_RC,
+    JI_IN_RCS,
+    JI_RC_NEXT,
+    JI_RC_PREV,
     JI_STATE,
     JS_QUEUE,
     JSF_AM,
@@ -160,12 +168,12 @@ def _ramp_down(W, heartbeats):
     frees and the ramp-up asks for nothing more."""
     gi = W[24]
     if heartbeats:
-        if gi[GI_RC_HEAD] >= 0:
+        if gi[GI_RC_HEAD] >= 0 or _rc_asleep(W):
             _preempt_reduces(W)
         if gi[GI_RAMP_HEAD] >= 0:
             _ramp_reduces(W)
         return
-    while gi[GI_RC_HEAD] >= 0 and _preempt_reduces(W):
+    while (gi[GI_RC_HEAD] >= 0 or _rc_asleep(W)) and _preempt_reduces(W):
         _allocate(W)
     while gi[GI_RAMP_HEAD] >= 0 and _ramp_reduces(W):
         _allocate(W)
@@ -353,7 +361,12 @@ def rebuild_queue_state(W):
     """
     W = world_ref(_borrow_world(W))
     qf, js, jsf, jf, ji, hold = W[3], W[6], W[7], W[8], W[9], W[37]
+    W[24][GI_RCL_HEAD] = -1  # the fresh leaves hold no asleep blocked jobs: all wake
+    W[24][GI_RCL_TAIL] = -1
     for j in range(js.shape[0]):
+        if ji[j, JI_IN_RCS] == 1:
+            ji[j, JI_IN_RCS] = 0
+            _keep_listed(ji, JI_RC_NEXT, JI_RC_PREV, W[24], GI_RC_HEAD, JI_IN_RC, j, True)
         if ji[j, JI_HOLD_POS] >= 0:
             hold[ji[j, JI_HOLD_POS], 1] = js[j, JS_QUEUE]
         state = ji[j, JI_STATE]

@@ -32,6 +32,13 @@ import numpy as np
 
 from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _reask_call, _run_start
 from whatif.predictor.kernel.apptree import _free_slot, _take_slot, _touch
+from whatif.predictor.kernel.blocked_lists import (
+    _rc_asleep,
+    _rc_bound,
+    _rc_sleep,
+    _rc_unsleep,
+    _rc_wake,
+)
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity import _cs_admit, _cs_user_room
 from whatif.predictor.kernel.events import heap_pop, heap_push
@@ -92,6 +99,7 @@ from whatif.predictor.kernel.state import (
     GI_RA_HEAD,
     GI_RAMP_HEAD,
     GI_RC_HEAD,
+    GI_RCL_HEAD,
     GI_RED_HEAD,
     GI_RED_SEQ,
     GI_RUN_HEAD,
@@ -112,6 +120,8 @@ from whatif.predictor.kernel.state import (
     JF_PEND,
     JF_RAMP_H,
     JF_RAMP_NEXT,
+    JF_RCS_NEED,
+    JF_RCS_WAKE,
     JF_RD_CALL,
     JF_TBP,
     JF_USE,
@@ -124,6 +134,7 @@ from whatif.predictor.kernel.state import (
     JI_IN_RA,
     JI_IN_RAMP,
     JI_IN_RC,
+    JI_IN_RCS,
     JI_IN_RED,
     JI_MSTARV_POS,
     JI_RA_NEXT,
@@ -131,6 +142,7 @@ from whatif.predictor.kernel.state import (
     JI_RAMP_SIG,
     JI_RC_NEXT,
     JI_RC_PREV,
+    JI_RCS_NEXT,
     JI_RED_NEXT,
     JI_RED_PREV,
     JI_RED_SEQ,
@@ -163,10 +175,14 @@ from whatif.predictor.kernel.state import (
     QF_PRUN,
     QF_RAMP_H,
     QF_RAMP_WAKE,
+    QF_RCS_NEED,
+    QF_RCS_WAKE,
     QF_TBP,
     QF_USE,
     QI_APP_HEAD,
     QI_LIVE,
+    QI_RCL_NEXT,
+    QI_RCS_HEAD,
     QI_RUNNABLE,
     QS_MAX_APPS,
     QS_PARENT,
@@ -224,6 +240,7 @@ def _add_pending(W, j, x0, x1):
     jf[u, JF_PEND] += x0
     jf[u, JF_PEND + 1] += x1
     _touch(W, j)
+    _rc_wake(W, j)
     _up(W, QF_PALL, leaf, x0, x1)
     if ji[u, JI_STATE] == 2:
         _up(W, QF_PRUN, leaf, x0, x1)
@@ -741,7 +758,10 @@ def _red_blocked(W, j):
 
 @kernel_jit
 def _red_refresh(W, j):
-    """Keep job `j`'s membership of the blocked-jobs list (see `_preempt_reduces`) true."""
+    """Keep job `j`'s membership of the blocked-jobs list (see `_preempt_reduces`) true,
+    awake (`blocked_lists.py`)."""
+    if W[9][j, JI_IN_RCS] == 1:
+        _rc_unsleep(W, j)
     blocked = _red_blocked(W, j)
     _keep_listed(W[9], JI_RC_NEXT, JI_RC_PREV, W[24], GI_RC_HEAD, JI_IN_RC, j, blocked)
 
@@ -779,7 +799,8 @@ def _preempt_reduces(W):
 
     Only blocked jobs (`_red_blocked`) can act, and a job with an allocate cycle only at
     its AM's calls (`_at_am_call`); they are visited in the order they joined
-    the list of jobs with waiting reduces, as a scan of that whole list would. Hadoop 1
+    the list of jobs with waiting reduces, as a scan of that whole list would, but for
+    those asleep, which would not act (`blocked_lists.py`). Hadoop 1
     has no such AM: on its slot pools, where maps and reduces never take each other's
     room, its JobTracker never kills or holds back reduces for maps. (Hadoop 1 on one
     pool of memory, which no Hadoop 1 cluster is, keeps the rule: without it reduces
@@ -787,6 +808,10 @@ def _preempt_reduces(W):
     js, ji, si, tsf, gi, jbuf = W[6], W[9], W[14], W[17], W[24], W[30]
     if W[25][C_VERSION] == 1.0 and W[25][C_SLOT] != 0.0:
         return False
+    # the Fair Scheduler's AM rules on Hadoop 2/3, whose headroom is its leaf's alone
+    sleepy = W[25][C_CS] == 0.0 and W[25][C_VERSION] != 1.0
+    if sleepy and _rc_asleep(W):
+        _rc_wake_leaves(W, W[23][G_NOW])
     killed = False
     order = jbuf[:, 0]
     n = 0
@@ -802,7 +827,9 @@ def _preempt_reduces(W):
         j = ji[j, JI_RC_NEXT]
     for i in range(n):
         j = order[i]
-        if _red_blocked(W, j) and _at_am_call(W, j):
+        if not _red_blocked(W, j):
+            _red_refresh(W, j)  # woken (`_rc_wake`) by a change that unblocked it
+        elif _at_am_call(W, j):
             s = _waiting_reduce_stage(W, j)
             task = _head_task(W, s - 1)
             now = W[23][G_NOW]
@@ -813,6 +840,8 @@ def _preempt_reduces(W):
                 if _headroom_acts(W, j, s, task, now):
                     _preempt_reducer(W, j, s, task)
                     killed = True
+                elif sleepy and not _cycles(W, j):
+                    _rc_doze(W, j, s, task, now)
             else:  # no AM: room for its next map, no more
                 leaf = js[j, JS_QUEUE]
                 r0, r1 = tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
@@ -824,6 +853,58 @@ def _preempt_reduces(W):
                     _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
                     killed = True
     return killed
+
+
+@kernel_jit
+def _rc_doze(W, j, s, task, now):
+    """Blocked job `j` (no allocate cycle), whose reduces of stage `s` a visit at `now`
+    found would not be preempted, falls asleep (`blocked_lists.py`) until its timed rules
+    may act: its last preemption rested, its map requests waited for either rule; and,
+    while only the headroom rule can act, needing room for what `_headroom_short` asks."""
+    jf = W[8]
+    wake = np.inf
+    rested = _reducer_rested(W, j, now)
+    if not rested:
+        wake = jf[j, JF_HANG_NEXT]
+    n0, n1 = -np.inf, -np.inf
+    delay = W[25][C_PDELAY]
+    due = _hang_due(W, j, jf[j, JF_MAP_ASK], delay) if delay > 0.0 else -np.inf
+    if now < due:
+        wake = min(wake, due)
+    elif rested:
+        n0, n1 = _headroom_need(W, s, task)
+    if W[25][C_HANG] >= 0.0:
+        due = _hang_due(W, j, jf[j, JF_MAP_ASK], W[25][C_HANG])
+        if now < due:
+            wake = min(wake, due)
+    _rc_sleep(W, j, n0, n1, wake)
+
+
+@kernel_jit
+def _rc_wake_leaves(W, now):
+    """Wake the asleep blocked jobs that may act at `now`: in each leaf whose headroom has
+    no room for its largest request or whose earliest time has come, those whose own
+    request or time does; the leaf's bounds are then those of the jobs left asleep."""
+    qf, qi, jf, ji = W[3], W[4], W[8], W[9]
+    leaf = W[24][GI_RCL_HEAD]
+    while leaf >= 0:
+        after = qi[leaf, QI_RCL_NEXT]
+        if now >= qf[leaf, QF_RCS_WAKE] or not _am_room(
+            W, -1, leaf, qf[leaf, QF_RCS_NEED], qf[leaf, QF_RCS_NEED + 1]
+        ):
+            qf[leaf, QF_RCS_NEED] = -np.inf
+            qf[leaf, QF_RCS_NEED + 1] = -np.inf
+            qf[leaf, QF_RCS_WAKE] = np.inf
+            j = qi[leaf, QI_RCS_HEAD]
+            while j >= 0:
+                nxt = ji[j, JI_RCS_NEXT]
+                n0, n1 = jf[j, JF_RCS_NEED], jf[j, JF_RCS_NEED + 1]
+                if now >= jf[j, JF_RCS_WAKE] or not _am_room(W, j, leaf, n0, n1):
+                    _rc_wake(W, j)
+                else:
+                    _rc_bound(W, leaf, j)
+                j = nxt
+        leaf = after
 
 
 @kernel_jit
@@ -872,6 +953,7 @@ def _map_asked(W, j, s):
         return
     now = W[23][G_NOW]
     W[8][j, JF_MAP_ASK] = now
+    _rc_wake(W, j)
     if W[25][C_HANG] >= 0.0:
         heap_push(W[21], W[22], W[24], _hang_due(W, j, now, W[25][C_HANG]), HANG, j, -1, j)
     if W[25][C_PDELAY] > 0.0:
@@ -906,6 +988,14 @@ def _headroom_short(W, j, s, task):
     """Whether job `j`'s headroom has no room for its next map `task`. Hadoop 3 (and 2.8+,
     MAPREDUCE-6689) first takes off the reduces of stage `s` it asked for and that are
     not yet assigned (scheduledRequests.reduces); Hadoop 2.7 compares the headroom itself."""
+    r0, r1 = _headroom_need(W, s, task)
+    return not _am_room(W, j, W[6][j, JS_QUEUE], r0, r1)
+
+
+@kernel_jit
+def _headroom_need(W, s, task):
+    """The request `_headroom_short` looks for room for: map `task`'s, and on Hadoop 3
+    the asked reduces of stage `s` not yet assigned."""
     r0, r1 = W[17][task, TSF_REQ], W[17][task, TSF_REQ + 1]
     si = W[14]
     if W[25][C_VERSION] == 3.0 and si[s, SI_HELD] == 0:
@@ -913,7 +1003,7 @@ def _headroom_short(W, j, s, task):
         x0, x1 = _window_req(W, s, 0, k if k >= 0 else ALL)
         r0 += x0
         r1 += x1
-    return not _am_room(W, j, W[6][j, JS_QUEUE], r0, r1)
+    return r0, r1
 
 
 @kernel_jit

@@ -149,7 +149,9 @@ GI_REST_HEAD, GI_REST_TAIL = 55, 56  # apps with resting nodes (`resting.py`)
 # live attempts' rows: how many were ever handed out, and how many are free (`live_rows.py`)
 GI_LIVE_TOP, GI_LIVE_FREE = 57, 58
 GI_CLN_HEAD, GI_CLN_TAIL = 59, 60  # the nodes holding claims (`claims._claims_sweep`)
-N_GI = 61
+# the leaves with asleep blocked jobs (`blocked_lists.py`): the list at QI_RCL_NEXT
+GI_RCL_HEAD, GI_RCL_TAIL = 61, 62
+N_GI = 63
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
@@ -171,7 +173,10 @@ QF_APP_FAIR_MIN = 18  # leaf: the smallest memory fair share of its apps (`_app_
 # leaf: a lower bound on the headrooms (2) its asleep ramping jobs keep (`phases._ramp_sleep`)
 QF_RAMP_H = 19
 QF_RAMP_WAKE = 21  # leaf: 1.0 if its bound exceeds QF_RAMP_H at this ramp-up (`phases`)
-N_QF = 22
+# leaf: the largest request (2) its asleep blocked jobs need room for, and the earliest
+# time one of them may act by a timed rule (`blocked_lists.py`)
+QF_RCS_NEED, QF_RCS_WAKE = 22, 24
+N_QF = 25
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
@@ -179,7 +184,10 @@ QI_TREE_ROOT = 10  # P / K, the subtree in use: kept, as dividing cost a tenth o
 QI_LIVE = 11  # the leaf's live apps (submitted, not finished): P stays above (`_trees_fit`)
 # the leaf's apps asking for at least the reservation threshold (`apptree._list_big`)
 QI_BIG_HEAD, QI_BIG_TAIL = 12, 13
-N_QI = 14
+# its asleep blocked jobs (`blocked_lists.py`), and its place in the list of leaves with
+# some (GI_RCL_HEAD)
+QI_RCS_HEAD, QI_RCS_TAIL, QI_RCL_NEXT, QI_RCL_PREV, QI_IN_RCL = 14, 15, 16, 17, 18
+N_QI = 19
 # job static int / float
 JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
 JS_ORDER = 6  # rank of (start time, name rank): the apps' final tie-break as one number
@@ -207,7 +215,10 @@ JF_LOC_WAIT = 18  # Hadoop 1 JobInfo.timeWaitedForLocalMap (s)
 JF_MAP_ASK, JF_HANG_NEXT = 19, 20
 JF_RAMP_NEXT = 21  # the AM's next allocate call at which it ramps its reduces (`_ramp_job`)
 JF_RAMP_H = 22  # a headroom (2) up to which its ramp-up asks for nothing (`phases._ramp_mark`)
-JF_RD_CALL, N_JF = 24, 25  # the AM call a `HANG` brings its ramp-down to (`_at_am_call`)
+JF_RD_CALL = 24  # the AM call a `HANG` brings its ramp-down to (`_at_am_call`)
+# asleep in its leaf's blocked jobs (`blocked_lists.py`): the request (2) its headroom
+# must hold for it not to act, and when a timed rule may act
+JF_RCS_NEED, JF_RCS_WAKE, N_JF = 25, 27, 28
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
@@ -235,7 +246,9 @@ JI_RV_PASS, JI_RV_STAGE, JI_RV_OK = 46, 47, 48
 JI_REST_HEAD, JI_REST_TAIL, JI_REST_STAGE, JI_REST_NEXT, JI_REST_PREV = 49, 50, 51, 52, 53
 JI_BIG_NEXT, JI_BIG_PREV = 54, 55  # its place in its leaf's list at QI_BIG_HEAD
 JI_IN_BIG = 56  # 1: in that list, as it asks for at least the reservation threshold
-N_JI = 57
+JI_RCS_NEXT, JI_RCS_PREV = 57, 58  # its place in its leaf's list at QI_RCS_HEAD
+JI_IN_RCS = 59  # 1: blocked and asleep, in that list (not in the list at GI_RC_HEAD)
+N_JI = 60
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3

@@ -1,0 +1,97 @@
+"""The blocked jobs the MapReduce AM's reduce preemption visits (`phases._preempt_reduces`;
+speed only: the reference engine visits every blocked job).
+
+A blocked job (`phases._red_blocked`) is awake, in the blocked-jobs list (GI_RC_HEAD),
+or asleep, in its leaf's list (QI_RCS_HEAD). A job without an allocate cycle that a
+visit found would not act falls asleep (`_rc_sleep`) with the request its headroom must
+hold for it not to act (JF_RCS_NEED: its next map and, on Hadoop 3, its reduces asked
+for; -inf while no headroom can make it act) and the time from which a timed rule may
+act (JF_RCS_WAKE); its leaf keeps the largest of those requests and the earliest of
+those times. Asleep, its requests and times stay as at the visit: any change of its
+state wakes it (`_rc_wake`, from `phases._red_refresh`, `_add_pending` and
+`_map_asked`). Room in a leaf's headroom for its largest request is room for each of
+its jobs' (the check is monotone in the request, and the Fair Scheduler's headroom does
+not depend on the job), so a visit wakes a leaf's jobs only once that fails or its
+earliest time comes (`phases._rc_wake_leaves`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.lists import _keep_listed
+from whatif.predictor.kernel.state import (
+    GI_RC_HEAD,
+    GI_RCL_HEAD,
+    JF_RCS_NEED,
+    JF_RCS_WAKE,
+    JI_IN_RC,
+    JI_IN_RCS,
+    JI_RC_NEXT,
+    JI_RC_PREV,
+    JI_RCS_NEXT,
+    JI_RCS_PREV,
+    JS_QUEUE,
+    QF_RCS_NEED,
+    QF_RCS_WAKE,
+    QI_IN_RCL,
+    QI_RCL_NEXT,
+    QI_RCL_PREV,
+    QI_RCS_HEAD,
+)
+
+
+@kernel_jit
+def _rc_sleep(W, j, n0, n1, wake):
+    """Awake blocked job `j` falls asleep, needing room for (`n0`, `n1`) until `wake`."""
+    qf, qi, jf, ji, gi = W[3], W[4], W[8], W[9], W[24]
+    leaf = W[6][j, JS_QUEUE]
+    _keep_listed(ji, JI_RC_NEXT, JI_RC_PREV, gi, GI_RC_HEAD, JI_IN_RC, j, False)
+    _keep_listed(ji, JI_RCS_NEXT, JI_RCS_PREV, qi[leaf], QI_RCS_HEAD, JI_IN_RCS, j, True)
+    jf[j, JF_RCS_NEED] = n0
+    jf[j, JF_RCS_NEED + 1] = n1
+    jf[j, JF_RCS_WAKE] = wake
+    if qi[leaf, QI_IN_RCL] == 0:
+        _keep_listed(qi, QI_RCL_NEXT, QI_RCL_PREV, gi, GI_RCL_HEAD, QI_IN_RCL, leaf, True)
+        qf[leaf, QF_RCS_NEED] = -np.inf
+        qf[leaf, QF_RCS_NEED + 1] = -np.inf
+        qf[leaf, QF_RCS_WAKE] = np.inf
+    _rc_bound(W, leaf, j)
+
+
+@kernel_jit
+def _rc_bound(W, leaf, j):
+    """Fold asleep job `j`'s request and time into its leaf's bounds."""
+    qf, jf = W[3], W[8]
+    qf[leaf, QF_RCS_NEED] = max(qf[leaf, QF_RCS_NEED], jf[j, JF_RCS_NEED])
+    qf[leaf, QF_RCS_NEED + 1] = max(qf[leaf, QF_RCS_NEED + 1], jf[j, JF_RCS_NEED + 1])
+    qf[leaf, QF_RCS_WAKE] = min(qf[leaf, QF_RCS_WAKE], jf[j, JF_RCS_WAKE])
+
+
+@kernel_jit
+def _rc_unsleep(W, j):
+    """Asleep job `j` leaves its leaf's list (and its leaf the list of leaves with asleep
+    jobs, if it was the last); its leaf's bounds stay (they only err on the waking side)."""
+    qi, ji, gi = W[4], W[9], W[24]
+    leaf = W[6][j, JS_QUEUE]
+    _keep_listed(ji, JI_RCS_NEXT, JI_RCS_PREV, qi[leaf], QI_RCS_HEAD, JI_IN_RCS, j, False)
+    if qi[leaf, QI_RCS_HEAD] < 0:
+        _keep_listed(qi, QI_RCL_NEXT, QI_RCL_PREV, gi, GI_RCL_HEAD, QI_IN_RCL, leaf, False)
+
+
+@kernel_jit
+def _rc_wake(W, j):
+    """Job `j`'s state changed: if it is asleep, it is awake again (the next reduce
+    preemption visits it, and takes it off the list if it is no longer blocked)."""
+    ji = W[9]
+    if ji[j, JI_IN_RCS] == 0:
+        return
+    _rc_unsleep(W, j)
+    _keep_listed(ji, JI_RC_NEXT, JI_RC_PREV, W[24], GI_RC_HEAD, JI_IN_RC, j, True)
+
+
+@kernel_jit
+def _rc_asleep(W):
+    """Whether some blocked job is asleep."""
+    return W[24][GI_RCL_HEAD] >= 0
