@@ -58,22 +58,23 @@ def _tree(weights):
 CLUSTER = Cluster.parse("nodes=6,memory-mb=8192,vcores=8")
 
 
-def _run(engine, seed, sched, reconfigure_at=None):
-    """The attempts, and the times (whole seconds) at which a blocked job was asleep (the
-    kernel's: the reference engine has none). With `reconfigure_at`, the tree is
-    reweighed at that time; with -1, at the first time from 50 s with a job asleep."""
+def run(engine, seed, sched, reconfigure_at=None, asleep=lambda gi: gi[K.GI_RCL_HEAD] >= 0):
+    """The attempts, and the times (whole seconds) at which the kernel's global state
+    `gi` met `asleep` (a blocked job asleep: the reference engine has none). With
+    `reconfigure_at`, the tree is reweighed at that time; with -1, at the first time from
+    50 s that met it."""
     sim = Simulation(
         _workload(seed), _tree((1.0, 2.0, 3.0)), CLUSTER, settings=sched, engine=engine
     )
-    asleep = []
+    met = []
     for t in range(1, 400):
         sim.advance_to(float(t))
-        if engine == "numba" and sim._engine.state["gi"][K.GI_RCL_HEAD] >= 0:
-            asleep.append(t)
-        if t == reconfigure_at or (reconfigure_at == -1 and t >= 50 and asleep[-1:] == [t]):
+        if engine == "numba" and asleep(sim._engine.state["gi"]):
+            met.append(t)
+        if t == reconfigure_at or (reconfigure_at == -1 and t >= 50 and met[-1:] == [t]):
             sim.reconfigure(_tree((3.0, 0.5, 1.0)))
             reconfigure_at = t
-    return sim.run_to_end().attempts, asleep, reconfigure_at
+    return sim.run_to_end().attempts, met, reconfigure_at
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -90,8 +91,8 @@ def test_asleep_blocked_jobs_change_no_schedule(seed, delays, version):
         reducer_unconditional_preempt_delay_s=delays[0],
         reducer_preempt_delay_s=delays[1],
     )
-    fast, asleep, _ = _run("numba", seed, sched)
-    slow, _, _ = _run("reference", seed, sched)
+    fast, asleep, _ = run("numba", seed, sched)
+    slow, _, _ = run("reference", seed, sched)
     assert asleep
     pd.testing.assert_frame_equal(fast, slow)
 
@@ -101,7 +102,7 @@ def test_asleep_blocked_jobs_see_a_new_tree(seed):
     """A reconfigure while jobs sleep reweighs the leaves, so each leaf's headroom moves:
     every asleep job wakes, and the schedules still agree."""
     sched = SchedulerSettings(preemption=True)
-    fast, asleep, at = _run("numba", seed, sched, reconfigure_at=-1)
-    slow, _, _ = _run("reference", seed, sched, reconfigure_at=at)
+    fast, asleep, at = run("numba", seed, sched, reconfigure_at=-1)
+    slow, _, _ = run("reference", seed, sched, reconfigure_at=at)
     assert at in asleep
     pd.testing.assert_frame_equal(fast, slow)

@@ -64,7 +64,10 @@ times ahead from a ring in time order and the min-share amounts to reset from th
 of nonzero ones (`_preempt_v3`); alike apps'
 fair shares cost one multiplication per bisection round (`_planned`), and an alike leaf
 keeps one share for all its apps (`_app_fair`); a `fair` parent whose children all weigh
-more than zero ranks them by a key, chosen with selects (`_best_child_fair`); the event
+more than zero ranks them by a key, chosen with selects (`_best_child_fair`); the parked
+nodes only a reservation could take are a list of their own, passed over while no app
+can reserve (`resting._park`), and a node whose heartbeat grid has the current time is
+found from the time, not by a walk (`heartbeats._parked_on_grid`); the event
 heap is 4-ary, keyed by `ordered_bits(time)`, its four children picked as two pairs, and
 comparisons whose outcome is unpredictable (heap children, tree siblings) are written
 with non-short-circuit `&`/`|` and compile to selects, which LLVM is told not to turn

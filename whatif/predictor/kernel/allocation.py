@@ -62,7 +62,6 @@ from whatif.predictor.kernel.capacity import (
 )
 from whatif.predictor.kernel.capacity_locality import _cs_loc_done, _cs_loc_pick
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
-from whatif.predictor.kernel.heartbeats import _node_room
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
 from whatif.predictor.kernel.ordering import _cmp_apps, _compare, _queue_key
@@ -89,6 +88,7 @@ from whatif.predictor.kernel.reservations import (
     _reserve,
 )
 from whatif.predictor.kernel.resources import _loose
+from whatif.predictor.kernel.resting import _node_room
 from whatif.predictor.kernel.state import (
     C_CAP_MAPS,
     C_CAP_REDS,

@@ -31,7 +31,7 @@ import numpy as np
 from whatif.predictor.kernel.allocation import _node_allocate
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_push
-from whatif.predictor.kernel.heartbeats import _node_room
+from whatif.predictor.kernel.resting import _node_room
 from whatif.predictor.kernel.state import (
     C_CONT_SLEEP,
     CONTINUOUS,

@@ -32,19 +32,22 @@ on the whole cluster at every event time.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.claims import _claimed_demand
 from whatif.predictor.kernel.events import _on_grid, heap_push
 from whatif.predictor.kernel.reservations import _booked_fits, _res_slots, _res_valid
-from whatif.predictor.kernel.resting import _may_rest, _park, _rest
+from whatif.predictor.kernel.resting import _may_rest, _node_room, _park, _rest
 from whatif.predictor.kernel.state import (
     AI_LIVE,
     C_HB_INTERVAL,
     C_RES,
     C_SLOT,
     END,
+    GI_BARE_N,
     GI_BEAT_N,
     GI_CHANGED,
     GI_ITER,
@@ -136,15 +139,6 @@ def _beat(W, n):
         nlist[gi[GI_BEAT_N]] = n
         gi[GI_BEAT_N] += 1
     _touch_node(W, n)
-
-
-@kernel_jit
-def _node_room(W, n):
-    """Whether node `n` could take the smallest request (a slot of either pool)."""
-    nodef, cfg, minreq = W[40], W[25], W[27]
-    if cfg[C_SLOT] != 0.0:
-        return nodef[n, NF_FREE] >= 1.0 or nodef[n, NF_FREE + 1] >= 1.0
-    return nodef[n, NF_FREE] >= minreq[0] and nodef[n, NF_FREE + 1] >= minreq[1]
 
 
 @kernel_jit
@@ -248,46 +242,54 @@ def _schedule_beat(W, n, t):
 
 @kernel_jit
 def _wake_parked_res(W, t):
-    """`_wake`'s pass over the parked nodes with reservations on. A node without room
-    and without a reservation can only be reserved, and each heartbeat of one reserves it
-    for at most one app: of those nodes only as many as apps could still reserve
-    (`_res_open`) get their next heartbeat, the earliest (ties: parked order). If one of
-    them finds nothing, that is a change and the next pass wakes the next ones; a node
-    beyond them would find the apps at their caps. The candidates are listed in `nlist`'s
-    scratch, and their next heartbeats computed only when some but not all of them wake."""
-    nodef, nodei, nlist, gi = W[40], W[41], W[42], W[24]
+    """`_wake`'s pass over the parked nodes with reservations on. A bare node (no room,
+    no reservation: `resting._bare`) can only be reserved, and each heartbeat of one
+    reserves it for at most one app: of those nodes only as many as apps could still
+    reserve (`_res_open`) get their next heartbeat, the earliest (ties: parked order). If
+    one of them finds nothing, that is a change and the next pass wakes the next ones; a
+    node beyond them would find the apps at their caps. Without runnable pending demand a
+    bare node wants nothing. The bare nodes are a list of their own, so a pass in which no
+    app could reserve more does not visit them."""
+    nodef, nlist, gi = W[40], W[42], W[24]
     nn = nodef.shape[0]
-    base = 2 * nn
-    cand = 3 * nn
     _wake_resting(W, t, False)
-    m = 0
-    i = 0
-    while i < gi[GI_PARK_N]:
-        n = nlist[base + i]
-        if nodei[n, NI_RES_APP] < 0 and not _node_room(W, n) and W[3][0, QF_PRUN] > 0.0:
-            nlist[cand + m] = n
-            m += 1
-            i += 1
-            continue
-        before = gi[GI_PARK_N]
-        _settle(W, n, t, True)
-        if gi[GI_PARK_N] == before:
-            i += 1
-    if m == 0:
+    _settle_parked(W, t, False)
+    m = gi[GI_BARE_N]
+    if m == 0 or W[3][0, QF_PRUN] <= 0.0:
         return
     k = _res_open(W, m)
     if k <= 0:
         return
+    bare = 3 * nn
     if k >= m:
-        for i in range(m):
-            _schedule_beat(W, nlist[cand + i], t)
+        while gi[GI_BARE_N] > 0:
+            _schedule_beat(W, nlist[bare + gi[GI_BARE_N] - 1], t)
         return
     times = np.empty(m)
     for i in range(m):
-        times[i] = _next_heartbeat(W, nlist[cand + i], t, False)
-    order = np.argsort(times, kind="mergesort")
-    for i in range(k):
-        _schedule_beat(W, nlist[cand + order[i]], t)
+        times[i] = _next_heartbeat(W, nlist[bare + i], t, False)
+    # the k earliest, ties in parked order: those before the k-th time, then those at it
+    kth = np.partition(times, k - 1)[k - 1]
+    first = np.flatnonzero(times < kth)
+    first = np.concatenate((first, np.flatnonzero(times == kth)[: k - len(first)]))
+    for n in nlist[bare + first]:
+        _schedule_beat(W, n, t)
+
+
+@kernel_jit
+def _settle_parked(W, t, bare):
+    """Settle (with a change: `_settle`) every parked node, the bare ones too if `bare`."""
+    nlist, gi = W[42], W[24]
+    nn = W[40].shape[0]
+    for count, at in ((GI_PARK_N, 2 * nn), (GI_BARE_N, 3 * nn)):
+        if count == GI_BARE_N and not bare:
+            break
+        i = 0
+        while i < gi[count]:
+            before = gi[count]
+            _settle(W, nlist[at + i], t, True)
+            if gi[count] == before:
+                i += 1
 
 
 @kernel_jit
@@ -343,10 +345,30 @@ def _catch_up(W, t):
         _beats_now(W, nlist[nn + i], t)
     if gi[GI_CHANGED] != 0:
         _wake_resting(W, t, True)
-        i = 0
-        while i < gi[GI_PARK_N]:
-            if not _beats_now(W, nlist[2 * nn + i], t):
-                i += 1
+        for n in _parked_on_grid(W, t):
+            _beats_now(W, n, t)
+
+
+@kernel_jit
+def _parked_on_grid(W, t):
+    """The parked nodes whose heartbeat grid has `t`, in the parked lists' order, found
+    from `t`, not by a walk over the parked nodes: node n's grid is n * interval / nodes
+    plus whole intervals (`_next_heartbeat`), so only the nodes next to (t mod interval)
+    * nodes / interval can have `t`, and two nodes never share a grid time."""
+    nodei = W[41]
+    nn = W[40].shape[0]
+    x = t / W[25][C_HB_INTERVAL]
+    c = int(round((x - math.floor(x)) * nn))
+    lo, hi = (c - 2, c + 3) if nn > 5 else (0, nn)
+    found = np.empty(hi - lo, np.int64)
+    m = 0
+    for i in range(lo, hi):
+        n = i % nn
+        if nodei[n, NI_PARK] >= 0 and _on_grid_now(W, n, t):
+            found[m] = n
+            m += 1
+    found = found[:m]
+    return found[np.argsort(nodei[found, NI_PARK])]
 
 
 @kernel_jit
@@ -372,11 +394,6 @@ def _wake(W, t):
         # drops it at its next heartbeat (`_res_wants`), which is not to be skipped
         _wake_parked_res(W, t)
     elif changed and demand:
-        i = 0
-        while i < gi[GI_PARK_N]:
-            before = gi[GI_PARK_N]
-            _settle(W, nlist[2 * nn + i], t, True)
-            if gi[GI_PARK_N] == before:
-                i += 1
+        _settle_parked(W, t, True)
     gi[GI_CHANGED] = 0
     gi[GI_TOUCH_N] = 0

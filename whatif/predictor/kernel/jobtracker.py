@@ -46,6 +46,7 @@ from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import heap_push
 from whatif.predictor.kernel.heartbeats import _next_heartbeat
 from whatif.predictor.kernel.lists import _keep_listed
+from whatif.predictor.kernel.resting import _park_again
 from whatif.predictor.kernel.state import (
     C_TC,
     G_FREE,
@@ -129,6 +130,7 @@ def _start_task_cleanup(W, j, d):
     end = gf[G_NOW] + W[25][C_TC]
     if n >= 0:
         W[40][n, NF_FREE + d] -= 1.0
+        _park_again(W, n)
         end = _next_heartbeat(W, n, end, False)
     gi[GI_CHANGED] = 1
     heap_push(W[21], W[22], gi, end, TC_END, 2 * (n + 1) + d, -1, j)
@@ -144,4 +146,5 @@ def _end_task_cleanup(W, ident):
     W[24][GI_CHANGED] = 1
     if n >= 0:
         W[40][n, NF_FREE + d] += 1.0
+        _park_again(W, n)
     return n

@@ -68,3 +68,23 @@ def _keep_listed(nodes, nxt, prv, heads, h, flag, x, wanted):
     elif not wanted and nodes[x, flag] == 1:
         _remove(nodes, nxt, prv, heads, h, x)
         nodes[x, flag] = 0
+
+
+# Packed sets: the members x of a set are items[0 : counts[c]], in no kept order, and each
+# one's place, plus `shift`, is rows[x, col] (-1: not a member); a member that leaves is
+# replaced by the last one.
+@kernel_jit
+def _pack_add(items, rows, col, counts, c, x, shift):
+    rows[x, col] = counts[c] + shift
+    items[counts[c]] = x
+    counts[c] += 1
+
+
+@kernel_jit
+def _pack_remove(items, rows, col, counts, c, x, shift):
+    pos = rows[x, col] - shift
+    counts[c] -= 1
+    last = items[counts[c]]
+    items[pos] = last
+    rows[last, col] = pos + shift
+    rows[x, col] = -1

@@ -65,6 +65,7 @@ from whatif.predictor.kernel.ramp_lists import (
     _ramp_wake,
 )
 from whatif.predictor.kernel.requests import _give_back, _head_task, _requeue
+from whatif.predictor.kernel.resting import _park_again
 from whatif.predictor.kernel.starvation import _unlist_min_starvation
 from whatif.predictor.kernel.state import (
     AF_FINISH,
@@ -438,6 +439,7 @@ def _start_attempt(W, j, task, r0, r1):
     if node >= 0:
         W[40][node, NF_FREE] -= r0
         W[40][node, NF_FREE + 1] -= r1
+        _park_again(W, node)
     s = -1
     if task >= 0:
         s = ts[np.uint64(task), TS_STAGE]
@@ -568,6 +570,7 @@ def _release_container(W, a, state):
     if node >= 0:
         W[40][node, NF_FREE] += r0
         W[40][node, NF_FREE + 1] += r1
+        _park_again(W, node)
         _touch_node(W, node)
     _touch(W, j)
     if jt:

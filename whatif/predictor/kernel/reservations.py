@@ -57,6 +57,7 @@ from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
 from whatif.predictor.kernel.queues import _am_fits
 from whatif.predictor.kernel.requests import _head_task, _next_stage
 from whatif.predictor.kernel.resources import _below, res_compare
+from whatif.predictor.kernel.resting import _park_again
 from whatif.predictor.kernel.state import (
     C_RES_CAP,
     C_RES_THR,
@@ -200,6 +201,7 @@ def _reserve(W, n, j, s, r0, r1):
     nodef[n, NF_RES + 1] = r1
     W[9][j, JI_RES] += 1
     gi[GI_RES_MADE] += 1
+    _park_again(W, n)
 
 
 @kernel_jit
@@ -212,6 +214,7 @@ def _res_drop(W, n):
     nodei[n, NI_RES_APP] = -1
     nodei[n, NI_RES_STAGE] = -1
     W[24][GI_CHANGED] = 1
+    _park_again(W, n)
 
 
 @kernel_jit

@@ -1,6 +1,13 @@
 """Parked nodes, and reserved ones resting on their app: a settling pass visits such an
 app once, not each node it holds reserved.
 
+The parked nodes are two lists in `nlist`: with reservations on, those without room and
+not reserved (bare: only a reservation could take them, `heartbeats._wake_parked_res`
+wakes as many as apps could still reserve) apart from the others (GI_BARE_N and
+GI_PARK_N nodes; ``NI_PARK`` is a node's place, plus the node count in the bare list).
+A parked node's room or reservation changes only at a container's start or end on it
+or its reservation or release, each of which files it again (`_park_again`).
+
 With reservations on (`reservations.py`), a parked node reserved for an app wants a
 heartbeat only when the booked resources fit it, its reservation is no longer valid, or
 an app with a claim on it has demand (`heartbeats._res_wants`). The first changes only
@@ -22,16 +29,19 @@ it waited.
 from __future__ import annotations
 
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.lists import _append, _remove
+from whatif.predictor.kernel.lists import _append, _pack_add, _pack_remove, _remove
 from whatif.predictor.kernel.state import (
     C_CONT,
     C_RES,
+    C_SLOT,
+    GI_BARE_N,
     GI_PARK_N,
     GI_REST_HEAD,
     JI_REST_HEAD,
     JI_REST_NEXT,
     JI_REST_PREV,
     JI_REST_STAGE,
+    NF_FREE,
     NI_CL_HEAD,
     NI_PARK,
     NI_RES_APP,
@@ -43,24 +53,60 @@ from whatif.predictor.kernel.state import (
 
 
 @kernel_jit
+def _node_room(W, n):
+    """Whether node `n` could take the smallest request (a slot of either pool)."""
+    nodef, cfg, minreq = W[40], W[25], W[27]
+    if cfg[C_SLOT] != 0.0:
+        return nodef[n, NF_FREE] >= 1.0 or nodef[n, NF_FREE + 1] >= 1.0
+    return nodef[n, NF_FREE] >= minreq[0] and nodef[n, NF_FREE + 1] >= minreq[1]
+
+
+@kernel_jit
+def _bare(W, n):
+    """Whether node `n` could be taken by a reservation alone: reservations on, no room,
+    not reserved."""
+    return W[25][C_RES] != 0.0 and W[41][n, NI_RES_APP] < 0 and not _node_room(W, n)
+
+
+@kernel_jit
 def _park(W, n, parked):
-    """Put node `n` on the parked list (parked: True) or take it off (False); a resting
-    node leaves its rest either way."""
+    """Put node `n` on its parked list (parked: True; bare or not, `_bare`) or take it off
+    (False); a resting node leaves its rest either way."""
     nodei, nlist, gi = W[41], W[42], W[24]
-    base = 2 * W[40].shape[0]
+    nn = W[40].shape[0]
     if nodei[n, NI_PARK] == REST:
         _unrest(W, n)
     pos = nodei[n, NI_PARK]
-    if parked and pos < 0:
-        nlist[base + gi[GI_PARK_N]] = n
-        nodei[n, NI_PARK] = gi[GI_PARK_N]
-        gi[GI_PARK_N] += 1
-    elif not parked and pos >= 0:
-        gi[GI_PARK_N] -= 1
-        last = nlist[base + gi[GI_PARK_N]]
-        nlist[base + pos] = last
-        nodei[last, NI_PARK] = pos
-        nodei[n, NI_PARK] = -1
+    if parked:
+        bare = _bare(W, n)
+        if pos >= 0 and (pos >= nn) == bare:
+            return
+        if pos >= 0:
+            _unpark(W, n)
+        if bare:
+            _pack_add(nlist[3 * nn :], nodei, NI_PARK, gi, GI_BARE_N, n, nn)
+        else:
+            _pack_add(nlist[2 * nn :], nodei, NI_PARK, gi, GI_PARK_N, n, 0)
+    elif pos >= 0:
+        _unpark(W, n)
+
+
+@kernel_jit
+def _unpark(W, n):
+    """Parked node `n` leaves its list."""
+    nodei, nlist, gi = W[41], W[42], W[24]
+    nn = W[40].shape[0]
+    if nodei[n, NI_PARK] >= nn:
+        _pack_remove(nlist[3 * nn :], nodei, NI_PARK, gi, GI_BARE_N, n, nn)
+    else:
+        _pack_remove(nlist[2 * nn :], nodei, NI_PARK, gi, GI_PARK_N, n, 0)
+
+
+@kernel_jit
+def _park_again(W, n):
+    """Node `n`'s room or reservation changed: if it is parked, it is filed again."""
+    if W[41][n, NI_PARK] >= 0:
+        _park(W, n, True)
 
 
 @kernel_jit

@@ -5,6 +5,7 @@ apps with a min-share starvation amount (speed: the reference engine scans the a
 from __future__ import annotations
 
 from whatif.predictor.kernel.caching import kernel_jit
+from whatif.predictor.kernel.lists import _pack_add, _pack_remove
 from whatif.predictor.kernel.state import (
     C_RES,
     GI_CHANGED,
@@ -79,23 +80,14 @@ def _set_min_starvation(W, j, a0, a1):
         gi[GI_CHANGED] = 1  # whether the app is starved, so may reserve, changed
     if a0 != 0.0 or a1 != 0.0:
         if pos < 0:
-            ji[j, JI_MSTARV_POS] = gi[GI_MSTARV_N]
-            listed[gi[GI_MSTARV_N]] = j
-            gi[GI_MSTARV_N] += 1
+            _pack_add(listed, ji, JI_MSTARV_POS, gi, GI_MSTARV_N, j, 0)
     elif pos >= 0:
         _unlist_min_starvation(W, j)
 
 
 @kernel_jit
 def _unlist_min_starvation(W, j):
-    ji, gi, jbuf = W[9], W[24], W[30]
-    listed = jbuf[:, 3]
-    pos = ji[j, JI_MSTARV_POS]
-    gi[GI_MSTARV_N] -= 1
-    last = listed[gi[GI_MSTARV_N]]
-    listed[pos] = last
-    ji[last, JI_MSTARV_POS] = pos
-    ji[j, JI_MSTARV_POS] = -1
+    _pack_remove(W[30][:, 3], W[9], JI_MSTARV_POS, W[24], GI_MSTARV_N, j, 0)
 
 
 @kernel_jit

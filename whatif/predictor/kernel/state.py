@@ -151,7 +151,8 @@ GI_LIVE_TOP, GI_LIVE_FREE = 57, 58
 GI_CLN_HEAD, GI_CLN_TAIL = 59, 60  # the nodes holding claims (`claims._claims_sweep`)
 # the leaves with asleep blocked jobs (`blocked_lists.py`): the list at QI_RCL_NEXT
 GI_RCL_HEAD, GI_RCL_TAIL = 61, 62
-N_GI = 63
+GI_BARE_N = 63  # parked nodes a reservation alone could take, apart in `nlist` (`resting`)
+N_GI = 64
 # queue static int / float
 QS_PARENT, QS_LEAF, QS_POLICY, QS_MAX_APPS, QS_PREEMPTABLE, QS_RANK = 0, 1, 2, 3, 4, 5
 QS_CH_LO, QS_CH_HI, QS_SIZE = 6, 7, 8
