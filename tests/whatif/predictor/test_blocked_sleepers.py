@@ -58,9 +58,13 @@ def _tree(weights):
 CLUSTER = Cluster.parse("nodes=6,memory-mb=8192,vcores=8")
 
 
-def run(engine, seed, sched, reconfigure_at=None, asleep=lambda gi: gi[K.GI_RCL_HEAD] >= 0):
+def _some_asleep(gi):
+    return gi[K.GI_RCL_HEAD] >= 0
+
+
+def run(engine, seed, sched, reconfigure_at=None, watch=_some_asleep):
     """The attempts, and the times (whole seconds) at which the kernel's global state
-    `gi` met `asleep` (a blocked job asleep: the reference engine has none). With
+    `gi` met `watch` (by default, a blocked job asleep: the reference engine has none). With
     `reconfigure_at`, the tree is reweighed at that time; with -1, at the first time from
     50 s that met it."""
     sim = Simulation(
@@ -69,7 +73,7 @@ def run(engine, seed, sched, reconfigure_at=None, asleep=lambda gi: gi[K.GI_RCL_
     met = []
     for t in range(1, 400):
         sim.advance_to(float(t))
-        if engine == "numba" and asleep(sim._engine.state["gi"]):
+        if engine == "numba" and watch(sim._engine.state["gi"]):
             met.append(t)
         if t == reconfigure_at or (reconfigure_at == -1 and t >= 50 and met[-1:] == [t]):
             sim.reconfigure(_tree((3.0, 0.5, 1.0)))

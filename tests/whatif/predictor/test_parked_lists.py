@@ -20,7 +20,7 @@ def test_bare_parked_nodes_change_no_schedule(seed, continuous, version):
     sched = SchedulerSettings(
         preemption=True, hadoop_version=version, continuous_scheduling=continuous
     )
-    fast, met, _ = run("numba", seed, sched, asleep=_bare_nodes)
+    fast, met, _ = run("numba", seed, sched, watch=_bare_nodes)
     slow, _, _ = run("reference", seed, sched)
     assert met
     pd.testing.assert_frame_equal(fast, slow)

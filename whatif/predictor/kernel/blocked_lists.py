@@ -45,7 +45,7 @@ from whatif.predictor.kernel.state import (
 @kernel_jit
 def _rc_sleep(W, j, n0, n1, wake):
     """Awake blocked job `j` falls asleep, needing room for (`n0`, `n1`) until `wake`."""
-    qf, qi, jf, ji, gi = W[3], W[4], W[8], W[9], W[24]
+    qi, jf, ji, gi = W[4], W[8], W[9], W[24]
     leaf = W[6][j, JS_QUEUE]
     _keep_listed(ji, JI_RC_NEXT, JI_RC_PREV, gi, GI_RC_HEAD, JI_IN_RC, j, False)
     _keep_listed(ji, JI_RCS_NEXT, JI_RCS_PREV, qi[leaf], QI_RCS_HEAD, JI_IN_RCS, j, True)
@@ -54,10 +54,17 @@ def _rc_sleep(W, j, n0, n1, wake):
     jf[j, JF_RCS_WAKE] = wake
     if qi[leaf, QI_IN_RCL] == 0:
         _keep_listed(qi, QI_RCL_NEXT, QI_RCL_PREV, gi, GI_RCL_HEAD, QI_IN_RCL, leaf, True)
-        qf[leaf, QF_RCS_NEED] = -np.inf
-        qf[leaf, QF_RCS_NEED + 1] = -np.inf
-        qf[leaf, QF_RCS_WAKE] = np.inf
+        _rc_unbound(W, leaf)
     _rc_bound(W, leaf, j)
+
+
+@kernel_jit
+def _rc_unbound(W, leaf):
+    """The leaf's bounds as for no asleep job: no request, no time."""
+    qf = W[3]
+    qf[leaf, QF_RCS_NEED] = -np.inf
+    qf[leaf, QF_RCS_NEED + 1] = -np.inf
+    qf[leaf, QF_RCS_WAKE] = np.inf
 
 
 @kernel_jit

@@ -36,6 +36,7 @@ from whatif.predictor.kernel.blocked_lists import (
     _rc_asleep,
     _rc_bound,
     _rc_sleep,
+    _rc_unbound,
     _rc_unsleep,
     _rc_wake,
 )
@@ -895,9 +896,7 @@ def _rc_wake_leaves(W, now):
         if now >= qf[leaf, QF_RCS_WAKE] or not _am_room(
             W, -1, leaf, qf[leaf, QF_RCS_NEED], qf[leaf, QF_RCS_NEED + 1]
         ):
-            qf[leaf, QF_RCS_NEED] = -np.inf
-            qf[leaf, QF_RCS_NEED + 1] = -np.inf
-            qf[leaf, QF_RCS_WAKE] = np.inf
+            _rc_unbound(W, leaf)
             j = qi[leaf, QI_RCS_HEAD]
             while j >= 0:
                 nxt = ji[j, JI_RCS_NEXT]

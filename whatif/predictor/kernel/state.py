@@ -124,7 +124,7 @@ GI_CUR_NODE = 32  # the node heartbeating in an allocation (-1: the cluster)
 GI_ITER = 33  # iterations so far (stamps in `nodei`)
 GI_CHANGED = 34  # 1: something an allocation depends on changed since the last `_wake`
 GI_BEAT_N, GI_TOUCH_N = 35, 36  # nodes heartbeating now / touched now, listed in `nlist`
-GI_PARK_N = 37  # parked nodes (room, no heartbeat scheduled), listed in `nlist`
+GI_PARK_N = 37  # parked nodes (no heartbeat scheduled) but the bare ones, in `nlist`
 GI_JT_HEAD, GI_JT_TAIL = 38, 39  # Hadoop 1: jobs with a JobTracker task to hand out
 # Hadoop 1 delay scheduling: jobs visited for a map in this assignTasks call (`lvis`
 # column 0), jobs skipped at the last call (column 1), the call's stamp
@@ -430,7 +430,7 @@ N_HI = 4
 #   nodef (nn, N_NF) float64 / nodei (nn, N_NI) int64: nodes (one unused row without
 #     heartbeats); nlist (4 nn,) int64: the nodes heartbeating now [0, nn) and the nodes
 #     touched now [nn, 2 nn), in the order first listed, the parked nodes [2 nn, 3 nn),
-#     and scratch [3 nn, 4 nn) (`heartbeats._wake_parked_res`)
+#     and the bare parked nodes [3 nn, 4 nn) (`resting.py`), each packed, in no order
 #   clf (cap, 2) float64 / cli (cap, N_CLI) int64: claim entries (`claims.py`), handed out
 #     in order (GI_CLAIM_USED; each is first recorded for a victim, so there are never more
 #     than attempts), linked per node from nodei (row 0: the cluster without heartbeats)
