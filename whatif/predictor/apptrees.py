@@ -2,7 +2,9 @@
 live at once in each leaf, and grown when the kernel asks (`advance` returns 2).
 
 Sized for every job a leaf ever sees, the trees took 42 MB at 1M tasks (65k jobs) and
-some 450 MB at 10M; the apps live at once are a few hundred.
+some 450 MB at 10M; the apps live at once are a few hundred. Each growth copies every
+leaf's trees, so they start at `MIN_SLOTS` and grow fourfold: the benchmark's 1M-task run
+grew them 44 times (2.5 % of its run) when they started at one slot and doubled.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from whatif.predictor import kernel as K
+
+#: The slots a leaf's trees start with (a tree node is a 64-byte line: 6 KB a leaf).
+MIN_SLOTS = 16
 
 
 def line_aligned(shape: tuple[int, int], fill: int) -> np.ndarray:
@@ -37,12 +42,13 @@ def app_order_trees(
     job_queue: np.ndarray, job_state: np.ndarray, qi: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Empty app order trees (``tree``, ``slots``, ``tnode``): per leaf, N_VIEWS trees of
-    2 * P nodes, P a power of two at least its live apps (jobs in state 1 or 2); sets each
-    leaf's tree offset, P, width in use (1), root and live count (``QI_LIVE``). Runnable
-    apps then take slots anew (the caller sets every ``JI_POS`` to -1 first)."""
+    2 * P nodes, P a power of two at least its live apps (jobs in state 1 or 2) and
+    `MIN_SLOTS`; sets each leaf's tree offset, P, width in use (1), root and live count
+    (``QI_LIVE``). Runnable apps then take slots anew (the caller sets every ``JI_POS``
+    to -1 first)."""
     nq = qi.shape[0]
     live = np.bincount(job_queue[(job_state == 1) | (job_state == 2)], minlength=nq)
-    p = _powers_of_two(live)
+    p = _powers_of_two(np.maximum(live, MIN_SLOTS))
     sizes = K.N_VIEWS * 2 * p
     qi[:, K.QI_TREE_P] = p
     qi[:, K.QI_TREE_OFF] = np.cumsum(sizes) - sizes
@@ -77,13 +83,13 @@ def grown_trees(
     qi: np.ndarray, tree: np.ndarray, tnode: np.ndarray, slots: np.ndarray, need: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The trees with each leaf whose P is below `need` grown to a power of two at least
-    `need` and twice its P; updates the leaves' offsets, P and roots in `qi`.
+    `need` and four times its P; updates the leaves' offsets, P and roots in `qi`.
 
     Node n at depth d of a tree of P slots covers the same slots as node n + 2^d (P'/P - 1)
     of a tree of P' slots (its old root becomes the leftmost node P'/P levels down), so
     every node, the slots in use and the free-slot stack keep their contents."""
     old_p = qi[:, K.QI_TREE_P].copy()
-    new_p = np.where(need > old_p, np.maximum(_powers_of_two(need), 2 * old_p), old_p)
+    new_p = np.where(need > old_p, np.maximum(_powers_of_two(need), 4 * old_p), old_p)
     old_off = qi[:, K.QI_TREE_OFF].copy()
     sizes = K.N_VIEWS * 2 * new_p
     new_off = np.cumsum(sizes) - sizes

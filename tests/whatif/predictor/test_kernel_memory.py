@@ -8,7 +8,7 @@ import pytest
 from predictor_cases import build_workload, containers, flat_tree
 
 from whatif.cluster import Cluster
-from whatif.predictor import SchedulerSettings, Simulation, predict
+from whatif.predictor import SchedulerSettings, Simulation, apptrees, predict
 from whatif.predictor import kernel as K
 from whatif.predictor.apptrees import grown_trees
 from whatif.predictor.pack import pack
@@ -29,9 +29,10 @@ SETTINGS = SchedulerSettings(preemption=True, wait_time_before_kill_s=2.0)
 CLUSTER = containers(24)
 
 
-def test_trees_hold_the_live_apps_not_every_job_and_grow_mid_run():
+def test_trees_hold_the_live_apps_not_every_job_and_grow_mid_run(monkeypatch):
     workload = build_workload(JOBS)
     slow = predict(workload, ALLOC, CLUSTER, settings=SETTINGS, engine="reference")
+    monkeypatch.setattr(apptrees, "MIN_SLOTS", 1)  # so that these few apps grow them
     sim = Simulation(workload, ALLOC, CLUSTER, settings=SETTINGS, engine="numba")
     qi = sim._engine.state["qi"]
     assert qi[1:, K.QI_TREE_P].tolist() == [1, 1]  # nothing live yet
@@ -39,7 +40,8 @@ def test_trees_hold_the_live_apps_not_every_job_and_grow_mid_run():
     pd.testing.assert_frame_equal(fast.attempts, slow.attempts)
     pd.testing.assert_frame_equal(fast.jobs, slow.jobs)
     p = qi[1:, K.QI_TREE_P]
-    assert p.tolist() == [8, 16]  # grown: to the 5-8 apps live at once in a, not its 60 jobs
+    # grown fourfold: to the 5-8 apps live at once in a (1, 4, 16), not to its 60 jobs
+    assert p.tolist() == [16, 16]
     assert qi[1:, K.QI_LIVE].tolist() == [0, 0]  # every job finished
     assert len(sim._engine.state["tree"]) == K.N_VIEWS * 2 * qi[:, K.QI_TREE_P].sum()
 
