@@ -486,6 +486,7 @@ class CompiledEngine:
         qf[:, K.QF_LMIN : K.QF_LMIN + 2] = -np.inf
         qf[:, K.QF_LFAIR : K.QF_LFAIR + 2] = -np.inf
         qf[:, K.QF_RAMP_H : K.QF_RAMP_H + 2] = np.inf
+        qf[:, K.QF_RAMP_LO : K.QF_RAMP_LO + 2] = -np.inf
         qi = np.zeros((nq, K.N_QI), dtype=np.int64)
         qi[:, K.QI_APP_HEAD] = -1
         qi[:, K.QI_APP_TAIL] = -1

@@ -9,13 +9,10 @@ Without claims the container freed at 8 went to C (queue c ranks before z by nam
 at usage 0); with them A, for which it was preempted, takes it first.
 """
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
-from predictor_cases import build_workload, containers, flat_tree
+from predictor_cases import benchmark_module, build_workload, containers, flat_tree
 
 from whatif import Cluster
 from whatif.allocation import effective_allocation
@@ -27,22 +24,6 @@ ALLOC = flat_tree(
 )
 SETTINGS = SchedulerSettings(preemption=True, wait_time_before_kill_s=2.0)
 ONE_NODE = Cluster.parse("nodes=1,memory-mb=4096,vcores=4")
-
-
-def _benchmark_scenarios():
-    """benchmarks/scenarios.py as a module (registered: its dataclasses need it)."""
-    if "scenarios" in sys.modules and hasattr(sys.modules["scenarios"], "preemption"):
-        return sys.modules["scenarios"]
-    folder = str(Path(__file__).resolve().parents[3] / "benchmarks")
-    sys.path.insert(0, folder)
-    try:
-        spec = importlib.util.spec_from_file_location("scenarios", Path(folder) / "scenarios.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["scenarios"] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(folder)
 
 
 def jobs(c_map_s=10.0, b_maps=(100.0, 100.0, 100.0, 100.0)):
@@ -149,7 +130,7 @@ def test_engines_agree_on_the_contended_preemption_scenario():
     """The benchmarks' preemption scenario (traces/contended, its expert file, 5 nodes,
     Hadoop 3 preemption), where claims are taken and used all the time: both engines give
     the same schedule and every job finishes."""
-    scenarios = _benchmark_scenarios()
+    scenarios = benchmark_module("scenarios")
     sc = scenarios.preemption()
     alloc = effective_allocation(sc.expert, hadoop_version=3)
     workload = scenarios.contended()

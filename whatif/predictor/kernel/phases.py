@@ -121,6 +121,7 @@ from whatif.predictor.kernel.state import (
     JF_MAP_ASK,
     JF_PEND,
     JF_RAMP_H,
+    JF_RAMP_LO,
     JF_RAMP_NEXT,
     JF_RCS_NEED,
     JF_RCS_WAKE,
@@ -140,6 +141,7 @@ from whatif.predictor.kernel.state import (
     JI_IN_RED,
     JI_MSTARV_POS,
     JI_RA_NEXT,
+    JI_RAMP_ASKED,
     JI_RAMP_NEXT,
     JI_RAMP_SIG,
     JI_RC_NEXT,
@@ -176,6 +178,7 @@ from whatif.predictor.kernel.state import (
     QF_PALL,
     QF_PRUN,
     QF_RAMP_H,
+    QF_RAMP_LO,
     QF_RAMP_WAKE,
     QF_RCS_NEED,
     QF_RCS_WAKE,
@@ -1126,8 +1129,18 @@ def _am_headroom(W, j):
     (`_headroom_top`: the leaf's alone in the Fair Scheduler), and in the Capacity
     Scheduler mode under its user's limit, in the Fair Scheduler's under its leaf's fair
     share minus its usage (`_fair_cap`)."""
-    qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
     leaf = W[6][j, JS_QUEUE]
+    h0, h1 = _leaf_headroom(W, leaf)
+    if W[25][C_CS] != 0.0:
+        h0 = min(h0, _cs_user_room(W, j, leaf))
+    return max(h0, 0.0), max(h1, 0.0)
+
+
+@kernel_jit
+def _leaf_headroom(W, leaf):
+    """`_am_headroom` before the Capacity Scheduler's user limit and the floor at 0: the
+    same for every app of `leaf`."""
+    qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
     h0, h1 = gf[G_FREE], gf[G_FREE + 1]
     top = _headroom_top(W, leaf)
     q = leaf
@@ -1135,11 +1148,9 @@ def _am_headroom(W, j):
         h0 = min(h0, qsf[q, QSF_MAX] - qf[q, QF_USE])
         h1 = min(h1, qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1])
         q = qs[q, QS_PARENT]
-    if W[25][C_CS] != 0.0:
-        h0 = min(h0, _cs_user_room(W, j, leaf))
-    elif W[25][C_VERSION] != 1.0:
+    if W[25][C_CS] == 0.0 and W[25][C_VERSION] != 1.0:
         h0, h1 = _fair_cap(W, leaf, h0, h1)
-    return max(h0, 0.0), max(h1, 0.0)
+    return h0, h1
 
 
 @kernel_jit
@@ -1418,12 +1429,19 @@ def _ramp_count(W, j, s):
     min(done maps / maps, mapreduce.job.reduce.rampup.limit) (Java floats, products
     truncated), plus what the maps leave unused when the rest holds every map asked for
     or running; less the reduces asked for or running, in reduce containers."""
+    h0, h1 = _am_headroom(W, j)
+    return _ramp_count_at(W, s, h0, h1)
+
+
+@kernel_jit
+def _ramp_count_at(W, s, h0, h1):
+    """`_ramp_count` for reduce stage `s` at headroom (`h0`, `h1`): it never falls as
+    either grows (each step of it is monotone)."""
     ss, tsf = W[12], W[17]
     m = s - 1
     sched_m, net_m, run_r, net_r, f = _ramp_terms(W, s)
     m0, m1 = tsf[ss[m, SS_LO], TSF_REQ], tsf[ss[m, SS_LO], TSF_REQ + 1]
     r0, r1 = tsf[ss[s, SS_LO], TSF_REQ], tsf[ss[s, SS_LO], TSF_REQ + 1]
-    h0, h1 = _am_headroom(W, j)
     if W[25][C_CS] != 0.0:  # the DefaultResourceCalculator: memory only
         m1, r1, h1 = 0.0, 0.0, 0.0
     t0 = h0 + m0 * (net_m - sched_m) + r0 * run_r
@@ -1462,17 +1480,24 @@ def _ramp_job_at(W, j, s):
         _set_asked(W, j, s, -1)
         return True
     asked = si[s, SI_ASKED]
-    if si[s, SI_PENDING] == asked:  # no pending reduce: it does not recalculate
-        return False
-    n = _ramp_count(W, j, s)
+    n = 0
+    h0, h1 = 0.0, 0.0
+    if si[s, SI_PENDING] != asked:  # else no pending reduce: it does not recalculate
+        h0, h1 = _am_headroom(W, j)
+        n = _ramp_count_at(W, s, h0, h1)
     if n > 0:
         _ramp_wake(W, j)
         _set_asked(W, j, s, asked + min(n, si[s, SI_PENDING] - asked))
         return True
     if n < 0:
         _set_asked(W, j, s, asked - min(-n, asked))
-    if si[s, SI_ASKED] == 0:
-        _ramp_mark(W, j, s)
+    # asleep it is passed over while its headroom keeps within bounds (`_ramp_mark`):
+    # none needed with no reduce left to ask for, none below with none asked for; the
+    # Capacity Scheduler's headroom is its user's, which its leaf's bounds do not hold
+    if si[s, SI_ASKED] == 0 or si[s, SI_PENDING] == asked or (n == 0 and W[25][C_CS] == 0.0):
+        if n < 0:  # its cancel changed its demand
+            h0, h1 = _am_headroom(W, j)
+        _ramp_mark(W, j, s, h0, h1)
         _ramp_sleep(W, j)
     return False
 
@@ -1491,37 +1516,74 @@ def _ramp_sig_same(W, j, s):
 
 
 @kernel_jit
-def _ramp_mark(W, j, s):
-    """Job `j`'s ramp-up asked for nothing and none of its reduces is asked for: keep its
-    maps' and reduces' counts and a headroom up to which it asks for nothing again, for
-    `_ramp_idle`: its own, or memory alone (vcores unbounded) where `_ramp_mem_room`
-    reaches further, so a headroom a little larger does not wake it in vain."""
+def _ramp_mark(W, j, s, h0, h1):
+    """Job `j`'s ramp-up changed nothing (`_ramp_job_at`) at its headroom (`h0`, `h1`):
+    keep its maps' and reduces' counts, the reduces it asked for, and the headrooms
+    between which it changes nothing again, for `_ramp_idle`. Above: its own, or memory alone (vcores unbounded) where
+    `_ramp_mem_room` reaches further, so a headroom a little larger does not wake it in
+    vain; none with every reduce asked for (it does not recalculate). Below: none with
+    none asked for (there is nothing to cancel), else `_ramp_floor`."""
     si, ji, jf = W[14], W[9], W[8]
     ji[j, JI_RAMP_SIG] = si[s - 1, SI_DONE]
     ji[j, JI_RAMP_SIG + 1] = si[s - 1, SI_PENDING]
     ji[j, JI_RAMP_SIG + 2] = si[s, SI_PENDING]
     ji[j, JI_RAMP_SIG + 3] = si[s, SI_DONE]
-    h0, h1 = _am_headroom(W, j)
-    room = _ramp_mem_room(W, s)
-    if room >= h0:  # memory alone keeps it from asking: vcores need no bound
-        h0, h1 = room, math.inf
+    ji[j, JI_RAMP_ASKED] = si[s, SI_ASKED]
+    lo0, lo1 = -math.inf, -math.inf
+    if si[s, SI_PENDING] == si[s, SI_ASKED]:
+        h0, h1 = math.inf, math.inf
+    else:
+        if si[s, SI_ASKED] > 0:
+            lo0, lo1 = _ramp_floor(W, s, h0, h1)
+        room = _ramp_mem_room(W, s)
+        if room >= h0:  # memory alone keeps it from asking: vcores need no bound
+            h0, h1 = room, math.inf
     jf[j, JF_RAMP_H] = h0
     jf[j, JF_RAMP_H + 1] = h1
+    jf[j, JF_RAMP_LO] = lo0
+    jf[j, JF_RAMP_LO + 1] = lo1
+
+
+@kernel_jit
+def _ramp_floor(W, s, h0, h1):
+    """A headroom at or above which (in both resources) `_ramp_count` for stage `s` is 0
+    or more, given that it is at (`h0`, `h1`): the least at which the reduces' share
+    (with no unused map share) still holds those asked for or running, if the count
+    there says so, else (`h0`, `h1`) itself. -inf in a resource no reduce asks for."""
+    ss, tsf = W[12], W[17]
+    sched_m, net_m, run_r, net_r, f = _ramp_terms(W, s)
+    m, r = np.uint64(ss[s - 1, SS_LO]), np.uint64(ss[s, SS_LO])
+    if f <= 0.0:
+        return h0, h1
+    lo0 = _ramp_least(tsf[m, TSF_REQ], tsf[r, TSF_REQ], sched_m, net_m, run_r, net_r, f)
+    lo1 = -math.inf
+    if W[25][C_CS] == 0.0:  # the DefaultResourceCalculator: memory only
+        lo1 = _ramp_least(tsf[m, TSF_REQ + 1], tsf[r, TSF_REQ + 1], sched_m, net_m, run_r, net_r, f)
+    if lo0 <= h0 and lo1 <= h1 and _ramp_count_at(W, s, max(lo0, 0.0), max(lo1, 0.0)) >= 0:
+        return lo0, lo1
+    return h0, h1
+
+
+@kernel_jit
+def _ramp_least(m0, r0, sched_m, net_m, run_r, net_r, f):
+    """`_ramp_floor` in one resource (maps asking `m0`, reduces `r0`): the least headroom
+    whose limit, times the reduces' share `f` (> 0), floored, exceeds the reduces asked for
+    or running but one (so `_avail_containers` truncates to 0 or more). -inf if reduces
+    ask for none of it."""
+    if r0 <= 0.0:
+        return -math.inf
+    return (r0 * (net_r - 1) + 1.0) / np.float64(f) - (m0 * (net_m - sched_m) + r0 * run_r)
 
 
 @kernel_jit
 def _ramp_bound(W, leaf):
-    """The bound on the headroom of a job in `leaf` (`_am_headroom`): the cluster's free
-    resources and, under the Fair Scheduler, its leaf's fair share less its usage; under
-    the Capacity Scheduler memory alone (vcores: -inf)."""
-    gf = W[23]
-    u0 = max(gf[G_FREE], 0.0)
-    u1 = max(gf[G_FREE + 1], 0.0)
+    """The headroom of a job in `leaf` (`_am_headroom`), the same for each under the Fair
+    Scheduler; under the Capacity Scheduler a bound on it, its user's limit left out, in
+    memory alone (vcores: -inf)."""
+    u0, u1 = _leaf_headroom(W, leaf)
     if W[25][C_CS] != 0.0:
-        return u0, -math.inf
-    if W[25][C_VERSION] != 1.0:
-        u0, u1 = _fair_cap(W, leaf, u0, u1)
-    return u0, u1
+        return max(u0, 0.0), -math.inf
+    return max(u0, 0.0), max(u1, 0.0)
 
 
 @kernel_jit
@@ -1533,30 +1595,47 @@ def _ramp_within(u0, u1, h0, h1):
 
 @kernel_jit
 def _ramp_idle(W, j, s):
-    """A shortcut, not a rule: job `j`'s ramp-up would ask for nothing, as at its last one
-    (`_ramp_mark`) with the same maps and reduces, none asked for, and a headroom no
-    larger than the one it kept (its ramp-up grows with the headroom; `_ramp_bound`
-    bounds it). `s`: its ramped stage (`_ramp_stage`)."""
-    jf, si = W[8], W[14]
-    if s < 0 or si[s, SI_HELD] == 1 or si[s, SI_ASKED] != 0 or not _ramp_sig_same(W, j, s):
+    """A shortcut, not a rule: job `j`'s ramp-up would change nothing, as at its last one
+    (`_ramp_mark`) with the same maps and reduces asked for or not, and a headroom within
+    the bounds it kept (its ramp-up grows with the headroom; `_ramp_bound` bounds it from
+    above). `s`: its ramped stage (`_ramp_stage`)."""
+    jf, ji, si = W[8], W[9], W[14]
+    if s < 0 or si[s, SI_HELD] == 1 or si[s, SI_ASKED] != ji[j, JI_RAMP_ASKED]:
+        return False
+    if not _ramp_sig_same(W, j, s):
         return False
     u0, u1 = _ramp_bound(W, W[6][j, JS_QUEUE])
-    return _ramp_within(u0, u1, jf[j, JF_RAMP_H], jf[j, JF_RAMP_H + 1])
+    return _ramp_within(u0, u1, jf[j, JF_RAMP_H], jf[j, JF_RAMP_H + 1]) and _ramp_above(
+        u0, u1, jf[j, JF_RAMP_LO], jf[j, JF_RAMP_LO + 1]
+    )
+
+
+@kernel_jit
+def _ramp_above(u0, u1, lo0, lo1):
+    """Whether the headroom (u0, u1) (`_ramp_bound`, exact where a job keeps a floor: the
+    Fair Scheduler's) is at or above the floor (lo0, lo1) (`_ramp_floor`; -inf: none; a
+    NaN one never is)."""
+    return u0 >= lo0 and u1 >= lo1
 
 
 @kernel_jit
 def _ramp_asleep_idle(W):
-    """Whether every asleep ramping job (`ramp_lists.py`) would ask for nothing: no leaf's
-    bound (`_ramp_bound`) exceeds the least headroom its asleep jobs kept. Marks each
-    leaf whose bound does (QF_RAMP_WAKE): only its asleep jobs may ask for more."""
+    """Whether every asleep ramping job (`ramp_lists.py`) would change nothing: no leaf's
+    bound (`_ramp_bound`) exceeds the least headroom its asleep jobs kept, nor does its
+    headroom fall below the largest floor they kept. Marks each leaf where one does
+    (QF_RAMP_WAKE): only its asleep jobs may ask for more or cancel some."""
     qf = W[3]
     idle = True
     for q in range(qf.shape[0]):
         qf[q, QF_RAMP_WAKE] = 0.0
         if qf[q, QF_RAMP_H] == math.inf and qf[q, QF_RAMP_H + 1] == math.inf:
-            continue
+            if qf[q, QF_RAMP_LO] == -math.inf and qf[q, QF_RAMP_LO + 1] == -math.inf:
+                continue
         u0, u1 = _ramp_bound(W, q)
-        if not _ramp_within(u0, u1, qf[q, QF_RAMP_H], qf[q, QF_RAMP_H + 1]):
+        if not (
+            _ramp_within(u0, u1, qf[q, QF_RAMP_H], qf[q, QF_RAMP_H + 1])
+            and _ramp_above(u0, u1, qf[q, QF_RAMP_LO], qf[q, QF_RAMP_LO + 1])
+        ):
             qf[q, QF_RAMP_WAKE] = 1.0
             idle = False
     return idle
@@ -1567,9 +1646,9 @@ def _ramp_reduces(W):
     """The MapReduce AM's reduce ramp-up at every event time, for each job whose reduces
     it ramps and whose AM's call is due (`_ramp_job`), in the order they began to; True
     if one asked for more. It passes over the asleep jobs (`ramp_lists.py`) while they
-    would all ask for nothing (`_ramp_asleep_idle`); else it visits every ramping job
-    (passing over the asleep ones of leaves it did not mark: they would ask for nothing),
-    and keeps the asleep ones' headrooms again. With heartbeats only a call at this time
+    would all change nothing (`_ramp_asleep_idle`); else it visits every ramping job
+    (passing over the asleep ones of leaves it did not mark: they would change nothing),
+    and keeps the asleep ones' bounds again. With heartbeats only a call at this time
     is due: one before it would have changed nothing (`_ramp_due`)."""
     ji, jf, gi, qf, gf = W[9], W[8], W[24], W[3], W[23]
     now = gf[G_NOW]
@@ -1629,7 +1708,7 @@ def _ramp_due(W):
     that it sees the state at its call and its nodes' next heartbeats see what it asked
     for. The state does not change before the next iteration, so a call at which the
     ramp-up would change nothing is passed over; the asleep jobs of leaves the walk would
-    not mark (`_ramp_asleep_idle`) would ask for nothing."""
+    not mark (`_ramp_asleep_idle`) would change nothing."""
     ji, qf, gi, gf = W[9], W[3], W[24], W[23]
     now = gf[G_NOW]
     every = not _ramp_asleep_idle(W)

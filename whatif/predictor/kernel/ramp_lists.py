@@ -2,14 +2,15 @@
 
 Every job whose reduces its AM ramps up is in the ramping-jobs list, in the order it
 began to ramp (JI_RAMP_SEQ); the awake ones are also in a second list, in the same
-order. A job falls asleep when its ramp-up asked for nothing and none of its reduces is
-asked for (`phases._ramp_mark`, or the walk found it would ask for nothing again,
-`phases._ramp_idle`), or while its reduces are withheld (`_ramp_rest`); it wakes when
-one of its attempts starts or ends, a stage of its is released, or its ramped stage
-changes. Asleep, its maps, reduces and stage are as at its mark, so it would again ask
-for nothing while the bound on its headroom is no larger than the headroom it kept: its
-leaf keeps the least of those (QF_RAMP_H, a lower bound), and the walk passes over the
-asleep jobs only while no leaf's bound exceeds it.
+order. A job falls asleep when its ramp-up changed nothing (`phases._ramp_mark`, or the
+walk found it would change nothing again, `phases._ramp_idle`), or while its reduces
+are withheld (`_ramp_rest`); it wakes when one of its attempts starts or ends, a stage
+of its is released, or its ramped stage changes. Asleep, its maps, reduces and stage
+are as at its mark, so it would again change nothing while the bound on its headroom is
+no larger than the headroom it kept and, if it has reduces asked for, its headroom no
+smaller than the floor it kept (the ramp-up grows with the headroom): its leaf keeps
+the least of the former (QF_RAMP_H) and the largest of the latter (QF_RAMP_LO), and the
+walk passes over the asleep jobs only while every leaf's headroom lies between them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from whatif.predictor.kernel.state import (
     GI_RAMP_HEAD,
     GI_RAMP_SEQ,
     JF_RAMP_H,
+    JF_RAMP_LO,
     JF_RAMP_NEXT,
     JI_IN_RA,
     JI_IN_RAMP,
@@ -39,6 +41,7 @@ from whatif.predictor.kernel.state import (
     JS_ST_HI,
     JS_ST_LO,
     QF_RAMP_H,
+    QF_RAMP_LO,
     SI_ASKED,
     SI_HELD,
     SI_RELEASED,
@@ -112,19 +115,23 @@ def _ramp_catch_up(W, j, w):
 
 @kernel_jit
 def _ramp_keep_h(W, j):
-    """Asleep job `j`'s kept headroom bounds its leaf's (QF_RAMP_H) from below (a NaN one
-    makes it NaN: no bound, `phases._ramp_asleep_idle`)."""
+    """Asleep job `j`'s kept headroom bounds its leaf's (QF_RAMP_H) from below, and its
+    kept floor its leaf's (QF_RAMP_LO) from above (a NaN one makes it NaN: no bound,
+    `phases._ramp_asleep_idle`)."""
     qf, jf = W[3], W[8]
     leaf = W[6][j, JS_QUEUE]
     for d in range(2):
         h = jf[j, JF_RAMP_H + d]
         if h < qf[leaf, QF_RAMP_H + d] or h != h:  # a NaN bound stays NaN
             qf[leaf, QF_RAMP_H + d] = h
+        lo = jf[j, JF_RAMP_LO + d]
+        if lo > qf[leaf, QF_RAMP_LO + d] or lo != lo:
+            qf[leaf, QF_RAMP_LO + d] = lo
 
 
 @kernel_jit
 def _ramp_sleep(W, j):
-    """Job `j` (ramping, marked, none of its reduces asked for) falls asleep."""
+    """Job `j` (ramping, marked: its ramp-up changed nothing) falls asleep."""
     _keep_listed(W[9], JI_RA_NEXT, JI_RA_PREV, W[24], GI_RA_HEAD, JI_IN_RA, j, False)
     _ramp_keep_h(W, j)
 
@@ -136,12 +143,13 @@ def _ramp_rest(W, j):
     list (or it is woken as any job is). It falls asleep with no headroom to bound (no
     headroom wakes it) and no mark (`phases._ramp_idle` never passes it over)."""
     W[9][j, JI_RAMP_SIG] = -1
-    W[8][j, JF_RAMP_H] = np.inf
-    W[8][j, JF_RAMP_H + 1] = np.inf
+    W[8][j, JF_RAMP_H : JF_RAMP_H + 2] = np.inf
+    W[8][j, JF_RAMP_LO : JF_RAMP_LO + 2] = -np.inf
     _keep_listed(W[9], JI_RA_NEXT, JI_RA_PREV, W[24], GI_RA_HEAD, JI_IN_RA, j, False)
 
 
 @kernel_jit
 def _ramp_reset_h(W):
-    """Forget every leaf's bound (a walk over every ramping job keeps them again)."""
+    """Forget every leaf's bounds (a walk over every ramping job keeps them again)."""
     W[3][:, QF_RAMP_H : QF_RAMP_H + 2] = np.inf
+    W[3][:, QF_RAMP_LO : QF_RAMP_LO + 2] = -np.inf

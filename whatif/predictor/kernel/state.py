@@ -177,7 +177,10 @@ QF_RAMP_WAKE = 21  # leaf: 1.0 if its bound exceeds QF_RAMP_H at this ramp-up (`
 # leaf: the largest request (2) its asleep blocked jobs need room for, and the earliest
 # time one of them may act by a timed rule (`blocked_lists.py`)
 QF_RCS_NEED, QF_RCS_WAKE = 22, 24
-N_QF = 25
+# leaf: an upper bound on the headroom floors (2) its asleep ramping jobs keep: below a
+# job's floor its ramp-up would cancel reduces it asked for (`phases._ramp_floor`)
+QF_RAMP_LO = 25
+N_QF = 27
 QI_RUNNABLE, QI_DIRTY, QI_TRIED, QI_APP_HEAD, QI_APP_TAIL = 0, 1, 2, 3, 4
 QI_TREE_OFF, QI_TREE_P = 5, 6
 QI_TREE_K, QI_SLOT_NEXT, QI_SLOT_FREE = 7, 8, 9  # tree width in use; slots handed out; freed
@@ -215,11 +218,13 @@ JF_LOC_WAIT = 18  # Hadoop 1 JobInfo.timeWaitedForLocalMap (s)
 # the AM's next heartbeat)
 JF_MAP_ASK, JF_HANG_NEXT = 19, 20
 JF_RAMP_NEXT = 21  # the AM's next allocate call at which it ramps its reduces (`_ramp_job`)
-JF_RAMP_H = 22  # a headroom (2) up to which its ramp-up asks for nothing (`phases._ramp_mark`)
-JF_RD_CALL = 24  # the AM call a `HANG` brings its ramp-down to (`_at_am_call`)
+# the headrooms between which its ramp-up changes nothing (`phases._ramp_mark`): up to
+# JF_RAMP_H (2) it asks for no more reduces, down to JF_RAMP_LO (2) it cancels none
+JF_RAMP_H, JF_RAMP_LO = 22, 24
+JF_RD_CALL = 26  # the AM call a `HANG` brings its ramp-down to (`_at_am_call`)
 # asleep in its leaf's blocked jobs (`blocked_lists.py`): the request (2) its headroom
 # must hold for it not to act, and when a timed rule may act
-JF_RCS_NEED, JF_RCS_WAKE, N_JF = 25, 27, 28
+JF_RCS_NEED, JF_RCS_WAKE, N_JF = 27, 29, 30
 JI_STATE, JI_AM_STATE, JI_AM_ATT, JI_STAGES_DONE, JI_APP_NEXT, JI_APP_PREV = 0, 1, 2, 3, 4, 5
 JI_WAIT_NEXT, JI_WAIT_PREV, JI_TRIED, JI_STARVED, JI_CONS_EPOCH = 6, 7, 8, 9, 10
 JI_RED_NEXT, JI_RED_PREV, JI_IN_RED = 11, 12, 13
@@ -249,7 +254,8 @@ JI_BIG_NEXT, JI_BIG_PREV = 54, 55  # its place in its leaf's list at QI_BIG_HEAD
 JI_IN_BIG = 56  # 1: in that list, as it asks for at least the reservation threshold
 JI_RCS_NEXT, JI_RCS_PREV = 57, 58  # its place in its leaf's list at QI_RCS_HEAD
 JI_IN_RCS = 59  # 1: blocked and asleep, in that list (not in the list at GI_RC_HEAD)
-N_JI = 60
+JI_RAMP_ASKED = 60  # the reduces it had asked for at its last ramp-up mark (`phases._ramp_mark`)
+N_JI = 61
 # app order trees (one set per leaf): pending memory / map slots, vcores / reduce slots, any
 V_ANY = 2
 N_VIEWS = 3
