@@ -1519,10 +1519,11 @@ def _ramp_sig_same(W, j, s):
 def _ramp_mark(W, j, s, h0, h1):
     """Job `j`'s ramp-up changed nothing (`_ramp_job_at`) at its headroom (`h0`, `h1`):
     keep its maps' and reduces' counts, the reduces it asked for, and the headrooms
-    between which it changes nothing again, for `_ramp_idle`. Above: its own, or memory alone (vcores unbounded) where
-    `_ramp_mem_room` reaches further, so a headroom a little larger does not wake it in
-    vain; none with every reduce asked for (it does not recalculate). Below: none with
-    none asked for (there is nothing to cancel), else `_ramp_floor`."""
+    between which it changes nothing again, for `_ramp_idle`. Above: its own, or memory
+    alone (vcores unbounded) where `_ramp_mem_room` reaches further, so a headroom a
+    little larger does not wake it in vain; none with every reduce asked for (it does
+    not recalculate). Below: none with none asked for (there is nothing to cancel), else
+    `_ramp_floor`."""
     si, ji, jf = W[14], W[9], W[8]
     ji[j, JI_RAMP_SIG] = si[s - 1, SI_DONE]
     ji[j, JI_RAMP_SIG + 1] = si[s - 1, SI_PENDING]
