@@ -26,12 +26,12 @@ from tempo.cli.options import (
     writing_output,
 )
 from tempo.cli.tables import echo_table
-from tempo.reports.document import changes
 from tempo.space import common_queues, space_distance
 from whatif.allocation import (
     AllocationDocument,
     SettingDiff,
     diff_allocations,
+    diff_rows,
     effective_allocation,
     validate,
     write_allocation,
@@ -314,7 +314,7 @@ def diff_command(
                 "schema": "tempo.config.diff/1",
                 "a": a,
                 "b": b,
-                "changes": changes(diffs),
+                "changes": diff_rows(diffs),
                 "distance": None if distance is None else distance.distance,
                 "dimensions": 0 if distance is None else len(distance.space),
             }

@@ -47,7 +47,6 @@ from tempo.optimize import optimize as run_optimize
 from tempo.optimizers import OPTIMIZERS
 from tempo.qs import format_value
 from tempo.reports import optimize_report, write_tuning_report
-from tempo.reports.document import changes
 from tempo.scheduler_file import (
     SchedulerDocument,
     SchedulerSpace,
@@ -57,7 +56,7 @@ from tempo.scheduler_file import (
 from tempo.space import CapacitySpace, ConfigurationSpace, SpaceSpec, hadoop_version_for
 from tempo.templates import check_trace_queues, load_templates, parse_duration
 from whatif import Cluster
-from whatif.allocation import AllocationDocument, effective_allocation
+from whatif.allocation import AllocationDocument, diff_rows, effective_allocation
 from whatif.errors import ValidationError
 from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.readers import read_trace
@@ -186,7 +185,7 @@ def _json_document(
                 outcome.components, outcome.result.start_mean, mean, strict=True
             )
         ],
-        "changes": changes(outcome.diff),
+        "changes": diff_rows(outcome.diff),
         "distance": outcome.distance,
         "radius": radius,
         "min_gain": {

@@ -40,7 +40,7 @@ def _array(items: dict[str, Any]) -> dict[str, Any]:
 _BOOLEAN = {"type": "boolean"}
 _OPTIONAL_INTEGER = {"type": ["integer", "null"]}
 
-#: A changed setting in allocation-file syntax (`tempo.reports.document.changes`).
+#: A changed setting in allocation-file syntax (`whatif.allocation.diff_rows`).
 _CHANGE = _object({"queue": _STRING, "element": _STRING, "old": _STRING, "new": _STRING})
 
 #: `tempo.gain.MinGain`: finite, >= 0.

@@ -29,6 +29,7 @@ from tempo.cli.options import (
 )
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.gain import MinGain
+from whatif.allocation import diff_rows
 from whatif.durations import format_instant
 
 if TYPE_CHECKING:  # the loop, the reports and the kernel are imported when tune runs, so
@@ -104,8 +105,6 @@ def _started(run: TuneRun, trace: Path | None = None) -> None:
 
 
 def _report_dict(report: IterationReport) -> dict[str, Any]:
-    from tempo.reports.document import changes
-
     return {
         "id": report.id,
         "begin_s": report.begin_s,
@@ -119,7 +118,7 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
             None if report.predicted_current is None else dict(report.predicted_current)
         ),
         "predicted": None if report.predicted is None else dict(report.predicted),
-        "changes": changes(report.diff),
+        "changes": diff_rows(report.diff),
         "distance": report.distance,
         "rm_error": report.rm_error,
         "write_error": report.write_error,

@@ -22,7 +22,7 @@ from typing import Any
 from tempo.journal import Iteration
 from tempo.optimize import OptimizeOutcome
 from tempo.qs import format_value
-from whatif.allocation import SettingDiff, format_setting_value
+from whatif.allocation import diff_rows
 from whatif.report.plots import label_unit
 
 #: The ``schema`` of every tuning report.
@@ -47,19 +47,6 @@ def unified_diff(before: str, after: str, before_name: str, after_name: str) -> 
             tofile=after_name,
         )
     )
-
-
-def changes(diff: Sequence[SettingDiff]) -> list[dict[str, str]]:
-    """Each changed setting, its values in allocation-file syntax."""
-    return [
-        {
-            "queue": d.queue,
-            "element": d.element,
-            "old": format_setting_value(d.old),
-            "new": format_setting_value(d.new),
-        }
-        for d in diff
-    ]
 
 
 def split_label(label: str) -> tuple[str, str, str]:
@@ -104,7 +91,7 @@ def optimize_report(
         "decision": decision,
         "reason": reason,
         "distance": _number(outcome.distance),
-        "changes": changes(outcome.diff),
+        "changes": diff_rows(outcome.diff),
         "diff": unified_diff(before_text, after_text, config, output),
         "diff_note": "",
     }

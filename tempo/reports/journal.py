@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from tempo.journal import Apply, Iteration, SQLiteJournal
-from tempo.reports.document import changes, tune_report, unified_diff
+from tempo.reports.document import tune_report, unified_diff
 from tempo.space import hadoop_version_for
-from whatif.allocation import AllocationDocument, diff_allocations
+from whatif.allocation import AllocationDocument, diff_allocations, diff_rows
 from whatif.errors import WhatifError
 
 logger = logging.getLogger(__name__)
@@ -77,7 +77,7 @@ def _step(
         old = AllocationDocument.from_bytes(before[1], source=str(before[0]))
         new = AllocationDocument.from_bytes(after[1], source=str(after[0]))
         version = hadoop_version_for(None, document=old)
-        step["changes"] = changes(diff_allocations(old, new, hadoop_version=version))
+        step["changes"] = diff_rows(diff_allocations(old, new, hadoop_version=version))
     except WhatifError as error:
         logger.warning("step of iteration %s: %s", apply.iteration_id, error)
         step["diff_note"] = f"settings not compared: {error}"

@@ -4,7 +4,7 @@ disk (`write`); `diff`, `assign` and `summary` build on those. No module imports
 that imports it back (tests/test_layers.py)."""
 
 from whatif.allocation.assign import apply_assignments, parse_assignment
-from whatif.allocation.diff import SettingDiff, diff_allocations, format_setting_value
+from whatif.allocation.diff import SettingDiff, diff_allocations, diff_rows, format_setting_value
 from whatif.allocation.effective import (
     EffectiveAllocation,
     EffectiveQueue,
@@ -45,6 +45,7 @@ __all__ = [
     "UserLimit",
     "apply_assignments",
     "diff_allocations",
+    "diff_rows",
     "effective_allocation",
     "format_setting_value",
     "parse_assignment",

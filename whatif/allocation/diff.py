@@ -9,6 +9,7 @@ set), never a Python repr.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from whatif.allocation.effective import (
@@ -167,6 +168,20 @@ def element_name(setting: str) -> str:
     if setting.startswith("written:"):
         return setting.removeprefix("written:")
     return _ELEMENT.get(setting, setting)
+
+
+def diff_rows(diff: Sequence[SettingDiff]) -> list[dict[str, str]]:
+    """Each changed setting as a JSON row: queue, element, old and new values in
+    allocation-file syntax (the reports' and the commands' ``changes``)."""
+    return [
+        {
+            "queue": d.queue,
+            "element": d.element,
+            "old": format_setting_value(d.old),
+            "new": format_setting_value(d.new),
+        }
+        for d in diff
+    ]
 
 
 def format_setting_value(value: object) -> str:

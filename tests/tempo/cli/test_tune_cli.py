@@ -491,12 +491,8 @@ def test_an_emulated_run_on_a_config_hadoop_refuses_cites_that_file(tmp_path, te
     assert not work.exists()
 
 
-def test_tune_reads_its_command_line_before_importing_the_loop():
+def test_tune_reads_its_command_line_before_importing_the_loop(imported_with):
     """A usage error of tune comes at once: the loop, the reports and the kernel (numba)
     are imported when tune runs (they took ~5 s before the first check)."""
-    import subprocess
-
     heavy = ("numba", "tempo.loop.wiring", "tempo.reports", "whatif.predictor.compiled")
-    code = f"import sys, tempo.cli.tune; print([m for m in {heavy!r} if m in sys.modules])"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]", done.stdout
+    assert imported_with("tempo.cli.tune", heavy) == []
