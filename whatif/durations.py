@@ -35,6 +35,11 @@ DURATION_UNITS: dict[str, float] = {
     "days": 86400.0,
 }
 
+#: Seconds in an hour, a day and a week.
+HOUR_S = 3600.0
+DAY_S = 24 * HOUR_S
+WEEK_S = 7 * DAY_S
+
 #: Trace times at or above this many seconds are epoch times (1973 on), below it offsets
 #: from a trace's own zero (SLS, SWIM and generated workloads start at 0).
 EPOCH_FROM_S = 1e8

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from whatif import ets
+from whatif.durations import DAY_S, HOUR_S, WEEK_S
 from whatif.errors import ValidationError
 from whatif.executors import Executor, SerialExecutor
 from whatif.workload import Workload
@@ -52,9 +53,6 @@ from whatif.workload_model.queue import BOOKKEEPING_STAGES
 
 logger = logging.getLogger(__name__)
 
-HOUR_S = 3600.0
-DAY_S = 86400.0
-WEEK_S = 7 * DAY_S
 
 #: Paths simulated per series for the median and the interval.
 SIMULATIONS = 1000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -29,11 +30,13 @@ from tempo.cli.progress import ProgressBar
 from tempo.cli.tables import terminal_width
 from tempo.errors import TempoError
 from tempo.templates import parse_duration
-from tempo.whatif import WhatifRun, run_whatif
 from whatif.cluster import MAX_NODES
-from whatif.forecast import DAY_S
-from whatif.provisioning import Progress
-from whatif.report import render_forecast, render_text
+from whatif.durations import DAY_S
+
+if TYPE_CHECKING:  # the analysis, the forecast (scipy) and the report (matplotlib) are
+    # imported when whatif runs: `tempo --help` and a usage error do not wait for them
+    from tempo.whatif import WhatifRun
+    from whatif.provisioning import Progress
 
 
 def _scales(ctx: click.Context, param: click.Parameter, value: str) -> tuple[float, ...]:
@@ -183,6 +186,8 @@ def whatif(
     With --json, print report.json's document (its schema: whatif/report/schema.py).
     Exit status 1 when, in some workload scenario, the cluster at scale 1 misses an
     SLO (one with nothing to measure is missed too)."""
+    from tempo.whatif import run_whatif
+
     horizon_s = _horizon(growth, horizon_text, arrival_scale)
     refuse_report_overwrite(output, force=force, option="-o")
     settings = scheduler_settings(
@@ -233,6 +238,8 @@ def whatif(
 
 def _echo_text(run: WhatifRun, *, cluster_given: bool) -> None:
     """The report as text on stdout, its tables split to the terminal's width (100 in a pipe)."""
+    from whatif.report import render_forecast, render_text
+
     if not cluster_given:
         click.echo(
             f"cluster at scale 1: {run.analysis.cluster.describe()} (from the trace's notes)"

@@ -5,8 +5,9 @@ import pandas as pd
 import pytest
 from samples import map_workload
 
+from whatif.durations import DAY_S
 from whatif.errors import ValidationError
-from whatif.forecast import DAY_S, forecast_workload, job_sizes, plan_for
+from whatif.forecast import forecast_workload, job_sizes, plan_for
 from whatif.workload import Workload
 
 GROWTH_PER_MONTH = 0.2  # +20% per 30 days, linear

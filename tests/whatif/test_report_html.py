@@ -19,7 +19,8 @@ import lxml.html
 import pytest
 from test_report import analysis, check, report_dir  # noqa: F401 (fixtures)
 
-from whatif.forecast import DAY_S, QueueForecast, SeriesForecast, WorkloadForecast, plan_for
+from whatif.durations import DAY_S
+from whatif.forecast import QueueForecast, SeriesForecast, WorkloadForecast, plan_for
 from whatif.report import render_html, write_report
 from whatif.report.html import TEMPLATE, environment
 from whatif.report.text import forecast_rows

@@ -23,7 +23,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from whatif.durations import format_duration, parse_duration
+from whatif.durations import DAY_S, format_duration, parse_duration
 from whatif.errors import ValidationError
 from whatif.schedule import Schedule
 from whatif.workload import Workload
@@ -31,8 +31,6 @@ from whatif.workload import Workload
 SOURCES = ("auto", "column", "next")
 
 _TIME_OF_DAY = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$")
-
-DAY_S = 86400.0
 
 
 #: What a deadline source may be, for error messages.

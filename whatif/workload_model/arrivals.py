@@ -14,8 +14,8 @@ import logging
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
+from whatif.durations import HOUR_S, WEEK_S
 from whatif.workload_model.distributions import GoodnessOfFit
 
 logger = logging.getLogger(__name__)
@@ -24,9 +24,6 @@ logger = logging.getLogger(__name__)
 #: (separable: an hour-of-day rate times a day-of-week factor), or not at all.
 PROFILES = ("hour-of-day", "hour-of-week", "flat")
 
-HOUR_S = 3600.0
-DAY_S = 86400.0
-WEEK_S = 7 * DAY_S
 #: Day of week of the Unix epoch (Monday = 0): 1970-01-01 was a Thursday.
 EPOCH_WEEKDAY = 3
 
@@ -124,6 +121,8 @@ class ArrivalProcess:
         if times.size < 2:
             return GoodnessOfFit(int(times.size), float("nan"), float("nan"))
         gaps = np.diff(self.cumulative(times, origin_s))
+        from scipy import stats  # 0.5 s to import: loaded by the fits that test themselves
+
         result = stats.kstest(gaps, "expon")
         return GoodnessOfFit(int(gaps.size), float(result.statistic), float(result.pvalue))
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from whatif.durations import LAST_INSTANT_S
 from whatif.errors import ValidationError
@@ -89,6 +88,8 @@ class DurationDistribution:
             if self.sigma == 0.0:  # a point mass; tolerate exp(log(v)) != v rounding
                 step: np.ndarray = (x >= np.exp(self.mu) * (1 - _POINT_TOLERANCE)).astype(float)
                 return step
+            from scipy import stats  # 0.5 s to import: loaded where a fit is tested
+
             result: np.ndarray = stats.lognorm.cdf(x, self.sigma, scale=np.exp(self.mu))
             return result
         q = np.asarray(self.quantiles, dtype=float)
@@ -101,6 +102,8 @@ class DurationDistribution:
         the statistic is the exact largest gap between the two step functions,
         and the p-value uses the continuous null distribution (conservative).
         """
+        from scipy import stats  # 0.5 s to import: loaded where a fit is tested
+
         samples = np.sort(np.asarray(samples, dtype=float))
         n = samples.size
         if n == 0:

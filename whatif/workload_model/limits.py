@@ -15,9 +15,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from whatif.durations import LAST_INSTANT_S
+from whatif.durations import HOUR_S, LAST_INSTANT_S
 from whatif.errors import ValidationError
-from whatif.workload_model.arrivals import HOUR_S
 from whatif.workload_model.queue import QueueModel
 
 #: Most jobs and tasks together one `generate` call makes. It holds about 450 bytes

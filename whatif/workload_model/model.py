@@ -20,9 +20,10 @@ import numpy as np
 import pandas as pd
 
 from whatif._validation import check_choice, check_numeric, check_range
+from whatif.durations import HOUR_S, WEEK_S
 from whatif.errors import ValidationError
 from whatif.workload import Workload
-from whatif.workload_model.arrivals import HOUR_S, PROFILES, WEEK_S
+from whatif.workload_model.arrivals import PROFILES
 from whatif.workload_model.limits import LAST_START_S, MAX_GROWTH, MAX_HOURS, check_size
 from whatif.workload_model.queue import QueueModel, fit_queue, generate_queue
 from whatif.workload_model.schema import decode, encode, read_json, write_json
