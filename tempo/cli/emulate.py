@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from tempo.cli.options import (
@@ -13,13 +15,16 @@ from tempo.cli.options import (
     positive_option,
     shown_option,
 )
-from tempo.rm.emulator import EmulatedRM, request_nodes, request_refresh
-from tempo.rm.workload_shift import WorkloadShift
+
+if TYPE_CHECKING:  # the RM package (requests) is imported when a command runs
+    from tempo.rm.workload_shift import WorkloadShift
 
 
 def _shift(
     ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 ) -> tuple[WorkloadShift, ...]:
+    from tempo.rm.workload_shift import WorkloadShift
+
     try:
         return tuple(WorkloadShift.parse(v) for v in values)
     except ValueError as error:
@@ -83,6 +88,8 @@ def emulate_rm(
     if missing:
         raise click.UsageError(f"missing {', '.join(missing)}")
     assert trace_path and config_path and cluster_spec  # checked just above
+    from tempo.rm.emulator import EmulatedRM
+
     rm = EmulatedRM.from_files(
         trace_path,
         config_path,
@@ -118,6 +125,8 @@ def refresh(url: str, timeout_s: float) -> None:
     """Reload the allocation file now (the emulated `yarn rmadmin -refreshQueues`).
 
     Exit status 1 if the RM refuses the file (it names why), 3 if it cannot be reached."""
+    from tempo.rm.emulator import request_refresh
+
     event = request_refresh(url, timeout_s=timeout_s)
     click.echo("reloaded" if event.changed else "unchanged: the file is already in force")
 
@@ -131,5 +140,7 @@ def nodes(url: str, cluster_spec: str | None) -> None:
     its emulated cluster again. The replay keeps scheduling on the cluster it started with.
 
     Exit status 3 if the RM cannot be reached."""
+    from tempo.rm.emulator import request_nodes
+
     request_nodes(url, cluster_spec)
     click.echo(f"nodes: {cluster_spec}" if cluster_spec else "nodes: the emulated cluster")

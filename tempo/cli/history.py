@@ -18,7 +18,6 @@ from tempo.cli.options import (
 )
 from tempo.cli.tables import render_table
 from tempo.journal import JOURNAL_ENV, default_journal_path, read_history
-from tempo.reports import journal_report, write_tuning_report
 from whatif.cluster import spec_totals
 from whatif.durations import format_instant
 
@@ -51,6 +50,8 @@ def history(journal_path: str | None, as_json: bool, report_dir: str | None, for
     refuse_report_overwrite(report_dir, force=force)
     iterations = read_history(path)
     if report_dir:
+        from tempo.reports import journal_report, write_tuning_report  # matplotlib: 0.8 s
+
         with writing_output(report_dir, option="--report", directory=True):
             files = write_tuning_report(journal_report(path), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=True)

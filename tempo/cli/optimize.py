@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -42,11 +42,7 @@ from tempo.cli.options import (
 from tempo.cli.preemption import preemption_options, scheduler_settings, site_reader_options
 from tempo.cli.tables import echo_table
 from tempo.gain import MinGain
-from tempo.optimize import CandidateFailure, IterationRecord, OptimizeOutcome, last_window
-from tempo.optimize import optimize as run_optimize
-from tempo.optimizers import OPTIMIZERS
 from tempo.qs import format_value
-from tempo.reports import optimize_report, write_tuning_report
 from tempo.scheduler_file import (
     SchedulerDocument,
     SchedulerSpace,
@@ -60,7 +56,16 @@ from whatif.allocation import AllocationDocument, diff_rows, effective_allocatio
 from whatif.errors import ValidationError
 from whatif.predictor import NoiseModel, SchedulerSettings
 from whatif.readers import read_trace
-from whatif.report import ReportFiles
+
+if TYPE_CHECKING:  # the optimizer (scipy) and the reports (matplotlib) are imported when
+    # optimize runs: `tempo --help` and a usage error do not wait for them
+    from tempo.optimize import CandidateFailure, IterationRecord, OptimizeOutcome
+    from tempo.templates import QSTemplate
+    from whatif.report import ReportFiles
+    from whatif.workload import Workload
+
+#: The search algorithms (`tempo.optimizers.OPTIMIZERS`' names, which a test keeps equal).
+ALGORITHMS = ("mspd", "nsga2", "pald", "random", "scalar", "tpe")
 
 #: Distinct failure reasons `tempo optimize` prints.
 _SHOWN_FAILURES = 3
@@ -239,7 +244,7 @@ def _noise(ctx: click.Context, param: click.Parameter, spec: str) -> NoiseModel 
 @count_option("--batch-size", default=8, help="Candidates predicted per iteration.")
 @choice_option(
     "--algorithm",
-    sorted(OPTIMIZERS),
+    ALGORITHMS,
     default="pald",
     help="Search algorithm (docs/optimizers.md).",
 )
@@ -326,14 +331,12 @@ def optimize(
     No change is proposed (-o gets the --config file as it is) unless some objective
     or violated constraint is predicted better by --min-gain and --min-gain-abs.
     Exit status 1 when the configuration written is predicted to miss a constraint."""
+    from tempo.optimize import optimize as run_optimize
+
     refuse_overwrite([output], force=force, option="-o")
     refuse_report_overwrite(report_dir, force=force)
     templates = load_templates(templates_path)
-    trace = read_trace(trace_path, format=None, **site_reader_options(trace_path, None, site_path))
-    check_trace_queues(templates, trace.workload, trace_path)
-    workload = trace.workload
-    if window_text:
-        workload = last_window(workload, parse_duration(window_text))
+    workload = _read_workload(trace_path, site_path, templates, window_text)
     cluster = Cluster.parse(cluster_spec)
     document, hadoop_version = _read_config(
         config_path, cluster, hadoop_version, space_path, overrides
@@ -384,6 +387,20 @@ def optimize(
         if not as_json and not is_quiet():
             click.echo("exit status 1: a constraint is predicted not met", err=True)
         click.get_current_context().exit(exitcodes.NO)
+
+
+def _read_workload(
+    trace_path: str, site_path: Path | None, templates: list[QSTemplate], window_text: str | None
+) -> Workload:
+    """The trace's workload (its queues checked against the templates'), or its last
+    `window_text` of it."""
+    from tempo.optimize import last_window
+
+    trace = read_trace(trace_path, format=None, **site_reader_options(trace_path, None, site_path))
+    check_trace_queues(templates, trace.workload, trace_path)
+    if not window_text:
+        return trace.workload
+    return last_window(trace.workload, parse_duration(window_text))
 
 
 def _read_config(
@@ -477,6 +494,8 @@ def _write_report(
     outcome: OptimizeOutcome, config_path: str, written: Path, report_dir: str, **inputs: object
 ) -> ReportFiles:
     """report.json and report.html of the run (`tempo.reports.optimize_report`)."""
+    from tempo.reports import optimize_report, write_tuning_report
+
     document = optimize_report(
         outcome,
         before_text=Path(config_path).read_text(encoding="utf-8", errors="replace"),

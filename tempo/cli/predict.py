@@ -36,7 +36,6 @@ from whatif.durations import format_instant
 from whatif.metrics import require_finished, unfinished_jobs
 from whatif.predictor import predict_taking, write_jobruntime_csv
 from whatif.predictor.capacity import read_capacity_allocation
-from whatif.predictor.compiled import choose_engine
 from whatif.readers import write_native
 from whatif.readers.stream import read_window
 from whatif.schedule import Schedule
@@ -111,6 +110,8 @@ def predict(
     settings = scheduler_settings(
         hadoop_version, site_path, preemption, announce=not as_json, config_path=Path(config_path)
     )
+    from whatif.predictor.compiled import choose_engine  # numba: imported to predict
+
     engine = choose_engine(engine, sum(workload.n_tasks for workload in workloads))
     schedule = predict_taking(
         workloads,

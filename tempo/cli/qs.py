@@ -32,7 +32,6 @@ from tempo.templates import (
 from whatif import Cluster, Schedule, Workload
 from whatif.metrics import Window, metric_spec
 from whatif.predictor import SchedulerSettings, predict
-from whatif.predictor.compiled import choose_engine
 
 
 def _predicted(
@@ -45,6 +44,8 @@ def _predicted(
     """The schedule predicted under `config_path` (an allocation file, its warnings shown, or
     a capacity-scheduler.xml; the templates' queues checked against it), on the engine
     `choose_engine` picks for one prediction."""
+    from whatif.predictor.compiled import choose_engine  # numba: imported to predict
+
     allocation = config_allocation(config_path, cluster, settings.hadoop_version)
     check_queues(templates, [q.name for q in allocation.queues()], where=config_path)
     engine = choose_engine("auto", workload.n_tasks)

@@ -17,13 +17,6 @@ GOOD = DATA / "alloc-corpus" / "23-lizhi16080910-daily-notes-deep-tree.xml"
 BROKEN = DATA / "alloc-corpus" / "broken" / "04-weight-not-a-number.xml"
 
 
-def test_config_commands_import_no_reports_optimizer_or_kernel(imported_with):
-    """`tempo config validate` in a script's loop: its module imports neither the reports
-    (matplotlib, the optimizer: about 1 s of a 1.75 s run before) nor the kernel."""
-    heavy = ("numba", "matplotlib", "tempo.reports", "tempo.optimize", "scipy")
-    assert imported_with("tempo.cli.config", heavy) == []
-
-
 def test_validate_exits_0_on_a_good_file(run):
     """A valid file exits 0."""
     assert run("config", "validate", GOOD).exit_code == 0

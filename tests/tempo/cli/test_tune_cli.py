@@ -489,10 +489,3 @@ def test_an_emulated_run_on_a_config_hadoop_refuses_cites_that_file(tmp_path, te
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"Error: {config}") and expected in result.stderr
     assert not work.exists()
-
-
-def test_tune_reads_its_command_line_before_importing_the_loop(imported_with):
-    """A usage error of tune comes at once: the loop, the reports and the kernel (numba)
-    are imported when tune runs (they took ~5 s before the first check)."""
-    heavy = ("numba", "tempo.loop.wiring", "tempo.reports", "whatif.predictor.compiled")
-    assert imported_with("tempo.cli.tune", heavy) == []
