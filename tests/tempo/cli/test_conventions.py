@@ -202,3 +202,20 @@ def test_optimize_offers_every_algorithm():
     """`--algorithm`'s choices, listed in the command so that its module need not import
     the optimizers, are the optimizers' names."""
     assert sorted(ALGORITHMS) == sorted(OPTIMIZERS)
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("tempo con", "config"),
+        ("tempo config va", "validate"),
+        ("tempo predict --clu", "--cluster"),
+    ],
+)
+def test_the_shell_completes_commands_and_options(words, expected):
+    """click's shell completion (docs/cli.md: ``_TEMPO_COMPLETE=bash_source tempo``) sees
+    the lazily loaded commands and their options."""
+    env = {"_TEMPO_COMPLETE": "bash_complete", "COMP_WORDS": words}
+    env["COMP_CWORD"] = str(len(words.split()) - 1)
+    result = CliRunner().invoke(cli, [], prog_name="tempo", env=env)
+    assert result.exit_code == 0 and result.output == f"plain,{expected}\n"
