@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ from tempo.loop.rollback import recover
 from tempo.rm import HTTPTransport, RMClient
 from tempo.rm.confirm import scheduler_mismatches
 from tempo.rm.emulator import EmulatedRM
-from whatif.allocation import AllocationDocument, effective_allocation, validate
+from tempo.rm.scheduler import QueueState, SchedulerState
+from whatif.allocation import AllocationDocument, Resources, effective_allocation, validate
 from whatif.predictor import SchedulerSettings
 
 #: A command that succeeds at once (the RM "reloaded").
@@ -210,6 +212,35 @@ def test_scheduler_mismatches_name_the_queue(emulator: EmulatedRM) -> None:
     )
     assert any(p.startswith("root.prod: steadyFairResources") for p in problems)
     assert "root.engineer: maxApps is 2147483647, expected 7" in problems
+
+
+#: root.users caps the queues a placement rule creates under it.
+USERS = (
+    b'<?xml version="1.0"?>\n<allocations>\n'
+    b'  <queue name="users" type="parent">'
+    b"<maxChildResources>2048 mb, 2 vcores</maxChildResources></queue>\n"
+    b"</allocations>\n"
+)
+
+
+def test_a_queue_created_under_max_child_resources_is_expected_at_its_cap() -> None:
+    """An RM whose placement rule made root.users.alice reports its maxResources as
+    users' maxChildResources (QueueManager.setChildResourceLimits): that confirms the
+    file; a cap the RM does not show is named."""
+    alice = QueueState("root.users.alice", max_resources=Resources(2048, 2))
+    users = QueueState("root.users", children=(alice,))
+    state = SchedulerState(root=QueueState("root", children=(users,)))
+    cluster = Resources(8192, 8)
+    allocation = effective_allocation(AllocationDocument.from_bytes(USERS))
+    assert scheduler_mismatches(state, allocation, cluster=cluster) == []
+    uncapped = replace(alice, max_resources=cluster)
+    state = SchedulerState(
+        root=QueueState("root", children=(replace(users, children=(uncapped,)),))
+    )
+    assert scheduler_mismatches(state, allocation, cluster=cluster) == [
+        "root.users.alice: maxResources is <memory:8192, vCores:8>, expected "
+        "<memory:2048, vCores:2> under the new allocation"
+    ]
 
 
 #: prod's maxResources (1024 MB) below its minResources (2048 MB).

@@ -7,7 +7,8 @@ Resources are 2-vectors: (memory MB, vcores), or on a Hadoop 1 slot cluster
 (map slots, reduce slots) where a reduce task asks for (0, 1) and every other task
 for (1, 0). Jobs whose queue is not in the tree get the queue created as Hadoop
 does with ``allow-undeclared-pools``: a leaf (and any missing parents) under its
-parent, weight 1, no min share, the `QueueDefaults` limits, and the preemption
+parent, weight 1, no min share, the `QueueDefaults` limits (its maxResources its
+parent's ``maxChildResources`` where the parent sets one), and the preemption
 timeouts, threshold and ``allowPreemptionFrom`` of its parent.
 """
 
@@ -24,7 +25,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
+from whatif.allocation.effective import (
+    EffectiveAllocation,
+    EffectiveQueue,
+    QueueDefaults,
+    ResourceLimit,
+    Resources,
+)
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor.capacity import CapacityAllocation, PackedCapacity, memory_only, pack_capacity
@@ -200,7 +207,7 @@ def with_undeclared_queues(
                 path,
                 is_parent=not leaf,
                 max_running_apps=defaults.max_running_apps,
-                max_resources=defaults.max_resources,
+                max_resources=_ad_hoc_max(parent["q"], defaults),
                 max_am_share=defaults.max_am_share,
                 scheduling_policy=policy,
                 min_share_preemption_timeout_s=parent["q"].min_share_preemption_timeout_s,
@@ -213,6 +220,16 @@ def with_undeclared_queues(
             by_name[path] = node
             logger.info("created undeclared queue %s", path)
     return replace(allocation, root=_frozen(tree))
+
+
+def _ad_hoc_max(parent: EffectiveQueue, defaults: QueueDefaults) -> ResourceLimit:
+    """The maxResources of a queue created on the fly under `parent`: the parent's
+    ``maxChildResources`` where it sets one (QueueManager.setChildResourceLimits, again at
+    every reload: FairScheduler.applyChildDefaults), else ``queueMaxResourcesDefault``. A
+    parent created on the fly sets none, so only the first created level takes it."""
+    if parent.max_child_resources.is_unlimited:
+        return defaults.max_resources
+    return parent.max_child_resources
 
 
 def _mutable(queue: EffectiveQueue) -> dict[str, Any]:
