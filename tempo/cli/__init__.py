@@ -151,7 +151,7 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="tempo-yarn")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
-    """tempo tunes the YARN Fair Scheduler to per-queue service-level objectives.
+    """tempo tunes the YARN Fair (or Capacity) Scheduler to per-queue service-level objectives.
 
     Exit status: 0 success, 1 the answer is "no" (an SLO not met, a regression),
     2 a usage or input error, 3 the ResourceManager or a remote service failed.
