@@ -15,9 +15,13 @@ import math
 from dataclasses import dataclass
 
 from tempo.rm.scheduler import QueueState, SchedulerState
-from whatif.allocation import EffectiveAllocation, EffectiveQueue, Resources
+from whatif.allocation import (
+    EffectiveAllocation,
+    EffectiveQueue,
+    Resources,
+    with_undeclared_queues,
+)
 from whatif.allocation.fairshare import fair_shares
-from whatif.predictor.pack import with_undeclared_queues
 
 #: What the RM reports as maxApps for "no limit".
 UNLIMITED_APPS = 2**31 - 1

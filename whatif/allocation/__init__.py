@@ -1,9 +1,11 @@
 """Fair Scheduler allocation files, read one way: bytes -> parsed XML (`xml_io`) -> the
 document (`model`) -> issues (`validate`) -> the effective tree (`resolve`) -> a file on
-disk (`write`); `diff`, `assign` and `summary` build on those. No module imports one
+disk (`write`); `diff`, `assign`, `created` (the queues the scheduler adds) and
+`summary` build on those. No module imports one
 that imports it back (tests/test_layers.py)."""
 
 from whatif.allocation.assign import apply_assignments, parse_assignment
+from whatif.allocation.created import with_startup_queues, with_undeclared_queues
 from whatif.allocation.diff import SettingDiff, diff_allocations, diff_rows, format_setting_value
 from whatif.allocation.effective import (
     EffectiveAllocation,
@@ -51,5 +53,7 @@ __all__ = [
     "parse_assignment",
     "queue_table",
     "validate",
+    "with_startup_queues",
+    "with_undeclared_queues",
     "write_allocation",
 ]

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from whatif.allocation.created import with_startup_queues
 from whatif.allocation.effective import EffectiveAllocation, ResourceLimit, Resources
 from whatif.allocation.fairshare import fair_shares, pool_slot_shares
 from whatif.allocation.model import AllocationDocument
@@ -39,6 +40,8 @@ def queue_table(
     ``min_share_timeout_s`` and ``fair_share_timeout_s`` (``inf`` for never),
     ``fair_share_threshold``, ``preemptable``; with `cluster`, the steady fair share
     ``fair_memory_mb`` and ``fair_vcores`` (Hadoop's ComputeFairShares over every queue).
+    The queues are those the RM holds at start: under Hadoop 2 with ``root.default`` when
+    the file does not declare it (`with_startup_queues`), as the RM shows them.
     """
     effective = (
         effective_allocation(allocation, hadoop_version=hadoop_version)
@@ -47,6 +50,7 @@ def queue_table(
     )
     if hadoop_version == 1:
         return pool_table(effective, slots=slots)
+    effective = with_startup_queues(effective, hadoop_version)
     queues = list(effective.queues())
     table = pd.DataFrame(
         {

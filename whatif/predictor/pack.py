@@ -6,17 +6,13 @@ conversion, request normalization and noise draws have one home.
 Resources are 2-vectors: (memory MB, vcores), or on a Hadoop 1 slot cluster
 (map slots, reduce slots) where a reduce task asks for (0, 1) and every other task
 for (1, 0). Jobs whose queue is not in the tree get the queue created as Hadoop
-does with ``allow-undeclared-pools``: a leaf (and any missing parents) under its
-parent, weight 1, no min share, the `QueueDefaults` limits (its maxResources its
-parent's ``maxChildResources`` where the parent sets one), and the preemption
-timeouts, threshold and ``allowPreemptionFrom`` of its parent.
+does with ``allow-undeclared-pools`` (`whatif.allocation.created`).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,13 +21,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from whatif.allocation.effective import (
-    EffectiveAllocation,
-    EffectiveQueue,
-    QueueDefaults,
-    ResourceLimit,
-    Resources,
-)
+from whatif.allocation.created import full_queue_name, with_undeclared_queues
+from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.predictor.capacity import CapacityAllocation, PackedCapacity, memory_only, pack_capacity
@@ -163,89 +154,6 @@ def normalize_requests(
     mem = np.ceil(mem / settings.increment_mb) * settings.increment_mb
     cpu = np.ceil(cpu / settings.increment_vcores) * settings.increment_vcores
     return mem, cpu
-
-
-def full_queue_name(name: str) -> str:
-    """``root.x`` for a bare leaf name ``x``; full paths unchanged."""
-    return name if name == "root" or name.startswith("root.") else f"root.{name}"
-
-
-def with_undeclared_queues(
-    allocation: EffectiveAllocation, queue_names: list[str]
-) -> EffectiveAllocation:
-    """The tree with a leaf (and missing parents) created for every unknown queue name."""
-    tree = _mutable(allocation.root)
-    by_name = {q["q"].name: q for q in _walk_mutable(tree)}
-    defaults = allocation.defaults
-    for raw in queue_names:
-        name = full_queue_name(raw)
-        if name in by_name:
-            if by_name[name]["children"]:
-                raise ValidationError(
-                    f"jobs.queue: {raw!r} is a parent queue; apps can only be submitted to leaves"
-                )
-            continue
-        parts = name.split(".")
-        for depth in range(1, len(parts)):
-            path = ".".join(parts[: depth + 1])
-            if path in by_name:
-                continue
-            parent = by_name[".".join(parts[:depth])]
-            if parent["q"].scheduling_policy == "fifo" or (
-                not parent["q"].is_parent and not parent["children"] and parent is not tree
-            ):
-                raise ValidationError(
-                    f"jobs.queue: cannot create {path!r} under leaf queue {parent['q'].name!r}"
-                )
-            leaf = depth == len(parts) - 1
-            policy = (
-                defaults.scheduling_policy
-                if leaf or defaults.scheduling_policy != "fifo"
-                else "fair"
-            )
-            queue = EffectiveQueue(
-                path,
-                is_parent=not leaf,
-                max_running_apps=defaults.max_running_apps,
-                max_resources=_ad_hoc_max(parent["q"], defaults),
-                max_am_share=defaults.max_am_share,
-                scheduling_policy=policy,
-                min_share_preemption_timeout_s=parent["q"].min_share_preemption_timeout_s,
-                fair_share_preemption_timeout_s=parent["q"].fair_share_preemption_timeout_s,
-                fair_share_preemption_threshold=parent["q"].fair_share_preemption_threshold,
-                allow_preemption_from=parent["q"].allow_preemption_from,
-            )
-            node = {"q": queue, "children": []}
-            parent["children"].append(node)
-            by_name[path] = node
-            logger.info("created undeclared queue %s", path)
-    return replace(allocation, root=_frozen(tree))
-
-
-def _ad_hoc_max(parent: EffectiveQueue, defaults: QueueDefaults) -> ResourceLimit:
-    """The maxResources of a queue created on the fly under `parent`: the parent's
-    ``maxChildResources`` where it sets one (QueueManager.setChildResourceLimits, again at
-    every reload: FairScheduler.applyChildDefaults), else ``queueMaxResourcesDefault``. A
-    parent created on the fly sets none, so only the first created level takes it."""
-    if parent.max_child_resources.is_unlimited:
-        return defaults.max_resources
-    return parent.max_child_resources
-
-
-def _mutable(queue: EffectiveQueue) -> dict[str, Any]:
-    return {"q": queue, "children": [_mutable(c) for c in queue.children]}
-
-
-def _walk_mutable(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    yield node
-    for child in node["children"]:
-        yield from _walk_mutable(child)
-
-
-def _frozen(node: dict[str, Any]) -> EffectiveQueue:
-    children = tuple(_frozen(c) for c in node["children"])
-    queue: EffectiveQueue = node["q"]
-    return replace(queue, children=children, is_parent=queue.is_parent or bool(children))
 
 
 def pack_queues(

@@ -12,7 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from whatif.allocation import AllocationDocument, effective_allocation, queue_table, validate
+from whatif.allocation import (
+    AllocationDocument,
+    Resources,
+    effective_allocation,
+    queue_table,
+    validate,
+)
 from whatif.allocation.fairshare import pool_slot_shares, slot_shares
 from whatif.allocation.model import file_hadoop_version
 from whatif.errors import AllocationError
@@ -184,6 +190,43 @@ def test_hadoop1_queue_table_shows_slots():
     assert table.loc["root.deadline", ["min_maps", "min_reduces"]].tolist() == [30, 10]
     assert table.loc["root.deadline", ["fair_maps", "fair_reduces"]].tolist() == [30, 10]
     assert table.loc["root.besteffort", ["fair_maps", "fair_reduces"]].tolist() == [0, 0]
+
+
+TWO_QUEUES = b"""<?xml version="1.0"?>
+<allocations>
+  <queue name="a"/>
+  <queue name="b"/>
+</allocations>
+"""
+
+
+@pytest.mark.parametrize(
+    ("hadoop_version", "expected"),
+    [
+        (2, {"root.a": 8192, "root.b": 8192, "root.default": 8192}),
+        (3, {"root.a": 12288, "root.b": 12288}),
+    ],
+)
+def test_hadoop2_shows_the_default_queue_its_rm_creates_at_start(hadoop_version, expected):
+    """A Hadoop 2 RM creates root.default at start (QueueManager.initialize; 3.1 stopped,
+    YARN-7769), so beside a and b it takes a third of the steady fair share, as the RM's
+    steadyFairResources show; a Hadoop 3 RM splits the cluster between a and b."""
+    doc = AllocationDocument.from_bytes(TWO_QUEUES)
+    table = queue_table(doc, cluster=Resources(24576, 24), hadoop_version=hadoop_version)
+    leaves = table[table["leaf"]].set_index("queue")["fair_memory_mb"].to_dict()
+    assert leaves == expected
+
+
+def test_a_declared_default_queue_is_not_created_twice():
+    """root.default declared with weight 2: one row, its own weight, half the cluster."""
+    doc = AllocationDocument.from_bytes(
+        TWO_QUEUES.replace(
+            b"</allocations>", b'  <queue name="default"><weight>2</weight></queue>\n</allocations>'
+        )
+    )
+    table = queue_table(doc, cluster=Resources(24576, 24), hadoop_version=2).set_index("queue")
+    assert table.index.tolist().count("root.default") == 1
+    assert table.loc["root.default", "fair_memory_mb"] == 12288
 
 
 def test_slot_shares_follow_hadoop1_compute_fair_shares():

@@ -10,7 +10,12 @@ from __future__ import annotations
 from predictor_cases import build_workload
 
 from whatif import Cluster
-from whatif.allocation import AllocationDocument, Resources, effective_allocation
+from whatif.allocation import (
+    AllocationDocument,
+    Resources,
+    effective_allocation,
+    with_undeclared_queues,
+)
 from whatif.predictor import SchedulerSettings, predict
 
 #: 16 containers of 1024 MB in one pool; no setup or cleanup tasks, so only the limits act.
@@ -70,8 +75,6 @@ def test_only_the_first_created_level_takes_the_cap(engine):
 def _created(queues: list[str], top: str = ""):
     """The file's effective allocation with `queues` created (`top`: more top-level
     elements)."""
-    from whatif.predictor.pack import with_undeclared_queues
-
     text = FILE.format(limit="2048 mb, 2 vcores").replace("</allocations>", top + "</allocations>")
     return with_undeclared_queues(
         effective_allocation(AllocationDocument.from_bytes(text.encode())), queues

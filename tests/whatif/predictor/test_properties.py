@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from predictor_cases import build_workload, containers, flat_tree, replayed, scenarios
 
+from whatif.allocation.created import full_queue_name
 from whatif.predictor import NoiseModel, SchedulerSettings, predict, write_jobruntime_csv
 from whatif.predictor.nodes import node_layout
-from whatif.predictor.pack import full_queue_name
 
 # Derandomized: CI replays the same examples every run.
 FAST = replayed(25)
