@@ -191,12 +191,14 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
     With Hadoop 1 (--hadoop-version 1, or a file of <pool>s), the pools' slot settings (minMaps/minReduces,
     maxMaps/maxReduces, maxRunningJobs) and, with a slot --cluster, their fair shares."""
     cluster = Cluster.parse(cluster_spec) if cluster_spec else None
+    document = AllocationDocument.from_file(file)
     table = queue_table(
-        AllocationDocument.from_file(file),
+        document,
         cluster=_resources(cluster_spec),
         hadoop_version=hadoop_version,
         slots=cluster.slot_pools if cluster is not None else None,
     )
+    _note_created(file, document, table["queue"].tolist(), hadoop_version)
     if as_json:
         records = table.astype(object).where(table.notna(), None).to_dict("records")
         emit_json({"schema": "tempo.config.show/2", "file": file, "queues": _floats(records)})
@@ -204,6 +206,24 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
     text = table.astype(object).map(_format)
     numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])]
     echo_table(list(text.columns), text.to_numpy().tolist(), right=numeric)
+
+
+def _note_created(
+    file: str, document: AllocationDocument, shown: list[str], hadoop_version: int
+) -> None:
+    """Say on stderr which shown queues FILE does not declare (the RM creates them)."""
+    from tempo.cli import is_quiet
+
+    declared = {
+        q.name for q in effective_allocation(document, hadoop_version=hadoop_version).queues()
+    }
+    for name in (n for n in shown if n not in declared):
+        if not is_quiet():
+            click.echo(
+                f"{name}: not in {file}; a Hadoop {hadoop_version} RM creates it at start "
+                "(weight 1, a share of the cluster), so it is listed",
+                err=True,
+            )
 
 
 @config.command("set")

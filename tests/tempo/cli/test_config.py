@@ -145,3 +145,19 @@ def test_set_never_overwrites_without_force(run, tmp_path):
     assert result.exit_code == 2 and "already exists (-o); add --force" in result.output
     assert out.read_text() == "mine"
     assert run("config", "set", GOOD, "-o", out, "--force").exit_code == 0
+
+
+def test_show_lists_the_default_queue_a_hadoop2_rm_creates(run, tmp_path):
+    """Under Hadoop 2 the RM holds root.default from its start: show lists it with its
+    steady share and says on stderr that the file does not declare it; Hadoop 3 does not."""
+    path = tmp_path / "two.xml"
+    path.write_text(
+        '<?xml version="1.0"?>\n<allocations><queue name="a"/><queue name="b"/></allocations>\n'
+    )
+    cluster = ("--cluster", "memory-mb=24576,vcores=24")
+    result = run("config", "show", path, *cluster, "--hadoop-version", "2", "--json")
+    shares = {q["queue"]: q["fair_memory_mb"] for q in json.loads(result.stdout)["queues"]}
+    assert shares == {"root": 24576, "root.a": 8192, "root.b": 8192, "root.default": 8192}
+    assert "root.default: not in" in result.stderr and "Hadoop 2 RM creates it" in result.stderr
+    result = run("config", "show", path, *cluster, "--hadoop-version", "3", "--json")
+    assert "root.default" not in result.stdout + result.stderr
