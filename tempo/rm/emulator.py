@@ -76,6 +76,7 @@ from whatif.allocation import (
     Resources,
     effective_allocation,
     validate,
+    with_startup_queues,
 )
 from whatif.allocation.fairshare import fair_shares
 from whatif.cluster import Cluster
@@ -497,10 +498,12 @@ class EmulatedRM:
         self, document: AllocationDocument | capacity.ConfigurationDocument
     ) -> EffectiveAllocation:
         """What the simulation schedules with: the Capacity Scheduler mode's allocation of a
-        capacity-scheduler.xml, else the allocation file's effective queues."""
+        capacity-scheduler.xml, else the allocation file's effective queues with those the
+        RM creates at start (Hadoop 2's root.default: `with_startup_queues`)."""
         if isinstance(document, capacity.ConfigurationDocument):
             return capacity_allocation(document, self.cluster)
-        return effective_allocation(document, hadoop_version=self.hadoop_version)
+        effective = effective_allocation(document, hadoop_version=self.hadoop_version)
+        return with_startup_queues(effective, self.hadoop_version)
 
     def _poll(self, trace_s: float) -> None:
         try:

@@ -387,7 +387,9 @@ def test_queue_and_limit_filters(rm: EmulatedRM, client: RMClient, clock: FakeCl
 
 
 def test_hadoop_2_responses(config: Path, clock: FakeClock) -> None:
-    """A Hadoop 2 emulator loads the file in the Hadoop 2 dialect and reports no launchTime."""
+    """A Hadoop 2 emulator loads the file in the Hadoop 2 dialect and reports no launchTime;
+    its queues include root.default, which a Hadoop 2 RM creates at start (weights 3, 1
+    and 1 on 4096 MB: steady shares 2457.6, 819.2 and 819.2 MB)."""
     with EmulatedRM(
         tiny_trace(),
         config,
@@ -400,6 +402,11 @@ def test_hadoop_2_responses(config: Path, clock: FakeClock) -> None:
         client = RMClient(HTTPTransport(emulator.url))
         (app,) = client.transport.get_json("/ws/v1/cluster/apps")["apps"]["app"]
         assert "launchTime" not in app and app["startedTime"] == 1_700_000_000_000
+        queues = client.scheduler().queues
+        steady = {n: queues[n].steady_fair_resources.memory_mb for n in queues if n != "root"}
+        assert steady == pytest.approx(
+            {"root.prod": 2457.6, "root.engineer": 819.2, "root.default": 819.2}, abs=1.0
+        )
         client.transport.close()
 
 
