@@ -11,31 +11,54 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 from whatif.predictor import kernel as K
 from whatif.predictor.apptrees import app_order_trees, grown_trees, submitted_next, trees_needed
 from whatif.predictor.capacity import CapacityMonitor, PackedCapacity, capacity_settings
-from whatif.predictor.kernel.caching import kernel_cache_dirs, kernel_sources
+from whatif.predictor.kernel.caching import kernel_stamp
 from whatif.predictor.pack import Packed, PackedQueues
 from whatif.predictor.settings import SchedulerSettings
 
 logger = logging.getLogger(__name__)
 
 
+def kernel_cache_dir() -> Path:
+    """Where numba caches the kernel, as numba chose for its entry point: the folder of
+    ``NUMBA_CACHE_DIR`` if set, else the package's ``__pycache__`` if writable, else the
+    user-wide cache."""
+    return Path(K.advance._cache.cache_path)
+
+
+def _warm_marker(folder: Path) -> Path:
+    """The file in `folder` saying the kernel of these sources ran with this numba."""
+    return folder / f"tempo-kernel-{kernel_stamp()[:20]}-numba-{numba.__version__}.warm"
+
+
 def kernel_cache_is_warm(cache_dirs: tuple[Path, ...] | None = None) -> bool:
-    """Whether numba has compiled the kernel since its sources last changed: an index file
-    (``*.nbi``) in the kernel's cache folder (`kernel_cache_dirs`), newer than every kernel
-    source."""
-    if cache_dirs is None:
-        cache_dirs = kernel_cache_dirs()
-    stamp = max(source.stat().st_mtime for source in kernel_sources())
-    return any(
-        index.stat().st_mtime >= stamp
-        for folder in cache_dirs
-        if folder.is_dir()
-        for index in folder.glob("*.nbi")
-    )
+    """Whether numba's cache holds the kernel of these sources: a run of it marked the
+    cache folder (`mark_kernel_warm`) for the sources' content (`kernel_stamp`, the stamp
+    numba's own cache entries carry, so a file rewritten with the same bytes, as a
+    reinstall or a checkout does, stays warm) and for this numba."""
+    folders = cache_dirs if cache_dirs is not None else (kernel_cache_dir(),)
+    return any(_warm_marker(folder).is_file() for folder in folders)
+
+
+@functools.cache
+def mark_kernel_warm() -> None:
+    """Once per process, after the kernel ran (numba compiled it into its cache, or loaded
+    it from there): mark the cache folder warm for these sources, dropping the marks of
+    earlier ones. A folder that cannot be written stays cold (numba cannot cache there)."""
+    folder = kernel_cache_dir()
+    marker = _warm_marker(folder)
+    try:
+        for old in folder.glob("tempo-kernel-*.warm"):
+            if old != marker:
+                old.unlink(missing_ok=True)
+        marker.touch()
+    except OSError as error:
+        logger.debug("cannot mark the kernel cache %s warm: %s", folder, error)
 
 
 #: The most tasks `choose_engine` gives the reference engine while the kernel is not
@@ -555,6 +578,7 @@ class CompiledEngine:
                 self._grow()
             else:
                 self._grow_trees()
+        mark_kernel_warm()
 
     def reconfigure(self, packed: Packed) -> None:
         self.p = packed

@@ -1,23 +1,45 @@
 """The first simulation after an install says it is compiling instead of looking stalled."""
 
 import logging
-import os
-import time
+from pathlib import Path
 
-from whatif.predictor import compiled
+from predictor_cases import build_workload, flat_tree
+
+from whatif import Cluster
+from whatif.predictor import compiled, predict
+from whatif.predictor import kernel as K
+from whatif.predictor.kernel.caching import kernel_stamp
 
 
-def test_a_cache_older_than_the_kernel_or_none_is_cold(tmp_path):
-    """No index file, or only one older than kernel.py, is cold; a newer one is warm."""
+def test_the_cache_is_warm_once_a_run_marked_it_for_these_sources(tmp_path, monkeypatch):
+    """No mark, or one of other kernel sources, is cold; a run marks its folder for these
+    sources' content (dropping the other mark), which is then warm whatever the files'
+    times: a reinstall or a checkout that rewrites the same bytes does not look cold."""
     assert not compiled.kernel_cache_is_warm((tmp_path,))
-    index = tmp_path / "kernel.run-1.py311.nbi"
-    index.write_bytes(b"")
-    old = os.stat(compiled.K.__file__).st_mtime - 100
-    os.utime(index, (old, old))
+    stale = tmp_path / "tempo-kernel-0123456789abcdef0123-numba-0.1.warm"
+    stale.touch()
     assert not compiled.kernel_cache_is_warm((tmp_path,))
-    now = time.time() + 100
-    os.utime(index, (now, now))
-    assert compiled.kernel_cache_is_warm((tmp_path,))
+    monkeypatch.setattr(compiled, "kernel_cache_dir", lambda: tmp_path)
+    compiled.mark_kernel_warm.cache_clear()
+    compiled.mark_kernel_warm()
+    compiled.mark_kernel_warm.cache_clear()
+    assert compiled.kernel_cache_is_warm((tmp_path,)) and not stale.exists()
+    assert compiled._warm_marker(tmp_path).name.startswith(f"tempo-kernel-{kernel_stamp()[:20]}")
+
+
+def test_a_prediction_marks_the_cache_numba_uses(tmp_path, monkeypatch):
+    """The numba engine marks the folder numba caches the kernel in, after it ran."""
+    assert compiled.kernel_cache_dir() == Path(K.advance._cache.cache_path)
+    monkeypatch.setattr(compiled, "kernel_cache_dir", lambda: tmp_path)
+    compiled.mark_kernel_warm.cache_clear()
+    schedule = predict(
+        build_workload([("j", "a", 0.0, [("map", 10.0, 1024.0)])]),
+        flat_tree(a={}),
+        Cluster.parse("memory-mb=4096,vcores=4"),
+        engine="numba",
+    )
+    compiled.mark_kernel_warm.cache_clear()
+    assert len(schedule.jobs) == 1 and compiled.kernel_cache_is_warm((tmp_path,))
 
 
 def test_a_cold_cache_is_announced_once(monkeypatch, caplog):

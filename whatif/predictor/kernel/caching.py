@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,18 +35,6 @@ def kernel_stamp() -> str:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-def kernel_cache_dirs() -> tuple[Path, ...]:
-    """Where numba caches the kernel: its folder under ``NUMBA_CACHE_DIR`` if that is set
-    (numba then caches there only), else the package's ``__pycache__``."""
-    env = os.environ.get("NUMBA_CACHE_DIR")
-    if env:
-        sub = _numba_locator("UserProvidedCacheLocator").get_suitable_cache_subpath(
-            str(PACKAGE / "__init__.py")
-        )
-        return (Path(env) / sub,)
-    return (PACKAGE / "__pycache__",)
 
 
 def _numba_locator(name: str) -> Any:
