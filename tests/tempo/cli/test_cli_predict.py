@@ -145,9 +145,9 @@ def test_cluster_may_be_the_sls_nodes_file_the_trace_came_with(tmp_path):
 def test_auto_engine_on_a_cold_kernel_replays_by_reference_and_says_so(
     tmp_path, monkeypatch, caplog
 ):
-    """--engine auto (the default) with the kernel not compiled (an empty NUMBA_CACHE_DIR):
+    """--engine auto (the default) with the kernel not compiled (its cache folder empty):
     the reference engine gives the numba engine's figures, and a warning says which ran."""
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr("whatif.predictor.compiled.kernel_cache_dir", lambda: tmp_path)
     base = ARGS[:-2]  # without --engine reference
     with caplog.at_level("WARNING", logger="whatif.predictor.compiled"):
         auto = CliRunner().invoke(cli, [*base, "--json"])
