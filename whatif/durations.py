@@ -13,6 +13,12 @@ from datetime import UTC, datetime
 
 from whatif.errors import ValidationError
 
+#: Seconds in a minute, an hour, a day and a week.
+MINUTE_S = 60.0
+HOUR_S = 60 * MINUTE_S
+DAY_S = 24 * HOUR_S
+WEEK_S = 7 * DAY_S
+
 #: Duration unit (lower case) -> seconds.
 DURATION_UNITS: dict[str, float] = {
     "s": 1.0,
@@ -20,25 +26,20 @@ DURATION_UNITS: dict[str, float] = {
     "secs": 1.0,
     "second": 1.0,
     "seconds": 1.0,
-    "m": 60.0,
-    "min": 60.0,
-    "mins": 60.0,
-    "minute": 60.0,
-    "minutes": 60.0,
-    "h": 3600.0,
-    "hr": 3600.0,
-    "hrs": 3600.0,
-    "hour": 3600.0,
-    "hours": 3600.0,
-    "d": 86400.0,
-    "day": 86400.0,
-    "days": 86400.0,
+    "m": MINUTE_S,
+    "min": MINUTE_S,
+    "mins": MINUTE_S,
+    "minute": MINUTE_S,
+    "minutes": MINUTE_S,
+    "h": HOUR_S,
+    "hr": HOUR_S,
+    "hrs": HOUR_S,
+    "hour": HOUR_S,
+    "hours": HOUR_S,
+    "d": DAY_S,
+    "day": DAY_S,
+    "days": DAY_S,
 }
-
-#: Seconds in an hour, a day and a week.
-HOUR_S = 3600.0
-DAY_S = 24 * HOUR_S
-WEEK_S = 7 * DAY_S
 
 #: Trace times at or above this many seconds are epoch times (1973 on), below it offsets
 #: from a trace's own zero (SLS, SWIM and generated workloads start at 0).
@@ -48,7 +49,7 @@ EPOCH_FROM_S = 1e8
 LAST_INSTANT_S = 253402300799.0
 
 #: How a duration is written back, largest unit first (see `format_duration`).
-_CANONICAL = (("d", 86400.0), ("h", 3600.0), ("min", 60.0))
+_CANONICAL = (("d", DAY_S), ("h", HOUR_S), ("min", MINUTE_S))
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*$")
 
