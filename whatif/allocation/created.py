@@ -20,6 +20,7 @@ from whatif.allocation.effective import (
     ResourceLimit,
 )
 from whatif.errors import ValidationError
+from whatif.queues import normalize_queue
 
 logger = logging.getLogger(__name__)
 
@@ -40,11 +41,6 @@ def with_startup_queues(
     return with_undeclared_queues(allocation, [DEFAULT_QUEUE])
 
 
-def full_queue_name(name: str) -> str:
-    """``root.x`` for a bare leaf name ``x``; full paths unchanged."""
-    return name if name == "root" or name.startswith("root.") else f"root.{name}"
-
-
 def with_undeclared_queues(
     allocation: EffectiveAllocation, queue_names: list[str]
 ) -> EffectiveAllocation:
@@ -53,7 +49,7 @@ def with_undeclared_queues(
     by_name = {q["q"].name: q for q in _walk_mutable(tree)}
     defaults = allocation.defaults
     for raw in queue_names:
-        name = full_queue_name(raw)
+        name = normalize_queue(raw)
         if name in by_name:
             if by_name[name]["children"]:
                 raise ValidationError(

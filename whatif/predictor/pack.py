@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from whatif.allocation.created import full_queue_name, with_undeclared_queues
+from whatif.allocation.created import with_undeclared_queues
 from whatif.allocation.effective import EffectiveAllocation, EffectiveQueue, Resources
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
@@ -29,6 +29,7 @@ from whatif.predictor.capacity import CapacityAllocation, PackedCapacity, memory
 from whatif.predictor.locality import LocalityLayout, locality_layout
 from whatif.predictor.nodes import ReservationParams, node_layout, reservation_params
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
+from whatif.queues import normalize_queue
 from whatif.schedule import Schedule
 from whatif.workload import Workload, arrow_strings, positions_in
 
@@ -272,7 +273,7 @@ def queue_codes(
     allocation = with_undeclared_queues(allocation, distinct)
     pq = pack_queues(allocation, cluster, hadoop_version)
     index = {name: i for i, name in enumerate(pq.names)}
-    leaf = np.array([index[full_queue_name(name)] for name in distinct], dtype=np.int64)
+    leaf = np.array([index[normalize_queue(name)] for name in distinct], dtype=np.int64)
     return leaf[codes] if len(codes) else np.zeros(0, dtype=np.int64), allocation, pq
 
 

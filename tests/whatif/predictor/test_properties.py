@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from predictor_cases import build_workload, containers, flat_tree, replayed, scenarios
 
-from whatif.allocation.created import full_queue_name
 from whatif.predictor import NoiseModel, SchedulerSettings, predict, write_jobruntime_csv
 from whatif.predictor.nodes import node_layout
+from whatif.queues import normalize_queue
 
 # Derandomized: CI replays the same examples every run.
 FAST = replayed(25)
@@ -136,9 +136,9 @@ def test_jobruntime_csv_has_sls_columns(tmp_path):
     ].tolist() == [2000, 2000, 12000]
 
 
-def test_full_queue_name_prefixes_root():
-    """Bare leaf names live under root."""
-    assert full_queue_name("etl") == "root.etl" and full_queue_name("root.a.b") == "root.a.b"
+def test_packed_queue_names_prefix_root():
+    """Bare leaf names live under root (the packer names queues by `normalize_queue`)."""
+    assert normalize_queue("etl") == "root.etl" and normalize_queue("root.a.b") == "root.a.b"
 
 
 def test_default_settings_are_hadoop3_without_preemption():
