@@ -2,7 +2,9 @@
 
 `warn_allocation` prints the allocation file's validation warnings against the
 cluster (a queue's minResources above the cluster, minimum shares that cannot all
-be met, a placement rule naming a queue the file does not define...);
+be met, a placement rule naming a queue the file does not define...); `warn_site`
+each setting of the cluster's site file the predictor does not model (delay
+scheduling, a Hadoop 1 weight adjuster, another scheduler class...);
 `warn_unmeasured` names each template constraint that had nothing to measure (it
 can never be evaluated on this trace, and so is never met). Both go to stderr
 through logging, so ``--quiet`` hides them.
@@ -19,6 +21,7 @@ import pandas as pd
 from tempo.templates import QSTemplate
 from whatif.allocation import AllocationDocument, Resources, validate
 from whatif.cluster import Cluster
+from whatif.predictor.site import SiteSettings
 
 logger = logging.getLogger("tempo")
 
@@ -36,6 +39,18 @@ def warn_allocation(
     for issue in issues:
         logger.warning("%s: line %d: %s", path, issue.line, issue.message)
     return len(issues)
+
+
+def warn_site(site: SiteSettings, *, capacity: bool) -> int:
+    """Log each setting of `site` the predictions leave out, and a scheduler class other
+    than the one predicted (the Capacity Scheduler when `capacity`); returns how many.
+    The Fair Scheduler's own settings are not judged when the Capacity Scheduler is."""
+    problems = [site.scheduler_mismatch(capacity=capacity)]
+    if not capacity:
+        problems.extend(str(setting) for setting in site.unmodelled)
+    for problem in filter(None, problems):
+        logger.warning("%s", problem)
+    return sum(1 for problem in problems if problem)
 
 
 def warn_unmeasured(templates: Sequence[QSTemplate], constraints: pd.DataFrame, side: str) -> int:

@@ -56,10 +56,15 @@ def scheduler_settings(
     from. With a Capacity Scheduler `config_path` the switch is the preemption monitor's
     (`capacity_preemption`), not the Fair Scheduler's property."""
     from tempo.cli import is_quiet
+    from tempo.cli.checks import warn_site
 
     site = read_site(site_path, hadoop_version=hadoop_version) if site_path else None
     settings = site.settings if site else SchedulerSettings(hadoop_version=hadoop_version)
-    if config_path is not None and is_capacity_scheduler(config_path):
+    capacity = config_path is not None and is_capacity_scheduler(config_path)
+    if site is not None:
+        warn_site(site, capacity=capacity)
+    if capacity:
+        assert config_path is not None
         on, source = capacity_preemption(site_path, config_path, preemption)
         settings = dataclasses.replace(settings, preemption=on)
     else:

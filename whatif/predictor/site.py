@@ -33,6 +33,14 @@ from whatif.allocation.xml_io import (
 )
 from whatif.errors import AllocationError, ValidationError
 from whatif.predictor.settings import SchedulerSettings
+from whatif.predictor.unmodelled import (
+    PREEMPTION_ONLY_LOG,
+    WATCHED,
+    Setting,
+    Unmodelled,
+    scheduler_mismatch,
+    unmodelled,
+)
 
 #: Hadoop 2.8+ (not under ``yarn.scheduler.fair.``): the smallest request that may reserve
 #: a node, as a multiple of the increment allocation.
@@ -145,16 +153,30 @@ def preemption_property(hadoop_version: int) -> str:
 @dataclass(frozen=True)
 class SiteSettings:
     """The settings read from a site file (and its sibling), and which properties set them:
-    name -> line, and name -> file for those set in the sibling (``where``)."""
+    name -> line, and name -> file for those set in the sibling (``where``).
+
+    ``watched`` holds the properties `whatif.predictor.unmodelled` judges (value and
+    ``file:line``); ``unmodelled`` what it found the predictor leaves out;
+    ``only_logged`` where Hadoop 1's ``mapred.fairscheduler.preemption.only.log`` turned
+    the file's preemption off (the JobTracker then logs what it would kill, and kills
+    nothing)."""
 
     settings: SchedulerSettings
     path: Path
     found: dict[str, int] = field(default_factory=dict)
     where: dict[str, Path] = field(default_factory=dict)
+    watched: dict[str, Setting] = field(default_factory=dict)
+    unmodelled: tuple[Unmodelled, ...] = ()
+    only_logged: str | None = None
 
     @property
     def sets_preemption(self) -> bool:
         return preemption_property(self.settings.hadoop_version) in self.found
+
+    def scheduler_mismatch(self, *, capacity: bool) -> str | None:
+        """Why the predictions do not describe this cluster when it runs another scheduler
+        than the one predicted (`whatif.predictor.unmodelled.scheduler_mismatch`)."""
+        return scheduler_mismatch(self.watched, self.settings.hadoop_version, capacity=capacity)
 
     def location(self, name: str) -> str:
         """``file:line`` of the property `name` (one that was found)."""
@@ -175,27 +197,41 @@ def read_site(path: str | Path, *, hadoop_version: int = 3) -> SiteSettings:
     values: dict[str, Any] = {}  # SchedulerSettings field -> its value (typed per field)
     found: dict[str, int] = {}
     where: dict[str, Path] = {}
+    watched: dict[str, Setting] = {}
     sibling = source.with_name(SIBLINGS[source.name]) if source.name in SIBLINGS else None
     if sibling is not None and sibling.is_file():
-        _read_properties(sibling, hadoop_version, values, found)
+        _read_properties(sibling, hadoop_version, values, found, watched)
         where = dict.fromkeys(found, sibling)
     given: dict[str, int] = {}
-    _read_properties(source, hadoop_version, values, given)
+    _read_properties(source, hadoop_version, values, given, watched)
     for name in given:
         where.pop(name, None)
     found.update(given)
+    only_logged = None
+    if values.get("preemption") and PREEMPTION_ONLY_LOG in watched:
+        text, location = watched[PREEMPTION_ONLY_LOG]
+        if _boolean(text):
+            values["preemption"] = False
+            only_logged = location
     try:
         settings = dataclasses.replace(SchedulerSettings(hadoop_version=hadoop_version), **values)
     except ValidationError as error:
         raise ValidationError(f"{source}: {error}") from None
-    return SiteSettings(settings, source, found, where)
+    left_out = unmodelled(
+        watched, hadoop_version, continuous_scheduling=settings.continuous_scheduling
+    )
+    return SiteSettings(settings, source, found, where, watched, left_out, only_logged)
 
 
 def _read_properties(
-    source: Path, hadoop_version: int, values: dict[str, Any], found: dict[str, int]
+    source: Path,
+    hadoop_version: int,
+    values: dict[str, Any],
+    found: dict[str, int],
+    watched: dict[str, Setting],
 ) -> None:
     """Add the modelled properties of one site file to `values` (field -> value) and
-    `found` (property -> line)."""
+    `found` (property -> line), and its `WATCHED` ones to `watched` (value, file:line)."""
     try:
         root = parse_xml(read_allocation_bytes(source), str(source))
     except XMLSyntaxProblem as error:
@@ -210,6 +246,8 @@ def _read_properties(
     known = MRV1_PROPERTIES if hadoop_version == 1 else YARN_PROPERTIES
     for prop in root.iter("property"):
         name = (prop.findtext("name") or "").strip()
+        if name in WATCHED[hadoop_version]:
+            watched[name] = (prop.findtext("value") or "", f"{source}:{source_line(prop) or 0}")
         if name not in known:
             continue
         text = prop.findtext("value")
@@ -262,6 +300,11 @@ def preemption_source(site: SiteSettings | None, hadoop_version: int, explicit: 
     if explicit is not None:
         return f"--{'' if explicit else 'no-'}preemption"
     if site is not None and site.sets_preemption:
+        if site.only_logged is not None:
+            return (
+                f"{name} in {site.location(name)}, but {PREEMPTION_ONLY_LOG} in "
+                f"{site.only_logged}: the JobTracker only logs the tasks it would preempt"
+            )
         return f"{name} in {site.location(name)}"
     where = f" ({site.path} does not set {name})" if site is not None else ""
     return f"Hadoop {hadoop_version}'s default for {name}{where}"

@@ -1,0 +1,65 @@
+"""Every command that simulates warns of the site file's settings the predictor leaves out,
+and of a scheduler class other than the one it predicts (`tempo.cli.checks.warn_site`)."""
+
+from click.testing import CliRunner
+from samples import REPO
+from test_cli_predict import ARGS
+
+from tempo.cli import cli
+from tempo.cli.preemption import scheduler_settings
+
+CAPACITY = REPO / "configs" / "two-tenant-capacity.xml"
+FAIR = REPO / "configs" / "two-tenant-expert.xml"
+FAIR_CLASS = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler"
+CAPACITY_CLASS = (
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler"
+)
+
+
+def _site(path, scheduler_class):
+    path.write_text(
+        "<configuration>\n"
+        f"<property><name>yarn.resourcemanager.scheduler.class</name><value>{scheduler_class}"
+        "</value></property>\n"
+        "<property><name>yarn.scheduler.fair.locality.threshold.node</name><value>0.5</value>"
+        "</property>\n"
+        "<property><name>yarn.scheduler.fair.locality.threshold.rack</name><value>0.5</value>"
+        "</property>\n</configuration>\n"
+    )
+    return path
+
+
+def test_fair_scheduler_predictions_warn_of_delay_scheduling_and_another_scheduler(
+    tmp_path, caplog
+):
+    site = _site(tmp_path / "yarn-site.xml", CAPACITY_CLASS)
+    with caplog.at_level("WARNING", logger="tempo"):
+        scheduler_settings(3, site, None, announce=False, config_path=FAIR)
+    messages = [r.getMessage() for r in caplog.records]
+    assert [m.split(": ")[0] for m in messages] == [f"{site}:2", f"{site}:3"]
+    assert "not the Fair Scheduler tempo predicts" in messages[0]
+    assert "delay scheduling" in messages[1]
+
+
+def test_capacity_predictions_judge_only_the_scheduler_class(tmp_path, caplog):
+    """The Capacity Scheduler does not read yarn.scheduler.fair.*: its delay settings are
+    not the Fair Scheduler's; its class is judged against the Capacity Scheduler."""
+    site = _site(tmp_path / "yarn-site.xml", FAIR_CLASS)
+    with caplog.at_level("WARNING", logger="tempo"):
+        scheduler_settings(3, site, None, announce=False, config_path=CAPACITY)
+    (message,) = [r.getMessage() for r in caplog.records]
+    assert message.startswith(f"{site}:2: ") and "not the Capacity Scheduler" in message
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="tempo"):
+        scheduler_settings(3, _site(site, CAPACITY_CLASS), None, config_path=CAPACITY)
+    assert caplog.records == []
+
+
+def test_predict_warns_through_logging(tmp_path, caplog):
+    """The warning goes to stderr through logging (``--quiet`` hides it), not to stdout."""
+    site = _site(tmp_path / "yarn-site.xml", FAIR_CLASS)
+    with caplog.at_level("WARNING", logger="tempo"):
+        result = CliRunner().invoke(cli, [*ARGS, "--site", str(site)])
+    assert result.exit_code == 0, result.output
+    assert f"{site}:3: yarn.scheduler.fair.locality.threshold.node = 0.5" in caplog.text
+    assert "delay scheduling" not in result.stdout

@@ -1,0 +1,167 @@
+"""Site-file settings that change how a cluster schedules but that the predictor does not model.
+
+A prediction for a cluster that sets one of them describes a cluster that does not, so
+`whatif.predictor.site.read_site` lists them (`SiteSettings.unmodelled`) and the commands
+warn of each: an operator should never trust a figure the cluster will not reproduce.
+What counts as set is Hadoop's own rule:
+
+- the Fair Scheduler's delay scheduling is on only when both its node and rack
+  thresholds are at least 0, or, with continuous scheduling, both its node and rack
+  delays (FSAppAttempt.getAllowedLocalityLevel / getAllowedLocalityLevelByTime: either
+  one negative, the default -1, lets a container go to any node);
+- a Hadoop 1 weight adjuster, or a load manager or task selector other than the
+  default (FairScheduler.start), replaces rules the predictor follows;
+- the scheduler class (``yarn.resourcemanager.scheduler.class``, Hadoop 1's
+  ``mapred.jobtracker.taskScheduler``) names the scheduler the cluster runs, which
+  may not be the one whose file is predicted (`scheduler_mismatch`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from whatif.errors import ValidationError
+
+#: Where a site file sets a property: its value's text and ``file:line``.
+Setting = tuple[str, str]
+
+NODE_THRESHOLD = "yarn.scheduler.fair.locality.threshold.node"
+RACK_THRESHOLD = "yarn.scheduler.fair.locality.threshold.rack"
+NODE_DELAY = "yarn.scheduler.fair.locality-delay-node-ms"
+RACK_DELAY = "yarn.scheduler.fair.locality-delay-rack-ms"
+YARN_SCHEDULER_CLASS = "yarn.resourcemanager.scheduler.class"
+MRV1_SCHEDULER_CLASS = "mapred.jobtracker.taskScheduler"
+WEIGHT_ADJUSTER = "mapred.fairscheduler.weightadjuster"
+LOAD_MANAGER = "mapred.fairscheduler.loadmanager"
+TASK_SELECTOR = "mapred.fairscheduler.taskselector"
+#: Hadoop 1: with it, preemption logs the tasks it would kill and kills none (modelled:
+#: `read_site` turns preemption off).
+PREEMPTION_ONLY_LOG = "mapred.fairscheduler.preemption.only.log"
+
+#: The properties `read_site` keeps for this module, by Hadoop version.
+WATCHED = {
+    1: (MRV1_SCHEDULER_CLASS, WEIGHT_ADJUSTER, LOAD_MANAGER, TASK_SELECTOR, PREEMPTION_ONLY_LOG),
+    2: (YARN_SCHEDULER_CLASS, NODE_THRESHOLD, RACK_THRESHOLD, NODE_DELAY, RACK_DELAY),
+    3: (YARN_SCHEDULER_CLASS, NODE_THRESHOLD, RACK_THRESHOLD, NODE_DELAY, RACK_DELAY),
+}
+
+#: Hadoop 1's defaults: a class ending in one of these is the rule the predictor follows.
+_MRV1_DEFAULTS = {LOAD_MANAGER: ".CapBasedLoadManager", TASK_SELECTOR: ".DefaultTaskSelector"}
+
+
+@dataclass(frozen=True)
+class Unmodelled:
+    """A setting of a site file that the predictor leaves out: where, what, and what the
+    cluster does that the prediction will not."""
+
+    location: str
+    setting: str
+    effect: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.location}: {self.setting}: {self.effect}; the predictor does not model "
+            "this and predicts the cluster as if it were unset"
+        )
+
+
+def unmodelled(
+    found: Mapping[str, Setting], hadoop_version: int, *, continuous_scheduling: bool
+) -> tuple[Unmodelled, ...]:
+    """The settings among `found` (a site file's `WATCHED` properties) that change how
+    the cluster schedules in a way the predictor does not model.
+
+    Raises
+    ------
+    ValidationError
+        A delay-scheduling property is not a number (Hadoop's RM would not start).
+    """
+    if hadoop_version == 1:
+        return tuple(_mrv1_replacements(found))
+    delay = _delay_scheduling(found, continuous_scheduling)
+    return () if delay is None else (delay,)
+
+
+def _delay_scheduling(found: Mapping[str, Setting], continuous: bool) -> Unmodelled | None:
+    node_name, rack_name = (
+        (NODE_DELAY, RACK_DELAY) if continuous else (NODE_THRESHOLD, RACK_THRESHOLD)
+    )
+    if node_name not in found or rack_name not in found:
+        return None  # the other one is Hadoop's default, -1: off
+    node, rack = _number(found, node_name), _number(found, rack_name)
+    if node < 0 or rack < 0:
+        return None
+    if continuous:
+        waits = f"{node:g} ms, then {rack:g} ms"
+    else:
+        waits = f"{min(node, 1.0):g}, then {min(rack, 1.0):g} x the cluster's node count of offers"
+    return Unmodelled(
+        found[node_name][1],
+        f"{node_name} = {found[node_name][0].strip()} and {rack_name} = {found[rack_name][0].strip()}",
+        "the Fair Scheduler's delay scheduling (an app whose requests name nodes, as a "
+        f"MapReduce job's maps do, waits for a node, then a rack, holding them: up to {waits})",
+    )
+
+
+def _mrv1_replacements(found: Mapping[str, Setting]) -> list[Unmodelled]:
+    """Hadoop 1's pluggable classes set to other than the default rule."""
+    out = []
+    adjuster = found.get(WEIGHT_ADJUSTER)
+    if adjuster is not None and adjuster[0].strip():
+        out.append(
+            Unmodelled(
+                adjuster[1],
+                f"{WEIGHT_ADJUSTER} = {adjuster[0].strip()}",
+                "every job's weight passes through this class (NewJobWeightBooster raises new "
+                "jobs' weights)",
+            )
+        )
+    for name, default in _MRV1_DEFAULTS.items():
+        value = found.get(name)
+        if value is not None and value[0].strip() and not value[0].strip().endswith(default):
+            role = (
+                "which tracker takes a task"
+                if name == LOAD_MANAGER
+                else "which task a job runs next"
+            )
+            out.append(
+                Unmodelled(
+                    value[1],
+                    f"{name} = {value[0].strip()}",
+                    f"this class, not Hadoop's {default[1:]}, decides {role}",
+                )
+            )
+    return out
+
+
+def scheduler_mismatch(
+    found: Mapping[str, Setting], hadoop_version: int, *, capacity: bool
+) -> str | None:
+    """Why predictions do not describe the cluster when its site file names another
+    scheduler than the one predicted (the Capacity Scheduler when `capacity`, else the Fair
+    Scheduler); None when it names that one or none (a partial file: nothing to say)."""
+    name = MRV1_SCHEDULER_CLASS if hadoop_version == 1 else YARN_SCHEDULER_CLASS
+    if name not in found:
+        return None
+    value, location = found[name][0].strip(), found[name][1]
+    predicted = "Capacity Scheduler" if capacity else "Fair Scheduler"
+    if value.endswith("." + predicted.replace(" ", "")):
+        return None
+    return (
+        f"{location}: {name} = {value}: the cluster runs this scheduler, not the "
+        f"{predicted} tempo predicts; the figures describe the cluster as if it ran the "
+        f"{predicted} with the file given"
+    )
+
+
+def _number(found: Mapping[str, Setting], name: str) -> float:
+    text, location = found[name]
+    try:
+        value = float(text.strip())
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        raise ValidationError(f"{location}: {name}: expected a number, got {text!r}")
+    return value
