@@ -9,6 +9,9 @@ The rules (documented in docs/space.md):
   up to more than their parent's; widened to the current value, never past the
   cluster.
 - ``maxResources``: [the queue's equal split, the cluster]; the top means no limit.
+- ``maxChildResources`` (parents only): [a tenth of the parent's equal split, the
+  cluster]; the top means no limit (no element: a queue created on the fly under the
+  parent then takes ``queueMaxResourcesDefault``).
 - preemption timeouts: whole seconds on a log scale over [5 s, 1 h] plus "off",
   widened to include the current value.
 - ``fairSharePreemptionThreshold``: [0, 1].
@@ -150,6 +153,8 @@ def _capacity_bounds(
     assert capacity is not None  # a resource or slot setting on a given cluster
     total = math.floor(capacity)
     share = math.floor(split * total)
+    if setting == "maxChildResources":
+        share //= 10  # a queue per user under the parent: a cap well below the parent's
     if setting.startswith("min"):
         high = min(total, max([share] + [math.ceil(v) for v in finite]))
         low = 0
@@ -199,7 +204,8 @@ def default_dimensions(
     """Default dimensions for `settings` on `queues` (None: every non-root queue).
 
     Settings tuned on leaves by default (timeouts, threshold, maxRunningApps,
-    maxAMShare, policies) skip parent queues even when `queues` names them.
+    maxAMShare, policies) skip parent queues even when `queues` names them, and
+    ``maxChildResources`` skips leaves.
     `top_level` settings (Hadoop 1's ``fairSharePreemptionTimeout``) are one
     dimension on root, whatever `queues` says, and none on the other queues.
     """
@@ -215,6 +221,8 @@ def default_dimensions(
             if is_root != (setting in top_level):
                 continue
             if queue.is_parent and spec.default_on == "leaves" and not is_root:
+                continue
+            if not queue.is_parent and spec.default_on == "parents":
                 continue
             components = default_components(allocation, queue.name) if spec.is_resource else (None,)
             for component in components:

@@ -4,7 +4,8 @@ The two schedulers read different elements. Hadoop 1 pools take ``minMaps``,
 ``minReduces``, ``maxMaps``, ``maxReduces``, ``maxRunningJobs``, ``weight``,
 ``minSharePreemptionTimeout`` and ``schedulingMode``, and ``fairSharePreemptionTimeout``
 is one top-level element; a ``maxRunningApps`` or ``minResources`` written into a
-``<pool>`` is ignored. YARN queues take resources, ``maxRunningApps``, ``maxAMShare``,
+``<pool>`` is ignored. YARN queues take resources (and a parent ``maxChildResources``),
+``maxRunningApps``, ``maxAMShare``,
 ``schedulingPolicy``, both preemption timeouts and the threshold, and ignore the
 Hadoop 1 elements. A space tunes only what its dialect's scheduler reads, so a
 predicted gain is one the cluster can have.
@@ -90,6 +91,7 @@ YARN = Dialect(
         "weight",
         "minResources",
         "maxResources",
+        "maxChildResources",
         "minSharePreemptionTimeout",
         "fairSharePreemptionTimeout",
         "fairSharePreemptionThreshold",

@@ -38,8 +38,9 @@ class TunableSetting:
     ``minimum`` and ``maximum`` are what Hadoop accepts (for resources and slots,
     the cluster size caps ``maximum``); ``off_value`` is the value "off" stands for
     in Hadoop units. ``default_on`` says which queues the setting is tuned on by
-    default (``all`` non-root queues or only ``leaves``); ``leaf_only`` settings may
-    not be tuned on a parent queue at all. ``slot`` names the Hadoop 1 task type
+    default (``all`` non-root queues, only ``leaves`` or only ``parents``);
+    ``leaf_only`` settings may not be tuned on a parent queue at all, ``parent_only``
+    ones not on a leaf. ``slot`` names the Hadoop 1 task type
     whose slots a slot setting counts (``map`` or ``reduce``); ``choices`` lists a
     categorical setting's values.
     """
@@ -53,12 +54,13 @@ class TunableSetting:
     maximum: float = math.inf
     default_on: str = "all"
     leaf_only: bool = False
+    parent_only: bool = False
     slot: str | None = None
     choices: tuple[str, ...] = ()
 
     @property
     def is_resource(self) -> bool:
-        return self.name in ("minResources", "maxResources")
+        return self.name in ("minResources", "maxResources", "maxChildResources")
 
     @property
     def is_categorical(self) -> bool:
@@ -88,11 +90,14 @@ class TunableSetting:
             return float(queue.weight)
         if self.name == "minResources":
             return _component(queue.min_resources, component)
-        if self.name == "maxResources":
-            if queue.max_resources.is_unlimited:
+        if self.name in ("maxResources", "maxChildResources"):
+            limit = (
+                queue.max_resources if self.name == "maxResources" else queue.max_child_resources
+            )
+            if limit.is_unlimited:
                 return math.inf
             total = Resources(cluster.memory_mb, cluster.vcores) if cluster else Resources.zero()
-            return _component(queue.max_resources.resolve(total), component)
+            return _component(limit.resolve(total), component)
         if self.name == "minSharePreemptionTimeout":
             return float(queue.min_share_preemption_timeout_s)
         if self.name == "fairSharePreemptionTimeout":
@@ -125,6 +130,16 @@ SETTINGS: dict[str, TunableSetting] = {
         TunableSetting("weight", "continuous", "log", "none"),
         TunableSetting("minResources", "integer", "linear", "none"),
         TunableSetting("maxResources", "integer", "linear", "high"),
+        # the maxResources of each queue created on the fly under a parent (a placement
+        # rule's queue per user): QueueManager.setChildResourceLimits
+        TunableSetting(
+            "maxChildResources",
+            "integer",
+            "linear",
+            "high",
+            default_on="parents",
+            parent_only=True,
+        ),
         TunableSetting("minMaps", "integer", "linear", "none", slot="map"),
         TunableSetting("minReduces", "integer", "linear", "none", slot="reduce"),
         TunableSetting("maxMaps", "integer", "linear", "high", slot="map"),

@@ -259,6 +259,11 @@ def _apply_rule(
             f"{rule.name}: expected a leaf queue ({rule.setting} applies to leaves only), "
             f"got the parent {queue.name}"
         )
+    if spec.parent_only and not queue.is_parent:
+        raise ValidationError(
+            f"{rule.name}: expected a parent queue ({rule.setting} caps the queues created "
+            f"on the fly under a parent), got the leaf {queue.name}"
+        )
     for component in components:
         current = spec.current(queue, component, cluster)
         default = default_dimension(

@@ -50,7 +50,7 @@ def setting_writes(
         queue = allocation.queue(queue_name)
         memory = changed.get("memory", _current_number(setting, queue, "memory", cluster))
         vcores = changed.get("vcores", _current_number(setting, queue, "vcores", cluster))
-        writes[(queue_name, setting)] = _resources(allocation, cluster, memory, vcores)
+        writes[(queue_name, setting)] = _resources(allocation, cluster, memory, vcores, setting)
     for key, value in writes.items():
         if key[1] in ("maxRunningApps", "maxRunningJobs") and math.isinf(value):
             writes[key] = None if allocation.defaults.max_running_apps is None else JAVA_INT_MAX
@@ -69,10 +69,21 @@ def _current_number(
 
 
 def _resources(
-    allocation: EffectiveAllocation, cluster: Cluster | None, memory: float, vcores: float
+    allocation: EffectiveAllocation,
+    cluster: Cluster | None,
+    memory: float,
+    vcores: float,
+    setting: str,
 ) -> Resources | None:
-    """A resource amount to write; unlimited components become the cluster's size."""
-    if math.isinf(memory) and math.isinf(vcores) and allocation.defaults.max_resources.is_unlimited:
+    """A resource amount to write; unlimited components become the cluster's size. No
+    limit at all removes the element where that means no limit: always for
+    ``maxChildResources`` (without it a queue created on the fly takes
+    ``queueMaxResourcesDefault``, as the predictor does), for ``maxResources`` unless the
+    file sets ``queueMaxResourcesDefault``."""
+    unlimited = math.isinf(memory) and math.isinf(vcores)
+    if unlimited and (
+        setting == "maxChildResources" or allocation.defaults.max_resources.is_unlimited
+    ):
         return None
     if cluster is not None:
         memory = cluster.memory_mb if math.isinf(memory) else memory
