@@ -1,7 +1,8 @@
 """Warnings the commands print before they simulate: what would make their answer misleading.
 
 `warn_allocation` prints the allocation file's validation warnings against the
-cluster (a queue's minResources above the cluster, minimum shares that cannot all
+cluster (`warn_capacity` a capacity-scheduler.xml's, among them the settings the predictor
+does not model: queue priorities, user weights, node labels...) (a queue's minResources above the cluster, minimum shares that cannot all
 be met, a placement rule naming a queue the file does not define...); `warn_site`
 each setting of the cluster's site file the predictor does not model (delay
 scheduling, a Hadoop 1 weight adjuster, another scheduler class...);
@@ -20,6 +21,9 @@ import pandas as pd
 
 from tempo.templates import QSTemplate
 from whatif.allocation import AllocationDocument, Resources, validate
+from whatif.allocation.validate import Issue
+from whatif.capacity import ConfigurationDocument
+from whatif.capacity import validate as validate_capacity
 from whatif.cluster import Cluster
 from whatif.predictor.site import SiteSettings
 
@@ -30,15 +34,26 @@ def warn_allocation(
     path: str, document: AllocationDocument, cluster: Cluster | None, *, hadoop_version: int = 3
 ) -> int:
     """Log each validation warning of `document` (against `cluster`); returns how many."""
-    total = None if cluster is None else Resources(cluster.memory_mb, cluster.vcores)
-    issues = [
-        i
-        for i in validate(document, hadoop_version=hadoop_version, cluster=total)
-        if i.severity == "warning"
-    ]
-    for issue in issues:
+    return _log_warnings(
+        path, validate(document, hadoop_version=hadoop_version, cluster=_total(cluster))
+    )
+
+
+def warn_capacity(path: str, document: ConfigurationDocument, cluster: Cluster | None) -> int:
+    """`warn_allocation` for a capacity-scheduler.xml: its validation warnings, among them
+    the settings the predictor does not model (`whatif.capacity.unmodelled`)."""
+    return _log_warnings(path, validate_capacity(document, cluster=_total(cluster)))
+
+
+def _total(cluster: Cluster | None) -> Resources | None:
+    return None if cluster is None else Resources(cluster.memory_mb, cluster.vcores)
+
+
+def _log_warnings(path: str, issues: Sequence[Issue]) -> int:
+    warnings = [i for i in issues if i.severity == "warning"]
+    for issue in warnings:
         logger.warning("%s: line %d: %s", path, issue.line, issue.message)
-    return len(issues)
+    return len(warnings)
 
 
 def warn_site(site: SiteSettings, *, capacity: bool) -> int:

@@ -14,7 +14,7 @@ import click
 import numpy as np
 
 from tempo.cli import exitcodes, is_quiet
-from tempo.cli.checks import warn_allocation
+from tempo.cli.checks import warn_allocation, warn_capacity
 from tempo.cli.options import (
     FiniteFloat,
     choice_option,
@@ -410,13 +410,14 @@ def _read_config(
     space_path: str | None,
     overrides: tuple[str, ...],
 ) -> tuple[SchedulerDocument, int]:
-    """The --config file and the Hadoop version it is tuned for: an allocation file's (its
-    warnings printed), or 3 for a capacity-scheduler.xml (`_capacity_version`)."""
+    """The --config file (its warnings printed) and the Hadoop version it is tuned for: an
+    allocation file's, or 3 for a capacity-scheduler.xml (`_capacity_version`)."""
     document = read_scheduler_document(config_path)
     if isinstance(document, AllocationDocument):
         version = hadoop_version_for(hadoop_version, cluster=cluster, document=document)
         warn_allocation(config_path, document, cluster, hadoop_version=version)
         return document, version
+    warn_capacity(config_path, document, cluster)
     return document, _capacity_version(hadoop_version, space_path, overrides)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import click
 import pandas as pd
 
-from tempo.cli.checks import warn_allocation
+from tempo.cli.checks import warn_allocation, warn_capacity
 from tempo.cli.options import (
     choice_option,
     cluster_option,
@@ -31,7 +31,7 @@ from tempo.templates import parse_duration
 from whatif import Cluster, Trace
 from whatif.accuracy import prediction_errors
 from whatif.allocation import AllocationDocument, EffectiveAllocation, effective_allocation
-from whatif.capacity import is_capacity_scheduler
+from whatif.capacity import ConfigurationDocument, is_capacity_scheduler
 from whatif.durations import format_instant
 from whatif.metrics import require_finished, unfinished_jobs
 from whatif.predictor import predict_taking, write_jobruntime_csv
@@ -269,8 +269,9 @@ def config_allocation(
     config_path: str, cluster: Cluster, hadoop_version: int
 ) -> EffectiveAllocation:
     """The queues to predict under: a capacity-scheduler.xml (the Capacity Scheduler mode)
-    or an allocation file (the Fair Scheduler's, its warnings printed)."""
+    or an allocation file (the Fair Scheduler's), its warnings printed."""
     if is_capacity_scheduler(config_path):
+        warn_capacity(config_path, ConfigurationDocument.from_file(config_path), cluster)
         return read_capacity_allocation(config_path, cluster)
     document = AllocationDocument.from_file(config_path)
     warn_allocation(config_path, document, cluster, hadoop_version=hadoop_version)

@@ -31,7 +31,9 @@ positive (other than -1, unlimited; NaN too; ``Infinity``, or a number above ~3.
 that ``Float.parseFloat`` reads as it, is a valid "no per-user cap"), ``minimum-user-limit-percent`` outside (0, 100],
 settings for queues that are not declared, ``root.capacity`` (always 100),
 repeated properties (the last wins, unless an earlier one is final), elements
-other than ``<property>``, and capacity vectors (Hadoop 3.4), which tempo does not model.
+other than ``<property>``, and capacity vectors (Hadoop 3.4), which tempo does not model,
+nor the settings `whatif.capacity.unmodelled` names (queue priorities, user weights,
+node labels...).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from whatif.capacity.model import (
     queue_tree,
     read_capacity,
 )
+from whatif.capacity.unmodelled import unmodelled
 from whatif.capacity.values import (
     CapacityValue,
     is_vector,
@@ -136,6 +139,8 @@ class _Checker:
                 self.check_children(node)
         self.check_unknown_queues(tree)
         self.check_absolute_bounds()
+        for line, message in unmodelled(doc, tree):
+            self.warn(line, message)
 
     # ------------------------------------------------------------- structure
     def check_repeats(self) -> None:

@@ -57,6 +57,45 @@ def test_qs_predicts_under_the_capacity_file():
     assert got["root.engineer"] == pytest.approx(79.05, abs=0.05)
 
 
+def test_predicting_commands_warn_of_settings_the_predictor_leaves_out(tmp_path, caplog):
+    """A user weight in the capacity file is a warning naming its line (stderr, through
+    logging) in `qs` and `optimize`, as the allocation file's warnings are."""
+    weighted = tmp_path / "capacity-scheduler.xml"
+    weighted.write_text(
+        TWO.read_text().replace(
+            "</configuration>",
+            "<property><name>yarn.scheduler.capacity.root.prod.user-settings.alice.weight"
+            "</name><value>3</value></property>\n</configuration>",
+        )
+    )
+    line = (
+        weighted.read_text()
+        .splitlines()
+        .index(
+            "<property><name>yarn.scheduler.capacity.root.prod.user-settings.alice.weight"
+            "</name><value>3</value></property>"
+        )
+        + 1
+    )
+    expected = f"{weighted}: line {line}: yarn.scheduler.capacity.root.prod.user-settings"
+    with caplog.at_level("WARNING", logger="tempo"):
+        result = _two_tenant("qs", "--config", weighted, "--json")
+    assert result.exit_code == 0, result.output
+    assert expected in caplog.text and "tempo does not model this" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="tempo"):
+        optimized = _two_tenant(
+            "optimize", "--config", weighted, "-o", tmp_path / "o.xml", "--iterations", "1",
+            "--batch-size", "2", "--json",
+        )  # fmt: skip
+    assert optimized.exit_code in (0, 1), optimized.output
+    assert expected in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="tempo"):
+        assert _two_tenant("qs", "--config", TWO, "--json").exit_code == 0
+    assert "tempo does not model" not in caplog.text
+
+
 def test_qs_refuses_a_capacity_file_hadoop_would_refuse(tmp_path):
     """A capacity file whose percentages do not sum to 100: exit 2, naming the file and line."""
     bad = tmp_path / "capacity-scheduler.xml"

@@ -1,0 +1,91 @@
+"""Capacity Scheduler settings Hadoop honours and tempo's predictor does not are warnings
+naming their line, by Hadoop's own rule of when each acts (`whatif.capacity.unmodelled`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from whatif.capacity import validate
+
+P = "yarn.scheduler.capacity."
+
+
+def conf(props: dict[str, str]) -> bytes:
+    body = "".join(
+        f"<property><name>{k}</name><value>{v}</value></property>\n" for k, v in props.items()
+    )
+    return f"<configuration>\n{body}</configuration>\n".encode()
+
+
+def two(**extra: str) -> dict[str, str]:
+    props = {P + "root.queues": "a,b", P + "root.a.capacity": "60", P + "root.b.capacity": "40"}
+    props.update({P + k: v for k, v in extra.items()})
+    return props
+
+
+def unmodelled(props: dict[str, str]) -> list[tuple[int, str]]:
+    return [
+        (i.line, i.message)
+        for i in validate(conf(props))
+        if i.severity == "warning" and "tempo does not model this" in i.message
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "warned"),
+    [
+        ({}, False),
+        ({"root.a.priority": "5"}, False),  # under utilization, priorities order nothing
+        ({"root.ordering-policy": "priority-utilization"}, False),  # all at priority 0
+        (
+            {
+                "root.ordering-policy": "priority-utilization",
+                "root.a.priority": "0",
+                "root.b.priority": "0",
+            },
+            False,
+        ),
+        ({"root.ordering-policy": "priority-utilization", "root.a.priority": "5"}, True),
+    ],
+)
+def test_queue_priorities_count_under_priority_utilization_when_they_differ(extra, warned):
+    found = unmodelled(two(**extra))
+    assert bool(found) is warned
+    if warned:
+        ((line, message),) = found
+        assert line == 5  # the ordering-policy property
+        assert "root.a 5, root.b 0" in message and "by used capacity alone" in message
+
+
+def test_user_weights_other_than_one():
+    found = unmodelled(
+        two(**{"root.a.user-settings.alice.weight": "2.5", "root.a.user-settings.bob.weight": "1"})
+    )
+    ((line, message),) = found
+    assert line == 5 and "user alice's share of root.a's user limit" in message
+
+
+def test_size_based_weight_only_on_a_fair_leaf():
+    size = {"root.a.ordering-policy.fair.enable-size-based-weight": "true"}
+    assert unmodelled(two(**size)) == []  # a fifo leaf: the setting reads nothing
+    ((line, message),) = unmodelled(two(**size, **{"root.a.ordering-policy": "fair"}))
+    assert line == 5 and "apps weigh by their demand" in message
+
+
+def test_reservable_auto_created_queues_and_node_labels():
+    found = unmodelled(
+        two(
+            **{
+                "root.a.reservable": "true",
+                "root.b.auto-create-child-queue.enabled": "TRUE",
+                "root.a.accessible-node-labels.gpu.capacity": "50",
+                "root.b.accessible-node-labels.gpu.capacity": "50",
+                "root.b.default-node-label-expression": " ",  # blank: no label
+            }
+        )
+    )
+    messages = [m for _, m in found]
+    assert any("reservable = true: a plan queue" in m for m in messages)
+    assert any("auto-create-child-queue.enabled = true" in m and "refused" in m for m in messages)
+    (labels,) = [(line, m) for line, m in found if "node labels" in m]
+    assert labels[0] == 7 and "2 properties from this line on" in labels[1]

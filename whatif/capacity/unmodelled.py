@@ -1,0 +1,127 @@
+"""Settings of a ``capacity-scheduler.xml`` that Hadoop honours and tempo's predictor does not.
+
+A prediction of a file that sets one of them describes a cluster that does not, so
+`whatif.capacity.validate` warns of each, naming its line; `tempo config validate` and
+the commands that predict print the warnings. What counts is Hadoop's own rule of when
+the setting acts:
+
+- queue priorities, under a parent whose ordering policy is ``priority-utilization``
+  (``PriorityUtilizationQueueOrderingPolicy`` with priorities respected) and whose
+  children's priorities differ; under ``utilization`` they order nothing;
+- user weights (``user-settings.<user>.weight`` other than 1: ``UsersManager`` divides
+  a leaf's user limit by them);
+- ``ordering-policy.fair.enable-size-based-weight`` on a leaf ordered ``fair``
+  (``FairOrderingPolicy`` then weighs apps by their demand);
+- node labels (``accessible-node-labels.<label>.*``, ``default-node-label-expression``):
+  every node is predicted in the default partition;
+- ``reservable`` (the reservation system's plan queues);
+- queues created on the fly (``auto-create-child-queue.enabled``,
+  ``auto-queue-creation-v2.enabled``): a trace job in one is refused, as in a queue the
+  file does not declare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from whatif.capacity.document import ConfigurationDocument, Property
+from whatif.capacity.model import PREFIX, QueueNode, effective_queues, key
+from whatif.capacity.values import java_boolean, parse_java_float, parse_java_int
+
+#: How a warning ends: what tempo predicts instead.
+_INSTEAD = "; tempo does not model this and predicts as if it were unset"
+
+
+def unmodelled(doc: ConfigurationDocument, tree: QueueNode) -> Iterator[tuple[int, str]]:
+    """(line, message) for each setting of `doc` the predictor leaves out (module docstring)."""
+    policies = {path: q.ordering_policy for path, q in effective_queues(doc).items()}
+    for node in tree.walk():
+        path = node.path
+        if not node.is_leaf and policies[path] == "priority-utilization":
+            yield from _priorities(doc, node)
+        if node.is_leaf and policies[path] == "fair":
+            prop = doc.get(key(path, "ordering-policy.fair.enable-size-based-weight"))
+            if prop is not None and java_boolean(prop.raw, False):
+                yield prop.line, f"{prop.name} = true: apps weigh by their demand{_INSTEAD}"
+        for name in (
+            "reservable",
+            "auto-create-child-queue.enabled",
+            "auto-queue-creation-v2.enabled",
+        ):
+            prop = doc.get(key(path, name))
+            if prop is not None and java_boolean(prop.raw, False):
+                yield prop.line, f"{prop.name} = true: {_WHAT[name]}{_INSTEAD}"
+        yield from _user_weights(doc, path)
+    labels = _label_settings(doc)
+    if labels:
+        first = min(labels, key=lambda p: p.line)
+        yield (
+            first.line,
+            f"{first.name}: node labels ({len(labels)} propert"
+            f"{'y' if len(labels) == 1 else 'ies'} from this line on) give queues partitions "
+            f"of the cluster{_INSTEAD}: every node in the default partition",
+        )
+
+
+_WHAT = {
+    "reservable": "a plan queue of the reservation system",
+    "auto-create-child-queue.enabled": "queues created on the fly under it (a trace job in "
+    "one is refused, as in an undeclared queue)",
+    "auto-queue-creation-v2.enabled": "queues created on the fly under it (a trace job in "
+    "one is refused, as in an undeclared queue)",
+}
+
+
+def _priorities(doc: ConfigurationDocument, node: QueueNode) -> Iterator[tuple[int, str]]:
+    """A priority-utilization parent whose children's priorities differ."""
+    found = {}
+    for child in node.children:
+        raw = doc.value(key(child.path, "priority"))
+        try:
+            found[child.path] = parse_java_int(raw) if raw is not None else 0
+        except ValueError:
+            found[child.path] = 0  # validate reports the bad number
+    if len(set(found.values())) < 2:
+        return
+    prop = doc.get(key(node.path, "ordering-policy"))
+    line = prop.line if prop is not None else _first_line(doc, node)
+    listed = ", ".join(f"{path} {priority}" for path, priority in found.items())
+    yield (
+        line,
+        f"{key(node.path, 'ordering-policy')}: priority-utilization offers {node.path}'s "
+        f"children by priority first ({listed}){_INSTEAD}: by used capacity alone",
+    )
+
+
+def _first_line(doc: ConfigurationDocument, node: QueueNode) -> int:
+    prop = doc.get(key(node.path, "queues"))
+    return prop.line if prop is not None else doc.line
+
+
+def _user_weights(doc: ConfigurationDocument, path: str) -> Iterator[tuple[int, str]]:
+    prefix = key(path, "user-settings.")
+    for name, prop in doc.values.items():
+        if not (name.startswith(prefix) and name.endswith(".weight")) or prop.raw is None:
+            continue
+        try:
+            weight = parse_java_float(prop.raw)
+        except ValueError:
+            continue
+        if weight != 1.0:
+            user = name[len(prefix) : -len(".weight")]
+            yield (
+                prop.line,
+                f"{name} = {prop.raw.strip()}: user {user}'s share of {path}'s user limit "
+                f"is weighted{_INSTEAD}: every user with weight 1",
+            )
+
+
+def _label_settings(doc: ConfigurationDocument) -> list[Property]:
+    """The properties that give a queue a node label's capacity or a default label."""
+    return [
+        prop
+        for name, prop in doc.values.items()
+        if name.startswith(PREFIX)
+        and (".accessible-node-labels." in name or name.endswith(".default-node-label-expression"))
+        and (prop.raw or "").strip()
+    ]
