@@ -15,7 +15,8 @@ minimum shares above the parent's (or the cluster's), a ``drf`` queue under a
 ``fair`` parent (Hadoop 3 refuses to create or re-police it and logs an error),
 elements Hadoop ignores (unknown, misplaced, or MRv1 in a YARN file), repeated
 settings (the last wins), a queue whose minimum share alone exceeds the cluster,
-a placement rule naming a queue the file does not define.
+a placement rule naming a queue the file does not define, and a ``<reservation>`` leaf
+(the reservation system, which tempo does not model).
 
 With ``hadoop_version=1`` the file is checked as Hadoop 1's ``PoolManager`` reads it
 (`whatif.allocation.dialect`): every element it ignores is a warning naming what it
@@ -434,6 +435,14 @@ class _Checker:
                 f"queue {queue.path}: Hadoop 3 refuses a drf queue under a fair parent "
                 "(it logs an error and does not create or update the queue); use fair or fifo, "
                 "or make the parent drf",
+            )
+        reservation = queue.get("reservation")
+        if self.version >= 2 and reservation is not None and not queue.is_parent:
+            self.warn(
+                reservation.line,
+                f"<reservation>: {queue.path} is a plan queue of the reservation system, which "
+                "tempo does not model: it is predicted as a plain leaf (its jobs as submitted "
+                "to it, not to reservations)",
             )
         self.check_min_max(queue)
         for child in queue.children:

@@ -222,3 +222,19 @@ def test_a_maximum_below_the_minimum_says_what_the_version_does(version, raised)
     )
     (message,) = [m for _, m in only(issues(body, hadoop_version=version), "warning")]
     assert ("Hadoop 3 raises the maximum to the minimum" in message) is raised
+
+
+def test_a_reservation_leaf_is_a_warning_that_the_reservation_system_is_not_modelled():
+    """Hadoop makes a ``<reservation>`` leaf a plan queue; tempo predicts it as a plain leaf
+    and says so at the element's line (Hadoop 1 has no reservation system to warn of)."""
+    body = '<queue name="plan">\n<reservation></reservation>\n</queue>\n<queue name="b"/>'
+    found = [(line, m) for line, m in only(issues(body), "warning") if "reservation" in m]
+    assert found == [
+        (
+            3,
+            "<reservation>: root.plan is a plan queue of the reservation system, which tempo "
+            "does not model: it is predicted as a plain leaf (its jobs as submitted to it, "
+            "not to reservations)",
+        )
+    ]
+    assert not only(issues('<queue name="b"/>'), "warning")
