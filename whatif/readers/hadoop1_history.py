@@ -16,7 +16,8 @@ does, and a backslash before any other character is an error, as it is in Hadoop
 A record continues over lines until a line ends in ``.`` outside a quoted value.
 
 What is read: the job (``Job``: submit, launch and finish times, status, name, user,
-``JOB_QUEUE``), every task (``Task``: type MAP, REDUCE, SETUP or CLEANUP) and every
+``JOB_QUEUE``, ``JOB_PRIORITY``: a job at another priority than NORMAL is a warning, as
+the predictor runs every job at NORMAL), every task (``Task``: type MAP, REDUCE, SETUP or CLEANUP) and every
 attempt (``MapAttempt``/``ReduceAttempt``: start, finish, status SUCCESS, FAILED or
 KILLED, the TaskTracker, the host, and a reduce's ``SHUFFLE_FINISHED`` and
 ``SORT_FINISHED``). A map's ``SPLITS`` (its split locations, ``/rack/host`` comma-separated)
@@ -50,7 +51,8 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -114,6 +116,8 @@ class _Job(HistoryJob):
     attempts: dict[str, _Attempt] = field(default_factory=dict)
     #: task-cleanup attempts seen (TASK_TYPE CLEANUP under a map or reduce task): not read
     task_cleanups: set[str] = field(default_factory=set)
+    #: JOB_PRIORITY, the last a Job record gives (a priority change logs one more)
+    priority: str = "NORMAL"
 
 
 def unescape(value: str, where: str) -> str:
@@ -351,6 +355,10 @@ class Hadoop1HistoryReader(ContainerSizedReader):
             notes.append(
                 f"{unstarted} attempt(s) finished without a recorded start; start = finish"
             )
+        prioritized = _prioritized(jobs.values())
+        if prioritized:
+            notes.append(prioritized)
+            logger.warning("%s: %s", path, prioritized)
         try:
             workload = Workload(jobs=job_rows.frame(), tasks=tasks.frame())
             observed = Schedule(jobs=schedule_jobs.frame(), attempts=attempts.frame())
@@ -479,7 +487,12 @@ def _job_record(job: _Job, values: dict[str, str], where: str) -> None:
     _record_times(job, values, where, _JOB_TIMES)
     if "JOB_STATUS" in values:
         job.state = STATES.get(values["JOB_STATUS"], "RUNNING")
-    for key, attribute in (("USER", "user"), ("JOBNAME", "name"), ("JOB_QUEUE", "queue")):
+    for key, attribute in (
+        ("USER", "user"),
+        ("JOBNAME", "name"),
+        ("JOB_QUEUE", "queue"),
+        ("JOB_PRIORITY", "priority"),
+    ):
         if values.get(key):
             setattr(job, attribute, values[key])
 
@@ -497,6 +510,22 @@ def _attempt_record(attempt: _Attempt, values: dict[str, str], where: str) -> No
         attempt.node = values["TRACKER_NAME"].removeprefix("tracker_")
     if values.get("HOSTNAME"):
         attempt.rack, _, attempt.host = values["HOSTNAME"].rstrip("/").rpartition("/")
+
+
+def _prioritized(jobs: Iterable[_Job]) -> str | None:
+    """What the predictor leaves out of jobs run at another priority than NORMAL (Hadoop 1's
+    FairScheduler.getJobWeight multiplies the weight by VERY_HIGH 4, HIGH 2, LOW 0.5,
+    VERY_LOW 0.25; FifoJobComparator takes priority before start time); None: none."""
+    counts = Counter(job.priority for job in jobs if job.priority != "NORMAL")
+    if not counts:
+        return None
+    listed = ", ".join(f"{priority} {n}" for priority, n in sorted(counts.items()))
+    return (
+        f"{sum(counts.values())} job(s) ran at a priority other than NORMAL (JOB_PRIORITY: "
+        f"{listed}): Hadoop 1's Fair Scheduler weighs a job by it (VERY_HIGH 4, HIGH 2, LOW "
+        "0.5, VERY_LOW 0.25) and takes it first in fifo pools and for maxRunningJobs; tempo "
+        "does not model job priorities and predicts every job at NORMAL"
+    )
 
 
 def _pool(history: Path, job: _Job, pool_name_property: str) -> str:

@@ -411,3 +411,25 @@ def _read_text(text: str):
         path = Path(tmp) / "h"
         path.write_text(text)
         return read_trace(path)
+
+
+def test_a_job_at_another_priority_than_normal_is_a_warning_and_a_note(tmp_path, caplog):
+    """Hadoop 1's Fair Scheduler weighs and orders jobs by JOB_PRIORITY; the predictor runs
+    every job at NORMAL, so a trace with another priority says so (the last Job record's
+    priority counts: `hadoop job -set-priority` logs one more)."""
+    high = tmp_path / "high"
+    high.write_text(SAMPLE.read_text().replace('JOB_PRIORITY="NORMAL"', 'JOB_PRIORITY="HIGH"'))
+    with caplog.at_level(logging.WARNING, logger="whatif.readers.hadoop1_history"):
+        trace = read_trace(high)
+    (note,) = [n for n in trace.notes if "priority" in n]
+    assert note.startswith("1 job(s) ran at a priority other than NORMAL (JOB_PRIORITY: HIGH 1)")
+    assert f"{high}: {note}" in caplog.text
+    changed = tmp_path / "changed"
+    changed.write_text(
+        high.read_text() + 'Job JOBID="job_201311192236_3583" JOB_PRIORITY="NORMAL" .\n'
+    )
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="whatif.readers.hadoop1_history"):
+        assert not [n for n in read_trace(changed).notes if "priority" in n]
+        assert not [n for n in read_trace(SAMPLE).notes if "priority" in n]
+    assert "priority" not in caplog.text
