@@ -53,7 +53,7 @@ from tempo.scheduler_file import (
     scheduler_file,
 )
 from tempo.space import CapacitySpace, ConfigurationSpace, dialect_of
-from tempo.templates import QSTemplate, check_queues, constraints, objectives
+from tempo.templates import QSTemplate, check_predicted_queues, constraints, objectives
 from whatif._validation import check_count
 from whatif.allocation import AllocationDocument, SettingDiff
 from whatif.allocation.effective import EffectiveAllocation
@@ -322,7 +322,7 @@ def build_problem(
     file = scheduler_file(document, hadoop_version)
     file.check(document, f"{document.source}")
     current = file.allocation(document, cluster)
-    check_queues(templates, [q.name for q in current.queues()])
+    check_predicted_queues(templates, current, workload)
     components = qs_components(templates)
     what_if = _what_if_model(
         model, cluster, components, settings or SchedulerSettings(hadoop_version=hadoop_version)

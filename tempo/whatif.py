@@ -26,7 +26,7 @@ from tempo.scheduler_file import SchedulerDocument, read_scheduler_document, sch
 from tempo.space import hadoop_version_for
 from tempo.templates import (
     QSTemplate,
-    check_queues,
+    check_predicted_queues,
     check_trace_deadlines,
     check_trace_queues,
     load_templates,
@@ -382,7 +382,7 @@ def run_whatif(
     the trace; `growth` and `arrival_scale` must then be None.
 
     Template queues missing from the trace or from the allocation file are errors
-    (`tempo.templates.check_trace_queues`, `check_queues`).
+    (`tempo.templates.check_trace_queues`, `check_predicted_queues`).
     """
     if horizon_s is not None and (growth is not None or arrival_scale is not None):
         raise TempoError(
@@ -402,7 +402,7 @@ def run_whatif(
     check_trace_queues(template_list, check_workload, str(trace))
     model = None if all(s.is_baseline for s in scenarios) else WorkloadModel().fit(workload)
     _check_generated_deadlines(template_list, workload, scenarios, trace, seed, model)
-    check_queues(template_list, [q.name for q in allocation.queues()], where=str(config))
+    check_predicted_queues(template_list, allocation, workload, where=str(config))
     thresholds = [
         (t.queue, c.metric, c.threshold, c.op) for t in template_list for c in t.constraints
     ]

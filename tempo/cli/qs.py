@@ -24,7 +24,7 @@ from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.qs import qs_report, read_qs_trace, warn_window_longer
 from tempo.templates import (
     QSTemplate,
-    check_queues,
+    check_predicted_queues,
     check_trace_queues,
     load_templates,
     parse_duration,
@@ -47,7 +47,7 @@ def _predicted(
     from whatif.predictor.compiled import choose_engine  # numba: imported to predict
 
     allocation = config_allocation(config_path, cluster, settings.hadoop_version)
-    check_queues(templates, [q.name for q in allocation.queues()], where=config_path)
+    check_predicted_queues(templates, allocation, workload, where=config_path)
     engine = choose_engine("auto", workload.n_tasks)
     return predict(workload, allocation, cluster, settings=settings, engine=engine)
 

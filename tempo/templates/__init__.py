@@ -6,6 +6,7 @@ reads a file or a directory of ``*.qs`` files; `objectives`, `constraints` and
 """
 
 from tempo.templates.loader import (
+    check_predicted_queues,
     check_queues,
     check_trace_deadlines,
     check_trace_queues,
@@ -20,6 +21,7 @@ __all__ = [
     "Constraint",
     "QSTemplate",
     "SourceLocation",
+    "check_predicted_queues",
     "check_queues",
     "check_trace_deadlines",
     "check_trace_queues",

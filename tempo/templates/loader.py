@@ -9,6 +9,8 @@ from pathlib import Path
 from tempo.errors import TemplateSyntaxError, TempoError
 from tempo.templates.model import QSTemplate, SourceLocation
 from tempo.templates.parser import parse_templates
+from whatif.allocation.effective import EffectiveAllocation
+from whatif.errors import ValidationError
 from whatif.metrics import Metric, full_path, has_deadlines, metric_spec
 from whatif.workload import Workload
 
@@ -105,6 +107,28 @@ def check_queues(
         line=place.line if place else 0,
         column=place.column if place else 0,
     )
+
+
+def check_predicted_queues(
+    templates: Iterable[QSTemplate],
+    allocation: EffectiveAllocation,
+    workload: Workload,
+    *,
+    where: str = "the configuration",
+) -> None:
+    """`check_queues` against the queues a prediction of `workload` under `allocation`
+    has: the file's, and those the Fair Scheduler creates on the fly for its jobs
+    (`whatif.predictor.pack.job_allocation`), so that a template may name a user's queue
+    that a placement rule makes under ``root.users``. The Capacity Scheduler creates none."""
+    from whatif.predictor.pack import job_allocation
+
+    names = [str(q) for q in workload.jobs["queue"].unique()] if workload.n_jobs else []
+    try:
+        allocation, _ = job_allocation(allocation, names)
+    except ValidationError:
+        pass  # a job the scheduler refuses (the Capacity Scheduler's undeclared queue): the
+        # prediction says so; the templates are checked against the file's own queues
+    check_queues(templates, [q.name for q in allocation.queues()], where=where)
 
 
 def queues_with_parents(names: Iterable[str]) -> set[str]:

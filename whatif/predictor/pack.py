@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -258,19 +259,31 @@ def _noise_draws(
     return mult, fails.astype(np.int64), frac
 
 
+def job_allocation(
+    allocation: EffectiveAllocation, queue_names: Sequence[str]
+) -> tuple[EffectiveAllocation, list[str]]:
+    """`allocation` as a prediction of jobs in `queue_names` runs under it, and each name's
+    queue: the Fair Scheduler creates a queue on the fly for a job in one it does not
+    declare (`with_undeclared_queues`, in the order the names come); the Capacity
+    Scheduler creates none and refuses such a job (`CapacityAllocation.leaf_path`'s
+    `ValidationError`)."""
+    paths = [str(name) for name in queue_names]
+    if isinstance(allocation, CapacityAllocation):
+        paths = [allocation.leaf_path(name) for name in paths]
+    return with_undeclared_queues(allocation, paths), paths
+
+
 def queue_codes(
     queues: pd.Series, allocation: EffectiveAllocation, cluster: Cluster, hadoop_version: int
 ) -> tuple[np.ndarray, EffectiveAllocation, PackedQueues]:
-    """Each job's queue index, the allocation with undeclared queues created, and its arrays.
+    """Each job's queue index, the allocation with undeclared queues created
+    (`job_allocation`), and its arrays.
 
     Queue names are factorized once, so names are looked up per distinct queue, not per job;
     undeclared queues are created in the order jobs first name them.
     """
     codes, names = pd.factorize(queues)
-    distinct = [str(name) for name in names.tolist()]
-    if isinstance(allocation, CapacityAllocation):
-        distinct = [allocation.leaf_path(name) for name in distinct]
-    allocation = with_undeclared_queues(allocation, distinct)
+    allocation, distinct = job_allocation(allocation, names.tolist())
     pq = pack_queues(allocation, cluster, hadoop_version)
     index = {name: i for i, name in enumerate(pq.names)}
     leaf = np.array([index[normalize_queue(name)] for name in distinct], dtype=np.int64)

@@ -1,9 +1,21 @@
 """Loading template files and directories, and checking their queues."""
 
+import pandas as pd
 import pytest
 
 from tempo import TemplateSyntaxError, TempoError
-from tempo.templates import check_queues, check_trace_queues, load_templates, parse_templates
+from tempo.templates import (
+    check_predicted_queues,
+    check_queues,
+    check_trace_queues,
+    load_templates,
+    parse_templates,
+)
+from whatif import Cluster
+from whatif.allocation import AllocationDocument, effective_allocation
+from whatif.capacity import ConfigurationDocument
+from whatif.predictor.capacity import capacity_allocation
+from whatif.workload import Workload
 
 
 def test_directory_loads_every_qs_file_in_name_order(tmp_path):
@@ -99,3 +111,38 @@ def test_check_trace_queues_accepts_parents_of_the_queues_jobs_ran_in(make_trace
     check_trace_queues(parse_templates("QUEUE root OPTIMIZE QS_AJR;"), workload, "tr")
     with pytest.raises(TemplateSyntaxError, match=r"queue root.none is not in the trace tr, "):
         check_trace_queues(parse_templates("QUEUE root.none OPTIMIZE QS_AJR;"), workload, "tr")
+
+
+def test_a_template_may_name_a_queue_the_fair_scheduler_creates_for_the_trace():
+    """root.users.ana is not in the allocation file, but the trace has jobs in it and the
+    Fair Scheduler creates it under root.users; the Capacity Scheduler creates none (the
+    template names a queue it does not have)."""
+    templates = parse_templates("QUEUE root.users.ana\nOPTIMIZE QS_AJR;\n", "t.qs")
+    jobs = pd.DataFrame({"job_id": ["j"], "queue": ["root.users.ana"], "submit_s": [0.0]})
+    tasks = pd.DataFrame(
+        {"job_id": ["j"], "task_id": ["t"], "stage": ["map"], "duration_s": [1.0],
+         "memory_mb": [1024.0], "vcores": [1.0]}
+    )  # fmt: skip
+    workload = Workload(jobs, tasks)
+    fair = effective_allocation(
+        AllocationDocument.from_bytes(
+            b'<allocations><queue name="users" type="parent"/></allocations>'
+        )
+    )
+    check_predicted_queues(templates, fair, workload)
+    with pytest.raises(TemplateSyntaxError, match=r"queue root.users.ana is not in"):
+        check_queues(templates, [q.name for q in fair.queues()])
+    p = "yarn.scheduler.capacity."
+    capacity = ConfigurationDocument.from_bytes(
+        (
+            f"<configuration><property><name>{p}root.queues</name><value>users</value></property>"
+            f"<property><name>{p}root.users.capacity</name><value>100</value></property>"
+            "</configuration>"
+        ).encode()
+    )
+    with pytest.raises(TemplateSyntaxError, match=r"queue root.users.ana is not in"):
+        check_predicted_queues(
+            templates,
+            capacity_allocation(capacity, Cluster.parse("memory-mb=8192,vcores=8")),
+            workload,
+        )
