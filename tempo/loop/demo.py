@@ -165,4 +165,5 @@ def connect_demo(
         confirm_timeout_s=60.0 / settings.speed,
         deadlines=deadlines,
         warm_up=warm_up,
+        job_queues=tuple(str(q) for q in trace.workload.jobs["queue"].unique()),
     )

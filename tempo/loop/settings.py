@@ -88,7 +88,8 @@ class Connection:
     ``clock`` and ``wait`` are the windows' clock and the wait between iterations (the
     RM's for a live cluster); ``sleep`` and ``monotonic`` what applies and recovery
     wait with; ``warm_up`` runs before the first observation; ``deadlines`` are added
-    to each window (`tempo.loop.deadlines`).
+    to each window (`tempo.loop.deadlines`); ``job_queues`` are the queues of the jobs
+    an emulated RM replays (templates may name those the Fair Scheduler creates).
     """
 
     client: RMClient
@@ -101,6 +102,7 @@ class Connection:
     confirm_timeout_s: float
     deadlines: Mapping[str, float] = field(default_factory=dict)
     warm_up: Callable[[], None] = lambda: None
+    job_queues: tuple[str, ...] = ()
 
 
 def scheduler_settings(settings: TuneSettings, emulated: bool) -> SchedulerSettings:

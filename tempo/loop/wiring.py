@@ -48,6 +48,8 @@ from tempo.scheduler_file import (
     scheduler_file,
 )
 from tempo.templates import QSTemplate, check_queues, load_templates
+from tempo.templates.loader import queues_with_parents
+from whatif.allocation import AllocationDocument, EffectiveAllocation
 from whatif.cluster import Cluster
 
 logger = logging.getLogger(__name__)
@@ -136,6 +138,30 @@ def live_cluster(connection: Connection) -> Cluster:
     return cluster
 
 
+def template_queues(
+    templates: Sequence[QSTemplate],
+    document: SchedulerDocument,
+    allocation: EffectiveAllocation,
+    connection: Connection,
+) -> list[str]:
+    """The queues `templates` may name: the file's and, for an allocation file, those the
+    Fair Scheduler creates on the fly (a user's queue under ``root.users``): for the jobs
+    the emulated RM replays, else the ones the live RM holds now (a queue created later
+    cannot be named before it exists; asked only when a template names a queue the file
+    lacks, and none when the RM cannot be reached). The Capacity Scheduler creates none."""
+    names = [q.name for q in allocation.queues()]
+    known = queues_with_parents(names)
+    if isinstance(document, AllocationDocument) and any(t.queue not in known for t in templates):
+        if connection.job_queues:
+            names += connection.job_queues
+        else:
+            try:
+                names += list(connection.client.scheduler().queues)
+            except RMError as error:
+                logger.warning("the RM's queues could not be read: %s", error)
+    return names
+
+
 def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner, Connection]:
     """The `Tuner` `settings` describe and its connection; `stack` closes what they open."""
     emulated = paths.source is not None
@@ -149,8 +175,11 @@ def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner
     else:
         connection = connect_live(settings, stack)
         cluster = Cluster.parse(paths.cluster) if paths.cluster else live_cluster(connection)
-    check_queues(templates, [q.name for q in kind.allocation(document, cluster).queues()])
-    fmt = scheduler_format(connection.client, document, paths.config)
+    fmt = scheduler_format(connection.client, document, paths.config)  # the RM's kind first
+    check_queues(
+        templates,
+        template_queues(templates, document, kind.allocation(document, cluster), connection),
+    )
     stepper = PALDStepper(
         templates,
         cluster,
