@@ -286,6 +286,7 @@ def build_problem(
     radius: float,
     hadoop_version: int | None = None,
     settings: SchedulerSettings | None = None,
+    known_queues: Sequence[str] = (),
 ) -> tuple[Problem, TuningContext]:
     """The optimization problem of tuning `document` for `templates` on `workload`.
 
@@ -322,7 +323,7 @@ def build_problem(
     file = scheduler_file(document, hadoop_version)
     file.check(document, f"{document.source}")
     current = file.allocation(document, cluster)
-    check_predicted_queues(templates, current, workload)
+    check_predicted_queues(templates, current, workload, also=known_queues)
     components = qs_components(templates)
     what_if = _what_if_model(
         model, cluster, components, settings or SchedulerSettings(hadoop_version=hadoop_version)
@@ -504,6 +505,7 @@ def optimize(
     seed: int = 0,
     callback: Callable[[IterationRecord], None] | None = None,
     min_gain: MinGain | None = None,
+    known_queues: Sequence[str] = (),
 ) -> OptimizeOutcome:
     """Tune `document` (an allocation file, or a capacity-scheduler.xml with a `CapacitySpace`)
     for `templates` on `workload`, inside the risk `radius`.
@@ -531,7 +533,8 @@ def optimize(
     With `min_gain` (`tempo.gain.MinGain`), a point whose predicted improvements over
     the configuration in force are all below it is not proposed: the document in
     force is returned unchanged and ``held_back`` says why. None proposes any gain
-    (the control loop judges its steps itself).
+    (the control loop judges its steps itself). `known_queues` are queues templates may
+    name beyond the prediction's (`tempo.templates.check_predicted_queues`'s ``also``).
     """
     optimizer = _optimizer(algorithm, iterations, batch_size, algorithm_params)
     hadoop_version = space_hadoop_version(space, hadoop_version)
@@ -553,6 +556,7 @@ def optimize(
             },
             radius=radius,
             hadoop_version=hadoop_version,
+            known_queues=known_queues,
         )
         budget = iterations * batch_size + FINAL_EVALUATIONS
         optimizer.setup(problem, budget=budget, seed=seed)

@@ -71,6 +71,10 @@ class PALDStepper:
         Predictor engine.
     seed : int
         Seed of the perturbations and of the replicates.
+    known_queues : sequence of str
+        Queues the templates may name beyond a window's prediction (those the loop
+        checked at its start: a queue the Fair Scheduler creates only when its user
+        submits, `tempo.loop.wiring.template_queues`).
     """
 
     templates: Sequence[QSTemplate]
@@ -86,6 +90,7 @@ class PALDStepper:
     executor: Executor | None = None
     engine: str = "numba"
     seed: int = 0
+    known_queues: Sequence[str] = ()
 
     def space(self, document: SchedulerDocument, cluster: Cluster | None = None) -> SchedulerSpace:
         """The configuration space around the document's effective values on `cluster` (None:
@@ -149,6 +154,7 @@ class PALDStepper:
             executor=self.executor,
             engine=self.engine,
             seed=self.seed,
+            known_queues=self.known_queues,
         )
         result = outcome.result
         logger.info(

@@ -176,10 +176,8 @@ def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner
         connection = connect_live(settings, stack)
         cluster = Cluster.parse(paths.cluster) if paths.cluster else live_cluster(connection)
     fmt = scheduler_format(connection.client, document, paths.config)  # the RM's kind first
-    check_queues(
-        templates,
-        template_queues(templates, document, kind.allocation(document, cluster), connection),
-    )
+    known = template_queues(templates, document, kind.allocation(document, cluster), connection)
+    check_queues(templates, known)
     stepper = PALDStepper(
         templates,
         cluster,
@@ -189,6 +187,7 @@ def build(settings: TuneSettings, paths: Paths, stack: ExitStack) -> tuple[Tuner
         settings=scheduler,
         engine=settings.engine,
         seed=settings.seed,
+        known_queues=tuple(known),
     )
     applier = ConfigurationApplier(
         paths.config,

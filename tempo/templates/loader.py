@@ -115,11 +115,14 @@ def check_predicted_queues(
     workload: Workload,
     *,
     where: str = "the configuration",
+    also: Iterable[str] = (),
 ) -> None:
     """`check_queues` against the queues a prediction of `workload` under `allocation`
     has: the file's, and those the Fair Scheduler creates on the fly for its jobs
     (`whatif.predictor.pack.job_allocation`), so that a template may name a user's queue
-    that a placement rule makes under ``root.users``. The Capacity Scheduler creates none."""
+    that a placement rule makes under ``root.users``. The Capacity Scheduler creates none.
+    `also` are more queues to accept: those the live loop checked at its start, which a
+    window without their jobs does not create."""
     from whatif.predictor.pack import job_allocation
 
     names = [str(q) for q in workload.jobs["queue"].unique()] if workload.n_jobs else []
@@ -128,7 +131,7 @@ def check_predicted_queues(
     except ValidationError:
         pass  # a job the scheduler refuses (the Capacity Scheduler's undeclared queue): the
         # prediction says so; the templates are checked against the file's own queues
-    check_queues(templates, [q.name for q in allocation.queues()], where=where)
+    check_queues(templates, [*(q.name for q in allocation.queues()), *also], where=where)
 
 
 def queues_with_parents(names: Iterable[str]) -> set[str]:

@@ -6,13 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from tempo.errors import RMError
+import pandas as pd
+import pytest
+
+from tempo.errors import RMError, TemplateSyntaxError
+from tempo.loop.pald_step import PALDStepper
 from tempo.loop.wiring import template_queues
 from tempo.templates import parse_templates
 from whatif import Cluster
 from whatif.allocation import AllocationDocument, effective_allocation
 from whatif.capacity import ConfigurationDocument
 from whatif.predictor.capacity import capacity_allocation
+from whatif.workload import Workload
 
 FAIR = AllocationDocument.from_bytes(
     b'<allocations><queue name="etl"/><queue name="users" type="parent"/></allocations>'
@@ -77,3 +82,28 @@ def test_the_capacity_scheduler_creates_none():
     client = FakeClient(held=("root.users.bob",))
     names = _names("QUEUE root.users.bob OPTIMIZE QS_AJR;\n", client, doc=doc)
     assert "root.users.bob" not in names and client.calls == []
+
+
+def test_a_window_without_the_users_jobs_still_steps():
+    """ana's queue was named at the start (the RM held it); a later window in which ana
+    submits nothing does not create it, and the step leaves her QS out instead of failing."""
+    templates = parse_templates(
+        "QUEUE root.users.ana OPTIMIZE QS_AJR;\nQUEUE root.etl OPTIMIZE QS_AJR;\n", "t.qs"
+    )
+    n = 6
+    jobs = pd.DataFrame({"job_id": [f"j{i}" for i in range(n)], "queue": ["root.etl"] * n,
+                         "submit_s": [10.0 * i for i in range(n)]})  # fmt: skip
+    tasks = pd.DataFrame({"job_id": [f"j{i}" for i in range(n)], "task_id": [f"t{i}" for i in range(n)],
+                          "stage": ["map"] * n, "duration_s": [30.0] * n, "memory_mb": [1024.0] * n,
+                          "vcores": [1.0] * n})  # fmt: skip
+    window = Workload(jobs, tasks)
+    cluster = Cluster.parse("memory-mb=4096,vcores=4")
+    lone = PALDStepper(templates, cluster, iterations=1, batch_size=2, engine="reference")
+    with pytest.raises(TemplateSyntaxError, match="root.users.ana"):
+        lone.step(FAIR, window)
+    known = PALDStepper(
+        templates, cluster, iterations=1, batch_size=2, engine="reference",
+        known_queues=("root.users.ana",),
+    )  # fmt: skip
+    step = known.step(FAIR, window)
+    assert step.predicted_current["root.etl:QS_AJR"] > 0
