@@ -162,6 +162,8 @@ def _format(value: object) -> str:
     if value is None or value is pd.NA:
         return "-"
     if isinstance(value, float):
+        if math.isnan(value):
+            return "-"  # a column of text with None (a leaf's max_child) reads it as NaN
         if math.isinf(value):
             return "never"
         return str(int(value)) if value == int(value) else f"{value:.4g}"

@@ -273,7 +273,11 @@ _FAIR_QUEUE = _object(
         "fair_share_threshold": _NUMBER,
         "preemptable": _BOOLEAN,
     },
-    {"fair_memory_mb": _NUMBER, "fair_vcores": _NUMBER},
+    {
+        "fair_memory_mb": _NUMBER,
+        "fair_vcores": _NUMBER,
+        "max_child": {"type": ["string", "null"]},
+    },
 )
 
 #: A Hadoop 1 pool of `config show` (`whatif.allocation.summary.pool_table`).

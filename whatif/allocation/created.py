@@ -78,7 +78,7 @@ def with_undeclared_queues(
                 path,
                 is_parent=not leaf,
                 max_running_apps=defaults.max_running_apps,
-                max_resources=_ad_hoc_max(parent["q"], defaults),
+                max_resources=created_queue_max(parent["q"], defaults),
                 max_am_share=defaults.max_am_share,
                 scheduling_policy=policy,
                 min_share_preemption_timeout_s=parent["q"].min_share_preemption_timeout_s,
@@ -93,7 +93,7 @@ def with_undeclared_queues(
     return replace(allocation, root=_frozen(tree))
 
 
-def _ad_hoc_max(parent: EffectiveQueue, defaults: QueueDefaults) -> ResourceLimit:
+def created_queue_max(parent: EffectiveQueue, defaults: QueueDefaults) -> ResourceLimit:
     """The maxResources of a queue created on the fly under `parent`: the parent's
     ``maxChildResources`` where it sets one (QueueManager.setChildResourceLimits, again at
     every reload: FairScheduler.applyChildDefaults), else ``queueMaxResourcesDefault``. A

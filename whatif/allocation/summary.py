@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from whatif.allocation.created import with_startup_queues
+from whatif.allocation.created import created_queue_max, with_startup_queues
 from whatif.allocation.effective import EffectiveAllocation, ResourceLimit, Resources
 from whatif.allocation.fairshare import fair_shares, pool_slot_shares
 from whatif.allocation.model import AllocationDocument
@@ -36,7 +36,8 @@ def queue_table(
     instead of `cluster`).
 
     Columns: ``queue``, ``leaf``, ``weight``, ``min_memory_mb``, ``min_vcores``, ``max``
-    (text), ``max_running_apps`` (``<NA>`` for no limit), ``max_am_share``, ``policy``,
+    (text), ``max_child`` (the max a queue created on the fly under a parent takes: its
+    ``maxChildResources``, else ``queueMaxResourcesDefault``; None for a leaf), ``max_running_apps`` (``<NA>`` for no limit), ``max_am_share``, ``policy``,
     ``min_share_timeout_s`` and ``fair_share_timeout_s`` (``inf`` for never),
     ``fair_share_threshold``, ``preemptable``; with `cluster`, the steady fair share
     ``fair_memory_mb`` and ``fair_vcores`` (Hadoop's ComputeFairShares over every queue).
@@ -60,6 +61,10 @@ def queue_table(
             "min_memory_mb": [q.min_resources.memory_mb for q in queues],
             "min_vcores": [q.min_resources.vcores for q in queues],
             "max": [_limit(q.max_resources) for q in queues],
+            "max_child": [
+                _limit(created_queue_max(q, effective.defaults)) if q.is_parent else None
+                for q in queues
+            ],
             "max_running_apps": pd.array([q.max_running_apps for q in queues], dtype="Int64"),
             "max_am_share": [q.max_am_share for q in queues],
             "policy": [q.scheduling_policy for q in queues],

@@ -161,3 +161,24 @@ def test_show_lists_the_default_queue_a_hadoop2_rm_creates(run, tmp_path):
     assert "root.default: not in" in result.stderr and "Hadoop 2 RM creates it" in result.stderr
     result = run("config", "show", path, *cluster, "--hadoop-version", "3", "--json")
     assert "root.default" not in result.stdout + result.stderr
+
+
+def test_show_says_what_a_queue_created_under_each_parent_takes(run):
+    """max_child: a parent's maxChildResources, else queueMaxResourcesDefault (the doc
+    example sets 40000 mb,0vcores), the max each queue created on the fly under it gets;
+    none for a leaf (the table's '-', JSON's null)."""
+    example = DATA / "hadoop" / "alloc" / "fairscheduler-doc-example.xml"
+    result = run("config", "show", example, "--json")
+    document = json.loads(result.stdout)
+    jsonschema.validate(document, CONFIG_SHOW_SCHEMA)
+    child = {row["queue"]: row["max_child"] for row in document["queues"]}
+    assert child["root.secondary_group_queue"] == "4096 MB, 4 vcores"
+    assert child["root.sample_queue"] == "40000 MB, 0 vcores"
+    assert child["root.sample_queue.sample_sub_queue"] is None
+    table = run("config", "show", example).output
+    line = next(
+        x
+        for x in table.splitlines()
+        if x.startswith(" root.sample_queue.sample_sub_queue") and "MB" in x
+    )
+    assert line.rstrip().endswith("-")
