@@ -168,6 +168,8 @@ class EffectiveQueue:
     ``absolute_capacity`` and ``absolute_maximum_capacity`` are fractions of the
     cluster (None in absolute mode without a cluster size). ``maximum_applications``
     and ``maximum_applications_per_user`` are for leaves only (None for parents).
+    ``priority`` is the queue's ``priority`` (0), which a ``priority-utilization``
+    parent orders its children by (`PriorityUtilizationQueueOrderingPolicy`).
     """
 
     path: str
@@ -189,6 +191,7 @@ class EffectiveQueue:
     maximum_applications_per_user: int | None
     max_parallel_apps: int | None
     disable_preemption: bool
+    priority: int = 0
 
 
 def read_capacity(doc: ConfigurationDocument, path: str) -> CapacityValue | None:
@@ -405,6 +408,7 @@ def _effective_queue(
         maximum_applications_per_user=apps_per_user,
         max_parallel_apps=parallel if parallel >= 0 else None,
         disable_preemption=java_boolean(disable, parent.disable_preemption if parent else False),
+        priority=_int(doc, key(path, "priority"), 0),
     )
 
 

@@ -5,9 +5,10 @@ A prediction of a file that sets one of them describes a cluster that does not, 
 the commands that predict print the warnings. What counts is Hadoop's own rule of when
 the setting acts:
 
-- queue priorities, under a parent whose ordering policy is ``priority-utilization``
-  (``PriorityUtilizationQueueOrderingPolicy`` with priorities respected) and whose
-  children's priorities differ; under ``utilization`` they order nothing;
+- queue priorities in the preemption monitor, under a parent whose ordering policy is
+  ``priority-utilization`` and whose children's priorities differ (the allocation order
+  they set, ``PriorityUtilizationQueueOrderingPolicy``, is predicted; the monitor's ideal
+  allocation ranks by them too, which is not); under ``utilization`` they order nothing;
 - user weights (``user-settings.<user>.weight`` other than 1: ``UsersManager`` divides
   a leaf's user limit by them);
 - ``ordering-policy.fair.enable-size-based-weight`` on a leaf ordered ``fair``
@@ -89,7 +90,10 @@ def _priorities(doc: ConfigurationDocument, node: QueueNode) -> Iterator[tuple[i
     yield (
         line,
         f"{key(node.path, 'ordering-policy')}: priority-utilization offers {node.path}'s "
-        f"children by priority first ({listed}){_INSTEAD}: by used capacity alone",
+        f"children by priority ({listed}), as tempo predicts; the preemption monitor, when "
+        "on, also ranks them by priority in its ideal allocation "
+        "(TempQueuePerPartition.relativePriority); tempo does not model this and predicts "
+        "its rounds by used capacity alone",
     )
 
 

@@ -265,7 +265,9 @@ class PackedCapacity:
     """Per-queue Capacity Scheduler values, (nq,) float64 in `PackedQueues` order:
     guaranteed memory (MB), absolute capacity (fraction of the cluster), user-limit-factor,
     minimum-user-limit-percent, maximum-am-resource-percent, maximum-applications and its
-    per-user limit (-1: none), disable_preemption (0/1); the containers one node heartbeat
+    per-user limit (-1: none), disable_preemption (0/1), the priority the queue's parent
+    orders it by (its ``priority`` under a ``priority-utilization`` parent, else 0:
+    `queue_priorities`); the containers one node heartbeat
     may get (`per_heartbeat`: maximum-container-assignments, -1 none) and off-switch
     containers it may get (`offswitch`); the locality delays (`CapacityAllocation`); and
     the preemption monitor's settings."""
@@ -281,6 +283,7 @@ class PackedCapacity:
     multiple: bool
     no_preemption: np.ndarray
     monitor: CapacityMonitor
+    priority: np.ndarray
     offswitch: int = 1
     node_locality_delay: int = 40
     rack_locality_additional_delay: int = -1
@@ -296,6 +299,18 @@ def _java_factors(values: list[float]) -> np.ndarray:
         np.array(values, dtype=float), nan=0.0, posinf=top, neginf=-top
     )
     return factors
+
+
+def queue_priorities(allocation: CapacityAllocation, names: tuple[str, ...]) -> np.ndarray:
+    """Each queue's priority as its parent orders it: its ``priority`` when the parent's
+    ordering policy is ``priority-utilization`` (PriorityUtilizationQueueOrderingPolicy
+    with priorities respected), else 0, as under ``utilization`` (root: 0)."""
+    out = np.zeros(len(names))
+    for i, name in enumerate(names):
+        parent = name.rpartition(".")[0]
+        if parent and allocation.capacity[parent].ordering_policy == "priority-utilization":
+            out[i] = allocation.capacity[name].priority
+    return out
 
 
 def pack_capacity(
@@ -321,6 +336,7 @@ def pack_capacity(
             [float(allocation.preemption_disabled.get(n, False)) for n in names]
         ),
         monitor=allocation.monitor,
+        priority=queue_priorities(allocation, names),
         offswitch=max(1, allocation.max_offswitch_assignments),
         node_locality_delay=allocation.node_locality_delay,
         rack_locality_additional_delay=allocation.rack_locality_additional_delay,

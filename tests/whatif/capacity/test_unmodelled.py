@@ -54,7 +54,8 @@ def test_queue_priorities_count_under_priority_utilization_when_they_differ(extr
     if warned:
         ((line, message),) = found
         assert line == 5  # the ordering-policy property
-        assert "root.a 5, root.b 0" in message and "by used capacity alone" in message
+        assert "root.a 5, root.b 0" in message and "as tempo predicts" in message
+        assert "predicts its rounds by used capacity alone" in message
 
 
 def test_user_weights_other_than_one():

@@ -114,6 +114,41 @@ def test_queues_take_turns_by_used_capacity(engine):
     assert got["jb"] == ([10.0] * 4, 20.0)
 
 
+def _freed_one_a_second(policy, engine):
+    """c (40 %, elastic) holds the 10-container cluster with maps ending at 20, 21, ...,
+    29; a and b (30 % each, b at priority 1) each ask for three maps of 10 s from 1: who
+    gets each container as it frees, under the parent ordering `policy`."""
+    props = {
+        "root.queues": "a,b,c",
+        "root.ordering-policy": policy,
+        "root.a.capacity": 30,
+        "root.b.capacity": 30,
+        "root.b.priority": 1,
+        "root.c.capacity": 40,
+        "root.c.user-limit-factor": 10,
+    }
+    held = ("jc", "c", 0, [("map", 20.0 + i, 1024.0) for i in range(10)], {"user": "uc"})
+    return run([held, job("ja", "a", 1, 3, user="ua"), job("jb", "b", 1, 3, user="ub")],
+               props, engine, spec="memory-mb=10240,vcores=10")  # fmt: skip
+
+
+def test_queues_take_turns_by_used_capacity_whatever_their_priority(engine):
+    """utilization (the default): priorities order nothing; a and b alternate as the
+    containers free (a first at the tie: the larger capacity, then document order)."""
+    got = _freed_one_a_second("utilization", engine)
+    assert got["ja"] == ([20.0, 22.0, 24.0], 34.0)
+    assert got["jb"] == ([21.0, 23.0, 25.0], 35.0)
+
+
+def test_priority_utilization_serves_the_higher_priority_while_both_are_under(engine):
+    """priority-utilization (PriorityUtilizationQueueOrderingPolicy): both under their
+    guarantee, b (priority 1) gets every container until it reaches its guarantee (3 of
+    3: used capacity 1); then a, under its guarantee, goes before b, at or over it."""
+    got = _freed_one_a_second("priority-utilization", engine)
+    assert got["jb"] == ([20.0, 21.0, 22.0], 32.0)
+    assert got["ja"] == ([23.0, 24.0, 25.0], 35.0)
+
+
 def test_fifo_inside_a_leaf(engine):
     """fifo (default): the first app takes every container it asks for; the second waits."""
     props = {"root.queues": "a", "root.a.capacity": 100}
@@ -218,8 +253,10 @@ def capacity_scenarios(draw):
             ("maximum-applications", [None, 2]),
             ("max-parallel-apps", [None, None, 1]),
             ("ordering-policy", ["fifo", "fair"]),
+            ("priority", [None, 0, 2]),
         ),
     )
+    props["root.ordering-policy"] = draw(st.sampled_from(["utilization", "priority-utilization"]))
     props["per-node-heartbeat.maximum-offswitch-assignments"] = draw(st.sampled_from([1, 3]))
     return build_workload(random_jobs(draw, leaves)), props, *random_cluster(draw)
 

@@ -58,6 +58,7 @@ from whatif.predictor.kernel.state import (
     QSF_CS_APPS,
     QSF_CS_GUAR,
     QSF_CS_MULP,
+    QSF_CS_PRIO,
     QSF_CS_UAPPS,
     QSF_CS_ULF,
     QSF_MAX,
@@ -65,14 +66,29 @@ from whatif.predictor.kernel.state import (
 
 
 @kernel_jit
+def _cs_before(u1, p1, a1, u2, p2, a2):
+    """PriorityUtilizationQueueOrderingPolicy.compare for two children on the same side of
+    zero capacity, used capacities `u`, priorities `p` (0 unless the parent respects them),
+    capacities `a`: of different priorities, the higher goes first when both are under
+    their guarantee (u < 1) or both at or over it; else the less used, then the larger."""
+    if p1 != p2 and (u1 < 1.0) == (u2 < 1.0):
+        return p1 > p2
+    if u1 != u2:
+        return u1 < u2
+    return a1 > a2
+
+
+@kernel_jit
 def _cs_best_child(W, q, d, epoch):
-    """The child of `q` to offer the node to (-1: none), by the `utilization` order."""
+    """The child of `q` to offer the node to (-1: none), by the `utilization` order, or
+    `priority-utilization`'s where the children's priorities differ (`_cs_before`)."""
     qs, qsf, children, qf, qi, cluster, cfg = W[0], W[1], W[2], W[3], W[4], W[26], W[25]
     m = cfg[C_CS_MINALLOC]
     best = -1
     best_zero = False
     best_u = 0.0
     best_abs = 0.0
+    best_p = 0.0
     for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
         c = children[k]
         if qi[c, QI_TRIED] == epoch or qf[c, QF_PRUN + d] <= 0.0:
@@ -85,15 +101,17 @@ def _cs_best_child(W, q, d, epoch):
             u = qf[c, QF_USE] / cluster[0]
         else:
             u = qf[c, QF_USE] / max(qsf[c, QSF_CS_GUAR], m)
+        p = qsf[c, QSF_CS_PRIO]
         if (
             best < 0
             or (best_zero and not zero)
-            or (zero == best_zero and (u < best_u or (u == best_u and a > best_abs)))
+            or (zero == best_zero and _cs_before(u, p, a, best_u, best_p, best_abs))
         ):
             best = c
             best_zero = zero
             best_u = u
             best_abs = a
+            best_p = p
     return best
 
 

@@ -166,7 +166,8 @@ QSF_MIN_TO, QSF_FAIR_TO, QSF_THRESH = 6, 7, 8
 QSF_CS_GUAR, QSF_CS_ABS, QSF_CS_ULF, QSF_CS_MULP = 9, 10, 11, 12
 QSF_CS_AM, QSF_CS_APPS, QSF_CS_UAPPS = 13, 14, 15
 QSF_CS_NOPREEMPT = 16  # disable_preemption (inherited): 1, the monitor takes nothing from it
-N_QSF = 17
+QSF_CS_PRIO = 17  # the priority its parent orders it by (0 unless priority-utilization)
+N_QSF = 18
 # queue state float / int
 QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
 QF_APP_FAIR = 16  # leaf whose apps are alike (`_alike_apps`): each app's fair share

@@ -22,11 +22,12 @@ class Capacity(EngineState):
         return self.q.capacity
 
     def _cs_best_child(self, q: int, d: int, tried: set[int]) -> int | None:
-        """The child to offer the node to: capacity > 0 first, then lower used / guarantee
-        (used / cluster between zero-capacity children), then larger capacity, then order."""
+        """The child to offer the node to: capacity > 0 first, then, among children on the
+        same side, `_cs_order` (used / guarantee, or used / cluster between zero-capacity
+        children; priorities under a priority-utilization parent), then document order."""
         m = self.s.min_allocation_mb
         best: int | None = None
-        best_key: tuple[bool, float, float] = (True, 0.0, 0.0)
+        best_key: tuple[bool, float, float, float] = (True, 0.0, 0.0, 0.0)
         for c in self._children(q):
             if c in tried or self.q_pend_run[c, d] <= 0:
                 continue
@@ -36,8 +37,8 @@ class Capacity(EngineState):
             zero = a <= 0.0
             used = float(self.q_usage[c, 0])
             u = used / self.cluster[0] if zero else used / max(float(self.cs.guarantee_mb[c]), m)
-            key = (zero, u, -a)
-            if best is None or key < best_key:
+            key = (zero, u, float(self.cs.priority[c]), a)
+            if best is None or _cs_order(key, best_key) < 0:
                 best, best_key = c, key
         return best
 
@@ -132,3 +133,18 @@ class Capacity(EngineState):
                 apps, key=lambda j: (float(self.job_usage[j, 0]), float(self.p.job_submit[j]), j)
             )
         return sorted(apps)
+
+
+def _cs_order(a: tuple[bool, float, float, float], b: tuple[bool, float, float, float]) -> int:
+    """PriorityUtilizationQueueOrderingPolicy's comparator on (zero capacity, used capacity,
+    priority, capacity): a child with capacity before one without; of different
+    priorities, the higher first when both are under their guarantee (used < 1) or both at
+    or over it; else the less used first, then the larger capacity."""
+    (zero_a, u_a, p_a, cap_a), (zero_b, u_b, p_b, cap_b) = a, b
+    if zero_a != zero_b:
+        return 1 if zero_a else -1
+    if p_a != p_b and (u_a < 1.0) == (u_b < 1.0):
+        return -1 if p_a > p_b else 1
+    if u_a != u_b:
+        return -1 if u_a < u_b else 1
+    return -1 if cap_a > cap_b else (1 if cap_a < cap_b else 0)
