@@ -238,6 +238,37 @@ def _allocation(data: bytes, seed: Seed, work: Path) -> object:
     return table
 
 
+def _site(data: bytes, seed: Seed, work: Path) -> object:
+    """A yarn-site.xml or mapred-site.xml as each Hadoop version reads it, and what it
+    says of the settings the predictor leaves out (`whatif.predictor.unmodelled`). The
+    seeds are not named yarn-site.xml or mapred-site.xml, so no earlier input is read as
+    a sibling (`read_site`) and each verdict depends on its input alone."""
+    from whatif.predictor.site import preemption_source, read_site
+
+    path = _file(work, seed, data)
+    for version in (1, 3):
+        site = read_site(path, hadoop_version=version)
+        site.scheduler_mismatch(capacity=False)
+        site.scheduler_mismatch(capacity=True)
+        preemption_source(site, version, None)
+        [str(setting) for setting in site.unmodelled]
+    return site
+
+
+def _capacity(data: bytes, seed: Seed, work: Path) -> object:
+    """A capacity-scheduler.xml: validated (its unmodelled settings included) and, when
+    Hadoop would load it, the predictor's view of it."""
+    from whatif.capacity import ConfigurationDocument, validate
+    from whatif.cluster import Cluster
+    from whatif.predictor.capacity import capacity_allocation
+
+    document = ConfigurationDocument.from_bytes(data, source=seed.name)
+    issues = validate(document)
+    if any(issue.severity == "error" for issue in issues):
+        return issues
+    return capacity_allocation(document, Cluster.parse("nodes=4,memory-mb=8192,vcores=8"))
+
+
 def _templates(data: bytes, seed: Seed, work: Path) -> object:
     from tempo.templates import load_templates
 
@@ -388,6 +419,24 @@ def _model_seed() -> bytes:
     return path.read_bytes()
 
 
+#: A site file setting every property `whatif.predictor.unmodelled` judges.
+SITE_WATCHED = b"""<configuration>
+<property><name>yarn.resourcemanager.scheduler.class</name>
+<value>org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler</value></property>
+<property><name>yarn.scheduler.fair.locality.threshold.node</name><value>0.5</value></property>
+<property><name>yarn.scheduler.fair.locality.threshold.rack</name><value>0.7</value></property>
+<property><name>yarn.scheduler.fair.locality-delay-node-ms</name><value>2000</value></property>
+<property><name>yarn.scheduler.fair.locality-delay-rack-ms</name><value>4000</value></property>
+<property><name>mapred.jobtracker.taskScheduler</name>
+<value>org.apache.hadoop.mapred.FairScheduler</value></property>
+<property><name>mapred.fairscheduler.weightadjuster</name>
+<value>org.apache.hadoop.mapred.NewJobWeightBooster</value></property>
+<property><name>mapred.fairscheduler.preemption</name><value>true</value></property>
+<property><name>mapred.fairscheduler.preemption.only.log</name><value>true</value></property>
+</configuration>
+"""
+
+
 def _seeds(*paths: Path) -> tuple[Seed, ...]:
     return tuple(Seed(p.name, p.read_bytes()) for p in paths)
 
@@ -409,6 +458,26 @@ def targets() -> dict[str, Target]:
     made = [
         Target("allocation", _seeds(*alloc), _allocation),
         Target("templates", _seeds(*sorted((ROOT / "templates").glob("*/*.qs"))), _templates),
+        Target(
+            "site",
+            (
+                Seed("site-yarn.xml", (ROOT / "configs" / "sample-yarn-site.xml").read_bytes()),
+                Seed(
+                    "mapred-site.xml",
+                    (HADOOP / "yarn-site" / "sls-sample-fair-site.xml").read_bytes(),
+                ),
+                Seed("yarn-site.xml", SITE_WATCHED),
+            ),
+            _site,
+        ),
+        Target(
+            "capacity",
+            _seeds(
+                *sorted((ROOT / "configs").glob("*capacity*.xml")),
+                HADOOP / "alloc" / "sls-sample-capacity-scheduler.xml",
+            ),
+            _capacity,
+        ),
         Target("space", _seeds(ROOT / "configs" / "space-two-tenant.toml"), _space),
         Target(
             "cluster-spec",

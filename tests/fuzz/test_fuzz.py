@@ -1,8 +1,9 @@
 """Property-based fuzzing of every parser and of `tempo config set` round trips.
 
-Every parser of ``benchmarks/fuzz_targets.py`` (allocation files, QS templates,
-space files, cluster specs, durations, workload shifts, deadlines, RM responses,
-workload models, and the SLS, Rumen, jhist, REST, SWIM and native trace readers)
+Every parser of ``benchmarks/fuzz_targets.py`` (allocation files, site files,
+capacity-scheduler.xml files, QS templates, space files, cluster specs, durations,
+workload shifts, deadlines, RM responses, workload models, and the SLS, Rumen, jhist,
+REST, SWIM and native trace readers)
 gets hypothesis-drawn mutations of its seeds and must accept the input or refuse
 it with tempo's own error in one line. The SLS and Rumen seeds go through the
 readers' columnar fast paths (a mutation they decline reaches the precise path);
