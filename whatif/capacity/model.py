@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -170,6 +170,9 @@ class EffectiveQueue:
     and ``maximum_applications_per_user`` are for leaves only (None for parents).
     ``priority`` is the queue's ``priority`` (0), which a ``priority-utilization``
     parent orders its children by (`PriorityUtilizationQueueOrderingPolicy`).
+    ``user_weights`` are the ``user-settings.<user>.weight`` in force for the queue: its
+    ancestors' overridden by its own (``getUserWeightsFromHierarchy``); a user not named
+    weighs 1.
     """
 
     path: str
@@ -192,6 +195,7 @@ class EffectiveQueue:
     max_parallel_apps: int | None
     disable_preemption: bool
     priority: int = 0
+    user_weights: Mapping[str, float] = field(default_factory=dict)
 
 
 def read_capacity(doc: ConfigurationDocument, path: str) -> CapacityValue | None:
@@ -409,7 +413,29 @@ def _effective_queue(
         max_parallel_apps=parallel if parallel >= 0 else None,
         disable_preemption=java_boolean(disable, parent.disable_preemption if parent else False),
         priority=_int(doc, key(path, "priority"), 0),
+        user_weights={**(parent.user_weights if parent else {}), **read_user_weights(doc, path)},
     )
+
+
+#: ``user-settings.<user>.weight``: the queue's own user weights are the properties
+#: under this prefix of the queue's, ending in this suffix.
+USER_SETTINGS, WEIGHT_SUFFIX = "user-settings.", ".weight"
+
+
+def read_user_weights(doc: ConfigurationDocument, path: str) -> dict[str, float]:
+    """The user weights `path` sets itself (``UserWeights.createByConfig``); a value that
+    is not a number is left out here (`whatif.capacity.validate` reports it)."""
+    prefix = key(path, USER_SETTINGS)
+    weights = {}
+    for name, prop in doc.values.items():
+        if not (name.startswith(prefix) and name.endswith(WEIGHT_SUFFIX)) or prop.raw is None:
+            continue
+        user = name[len(prefix) : -len(WEIGHT_SUFFIX)]
+        try:
+            weights[user] = parse_java_float(prop.raw)
+        except ValueError:
+            continue
+    return weights
 
 
 def child_shares(doc: ConfigurationDocument, node: QueueNode) -> dict[str, float | None]:

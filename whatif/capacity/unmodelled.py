@@ -9,8 +9,6 @@ the setting acts:
   ``priority-utilization`` and whose children's priorities differ (the allocation order
   they set, ``PriorityUtilizationQueueOrderingPolicy``, is predicted; the monitor's ideal
   allocation ranks by them too, which is not); under ``utilization`` they order nothing;
-- user weights (``user-settings.<user>.weight`` other than 1: ``UsersManager`` divides
-  a leaf's user limit by them);
 - ``ordering-policy.fair.enable-size-based-weight`` on a leaf ordered ``fair``
   (``FairOrderingPolicy`` then weighs apps by their demand);
 - node labels (``accessible-node-labels.<label>.*``, ``default-node-label-expression``):
@@ -27,7 +25,7 @@ from collections.abc import Iterator
 
 from whatif.capacity.document import ConfigurationDocument, Property
 from whatif.capacity.model import PREFIX, QueueNode, effective_queues, key
-from whatif.capacity.values import java_boolean, parse_java_float, parse_java_int
+from whatif.capacity.values import java_boolean, parse_java_int
 
 #: How a warning ends: what tempo predicts instead.
 _INSTEAD = "; tempo does not model this and predicts as if it were unset"
@@ -52,7 +50,6 @@ def unmodelled(doc: ConfigurationDocument, tree: QueueNode) -> Iterator[tuple[in
             prop = doc.get(key(path, name))
             if prop is not None and java_boolean(prop.raw, False):
                 yield prop.line, f"{prop.name} = true: {_WHAT[name]}{_INSTEAD}"
-        yield from _user_weights(doc, path)
     labels = _label_settings(doc)
     if labels:
         first = min(labels, key=lambda p: p.line)
@@ -100,24 +97,6 @@ def _priorities(doc: ConfigurationDocument, node: QueueNode) -> Iterator[tuple[i
 def _first_line(doc: ConfigurationDocument, node: QueueNode) -> int:
     prop = doc.get(key(node.path, "queues"))
     return prop.line if prop is not None else doc.line
-
-
-def _user_weights(doc: ConfigurationDocument, path: str) -> Iterator[tuple[int, str]]:
-    prefix = key(path, "user-settings.")
-    for name, prop in doc.values.items():
-        if not (name.startswith(prefix) and name.endswith(".weight")) or prop.raw is None:
-            continue
-        try:
-            weight = parse_java_float(prop.raw)
-        except ValueError:
-            continue
-        if weight != 1.0:
-            user = name[len(prefix) : -len(".weight")]
-            yield (
-                prop.line,
-                f"{name} = {prop.raw.strip()}: user {user}'s share of {path}'s user limit "
-                f"is weighted{_INSTEAD}: every user with weight 1",
-            )
 
 
 def _label_settings(doc: ConfigurationDocument) -> list[Property]:

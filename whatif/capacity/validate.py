@@ -52,6 +52,8 @@ from whatif.capacity.model import (
     PREFIX,
     QUEUE_SETTINGS,
     ROOT,
+    USER_SETTINGS,
+    WEIGHT_SUFFIX,
     QueueNode,
     child_names,
     effective_queues,
@@ -139,6 +141,7 @@ class _Checker:
                 self.check_children(node)
         self.check_unknown_queues(tree)
         self.check_absolute_bounds()
+        self.check_user_weights(tree)
         for line, message in unmodelled(doc, tree):
             self.warn(line, message)
 
@@ -323,6 +326,39 @@ class _Checker:
             return parse_java_float(prop.raw)
         except ValueError:
             return None
+
+    def check_user_weights(self, tree: QueueNode) -> None:
+        """``user-settings.<user>.weight``: a number (``new Float``), and in each leaf each
+        weight in force within [0, 100 / minimum-user-limit-percent]
+        (``UserWeights.validateForLeafQueue``: the RM refuses the file otherwise)."""
+        for node in tree.walk():
+            prefix = key(node.path, USER_SETTINGS)
+            for name, prop in self.doc.values.items():
+                if name.startswith(prefix) and name.endswith(WEIGHT_SUFFIX) and prop.raw:
+                    try:
+                        parse_java_float(prop.raw)
+                    except ValueError as error:
+                        self.error(prop.line, f"{name}: expected a number: {error}")
+        for path, queue in effective_queues(self.doc, cluster=self.cluster).items():
+            if not queue.is_leaf:
+                continue
+            ulp = queue.minimum_user_limit_percent
+            for user, weight in queue.user_weights.items():
+                if not 0.0 <= weight <= 100.0 / ulp:
+                    self.error(
+                        self._weight_line(path, user),
+                        f'Weight ({weight:g}) for user "{user}" must be between 0 and 100 / '
+                        f"{ulp:g} (= {100.0 / ulp:g}, the number of concurrent active users "
+                        f"in {path})",
+                    )
+
+    def _weight_line(self, path: str, user: str) -> int:
+        """The line of the weight of `user` in force at `path` (its own or an ancestor's)."""
+        while True:
+            found = self.doc.get(key(path, f"{USER_SETTINGS}{user}{WEIGHT_SUFFIX}"))
+            if found is not None or "." not in path:
+                return found.line if found is not None else self.doc.line
+            path = path.rsplit(".", 1)[0]
 
     # ------------------------------------------------------------- siblings
     def check_children(self, node: QueueNode) -> None:

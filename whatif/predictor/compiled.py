@@ -312,6 +312,7 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     jsf = np.zeros((nj, K.N_JSF))
     jsf[:, K.JSF_SUBMIT] = p.job_submit
     jsf[:, K.JSF_AM : K.JSF_AM + 2] = p.job_am
+    jsf[:, K.JSF_CS_UW] = p.job_user_weight
     jf = np.zeros((nj, K.N_JF))
     jf[:, K.JF_FINISH] = np.nan
     jf[:, K.JF_HANG_NEXT] = -np.inf

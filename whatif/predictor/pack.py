@@ -99,6 +99,9 @@ class Packed:
     job_stage_ptr: np.ndarray  # (nj + 1,) CSR into stages
     user_names: tuple[str, ...]
     user_max_apps: np.ndarray  # (nu,) int64, -1 unlimited
+    # (nj,) float64: the weight of the job's user in its leaf (the Capacity Scheduler's
+    # user-settings.<user>.weight, `user_weights`); 1 elsewhere
+    job_user_weight: np.ndarray
     # stages (ns,)
     stage_kind: np.ndarray  # int64 index into stage_kinds
     stage_kinds: tuple[str, ...]  # the distinct stage names ("map", "reduce", ...)
@@ -343,6 +346,7 @@ def pack(
         queues=pq,
         slot_mode=slot_mode,
         job_queue=job_queue,
+        job_user_weight=user_weights(allocation, pq.names, job_queue, job),
         **job,
         **stage,
         **requests,
@@ -358,6 +362,30 @@ def pack(
         locality=locality,
     )
     return packed, allocation
+
+
+def user_weights(
+    allocation: EffectiveAllocation,
+    names: tuple[str, ...],
+    job_queue: np.ndarray,
+    job: dict[str, Any],
+) -> np.ndarray:
+    """Each job's user's weight in its leaf: the Capacity Scheduler's
+    ``user-settings.<user>.weight`` in force there (`whatif.capacity.EffectiveQueue`), 1
+    for a user it does not name and under the Fair Scheduler."""
+    weights = np.ones(len(job_queue))
+    if not isinstance(allocation, CapacityAllocation):
+        return weights
+    users = job["user_names"]
+    pairs, inverse = np.unique(
+        np.column_stack([job_queue, job["job_user"]]), axis=0, return_inverse=True
+    )
+    found = [
+        allocation.capacity[names[q]].user_weights.get(users[u], 1.0) for q, u in pairs.tolist()
+    ]
+    if found:
+        weights[:] = np.asarray(found, dtype=float)[inverse.reshape(-1)]
+    return weights
 
 
 def _job_fields(

@@ -58,34 +58,24 @@ def test_qs_predicts_under_the_capacity_file():
 
 
 def test_predicting_commands_warn_of_settings_the_predictor_leaves_out(tmp_path, caplog):
-    """A user weight in the capacity file is a warning naming its line (stderr, through
-    logging) in `qs` and `optimize`, as the allocation file's warnings are."""
-    weighted = tmp_path / "capacity-scheduler.xml"
-    weighted.write_text(
-        TWO.read_text().replace(
-            "</configuration>",
-            "<property><name>yarn.scheduler.capacity.root.prod.user-settings.alice.weight"
-            "</name><value>3</value></property>\n</configuration>",
-        )
+    """A reservable queue in the capacity file (the reservation system, not modelled) is a
+    warning naming its line (stderr, through logging) in `qs` and `optimize`, as the
+    allocation file's warnings are."""
+    reservable = "<property><name>yarn.scheduler.capacity.root.prod.reservable</name><value>true</value></property>"
+    marked = tmp_path / "capacity-scheduler.xml"
+    marked.write_text(
+        TWO.read_text().replace("</configuration>", f"{reservable}\n</configuration>")
     )
-    line = (
-        weighted.read_text()
-        .splitlines()
-        .index(
-            "<property><name>yarn.scheduler.capacity.root.prod.user-settings.alice.weight"
-            "</name><value>3</value></property>"
-        )
-        + 1
-    )
-    expected = f"{weighted}: line {line}: yarn.scheduler.capacity.root.prod.user-settings"
+    line = marked.read_text().splitlines().index(reservable) + 1
+    expected = f"{marked}: line {line}: yarn.scheduler.capacity.root.prod.reservable = true"
     with caplog.at_level("WARNING", logger="tempo"):
-        result = _two_tenant("qs", "--config", weighted, "--json")
+        result = _two_tenant("qs", "--config", marked, "--json")
     assert result.exit_code == 0, result.output
     assert expected in caplog.text and "tempo does not model this" in caplog.text
     caplog.clear()
     with caplog.at_level("WARNING", logger="tempo"):
         optimized = _two_tenant(
-            "optimize", "--config", weighted, "-o", tmp_path / "o.xml", "--iterations", "1",
+            "optimize", "--config", marked, "-o", tmp_path / "o.xml", "--iterations", "1",
             "--batch-size", "2", "--json",
         )  # fmt: skip
     assert optimized.exit_code in (0, 1), optimized.output

@@ -58,12 +58,30 @@ def test_queue_priorities_count_under_priority_utilization_when_they_differ(extr
         assert "predicts its rounds by used capacity alone" in message
 
 
-def test_user_weights_other_than_one():
-    found = unmodelled(
-        two(**{"root.a.user-settings.alice.weight": "2.5", "root.a.user-settings.bob.weight": "1"})
+def test_user_weights_are_modelled_and_checked_as_hadoop_checks_them():
+    """A user weight is predicted (no warning); one above 100 / minimum-user-limit-percent,
+    or below 0, is an error Hadoop refuses the file for (UserWeights.validateForLeafQueue),
+    an ancestor's weight counting in each leaf below it; a weight that is not a number too."""
+    weighted = two(**{"root.a.user-settings.alice.weight": "0.5"})
+    assert unmodelled(weighted) == [] and not _errors(weighted)
+    high = two(**{"root.user-settings.alice.weight": "2"})
+    assert _errors(high) == [
+        (5, 'Weight (2) for user "alice" must be between 0 and 100 / 100 (= 1, the number of '
+         "concurrent active users in root.a)"),
+        (5, 'Weight (2) for user "alice" must be between 0 and 100 / 100 (= 1, the number of '
+         "concurrent active users in root.b)"),
+    ]  # fmt: skip
+    allowed = two(
+        **{"root.a.user-settings.alice.weight": "2", "root.a.minimum-user-limit-percent": "50"}
     )
-    ((line, message),) = found
-    assert line == 5 and "user alice's share of root.a's user limit" in message
+    assert not _errors(allowed)
+    assert _errors(two(**{"root.a.user-settings.bob.weight": "heavy"}))[0][1].startswith(
+        "yarn.scheduler.capacity.root.a.user-settings.bob.weight: expected a number"
+    )
+
+
+def _errors(props: dict[str, str]) -> list[tuple[int, str]]:
+    return [(i.line, i.message) for i in validate(conf(props)) if i.severity == "error"]
 
 
 def test_size_based_weight_only_on_a_fair_leaf():

@@ -149,6 +149,24 @@ def test_priority_utilization_serves_the_higher_priority_while_both_are_under(en
     assert got["ja"] == ([23.0, 24.0, 25.0], 35.0)
 
 
+@pytest.mark.parametrize(("weight", "first", "second"), [(2, 8, 0), (1, 5, 3)])
+def test_a_user_weight_scales_its_user_limit(engine, weight, first, second):
+    """minimum-user-limit-percent 50 (so weights up to 100 / 50 = 2 are allowed), 8
+    containers: the leaf's user limit is max(ceil((active used + m) / summed weights),
+    50 % of 8192) = 4096 throughout; u1's own is that times its weight. Weight 2: 8192,
+    and u1's job (first in fifo) takes the whole cluster; weight 1: 4096, one container
+    past it (5), and u2's job takes the other 3 (UsersManager)."""
+    props = {
+        "root.queues": "a",
+        "root.a.capacity": 100,
+        "root.a.minimum-user-limit-percent": 50,
+        "root.a.user-settings.u1.weight": weight,
+    }
+    got = run([job("j1", "a", 0, 8, user="u1"), job("j2", "a", 0, 8, user="u2")], props, engine)
+    assert got["j1"][0] == [0.0] * first + [10.0] * (8 - first)
+    assert got["j2"][0] == [0.0] * second + [10.0] * (8 - second)
+
+
 def test_fifo_inside_a_leaf(engine):
     """fifo (default): the first app takes every container it asks for; the second waits."""
     props = {"root.queues": "a", "root.a.capacity": 100}
@@ -254,6 +272,7 @@ def capacity_scenarios(draw):
             ("max-parallel-apps", [None, None, 1]),
             ("ordering-policy", ["fifo", "fair"]),
             ("priority", [None, 0, 2]),
+            ("user-settings.u1.weight", [None, 0.5]),
         ),
     )
     props["root.ordering-policy"] = draw(st.sampled_from(["utilization", "priority-utilization"]))

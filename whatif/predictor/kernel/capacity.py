@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.state import (
     C_CS_MINALLOC,
@@ -43,6 +45,7 @@ from whatif.predictor.kernel.state import (
     JS_QUEUE,
     JS_USER,
     JSF_AM,
+    JSF_CS_UW,
     JSF_SUBMIT,
     QF_AM,
     QF_PRUN,
@@ -158,10 +161,12 @@ def _unmark_users(W, leaf):
 @kernel_jit
 def _cs_users(W, leaf, active_only):
     """How many users the leaf's runnable apps have (`active_only`: users with an app
-    asking for something), and those users' usage (MB). Marks users in jbuf[:, 0]."""
-    js, jf, ji, qi, jbuf = W[6], W[8], W[9], W[4], W[30]
+    asking for something), those users' usage (MB), and the sum of their weights (Java
+    float, as UsersManager sums them). Marks users in jbuf[:, 0]."""
+    js, jsf, jf, ji, qi, jbuf = W[6], W[7], W[8], W[9], W[4], W[30]
     _unmark_users(W, leaf)
     n = 0
+    weights = np.float32(0.0)
     j = qi[leaf, QI_APP_HEAD]
     while j >= 0:
         u = js[j, JS_USER]
@@ -169,6 +174,7 @@ def _cs_users(W, leaf, active_only):
         if jbuf[u, 0] == 0 and (asking or not active_only):
             jbuf[u, 0] = 1
             n += 1
+            weights += np.float32(jsf[j, JSF_CS_UW])
         j = ji[j, JI_APP_NEXT]
     used = 0.0
     j = qi[leaf, QI_APP_HEAD]
@@ -176,26 +182,28 @@ def _cs_users(W, leaf, active_only):
         if jbuf[js[j, JS_USER], 0] == 1:
             used += jf[j, JF_USE]
         j = ji[j, JI_APP_NEXT]
-    return n, used
+    return n, used, weights
 
 
 @kernel_jit
 def _cs_user_limit(W, leaf):
-    """UsersManager.computeUserLimit (3.x, user weights 1): max(ceil((active users' used +
-    m) / #active users), ceil(floor(C * minimum-user-limit-percent) / 100)), capped at
-    guarantee * user-limit-factor (factor -1 or no guarantee: the maximum), rounded up to m;
-    C is the guarantee while the leaf uses less, else its usage + m."""
+    """UsersManager.computeUserLimit (3.x): max(ceil((active users' used + m) / their summed
+    weights), ceil(floor(C * minimum-user-limit-percent) / 100)), capped at guarantee *
+    user-limit-factor (factor -1 or no guarantee: the maximum), rounded up to m; C is the
+    guarantee while the leaf uses less, else its usage + m. The division is Java's long /
+    float (``divideAndCeil``, 0 for a zero sum); a user's own limit is this times its
+    weight (`_cs_weighted`)."""
     qsf, qf, cfg = W[1], W[3], W[25]
     m = cfg[C_CS_MINALLOC]
     guar = qsf[leaf, QSF_CS_GUAR]
     cap_q = max(guar, m)
     consumed = qf[leaf, QF_USE]
     current = cap_q if consumed < cap_q else consumed + m
-    n, active_used = _cs_users(W, leaf, True)
-    limit = max(
-        math.ceil((active_used + m) / max(n, 1)),
-        math.ceil(math.floor(current * qsf[leaf, QSF_CS_MULP]) / 100.0),
-    )
+    _, active_used, weights = _cs_users(W, leaf, True)
+    per_user = 0.0
+    if weights != 0.0:
+        per_user = math.ceil(np.float32(active_used + m) / weights)
+    limit = max(per_user, math.ceil(math.floor(current * qsf[leaf, QSF_CS_MULP]) / 100.0))
     factor = qsf[leaf, QSF_CS_ULF]
     if factor == -1.0 or guar <= 0.0:
         limit = min(limit, qsf[leaf, QSF_MAX])
@@ -205,27 +213,36 @@ def _cs_user_limit(W, leaf):
 
 
 @kernel_jit
+def _cs_weighted(W, limit, j):
+    """App `j`'s user's own limit (getComputedResourceLimitForActiveUsers): the leaf's user
+    limit times the user's weight, rounded down to m (``multiplyAndNormalizeDown``)."""
+    m = W[25][C_CS_MINALLOC]
+    return math.floor(math.floor(limit * W[7][j, JSF_CS_UW]) / m) * m
+
+
+@kernel_jit
 def _cs_user_room(W, j, leaf):
     """The user's part of LeafQueue.getHeadroom, the headroom the RM reports to app `j`'s
     MapReduce AM: its user's limit - the user's usage in the leaf, rounded down to m."""
     m = W[25][C_CS_MINALLOC]
     used, _ = _cs_user_used(W, leaf, W[6][j, JS_USER])
-    return math.floor((_cs_user_limit(W, leaf) - used) / m) * m
+    return math.floor((_cs_weighted(W, _cs_user_limit(W, leaf), j) - used) / m) * m
 
 
 @kernel_jit
 def _cs_user_ok(W, j, leaf):
     """LeafQueue.canAssignToUser: the app's user is not above its user limit."""
     used, _ = _cs_user_used(W, leaf, W[6][j, JS_USER])
-    return used <= _cs_user_limit(W, leaf)
+    return used <= _cs_weighted(W, _cs_user_limit(W, leaf), j)
 
 
 @kernel_jit
 def _cs_am_ok(W, j, leaf):
     """The AM limits of LeafQueue.activateApplications for app `j`'s AM: the leaf's
     (percent of the larger of its guarantee and its current limit) and its user's
-    (guarantee * percent * min(max(minimum-user-limit-percent / 100, 1 / users), 1) *
-    user-limit-factor), rounded up to m; waived while the leaf has no AM usage."""
+    (guarantee * percent * min(max(minimum-user-limit-percent / 100, 1 / users) * the
+    user's weight, 1) * user-limit-factor), rounded up to m; waived while the leaf has no
+    AM usage."""
     qsf, qf, cfg, jsf = W[1], W[3], W[25], W[7]
     used_am = qf[leaf, QF_AM]
     if used_am <= 0.0:
@@ -238,9 +255,10 @@ def _cs_am_ok(W, j, leaf):
     queue_limit = math.ceil(max(guar, current) * pct / m) * m
     if used_am + am > queue_limit:
         return False
-    users, _ = _cs_users(W, leaf, False)
+    users, _, _ = _cs_users(W, leaf, False)
     factor = qsf[leaf, QSF_CS_ULF]
-    share = min(max(qsf[leaf, QSF_CS_MULP] / 100.0, 1.0 / max(users, 1)), 1.0)
+    share = max(qsf[leaf, QSF_CS_MULP] / 100.0, 1.0 / max(users, 1))
+    share = min(share * jsf[j, JSF_CS_UW], 1.0)  # times the user's weight
     user_limit = guar * pct if factor == -1.0 else guar * pct * share * factor
     user_limit = min(math.ceil(user_limit / m) * m, queue_limit)
     _, user_am = _cs_user_used(W, leaf, W[6][j, JS_USER])

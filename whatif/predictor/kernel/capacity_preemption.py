@@ -67,7 +67,7 @@ import math
 import numpy as np
 
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.capacity import _cs_user_limit, _unmark_users
+from whatif.predictor.kernel.capacity import _cs_user_limit, _cs_weighted, _unmark_users
 from whatif.predictor.kernel.phases import _am_preempted, _end_attempt
 from whatif.predictor.kernel.state import (
     AI_LIVE,
@@ -123,7 +123,7 @@ def _f32_ratio(a, b):
 def _cs_pending(W, leaf):
     """The leaf's pending memory within user limits (see the module docstring)."""
     js, jf, ji, qi, jbuf = W[6], W[8], W[9], W[4], W[30]
-    limit = _cs_user_limit(W, leaf)
+    common = _cs_user_limit(W, leaf)
     _unmark_users(W, leaf)
     total = 0.0
     j = qi[leaf, QI_APP_HEAD]
@@ -131,6 +131,7 @@ def _cs_pending(W, leaf):
         u = js[j, JS_USER]
         if jbuf[u, 0] == 0:
             jbuf[u, 0] = 1
+            limit = _cs_weighted(W, common, j)  # the user's own (its weight in the leaf)
             used = 0.0
             pend = 0.0
             k = j

@@ -198,7 +198,8 @@ JS_QUEUE, JS_USER, JS_RANK, JS_HAS_AM, JS_ST_LO, JS_ST_HI = 0, 1, 2, 3, 4, 5
 JS_ORDER = 6  # rank of (start time, name rank): the apps' final tie-break as one number
 N_JS = 7
 JSF_SUBMIT, JSF_AM = 0, 1
-N_JSF = 3
+JSF_CS_UW = 3  # the weight of the job's user in its leaf (the Capacity Scheduler's; else 1)
+N_JSF = 4
 # job state float / int
 JF_USE, JF_PEND, JF_FAIR, JF_LFAIR, JF_NCHECK, JF_FSTARV, JF_MSTARV, JF_TBP, JF_FINISH = (
     0,

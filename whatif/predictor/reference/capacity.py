@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from whatif.predictor.capacity import PackedCapacity
 from whatif.predictor.reference.protocol import EngineState
 
@@ -55,14 +57,24 @@ class Capacity(EngineState):
         am = sum(float(self.p.job_am[j, 0]) for j in mine if self.job_am_state[j] >= 2)
         return used, am
 
-    def _cs_users(self, leaf: int, active_only: bool) -> tuple[int, float]:
-        """The number of the leaf's users (`active_only`: with an app asking), and their usage."""
+    def _cs_users(self, leaf: int, active_only: bool) -> tuple[int, float, np.float32]:
+        """The number of the leaf's users (`active_only`: with an app asking), their usage,
+        and the Java float sum of their weights (in the order the apps are listed)."""
         apps = self.leaf_apps[leaf]
-        users = {
-            int(self.p.job_user[j]) for j in apps if not active_only or (self.job_pend[j] > 0).any()
-        }
-        used = sum(float(self.job_usage[j, 0]) for j in apps if self.p.job_user[j] in users)
-        return len(users), used
+        first: dict[int, int] = {}  # user -> the first of its apps listed
+        for j in apps:
+            if not active_only or (self.job_pend[j] > 0).any():
+                first.setdefault(int(self.p.job_user[j]), j)
+        used = sum(float(self.job_usage[j, 0]) for j in apps if int(self.p.job_user[j]) in first)
+        weights = np.float32(0.0)
+        for j in first.values():
+            weights = np.float32(weights + np.float32(self.p.job_user_weight[j]))
+        return len(first), used, weights
+
+    def _cs_weighted(self, limit: float, j: int) -> float:
+        """App `j`'s user's own limit: the leaf's times the user's weight, rounded down to m."""
+        m = self.s.min_allocation_mb
+        return float(math.floor(math.floor(limit * float(self.p.job_user_weight[j])) / m) * m)
 
     def _cs_user_limit(self, leaf: int) -> float:
         """UsersManager.computeUserLimit (see the kernel's)."""
@@ -71,9 +83,12 @@ class Capacity(EngineState):
         cap_q = max(guar, m)
         consumed = float(self.q_usage[leaf, 0])
         current = cap_q if consumed < cap_q else consumed + m
-        n, active_used = self._cs_users(leaf, True)
+        _, active_used, weights = self._cs_users(leaf, True)
+        per_user = 0.0
+        if weights != 0.0:
+            per_user = math.ceil(np.float32(active_used + m) / weights)
         limit = max(
-            math.ceil((active_used + m) / max(n, 1)),
+            per_user,
             math.ceil(math.floor(current * float(self.cs.user_limit_percent[leaf])) / 100.0),
         )
         factor = float(self.cs.user_limit_factor[leaf])
@@ -87,11 +102,11 @@ class Capacity(EngineState):
         """The user's part of the headroom app `j`'s AM is told (see the kernel's)."""
         m = self.s.min_allocation_mb
         used, _ = self._cs_user_used(leaf, int(self.p.job_user[j]))
-        return float(math.floor((self._cs_user_limit(leaf) - used) / m) * m)
+        return float(math.floor((self._cs_weighted(self._cs_user_limit(leaf), j) - used) / m) * m)
 
     def _cs_user_ok(self, j: int, leaf: int) -> bool:
         used, _ = self._cs_user_used(leaf, int(self.p.job_user[j]))
-        return used <= self._cs_user_limit(leaf)
+        return used <= self._cs_weighted(self._cs_user_limit(leaf), j)
 
     def _cs_am_ok(self, j: int, leaf: int) -> bool:
         """The leaf's and the user's AM limits for app `j`'s AM (see the kernel's)."""
@@ -106,9 +121,10 @@ class Capacity(EngineState):
         queue_limit = math.ceil(max(guar, current) * pct / m) * m
         if used_am + am > queue_limit:
             return False
-        users, _ = self._cs_users(leaf, False)
+        users, _, _ = self._cs_users(leaf, False)
         factor = float(self.cs.user_limit_factor[leaf])
-        share = min(max(float(self.cs.user_limit_percent[leaf]) / 100.0, 1.0 / max(users, 1)), 1.0)
+        share = max(float(self.cs.user_limit_percent[leaf]) / 100.0, 1.0 / max(users, 1))
+        share = min(share * float(self.p.job_user_weight[j]), 1.0)
         raw = guar * pct if factor == -1.0 else guar * pct * share * factor
         user_limit = min(math.ceil(raw / m) * m, queue_limit)
         _, user_am = self._cs_user_used(leaf, int(self.p.job_user[j]))

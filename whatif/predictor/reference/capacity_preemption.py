@@ -27,12 +27,13 @@ class CapacityPreemption(EngineState):
 
     def _cs_pending(self, leaf: int) -> float:
         """Pending memory within user limits: per user, min(limit - used (>= 0), pending)."""
-        limit = self._cs_user_limit(leaf)
+        common = self._cs_user_limit(leaf)
         apps = self.leaf_apps[leaf]
         users = dict.fromkeys(int(self.p.job_user[j]) for j in apps)
         total = 0.0
         for u in users:
             mine = [j for j in apps if self.p.job_user[j] == u]
+            limit = self._cs_weighted(common, mine[0])  # the user's own (its weight)
             used = sum(float(self.job_usage[j, 0]) for j in mine)
             pend = sum(float(self.job_pend[j, 0]) for j in mine)
             total += min(max(limit - used, 0.0), pend)
