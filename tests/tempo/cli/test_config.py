@@ -176,9 +176,7 @@ def test_show_says_what_a_queue_created_under_each_parent_takes(run):
     assert child["root.sample_queue"] == "40000 MB, 0 vcores"
     assert child["root.sample_queue.sample_sub_queue"] is None
     table = run("config", "show", example).output
-    line = next(
-        x
-        for x in table.splitlines()
-        if x.startswith(" root.sample_queue.sample_sub_queue") and "MB" in x
-    )
-    assert line.rstrip().endswith("-")
+    block = next(b for b in table.split("\n\n") if "max_child" in b.splitlines()[0])
+    header, *rows = block.splitlines()
+    row = next(r for r in rows if r.startswith(" root.sample_queue.sample_sub_queue "))
+    assert row[header.index("max_child") :].split()[0] == "-"
