@@ -176,7 +176,8 @@ def test_show_says_what_a_queue_created_under_each_parent_takes(run):
     assert child["root.sample_queue"] == "40000 MB, 0 vcores"
     assert child["root.sample_queue.sample_sub_queue"] is None
     table = run("config", "show", example).output
-    block = next(b for b in table.split("\n\n") if "max_child" in b.splitlines()[0])
-    header, *rows = block.splitlines()
+    lines = table.splitlines()
+    at = next(i for i, x in enumerate(lines) if "max_child" in x)  # its table's header
+    header, rows = lines[at], lines[at + 2 :]
     row = next(r for r in rows if r.startswith(" root.sample_queue.sample_sub_queue "))
     assert row[header.index("max_child") :].split()[0] == "-"
