@@ -172,7 +172,8 @@ class EffectiveQueue:
     parent orders its children by (`PriorityUtilizationQueueOrderingPolicy`).
     ``user_weights`` are the ``user-settings.<user>.weight`` in force for the queue: its
     ancestors' overridden by its own (``getUserWeightsFromHierarchy``); a user not named
-    weighs 1.
+    weighs 1. ``size_based_weight`` is ``ordering-policy.fair.enable-size-based-weight``
+    (false), which a leaf ordered ``fair`` weighs its apps by (`FairOrderingPolicy`).
     """
 
     path: str
@@ -196,6 +197,7 @@ class EffectiveQueue:
     disable_preemption: bool
     priority: int = 0
     user_weights: Mapping[str, float] = field(default_factory=dict)
+    size_based_weight: bool = False
 
 
 def read_capacity(doc: ConfigurationDocument, path: str) -> CapacityValue | None:
@@ -414,6 +416,9 @@ def _effective_queue(
         disable_preemption=java_boolean(disable, parent.disable_preemption if parent else False),
         priority=_int(doc, key(path, "priority"), 0),
         user_weights={**(parent.user_weights if parent else {}), **read_user_weights(doc, path)},
+        size_based_weight=java_boolean(
+            doc.value(key(path, "ordering-policy.fair.enable-size-based-weight")), False
+        ),
     )
 
 

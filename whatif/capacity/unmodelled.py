@@ -9,8 +9,6 @@ the setting acts:
   ``priority-utilization`` and whose children's priorities differ (the allocation order
   they set, ``PriorityUtilizationQueueOrderingPolicy``, is predicted; the monitor's ideal
   allocation ranks by them too, which is not); under ``utilization`` they order nothing;
-- ``ordering-policy.fair.enable-size-based-weight`` on a leaf ordered ``fair``
-  (``FairOrderingPolicy`` then weighs apps by their demand);
 - node labels (``accessible-node-labels.<label>.*``, ``default-node-label-expression``):
   every node is predicted in the default partition;
 - ``reservable`` (the reservation system's plan queues);
@@ -38,10 +36,6 @@ def unmodelled(doc: ConfigurationDocument, tree: QueueNode) -> Iterator[tuple[in
         path = node.path
         if not node.is_leaf and policies[path] == "priority-utilization":
             yield from _priorities(doc, node)
-        if node.is_leaf and policies[path] == "fair":
-            prop = doc.get(key(path, "ordering-policy.fair.enable-size-based-weight"))
-            if prop is not None and java_boolean(prop.raw, False):
-                yield prop.line, f"{prop.name} = true: apps weigh by their demand{_INSTEAD}"
         for name in (
             "reservable",
             "auto-create-child-queue.enabled",

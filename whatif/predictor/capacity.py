@@ -267,7 +267,8 @@ class PackedCapacity:
     minimum-user-limit-percent, maximum-am-resource-percent, maximum-applications and its
     per-user limit (-1: none), disable_preemption (0/1), the priority the queue's parent
     orders it by (its ``priority`` under a ``priority-utilization`` parent, else 0:
-    `queue_priorities`); the containers one node heartbeat
+    `queue_priorities`), size-based weight (0/1: a ``fair`` leaf that enables it); the
+    containers one node heartbeat
     may get (`per_heartbeat`: maximum-container-assignments, -1 none) and off-switch
     containers it may get (`offswitch`); the locality delays (`CapacityAllocation`); and
     the preemption monitor's settings."""
@@ -284,6 +285,7 @@ class PackedCapacity:
     no_preemption: np.ndarray
     monitor: CapacityMonitor
     priority: np.ndarray
+    size_based_weight: np.ndarray
     offswitch: int = 1
     node_locality_delay: int = 40
     rack_locality_additional_delay: int = -1
@@ -337,6 +339,9 @@ def pack_capacity(
         ),
         monitor=allocation.monitor,
         priority=queue_priorities(allocation, names),
+        size_based_weight=np.array(
+            [float(q.is_leaf and q.ordering_policy == "fair" and q.size_based_weight) for q in qs]
+        ),
         offswitch=max(1, allocation.max_offswitch_assignments),
         node_locality_delay=allocation.node_locality_delay,
         rack_locality_additional_delay=allocation.rack_locality_additional_delay,

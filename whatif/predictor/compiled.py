@@ -161,6 +161,7 @@ def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         qsf[:, K.QSF_CS_UAPPS] = c.max_apps_per_user
         qsf[:, K.QSF_CS_NOPREEMPT] = c.no_preemption
         qsf[:, K.QSF_CS_PRIO] = c.priority
+        qsf[:, K.QSF_CS_SIZEW] = c.size_based_weight
     children = pq.children if len(pq.children) else np.zeros(1, dtype=np.int64)
     return qs, qsf, np.ascontiguousarray(children, dtype=np.int64)
 

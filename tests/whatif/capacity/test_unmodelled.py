@@ -84,11 +84,9 @@ def _errors(props: dict[str, str]) -> list[tuple[int, str]]:
     return [(i.line, i.message) for i in validate(conf(props)) if i.severity == "error"]
 
 
-def test_size_based_weight_only_on_a_fair_leaf():
+def test_size_based_weight_is_modelled():
     size = {"root.a.ordering-policy.fair.enable-size-based-weight": "true"}
-    assert unmodelled(two(**size)) == []  # a fifo leaf: the setting reads nothing
-    ((line, message),) = unmodelled(two(**size, **{"root.a.ordering-policy": "fair"}))
-    assert line == 5 and "apps weigh by their demand" in message
+    assert unmodelled(two(**size, **{"root.a.ordering-policy": "fair"})) == []
 
 
 def test_reservable_auto_created_queues_and_node_labels():

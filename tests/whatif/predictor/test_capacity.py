@@ -167,6 +167,25 @@ def test_a_user_weight_scales_its_user_limit(engine, weight, first, second):
     assert got["j2"][0] == [0.0] * second + [10.0] * (8 - second)
 
 
+@pytest.mark.parametrize(("size_based", "big", "small"), [(True, 5, 3), (False, 4, 4)])
+def test_size_based_weight_in_a_fair_leaf(engine, size_based, big, small):
+    """FairOrderingPolicy with enable-size-based-weight: an app's magnitude is its used
+    memory / log2(1 + its demand, used + pending). j1 (200 maps) holds the 8 containers
+    until 10; then j1 (demand 196,608 MB: weight 17.58) and j2 (8 maps, 8,192 MB: 13.0)
+    share the 8 freed: j1 first (tie at 0, submitted first), then the smaller magnitude
+    each time: j1 5, j2 3; without size-based weight they alternate, 4 and 4."""
+    props = {
+        "root.queues": "a",
+        "root.a.capacity": 100,
+        "root.a.user-limit-factor": -1,
+        "root.a.ordering-policy": "fair",
+        "root.a.ordering-policy.fair.enable-size-based-weight": str(size_based).lower(),
+    }
+    got = run([job("j1", "a", 0, 200, user="u1"), job("j2", "a", 1, 8, user="u2")], props, engine)
+    assert got["j1"][0].count(10.0) == big
+    assert got["j2"][0].count(10.0) == small
+
+
 def test_fifo_inside_a_leaf(engine):
     """fifo (default): the first app takes every container it asks for; the second waits."""
     props = {"root.queues": "a", "root.a.capacity": 100}
@@ -271,6 +290,7 @@ def capacity_scenarios(draw):
             ("maximum-applications", [None, 2]),
             ("max-parallel-apps", [None, None, 1]),
             ("ordering-policy", ["fifo", "fair"]),
+            ("ordering-policy.fair.enable-size-based-weight", [None, "true"]),
             ("priority", [None, 0, 2]),
             ("user-settings.u1.weight", [None, 0.5]),
         ),

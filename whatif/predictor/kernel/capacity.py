@@ -37,6 +37,7 @@ from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.state import (
     C_CS_MINALLOC,
     GI_WAIT_HEAD,
+    INF,
     JF_PEND,
     JF_USE,
     JI_AM_STATE,
@@ -62,6 +63,7 @@ from whatif.predictor.kernel.state import (
     QSF_CS_GUAR,
     QSF_CS_MULP,
     QSF_CS_PRIO,
+    QSF_CS_SIZEW,
     QSF_CS_UAPPS,
     QSF_CS_ULF,
     QSF_MAX,
@@ -292,10 +294,25 @@ def _cs_admit(W, j):
 
 
 @kernel_jit
+def _cs_magnitude(W, leaf, j):
+    """FairOrderingPolicy.getMagnitude of app `j`: its used memory, divided, in a leaf with
+    size-based weight, by log2(1 + its demand: used + pending memory)."""
+    jf = W[8]
+    used = jf[j, JF_USE]
+    if W[1][leaf, QSF_CS_SIZEW] == 0.0:
+        return used
+    weight = math.log1p(used + jf[j, JF_PEND]) / math.log(2.0)
+    if weight > 0.0:
+        return used / weight
+    return 0.0 if used == 0.0 else INF  # Java's x / 0.0 (0 / 0 is NaN: a tie, as 0 is)
+
+
+@kernel_jit
 def _cs_next_app(W, leaf, d, after_key0, after_key1, after_j, fair):
     """The leaf's next runnable app asking in `d` after (key0, key1, j) in policy order
     (-1: none) and its key. fifo: (0, 0, app), apps in submission order (Hadoop: priority,
-    all 0 here, then application id); fair (FairOrderingPolicy): (used MB, submit time, app)."""
+    all 0 here, then application id); fair (FairOrderingPolicy): (used MB, or its
+    size-based magnitude, `_cs_magnitude`; submit time; app)."""
     jf, ji, jsf, qi = W[8], W[9], W[7], W[4]
     best = -1
     b0 = 0.0
@@ -303,7 +320,7 @@ def _cs_next_app(W, leaf, d, after_key0, after_key1, after_j, fair):
     j = qi[leaf, QI_APP_HEAD]
     while j >= 0:
         if jf[j, JF_PEND + d] > 0.0:
-            k0 = jf[j, JF_USE] if fair else 0.0
+            k0 = _cs_magnitude(W, leaf, j) if fair else 0.0
             k1 = jsf[j, JSF_SUBMIT] if fair else 0.0
             later = k0 > after_key0 or (
                 k0 == after_key0 and (k1 > after_key1 or (k1 == after_key1 and j > after_j))

@@ -38,7 +38,8 @@ twin. Rules from Hadoop 3.x (``docs/capacity-scheduler.md``, section 6):
   to-preempt x ``natural_termination_factor``, rounded half up.
 - Victims (`_cs_take`), leaf by leaf in the tree's order (Hadoop: a hash set's), while
   the leaf's to-obtain is above 0: apps in reverse ordering-policy order (fifo: newest
-  first; fair: most used memory first, then the later submitted, then the later app),
+  first; fair: most used memory first (with size-based weight, the largest magnitude,
+  `capacity._cs_magnitude`), then the later submitted, then the later app),
   each app's running containers by request priority, numerically largest first
   (maps before reduces), then the newest first; a container is taken when its memory
   is within what is left of B, and is deducted from the to-obtain and from B. AM
@@ -67,7 +68,12 @@ import math
 import numpy as np
 
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.capacity import _cs_user_limit, _cs_weighted, _unmark_users
+from whatif.predictor.kernel.capacity import (
+    _cs_magnitude,
+    _cs_user_limit,
+    _cs_weighted,
+    _unmark_users,
+)
 from whatif.predictor.kernel.phases import _am_preempted, _end_attempt
 from whatif.predictor.kernel.state import (
     AI_LIVE,
@@ -279,7 +285,7 @@ def _cs_take(W, leaf, obtain, budget, nsel):
     """FifoCandidatesSelector on one leaf: select its containers into vict[nsel:];
     returns the new count and what is left of the budget."""
     li = W[51]
-    js, jsf, jf, ji, qs, qi = W[6], W[7], W[8], W[9], W[0], W[4]
+    js, jsf, ji, qs, qi = W[6], W[7], W[9], W[0], W[4]
     ss, ts, tsf, ai, gi, jbuf, vict = W[12], W[16], W[17], W[20], W[24], W[30], W[29]
     n = 0
     j = qi[leaf, QI_APP_HEAD]
@@ -294,7 +300,7 @@ def _cs_take(W, leaf, obtain, budget, nsel):
     fair = qs[leaf, QS_POLICY] == 0
     while j >= 0:
         apps[i] = j
-        k0[i] = jf[j, JF_USE] if fair else 0.0
+        k0[i] = _cs_magnitude(W, leaf, j) if fair else 0.0
         k1[i] = jsf[j, JSF_SUBMIT] if fair else 0.0
         i += 1
         j = ji[j, JI_APP_NEXT]

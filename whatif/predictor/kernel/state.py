@@ -167,7 +167,8 @@ QSF_CS_GUAR, QSF_CS_ABS, QSF_CS_ULF, QSF_CS_MULP = 9, 10, 11, 12
 QSF_CS_AM, QSF_CS_APPS, QSF_CS_UAPPS = 13, 14, 15
 QSF_CS_NOPREEMPT = 16  # disable_preemption (inherited): 1, the monitor takes nothing from it
 QSF_CS_PRIO = 17  # the priority its parent orders it by (0 unless priority-utilization)
-N_QSF = 18
+QSF_CS_SIZEW = 18  # 1: a fair leaf with ordering-policy.fair.enable-size-based-weight
+N_QSF = 19
 # queue state float / int
 QF_USE, QF_PALL, QF_PRUN, QF_AM, QF_FAIR, QF_LMIN, QF_LFAIR, QF_TBP = 0, 2, 4, 6, 8, 10, 12, 14
 QF_APP_FAIR = 16  # leaf whose apps are alike (`_alike_apps`): each app's fair share

@@ -142,13 +142,25 @@ class Capacity(EngineState):
         return not (user_limit >= 0 and mine >= user_limit)
 
     def _cs_apps_in_order(self, leaf: int, d: int) -> list[int]:
-        """The leaf's apps asking in `d`: fifo by app; fair by (used MB, submit time, app)."""
+        """The leaf's apps asking in `d`: fifo by app; fair by (used MB or its size-based
+        magnitude, submit time, app)."""
         apps = [j for j in self.leaf_apps[leaf] if self.job_pend[j, d] > 0]
         if self.q.policy[leaf] == 0:  # fair
             return sorted(
-                apps, key=lambda j: (float(self.job_usage[j, 0]), float(self.p.job_submit[j]), j)
+                apps,
+                key=lambda j: (self._cs_magnitude(leaf, j), float(self.p.job_submit[j]), j),
             )
         return sorted(apps)
+
+    def _cs_magnitude(self, leaf: int, j: int) -> float:
+        """FairOrderingPolicy.getMagnitude (see the kernel's)."""
+        used = float(self.job_usage[j, 0])
+        if not self.cs.size_based_weight[leaf]:
+            return used
+        weight = math.log1p(used + float(self.job_pend[j, 0])) / math.log(2.0)
+        if weight > 0.0:
+            return used / weight
+        return 0.0 if used == 0.0 else math.inf
 
 
 def _cs_order(a: tuple[bool, float, float, float], b: tuple[bool, float, float, float]) -> int:

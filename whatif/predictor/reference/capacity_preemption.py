@@ -143,7 +143,7 @@ class CapacityPreemption(EngineState):
         if self.q.policy[leaf] == 0:  # fair: most used first, then later submitted
             apps = sorted(
                 apps,
-                key=lambda j: (float(self.job_usage[j, 0]), float(p.job_submit[j]), j),
+                key=lambda j: (self._cs_magnitude(leaf, j), float(p.job_submit[j]), j),
                 reverse=True,
             )
         else:
