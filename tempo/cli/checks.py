@@ -59,10 +59,10 @@ def _log_warnings(path: str, issues: Sequence[Issue]) -> int:
 def warn_site(site: SiteSettings, *, capacity: bool) -> int:
     """Log each setting of `site` the predictions leave out, and a scheduler class other
     than the one predicted (the Capacity Scheduler when `capacity`); returns how many.
-    The Fair Scheduler's own settings are not judged when the Capacity Scheduler is."""
+    Only the predicted scheduler's settings are judged (`Unmodelled.scheduler`)."""
     problems = [site.scheduler_mismatch(capacity=capacity)]
-    if not capacity:
-        problems.extend(str(setting) for setting in site.unmodelled)
+    kind = "capacity" if capacity else "fair"
+    problems.extend(str(setting) for setting in site.unmodelled if setting.scheduler == kind)
     for problem in filter(None, problems):
         logger.warning("%s", problem)
     return sum(1 for problem in problems if problem)

@@ -13,7 +13,14 @@ What counts as set is Hadoop's own rule:
   default (FairScheduler.start), replaces rules the predictor follows;
 - the scheduler class (``yarn.resourcemanager.scheduler.class``, Hadoop 1's
   ``mapred.jobtracker.taskScheduler``) names the scheduler the cluster runs, which
-  may not be the one whose file is predicted (`scheduler_mismatch`).
+  may not be the one whose file is predicted (`scheduler_mismatch`);
+- the Capacity Scheduler's application priorities act only when
+  ``yarn.cluster.max-application-priority`` is above 0 (the default 0 caps every app's
+  priority at 0, ``CapacityScheduler.checkAndGetApplicationPriority``); traces carry no
+  app priority. The Fair Scheduler gives every app the same priority (FSAppAttempt).
+
+Each `Unmodelled` says which scheduler it concerns (``fair`` or ``capacity``), so the
+commands warn only of what the predicted scheduler would do.
 """
 
 from __future__ import annotations
@@ -39,12 +46,20 @@ TASK_SELECTOR = "mapred.fairscheduler.taskselector"
 #: Hadoop 1: with it, preemption logs the tasks it would kill and kills none (modelled:
 #: `read_site` turns preemption off).
 PREEMPTION_ONLY_LOG = "mapred.fairscheduler.preemption.only.log"
+MAX_APP_PRIORITY = "yarn.cluster.max-application-priority"
 
 #: The properties `read_site` keeps for this module, by Hadoop version.
 WATCHED = {
     1: (MRV1_SCHEDULER_CLASS, WEIGHT_ADJUSTER, LOAD_MANAGER, TASK_SELECTOR, PREEMPTION_ONLY_LOG),
     2: (YARN_SCHEDULER_CLASS, NODE_THRESHOLD, RACK_THRESHOLD, NODE_DELAY, RACK_DELAY),
-    3: (YARN_SCHEDULER_CLASS, NODE_THRESHOLD, RACK_THRESHOLD, NODE_DELAY, RACK_DELAY),
+    3: (
+        YARN_SCHEDULER_CLASS,
+        NODE_THRESHOLD,
+        RACK_THRESHOLD,
+        NODE_DELAY,
+        RACK_DELAY,
+        MAX_APP_PRIORITY,
+    ),
 }
 
 #: Hadoop 1's defaults: a class ending in one of these is the rule the predictor follows.
@@ -53,12 +68,14 @@ _MRV1_DEFAULTS = {LOAD_MANAGER: ".CapBasedLoadManager", TASK_SELECTOR: ".Default
 
 @dataclass(frozen=True)
 class Unmodelled:
-    """A setting of a site file that the predictor leaves out: where, what, and what the
-    cluster does that the prediction will not."""
+    """A setting of a site file that the predictor leaves out: where, what, what the
+    cluster does that the prediction will not, and under which scheduler (``fair`` or
+    ``capacity``)."""
 
     location: str
     setting: str
     effect: str
+    scheduler: str = "fair"
 
     def __str__(self) -> str:
         return (
@@ -80,8 +97,36 @@ def unmodelled(
     """
     if hadoop_version == 1:
         return tuple(_mrv1_replacements(found))
-    delay = _delay_scheduling(found, continuous_scheduling)
-    return () if delay is None else (delay,)
+    found_here = [
+        _delay_scheduling(found, continuous_scheduling),
+        _app_priorities(found) if hadoop_version == 3 else None,
+    ]
+    return tuple(setting for setting in found_here if setting is not None)
+
+
+def _app_priorities(found: Mapping[str, Setting]) -> Unmodelled | None:
+    """The Capacity Scheduler's application priorities, on when the cluster's maximum is
+    above 0."""
+    if MAX_APP_PRIORITY not in found:
+        return None
+    text, location = found[MAX_APP_PRIORITY]
+    try:
+        top = int(text.strip())
+    except ValueError:
+        raise ValidationError(
+            f"{location}: {MAX_APP_PRIORITY}: expected an integer, got {text!r}"
+        ) from None
+    if top <= 0:
+        return None
+    return Unmodelled(
+        location,
+        f"{MAX_APP_PRIORITY} = {top}",
+        f"apps may run at priorities up to {top} (their own, or their queue's "
+        "default-application-priority), and a Capacity Scheduler leaf serves higher "
+        "priorities first; traces carry no application priority, so every app is predicted "
+        "at 0",
+        scheduler="capacity",
+    )
 
 
 def _delay_scheduling(found: Mapping[str, Setting], continuous: bool) -> Unmodelled | None:

@@ -63,3 +63,23 @@ def test_predict_warns_through_logging(tmp_path, caplog):
     assert result.exit_code == 0, result.output
     assert f"{site}:3: yarn.scheduler.fair.locality.threshold.node = 0.5" in caplog.text
     assert "delay scheduling" not in result.stdout
+
+
+def test_each_scheduler_is_warned_of_its_own_settings(tmp_path, caplog):
+    """An application-priority maximum concerns the Capacity Scheduler only; delay
+    scheduling, the Fair Scheduler only."""
+    site = _site(tmp_path / "yarn-site.xml", CAPACITY_CLASS)
+    text = site.read_text().replace(
+        "</configuration>",
+        "<property><name>yarn.cluster.max-application-priority</name><value>5</value>"
+        "</property>\n</configuration>",
+    )
+    site.write_text(text)
+    with caplog.at_level("WARNING", logger="tempo"):
+        scheduler_settings(3, site, None, announce=False, config_path=CAPACITY)
+    text = caplog.text
+    assert "priorities up to 5" in text and "delay scheduling" not in text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="tempo"):
+        scheduler_settings(3, site, None, announce=False, config_path=FAIR)
+    assert "delay scheduling" in caplog.text and "priorities up to 5" not in caplog.text

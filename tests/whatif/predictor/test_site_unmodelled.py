@@ -132,3 +132,15 @@ def test_hadoop_1_log_only_preemption_kills_nothing(tmp_path):
         ("mapred.fairscheduler.preemption.only.log", "yes"),
     )
     assert read_site(path, hadoop_version=1).settings.preemption is True  # Hadoop: not "true"
+
+
+def test_application_priorities_count_when_the_cluster_maximum_is_above_zero(tmp_path):
+    """The Capacity Scheduler caps every app's priority at yarn.cluster.max-application-
+    priority (0 by default): above 0, its leaves serve higher priorities first, which the
+    traces do not record; the Fair Scheduler ignores app priorities."""
+    top = "yarn.cluster.max-application-priority"
+    (setting,) = read_site(_conf(tmp_path / "yarn-site.xml", (top, "5"))).unmodelled
+    assert setting.scheduler == "capacity" and "priorities up to 5" in setting.effect
+    assert read_site(_conf(tmp_path / "yarn-site.xml", (top, "0"))).unmodelled == ()
+    with pytest.raises(ValidationError, match=rf"yarn-site.xml:2: {top}: expected an integer"):
+        read_site(_conf(tmp_path / "yarn-site.xml", (top, "high")))
