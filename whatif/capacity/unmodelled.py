@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from whatif.capacity.document import ConfigurationDocument, Property
 from whatif.capacity.model import PREFIX, QueueNode, effective_queues, key
-from whatif.capacity.values import java_boolean, parse_java_int
+from whatif.capacity.values import java_boolean
 
 #: How a warning ends: what tempo predicts instead.
 _INSTEAD = "; tempo does not model this and predicts as if it were unset"
@@ -31,11 +31,13 @@ _INSTEAD = "; tempo does not model this and predicts as if it were unset"
 
 def unmodelled(doc: ConfigurationDocument, tree: QueueNode) -> Iterator[tuple[int, str]]:
     """(line, message) for each setting of `doc` the predictor leaves out (module docstring)."""
-    policies = {path: q.ordering_policy for path, q in effective_queues(doc).items()}
+    queues = effective_queues(doc)
     for node in tree.walk():
         path = node.path
-        if not node.is_leaf and policies[path] == "priority-utilization":
-            yield from _priorities(doc, node)
+        if not node.is_leaf and queues[path].ordering_policy == "priority-utilization":
+            yield from _priorities(
+                doc, node, {c.path: queues[c.path].priority for c in node.children}
+            )
         for name in (
             "reservable",
             "auto-create-child-queue.enabled",
@@ -55,24 +57,20 @@ def unmodelled(doc: ConfigurationDocument, tree: QueueNode) -> Iterator[tuple[in
         )
 
 
+_CREATED = (
+    "queues created on the fly under it (a trace job in one is refused, as in an undeclared queue)"
+)
 _WHAT = {
     "reservable": "a plan queue of the reservation system",
-    "auto-create-child-queue.enabled": "queues created on the fly under it (a trace job in "
-    "one is refused, as in an undeclared queue)",
-    "auto-queue-creation-v2.enabled": "queues created on the fly under it (a trace job in "
-    "one is refused, as in an undeclared queue)",
+    "auto-create-child-queue.enabled": _CREATED,
+    "auto-queue-creation-v2.enabled": _CREATED,
 }
 
 
-def _priorities(doc: ConfigurationDocument, node: QueueNode) -> Iterator[tuple[int, str]]:
-    """A priority-utilization parent whose children's priorities differ."""
-    found = {}
-    for child in node.children:
-        raw = doc.value(key(child.path, "priority"))
-        try:
-            found[child.path] = parse_java_int(raw) if raw is not None else 0
-        except ValueError:
-            found[child.path] = 0  # validate reports the bad number
+def _priorities(
+    doc: ConfigurationDocument, node: QueueNode, found: dict[str, int]
+) -> Iterator[tuple[int, str]]:
+    """A priority-utilization parent whose children's priorities (`found`) differ."""
     if len(set(found.values())) < 2:
         return
     prop = doc.get(key(node.path, "ordering-policy"))
