@@ -1,9 +1,10 @@
 """Warnings the commands print before they simulate: what would make their answer misleading.
 
 `warn_allocation` prints the allocation file's validation warnings against the
-cluster (`warn_capacity` a capacity-scheduler.xml's, among them the settings the predictor
-does not model: queue priorities, user weights, node labels...) (a queue's minResources above the cluster, minimum shares that cannot all
-be met, a placement rule naming a queue the file does not define...); `warn_site`
+cluster (a queue's minResources above the cluster, minimum shares that cannot all
+be met, a placement rule naming a queue the file does not define...), `warn_capacity`
+a capacity-scheduler.xml's (among them the settings the predictor does not model: node
+labels, reservable queues...); `warn_site`
 each setting of the cluster's site file the predictor does not model (delay
 scheduling, a Hadoop 1 weight adjuster, another scheduler class...);
 `warn_unmeasured` names each template constraint that had nothing to measure (it

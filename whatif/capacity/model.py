@@ -18,14 +18,14 @@ absolute capacity). Values Hadoop would refuse are left at their defaults here;
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from whatif.allocation.effective import Resources
 from whatif.allocation.java_values import java_int_cast
-from whatif.capacity.document import ConfigurationDocument
+from whatif.capacity.document import ConfigurationDocument, Property
 from whatif.capacity.values import (
     CapacityValue,
     MaximumCapacity,
@@ -427,17 +427,24 @@ def _effective_queue(
 USER_SETTINGS, WEIGHT_SUFFIX = "user-settings.", ".weight"
 
 
-def read_user_weights(doc: ConfigurationDocument, path: str) -> dict[str, float]:
-    """The user weights `path` sets itself (``UserWeights.createByConfig``); a value that
-    is not a number is left out here (`whatif.capacity.validate` reports it)."""
+def user_weight_properties(
+    doc: ConfigurationDocument, path: str
+) -> Iterator[tuple[str, str, Property]]:
+    """(user, value text, property) of each ``user-settings.<user>.weight`` `path` sets
+    itself with a value (``UserWeights.createByConfig``)."""
     prefix = key(path, USER_SETTINGS)
-    weights = {}
     for name, prop in doc.values.items():
-        if not (name.startswith(prefix) and name.endswith(WEIGHT_SUFFIX)) or prop.raw is None:
-            continue
-        user = name[len(prefix) : -len(WEIGHT_SUFFIX)]
+        if name.startswith(prefix) and name.endswith(WEIGHT_SUFFIX) and prop.raw is not None:
+            yield name[len(prefix) : -len(WEIGHT_SUFFIX)], prop.raw, prop
+
+
+def read_user_weights(doc: ConfigurationDocument, path: str) -> dict[str, float]:
+    """The user weights `path` sets itself; a value that is not a number is left out here
+    (`whatif.capacity.validate` reports it)."""
+    weights = {}
+    for user, text, _ in user_weight_properties(doc, path):
         try:
-            weights[user] = parse_java_float(prop.raw)
+            weights[user] = parse_java_float(text)
         except ValueError:
             continue
     return weights

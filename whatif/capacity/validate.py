@@ -32,8 +32,8 @@ that ``Float.parseFloat`` reads as it, is a valid "no per-user cap"), ``minimum-
 settings for queues that are not declared, ``root.capacity`` (always 100),
 repeated properties (the last wins, unless an earlier one is final), elements
 other than ``<property>``, and capacity vectors (Hadoop 3.4), which tempo does not model,
-nor the settings `whatif.capacity.unmodelled` names (queue priorities, user weights,
-node labels...).
+nor the settings `whatif.capacity.unmodelled` names (queue priorities in the preemption
+monitor, node labels, reservable and auto-creating queues).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ from whatif.capacity.model import (
     queue_of,
     queue_tree,
     read_capacity,
+    user_weight_properties,
 )
 from whatif.capacity.unmodelled import unmodelled
 from whatif.capacity.values import (
@@ -332,13 +333,11 @@ class _Checker:
         weight in force within [0, 100 / minimum-user-limit-percent]
         (``UserWeights.validateForLeafQueue``: the RM refuses the file otherwise)."""
         for node in tree.walk():
-            prefix = key(node.path, USER_SETTINGS)
-            for name, prop in self.doc.values.items():
-                if name.startswith(prefix) and name.endswith(WEIGHT_SUFFIX) and prop.raw:
-                    try:
-                        parse_java_float(prop.raw)
-                    except ValueError as error:
-                        self.error(prop.line, f"{name}: expected a number: {error}")
+            for _, text, prop in user_weight_properties(self.doc, node.path):
+                try:
+                    parse_java_float(text)
+                except ValueError as error:
+                    self.error(prop.line, f"{prop.name}: expected a number: {error}")
         for path, queue in effective_queues(self.doc, cluster=self.cluster).items():
             if not queue.is_leaf:
                 continue
