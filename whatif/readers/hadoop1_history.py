@@ -17,10 +17,10 @@ A record continues over lines until a line ends in ``.`` outside a quoted value.
 
 What is read: the job (``Job``: submit, launch and finish times, status, name, user,
 ``JOB_QUEUE``, ``JOB_PRIORITY``: a job at another priority than NORMAL is a warning, as
-the predictor runs every job at NORMAL), every task (``Task``: type MAP, REDUCE, SETUP or CLEANUP) and every
-attempt (``MapAttempt``/``ReduceAttempt``: start, finish, status SUCCESS, FAILED or
-KILLED, the TaskTracker, the host, and a reduce's ``SHUFFLE_FINISHED`` and
-``SORT_FINISHED``). A map's ``SPLITS`` (its split locations, ``/rack/host`` comma-separated)
+the predictor runs every job at NORMAL), every task (``Task``: type MAP, REDUCE, SETUP
+or CLEANUP) and every attempt (``MapAttempt``/``ReduceAttempt``: start, finish, status
+SUCCESS, FAILED or KILLED, the TaskTracker, the host, and a reduce's ``SHUFFLE_FINISHED``
+and ``SORT_FINISHED``). A map's ``SPLITS`` (its split locations, ``/rack/host`` comma-separated)
 is kept in the task column ``split_locations`` for delay scheduling
 (`whatif.predictor.locality`). The attempt's ``node`` is its TaskTracker (``TRACKER_NAME``
 without the ``tracker_`` prefix), which is what holds the slots; its ``host`` and
