@@ -48,6 +48,19 @@ ATTEMPT_COLUMNS: dict[str, tuple[str, ColumnDefault]] = {
 }
 
 
+@dataclass(frozen=True)
+class NeverPlaced:
+    """Jobs of a queue a prediction can never finish, and why: a limit none of their
+    containers fits (`whatif.predictor.never_placed`)."""
+
+    queue: str
+    jobs: int
+    cause: str
+
+    def __str__(self) -> str:
+        return f"{self.queue}: {self.jobs} job{'s' if self.jobs != 1 else ''} can never finish: {self.cause}"
+
+
 class DeferredAttempts(Protocol):
     """An attempts table kept as codes and numbers until something reads it
     (`Schedule.deferred`): its length, its count of a state and the table itself."""
@@ -73,10 +86,14 @@ class Schedule:
         ``finish_s``, ``memory_mb``, ``vcores``, ``state`` (one of
         ``ATTEMPT_STATES``), ``preempted`` (killed by the scheduler to free
         resources), ``is_am`` (an ApplicationMaster container), ``node``.
+    never_placed : tuple of NeverPlaced
+        In a predicted schedule, the jobs the predictor found could never finish, and why
+        (quoted when a job is refused as unfinished, `whatif.metrics.require_finished`).
     """
 
     jobs: pd.DataFrame
     attempts: pd.DataFrame
+    never_placed: tuple[NeverPlaced, ...] = ()
 
     def __post_init__(self) -> None:
         jobs, attempts = normalize_linked(
@@ -113,20 +130,24 @@ class Schedule:
         object.__setattr__(self, "attempts", attempts)
 
     @classmethod
-    def from_normalized(cls, jobs: pd.DataFrame, attempts: pd.DataFrame) -> Schedule:
+    def from_normalized(
+        cls, jobs: pd.DataFrame, attempts: pd.DataFrame, never_placed: tuple[NeverPlaced, ...] = ()
+    ) -> Schedule:
         """A Schedule of tables already as the constructor leaves them (every column in order
         with its dtype, rows sorted, fresh index) and valid, taken without checks or copies.
 
         For builders whose tables are so by construction (the predictor): at millions of
         attempts the checks would sort every attempt id again.
         """
-        schedule = object.__new__(cls)
-        object.__setattr__(schedule, "jobs", jobs)
-        object.__setattr__(schedule, "attempts", attempts)
-        return schedule
+        return _unchecked(cls, jobs, attempts=attempts, never_placed=never_placed)
 
     @classmethod
-    def deferred(cls, jobs: pd.DataFrame, attempts: DeferredAttempts) -> Schedule:
+    def deferred(
+        cls,
+        jobs: pd.DataFrame,
+        attempts: DeferredAttempts,
+        never_placed: tuple[NeverPlaced, ...] = (),
+    ) -> Schedule:
         """A Schedule whose attempts table is built by `attempts` on its first read, and
         meanwhile held as the predictor's codes and numbers: no string per attempt.
 
@@ -134,10 +155,7 @@ class Schedule:
         1M tasks the table's id and name columns would be its largest memory. `jobs` and
         the table built must be as `from_normalized` takes them.
         """
-        schedule = object.__new__(_DeferredSchedule)
-        object.__setattr__(schedule, "jobs", jobs)
-        object.__setattr__(schedule, "_pending", attempts)
-        return schedule
+        return _unchecked(_DeferredSchedule, jobs, _pending=attempts, never_placed=never_placed)
 
     @property
     def n_jobs(self) -> int:
@@ -158,6 +176,15 @@ class Schedule:
     def __repr__(self) -> str:
         killed = self.count_attempts("KILLED")
         return f"Schedule(jobs={self.n_jobs}, attempts={self.n_attempts}, killed={killed})"
+
+
+def _unchecked(cls: type[Schedule], jobs: pd.DataFrame, **fields: Any) -> Schedule:
+    """A `cls` of `jobs` and `fields` set as they are, without the constructor's checks."""
+    schedule = object.__new__(cls)
+    object.__setattr__(schedule, "jobs", jobs)
+    for name, value in fields.items():
+        object.__setattr__(schedule, name, value)
+    return schedule
 
 
 class _DeferredSchedule(Schedule):
@@ -188,4 +215,4 @@ class _DeferredSchedule(Schedule):
         return super().count_attempts(state) if pending is None else pending.count_state(state)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Schedule.from_normalized, (self.jobs, self.attempts))
+        return (Schedule.from_normalized, (self.jobs, self.attempts, self.never_placed))

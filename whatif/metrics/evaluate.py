@@ -130,14 +130,25 @@ def require_finished(schedule: Schedule, window: Window | None = None, *, what: 
     never finished; `what` (e.g. ``"predicted schedule"``) opens the message."""
     jobs = unfinished_jobs(schedule, window)
     if len(jobs):
-        raise _unfinished_error(jobs, window, what)
+        raise _unfinished_error(schedule, jobs, window, what)
 
 
-def _unfinished_error(jobs: pd.DataFrame, window: Window | None, what: str) -> UnfinishedJobsError:
+def _unfinished_error(
+    schedule: Schedule, jobs: pd.DataFrame, window: Window | None, what: str
+) -> UnfinishedJobsError:
+    """The error for `jobs`, quoting what the predictor found would keep them from finishing
+    (`Schedule.never_placed`) for their queues, else asking whether a livelock did."""
+    stuck = set(jobs["queue"].astype(str))
+    causes = [str(cause) for cause in schedule.never_placed if cause.queue in stuck]
+    why = (
+        "; ".join(causes)
+        if causes
+        else "a preemption livelock, or a container that can never be placed?"
+    )
     return UnfinishedJobsError(
         f"{what + ': ' if what else ''}{unfinished_message(jobs, window)} never finished, so "
-        "nothing is summarized over them: leaving them out would make the schedule look better "
-        "(a preemption livelock, or a container that can never be placed?)",
+        f"nothing is summarized over them: leaving them out would make the schedule look better "
+        f"({why})",
         count=len(jobs),
         job_ids=tuple(jobs["job_id"].astype(str)[:_SHOWN_IDS]),
         queues=tuple((str(q), int(n)) for q, n in jobs["queue"].value_counts(sort=True).items()),
@@ -158,4 +169,4 @@ def _check_finished(scope: Scope, unfinished: str) -> None:
             "was" if len(jobs) == 1 else "were",
         )
         return
-    raise _unfinished_error(jobs, scope.window, "")
+    raise _unfinished_error(scope.schedule, jobs, scope.window, "")

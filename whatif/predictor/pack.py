@@ -31,7 +31,7 @@ from whatif.predictor.locality import LocalityLayout, locality_layout
 from whatif.predictor.nodes import ReservationParams, node_layout, reservation_params
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
 from whatif.queues import normalize_queue
-from whatif.schedule import Schedule
+from whatif.schedule import NeverPlaced, Schedule
 from whatif.workload import Workload, arrow_strings, positions_in
 
 logger = logging.getLogger(__name__)
@@ -596,6 +596,8 @@ def unpack_schedule(
     att_preempted: np.ndarray,
     job_finish: np.ndarray,
     job_queue: np.ndarray,
+    *,
+    never_placed: tuple[NeverPlaced, ...] = (),
 ) -> Schedule:
     """A Schedule from attempt arrays (``att_task`` < 0 encodes job ``-1 - att_task``'s AM).
 
@@ -658,7 +660,7 @@ def unpack_schedule(
     jobs = predicted_job_table(packed, queue_names, job_queue, job_finish, jidx, start)
     # Built in the Schedule's normalized form (columns, dtypes, row order) and valid by
     # construction: its checks would sort a million attempt ids again.
-    return Schedule.from_normalized(jobs=jobs, attempts=attempts)
+    return Schedule.from_normalized(jobs=jobs, attempts=attempts, never_placed=never_placed)
 
 
 def _attempt_ids(

@@ -17,6 +17,7 @@ from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
 from whatif.errors import ValidationError
 from whatif.memory import release_free_memory
+from whatif.predictor.never_placed import never_placed
 from whatif.predictor.pack import (
     ATTEMPT_STATE_NAMES,
     Packed,
@@ -27,7 +28,7 @@ from whatif.predictor.pack import (
 )
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
 from whatif.predictor.setup_cleanup import with_setup_cleanup
-from whatif.schedule import Schedule
+from whatif.schedule import NeverPlaced, Schedule
 from whatif.workload import Workload
 
 logger = logging.getLogger(__name__)
@@ -180,6 +181,9 @@ class Simulation:
         packed, self.allocation = pack(
             workload, allocation, cluster, settings, seed=int(seed), noise=noise
         )
+        self.never_placed: tuple[NeverPlaced, ...] = never_placed(packed)
+        for cause in self.never_placed:
+            logger.info("%s", cause)
         # The engines never read the task ids: held compressed until a schedule is unpacked.
         self._task_ids = _compressed(packed.task_ids)
         none = pa.chunked_array([], type=packed.task_ids.type)  # a slice would hold them
@@ -220,7 +224,9 @@ class Simulation:
 
     def schedule(self) -> Schedule:
         """The schedule so far (running attempts have no finish time)."""
-        return _unpack(_with_task_ids(self.packed, self._task_ids), self._engine.records())
+        return _unpack(
+            _with_task_ids(self.packed, self._task_ids), self._engine.records(), self.never_placed
+        )
 
     def _final_schedule(self) -> Schedule:
         """The schedule, built after dropping the engine (which makes this object unusable).
@@ -247,7 +253,7 @@ class Simulation:
         del p
         release_free_memory()
         predicted = _PredictedAttempts(self.packed, self._task_ids, records)
-        return Schedule.deferred(predicted.job_table(), predicted)
+        return Schedule.deferred(predicted.job_table(), predicted, self.never_placed)
 
     def state(self) -> SimulationState:
         """Running and finished attempts, job progress, queue usage and fair shares now."""
@@ -291,11 +297,15 @@ class Simulation:
             self.packed, queues=pq, job_queue=job_queue, user_max_apps=user_max
         )
         self.allocation = allocation
+        # found for a run under one configuration: jobs may have run under the one before
+        self.never_placed = ()
         self._engine.reconfigure(self.packed)
         return self
 
 
-def _unpack(packed: Packed, records: tuple[np.ndarray, ...]) -> Schedule:
+def _unpack(
+    packed: Packed, records: tuple[np.ndarray, ...], never_placed: tuple[NeverPlaced, ...]
+) -> Schedule:
     """`unpack_schedule` of the engine's records (task, start, finish, state, preempted, job
     finish)."""
     task, start, finish, state, preempted, job_finish = records
@@ -309,6 +319,7 @@ def _unpack(packed: Packed, records: tuple[np.ndarray, ...]) -> Schedule:
         preempted,
         job_finish,
         packed.job_queue,
+        never_placed=never_placed,
     )
 
 
@@ -358,7 +369,7 @@ class _PredictedAttempts:
         return predicted_job_table(p, p.queues.names, p.job_queue, job_finish, jidx, start)
 
     def build(self) -> pd.DataFrame:
-        return _unpack(_with_task_ids(self.packed, self.task_ids), self.records).attempts
+        return _unpack(_with_task_ids(self.packed, self.task_ids), self.records, ()).attempts
 
 
 def predict(
