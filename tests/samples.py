@@ -1,12 +1,12 @@
 """The bundled samples (``traces/``, ``templates/``, ``configs/``) as command-line arguments,
-small capacity-scheduler.xml documents and map-only workloads for tests, and ``tempo trace
-inspect`` run on a trace."""
+small capacity-scheduler.xml documents and map-only workloads for tests, ``tempo trace
+inspect`` run on a trace, and expected rows written as a compact text table."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -75,3 +75,18 @@ def trace_inspect(path: Path, *flags: str) -> Result:
     result = CliRunner().invoke(cli, ["trace", "inspect", str(path), *flags])
     assert result.exit_code == 0, result.output
     return result
+
+
+def table(text: str, *kinds: Callable[[str], Any], sep: str | None = None) -> list[tuple[Any, ...]]:
+    """The rows of `text`, a non-blank line each, as tuples of as many fields as `kinds`
+    (``str``, ``float``, ``int``...), each read by its kind without the white space around
+    it: a line splits at `sep` (at white space if None), its last field taking the rest of
+    the line (with a `sep`, a blank field is ``""``)."""
+    rows = (line.strip() for line in text.splitlines())
+    return [
+        tuple(
+            kind(f.strip()) for kind, f in zip(kinds, row.split(sep, len(kinds) - 1), strict=True)
+        )
+        for row in rows
+        if row
+    ]
