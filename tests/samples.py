@@ -1,6 +1,7 @@
 """The bundled samples (``traces/``, ``templates/``, ``configs/``) as command-line arguments,
-small capacity-scheduler.xml documents and map-only workloads for tests, ``tempo trace
-inspect`` run on a trace, and expected rows written as a compact text table."""
+small fair-scheduler.xml and capacity-scheduler.xml documents and map-only workloads for
+tests, ``tempo trace inspect`` run on a trace, and expected rows written as a compact text
+table."""
 
 from __future__ import annotations
 
@@ -41,6 +42,21 @@ def capacity_document(props: Mapping[str, object]) -> ConfigurationDocument:
 
 
 CAPACITY_PREFIX = "yarn.scheduler.capacity."
+
+
+def allocation_file(
+    element: str, queues: Mapping[str, Mapping[str, object]], **top: object
+) -> bytes:
+    """A fair-scheduler.xml with an `element` (``queue``, or Hadoop 1's ``pool``) for each
+    of `queues` (name -> its elements, tag -> value), then the top-level elements `top`,
+    one element a line."""
+    lines = ['<?xml version="1.0"?>', "<allocations>"]
+    for name, settings in queues.items():
+        lines.append(f'  <{element} name="{name}">')
+        lines += [f"    <{tag}>{value}</{tag}>" for tag, value in settings.items()]
+        lines.append(f"  </{element}>")
+    lines += [f"  <{tag}>{value}</{tag}>" for tag, value in top.items()]
+    return "\n".join([*lines, "</allocations>", ""]).encode()
 
 
 def map_workload(
