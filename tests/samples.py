@@ -1,7 +1,7 @@
 """The bundled samples (``traces/``, ``templates/``, ``configs/``) as command-line arguments,
-small fair-scheduler.xml and capacity-scheduler.xml documents and map-only workloads for
-tests, ``tempo trace inspect`` run on a trace, and expected rows written as a compact text
-table."""
+small fair-scheduler.xml and capacity-scheduler.xml documents, flat queue trees and
+map-only workloads for tests, ``tempo trace inspect`` run on a trace, and expected rows
+written as a compact text table."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from whatif import Workload
+from whatif import EffectiveAllocation, EffectiveQueue, Workload
 from whatif.capacity import ConfigurationDocument
 
 if TYPE_CHECKING:
@@ -57,6 +57,15 @@ def allocation_file(
         lines.append(f"  </{element}>")
     lines += [f"  <{tag}>{value}</{tag}>" for tag, value in top.items()]
     return "\n".join([*lines, "</allocations>", ""]).encode()
+
+
+def flat_tree(**queues: Mapping[str, Any]) -> EffectiveAllocation:
+    """root with one leaf per keyword (name -> EffectiveQueue keyword arguments)."""
+    return EffectiveAllocation(
+        root=EffectiveQueue(
+            "root", children=tuple(EffectiveQueue(f"root.{n}", **kw) for n, kw in queues.items())
+        )
+    )
 
 
 def map_workload(

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, Phase
 from hypothesis import strategies as st
+from samples import flat_tree
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
@@ -119,15 +120,6 @@ def replayed(max_examples):
         database=None,
         phases=(Phase.explicit, Phase.reuse, Phase.generate),
         suppress_health_check=[HealthCheck.too_slow],
-    )
-
-
-def flat_tree(**queues):
-    """root with one leaf per keyword (name -> EffectiveQueue keyword arguments)."""
-    return EffectiveAllocation(
-        root=EffectiveQueue(
-            "root", children=tuple(EffectiveQueue(f"root.{n}", **kw) for n, kw in queues.items())
-        )
     )
 
 
