@@ -1,4 +1,4 @@
-"""Small workload and tree builders shared by the predictor tests.
+"""Small workload and tree builders and expected timelines shared by the predictor tests.
 
 A module of its own name, not the directory's conftest.py: tests import these helpers,
 and every conftest.py outside a package is the module ``conftest``, so an import of it
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, Phase
 from hypothesis import strategies as st
-from samples import flat_tree
+from samples import flat_tree, table
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
@@ -121,6 +121,12 @@ def replayed(max_examples):
         phases=(Phase.explicit, Phase.reuse, Phase.generate),
         suppress_health_check=[HealthCheck.too_slow],
     )
+
+
+def timeline(text):
+    """(task, start, state) of each attempt as `samples.table` reads `text`, a line an
+    attempt: ``map_000  0.0  SUCCEEDED``."""
+    return table(text, str, float, str)
 
 
 def containers(n, size_mb=1024):
