@@ -1,12 +1,15 @@
 """The bundled samples (``traces/``, ``templates/``, ``configs/``) as command-line arguments,
 small fair-scheduler.xml and capacity-scheduler.xml documents, flat queue trees and
-map-only workloads for tests, ``tempo trace inspect`` run on a trace, and expected rows
-written as a compact text table."""
+map-only workloads for tests, ``tempo trace inspect`` run on a trace, expected rows
+written as a compact text table, and the scripts of ``benchmarks/`` as modules."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,6 +22,25 @@ if TYPE_CHECKING:
     from click.testing import Result
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def benchmark_module(name: str) -> ModuleType:
+    """benchmarks/<name>.py as a module, loaded once and registered under its name (its
+    dataclasses need that), with the benchmarks folder on the path while it loads."""
+    if name in sys.modules and getattr(sys.modules[name], "__file__", "").endswith(
+        f"benchmarks/{name}.py"
+    ):
+        return sys.modules[name]
+    folder = str(REPO / "benchmarks")
+    sys.path.insert(0, folder)
+    try:
+        spec = importlib.util.spec_from_file_location(name, Path(folder) / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(folder)
 
 
 def sample_args(name: str, *, config: bool = False) -> list[str]:

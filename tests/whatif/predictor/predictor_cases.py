@@ -5,11 +5,7 @@ and every conftest.py outside a package is the module ``conftest``, so an import
 could find another directory's (pytest loads the conftest of each path it is given).
 """
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import hypothesis
 import numpy as np
@@ -23,25 +19,6 @@ from whatif.predictor import NoiseModel, SchedulerSettings, predict
 from whatif.predictor.site import read_site
 
 INF = math.inf
-
-
-def benchmark_module(name: str) -> ModuleType:
-    """benchmarks/<name>.py as a module, loaded once and registered under its name (its
-    dataclasses need that), with the benchmarks folder on the path while it loads."""
-    if name in sys.modules and getattr(sys.modules[name], "__file__", "").endswith(
-        f"benchmarks/{name}.py"
-    ):
-        return sys.modules[name]
-    folder = str(Path(__file__).resolve().parents[3] / "benchmarks")
-    sys.path.insert(0, folder)
-    try:
-        spec = importlib.util.spec_from_file_location(name, Path(folder) / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(folder)
 
 
 def build_workload(jobs):

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from predictor_cases import benchmark_module
+from samples import benchmark_module
 
 from whatif import (
     Cluster,
