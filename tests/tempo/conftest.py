@@ -27,17 +27,15 @@ def _make_trace(engineer_finish: float = 50.0) -> tuple[Workload, Schedule]:
             "finish_s": [40.0, 90.0, engineer_finish],
         }
     )
-    attempts = pd.DataFrame(
-        {
-            "job_id": ["p1", "p2", "e1"],
-            "task_id": ["t1", "t2", "t3"],
-            "attempt_id": ["a1", "a2", "a3"],
-            "stage": ["map", "map", "map"],
-            "start_s": [0.0, 10.0, 0.0],
-            "finish_s": [40.0, 90.0, engineer_finish],
-            "memory_mb": [100.0, 100.0, 200.0],
-            "vcores": [1.0, 1.0, 1.0],
-        }
+    # a job a map attempt, from the job's launch to its finish
+    attempts = jobs[["job_id"]].assign(
+        task_id=["t1", "t2", "t3"],
+        attempt_id=["a1", "a2", "a3"],
+        stage="map",
+        start_s=jobs["launch_s"],
+        finish_s=jobs["finish_s"],
+        memory_mb=[100.0, 100.0, 200.0],
+        vcores=1.0,
     )
     workload = Workload(
         jobs=jobs[["job_id", "queue", "submit_s"]].assign(deadline_s=[32.0, 20.0, math.nan]),

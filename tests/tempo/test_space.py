@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from samples import flat_tree
 
 from tempo.space import OFF_BAND, SETTINGS, YARN, Configuration, ConfigurationSpace, Dimension
 from whatif import (
@@ -30,19 +31,13 @@ CLUSTER = Cluster.parse("memory-mb=102400,vcores=100")
 
 
 def two_queue() -> EffectiveAllocation:
-    return EffectiveAllocation(
-        root=EffectiveQueue(
-            "root",
-            children=(
-                EffectiveQueue("root.prod", weight=2.0, min_resources=Resources(20480, 10)),
-                EffectiveQueue(
-                    "root.engineer",
-                    weight=1.0,
-                    fair_share_preemption_timeout_s=60,
-                    max_resources=ResourceLimit(percent=(50.0, 50.0)),
-                ),
-            ),
-        )
+    return flat_tree(
+        prod={"weight": 2.0, "min_resources": Resources(20480, 10)},
+        engineer={
+            "weight": 1.0,
+            "fair_share_preemption_timeout_s": 60,
+            "max_resources": ResourceLimit(percent=(50.0, 50.0)),
+        },
     )
 
 

@@ -1,6 +1,7 @@
 """Cluster SPEC strings."""
 
 import pytest
+from samples import table
 
 from whatif import Cluster, ClusterSpecError
 
@@ -26,18 +27,23 @@ def test_scaled_cluster_grows_nodes():
 
 @pytest.mark.parametrize(
     ("spec", "match"),
-    [
-        ("", "empty"),
-        ("memory=5", "unknown key 'memory'"),
-        ("memory-mb=x,vcores=1", "expects a number, got 'x'"),
-        ("memory-mb=10", "vcores > 0"),
-        ("nodes=5,memory-mb=8192", "vcores > 0 \\(each node's"),
-        ("nodes=5,memory-mb=8192,vcores=0", "vcores > 0"),
-        ("nodes=1.5,memory-mb=1,vcores=1", "whole number"),
-        ("nodes=1,memory-mb=8,vcores=1+memory-mb=8,vcores=1", "each group joined by '\\+'"),
-        ("nodes=1,map-slots=2+nodes=1,memory-mb=8,vcores=1", "no slots"),
-        ("hosts=a,memory-mb=8,vcores=1+hosts=a,memory-mb=4,vcores=1", "named in two groups"),
-    ],
+    table(
+        r"""
+                                                                   | empty
+        memory=5                                                   | unknown key 'memory'
+        memory-mb=x,vcores=1                                       | expects a number, got 'x'
+        memory-mb=10                                               | vcores > 0
+        nodes=5,memory-mb=8192                                     | vcores > 0 \(each node's
+        nodes=5,memory-mb=8192,vcores=0                            | vcores > 0
+        nodes=1.5,memory-mb=1,vcores=1                             | whole number
+        nodes=1,memory-mb=8,vcores=1+memory-mb=8,vcores=1          | each group joined by '\+'
+        nodes=1,map-slots=2+nodes=1,memory-mb=8,vcores=1           | no slots
+        hosts=a,memory-mb=8,vcores=1+hosts=a,memory-mb=4,vcores=1  | named in two groups
+        """,
+        str,
+        str,
+        sep="|",
+    ),
 )
 def test_bad_specs_say_what_was_expected(spec, match):
     """Each malformed SPEC names the key and what was expected."""

@@ -45,6 +45,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from samples import benchmark_module
 
 from whatif import Cluster, Schedule, UnfinishedJobsError, ValidationError, Workload
 from whatif.allocation import AllocationDocument, effective_allocation
@@ -776,29 +777,19 @@ def test_evaluate_matches_per_queue_loops_on_a_random_schedule():
     submit = rng.uniform(0, 1000, n)
     launch = submit + rng.uniform(0, 30, n)
     finish = launch + rng.exponential(100, n)
-    jobs = pd.DataFrame(
-        {
-            "job_id": [f"j{i}" for i in range(n)],
-            "queue": queues,
-            "submit_s": submit,
-            "launch_s": launch,
-            "finish_s": finish,
-        }
-    )
     owner = rng.integers(0, n, m)
     start = launch[owner] + rng.uniform(0, 50, m)
-    attempts = pd.DataFrame(
+    jobs, attempts = benchmark_module("metrics_evaluate").frames(
+        {"queue": queues, "submit_s": submit, "launch_s": launch, "finish_s": finish},
+        owner,
         {
-            "job_id": [f"j{i}" for i in owner],
-            "task_id": [f"t{i}" for i in range(m)],
-            "attempt_id": [f"a{i}" for i in range(m)],
             "stage": rng.choice(["map", "reduce"], m),
             "start_s": start,
             "finish_s": start + rng.exponential(40, m),
             "memory_mb": rng.choice([512.0, 1024.0, 4096.0], m),
             "vcores": rng.choice([1.0, 2.0], m),
             "state": rng.choice(["SUCCEEDED", "KILLED"], m, p=[0.8, 0.2]),
-        }
+        },
     )
     deadline = np.where(rng.random(n) < 0.5, submit + rng.uniform(50, 200, n), np.nan)
     workload = Workload(

@@ -40,32 +40,26 @@ def _workload() -> Workload:
     return map_workload(jobs, sizes, rng.uniform(10, 20, sizes.sum()))
 
 
+def _on_the_cluster(run, *args, **options):
+    """`run` (`analyze_provisioning` or `scale_up_check`) of `_workload` under `ALLOCATION`
+    on `CLUSTER` with `args` and `options`, two replicates on the reference engine."""
+    return run(_workload(), ALLOCATION, CLUSTER, *args, replicates=2, engine="reference", **options)
+
+
 @pytest.fixture(scope="module")
 def analysis():
-    return analyze_provisioning(
-        _workload(),
-        ALLOCATION,
-        CLUSTER,
+    return _on_the_cluster(
+        analyze_provisioning,
         THRESHOLDS,
         scales=(0.5, 1.0, 2.0),
-        replicates=2,
         noise=NoiseModel(jitter_cv=0.2),
         settings=SchedulerSettings(preemption=True),
-        engine="reference",
     )
 
 
 @pytest.fixture(scope="module")
 def check():
-    return scale_up_check(
-        _workload(),
-        ALLOCATION,
-        CLUSTER,
-        [("root.a", Metric("QS_AJR"))],
-        factors=(1, 2),
-        replicates=2,
-        engine="reference",
-    )
+    return _on_the_cluster(scale_up_check, [("root.a", Metric("QS_AJR"))], factors=(1, 2))
 
 
 @pytest.fixture(scope="module")

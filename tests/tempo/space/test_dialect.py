@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from samples import allocation_file
 
 from tempo.space import MRV1, YARN, ConfigurationSpace, SpaceSpec, hadoop_version_for
 from whatif import Cluster
@@ -38,18 +39,14 @@ POOLS = b"""<?xml version="1.0"?>
 </allocations>
 """
 
-QUEUES = b"""<?xml version="1.0"?>
-<allocations>
-  <queue name="prod">
-    <minResources>20480 mb, 10 vcores</minResources>
-    <weight>2.0</weight>
-  </queue>
-  <queue name="engineer">
-    <maxRunningApps>5</maxRunningApps>
-  </queue>
-  <defaultFairSharePreemptionTimeout>600</defaultFairSharePreemptionTimeout>
-</allocations>
-"""
+QUEUES = allocation_file(
+    "queue",
+    {
+        "prod": {"minResources": "20480 mb, 10 vcores", "weight": 2.0},
+        "engineer": {"maxRunningApps": 5},
+    },
+    defaultFairSharePreemptionTimeout=600,
+)
 
 TAG = re.compile(r"^\s*<(\w+)>[^<]*</\1>\s*$")
 

@@ -3,25 +3,19 @@
 from __future__ import annotations
 
 from click.testing import CliRunner
-from samples import REPO
+from samples import REPO, allocation_file
 
 from tempo.cli import cli
 from whatif.allocation import AllocationDocument, effective_allocation
 
 #: The two-tenant trace's queues as Hadoop 1 pools whose minimum shares cover the slots.
-POOLS = b"""<?xml version="1.0"?>
-<allocations>
-  <pool name="prod">
-    <minMaps>20</minMaps>
-    <minReduces>6</minReduces>
-    <weight>4.0</weight>
-  </pool>
-  <pool name="engineer">
-    <minMaps>10</minMaps>
-    <minReduces>4</minReduces>
-  </pool>
-</allocations>
-"""
+POOLS = allocation_file(
+    "pool",
+    {
+        "prod": {"minMaps": 20, "minReduces": 6, "weight": 4.0},
+        "engineer": {"minMaps": 10, "minReduces": 4},
+    },
+)
 
 
 def test_optimize_tunes_a_pool_file_in_hadoop_1_terms(tmp_path):

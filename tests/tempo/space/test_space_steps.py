@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from samples import allocation_file
 
 from tempo.optimize import build_problem
 from tempo.space import MRV1, OFF_BAND, ConfigurationSpace, Dimension, SpaceSpec
@@ -21,16 +22,7 @@ from whatif.workload import Workload
 SLOTS = Cluster.parse("map-slots=30,reduce-slots=10")
 TOP = 1 - OFF_BAND  # where the on part of an off-band dimension ends
 
-POOLS = b"""<allocations>
-  <pool name="a">
-    <minMaps>10</minMaps>
-    <maxRunningJobs>20</maxRunningJobs>
-  </pool>
-  <pool name="b">
-    <weight>2.0</weight>
-  </pool>
-</allocations>
-"""
+POOLS = allocation_file("pool", {"a": {"minMaps": 10, "maxRunningJobs": 20}, "b": {"weight": 2.0}})
 
 
 def pools() -> AllocationDocument:

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from samples import table
 
 from whatif.allocation import AllocationDocument, effective_allocation, validate
 from whatif.allocation.effective import Resources
@@ -33,28 +34,31 @@ def test_real_file_round_trips_validates_and_shows(path):
     assert len(table) == len(list(effective_allocation(doc).queues()))
 
 
+#: Each rejected file below the corpus, the line of its first error and part of its message.
 BROKEN = {
-    "broken/01-wrong-root-element.xml": (2, "top-level element not <allocations>"),
-    "broken/02-unclosed-queue-tag.xml": (8, "not well-formed XML"),
-    "broken/03-queue-name-with-dot.xml": (3, "queue name (dev.eng) shouldn't contain period"),
-    "broken/04-weight-not-a-number.xml": (4, "NumberFormatException"),
-    "broken/06-resource-missing-vcores.xml": (4, "Missing resource: vcores"),
-    "broken/07-fifo-default-policy.xml": (3, "can't be FIFO"),
-    "broken/09-root-with-sibling.xml": (8, "no other queues can be placed alongside it"),
-    "broken/10-reservation-on-parent.xml": (4, "cannot also include a reservation element"),
-    "malformed-real/01-apache-hadoop-stray-close-tag.xml": (20, "Opening and ending tag mismatch"),
-    "malformed-real/02-steidsen-TA-Hadoop-nested-comment.xml": (20, "Double hyphen within comment"),
-    "malformed-real/03-saimadanmohan-HSparkCluster-smart-quotes.xml": (1, "not well-formed XML"),
-    "malformed-real/04-lepetitprinz-apache-hadoop-bad-xml-decl.xml": (1, "not well-formed XML"),
-    "rejected-real/15-wwj6591812-ModifyFSXML-nested-pools-bad-values.xml": (
-        5,
-        "Missing resource: mb",
-    ),
-    "rejected-real/22-jiaorenyu-learning-fifo-default.xml": (38, "can't be FIFO"),
-    "rejected-real/30-apache-hadoop-fs2cs-invalidplacementrules.xml": (
-        54,
-        "Rules after rule 2 in queue placement policy can never be reached",
-    ),
+    name: (line, message)
+    for name, line, message in table(
+        """
+        broken/01-wrong-root-element.xml                                      2  top-level element not <allocations>
+        broken/02-unclosed-queue-tag.xml                                      8  not well-formed XML
+        broken/03-queue-name-with-dot.xml                                     3  queue name (dev.eng) shouldn't contain period
+        broken/04-weight-not-a-number.xml                                     4  NumberFormatException
+        broken/06-resource-missing-vcores.xml                                 4  Missing resource: vcores
+        broken/07-fifo-default-policy.xml                                     3  can't be FIFO
+        broken/09-root-with-sibling.xml                                       8  no other queues can be placed alongside it
+        broken/10-reservation-on-parent.xml                                   4  cannot also include a reservation element
+        malformed-real/01-apache-hadoop-stray-close-tag.xml                  20  Opening and ending tag mismatch
+        malformed-real/02-steidsen-TA-Hadoop-nested-comment.xml              20  Double hyphen within comment
+        malformed-real/03-saimadanmohan-HSparkCluster-smart-quotes.xml        1  not well-formed XML
+        malformed-real/04-lepetitprinz-apache-hadoop-bad-xml-decl.xml         1  not well-formed XML
+        rejected-real/15-wwj6591812-ModifyFSXML-nested-pools-bad-values.xml   5  Missing resource: mb
+        rejected-real/22-jiaorenyu-learning-fifo-default.xml                 38  can't be FIFO
+        rejected-real/30-apache-hadoop-fs2cs-invalidplacementrules.xml       54  Rules after rule 2 in queue placement policy can never be reached
+        """,
+        str,
+        int,
+        str,
+    )
 }
 
 

@@ -3,6 +3,7 @@
 import math
 
 import pytest
+from samples import table
 
 from whatif.allocation import ResourceLimit, Resources
 from whatif.allocation.resource_string import (
@@ -37,14 +38,19 @@ def test_forms_parse_as_hadoop_reads_them(text, form, memory, vcores):
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [
-        ("1024 mb", "Missing resource: vcores"),
-        ("", "the resource string is empty"),
-        ("memory-mb=1k, vcores=1", "must all be integers"),
-        ("abc%", "Invalid percentage"),
-        ("40% memory, 2 cpu", "Missing resource: cpu"),
-        ("99999999999 mb, 1 vcores", "too large"),
-    ],
+    table(
+        """
+        1024 mb                   | Missing resource: vcores
+                                  | the resource string is empty
+        memory-mb=1k, vcores=1    | must all be integers
+        abc%                      | Invalid percentage
+        40% memory, 2 cpu         | Missing resource: cpu
+        99999999999 mb, 1 vcores  | too large
+        """,
+        str,
+        str,
+        sep="|",
+    ),
 )
 def test_bad_strings_fail_with_hadoops_reason(text, message):
     """Strings Hadoop rejects raise with Hadoop's reason."""

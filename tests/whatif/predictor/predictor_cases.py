@@ -1,46 +1,24 @@
-"""Small workload and tree builders shared by the predictor tests.
+"""Small workload and tree builders and expected timelines shared by the predictor tests.
 
 A module of its own name, not the directory's conftest.py: tests import these helpers,
 and every conftest.py outside a package is the module ``conftest``, so an import of it
 could find another directory's (pytest loads the conftest of each path it is given).
 """
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import hypothesis
 import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, Phase
 from hypothesis import strategies as st
+from samples import flat_tree, table
 
 from whatif import Cluster, EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources, Workload
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
 from whatif.predictor.site import read_site
 
 INF = math.inf
-
-
-def benchmark_module(name: str) -> ModuleType:
-    """benchmarks/<name>.py as a module, loaded once and registered under its name (its
-    dataclasses need that), with the benchmarks folder on the path while it loads."""
-    if name in sys.modules and getattr(sys.modules[name], "__file__", "").endswith(
-        f"benchmarks/{name}.py"
-    ):
-        return sys.modules[name]
-    folder = str(Path(__file__).resolve().parents[3] / "benchmarks")
-    sys.path.insert(0, folder)
-    try:
-        spec = importlib.util.spec_from_file_location(name, Path(folder) / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(folder)
 
 
 def build_workload(jobs):
@@ -122,13 +100,10 @@ def replayed(max_examples):
     )
 
 
-def flat_tree(**queues):
-    """root with one leaf per keyword (name -> EffectiveQueue keyword arguments)."""
-    return EffectiveAllocation(
-        root=EffectiveQueue(
-            "root", children=tuple(EffectiveQueue(f"root.{n}", **kw) for n, kw in queues.items())
-        )
-    )
+def timeline(text):
+    """(task, start, state) of each attempt as `samples.table` reads `text`, a line an
+    attempt: ``map_000  0.0  SUCCEEDED``."""
+    return table(text, str, float, str)
 
 
 def containers(n, size_mb=1024):

@@ -12,7 +12,8 @@ at usage 0); with them A, for which it was preempted, takes it first.
 import math
 
 import pytest
-from predictor_cases import benchmark_module, build_workload, containers, flat_tree
+from predictor_cases import build_workload, containers, flat_tree
+from samples import benchmark_module
 
 from whatif import Cluster
 from whatif.allocation import effective_allocation

@@ -9,6 +9,7 @@ that room: only the unconditional rule does. By hand on both engines.
 
 from __future__ import annotations
 
+from predictor_cases import timeline
 from test_hanging_maps import FOUR_MAPS_RAMPED, attempts
 
 from whatif import EffectiveAllocation, EffectiveQueue, ResourceLimit, Resources
@@ -64,15 +65,17 @@ def test_a_parents_maximum_is_not_in_the_headroom(engine):
     map assigned by 11.5, j done at 34, as with the cap on a itself (below)."""
     got, finish = four_maps_in_p(engine, nested(THREE_VCORES))
     assert got[:4] == FOUR_MAPS_RAMPED[:4]  # to 11.5 as in queue a alone
-    assert got[4:] == [
-        ("reduce_005", 12.0, "KILLED"),
-        ("reduce_006", 22.5, "KILLED"),
-        ("map_003", 300.5, "SUCCEEDED"),
-        ("reduce_007", 301.0, "SUCCEEDED"),
-        ("reduce_008", 311.5, "SUCCEEDED"),
-        ("reduce_006", 312.0, "SUCCEEDED"),
-        ("reduce_005", 312.5, "SUCCEEDED"),
-    ]
+    assert got[4:] == timeline(
+        """
+        reduce_005   12.0  KILLED
+        reduce_006   22.5  KILLED
+        map_003     300.5  SUCCEEDED
+        reduce_007  301.0  SUCCEEDED
+        reduce_008  311.5  SUCCEEDED
+        reduce_006  312.0  SUCCEEDED
+        reduce_005  312.5  SUCCEEDED
+        """
+    )
     assert finish == 318.5
 
 

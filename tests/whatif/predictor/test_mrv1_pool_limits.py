@@ -8,6 +8,7 @@ on the cluster, and leaves a YARN ``maxRunningApps`` in a ``<pool>`` unread.
 from __future__ import annotations
 
 from predictor_cases import build_workload
+from samples import allocation_file
 
 from whatif import Cluster
 from whatif.allocation import AllocationDocument, effective_allocation
@@ -17,16 +18,7 @@ CLUSTER = Cluster.parse("map-slots=4,reduce-slots=2")
 # job limits, not timing: no heartbeats, no setup and cleanup tasks
 SETTINGS = SchedulerSettings(hadoop_version=1, heartbeats=False, setup_cleanup_s=0.0)
 
-FILE = b"""<?xml version="1.0"?>
-<allocations>
-  <pool name="jobs">
-    <maxRunningJobs>1</maxRunningJobs>
-  </pool>
-  <pool name="apps">
-    <maxRunningApps>1</maxRunningApps>
-  </pool>
-</allocations>
-"""
+FILE = allocation_file("pool", {"jobs": {"maxRunningJobs": 1}, "apps": {"maxRunningApps": 1}})
 
 
 def three_jobs(queue: str):

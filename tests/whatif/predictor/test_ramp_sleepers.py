@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from predictor_cases import benchmark_module
+from samples import benchmark_module
 
 from whatif import (
     Cluster,
@@ -24,36 +24,32 @@ NAN = math.nan
 def _tree(q1_weight, q0_weight, q2_weight, capped):
     """root: q1 (fifo) and p (drf, at most 2 running apps) with leaves q0 (fifo) and q2,
     both at most 4096 MB / 4 vcores while `capped`."""
-    cap = ResourceLimit(absolute=Resources(4096, 4) if capped else None)
+    # what p's two leaves share: the cap, the AM share and the reduce limit
+    leaf = {
+        "max_resources": ResourceLimit(absolute=Resources(4096, 4) if capped else None),
+        "max_am_share": 0.2,
+        "max_reduces": 3,
+    }
+    q0 = EffectiveQueue(
+        "root.p.q0",
+        weight=q0_weight,
+        min_resources=Resources(0, 1),
+        scheduling_policy="fifo",
+        fair_share_preemption_timeout_s=5.0,
+        fair_share_preemption_threshold=1.0,
+        min_maps=2,
+        **leaf,
+    )
+    q2 = EffectiveQueue(
+        "root.p.q2",
+        weight=q2_weight,
+        min_resources=Resources(2048, 2),
+        min_share_preemption_timeout_s=10.0,
+        fair_share_preemption_timeout_s=20.0,
+        **leaf,
+    )
     p = EffectiveQueue(
-        "root.p",
-        weight=2.0,
-        max_running_apps=2,
-        scheduling_policy="drf",
-        children=(
-            EffectiveQueue(
-                "root.p.q0",
-                weight=q0_weight,
-                min_resources=Resources(0, 1),
-                max_resources=cap,
-                max_am_share=0.2,
-                scheduling_policy="fifo",
-                fair_share_preemption_timeout_s=5.0,
-                fair_share_preemption_threshold=1.0,
-                min_maps=2,
-                max_reduces=3,
-            ),
-            EffectiveQueue(
-                "root.p.q2",
-                weight=q2_weight,
-                min_resources=Resources(2048, 2),
-                max_resources=cap,
-                max_am_share=0.2,
-                min_share_preemption_timeout_s=10.0,
-                fair_share_preemption_timeout_s=20.0,
-                max_reduces=3,
-            ),
-        ),
+        "root.p", weight=2.0, max_running_apps=2, scheduling_policy="drf", children=(q0, q2)
     )
     q1 = EffectiveQueue(
         "root.q1",

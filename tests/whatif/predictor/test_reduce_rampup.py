@@ -9,7 +9,7 @@ asked for or running. By hand on both engines, and the setting with its site fil
 from __future__ import annotations
 
 import pytest
-from predictor_cases import build_workload, flat_tree, mapred_site_settings
+from predictor_cases import build_workload, flat_tree, mapred_site_settings, timeline
 from test_hanging_maps import FOUR_MAPS_RAMPED, four_maps
 
 from whatif import Cluster
@@ -59,17 +59,19 @@ def test_a_zero_limit_asks_for_reduces_once_every_map_is_assigned(engine):
     Slowstart 1.0 instead: the AM asks for all five reduces once every map is done, at
     22.5: one per heartbeat from 22.5 to 24.5; the last ends at 29.5, reported at 30.5."""
     got, finish = four_maps(engine, fair, reduce_rampup_limit=0.0)
-    assert got == [
-        ("map_000", 0.0, "SUCCEEDED"),
-        ("map_001", 0.5, "SUCCEEDED"),
-        ("map_002", 11.0, "SUCCEEDED"),
-        ("map_003", 11.5, "SUCCEEDED"),
-        ("reduce_004", 12.0, "SUCCEEDED"),
-        ("reduce_005", 12.5, "SUCCEEDED"),
-        ("reduce_006", 22.0, "SUCCEEDED"),
-        ("reduce_007", 22.5, "SUCCEEDED"),
-        ("reduce_008", 23.0, "SUCCEEDED"),
-    ]
+    assert got == timeline(
+        """
+        map_000      0.0  SUCCEEDED
+        map_001      0.5  SUCCEEDED
+        map_002     11.0  SUCCEEDED
+        map_003     11.5  SUCCEEDED
+        reduce_004  12.0  SUCCEEDED
+        reduce_005  12.5  SUCCEEDED
+        reduce_006  22.0  SUCCEEDED
+        reduce_007  22.5  SUCCEEDED
+        reduce_008  23.0  SUCCEEDED
+        """
+    )
     assert finish == 29.0
     got, finish = four_maps(engine, fair, slowstart_completed_maps=1.0)
     assert [(t, s) for t, s, _ in got if t.startswith("reduce")] == [

@@ -16,7 +16,13 @@ seeds below fail exactly the tasks named, once (`pack._noise_draws`).
 """
 
 import pytest
-from predictor_cases import build_workload, containers, flat_tree, predict_hadoop1_preemption
+from predictor_cases import (
+    build_workload,
+    containers,
+    flat_tree,
+    predict_hadoop1_preemption,
+    timeline,
+)
 
 from whatif import Cluster, Resources, Workload
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
@@ -158,17 +164,19 @@ def test_hadoop1_offers_a_job_the_task_its_tracker_would_get(engine):
         workload, nodes, engine, hadoop_version=1, setup_cleanup_s=0.0, assign_multiple=True
     )
     a = s.attempts
-    assert list(zip(a["task_id"], a["start_s"], a["state"], strict=True)) == [
-        ("j_map_000", 0.0, "FAILED"),
-        ("j_map_001", 1.5, "SUCCEEDED"),
-        ("k_map_000", 1.5, "FAILED"),
-        ("j_map_002", 9.0, "SUCCEEDED"),
-        ("k_map_001", 9.0, "FAILED"),
-        ("j_map_003", 12.0, "SUCCEEDED"),
-        ("k_map_001", 13.5, "SUCCEEDED"),
-        ("k_map_000", 30.0, "SUCCEEDED"),
-        ("j_map_000", 46.5, "SUCCEEDED"),
-    ]
+    assert list(zip(a["task_id"], a["start_s"], a["state"], strict=True)) == timeline(
+        """
+        j_map_000   0.0  FAILED
+        j_map_001   1.5  SUCCEEDED
+        k_map_000   1.5  FAILED
+        j_map_002   9.0  SUCCEEDED
+        k_map_001   9.0  FAILED
+        j_map_003  12.0  SUCCEEDED
+        k_map_001  13.5  SUCCEEDED
+        k_map_000  30.0  SUCCEEDED
+        j_map_000  46.5  SUCCEEDED
+        """
+    )
 
 
 def test_hadoop1_runs_a_failed_located_map_first_on_any_other_tracker(engine):

@@ -50,15 +50,9 @@ def test_expansion_follows_the_documented_rules(tmp_path):
     path.write_text(
         f"jobA\t10\t10\t{300 * MIB}\t{1536 * MIB}\t{512 * MIB}\njobB\t20\t10\t0\t0\t{64 * MIB}\n"
     )
-    trace = read_trace(
-        path,
-        noise_sigma=0.0,
-        block_size_mb=128,
-        reduce_mb_per_task=1024,
-        map_mb_s=10,
-        reduce_mb_s=20,
-        overhead_s=2,
-    )
+    # the counts follow the sizes, the durations the throughputs and the overhead
+    sizes = {"block_size_mb": 128, "reduce_mb_per_task": 1024}
+    trace = read_trace(path, noise_sigma=0.0, map_mb_s=10, reduce_mb_s=20, overhead_s=2, **sizes)
     tasks = trace.workload.tasks
     a = tasks[tasks["job_id"] == "jobA"]
     assert (a["stage"] == "map").sum() == 3 and (a["stage"] == "reduce").sum() == 2
