@@ -543,6 +543,22 @@ class _Checker:
                 f"{where}: <{setting.tag}> {setting.text!r}: minResources must be absolute; "
                 "percentages are for maximums",
             )
+        elif setting.name in _ZERO_MAXIMUM:
+            self.check_zero_maximum(setting, where)
+
+    def check_zero_maximum(self, setting: Setting, where: str) -> None:
+        """A maximum of 0 in a resource type: every container asks for some of each
+        (yarn.scheduler.minimum-allocation-mb and -vcores), so none can run where it caps."""
+        value: ResourceValue = setting.value
+        zero = [
+            unit for unit, amount in (("MB", value.memory), ("vcores", value.vcores)) if amount == 0
+        ]
+        if zero:
+            self.warn(
+                setting.line,
+                f"{where}: <{setting.tag}> {setting.text!r} allows 0 {' and 0 '.join(zero)}: "
+                + _ZERO_MAXIMUM[setting.name].format(where=where),
+            )
 
     def check_min_max(self, queue: QueueElement) -> None:
         minimum, maximum = queue.get("minResources"), queue.get("maxResources")
@@ -626,6 +642,16 @@ class _Checker:
             visit(queues[0].children, self.cluster, "root (the cluster)", queues[0].line)
         else:
             visit(queues, self.cluster, "root (the cluster)", self.doc.line)
+
+
+#: What a maximum of 0 in a resource type stops (`_Checker.check_zero_maximum`).
+_ZERO_MAXIMUM = {
+    "maxResources": "no container can run in {where} or a queue under it",
+    "maxChildResources": "no container can run in a queue created under {where}",
+    "queueMaxResourcesDefault": "no container can run in a queue without its own "
+    "maxResources, nor under root, which takes this default too "
+    "(AllocationConfiguration.getMaxResources)",
+}
 
 
 def _parent_message(path: str, element: str) -> str:

@@ -117,6 +117,24 @@ def test_hadoop_rejections_are_errors_at_their_line(body, line, message):
             3,
             "drf queue under a fair parent",
         ),
+        (
+            '<queue name="a">\n<maxResources>90000 mb,0vcores</maxResources></queue>',
+            3,
+            "root.a: <maxResources> '90000 mb,0vcores' allows 0 vcores: no container can run "
+            "in root.a or a queue under it",
+        ),
+        (
+            '<queue name="p" type="parent">\n<maxChildResources>0 mb, 0 vcores'
+            "</maxChildResources></queue>",
+            3,
+            "allows 0 MB and 0 vcores: no container can run in a queue created under root.p",
+        ),
+        (
+            "\n<queueMaxResourcesDefault>memory-mb=0%, vcores=50%</queueMaxResourcesDefault>",
+            3,
+            "allows 0 MB: no container can run in a queue without its own maxResources, nor "
+            "under root, which takes this default too",
+        ),
         ("<colour>blue</colour>", 2, "Bad element in allocations file: colour"),
         ('<queue name="a">\n<minMaps>3</minMaps></queue>', 3, "Hadoop 1 (MRv1) element"),
     ],
