@@ -235,7 +235,8 @@ def _note_created(
     "assignments",
     multiple=True,
     metavar="root.QUEUE.SETTING=VALUE",
-    help="Change one setting (repeatable); VALUE 'default' removes the element.",
+    help="Change one setting (repeatable); SETTING=VALUE changes a top-level element "
+    "(queueMaxResourcesDefault=...); VALUE 'default' removes the element.",
 )
 @path_option("-o", "--output", required=True, dir_okay=False, help="File to write.")
 @force_option("an existing -o file (FILE itself too)")

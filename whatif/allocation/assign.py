@@ -6,6 +6,9 @@ timeouts (``never``/``off``/``inf`` for a timeout that never fires), ``fair``/``
 (``2048 mb, 2 vcores``, ``memory-mb=2048, vcores=2``, ``50%``), or ``default`` to
 remove the element so the inherited or default value applies.
 
+A target without ``root.`` names a top-level element (``queueMaxResourcesDefault=40960
+mb, 40 vcores``, ``defaultFairSharePreemptionThreshold=0.8``).
+
 ``root.QUEUE.minResources.memory=VALUE`` (or ``.vcores``; ``maxResources`` too) changes
 one amount of a resource element and keeps the other as the file has it, the way
 `tempo optimize` names the amounts it tunes; an amount the file leaves out is 0 in a
@@ -22,7 +25,9 @@ from whatif.allocation.effective import ResourceLimit, Resources
 from whatif.allocation.model import (
     ALIASES,
     MRV1_QUEUE_SETTINGS,
+    MRV1_TOP_SETTINGS,
     QUEUE_SETTINGS,
+    TOP_SETTINGS,
     AllocationDocument,
     setting_value,
 )
@@ -47,15 +52,33 @@ def parse_assignment(text: str) -> tuple[str, str, object]:
     queue, dot, setting = target.strip().rpartition(".")
     if not sep or not dot or not queue or not setting:
         raise AllocationError(
-            f"--set {text!r}: expected root.QUEUE.SETTING=VALUE, e.g. root.prod.weight=2"
+            f"--set {text!r}: expected root.QUEUE.SETTING=VALUE, e.g. root.prod.weight=2, or "
+            "SETTING=VALUE for a top-level element, e.g. queueMaxAMShareDefault=0.5"
         )
     canonical = ALIASES.get(setting, setting)
     kind = QUEUE_SETTINGS.get(canonical) or MRV1_QUEUE_SETTINGS.get(canonical)
     if kind is None or kind == "flag":
         raise AllocationError(f"--set {text!r}: unknown queue setting {setting!r}")
+    return queue, setting, _value(text, setting, kind, raw)
+
+
+def parse_top_assignment(text: str) -> tuple[str, object] | None:
+    """``queueMaxAMShareDefault=0.5`` -> (``queueMaxAMShareDefault``, 0.5): a top-level
+    element of the allocation file; None when `text` names none (a queue setting's
+    ``root.QUEUE.SETTING``, say)."""
+    target, sep, raw = text.partition("=")
+    setting = target.strip()
+    kind = TOP_SETTINGS.get(ALIASES.get(setting, setting)) or MRV1_TOP_SETTINGS.get(setting)
+    if not sep or kind is None:
+        return None
+    return setting, _value(text, setting, kind, raw)
+
+
+def _value(text: str, setting: str, kind: str, raw: str) -> object:
+    """The value `raw` of `setting`, of `kind`, read as the module says (None: remove it)."""
     value = raw.strip()
     if value.lower() in _REMOVE:
-        return queue, setting, None
+        return None
     if kind == "acl":  # Hadoop reads ACLs untrimmed: " admins" is the group admins only
         if not raw:
             raise AllocationError(
@@ -68,46 +91,55 @@ def parse_assignment(text: str) -> tuple[str, str, object]:
                 f"--set {text!r}: {setting} cannot take control characters: an ACL is user "
                 "names, one space, then group names, each list comma-separated"
             )
-        return queue, setting, raw
+        return raw
     try:
         if kind == "resource":
             parsed = parse_resource(value)
-            missing = 0.0 if canonical == "minResources" else math.inf
-            return queue, setting, parsed.as_limit(missing=missing)
+            missing = 0.0 if ALIASES.get(setting, setting) == "minResources" else math.inf
+            return parsed.as_limit(missing=missing)
         if kind == "long" and value.lower() in _NEVER:
-            return queue, setting, math.inf
+            return math.inf
         if kind in ("int", "long"):
-            return queue, setting, int(value)
+            return int(value)
         if kind in ("float", "double"):
-            return queue, setting, float(value)
+            return float(value)
         if kind == "bool":
             if value.lower() not in ("true", "false"):
                 raise ValueError
-            return queue, setting, value.lower() == "true"
+            return value.lower() == "true"
     except ResourceStringError as error:
         raise AllocationError(f"--set {text!r}: {setting} cannot take {value!r}: {error}") from None
     except ValueError:
         raise AllocationError(
             f"--set {text!r}: {setting} takes {_TAKES.get(kind, 'a number')}, got {value!r}"
         ) from None
-    return queue, setting, value
+    return value
 
 
 def apply_assignments(
     doc: AllocationDocument, assignments: Iterable[str], *, hadoop_version: int | None = None
 ) -> AllocationDocument:
-    """`doc` with each ``root.QUEUE.SETTING=VALUE`` applied in turn through `AllocationDocument.set`.
+    """`doc` with each ``root.QUEUE.SETTING=VALUE`` applied in turn through
+    `AllocationDocument.set`, and each top-level ``SETTING=VALUE`` through
+    `AllocationDocument.set_default`.
 
     An element `hadoop_version` (default: the file's dialect, ``<pool>`` elements
     meaning Hadoop 1) does not read is refused, naming the one it reads instead.
     """
     for text in assignments:
-        component = _component_assignment(doc, text)
-        queue, setting, value = component or parse_assignment(text)
         try:
+            top = parse_top_assignment(text)
+            if top is not None:
+                doc = doc.set_default(*top, hadoop_version=hadoop_version)
+                continue
+            component = _component_assignment(doc, text)
+            queue, setting, value = component or parse_assignment(text)
             doc = doc.set(queue, setting, value, hadoop_version=hadoop_version)
         except AllocationError as error:
-            raise AllocationError(f"--set {text!r}: {error}") from None
+            message = str(error)
+            raise AllocationError(
+                message if message.startswith("--set ") else f"--set {text!r}: {message}"
+            ) from None
     return doc
 
 

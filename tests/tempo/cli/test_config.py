@@ -62,6 +62,45 @@ def test_set_and_diff_report_the_change(run, tmp_path):
     assert bad.exit_code == 2 and "unknown queue setting 'colour'" in bad.output
 
 
+DOC_EXAMPLE = DATA / "hadoop" / "alloc" / "fairscheduler-doc-example.xml"
+
+
+def test_set_changes_a_top_level_element_in_the_files_own_form(run, tmp_path):
+    """SETTING=VALUE without root. changes a top-level element (AllocationDocument
+    .set_default): the doc example's queueMaxResourcesDefault of 0 vcores, which lets no
+    container run, gets vcores; an element the file lacks is added; 'default' removes one;
+    a Hadoop 1 element is refused for a YARN file (exit 2)."""
+    out = tmp_path / "out.xml"
+    result = run(
+        "config", "set", DOC_EXAMPLE, "-o", out,
+        "--set", "queueMaxResourcesDefault=40000 mb, 8 vcores",
+        "--set", "defaultFairSharePreemptionThreshold=0.8",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    written = out.read_text()
+    before = DOC_EXAMPLE.read_text()
+    assert written == before.replace(
+        "<queueMaxResourcesDefault>40000 mb,0vcores<", "<queueMaxResourcesDefault>40000 mb,8vcores<"
+    ).replace(
+        "  <userMaxAppsDefault>5</userMaxAppsDefault>\n",
+        "  <userMaxAppsDefault>5</userMaxAppsDefault>\n"
+        "  <defaultFairSharePreemptionThreshold>0.8</defaultFairSharePreemptionThreshold>\n",
+    )
+    assert "queueMaxResourcesDefault" not in run("config", "validate", out).output
+    removed = run(
+        "config", "set", out, "-o", tmp_path / "back.xml",
+        "--set", "defaultFairSharePreemptionThreshold=default",
+    )  # fmt: skip
+    assert (
+        removed.exit_code == 0
+        and "<defaultFairSharePreemptionThreshold>" not in (tmp_path / "back.xml").read_text()
+    )
+    refused = run(
+        "config", "set", DOC_EXAMPLE, "-o", out, "--force", "--set", "poolMaxJobsDefault=3"
+    )
+    assert refused.exit_code == 2 and "poolMaxJobsDefault" in refused.output
+
+
 PLACED = """<?xml version="1.0"?>
 <allocations>
   <queue name="a">
