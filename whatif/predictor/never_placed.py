@@ -17,14 +17,19 @@ checks that against predictions):
 
 A job is named for the first of these that stops it.
 
-The Capacity Scheduler's limits are other rules (capacities, user limits, memory-only
-comparisons): in that mode only the node and cluster check is made.
+In the Capacity Scheduler mode the maximum share is the maximum capacity up the tree, in
+memory as the engines compare it (LeafQueue's headroom, ParentQueue.canAssignToThisQueue:
+used plus the request, even from an empty queue), with the node and cluster check; its
+other limits (user limits, maximum-am-resource-percent, which lets a queue's first AM
+start whatever its size) stop no job for good. A job stopped by its maximum capacity may
+hold up the jobs after it in its queue (the leaf stops at it), which are not named: they
+run when the user limits let the leaf pass it over.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -39,8 +44,11 @@ def never_placed(packed: Packed) -> tuple[NeverPlaced, ...]:
     """Per queue and cause, the jobs of `packed` that can never finish (see the module)."""
     found: list[NeverPlaced] = []
     named = np.zeros(len(packed.job_queue), dtype=bool)  # a job is named for one cause only
-    fair = packed.queues.capacity is None
-    checks = (_app_limits, _too_large, _am_limits, _task_limits) if fair else (_too_large,)
+    checks: tuple[Callable[[Packed, np.ndarray], list[NeverPlaced]], ...]
+    if packed.queues.capacity is None:
+        checks = (_app_limits, _too_large, _am_over_share, _am_share_cap, _task_limits)
+    else:
+        checks = (_too_large, _am_over_share, _task_limits)
     for check in checks:
         found += check(packed, named)
     return tuple(found)
@@ -64,6 +72,8 @@ def _up_the_tree(packed: Packed) -> tuple[np.ndarray, np.ndarray]:
     none)."""
     pq = packed.queues
     chain = np.array(pq.max_share, dtype=float)
+    if pq.capacity is not None:
+        chain[:, 1] = np.inf  # the Capacity Scheduler mode's limits are in memory
     no_apps = np.where(pq.max_apps == 0, np.arange(len(pq.parent)), -1)
     for q in range(1, len(pq.parent)):  # parents come before their children
         p = pq.parent[q]
@@ -96,20 +106,25 @@ def _app_limits(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
     return found
 
 
-def _am_limits(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
-    """Jobs whose AM exceeds a maximum share up the tree, or what maxAMShare allows."""
+def _am_over_share(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
+    """Jobs whose AM exceeds a maximum share up the tree."""
     chain, _ = _up_the_tree(packed)
-    leaf, am, pq = packed.job_queue, packed.job_am, packed.queues
-    has_am = packed.job_has_am == 1
-    over = has_am & (am > chain[leaf]).any(axis=1)
-    found = [
+    am = packed.job_am
+    over = (packed.job_has_am == 1) & (am > chain[packed.job_queue]).any(axis=1)
+    return [
         NeverPlaced(name, len(jobs), _over_share(packed, chain, q, "AMs", am[jobs].max(axis=0)))
         for name, q, jobs in _by_leaf(packed, over, named)
     ]
-    share = pq.max_am_share[:, None]
-    bound = np.floor(share * np.minimum(chain, packed.cluster))
+
+
+def _am_share_cap(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
+    """Jobs whose AM exceeds what maxAMShare lets their queue's AMs hold."""
+    chain, _ = _up_the_tree(packed)
+    leaf, am, pq = packed.job_queue, packed.job_am, packed.queues
+    bound = np.floor(pq.max_am_share[:, None] * np.minimum(chain, packed.cluster))
     limited = np.abs(pq.max_am_share + 1.0) >= 1e-4  # -1: no limit, as the engines read it
-    capped = has_am & ~over & limited[leaf] & (am > bound[leaf]).any(axis=1)
+    capped = (packed.job_has_am == 1) & limited[leaf] & (am > bound[leaf]).any(axis=1)
+    found = []
     for name, q, jobs in _by_leaf(packed, capped, named):
         asked = am[jobs].max(axis=0)
         d = int(np.argmax(asked > bound[q]))
@@ -161,12 +176,15 @@ def _over_share(packed: Packed, chain: np.ndarray, leaf: int, what: str, asked: 
     """`what` ask `asked`, above the maximum share up the tree from `leaf`: name the queue."""
     d = int(np.argmax(asked > chain[leaf]))
     pq = packed.queues
-    q = leaf
-    while pq.max_share[q, d] != chain[leaf, d]:
+    q = leaf  # the queue nearest root that holds the limit: where the operator sets it
+    while pq.parent[q] >= 0 and chain[pq.parent[q], d] == chain[leaf, d]:
         q = int(pq.parent[q])
+    limit = "maximum share" if pq.capacity is None else "maximum capacity"
+    # LeafQueue.assignContainers stops at an app its headroom cannot hold
+    behind = "" if pq.capacity is None else "; the jobs after it in the queue may wait behind it"
     return (
-        f"its {what} ask {_amount(packed, d, asked[d])}, more than the maximum share of "
-        f"{pq.names[q]} ({_amount(packed, d, chain[leaf, d])})"
+        f"its {what} ask {_amount(packed, d, asked[d])}, more than the {limit} of "
+        f"{pq.names[q]} ({_amount(packed, d, chain[leaf, d])}){behind}"
     )
 
 
@@ -184,7 +202,7 @@ def _too_large(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
         jobs = packed.task_job[lo + big]
         stopped[jobs] = True
         np.maximum.at(largest, jobs, req[big])
-    held = ", ".join(f"{_amount(packed, 0, m)} and {_amount(packed, 1, v)}" for m, v in sizes[:3])
+    held = ", ".join(_size(packed, size) for size in sizes[:3])
     where = (
         f"any node holds ({held}{', ...' if len(sizes) > 3 else ''})"
         if nodes
@@ -197,8 +215,7 @@ def _too_large(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
             NeverPlaced(
                 name,
                 len(jobs),
-                f"its containers ask up to {_amount(packed, 0, asked[0])} and "
-                f"{_amount(packed, 1, asked[1])}, more than {where}",
+                f"its containers ask up to {_size(packed, asked)}, more than {where}",
             )
         )
     return found
@@ -210,6 +227,13 @@ def _fits_some(req: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     for size in sizes:
         fits |= (req <= size).all(axis=1)
     return fits
+
+
+def _size(packed: Packed, size: np.ndarray) -> str:
+    """``1024 MB and 1 vcores``; in the Capacity Scheduler mode, whose limits are in
+    memory, ``1024 MB``."""
+    dims = (0, 1) if packed.queues.capacity is None else (0,)
+    return " and ".join(_amount(packed, d, size[d]) for d in dims)
 
 
 def _amount(packed: Packed, d: int, value: float) -> str:
