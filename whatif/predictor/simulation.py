@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from whatif.predictor.pack import (
     queue_codes,
     unpack_schedule,
 )
+from whatif.predictor.refused import refused
 from whatif.predictor.settings import NoiseModel, SchedulerSettings
 from whatif.predictor.setup_cleanup import with_setup_cleanup
 from whatif.schedule import NeverPlaced, Schedule
@@ -184,6 +186,8 @@ class Simulation:
         self.never_placed: tuple[NeverPlaced, ...] = never_placed(packed)
         for cause in self.never_placed:
             logger.info("%s", cause)
+        for message in refused(packed, self.allocation, settings):
+            _warn_once(message)
         # The engines never read the task ids: held compressed until a schedule is unpacked.
         self._task_ids = _compressed(packed.task_ids)
         none = pa.chunked_array([], type=packed.task_ids.type)  # a slice would hold them
@@ -301,6 +305,12 @@ class Simulation:
         self.never_placed = ()
         self._engine.reconfigure(self.packed)
         return self
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    """Say `message` once per process, not at every prediction of an optimizer's run."""
+    logger.warning("%s", message)
 
 
 def _unpack(
