@@ -202,6 +202,11 @@ def _config(p: Packed, settings: SchedulerSettings) -> np.ndarray:
     cfg[K.C_CS] = float(p.queues.capacity is not None)
     cfg[K.C_CS_MINALLOC] = settings.min_allocation_mb
     cfg[K.C_CS_NODES] = nn
+    fair = settings.fair_locality
+    if fair is not None and p.locality is not None and p.queues.capacity is None:
+        cfg[K.C_FLOC] = 1.0
+        cfg[K.C_FLOC_NODE], cfg[K.C_FLOC_RACK] = fair
+        cfg[K.C_FLOC_NODES] = nn
     if p.queues.capacity is not None:
         _capacity_config(cfg, p.queues.capacity)
     _reservation_config(cfg, p, settings)
@@ -366,6 +371,7 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
         )
     si[:, K.SI_NEXT] = p.stage_task_start
     si[:, [K.SI_RETRY_HEAD, K.SI_RETRY_TAIL, K.SI_DEF_HEAD, K.SI_DEF_TAIL, K.SI_ASKED]] = -1
+    si[:, K.SI_FLOC_LEVEL] = -1
     return {"ss": ss, "ssf": ssf, "si": si, "sdone": np.full(ns, np.nan)}
 
 

@@ -16,7 +16,10 @@ or only to its rack). When the trace has split locations but none names a tracke
 cluster (a cluster given by counts, ``map-slots=...``), locality is skipped and a warning
 says so; the schedule is then the one without delay scheduling.
 
-The Capacity Scheduler mode uses the same layout on a container cluster with heartbeats
+The Fair Scheduler on YARN uses it when its delay scheduling is on
+(``yarn.scheduler.fair.locality.threshold.node`` and ``.rack`` at least 0, without
+continuous scheduling: ``kernel/fair_locality.py``), and the Capacity Scheduler mode uses
+the same layout on a container cluster with heartbeats
 whose NodeManagers are named by host (``hosts=`` in the cluster spec): a MapReduce AM asks
 for each map on its split hosts, their racks and ANY (``RMContainerAllocator``), and the
 Capacity Scheduler's ``RegularContainerAllocator`` delays such requests. Its off-switch
@@ -133,18 +136,21 @@ def locality_layout(
     capacity: bool = False,
 ) -> LocalityLayout | None:
     """The locality arrays, or None when delay scheduling does not apply: neither Hadoop 1
-    on a slot cluster nor the Capacity Scheduler mode (`capacity`) on a container cluster,
-    no heartbeats, no split locations in the trace, or none naming a node of `cluster`
-    (a warning says so). The Fair Scheduler on YARN places every container as if its
-    requests asked for ANY only, as before."""
+    on a slot cluster, nor the Capacity Scheduler mode (`capacity`) or the Fair
+    Scheduler's delay scheduling (`SchedulerSettings.fair_locality`) on a container
+    cluster, no heartbeats, no split locations in the trace, or none naming a node of
+    `cluster` (a warning says so). Otherwise the Fair Scheduler on YARN places every
+    container as if its requests asked for ANY only."""
     hadoop1 = settings.hadoop_version == 1 and bool(cluster.slots) and not capacity
-    if not (hadoop1 or (capacity and not cluster.slots)) or node_count == 0:
+    yarn = not cluster.slots and (capacity or settings.fair_locality is not None)
+    if not (hadoop1 or yarn):
         return None
     entries = _entries(tasks, task_stage, map_stage)
     if entries is None:
         return None
     if (
-        node_count != len(cluster.nodes)
+        node_count == 0
+        or node_count != len(cluster.nodes)
         or not entries["host"].isin([n.name for n in cluster.nodes]).any()
     ):
         _warn_unmatched(cluster.describe())

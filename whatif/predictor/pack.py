@@ -338,9 +338,10 @@ def pack(
         layout.interval_s,
         capacity=pq.capacity is not None,
     )
-    if locality is not None and pq.capacity is not None:
-        # a located stage's re-queued task goes back to its location lists
-        # (`capacity_locality.py`); Hadoop 1's to `failedMaps` (`locality.py`)
+    if locality is not None and not slot_mode:
+        # a located stage's re-queued task goes back to its location lists (the MapReduce
+        # AM's, under either YARN scheduler: `capacity_locality.py`, `fair_locality.py`);
+        # Hadoop 1's to `failedMaps` (`locality.py`)
         stage["stage_retry_rule"][locality.stage_located == 1] = RETRY_LAST
     packed = Packed(
         queues=pq,

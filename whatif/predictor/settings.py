@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
+import numpy as np
+
 from whatif._validation import check_choice, check_range
 from whatif.errors import ValidationError
 
@@ -96,6 +98,15 @@ class SchedulerSettings:
         before it takes any (delay scheduling, ``kernel/locality.py``; where the trace
         records split locations and the cluster names its trackers by host). -1 (the
         default): Hadoop 1's ``min(15 s, 1.5 x the heartbeat interval)``; 0: no waiting.
+    locality_threshold_node, locality_threshold_rack : float
+        Hadoop 2/3 ``yarn.scheduler.fair.locality.threshold.node`` / ``.rack`` (-1, off):
+        the Fair Scheduler's delay scheduling (``kernel/fair_locality.py``; where the trace
+        records split locations and the cluster names its nodes by host). An app waits,
+        for a map local to the heartbeating node, as many scheduling opportunities as
+        this fraction of the cluster's nodes (above 1: 1), then as many again for one local
+        to its rack, before it takes any. Either below 0 turns it off, and so does
+        continuous scheduling (Hadoop then counts time, ``...locality-delay-node-ms``,
+        which the predictor does not model and warns of).
     task_cleanup_s : float
         Hadoop 1: the run time of the task-cleanup attempt the JobTracker runs, in a slot
         of its type, after each map or reduce attempt that failed or was killed while its
@@ -168,6 +179,8 @@ class SchedulerSettings:
     setup_cleanup_s: float = 1.2
     task_cleanup_s: float = DEFAULT_TASK_CLEANUP_S
     locality_delay_s: float = -1.0
+    locality_threshold_node: float = -1.0
+    locality_threshold_rack: float = -1.0
     hadoop_version: int = 3
     preemption_interval_s: float | None = None
     node_heartbeat_interval_s: float = 1.0
@@ -233,6 +246,12 @@ class SchedulerSettings:
                 raise ValidationError(
                     f"SchedulerSettings.{name}: expected a whole number >= -1, got {value!r}"
                 )
+        for name in ("locality_threshold_node", "locality_threshold_rack"):
+            value = getattr(self, name)
+            if not math.isfinite(value):
+                raise ValidationError(
+                    f"SchedulerSettings.{name}: expected a finite number, got {value!r}"
+                )
         if self.locality_delay_s != -1.0:
             check_range(
                 self.locality_delay_s,
@@ -266,6 +285,17 @@ class SchedulerSettings:
                 raise ValidationError(
                     f"SchedulerSettings.{name}: expected a finite number > 0, got {value!r}"
                 )
+
+    @property
+    def fair_locality(self) -> tuple[float, float] | None:
+        """The Fair Scheduler's node and rack locality thresholds as FairScheduler reads
+        them (Java floats, capped at 1: FSAppAttempt.getAllowedLocalityLevel), or None
+        when its count-based delay scheduling is off: Hadoop 1, either threshold below 0,
+        or continuous scheduling (which counts time instead)."""
+        node, rack = self.locality_threshold_node, self.locality_threshold_rack
+        if self.hadoop_version == 1 or node < 0 or rack < 0 or self.continuous_scheduling:
+            return None
+        return min(float(np.float32(node)), 1.0), min(float(np.float32(rack)), 1.0)
 
     def heartbeat_interval_s(self, nodes: int) -> float:
         """How often each of `nodes` nodes heartbeats: Hadoop 1's JobTracker asks for

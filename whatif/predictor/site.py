@@ -99,6 +99,8 @@ YARN_PROPERTIES: dict[str, tuple[str, Callable[[str], object]]] = {
     "yarn.scheduler.fair.sizebasedweight": ("size_based_weight", _boolean),
     "yarn.scheduler.fair.reservable-nodes": ("reservable_nodes", _number),
     _RESERVATION_THRESHOLD: ("reservation_threshold_multiple", _number),
+    "yarn.scheduler.fair.locality.threshold.node": ("locality_threshold_node", _number),
+    "yarn.scheduler.fair.locality.threshold.rack": ("locality_threshold_rack", _number),
     "yarn.scheduler.minimum-allocation-mb": ("min_allocation_mb", _number),
     "yarn.scheduler.minimum-allocation-vcores": ("min_allocation_vcores", _number),
     "yarn.scheduler.increment-allocation-mb": ("increment_mb", _number),

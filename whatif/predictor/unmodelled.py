@@ -5,10 +5,11 @@ A prediction for a cluster that sets one of them describes a cluster that does n
 warn of each: an operator should never trust a figure the cluster will not reproduce.
 What counts as set is Hadoop's own rule:
 
-- the Fair Scheduler's delay scheduling is on only when both its node and rack
-  thresholds are at least 0, or, with continuous scheduling, both its node and rack
-  delays (FSAppAttempt.getAllowedLocalityLevel / getAllowedLocalityLevelByTime: either
-  one negative, the default -1, lets a container go to any node);
+- the Fair Scheduler's time-based delay scheduling, on with continuous scheduling when
+  both its node and rack delays are at least 0 (FSAppAttempt.getAllowedLocalityLevelByTime:
+  either one negative, the default -1, lets a container go to any node); its count-based
+  rule, the thresholds without continuous scheduling, is modelled
+  (``kernel/fair_locality.py``);
 - a Hadoop 1 weight adjuster, or a load manager or task selector other than the
   default (FairScheduler.start), replaces rules the predictor follows;
 - the scheduler class (``yarn.resourcemanager.scheduler.class``, Hadoop 1's
@@ -34,8 +35,6 @@ from whatif.errors import ValidationError
 #: Where a site file sets a property: its value's text and ``file:line``.
 Setting = tuple[str, str]
 
-NODE_THRESHOLD = "yarn.scheduler.fair.locality.threshold.node"
-RACK_THRESHOLD = "yarn.scheduler.fair.locality.threshold.rack"
 NODE_DELAY = "yarn.scheduler.fair.locality-delay-node-ms"
 RACK_DELAY = "yarn.scheduler.fair.locality-delay-rack-ms"
 YARN_SCHEDULER_CLASS = "yarn.resourcemanager.scheduler.class"
@@ -51,15 +50,8 @@ MAX_APP_PRIORITY = "yarn.cluster.max-application-priority"
 #: The properties `read_site` keeps for this module, by Hadoop version.
 WATCHED = {
     1: (MRV1_SCHEDULER_CLASS, WEIGHT_ADJUSTER, LOAD_MANAGER, TASK_SELECTOR, PREEMPTION_ONLY_LOG),
-    2: (YARN_SCHEDULER_CLASS, NODE_THRESHOLD, RACK_THRESHOLD, NODE_DELAY, RACK_DELAY),
-    3: (
-        YARN_SCHEDULER_CLASS,
-        NODE_THRESHOLD,
-        RACK_THRESHOLD,
-        NODE_DELAY,
-        RACK_DELAY,
-        MAX_APP_PRIORITY,
-    ),
+    2: (YARN_SCHEDULER_CLASS, NODE_DELAY, RACK_DELAY),
+    3: (YARN_SCHEDULER_CLASS, NODE_DELAY, RACK_DELAY, MAX_APP_PRIORITY),
 }
 
 #: Hadoop 1's defaults: a class ending in one of these is the rule the predictor follows.
@@ -130,23 +122,20 @@ def _app_priorities(found: Mapping[str, Setting]) -> Unmodelled | None:
 
 
 def _delay_scheduling(found: Mapping[str, Setting], continuous: bool) -> Unmodelled | None:
-    node_name, rack_name = (
-        (NODE_DELAY, RACK_DELAY) if continuous else (NODE_THRESHOLD, RACK_THRESHOLD)
-    )
-    if node_name not in found or rack_name not in found:
+    """The time-based delay scheduling of continuous scheduling (its count-based rule, by
+    the thresholds, is modelled)."""
+    if not continuous or NODE_DELAY not in found or RACK_DELAY not in found:
         return None  # the other one is Hadoop's default, -1: off
-    node, rack = _number(found, node_name), _number(found, rack_name)
+    node, rack = _number(found, NODE_DELAY), _number(found, RACK_DELAY)
     if node < 0 or rack < 0:
         return None
-    if continuous:
-        waits = f"{node:g} ms, then {rack:g} ms"
-    else:
-        waits = f"{min(node, 1.0):g}, then {min(rack, 1.0):g} x the cluster's node count of offers"
     return Unmodelled(
-        found[node_name][1],
-        f"{node_name} = {found[node_name][0].strip()} and {rack_name} = {found[rack_name][0].strip()}",
+        found[NODE_DELAY][1],
+        f"{NODE_DELAY} = {found[NODE_DELAY][0].strip()} and {RACK_DELAY} = "
+        f"{found[RACK_DELAY][0].strip()}",
         "the Fair Scheduler's delay scheduling (an app whose requests name nodes, as a "
-        f"MapReduce job's maps do, waits for a node, then a rack, holding them: up to {waits})",
+        f"MapReduce job's maps do, waits for a node, then a rack, holding them: up to "
+        f"{node:g} ms, then {rack:g} ms)",
     )
 
 

@@ -21,9 +21,11 @@ def _site(path, scheduler_class):
         "<configuration>\n"
         f"<property><name>yarn.resourcemanager.scheduler.class</name><value>{scheduler_class}"
         "</value></property>\n"
-        "<property><name>yarn.scheduler.fair.locality.threshold.node</name><value>0.5</value>"
+        "<property><name>yarn.scheduler.fair.continuous-scheduling-enabled</name>"
+        "<value>true</value></property>\n"
+        "<property><name>yarn.scheduler.fair.locality-delay-node-ms</name><value>2000</value>"
         "</property>\n"
-        "<property><name>yarn.scheduler.fair.locality.threshold.rack</name><value>0.5</value>"
+        "<property><name>yarn.scheduler.fair.locality-delay-rack-ms</name><value>4000</value>"
         "</property>\n</configuration>\n"
     )
     return path
@@ -32,11 +34,13 @@ def _site(path, scheduler_class):
 def test_fair_scheduler_predictions_warn_of_delay_scheduling_and_another_scheduler(
     tmp_path, caplog
 ):
+    """Continuous scheduling's time-based delay scheduling is not modelled (its count-based
+    rule, by the thresholds, is: ``test_fair_locality``)."""
     site = _site(tmp_path / "yarn-site.xml", CAPACITY_CLASS)
     with caplog.at_level("WARNING", logger="tempo"):
         scheduler_settings(3, site, None, announce=False, config_path=FAIR)
     messages = [r.getMessage() for r in caplog.records]
-    assert [m.split(": ")[0] for m in messages] == [f"{site}:2", f"{site}:3"]
+    assert [m.split(": ")[0] for m in messages] == [f"{site}:2", f"{site}:4"]
     assert "not the Fair Scheduler tempo predicts" in messages[0]
     assert "delay scheduling" in messages[1]
 
@@ -61,7 +65,7 @@ def test_predict_warns_through_logging(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="tempo"):
         result = CliRunner().invoke(cli, [*ARGS, "--site", str(site)])
     assert result.exit_code == 0, result.output
-    assert f"{site}:3: yarn.scheduler.fair.locality.threshold.node = 0.5" in caplog.text
+    assert f"{site}:4: yarn.scheduler.fair.locality-delay-node-ms = 2000" in caplog.text
     assert "delay scheduling" not in result.stdout
 
 

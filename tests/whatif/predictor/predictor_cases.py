@@ -61,6 +61,17 @@ def run_times(jobs, spec, engine, **settings):
     return a["start_s"].tolist(), a["finish_s"].tolist(), schedule.jobs["finish_s"].tolist()
 
 
+def starts_and_finishes(schedule, leave_out=("Z",)):
+    """Per job of `schedule` but those in `leave_out`: its sorted attempt starts and its
+    finish time."""
+    a, j = schedule.attempts, schedule.jobs.set_index("job_id")
+    return {
+        name: (sorted(a.loc[a["job_id"] == name, "start_s"].tolist()), j.loc[name, "finish_s"])
+        for name in j.index
+        if name not in leave_out
+    }
+
+
 def predict_one_job(tasks, cluster, engine, settings=None):
     """The schedule of one job ``j`` of `tasks` (see `build_workload`) submitted at 0 to
     queue ``a`` of a flat tree on `cluster`, under `settings` (yarn-default.xml's if None)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from predictor_cases import build_workload
+from predictor_cases import build_workload, starts_and_finishes
 from samples import capacity_document
 from test_capacity import engines_agree, random_jobs, random_tree
 
@@ -49,12 +49,7 @@ def run(splits, props, engine, spec=SPEC, others=()):
         settings=SchedulerSettings(am_heartbeat_interval_s=0.0),
         engine=engine,
     )
-    a, j = schedule.attempts, schedule.jobs.set_index("job_id")
-    return {
-        name: (sorted(a.loc[a["job_id"] == name, "start_s"].tolist()), j.loc[name, "finish_s"])
-        for name in j.index
-        if name != "Z"
-    }
+    return starts_and_finishes(schedule)
 
 
 def test_a_node_local_request_waits_for_its_node(engine):

@@ -1,6 +1,7 @@
 """Site-file settings the predictor does not model are named, by Hadoop's own rule of when
 they act; Hadoop 1's log-only preemption is modelled as preemption off."""
 
+import numpy as np
 import pytest
 
 from whatif.errors import ValidationError
@@ -21,32 +22,31 @@ def _conf(path, *properties):
 
 
 @pytest.mark.parametrize(
-    ("properties", "left_out"),
+    ("properties", "thresholds"),
     [
-        ([], False),
-        ([(NODE, "0.5")], False),  # the rack threshold stays -1: delay scheduling is off
-        ([(NODE, "0.5"), (RACK, "-1")], False),
-        ([(NODE, "0.5"), (RACK, "0")], True),
-        ([(NODE, "0"), (RACK, "0.8")], True),
+        ([], None),
+        ([(NODE, "0.5")], None),  # the rack threshold stays -1: delay scheduling is off
+        ([(NODE, "0.5"), (RACK, "-1")], None),
+        ([(NODE, "0.5"), (RACK, "0")], (0.5, 0.0)),
+        ([(NODE, "0"), (RACK, "0.8")], (0.0, float(np.float32(0.8)))),  # a Java float
         (
             [
                 (NODE, "1.5"),
                 (RACK, "2"),
                 ("yarn.scheduler.fair.continuous-scheduling-enabled", "true"),
             ],
-            False,
+            None,  # continuous scheduling counts time (the delays) instead
         ),
     ],
 )
 def test_delay_scheduling_counts_when_both_thresholds_are_at_least_zero(
-    tmp_path, properties, left_out
+    tmp_path, properties, thresholds
 ):
+    """The count-based rule is modelled (``kernel/fair_locality.py``): its thresholds reach
+    the settings, and nothing is warned of."""
     site = read_site(_conf(tmp_path / "yarn-site.xml", *properties))
-    assert bool(site.unmodelled) is left_out
-    if left_out:
-        (setting,) = site.unmodelled
-        assert setting.location == f"{tmp_path / 'yarn-site.xml'}:2"
-        assert "delay scheduling" in str(setting) and "predicts the cluster as if" in str(setting)
+    assert site.settings.fair_locality == thresholds
+    assert site.unmodelled == ()
 
 
 def test_with_continuous_scheduling_the_delays_count_instead_of_the_thresholds(tmp_path):

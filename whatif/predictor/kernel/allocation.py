@@ -62,6 +62,7 @@ from whatif.predictor.kernel.capacity import (
 )
 from whatif.predictor.kernel.capacity_locality import _cs_loc_done, _cs_loc_pick
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
+from whatif.predictor.kernel.fair_locality import _fl_done, _fl_pick
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
 from whatif.predictor.kernel.ordering import _cmp_apps, _compare, _queue_key
@@ -95,6 +96,7 @@ from whatif.predictor.kernel.state import (
     C_CS,
     C_CS_OFFSWITCH,
     C_DYNAMIC,
+    C_FLOC,
     C_LOC,
     C_MAX_ASSIGN,
     C_MULTI,
@@ -369,12 +371,18 @@ def _assign_leaf_res(W, leaf, d):
 
 @kernel_jit
 def _fit_limits(W, leaf):
-    """The largest request an app of the leaf could take now: the free resources, within
-    every maxResources up the tree (the leaf's app trees refreshed first)."""
+    """The largest request an app of the leaf could take now: the free resources (with the
+    Fair Scheduler's delay scheduling, the node's capability), within every maxResources
+    up the tree (the leaf's app trees refreshed first)."""
     qs, qsf, qf = W[0], W[1], W[3]
     _retree(W)
     lim0 = _avail(W, 0)
     lim1 = _avail(W, 1)
+    if W[25][C_FLOC] != 0.0:
+        # delay scheduling: every app the node could hold is offered it (`fair_locality.py`)
+        n = W[24][GI_CUR_NODE]
+        lim0 = W[40][n, NF_CAP]
+        lim1 = W[40][n, NF_CAP + 1]
     q = leaf
     while q >= 0:
         lim0 = min(lim0, _loose(qsf[q, QSF_MAX] - qf[q, QF_USE]))
@@ -393,7 +401,7 @@ def _offer_fitting(W, leaf, d, lim0, lim1, r):
     found = 0
     while True:
         best = _tree_best_fit(W, leaf, d, lim0, lim1)
-        if best < 0 or (r >= 0 and _cmp_apps(W, policy, d, r, best, False) < 0):
+        if best < 0 or best == r or (r >= 0 and _cmp_apps(W, policy, d, r, best, False) < 0):
             break
         if _try_app(W, best, leaf, d):
             found = 1
@@ -444,11 +452,14 @@ def _res_best(W, leaf, d):
 @kernel_jit
 def _res_offerable(W, j, leaf, n, s, r0, r1):
     """The node's and queues' part of `_res_offer`: maxResources, maxAMShare for a
-    waiting AM, no claim on the node (Hadoop 3)."""
+    waiting AM, no claim on the node (Hadoop 3), and no located stage under the Fair
+    Scheduler's delay scheduling."""
     if not _fits_max(W, leaf, r0, r1):
         return False
     if s == -1 and not _am_fits(W, leaf, r0, r1):
         return False
+    if s >= 0 and W[25][C_FLOC] != 0.0 and W[12][s, SS_LOC] != 0:
+        return False  # a located stage's reservation is not modeled (`fair_locality.py`)
     return W[24][GI_CLAIM_LIVE] == 0 or not _claims_on(W, n, j)
 
 
@@ -478,6 +489,8 @@ def _try_stage(W, j, leaf, s):
     us = np.uint64(s)  # unsigned rows: no negative-index wraparound
     n = W[24][GI_CUR_NODE]
     if ss[us, SS_LOC] != 0 and n >= 0:
+        if W[25][C_FLOC] != 0.0:
+            return _fl_try_located(W, j, leaf, s, n)
         return _try_located(W, j, leaf, s, n)
     if ss[us, SS_RETRY] == RETRY_FIRST and n >= 0 and si[us, SI_FRONT_N] > 0:
         task = _tracker_task(W, s, n)  # Hadoop 1: not a task that failed on this tracker
@@ -545,6 +558,26 @@ def _try_located(W, j, leaf, s, n):
     if task < 0 or not _run_task(W, j, leaf, s, task):
         return False
     _loc_launched(W, j, level)
+    return True
+
+
+@kernel_jit
+def _fl_try_located(W, j, leaf, s, n):
+    """`_try_app` for a located stage under the Fair Scheduler's delay scheduling
+    (`fair_locality.py`): a scheduling opportunity where the stage's request fits the
+    node's capability and the queues' maxResources (hasContainerForNode), then the task
+    its allowed level lets the AM run on node `n`, if it fits."""
+    tsf, nodef = W[17], W[40]
+    head = _head_task(W, s)
+    r0 = tsf[head, TSF_REQ]
+    r1 = tsf[head, TSF_REQ + 1]
+    if r0 > nodef[n, NF_CAP] or r1 > nodef[n, NF_CAP + 1] or not _fits_max(W, leaf, r0, r1):
+        return False
+    task, kind = _fl_pick(W, s, n)
+    if task < 0 or not _run_task(W, j, leaf, s, task):
+        return False
+    _claim_used(W, j, tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1])
+    _fl_done(W, s, kind)
     return True
 
 

@@ -44,6 +44,8 @@ from whatif.predictor.kernel.state import (
     C_CS,
     C_CS_INTERVAL,
     C_CS_NODES,
+    C_FLOC,
+    C_FLOC_NODES,
     C_HANG,
     C_HB,
     C_LOC,
@@ -122,6 +124,8 @@ from whatif.predictor.kernel.state import (
     RUNNING,
     SI_ASKED,
     SI_CS_MISSED,
+    SI_FLOC_LEVEL,
+    SI_FLOC_OPP,
     SI_FRONT_N,
     SI_HELD,
     SI_NEXT,
@@ -287,9 +291,25 @@ def _v12_state(W):
     out[n] = gf[G_CONT] - t + 0.0 if gf[G_CONT] < INF else 1.0  # the next continuous pass
     n += 1
     n = _hang_timers(W, out, n)
+    if cfg[C_FLOC] != 0.0:
+        return np.concatenate((out[:n], _v1_state(W, False), _floc_state(W)))
     if ndims == 2 or cfg[C_LOC] != 0.0:
         return np.concatenate((out[:n], _v1_state(W, ndims == 2)))
     return out[:n]
+
+
+@kernel_jit
+def _floc_state(W):
+    """The Fair Scheduler's delay scheduling (`fair_locality.py`): each stage's allowed
+    level and its opportunities, capped at the cluster's nodes plus one (past that no
+    threshold, at most 1, tells them apart)."""
+    si, cfg = W[14], W[25]
+    ns = si.shape[0]
+    out = np.empty(2 * ns)
+    for s in range(ns):
+        out[2 * s] = si[s, SI_FLOC_LEVEL]
+        out[2 * s + 1] = min(si[s, SI_FLOC_OPP], cfg[C_FLOC_NODES] + 1.0)
+    return out
 
 
 @kernel_jit

@@ -203,6 +203,8 @@ from whatif.predictor.kernel.state import (
     SI_DEF_HEAD,
     SI_DEF_TAIL,
     SI_DONE,
+    SI_FLOC_LEVEL,
+    SI_FLOC_OPP,
     SI_FRONT_N,
     SI_HELD,
     SI_NEXT,
@@ -1287,6 +1289,8 @@ def _am_preempted(W, a):
             si[s, SI_HELD] = 0
             si[s, SI_ASKED] = -1
             si[s, SI_CS_MISSED] = 0
+            si[s, SI_FLOC_LEVEL] = -1  # a new attempt's keys start afresh (`fair_locality.py`)
+            si[s, SI_FLOC_OPP] = 0
             _sort_retry(W, s)
     _ramp_refresh(W, j)
     ji[j, JI_ASKING] = 0

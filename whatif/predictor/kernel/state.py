@@ -88,7 +88,11 @@ C_REQ_MAX = 45
 C_RAMP = 47
 # mapreduce.job.reducer.preempt.delay.sec for the AM's headroom rule (s; 0: at once)
 C_PDELAY = 48
-N_CFG = 49
+# the Fair Scheduler's delay scheduling on YARN (`fair_locality.py`): on (split locations
+# matched to nodes, thresholds at least 0), the node and rack locality thresholds (Java
+# floats, capped at 1), and the cluster's nodes (getNumClusterNodes)
+C_FLOC, C_FLOC_NODE, C_FLOC_RACK, C_FLOC_NODES = 49, 50, 51, 52
+N_CFG = 53
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time
@@ -315,7 +319,11 @@ SI_ASKED = 12
 # how many of the stage's re-queued tasks (the first of its retry list) go before its fresh
 # ones (`requests._requeue`)
 SI_FRONT_N = 13
-N_SI = 14
+# the Fair Scheduler's delay scheduling (`fair_locality.py`) of a located stage: its allowed
+# locality level (-1: not yet offered, 0 node-local, 1 rack-local, 2 off-switch) and its
+# scheduling opportunities since the level was last relaxed
+SI_FLOC_LEVEL, SI_FLOC_OPP = 14, 15
+N_SI = 16
 # task static int / float
 TS_JOB, TS_STAGE, TS_FAILS = 0, 1, 2
 N_TS = 3

@@ -245,7 +245,9 @@ class Allocation(EngineState):
             s, req = self._res_head(j)
             if s < -1 or (req > self.node_cap[n]).any() or not self._fits_max(leaf, req):
                 continue
-            if (req <= self.node_free[n]).all():
+            located = self.floc_on and s >= 0 and self.stage_located[s]
+            if (req <= self.node_free[n]).all() or located:
+                # a located stage reserves nothing (`fair_locality.py`); its opportunity counts
                 if self._try_app(j, leaf, d):
                     return 1
             elif self._res_offer(j, leaf, s, req):
@@ -321,20 +323,28 @@ class Allocation(EngineState):
             return False
         return self._try_stage(j, leaf, s)
 
+    def _run_task(self, j: int, leaf: int, s: int, task: int) -> bool:
+        """Start `task` of stage `s` (any of its unassigned tasks) if it fits the queues
+        (the kernel's `_run_task`)."""
+        req = self.p.task_req[task]
+        if not self._fits(leaf, req):
+            return False
+        self._take_task(s, task)
+        self._start_attempt(j, task, req)
+        self._maps_assigned(j, s)
+        return True
+
     def _try_stage(self, j: int, leaf: int, s: int) -> bool:
         """App `j` takes the next task of its stage `s` if it fits (`_try_app`)."""
         p = self.p
         n = self.cur_node
         if self.stage_located[s] and n >= 0:
+            if self.floc_on:
+                return self._fl_try_located(j, leaf, s, n)
             return self._try_located(j, leaf, s, n)
         if p.stage_retry_rule[s] == RETRY_FIRST and n >= 0 and self.stage_front[s] > 0:
             task = self._tracker_task(s, n)  # Hadoop 1: not a task that failed on this tracker
-            if task < 0 or not self._fits(leaf, p.task_req[task]):
-                return False
-            self._take_task(s, task)
-            self._start_attempt(j, task, p.task_req[task])
-            self._maps_assigned(j, s)
-            return True
+            return task >= 0 and self._run_task(j, leaf, s, task)
         task = self._head(s)
         req = p.task_req[task]
         if not self._fits(leaf, req):

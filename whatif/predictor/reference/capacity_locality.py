@@ -65,12 +65,7 @@ class CapacityLocality(EngineState):
 
     def _cs_try_located(self, j: int, leaf: int, s: int, task: int, kind: int) -> bool:
         """The container of type `kind` for `task` of located stage `s`."""
-        p = self.p
-        req = p.task_req[task]
-        if not self._fits(leaf, req):
+        if not self._run_task(j, leaf, s, task):
             return False
-        self._take_task(s, task)
-        self._start_attempt(j, task, req)
         self._cs_loc_done(s, kind)
-        self._maps_assigned(j, s)
         return True

@@ -84,26 +84,40 @@ class Livelock(EngineState):
                     else:
                         timers.append(-INF if _expired(t - last, timeout) else last - t)
         return (
-            tuple(running),
-            tuple(self.att_task[a] for a in self.warned),
-            tuple(self.stage_next.tolist()),
-            tuple(self.stage_pending),
-            tuple(self.stage_held),
-            tuple(self.stage_ramp),
-            tuple(self.stage_released),
-            tuple(sorted(self.stage_asked)),
-            tuple(tuple(r) for r in self.stage_retry),
-            tuple(self.stage_front),
-            tuple(self.reducing),
-            tuple(timers),
-            self.next_check_v12 - t,
-            tuple(self.node_free.ravel().tolist()),
-            tuple(h - t if h < INF else 1.0 for h in self.node_hb),
-            self.next_pass - t if self.next_pass < INF else 1.0,  # the next continuous pass
-            # each node's reservation (`reservations.py`), where reservations are on
-            (tuple(self.res_app), tuple(self.res_stage)) if self.res_on else (),
-            self._hang_timers(t),
-        ) + self._v1_state(t)
+            (
+                tuple(running),
+                tuple(self.att_task[a] for a in self.warned),
+                tuple(self.stage_next.tolist()),
+                tuple(self.stage_pending),
+                tuple(self.stage_held),
+                tuple(self.stage_ramp),
+                tuple(self.stage_released),
+                tuple(sorted(self.stage_asked)),
+                tuple(tuple(r) for r in self.stage_retry),
+                tuple(self.stage_front),
+                tuple(self.reducing),
+                tuple(timers),
+                self.next_check_v12 - t,
+                tuple(self.node_free.ravel().tolist()),
+                tuple(h - t if h < INF else 1.0 for h in self.node_hb),
+                self.next_pass - t if self.next_pass < INF else 1.0,  # the next continuous pass
+                # each node's reservation (`reservations.py`), where reservations are on
+                (tuple(self.res_app), tuple(self.res_stage)) if self.res_on else (),
+                self._hang_timers(t),
+            )
+            + self._v1_state(t)
+            + self._floc_state()
+        )
+
+    def _floc_state(self) -> tuple[Any, ...]:
+        """The Fair Scheduler's delay scheduling: each stage's level and opportunities,
+        capped at the cluster's nodes plus one (see ``kernel/livelock.py``)."""
+        if not self.floc_on:
+            return ()
+        return (
+            tuple(self.stage_floc_level),
+            tuple(min(m, self.nn + 1) for m in self.stage_floc_opp),
+        )
 
     def _hang_timers(self, t: float) -> tuple[float, ...]:
         """The AM's reduce preemption timers of each job with reduces waiting for maps, and

@@ -144,19 +144,12 @@ class Locality(EngineState):
 
     def _try_located(self, j: int, leaf: int, s: int, n: int) -> bool:
         """`_try_app` for a located map stage on tracker `n`."""
-        p = self.p
         task, level = self._loc_pick(j, s, n)
-        if task < 0:
+        if task < 0 or not self._run_task(j, leaf, s, task):
             return False
-        req = p.task_req[task]
-        if not self._fits(leaf, req):
-            return False
-        self._take_task(s, task)
-        self._start_attempt(j, task, req)
         self.loc_level[j] = level
         self.loc_wait[j] = 0.0
         self.loc_launched.add(j)
-        self._maps_assigned(j, s)
         return True
 
     def _loc_call(self) -> None:

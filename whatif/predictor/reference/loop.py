@@ -26,6 +26,7 @@ from whatif.predictor.reference.capacity_preemption import CapacityPreemption
 from whatif.predictor.reference.claims import Claims
 from whatif.predictor.reference.continuous import Continuous
 from whatif.predictor.reference.events import Events, _grid_after, _grid_at_or_after
+from whatif.predictor.reference.fair_locality import FairLocality
 from whatif.predictor.reference.fairshare import FairShares
 from whatif.predictor.reference.heartbeats import Heartbeats
 from whatif.predictor.reference.jobtracker import JobTracker
@@ -76,6 +77,7 @@ class ReferenceEngine(
     Capacity,
     CapacityPreemption,
     CapacityLocality,
+    FairLocality,
     Reservations,
 ):
     """A simulation in progress; `advance_to` moves it forward, `records` reads it out."""
@@ -199,6 +201,7 @@ class ReferenceEngine(
         self.reported: set[int] = set()
         self.init_locality(packed)
         self.init_capacity_locality(packed)
+        self.init_fair_locality(packed, settings)
         self.init_reservations()
         self.set_queues(packed.queues)
 

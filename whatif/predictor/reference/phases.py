@@ -187,6 +187,8 @@ class Phases(EngineState):
                 self.stage_held[s] = False
                 self.stage_ramp[s] = -1
                 self.stage_missed[s] = 0
+                self.stage_floc_level[s] = -1  # a new attempt's keys start afresh
+                self.stage_floc_opp[s] = 0
                 self.stage_asked.discard(s)
                 self.stage_retry[s].sort()  # task order, before the fresh ones (kernel's)
                 self.stage_front[s] = len(self.stage_retry[s])
