@@ -82,6 +82,25 @@ def test_an_app_passed_over_leaves_the_node_to_the_next(engine):
     }
 
 
+def test_a_full_nodes_heartbeats_count_opportunities_too(engine):
+    """FairScheduler.attemptScheduling asks the queues at every heartbeat, room or not. B's
+    four 100 s maps fill the nodes from 0 to 0.75; A, submitted at 1.0 with a split on h2,
+    counts an opportunity at every heartbeat of the full nodes (thresholds 0.5 and 1: RACK
+    past 2, OFF past 4 more), so when h0 reports B's map at 101.0 A is long off-switch and
+    takes it there, not h2 at 101.5."""
+    other = [("B", "a", 0, [("map", 100.0, 1024.0)] * 4)]
+    cluster = Cluster.parse(SPEC)
+    jobs = [*other, ("A", "a", 1.0, maps("/r2/h2")), ("Z", "a", 1000, maps("/r1/h0"))]
+    schedule = predict(
+        build_workload(jobs), flat_tree(a={}), cluster, settings=settings(0.5, 1.0),
+        engine=engine,
+    )  # fmt: skip
+    assert starts_and_finishes(schedule) == {
+        "B": ([0.0, 0.25, 0.5, 0.75], 101.75),
+        "A": ([101.0], 112.0),
+    }
+
+
 def test_a_node_local_container_brings_an_off_switch_level_back(engine):
     """A's first map (split on /r9) goes off-switch at h2 (thresholds 0.25 and 0: RACK at h1,
     opp 2 > 1, OFF at h2, 1 > 0); its second, split on h3, is node-local at 0.75, which sets

@@ -687,8 +687,11 @@ def _node_allocate(W, n):
         cs = cfg[C_CS] != 0.0
         offswitch = 0
         # with reservations a node without room may still be reserved: Hadoop loops
-        # while the node is not reserved (`_assign_one` is False once it is)
-        while (_has_room(W, 0) or res) and qf[0, QF_PRUN] > 0.0:
+        # while the node is not reserved (`_assign_one` is False once it is); with the
+        # Fair Scheduler's delay scheduling a pass over a full node counts opportunities
+        # (FairScheduler.attemptScheduling asks the queues whatever the node's room)
+        floc = cfg[C_FLOC] != 0.0
+        while (_has_room(W, 0) or res or floc) and qf[0, QF_PRUN] > 0.0:
             if not _assign_one(W, 0):
                 break
             count += 1

@@ -28,7 +28,8 @@ A container of a type more local than the allowed level brings the level back to
 relaxes. The opportunity counts even when the container then does not fit the node's
 unallocated resources, so with delay scheduling the leaf offers the node to every app
 whose request fits the node's capability (`allocation._offer_fitting`), as
-FSLeafQueue.assignContainer does, not only to those it has room for. Not modeled: a
+FSLeafQueue.assignContainer does, not only to those it has room for, and a full node's
+heartbeat asks the queues too (FairScheduler.attemptScheduling, `heartbeats.py`). Not modeled: a
 reservation for a located stage (Hadoop reserves at the type the level allows, capped per
 rack for rack-local, not at all for node-local); such an app is passed over as one that
 may not reserve (`allocation._res_offerable`). A scheduling opportunity changes what the

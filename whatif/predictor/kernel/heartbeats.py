@@ -27,7 +27,11 @@ there each simulated heartbeat is an event and a preemption check follows it, so
 livelock search, which counts checks, stops the run at another time. The MapReduce AM's
 reduce ramp-down runs once per iteration then, and what it frees is assigned at the next
 heartbeats. Without heartbeats (no nodes, or switched off), the loop's step 4 allocates
-on the whole cluster at every event time.
+on the whole cluster at every event time. With the Fair Scheduler's delay scheduling
+(`fair_locality.py`) a node's heartbeat may count scheduling opportunities whatever its
+room (FairScheduler.attemptScheduling asks the queues on every heartbeat), so while there
+is runnable pending demand every unreserved node wants its heartbeats, full ones too;
+one that counted nothing is a heartbeat like any other that found nothing.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from whatif.predictor.kernel.reservations import _booked_fits, _res_slots, _res_
 from whatif.predictor.kernel.resting import _may_rest, _node_room, _park, _rest
 from whatif.predictor.kernel.state import (
     AI_LIVE,
+    C_FLOC,
     C_HB_INTERVAL,
     C_RES,
     C_SLOT,
@@ -154,6 +159,8 @@ def _node_wants(W, n):
             or (W[24][GI_JT_HEAD] >= 0 and _node_room(W, n))
             or (W[24][GI_LSKIP_N] > 0 and _node_room(W, n))
         )
+    if cfg[C_FLOC] != 0.0 and qf[0, QF_PRUN] > 0.0 and W[41][n, NI_RES_APP] < 0:
+        return True  # room or not, its heartbeat may count opportunities (`fair_locality.py`)
     if cfg[C_RES] != 0.0:
         return _res_wants(W, n)
     return _node_room(W, n) and qf[0, QF_PRUN] > 0.0
@@ -227,8 +234,9 @@ def _settle(W, n, t, wake):
             if W[41][n, NI_PARK] != REST:
                 _rest(W, n)
             return
-    # with reservations on a node without room may still be reserved
-    _park(W, n, _node_room(W, n) or W[25][C_RES] != 0.0)
+    # with reservations on a node without room may still be reserved; with delay scheduling
+    # its heartbeats may count opportunities
+    _park(W, n, _node_room(W, n) or W[25][C_RES] != 0.0 or W[25][C_FLOC] != 0.0)
 
 
 @kernel_jit
@@ -257,7 +265,8 @@ def _wake_parked_res(W, t):
     m = gi[GI_BARE_N]
     if m == 0 or W[3][0, QF_PRUN] <= 0.0:
         return
-    k = _res_open(W, m)
+    # with delay scheduling every bare node's heartbeat may count opportunities
+    k = m if W[25][C_FLOC] != 0.0 else _res_open(W, m)
     if k <= 0:
         return
     bare = 3 * nn

@@ -85,8 +85,9 @@ class Allocation(EngineState):
             dynamic = s.dynamic_max_assign and self.v3
             cs = self.q.capacity
             offswitch = 0
-            # with reservations a node without room may still be reserved
-            while (self._has_room(0) or self.res_on) and self.q_pend_run[0, 0] > 0:
+            # with reservations a node without room may still be reserved; with the Fair
+            # Scheduler's delay scheduling a pass over a full node counts opportunities
+            while (self._has_room(0) or self.res_on or self.floc_on) and self.q_pend_run[0, 0] > 0:
                 if not self._assign_one(0):
                     break
                 count += 1

@@ -35,6 +35,8 @@ class Heartbeats(EngineState):
             return any(free[d] >= 1.0 and self.q_pend_run[0, d] > 0 for d in (0, 1)) or (
                 bool(self.jt_jobs or self.loc_skipped) and self._node_room(n)
             )
+        if self.floc_on and self.q_pend_run[0, 0] > 0 and self.res_app[n] < 0:
+            return True  # room or not, its heartbeat may count opportunities
         if self.res_on:
             return self._res_wants(n)
         return self._node_room(n) and bool(self.q_pend_run[0, 0] > 0)
@@ -60,8 +62,9 @@ class Heartbeats(EngineState):
         if wake and self._node_wants(n):
             self._schedule_beat(n, t)
         else:
-            # with reservations on a node without room may still be reserved
-            self._park(n, self._node_room(n) or self.res_on)
+            # with reservations on a node without room may still be reserved; with delay
+            # scheduling its heartbeats may count opportunities
+            self._park(n, self._node_room(n) or self.res_on or self.floc_on)
 
     def _schedule_beat(self, n: int, t: float) -> None:
         """Node `n`'s next heartbeat (strictly after `t`) is scheduled; it is not parked."""
@@ -88,7 +91,7 @@ class Heartbeats(EngineState):
                 i += 1
         if not cand:
             return
-        k = self._res_open()
+        k = len(cand) if self.floc_on else self._res_open()  # delay scheduling: every one
         for _, _, n in sorted(cand)[: max(k, 0)]:
             self._schedule_beat(n, t)
 
