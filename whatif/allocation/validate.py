@@ -34,7 +34,7 @@ from typing import Literal, Protocol, Self, TypeVar, cast
 
 from whatif.allocation.dialect import HADOOP1_MODES, ignored_message, reads
 from whatif.allocation.effective import Resources
-from whatif.allocation.java_values import JAVA_LONG_MAX
+from whatif.allocation.java_values import JAVA_LONG_MAX, to_java_float
 from whatif.allocation.model import (
     PLACEMENT_RULES,
     AllocationDocument,
@@ -169,6 +169,7 @@ class _Checker:
             self.check_queue(queue, parent_policy=root_policy, top=True)
         if self.version >= 2:
             self.check_min_share_sums()
+            self.check_am_room()
 
     # --------------------------------------------------------------- top level
     def check_default(self, setting: Setting) -> None:
@@ -642,6 +643,67 @@ class _Checker:
             visit(queues[0].children, self.cluster, "root (the cluster)", queues[0].line)
         else:
             visit(queues, self.cluster, "root (the cluster)", self.doc.line)
+
+    def check_am_room(self) -> None:
+        """A leaf whose maxAMShare of its maximum share (the least up the tree; of the
+        cluster's too with one) rounds down to no vcore: no AM can ever start there
+        (FSLeafQueue.canRunAppAM: the share of its fair share, or where that is 0 of its
+        maximum, rounded down, and every AM asks a vcore at least). A maximum of 0 is
+        `check_zero_maximum`'s."""
+        cluster = self.cluster
+        unlimited = Resources(math.inf, math.inf)
+
+        def maximum(queue: QueueElement | None, up: Resources) -> Resources:
+            own = queue.get("maxResources") if queue is not None else None
+            setting = own if own is not None else self.doc.default("queueMaxResourcesDefault")
+            if setting is None or setting.problem is not None:
+                return up
+            value: ResourceValue = setting.value
+            if value.is_percent and cluster is None:
+                return up
+            whole = cluster if cluster is not None else unlimited
+            limit = value.as_limit(missing=math.inf).resolve(whole)
+            low = queue.get("minResources") if queue is not None else None
+            if self.version >= 3 and low is not None and low.problem is None:
+                floor = low.value
+                if not floor.is_percent:  # Hadoop 3 raises a maximum below the minimum
+                    least = floor.as_resources(missing=0.0)
+                    limit = Resources(
+                        max(limit.memory_mb, least.memory_mb), max(limit.vcores, least.vcores)
+                    )
+            return Resources(min(limit.memory_mb, up.memory_mb), min(limit.vcores, up.vcores))
+
+        def share(queue: QueueElement) -> tuple[float, Setting | None]:
+            setting = queue.get("maxAMShare") or self.doc.default("queueMaxAMShareDefault")
+            if setting is None or setting.problem is not None:
+                return 0.5, None
+            return min(float(setting.value), 1.0), setting
+
+        def visit(queues: tuple[QueueElement, ...], up: Resources) -> None:
+            for queue in queues:
+                limit = maximum(queue, up)
+                if queue.is_parent:
+                    visit(queue.children, limit)
+                    continue
+                fraction, setting = share(queue)
+                if fraction < 0 or limit.vcores == 0 or not math.isfinite(limit.vcores):
+                    continue  # -1: no AM limit; 0: check_zero_maximum's
+                held = math.floor(to_java_float(fraction) * limit.vcores)
+                if held < 1:
+                    self.warn(
+                        setting.line if setting is not None and setting in queue.settings
+                        else queue.line,
+                        f"{queue.path}: maxAMShare {fraction:g} of its maximum of "
+                        f"{limit.vcores:g} vcores lets its AMs hold {held} vcores: no AM "
+                        "(which asks a vcore at least) can ever start there",
+                    )  # fmt: skip
+
+        queues = self.doc.queues
+        top = cluster if cluster is not None else unlimited
+        if len(queues) == 1 and queues[0].path == "root":
+            visit(queues[0].children, maximum(queues[0], top))
+        else:
+            visit(queues, maximum(None, top))
 
 
 #: What a maximum of 0 in a resource type stops (`_Checker.check_zero_maximum`).

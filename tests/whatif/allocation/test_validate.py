@@ -135,6 +135,18 @@ def test_hadoop_rejections_are_errors_at_their_line(body, line, message):
             "allows 0 MB: no container can run in a queue without its own maxResources, nor "
             "under root, which takes this default too",
         ),
+        (
+            '<queue name="a">\n<maxResources>8192 mb, 1 vcores</maxResources></queue>',
+            2,
+            "root.a: maxAMShare 0.5 of its maximum of 1 vcores lets its AMs hold 0 vcores: no "
+            "AM (which asks a vcore at least) can ever start there",
+        ),
+        (
+            '<queue name="p"><maxResources>8192 mb, 4 vcores</maxResources>\n'
+            '<queue name="a">\n<maxAMShare>0.2</maxAMShare></queue></queue>',
+            4,
+            "root.p.a: maxAMShare 0.2 of its maximum of 4 vcores lets its AMs hold 0 vcores",
+        ),
         ("<colour>blue</colour>", 2, "Bad element in allocations file: colour"),
         ('<queue name="a">\n<minMaps>3</minMaps></queue>', 3, "Hadoop 1 (MRv1) element"),
     ],
@@ -240,6 +252,21 @@ def test_a_maximum_below_the_minimum_says_what_the_version_does(version, raised)
     )
     (message,) = [m for _, m in only(issues(body, hadoop_version=version), "warning")]
     assert ("Hadoop 3 raises the maximum to the minimum" in message) is raised
+
+
+def test_an_am_share_that_holds_a_vcore_or_no_limit_is_no_warning():
+    """0.5 of 2 vcores holds one; -1 turns the check off; Hadoop 3 raises a maximum below
+    the minimum (4 vcores: 2 held); Hadoop 2 does not."""
+    quiet = [
+        '<queue name="a"><maxResources>8192 mb, 2 vcores</maxResources></queue>',
+        '<queue name="a"><maxResources>8192 mb, 1 vcores</maxResources>'
+        "<maxAMShare>-1</maxAMShare></queue>",
+        '<queue name="a"><maxResources>8192 mb, 1 vcores</maxResources>'
+        "<minResources>1024 mb, 4 vcores</minResources></queue>",
+    ]
+    for body in quiet:
+        assert not [m for _, _, m in issues(body) if "maxAMShare" in m], body
+    assert any("maxAMShare" in m for _, _, m in issues(quiet[2], hadoop_version=2))
 
 
 def test_a_reservation_leaf_is_a_warning_that_the_reservation_system_is_not_modelled():
