@@ -532,6 +532,13 @@ class AllocationDocument(XmlDocument):
     def is_allocations(self) -> bool:
         return self.root_tag == "allocations"
 
+    @property
+    def root_element(self) -> QueueElement | None:
+        """The ``<queue name="root">`` element when the file holds its queues in one (the
+        queues are then its children), else None (they are root's at the top level)."""
+        queues = self.queues
+        return queues[0] if len(queues) == 1 and queues[0].path == "root" else None
+
     def iter_queues(self) -> Iterator[QueueElement]:
         """Every queue element, depth first, in document order."""
         for queue in self.queues:

@@ -127,8 +127,7 @@ def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
         built = tuple(build(child, child.path, queue) for child in _merged(children))
         return replace(queue, children=built, is_parent=queue.is_parent or bool(built))
 
-    root_element = doc.queues[0] if len(doc.queues) == 1 and doc.queues[0].path == "root" else None
-    root = build(root_element, "root", None)
+    root = build(doc.root_element, "root", None)
     root = replace(root, is_parent=True)
     return EffectiveAllocation(
         root=root,

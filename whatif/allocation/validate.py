@@ -306,9 +306,8 @@ class _Checker:
                 "Hadoop 1 ignores <queuePlacementPolicy> (Bad element in allocations file); "
                 "it places jobs by mapred.fairscheduler.pool or poolnameproperty",
             )
-        queues = self.doc.queues
-        lone_root = len(queues) == 1 and queues[0].path == "root"
-        for queue in queues:
+        lone_root = self.doc.root_element is not None
+        for queue in self.doc.queues:
             if queue.tag != "pool":
                 self.warn(
                     queue.line,
@@ -638,11 +637,11 @@ class _Checker:
                     child.line,
                 )
 
-        queues = self.doc.queues
-        if len(queues) == 1 and queues[0].path == "root":
-            visit(queues[0].children, self.cluster, "root (the cluster)", queues[0].line)
+        root = self.doc.root_element
+        if root is not None:
+            visit(root.children, self.cluster, "root (the cluster)", root.line)
         else:
-            visit(queues, self.cluster, "root (the cluster)", self.doc.line)
+            visit(self.doc.queues, self.cluster, "root (the cluster)", self.doc.line)
 
     def check_am_room(self) -> None:
         """A leaf whose maxAMShare of its maximum share (the least up the tree; of the
@@ -698,12 +697,9 @@ class _Checker:
                         "(which asks a vcore at least) can ever start there",
                     )  # fmt: skip
 
-        queues = self.doc.queues
-        top = cluster if cluster is not None else unlimited
-        if len(queues) == 1 and queues[0].path == "root":
-            visit(queues[0].children, maximum(queues[0], top))
-        else:
-            visit(queues, maximum(None, top))
+        root = self.doc.root_element
+        limit = maximum(root, cluster if cluster is not None else unlimited)
+        visit(root.children if root is not None else self.doc.queues, limit)
 
 
 #: What a maximum of 0 in a resource type stops (`_Checker.check_zero_maximum`).

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,17 +41,28 @@ from whatif.schedule import NeverPlaced
 _CHUNK = 1 << 20
 
 
+@dataclass(frozen=True, eq=False)
+class _Tree:
+    """What the checks read of the queue tree, computed once: each queue's maximum share,
+    the least of its own and its ancestors' per dimension, and the nearest queue up the
+    tree (itself first) whose running-apps limit is 0 (-1: none)."""
+
+    chain: np.ndarray
+    no_apps: np.ndarray
+
+
 def never_placed(packed: Packed) -> tuple[NeverPlaced, ...]:
     """Per queue and cause, the jobs of `packed` that can never finish (see the module)."""
     found: list[NeverPlaced] = []
     named = np.zeros(len(packed.job_queue), dtype=bool)  # a job is named for one cause only
-    checks: tuple[Callable[[Packed, np.ndarray], list[NeverPlaced]], ...]
+    tree = _up_the_tree(packed)
+    checks: tuple[Callable[[Packed, _Tree, np.ndarray], list[NeverPlaced]], ...]
     if packed.queues.capacity is None:
         checks = (_app_limits, _too_large, _am_over_share, _am_share_cap, _task_limits)
     else:
         checks = (_too_large, _am_over_share, _task_limits)
     for check in checks:
-        found += check(packed, named)
+        found += check(packed, tree, named)
     return tuple(found)
 
 
@@ -66,10 +78,8 @@ def _by_leaf(
         yield packed.queues.names[q], int(q), np.flatnonzero(stopped & (leaf == q))
 
 
-def _up_the_tree(packed: Packed) -> tuple[np.ndarray, np.ndarray]:
-    """Each queue's maximum share, the least of its own and its ancestors' per dimension,
-    and the nearest queue up the tree (itself first) whose running-apps limit is 0 (-1:
-    none)."""
+def _up_the_tree(packed: Packed) -> _Tree:
+    """The tree's limits (`_Tree`)."""
     pq = packed.queues
     chain = np.array(pq.max_share, dtype=float)
     if pq.capacity is not None:
@@ -80,12 +90,12 @@ def _up_the_tree(packed: Packed) -> tuple[np.ndarray, np.ndarray]:
         chain[q] = np.minimum(chain[q], chain[p])
         if no_apps[q] < 0:
             no_apps[q] = no_apps[p]
-    return chain, no_apps
+    return _Tree(chain, no_apps)
 
 
-def _app_limits(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
+def _app_limits(packed: Packed, tree: _Tree, named: np.ndarray) -> list[NeverPlaced]:
     """Jobs whose queue, an ancestor or user may run no app."""
-    _, no_apps = _up_the_tree(packed)
+    no_apps = tree.no_apps
     found = []
     by_queue = no_apps[packed.job_queue]
     for name, _, jobs in _by_leaf(packed, by_queue >= 0, named):
@@ -106,9 +116,9 @@ def _app_limits(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
     return found
 
 
-def _am_over_share(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
+def _am_over_share(packed: Packed, tree: _Tree, named: np.ndarray) -> list[NeverPlaced]:
     """Jobs whose AM exceeds a maximum share up the tree."""
-    chain, _ = _up_the_tree(packed)
+    chain = tree.chain
     am = packed.job_am
     over = (packed.job_has_am == 1) & (am > chain[packed.job_queue]).any(axis=1)
     return [
@@ -117,9 +127,9 @@ def _am_over_share(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
     ]
 
 
-def _am_share_cap(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
+def _am_share_cap(packed: Packed, tree: _Tree, named: np.ndarray) -> list[NeverPlaced]:
     """Jobs whose AM exceeds what maxAMShare lets their queue's AMs hold."""
-    chain, _ = _up_the_tree(packed)
+    chain = tree.chain
     leaf, am, pq = packed.job_queue, packed.job_am, packed.queues
     bound = np.floor(pq.max_am_share[:, None] * np.minimum(chain, packed.cluster))
     limited = np.abs(pq.max_am_share + 1.0) >= 1e-4  # -1: no limit, as the engines read it
@@ -139,24 +149,10 @@ def _am_share_cap(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
     return found
 
 
-def _stage_max(packed: Packed) -> np.ndarray:
-    """Each stage's largest request per dimension (zeros for a stage with no task)."""
-    start, end = packed.stage_task_start, packed.stage_task_end
-    out = np.zeros((len(start), 2))
-    full = end > start
-    if full.any():
-        out[full] = np.maximum.reduceat(packed.task_req, start[full], axis=0)
-    return out
-
-
-def _stage_jobs(packed: Packed) -> np.ndarray:
-    return np.repeat(np.arange(len(packed.job_queue)), np.diff(packed.job_stage_ptr))
-
-
-def _task_limits(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
+def _task_limits(packed: Packed, tree: _Tree, named: np.ndarray) -> list[NeverPlaced]:
     """Jobs with a task asking more than a maximum share up the tree."""
-    chain, _ = _up_the_tree(packed)
-    stage_job, asked = _stage_jobs(packed), _stage_max(packed)
+    chain = tree.chain
+    stage_job, asked = packed.stage_jobs(), packed.stage_largest()
     over = (asked > chain[packed.job_queue[stage_job]]).any(axis=1)
     stopped = np.zeros(len(packed.job_queue), dtype=bool)
     stopped[stage_job[over]] = True
@@ -188,7 +184,7 @@ def _over_share(packed: Packed, chain: np.ndarray, leaf: int, what: str, asked: 
     )
 
 
-def _too_large(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
+def _too_large(packed: Packed, tree: _Tree, named: np.ndarray) -> list[NeverPlaced]:
     """Jobs with a request no node (without nodes, the cluster) could ever hold."""
     nodes = len(packed.node_capacity) > 0
     sizes = np.unique(packed.node_capacity if nodes else packed.cluster[None, :], axis=0)
@@ -202,7 +198,7 @@ def _too_large(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
         jobs = packed.task_job[lo + big]
         stopped[jobs] = True
         np.maximum.at(largest, jobs, req[big])
-    held = ", ".join(_size(packed, size) for size in sizes[:3])
+    held = ", ".join(size_text(packed, size) for size in sizes[:3])
     where = (
         f"any node holds ({held}{', ...' if len(sizes) > 3 else ''})"
         if nodes
@@ -215,7 +211,7 @@ def _too_large(packed: Packed, named: np.ndarray) -> list[NeverPlaced]:
             NeverPlaced(
                 name,
                 len(jobs),
-                f"its containers ask up to {_size(packed, asked)}, more than {where}",
+                f"its containers ask up to {size_text(packed, asked)}, more than {where}",
             )
         )
     return found
@@ -229,7 +225,7 @@ def _fits_some(req: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return fits
 
 
-def _size(packed: Packed, size: np.ndarray) -> str:
+def size_text(packed: Packed, size: np.ndarray) -> str:
     """``1024 MB and 1 vcores``; in the Capacity Scheduler mode, whose limits are in
     memory, ``1024 MB``."""
     dims = (0, 1) if packed.queues.capacity is None else (0,)

@@ -133,7 +133,8 @@ class Packed:
     # nodes (nn,): capacity (nn, 2) as `cluster`; no rows without heartbeats (`nodes.py`)
     node_capacity: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     heartbeat_interval_s: float = math.inf
-    # delay scheduling (Hadoop 1, and the Capacity Scheduler mode): split locations grouped
+    # delay scheduling (Hadoop 1, the Fair Scheduler on YARN, the Capacity Scheduler mode):
+    # split locations grouped
     # by node and rack (`whatif.predictor.locality`); None where it does not apply
     locality: LocalityLayout | None = None
 
@@ -143,6 +144,19 @@ class Packed:
         asks = np.concatenate([self.task_req, self.job_am[self.job_has_am == 1]])
         fair_yarn = not self.slot_mode and self.queues.capacity is None
         return reservation_params(settings, len(self.node_capacity), asks, fair_yarn)
+
+    def stage_jobs(self) -> np.ndarray:
+        """Each stage's job."""
+        return np.repeat(np.arange(len(self.job_queue)), np.diff(self.job_stage_ptr))
+
+    def stage_largest(self) -> np.ndarray:
+        """Each stage's largest request per dimension (zeros for a stage with no task)."""
+        start, end = self.stage_task_start, self.stage_task_end
+        out = np.zeros((len(start), 2))
+        full = end > start
+        if full.any():
+            out[full] = np.maximum.reduceat(self.task_req, start[full], axis=0)
+        return out
 
     def replay_row(self, task: int) -> int:
         """The row of `task` (of a slowstart stage) in `replay`."""

@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from whatif.allocation.effective import EffectiveAllocation, Resources
+from whatif.predictor.never_placed import size_text
 from whatif.predictor.pack import Packed, normalize_requests
 from whatif.predictor.settings import SchedulerSettings
 
@@ -35,12 +36,7 @@ def refused(
         return ()
     leaf = packed.job_queue
     asked = np.where(packed.job_has_am[:, None] == 1, packed.job_am, 0.0)
-    stage_job = np.repeat(np.arange(len(leaf)), np.diff(packed.job_stage_ptr))
-    start, end = packed.stage_task_start, packed.stage_task_end
-    full = end > start
-    if full.any():
-        largest = np.maximum.reduceat(packed.task_req, start[full], axis=0)
-        np.maximum.at(asked, stage_job[full], largest)
+    np.maximum.at(asked, packed.stage_jobs(), packed.stage_largest())
     over = (asked > limits[leaf]).any(axis=1)
     found = []
     for q in np.unique(leaf[over]):
@@ -48,8 +44,8 @@ def refused(
         limit = limits[q]
         found.append(
             f"{packed.queues.names[q]}: {len(jobs)} job{'s ask' if len(jobs) != 1 else ' asks'} "
-            f"containers of up to {_size(asked[jobs].max(axis=0))}, above its "
-            f"maxContainerAllocation ({_size(limit)}): Hadoop refuses such a request (the "
+            f"containers of up to {size_text(packed, asked[jobs].max(axis=0))}, above its "
+            f"maxContainerAllocation ({size_text(packed, limit)}): Hadoop refuses such a request (the "
             "MapReduce AM kills its job as it starts); the predictor runs them as asked"
         )
     return tuple(found)
@@ -78,11 +74,3 @@ def _limits(
         elif pq.parent[q] >= 0:
             limits[q] = limits[pq.parent[q]]
     return limits
-
-
-def _size(size: np.ndarray) -> str:
-    return " and ".join(
-        f"{value:g} {unit}"
-        for value, unit in zip(size, ("MB", "vcores"), strict=True)
-        if math.isfinite(value)
-    )
