@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from whatif.cluster import Cluster
+from whatif.predictor.grid import on_grid
 from whatif.predictor.settings import SchedulerSettings
 
 #: Hadoop 1's ``mapred.tasktracker.map.tasks.maximum`` and ``...reduce.tasks.maximum``
@@ -64,18 +65,7 @@ def next_heartbeat(node: int, count: int, interval: float, t: float, *, at: bool
     """Node `node`'s first heartbeat after `t` (at or after it with `at`). Every heartbeat
     time is computed as ``phase + k * interval``, so equal times compare equal (the kernel's
     `_next_heartbeat` is the same steps)."""
-    return next_on_grid(node * interval / count, interval, t, at=at)
-
-
-def next_on_grid(phase: float, interval: float, t: float, *, at: bool = False) -> float:
-    """The first time of the grid ``phase + k * interval`` after `t` (at or after it with
-    `at`), computed as the kernel's `events._on_grid` does, so equal times compare equal."""
-    k = math.floor((t - phase) / interval)
-    g = phase + k * interval
-    while g < t or (g == t and not at):
-        k += 1
-        g = phase + k * interval
-    return g
+    return on_grid(node * interval / count, interval, t, at)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,11 @@ def test_every_kernel_function_is_cached_under_the_stamp_of_every_kernel_source(
     plain = [name for name, d in jitted if not isinstance(d._cache, caching._KernelCache)]
     assert plain == []
     sources = {path.name for path in caching.kernel_sources()}
-    assert {f"{name}.py" for name in _modules(kernel)} | {"__init__.py", "world.py"} == sources
+    assert {f"{name}.py" for name in _modules(kernel)} | {
+        "__init__.py",
+        "world.py",
+        "grid.py",
+    } == sources
 
 
 def test_each_reference_module_is_the_twin_of_a_kernel_module():

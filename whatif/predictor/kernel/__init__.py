@@ -34,8 +34,9 @@ Modules, by concept (each says what it models, and the Hadoop rules it follows):
   reduce preemption passes over), ``lists`` (linked lists), ``live_rows``
   (a running attempt's state in a row recycled at its release: memory for the containers
   held at once, not for every attempt);
-- ``state``: the arrays' layout; ``resources``: Java arithmetic and resource
-  comparisons; ``caching``: numba's cache, stamped with every kernel source.
+- ``state``: the arrays' layout, which every module reads as ``S`` (``S.JF_USE``: numba
+  freezes a module's constants as it does a global's); ``resources``: Java arithmetic
+  and resource comparisons; ``caching``: numba's cache, stamped with every kernel source.
 
 This package re-exports the layout constants (all of ``state``) and the entry points,
 which is what the numba engine's Python side (``compiled.py``) reads.

@@ -38,40 +38,31 @@ An interval of 0 turns the cycle off: requests and containers at once.
 
 from __future__ import annotations
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _on_grid
-from whatif.predictor.kernel.state import (
-    AM_KILLED,
-    C_AM_HB,
-    C_LAT,
-    FAILED,
-    G_NOW,
-    JF_AM_T0,
-    JI_AM_STATE,
-    JS_HAS_AM,
-)
 
 
 @kernel_jit
 def _cycles(W, j):
     """Whether job `j` talks to the RM on an allocate cycle (it has an AM, interval > 0)."""
-    return W[25][C_AM_HB] > 0.0 and W[6][j, JS_HAS_AM] == 1
+    return W[25][S.C_AM_HB] > 0.0 and W[6][j, S.JS_HAS_AM] == 1
 
 
 @kernel_jit
 def _am_call(W, j, t, at):
     """Job `j`'s AM's first allocate call after `t` (at or after it with `at`)."""
-    return _on_grid(W[8][j, JF_AM_T0], W[25][C_AM_HB], t, at)
+    return _on_grid(W[8][j, S.JF_AM_T0], W[25][S.C_AM_HB], t, at)
 
 
 @kernel_jit
 def _reask_call(W, j, state):
     """When job `j`'s AM asks again for a task whose attempt ends now in `state`: now, for
     a job without a cycle, or at a later call (see the module)."""
-    now = W[23][G_NOW]
-    if state == AM_KILLED or not _cycles(W, j) or W[9][j, JI_AM_STATE] != 3:
+    now = W[23][S.G_NOW]
+    if state == S.AM_KILLED or not _cycles(W, j) or W[9][j, S.JI_AM_STATE] != 3:
         return now
-    if state == FAILED:
+    if state == S.FAILED:
         return _am_call(W, j, now, True)
     return _am_call(W, j, _am_call(W, j, now, False), False)
 
@@ -82,4 +73,4 @@ def _run_start(W, j, t):
     it at its next allocate call (with a cycle), then launches it."""
     if _cycles(W, j):
         t = _am_call(W, j, t, False)
-    return t + W[25][C_LAT]
+    return t + W[25][S.C_LAT]

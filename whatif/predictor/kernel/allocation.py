@@ -51,6 +51,7 @@ import math
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.apptree import _retree, _tree_best_fit, _tree_put
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity import (
@@ -67,7 +68,7 @@ from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_tas
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
 from whatif.predictor.kernel.ordering import _cmp_apps, _compare, _queue_key
 from whatif.predictor.kernel.phases import _maps_assigned, _start_attempt
-from whatif.predictor.kernel.queues import _am_fits, _avail, _demand, _fits
+from whatif.predictor.kernel.queues import _am_fits, _avail, _demand, _fits, _fits_max
 from whatif.predictor.kernel.requests import (
     _head_task,
     _next_stage,
@@ -78,7 +79,6 @@ from whatif.predictor.kernel.requests import (
 from whatif.predictor.kernel.reservations import (
     _booked_fits,
     _claims_on,
-    _fits_max,
     _res_drop,
     _res_head,
     _res_head_big,
@@ -90,62 +90,6 @@ from whatif.predictor.kernel.reservations import (
 )
 from whatif.predictor.kernel.resources import _loose
 from whatif.predictor.kernel.resting import _node_room
-from whatif.predictor.kernel.state import (
-    C_CAP_MAPS,
-    C_CAP_REDS,
-    C_CS,
-    C_CS_OFFSWITCH,
-    C_DYNAMIC,
-    C_FLOC,
-    C_LOC,
-    C_MAX_ASSIGN,
-    C_MULTI,
-    C_REQ_MAX,
-    C_RES,
-    C_RES_CAP,
-    C_SLOT,
-    C_VERSION,
-    CL_APP,
-    CL_NEXT,
-    GI_CHANGED,
-    GI_CLAIM_LIVE,
-    GI_CS_TYPE,
-    GI_CUR_NODE,
-    GI_EPOCH,
-    GI_JT_HEAD,
-    JI_AM_STATE,
-    JI_BIG_NEXT,
-    JI_RES,
-    JS_QUEUE,
-    JSF_AM,
-    NF_CAP,
-    NF_FREE,
-    NI_CL_HEAD,
-    NI_RES_APP,
-    NI_RES_STAGE,
-    QF_PALL,
-    QF_PRUN,
-    QF_USE,
-    QI_BIG_HEAD,
-    QI_TRIED,
-    QS_CH_HI,
-    QS_CH_LO,
-    QS_FAIR_POSITIVE,
-    QS_LEAF,
-    QS_PARENT,
-    QS_POLICY,
-    QS_RANK,
-    QSF_MAX,
-    QSF_MIN,
-    QSF_WEIGHT,
-    SI_FRONT_N,
-    SI_NEXT,
-    SI_SLOT,
-    SS_HI,
-    SS_LOC,
-    SS_RETRY,
-    TSF_REQ,
-)
 from whatif.predictor.pack import RETRY_FIRST
 from whatif.predictor.world import prefetch
 
@@ -153,7 +97,7 @@ from whatif.predictor.world import prefetch
 @kernel_jit
 def _has_room(W, d):
     cfg, minreq = W[25], W[27]
-    if cfg[C_SLOT] != 0.0:
+    if cfg[S.C_SLOT] != 0.0:
         return _avail(W, d) >= 1.0
     return _avail(W, 0) >= minreq[0] and _avail(W, 1) >= minreq[1]
 
@@ -163,13 +107,13 @@ def _allocate(W):
     """Assign containers until nothing more fits (one pass per slot pool on Hadoop 1);
     claims on the cluster (row 0) come first, then Hadoop 1's JobTracker tasks."""
     qf, cfg = W[3], W[25]
-    if W[24][GI_CLAIM_LIVE] > 0:
+    if W[24][S.GI_CLAIM_LIVE] > 0:
         _assign_claimed(W, 0)
     while _assign_jobtracker(W):
         pass
-    ndims = 2 if cfg[C_SLOT] != 0.0 else 1
+    ndims = 2 if cfg[S.C_SLOT] != 0.0 else 1
     for d in range(ndims):
-        while _has_room(W, d) and qf[0, QF_PRUN + d] > 0.0:
+        while _has_room(W, d) and qf[0, S.QF_PRUN + d] > 0.0:
             if not _assign_one(W, d):
                 break
 
@@ -183,28 +127,28 @@ def _assign_one(W, d):
     whose children give nothing passes the node to its next sibling); the first container
     ends the pass, and so does a leaf that would reserve the node (`_cs_assign_leaf` 2)."""
     qs, qi, gi = W[0], W[4], W[24]
-    cs = W[25][C_CS] != 0.0
-    gi[GI_EPOCH] += 1
-    epoch = gi[GI_EPOCH]
+    cs = W[25][S.C_CS] != 0.0
+    gi[S.GI_EPOCH] += 1
+    epoch = gi[S.GI_EPOCH]
     q = 0
     while q >= 0:
         if cs:
             best = _cs_best_child(W, q, d, epoch)
-        elif qs[q, QS_FAIR_POSITIVE] == 1:
+        elif qs[q, S.QS_FAIR_POSITIVE] == 1:
             best = _best_child_fair(W, q, d, epoch)
         else:
             best = _best_child(W, q, d, epoch)
         if best < 0:
-            qi[q, QI_TRIED] = epoch
-            q = qs[q, QS_PARENT]  # back up and try the parent's next child
+            qi[q, S.QI_TRIED] = epoch
+            q = qs[q, S.QS_PARENT]  # back up and try the parent's next child
             continue
-        if qs[best, QS_LEAF] == 1:
+        if qs[best, S.QS_LEAF] == 1:
             r = _cs_assign_leaf(W, best, d) if cs else _assign_leaf(W, best, d)
             if r == 1:
                 return True
             if r == 2:
                 return False
-            qi[best, QI_TRIED] = epoch
+            qi[best, S.QI_TRIED] = epoch
         else:
             q = best
     return False
@@ -226,10 +170,10 @@ def _cs_assign_leaf(W, leaf, d):
         W[0], W[7], W[9], W[12], W[17], W[24], W[26], W[40]
     )  # fmt: skip
     _retree(W)
-    fair = qs[leaf, QS_POLICY] == 0
+    fair = qs[leaf, S.QS_POLICY] == 0
     headroom = _cs_headroom(W, leaf)
-    n = gi[GI_CUR_NODE]
-    total = nodef[n, NF_CAP] if n >= 0 else cluster[0]
+    n = gi[S.GI_CUR_NODE]
+    total = nodef[n, S.NF_CAP] if n >= 0 else cluster[0]
     j = -1
     k0 = -1.0
     k1 = -math.inf
@@ -240,24 +184,24 @@ def _cs_assign_leaf(W, leaf, d):
         if not _cs_user_ok(W, j, leaf):
             continue
         s = -1
-        if ji[j, JI_AM_STATE] == 1:
+        if ji[j, S.JI_AM_STATE] == 1:
             if not _cs_am_ok(W, j, leaf):
                 continue
-            r0 = jsf[j, JSF_AM]
+            r0 = jsf[j, S.JSF_AM]
         else:
             s = _next_stage(W, j, d)
             if s < 0:
                 continue
-            r0 = tsf[_head_task(W, s), TSF_REQ]
+            r0 = tsf[_head_task(W, s), S.TSF_REQ]
         if r0 > headroom:
             return 0
         task = -1
         kind = 2
-        if s >= 0 and n >= 0 and ss[s, SS_LOC] != 0:
+        if s >= 0 and n >= 0 and ss[s, S.SS_LOC] != 0:
             task, kind = _cs_loc_pick(W, s, n)
             if task < 0:
                 continue  # APP_SKIPPED: the node is not local enough yet
-            r0 = tsf[task, TSF_REQ]
+            r0 = tsf[task, S.TSF_REQ]
         if r0 > total:
             continue
         if r0 > _avail(W, 0):
@@ -266,7 +210,7 @@ def _cs_assign_leaf(W, leaf, d):
             return 2
         if task >= 0:
             return 1 if _cs_try_located(W, j, leaf, s, task, kind) else 0
-        gi[GI_CS_TYPE] = 2
+        gi[S.GI_CS_TYPE] = 2
         return 1 if _try_app(W, j, leaf, d) else 0
 
 
@@ -275,9 +219,9 @@ def _offerable(W, c, d, epoch):
     """Whether child queue `c` can be offered a container of pool `d` in this descent:
     not tried yet, runnable demand in `d`, usage within its maxResources."""
     qsf, qf, qi = W[1], W[3], W[4]
-    if qi[c, QI_TRIED] == epoch or qf[c, QF_PRUN + d] <= 0.0:
+    if qi[c, S.QI_TRIED] == epoch or qf[c, S.QF_PRUN + d] <= 0.0:
         return False
-    return qf[c, QF_USE] <= qsf[c, QSF_MAX] and qf[c, QF_USE + 1] <= qsf[c, QSF_MAX + 1]
+    return qf[c, S.QF_USE] <= qsf[c, S.QSF_MAX] and qf[c, S.QF_USE + 1] <= qsf[c, S.QSF_MAX + 1]
 
 
 @kernel_jit
@@ -285,11 +229,11 @@ def _best_child(W, q, d, epoch):
     """The child of `q` to offer the container to, by the parent's comparator (-1: none);
     children in document order, a later one winning only if it compares strictly lower."""
     qs, children = W[0], W[2]
-    policy = qs[q, QS_POLICY]
+    policy = qs[q, S.QS_POLICY]
     best = -1
     # the best child's key, read once per child
     ub, db, mb, wb, sb, rb = (0.0, 0.0), (0.0, 0.0), (0.0, 0.0), 0.0, 0.0, 0
-    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+    for k in range(qs[q, S.QS_CH_LO], qs[q, S.QS_CH_HI]):
         c = children[k]
         if not _offerable(W, c, d, epoch):
             continue
@@ -309,27 +253,27 @@ def _best_child_fair(W, q, d, epoch):
     rank (queues all start at 0). The ratios are finite, so comparing them equals the
     sign of their difference."""
     qs, qsf, children, qf, cfg = W[0], W[1], W[2], W[3], W[25]
-    v3 = cfg[C_VERSION] == 3.0
+    v3 = cfg[S.C_VERSION] == 3.0
     best = -1
     best_cls = 0
     best_ratio = 0.0
     best_rank = 0
-    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+    for k in range(qs[q, S.QS_CH_LO], qs[q, S.QS_CH_HI]):
         c = children[k]
         if not _offerable(W, c, d, epoch):
             continue
-        u = qf[c, QF_USE + d]
-        m = qsf[c, QSF_MIN + d]
+        u = qf[c, S.QF_USE + d]
+        m = qsf[c, S.QSF_MIN + d]
         demand = 0.0
-        if qs[c, QS_LEAF] == 1:  # `_demand` of a leaf, in `d` only
-            demand = min(u + qf[c, QF_PALL + d], qsf[c, QSF_MAX + d])
-        elif v3 or qsf[c, QSF_MIN] > 0.0 or qsf[c, QSF_MIN + 1] > 0.0:
+        if qs[c, S.QS_LEAF] == 1:  # `_demand` of a leaf, in `d` only
+            demand = min(u + qf[c, S.QF_PALL + d], qsf[c, S.QSF_MAX + d])
+        elif v3 or qsf[c, S.QSF_MIN] > 0.0 or qsf[c, S.QSF_MIN + 1] > 0.0:
             demand = _demand(W, c)[d]
         needy_min = min(m, demand)
         needy = u < needy_min
         cls = (2 if v3 and demand == 0.0 else 0) + (0 if needy else 1)
-        ratio = u / (max(needy_min, 1.0) if needy else qsf[c, QSF_WEIGHT])
-        rank = qs[c, QS_RANK]
+        ratio = u / (max(needy_min, 1.0) if needy else qsf[c, S.QSF_WEIGHT])
+        rank = qs[c, S.QS_RANK]
         # which child wins is unpredictable: `&`, `|` and selects, no branches
         wins = (best < 0) | (
             (cls < best_cls)
@@ -349,7 +293,7 @@ def _best_child_fair(W, q, d, epoch):
 def _assign_leaf(W, leaf, d):
     """Offer the container to the leaf's apps in policy order: 1 one took it, 0 none did,
     2 one reserved the node (with reservations on, `_assign_leaf_res`)."""
-    if W[25][C_RES] != 0.0:
+    if W[25][S.C_RES] != 0.0:
         return _assign_leaf_res(W, leaf, d)
     lim0, lim1 = _fit_limits(W, leaf)
     return _offer_fitting(W, leaf, d, lim0, lim1, -1)
@@ -378,16 +322,16 @@ def _fit_limits(W, leaf):
     _retree(W)
     lim0 = _avail(W, 0)
     lim1 = _avail(W, 1)
-    if W[25][C_FLOC] != 0.0:
+    if W[25][S.C_FLOC] != 0.0:
         # delay scheduling: every app the node could hold is offered it (`fair_locality.py`)
-        n = W[24][GI_CUR_NODE]
-        lim0 = W[40][n, NF_CAP]
-        lim1 = W[40][n, NF_CAP + 1]
+        n = W[24][S.GI_CUR_NODE]
+        lim0 = W[40][n, S.NF_CAP]
+        lim1 = W[40][n, S.NF_CAP + 1]
     q = leaf
     while q >= 0:
-        lim0 = min(lim0, _loose(qsf[q, QSF_MAX] - qf[q, QF_USE]))
-        lim1 = min(lim1, _loose(qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1]))
-        q = qs[q, QS_PARENT]
+        lim0 = min(lim0, _loose(qsf[q, S.QSF_MAX] - qf[q, S.QF_USE]))
+        lim1 = min(lim1, _loose(qsf[q, S.QSF_MAX + 1] - qf[q, S.QF_USE + 1]))
+        q = qs[q, S.QS_PARENT]
     return lim0, lim1
 
 
@@ -396,7 +340,7 @@ def _offer_fitting(W, leaf, d, lim0, lim1, r):
     """Offer the container to the leaf's apps whose next request is within (lim0, lim1),
     in policy order, until one takes it (1) or app `r` (-1: none) comes first (0)."""
     excl = W[32]
-    policy = W[0][leaf, QS_POLICY]
+    policy = W[0][leaf, S.QS_POLICY]
     k = 0
     found = 0
     while True:
@@ -425,27 +369,27 @@ def _res_best(W, leaf, d):
     cheapest part first (`_res_may`'s reserved nodes and request size before the
     comparison, its starvation test after it, for the same apps as before)."""
     qi, ji, nodef, cfg = W[4], W[9], W[40], W[25]
-    n = W[24][GI_CUR_NODE]
-    if nodef[n, NF_FREE] >= cfg[C_REQ_MAX] and nodef[n, NF_FREE + 1] >= cfg[C_REQ_MAX + 1]:
+    n = W[24][S.GI_CUR_NODE]
+    if nodef[n, S.NF_FREE] >= cfg[S.C_REQ_MAX] and nodef[n, S.NF_FREE + 1] >= cfg[S.C_REQ_MAX + 1]:
         return -1  # every request fits the node's unallocated resources
-    policy = W[0][leaf, QS_POLICY]
+    policy = W[0][leaf, S.QS_POLICY]
     best = -1
-    j = qi[leaf, QI_BIG_HEAD]
+    j = qi[leaf, S.QI_BIG_HEAD]
     while j >= 0:
-        if ji[j, JI_RES] < cfg[C_RES_CAP]:
+        if ji[j, S.JI_RES] < cfg[S.C_RES_CAP]:
             s, r0, r1 = _res_head_big(W, j, leaf)
             if (
                 s > -2
-                and (r0 > nodef[n, NF_FREE] or r1 > nodef[n, NF_FREE + 1])
-                and r0 <= nodef[n, NF_CAP]
-                and r1 <= nodef[n, NF_CAP + 1]
+                and (r0 > nodef[n, S.NF_FREE] or r1 > nodef[n, S.NF_FREE + 1])
+                and r0 <= nodef[n, S.NF_CAP]
+                and r1 <= nodef[n, S.NF_CAP + 1]
                 and _res_sized(W, j, leaf, r0, r1)
                 and (best < 0 or _cmp_apps(W, policy, d, j, best, False) < 0)
                 and _res_starved(W, j, leaf)
                 and _res_offerable(W, j, leaf, n, s, r0, r1)
             ):
                 best = j
-        j = ji[j, JI_BIG_NEXT]
+        j = ji[j, S.JI_BIG_NEXT]
     return best
 
 
@@ -458,20 +402,20 @@ def _res_offerable(W, j, leaf, n, s, r0, r1):
         return False
     if s == -1 and not _am_fits(W, leaf, r0, r1):
         return False
-    if s >= 0 and W[25][C_FLOC] != 0.0 and W[12][s, SS_LOC] != 0:
+    if s >= 0 and W[25][S.C_FLOC] != 0.0 and W[12][s, S.SS_LOC] != 0:
         return False  # a located stage's reservation is not modeled (`fair_locality.py`)
-    return W[24][GI_CLAIM_LIVE] == 0 or not _claims_on(W, n, j)
+    return W[24][S.GI_CLAIM_LIVE] == 0 or not _claims_on(W, n, j)
 
 
 @kernel_jit
 def _try_app(W, j, leaf, d):
     jsf, ji = W[7], W[9]
-    if ji[np.uint64(j), JI_AM_STATE] == 1:
-        r0 = jsf[j, JSF_AM]
-        r1 = jsf[j, JSF_AM + 1]
+    if ji[np.uint64(j), S.JI_AM_STATE] == 1:
+        r0 = jsf[j, S.JSF_AM]
+        r1 = jsf[j, S.JSF_AM + 1]
         if not _fits(W, leaf, r0, r1):
             return False
-        if W[25][C_CS] == 0.0 and not _am_fits(W, leaf, r0, r1):
+        if W[25][S.C_CS] == 0.0 and not _am_fits(W, leaf, r0, r1):
             return False  # the Capacity Scheduler's AM limit is checked in `_cs_assign_leaf`
         _start_attempt(W, j, -1 - j, r0, r1)
         _claim_used(W, j, r0, r1)
@@ -487,22 +431,22 @@ def _try_stage(W, j, leaf, s):
     """App `j` takes the next task of its stage `s` if it fits (`_try_app`)."""
     ss, si, tsf, ti = W[12], W[14], W[17], W[18]
     us = np.uint64(s)  # unsigned rows: no negative-index wraparound
-    n = W[24][GI_CUR_NODE]
-    if ss[us, SS_LOC] != 0 and n >= 0:
-        if W[25][C_FLOC] != 0.0:
+    n = W[24][S.GI_CUR_NODE]
+    if ss[us, S.SS_LOC] != 0 and n >= 0:
+        if W[25][S.C_FLOC] != 0.0:
             return _fl_try_located(W, j, leaf, s, n)
         return _try_located(W, j, leaf, s, n)
-    if ss[us, SS_RETRY] == RETRY_FIRST and n >= 0 and si[us, SI_FRONT_N] > 0:
+    if ss[us, S.SS_RETRY] == RETRY_FIRST and n >= 0 and si[us, S.SI_FRONT_N] > 0:
         task = _tracker_task(W, s, n)  # Hadoop 1: not a task that failed on this tracker
         return task >= 0 and _run_task(W, j, leaf, s, task)
     task = _head_task(W, s)
     ut = np.uint64(task)
-    r0 = tsf[ut, TSF_REQ]
-    r1 = tsf[ut, TSF_REQ + 1]
+    r0 = tsf[ut, S.TSF_REQ]
+    r1 = tsf[ut, S.TSF_REQ + 1]
     if not _fits(W, leaf, r0, r1):
         return False
-    hi = ss[us, SS_HI]
-    fresh = si[us, SI_NEXT] < hi
+    hi = ss[us, S.SS_HI]
+    fresh = si[us, S.SI_NEXT] < hi
     _take_head(W, s)
     if fresh:
         # the stage's next tasks: the next head request (read when the app is re-ranked)
@@ -523,7 +467,7 @@ def _try_stage(W, j, leaf, s):
 def _res_offer(W, j, leaf):
     """App `j`'s next request does not fit the heartbeating node's unallocated resources:
     it reserves the node if it may (`reservations.py`); False if not."""
-    n = W[24][GI_CUR_NODE]
+    n = W[24][S.GI_CUR_NODE]
     s, r0, r1 = _res_head(W, j)
     if s < -1 or not _res_offerable(W, j, leaf, n, s, r0, r1):
         return False
@@ -542,9 +486,9 @@ def _res_turn(W, n):
         _res_drop(W, n)
         return False
     if _booked_fits(W, n):
-        j = W[41][n, NI_RES_APP]
-        s = W[41][n, NI_RES_STAGE]
-        leaf = W[6][j, JS_QUEUE]
+        j = W[41][n, S.NI_RES_APP]
+        s = W[41][n, S.NI_RES_STAGE]
+        leaf = W[6][j, S.JS_QUEUE]
         if _try_app(W, j, leaf, 0) if s < 0 else _try_stage(W, j, leaf, s):
             _res_drop(W, n)
     return True
@@ -569,14 +513,14 @@ def _fl_try_located(W, j, leaf, s, n):
     its allowed level lets the AM run on node `n`, if it fits."""
     tsf, nodef = W[17], W[40]
     head = _head_task(W, s)
-    r0 = tsf[head, TSF_REQ]
-    r1 = tsf[head, TSF_REQ + 1]
-    if r0 > nodef[n, NF_CAP] or r1 > nodef[n, NF_CAP + 1] or not _fits_max(W, leaf, r0, r1):
+    r0 = tsf[head, S.TSF_REQ]
+    r1 = tsf[head, S.TSF_REQ + 1]
+    if r0 > nodef[n, S.NF_CAP] or r1 > nodef[n, S.NF_CAP + 1] or not _fits_max(W, leaf, r0, r1):
         return False
     task, kind = _fl_pick(W, s, n)
     if task < 0 or not _run_task(W, j, leaf, s, task):
         return False
-    _claim_used(W, j, tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1])
+    _claim_used(W, j, tsf[task, S.TSF_REQ], tsf[task, S.TSF_REQ + 1])
     _fl_done(W, s, kind)
     return True
 
@@ -586,8 +530,8 @@ def _run_task(W, j, leaf, s, task):
     """Start `task` of stage `s` (any of its unassigned tasks, `_take_task`) if it fits
     the queues (False: it does not)."""
     tsf = W[17]
-    r0 = tsf[task, TSF_REQ]
-    r1 = tsf[task, TSF_REQ + 1]
+    r0 = tsf[task, S.TSF_REQ]
+    r1 = tsf[task, S.TSF_REQ + 1]
     if not _fits(W, leaf, r0, r1):
         return False
     _take_task(W, s, task)
@@ -614,9 +558,9 @@ def _load_ok(W, n, d):
     total = cluster[d]
     if total <= 0.0:
         return False
-    runnable = qf[0, QF_USE + d] + qf[0, QF_PRUN + d]
-    cap = math.ceil(nodef[n, NF_CAP + d] * min(1.0, runnable / total))
-    return nodef[n, NF_CAP + d] - nodef[n, NF_FREE + d] < cap
+    runnable = qf[0, S.QF_USE + d] + qf[0, S.QF_PRUN + d]
+    cap = math.ceil(nodef[n, S.NF_CAP + d] * min(1.0, runnable / total))
+    return nodef[n, S.NF_CAP + d] - nodef[n, S.NF_FREE + d] < cap
 
 
 @kernel_jit
@@ -625,28 +569,28 @@ def _node_allocate(W, n):
     cluster (a setup or cleanup task, else FairScheduler.assignTasks), else
     FairScheduler.attemptScheduling."""
     nodef, qf, gi, cfg = W[40], W[3], W[24], W[25]
-    gi[GI_CUR_NODE] = n
+    gi[S.GI_CUR_NODE] = n
     count = 0
-    multi = cfg[C_MULTI] != 0.0
-    if cfg[C_SLOT] != 0.0 and not _node_room(W, n):
+    multi = cfg[S.C_MULTI] != 0.0
+    if cfg[S.C_SLOT] != 0.0 and not _node_room(W, n):
         pass  # a full tracker does not ask for tasks (TaskTracker's askForNewTask)
-    elif cfg[C_SLOT] != 0.0 and _assign_jobtracker(W):
+    elif cfg[S.C_SLOT] != 0.0 and _assign_jobtracker(W):
         pass  # the tracker gets its one JobTracker task; the scheduler is not asked
-    elif cfg[C_SLOT] != 0.0:
-        loc = cfg[C_LOC] != 0.0
+    elif cfg[S.C_SLOT] != 0.0:
+        loc = cfg[S.C_LOC] != 0.0
         if loc:
             _loc_call(W)
-        cap0 = cfg[C_CAP_MAPS] if multi else 1.0
-        cap1 = cfg[C_CAP_REDS] if multi else 1.0
+        cap0 = cfg[S.C_CAP_MAPS] if multi else 1.0
+        cap1 = cfg[S.C_CAP_REDS] if multi else 1.0
         assigned0 = 0.0
         assigned1 = 0.0
         rej0 = False
         rej1 = False
         while True:
-            if not rej0 and (assigned0 == cap0 or qf[0, QF_PRUN] <= 0.0 or not _load_ok(W, n, 0)):
+            if not rej0 and (assigned0 == cap0 or qf[0, S.QF_PRUN] <= 0.0 or not _load_ok(W, n, 0)):
                 rej0 = True
             if not rej1 and (
-                assigned1 == cap1 or qf[0, QF_PRUN + 1] <= 0.0 or not _load_ok(W, n, 1)
+                assigned1 == cap1 or qf[0, S.QF_PRUN + 1] <= 0.0 or not _load_ok(W, n, 1)
             ):
                 rej1 = True
             if (rej0 and rej1) or (not multi and count > 0):
@@ -656,8 +600,8 @@ def _node_allocate(W, n):
             elif rej1:
                 d = 0
             else:
-                used0 = nodef[n, NF_CAP] - nodef[n, NF_FREE]
-                used1 = nodef[n, NF_CAP + 1] - nodef[n, NF_FREE + 1]
+                used0 = nodef[n, S.NF_CAP] - nodef[n, S.NF_FREE]
+                used1 = nodef[n, S.NF_CAP + 1] - nodef[n, S.NF_FREE + 1]
                 d = 0 if used0 <= used1 else 1
             if _assign_one(W, d):
                 count += 1
@@ -672,46 +616,47 @@ def _node_allocate(W, n):
         if loc:
             _loc_call_end(W)
     else:
-        if gi[GI_CLAIM_LIVE] > 0:
+        if gi[S.GI_CLAIM_LIVE] > 0:
             _assign_claimed(W, n)
-        res = cfg[C_RES] != 0.0
-        if res and W[41][n, NI_RES_APP] >= 0 and _res_turn(W, n):
-            gi[GI_CUR_NODE] = -1
+        res = cfg[S.C_RES] != 0.0
+        if res and W[41][n, S.NI_RES_APP] >= 0 and _res_turn(W, n):
+            gi[S.GI_CUR_NODE] = -1
             return
         # a node woken to be reserved (`heartbeats._wake_parked_res`) that is not: a change
-        unreserved_full = res and W[41][n, NI_RES_APP] < 0 and not _has_room(W, 0)
-        start0 = nodef[n, NF_FREE]
-        start1 = nodef[n, NF_FREE + 1]
+        unreserved_full = res and W[41][n, S.NI_RES_APP] < 0 and not _has_room(W, 0)
+        start0 = nodef[n, S.NF_FREE]
+        start1 = nodef[n, S.NF_FREE + 1]
         half0 = math.floor(start0 * 0.5)
         half1 = math.floor(start1 * 0.5)
-        cs = cfg[C_CS] != 0.0
+        cs = cfg[S.C_CS] != 0.0
         offswitch = 0
         # with reservations a node without room may still be reserved: Hadoop loops
         # while the node is not reserved (`_assign_one` is False once it is); with the
         # Fair Scheduler's delay scheduling a pass over a full node counts opportunities
         # (FairScheduler.attemptScheduling asks the queues whatever the node's room)
-        floc = cfg[C_FLOC] != 0.0
-        while (_has_room(W, 0) or res or floc) and qf[0, QF_PRUN] > 0.0:
+        floc = cfg[S.C_FLOC] != 0.0
+        while (_has_room(W, 0) or res or floc) and qf[0, S.QF_PRUN] > 0.0:
             if not _assign_one(W, 0):
                 break
             count += 1
             if not multi:
                 break
-            if cs and gi[GI_CS_TYPE] == 2:
+            if cs and gi[S.GI_CS_TYPE] == 2:
                 # CapacityScheduler.canAllocateMore: off-switch containers are capped
                 offswitch += 1
-                if offswitch >= cfg[C_CS_OFFSWITCH]:
+                if offswitch >= cfg[S.C_CS_OFFSWITCH]:
                     break
-            if cfg[C_DYNAMIC] != 0.0:
+            if cfg[S.C_DYNAMIC] != 0.0:
                 if not (
-                    start0 - nodef[n, NF_FREE] <= half0 and start1 - nodef[n, NF_FREE + 1] <= half1
+                    start0 - nodef[n, S.NF_FREE] <= half0
+                    and start1 - nodef[n, S.NF_FREE + 1] <= half1
                 ):
                     break
-            elif cfg[C_MAX_ASSIGN] > 0.0 and count >= cfg[C_MAX_ASSIGN]:
+            elif cfg[S.C_MAX_ASSIGN] > 0.0 and count >= cfg[S.C_MAX_ASSIGN]:
                 break
-        if unreserved_full and W[41][n, NI_RES_APP] < 0:
-            gi[GI_CHANGED] = 1
-    gi[GI_CUR_NODE] = -1
+        if unreserved_full and W[41][n, S.NI_RES_APP] < 0:
+            gi[S.GI_CHANGED] = 1
+    gi[S.GI_CUR_NODE] = -1
 
 
 @kernel_jit
@@ -722,11 +667,11 @@ def _assign_claimed(W, n):
     until one is refused (`claims.py`)."""
     js, nodei, clf, cli = W[6], W[41], W[43], W[44]
     _claims_cleanup(W, n)
-    e = nodei[n, NI_CL_HEAD]
+    e = nodei[n, S.NI_CL_HEAD]
     while e >= 0:
-        nxt = cli[e, CL_NEXT]
-        j = cli[e, CL_APP]
-        leaf = js[j, JS_QUEUE]
+        nxt = cli[e, S.CL_NEXT]
+        j = cli[e, S.CL_APP]
+        leaf = js[j, S.JS_QUEUE]
         # a claim brought to zero is dropped from the list (`_claim_used`)
         while _try_app(W, j, leaf, 0) and (clf[e, 0] != 0.0 or clf[e, 1] != 0.0):
             pass
@@ -738,7 +683,7 @@ def _assign_jobtracker(W):
     """Hadoop 1 getSetupAndCleanupTasks (`jobtracker.py`): hand out one setup, cleanup or
     task-cleanup attempt on the node heartbeating (or the cluster), in a free map slot,
     else a free reduce slot. False if there is none to hand out or no slot is free."""
-    if W[24][GI_JT_HEAD] < 0:
+    if W[24][S.GI_JT_HEAD] < 0:
         return False
     for d in range(2):
         if _avail(W, d) < 1.0:
@@ -750,7 +695,7 @@ def _assign_jobtracker(W):
             _start_task_cleanup(W, j, d)
         else:
             task = _take_head(W, s)
-            W[14][s, SI_SLOT] = d
+            W[14][s, S.SI_SLOT] = d
             _start_attempt(W, j, task, 1.0 - d, float(d))
         _jt_refresh(W, j)
         return True

@@ -8,52 +8,11 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.lists import _keep_listed
 from whatif.predictor.kernel.ordering import _cmp_apps
 from whatif.predictor.kernel.requests import _head_task, _next_stage, _tracker_bound
-from whatif.predictor.kernel.state import (
-    C_ANY_IS_0,
-    C_RES,
-    C_RES_THR,
-    C_SIZEBASED,
-    C_SLOT,
-    C_VERSION,
-    GI_NEXT_SUBMIT,
-    GI_TOUCHED_N,
-    INF,
-    JF_PEND,
-    JF_USE,
-    JI_AM_STATE,
-    JI_BIG_NEXT,
-    JI_BIG_PREV,
-    JI_IN_BIG,
-    JI_POS,
-    JI_STATE,
-    JI_TOUCHED,
-    JS_ORDER,
-    JS_QUEUE,
-    JSF_AM,
-    JSF_SUBMIT,
-    N_TN,
-    N_VIEWS,
-    QI_BIG_HEAD,
-    QI_LIVE,
-    QI_SLOT_FREE,
-    QI_SLOT_NEXT,
-    QI_TREE_K,
-    QI_TREE_OFF,
-    QI_TREE_P,
-    QI_TREE_ROOT,
-    QS_POLICY,
-    SI_FRONT_N,
-    SS_RETRY,
-    TN_KEY,
-    TN_NONE,
-    TN_REQ,
-    TSF_REQ,
-    V_ANY,
-)
 from whatif.predictor.pack import RETRY_FIRST
 from whatif.predictor.world import ordered_bits
 
@@ -66,11 +25,11 @@ from whatif.predictor.world import ordered_bits
 def _eligible(W, j, view):
     jf, ji = W[8], W[9]
     u = np.uint64(j)  # unsigned rows: no negative-index wraparound
-    if ji[u, JI_STATE] != 2:
+    if ji[u, S.JI_STATE] != 2:
         return False
-    if view == V_ANY:
-        return jf[u, JF_PEND] > 0.0 or jf[u, JF_PEND + 1] > 0.0
-    return jf[u, JF_PEND + view] > 0.0
+    if view == S.V_ANY:
+        return jf[u, S.JF_PEND] > 0.0 or jf[u, S.JF_PEND + 1] > 0.0
+    return jf[u, S.JF_PEND + view] > 0.0
 
 
 @kernel_jit
@@ -78,14 +37,14 @@ def _head_request(W, j, d):
     """What app `j` asks for next when offered a container of pool `d` (inf: nothing)."""
     jsf, ji, tsf = W[7], W[9], W[17]
     u = np.uint64(j)  # unsigned rows: no negative-index wraparound
-    if ji[u, JI_AM_STATE] == 1:
-        return jsf[u, JSF_AM], jsf[u, JSF_AM + 1]
+    if ji[u, S.JI_AM_STATE] == 1:
+        return jsf[u, S.JSF_AM], jsf[u, S.JSF_AM + 1]
     s = _next_stage(W, j, d)
     if s < 0:
-        return INF, INF
+        return S.INF, S.INF
     task = np.uint64(_head_task(W, s))
-    r0, r1 = tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
-    if W[12][s, SS_RETRY] == RETRY_FIRST and W[14][s, SI_FRONT_N] > 0:
+    r0, r1 = tsf[task, S.TSF_REQ], tsf[task, S.TSF_REQ + 1]
+    if W[12][s, S.SS_RETRY] == RETRY_FIRST and W[14][s, S.SI_FRONT_N] > 0:
         return _tracker_bound(W, s, r0, r1)  # Hadoop 1: its tracker's task may be another
     return r0, r1
 
@@ -93,7 +52,7 @@ def _head_request(W, j, d):
 @kernel_jit
 def _keyed(W, policy):
     """Whether a leaf's trees order apps by the sort keys in `tnode` (`_put_key`)."""
-    return policy == 0 and W[25][C_SIZEBASED] == 0.0
+    return policy == 0 and W[25][S.C_SIZEBASED] == 0.0
 
 
 @kernel_jit
@@ -105,14 +64,14 @@ def _put_key(W, j, d, row):
     js, jf, cfg, tnode = W[6], W[8], W[25], W[34]
     uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
     at = np.uint64(row)
-    u = jf[uj, JF_USE + d]
-    demand = u + jf[uj, JF_PEND + d]
+    u = jf[uj, S.JF_USE + d]
+    demand = u + jf[uj, S.JF_PEND + d]
     rank_class = 0 if u < min(0.0, demand) else 1
-    if cfg[C_VERSION] == 3.0 and demand == 0.0:
+    if cfg[S.C_VERSION] == 3.0 and demand == 0.0:
         rank_class += 2
-    tnode[at, TN_KEY] = rank_class
-    tnode[at, TN_KEY + 1] = ordered_bits(u)
-    tnode[at, TN_KEY + 2] = js[uj, JS_ORDER]
+    tnode[at, S.TN_KEY] = rank_class
+    tnode[at, S.TN_KEY + 1] = ordered_bits(u)
+    tnode[at, S.TN_KEY + 2] = js[uj, S.JS_ORDER]
 
 
 @kernel_jit(inline="always")
@@ -130,12 +89,12 @@ def _key_before(tnode, x, y):
     x = np.uint64(x)  # unsigned rows: no negative-index wraparound
     y = np.uint64(y)
     return _keys_before(
-        tnode[x, TN_KEY],
-        tnode[x, TN_KEY + 1],
-        tnode[x, TN_KEY + 2],
-        tnode[y, TN_KEY],
-        tnode[y, TN_KEY + 1],
-        tnode[y, TN_KEY + 2],
+        tnode[x, S.TN_KEY],
+        tnode[x, S.TN_KEY + 1],
+        tnode[x, S.TN_KEY + 2],
+        tnode[y, S.TN_KEY],
+        tnode[y, S.TN_KEY + 1],
+        tnode[y, S.TN_KEY + 2],
     )
 
 
@@ -148,28 +107,28 @@ def _tree_put(W, j, view, value):
     leaves the winner's sort key."""
     qs, qi, js, ji, tree, tnode = W[0], W[4], W[6], W[9], W[31], W[34]
     uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
-    leaf = np.uint64(js[uj, JS_QUEUE])
-    pos = ji[uj, JI_POS]
+    leaf = np.uint64(js[uj, S.JS_QUEUE])
+    pos = ji[uj, S.JI_POS]
     if pos < 0:
         return  # not runnable: holds no slot
-    p = qi[leaf, QI_TREE_P]
-    base = qi[leaf, QI_TREE_OFF] + view * 2 * p
-    root = qi[leaf, QI_TREE_ROOT]
+    p = qi[leaf, S.QI_TREE_P]
+    base = qi[leaf, S.QI_TREE_OFF] + view * 2 * p
+    root = qi[leaf, S.QI_TREE_ROOT]
     node = p + pos
     row = np.uint64(base + node)
     if value < 0 and tree[row] < 0:
         return
     tree[row] = value
-    d = 0 if view == V_ANY else view
-    policy = qs[leaf, QS_POLICY]
+    d = 0 if view == S.V_ANY else view
+    policy = qs[leaf, S.QS_POLICY]
     keyed = _keyed(W, policy)
     if value < 0:
-        tnode[row, TN_REQ] = TN_NONE
-        tnode[row, TN_REQ + 1] = TN_NONE
+        tnode[row, S.TN_REQ] = S.TN_NONE
+        tnode[row, S.TN_REQ + 1] = S.TN_NONE
     else:
         r0, r1 = _head_request(W, j, d)
-        tnode[row, TN_REQ] = ordered_bits(r0)
-        tnode[row, TN_REQ + 1] = ordered_bits(r1)
+        tnode[row, S.TN_REQ] = ordered_bits(r0)
+        tnode[row, S.TN_REQ + 1] = ordered_bits(r1)
         if keyed:
             _put_key(W, j, d, base + node)
     if keyed:
@@ -180,11 +139,11 @@ def _tree_put(W, j, view, value):
             root,
             j,
             value,
-            tnode[row, TN_REQ],
-            tnode[row, TN_REQ + 1],
-            tnode[row, TN_KEY],
-            tnode[row, TN_KEY + 1],
-            tnode[row, TN_KEY + 2],
+            tnode[row, S.TN_REQ],
+            tnode[row, S.TN_REQ + 1],
+            tnode[row, S.TN_KEY],
+            tnode[row, S.TN_KEY + 1],
+            tnode[row, S.TN_KEY + 2],
         )
         return
     node >>= 1
@@ -204,13 +163,13 @@ def _set_node(tree, tnode, at, left, a, j):
     """Give tree node `at` the winner `a` and the smallest request of its children (at
     `left`, `left` + 1); False if that changes nothing above it (the same winner, not the
     app `j` being re-ranked, and the same smallest request), so the walk up can stop."""
-    m0 = min(tnode[left, TN_REQ], tnode[left + 1, TN_REQ])
-    m1 = min(tnode[left, TN_REQ + 1], tnode[left + 1, TN_REQ + 1])
-    if a == tree[at] and a != j and m0 == tnode[at, TN_REQ] and m1 == tnode[at, TN_REQ + 1]:
+    m0 = min(tnode[left, S.TN_REQ], tnode[left + 1, S.TN_REQ])
+    m1 = min(tnode[left, S.TN_REQ + 1], tnode[left + 1, S.TN_REQ + 1])
+    if a == tree[at] and a != j and m0 == tnode[at, S.TN_REQ] and m1 == tnode[at, S.TN_REQ + 1]:
         return False
     tree[at] = a
-    tnode[at, TN_REQ] = m0
-    tnode[at, TN_REQ + 1] = m1
+    tnode[at, S.TN_REQ] = m0
+    tnode[at, S.TN_REQ + 1] = m1
     return True
 
 
@@ -229,7 +188,7 @@ def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
         # unsigned row numbers: indexing by them compiles without negative-index wraparound
         sib = np.uint64(base + (node ^ 1))
         b = tree[sib]
-        b0, b1, b2 = tnode[sib, TN_KEY], tnode[sib, TN_KEY + 1], tnode[sib, TN_KEY + 2]
+        b0, b1, b2 = tnode[sib, S.TN_KEY], tnode[sib, S.TN_KEY + 1], tnode[sib, S.TN_KEY + 2]
         # the sibling wins if it ranks strictly before (keys of distinct apps differ,
         # an empty node's key is stale but never wins); a tie of empties stays empty
         sib_wins = (b >= 0) & ((w < 0) | _keys_before(b0, b1, b2, k0, k1, k2))
@@ -237,19 +196,19 @@ def _rerank_keyed(W, base, node, root, j, w, r0, r1, k0, k1, k2):
         k0 = b0 if sib_wins else k0
         k1 = b1 if sib_wins else k1
         k2 = b2 if sib_wins else k2
-        r0 = min(r0, tnode[sib, TN_REQ])
-        r1 = min(r1, tnode[sib, TN_REQ + 1])
+        r0 = min(r0, tnode[sib, S.TN_REQ])
+        r1 = min(r1, tnode[sib, S.TN_REQ + 1])
         node >>= 1
         at = np.uint64(base + node)
-        if w == tree[at] and w != j and r0 == tnode[at, TN_REQ] and r1 == tnode[at, TN_REQ + 1]:
+        if w == tree[at] and w != j and r0 == tnode[at, S.TN_REQ] and r1 == tnode[at, S.TN_REQ + 1]:
             return  # nothing above changes
         tree[at] = w
-        tnode[at, TN_REQ] = r0
-        tnode[at, TN_REQ + 1] = r1
+        tnode[at, S.TN_REQ] = r0
+        tnode[at, S.TN_REQ + 1] = r1
         if w >= 0:
-            tnode[at, TN_KEY] = k0
-            tnode[at, TN_KEY + 1] = k1
-            tnode[at, TN_KEY + 2] = k2
+            tnode[at, S.TN_KEY] = k0
+            tnode[at, S.TN_KEY + 1] = k1
+            tnode[at, S.TN_KEY + 2] = k2
 
 
 @kernel_jit
@@ -273,24 +232,24 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
     A preorder walk of the tree that skips subtrees whose smallest request exceeds the
     limits or whose winner ranks below the best fitting app found so far."""
     qs, qi, ji, tree, tnode = W[0], W[4], W[9], W[31], W[34]
-    p = qi[leaf, QI_TREE_P]
-    base = qi[leaf, QI_TREE_OFF] + view * 2 * p
-    policy = qs[leaf, QS_POLICY]
+    p = qi[leaf, S.QI_TREE_P]
+    base = qi[leaf, S.QI_TREE_OFF] + view * 2 * p
+    policy = qs[leaf, S.QS_POLICY]
     keyed = _keyed(W, policy)
-    d = 0 if view == V_ANY else view
+    d = 0 if view == S.V_ANY else view
     # requests are kept as ordered_bits
     fit0: int = ordered_bits(lim0)
     fit1 = ordered_bits(lim1)
     best = -1
     best_row = -1
     passed = -1  # the app passed over last (see `_order_next`)
-    root = qi[leaf, QI_TREE_ROOT]
+    root = qi[leaf, S.QI_TREE_ROOT]
     node = root
     while True:
         row = np.uint64(base + node)  # unsigned: no negative-index wraparound
         w = tree[row]
         down = False
-        if w >= 0 and tnode[row, TN_REQ] <= fit0 and tnode[row, TN_REQ + 1] <= fit1:
+        if w >= 0 and tnode[row, S.TN_REQ] <= fit0 and tnode[row, S.TN_REQ + 1] <= fit1:
             if w == passed:
                 down = node < p
             elif best < 0 or (
@@ -298,8 +257,8 @@ def _tree_best_fit(W, leaf, view, lim0, lim1):
                 if keyed
                 else _cmp_apps(W, policy, d, w, best, False) < 0
             ):
-                slot = np.uint64(base + p + ji[np.uint64(w), JI_POS])
-                if tnode[slot, TN_REQ] <= fit0 and tnode[slot, TN_REQ + 1] <= fit1:
+                slot = np.uint64(base + p + ji[np.uint64(w), S.JI_POS])
+                if tnode[slot, S.TN_REQ] <= fit0 and tnode[slot, S.TN_REQ + 1] <= fit1:
                     best = w  # the subtree's winner fits: nothing below beats it
                     best_row = base + node
                 else:
@@ -315,23 +274,23 @@ def _take_slot(W, j):
     """Give runnable app `j` a tree slot: a freed one, else the next; widen the trees in use
     when it lies beyond them (the new half holds no app, so each new root copies the old)."""
     qi, js, ji, tree, tnode, slots = W[4], W[6], W[9], W[31], W[34], W[36]
-    leaf = js[j, JS_QUEUE]
-    if qi[leaf, QI_SLOT_FREE] > 0:
-        qi[leaf, QI_SLOT_FREE] -= 1
-        slot = slots[qi[leaf, QI_TREE_OFF] // (2 * N_VIEWS) + qi[leaf, QI_SLOT_FREE]]
+    leaf = js[j, S.JS_QUEUE]
+    if qi[leaf, S.QI_SLOT_FREE] > 0:
+        qi[leaf, S.QI_SLOT_FREE] -= 1
+        slot = slots[qi[leaf, S.QI_TREE_OFF] // (2 * S.N_VIEWS) + qi[leaf, S.QI_SLOT_FREE]]
     else:
-        slot = qi[leaf, QI_SLOT_NEXT]
-        qi[leaf, QI_SLOT_NEXT] += 1
-    ji[j, JI_POS] = slot
-    p = qi[leaf, QI_TREE_P]
-    while slot >= qi[leaf, QI_TREE_K]:
-        old = qi[leaf, QI_TREE_ROOT]
-        qi[leaf, QI_TREE_K] *= 2
-        qi[leaf, QI_TREE_ROOT] = old // 2
-        for view in range(N_VIEWS):
-            base = qi[leaf, QI_TREE_OFF] + view * 2 * p
+        slot = qi[leaf, S.QI_SLOT_NEXT]
+        qi[leaf, S.QI_SLOT_NEXT] += 1
+    ji[j, S.JI_POS] = slot
+    p = qi[leaf, S.QI_TREE_P]
+    while slot >= qi[leaf, S.QI_TREE_K]:
+        old = qi[leaf, S.QI_TREE_ROOT]
+        qi[leaf, S.QI_TREE_K] *= 2
+        qi[leaf, S.QI_TREE_ROOT] = old // 2
+        for view in range(S.N_VIEWS):
+            base = qi[leaf, S.QI_TREE_OFF] + view * 2 * p
             tree[base + old // 2] = tree[base + old]
-            for c in range(N_TN):
+            for c in range(S.N_TN):
                 tnode[base + old // 2, c] = tnode[base + old, c]
 
 
@@ -345,13 +304,13 @@ def _trees_fit(W, t):
     P >= live + submitted suffices, and the trees are sized to the apps live at once, not
     to every job the leaf ever sees (the caller grows them, `whatif.predictor.apptrees`)."""
     qi, js, jsf, gi = W[4], W[6], W[7], W[24]
-    first = gi[GI_NEXT_SUBMIT]
+    first = gi[S.GI_NEXT_SUBMIT]
     end = first
-    while end < js.shape[0] and jsf[end, JSF_SUBMIT] == t:
+    while end < js.shape[0] and jsf[end, S.JSF_SUBMIT] == t:
         end += 1
     for j in range(first, end):
-        leaf = js[j, JS_QUEUE]
-        if qi[leaf, QI_LIVE] + (end - first) > qi[leaf, QI_TREE_P]:
+        leaf = js[j, S.JS_QUEUE]
+        if qi[leaf, S.QI_LIVE] + (end - first) > qi[leaf, S.QI_TREE_P]:
             return False
     return True
 
@@ -360,13 +319,13 @@ def _trees_fit(W, t):
 def _free_slot(W, j):
     """App `j` stops being runnable: empty its tree slots and free the slot for reuse."""
     qi, js, ji, slots = W[4], W[6], W[9], W[36]
-    for view in range(N_VIEWS):
+    for view in range(S.N_VIEWS):
         _tree_put(W, j, view, -1)
-    leaf = js[j, JS_QUEUE]
-    _keep_listed(ji, JI_BIG_NEXT, JI_BIG_PREV, qi[leaf], QI_BIG_HEAD, JI_IN_BIG, j, False)
-    slots[qi[leaf, QI_TREE_OFF] // (2 * N_VIEWS) + qi[leaf, QI_SLOT_FREE]] = ji[j, JI_POS]
-    qi[leaf, QI_SLOT_FREE] += 1
-    ji[j, JI_POS] = -1
+    leaf = js[j, S.JS_QUEUE]
+    _keep_listed(ji, S.JI_BIG_NEXT, S.JI_BIG_PREV, qi[leaf], S.QI_BIG_HEAD, S.JI_IN_BIG, j, False)
+    slots[qi[leaf, S.QI_TREE_OFF] // (2 * S.N_VIEWS) + qi[leaf, S.QI_SLOT_FREE]] = ji[j, S.JI_POS]
+    qi[leaf, S.QI_SLOT_FREE] += 1
+    ji[j, S.JI_POS] = -1
 
 
 @kernel_jit
@@ -374,29 +333,29 @@ def _touch(W, j):
     """App `j`'s usage, demand or state changed: re-rank it before the next tree read."""
     ji, gi, touched = W[9], W[24], W[33]
     u = np.uint64(j)  # unsigned rows: no negative-index wraparound
-    if ji[u, JI_TOUCHED] == 0:
-        ji[u, JI_TOUCHED] = 1
-        touched[gi[GI_TOUCHED_N]] = j
-        gi[GI_TOUCHED_N] += 1
+    if ji[u, S.JI_TOUCHED] == 0:
+        ji[u, S.JI_TOUCHED] = 1
+        touched[gi[S.GI_TOUCHED_N]] = j
+        gi[S.GI_TOUCHED_N] += 1
 
 
 @kernel_jit
 def _retree(W):
     """Re-rank every touched app in each view's tree."""
     ji, gi, cfg, touched = W[9], W[24], W[25], W[33]
-    views1 = cfg[C_SLOT] != 0.0
-    for i in range(gi[GI_TOUCHED_N]):
+    views1 = cfg[S.C_SLOT] != 0.0
+    for i in range(gi[S.GI_TOUCHED_N]):
         j = touched[i]
-        ji[np.uint64(j), JI_TOUCHED] = 0  # unsigned rows: no negative-index wraparound
-        for view in range(N_VIEWS):
+        ji[np.uint64(j), S.JI_TOUCHED] = 0  # unsigned rows: no negative-index wraparound
+        for view in range(S.N_VIEWS):
             if view == 1 and not views1:
                 continue
-            if view == V_ANY and cfg[C_ANY_IS_0] != 0.0:
+            if view == S.V_ANY and cfg[S.C_ANY_IS_0] != 0.0:
                 continue
             _tree_put(W, j, view, j if _eligible(W, j, view) else -1)
-        if cfg[C_RES] != 0.0:
+        if cfg[S.C_RES] != 0.0:
             _list_big(W, j)
-    gi[GI_TOUCHED_N] = 0
+    gi[S.GI_TOUCHED_N] = 0
 
 
 @kernel_jit
@@ -408,18 +367,20 @@ def _list_big(W, j):
     Most apps of a busy cluster ask only for maps below the threshold, or for nothing."""
     qs, qi, js, ji, cfg = W[0], W[4], W[6], W[9], W[25]
     u = np.uint64(j)  # unsigned rows: no negative-index wraparound
-    leaf = js[u, JS_QUEUE]
-    pos = ji[u, JI_POS]
+    leaf = js[u, S.JS_QUEUE]
+    pos = ji[u, S.JI_POS]
     big = False
     if pos >= 0:
         view = _any_view(W)  # its slots hold every app that asks for anything
-        p = qi[leaf, QI_TREE_P]
-        r0 = W[34][np.uint64(qi[leaf, QI_TREE_OFF] + view * 2 * p + p + pos), TN_REQ]
-        big = r0 != TN_NONE and (qs[leaf, QS_POLICY] == 2 or r0 >= ordered_bits(cfg[C_RES_THR]))
-    _keep_listed(ji, JI_BIG_NEXT, JI_BIG_PREV, qi[leaf], QI_BIG_HEAD, JI_IN_BIG, j, big)
+        p = qi[leaf, S.QI_TREE_P]
+        r0 = W[34][np.uint64(qi[leaf, S.QI_TREE_OFF] + view * 2 * p + p + pos), S.TN_REQ]
+        big = r0 != S.TN_NONE and (
+            qs[leaf, S.QS_POLICY] == 2 or r0 >= ordered_bits(cfg[S.C_RES_THR])
+        )
+    _keep_listed(ji, S.JI_BIG_NEXT, S.JI_BIG_PREV, qi[leaf], S.QI_BIG_HEAD, S.JI_IN_BIG, j, big)
 
 
 @kernel_jit
 def _any_view(W):
     """The view ranking apps with any pending demand (view 0's tree when it is the same)."""
-    return 0 if W[25][C_ANY_IS_0] != 0.0 else V_ANY
+    return 0 if W[25][S.C_ANY_IS_0] != 0.0 else S.V_ANY

@@ -19,41 +19,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.lists import _keep_listed
-from whatif.predictor.kernel.state import (
-    GI_RC_HEAD,
-    GI_RCL_HEAD,
-    JF_RCS_NEED,
-    JF_RCS_WAKE,
-    JI_IN_RC,
-    JI_IN_RCS,
-    JI_RC_NEXT,
-    JI_RC_PREV,
-    JI_RCS_NEXT,
-    JI_RCS_PREV,
-    JS_QUEUE,
-    QF_RCS_NEED,
-    QF_RCS_WAKE,
-    QI_IN_RCL,
-    QI_RCL_NEXT,
-    QI_RCL_PREV,
-    QI_RCS_HEAD,
-)
 
 
 @kernel_jit
 def _rc_sleep(W, j, n0, n1, wake):
     """Awake blocked job `j` falls asleep, needing room for (`n0`, `n1`) until `wake`."""
     qi, jf, ji, gi = W[4], W[8], W[9], W[24]
-    leaf = W[6][j, JS_QUEUE]
-    _keep_listed(ji, JI_RC_NEXT, JI_RC_PREV, gi, GI_RC_HEAD, JI_IN_RC, j, False)
-    _keep_listed(ji, JI_RCS_NEXT, JI_RCS_PREV, qi[leaf], QI_RCS_HEAD, JI_IN_RCS, j, True)
-    jf[j, JF_RCS_NEED] = n0
-    jf[j, JF_RCS_NEED + 1] = n1
-    jf[j, JF_RCS_WAKE] = wake
-    if qi[leaf, QI_IN_RCL] == 0:
-        _keep_listed(qi, QI_RCL_NEXT, QI_RCL_PREV, gi, GI_RCL_HEAD, QI_IN_RCL, leaf, True)
+    leaf = W[6][j, S.JS_QUEUE]
+    _keep_listed(ji, S.JI_RC_NEXT, S.JI_RC_PREV, gi, S.GI_RC_HEAD, S.JI_IN_RC, j, False)
+    _keep_listed(ji, S.JI_RCS_NEXT, S.JI_RCS_PREV, qi[leaf], S.QI_RCS_HEAD, S.JI_IN_RCS, j, True)
+    jf[j, S.JF_RCS_NEED] = n0
+    jf[j, S.JF_RCS_NEED + 1] = n1
+    jf[j, S.JF_RCS_WAKE] = wake
+    if qi[leaf, S.QI_IN_RCL] == 0:
+        _keep_listed(qi, S.QI_RCL_NEXT, S.QI_RCL_PREV, gi, S.GI_RCL_HEAD, S.QI_IN_RCL, leaf, True)
         _rc_unbound(W, leaf)
     _rc_bound(W, leaf, j)
 
@@ -62,18 +44,18 @@ def _rc_sleep(W, j, n0, n1, wake):
 def _rc_unbound(W, leaf):
     """The leaf's bounds as for no asleep job: no request, no time."""
     qf = W[3]
-    qf[leaf, QF_RCS_NEED] = -np.inf
-    qf[leaf, QF_RCS_NEED + 1] = -np.inf
-    qf[leaf, QF_RCS_WAKE] = np.inf
+    qf[leaf, S.QF_RCS_NEED] = -np.inf
+    qf[leaf, S.QF_RCS_NEED + 1] = -np.inf
+    qf[leaf, S.QF_RCS_WAKE] = np.inf
 
 
 @kernel_jit
 def _rc_bound(W, leaf, j):
     """Fold asleep job `j`'s request and time into its leaf's bounds."""
     qf, jf = W[3], W[8]
-    qf[leaf, QF_RCS_NEED] = max(qf[leaf, QF_RCS_NEED], jf[j, JF_RCS_NEED])
-    qf[leaf, QF_RCS_NEED + 1] = max(qf[leaf, QF_RCS_NEED + 1], jf[j, JF_RCS_NEED + 1])
-    qf[leaf, QF_RCS_WAKE] = min(qf[leaf, QF_RCS_WAKE], jf[j, JF_RCS_WAKE])
+    qf[leaf, S.QF_RCS_NEED] = max(qf[leaf, S.QF_RCS_NEED], jf[j, S.JF_RCS_NEED])
+    qf[leaf, S.QF_RCS_NEED + 1] = max(qf[leaf, S.QF_RCS_NEED + 1], jf[j, S.JF_RCS_NEED + 1])
+    qf[leaf, S.QF_RCS_WAKE] = min(qf[leaf, S.QF_RCS_WAKE], jf[j, S.JF_RCS_WAKE])
 
 
 @kernel_jit
@@ -81,10 +63,10 @@ def _rc_unsleep(W, j):
     """Asleep job `j` leaves its leaf's list (and its leaf the list of leaves with asleep
     jobs, if it was the last); its leaf's bounds stay (they only err on the waking side)."""
     qi, ji, gi = W[4], W[9], W[24]
-    leaf = W[6][j, JS_QUEUE]
-    _keep_listed(ji, JI_RCS_NEXT, JI_RCS_PREV, qi[leaf], QI_RCS_HEAD, JI_IN_RCS, j, False)
-    if qi[leaf, QI_RCS_HEAD] < 0:
-        _keep_listed(qi, QI_RCL_NEXT, QI_RCL_PREV, gi, GI_RCL_HEAD, QI_IN_RCL, leaf, False)
+    leaf = W[6][j, S.JS_QUEUE]
+    _keep_listed(ji, S.JI_RCS_NEXT, S.JI_RCS_PREV, qi[leaf], S.QI_RCS_HEAD, S.JI_IN_RCS, j, False)
+    if qi[leaf, S.QI_RCS_HEAD] < 0:
+        _keep_listed(qi, S.QI_RCL_NEXT, S.QI_RCL_PREV, gi, S.GI_RCL_HEAD, S.QI_IN_RCL, leaf, False)
 
 
 @kernel_jit
@@ -92,13 +74,13 @@ def _rc_wake(W, j):
     """Job `j`'s state changed: if it is asleep, it is awake again (the next reduce
     preemption visits it, and takes it off the list if it is no longer blocked)."""
     ji = W[9]
-    if ji[j, JI_IN_RCS] == 0:
+    if ji[j, S.JI_IN_RCS] == 0:
         return
     _rc_unsleep(W, j)
-    _keep_listed(ji, JI_RC_NEXT, JI_RC_PREV, W[24], GI_RC_HEAD, JI_IN_RC, j, True)
+    _keep_listed(ji, S.JI_RC_NEXT, S.JI_RC_PREV, W[24], S.GI_RC_HEAD, S.JI_IN_RC, j, True)
 
 
 @kernel_jit
 def _rc_asleep(W):
     """Whether some blocked job is asleep."""
-    return W[24][GI_RCL_HEAD] >= 0
+    return W[24][S.GI_RCL_HEAD] >= 0

@@ -22,9 +22,9 @@ PACKAGE = Path(__file__).parent
 
 
 def kernel_sources() -> tuple[Path, ...]:
-    """The files whose code the kernel's compiled functions hold: its modules and
-    ``world.py``."""
-    return (*sorted(PACKAGE.glob("*.py")), PACKAGE.parent / "world.py")
+    """The files whose code the kernel's compiled functions hold: its modules,
+    ``world.py`` and ``grid.py``."""
+    return (*sorted(PACKAGE.glob("*.py")), PACKAGE.parent / "world.py", PACKAGE.parent / "grid.py")
 
 
 @functools.cache

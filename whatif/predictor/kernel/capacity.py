@@ -33,41 +33,8 @@ import math
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.state import (
-    C_CS_MINALLOC,
-    GI_WAIT_HEAD,
-    INF,
-    JF_PEND,
-    JF_USE,
-    JI_AM_STATE,
-    JI_APP_NEXT,
-    JI_WAIT_NEXT,
-    JS_QUEUE,
-    JS_USER,
-    JSF_AM,
-    JSF_CS_UW,
-    JSF_SUBMIT,
-    QF_AM,
-    QF_PRUN,
-    QF_USE,
-    QI_APP_HEAD,
-    QI_RUNNABLE,
-    QI_TRIED,
-    QS_CH_HI,
-    QS_CH_LO,
-    QS_PARENT,
-    QSF_CS_ABS,
-    QSF_CS_AM,
-    QSF_CS_APPS,
-    QSF_CS_GUAR,
-    QSF_CS_MULP,
-    QSF_CS_PRIO,
-    QSF_CS_SIZEW,
-    QSF_CS_UAPPS,
-    QSF_CS_ULF,
-    QSF_MAX,
-)
 
 
 @kernel_jit
@@ -88,25 +55,25 @@ def _cs_best_child(W, q, d, epoch):
     """The child of `q` to offer the node to (-1: none), by the `utilization` order, or
     `priority-utilization`'s where the children's priorities differ (`_cs_before`)."""
     qs, qsf, children, qf, qi, cluster, cfg = W[0], W[1], W[2], W[3], W[4], W[26], W[25]
-    m = cfg[C_CS_MINALLOC]
+    m = cfg[S.C_CS_MINALLOC]
     best = -1
     best_zero = False
     best_u = 0.0
     best_abs = 0.0
     best_p = 0.0
-    for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+    for k in range(qs[q, S.QS_CH_LO], qs[q, S.QS_CH_HI]):
         c = children[k]
-        if qi[c, QI_TRIED] == epoch or qf[c, QF_PRUN + d] <= 0.0:
+        if qi[c, S.QI_TRIED] == epoch or qf[c, S.QF_PRUN + d] <= 0.0:
             continue
-        if qf[c, QF_USE] >= qsf[c, QSF_MAX]:
+        if qf[c, S.QF_USE] >= qsf[c, S.QSF_MAX]:
             continue  # canAssignToThisQueue: used >= limit
-        a = qsf[c, QSF_CS_ABS]
+        a = qsf[c, S.QSF_CS_ABS]
         zero = a <= 0.0
         if zero:
-            u = qf[c, QF_USE] / cluster[0]
+            u = qf[c, S.QF_USE] / cluster[0]
         else:
-            u = qf[c, QF_USE] / max(qsf[c, QSF_CS_GUAR], m)
-        p = qsf[c, QSF_CS_PRIO]
+            u = qf[c, S.QF_USE] / max(qsf[c, S.QSF_CS_GUAR], m)
+        p = qsf[c, S.QSF_CS_PRIO]
         if (
             best < 0
             or (best_zero and not zero)
@@ -125,12 +92,12 @@ def _cs_headroom(W, leaf):
     """The leaf's headroom (MB): least maximum - used from the leaf to the root, rounded
     down to the minimum allocation."""
     qs, qsf, qf, cfg = W[0], W[1], W[3], W[25]
-    m = cfg[C_CS_MINALLOC]
+    m = cfg[S.C_CS_MINALLOC]
     room = math.inf
     q = leaf
     while q >= 0:
-        room = min(room, qsf[q, QSF_MAX] - qf[q, QF_USE])
-        q = qs[q, QS_PARENT]
+        room = min(room, qsf[q, S.QSF_MAX] - qf[q, S.QF_USE])
+        q = qs[q, S.QS_PARENT]
     return math.floor(room / m) * m
 
 
@@ -140,13 +107,13 @@ def _cs_user_used(W, leaf, u):
     js, jsf, jf, ji, qi = W[6], W[7], W[8], W[9], W[4]
     used = 0.0
     am = 0.0
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, S.QI_APP_HEAD]
     while j >= 0:
-        if js[j, JS_USER] == u:
-            used += jf[j, JF_USE]
-            if ji[j, JI_AM_STATE] >= 2:
-                am += jsf[j, JSF_AM]
-        j = ji[j, JI_APP_NEXT]
+        if js[j, S.JS_USER] == u:
+            used += jf[j, S.JF_USE]
+            if ji[j, S.JI_AM_STATE] >= 2:
+                am += jsf[j, S.JSF_AM]
+        j = ji[j, S.JI_APP_NEXT]
     return used, am
 
 
@@ -154,10 +121,10 @@ def _cs_user_used(W, leaf, u):
 def _unmark_users(W, leaf):
     """Clear the user marks (jbuf[:, 0]) of the users of the leaf's runnable apps."""
     js, ji, qi, jbuf = W[6], W[9], W[4], W[30]
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, S.QI_APP_HEAD]
     while j >= 0:
-        jbuf[js[j, JS_USER], 0] = 0
-        j = ji[j, JI_APP_NEXT]
+        jbuf[js[j, S.JS_USER], 0] = 0
+        j = ji[j, S.JI_APP_NEXT]
 
 
 @kernel_jit
@@ -169,21 +136,21 @@ def _cs_users(W, leaf, active_only):
     _unmark_users(W, leaf)
     n = 0
     weights = np.float32(0.0)
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, S.QI_APP_HEAD]
     while j >= 0:
-        u = js[j, JS_USER]
-        asking = jf[j, JF_PEND] > 0.0 or jf[j, JF_PEND + 1] > 0.0
+        u = js[j, S.JS_USER]
+        asking = jf[j, S.JF_PEND] > 0.0 or jf[j, S.JF_PEND + 1] > 0.0
         if jbuf[u, 0] == 0 and (asking or not active_only):
             jbuf[u, 0] = 1
             n += 1
-            weights += np.float32(jsf[j, JSF_CS_UW])
-        j = ji[j, JI_APP_NEXT]
+            weights += np.float32(jsf[j, S.JSF_CS_UW])
+        j = ji[j, S.JI_APP_NEXT]
     used = 0.0
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, S.QI_APP_HEAD]
     while j >= 0:
-        if jbuf[js[j, JS_USER], 0] == 1:
-            used += jf[j, JF_USE]
-        j = ji[j, JI_APP_NEXT]
+        if jbuf[js[j, S.JS_USER], 0] == 1:
+            used += jf[j, S.JF_USE]
+        j = ji[j, S.JI_APP_NEXT]
     return n, used, weights
 
 
@@ -196,19 +163,19 @@ def _cs_user_limit(W, leaf):
     float (``divideAndCeil``, 0 for a zero sum); a user's own limit is this times its
     weight (`_cs_weighted`)."""
     qsf, qf, cfg = W[1], W[3], W[25]
-    m = cfg[C_CS_MINALLOC]
-    guar = qsf[leaf, QSF_CS_GUAR]
+    m = cfg[S.C_CS_MINALLOC]
+    guar = qsf[leaf, S.QSF_CS_GUAR]
     cap_q = max(guar, m)
-    consumed = qf[leaf, QF_USE]
+    consumed = qf[leaf, S.QF_USE]
     current = cap_q if consumed < cap_q else consumed + m
     _, active_used, weights = _cs_users(W, leaf, True)
     per_user = 0.0
     if weights != 0.0:
         per_user = math.ceil(np.float32(active_used + m) / weights)
-    limit = max(per_user, math.ceil(math.floor(current * qsf[leaf, QSF_CS_MULP]) / 100.0))
-    factor = qsf[leaf, QSF_CS_ULF]
+    limit = max(per_user, math.ceil(math.floor(current * qsf[leaf, S.QSF_CS_MULP]) / 100.0))
+    factor = qsf[leaf, S.QSF_CS_ULF]
     if factor == -1.0 or guar <= 0.0:
-        limit = min(limit, qsf[leaf, QSF_MAX])
+        limit = min(limit, qsf[leaf, S.QSF_MAX])
     else:
         limit = min(limit, cap_q * factor)
     return math.ceil(limit / m) * m
@@ -218,23 +185,23 @@ def _cs_user_limit(W, leaf):
 def _cs_weighted(W, limit, j):
     """App `j`'s user's own limit (getComputedResourceLimitForActiveUsers): the leaf's user
     limit times the user's weight, rounded down to m (``multiplyAndNormalizeDown``)."""
-    m = W[25][C_CS_MINALLOC]
-    return math.floor(math.floor(limit * W[7][j, JSF_CS_UW]) / m) * m
+    m = W[25][S.C_CS_MINALLOC]
+    return math.floor(math.floor(limit * W[7][j, S.JSF_CS_UW]) / m) * m
 
 
 @kernel_jit
 def _cs_user_room(W, j, leaf):
     """The user's part of LeafQueue.getHeadroom, the headroom the RM reports to app `j`'s
     MapReduce AM: its user's limit - the user's usage in the leaf, rounded down to m."""
-    m = W[25][C_CS_MINALLOC]
-    used, _ = _cs_user_used(W, leaf, W[6][j, JS_USER])
+    m = W[25][S.C_CS_MINALLOC]
+    used, _ = _cs_user_used(W, leaf, W[6][j, S.JS_USER])
     return math.floor((_cs_weighted(W, _cs_user_limit(W, leaf), j) - used) / m) * m
 
 
 @kernel_jit
 def _cs_user_ok(W, j, leaf):
     """LeafQueue.canAssignToUser: the app's user is not above its user limit."""
-    used, _ = _cs_user_used(W, leaf, W[6][j, JS_USER])
+    used, _ = _cs_user_used(W, leaf, W[6][j, S.JS_USER])
     return used <= _cs_weighted(W, _cs_user_limit(W, leaf), j)
 
 
@@ -246,24 +213,24 @@ def _cs_am_ok(W, j, leaf):
     user's weight, 1) * user-limit-factor), rounded up to m; waived while the leaf has no
     AM usage."""
     qsf, qf, cfg, jsf = W[1], W[3], W[25], W[7]
-    used_am = qf[leaf, QF_AM]
+    used_am = qf[leaf, S.QF_AM]
     if used_am <= 0.0:
         return True
-    m = cfg[C_CS_MINALLOC]
-    am = jsf[j, JSF_AM]
-    pct = qsf[leaf, QSF_CS_AM]
-    guar = qsf[leaf, QSF_CS_GUAR]
-    current = qf[leaf, QF_USE] + _cs_headroom(W, leaf)
+    m = cfg[S.C_CS_MINALLOC]
+    am = jsf[j, S.JSF_AM]
+    pct = qsf[leaf, S.QSF_CS_AM]
+    guar = qsf[leaf, S.QSF_CS_GUAR]
+    current = qf[leaf, S.QF_USE] + _cs_headroom(W, leaf)
     queue_limit = math.ceil(max(guar, current) * pct / m) * m
     if used_am + am > queue_limit:
         return False
     users, _, _ = _cs_users(W, leaf, False)
-    factor = qsf[leaf, QSF_CS_ULF]
-    share = max(qsf[leaf, QSF_CS_MULP] / 100.0, 1.0 / max(users, 1))
-    share = min(share * jsf[j, JSF_CS_UW], 1.0)  # times the user's weight
+    factor = qsf[leaf, S.QSF_CS_ULF]
+    share = max(qsf[leaf, S.QSF_CS_MULP] / 100.0, 1.0 / max(users, 1))
+    share = min(share * jsf[j, S.JSF_CS_UW], 1.0)  # times the user's weight
     user_limit = guar * pct if factor == -1.0 else guar * pct * share * factor
     user_limit = min(math.ceil(user_limit / m) * m, queue_limit)
-    _, user_am = _cs_user_used(W, leaf, W[6][j, JS_USER])
+    _, user_am = _cs_user_used(W, leaf, W[6][j, S.JS_USER])
     return user_am + am <= user_limit
 
 
@@ -272,22 +239,22 @@ def _cs_admit(W, j):
     """LeafQueue.validateSubmitApplication: False when the leaf already holds
     maximum-applications apps (runnable or waiting), or the user its per-user limit."""
     js, qsf, qi, ji, gi = W[6], W[1], W[4], W[9], W[24]
-    leaf = js[j, JS_QUEUE]
-    u = js[j, JS_USER]
-    apps = qi[leaf, QI_RUNNABLE]
+    leaf = js[j, S.JS_QUEUE]
+    u = js[j, S.JS_USER]
+    apps = qi[leaf, S.QI_RUNNABLE]
     mine = 0
-    k = qi[leaf, QI_APP_HEAD]
+    k = qi[leaf, S.QI_APP_HEAD]
     while k >= 0:
-        mine += js[k, JS_USER] == u
-        k = ji[k, JI_APP_NEXT]
-    k = gi[GI_WAIT_HEAD]
+        mine += js[k, S.JS_USER] == u
+        k = ji[k, S.JI_APP_NEXT]
+    k = gi[S.GI_WAIT_HEAD]
     while k >= 0:
-        if js[k, JS_QUEUE] == leaf:
+        if js[k, S.JS_QUEUE] == leaf:
             apps += 1
-            mine += js[k, JS_USER] == u
-        k = ji[k, JI_WAIT_NEXT]
-    limit = qsf[leaf, QSF_CS_APPS]
-    user_limit = qsf[leaf, QSF_CS_UAPPS]
+            mine += js[k, S.JS_USER] == u
+        k = ji[k, S.JI_WAIT_NEXT]
+    limit = qsf[leaf, S.QSF_CS_APPS]
+    user_limit = qsf[leaf, S.QSF_CS_UAPPS]
     if limit >= 0.0 and apps >= limit:
         return False
     return not (user_limit >= 0.0 and mine >= user_limit)
@@ -298,13 +265,13 @@ def _cs_magnitude(W, leaf, j):
     """FairOrderingPolicy.getMagnitude of app `j`: its used memory, divided, in a leaf with
     size-based weight, by log2(1 + its demand: used + pending memory)."""
     jf = W[8]
-    used = jf[j, JF_USE]
-    if W[1][leaf, QSF_CS_SIZEW] == 0.0:
+    used = jf[j, S.JF_USE]
+    if W[1][leaf, S.QSF_CS_SIZEW] == 0.0:
         return used
-    weight = math.log1p(used + jf[j, JF_PEND]) / math.log(2.0)
+    weight = math.log1p(used + jf[j, S.JF_PEND]) / math.log(2.0)
     if weight > 0.0:
         return used / weight
-    return 0.0 if used == 0.0 else INF  # Java's x / 0.0 (0 / 0 is NaN: a tie, as 0 is)
+    return 0.0 if used == 0.0 else S.INF  # Java's x / 0.0 (0 / 0 is NaN: a tie, as 0 is)
 
 
 @kernel_jit
@@ -317,11 +284,11 @@ def _cs_next_app(W, leaf, d, after_key0, after_key1, after_j, fair):
     best = -1
     b0 = 0.0
     b1 = 0.0
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, S.QI_APP_HEAD]
     while j >= 0:
-        if jf[j, JF_PEND + d] > 0.0:
+        if jf[j, S.JF_PEND + d] > 0.0:
             k0 = _cs_magnitude(W, leaf, j) if fair else 0.0
-            k1 = jsf[j, JSF_SUBMIT] if fair else 0.0
+            k1 = jsf[j, S.JSF_SUBMIT] if fair else 0.0
             later = k0 > after_key0 or (
                 k0 == after_key0 and (k1 > after_key1 or (k1 == after_key1 and j > after_j))
             )
@@ -331,5 +298,5 @@ def _cs_next_app(W, leaf, d, after_key0, after_key1, after_j, fair):
                 best = j
                 b0 = k0
                 b1 = k1
-        j = ji[j, JI_APP_NEXT]
+        j = ji[j, S.JI_APP_NEXT]
     return best, b0, b1

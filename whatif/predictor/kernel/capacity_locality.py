@@ -39,32 +39,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.locality import _loc_first, _loc_group
 from whatif.predictor.kernel.requests import _head_task
-from whatif.predictor.kernel.state import (
-    C_CS_NLD,
-    C_CS_NODES,
-    C_CS_RESET,
-    C_CS_RLAD,
-    GI_CHANGED,
-    GI_CS_TYPE,
-    SI_CS_MISSED,
-    SI_PENDING,
-    SS_LOC_ASKS,
-)
 
 
 @kernel_jit
 def _cs_offswitch_ok(W, s, missed):
     """RegularContainerAllocator.canAssign(OFF_SWITCH) for located stage `s`."""
     cfg, ss, si = W[25], W[12], W[14]
-    nodes = cfg[C_CS_NODES]
-    if cfg[C_CS_RLAD] > -1.0:
-        return missed > min(nodes, cfg[C_CS_NLD] + cfg[C_CS_RLAD])
-    asks = ss[s, SS_LOC_ASKS]
+    nodes = cfg[S.C_CS_NODES]
+    if cfg[S.C_CS_RLAD] > -1.0:
+        return missed > min(nodes, cfg[S.C_CS_NLD] + cfg[S.C_CS_RLAD])
+    asks = ss[s, S.SS_LOC_ASKS]
     factor = min(np.float32(max(asks - 1, 0)) / np.float32(nodes), np.float32(1.0))
-    wait = min(np.float32(nodes), np.float32(si[s, SI_PENDING]) * factor)
+    wait = min(np.float32(nodes), np.float32(si[s, S.SI_PENDING]) * factor)
     return wait < np.float32(missed)
 
 
@@ -74,14 +64,14 @@ def _cs_loc_pick(W, s, n):
     run and the container's type (0 node-local, 1 rack-local, 2 off-switch), or (-1, -1)
     when the app is skipped."""
     si, cfg = W[14], W[25]
-    si[s, SI_CS_MISSED] += 1
-    missed = si[s, SI_CS_MISSED]
-    W[24][GI_CHANGED] = 1  # the next heartbeats see one more missed opportunity
+    si[s, S.SI_CS_MISSED] += 1
+    missed = si[s, S.SI_CS_MISSED]
+    W[24][S.GI_CHANGED] = 1  # the next heartbeats see one more missed opportunity
     task = _loc_first(W, _loc_group(W, s, n))
     if task >= 0:
         return task, 0
     task = _loc_first(W, _loc_group(W, s, W[40].shape[0] + W[49][n]))
-    if task >= 0 and missed > min(cfg[C_CS_NODES], cfg[C_CS_NLD]):
+    if task >= 0 and missed > min(cfg[S.C_CS_NODES], cfg[S.C_CS_NLD]):
         return task, 1
     if _cs_offswitch_ok(W, s, missed):
         return (task if task >= 0 else _head_task(W, s)), 2
@@ -92,6 +82,6 @@ def _cs_loc_pick(W, s, n):
 def _cs_loc_done(W, s, kind):
     """A container (or reservation) of type `kind` for located stage `s`: the missed
     opportunities are reset unless it is off-switch (rack-local: with full reset)."""
-    if kind == 0 or (kind == 1 and W[25][C_CS_RESET] != 0.0):
-        W[14][s, SI_CS_MISSED] = 0
-    W[24][GI_CS_TYPE] = kind
+    if kind == 0 or (kind == 1 and W[25][S.C_CS_RESET] != 0.0):
+        W[14][s, S.SI_CS_MISSED] = 0
+    W[24][S.GI_CS_TYPE] = kind

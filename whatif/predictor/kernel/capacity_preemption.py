@@ -67,6 +67,7 @@ import math
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.capacity import (
     _cs_magnitude,
@@ -75,46 +76,6 @@ from whatif.predictor.kernel.capacity import (
     _unmark_users,
 )
 from whatif.predictor.kernel.phases import _am_preempted, _end_attempt
-from whatif.predictor.kernel.state import (
-    AI_LIVE,
-    AI_STATE,
-    AI_TASK,
-    C_CS_IGNORED,
-    C_CS_INTERVAL,
-    C_CS_INTERVAL_MS,
-    C_CS_NATURAL,
-    C_CS_ROUND,
-    C_CS_WAIT_MS,
-    G_NEXT_CHECK,
-    G_NOW,
-    GI_RUN_HEAD,
-    GI_WARNED_N,
-    JF_PEND,
-    JF_USE,
-    JI_APP_NEXT,
-    JS_QUEUE,
-    JS_USER,
-    JSF_AM,
-    JSF_SUBMIT,
-    KILLED,
-    LI_CHOSEN,
-    LI_RUN_NEXT,
-    QF_USE,
-    QI_APP_HEAD,
-    QS_CH_HI,
-    QS_CH_LO,
-    QS_LEAF,
-    QS_POLICY,
-    QSF_CS_AM,
-    QSF_CS_GUAR,
-    QSF_CS_NOPREEMPT,
-    QSF_MAX,
-    RUNNING,
-    SS_PRIO,
-    TS_JOB,
-    TS_STAGE,
-    TSF_REQ,
-)
 
 JAVA_INT_MAX = 2147483647.0  # TQComparator: a queue without a guarantee is the most served
 
@@ -132,9 +93,9 @@ def _cs_pending(W, leaf):
     common = _cs_user_limit(W, leaf)
     _unmark_users(W, leaf)
     total = 0.0
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, S.QI_APP_HEAD]
     while j >= 0:
-        u = js[j, JS_USER]
+        u = js[j, S.JS_USER]
         if jbuf[u, 0] == 0:
             jbuf[u, 0] = 1
             limit = _cs_weighted(W, common, j)  # the user's own (its weight in the leaf)
@@ -142,12 +103,12 @@ def _cs_pending(W, leaf):
             pend = 0.0
             k = j
             while k >= 0:
-                if js[k, JS_USER] == u:
-                    used += jf[k, JF_USE]
-                    pend += jf[k, JF_PEND]
-                k = ji[k, JI_APP_NEXT]
+                if js[k, S.JS_USER] == u:
+                    used += jf[k, S.JF_USE]
+                    pend += jf[k, S.JF_PEND]
+                k = ji[k, S.JI_APP_NEXT]
             total += min(max(limit - used, 0.0), pend)
-        j = ji[j, JI_APP_NEXT]
+        j = ji[j, S.JI_APP_NEXT]
     return total
 
 
@@ -156,10 +117,10 @@ def _cs_dead_zone(W, q):
     """Whether leaf `q` may yield: preemption not disabled, and its usage above its
     guarantee x (1 + max_ignored_over_capacity), truncated."""
     qsf, qf, cfg = W[1], W[3], W[25]
-    if qsf[q, QSF_CS_NOPREEMPT] != 0.0:
+    if qsf[q, S.QSF_CS_NOPREEMPT] != 0.0:
         return False
-    g = math.floor(qsf[q, QSF_CS_GUAR])
-    return qf[q, QF_USE] > math.floor(g * (1.0 + cfg[C_CS_IGNORED]))
+    g = math.floor(qsf[q, S.QSF_CS_GUAR])
+    return qf[q, S.QF_USE] > math.floor(g * (1.0 + cfg[S.C_CS_IGNORED]))
 
 
 @kernel_jit
@@ -167,7 +128,7 @@ def _cs_fixpoint(W, q, zero, unassigned, U, P, G, M, ideal, untouch, active):
     """computeFixpointAllocation over `q`'s children with (`zero`: without) a guarantee;
     returns what is left unassigned."""
     qs, children = W[0], W[2]
-    lo, hi = qs[q, QS_CH_LO], qs[q, QS_CH_HI]
+    lo, hi = qs[q, S.QS_CH_LO], qs[q, S.QS_CH_HI]
     for k in range(lo, hi):
         c = children[k]
         active[c] = False
@@ -200,7 +161,7 @@ def _cs_fixpoint(W, q, zero, unassigned, U, P, G, M, ideal, untouch, active):
             share = float(np.float32(1.0) / np.float32(n)) if zero else _f32_ratio(G[c], total_g)
             avail = math.floor(unassigned * share + 0.5)
             accepted = min(max(M[c] - ideal[c], 0.0), min(avail, U[c] + P[c] - ideal[c]))
-            if qs[c, QS_LEAF] == 1:
+            if qs[c, S.QS_LEAF] == 1:
                 accepted = min(accepted, max(max(U[c], G[c]) - ideal[c], 0.0))
             ideal[c] += accepted
             active[c] = accepted > 0.0
@@ -214,7 +175,7 @@ def _cs_distribute(W, q, budget, U, P, G, M, ideal, untouch, tbp, active):
     """computeIdealResourceDistribution of `q`'s ideal among its children, and each
     child's to-preempt (scaled to the round's budget)."""
     qs, children = W[0], W[2]
-    lo, hi = qs[q, QS_CH_LO], qs[q, QS_CH_HI]
+    lo, hi = qs[q, S.QS_CH_LO], qs[q, S.QS_CH_HI]
     unassigned = _cs_fixpoint(W, q, False, ideal[q], U, P, G, M, ideal, untouch, active)
     zeros = False
     for k in range(lo, hi):
@@ -250,33 +211,33 @@ def _cs_to_obtain(W, budget):
     tbp = np.zeros(nq)
     active = np.zeros(nq, dtype=np.bool_)
     for q in range(nq):
-        U[q] = qf[q, QF_USE]
-        G[q] = math.floor(qsf[q, QSF_CS_GUAR])
-        M[q] = math.floor(qsf[q, QSF_MAX])
+        U[q] = qf[q, S.QF_USE]
+        G[q] = math.floor(qsf[q, S.QSF_CS_GUAR])
+        M[q] = math.floor(qsf[q, S.QSF_MAX])
     children = W[2]
     for q in range(nq - 1, -1, -1):  # children come after their parent
         extra = max(U[q] - G[q], 0.0)
-        if qs[q, QS_LEAF] == 1:
+        if qs[q, S.QS_LEAF] == 1:
             P[q] = _cs_pending(W, q)
-            if qsf[q, QSF_CS_NOPREEMPT] != 0.0:
+            if qsf[q, S.QSF_CS_NOPREEMPT] != 0.0:
                 untouch[q] = extra
             else:
                 spare[q] = extra
         else:
             below = 0.0
-            for k in range(qs[q, QS_CH_LO], qs[q, QS_CH_HI]):
+            for k in range(qs[q, S.QS_CH_LO], qs[q, S.QS_CH_HI]):
                 P[q] += P[children[k]]
                 below += spare[children[k]]
             untouch[q] = 0.0 if below >= extra else extra - below
             spare[q] = min(below, extra)
     ideal[0] = G[0]
     for q in range(nq):
-        if qs[q, QS_LEAF] == 0:
+        if qs[q, S.QS_LEAF] == 0:
             _cs_distribute(W, q, budget, U, P, G, M, ideal, untouch, tbp, active)
     obtain = np.zeros(nq)
     for q in range(nq):
-        if qs[q, QS_LEAF] == 1 and _cs_dead_zone(W, q) and tbp[q] > 0.0:
-            obtain[q] = math.floor(tbp[q] * cfg[C_CS_NATURAL] + 0.5)
+        if qs[q, S.QS_LEAF] == 1 and _cs_dead_zone(W, q) and tbp[q] > 0.0:
+            obtain[q] = math.floor(tbp[q] * cfg[S.C_CS_NATURAL] + 0.5)
     return obtain
 
 
@@ -288,22 +249,22 @@ def _cs_take(W, leaf, obtain, budget, nsel):
     js, jsf, ji, qs, qi = W[6], W[7], W[9], W[0], W[4]
     ss, ts, tsf, ai, gi, jbuf, vict = W[12], W[16], W[17], W[20], W[24], W[30], W[29]
     n = 0
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, S.QI_APP_HEAD]
     while j >= 0:
         n += 1
-        j = ji[j, JI_APP_NEXT]
+        j = ji[j, S.JI_APP_NEXT]
     apps = np.empty(n, dtype=np.int64)
     k0 = np.empty(n)
     k1 = np.empty(n)
     i = 0
-    j = qi[leaf, QI_APP_HEAD]
-    fair = qs[leaf, QS_POLICY] == 0
+    j = qi[leaf, S.QI_APP_HEAD]
+    fair = qs[leaf, S.QS_POLICY] == 0
     while j >= 0:
         apps[i] = j
         k0[i] = _cs_magnitude(W, leaf, j) if fair else 0.0
-        k1[i] = jsf[j, JSF_SUBMIT] if fair else 0.0
+        k1[i] = jsf[j, S.JSF_SUBMIT] if fair else 0.0
         i += 1
-        j = ji[j, JI_APP_NEXT]
+        j = ji[j, S.JI_APP_NEXT]
     # reverse policy order: descending (k0, k1, app), as three stable sorts
     order = np.argsort(-apps, kind="mergesort")
     order = order[np.argsort(-k1[order], kind="mergesort")]
@@ -311,24 +272,24 @@ def _cs_take(W, leaf, obtain, budget, nsel):
     for i in range(n):
         jbuf[apps[order[i]], 2] = i
     m = 0
-    a = gi[GI_RUN_HEAD]
+    a = gi[S.GI_RUN_HEAD]
     while a >= 0:
-        m += js[_attempt_job(W, a), JS_QUEUE] == leaf
-        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
+        m += js[_attempt_job(W, a), S.JS_QUEUE] == leaf
+        a = li[ai[a, S.AI_LIVE], S.LI_RUN_NEXT]
     cand = np.empty(m, dtype=np.int64)
     pos = np.empty(m, dtype=np.int64)
     prio = np.empty(m, dtype=np.int64)
     i = 0
-    a = gi[GI_RUN_HEAD]
+    a = gi[S.GI_RUN_HEAD]
     while a >= 0:
-        task = ai[a, AI_TASK]
+        task = ai[a, S.AI_TASK]
         j = _attempt_job(W, a)
-        if js[j, JS_QUEUE] == leaf:
+        if js[j, S.JS_QUEUE] == leaf:
             cand[i] = a
             pos[i] = jbuf[j, 2]
-            prio[i] = ss[ts[task, TS_STAGE], SS_PRIO] if task >= 0 else 0  # an AM's is 0
+            prio[i] = ss[ts[task, S.TS_STAGE], S.SS_PRIO] if task >= 0 else 0  # an AM's is 0
             i += 1
-        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
+        a = li[ai[a, S.AI_LIVE], S.LI_RUN_NEXT]
     # by app, then priority numerically largest first, then the newest container first
     order = np.argsort(-cand, kind="mergesort")
     order = order[np.argsort(-prio[order], kind="mergesort")]
@@ -339,12 +300,12 @@ def _cs_take(W, leaf, obtain, budget, nsel):
         if obtain <= 0.0:
             break
         a = cand[order[i]]
-        task = ai[a, AI_TASK]
+        task = ai[a, S.AI_TASK]
         if task < 0:
             skipped[n_am] = a  # an AM container: set aside (see the module docstring)
             n_am += 1
             continue
-        size = tsf[task, TSF_REQ]
+        size = tsf[task, S.TSF_REQ]
         if size <= budget:
             obtain -= size
             budget -= size
@@ -362,14 +323,14 @@ def _cs_take_ams(W, leaf, skipped, obtain, budget, nsel):
     jsf, ai, vict = W[7], W[20], W[29]
     left = 0.0
     for i in range(skipped.shape[0]):
-        left += jsf[-1 - ai[skipped[i], AI_TASK], JSF_AM]
-    pct = float(np.float32(W[1][leaf, QSF_CS_AM]))
-    cap = math.floor(math.floor(W[1][leaf, QSF_CS_GUAR]) * pct)
+        left += jsf[-1 - ai[skipped[i], S.AI_TASK], S.JSF_AM]
+    pct = float(np.float32(W[1][leaf, S.QSF_CS_AM]))
+    cap = math.floor(math.floor(W[1][leaf, S.QSF_CS_GUAR]) * pct)
     for i in range(skipped.shape[0]):
         if obtain <= 0.0 or left <= cap:
             break
         a = skipped[i]
-        size = jsf[-1 - ai[a, AI_TASK], JSF_AM]
+        size = jsf[-1 - ai[a, S.AI_TASK], S.JSF_AM]
         if size <= budget:
             obtain -= size
             budget -= size
@@ -385,7 +346,7 @@ def _mark(W, n, a, k):
     warned = W[28]
     warned[2 * n] = a
     warned[2 * n + 1] = k
-    W[51][W[20][a, AI_LIVE], LI_CHOSEN] = -2 - n  # its live row's
+    W[51][W[20][a, S.AI_LIVE], S.LI_CHOSEN] = -2 - n  # its live row's
     return n + 1
 
 
@@ -395,29 +356,29 @@ def _cs_marks(W, nsel, k):
     returns how many were killed."""
     li = W[51]
     ai, gi, cfg, warned, vict = W[20], W[24], W[25], W[28], W[29]
-    interval = cfg[C_CS_INTERVAL_MS]
-    wait = cfg[C_CS_WAIT_MS]
+    interval = cfg[S.C_CS_INTERVAL_MS]
+    wait = cfg[S.C_CS_WAIT_MS]
     now = k * interval
     n = 0
-    for i in range(gi[GI_WARNED_N]):
+    for i in range(gi[S.GI_WARNED_N]):
         a = warned[2 * i]
         m = warned[2 * i + 1]
         # kept by the previous round's cleanup (rounds skipped as idle included)
-        if ai[a, AI_STATE] == RUNNING and m * interval + 2.0 * wait >= now - interval:
+        if ai[a, S.AI_STATE] == S.RUNNING and m * interval + 2.0 * wait >= now - interval:
             n = _mark(W, n, a, m)
     killed = 0
     for i in range(nsel):
         a = vict[i]
-        c = li[ai[a, AI_LIVE], LI_CHOSEN]
+        c = li[ai[a, S.AI_LIVE], S.LI_CHOSEN]
         if c <= -2:
             e = -2 - c
             if warned[2 * e + 1] * interval + wait <= now:
-                li[ai[a, AI_LIVE], LI_CHOSEN] = 0
+                li[ai[a, S.AI_LIVE], S.LI_CHOSEN] = 0
                 warned[2 * e] = -1
-                if ai[a, AI_TASK] < 0:
+                if ai[a, S.AI_TASK] < 0:
                     _am_preempted(W, a)  # its app's attempt fails: a new one starts
                 else:
-                    _end_attempt(W, a, KILLED)
+                    _end_attempt(W, a, S.KILLED)
                 killed += 1
         else:
             n = _mark(W, n, a, k)
@@ -427,12 +388,12 @@ def _cs_marks(W, nsel, k):
         m = warned[2 * i + 1]
         if a < 0:
             continue
-        li[ai[a, AI_LIVE], LI_CHOSEN] = 0
+        li[ai[a, S.AI_LIVE], S.LI_CHOSEN] = 0
         if m * interval + 2.0 * wait >= now:
             warned[2 * keep] = a
             warned[2 * keep + 1] = m
             keep += 1
-    gi[GI_WARNED_N] = keep
+    gi[S.GI_WARNED_N] = keep
     return killed
 
 
@@ -441,28 +402,28 @@ def _cs_monitor(W):
     """One round of the preemption monitor at the current time (a multiple of the
     interval); schedules the next round while marks are held. Returns the kills."""
     qs, cfg, gf, gi, cluster = W[0], W[25], W[23], W[24], W[26]
-    interval_s = cfg[C_CS_INTERVAL]
-    k = math.floor(gf[G_NOW] / interval_s + 0.5)
+    interval_s = cfg[S.C_CS_INTERVAL]
+    k = math.floor(gf[S.G_NOW] / interval_s + 0.5)
     nsel = 0
     nq = qs.shape[0]
     yields = False
     for q in range(nq):
-        if qs[q, QS_LEAF] == 1 and _cs_dead_zone(W, q):
+        if qs[q, S.QS_LEAF] == 1 and _cs_dead_zone(W, q):
             yields = True
     if yields:
-        budget = math.floor(cluster[0] * cfg[C_CS_ROUND])
+        budget = math.floor(cluster[0] * cfg[S.C_CS_ROUND])
         obtain = _cs_to_obtain(W, budget)
         for q in range(nq):
             if obtain[q] > 0.0:
                 nsel, budget = _cs_take(W, q, obtain[q], budget, nsel)
     killed = _cs_marks(W, nsel, k)
-    if gi[GI_WARNED_N] > 0 or killed > 0:  # held marks, or a state the kills changed
-        gf[G_NEXT_CHECK] = min(gf[G_NEXT_CHECK], (k + 1.0) * interval_s)
+    if gi[S.GI_WARNED_N] > 0 or killed > 0:  # held marks, or a state the kills changed
+        gf[S.G_NEXT_CHECK] = min(gf[S.G_NEXT_CHECK], (k + 1.0) * interval_s)
     return killed
 
 
 @kernel_jit
 def _attempt_job(W, a):
     """The job of attempt `a` (an AM's attempt holds -1 - its job in place of a task)."""
-    task = W[20][a, AI_TASK]
-    return W[16][task, TS_JOB] if task >= 0 else -1 - task
+    task = W[20][a, S.AI_TASK]
+    return W[16][task, S.TS_JOB] if task >= 0 else -1 - task

@@ -30,40 +30,18 @@ the cluster's free resources would overstate it (with 250 nodes it multiplied th
 
 from __future__ import annotations
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
 from whatif.predictor.kernel.lists import _keep_listed
 from whatif.predictor.kernel.resources import _below
 from whatif.predictor.kernel.resting import _claimed
-from whatif.predictor.kernel.state import (
-    C_RES,
-    CL_APP,
-    CL_NEXT,
-    GI_CHANGED,
-    GI_CLAIM_LIVE,
-    GI_CLAIM_USED,
-    GI_CLN_HEAD,
-    GI_CUR_NODE,
-    JF_FSTARV,
-    JF_MSTARV,
-    JF_PEND,
-    JF_USE,
-    JI_CLAIMS,
-    JI_STATE,
-    JS_QUEUE,
-    NI_CL_HEAD,
-    NI_CL_TAIL,
-    NI_CLN_NEXT,
-    NI_CLN_PREV,
-    NI_IN_CLN,
-    QS_POLICY,
-)
 
 
 @kernel_jit
 def _claim_node(W):
     """The node of an allocation now: the one heartbeating, else row 0 (the cluster)."""
-    return max(W[24][GI_CUR_NODE], 0)
+    return max(W[24][S.GI_CUR_NODE], 0)
 
 
 @kernel_jit
@@ -72,17 +50,17 @@ def _keeps_claim(W, j):
     its min-share starvation is nonzero, or its fair-share starvation is and its usage is
     below its fair share now (FSAppAttempt.isStarved with isStarvedForFairShare)."""
     jf, ji = W[8], W[9]
-    if ji[j, JI_STATE] == 3:
+    if ji[j, S.JI_STATE] == 3:
         return False
-    if jf[j, JF_MSTARV] != 0.0 or jf[j, JF_MSTARV + 1] != 0.0:
+    if jf[j, S.JF_MSTARV] != 0.0 or jf[j, S.JF_MSTARV + 1] != 0.0:
         return True
-    if jf[j, JF_FSTARV] == 0.0 and jf[j, JF_FSTARV + 1] == 0.0:
+    if jf[j, S.JF_FSTARV] == 0.0 and jf[j, S.JF_FSTARV + 1] == 0.0:
         return False
-    leaf = W[6][j, JS_QUEUE]
+    leaf = W[6][j, S.JS_QUEUE]
     _app_shares(W, leaf)
-    policy = W[0][leaf, QS_POLICY]
+    policy = W[0][leaf, S.QS_POLICY]
     return _below(
-        W, policy, jf[j, JF_USE], jf[j, JF_USE + 1], _app_fair(W, j, 0), _app_fair(W, j, 1)
+        W, policy, jf[j, S.JF_USE], jf[j, S.JF_USE + 1], _app_fair(W, j, 0), _app_fair(W, j, 1)
     )
 
 
@@ -91,28 +69,28 @@ def _claim_add(W, n, j, r0, r1):
     """FSSchedulerNode.addContainersForPreemption: add a victim's resources to app `j`'s
     claim on node `n`, a new claim at the end of the node's list."""
     ji, nodei, gi, clf, cli = W[9], W[41], W[24], W[43], W[44]
-    e = nodei[n, NI_CL_HEAD]
+    e = nodei[n, S.NI_CL_HEAD]
     while e >= 0:
-        if cli[e, CL_APP] == j:
+        if cli[e, S.CL_APP] == j:
             clf[e, 0] += r0
             clf[e, 1] += r1
             return
-        e = cli[e, CL_NEXT]
-    e = gi[GI_CLAIM_USED]
-    gi[GI_CLAIM_USED] = e + 1
-    cli[e, CL_APP] = j
-    cli[e, CL_NEXT] = -1
+        e = cli[e, S.CL_NEXT]
+    e = gi[S.GI_CLAIM_USED]
+    gi[S.GI_CLAIM_USED] = e + 1
+    cli[e, S.CL_APP] = j
+    cli[e, S.CL_NEXT] = -1
     clf[e, 0] = r0
     clf[e, 1] = r1
-    tail = nodei[n, NI_CL_TAIL]
+    tail = nodei[n, S.NI_CL_TAIL]
     if tail < 0:
-        nodei[n, NI_CL_HEAD] = e
+        nodei[n, S.NI_CL_HEAD] = e
     else:
-        cli[tail, CL_NEXT] = e
-    nodei[n, NI_CL_TAIL] = e
-    ji[j, JI_CLAIMS] += 1
-    gi[GI_CLAIM_LIVE] += 1
-    _keep_listed(nodei, NI_CLN_NEXT, NI_CLN_PREV, gi, GI_CLN_HEAD, NI_IN_CLN, n, True)
+        cli[tail, S.CL_NEXT] = e
+    nodei[n, S.NI_CL_TAIL] = e
+    ji[j, S.JI_CLAIMS] += 1
+    gi[S.GI_CLAIM_LIVE] += 1
+    _keep_listed(nodei, S.NI_CLN_NEXT, S.NI_CLN_PREV, gi, S.GI_CLN_HEAD, S.NI_IN_CLN, n, True)
     _claimed(W, n)
 
 
@@ -120,40 +98,40 @@ def _claim_add(W, n, j, r0, r1):
 def _claim_unlink(W, n, prev, e):
     """Drop entry `e` (after `prev`, -1: the first) from node `n`'s list."""
     ji, nodei, gi, cli = W[9], W[41], W[24], W[44]
-    nxt = cli[e, CL_NEXT]
+    nxt = cli[e, S.CL_NEXT]
     if prev < 0:
-        nodei[n, NI_CL_HEAD] = nxt
+        nodei[n, S.NI_CL_HEAD] = nxt
     else:
-        cli[prev, CL_NEXT] = nxt
-    if nodei[n, NI_CL_TAIL] == e:
-        nodei[n, NI_CL_TAIL] = prev
-    if nodei[n, NI_CL_HEAD] < 0:
-        _keep_listed(nodei, NI_CLN_NEXT, NI_CLN_PREV, gi, GI_CLN_HEAD, NI_IN_CLN, n, False)
-    ji[cli[e, CL_APP], JI_CLAIMS] -= 1
-    gi[GI_CLAIM_LIVE] -= 1
-    if W[25][C_RES] != 0.0:
-        gi[GI_CHANGED] = 1  # the app may reserve the node now (`reservations.py`)
+        cli[prev, S.CL_NEXT] = nxt
+    if nodei[n, S.NI_CL_TAIL] == e:
+        nodei[n, S.NI_CL_TAIL] = prev
+    if nodei[n, S.NI_CL_HEAD] < 0:
+        _keep_listed(nodei, S.NI_CLN_NEXT, S.NI_CLN_PREV, gi, S.GI_CLN_HEAD, S.NI_IN_CLN, n, False)
+    ji[cli[e, S.CL_APP], S.JI_CLAIMS] -= 1
+    gi[S.GI_CLAIM_LIVE] -= 1
+    if W[25][S.C_RES] != 0.0:
+        gi[S.GI_CHANGED] = 1  # the app may reserve the node now (`reservations.py`)
 
 
 @kernel_jit
 def _claim_used(W, j, r0, r1):
     """FSSchedulerNode.allocateContainer: a container of (r0, r1) allocated to app `j` on
     the node of this allocation lowers its claim there; a claim of zero is dropped."""
-    if W[24][GI_CLAIM_LIVE] == 0 or W[9][j, JI_CLAIMS] == 0:
+    if W[24][S.GI_CLAIM_LIVE] == 0 or W[9][j, S.JI_CLAIMS] == 0:
         return
     nodei, clf, cli = W[41], W[43], W[44]
     n = _claim_node(W)
     prev = -1
-    e = nodei[n, NI_CL_HEAD]
+    e = nodei[n, S.NI_CL_HEAD]
     while e >= 0:
-        if cli[e, CL_APP] == j:
+        if cli[e, S.CL_APP] == j:
             clf[e, 0] = max(clf[e, 0] - r0, 0.0)
             clf[e, 1] = max(clf[e, 1] - r1, 0.0)
             if clf[e, 0] == 0.0 and clf[e, 1] == 0.0:
                 _claim_unlink(W, n, prev, e)
             return
         prev = e
-        e = cli[e, CL_NEXT]
+        e = cli[e, S.CL_NEXT]
 
 
 @kernel_jit
@@ -162,10 +140,10 @@ def _claims_cleanup(W, n):
     finished or are no longer starved (`_keeps_claim`)."""
     nodei, cli = W[41], W[44]
     prev = -1
-    e = nodei[n, NI_CL_HEAD]
+    e = nodei[n, S.NI_CL_HEAD]
     while e >= 0:
-        nxt = cli[e, CL_NEXT]
-        j = cli[e, CL_APP]
+        nxt = cli[e, S.CL_NEXT]
+        j = cli[e, S.CL_APP]
         if not _keeps_claim(W, j):
             _claim_unlink(W, n, prev, e)
         else:
@@ -179,12 +157,12 @@ def _claimed_demand(W, n):
     update offers it containers before anything else (`assignPreemptedContainers`), even
     while the node is reserved for another app."""
     ji, jf, cli = W[9], W[8], W[44]
-    e = W[41][n, NI_CL_HEAD]
+    e = W[41][n, S.NI_CL_HEAD]
     while e >= 0:
-        j = cli[e, CL_APP]
-        if ji[j, JI_STATE] == 2 and (jf[j, JF_PEND] > 0.0 or jf[j, JF_PEND + 1] > 0.0):
+        j = cli[e, S.CL_APP]
+        if ji[j, S.JI_STATE] == 2 and (jf[j, S.JF_PEND] > 0.0 or jf[j, S.JF_PEND + 1] > 0.0):
             return True
-        e = cli[e, CL_NEXT]
+        e = cli[e, S.CL_NEXT]
     return False
 
 
@@ -193,8 +171,8 @@ def _claims_sweep(W):
     """At the end of an event time with heartbeats: `_claims_cleanup` of every node that
     holds claims (listed as they get their first: the cleanups do not depend on each
     other's order), not a pass over every node."""
-    n = W[24][GI_CLN_HEAD]
+    n = W[24][S.GI_CLN_HEAD]
     while n >= 0:
-        nxt = W[41][n, NI_CLN_NEXT]  # read first: a node losing its last claim leaves the list
+        nxt = W[41][n, S.NI_CLN_NEXT]  # read first: a node losing its last claim leaves the list
         _claims_cleanup(W, n)
         n = nxt

@@ -28,19 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.allocation import _node_allocate
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _grid_after, _grid_at_or_after, heap_push
 from whatif.predictor.kernel.resting import _node_room
-from whatif.predictor.kernel.state import (
-    C_CONT_SLEEP,
-    CONTINUOUS,
-    G_CONT,
-    GI_CHANGED,
-    INF,
-    NF_FREE,
-    QF_PRUN,
-)
 
 
 @kernel_jit
@@ -48,7 +40,7 @@ def _continuous_pass(W):
     """One `continuousSchedulingAttempt`: every node with room, most unallocated memory
     first, gets `attemptScheduling`."""
     nodef = W[40]
-    order = np.argsort(-nodef[:, NF_FREE], kind="mergesort")
+    order = np.argsort(-nodef[:, S.NF_FREE], kind="mergesort")
     for i in range(order.shape[0]):
         n = order[i]
         if _node_room(W, n):
@@ -60,9 +52,9 @@ def _pass_now(W, t):
     """After the heartbeats at event time `t`: whether the pass at `t` is due, `t` being
     on the grid, something having changed and runnable demand pending."""
     gi, qf, cfg = W[24], W[3], W[25]
-    if gi[GI_CHANGED] == 0 or qf[0, QF_PRUN] <= 0.0:
+    if gi[S.GI_CHANGED] == 0 or qf[0, S.QF_PRUN] <= 0.0:
         return False
-    return _grid_at_or_after(t, cfg[C_CONT_SLEEP]) == t
+    return _grid_at_or_after(t, cfg[S.C_CONT_SLEEP]) == t
 
 
 @kernel_jit
@@ -70,8 +62,8 @@ def _schedule_pass(W, t):
     """After event time `t`: the next pass, at the first grid time after `t`, if none is
     scheduled, something changed and runnable demand is pending."""
     gf, gi, qf, cfg = W[23], W[24], W[3], W[25]
-    if gf[G_CONT] != INF or gi[GI_CHANGED] == 0 or qf[0, QF_PRUN] <= 0.0:
+    if gf[S.G_CONT] != S.INF or gi[S.GI_CHANGED] == 0 or qf[0, S.QF_PRUN] <= 0.0:
         return
-    g = _grid_after(t, cfg[C_CONT_SLEEP])
-    gf[G_CONT] = g
-    heap_push(W[21], W[22], gi, g, CONTINUOUS, 0, -1, 0)
+    g = _grid_after(t, cfg[S.C_CONT_SLEEP])
+    gf[S.G_CONT] = g
+    heap_push(W[21], W[22], gi, g, S.CONTINUOUS, 0, -1, 0)

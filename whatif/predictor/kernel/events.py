@@ -8,18 +8,9 @@ import math
 
 import numpy as np
 
+from whatif.predictor.grid import on_grid
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.state import (
-    GI_HEAP_N,
-    GI_SEQ,
-    HI_IDENT,
-    HI_JOB,
-    HI_KIND,
-    HI_TASK,
-    HK_KEY,
-    HK_SEQ,
-    N_HI,
-)
 from whatif.predictor.world import ordered_bits, prefetch
 
 
@@ -36,9 +27,9 @@ def _move(hk, hi, dst, src):
     """Entry `src` (key and payload) to slot `dst`."""
     d = np.uint64(dst)  # unsigned slots: indexing compiles without negative-index wraparound
     s = np.uint64(src)
-    hk[d, HK_KEY] = hk[s, HK_KEY]
-    hk[d, HK_SEQ] = hk[s, HK_SEQ]
-    for col in range(N_HI):
+    hk[d, S.HK_KEY] = hk[s, S.HK_KEY]
+    hk[d, S.HK_SEQ] = hk[s, S.HK_SEQ]
+    for col in range(S.N_HI):
         hi[d, col] = hi[s, col]
 
 
@@ -48,23 +39,23 @@ def heap_push(hk, hi, gi, time, kind, ident, task, job):
     task (-1: none) and job come along, so that their rows can be prefetched when the
     event comes to the top."""
     key: int = ordered_bits(time)
-    seq = gi[GI_SEQ]
-    gi[GI_SEQ] = seq + 1
-    i = gi[GI_HEAP_N]
-    gi[GI_HEAP_N] = i + 1
+    seq = gi[S.GI_SEQ]
+    gi[S.GI_SEQ] = seq + 1
+    i = gi[S.GI_HEAP_N]
+    gi[S.GI_HEAP_N] = i + 1
     while i > 0:
         p = (i - 1) >> 2
-        if hk[np.uint64(p), HK_KEY] <= key:  # seq is the newest: an equal key comes before it
+        if hk[np.uint64(p), S.HK_KEY] <= key:  # seq is the newest: an equal key comes before it
             break
         _move(hk, hi, i, p)
         i = p
     u = np.uint64(i)
-    hk[u, HK_KEY] = key
-    hk[u, HK_SEQ] = seq
-    hi[u, HI_KIND] = kind
-    hi[u, HI_IDENT] = ident
-    hi[u, HI_TASK] = task
-    hi[u, HI_JOB] = job
+    hk[u, S.HK_KEY] = key
+    hk[u, S.HK_SEQ] = seq
+    hi[u, S.HI_KIND] = kind
+    hi[u, S.HI_IDENT] = ident
+    hi[u, S.HI_TASK] = task
+    hi[u, S.HI_JOB] = job
 
 
 @kernel_jit(inline="always")
@@ -77,13 +68,13 @@ def _earlier(k, s, k_then, s_then):
 @kernel_jit
 def heap_pop(hk, hi, gi):
     """Remove the smallest (time, seq) entry; returns (kind, ident)."""
-    kind = hi[0, HI_KIND]
-    ident = hi[0, HI_IDENT]
-    n = gi[GI_HEAP_N] - 1
-    gi[GI_HEAP_N] = n
+    kind = hi[0, S.HI_KIND]
+    ident = hi[0, S.HI_IDENT]
+    n = gi[S.GI_HEAP_N] - 1
+    gi[S.GI_HEAP_N] = n
     if n > 0:
-        k = hk[n, HK_KEY]
-        s = hk[n, HK_SEQ]
+        k = hk[n, S.HK_KEY]
+        s = hk[n, S.HK_SEQ]
         i = 0
         while True:
             first = 4 * i + 1
@@ -95,13 +86,13 @@ def heap_pop(hk, hi, gi):
             # and its load would otherwise wait on memory after the comparisons
             prefetch(hi, f)
             prefetch(hi, f + np.uint64(2))
-            bk = hk[f, HK_KEY]
-            bs = hk[f, HK_SEQ]
+            bk = hk[f, S.HK_KEY]
+            bs = hk[f, S.HK_SEQ]
             if first + 3 < n:
                 # four children: two pairs side by side, then the winners of the pairs
-                k1, s1 = hk[f + np.uint64(1), HK_KEY], hk[f + np.uint64(1), HK_SEQ]
-                k2, s2 = hk[f + np.uint64(2), HK_KEY], hk[f + np.uint64(2), HK_SEQ]
-                k3, s3 = hk[f + np.uint64(3), HK_KEY], hk[f + np.uint64(3), HK_SEQ]
+                k1, s1 = hk[f + np.uint64(1), S.HK_KEY], hk[f + np.uint64(1), S.HK_SEQ]
+                k2, s2 = hk[f + np.uint64(2), S.HK_KEY], hk[f + np.uint64(2), S.HK_SEQ]
+                k3, s3 = hk[f + np.uint64(3), S.HK_KEY], hk[f + np.uint64(3), S.HK_SEQ]
                 one = _earlier(k1, s1, bk, bs)
                 c = first + 1 if one else c
                 bk = k1 if one else bk
@@ -116,8 +107,8 @@ def heap_pop(hk, hi, gi):
                 bs = s23 if right else bs
             else:
                 for x in range(first + 1, n):
-                    kx = hk[x, HK_KEY]
-                    sx = hk[x, HK_SEQ]
+                    kx = hk[x, S.HK_KEY]
+                    sx = hk[x, S.HK_SEQ]
                     less = _earlier(kx, sx, bk, bs)
                     c = x if less else c
                     bk = kx if less else bk
@@ -152,14 +143,5 @@ def _grid_after(x, interval):
     return g if g > x else (k + 1) * interval
 
 
-@kernel_jit
-def _on_grid(phase, interval, t, at):
-    """The first time of the grid ``phase + k * interval`` after `t` (at or after it with
-    `at`; ``nodes.next_on_grid``), always computed as phase + k * interval, so equal times
-    compare equal."""
-    k = math.floor((t - phase) / interval)
-    g = phase + k * interval
-    while g < t or (g == t and not at):
-        k += 1.0
-        g = phase + k * interval
-    return g
+#: `grid.on_grid`, compiled: node heartbeats and AM calls (``nodes.next_heartbeat``).
+_on_grid = kernel_jit(on_grid)

@@ -38,17 +38,10 @@ next heartbeats do, so it counts as a change for `heartbeats._wake`.
 
 from __future__ import annotations
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.locality import _loc_first, _loc_group
 from whatif.predictor.kernel.requests import _head_task
-from whatif.predictor.kernel.state import (
-    C_FLOC_NODE,
-    C_FLOC_NODES,
-    C_FLOC_RACK,
-    GI_CHANGED,
-    SI_FLOC_LEVEL,
-    SI_FLOC_OPP,
-)
 
 
 @kernel_jit
@@ -56,17 +49,17 @@ def _fl_level(W, s):
     """FSAppAttempt.getAllowedLocalityLevel for located stage `s`: 0 node-local, 1
     rack-local, 2 off-switch, relaxed (and its count reset) past its threshold."""
     si, cfg = W[14], W[25]
-    level = si[s, SI_FLOC_LEVEL]
+    level = si[s, S.SI_FLOC_LEVEL]
     if level < 0:
-        si[s, SI_FLOC_LEVEL] = 0
+        si[s, S.SI_FLOC_LEVEL] = 0
         return 0
     if level >= 2:
         return 2
-    threshold = cfg[C_FLOC_NODE] if level == 0 else cfg[C_FLOC_RACK]
-    if si[s, SI_FLOC_OPP] > cfg[C_FLOC_NODES] * threshold:
+    threshold = cfg[S.C_FLOC_NODE] if level == 0 else cfg[S.C_FLOC_RACK]
+    if si[s, S.SI_FLOC_OPP] > cfg[S.C_FLOC_NODES] * threshold:
         level += 1
-        si[s, SI_FLOC_LEVEL] = level
-        si[s, SI_FLOC_OPP] = 0
+        si[s, S.SI_FLOC_LEVEL] = level
+        si[s, S.SI_FLOC_OPP] = 0
     return level
 
 
@@ -74,8 +67,8 @@ def _fl_level(W, s):
 def _fl_pick(W, s, n):
     """A scheduling opportunity of located stage `s` on node `n`: the task the AM would run
     and the container's type (0 node-local, 1 rack-local, 2 off-switch), or (-1, -1)."""
-    W[14][s, SI_FLOC_OPP] += 1
-    W[24][GI_CHANGED] = 1  # the next heartbeats see one more opportunity
+    W[14][s, S.SI_FLOC_OPP] += 1
+    W[24][S.GI_CHANGED] = 1  # the next heartbeats see one more opportunity
     level = _fl_level(W, s)
     task = _loc_first(W, _loc_group(W, s, n))
     if task >= 0:
@@ -93,5 +86,5 @@ def _fl_done(W, s, kind):
     """FSAppAttempt.allocate: a container of type `kind` more local than stage `s`'s
     allowed level brings the level back to it."""
     si = W[14]
-    if kind < si[s, SI_FLOC_LEVEL]:
-        si[s, SI_FLOC_LEVEL] = kind
+    if kind < si[s, S.SI_FLOC_LEVEL]:
+        si[s, S.SI_FLOC_LEVEL] = kind

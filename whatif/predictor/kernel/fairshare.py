@@ -14,32 +14,8 @@ import math
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.state import (
-    BISECTION_ROUNDS,
-    C_CS,
-    C_SIZEBASED,
-    GI_DIRTY,
-    INF,
-    JAVA_INT_MAX,
-    JF_FAIR,
-    JF_PEND,
-    JF_USE,
-    JI_APP_NEXT,
-    JS_QUEUE,
-    QF_APP_FAIR,
-    QF_APP_FAIR_MIN,
-    QF_FAIR,
-    QI_APP_HEAD,
-    QI_DIRTY,
-    QI_RUNNABLE,
-    QS_CH_HI,
-    QS_CH_LO,
-    QS_POLICY,
-    QSF_MAX,
-    QSF_MIN,
-    QSF_WEIGHT,
-)
 
 
 @kernel_jit
@@ -48,11 +24,11 @@ def _planned(ratio, w, lo, hi, n, uniform):
     every (w, lo, hi) alike it is n times one share: the same number, as sums of whole
     numbers are exact below 2**53, far above the cap."""
     if uniform:
-        return min(n * math.floor(min(max(w[0] * ratio, lo[0]), hi[0])), JAVA_INT_MAX)
+        return min(n * math.floor(min(max(w[0] * ratio, lo[0]), hi[0])), S.JAVA_INT_MAX)
     total = 0.0
     for i in range(n):
         total += math.floor(min(max(w[i] * ratio, lo[i]), hi[i]))
-    return min(total, JAVA_INT_MAX)
+    return min(total, S.JAVA_INT_MAX)
 
 
 @kernel_jit
@@ -107,7 +83,7 @@ def _share_ratio(w, lo, hi, m, uniform, remaining):
         r_max *= 2.0
     left = 0.0
     right = r_max
-    for _ in range(BISECTION_ROUNDS):
+    for _ in range(S.BISECTION_ROUNDS):
         mid = (left + right) / 2.0
         planned = _planned(mid, w, lo, hi, m, uniform)
         if planned == remaining:
@@ -126,10 +102,10 @@ def _alike_share(total, n):
     one's share, in O(1). The cap sum is n * 2**63 there, exactly (whole multiples)."""
     one = np.ones(1)
     zero = np.zeros(1)
-    unbounded = np.full(1, INF)
+    unbounded = np.full(1, S.INF)
     remaining = min(n * 9.223372036854775807e18, max(total, 0.0))
     right = _share_ratio(one, zero, unbounded, n, True, remaining)
-    return math.floor(min(max(right, 0.0), INF))
+    return math.floor(min(max(right, 0.0), S.INF))
 
 
 @kernel_jit
@@ -137,17 +113,17 @@ def _compute_shares(W):
     """Instantaneous fair shares of every queue, top-down (document order); none under
     the Capacity Scheduler (``capacity.py``), which has no fair shares."""
     qs, qsf, children, qf, qi, gi, cluster = W[0], W[1], W[2], W[3], W[4], W[24], W[26]
-    gi[GI_DIRTY] = 0
-    if W[25][C_CS] != 0.0:
+    gi[S.GI_DIRTY] = 0
+    if W[25][S.C_CS] != 0.0:
         return
     nq = qs.shape[0]
-    old0 = qf[:, QF_FAIR].copy()
-    old1 = qf[:, QF_FAIR + 1].copy()
-    qf[0, QF_FAIR] = cluster[0]
-    qf[0, QF_FAIR + 1] = cluster[1]
+    old0 = qf[:, S.QF_FAIR].copy()
+    old1 = qf[:, S.QF_FAIR + 1].copy()
+    qf[0, S.QF_FAIR] = cluster[0]
+    qf[0, S.QF_FAIR + 1] = cluster[1]
     for q in range(nq):
-        lo = qs[q, QS_CH_LO]
-        hi = qs[q, QS_CH_HI]
+        lo = qs[q, S.QS_CH_LO]
+        hi = qs[q, S.QS_CH_HI]
         n = hi - lo
         if n == 0:
             continue
@@ -159,39 +135,39 @@ def _compute_shares(W):
         for d in range(2):
             for k in range(n):
                 c = children[lo + k]
-                w[k] = qsf[c, QSF_WEIGHT]
-                mn[k] = qsf[c, QSF_MIN + d]
-                mx[k] = qsf[c, QSF_MAX + d]
-                act[k] = qi[c, QI_RUNNABLE] > 0
-            compute_shares(w, mn, mx, qf[q, QF_FAIR + d], act, True, out)
+                w[k] = qsf[c, S.QSF_WEIGHT]
+                mn[k] = qsf[c, S.QSF_MIN + d]
+                mx[k] = qsf[c, S.QSF_MAX + d]
+                act[k] = qi[c, S.QI_RUNNABLE] > 0
+            compute_shares(w, mn, mx, qf[q, S.QF_FAIR + d], act, True, out)
             for k in range(n):
-                qf[children[lo + k], QF_FAIR + d] = out[k]
+                qf[children[lo + k], S.QF_FAIR + d] = out[k]
     for q in range(nq):
-        if qf[q, QF_FAIR] != old0[q] or qf[q, QF_FAIR + 1] != old1[q]:
-            qi[q, QI_DIRTY] = 1
+        if qf[q, S.QF_FAIR] != old0[q] or qf[q, S.QF_FAIR + 1] != old1[q]:
+            qi[q, S.QI_DIRTY] = 1
 
 
 @kernel_jit
 def _app_weight(W, j):
     jf, cfg = W[8], W[25]
-    if cfg[C_SIZEBASED] != 0.0:
-        return math.log1p(jf[j, JF_USE] + jf[j, JF_PEND]) / math.log(2.0)
+    if cfg[S.C_SIZEBASED] != 0.0:
+        return math.log1p(jf[j, S.JF_USE] + jf[j, S.JF_PEND]) / math.log(2.0)
     return 1.0
 
 
 @kernel_jit
 def _alike_apps(W, leaf):
     """Whether the leaf's apps all get the same fair share (weight 1, no min or max)."""
-    return W[0][leaf, QS_POLICY] != 1 and W[25][C_SIZEBASED] == 0.0
+    return W[0][leaf, S.QS_POLICY] != 1 and W[25][S.C_SIZEBASED] == 0.0
 
 
 @kernel_jit
 def _app_fair(W, j, d):
     """App `j`'s fair share in dimension `d`, as `_app_shares` last set it."""
-    leaf = W[6][j, JS_QUEUE]
+    leaf = W[6][j, S.JS_QUEUE]
     if _alike_apps(W, leaf):
-        return W[3][leaf, QF_APP_FAIR + d]
-    return W[8][j, JF_FAIR + d]
+        return W[3][leaf, S.QF_APP_FAIR + d]
+    return W[8][j, S.JF_FAIR + d]
 
 
 @kernel_jit
@@ -199,51 +175,55 @@ def _app_shares(W, leaf):
     """Fair shares of a leaf's runnable apps (fifo: the earliest app gets it all); read
     them with `_app_fair` (alike apps' share is kept once, for the leaf)."""
     qs, qf, qi, jf, ji, cfg = W[0], W[3], W[4], W[8], W[9], W[25]
-    if qi[leaf, QI_DIRTY] == 0 and cfg[C_SIZEBASED] == 0.0:
+    if qi[leaf, S.QI_DIRTY] == 0 and cfg[S.C_SIZEBASED] == 0.0:
         return
-    qi[leaf, QI_DIRTY] = 0
+    qi[leaf, S.QI_DIRTY] = 0
     if _alike_apps(W, leaf):
         for d in range(2):
-            qf[leaf, QF_APP_FAIR + d] = _alike_share(qf[leaf, QF_FAIR + d], qi[leaf, QI_RUNNABLE])
-        qf[leaf, QF_APP_FAIR_MIN] = qf[leaf, QF_APP_FAIR]
+            qf[leaf, S.QF_APP_FAIR + d] = _alike_share(
+                qf[leaf, S.QF_FAIR + d], qi[leaf, S.QI_RUNNABLE]
+            )
+        qf[leaf, S.QF_APP_FAIR_MIN] = qf[leaf, S.QF_APP_FAIR]
         return
     n = 0
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, S.QI_APP_HEAD]
     while j >= 0:
         n += 1
-        j = ji[j, JI_APP_NEXT]
+        j = ji[j, S.JI_APP_NEXT]
     if n == 0:
         return
-    if qs[leaf, QS_POLICY] == 1:
-        first = qi[leaf, QI_APP_HEAD]
+    if qs[leaf, S.QS_POLICY] == 1:
+        first = qi[leaf, S.QI_APP_HEAD]
         j = first
         while j >= 0:
             if j < first:
                 first = j
-            j = ji[j, JI_APP_NEXT]
-        j = qi[leaf, QI_APP_HEAD]
+            j = ji[j, S.JI_APP_NEXT]
+        j = qi[leaf, S.QI_APP_HEAD]
         while j >= 0:
             for d in range(2):
-                jf[j, JF_FAIR + d] = qf[leaf, QF_FAIR + d] if j == first else 0.0
-            j = ji[j, JI_APP_NEXT]
-        qf[leaf, QF_APP_FAIR_MIN] = qf[leaf, QF_FAIR] if n == 1 else min(qf[leaf, QF_FAIR], 0.0)
+                jf[j, S.JF_FAIR + d] = qf[leaf, S.QF_FAIR + d] if j == first else 0.0
+            j = ji[j, S.JI_APP_NEXT]
+        qf[leaf, S.QF_APP_FAIR_MIN] = (
+            qf[leaf, S.QF_FAIR] if n == 1 else min(qf[leaf, S.QF_FAIR], 0.0)
+        )
         return
     w = np.empty(n)
     mn = np.zeros(n)
-    mx = np.full(n, INF)
+    mx = np.full(n, S.INF)
     act = np.ones(n, dtype=np.bool_)
     out = np.empty(n)
     ids = np.empty(n, dtype=np.int64)
     k = 0
-    j = qi[leaf, QI_APP_HEAD]
+    j = qi[leaf, S.QI_APP_HEAD]
     while j >= 0:
         ids[k] = j
         w[k] = _app_weight(W, j)
         k += 1
-        j = ji[j, JI_APP_NEXT]
+        j = ji[j, S.JI_APP_NEXT]
     for d in range(2):
-        compute_shares(w, mn, mx, qf[leaf, QF_FAIR + d], act, False, out)
+        compute_shares(w, mn, mx, qf[leaf, S.QF_FAIR + d], act, False, out)
         for k in range(n):
-            jf[ids[k], JF_FAIR + d] = out[k]
+            jf[ids[k], S.JF_FAIR + d] = out[k]
         if d == 0:
-            qf[leaf, QF_APP_FAIR_MIN] = out.min()
+            qf[leaf, S.QF_APP_FAIR_MIN] = out.min()

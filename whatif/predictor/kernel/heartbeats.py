@@ -40,60 +40,19 @@ import math
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.claims import _claimed_demand
 from whatif.predictor.kernel.events import _on_grid, heap_push
 from whatif.predictor.kernel.reservations import _booked_fits, _res_slots, _res_valid
 from whatif.predictor.kernel.resting import _may_rest, _node_room, _park, _rest
-from whatif.predictor.kernel.state import (
-    AI_LIVE,
-    C_FLOC,
-    C_HB_INTERVAL,
-    C_RES,
-    C_SLOT,
-    END,
-    GI_BARE_N,
-    GI_BEAT_N,
-    GI_CHANGED,
-    GI_ITER,
-    GI_JT_HEAD,
-    GI_LSKIP_N,
-    GI_PARK_N,
-    GI_PASS,
-    GI_RES_ANY,
-    GI_RES_LEAF,
-    GI_RES_NEXT,
-    GI_REST_HEAD,
-    GI_TOUCH_N,
-    HEARTBEAT,
-    INF,
-    JI_REST_HEAD,
-    JI_REST_NEXT,
-    JI_RV_OK,
-    JI_RV_PASS,
-    JI_RV_STAGE,
-    LF_DUE,
-    LF_END,
-    LI_NODE,
-    NF_FREE,
-    NF_GRID,
-    NF_HB,
-    NI_BEAT,
-    NI_PARK,
-    NI_RES_APP,
-    NI_RES_STAGE,
-    NI_REST_NEXT,
-    NI_TOUCH,
-    QF_PRUN,
-    REST,
-)
 
 
 @kernel_jit
 def _next_heartbeat(W, n, t, at):
     """Node `n`'s first heartbeat after `t`, or at or after it with `at`
     (`nodes.next_heartbeat`: phase + k * interval, so equal times compare equal)."""
-    interval = W[25][C_HB_INTERVAL]
+    interval = W[25][S.C_HB_INTERVAL]
     return _on_grid(n * interval / W[40].shape[0], interval, t, at)
 
 
@@ -103,9 +62,9 @@ def _on_grid_now(W, n, t):
     its first grid time at or after the last time asked (NF_GRID) is also the first at or
     after `t` while it is not before `t`, as times only grow."""
     nodef = W[40]
-    if nodef[n, NF_GRID] < t:
-        nodef[n, NF_GRID] = _next_heartbeat(W, n, t, True)
-    return nodef[n, NF_GRID] == t
+    if nodef[n, S.NF_GRID] < t:
+        nodef[n, S.NF_GRID] = _next_heartbeat(W, n, t, True)
+    return nodef[n, S.NF_GRID] == t
 
 
 @kernel_jit
@@ -113,23 +72,23 @@ def _push_end(W, a, time, task, j):
     """The end event of attempt `a`, which ends at `time`: with heartbeats its node reports
     it (and frees its resources) at its next heartbeat."""
     lf, li = W[52], W[51]
-    live = W[20][a, AI_LIVE]
-    n = li[live, LI_NODE]
+    live = W[20][a, S.AI_LIVE]
+    n = li[live, S.LI_NODE]
     if n >= 0:
-        lf[live, LF_END] = time
+        lf[live, S.LF_END] = time
         time = _next_heartbeat(W, n, time, False)
-        lf[live, LF_DUE] = time
-    heap_push(W[21], W[22], W[24], time, END, a, task, j)
+        lf[live, S.LF_DUE] = time
+    heap_push(W[21], W[22], W[24], time, S.END, a, task, j)
 
 
 @kernel_jit
 def _touch_node(W, n):
     """List node `n` as touched now (heartbeating or freed), once."""
     nodei, nlist, gi = W[41], W[42], W[24]
-    if nodei[n, NI_TOUCH] != gi[GI_ITER]:
-        nodei[n, NI_TOUCH] = gi[GI_ITER]
-        nlist[W[40].shape[0] + gi[GI_TOUCH_N]] = n
-        gi[GI_TOUCH_N] += 1
+    if nodei[n, S.NI_TOUCH] != gi[S.GI_ITER]:
+        nodei[n, S.NI_TOUCH] = gi[S.GI_ITER]
+        nlist[W[40].shape[0] + gi[S.GI_TOUCH_N]] = n
+        gi[S.GI_TOUCH_N] += 1
 
 
 @kernel_jit
@@ -137,12 +96,12 @@ def _beat(W, n):
     """Node `n` heartbeats now: it is offered containers after this time's events (a
     resting node is parked: an allocation may change its reservation, `resting.py`)."""
     nodei, nlist, gi = W[41], W[42], W[24]
-    if nodei[n, NI_PARK] == REST:
+    if nodei[n, S.NI_PARK] == S.REST:
         _park(W, n, True)
-    if nodei[n, NI_BEAT] != gi[GI_ITER]:
-        nodei[n, NI_BEAT] = gi[GI_ITER]
-        nlist[gi[GI_BEAT_N]] = n
-        gi[GI_BEAT_N] += 1
+    if nodei[n, S.NI_BEAT] != gi[S.GI_ITER]:
+        nodei[n, S.NI_BEAT] = gi[S.GI_ITER]
+        nlist[gi[S.GI_BEAT_N]] = n
+        gi[S.GI_BEAT_N] += 1
     _touch_node(W, n)
 
 
@@ -152,18 +111,18 @@ def _node_wants(W, n):
     slot for a JobTracker task, or any free slot while a job waits for a local map: its
     wait grows at every tracker's assignTasks call, `locality.py`)."""
     nodef, qf, cfg = W[40], W[3], W[25]
-    if cfg[C_SLOT] != 0.0:
+    if cfg[S.C_SLOT] != 0.0:
         return (
-            (nodef[n, NF_FREE] >= 1.0 and qf[0, QF_PRUN] > 0.0)
-            or (nodef[n, NF_FREE + 1] >= 1.0 and qf[0, QF_PRUN + 1] > 0.0)
-            or (W[24][GI_JT_HEAD] >= 0 and _node_room(W, n))
-            or (W[24][GI_LSKIP_N] > 0 and _node_room(W, n))
+            (nodef[n, S.NF_FREE] >= 1.0 and qf[0, S.QF_PRUN] > 0.0)
+            or (nodef[n, S.NF_FREE + 1] >= 1.0 and qf[0, S.QF_PRUN + 1] > 0.0)
+            or (W[24][S.GI_JT_HEAD] >= 0 and _node_room(W, n))
+            or (W[24][S.GI_LSKIP_N] > 0 and _node_room(W, n))
         )
-    if cfg[C_FLOC] != 0.0 and qf[0, QF_PRUN] > 0.0 and W[41][n, NI_RES_APP] < 0:
+    if cfg[S.C_FLOC] != 0.0 and qf[0, S.QF_PRUN] > 0.0 and W[41][n, S.NI_RES_APP] < 0:
         return True  # room or not, its heartbeat may count opportunities (`fair_locality.py`)
-    if cfg[C_RES] != 0.0:
+    if cfg[S.C_RES] != 0.0:
         return _res_wants(W, n)
-    return _node_room(W, n) and qf[0, QF_PRUN] > 0.0
+    return _node_room(W, n) and qf[0, S.QF_PRUN] > 0.0
 
 
 @kernel_jit
@@ -172,10 +131,10 @@ def _res_wants(W, n):
     reservation is to be dropped, the booked resources fit, or it has room for an app with
     a claim on it (`claims._claimed_demand`: claims come before the reservation); another
     when it has room for pending demand or some app could reserve a node (`_res_open`)."""
-    if W[41][n, NI_RES_APP] >= 0:
+    if W[41][n, S.NI_RES_APP] >= 0:
         claimed = _node_room(W, n) and _claimed_demand(W, n)
         return _booked_fits(W, n) or not _res_valid_now(W, n) or claimed
-    if W[3][0, QF_PRUN] <= 0.0:
+    if W[3][0, S.QF_PRUN] <= 0.0:
         return False
     if _node_room(W, n):
         return True
@@ -187,14 +146,14 @@ def _res_valid_now(W, n):
     """`_res_valid` for node `n` in a settling pass, found once per app and stage: the
     apps' state does not change in a pass, and an app may hold many nodes reserved."""
     ji, nodei = W[9], W[41]
-    j = nodei[n, NI_RES_APP]
-    s = nodei[n, NI_RES_STAGE]
-    stamp = W[24][GI_PASS] & 0x7FFFFFFF
-    if ji[j, JI_RV_PASS] != stamp or ji[j, JI_RV_STAGE] != s:
-        ji[j, JI_RV_PASS] = stamp
-        ji[j, JI_RV_STAGE] = s
-        ji[j, JI_RV_OK] = 1 if _res_valid(W, n) else 0
-    return ji[j, JI_RV_OK] == 1
+    j = nodei[n, S.NI_RES_APP]
+    s = nodei[n, S.NI_RES_STAGE]
+    stamp = W[24][S.GI_PASS] & 0x7FFFFFFF
+    if ji[j, S.JI_RV_PASS] != stamp or ji[j, S.JI_RV_STAGE] != s:
+        ji[j, S.JI_RV_PASS] = stamp
+        ji[j, S.JI_RV_STAGE] = s
+        ji[j, S.JI_RV_OK] = 1 if _res_valid(W, n) else 0
+    return ji[j, S.JI_RV_OK] == 1
 
 
 @kernel_jit
@@ -203,8 +162,8 @@ def _res_open(W, need):
     or the full count below it): the scan runs when first needed, and on only when a
     caller needs more than it has counted."""
     gi = W[24]
-    if gi[GI_RES_ANY] >= need:
-        return gi[GI_RES_ANY]
+    if gi[S.GI_RES_ANY] >= need:
+        return gi[S.GI_RES_ANY]
     return _res_slots(W, need)
 
 
@@ -212,9 +171,9 @@ def _res_open(W, need):
 def _res_scan(W):
     """Before settling nodes: how many nodes apps could reserve is not counted yet."""
     gi = W[24]
-    gi[GI_RES_ANY] = 0
-    gi[GI_RES_LEAF] = -1
-    gi[GI_RES_NEXT] = -1
+    gi[S.GI_RES_ANY] = 0
+    gi[S.GI_RES_LEAF] = -1
+    gi[S.GI_RES_NEXT] = -1
 
 
 @kernel_jit
@@ -224,27 +183,27 @@ def _settle(W, n, t, wake):
     demand; else park it while it has room (a node without room waits for a release), or
     rest it on its reservation's app (`resting.py`)."""
     nodef = W[40]
-    if nodef[n, NF_HB] != INF:
+    if nodef[n, S.NF_HB] != S.INF:
         return
     if wake:
         if _node_wants(W, n):
             _schedule_beat(W, n, t)
             return
         if _may_rest(W, n):
-            if W[41][n, NI_PARK] != REST:
+            if W[41][n, S.NI_PARK] != S.REST:
                 _rest(W, n)
             return
     # with reservations on a node without room may still be reserved; with delay scheduling
     # its heartbeats may count opportunities
-    _park(W, n, _node_room(W, n) or W[25][C_RES] != 0.0 or W[25][C_FLOC] != 0.0)
+    _park(W, n, _node_room(W, n) or W[25][S.C_RES] != 0.0 or W[25][S.C_FLOC] != 0.0)
 
 
 @kernel_jit
 def _schedule_beat(W, n, t):
     """Node `n`'s next heartbeat (strictly after `t`) is scheduled; it is not parked."""
     nodef = W[40]
-    nodef[n, NF_HB] = _next_heartbeat(W, n, t, False)
-    heap_push(W[21], W[22], W[24], nodef[n, NF_HB], HEARTBEAT, n, -1, 0)
+    nodef[n, S.NF_HB] = _next_heartbeat(W, n, t, False)
+    heap_push(W[21], W[22], W[24], nodef[n, S.NF_HB], S.HEARTBEAT, n, -1, 0)
     _park(W, n, False)
 
 
@@ -262,17 +221,17 @@ def _wake_parked_res(W, t):
     nn = nodef.shape[0]
     _wake_resting(W, t, False)
     _settle_parked(W, t, False)
-    m = gi[GI_BARE_N]
-    if m == 0 or W[3][0, QF_PRUN] <= 0.0:
+    m = gi[S.GI_BARE_N]
+    if m == 0 or W[3][0, S.QF_PRUN] <= 0.0:
         return
     # with delay scheduling every bare node's heartbeat may count opportunities
-    k = m if W[25][C_FLOC] != 0.0 else _res_open(W, m)
+    k = m if W[25][S.C_FLOC] != 0.0 else _res_open(W, m)
     if k <= 0:
         return
     bare = 3 * nn
     if k >= m:
-        while gi[GI_BARE_N] > 0:
-            _schedule_beat(W, nlist[bare + gi[GI_BARE_N] - 1], t)
+        while gi[S.GI_BARE_N] > 0:
+            _schedule_beat(W, nlist[bare + gi[S.GI_BARE_N] - 1], t)
         return
     times = np.empty(m)
     for i in range(m):
@@ -290,8 +249,8 @@ def _settle_parked(W, t, bare):
     """Settle (with a change: `_settle`) every parked node, the bare ones too if `bare`."""
     nlist, gi = W[42], W[24]
     nn = W[40].shape[0]
-    for count, at in ((GI_PARK_N, 2 * nn), (GI_BARE_N, 3 * nn)):
-        if count == GI_BARE_N and not bare:
+    for count, at in ((S.GI_PARK_N, 2 * nn), (S.GI_BARE_N, 3 * nn)):
+        if count == S.GI_BARE_N and not bare:
             break
         i = 0
         while i < gi[count]:
@@ -307,13 +266,13 @@ def _wake_resting(W, t, now):
     are settled (`now`: `_catch_up`'s test, whether each heartbeats at `t`); the others'
     still want nothing."""
     ji, nodei = W[9], W[41]
-    j = W[24][GI_REST_HEAD]
+    j = W[24][S.GI_REST_HEAD]
     while j >= 0:
-        nxt = ji[j, JI_REST_NEXT]
-        n = ji[j, JI_REST_HEAD]
+        nxt = ji[j, S.JI_REST_NEXT]
+        n = ji[j, S.JI_REST_HEAD]
         if not _res_valid_now(W, n):
             while n >= 0:
-                after = nodei[n, NI_REST_NEXT]
+                after = nodei[n, S.NI_REST_NEXT]
                 if now:
                     _beats_now(W, n, t)
                 else:
@@ -329,8 +288,8 @@ def _beats_now(W, n, t):
     test a reservation or scan the apps (`_res_open`)."""
     nodef, nodei, gi = W[40], W[41], W[24]
     if (
-        nodei[n, NI_BEAT] != gi[GI_ITER]
-        and nodef[n, NF_HB] == INF
+        nodei[n, S.NI_BEAT] != gi[S.GI_ITER]
+        and nodef[n, S.NF_HB] == S.INF
         and _on_grid_now(W, n, t)
         and _node_wants(W, n)
     ):
@@ -349,10 +308,10 @@ def _catch_up(W, t):
     nlist, gi = W[42], W[24]
     nn = W[40].shape[0]
     _res_scan(W)
-    gi[GI_PASS] += 1
-    for i in range(gi[GI_TOUCH_N]):
+    gi[S.GI_PASS] += 1
+    for i in range(gi[S.GI_TOUCH_N]):
         _beats_now(W, nlist[nn + i], t)
-    if gi[GI_CHANGED] != 0:
+    if gi[S.GI_CHANGED] != 0:
         _wake_resting(W, t, True)
         for n in _parked_on_grid(W, t):
             _beats_now(W, n, t)
@@ -366,18 +325,18 @@ def _parked_on_grid(W, t):
     * nodes / interval can have `t`, and two nodes never share a grid time."""
     nodei = W[41]
     nn = W[40].shape[0]
-    x = t / W[25][C_HB_INTERVAL]
+    x = t / W[25][S.C_HB_INTERVAL]
     c = int(round((x - math.floor(x)) * nn))
     lo, hi = (c - 2, c + 3) if nn > 5 else (0, nn)
     found = np.empty(hi - lo, np.int64)
     m = 0
     for i in range(lo, hi):
         n = i % nn
-        if nodei[n, NI_PARK] >= 0 and _on_grid_now(W, n, t):
+        if nodei[n, S.NI_PARK] >= 0 and _on_grid_now(W, n, t):
             found[m] = n
             m += 1
     found = found[:m]
-    return found[np.argsort(nodei[found, NI_PARK])]
+    return found[np.argsort(nodei[found, S.NI_PARK])]
 
 
 @kernel_jit
@@ -388,21 +347,21 @@ def _wake(W, t):
     would find what its last one found, nothing, so they are skipped."""
     nodef, nlist, qf, cfg, gi = W[40], W[42], W[3], W[25], W[24]
     nn = nodef.shape[0]
-    changed = gi[GI_CHANGED] != 0
+    changed = gi[S.GI_CHANGED] != 0
     if changed:
         _res_scan(W)
-    gi[GI_PASS] += 1
-    for i in range(gi[GI_TOUCH_N]):
+    gi[S.GI_PASS] += 1
+    for i in range(gi[S.GI_TOUCH_N]):
         _settle(W, nlist[nn + i], t, changed)
-    demand = qf[0, QF_PRUN] > 0.0 or (
-        cfg[C_SLOT] != 0.0
-        and (qf[0, QF_PRUN + 1] > 0.0 or gi[GI_JT_HEAD] >= 0 or gi[GI_LSKIP_N] > 0)
+    demand = qf[0, S.QF_PRUN] > 0.0 or (
+        cfg[S.C_SLOT] != 0.0
+        and (qf[0, S.QF_PRUN + 1] > 0.0 or gi[S.GI_JT_HEAD] >= 0 or gi[S.GI_LSKIP_N] > 0)
     )
-    if changed and cfg[C_RES] != 0.0:
+    if changed and cfg[S.C_RES] != 0.0:
         # with or without demand: a reserved node whose reservation is no longer valid
         # drops it at its next heartbeat (`_res_wants`), which is not to be skipped
         _wake_parked_res(W, t)
     elif changed and demand:
         _settle_parked(W, t, True)
-    gi[GI_CHANGED] = 0
-    gi[GI_TOUCH_N] = 0
+    gi[S.GI_CHANGED] = 0
+    gi[S.GI_TOUCH_N] = 0

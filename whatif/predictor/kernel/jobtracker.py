@@ -42,35 +42,12 @@ hand-out itself is ``allocation._assign_jobtracker`` (it starts an attempt, whic
 
 from __future__ import annotations
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import heap_push
 from whatif.predictor.kernel.heartbeats import _next_heartbeat
 from whatif.predictor.kernel.lists import _keep_listed
 from whatif.predictor.kernel.resting import _park_again
-from whatif.predictor.kernel.state import (
-    C_TC,
-    G_FREE,
-    G_NOW,
-    GI_CHANGED,
-    GI_CUR_NODE,
-    GI_JT_HEAD,
-    JI_IN_JT,
-    JI_JT_NEXT,
-    JI_JT_PREV,
-    JI_STATE,
-    JI_TC,
-    JS_ST_HI,
-    JS_ST_LO,
-    JT_CLEANUP,
-    NF_FREE,
-    SI_DONE,
-    SI_PENDING,
-    SI_RELEASED,
-    SS_HI,
-    SS_JT,
-    SS_LO,
-    TC_END,
-)
 
 
 @kernel_jit
@@ -78,9 +55,9 @@ def _jt_stage(W, j):
     """Job `j`'s JobTracker stage with a task to hand out now (-1: none): released, a task
     pending and none running (one attempt at a time)."""
     js, ss, si = W[6], W[12], W[14]
-    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
-        if ss[s, SS_JT] != 0 and si[s, SI_RELEASED] == 1 and si[s, SI_PENDING] > 0:
-            running = (ss[s, SS_HI] - ss[s, SS_LO]) - si[s, SI_PENDING] - si[s, SI_DONE]
+    for s in range(js[j, S.JS_ST_LO], js[j, S.JS_ST_HI]):
+        if ss[s, S.SS_JT] != 0 and si[s, S.SI_RELEASED] == 1 and si[s, S.SI_PENDING] > 0:
+            running = (ss[s, S.SS_HI] - ss[s, S.SS_LO]) - si[s, S.SI_PENDING] - si[s, S.SI_DONE]
             if running == 0:
                 return s
     return -1
@@ -91,10 +68,10 @@ def _jt_refresh(W, j):
     """Keep job `j`'s membership of the JobTracker list true: runnable with a task (or a
     task-cleanup attempt) to hand out."""
     ji = W[9]
-    wanted = ji[j, JI_STATE] == 2 and (
-        ji[j, JI_TC] > 0 or ji[j, JI_TC + 1] > 0 or _jt_stage(W, j) >= 0
+    wanted = ji[j, S.JI_STATE] == 2 and (
+        ji[j, S.JI_TC] > 0 or ji[j, S.JI_TC + 1] > 0 or _jt_stage(W, j) >= 0
     )
-    _keep_listed(W[9], JI_JT_NEXT, JI_JT_PREV, W[24], GI_JT_HEAD, JI_IN_JT, j, wanted)
+    _keep_listed(W[9], S.JI_JT_NEXT, S.JI_JT_PREV, W[24], S.GI_JT_HEAD, S.JI_IN_JT, j, wanted)
 
 
 @kernel_jit
@@ -104,18 +81,18 @@ def _jt_pick(W, d):
     -1), else the first job's setup ((-1, -1): none)."""
     ss, ji, gi = W[12], W[9], W[24]
     best_j, best_s, best_rank = -1, -1, 3
-    j = gi[GI_JT_HEAD]
+    j = gi[S.GI_JT_HEAD]
     while j >= 0:
         s = _jt_stage(W, j)
         rank = 3
         if s >= 0:
-            rank = 0 if ss[s, SS_JT] == JT_CLEANUP else 2
-        if rank > 1 and ji[j, JI_TC + d] > 0:
+            rank = 0 if ss[s, S.SS_JT] == S.JT_CLEANUP else 2
+        if rank > 1 and ji[j, S.JI_TC + d] > 0:
             rank = 1
             s = -1
         if rank < best_rank or (rank == best_rank and rank < 3 and j < best_j):
             best_j, best_s, best_rank = j, s, rank
-        j = ji[j, JI_JT_NEXT]
+        j = ji[j, S.JI_JT_NEXT]
     return best_j, best_s
 
 
@@ -124,16 +101,16 @@ def _start_task_cleanup(W, j, d):
     """A task-cleanup attempt of job `j` takes a slot of pool `d` on the node heartbeating
     (or the cluster) for `C_TC` s; its end is reported at the node's next heartbeat."""
     ji, gf, gi = W[9], W[23], W[24]
-    ji[j, JI_TC + d] -= 1
-    gf[G_FREE + d] -= 1.0
-    n = gi[GI_CUR_NODE]
-    end = gf[G_NOW] + W[25][C_TC]
+    ji[j, S.JI_TC + d] -= 1
+    gf[S.G_FREE + d] -= 1.0
+    n = gi[S.GI_CUR_NODE]
+    end = gf[S.G_NOW] + W[25][S.C_TC]
     if n >= 0:
-        W[40][n, NF_FREE + d] -= 1.0
+        W[40][n, S.NF_FREE + d] -= 1.0
         _park_again(W, n)
         end = _next_heartbeat(W, n, end, False)
-    gi[GI_CHANGED] = 1
-    heap_push(W[21], W[22], gi, end, TC_END, 2 * (n + 1) + d, -1, j)
+    gi[S.GI_CHANGED] = 1
+    heap_push(W[21], W[22], gi, end, S.TC_END, 2 * (n + 1) + d, -1, j)
 
 
 @kernel_jit
@@ -142,9 +119,9 @@ def _end_task_cleanup(W, ident):
     node (-1: the cluster), which heartbeats now."""
     n = ident // 2 - 1
     d = ident % 2
-    W[23][G_FREE + d] += 1.0
-    W[24][GI_CHANGED] = 1
+    W[23][S.G_FREE + d] += 1.0
+    W[24][S.GI_CHANGED] = 1
     if n >= 0:
-        W[40][n, NF_FREE + d] += 1.0
+        W[40][n, S.NF_FREE + d] += 1.0
         _park_again(W, n)
     return n

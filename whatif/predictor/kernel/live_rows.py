@@ -14,8 +14,8 @@ a container per possible allocation are free (`advance` returns 1 first).
 
 from __future__ import annotations
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.state import AI_LIVE, GI_LIVE_FREE, GI_LIVE_TOP
 
 #: The row of every ended attempt (never handed out).
 ENDED = 0
@@ -25,13 +25,13 @@ ENDED = 0
 def _take_live_row(W, a):
     """Give attempt `a`, starting, a free live row: the last one given back, else a new one."""
     gi, lfree = W[24], W[53]
-    if gi[GI_LIVE_FREE] > 0:
-        gi[GI_LIVE_FREE] -= 1
-        slot = lfree[gi[GI_LIVE_FREE]]
+    if gi[S.GI_LIVE_FREE] > 0:
+        gi[S.GI_LIVE_FREE] -= 1
+        slot = lfree[gi[S.GI_LIVE_FREE]]
     else:
-        slot = gi[GI_LIVE_TOP]
-        gi[GI_LIVE_TOP] = slot + 1
-    W[20][a, AI_LIVE] = slot
+        slot = gi[S.GI_LIVE_TOP]
+        gi[S.GI_LIVE_TOP] = slot + 1
+    W[20][a, S.AI_LIVE] = slot
     return slot
 
 
@@ -39,13 +39,13 @@ def _take_live_row(W, a):
 def _give_live_row(W, a):
     """Attempt `a`'s container is released: its live row is free again."""
     gi, lfree = W[24], W[53]
-    lfree[gi[GI_LIVE_FREE]] = W[20][a, AI_LIVE]
-    gi[GI_LIVE_FREE] += 1
-    W[20][a, AI_LIVE] = ENDED
+    lfree[gi[S.GI_LIVE_FREE]] = W[20][a, S.AI_LIVE]
+    gi[S.GI_LIVE_FREE] += 1
+    W[20][a, S.AI_LIVE] = ENDED
 
 
 @kernel_jit
 def _live_rows_room(W):
     """How many attempts could start before the live rows run out."""
     gi = W[24]
-    return W[51].shape[0] - gi[GI_LIVE_TOP] + gi[GI_LIVE_FREE]
+    return W[51].shape[0] - gi[S.GI_LIVE_TOP] + gi[S.GI_LIVE_FREE]

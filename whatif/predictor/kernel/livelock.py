@@ -30,114 +30,11 @@ import math
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _run_start
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
 from whatif.predictor.kernel.phases import _hang_due, _replay_row, _timed
-from whatif.predictor.kernel.state import (
-    AF_START,
-    AI_LIVE,
-    AI_STATE,
-    AI_TASK,
-    AM_ASK,
-    AM_READY,
-    C_CS,
-    C_CS_INTERVAL,
-    C_CS_NODES,
-    C_FLOC,
-    C_FLOC_NODES,
-    C_HANG,
-    C_HB,
-    C_LOC,
-    C_LOC_DELAY,
-    C_PDELAY,
-    C_RES,
-    C_SLOT,
-    C_VERSION,
-    CL_APP,
-    CL_NEXT,
-    CONTINUOUS,
-    END,
-    G_CONT,
-    G_FREE,
-    G_LOC_LAST,
-    G_NEXT_CHECK,
-    G_NEXT_V12,
-    G_NOW,
-    GI_CLAIM_LIVE,
-    GI_HEAP_N,
-    GI_LSKIP_N,
-    GI_NEXT_SUBMIT,
-    GI_PROGRESS,
-    GI_QUIET,
-    GI_RED_HEAD,
-    GI_RUN_HEAD,
-    GI_SEEN_POWER,
-    GI_SEEN_PROG,
-    GI_SEEN_SET,
-    GI_SEEN_STATE,
-    GI_SEEN_STEPS,
-    GI_WARNED_N,
-    HANG,
-    HEARTBEAT,
-    HI_IDENT,
-    HI_JOB,
-    HI_KIND,
-    HI_TASK,
-    HK_KEY,
-    HK_SEQ,
-    INF,
-    JF_FSTARV,
-    JF_HANG_NEXT,
-    JF_LFAIR,
-    JF_LOC_WAIT,
-    JF_MAP_ASK,
-    JF_MSTARV,
-    JF_NCHECK,
-    JI_AM_ATT,
-    JI_AM_STATE,
-    JI_APP_NEXT,
-    JI_LOC_LEVEL,
-    JI_RED_NEXT,
-    JI_STATE,
-    JI_TC,
-    LF_DUE,
-    LF_MARK,
-    LI_NODE,
-    LI_OUTCOME,
-    LI_RUN_NEXT,
-    NF_FREE,
-    NF_HB,
-    NI_CL_HEAD,
-    NI_RES_APP,
-    NI_RES_STAGE,
-    QF_LFAIR,
-    QF_LMIN,
-    QI_APP_HEAD,
-    QS_LEAF,
-    QSF_FAIR_TO,
-    QSF_MIN_TO,
-    QUIET_CHECKS,
-    REASK,
-    RS_A,
-    RS_B,
-    RUNNING,
-    SI_ASKED,
-    SI_CS_MISSED,
-    SI_FLOC_LEVEL,
-    SI_FLOC_OPP,
-    SI_FRONT_N,
-    SI_HELD,
-    SI_NEXT,
-    SI_PENDING,
-    SI_RELEASED,
-    SI_RETRY_HEAD,
-    SS_SLOW,
-    SUCCEEDED,
-    TI_RETRY_NEXT,
-    TS_JOB,
-    TS_STAGE,
-)
 from whatif.predictor.world import float_from_ordered
 
 
@@ -161,20 +58,20 @@ def _repeats(W, state):
     gi = W[24]
     hu = gi.view(np.uint64)
     s_hash = _hash(state)
-    if gi[GI_SEEN_SET] == 0 or gi[GI_SEEN_PROG] != gi[GI_PROGRESS]:
-        gi[GI_SEEN_SET] = 1
-        gi[GI_SEEN_PROG] = gi[GI_PROGRESS]
-        hu[GI_SEEN_STATE] = s_hash
-        gi[GI_SEEN_POWER] = 1
-        gi[GI_SEEN_STEPS] = 0
+    if gi[S.GI_SEEN_SET] == 0 or gi[S.GI_SEEN_PROG] != gi[S.GI_PROGRESS]:
+        gi[S.GI_SEEN_SET] = 1
+        gi[S.GI_SEEN_PROG] = gi[S.GI_PROGRESS]
+        hu[S.GI_SEEN_STATE] = s_hash
+        gi[S.GI_SEEN_POWER] = 1
+        gi[S.GI_SEEN_STEPS] = 0
         return False
-    gi[GI_SEEN_STEPS] += 1
-    if hu[GI_SEEN_STATE] == s_hash:
+    gi[S.GI_SEEN_STEPS] += 1
+    if hu[S.GI_SEEN_STATE] == s_hash:
         return True
-    if gi[GI_SEEN_STEPS] == gi[GI_SEEN_POWER]:
-        hu[GI_SEEN_STATE] = s_hash
-        gi[GI_SEEN_POWER] *= 2
-        gi[GI_SEEN_STEPS] = 0
+    if gi[S.GI_SEEN_STEPS] == gi[S.GI_SEEN_POWER]:
+        hu[S.GI_SEEN_STATE] = s_hash
+        gi[S.GI_SEEN_POWER] *= 2
+        gi[S.GI_SEEN_STEPS] = 0
     return False
 
 
@@ -198,23 +95,23 @@ def _v12_state(W):
     qs, qsf, qf, ji, ss, si, sdone = W[0], W[1], W[3], W[9], W[12], W[14], W[15]
     ts, ti, af, ai, gf, gi = W[16], W[18], W[19], W[20], W[23], W[24]
     cfg, warned = W[25], W[28]
-    t = gf[G_NOW]
+    t = gf[S.G_NOW]
     ns = si.shape[0]
     nq = qs.shape[0]
-    v1 = cfg[C_VERSION] == 1.0
-    ndims = 2 if (v1 and cfg[C_SLOT] != 0.0) else 1
+    v1 = cfg[S.C_VERSION] == 1.0
+    ndims = 2 if (v1 and cfg[S.C_SLOT] != 0.0) else 1
     n_run = 0
-    a = gi[GI_RUN_HEAD]
+    a = gi[S.GI_RUN_HEAD]
     while a >= 0:
         n_run += 1
-        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
+        a = li[ai[a, S.AI_LIVE], S.LI_RUN_NEXT]
     nodef = W[40]
-    nn = nodef.shape[0] if cfg[C_HB] != 0.0 else 0
-    res = cfg[C_RES] != 0.0  # each node's reservation (`reservations.py`) too
+    nn = nodef.shape[0] if cfg[S.C_HB] != 0.0 else 0
+    res = cfg[S.C_RES] != 0.0  # each node's reservation (`reservations.py`) too
     out = np.empty(
         8
         + 7 * n_run
-        + gi[GI_WARNED_N]
+        + gi[S.GI_WARNED_N]
         + 7 * ns
         + ti.shape[0]
         + ji.shape[0]
@@ -225,75 +122,75 @@ def _v12_state(W):
     )
 
     n = 0
-    a = gi[GI_RUN_HEAD]
+    a = gi[S.GI_RUN_HEAD]
     while a >= 0:
-        task = ai[a, AI_TASK]
-        live = ai[a, AI_LIVE]
+        task = ai[a, S.AI_TASK]
+        live = ai[a, S.AI_LIVE]
         extra = -1.0
-        if task >= 0 and li[live, LI_OUTCOME] == SUCCEEDED:
-            s = ts[task, TS_STAGE]
-            if ss[s, SS_SLOW] == 1:
+        if task >= 0 and li[live, S.LI_OUTCOME] == S.SUCCEEDED:
+            s = ts[task, S.TS_STAGE]
+            if ss[s, S.SS_SLOW] == 1:
                 done = sdone[s - 1]
                 r = _replay_row(W, task)
-                begin = _run_start(W, ts[task, TS_JOB], af[a, AF_START]) + W[50][r, RS_A]
-                extra = -2.0 if np.isnan(done) else max(0.0, done + W[50][r, RS_B] - begin)
+                begin = _run_start(W, ts[task, S.TS_JOB], af[a, S.AF_START]) + W[50][r, S.RS_A]
+                extra = -2.0 if np.isnan(done) else max(0.0, done + W[50][r, S.RS_B] - begin)
         out[n] = task
         # without an end event (AMs, reduces waiting for maps) only the order matters
-        out[n + 1] = af[a, AF_START] - t + 0.0 if task >= 0 and extra != -2.0 else 0.0
-        out[n + 2] = li[live, LI_OUTCOME]
+        out[n + 1] = af[a, S.AF_START] - t + 0.0 if task >= 0 and extra != -2.0 else 0.0
+        out[n + 2] = li[live, S.LI_OUTCOME]
         out[n + 3] = extra + 0.0
-        out[n + 4] = lf[live, LF_MARK] - t + 0.0 if lf[live, LF_MARK] >= 0.0 else 1.0
-        out[n + 5] = li[live, LI_NODE]
-        out[n + 6] = lf[live, LF_DUE] - t + 0.0 if lf[live, LF_DUE] < INF else 1.0
+        out[n + 4] = lf[live, S.LF_MARK] - t + 0.0 if lf[live, S.LF_MARK] >= 0.0 else 1.0
+        out[n + 5] = li[live, S.LI_NODE]
+        out[n + 6] = lf[live, S.LF_DUE] - t + 0.0 if lf[live, S.LF_DUE] < S.INF else 1.0
         n += 7
-        a = li[live, LI_RUN_NEXT]
+        a = li[live, S.LI_RUN_NEXT]
     out[n] = -3.0
     n += 1
-    for i in range(0 if cfg[C_CS] != 0.0 else gi[GI_WARNED_N]):  # CS: marks (`_cs_state`)
-        out[n] = ai[warned[i], AI_TASK]
+    for i in range(0 if cfg[S.C_CS] != 0.0 else gi[S.GI_WARNED_N]):  # CS: marks (`_cs_state`)
+        out[n] = ai[warned[i], S.AI_TASK]
         n += 1
     out[n] = -3.0
     n += 1
     for s in range(ns):
-        out[n] = si[s, SI_NEXT]
-        out[n + 1] = si[s, SI_PENDING]
-        out[n + 2] = si[s, SI_HELD]
-        out[n + 3] = si[s, SI_RELEASED]
-        out[n + 4] = si[s, SI_ASKED]
-        out[n + 5] = si[s, SI_FRONT_N]
+        out[n] = si[s, S.SI_NEXT]
+        out[n + 1] = si[s, S.SI_PENDING]
+        out[n + 2] = si[s, S.SI_HELD]
+        out[n + 3] = si[s, S.SI_RELEASED]
+        out[n + 4] = si[s, S.SI_ASKED]
+        out[n + 5] = si[s, S.SI_FRONT_N]
         n += 6
     for s in range(ns):
-        n = _put_list(out, n, si[s, SI_RETRY_HEAD], ti, TI_RETRY_NEXT)
-    n = _put_list(out, n, gi[GI_RED_HEAD], ji, JI_RED_NEXT)
+        n = _put_list(out, n, si[s, S.SI_RETRY_HEAD], ti, S.TI_RETRY_NEXT)
+    n = _put_list(out, n, gi[S.GI_RED_HEAD], ji, S.JI_RED_NEXT)
     for leaf in range(nq):
-        if qs[leaf, QS_LEAF] == 0:
+        if qs[leaf, S.QS_LEAF] == 0:
             continue
         for d in range(ndims):
             for which in range(2):
-                last = qf[leaf, (QF_LMIN if which == 0 else QF_LFAIR) + d]
-                timeout = qsf[leaf, QSF_MIN_TO if which == 0 else QSF_FAIR_TO]
-                if last == -INF or timeout == INF:
-                    out[n] = INF if last == -INF else 1.0  # not starved / never acts
+                last = qf[leaf, (S.QF_LMIN if which == 0 else S.QF_LFAIR) + d]
+                timeout = qsf[leaf, S.QSF_MIN_TO if which == 0 else S.QSF_FAIR_TO]
+                if last == -S.INF or timeout == S.INF:
+                    out[n] = S.INF if last == -S.INF else 1.0  # not starved / never acts
                 else:
-                    out[n] = -INF if _expired(t - last, timeout) else last - t + 0.0
+                    out[n] = -S.INF if _expired(t - last, timeout) else last - t + 0.0
                 n += 1
-    out[n] = gf[G_NEXT_V12] - t + 0.0
+    out[n] = gf[S.G_NEXT_V12] - t + 0.0
     n += 1
     for i in range(nn):
-        out[n] = nodef[i, NF_FREE] + 0.0
-        out[n + 1] = nodef[i, NF_FREE + 1] + 0.0
-        out[n + 2] = nodef[i, NF_HB] - t + 0.0 if nodef[i, NF_HB] < INF else 1.0
+        out[n] = nodef[i, S.NF_FREE] + 0.0
+        out[n + 1] = nodef[i, S.NF_FREE + 1] + 0.0
+        out[n + 2] = nodef[i, S.NF_HB] - t + 0.0 if nodef[i, S.NF_HB] < S.INF else 1.0
         n += 3
         if res:
-            out[n] = W[41][i, NI_RES_APP]
-            out[n + 1] = W[41][i, NI_RES_STAGE]
+            out[n] = W[41][i, S.NI_RES_APP]
+            out[n + 1] = W[41][i, S.NI_RES_STAGE]
             n += 2
-    out[n] = gf[G_CONT] - t + 0.0 if gf[G_CONT] < INF else 1.0  # the next continuous pass
+    out[n] = gf[S.G_CONT] - t + 0.0 if gf[S.G_CONT] < S.INF else 1.0  # the next continuous pass
     n += 1
     n = _hang_timers(W, out, n)
-    if cfg[C_FLOC] != 0.0:
+    if cfg[S.C_FLOC] != 0.0:
         return np.concatenate((out[:n], _v1_state(W, False), _floc_state(W)))
-    if ndims == 2 or cfg[C_LOC] != 0.0:
+    if ndims == 2 or cfg[S.C_LOC] != 0.0:
         return np.concatenate((out[:n], _v1_state(W, ndims == 2)))
     return out[:n]
 
@@ -307,8 +204,8 @@ def _floc_state(W):
     ns = si.shape[0]
     out = np.empty(2 * ns)
     for s in range(ns):
-        out[2 * s] = si[s, SI_FLOC_LEVEL]
-        out[2 * s + 1] = min(si[s, SI_FLOC_OPP], cfg[C_FLOC_NODES] + 1.0)
+        out[2 * s] = si[s, S.SI_FLOC_LEVEL]
+        out[2 * s + 1] = min(si[s, S.SI_FLOC_OPP], cfg[S.C_FLOC_NODES] + 1.0)
     return out
 
 
@@ -321,23 +218,23 @@ def _hang_timers(W, out, n):
     waited long enough for the headroom rule (where either rule is timed), and its AM's
     next allocate call, at which its ramp-down acts (`phases._at_am_call`; 1: no cycle).
     They stand for the `HANG` events, which the Hadoop 3 state leaves out."""
-    jf, ji, t, cfg = W[8], W[9], W[23][G_NOW], W[25]
+    jf, ji, t, cfg = W[8], W[9], W[23][S.G_NOW], W[25]
     timed = _timed(W)
-    j = W[24][GI_RED_HEAD]
+    j = W[24][S.GI_RED_HEAD]
     while j >= 0:
         out[n] = j
         out[n + 1] = _am_call(W, j, t, False) - t + 0.0 if _cycles(W, j) else 1.0
         n += 2
         if timed:
-            nxt = jf[j, JF_HANG_NEXT]
-            out[n] = nxt - t + 0.0 if nxt > t else -INF
+            nxt = jf[j, S.JF_HANG_NEXT]
+            out[n] = nxt - t + 0.0 if nxt > t else -S.INF
             for which in range(2):
-                delay = cfg[C_HANG] if which == 0 else cfg[C_PDELAY]
-                due = _hang_due(W, j, jf[j, JF_MAP_ASK], delay)
+                delay = cfg[S.C_HANG] if which == 0 else cfg[S.C_PDELAY]
+                due = _hang_due(W, j, jf[j, S.JF_MAP_ASK], delay)
                 on = delay >= 0.0 if which == 0 else delay > 0.0
-                out[n + 1 + which] = (due - t + 0.0 if due > t else -INF) if on else 1.0
+                out[n + 1 + which] = (due - t + 0.0 if due > t else -S.INF) if on else 1.0
             n += 3
-        j = ji[j, JI_RED_NEXT]
+        j = ji[j, S.JI_RED_NEXT]
     return n
 
 
@@ -349,30 +246,30 @@ def _v1_state(W, slots):
     it allows any map: a job skipped for ever would never repeat otherwise), the jobs
     skipped at the last assignTasks call, and that call's time."""
     jf, ji, gf, gi, cfg, lvis = W[8], W[9], W[23], W[24], W[25], W[48]
-    t = gf[G_NOW]
+    t = gf[S.G_NOW]
     nj = ji.shape[0]
-    loc = cfg[C_LOC] != 0.0
-    out = np.empty(2 * nj + 2 + (2 * nj + gi[GI_LSKIP_N] + 2 if loc else 0))
+    loc = cfg[S.C_LOC] != 0.0
+    out = np.empty(2 * nj + 2 + (2 * nj + gi[S.GI_LSKIP_N] + 2 if loc else 0))
     n = 0
     if slots:
         for j in range(nj):
-            out[n] = ji[j, JI_TC]
-            out[n + 1] = ji[j, JI_TC + 1]
+            out[n] = ji[j, S.JI_TC]
+            out[n + 1] = ji[j, S.JI_TC + 1]
             n += 2
-        out[n] = gf[G_FREE] + 0.0
-        out[n + 1] = gf[G_FREE + 1] + 0.0
+        out[n] = gf[S.G_FREE] + 0.0
+        out[n + 1] = gf[S.G_FREE + 1] + 0.0
         n += 2
     if loc:
-        cap = 2.0 * cfg[C_LOC_DELAY]
+        cap = 2.0 * cfg[S.C_LOC_DELAY]
         for j in range(nj):
-            out[n] = ji[j, JI_LOC_LEVEL]
-            out[n + 1] = min(jf[j, JF_LOC_WAIT], cap) + 0.0
+            out[n] = ji[j, S.JI_LOC_LEVEL]
+            out[n + 1] = min(jf[j, S.JF_LOC_WAIT], cap) + 0.0
             n += 2
-        for i in range(gi[GI_LSKIP_N]):
+        for i in range(gi[S.GI_LSKIP_N]):
             out[n] = lvis[i, 1]
             n += 1
         out[n] = -3.0
-        out[n + 1] = gf[G_LOC_LAST] - t + 0.0 if gf[G_LOC_LAST] > -INF else 1.0
+        out[n + 1] = gf[S.G_LOC_LAST] - t + 0.0 if gf[S.G_LOC_LAST] > -S.INF else 1.0
         n += 2
     return out[:n]
 
@@ -385,15 +282,15 @@ def _cycling_v3(W):
     progress: in a busy run something ends every few checks, and a cycle found later
     is still exact."""
     gi = W[24]
-    if gi[GI_NEXT_SUBMIT] < W[6].shape[0]:
+    if gi[S.GI_NEXT_SUBMIT] < W[6].shape[0]:
         return False
-    if gi[GI_SEEN_PROG] != gi[GI_PROGRESS]:
-        gi[GI_SEEN_PROG] = gi[GI_PROGRESS]
-        gi[GI_SEEN_SET] = 0
-        gi[GI_QUIET] = 0
+    if gi[S.GI_SEEN_PROG] != gi[S.GI_PROGRESS]:
+        gi[S.GI_SEEN_PROG] = gi[S.GI_PROGRESS]
+        gi[S.GI_SEEN_SET] = 0
+        gi[S.GI_QUIET] = 0
         return False
-    gi[GI_QUIET] += 1
-    return gi[GI_QUIET] >= QUIET_CHECKS and _repeats(W, _v3_state(W))
+    gi[S.GI_QUIET] += 1
+    return gi[S.GI_QUIET] >= S.QUIET_CHECKS and _repeats(W, _v3_state(W))
 
 
 @kernel_jit
@@ -406,77 +303,80 @@ def _v3_state(W):
     lf = W[52]
     qs, qsf, qi, jf, ji, ai, hk = W[0], W[1], W[4], W[8], W[9], W[20], W[21]
     hi, gf, gi = W[22], W[23], W[24]
-    t = gf[G_NOW]
+    t = gf[S.G_NOW]
     base = _v12_state(W)
-    nh = gi[GI_HEAP_N]
+    nh = gi[S.GI_HEAP_N]
     nodei, clf, cli = W[41], W[43], W[44]
     nn = nodei.shape[0]
-    out = np.empty(base.shape[0] + 7 * ji.shape[0] + 3 * nh + 3 * gi[GI_CLAIM_LIVE] + nn + 2)
+    out = np.empty(base.shape[0] + 7 * ji.shape[0] + 3 * nh + 3 * gi[S.GI_CLAIM_LIVE] + nn + 2)
     out[: base.shape[0]] = base
     n = base.shape[0]
     for leaf in range(qs.shape[0]):
-        if qs[leaf, QS_LEAF] == 0:
+        if qs[leaf, S.QS_LEAF] == 0:
             continue
-        timeout = qsf[leaf, QSF_FAIR_TO]
-        j = qi[leaf, QI_APP_HEAD]
+        timeout = qsf[leaf, S.QSF_FAIR_TO]
+        j = qi[leaf, S.QI_APP_HEAD]
         while j >= 0:
-            last = jf[j, JF_LFAIR]
-            nxt = jf[j, JF_NCHECK]
+            last = jf[j, S.JF_LFAIR]
+            nxt = jf[j, S.JF_NCHECK]
             out[n] = j
-            if last == -INF or timeout == INF:
-                out[n + 1] = INF if last == -INF else 1.0  # not starved / never acts
+            if last == -S.INF or timeout == S.INF:
+                out[n + 1] = S.INF if last == -S.INF else 1.0  # not starved / never acts
             else:
-                out[n + 1] = -INF if t - last >= timeout else last - t + 0.0
-            out[n + 2] = -INF if nxt <= t else nxt - t + 0.0
-            out[n + 3] = jf[j, JF_FSTARV] + 0.0
-            out[n + 4] = jf[j, JF_FSTARV + 1] + 0.0
-            out[n + 5] = jf[j, JF_MSTARV] + 0.0
-            out[n + 6] = jf[j, JF_MSTARV + 1] + 0.0
+                out[n + 1] = -S.INF if t - last >= timeout else last - t + 0.0
+            out[n + 2] = -S.INF if nxt <= t else nxt - t + 0.0
+            out[n + 3] = jf[j, S.JF_FSTARV] + 0.0
+            out[n + 4] = jf[j, S.JF_FSTARV + 1] + 0.0
+            out[n + 5] = jf[j, S.JF_MSTARV] + 0.0
+            out[n + 6] = jf[j, S.JF_MSTARV + 1] + 0.0
             n += 7
-            j = ji[j, JI_APP_NEXT]
+            j = ji[j, S.JI_APP_NEXT]
     out[n] = -3.0
     n += 1
     cluster = W[26]
     for node in range(nn):  # each node's claims in list order, saturated (see the module)
-        e = nodei[node, NI_CL_HEAD]
+        e = nodei[node, S.NI_CL_HEAD]
         while e >= 0:
-            out[n] = cli[e, CL_APP]
+            out[n] = cli[e, S.CL_APP]
             out[n + 1] = min(clf[e, 0], cluster[0]) + 0.0
             out[n + 2] = min(clf[e, 1], cluster[1]) + 0.0
             n += 3
-            e = cli[e, CL_NEXT]
+            e = cli[e, S.CL_NEXT]
         out[n] = -4.0
         n += 1
-    order = np.argsort(hk[:nh, HK_SEQ])
-    order = order[np.argsort(hk[:nh, HK_KEY][order], kind="mergesort")]
+    order = np.argsort(hk[:nh, S.HK_SEQ])
+    order = order[np.argsort(hk[:nh, S.HK_KEY][order], kind="mergesort")]
     for i in range(nh):
         e = order[i]
-        kind = hi[e, HI_KIND]
-        ident = hi[e, HI_IDENT]
+        kind = hi[e, S.HI_KIND]
+        ident = hi[e, S.HI_IDENT]
         what = -1  # an event that does nothing when it comes (its attempt has ended)
-        if kind == REASK:  # ident: the AM's attempt
-            j = hi[e, HI_JOB]
-            if ji[j, JI_AM_ATT] == ident and ji[j, JI_AM_STATE] == 3:
-                what = hi[e, HI_TASK]
-        elif kind == AM_READY or kind == AM_ASK:  # ident: the AM's attempt
-            j = -1 - ai[ident, AI_TASK]
-            if ji[j, JI_AM_ATT] == ident and ji[j, JI_AM_STATE] == (2 if kind == AM_READY else 3):
+        if kind == S.REASK:  # ident: the AM's attempt
+            j = hi[e, S.HI_JOB]
+            if ji[j, S.JI_AM_ATT] == ident and ji[j, S.JI_AM_STATE] == 3:
+                what = hi[e, S.HI_TASK]
+        elif kind == S.AM_READY or kind == S.AM_ASK:  # ident: the AM's attempt
+            j = -1 - ai[ident, S.AI_TASK]
+            if ji[j, S.JI_AM_ATT] == ident and ji[j, S.JI_AM_STATE] == (
+                2 if kind == S.AM_READY else 3
+            ):
                 what = j
-        elif kind == HANG:
+        elif kind == S.HANG:
             continue  # `_hang_timers` stand for it
-        elif kind == HEARTBEAT or kind == CONTINUOUS:
+        elif kind == S.HEARTBEAT or kind == S.CONTINUOUS:
             what = ident
-        elif ai[ident, AI_STATE] == RUNNING and (
-            kind == END or lf[ai[ident, AI_LIVE], LF_MARK] == float_from_ordered(hk[e, HK_KEY])
+        elif ai[ident, S.AI_STATE] == S.RUNNING and (
+            kind == S.END
+            or lf[ai[ident, S.AI_LIVE], S.LF_MARK] == float_from_ordered(hk[e, S.HK_KEY])
         ):
-            what = ai[ident, AI_TASK]
-        out[n] = float_from_ordered(hk[e, HK_KEY]) - t + 0.0
+            what = ai[ident, S.AI_TASK]
+        out[n] = float_from_ordered(hk[e, S.HK_KEY]) - t + 0.0
         out[n + 1] = kind
         out[n + 2] = what
         n += 3
     out[n] = -3.0
     n += 1
-    if W[25][C_CS] != 0.0:
+    if W[25][S.C_CS] != 0.0:
         return np.concatenate((out[:n], _cs_state(W)))
     return out[:n]
 
@@ -490,30 +390,30 @@ def _cs_state(W):
     to now."""
     li = W[51]
     ji, si, ai, gf, gi, cfg, warned = W[9], W[14], W[20], W[23], W[24], W[25], W[28]
-    t = gf[G_NOW]
-    k = math.floor(t / cfg[C_CS_INTERVAL] + 0.5)
+    t = gf[S.G_NOW]
+    k = math.floor(t / cfg[S.C_CS_INTERVAL] + 0.5)
     nj, ns = ji.shape[0], si.shape[0]
     n_run = 0
-    a = gi[GI_RUN_HEAD]
+    a = gi[S.GI_RUN_HEAD]
     while a >= 0:
         n_run += 1
-        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
+        a = li[ai[a, S.AI_LIVE], S.LI_RUN_NEXT]
     out = np.empty(n_run + ns + 2 * nj + 1)
     n = 0
-    a = gi[GI_RUN_HEAD]
+    a = gi[S.GI_RUN_HEAD]
     while a >= 0:
         out[n] = -1.0
-        for i in range(gi[GI_WARNED_N]):
+        for i in range(gi[S.GI_WARNED_N]):
             if warned[2 * i] == a:
                 out[n] = k - warned[2 * i + 1]
         n += 1
-        a = li[ai[a, AI_LIVE], LI_RUN_NEXT]
+        a = li[ai[a, S.AI_LIVE], S.LI_RUN_NEXT]
     for s in range(ns):
-        out[n] = min(si[s, SI_CS_MISSED], cfg[C_CS_NODES] + 1.0)
+        out[n] = min(si[s, S.SI_CS_MISSED], cfg[S.C_CS_NODES] + 1.0)
         n += 1
     for j in range(nj):
-        out[n] = ji[j, JI_STATE]
-        out[n + 1] = ji[j, JI_AM_STATE]
+        out[n] = ji[j, S.JI_STATE]
+        out[n + 1] = ji[j, S.JI_AM_STATE]
         n += 2
-    out[n] = gf[G_NEXT_CHECK] - t + 0.0 if gf[G_NEXT_CHECK] < INF else 1.0
+    out[n] = gf[S.G_NEXT_CHECK] - t + 0.0 if gf[S.G_NEXT_CHECK] < S.INF else 1.0
     return out[: n + 1]

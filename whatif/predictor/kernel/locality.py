@@ -47,40 +47,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.events import _expired
 from whatif.predictor.kernel.requests import _front_task, _head_task
-from whatif.predictor.kernel.state import (
-    C_LOC_DELAY,
-    C_PREEMPT,
-    G_LOC_LAST,
-    G_NOW,
-    GI_CHANGED,
-    GI_LCALL,
-    GI_LSKIP_N,
-    GI_LVIS_N,
-    INF,
-    JF_LOC_WAIT,
-    JI_LOC_LEVEL,
-    JI_LOC_RUN,
-    JI_LOC_SEEN,
-    JS_QUEUE,
-    LG_CUR,
-    LG_HI,
-    LG_KEY,
-    LG_LO,
-    QF_LFAIR,
-    QF_LMIN,
-    QSF_FAIR_TO,
-    QSF_MIN_TO,
-    SI_NEXT,
-    SI_NONLOC,
-    SS_HI,
-    SS_LG_HI,
-    SS_LG_LO,
-    SS_RETRY,
-    TF_TAKEN,
-)
 from whatif.predictor.pack import RETRY_FIRST
 
 
@@ -88,10 +58,10 @@ from whatif.predictor.pack import RETRY_FIRST
 def _loc_group(W, s, key):
     """Stage `s`'s location group of `key` (node n, or nodes + rack), -1: none."""
     ss, lg = W[12], W[45]
-    lo = ss[s, SS_LG_LO]
-    hi = ss[s, SS_LG_HI]
-    g = lo + np.searchsorted(lg[lo:hi, LG_KEY], key)
-    if g < hi and lg[g, LG_KEY] == key:
+    lo = ss[s, S.SS_LG_LO]
+    hi = ss[s, S.SS_LG_HI]
+    g = lo + np.searchsorted(lg[lo:hi, S.LG_KEY], key)
+    if g < hi and lg[g, S.LG_KEY] == key:
         return g
     return -1
 
@@ -100,8 +70,8 @@ def _loc_group(W, s, key):
 def _loc_pos(W, g, task):
     """Where group `g` lists `task` in `lt` (-1: it does not)."""
     lg, lt = W[45], W[46]
-    lo = lg[g, LG_LO]
-    hi = lg[g, LG_HI]
+    lo = lg[g, S.LG_LO]
+    hi = lg[g, S.LG_HI]
     p = lo + np.searchsorted(lt[lo:hi], task)
     if p < hi and lt[p] == task:
         return p
@@ -115,11 +85,11 @@ def _loc_first(W, g):
     if g < 0:
         return -1
     lg, lt, tfl = W[45], W[46], W[47]
-    c = lg[g, LG_CUR]
-    hi = lg[g, LG_HI]
-    while c < hi and (tfl[lt[c]] & TF_TAKEN) != 0:
+    c = lg[g, S.LG_CUR]
+    hi = lg[g, S.LG_HI]
+    while c < hi and (tfl[lt[c]] & S.TF_TAKEN) != 0:
         c += 1
-    lg[g, LG_CUR] = c
+    lg[g, S.LG_CUR] = c
     if c < hi:
         return lt[c]
     return -1
@@ -131,35 +101,37 @@ def _loc_requeued(W, s, task):
     back to it (a retry is rare, so the stage's groups are searched); not in Hadoop 1,
     which keeps it off its location lists (`requests._give_back`)."""
     ss, lg = W[12], W[45]
-    if ss[s, SS_RETRY] == RETRY_FIRST:
+    if ss[s, S.SS_RETRY] == RETRY_FIRST:
         return
-    for g in range(ss[s, SS_LG_LO], ss[s, SS_LG_HI]):
-        if lg[g, LG_CUR] > lg[g, LG_LO]:
+    for g in range(ss[s, S.SS_LG_LO], ss[s, S.SS_LG_HI]):
+        if lg[g, S.LG_CUR] > lg[g, S.LG_LO]:
             p = _loc_pos(W, g, task)
-            if p >= 0 and p < lg[g, LG_CUR]:
-                lg[g, LG_CUR] = p
+            if p >= 0 and p < lg[g, S.LG_CUR]:
+                lg[g, S.LG_CUR] = p
 
 
 @kernel_jit
 def _loc_starved(W, leaf):
     """Whether the pool's map timers say it is starved (`preemption_v12` keeps them)."""
-    qsf, qf, t = W[1], W[3], W[23][G_NOW]
-    if qf[leaf, QF_LMIN] > -INF and _expired(t - qf[leaf, QF_LMIN], qsf[leaf, QSF_MIN_TO]):
+    qsf, qf, t = W[1], W[3], W[23][S.G_NOW]
+    if qf[leaf, S.QF_LMIN] > -S.INF and _expired(t - qf[leaf, S.QF_LMIN], qsf[leaf, S.QSF_MIN_TO]):
         return True
-    return qf[leaf, QF_LFAIR] > -INF and _expired(t - qf[leaf, QF_LFAIR], qsf[leaf, QSF_FAIR_TO])
+    return qf[leaf, S.QF_LFAIR] > -S.INF and _expired(
+        t - qf[leaf, S.QF_LFAIR], qsf[leaf, S.QSF_FAIR_TO]
+    )
 
 
 @kernel_jit
 def _loc_allowed(W, j, s):
     """FairScheduler.getAllowedLocalityLevel: 0 node, 1 rack, 2 any."""
     jf, ji, si, cfg = W[8], W[9], W[14], W[25]
-    if si[s, SI_NONLOC] > 0:
+    if si[s, S.SI_NONLOC] > 0:
         return 2
-    if cfg[C_PREEMPT] != 0.0 and _loc_starved(W, W[6][j, JS_QUEUE]):
+    if cfg[S.C_PREEMPT] != 0.0 and _loc_starved(W, W[6][j, S.JS_QUEUE]):
         return 2
-    level = ji[j, JI_LOC_LEVEL]
-    waited = jf[j, JF_LOC_WAIT]
-    delay = cfg[C_LOC_DELAY]
+    level = ji[j, S.JI_LOC_LEVEL]
+    waited = jf[j, S.JF_LOC_WAIT]
+    delay = cfg[S.C_LOC_DELAY]
     if level == 0:
         if waited >= 2.0 * delay:
             return 2
@@ -174,10 +146,10 @@ def _loc_pick(W, j, s, n):
     """JobSchedulable.assignTask's map of job `j` (stage `s`) for tracker `n`: (task, its
     locality level), or (-1, -1) when none is allowed; the job counts as visited."""
     ji, gi = W[9], W[24]
-    if ji[j, JI_LOC_SEEN] != gi[GI_LCALL]:
-        ji[j, JI_LOC_SEEN] = gi[GI_LCALL]
-        W[48][gi[GI_LVIS_N], 0] = j
-        gi[GI_LVIS_N] += 1
+    if ji[j, S.JI_LOC_SEEN] != gi[S.GI_LCALL]:
+        ji[j, S.JI_LOC_SEEN] = gi[S.GI_LCALL]
+        W[48][gi[S.GI_LVIS_N], 0] = j
+        gi[S.GI_LVIS_N] += 1
     allowed = _loc_allowed(W, j, s)
     task = _front_task(W, s, n)  # failedMaps first, whatever the level (findNewMapTask)
     if task >= 0:
@@ -194,9 +166,9 @@ def _loc_pick(W, j, s, n):
         return -1, -1
     # nothing unassigned is local to the node or its rack: the stage's next task is not
     # (Hadoop 1's failed maps left failed on this tracker: none of them)
-    if W[12][s, SS_RETRY] == RETRY_FIRST:
-        task = W[14][s, SI_NEXT]
-        return (task, 2) if task < W[12][s, SS_HI] else (-1, -1)
+    if W[12][s, S.SS_RETRY] == RETRY_FIRST:
+        task = W[14][s, S.SI_NEXT]
+        return (task, 2) if task < W[12][s, S.SS_HI] else (-1, -1)
     return _head_task(W, s), 2
 
 
@@ -216,9 +188,9 @@ def _loc_level(W, s, task, n):
 @kernel_jit
 def _loc_launched(W, j, level):
     """FairScheduler.updateLastMapLocalityLevel: the job's level is its new map's."""
-    W[9][j, JI_LOC_LEVEL] = level
-    W[9][j, JI_LOC_RUN] = W[24][GI_LCALL]
-    W[8][j, JF_LOC_WAIT] = 0.0
+    W[9][j, S.JI_LOC_LEVEL] = level
+    W[9][j, S.JI_LOC_RUN] = W[24][S.GI_LCALL]
+    W[8][j, S.JF_LOC_WAIT] = 0.0
 
 
 @kernel_jit
@@ -226,14 +198,14 @@ def _loc_call(W):
     """An assignTasks call begins: the jobs skipped at the last one have waited since it
     (FairScheduler.updateLocalityWaitTimes)."""
     jf, gf, gi, lvis = W[8], W[23], W[24], W[48]
-    t = gf[G_NOW]
-    waited = 0.0 if gf[G_LOC_LAST] == -INF else t - gf[G_LOC_LAST]
-    gf[G_LOC_LAST] = t
-    for i in range(gi[GI_LSKIP_N]):
-        jf[lvis[i, 1], JF_LOC_WAIT] += waited
-    gi[GI_LSKIP_N] = 0
-    gi[GI_LVIS_N] = 0
-    gi[GI_LCALL] += 1
+    t = gf[S.G_NOW]
+    waited = 0.0 if gf[S.G_LOC_LAST] == -S.INF else t - gf[S.G_LOC_LAST]
+    gf[S.G_LOC_LAST] = t
+    for i in range(gi[S.GI_LSKIP_N]):
+        jf[lvis[i, 1], S.JF_LOC_WAIT] += waited
+    gi[S.GI_LSKIP_N] = 0
+    gi[S.GI_LVIS_N] = 0
+    gi[S.GI_LCALL] += 1
 
 
 @kernel_jit
@@ -243,12 +215,12 @@ def _loc_call_end(W):
     calls add to its wait)."""
     ji, gi, lvis = W[9], W[24], W[48]
     n = 0
-    for i in range(gi[GI_LVIS_N]):
+    for i in range(gi[S.GI_LVIS_N]):
         j = lvis[i, 0]
-        if ji[j, JI_LOC_RUN] != gi[GI_LCALL]:
+        if ji[j, S.JI_LOC_RUN] != gi[S.GI_LCALL]:
             lvis[n, 1] = j
             n += 1
-    gi[GI_LSKIP_N] = n
-    gi[GI_LVIS_N] = 0
+    gi[S.GI_LSKIP_N] = n
+    gi[S.GI_LVIS_N] = 0
     if n > 0:
-        gi[GI_CHANGED] = 1
+        gi[S.GI_CHANGED] = 1

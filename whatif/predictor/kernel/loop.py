@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.allocation import _allocate, _node_allocate
 from whatif.predictor.kernel.apptree import _trees_fit
 from whatif.predictor.kernel.blocked_lists import _rc_asleep
@@ -64,79 +65,6 @@ from whatif.predictor.kernel.phases import (
 from whatif.predictor.kernel.preemption import _preempt_v3
 from whatif.predictor.kernel.preemption_v12 import _preempt_v12, _v12_timers
 from whatif.predictor.kernel.queues import _up
-from whatif.predictor.kernel.state import (
-    AF_FINISH,
-    AI_LIVE,
-    AI_STATE,
-    AM_ASK,
-    AM_READY,
-    C_CONT,
-    C_CS,
-    C_CS_INTERVAL,
-    C_HB,
-    C_PREEMPT,
-    C_UPDATE,
-    C_VERSION,
-    CONTINUOUS,
-    END,
-    G_CONT,
-    G_CS_LAST,
-    G_LAST_T,
-    G_NEXT_CHECK,
-    G_NOW,
-    G_RAMP_DUE,
-    GI_BEAT_N,
-    GI_CLAIM_LIVE,
-    GI_DIRTY,
-    GI_HEAP_N,
-    GI_ITER,
-    GI_LIVELOCK,
-    GI_N_ATT,
-    GI_NEXT_SUBMIT,
-    GI_PROGRESS,
-    GI_RAMP_HEAD,
-    GI_RAMP_RUN,
-    GI_RC_HEAD,
-    GI_RCL_HEAD,
-    GI_RCL_TAIL,
-    HANG,
-    HEARTBEAT,
-    HI_IDENT,
-    HI_JOB,
-    HI_KIND,
-    HI_TASK,
-    HK_KEY,
-    INF,
-    JF_PEND,
-    JF_TBP,
-    JF_USE,
-    JI_AM_STATE,
-    JI_HOLD_POS,
-    JI_IN_RC,
-    JI_IN_RCS,
-    JI_RC_NEXT,
-    JI_RC_PREV,
-    JI_STATE,
-    JS_QUEUE,
-    JSF_AM,
-    JSF_SUBMIT,
-    KILL,
-    KILLED,
-    LF_END,
-    LF_MARK,
-    LI_NODE,
-    LI_OUTCOME,
-    NF_HB,
-    NI_DONE,
-    QF_AM,
-    QF_PALL,
-    QF_TBP,
-    QF_USE,
-    RAMP_RUN_MAX,
-    REASK,
-    RUNNING,
-    TC_END,
-)
 from whatif.predictor.world import borrowed, float_from_ordered, ordered_bits, prefetch, world_ref
 
 
@@ -168,15 +96,26 @@ def _ramp_down(W, heartbeats):
     frees and the ramp-up asks for nothing more."""
     gi = W[24]
     if heartbeats:
-        if gi[GI_RC_HEAD] >= 0 or _rc_asleep(W):
+        if gi[S.GI_RC_HEAD] >= 0 or _rc_asleep(W):
             _preempt_reduces(W)
-        if gi[GI_RAMP_HEAD] >= 0:
+        if gi[S.GI_RAMP_HEAD] >= 0:
             _ramp_reduces(W)
         return
-    while (gi[GI_RC_HEAD] >= 0 or _rc_asleep(W)) and _preempt_reduces(W):
+    while (gi[S.GI_RC_HEAD] >= 0 or _rc_asleep(W)) and _preempt_reduces(W):
         _allocate(W)
-    while gi[GI_RAMP_HEAD] >= 0 and _ramp_reduces(W):
+    while gi[S.GI_RAMP_HEAD] >= 0 and _ramp_reduces(W):
         _allocate(W)
+
+
+@kernel_jit(inline="always")
+def _check_due(gf, g, t):
+    """Whether the preemption check at grid time `g` is due now; a later one becomes the
+    next check if it is sooner than the one set."""
+    if g == t:
+        return True
+    if g < gf[S.G_NEXT_CHECK]:
+        gf[S.G_NEXT_CHECK] = g
+    return False
 
 
 @kernel_jit
@@ -195,142 +134,135 @@ def advance(W, t_stop, att_room):
     nj = js.shape[0]
     while True:
         _drop_idle_hangs(W)
-        t_heap = float_from_ordered(hk[0, HK_KEY]) if gi[GI_HEAP_N] > 0 else INF
-        t_sub = jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] if gi[GI_NEXT_SUBMIT] < nj else INF
-        t = min(t_heap, t_sub, gf[G_NEXT_CHECK], gf[G_RAMP_DUE])
-        if t == INF or t > t_stop or gi[GI_LIVELOCK] != 0:
+        t_heap = float_from_ordered(hk[0, S.HK_KEY]) if gi[S.GI_HEAP_N] > 0 else S.INF
+        t_sub = jsf[gi[S.GI_NEXT_SUBMIT], S.JSF_SUBMIT] if gi[S.GI_NEXT_SUBMIT] < nj else S.INF
+        t = min(t_heap, t_sub, gf[S.G_NEXT_CHECK], gf[S.G_RAMP_DUE])
+        if t == S.INF or t > t_stop or gi[S.GI_LIVELOCK] != 0:
             break
         # an iteration's pushes: an end or a kill mark per container (att_room), a re-ask
         # per kill, two hang timers per stage asked for (again), an AM call per job, and
         # a heartbeat per node
         room = 4 * att_room + 3 * nj + W[40].shape[0]
         if (
-            ai.shape[0] - gi[GI_N_ATT] < att_room
+            ai.shape[0] - gi[S.GI_N_ATT] < att_room
             or _live_rows_room(W) < att_room
-            or hk.shape[0] - gi[GI_HEAP_N] < room
+            or hk.shape[0] - gi[S.GI_HEAP_N] < room
         ):
             return 1
         if t == t_sub and not _trees_fit(W, t):
             return 2
-        gf[G_NOW] = t
-        first = t != gf[G_LAST_T]  # the first iteration at t: every heartbeat at t is in it
-        gf[G_LAST_T] = t
-        gi[GI_ITER] += 1
-        gi[GI_BEAT_N] = 0
+        gf[S.G_NOW] = t
+        first = t != gf[S.G_LAST_T]  # the first iteration at t: every heartbeat at t is in it
+        gf[S.G_LAST_T] = t
+        gi[S.GI_ITER] += 1
+        gi[S.GI_BEAT_N] = 0
         t_key = ordered_bits(t)
-        check = gf[G_NEXT_CHECK] == t
+        check = gf[S.G_NEXT_CHECK] == t
         if check:
-            gf[G_NEXT_CHECK] = INF
+            gf[S.G_NEXT_CHECK] = S.INF
         events = False
-        ramp_call = gf[G_RAMP_DUE] == t  # an AM's call whose ramp-up changes its asks
+        ramp_call = gf[S.G_RAMP_DUE] == t  # an AM's call whose ramp-up changes its asks
         passing = False  # a continuous scheduling pass is due now
-        while gi[GI_HEAP_N] > 0 and hk[0, HK_KEY] == t_key:
+        while gi[S.GI_HEAP_N] > 0 and hk[0, S.HK_KEY] == t_key:
             events = True
-            its_task = hi[0, HI_TASK]
+            its_task = hi[0, S.HI_TASK]
             kind, ident = heap_pop(hk, hi, gi)
-            if gi[GI_HEAP_N] > 0:
+            if gi[S.GI_HEAP_N] > 0:
                 # the rows the next event reads: its attempt, task and job
-                if hi[0, HI_KIND] < AM_READY:
-                    prefetch(ai, hi[0, HI_IDENT])
-                    prefetch(af, hi[0, HI_IDENT])
-                    prefetch(ts, hi[0, HI_TASK])
-                    prefetch(tsf, hi[0, HI_TASK])
-                prefetch(js, hi[0, HI_JOB])
-                prefetch(jf, hi[0, HI_JOB])
+                if hi[0, S.HI_KIND] < S.AM_READY:
+                    prefetch(ai, hi[0, S.HI_IDENT])
+                    prefetch(af, hi[0, S.HI_IDENT])
+                    prefetch(ts, hi[0, S.HI_TASK])
+                    prefetch(tsf, hi[0, S.HI_TASK])
+                prefetch(js, hi[0, S.HI_JOB])
+                prefetch(jf, hi[0, S.HI_JOB])
             a = np.uint64(ident)  # an attempt's row, unsigned: no negative-index wraparound
-            if kind == END:
-                if ai[a, AI_STATE] == RUNNING:
-                    live = ai[a, AI_LIVE]  # read before the end gives the live row back
-                    n = li[live, LI_NODE]
-                    end = lf[live, LF_END]
-                    _end_attempt(W, ident, li[live, LI_OUTCOME])
-                    gi[GI_PROGRESS] += 1
+            if kind == S.END:
+                if ai[a, S.AI_STATE] == S.RUNNING:
+                    live = ai[a, S.AI_LIVE]  # read before the end gives the live row back
+                    n = li[live, S.LI_NODE]
+                    end = lf[live, S.LF_END]
+                    _end_attempt(W, ident, li[live, S.LI_OUTCOME])
+                    gi[S.GI_PROGRESS] += 1
                     if n >= 0:
                         # reported at its node's heartbeat; it ended at its own time
-                        af[a, AF_FINISH] = end
+                        af[a, S.AF_FINISH] = end
                         _beat(W, n)
-                        W[41][n, NI_DONE] = gi[GI_ITER]
-            elif kind == KILL:
-                if ai[a, AI_STATE] == RUNNING and lf[ai[a, AI_LIVE], LF_MARK] == t:
-                    _end_attempt(W, ident, KILLED)
-            elif kind == HEARTBEAT:
-                W[40][ident, NF_HB] = INF
+                        W[41][n, S.NI_DONE] = gi[S.GI_ITER]
+            elif kind == S.KILL:
+                if ai[a, S.AI_STATE] == S.RUNNING and lf[ai[a, S.AI_LIVE], S.LF_MARK] == t:
+                    _end_attempt(W, ident, S.KILLED)
+            elif kind == S.HEARTBEAT:
+                W[40][ident, S.NF_HB] = S.INF
                 _beat(W, ident)
-            elif kind == CONTINUOUS:
-                gf[G_CONT] = INF
+            elif kind == S.CONTINUOUS:
+                gf[S.G_CONT] = S.INF
                 passing = True
-            elif kind == AM_ASK:
+            elif kind == S.AM_ASK:
                 _am_ask(W, ident)
-                if cfg[C_CS] == 0.0:  # the Capacity mode's check state holds AM states
-                    gi[GI_PROGRESS] += 1
-            elif kind == TC_END:
+                if cfg[S.C_CS] == 0.0:  # the Capacity mode's check state holds AM states
+                    gi[S.GI_PROGRESS] += 1
+            elif kind == S.TC_END:
                 n = _end_task_cleanup(W, ident)
                 if n >= 0:
                     _beat(W, n)  # reported at its node's heartbeat
-            elif kind == HANG:
+            elif kind == S.HANG:
                 pass  # the reduce ramp-down below sees the job's maps hang (`_hanging`)
-            elif kind == REASK:
+            elif kind == S.REASK:
                 _reask_event(W, ident, its_task)
             else:
                 _am_ready(W, ident)
-                if cfg[C_CS] == 0.0:  # the Capacity mode's check state holds AM states
-                    gi[GI_PROGRESS] += 1
-        while gi[GI_NEXT_SUBMIT] < nj and jsf[gi[GI_NEXT_SUBMIT], JSF_SUBMIT] == t:
+                if cfg[S.C_CS] == 0.0:  # the Capacity mode's check state holds AM states
+                    gi[S.GI_PROGRESS] += 1
+        while gi[S.GI_NEXT_SUBMIT] < nj and jsf[gi[S.GI_NEXT_SUBMIT], S.JSF_SUBMIT] == t:
             events = True
-            _submit(W, gi[GI_NEXT_SUBMIT])
-            gi[GI_NEXT_SUBMIT] += 1
-        if gi[GI_DIRTY] != 0:
+            _submit(W, gi[S.GI_NEXT_SUBMIT])
+            gi[S.GI_NEXT_SUBMIT] += 1
+        if gi[S.GI_DIRTY] != 0:
             _compute_shares(W)
-        heartbeats = cfg[C_HB] != 0.0
+        heartbeats = cfg[S.C_HB] != 0.0
         if heartbeats:
             if first:
                 _catch_up(W, t)
             # with continuous scheduling, Hadoop 2 (before 2.9) assigns on a heartbeat only
             # when it reported a finished container
-            only_done = cfg[C_CONT] != 0.0 and cfg[C_VERSION] == 2.0
-            for i in range(gi[GI_BEAT_N]):
+            only_done = cfg[S.C_CONT] != 0.0 and cfg[S.C_VERSION] == 2.0
+            for i in range(gi[S.GI_BEAT_N]):
                 n = W[42][i]
-                if not only_done or W[41][n, NI_DONE] == gi[GI_ITER]:
+                if not only_done or W[41][n, S.NI_DONE] == gi[S.GI_ITER]:
                     _node_allocate(W, n)
-            if cfg[C_CONT] != 0.0 and first and not passing:
+            if cfg[S.C_CONT] != 0.0 and first and not passing:
                 passing = _pass_now(W, t)  # a change at a grid time: the pass there sees it
             if passing:
                 _continuous_pass(W)
         else:
             _allocate(W)
         _ramp_down(W, heartbeats)
-        gi[GI_RAMP_RUN] = 0 if events else gi[GI_RAMP_RUN] + 1
+        gi[S.GI_RAMP_RUN] = 0 if events else gi[S.GI_RAMP_RUN] + 1
         events = events or ramp_call
-        if cfg[C_PREEMPT] != 0.0:
-            if cfg[C_CS] != 0.0:
+        if cfg[S.C_PREEMPT] != 0.0:
+            if cfg[S.C_CS] != 0.0:
                 if events:
                     # the first round at or after an event sees its state (one round a time)
-                    g = _grid_at_or_after(t, cfg[C_CS_INTERVAL])
-                    if g == gf[G_CS_LAST]:
-                        g = _grid_after(t, cfg[C_CS_INTERVAL])
-                    if g == t:
-                        check = True
-                    elif g < gf[G_NEXT_CHECK]:
-                        gf[G_NEXT_CHECK] = g
+                    g = _grid_at_or_after(t, cfg[S.C_CS_INTERVAL])
+                    if g == gf[S.G_CS_LAST]:
+                        g = _grid_after(t, cfg[S.C_CS_INTERVAL])
+                    check = _check_due(gf, g, t) or check
                 if check:
-                    gf[G_CS_LAST] = t
+                    gf[S.G_CS_LAST] = t
                     if _cycling_v3(W):
-                        gi[GI_LIVELOCK] = 1  # the monitor's rounds only cycle
+                        gi[S.GI_LIVELOCK] = 1  # the monitor's rounds only cycle
                     elif _cs_monitor(W) > 0:
                         if not heartbeats:
                             _allocate(W)
                         _ramp_down(W, heartbeats)
-            elif cfg[C_VERSION] == 3.0:
+            elif cfg[S.C_VERSION] == 3.0:
                 if events:
                     # the next update() sees this state; one before it would see no change
-                    g = _grid_at_or_after(t, cfg[C_UPDATE])
-                    if g == t:
-                        check = True
-                    elif g < gf[G_NEXT_CHECK]:
-                        gf[G_NEXT_CHECK] = g
+                    check = _check_due(gf, _grid_at_or_after(t, cfg[S.C_UPDATE]), t) or check
                 if check:
                     if _cycling_v3(W):
-                        gi[GI_LIVELOCK] = 1  # the loop ends before the next time
+                        gi[S.GI_LIVELOCK] = 1  # the loop ends before the next time
                     else:
                         _preempt_v3(W)
             else:
@@ -340,16 +272,16 @@ def advance(W, t_stop, att_room):
                 _ramp_down(W, heartbeats)
                 _v12_timers(W, idle)
         if heartbeats:
-            if gi[GI_CLAIM_LIVE] > 0:
+            if gi[S.GI_CLAIM_LIVE] > 0:
                 _claims_sweep(W)  # what the nodes' next heartbeats would drop first
-            if cfg[C_CONT] != 0.0:
+            if cfg[S.C_CONT] != 0.0:
                 _schedule_pass(W, t)
-            gf[G_RAMP_DUE] = INF
-            if gi[GI_RAMP_HEAD] >= 0 and gi[GI_RAMP_RUN] < RAMP_RUN_MAX:
-                gf[G_RAMP_DUE] = _ramp_due(W)
+            gf[S.G_RAMP_DUE] = S.INF
+            if gi[S.GI_RAMP_HEAD] >= 0 and gi[S.GI_RAMP_RUN] < S.RAMP_RUN_MAX:
+                gf[S.G_RAMP_DUE] = _ramp_due(W)
             _wake(W, t)
-    if t_stop != INF and t_stop > gf[G_NOW]:
-        gf[G_NOW] = t_stop
+    if t_stop != S.INF and t_stop > gf[S.G_NOW]:
+        gf[S.G_NOW] = t_stop
     return 0
 
 
@@ -361,27 +293,27 @@ def rebuild_queue_state(W):
     """
     W = world_ref(_borrow_world(W))
     qf, js, jsf, jf, ji, hold = W[3], W[6], W[7], W[8], W[9], W[37]
-    W[24][GI_RCL_HEAD] = -1  # the fresh leaves hold no asleep blocked jobs: all wake
-    W[24][GI_RCL_TAIL] = -1
+    W[24][S.GI_RCL_HEAD] = -1  # the fresh leaves hold no asleep blocked jobs: all wake
+    W[24][S.GI_RCL_TAIL] = -1
     for j in range(js.shape[0]):
-        if ji[j, JI_IN_RCS] == 1:
-            ji[j, JI_IN_RCS] = 0
-            _keep_listed(ji, JI_RC_NEXT, JI_RC_PREV, W[24], GI_RC_HEAD, JI_IN_RC, j, True)
-        if ji[j, JI_HOLD_POS] >= 0:
-            hold[ji[j, JI_HOLD_POS], 1] = js[j, JS_QUEUE]
-        state = ji[j, JI_STATE]
+        if ji[j, S.JI_IN_RCS] == 1:
+            ji[j, S.JI_IN_RCS] = 0
+            _keep_listed(ji, S.JI_RC_NEXT, S.JI_RC_PREV, W[24], S.GI_RC_HEAD, S.JI_IN_RC, j, True)
+        if ji[j, S.JI_HOLD_POS] >= 0:
+            hold[ji[j, S.JI_HOLD_POS], 1] = js[j, S.JS_QUEUE]
+        state = ji[j, S.JI_STATE]
         if state != 1 and state != 2:
             continue
-        leaf = js[j, JS_QUEUE]
-        _up(W, QF_USE, leaf, jf[j, JF_USE], jf[j, JF_USE + 1])
-        _up(W, QF_PALL, leaf, jf[j, JF_PEND], jf[j, JF_PEND + 1])
-        _up(W, QF_TBP, leaf, jf[j, JF_TBP], jf[j, JF_TBP + 1])
+        leaf = js[j, S.JS_QUEUE]
+        _up(W, S.QF_USE, leaf, jf[j, S.JF_USE], jf[j, S.JF_USE + 1])
+        _up(W, S.QF_PALL, leaf, jf[j, S.JF_PEND], jf[j, S.JF_PEND + 1])
+        _up(W, S.QF_TBP, leaf, jf[j, S.JF_TBP], jf[j, S.JF_TBP + 1])
         if state == 2:
-            ji[j, JI_STATE] = 1
+            ji[j, S.JI_STATE] = 1
             _make_runnable(W, j)
-        if ji[j, JI_AM_STATE] >= 2:
-            qf[leaf, QF_AM] += jsf[j, JSF_AM]
-            qf[leaf, QF_AM + 1] += jsf[j, JSF_AM + 1]
+        if ji[j, S.JI_AM_STATE] >= 2:
+            qf[leaf, S.QF_AM] += jsf[j, S.JSF_AM]
+            qf[leaf, S.QF_AM + 1] += jsf[j, S.JSF_AM + 1]
 
 
 @kernel_jit

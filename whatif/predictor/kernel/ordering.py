@@ -21,24 +21,11 @@ weight 1 (or log2(1 + demand MB) with sizebasedweight).
 
 from __future__ import annotations
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.fairshare import _app_weight
 from whatif.predictor.kernel.queues import _demand
 from whatif.predictor.kernel.resources import jdiv, signum
-from whatif.predictor.kernel.state import (
-    C_SIZEBASED,
-    C_VERSION,
-    JF_PEND,
-    JF_TBP,
-    JF_USE,
-    JS_RANK,
-    JSF_SUBMIT,
-    QF_TBP,
-    QF_USE,
-    QS_RANK,
-    QSF_MIN,
-    QSF_WEIGHT,
-)
 
 
 @kernel_jit
@@ -106,7 +93,7 @@ def _compare(W, policy, d, ua, da, ma, wa, sta, ra, ub, db, mb, wb, stb, rb):
     elif policy == 1:
         res = 0
     else:
-        res = _compare_fair(cfg[C_VERSION] == 3.0, d, ua, da, ma, wa, ub, db, mb, wb)
+        res = _compare_fair(cfg[S.C_VERSION] == 3.0, d, ua, da, ma, wa, ub, db, mb, wb)
     if res == 0:
         res = signum(sta - stb)
     if res == 0:
@@ -117,31 +104,31 @@ def _compare(W, policy, d, ua, da, ma, wa, sta, ra, ub, db, mb, wb, stb, rb):
 @kernel_jit
 def _queue_key(W, q, use_tbp):
     qs, qsf, qf, cfg = W[0], W[1], W[3], W[25]
-    u0 = qf[q, QF_USE]
-    u1 = qf[q, QF_USE + 1]
+    u0 = qf[q, S.QF_USE]
+    u1 = qf[q, S.QF_USE + 1]
     if use_tbp:
-        u0 -= qf[q, QF_TBP]
-        u1 -= qf[q, QF_TBP + 1]
-    m0 = qsf[q, QSF_MIN]
-    m1 = qsf[q, QSF_MIN + 1]
+        u0 -= qf[q, S.QF_TBP]
+        u1 -= qf[q, S.QF_TBP + 1]
+    m0 = qsf[q, S.QSF_MIN]
+    m1 = qsf[q, S.QSF_MIN + 1]
     d0 = 0.0
     d1 = 0.0
-    if cfg[C_VERSION] == 3.0 or m0 > 0.0 or m1 > 0.0:
+    if cfg[S.C_VERSION] == 3.0 or m0 > 0.0 or m1 > 0.0:
         d0, d1 = _demand(W, q)
-    return (u0, u1), (d0, d1), (m0, m1), qsf[q, QSF_WEIGHT], 0.0, qs[q, QS_RANK]
+    return (u0, u1), (d0, d1), (m0, m1), qsf[q, S.QSF_WEIGHT], 0.0, qs[q, S.QS_RANK]
 
 
 @kernel_jit
 def _app_key(W, j, use_tbp):
     js, jsf, jf = W[6], W[7], W[8]
-    u0 = jf[j, JF_USE]
-    u1 = jf[j, JF_USE + 1]
+    u0 = jf[j, S.JF_USE]
+    u1 = jf[j, S.JF_USE + 1]
     if use_tbp:
-        u0 -= jf[j, JF_TBP]
-        u1 -= jf[j, JF_TBP + 1]
-    d0 = jf[j, JF_USE] + jf[j, JF_PEND]
-    d1 = jf[j, JF_USE + 1] + jf[j, JF_PEND + 1]
-    return (u0, u1), (d0, d1), (0.0, 0.0), _app_weight(W, j), jsf[j, JSF_SUBMIT], js[j, JS_RANK]
+        u0 -= jf[j, S.JF_TBP]
+        u1 -= jf[j, S.JF_TBP + 1]
+    d0 = jf[j, S.JF_USE] + jf[j, S.JF_PEND]
+    d1 = jf[j, S.JF_USE + 1] + jf[j, S.JF_PEND + 1]
+    return (u0, u1), (d0, d1), (0.0, 0.0), _app_weight(W, j), jsf[j, S.JSF_SUBMIT], js[j, S.JS_RANK]
 
 
 @kernel_jit
@@ -153,7 +140,7 @@ def _cmp_queues(W, policy, d, a, b, use_tbp):
 
 @kernel_jit
 def _cmp_apps(W, policy, d, a, b, use_tbp):
-    if policy == 0 and W[25][C_SIZEBASED] == 0.0:
+    if policy == 0 and W[25][S.C_SIZEBASED] == 0.0:
         return _cmp_apps_fair(W, d, a, b, use_tbp)
     ua, da, ma, wa, sa, ra = _app_key(W, a, use_tbp)
     ub, db, mb, wb, sb, rb = _app_key(W, b, use_tbp)
@@ -168,14 +155,14 @@ def _cmp_apps_fair(W, d, a, b, use_tbp):
     has negative usage; with weight 1 the usage ratio is the usage itself, and two needy
     apps compare usage / max(min, 1) = usage too."""
     js, jsf, jf, cfg = W[6], W[7], W[8], W[25]
-    ua = jf[a, JF_USE + d]
-    ub = jf[b, JF_USE + d]
-    da = ua + jf[a, JF_PEND + d]
-    db = ub + jf[b, JF_PEND + d]
+    ua = jf[a, S.JF_USE + d]
+    ub = jf[b, S.JF_USE + d]
+    da = ua + jf[a, S.JF_PEND + d]
+    db = ub + jf[b, S.JF_PEND + d]
     if use_tbp:
-        ua -= jf[a, JF_TBP + d]
-        ub -= jf[b, JF_TBP + d]
-    if cfg[C_VERSION] == 3.0:
+        ua -= jf[a, S.JF_TBP + d]
+        ub -= jf[b, S.JF_TBP + d]
+    if cfg[S.C_VERSION] == 3.0:
         if da == 0.0 and db > 0.0:
             return 1
         if db == 0.0 and da > 0.0:
@@ -188,9 +175,9 @@ def _cmp_apps_fair(W, d, a, b, use_tbp):
         return 1
     res = signum(ua - ub)
     if res == 0:
-        res = signum(jsf[a, JSF_SUBMIT] - jsf[b, JSF_SUBMIT])
+        res = signum(jsf[a, S.JSF_SUBMIT] - jsf[b, S.JSF_SUBMIT])
     if res == 0:
-        ra = js[a, JS_RANK]
-        rb = js[b, JS_RANK]
+        ra = js[a, S.JS_RANK]
+        rb = js[b, S.JS_RANK]
         res = -1 if ra < rb else (1 if ra > rb else 0)
     return res

@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.allocate_cycle import _am_call, _cycles, _reask_call, _run_start
 from whatif.predictor.kernel.apptree import _free_slot, _take_slot, _touch
 from whatif.predictor.kernel.blocked_lists import (
@@ -68,170 +69,6 @@ from whatif.predictor.kernel.ramp_lists import (
 from whatif.predictor.kernel.requests import _give_back, _head_task, _requeue
 from whatif.predictor.kernel.resting import _park_again
 from whatif.predictor.kernel.starvation import _unlist_min_starvation
-from whatif.predictor.kernel.state import (
-    AF_FINISH,
-    AF_START,
-    AI_LIVE,
-    AI_PREEMPTED,
-    AI_STATE,
-    AI_TASK,
-    AM_ASK,
-    AM_KILLED,
-    AM_READY,
-    C_AM_HB,
-    C_AM_LAT,
-    C_CS,
-    C_HANG,
-    C_HB,
-    C_LAT,
-    C_PDELAY,
-    C_RAMP,
-    C_SLOT,
-    C_SLOWSTART,
-    C_TC,
-    C_VERSION,
-    FAILED,
-    G_FREE,
-    G_NOW,
-    G_RAMP_LAST,
-    GI_CHANGED,
-    GI_CUR_NODE,
-    GI_HEAP_N,
-    GI_N_ATT,
-    GI_RA_HEAD,
-    GI_RAMP_HEAD,
-    GI_RC_HEAD,
-    GI_RCL_HEAD,
-    GI_RED_HEAD,
-    GI_RED_SEQ,
-    GI_RUN_HEAD,
-    GI_WAIT_HEAD,
-    HANG,
-    HI_IDENT,
-    HI_JOB,
-    HI_KIND,
-    HI_TASK,
-    HK_KEY,
-    HK_SEQ,
-    INF,
-    JF_AM_T0,
-    JF_FINISH,
-    JF_HANG_NEXT,
-    JF_LFAIR,
-    JF_MAP_ASK,
-    JF_PEND,
-    JF_RAMP_H,
-    JF_RAMP_LO,
-    JF_RAMP_NEXT,
-    JF_RCS_NEED,
-    JF_RCS_WAKE,
-    JF_RD_CALL,
-    JF_TBP,
-    JF_USE,
-    JI_AM_ATT,
-    JI_AM_STATE,
-    JI_APP_NEXT,
-    JI_APP_PREV,
-    JI_ASKING,
-    JI_IN_JT,
-    JI_IN_RA,
-    JI_IN_RAMP,
-    JI_IN_RC,
-    JI_IN_RCS,
-    JI_IN_RED,
-    JI_MSTARV_POS,
-    JI_RA_NEXT,
-    JI_RAMP_ASKED,
-    JI_RAMP_NEXT,
-    JI_RAMP_SIG,
-    JI_RC_NEXT,
-    JI_RC_PREV,
-    JI_RCS_NEXT,
-    JI_RED_NEXT,
-    JI_RED_PREV,
-    JI_RED_SEQ,
-    JI_STAGES_DONE,
-    JI_STATE,
-    JI_TC,
-    JI_WAIT_NEXT,
-    JI_WAIT_PREV,
-    JS_HAS_AM,
-    JS_QUEUE,
-    JS_ST_HI,
-    JS_ST_LO,
-    JS_USER,
-    JSF_AM,
-    KILLED,
-    LF_DUE,
-    LF_END,
-    LF_MARK,
-    LI_CHOSEN,
-    LI_DEF_NEXT,
-    LI_DEF_PREV,
-    LI_NODE,
-    LI_OUTCOME,
-    LI_RUN_NEXT,
-    LI_RUN_PREV,
-    NF_FREE,
-    QF_AM,
-    QF_FAIR,
-    QF_PALL,
-    QF_PRUN,
-    QF_RAMP_H,
-    QF_RAMP_LO,
-    QF_RAMP_WAKE,
-    QF_RCS_NEED,
-    QF_RCS_WAKE,
-    QF_TBP,
-    QF_USE,
-    QI_APP_HEAD,
-    QI_LIVE,
-    QI_RCL_NEXT,
-    QI_RCS_HEAD,
-    QI_RUNNABLE,
-    QS_MAX_APPS,
-    QS_PARENT,
-    QS_POLICY,
-    QSF_MAX,
-    REASK,
-    RS_A,
-    RS_B,
-    RS_C,
-    RUNNING,
-    SI_ASKED,
-    SI_CS_MISSED,
-    SI_DEF_HEAD,
-    SI_DEF_TAIL,
-    SI_DONE,
-    SI_FLOC_LEVEL,
-    SI_FLOC_OPP,
-    SI_FRONT_N,
-    SI_HELD,
-    SI_NEXT,
-    SI_PENDING,
-    SI_RELEASED,
-    SI_RETRY_HEAD,
-    SI_RETRY_TAIL,
-    SI_SLOT,
-    SS_DIM,
-    SS_HI,
-    SS_JT,
-    SS_LO,
-    SS_LOC,
-    SS_RR,
-    SS_SLOW,
-    SUCCEEDED,
-    TF_TAKEN,
-    TI_FAILED_ON,
-    TI_FAILS,
-    TI_RETRY_NEXT,
-    TS_FAILS,
-    TS_JOB,
-    TS_STAGE,
-    TSF_DUR,
-    TSF_FRAC,
-    TSF_REQ,
-)
 from whatif.predictor.kernel.victims import _free_add, _free_remove, _held_changed
 from whatif.predictor.world import float_from_ordered
 
@@ -243,15 +80,15 @@ ALL = 2**31 - 1
 def _add_pending(W, j, x0, x1):
     js, jf, ji = W[6], W[8], W[9]
     u = np.uint64(j)  # unsigned rows: no negative-index wraparound
-    leaf = js[u, JS_QUEUE]
-    jf[u, JF_PEND] += x0
-    jf[u, JF_PEND + 1] += x1
+    leaf = js[u, S.JS_QUEUE]
+    jf[u, S.JF_PEND] += x0
+    jf[u, S.JF_PEND + 1] += x1
     _touch(W, j)
     _rc_wake(W, j)
-    _up(W, QF_PALL, leaf, x0, x1)
-    if ji[u, JI_STATE] == 2:
-        _up(W, QF_PRUN, leaf, x0, x1)
-    W[24][GI_CHANGED] = 1
+    _up(W, S.QF_PALL, leaf, x0, x1)
+    if ji[u, S.JI_STATE] == 2:
+        _up(W, S.QF_PRUN, leaf, x0, x1)
+    W[24][S.GI_CHANGED] = 1
 
 
 @kernel_jit
@@ -260,34 +97,38 @@ def _release_stage(W, j, s):
     an allocate cycle, at the AM's next call (`allocate_cycle.py`)."""
     js, ss, ssf, si, cfg = W[6], W[12], W[13], W[14], W[25]
     _ramp_wake(W, j)
-    if _cycles(W, j) and W[9][j, JI_AM_STATE] == 3:
-        now = W[23][G_NOW]
+    if _cycles(W, j) and W[9][j, S.JI_AM_STATE] == 3:
+        now = W[23][S.G_NOW]
         call = _am_call(W, j, now, True)
         if call > now:
-            si[s, SI_RELEASED] = 2
-            if W[9][j, JI_ASKING] == 0:
-                W[9][j, JI_ASKING] = 1
-                heap_push(W[21], W[22], W[24], call, AM_ASK, W[9][j, JI_AM_ATT], -1, j)
+            si[s, S.SI_RELEASED] = 2
+            if W[9][j, S.JI_ASKING] == 0:
+                W[9][j, S.JI_ASKING] = 1
+                heap_push(W[21], W[22], W[24], call, S.AM_ASK, W[9][j, S.JI_AM_ATT], -1, j)
             return
     while True:
-        si[s, SI_RELEASED] = 1
-        si[s, SI_PENDING] = ss[s, SS_HI] - ss[s, SS_LO] - si[s, SI_DONE]
-        if ss[s, SS_JT] != 0:
+        si[s, S.SI_RELEASED] = 1
+        si[s, S.SI_PENDING] = ss[s, S.SS_HI] - ss[s, S.SS_LO] - si[s, S.SI_DONE]
+        if ss[s, S.SS_JT] != 0:
             _jt_refresh(W, j)  # the JobTracker hands it out, not the scheduler
             return
         _map_asked(W, j, s)
         if _ramps(W, j, s):
-            si[s, SI_ASKED] = 0  # the AM asks for its reduces as it ramps them up
+            si[s, S.SI_ASKED] = 0  # the AM asks for its reduces as it ramps them up
             _ramp_refresh(W, j)
             _ramp_job(W, j)
-        elif si[s, SI_NEXT] == ss[s, SS_LO] and si[s, SI_RETRY_HEAD] < 0 and si[s, SI_DONE] == 0:
+        elif (
+            si[s, S.SI_NEXT] == ss[s, S.SS_LO]
+            and si[s, S.SI_RETRY_HEAD] < 0
+            and si[s, S.SI_DONE] == 0
+        ):
             _add_pending(W, j, ssf[s, 0], ssf[s, 1])
         else:  # a restarted AM asks for what its failed attempt left (`_am_preempted`)
             r0, r1 = _unassigned_req(W, s)
             _add_pending(W, j, r0, r1)
         nxt = s + 1
-        if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
-            if si[s, SI_DONE] / (ss[s, SS_HI] - ss[s, SS_LO]) >= cfg[C_SLOWSTART]:
+        if nxt < js[j, S.JS_ST_HI] and ss[nxt, S.SS_SLOW] == 1 and si[nxt, S.SI_RELEASED] == 0:
+            if si[s, S.SI_DONE] / (ss[s, S.SS_HI] - ss[s, S.SS_LO]) >= cfg[S.C_SLOWSTART]:
                 s = nxt
                 continue
         return
@@ -298,80 +139,80 @@ def _maybe_slowstart(W, j, s):
     """Release the reduce stage after map stage `s` once enough maps completed."""
     js, ss, si, cfg = W[6], W[12], W[14], W[25]
     nxt = s + 1
-    if nxt < js[j, JS_ST_HI] and ss[nxt, SS_SLOW] == 1 and si[nxt, SI_RELEASED] == 0:
-        size = ss[s, SS_HI] - ss[s, SS_LO]
-        if si[s, SI_DONE] / size >= cfg[C_SLOWSTART]:
+    if nxt < js[j, S.JS_ST_HI] and ss[nxt, S.SS_SLOW] == 1 and si[nxt, S.SI_RELEASED] == 0:
+        size = ss[s, S.SS_HI] - ss[s, S.SS_LO]
+        if si[s, S.SI_DONE] / size >= cfg[S.C_SLOWSTART]:
             _release_stage(W, j, nxt)
 
 
 @kernel_jit
 def _can_run(W, j):
     qs, qi, js, umax, urun = W[0], W[4], W[6], W[10], W[11]
-    user = js[j, JS_USER]
+    user = js[j, S.JS_USER]
     if umax[user] >= 0 and urun[user] >= umax[user]:
         return False
-    q = js[j, JS_QUEUE]
+    q = js[j, S.JS_QUEUE]
     while q >= 0:
-        if qs[q, QS_MAX_APPS] >= 0 and qi[q, QI_RUNNABLE] >= qs[q, QS_MAX_APPS]:
+        if qs[q, S.QS_MAX_APPS] >= 0 and qi[q, S.QI_RUNNABLE] >= qs[q, S.QS_MAX_APPS]:
             return False
-        q = qs[q, QS_PARENT]
+        q = qs[q, S.QS_PARENT]
     return True
 
 
 @kernel_jit
 def _make_runnable(W, j):
     qi, js, jf, ji, urun = W[4], W[6], W[8], W[9], W[11]
-    leaf = js[j, JS_QUEUE]
-    W[24][GI_CHANGED] = 1
-    ji[j, JI_STATE] = 2
+    leaf = js[j, S.JS_QUEUE]
+    W[24][S.GI_CHANGED] = 1
+    ji[j, S.JI_STATE] = 2
     _take_slot(W, j)
     _touch(W, j)
-    urun[js[j, JS_USER]] += 1
+    urun[js[j, S.JS_USER]] += 1
     _count_runnable(W, leaf, 1)
-    _up(W, QF_PRUN, leaf, jf[j, JF_PEND], jf[j, JF_PEND + 1])
-    _append(ji, JI_APP_NEXT, JI_APP_PREV, qi[leaf], QI_APP_HEAD, j)
+    _up(W, S.QF_PRUN, leaf, jf[j, S.JF_PEND], jf[j, S.JF_PEND + 1])
+    _append(ji, S.JI_APP_NEXT, S.JI_APP_PREV, qi[leaf], S.QI_APP_HEAD, j)
     _jt_refresh(W, j)
 
 
 @kernel_jit
 def _unlink_app(W, j):
     qi, js, ji = W[4], W[6], W[9]
-    _remove(ji, JI_APP_NEXT, JI_APP_PREV, qi[js[j, JS_QUEUE]], QI_APP_HEAD, j)
+    _remove(ji, S.JI_APP_NEXT, S.JI_APP_PREV, qi[js[j, S.JS_QUEUE]], S.QI_APP_HEAD, j)
 
 
 @kernel_jit
 def _submit(W, j):
     js, jsf, jf, ji, gf, gi = W[6], W[7], W[8], W[9], W[23], W[24]
-    if W[25][C_CS] != 0.0 and not _cs_admit(W, j):
-        ji[j, JI_STATE] = 3  # rejected (maximum-applications): never runs, no finish time
+    if W[25][S.C_CS] != 0.0 and not _cs_admit(W, j):
+        ji[j, S.JI_STATE] = 3  # rejected (maximum-applications): never runs, no finish time
         return
-    ji[j, JI_STATE] = 1
-    jf[j, JF_LFAIR] = -INF
-    if js[j, JS_HAS_AM] == 0 and js[j, JS_ST_LO] == js[j, JS_ST_HI]:
-        ji[j, JI_STATE] = 3
-        jf[j, JF_FINISH] = gf[G_NOW]
+    ji[j, S.JI_STATE] = 1
+    jf[j, S.JF_LFAIR] = -S.INF
+    if js[j, S.JS_HAS_AM] == 0 and js[j, S.JS_ST_LO] == js[j, S.JS_ST_HI]:
+        ji[j, S.JI_STATE] = 3
+        jf[j, S.JF_FINISH] = gf[S.G_NOW]
         return
-    W[4][js[j, JS_QUEUE], QI_LIVE] += 1
-    if js[j, JS_HAS_AM] == 1:
-        ji[j, JI_AM_STATE] = 1
-        _add_pending(W, j, jsf[j, JSF_AM], jsf[j, JSF_AM + 1])
+    W[4][js[j, S.JS_QUEUE], S.QI_LIVE] += 1
+    if js[j, S.JS_HAS_AM] == 1:
+        ji[j, S.JI_AM_STATE] = 1
+        _add_pending(W, j, jsf[j, S.JSF_AM], jsf[j, S.JSF_AM + 1])
     else:
-        _release_stage(W, j, js[j, JS_ST_LO])
+        _release_stage(W, j, js[j, S.JS_ST_LO])
     if _can_run(W, j):
         _make_runnable(W, j)
     else:
-        _append(ji, JI_WAIT_NEXT, JI_WAIT_PREV, gi, GI_WAIT_HEAD, j)
+        _append(ji, S.JI_WAIT_NEXT, S.JI_WAIT_PREV, gi, S.GI_WAIT_HEAD, j)
 
 
 @kernel_jit
 def _promote_waiting(W):
     """Scan waiting apps in submission order; make runnable every one the limits allow."""
     ji, gi = W[9], W[24]
-    j = gi[GI_WAIT_HEAD]
+    j = gi[S.GI_WAIT_HEAD]
     while j >= 0:
-        nxt = ji[j, JI_WAIT_NEXT]
+        nxt = ji[j, S.JI_WAIT_NEXT]
         if _can_run(W, j):
-            _remove(ji, JI_WAIT_NEXT, JI_WAIT_PREV, gi, GI_WAIT_HEAD, j)
+            _remove(ji, S.JI_WAIT_NEXT, S.JI_WAIT_PREV, gi, S.GI_WAIT_HEAD, j)
             _make_runnable(W, j)
         j = nxt
 
@@ -381,13 +222,13 @@ def _am_ask(W, a):
     """The allocate call of AM attempt `a` sends the stages released since its last one
     (nothing, if the attempt has failed since: `_am_preempted`)."""
     js, ji, si = W[6], W[9], W[14]
-    j = -1 - W[20][a, AI_TASK]
-    if ji[j, JI_AM_ATT] != a or ji[j, JI_AM_STATE] != 3:
+    j = -1 - W[20][a, S.AI_TASK]
+    if ji[j, S.JI_AM_ATT] != a or ji[j, S.JI_AM_STATE] != 3:
         return
-    ji[j, JI_ASKING] = 0
-    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
-        if si[s, SI_RELEASED] == 2:
-            si[s, SI_RELEASED] = 0
+    ji[j, S.JI_ASKING] = 0
+    for s in range(js[j, S.JS_ST_LO], js[j, S.JS_ST_HI]):
+        if si[s, S.SI_RELEASED] == 2:
+            si[s, S.SI_RELEASED] = 0
             _release_stage(W, j, s)
 
 
@@ -396,14 +237,14 @@ def _am_ready(W, a):
     """AM attempt `a` is ready (unless it has failed since): it releases its job's first
     stage, or after a failed attempt the first one not completed (`_am_preempted`)."""
     js, ji, si = W[6], W[9], W[14]
-    j = -1 - W[20][a, AI_TASK]
-    if ji[j, JI_AM_ATT] == a and ji[j, JI_AM_STATE] == 2:
-        ji[j, JI_AM_STATE] = 3
-        W[8][j, JF_AM_T0] = W[23][G_NOW]
-        s = js[j, JS_ST_LO]
-        while s < js[j, JS_ST_HI] and si[s, SI_RELEASED] != 0:
+    j = -1 - W[20][a, S.AI_TASK]
+    if ji[j, S.JI_AM_ATT] == a and ji[j, S.JI_AM_STATE] == 2:
+        ji[j, S.JI_AM_STATE] = 3
+        W[8][j, S.JF_AM_T0] = W[23][S.G_NOW]
+        s = js[j, S.JS_ST_LO]
+        while s < js[j, S.JS_ST_HI] and si[s, S.SI_RELEASED] != 0:
             s += 1
-        if s == js[j, JS_ST_HI]:
+        if s == js[j, S.JS_ST_HI]:
             _finish_job(W, j)
         else:
             _release_stage(W, j, s)
@@ -416,70 +257,70 @@ def _start_attempt(W, j, task, r0, r1):
     gi, cfg = W[24], W[25]
     # rows as unsigned numbers: indexing by them compiles without negative-index wraparound
     uj = np.uint64(j)
-    t = gf[G_NOW]
-    lat = cfg[C_LAT]
+    t = gf[S.G_NOW]
+    lat = cfg[S.C_LAT]
     _ramp_wake(W, j)
-    leaf = js[uj, JS_QUEUE]
-    a = gi[GI_N_ATT]
+    leaf = js[uj, S.JS_QUEUE]
+    a = gi[S.GI_N_ATT]
     ua = np.uint64(a)
-    gi[GI_N_ATT] = a + 1
-    ai[ua, AI_TASK] = task
-    ai[ua, AI_STATE] = RUNNING
-    ai[ua, AI_PREEMPTED] = 0
-    af[ua, AF_START] = t
-    af[ua, AF_FINISH] = INF
+    gi[S.GI_N_ATT] = a + 1
+    ai[ua, S.AI_TASK] = task
+    ai[ua, S.AI_STATE] = S.RUNNING
+    ai[ua, S.AI_PREEMPTED] = 0
+    af[ua, S.AF_START] = t
+    af[ua, S.AF_FINISH] = S.INF
     li, lf = W[51], W[52]
     live = _take_live_row(W, a)
-    li[live, LI_CHOSEN] = 0
-    li[live, LI_DEF_NEXT] = -1
-    li[live, LI_DEF_PREV] = -1
-    lf[live, LF_MARK] = -1.0
-    lf[live, LF_END] = INF
-    lf[live, LF_DUE] = INF
-    node = gi[GI_CUR_NODE]
-    li[live, LI_NODE] = node
-    gi[GI_CHANGED] = 1
-    _append_via(li, ai, AI_LIVE, LI_RUN_NEXT, LI_RUN_PREV, gi, GI_RUN_HEAD, a)
-    gf[G_FREE] -= r0
-    gf[G_FREE + 1] -= r1
+    li[live, S.LI_CHOSEN] = 0
+    li[live, S.LI_DEF_NEXT] = -1
+    li[live, S.LI_DEF_PREV] = -1
+    lf[live, S.LF_MARK] = -1.0
+    lf[live, S.LF_END] = S.INF
+    lf[live, S.LF_DUE] = S.INF
+    node = gi[S.GI_CUR_NODE]
+    li[live, S.LI_NODE] = node
+    gi[S.GI_CHANGED] = 1
+    _append_via(li, ai, S.AI_LIVE, S.LI_RUN_NEXT, S.LI_RUN_PREV, gi, S.GI_RUN_HEAD, a)
+    gf[S.G_FREE] -= r0
+    gf[S.G_FREE + 1] -= r1
     if node >= 0:
-        W[40][node, NF_FREE] -= r0
-        W[40][node, NF_FREE + 1] -= r1
+        W[40][node, S.NF_FREE] -= r0
+        W[40][node, S.NF_FREE + 1] -= r1
         _park_again(W, node)
     s = -1
     if task >= 0:
-        s = ts[np.uint64(task), TS_STAGE]
-    if task < 0 or ss[np.uint64(s), SS_JT] == 0:  # JobTracker tasks: in no pool
+        s = ts[np.uint64(task), S.TS_STAGE]
+    if task < 0 or ss[np.uint64(s), S.SS_JT] == 0:  # JobTracker tasks: in no pool
         _use_pending(W, j, leaf, r0, r1)
         if task >= 0:
             _free_add(W, a, j)
     if task < 0:
-        li[live, LI_OUTCOME] = SUCCEEDED
-        ji[uj, JI_AM_STATE] = 2
-        ji[uj, JI_AM_ATT] = a
-        W[3][leaf, QF_AM] += r0
-        W[3][leaf, QF_AM + 1] += r1
-        heap_push(hk, hi, gi, t + lat + cfg[C_AM_LAT], AM_READY, a, -1, j)
+        li[live, S.LI_OUTCOME] = S.SUCCEEDED
+        ji[uj, S.JI_AM_STATE] = 2
+        ji[uj, S.JI_AM_ATT] = a
+        W[3][leaf, S.QF_AM] += r0
+        W[3][leaf, S.QF_AM + 1] += r1
+        heap_push(hk, hi, gi, t + lat + cfg[S.C_AM_LAT], S.AM_READY, a, -1, j)
         return
     us = np.uint64(s)
     ut = np.uint64(task)
-    si[us, SI_PENDING] -= 1
-    if si[us, SI_ASKED] > 0:
-        si[us, SI_ASKED] -= 1
-    if ti[ut, TI_FAILS] < ts[ut, TS_FAILS]:
-        li[live, LI_OUTCOME] = FAILED
-        _push_end(W, a, _run_start(W, j, t) + tsf[ut, TSF_FRAC] * tsf[ut, TSF_DUR], task, j)
-    elif ss[us, SS_SLOW] == 1:
-        li[live, LI_OUTCOME] = SUCCEEDED
+    si[us, S.SI_PENDING] -= 1
+    if si[us, S.SI_ASKED] > 0:
+        si[us, S.SI_ASKED] -= 1
+    if ti[ut, S.TI_FAILS] < ts[ut, S.TS_FAILS]:
+        li[live, S.LI_OUTCOME] = S.FAILED
+        _push_end(W, a, _run_start(W, j, t) + tsf[ut, S.TSF_FRAC] * tsf[ut, S.TSF_DUR], task, j)
+    elif ss[us, S.SS_SLOW] == 1:
+        li[live, S.LI_OUTCOME] = S.SUCCEEDED
         if np.isnan(sdone[s - 1]):
-            _append_via(li, ai, AI_LIVE, LI_DEF_NEXT, LI_DEF_PREV, si[s], SI_DEF_HEAD, a)
-            if ji[uj, JI_IN_RED] == 0:
+            _append_via(li, ai, S.AI_LIVE, S.LI_DEF_NEXT, S.LI_DEF_PREV, si[s], S.SI_DEF_HEAD, a)
+            if ji[uj, S.JI_IN_RED] == 0:
                 _red_link(W, j)
         else:
             _push_end(W, a, _replay_finish(W, a, task, sdone[s - 1]), task, j)
     else:
-        li[live, LI_OUTCOME] = SUCCEEDED
-        _push_end(W, a, _run_start(W, j, t) + tsf[ut, TSF_DUR], task, j)
+        li[live, S.LI_OUTCOME] = S.SUCCEEDED
+        _push_end(W, a, _run_start(W, j, t) + tsf[ut, S.TSF_DUR], task, j)
     _red_refresh(W, j)
 
 
@@ -492,41 +333,41 @@ def _use_pending(W, j, leaf, r0, r1):
     u = np.uint64(j)  # unsigned rows: no negative-index wraparound
     x0 = -r0
     x1 = -r1
-    jf[u, JF_USE] += r0
-    jf[u, JF_USE + 1] += r1
+    jf[u, S.JF_USE] += r0
+    jf[u, S.JF_USE + 1] += r1
     _held_changed(W, j)
-    jf[u, JF_PEND] += x0
-    jf[u, JF_PEND + 1] += x1
+    jf[u, S.JF_PEND] += x0
+    jf[u, S.JF_PEND + 1] += x1
     _touch(W, j)
-    running = ji[u, JI_STATE] == 2
+    running = ji[u, S.JI_STATE] == 2
     q = leaf
     while q >= 0:
         uq = np.uint64(q)
-        qf[uq, QF_USE] += r0
-        qf[uq, QF_USE + 1] += r1
-        qf[uq, QF_PALL] += x0
-        qf[uq, QF_PALL + 1] += x1
+        qf[uq, S.QF_USE] += r0
+        qf[uq, S.QF_USE + 1] += r1
+        qf[uq, S.QF_PALL] += x0
+        qf[uq, S.QF_PALL + 1] += x1
         if running:
-            qf[uq, QF_PRUN] += x0
-            qf[uq, QF_PRUN + 1] += x1
-        q = qs[uq, QS_PARENT]
-    W[24][GI_CHANGED] = 1
+            qf[uq, S.QF_PRUN] += x0
+            qf[uq, S.QF_PRUN + 1] += x1
+        q = qs[uq, S.QS_PARENT]
+    W[24][S.GI_CHANGED] = 1
 
 
 @kernel_jit
 def _replay_row(W, task):
     """The row in `rsf` of `task`, of a slowstart stage."""
     ss, ts = W[12], W[16]
-    s = ts[task, TS_STAGE]
-    return ss[s, SS_RR] + task - ss[s, SS_LO]
+    s = ts[task, S.TS_STAGE]
+    return ss[s, S.SS_RR] + task - ss[s, S.SS_LO]
 
 
 @kernel_jit
 def _replay_finish(W, a, task, last_map):
     af, rsf = W[19], W[50]
     r = _replay_row(W, task)
-    begin = _run_start(W, W[16][task, TS_JOB], af[a, AF_START]) + rsf[r, RS_A]
-    return max(begin, last_map + rsf[r, RS_B]) + rsf[r, RS_C]
+    begin = _run_start(W, W[16][task, S.TS_JOB], af[a, S.AF_START]) + rsf[r, S.RS_A]
+    return max(begin, last_map + rsf[r, S.RS_B]) + rsf[r, S.RS_C]
 
 
 @kernel_jit
@@ -535,59 +376,59 @@ def _release_container(W, a, state):
     (job, r0, r1)."""
     qf, js, jsf, jf, ts, tsf, af, ai = W[3], W[6], W[7], W[8], W[16], W[17], W[19], W[20]
     gf, gi = W[23], W[24]
-    t = gf[G_NOW]
+    t = gf[S.G_NOW]
     ua = np.uint64(a)  # unsigned rows: no negative-index wraparound
-    task = ai[ua, AI_TASK]
+    task = ai[ua, S.AI_TASK]
     jt = False
     if task < 0:
         j = -1 - task
-        r0 = jsf[np.uint64(j), JSF_AM]
-        r1 = jsf[np.uint64(j), JSF_AM + 1]
+        r0 = jsf[np.uint64(j), S.JSF_AM]
+        r1 = jsf[np.uint64(j), S.JSF_AM + 1]
     else:
         ut = np.uint64(task)
-        j = ts[ut, TS_JOB]
-        s = np.uint64(ts[ut, TS_STAGE])
-        jt = W[12][s, SS_JT] != 0
+        j = ts[ut, S.TS_JOB]
+        s = np.uint64(ts[ut, S.TS_STAGE])
+        jt = W[12][s, S.SS_JT] != 0
         if jt:  # a JobTracker task holds one slot of the pool it was given
-            r1 = float(W[14][s, SI_SLOT])
+            r1 = float(W[14][s, S.SI_SLOT])
             r0 = 1.0 - r1
         else:
-            r0 = tsf[ut, TSF_REQ]
-            r1 = tsf[ut, TSF_REQ + 1]
+            r0 = tsf[ut, S.TSF_REQ]
+            r1 = tsf[ut, S.TSF_REQ + 1]
     uj = np.uint64(j)
-    leaf = js[uj, JS_QUEUE]
-    ai[ua, AI_STATE] = KILLED if state == AM_KILLED else state
-    af[ua, AF_FINISH] = t
-    ai[ua, AI_PREEMPTED] = 1 if state == KILLED else 0
+    leaf = js[uj, S.JS_QUEUE]
+    ai[ua, S.AI_STATE] = S.KILLED if state == S.AM_KILLED else state
+    af[ua, S.AF_FINISH] = t
+    ai[ua, S.AI_PREEMPTED] = 1 if state == S.KILLED else 0
     li, lf = W[51], W[52]
-    live = ai[ua, AI_LIVE]
-    _remove_via(li, ai, AI_LIVE, LI_RUN_NEXT, LI_RUN_PREV, gi, GI_RUN_HEAD, a)
-    if lf[live, LF_MARK] < 0.0 and task >= 0 and not jt:
+    live = ai[ua, S.AI_LIVE]
+    _remove_via(li, ai, S.AI_LIVE, S.LI_RUN_NEXT, S.LI_RUN_PREV, gi, S.GI_RUN_HEAD, a)
+    if lf[live, S.LF_MARK] < 0.0 and task >= 0 and not jt:
         _free_remove(W, a, j)
-    if lf[live, LF_MARK] >= 0.0:
-        jf[uj, JF_TBP] -= r0
-        jf[uj, JF_TBP + 1] -= r1
-        _up(W, QF_TBP, leaf, -r0, -r1)
-    gf[G_FREE] += r0
-    gf[G_FREE + 1] += r1
-    gi[GI_CHANGED] = 1
-    node = li[live, LI_NODE]
+    if lf[live, S.LF_MARK] >= 0.0:
+        jf[uj, S.JF_TBP] -= r0
+        jf[uj, S.JF_TBP + 1] -= r1
+        _up(W, S.QF_TBP, leaf, -r0, -r1)
+    gf[S.G_FREE] += r0
+    gf[S.G_FREE + 1] += r1
+    gi[S.GI_CHANGED] = 1
+    node = li[live, S.LI_NODE]
     _give_live_row(W, a)
     if node >= 0:
-        W[40][node, NF_FREE] += r0
-        W[40][node, NF_FREE + 1] += r1
+        W[40][node, S.NF_FREE] += r0
+        W[40][node, S.NF_FREE + 1] += r1
         _park_again(W, node)
         _touch_node(W, node)
     _touch(W, j)
     if jt:
         return j, r0, r1
-    jf[uj, JF_USE] -= r0
-    jf[uj, JF_USE + 1] -= r1
+    jf[uj, S.JF_USE] -= r0
+    jf[uj, S.JF_USE + 1] -= r1
     _held_changed(W, j)
-    _up(W, QF_USE, leaf, -r0, -r1)
+    _up(W, S.QF_USE, leaf, -r0, -r1)
     if task < 0:
-        qf[leaf, QF_AM] -= r0
-        qf[leaf, QF_AM + 1] -= r1
+        qf[leaf, S.QF_AM] -= r0
+        qf[leaf, S.QF_AM + 1] -= r1
     return j, r0, r1
 
 
@@ -596,59 +437,59 @@ def _end_attempt(W, a, state):
     """A task attempt ends: re-queue its task, or count it done and move the job on."""
     js, ji, ss, si, sdone = W[6], W[9], W[12], W[14], W[15]
     ti, ai, gf, li = W[18], W[20], W[23], W[51]
-    t = gf[G_NOW]
-    task = ai[np.uint64(a), AI_TASK]
-    s = W[16][np.uint64(task), TS_STAGE]
+    t = gf[S.G_NOW]
+    task = ai[np.uint64(a), S.AI_TASK]
+    s = W[16][np.uint64(task), S.TS_STAGE]
     us = np.uint64(s)  # unsigned rows: no negative-index wraparound
     # what the release gives back with the live row: its node, and a reduce waiting for
     # the maps (killed or failed) leaves the stage's list of them first
-    live = ai[a, AI_LIVE]
-    node = li[live, LI_NODE]
+    live = ai[a, S.AI_LIVE]
+    node = li[live, S.LI_NODE]
     unlisted = False
-    if state != SUCCEEDED and ss[s, SS_SLOW] == 1:
-        if li[live, LI_DEF_PREV] >= 0 or si[s, SI_DEF_HEAD] == a:
-            _remove_via(li, ai, AI_LIVE, LI_DEF_NEXT, LI_DEF_PREV, si[s], SI_DEF_HEAD, a)
+    if state != S.SUCCEEDED and ss[s, S.SS_SLOW] == 1:
+        if li[live, S.LI_DEF_PREV] >= 0 or si[s, S.SI_DEF_HEAD] == a:
+            _remove_via(li, ai, S.AI_LIVE, S.LI_DEF_NEXT, S.LI_DEF_PREV, si[s], S.SI_DEF_HEAD, a)
             unlisted = True
     j, r0, r1 = _release_container(W, a, state)
     _ramp_wake(W, j)
-    if state != SUCCEEDED:
-        if state == FAILED:
-            ti[task, TI_FAILS] += 1
-            ti[task, TI_FAILED_ON] = node
-        if unlisted and si[s, SI_DEF_HEAD] < 0 and ji[j, JI_IN_RED] == 1:
+    if state != S.SUCCEEDED:
+        if state == S.FAILED:
+            ti[task, S.TI_FAILS] += 1
+            ti[task, S.TI_FAILED_ON] = node
+        if unlisted and si[s, S.SI_DEF_HEAD] < 0 and ji[j, S.JI_IN_RED] == 1:
             _red_unlink(W, j)
         due = _reask_call(W, j, state)
         if due > t:  # unassigned (neither running nor asked for) until then
-            heap_push(W[21], W[22], W[24], due, REASK, ji[j, JI_AM_ATT], task, j)
+            heap_push(W[21], W[22], W[24], due, S.REASK, ji[j, S.JI_AM_ATT], task, j)
         else:
             _reask(W, j, s, task, r0, r1)
         _red_refresh(W, j)
         return
-    si[us, SI_DONE] += 1
-    if ss[us, SS_JT] != 0:
+    si[us, S.SI_DONE] += 1
+    if ss[us, S.SS_JT] != 0:
         _jt_refresh(W, j)  # its next task, if it has more than one, may go now
-    size = ss[us, SS_HI] - ss[us, SS_LO]
-    last = s + 1 == js[np.uint64(j), JS_ST_HI]
-    if si[us, SI_DONE] == size:
+    size = ss[us, S.SS_HI] - ss[us, S.SS_LO]
+    last = s + 1 == js[np.uint64(j), S.JS_ST_HI]
+    if si[us, S.SI_DONE] == size:
         sdone[s] = t
-        ji[j, JI_STAGES_DONE] += 1
+        ji[j, S.JI_STAGES_DONE] += 1
         if not last:
-            if si[s + 1, SI_RELEASED] == 0:
+            if si[s + 1, S.SI_RELEASED] == 0:
                 _release_stage(W, j, s + 1)
-            if ss[s + 1, SS_SLOW] == 1:
-                w = si[s + 1, SI_DEF_HEAD]
+            if ss[s + 1, S.SS_SLOW] == 1:
+                w = si[s + 1, S.SI_DEF_HEAD]
                 while w >= 0:
-                    wt = ai[w, AI_TASK]
+                    wt = ai[w, S.AI_TASK]
                     _push_end(W, w, _replay_finish(W, w, wt, t), wt, j)
-                    nw = li[ai[w, AI_LIVE], LI_DEF_NEXT]
-                    li[ai[w, AI_LIVE], LI_DEF_NEXT] = -1
-                    li[ai[w, AI_LIVE], LI_DEF_PREV] = -1
+                    nw = li[ai[w, S.AI_LIVE], S.LI_DEF_NEXT]
+                    li[ai[w, S.AI_LIVE], S.LI_DEF_NEXT] = -1
+                    li[ai[w, S.AI_LIVE], S.LI_DEF_PREV] = -1
                     w = nw
-                si[s + 1, SI_DEF_HEAD] = -1
-                si[s + 1, SI_DEF_TAIL] = -1
-                if ji[j, JI_IN_RED] == 1:
+                si[s + 1, S.SI_DEF_HEAD] = -1
+                si[s + 1, S.SI_DEF_TAIL] = -1
+                if ji[j, S.JI_IN_RED] == 1:
                     _red_unlink(W, j)
-        if ji[j, JI_STAGES_DONE] == js[j, JS_ST_HI] - js[j, JS_ST_LO]:
+        if ji[j, S.JI_STAGES_DONE] == js[j, S.JS_ST_HI] - js[j, S.JS_ST_LO]:
             _finish_job(W, j)
     elif not last:
         _maybe_slowstart(W, j, s)
@@ -661,19 +502,19 @@ def _reask(W, j, s, task, r0, r1):
     again, asking for (`r0`, `r1`) (`allocate_cycle._reask_call`: when)."""
     ji, ss, si = W[9], W[12], W[14]
     _ramp_wake(W, j)
-    if ss[s, SS_LOC] == 0 or _give_back(W, s, task):
+    if ss[s, S.SS_LOC] == 0 or _give_back(W, s, task):
         _requeue(W, s, task)
-    if ss[s, SS_LOC] != 0:
+    if ss[s, S.SS_LOC] != 0:
         _loc_requeued(W, s, task)
-    si[s, SI_PENDING] += 1
-    if si[s, SI_PENDING] == 1 and si[s, SI_RELEASED] == 1:
+    si[s, S.SI_PENDING] += 1
+    if si[s, S.SI_PENDING] == 1 and si[s, S.SI_RELEASED] == 1:
         _map_asked(W, j, s)
-    if ss[s, SS_JT] != 0:
+    if ss[s, S.SS_JT] != 0:
         _jt_refresh(W, j)
-    elif si[s, SI_HELD] == 0 and si[s, SI_ASKED] < 0:  # ramped: pending, not asked
+    elif si[s, S.SI_HELD] == 0 and si[s, S.SI_ASKED] < 0:  # ramped: pending, not asked
         _add_pending(W, j, r0, r1)
-    if W[25][C_TC] > 0.0 and ss[s, SS_JT] == 0 and ji[j, JI_STATE] == 2:
-        ji[j, JI_TC + ss[s, SS_DIM]] += 1  # its task-cleanup attempt (`jobtracker.py`)
+    if W[25][S.C_TC] > 0.0 and ss[s, S.SS_JT] == 0 and ji[j, S.JI_STATE] == 2:
+        ji[j, S.JI_TC + ss[s, S.SS_DIM]] += 1  # its task-cleanup attempt (`jobtracker.py`)
         _jt_refresh(W, j)
 
 
@@ -681,15 +522,15 @@ def _reask(W, j, s, task, r0, r1):
 def _reask_task(W, j, task):
     """`_reask` of job `j`'s `task`, asking for its own request."""
     tsf = W[17]
-    _reask(W, j, W[16][task, TS_STAGE], task, tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1])
+    _reask(W, j, W[16][task, S.TS_STAGE], task, tsf[task, S.TSF_REQ], tsf[task, S.TSF_REQ + 1])
 
 
 @kernel_jit
 def _reask_event(W, a, task):
     """The `REASK` event of AM attempt `a` for `task` (nothing, if the attempt has failed
     since: `_am_preempted` asked for the task then)."""
-    j = W[16][task, TS_JOB]
-    if W[9][j, JI_AM_ATT] == a and W[9][j, JI_AM_STATE] == 3:
+    j = W[16][task, S.TS_JOB]
+    if W[9][j, S.JI_AM_ATT] == a and W[9][j, S.JI_AM_STATE] == 3:
         _reask_task(W, j, task)
         _red_refresh(W, j)
 
@@ -697,25 +538,25 @@ def _reask_event(W, a, task):
 @kernel_jit
 def _finish_job(W, j):
     js, jf, ji, urun, gf = W[6], W[8], W[9], W[11], W[23]
-    jf[j, JF_FINISH] = gf[G_NOW]
-    if ji[j, JI_AM_STATE] >= 2:
-        _release_container(W, ji[j, JI_AM_ATT], SUCCEEDED)
-    leaf = js[j, JS_QUEUE]
-    W[4][leaf, QI_LIVE] -= 1
-    _up(W, QF_PALL, leaf, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
-    if ji[j, JI_STATE] == 2:
-        _up(W, QF_PRUN, leaf, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
-        urun[js[j, JS_USER]] -= 1
+    jf[j, S.JF_FINISH] = gf[S.G_NOW]
+    if ji[j, S.JI_AM_STATE] >= 2:
+        _release_container(W, ji[j, S.JI_AM_ATT], S.SUCCEEDED)
+    leaf = js[j, S.JS_QUEUE]
+    W[4][leaf, S.QI_LIVE] -= 1
+    _up(W, S.QF_PALL, leaf, -jf[j, S.JF_PEND], -jf[j, S.JF_PEND + 1])
+    if ji[j, S.JI_STATE] == 2:
+        _up(W, S.QF_PRUN, leaf, -jf[j, S.JF_PEND], -jf[j, S.JF_PEND + 1])
+        urun[js[j, S.JS_USER]] -= 1
         _count_runnable(W, leaf, -1)
         _unlink_app(W, j)
         _free_slot(W, j)
-        if ji[j, JI_MSTARV_POS] >= 0:
+        if ji[j, S.JI_MSTARV_POS] >= 0:
             _unlist_min_starvation(W, j)  # a finished app's amount is never read again
-    ji[j, JI_STATE] = 3
+    ji[j, S.JI_STATE] = 3
     _ramp_list(W, j, False)
-    ji[j, JI_TC] = 0  # task-cleanup attempts are handed out only while the job runs
-    ji[j, JI_TC + 1] = 0
-    if ji[j, JI_IN_JT] == 1:
+    ji[j, S.JI_TC] = 0  # task-cleanup attempts are handed out only while the job runs
+    ji[j, S.JI_TC + 1] = 0
+    if ji[j, S.JI_IN_JT] == 1:
         _jt_refresh(W, j)
     _touch(W, j)
     _promote_waiting(W)
@@ -724,18 +565,18 @@ def _finish_job(W, j):
 @kernel_jit
 def _red_link(W, j):
     ji, gi = W[9], W[24]
-    _append(ji, JI_RED_NEXT, JI_RED_PREV, gi, GI_RED_HEAD, j)
-    ji[j, JI_IN_RED] = 1
-    ji[j, JI_RED_SEQ] = gi[GI_RED_SEQ]
-    gi[GI_RED_SEQ] += 1
+    _append(ji, S.JI_RED_NEXT, S.JI_RED_PREV, gi, S.GI_RED_HEAD, j)
+    ji[j, S.JI_IN_RED] = 1
+    ji[j, S.JI_RED_SEQ] = gi[S.GI_RED_SEQ]
+    gi[S.GI_RED_SEQ] += 1
     _red_refresh(W, j)
 
 
 @kernel_jit
 def _red_unlink(W, j):
     ji, gi = W[9], W[24]
-    _remove(ji, JI_RED_NEXT, JI_RED_PREV, gi, GI_RED_HEAD, j)
-    ji[j, JI_IN_RED] = 0
+    _remove(ji, S.JI_RED_NEXT, S.JI_RED_PREV, gi, S.GI_RED_HEAD, j)
+    ji[j, S.JI_IN_RED] = 0
     _red_refresh(W, j)
 
 
@@ -743,12 +584,12 @@ def _red_unlink(W, j):
 def _waiting_reduce_stage(W, j):
     """The stage of job `j` whose reduces wait for maps (-1 if none follows a map stage)."""
     js, ji, si = W[6], W[9], W[14]
-    if ji[j, JI_IN_RED] == 0:
+    if ji[j, S.JI_IN_RED] == 0:
         return -1
-    s = js[j, JS_ST_LO]
-    while s < js[j, JS_ST_HI] and si[s, SI_DEF_HEAD] < 0:
+    s = js[j, S.JS_ST_LO]
+    while s < js[j, S.JS_ST_HI] and si[s, S.SI_DEF_HEAD] < 0:
         s += 1
-    if s == js[j, JS_ST_LO] or s == js[j, JS_ST_HI]:
+    if s == js[j, S.JS_ST_LO] or s == js[j, S.JS_ST_HI]:
         return -1
     return s
 
@@ -761,18 +602,18 @@ def _red_blocked(W, j):
     if s < 0:
         return False
     m = s - 1
-    running_maps = (ss[m, SS_HI] - ss[m, SS_LO]) - si[m, SI_PENDING] - si[m, SI_DONE]
-    return si[m, SI_PENDING] > 0 and running_maps == 0
+    running_maps = (ss[m, S.SS_HI] - ss[m, S.SS_LO]) - si[m, S.SI_PENDING] - si[m, S.SI_DONE]
+    return si[m, S.SI_PENDING] > 0 and running_maps == 0
 
 
 @kernel_jit
 def _red_refresh(W, j):
     """Keep job `j`'s membership of the blocked-jobs list (see `_preempt_reduces`) true,
     awake (`blocked_lists.py`)."""
-    if W[9][j, JI_IN_RCS] == 1:
+    if W[9][j, S.JI_IN_RCS] == 1:
         _rc_unsleep(W, j)
     blocked = _red_blocked(W, j)
-    _keep_listed(W[9], JI_RC_NEXT, JI_RC_PREV, W[24], GI_RC_HEAD, JI_IN_RC, j, blocked)
+    _keep_listed(W[9], S.JI_RC_NEXT, S.JI_RC_PREV, W[24], S.GI_RC_HEAD, S.JI_IN_RC, j, blocked)
 
 
 @kernel_jit
@@ -783,17 +624,17 @@ def _hold(W, j, s, hold):
     si = W[14]
     if hold:  # the walk must see it withheld: an asleep job's calls stop moving now
         _ramp_wake(W, j)
-    si[s, SI_HELD] = 1 if hold else 0
-    k = si[s, SI_ASKED]
+    si[s, S.SI_HELD] = 1 if hold else 0
+    k = si[s, S.SI_ASKED]
     if hold:
         t0, t1 = _window_req(W, s, 0, k if k >= 0 else ALL)
         _add_pending(W, j, -t0, -t1)
         if k > 0:
-            si[s, SI_ASKED] = 0
+            si[s, S.SI_ASKED] = 0
     else:
         t0, t1 = _unassigned_req(W, s)
         _add_pending(W, j, t0, t1)
-        si[s, SI_ASKED] = -1
+        si[s, S.SI_ASKED] = -1
         _ramp_refresh(W, j)
 
 
@@ -815,25 +656,25 @@ def _preempt_reduces(W):
     pool of memory, which no Hadoop 1 cluster is, keeps the rule: without it reduces
     waiting for maps could hold the whole pool forever.)"""
     js, ji, si, tsf, gi, jbuf = W[6], W[9], W[14], W[17], W[24], W[30]
-    if W[25][C_VERSION] == 1.0 and W[25][C_SLOT] != 0.0:
+    if W[25][S.C_VERSION] == 1.0 and W[25][S.C_SLOT] != 0.0:
         return False
     # the Fair Scheduler's AM rules on Hadoop 2/3, whose headroom is its leaf's alone
-    sleepy = W[25][C_CS] == 0.0 and W[25][C_VERSION] != 1.0
+    sleepy = W[25][S.C_CS] == 0.0 and W[25][S.C_VERSION] != 1.0
     if sleepy and _rc_asleep(W):
-        _rc_wake_leaves(W, W[23][G_NOW])
+        _rc_wake_leaves(W, W[23][S.G_NOW])
     killed = False
     order = jbuf[:, 0]
     n = 0
-    j = gi[GI_RC_HEAD]
+    j = gi[S.GI_RC_HEAD]
     while j >= 0:
         # insertion by join order (the list is short: jobs blocked right now)
         k = n
-        while k > 0 and ji[order[k - 1], JI_RED_SEQ] > ji[j, JI_RED_SEQ]:
+        while k > 0 and ji[order[k - 1], S.JI_RED_SEQ] > ji[j, S.JI_RED_SEQ]:
             order[k] = order[k - 1]
             k -= 1
         order[k] = j
         n += 1
-        j = ji[j, JI_RC_NEXT]
+        j = ji[j, S.JI_RC_NEXT]
     for i in range(n):
         j = order[i]
         if not _red_blocked(W, j):
@@ -841,25 +682,25 @@ def _preempt_reduces(W):
         elif _at_am_call(W, j):
             s = _waiting_reduce_stage(W, j)
             task = _head_task(W, s - 1)
-            now = W[23][G_NOW]
+            now = W[23][S.G_NOW]
             if _hanging(W, j, now):
                 _preempt_reducer(W, j, s, task)
                 killed = True
-            elif W[25][C_VERSION] != 1.0:
+            elif W[25][S.C_VERSION] != 1.0:
                 if _headroom_acts(W, j, s, task, now):
                     _preempt_reducer(W, j, s, task)
                     killed = True
                 elif sleepy and not _cycles(W, j):
                     _rc_doze(W, j, s, task, now)
             else:  # no AM: room for its next map, no more
-                leaf = js[j, JS_QUEUE]
-                r0, r1 = tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+                leaf = js[j, S.JS_QUEUE]
+                r0, r1 = tsf[task, S.TSF_REQ], tsf[task, S.TSF_REQ + 1]
                 if _am_room(W, j, leaf, r0, r1):
                     continue
-                if si[s, SI_HELD] == 0:
+                if si[s, S.SI_HELD] == 0:
                     _hold(W, j, s, True)
-                while si[s, SI_DEF_HEAD] >= 0 and not _am_room(W, j, leaf, r0, r1):
-                    _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
+                while si[s, S.SI_DEF_HEAD] >= 0 and not _am_room(W, j, leaf, r0, r1):
+                    _end_attempt(W, si[s, S.SI_DEF_TAIL], S.AM_KILLED)
                     killed = True
     return killed
 
@@ -874,16 +715,16 @@ def _rc_doze(W, j, s, task, now):
     wake = np.inf
     rested = _reducer_rested(W, j, now)
     if not rested:
-        wake = jf[j, JF_HANG_NEXT]
+        wake = jf[j, S.JF_HANG_NEXT]
     n0, n1 = -np.inf, -np.inf
-    delay = W[25][C_PDELAY]
-    due = _hang_due(W, j, jf[j, JF_MAP_ASK], delay) if delay > 0.0 else -np.inf
+    delay = W[25][S.C_PDELAY]
+    due = _hang_due(W, j, jf[j, S.JF_MAP_ASK], delay) if delay > 0.0 else -np.inf
     if now < due:
         wake = min(wake, due)
     elif rested:
         n0, n1 = _headroom_need(W, s, task)
-    if W[25][C_HANG] >= 0.0:
-        due = _hang_due(W, j, jf[j, JF_MAP_ASK], W[25][C_HANG])
+    if W[25][S.C_HANG] >= 0.0:
+        due = _hang_due(W, j, jf[j, S.JF_MAP_ASK], W[25][S.C_HANG])
         if now < due:
             wake = min(wake, due)
     _rc_sleep(W, j, n0, n1, wake)
@@ -895,18 +736,18 @@ def _rc_wake_leaves(W, now):
     no room for its largest request or whose earliest time has come, those whose own
     request or time does; the leaf's bounds are then those of the jobs left asleep."""
     qf, qi, jf, ji = W[3], W[4], W[8], W[9]
-    leaf = W[24][GI_RCL_HEAD]
+    leaf = W[24][S.GI_RCL_HEAD]
     while leaf >= 0:
-        after = qi[leaf, QI_RCL_NEXT]
-        if now >= qf[leaf, QF_RCS_WAKE] or not _am_room(
-            W, -1, leaf, qf[leaf, QF_RCS_NEED], qf[leaf, QF_RCS_NEED + 1]
+        after = qi[leaf, S.QI_RCL_NEXT]
+        if now >= qf[leaf, S.QF_RCS_WAKE] or not _am_room(
+            W, -1, leaf, qf[leaf, S.QF_RCS_NEED], qf[leaf, S.QF_RCS_NEED + 1]
         ):
             _rc_unbound(W, leaf)
-            j = qi[leaf, QI_RCS_HEAD]
+            j = qi[leaf, S.QI_RCS_HEAD]
             while j >= 0:
-                nxt = ji[j, JI_RCS_NEXT]
-                n0, n1 = jf[j, JF_RCS_NEED], jf[j, JF_RCS_NEED + 1]
-                if now >= jf[j, JF_RCS_WAKE] or not _am_room(W, j, leaf, n0, n1):
+                nxt = ji[j, S.JI_RCS_NEXT]
+                n0, n1 = jf[j, S.JF_RCS_NEED], jf[j, S.JF_RCS_NEED + 1]
+                if now >= jf[j, S.JF_RCS_WAKE] or not _am_room(W, j, leaf, n0, n1):
                     _rc_wake(W, j)
                 else:
                     _rc_bound(W, leaf, j)
@@ -921,14 +762,14 @@ def _at_am_call(W, j):
     at another time a `HANG` event at its next call (one per call) brings it there."""
     if not _cycles(W, j):
         return True
-    now = W[23][G_NOW]
+    now = W[23][S.G_NOW]
     call = _am_call(W, j, now, True)
     if call == now:
         return True
     jf = W[8]
-    if jf[j, JF_RD_CALL] != call:
-        jf[j, JF_RD_CALL] = call
-        heap_push(W[21], W[22], W[24], call, HANG, j, -1, j)
+    if jf[j, S.JF_RD_CALL] != call:
+        jf[j, S.JF_RD_CALL] = call
+        heap_push(W[21], W[22], W[24], call, S.HANG, j, -1, j)
     return False
 
 
@@ -948,7 +789,7 @@ def _hang_due(W, j, ask, delay):
 @kernel_jit
 def _timed(W):
     """Whether either rule of the AM's reduce preemption times its map requests."""
-    return W[25][C_HANG] >= 0.0 or W[25][C_PDELAY] > 0.0
+    return W[25][S.C_HANG] >= 0.0 or W[25][S.C_PDELAY] > 0.0
 
 
 @kernel_jit
@@ -956,15 +797,15 @@ def _map_asked(W, j, s):
     """Map stage `s` of job `j` (one its reduces wait for) went from no unassigned task to
     some: its requests are made now (ContainerRequest.requestTimeMs), and a `HANG` event
     comes when they will have waited long enough for each timed rule."""
-    if not _timed(W) or s + 1 >= W[6][j, JS_ST_HI] or W[12][s + 1, SS_SLOW] != 1:
+    if not _timed(W) or s + 1 >= W[6][j, S.JS_ST_HI] or W[12][s + 1, S.SS_SLOW] != 1:
         return
-    now = W[23][G_NOW]
-    W[8][j, JF_MAP_ASK] = now
+    now = W[23][S.G_NOW]
+    W[8][j, S.JF_MAP_ASK] = now
     _rc_wake(W, j)
-    if W[25][C_HANG] >= 0.0:
-        heap_push(W[21], W[22], W[24], _hang_due(W, j, now, W[25][C_HANG]), HANG, j, -1, j)
-    if W[25][C_PDELAY] > 0.0:
-        heap_push(W[21], W[22], W[24], _hang_due(W, j, now, W[25][C_PDELAY]), HANG, j, -1, j)
+    if W[25][S.C_HANG] >= 0.0:
+        heap_push(W[21], W[22], W[24], _hang_due(W, j, now, W[25][S.C_HANG]), S.HANG, j, -1, j)
+    if W[25][S.C_PDELAY] > 0.0:
+        heap_push(W[21], W[22], W[24], _hang_due(W, j, now, W[25][S.C_PDELAY]), S.HANG, j, -1, j)
 
 
 @kernel_jit
@@ -972,8 +813,8 @@ def _hanging(W, j, now):
     """Whether blocked job `j`'s AM preempts reduces unconditionally at `now`: its map
     requests have hung (`_hang_due`), and its last such preemption was at an earlier
     heartbeat."""
-    delay = W[25][C_HANG]
-    if delay < 0.0 or now < _hang_due(W, j, W[8][j, JF_MAP_ASK], delay):
+    delay = W[25][S.C_HANG]
+    if delay < 0.0 or now < _hang_due(W, j, W[8][j, S.JF_MAP_ASK], delay):
         return False
     return _reducer_rested(W, j, now)
 
@@ -984,8 +825,8 @@ def _headroom_acts(W, j, s, task, now):
     rule: its next map `task` does not fit its headroom (`_headroom_short`), its map
     requests have waited mapreduce.job.reducer.preempt.delay.sec, and its last such
     preemption was at an earlier heartbeat."""
-    delay = W[25][C_PDELAY]
-    if delay > 0.0 and now < _hang_due(W, j, W[8][j, JF_MAP_ASK], delay):
+    delay = W[25][S.C_PDELAY]
+    if delay > 0.0 and now < _hang_due(W, j, W[8][j, S.JF_MAP_ASK], delay):
         return False
     return _reducer_rested(W, j, now) and _headroom_short(W, j, s, task)
 
@@ -996,17 +837,17 @@ def _headroom_short(W, j, s, task):
     MAPREDUCE-6689) first takes off the reduces of stage `s` it asked for and that are
     not yet assigned (scheduledRequests.reduces); Hadoop 2.7 compares the headroom itself."""
     r0, r1 = _headroom_need(W, s, task)
-    return not _am_room(W, j, W[6][j, JS_QUEUE], r0, r1)
+    return not _am_room(W, j, W[6][j, S.JS_QUEUE], r0, r1)
 
 
 @kernel_jit
 def _headroom_need(W, s, task):
     """The request `_headroom_short` looks for room for: map `task`'s, and on Hadoop 3
     the asked reduces of stage `s` not yet assigned."""
-    r0, r1 = W[17][task, TSF_REQ], W[17][task, TSF_REQ + 1]
+    r0, r1 = W[17][task, S.TSF_REQ], W[17][task, S.TSF_REQ + 1]
     si = W[14]
-    if W[25][C_VERSION] == 3.0 and si[s, SI_HELD] == 0:
-        k = si[s, SI_ASKED]
+    if W[25][S.C_VERSION] == 3.0 and si[s, S.SI_HELD] == 0:
+        k = si[s, S.SI_ASKED]
         x0, x1 = _window_req(W, s, 0, k if k >= 0 else ALL)
         r0 += x0
         r1 += x1
@@ -1018,8 +859,8 @@ def _reducer_rested(W, j, now):
     """Whether job `j`'s AM's last preemptReducer (`_preempt_reducer`) was at an earlier
     heartbeat than `now`: preemptReducesIfNeeded acts once a heartbeat (JF_HANG_NEXT is
     the AM's next one; with no AM heartbeat interval, once an event time)."""
-    nxt = W[8][j, JF_HANG_NEXT]
-    return now > nxt or (now == nxt and W[25][C_AM_HB] > 0.0)
+    nxt = W[8][j, S.JF_HANG_NEXT]
+    return now > nxt or (now == nxt and W[25][S.C_AM_HB] > 0.0)
 
 
 @kernel_jit
@@ -1029,11 +870,11 @@ def _headroom_acts_at(W, j, now):
     memory; never on slots)."""
     s = _waiting_reduce_stage(W, j)
     task = _head_task(W, s - 1)
-    if W[25][C_VERSION] == 1.0:
-        if W[25][C_SLOT] != 0.0:
+    if W[25][S.C_VERSION] == 1.0:
+        if W[25][S.C_SLOT] != 0.0:
             return False
-        r0, r1 = W[17][task, TSF_REQ], W[17][task, TSF_REQ + 1]
-        return not _am_room(W, j, W[6][j, JS_QUEUE], r0, r1)
+        r0, r1 = W[17][task, S.TSF_REQ], W[17][task, S.TSF_REQ + 1]
+        return not _am_room(W, j, W[6][j, S.JS_QUEUE], r0, r1)
     return _headroom_acts(W, j, s, task, now)
 
 
@@ -1045,9 +886,9 @@ def _drop_idle_hangs(W):
     HANG that acts makes one. A job that becomes blocked later acts then, at the event
     that blocks it."""
     hk, hi, gi = W[21], W[22], W[24]
-    while gi[GI_HEAP_N] > 0 and hi[0, HI_KIND] == HANG:
-        j = hi[0, HI_IDENT]
-        t: float = float_from_ordered(hk[0, HK_KEY])
+    while gi[S.GI_HEAP_N] > 0 and hi[0, S.HI_KIND] == S.HANG:
+        j = hi[0, S.HI_IDENT]
+        t: float = float_from_ordered(hk[0, S.HK_KEY])
         if _red_blocked(W, j) and (_hanging(W, j, t) or _headroom_acts_at(W, j, t)):
             return
         heap_pop(hk, hi, gi)
@@ -1077,36 +918,39 @@ def _preempt_reducer(W, j, s, task):
     Fair Scheduler, memory only under the Capacity Scheduler's DefaultResourceCalculator
     (CapacityScheduler.getSchedulingResourceTypes), whose vcores here are unlimited."""
     si, jf, tsf, ai = W[14], W[8], W[17], W[20]
-    if si[s, SI_HELD] == 0:
+    if si[s, S.SI_HELD] == 0:
         _hold(W, j, s, True)
-    red = ai[si[s, SI_DEF_TAIL], AI_TASK]
-    r0, r1 = tsf[red, TSF_REQ], tsf[red, TSF_REQ + 1]
-    if W[25][C_CS] != 0.0:
+    red = ai[si[s, S.SI_DEF_TAIL], S.AI_TASK]
+    r0, r1 = tsf[red, S.TSF_REQ], tsf[red, S.TSF_REQ + 1]
+    if W[25][S.C_CS] != 0.0:
         r1 = 0.0  # memory only: `_ceil_containers` skips a type asked for as 0
-    m0, m1 = tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+    m0, m1 = tsf[task, S.TSF_REQ], tsf[task, S.TSF_REQ + 1]
     h0, h1 = _am_headroom(W, j)
-    if W[9][j, JI_AM_STATE] >= 2:  # the AM's own container is not the allocator's
-        h0 -= W[7][j, JSF_AM]
-        h1 -= W[7][j, JSF_AM + 1]
+    if W[9][j, S.JI_AM_STATE] >= 2:  # the AM's own container is not the allocator's
+        h0 -= W[7][j, S.JSF_AM]
+        h1 -= W[7][j, S.JSF_AM + 1]
     one = _ceil_containers(m0, m1, r0, r1)
     limit = _ceil_containers(
-        math.floor((h0 + jf[j, JF_USE]) * 0.5), math.floor((h1 + jf[j, JF_USE + 1]) * 0.5), r0, r1
+        math.floor((h0 + jf[j, S.JF_USE]) * 0.5),
+        math.floor((h1 + jf[j, S.JF_USE + 1]) * 0.5),
+        r0,
+        r1,
     )
-    hung = si[s - 1, SI_PENDING]
+    hung = si[s - 1, S.SI_PENDING]
     n = min(max(one, limit), _ceil_containers(m0 * hung, m1 * hung, r0, r1))
-    while n > 0 and si[s, SI_DEF_HEAD] >= 0:
-        _end_attempt(W, si[s, SI_DEF_TAIL], AM_KILLED)
+    while n > 0 and si[s, S.SI_DEF_HEAD] >= 0:
+        _end_attempt(W, si[s, S.SI_DEF_TAIL], S.AM_KILLED)
         n -= 1
-    now = W[23][G_NOW]
+    now = W[23][S.G_NOW]
     # the AM preempts again at its next heartbeat if its maps still hang: its next
     # allocate call, or an interval on for a job without a recorded AM (not at the next
     # event time, which a heartbeat that assigns nothing would make)
-    nxt = now + W[25][C_AM_HB]
+    nxt = now + W[25][S.C_AM_HB]
     if _cycles(W, j):
         nxt = _am_call(W, j, now, False)
-    jf[j, JF_HANG_NEXT] = nxt
+    jf[j, S.JF_HANG_NEXT] = nxt
     if nxt > now:
-        heap_push(W[21], W[22], W[24], nxt, HANG, j, -1, j)
+        heap_push(W[21], W[22], W[24], nxt, S.HANG, j, -1, j)
 
 
 @kernel_jit
@@ -1118,8 +962,8 @@ def _headroom_top(W, leaf):
     parent's usage + its own, its maximum) up to the root (ParentQueue
     .getResourceLimitsOfChild), so every ancestor's; Hadoop 1 has no headroom, and its
     rule on one pool of memory (`_am_room`) keeps the scheduler's check."""
-    if W[25][C_CS] == 0.0 and W[25][C_VERSION] != 1.0:
-        return W[0][leaf, QS_PARENT]
+    if W[25][S.C_CS] == 0.0 and W[25][S.C_VERSION] != 1.0:
+        return W[0][leaf, S.QS_PARENT]
     return -1
 
 
@@ -1131,9 +975,9 @@ def _am_headroom(W, j):
     (`_headroom_top`: the leaf's alone in the Fair Scheduler), and in the Capacity
     Scheduler mode under its user's limit, in the Fair Scheduler's under its leaf's fair
     share minus its usage (`_fair_cap`)."""
-    leaf = W[6][j, JS_QUEUE]
+    leaf = W[6][j, S.JS_QUEUE]
     h0, h1 = _leaf_headroom(W, leaf)
-    if W[25][C_CS] != 0.0:
+    if W[25][S.C_CS] != 0.0:
         h0 = min(h0, _cs_user_room(W, j, leaf))
     return max(h0, 0.0), max(h1, 0.0)
 
@@ -1143,14 +987,14 @@ def _leaf_headroom(W, leaf):
     """`_am_headroom` before the Capacity Scheduler's user limit and the floor at 0: the
     same for every app of `leaf`."""
     qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
-    h0, h1 = gf[G_FREE], gf[G_FREE + 1]
+    h0, h1 = gf[S.G_FREE], gf[S.G_FREE + 1]
     top = _headroom_top(W, leaf)
     q = leaf
     while q != top:
-        h0 = min(h0, qsf[q, QSF_MAX] - qf[q, QF_USE])
-        h1 = min(h1, qsf[q, QSF_MAX + 1] - qf[q, QF_USE + 1])
-        q = qs[q, QS_PARENT]
-    if W[25][C_CS] == 0.0 and W[25][C_VERSION] != 1.0:
+        h0 = min(h0, qsf[q, S.QSF_MAX] - qf[q, S.QF_USE])
+        h1 = min(h1, qsf[q, S.QSF_MAX + 1] - qf[q, S.QF_USE + 1])
+        q = qs[q, S.QS_PARENT]
+    if W[25][S.C_CS] == 0.0 and W[25][S.C_VERSION] != 1.0:
         h0, h1 = _fair_cap(W, leaf, h0, h1)
     return h0, h1
 
@@ -1161,9 +1005,9 @@ def _fair_cap(W, leaf, h0, h1):
     its instantaneous fair share minus its usage, at least 0: memory under fair and fifo
     (FairSharePolicy / FifoPolicy.getHeadroom), each resource under drf."""
     qf = W[3]
-    h0 = min(h0, max(qf[leaf, QF_FAIR] - qf[leaf, QF_USE], 0.0))
-    if W[0][leaf, QS_POLICY] == 2:
-        h1 = min(h1, max(qf[leaf, QF_FAIR + 1] - qf[leaf, QF_USE + 1], 0.0))
+    h0 = min(h0, max(qf[leaf, S.QF_FAIR] - qf[leaf, S.QF_USE], 0.0))
+    if W[0][leaf, S.QS_POLICY] == 2:
+        h1 = min(h1, max(qf[leaf, S.QF_FAIR + 1] - qf[leaf, S.QF_USE + 1], 0.0))
     return h0, h1
 
 
@@ -1177,9 +1021,9 @@ def _am_room(W, j, leaf, r0, r1):
     share minus its usage (`_fair_cap`)."""
     if not _fits_to(W, leaf, _headroom_top(W, leaf), r0, r1):
         return False
-    if W[25][C_CS] != 0.0:
+    if W[25][S.C_CS] != 0.0:
         return r0 <= _cs_user_room(W, j, leaf)
-    if W[25][C_VERSION] == 1.0:  # no AM, no headroom: the rule on one pool of memory
+    if W[25][S.C_VERSION] == 1.0:  # no AM, no headroom: the rule on one pool of memory
         return True
     h0, h1 = _fair_cap(W, leaf, r0, r1)
     return h0 == r0 and h1 == r1
@@ -1198,18 +1042,20 @@ def _window_req(W, s, k0, k1):
     its fresh ones (of a located stage, those not taken out of order), then its other
     re-queued ones."""
     ss, si, tsf, tfl = W[12], W[14], W[17], W[47]
-    loc = ss[s, SS_LOC] != 0
-    task, k, t0, t1 = _listed_req(W, si[s, SI_RETRY_HEAD], si[s, SI_FRONT_N], k0, k1, 0, 0.0, 0.0)
-    for fresh in range(si[s, SI_NEXT], ss[s, SS_HI]):
-        if loc and (tfl[fresh] & TF_TAKEN) != 0:
+    loc = ss[s, S.SS_LOC] != 0
+    task, k, t0, t1 = _listed_req(
+        W, si[s, S.SI_RETRY_HEAD], si[s, S.SI_FRONT_N], k0, k1, 0, 0.0, 0.0
+    )
+    for fresh in range(si[s, S.SI_NEXT], ss[s, S.SS_HI]):
+        if loc and (tfl[fresh] & S.TF_TAKEN) != 0:
             continue
         if k >= k1:
             return t0, t1
         if k >= k0:
-            t0 += tsf[fresh, TSF_REQ]
-            t1 += tsf[fresh, TSF_REQ + 1]
+            t0 += tsf[fresh, S.TSF_REQ]
+            t1 += tsf[fresh, S.TSF_REQ + 1]
         k += 1
-    _, k, t0, t1 = _listed_req(W, task, ss[s, SS_HI] - ss[s, SS_LO], k0, k1, k, t0, t1)
+    _, k, t0, t1 = _listed_req(W, task, ss[s, S.SS_HI] - ss[s, S.SS_LO], k0, k1, k, t0, t1)
     return t0, t1
 
 
@@ -1222,10 +1068,10 @@ def _listed_req(W, task, n, k0, k1, k, t0, t1):
         if task < 0 or k >= k1:
             break
         if k >= k0:
-            t0 += tsf[task, TSF_REQ]
-            t1 += tsf[task, TSF_REQ + 1]
+            t0 += tsf[task, S.TSF_REQ]
+            t1 += tsf[task, S.TSF_REQ + 1]
         k += 1
-        task = ti[task, TI_RETRY_NEXT]
+        task = ti[task, S.TI_RETRY_NEXT]
     return task, k, t0, t1
 
 
@@ -1239,24 +1085,24 @@ def _sort_retry(W, s):
     one goes after it)."""
     si, ti = W[14], W[18]
     n = 0
-    task = si[s, SI_RETRY_HEAD]
+    task = si[s, S.SI_RETRY_HEAD]
     while task >= 0:
         n += 1
-        task = ti[task, TI_RETRY_NEXT]
-    si[s, SI_FRONT_N] = n
+        task = ti[task, S.TI_RETRY_NEXT]
+    si[s, S.SI_FRONT_N] = n
     if n < 2:
         return
     tasks = np.empty(n, dtype=np.int64)
-    task = si[s, SI_RETRY_HEAD]
+    task = si[s, S.SI_RETRY_HEAD]
     for i in range(n):
         tasks[i] = task
-        task = ti[task, TI_RETRY_NEXT]
+        task = ti[task, S.TI_RETRY_NEXT]
     tasks.sort()
     for i in range(n - 1):
-        ti[tasks[i], TI_RETRY_NEXT] = tasks[i + 1]
-    ti[tasks[n - 1], TI_RETRY_NEXT] = -1
-    si[s, SI_RETRY_HEAD] = tasks[0]
-    si[s, SI_RETRY_TAIL] = tasks[n - 1]
+        ti[tasks[i], S.TI_RETRY_NEXT] = tasks[i + 1]
+    ti[tasks[n - 1], S.TI_RETRY_NEXT] = -1
+    si[s, S.SI_RETRY_HEAD] = tasks[0]
+    si[s, S.SI_RETRY_TAIL] = tasks[n - 1]
 
 
 @kernel_jit
@@ -1273,30 +1119,30 @@ def _am_preempted(W, a):
     new AM releases the stage (its first stage not completed, then as usual)."""
     li = W[51]
     js, jsf, jf, ji, ss, si, ai, gi = W[6], W[7], W[8], W[9], W[12], W[14], W[20], W[24]
-    j = -1 - ai[a, AI_TASK]
-    _release_container(W, a, KILLED)
+    j = -1 - ai[a, S.AI_TASK]
+    _release_container(W, a, S.KILLED)
     _flush_reasks(W, j, a)
-    b = gi[GI_RUN_HEAD]
+    b = gi[S.GI_RUN_HEAD]
     while b >= 0:
-        nxt = li[ai[b, AI_LIVE], LI_RUN_NEXT]
-        task = ai[b, AI_TASK]
-        if task >= 0 and W[16][task, TS_JOB] == j:
-            _end_attempt(W, b, AM_KILLED)
+        nxt = li[ai[b, S.AI_LIVE], S.LI_RUN_NEXT]
+        task = ai[b, S.AI_TASK]
+        if task >= 0 and W[16][task, S.TS_JOB] == j:
+            _end_attempt(W, b, S.AM_KILLED)
         b = nxt
-    for s in range(js[j, JS_ST_LO], js[j, JS_ST_HI]):
-        if si[s, SI_DONE] < ss[s, SS_HI] - ss[s, SS_LO]:
-            si[s, SI_RELEASED] = 0
-            si[s, SI_HELD] = 0
-            si[s, SI_ASKED] = -1
-            si[s, SI_CS_MISSED] = 0
-            si[s, SI_FLOC_LEVEL] = -1  # a new attempt's keys start afresh (`fair_locality.py`)
-            si[s, SI_FLOC_OPP] = 0
+    for s in range(js[j, S.JS_ST_LO], js[j, S.JS_ST_HI]):
+        if si[s, S.SI_DONE] < ss[s, S.SS_HI] - ss[s, S.SS_LO]:
+            si[s, S.SI_RELEASED] = 0
+            si[s, S.SI_HELD] = 0
+            si[s, S.SI_ASKED] = -1
+            si[s, S.SI_CS_MISSED] = 0
+            si[s, S.SI_FLOC_LEVEL] = -1  # a new attempt's keys start afresh (`fair_locality.py`)
+            si[s, S.SI_FLOC_OPP] = 0
             _sort_retry(W, s)
     _ramp_refresh(W, j)
-    ji[j, JI_ASKING] = 0
-    _add_pending(W, j, -jf[j, JF_PEND], -jf[j, JF_PEND + 1])
-    ji[j, JI_AM_STATE] = 1
-    _add_pending(W, j, jsf[j, JSF_AM], jsf[j, JSF_AM + 1])
+    ji[j, S.JI_ASKING] = 0
+    _add_pending(W, j, -jf[j, S.JF_PEND], -jf[j, S.JF_PEND + 1])
+    ji[j, S.JI_AM_STATE] = 1
+    _add_pending(W, j, jsf[j, S.JSF_AM], jsf[j, S.JSF_AM + 1])
 
 
 @kernel_jit
@@ -1304,13 +1150,13 @@ def _flush_reasks(W, j, a):
     """The tasks failed or killed under job `j`'s AM attempt `a` that it has not asked for
     again are unassigned now, in the order they ended: the next attempt asks for them."""
     hk, hi = W[21], W[22]
-    n = W[24][GI_HEAP_N]
+    n = W[24][S.GI_HEAP_N]
     mine = np.zeros(n, np.bool_)
     for e in range(n):
-        mine[e] = hi[e, HI_KIND] == REASK and hi[e, HI_JOB] == j and hi[e, HI_IDENT] == a
+        mine[e] = hi[e, S.HI_KIND] == S.REASK and hi[e, S.HI_JOB] == j and hi[e, S.HI_IDENT] == a
     found = np.flatnonzero(mine)
-    for e in found[np.argsort(hk[found, HK_SEQ])]:
-        task = hi[e, HI_TASK]
+    for e in found[np.argsort(hk[found, S.HK_SEQ])]:
+        task = hi[e, S.HI_TASK]
         _reask_task(W, j, task)
     _red_refresh(W, j)
 
@@ -1321,10 +1167,10 @@ def _ramps(W, j, s):
     stage after maps not all assigned, on Hadoop 2/3 (RMContainerAllocator.scheduleReduces;
     once every map is assigned it asks for them all)."""
     return (
-        W[25][C_VERSION] != 1.0
-        and W[12][s, SS_SLOW] == 1
-        and W[12][s, SS_JT] == 0
-        and W[14][s - 1, SI_PENDING] > 0
+        W[25][S.C_VERSION] != 1.0
+        and W[12][s, S.SS_SLOW] == 1
+        and W[12][s, S.SS_JT] == 0
+        and W[14][s - 1, S.SI_PENDING] > 0
     )
 
 
@@ -1339,8 +1185,8 @@ def _set_asked(W, j, s, k):
     """Job `j`'s AM asks for the first `k` (-1: all) unassigned reduces of stage `s`: those
     it ramps up or down move between its scheduled and pending reduces."""
     si = W[14]
-    n = si[s, SI_PENDING]
-    old = si[s, SI_ASKED]
+    n = si[s, S.SI_PENDING]
+    old = si[s, S.SI_ASKED]
     a = n if old < 0 else old
     b = n if k < 0 else k
     if b > a:
@@ -1349,7 +1195,7 @@ def _set_asked(W, j, s, k):
     elif b < a:
         t0, t1 = _window_req(W, s, b, a)
         _add_pending(W, j, -t0, -t1)
-    si[s, SI_ASKED] = k
+    si[s, S.SI_ASKED] = k
     if k < 0:
         _ramp_refresh(W, j)
 
@@ -1359,11 +1205,11 @@ def _maps_assigned(W, j, s):
     """A map of stage `s` was assigned: if it was the last one, the AM asks for all the
     reduces after it, withheld (`_hold`) or not yet ramped up (scheduleAllReduces)."""
     si = W[14]
-    if si[s, SI_PENDING] != 0 or s + 1 >= W[6][j, JS_ST_HI]:
+    if si[s, S.SI_PENDING] != 0 or s + 1 >= W[6][j, S.JS_ST_HI]:
         return
-    if si[s + 1, SI_HELD] == 1:
+    if si[s + 1, S.SI_HELD] == 1:
         _hold(W, j, s + 1, False)
-    elif si[s + 1, SI_ASKED] >= 0 and si[s + 1, SI_RELEASED] == 1:
+    elif si[s + 1, S.SI_ASKED] >= 0 and si[s + 1, S.SI_RELEASED] == 1:
         _set_asked(W, j, s + 1, -1)
 
 
@@ -1385,10 +1231,10 @@ def _ramp_terms(W, s):
     of the limit (a Java float)."""
     ss, si = W[12], W[14]
     m = s - 1
-    maps = ss[m, SS_HI] - ss[m, SS_LO]
-    run_r = ss[s, SS_HI] - ss[s, SS_LO] - si[s, SI_PENDING] - si[s, SI_DONE]
-    f = min(np.float32(si[m, SI_DONE]) / np.float32(maps), np.float32(W[25][C_RAMP]))
-    return si[m, SI_PENDING], maps - si[m, SI_DONE], run_r, si[s, SI_ASKED] + run_r, f
+    maps = ss[m, S.SS_HI] - ss[m, S.SS_LO]
+    run_r = ss[s, S.SS_HI] - ss[s, S.SS_LO] - si[s, S.SI_PENDING] - si[s, S.SI_DONE]
+    f = min(np.float32(si[m, S.SI_DONE]) / np.float32(maps), np.float32(W[25][S.C_RAMP]))
+    return si[m, S.SI_PENDING], maps - si[m, S.SI_DONE], run_r, si[s, S.SI_ASKED] + run_r, f
 
 
 @kernel_jit
@@ -1398,7 +1244,7 @@ def _ramp_mem_cap(W, s, h0):
     for. It never falls as `h0` grows (each step of it is monotone)."""
     ss, tsf = W[12], W[17]
     sched_m, net_m, run_r, net_r, f = _ramp_terms(W, s)
-    m0, r0 = tsf[ss[s - 1, SS_LO], TSF_REQ], tsf[ss[s, SS_LO], TSF_REQ]
+    m0, r0 = tsf[ss[s - 1, S.SS_LO], S.TSF_REQ], tsf[ss[s, S.SS_LO], S.TSF_REQ]
     t0 = h0 + m0 * (net_m - sched_m) + r0 * run_r
     i0 = max(math.floor(t0 * np.float64(f)), t0 - m0 * net_m)
     return _avail_containers(i0 - r0 * net_r, 0.0, r0, 0.0)
@@ -1411,7 +1257,7 @@ def _ramp_mem_room(W, s):
     either share; -inf if none is found (a reduce asking for no memory)."""
     ss, tsf = W[12], W[17]
     sched_m, net_m, run_r, net_r, f = _ramp_terms(W, s)
-    m0, r0 = tsf[ss[s - 1, SS_LO], TSF_REQ], tsf[ss[s, SS_LO], TSF_REQ]
+    m0, r0 = tsf[ss[s - 1, S.SS_LO], S.TSF_REQ], tsf[ss[s, S.SS_LO], S.TSF_REQ]
     room = r0 * (net_r + 1) + m0 * net_m
     if f > 0.0:
         room = min(room, r0 * (net_r + 1) / np.float64(f))
@@ -1444,9 +1290,9 @@ def _ramp_count_at(W, s, h0, h1):
     ss, tsf = W[12], W[17]
     m = s - 1
     sched_m, net_m, run_r, net_r, f = _ramp_terms(W, s)
-    m0, m1 = tsf[ss[m, SS_LO], TSF_REQ], tsf[ss[m, SS_LO], TSF_REQ + 1]
-    r0, r1 = tsf[ss[s, SS_LO], TSF_REQ], tsf[ss[s, SS_LO], TSF_REQ + 1]
-    if W[25][C_CS] != 0.0:  # the DefaultResourceCalculator: memory only
+    m0, m1 = tsf[ss[m, S.SS_LO], S.TSF_REQ], tsf[ss[m, S.SS_LO], S.TSF_REQ + 1]
+    r0, r1 = tsf[ss[s, S.SS_LO], S.TSF_REQ], tsf[ss[s, S.SS_LO], S.TSF_REQ + 1]
+    if W[25][S.C_CS] != 0.0:  # the DefaultResourceCalculator: memory only
         m1, r1, h1 = 0.0, 0.0, 0.0
     t0 = h0 + m0 * (net_m - sched_m) + r0 * run_r
     t1 = h1 + m1 * (net_m - sched_m) + r1 * run_r
@@ -1475,30 +1321,30 @@ def _ramp_job_at(W, j, s):
     si = W[14]
     if s < 0:
         return False
-    if si[s, SI_HELD] == 1:
+    if si[s, S.SI_HELD] == 1:
         _ramp_rest(W, j)  # withheld: nothing until re-issued, which takes it off the list
         return False
     if _cycles(W, j):
-        W[8][j, JF_RAMP_NEXT] = _am_call(W, j, W[23][G_NOW], False)
-    if si[s - 1, SI_PENDING] == 0:
+        W[8][j, S.JF_RAMP_NEXT] = _am_call(W, j, W[23][S.G_NOW], False)
+    if si[s - 1, S.SI_PENDING] == 0:
         _set_asked(W, j, s, -1)
         return True
-    asked = si[s, SI_ASKED]
+    asked = si[s, S.SI_ASKED]
     n = 0
     h0, h1 = 0.0, 0.0
-    if si[s, SI_PENDING] != asked:  # else no pending reduce: it does not recalculate
+    if si[s, S.SI_PENDING] != asked:  # else no pending reduce: it does not recalculate
         h0, h1 = _am_headroom(W, j)
         n = _ramp_count_at(W, s, h0, h1)
     if n > 0:
         _ramp_wake(W, j)
-        _set_asked(W, j, s, asked + min(n, si[s, SI_PENDING] - asked))
+        _set_asked(W, j, s, asked + min(n, si[s, S.SI_PENDING] - asked))
         return True
     if n < 0:
         _set_asked(W, j, s, asked - min(-n, asked))
     # asleep it is passed over while its headroom keeps within bounds (`_ramp_mark`):
     # none needed with no reduce left to ask for, none below with none asked for; the
     # Capacity Scheduler's headroom is its user's, which its leaf's bounds do not hold
-    if si[s, SI_ASKED] == 0 or si[s, SI_PENDING] == asked or (n == 0 and W[25][C_CS] == 0.0):
+    if si[s, S.SI_ASKED] == 0 or si[s, S.SI_PENDING] == asked or (n == 0 and W[25][S.C_CS] == 0.0):
         if n < 0:  # its cancel changed its demand
             h0, h1 = _am_headroom(W, j)
         _ramp_mark(W, j, s, h0, h1)
@@ -1512,10 +1358,10 @@ def _ramp_sig_same(W, j, s):
     asked for nothing (`_ramp_mark`)."""
     si, ji = W[14], W[9]
     return (
-        ji[j, JI_RAMP_SIG] == si[s - 1, SI_DONE]
-        and ji[j, JI_RAMP_SIG + 1] == si[s - 1, SI_PENDING]
-        and ji[j, JI_RAMP_SIG + 2] == si[s, SI_PENDING]
-        and ji[j, JI_RAMP_SIG + 3] == si[s, SI_DONE]
+        ji[j, S.JI_RAMP_SIG] == si[s - 1, S.SI_DONE]
+        and ji[j, S.JI_RAMP_SIG + 1] == si[s - 1, S.SI_PENDING]
+        and ji[j, S.JI_RAMP_SIG + 2] == si[s, S.SI_PENDING]
+        and ji[j, S.JI_RAMP_SIG + 3] == si[s, S.SI_DONE]
     )
 
 
@@ -1529,24 +1375,24 @@ def _ramp_mark(W, j, s, h0, h1):
     not recalculate). Below: none with none asked for (there is nothing to cancel), else
     `_ramp_floor`."""
     si, ji, jf = W[14], W[9], W[8]
-    ji[j, JI_RAMP_SIG] = si[s - 1, SI_DONE]
-    ji[j, JI_RAMP_SIG + 1] = si[s - 1, SI_PENDING]
-    ji[j, JI_RAMP_SIG + 2] = si[s, SI_PENDING]
-    ji[j, JI_RAMP_SIG + 3] = si[s, SI_DONE]
-    ji[j, JI_RAMP_ASKED] = si[s, SI_ASKED]
+    ji[j, S.JI_RAMP_SIG] = si[s - 1, S.SI_DONE]
+    ji[j, S.JI_RAMP_SIG + 1] = si[s - 1, S.SI_PENDING]
+    ji[j, S.JI_RAMP_SIG + 2] = si[s, S.SI_PENDING]
+    ji[j, S.JI_RAMP_SIG + 3] = si[s, S.SI_DONE]
+    ji[j, S.JI_RAMP_ASKED] = si[s, S.SI_ASKED]
     lo0, lo1 = -math.inf, -math.inf
-    if si[s, SI_PENDING] == si[s, SI_ASKED]:
+    if si[s, S.SI_PENDING] == si[s, S.SI_ASKED]:
         h0, h1 = math.inf, math.inf
     else:
-        if si[s, SI_ASKED] > 0:
+        if si[s, S.SI_ASKED] > 0:
             lo0, lo1 = _ramp_floor(W, s, h0, h1)
         room = _ramp_mem_room(W, s)
         if room >= h0:  # memory alone keeps it from asking: vcores need no bound
             h0, h1 = room, math.inf
-    jf[j, JF_RAMP_H] = h0
-    jf[j, JF_RAMP_H + 1] = h1
-    jf[j, JF_RAMP_LO] = lo0
-    jf[j, JF_RAMP_LO + 1] = lo1
+    jf[j, S.JF_RAMP_H] = h0
+    jf[j, S.JF_RAMP_H + 1] = h1
+    jf[j, S.JF_RAMP_LO] = lo0
+    jf[j, S.JF_RAMP_LO + 1] = lo1
 
 
 @kernel_jit
@@ -1557,13 +1403,15 @@ def _ramp_floor(W, s, h0, h1):
     there says so, else (`h0`, `h1`) itself. -inf in a resource no reduce asks for."""
     ss, tsf = W[12], W[17]
     sched_m, net_m, run_r, net_r, f = _ramp_terms(W, s)
-    m, r = np.uint64(ss[s - 1, SS_LO]), np.uint64(ss[s, SS_LO])
+    m, r = np.uint64(ss[s - 1, S.SS_LO]), np.uint64(ss[s, S.SS_LO])
     if f <= 0.0:
         return h0, h1
-    lo0 = _ramp_least(tsf[m, TSF_REQ], tsf[r, TSF_REQ], sched_m, net_m, run_r, net_r, f)
+    lo0 = _ramp_least(tsf[m, S.TSF_REQ], tsf[r, S.TSF_REQ], sched_m, net_m, run_r, net_r, f)
     lo1 = -math.inf
-    if W[25][C_CS] == 0.0:  # the DefaultResourceCalculator: memory only
-        lo1 = _ramp_least(tsf[m, TSF_REQ + 1], tsf[r, TSF_REQ + 1], sched_m, net_m, run_r, net_r, f)
+    if W[25][S.C_CS] == 0.0:  # the DefaultResourceCalculator: memory only
+        lo1 = _ramp_least(
+            tsf[m, S.TSF_REQ + 1], tsf[r, S.TSF_REQ + 1], sched_m, net_m, run_r, net_r, f
+        )
     if lo0 <= h0 and lo1 <= h1 and _ramp_count_at(W, s, max(lo0, 0.0), max(lo1, 0.0)) >= 0:
         return lo0, lo1
     return h0, h1
@@ -1586,7 +1434,7 @@ def _ramp_bound(W, leaf):
     Scheduler; under the Capacity Scheduler a bound on it, its user's limit left out, in
     memory alone (vcores: -inf)."""
     u0, u1 = _leaf_headroom(W, leaf)
-    if W[25][C_CS] != 0.0:
+    if W[25][S.C_CS] != 0.0:
         return max(u0, 0.0), -math.inf
     return max(u0, 0.0), max(u1, 0.0)
 
@@ -1605,13 +1453,13 @@ def _ramp_idle(W, j, s):
     the bounds it kept (its ramp-up grows with the headroom; `_ramp_bound` bounds it from
     above). `s`: its ramped stage (`_ramp_stage`)."""
     jf, ji, si = W[8], W[9], W[14]
-    if s < 0 or si[s, SI_HELD] == 1 or si[s, SI_ASKED] != ji[j, JI_RAMP_ASKED]:
+    if s < 0 or si[s, S.SI_HELD] == 1 or si[s, S.SI_ASKED] != ji[j, S.JI_RAMP_ASKED]:
         return False
     if not _ramp_sig_same(W, j, s):
         return False
-    u0, u1 = _ramp_bound(W, W[6][j, JS_QUEUE])
-    return _ramp_within(u0, u1, jf[j, JF_RAMP_H], jf[j, JF_RAMP_H + 1]) and _ramp_above(
-        u0, u1, jf[j, JF_RAMP_LO], jf[j, JF_RAMP_LO + 1]
+    u0, u1 = _ramp_bound(W, W[6][j, S.JS_QUEUE])
+    return _ramp_within(u0, u1, jf[j, S.JF_RAMP_H], jf[j, S.JF_RAMP_H + 1]) and _ramp_above(
+        u0, u1, jf[j, S.JF_RAMP_LO], jf[j, S.JF_RAMP_LO + 1]
     )
 
 
@@ -1632,16 +1480,16 @@ def _ramp_asleep_idle(W):
     qf = W[3]
     idle = True
     for q in range(qf.shape[0]):
-        qf[q, QF_RAMP_WAKE] = 0.0
-        if qf[q, QF_RAMP_H] == math.inf and qf[q, QF_RAMP_H + 1] == math.inf:
-            if qf[q, QF_RAMP_LO] == -math.inf and qf[q, QF_RAMP_LO + 1] == -math.inf:
+        qf[q, S.QF_RAMP_WAKE] = 0.0
+        if qf[q, S.QF_RAMP_H] == math.inf and qf[q, S.QF_RAMP_H + 1] == math.inf:
+            if qf[q, S.QF_RAMP_LO] == -math.inf and qf[q, S.QF_RAMP_LO + 1] == -math.inf:
                 continue
         u0, u1 = _ramp_bound(W, q)
         if not (
-            _ramp_within(u0, u1, qf[q, QF_RAMP_H], qf[q, QF_RAMP_H + 1])
-            and _ramp_above(u0, u1, qf[q, QF_RAMP_LO], qf[q, QF_RAMP_LO + 1])
+            _ramp_within(u0, u1, qf[q, S.QF_RAMP_H], qf[q, S.QF_RAMP_H + 1])
+            and _ramp_above(u0, u1, qf[q, S.QF_RAMP_LO], qf[q, S.QF_RAMP_LO + 1])
         ):
-            qf[q, QF_RAMP_WAKE] = 1.0
+            qf[q, S.QF_RAMP_WAKE] = 1.0
             idle = False
     return idle
 
@@ -1656,35 +1504,35 @@ def _ramp_reduces(W):
     and keeps the asleep ones' bounds again. With heartbeats only a call at this time
     is due: one before it would have changed nothing (`_ramp_due`)."""
     ji, jf, gi, qf, gf = W[9], W[8], W[24], W[3], W[23]
-    now = gf[G_NOW]
-    prev = gf[G_RAMP_LAST]
-    gf[G_RAMP_LAST] = now
-    heartbeats = W[25][C_HB] != 0.0
+    now = gf[S.G_NOW]
+    prev = gf[S.G_RAMP_LAST]
+    gf[S.G_RAMP_LAST] = now
+    heartbeats = W[25][S.C_HB] != 0.0
     every = not _ramp_asleep_idle(W)
     if every:
         _ramp_reset_h(W)
     more = False
-    j = gi[GI_RAMP_HEAD] if every else gi[GI_RA_HEAD]
+    j = gi[S.GI_RAMP_HEAD] if every else gi[S.GI_RA_HEAD]
     while j >= 0:
-        nxt = ji[j, JI_RAMP_NEXT] if every else ji[j, JI_RA_NEXT]
-        asleep = every and ji[j, JI_IN_RA] == 0
-        if asleep and qf[W[6][j, JS_QUEUE], QF_RAMP_WAKE] == 0.0:
+        nxt = ji[j, S.JI_RAMP_NEXT] if every else ji[j, S.JI_RA_NEXT]
+        asleep = every and ji[j, S.JI_IN_RA] == 0
+        if asleep and qf[W[6][j, S.JS_QUEUE], S.QF_RAMP_WAKE] == 0.0:
             pass
         else:
             if asleep:
                 _ramp_catch_up(W, j, prev)
-            if heartbeats and jf[j, JF_RAMP_NEXT] < now and _cycles(W, j):
+            if heartbeats and jf[j, S.JF_RAMP_NEXT] < now and _cycles(W, j):
                 # a call since the last walk changed nothing (`_ramp_due`): only one now is due
-                jf[j, JF_RAMP_NEXT] = _am_call(W, j, now, True)
-            if now >= jf[j, JF_RAMP_NEXT]:
+                jf[j, S.JF_RAMP_NEXT] = _am_call(W, j, now, True)
+            if now >= jf[j, S.JF_RAMP_NEXT]:
                 s = _ramp_stage(W, j)
                 if _ramp_idle(W, j, s):
                     if _cycles(W, j):  # as `_ramp_job_at` would
-                        jf[j, JF_RAMP_NEXT] = _am_call(W, j, now, False)
+                        jf[j, S.JF_RAMP_NEXT] = _am_call(W, j, now, False)
                     _ramp_sleep(W, j)
                 elif _ramp_job_at(W, j, s):
                     more = True
-        if every and ji[j, JI_IN_RAMP] == 1 and ji[j, JI_IN_RA] == 0:
+        if every and ji[j, S.JI_IN_RAMP] == 1 and ji[j, S.JI_IN_RA] == 0:
             _ramp_keep_h(W, j)
         j = nxt
     return more
@@ -1695,12 +1543,12 @@ def _ramp_changes(W, j, s):
     """Whether job `j`'s ramp-up (`_ramp_job_at`; `s`: its ramped stage) would change the
     reduces its AM asks for, were it called now."""
     si = W[14]
-    if s < 0 or si[s, SI_HELD] == 1:
+    if s < 0 or si[s, S.SI_HELD] == 1:
         return False
-    if si[s - 1, SI_PENDING] == 0:
+    if si[s - 1, S.SI_PENDING] == 0:
         return True
-    asked = si[s, SI_ASKED]
-    if si[s, SI_PENDING] == asked:
+    asked = si[s, S.SI_ASKED]
+    if si[s, S.SI_PENDING] == asked:
         return False
     n = _ramp_count(W, j, s)
     return n > 0 or (n < 0 and asked > 0)
@@ -1715,13 +1563,13 @@ def _ramp_due(W):
     ramp-up would change nothing is passed over; the asleep jobs of leaves the walk would
     not mark (`_ramp_asleep_idle`) would change nothing."""
     ji, qf, gi, gf = W[9], W[3], W[24], W[23]
-    now = gf[G_NOW]
+    now = gf[S.G_NOW]
     every = not _ramp_asleep_idle(W)
-    due = INF
-    j = gi[GI_RAMP_HEAD] if every else gi[GI_RA_HEAD]
+    due = S.INF
+    j = gi[S.GI_RAMP_HEAD] if every else gi[S.GI_RA_HEAD]
     while j >= 0:
-        nxt = ji[j, JI_RAMP_NEXT] if every else ji[j, JI_RA_NEXT]
-        awake = ji[j, JI_IN_RA] == 1 or qf[W[6][j, JS_QUEUE], QF_RAMP_WAKE] != 0.0
+        nxt = ji[j, S.JI_RAMP_NEXT] if every else ji[j, S.JI_RA_NEXT]
+        awake = ji[j, S.JI_IN_RA] == 1 or qf[W[6][j, S.JS_QUEUE], S.QF_RAMP_WAKE] != 0.0
         if awake and _cycles(W, j) and _ramp_changes(W, j, _ramp_stage(W, j)):
             due = min(due, _am_call(W, j, now, False))
         j = nxt

@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.apptree import _any_view, _key_before, _keyed, _preorder_next, _retree
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.claims import _claim_add
@@ -45,54 +46,6 @@ from whatif.predictor.kernel.starvation import (
     _set_min_starvation,
     _set_recheck,
 )
-from whatif.predictor.kernel.state import (
-    AI_LIVE,
-    AI_TASK,
-    C_RECHECK,
-    C_UPDATE,
-    C_UTIL,
-    C_WAIT_KILL,
-    G_FREE,
-    G_NEXT_CHECK,
-    G_NOW,
-    GI_EPOCH,
-    INF,
-    JF_FSTARV,
-    JF_LFAIR,
-    JF_MSTARV,
-    JF_NCHECK,
-    JF_PEND,
-    JF_TBP,
-    JF_USE,
-    JI_AM_STATE,
-    JI_STARVED,
-    JI_TRIED,
-    JS_QUEUE,
-    JS_ST_HI,
-    JS_ST_LO,
-    JSF_AM,
-    KILL,
-    LF_MARK,
-    LI_NODE,
-    QF_LMIN,
-    QF_TBP,
-    QF_USE,
-    QI_TREE_OFF,
-    QI_TREE_P,
-    QI_TREE_ROOT,
-    QS_LEAF,
-    QS_POLICY,
-    QSF_FAIR_TO,
-    QSF_MIN,
-    QSF_MIN_TO,
-    QSF_THRESH,
-    SI_ASKED,
-    SI_HELD,
-    SI_PENDING,
-    SI_RELEASED,
-    TS_JOB,
-    TSF_REQ,
-)
 from whatif.predictor.kernel.victims import (
     _free_remove,
     _held_changed,
@@ -107,9 +60,9 @@ def _gate(W):
     gf, cfg, cluster = W[23], W[25], W[26]
     c0 = cluster[0] if cluster[0] > 0 else 1.0
     c1 = cluster[1] if cluster[1] > 0 else 1.0
-    u0 = 1.0 - gf[G_FREE] / c0
-    u1 = 1.0 - gf[G_FREE + 1] / c1 if cluster[1] > 0 else 0.0
-    return max(u0, u1) > cfg[C_UTIL]
+    u0 = 1.0 - gf[S.G_FREE] / c0
+    u1 = 1.0 - gf[S.G_FREE + 1] / c1 if cluster[1] > 0 else 0.0
+    return max(u0, u1) > cfg[S.C_UTIL]
 
 
 @kernel_jit
@@ -122,11 +75,11 @@ def _order_next(W, leaf, t, stamp):
     best app found (the winner is the best app below it)."""
     qs, qi, jf, ji, tree, tnode = W[0], W[4], W[8], W[9], W[31], W[34]
     view = _any_view(W)
-    p = qi[leaf, QI_TREE_P]
-    base = qi[leaf, QI_TREE_OFF] + view * 2 * p
-    policy = qs[leaf, QS_POLICY]
+    p = qi[leaf, S.QI_TREE_P]
+    base = qi[leaf, S.QI_TREE_OFF] + view * 2 * p
+    policy = qs[leaf, S.QS_POLICY]
     keyed = _keyed(W, policy)
-    root = qi[leaf, QI_TREE_ROOT]
+    root = qi[leaf, S.QI_TREE_ROOT]
     best = -1
     best_row = -1
     passed = -1  # the app passed over last: below it, its path needs no second look
@@ -145,7 +98,7 @@ def _order_next(W, leaf, t, stamp):
                 else _cmp_apps(W, policy, 0, w, best, False) < 0
             )
         ):
-            if ji[w, JI_TRIED] == stamp or t < jf[w, JF_NCHECK]:
+            if ji[w, S.JI_TRIED] == stamp or t < jf[w, S.JF_NCHECK]:
                 down = node < p
                 passed = w
             else:
@@ -155,7 +108,7 @@ def _order_next(W, leaf, t, stamp):
         if node < 0:
             break
     if best >= 0:
-        ji[best, JI_TRIED] = stamp
+        ji[best, S.JI_TRIED] = stamp
     return best
 
 
@@ -182,8 +135,8 @@ def _list_starved(W, j, stamp, n):
     """List app `j` among the check's `n` starved apps (jbuf[:, 0]) unless it is there;
     returns the new count."""
     ji, jbuf = W[9], W[30]
-    if ji[j, JI_STARVED] != stamp:
-        ji[j, JI_STARVED] = stamp
+    if ji[j, S.JI_STARVED] != stamp:
+        ji[j, S.JI_STARVED] = stamp
         jbuf[n, 0] = j
         n += 1
     return n
@@ -199,30 +152,30 @@ def _preempt_v3(W):
     visit every app."""
     qs, qsf, qf, jf, gf, gi, cfg = W[0], W[1], W[3], W[8], W[23], W[24], W[25]
     cluster, jbuf = W[26], W[30]
-    gf[G_NEXT_CHECK] = INF
+    gf[S.G_NEXT_CHECK] = S.INF
     if not _gate(W):
         return
-    t = gf[G_NOW]
+    t = gf[S.G_NOW]
     nxt_check = _next_recheck(W, t)
-    gi[GI_EPOCH] += 1
-    starved_stamp = gi[GI_EPOCH]
+    gi[S.GI_EPOCH] += 1
+    starved_stamp = gi[S.GI_EPOCH]
     n_starved = 0
     ordered = jbuf[:, 2]
     for leaf in range(qs.shape[0]):
-        if qs[leaf, QS_LEAF] == 0:
+        if qs[leaf, S.QS_LEAF] == 0:
             continue
-        timeout = qsf[leaf, QSF_FAIR_TO]
-        min_timeout = qsf[leaf, QSF_MIN_TO]
-        if timeout == INF and min_timeout == INF:
+        timeout = qsf[leaf, S.QSF_FAIR_TO]
+        min_timeout = qsf[leaf, S.QSF_MIN_TO]
+        if timeout == S.INF and min_timeout == S.INF:
             continue
         _app_shares(W, leaf)
-        policy = qs[leaf, QS_POLICY]
-        gi[GI_EPOCH] += 1
-        stamp = gi[GI_EPOCH]
+        policy = qs[leaf, S.QS_POLICY]
+        gi[S.GI_EPOCH] += 1
+        stamp = gi[S.GI_EPOCH]
         k_ord = 0  # apps read in order so far (in `ordered`)
         more = True  # whether the tree may hold more
         _retree(W)
-        threshold = qsf[leaf, QSF_THRESH]
+        threshold = qsf[leaf, S.QSF_THRESH]
         f0 = 0.0
         f1 = 0.0
         i = 0
@@ -230,44 +183,47 @@ def _preempt_v3(W):
             j, k_ord, more = _nth_in_order(W, leaf, t, stamp, i, k_ord, more)
             if j < 0:
                 break
-            fd0 = min(math.floor(_app_fair(W, j, 0) * threshold), jf[j, JF_USE] + jf[j, JF_PEND])
-            fd1 = min(
-                math.floor(_app_fair(W, j, 1) * threshold), jf[j, JF_USE + 1] + jf[j, JF_PEND + 1]
+            fd0 = min(
+                math.floor(_app_fair(W, j, 0) * threshold), jf[j, S.JF_USE] + jf[j, S.JF_PEND]
             )
-            is_starved = _below(W, policy, jf[j, JF_USE], jf[j, JF_USE + 1], fd0, fd1)
+            fd1 = min(
+                math.floor(_app_fair(W, j, 1) * threshold),
+                jf[j, S.JF_USE + 1] + jf[j, S.JF_PEND + 1],
+            )
+            is_starved = _below(W, policy, jf[j, S.JF_USE], jf[j, S.JF_USE + 1], fd0, fd1)
             if not is_starved:
-                jf[j, JF_LFAIR] = -INF
-            elif jf[j, JF_LFAIR] == -INF:
-                jf[j, JF_LFAIR] = t
-            if not is_starved or t - jf[j, JF_LFAIR] < timeout:
-                jf[j, JF_FSTARV] = 0.0
-                jf[j, JF_FSTARV + 1] = 0.0
+                jf[j, S.JF_LFAIR] = -S.INF
+            elif jf[j, S.JF_LFAIR] == -S.INF:
+                jf[j, S.JF_LFAIR] = t
+            if not is_starved or t - jf[j, S.JF_LFAIR] < timeout:
+                jf[j, S.JF_FSTARV] = 0.0
+                jf[j, S.JF_FSTARV + 1] = 0.0
                 if is_starved:
-                    e = jf[j, JF_LFAIR] + timeout
+                    e = jf[j, S.JF_LFAIR] + timeout
                     if e > t and e < nxt_check:
                         nxt_check = e
                 break
-            jf[j, JF_FSTARV] = max(fd0 - jf[j, JF_USE], 0.0)
-            jf[j, JF_FSTARV + 1] = max(fd1 - jf[j, JF_USE + 1], 0.0)
+            jf[j, S.JF_FSTARV] = max(fd0 - jf[j, S.JF_USE], 0.0)
+            jf[j, S.JF_FSTARV + 1] = max(fd1 - jf[j, S.JF_USE + 1], 0.0)
             n_starved = _list_starved(W, j, starved_stamp, n_starved)
-            f0 += jf[j, JF_FSTARV]
-            f1 += jf[j, JF_FSTARV + 1]
+            f0 += jf[j, S.JF_FSTARV]
+            f1 += jf[j, S.JF_FSTARV + 1]
             i += 1
         d0, d1 = _demand(W, leaf)
-        st0 = max(min(qsf[leaf, QSF_MIN], d0) - qf[leaf, QF_USE], 0.0)
-        st1 = max(min(qsf[leaf, QSF_MIN + 1], d1) - qf[leaf, QF_USE + 1], 0.0)
+        st0 = max(min(qsf[leaf, S.QSF_MIN], d0) - qf[leaf, S.QF_USE], 0.0)
+        st1 = max(min(qsf[leaf, S.QSF_MIN + 1], d1) - qf[leaf, S.QF_USE + 1], 0.0)
         p0 = 0.0
         p1 = 0.0
         if st0 == 0.0 and st1 == 0.0:
-            qf[leaf, QF_LMIN] = -INF
+            qf[leaf, S.QF_LMIN] = -S.INF
         else:
-            if qf[leaf, QF_LMIN] == -INF:
-                qf[leaf, QF_LMIN] = t
-            if t - qf[leaf, QF_LMIN] >= min_timeout:
+            if qf[leaf, S.QF_LMIN] == -S.INF:
+                qf[leaf, S.QF_LMIN] = t
+            if t - qf[leaf, S.QF_LMIN] >= min_timeout:
                 p0 = max(st0 - f0, 0.0)
                 p1 = max(st1 - f1, 0.0)
             else:
-                e = qf[leaf, QF_LMIN] + min_timeout
+                e = qf[leaf, S.QF_LMIN] + min_timeout
                 if e > t and e < nxt_check:
                     nxt_check = e
         i = 0
@@ -275,8 +231,8 @@ def _preempt_v3(W):
             j, k_ord, more = _nth_in_order(W, leaf, t, stamp, i, k_ord, more)
             if j < 0:
                 break
-            a0 = max(jf[j, JF_PEND] - jf[j, JF_FSTARV], 0.0)
-            a1 = max(jf[j, JF_PEND + 1] - jf[j, JF_FSTARV + 1], 0.0)
+            a0 = max(jf[j, S.JF_PEND] - jf[j, S.JF_FSTARV], 0.0)
+            a1 = max(jf[j, S.JF_PEND + 1] - jf[j, S.JF_FSTARV + 1], 0.0)
             if res_compare(policy, a0, a1, p0, p1, cluster[0], cluster[1]) > 0:
                 a0 = max(a0 - p0, 0.0)
                 a1 = max(a1 - p1, 0.0)
@@ -298,40 +254,40 @@ def _preempt_v3(W):
         for i in range(n_starved):
             j = jbuf[i, 0]
             _preempt_for(W, heads, j, bound0)
-            _set_recheck(W, j, t + cfg[C_RECHECK])
-            if jf[j, JF_NCHECK] > t and jf[j, JF_NCHECK] < nxt_check:
-                nxt_check = jf[j, JF_NCHECK]
+            _set_recheck(W, j, t + cfg[S.C_RECHECK])
+            if jf[j, S.JF_NCHECK] > t and jf[j, S.JF_NCHECK] < nxt_check:
+                nxt_check = jf[j, S.JF_NCHECK]
     # checks fall on the update grid: the first one a timer expires by, and the next one
     # after a check that found starved apps (those are skipped then, so others may starve)
-    if nxt_check < INF:
-        nxt_check = _grid_at_or_after(nxt_check, cfg[C_UPDATE])
+    if nxt_check < S.INF:
+        nxt_check = _grid_at_or_after(nxt_check, cfg[S.C_UPDATE])
     if n_starved > 0:
-        nxt_check = min(nxt_check, _grid_after(t, cfg[C_UPDATE]))
-    gf[G_NEXT_CHECK] = nxt_check
+        nxt_check = min(nxt_check, _grid_after(t, cfg[S.C_UPDATE]))
+    gf[S.G_NEXT_CHECK] = nxt_check
 
 
 @kernel_jit
 def _requests(W, j, out_cap, out_n):
     """The app's outstanding requests in priority order; returns how many."""
     js, jsf, ji, si, tsf = W[6], W[7], W[9], W[14], W[17]
-    if ji[j, JI_AM_STATE] == 1:
-        out_cap[0, 0] = jsf[j, JSF_AM]
-        out_cap[0, 1] = jsf[j, JSF_AM + 1]
+    if ji[j, S.JI_AM_STATE] == 1:
+        out_cap[0, 0] = jsf[j, S.JSF_AM]
+        out_cap[0, 1] = jsf[j, S.JSF_AM + 1]
         out_n[0] = 1
         return 1
     n = 0
-    lo = js[j, JS_ST_LO]
-    hi = js[j, JS_ST_HI]
+    lo = js[j, S.JS_ST_LO]
+    hi = js[j, S.JS_ST_HI]
     used = np.zeros(hi - lo, dtype=np.bool_)
     while True:
         best = -1
         for s in range(lo, hi):
             if (
                 used[s - lo]
-                or si[s, SI_RELEASED] == 0
-                or si[s, SI_HELD] == 1
-                or si[s, SI_PENDING] <= 0
-                or si[s, SI_ASKED] == 0
+                or si[s, S.SI_RELEASED] == 0
+                or si[s, S.SI_HELD] == 1
+                or si[s, S.SI_PENDING] <= 0
+                or si[s, S.SI_ASKED] == 0
             ):
                 continue
             if best < 0 or _stage_priority(W, s) < _stage_priority(W, best):
@@ -340,9 +296,9 @@ def _requests(W, j, out_cap, out_n):
             return n
         used[best - lo] = True
         task = _head_task(W, best)
-        out_cap[n, 0] = tsf[task, TSF_REQ]
-        out_cap[n, 1] = tsf[task, TSF_REQ + 1]
-        out_n[n] = si[best, SI_PENDING] if si[best, SI_ASKED] < 0 else si[best, SI_ASKED]
+        out_cap[n, 0] = tsf[task, S.TSF_REQ]
+        out_cap[n, 1] = tsf[task, S.TSF_REQ + 1]
+        out_n[n] = si[best, S.SI_PENDING] if si[best, S.SI_ASKED] < 0 else si[best, S.SI_ASKED]
         n += 1
 
 
@@ -352,17 +308,17 @@ def _preempt_for(W, heads, j, bound0):
     lf, li = W[52], W[51]
     qs, js, jf, ts, tsf, ai, hk = W[0], W[6], W[8], W[16], W[17], W[20], W[21]
     hi, gf, gi, cfg, vict = W[22], W[23], W[24], W[25], W[29]
-    leaf = js[j, JS_QUEUE]
-    policy = qs[leaf, QS_POLICY]
-    p0 = jf[j, JF_FSTARV] + jf[j, JF_MSTARV]
-    p1 = jf[j, JF_FSTARV + 1] + jf[j, JF_MSTARV + 1]
-    nst = js[j, JS_ST_HI] - js[j, JS_ST_LO] + 1
+    leaf = js[j, S.JS_QUEUE]
+    policy = qs[leaf, S.QS_POLICY]
+    p0 = jf[j, S.JF_FSTARV] + jf[j, S.JF_MSTARV]
+    p1 = jf[j, S.JF_FSTARV + 1] + jf[j, S.JF_MSTARV + 1]
+    nst = js[j, S.JS_ST_HI] - js[j, S.JS_ST_LO] + 1
     caps = np.empty((nst, 2))
     counts = np.empty(nst, dtype=np.int64)
     nreq = _requests(W, j, caps, counts)
-    gi[GI_EPOCH] += 1
+    gi[S.GI_EPOCH] += 1
     # ai is int32: stamps wrap, harmlessly, as every chosen container is marked by the end
-    chosen = (gi[GI_EPOCH] & 0x3FFFFFFF) + 1
+    chosen = (gi[S.GI_EPOCH] & 0x3FFFFFFF) + 1
     nv = 0
     for r in range(nreq):
         if p0 == 0.0 and p1 == 0.0:
@@ -373,7 +329,7 @@ def _preempt_for(W, heads, j, bound0):
             ratio = max(jdiv(p0, c0), jdiv(p1, c1))
         else:
             ratio = jdiv(p0, c0)
-        if ratio == ratio and abs(ratio) != INF:
+        if ratio == ratio and abs(ratio) != S.INF:
             fit = java_int(math.floor(ratio))
         else:
             fit = java_int(ratio)
@@ -394,15 +350,15 @@ def _preempt_for(W, heads, j, bound0):
                 break
     for i in range(nv):
         a = vict[i]
-        task = ai[a, AI_TASK]
-        vj = ts[task, TS_JOB]
-        r0 = tsf[task, TSF_REQ]
-        r1 = tsf[task, TSF_REQ + 1]
-        jf[vj, JF_TBP] += r0
-        jf[vj, JF_TBP + 1] += r1
+        task = ai[a, S.AI_TASK]
+        vj = ts[task, S.TS_JOB]
+        r0 = tsf[task, S.TSF_REQ]
+        r1 = tsf[task, S.TSF_REQ + 1]
+        jf[vj, S.JF_TBP] += r0
+        jf[vj, S.JF_TBP + 1] += r1
         _held_changed(W, vj)
-        _up(W, QF_TBP, js[vj, JS_QUEUE], r0, r1)
-        lf[ai[a, AI_LIVE], LF_MARK] = gf[G_NOW] + cfg[C_WAIT_KILL]
+        _up(W, S.QF_TBP, js[vj, S.JS_QUEUE], r0, r1)
+        lf[ai[a, S.AI_LIVE], S.LF_MARK] = gf[S.G_NOW] + cfg[S.C_WAIT_KILL]
         _free_remove(W, a, vj)
-        heap_push(hk, hi, gi, lf[ai[a, AI_LIVE], LF_MARK], KILL, a, task, vj)
-        _claim_add(W, max(li[ai[a, AI_LIVE], LI_NODE], 0), j, r0, r1)
+        heap_push(hk, hi, gi, lf[ai[a, S.AI_LIVE], S.LF_MARK], S.KILL, a, task, vj)
+        _claim_add(W, max(li[ai[a, S.AI_LIVE], S.LI_NODE], 0), j, r0, r1)

@@ -15,32 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.state import (
-    JS_ST_HI,
-    JS_ST_LO,
-    SI_ASKED,
-    SI_FRONT_N,
-    SI_HELD,
-    SI_NEXT,
-    SI_NONLOC,
-    SI_PENDING,
-    SI_RELEASED,
-    SI_RETRY_HEAD,
-    SI_RETRY_TAIL,
-    SS_DIM,
-    SS_HI,
-    SS_JT,
-    SS_LOC,
-    SS_PRIO,
-    SS_RETRY,
-    TF_LOCATED,
-    TF_TAKEN,
-    TI_FAILED_ON,
-    TI_FAILS,
-    TI_RETRY_NEXT,
-    TSF_REQ,
-)
 from whatif.predictor.pack import FAST_FAIL_PRIORITY, RETRY_FAILED_FIRST, RETRY_FIRST
 
 
@@ -49,15 +25,15 @@ def _next_stage(W, j, d):
     js, ss, si = W[6], W[12], W[14]
     best = -1
     uj = np.uint64(j)  # unsigned rows: no negative-index wraparound
-    for s in range(js[uj, JS_ST_LO], js[uj, JS_ST_HI]):
+    for s in range(js[uj, S.JS_ST_LO], js[uj, S.JS_ST_HI]):
         u = np.uint64(s)
         if (
-            si[u, SI_RELEASED] == 1
-            and si[u, SI_HELD] == 0
-            and si[u, SI_PENDING] > 0
-            and si[u, SI_ASKED] != 0
-            and ss[u, SS_DIM] == d
-            and ss[u, SS_JT] == 0
+            si[u, S.SI_RELEASED] == 1
+            and si[u, S.SI_HELD] == 0
+            and si[u, S.SI_PENDING] > 0
+            and si[u, S.SI_ASKED] != 0
+            and ss[u, S.SS_DIM] == d
+            and ss[u, S.SS_JT] == 0
         ):
             if best < 0 or _stage_priority(W, s) < _stage_priority(W, best):
                 best = s
@@ -70,18 +46,18 @@ def _stage_priority(W, s):
     before at PRIORITY_FAST_FAIL_MAP, ahead of the job's reduces and other maps."""
     u = np.uint64(s)  # unsigned rows: no negative-index wraparound
     ss, si = W[12], W[14]
-    if ss[u, SS_RETRY] == RETRY_FAILED_FIRST and si[u, SI_FRONT_N] > 0:
+    if ss[u, S.SS_RETRY] == RETRY_FAILED_FIRST and si[u, S.SI_FRONT_N] > 0:
         return FAST_FAIL_PRIORITY
-    return ss[u, SS_PRIO]
+    return ss[u, S.SS_PRIO]
 
 
 @kernel_jit
 def _head_task(W, s):
     ss, si = W[12], W[14]
     u = np.uint64(s)  # unsigned rows: no negative-index wraparound
-    if si[u, SI_FRONT_N] == 0 and si[u, SI_NEXT] < ss[u, SS_HI]:
-        return si[u, SI_NEXT]
-    return si[u, SI_RETRY_HEAD]
+    if si[u, S.SI_FRONT_N] == 0 and si[u, S.SI_NEXT] < ss[u, S.SS_HI]:
+        return si[u, S.SI_NEXT]
+    return si[u, S.SI_RETRY_HEAD]
 
 
 @kernel_jit
@@ -89,15 +65,15 @@ def _take_head(W, s):
     """Take stage `s`'s next task (`_head_task`) off its unassigned tasks."""
     ss, si = W[12], W[14]
     u = np.uint64(s)  # unsigned rows: no negative-index wraparound
-    if ss[u, SS_LOC] != 0:
+    if ss[u, S.SS_LOC] != 0:
         return _take_task(W, s, _head_task(W, s))
-    if si[u, SI_FRONT_N] > 0:
-        si[u, SI_FRONT_N] -= 1
-    elif si[u, SI_NEXT] < ss[u, SS_HI]:
-        task = si[u, SI_NEXT]
-        si[u, SI_NEXT] += 1
+    if si[u, S.SI_FRONT_N] > 0:
+        si[u, S.SI_FRONT_N] -= 1
+    elif si[u, S.SI_NEXT] < ss[u, S.SS_HI]:
+        task = si[u, S.SI_NEXT]
+        si[u, S.SI_NEXT] += 1
         return task
-    task = si[s, SI_RETRY_HEAD]
+    task = si[s, S.SI_RETRY_HEAD]
     _unlink_retry(W, s, -1, task)
     return task
 
@@ -108,29 +84,29 @@ def _take_task(W, s, task):
     task (a located stage moves past the fresh ones already taken), a later fresh one of a
     located stage (flagged), or a re-queued one (unlinked from the retry list)."""
     ss, si, ti, tfl = W[12], W[14], W[18], W[47]
-    located = ss[s, SS_LOC] != 0
-    queued = located and (tfl[task] & TF_TAKEN) != 0  # Hadoop 1's re-queued (`_give_back`)
+    located = ss[s, S.SS_LOC] != 0
+    queued = located and (tfl[task] & S.TF_TAKEN) != 0  # Hadoop 1's re-queued (`_give_back`)
     if located and not queued:
-        tfl[task] |= TF_TAKEN
-        if (tfl[task] & TF_LOCATED) == 0:
-            si[s, SI_NONLOC] -= 1
-    nxt = si[s, SI_NEXT]
+        tfl[task] |= S.TF_TAKEN
+        if (tfl[task] & S.TF_LOCATED) == 0:
+            si[s, S.SI_NONLOC] -= 1
+    nxt = si[s, S.SI_NEXT]
     if task == nxt and not queued:
-        hi = ss[s, SS_HI]
+        hi = ss[s, S.SS_HI]
         nxt += 1
-        while located and nxt < hi and (tfl[nxt] & TF_TAKEN) != 0:
+        while located and nxt < hi and (tfl[nxt] & S.TF_TAKEN) != 0:
             nxt += 1
-        si[s, SI_NEXT] = nxt
+        si[s, S.SI_NEXT] = nxt
     elif task < nxt or queued:
         prev = -1
-        cur = si[s, SI_RETRY_HEAD]
+        cur = si[s, S.SI_RETRY_HEAD]
         place = 0
         while cur != task:
             prev = cur
-            cur = ti[cur, TI_RETRY_NEXT]
+            cur = ti[cur, S.TI_RETRY_NEXT]
             place += 1
-        if place < si[s, SI_FRONT_N]:
-            si[s, SI_FRONT_N] -= 1
+        if place < si[s, S.SI_FRONT_N]:
+            si[s, S.SI_FRONT_N] -= 1
         _unlink_retry(W, s, prev, task)
     return task
 
@@ -144,8 +120,8 @@ def _tracker_task(W, s, n):
     task = _front_task(W, s, n)
     if task >= 0:
         return task
-    if W[14][s, SI_NEXT] < W[12][s, SS_HI]:
-        return W[14][s, SI_NEXT]
+    if W[14][s, S.SI_NEXT] < W[12][s, S.SS_HI]:
+        return W[14][s, S.SI_NEXT]
     return -1
 
 
@@ -156,11 +132,11 @@ def _front_task(W, s, n):
     (hasFailedOnMachine); -1 if none."""
     si, ti = W[14], W[18]
     hosts = W[40].shape[0]
-    task = si[s, SI_RETRY_HEAD]
-    for _ in range(si[s, SI_FRONT_N]):
-        if ti[task, TI_FAILED_ON] != n or ti[task, TI_FAILS] >= hosts:
+    task = si[s, S.SI_RETRY_HEAD]
+    for _ in range(si[s, S.SI_FRONT_N]):
+        if ti[task, S.TI_FAILED_ON] != n or ti[task, S.TI_FAILS] >= hosts:
             return task
-        task = ti[task, TI_RETRY_NEXT]
+        task = ti[task, S.TI_RETRY_NEXT]
     return -1
 
 
@@ -171,15 +147,15 @@ def _tracker_bound(W, s, r0, r1):
     tasks that go first and its next fresh task. The app trees rank by it, so an app whose
     head task failed on the heartbeating tracker is still offered the container."""
     ss, si, ti, tsf = W[12], W[14], W[18], W[17]
-    task = si[s, SI_RETRY_HEAD]
-    for _ in range(si[s, SI_FRONT_N]):
-        r0 = min(r0, tsf[task, TSF_REQ])
-        r1 = min(r1, tsf[task, TSF_REQ + 1])
-        task = ti[task, TI_RETRY_NEXT]
-    fresh = si[s, SI_NEXT]
-    if fresh < ss[s, SS_HI]:
-        r0 = min(r0, tsf[fresh, TSF_REQ])
-        r1 = min(r1, tsf[fresh, TSF_REQ + 1])
+    task = si[s, S.SI_RETRY_HEAD]
+    for _ in range(si[s, S.SI_FRONT_N]):
+        r0 = min(r0, tsf[task, S.TSF_REQ])
+        r1 = min(r1, tsf[task, S.TSF_REQ + 1])
+        task = ti[task, S.TI_RETRY_NEXT]
+    fresh = si[s, S.SI_NEXT]
+    if fresh < ss[s, S.SS_HI]:
+        r0 = min(r0, tsf[fresh, S.TSF_REQ])
+        r1 = min(r1, tsf[fresh, S.TSF_REQ + 1])
     return r0, r1
 
 
@@ -191,12 +167,12 @@ def _give_back(W, s, task):
     stays flagged assigned there, and goes on the retry list (`locality._loc_pick` takes
     it first)."""
     si, tfl = W[14], W[47]
-    if W[12][s, SS_RETRY] == RETRY_FIRST:
+    if W[12][s, S.SS_RETRY] == RETRY_FIRST:
         return True
-    tfl[task] &= TF_LOCATED
-    if (tfl[task] & TF_LOCATED) == 0:
-        si[s, SI_NONLOC] += 1
-    return task < si[s, SI_NEXT]
+    tfl[task] &= S.TF_LOCATED
+    if (tfl[task] & S.TF_LOCATED) == 0:
+        si[s, S.SI_NONLOC] += 1
+    return task < si[s, S.SI_NEXT]
 
 
 @kernel_jit
@@ -206,54 +182,54 @@ def _requeue(W, s, task):
     first ``SI_FRONT_N``, which go before them: after those already there (the AM's
     failed maps, first in, first out), or in `failComparator` order (Hadoop 1)."""
     ss, si, ti = W[12], W[14], W[18]
-    rule = ss[s, SS_RETRY]
-    if rule != RETRY_FIRST and (rule != RETRY_FAILED_FIRST or ti[task, TI_FAILS] == 0):
-        _link_retry(W, s, si[s, SI_RETRY_TAIL], task)
+    rule = ss[s, S.SS_RETRY]
+    if rule != RETRY_FIRST and (rule != RETRY_FAILED_FIRST or ti[task, S.TI_FAILS] == 0):
+        _link_retry(W, s, si[s, S.SI_RETRY_TAIL], task)
         return
     prev = -1
-    cur = si[s, SI_RETRY_HEAD]
-    for _ in range(si[s, SI_FRONT_N]):
+    cur = si[s, S.SI_RETRY_HEAD]
+    for _ in range(si[s, S.SI_FRONT_N]):
         if rule == RETRY_FIRST and _fails_first(ti, task, cur):
             break
         prev = cur
-        cur = ti[cur, TI_RETRY_NEXT]
+        cur = ti[cur, S.TI_RETRY_NEXT]
     _link_retry(W, s, prev, task)
-    si[s, SI_FRONT_N] += 1
+    si[s, S.SI_FRONT_N] += 1
 
 
 @kernel_jit
 def _link_retry(W, s, prev, task):
     """Link `task` into stage `s`'s retry list after `prev` (-1: at its head)."""
     si, ti = W[14], W[18]
-    nxt = si[s, SI_RETRY_HEAD] if prev < 0 else ti[prev, TI_RETRY_NEXT]
-    ti[task, TI_RETRY_NEXT] = nxt
+    nxt = si[s, S.SI_RETRY_HEAD] if prev < 0 else ti[prev, S.TI_RETRY_NEXT]
+    ti[task, S.TI_RETRY_NEXT] = nxt
     _point_after(W, s, prev, task)
     if nxt < 0:
-        si[s, SI_RETRY_TAIL] = task
+        si[s, S.SI_RETRY_TAIL] = task
 
 
 @kernel_jit
 def _unlink_retry(W, s, prev, task):
     """Unlink `task`, which follows `prev` (-1: the head), from stage `s`'s retry list."""
-    nxt = W[18][task, TI_RETRY_NEXT]
+    nxt = W[18][task, S.TI_RETRY_NEXT]
     _point_after(W, s, prev, nxt)
     if nxt < 0:
-        W[14][s, SI_RETRY_TAIL] = prev
+        W[14][s, S.SI_RETRY_TAIL] = prev
 
 
 @kernel_jit
 def _point_after(W, s, prev, task):
     """Make `task` follow `prev` (-1: the head) in stage `s`'s retry list."""
     if prev < 0:
-        W[14][s, SI_RETRY_HEAD] = task
+        W[14][s, S.SI_RETRY_HEAD] = task
     else:
-        W[18][prev, TI_RETRY_NEXT] = task
+        W[18][prev, S.TI_RETRY_NEXT] = task
 
 
 @kernel_jit
 def _fails_first(ti, a, b):
     """Whether task `a` goes before `b` in Hadoop 1's failComparator: more failed attempts,
     then the lower task."""
-    if ti[a, TI_FAILS] != ti[b, TI_FAILS]:
-        return ti[a, TI_FAILS] > ti[b, TI_FAILS]
+    if ti[a, S.TI_FAILS] != ti[b, S.TI_FAILS]:
+        return ti[a, S.TI_FAILS] > ti[b, S.TI_FAILS]
     return a < b

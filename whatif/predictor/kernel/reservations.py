@@ -51,51 +51,14 @@ change too.
 
 from __future__ import annotations
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.apptree import _retree
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
-from whatif.predictor.kernel.queues import _am_fits
+from whatif.predictor.kernel.queues import _am_fits, _fits_max
 from whatif.predictor.kernel.requests import _head_task, _next_stage
 from whatif.predictor.kernel.resources import _below, res_compare
 from whatif.predictor.kernel.resting import _park_again
-from whatif.predictor.kernel.state import (
-    C_RES_CAP,
-    C_RES_THR,
-    C_VERSION,
-    CL_APP,
-    CL_NEXT,
-    GI_CHANGED,
-    GI_RES_ANY,
-    GI_RES_LEAF,
-    GI_RES_MADE,
-    GI_RES_NEXT,
-    JF_MSTARV,
-    JF_USE,
-    JI_AM_STATE,
-    JI_BIG_NEXT,
-    JI_CLAIMS,
-    JI_RES,
-    JI_STATE,
-    JS_QUEUE,
-    JSF_AM,
-    NF_FREE,
-    NF_RES,
-    NI_CL_HEAD,
-    NI_RES_APP,
-    NI_RES_STAGE,
-    QF_USE,
-    QI_BIG_HEAD,
-    QS_LEAF,
-    QS_PARENT,
-    QS_POLICY,
-    QSF_MAX,
-    SI_ASKED,
-    SI_HELD,
-    SI_PENDING,
-    SI_RELEASED,
-    SSF_MAX,
-    TSF_REQ,
-)
 
 
 @kernel_jit
@@ -111,29 +74,17 @@ def _res_head_big(W, j, leaf):
     stage whose largest task request is below the threshold under a leaf policy comparing
     memory (`_res_sized` fails for any of its requests), without reading its head task."""
     jsf, ji, tsf, cfg = W[7], W[9], W[17], W[25]
-    if ji[j, JI_STATE] != 2:
+    if ji[j, S.JI_STATE] != 2:
         return -2, 0.0, 0.0
-    if ji[j, JI_AM_STATE] == 1:
-        return -1, jsf[j, JSF_AM], jsf[j, JSF_AM + 1]
+    if ji[j, S.JI_AM_STATE] == 1:
+        return -1, jsf[j, S.JSF_AM], jsf[j, S.JSF_AM + 1]
     s = _next_stage(W, j, 0)
     if s < 0:
         return -2, 0.0, 0.0
-    if leaf >= 0 and W[0][leaf, QS_POLICY] != 2 and W[13][s, SSF_MAX] < cfg[C_RES_THR]:
+    if leaf >= 0 and W[0][leaf, S.QS_POLICY] != 2 and W[13][s, S.SSF_MAX] < cfg[S.C_RES_THR]:
         return -2, 0.0, 0.0
     t = _head_task(W, s)
-    return s, tsf[t, TSF_REQ], tsf[t, TSF_REQ + 1]
-
-
-@kernel_jit
-def _fits_max(W, leaf, r0, r1):
-    """FSQueue.fitsInMaxShare: usage plus the request within maxResources up the tree."""
-    qs, qsf, qf = W[0], W[1], W[3]
-    q = leaf
-    while q >= 0:
-        if qf[q, QF_USE] + r0 > qsf[q, QSF_MAX] or qf[q, QF_USE + 1] + r1 > qsf[q, QSF_MAX + 1]:
-            return False
-        q = qs[q, QS_PARENT]
-    return True
+    return s, tsf[t, S.TSF_REQ], tsf[t, S.TSF_REQ + 1]
 
 
 @kernel_jit
@@ -141,11 +92,11 @@ def _starved(W, j, leaf):
     """FSAppAttempt.isStarved: a min-share starvation from its last check, or usage below
     its fair share now."""
     jf = W[8]
-    if jf[j, JF_MSTARV] != 0.0 or jf[j, JF_MSTARV + 1] != 0.0:
+    if jf[j, S.JF_MSTARV] != 0.0 or jf[j, S.JF_MSTARV + 1] != 0.0:
         return True
     _app_shares(W, leaf)
     return _below(
-        W, W[0][leaf, QS_POLICY], jf[j, JF_USE], jf[j, JF_USE + 1], _app_fair(W, j, 0),
+        W, W[0][leaf, S.QS_POLICY], jf[j, S.JF_USE], jf[j, S.JF_USE + 1], _app_fair(W, j, 0),
         _app_fair(W, j, 1),
     )  # fmt: skip
 
@@ -153,14 +104,14 @@ def _starved(W, j, leaf):
 @kernel_jit
 def _claims_on(W, n, j):
     """FSSchedulerNode.isPreemptedForApp: app `j` claims resources on node `n`."""
-    if W[9][j, JI_CLAIMS] == 0:
+    if W[9][j, S.JI_CLAIMS] == 0:
         return False
     cli = W[44]
-    e = W[41][n, NI_CL_HEAD]
+    e = W[41][n, S.NI_CL_HEAD]
     while e >= 0:
-        if cli[e, CL_APP] == j:
+        if cli[e, S.CL_APP] == j:
             return True
-        e = cli[e, CL_NEXT]
+        e = cli[e, S.CL_NEXT]
     return False
 
 
@@ -175,11 +126,11 @@ def _res_may(W, j, leaf, r0, r1):
 def _res_sized(W, j, leaf, r0, r1):
     """`_res_may`'s cheap part: fewer reserved nodes than allowed, at least the threshold."""
     cfg, cluster = W[25], W[26]
-    if W[9][j, JI_RES] >= cfg[C_RES_CAP]:
+    if W[9][j, S.JI_RES] >= cfg[S.C_RES_CAP]:
         return False
-    policy = W[0][leaf, QS_POLICY]
-    thr0 = cfg[C_RES_THR]
-    thr1 = cfg[C_RES_THR + 1]
+    policy = W[0][leaf, S.QS_POLICY]
+    thr0 = cfg[S.C_RES_THR]
+    thr1 = cfg[S.C_RES_THR + 1]
     return res_compare(policy, r0, r1, thr0, thr1, cluster[0], cluster[1]) >= 0
 
 
@@ -187,7 +138,7 @@ def _res_sized(W, j, leaf, r0, r1):
 def _res_starved(W, j, leaf):
     """`_res_may`'s last part: starved on Hadoop 3 (`_starved`, which may bring the
     leaf's app shares up to date), any app on Hadoop 2."""
-    return W[25][C_VERSION] != 3.0 or _starved(W, j, leaf)
+    return W[25][S.C_VERSION] != 3.0 or _starved(W, j, leaf)
 
 
 @kernel_jit
@@ -195,12 +146,12 @@ def _reserve(W, n, j, s, r0, r1):
     """FSAppAttempt.reserve / FSSchedulerNode.reserveResource: node `n` reserved for app
     `j`'s stage `s` (-1: its AM), booking (r0, r1)."""
     nodef, nodei, gi = W[40], W[41], W[24]
-    nodei[n, NI_RES_APP] = j
-    nodei[n, NI_RES_STAGE] = s
-    nodef[n, NF_RES] = r0
-    nodef[n, NF_RES + 1] = r1
-    W[9][j, JI_RES] += 1
-    gi[GI_RES_MADE] += 1
+    nodei[n, S.NI_RES_APP] = j
+    nodei[n, S.NI_RES_STAGE] = s
+    nodef[n, S.NF_RES] = r0
+    nodef[n, S.NF_RES + 1] = r1
+    W[9][j, S.JI_RES] += 1
+    gi[S.GI_RES_MADE] += 1
     _park_again(W, n)
 
 
@@ -209,11 +160,11 @@ def _res_drop(W, n):
     """FSAppAttempt.unreserve: node `n` is no longer reserved (its app may reserve another
     node now: a change)."""
     nodei = W[41]
-    j = nodei[n, NI_RES_APP]
-    W[9][j, JI_RES] -= 1
-    nodei[n, NI_RES_APP] = -1
-    nodei[n, NI_RES_STAGE] = -1
-    W[24][GI_CHANGED] = 1
+    j = nodei[n, S.NI_RES_APP]
+    W[9][j, S.JI_RES] -= 1
+    nodei[n, S.NI_RES_APP] = -1
+    nodei[n, S.NI_RES_STAGE] = -1
+    W[24][S.GI_CHANGED] = 1
     _park_again(W, n)
 
 
@@ -221,36 +172,39 @@ def _res_drop(W, n):
 def _stage_asks(W, s):
     """The stage's tasks are requested: released to the scheduler, not held, unassigned."""
     si = W[14]
-    if si[s, SI_RELEASED] != 1 or si[s, SI_HELD] != 0 or si[s, SI_ASKED] == 0:
+    if si[s, S.SI_RELEASED] != 1 or si[s, S.SI_HELD] != 0 or si[s, S.SI_ASKED] == 0:
         return False
-    return si[s, SI_PENDING] > 0
+    return si[s, S.SI_PENDING] > 0
 
 
 @kernel_jit
 def _res_valid(W, n):
     """FSAppAttempt.isValidReservation for node `n`'s reservation."""
     ji, nodei = W[9], W[41]
-    j = nodei[n, NI_RES_APP]
-    s = nodei[n, NI_RES_STAGE]
-    if ji[j, JI_STATE] != 2:
+    j = nodei[n, S.NI_RES_APP]
+    s = nodei[n, S.NI_RES_STAGE]
+    if ji[j, S.JI_STATE] != 2:
         return False
-    leaf = W[6][j, JS_QUEUE]
+    leaf = W[6][j, S.JS_QUEUE]
     if s < 0:
-        if ji[j, JI_AM_STATE] != 1:
+        if ji[j, S.JI_AM_STATE] != 1:
             return False
-        r0 = W[7][j, JSF_AM]
-        r1 = W[7][j, JSF_AM + 1]
+        r0 = W[7][j, S.JSF_AM]
+        r1 = W[7][j, S.JSF_AM + 1]
         return _fits_max(W, leaf, r0, r1) and _am_fits(W, leaf, r0, r1)
-    if ji[j, JI_AM_STATE] == 1 or not _stage_asks(W, s):
+    if ji[j, S.JI_AM_STATE] == 1 or not _stage_asks(W, s):
         return False
     t = _head_task(W, s)
-    return _fits_max(W, leaf, W[17][t, TSF_REQ], W[17][t, TSF_REQ + 1])
+    return _fits_max(W, leaf, W[17][t, S.TSF_REQ], W[17][t, S.TSF_REQ + 1])
 
 
 @kernel_jit
 def _booked_fits(W, n):
     nodef = W[40]
-    return nodef[n, NF_FREE] >= nodef[n, NF_RES] and nodef[n, NF_FREE + 1] >= nodef[n, NF_RES + 1]
+    return (
+        nodef[n, S.NF_FREE] >= nodef[n, S.NF_RES]
+        and nodef[n, S.NF_FREE + 1] >= nodef[n, S.NF_RES + 1]
+    )
 
 
 @kernel_jit
@@ -270,19 +224,19 @@ def _res_slots(W, need):
     `_res_may` tests it."""
     qs, qi, ji, gi, cfg = W[0], W[4], W[9], W[24], W[25]
     _retree(W)  # the lists of apps that may reserve are brought up to date with the trees
-    cap = cfg[C_RES_CAP]
-    total = gi[GI_RES_ANY]
-    leaf = gi[GI_RES_LEAF]
-    j = gi[GI_RES_NEXT]
+    cap = cfg[S.C_RES_CAP]
+    total = gi[S.GI_RES_ANY]
+    leaf = gi[S.GI_RES_LEAF]
+    j = gi[S.GI_RES_NEXT]
     while total < need:
         if j < 0:
             leaf += 1
             if leaf >= qs.shape[0]:
                 break
-            if qs[leaf, QS_LEAF] == 1:
-                j = qi[leaf, QI_BIG_HEAD]
+            if qs[leaf, S.QS_LEAF] == 1:
+                j = qi[leaf, S.QI_BIG_HEAD]
             continue
-        if ji[j, JI_RES] < cap:
+        if ji[j, S.JI_RES] < cap:
             s, r0, r1 = _res_head_big(W, j, leaf)
             if (
                 s > -2
@@ -291,9 +245,9 @@ def _res_slots(W, need):
                 and _fits_max(W, leaf, r0, r1)
                 and (s >= 0 or _am_fits(W, leaf, r0, r1))
             ):
-                total += int(cap) - ji[j, JI_RES]
-        j = ji[j, JI_BIG_NEXT]
-    gi[GI_RES_ANY] = total
-    gi[GI_RES_LEAF] = leaf
-    gi[GI_RES_NEXT] = j
+                total += int(cap) - ji[j, S.JI_RES]
+        j = ji[j, S.JI_BIG_NEXT]
+    gi[S.GI_RES_ANY] = total
+    gi[S.GI_RES_LEAF] = leaf
+    gi[S.GI_RES_NEXT] = j
     return total

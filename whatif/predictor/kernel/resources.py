@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
-from whatif.predictor.kernel.state import INF, JAVA_INT_MAX
 
 
 @kernel_jit
@@ -16,9 +16,9 @@ def jdiv(x, w):
     if w != 0.0:
         return x / w
     if x > 0.0:
-        return INF
+        return S.INF
     if x < 0.0:
-        return -INF
+        return -S.INF
     return np.nan
 
 
@@ -37,7 +37,7 @@ def java_int(x):
     """(int) cast of a double."""
     if x != x:
         return 0
-    if x > JAVA_INT_MAX:
+    if x > S.JAVA_INT_MAX:
         return 2147483647
     if x < -2147483648.0:
         return -2147483648

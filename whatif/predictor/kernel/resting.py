@@ -28,44 +28,25 @@ it waited.
 
 from __future__ import annotations
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.lists import _append, _pack_add, _pack_remove, _remove
-from whatif.predictor.kernel.state import (
-    C_CONT,
-    C_RES,
-    C_SLOT,
-    GI_BARE_N,
-    GI_PARK_N,
-    GI_REST_HEAD,
-    JI_REST_HEAD,
-    JI_REST_NEXT,
-    JI_REST_PREV,
-    JI_REST_STAGE,
-    NF_FREE,
-    NI_CL_HEAD,
-    NI_PARK,
-    NI_RES_APP,
-    NI_RES_STAGE,
-    NI_REST_NEXT,
-    NI_REST_PREV,
-    REST,
-)
 
 
 @kernel_jit
 def _node_room(W, n):
     """Whether node `n` could take the smallest request (a slot of either pool)."""
     nodef, cfg, minreq = W[40], W[25], W[27]
-    if cfg[C_SLOT] != 0.0:
-        return nodef[n, NF_FREE] >= 1.0 or nodef[n, NF_FREE + 1] >= 1.0
-    return nodef[n, NF_FREE] >= minreq[0] and nodef[n, NF_FREE + 1] >= minreq[1]
+    if cfg[S.C_SLOT] != 0.0:
+        return nodef[n, S.NF_FREE] >= 1.0 or nodef[n, S.NF_FREE + 1] >= 1.0
+    return nodef[n, S.NF_FREE] >= minreq[0] and nodef[n, S.NF_FREE + 1] >= minreq[1]
 
 
 @kernel_jit
 def _bare(W, n):
     """Whether node `n` could be taken by a reservation alone: reservations on, no room,
     not reserved."""
-    return W[25][C_RES] != 0.0 and W[41][n, NI_RES_APP] < 0 and not _node_room(W, n)
+    return W[25][S.C_RES] != 0.0 and W[41][n, S.NI_RES_APP] < 0 and not _node_room(W, n)
 
 
 @kernel_jit
@@ -74,9 +55,9 @@ def _park(W, n, parked):
     (False); a resting node leaves its rest either way."""
     nodei, nlist, gi = W[41], W[42], W[24]
     nn = W[40].shape[0]
-    if nodei[n, NI_PARK] == REST:
+    if nodei[n, S.NI_PARK] == S.REST:
         _unrest(W, n)
-    pos = nodei[n, NI_PARK]
+    pos = nodei[n, S.NI_PARK]
     if parked:
         bare = _bare(W, n)
         if pos >= 0 and (pos >= nn) == bare:
@@ -84,9 +65,9 @@ def _park(W, n, parked):
         if pos >= 0:
             _unpark(W, n)
         if bare:
-            _pack_add(nlist[3 * nn :], nodei, NI_PARK, gi, GI_BARE_N, n, nn)
+            _pack_add(nlist[3 * nn :], nodei, S.NI_PARK, gi, S.GI_BARE_N, n, nn)
         else:
-            _pack_add(nlist[2 * nn :], nodei, NI_PARK, gi, GI_PARK_N, n, 0)
+            _pack_add(nlist[2 * nn :], nodei, S.NI_PARK, gi, S.GI_PARK_N, n, 0)
     elif pos >= 0:
         _unpark(W, n)
 
@@ -96,16 +77,16 @@ def _unpark(W, n):
     """Parked node `n` leaves its list."""
     nodei, nlist, gi = W[41], W[42], W[24]
     nn = W[40].shape[0]
-    if nodei[n, NI_PARK] >= nn:
-        _pack_remove(nlist[3 * nn :], nodei, NI_PARK, gi, GI_BARE_N, n, nn)
+    if nodei[n, S.NI_PARK] >= nn:
+        _pack_remove(nlist[3 * nn :], nodei, S.NI_PARK, gi, S.GI_BARE_N, n, nn)
     else:
-        _pack_remove(nlist[2 * nn :], nodei, NI_PARK, gi, GI_PARK_N, n, 0)
+        _pack_remove(nlist[2 * nn :], nodei, S.NI_PARK, gi, S.GI_PARK_N, n, 0)
 
 
 @kernel_jit
 def _park_again(W, n):
     """Node `n`'s room or reservation changed: if it is parked, it is filed again."""
-    if W[41][n, NI_PARK] >= 0:
+    if W[41][n, S.NI_PARK] >= 0:
         _park(W, n, True)
 
 
@@ -113,11 +94,11 @@ def _park_again(W, n):
 def _may_rest(W, n):
     """Whether node `n`, found wanting nothing, may rest on its reservation's app."""
     nodei = W[41]
-    j = nodei[n, NI_RES_APP]
-    if W[25][C_RES] == 0.0 or W[25][C_CONT] != 0.0 or j < 0 or nodei[n, NI_CL_HEAD] >= 0:
+    j = nodei[n, S.NI_RES_APP]
+    if W[25][S.C_RES] == 0.0 or W[25][S.C_CONT] != 0.0 or j < 0 or nodei[n, S.NI_CL_HEAD] >= 0:
         return False
     ji = W[9]
-    return ji[j, JI_REST_HEAD] < 0 or ji[j, JI_REST_STAGE] == nodei[n, NI_RES_STAGE]
+    return ji[j, S.JI_REST_HEAD] < 0 or ji[j, S.JI_REST_STAGE] == nodei[n, S.NI_RES_STAGE]
 
 
 @kernel_jit
@@ -125,12 +106,12 @@ def _rest(W, n):
     """Node `n` rests on its reservation's app (`_may_rest`), off the parked list."""
     ji, nodei = W[9], W[41]
     _park(W, n, False)
-    j = nodei[n, NI_RES_APP]
-    if ji[j, JI_REST_HEAD] < 0:
-        ji[j, JI_REST_STAGE] = nodei[n, NI_RES_STAGE]
-        _append(ji, JI_REST_NEXT, JI_REST_PREV, W[24], GI_REST_HEAD, j)
-    _append(nodei, NI_REST_NEXT, NI_REST_PREV, ji[j], JI_REST_HEAD, n)
-    nodei[n, NI_PARK] = REST
+    j = nodei[n, S.NI_RES_APP]
+    if ji[j, S.JI_REST_HEAD] < 0:
+        ji[j, S.JI_REST_STAGE] = nodei[n, S.NI_RES_STAGE]
+        _append(ji, S.JI_REST_NEXT, S.JI_REST_PREV, W[24], S.GI_REST_HEAD, j)
+    _append(nodei, S.NI_REST_NEXT, S.NI_REST_PREV, ji[j], S.JI_REST_HEAD, n)
+    nodei[n, S.NI_PARK] = S.REST
 
 
 @kernel_jit
@@ -138,16 +119,16 @@ def _unrest(W, n):
     """Resting node `n` leaves its app's list (not parked: the caller parks it or
     schedules its heartbeat)."""
     ji, nodei = W[9], W[41]
-    j = nodei[n, NI_RES_APP]
-    _remove(nodei, NI_REST_NEXT, NI_REST_PREV, ji[j], JI_REST_HEAD, n)
-    if ji[j, JI_REST_HEAD] < 0:
-        _remove(ji, JI_REST_NEXT, JI_REST_PREV, W[24], GI_REST_HEAD, j)
-    nodei[n, NI_PARK] = -1
+    j = nodei[n, S.NI_RES_APP]
+    _remove(nodei, S.NI_REST_NEXT, S.NI_REST_PREV, ji[j], S.JI_REST_HEAD, n)
+    if ji[j, S.JI_REST_HEAD] < 0:
+        _remove(ji, S.JI_REST_NEXT, S.JI_REST_PREV, W[24], S.GI_REST_HEAD, j)
+    nodei[n, S.NI_PARK] = -1
 
 
 @kernel_jit
 def _claimed(W, n):
     """A claim is added to node `n` (`claims._claim_add`): a resting node is parked, so
     that settling passes test it again."""
-    if W[41][n, NI_PARK] == REST:
+    if W[41][n, S.NI_PARK] == S.REST:
         _park(W, n, True)

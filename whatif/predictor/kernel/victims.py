@@ -7,39 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.caching import kernel_jit
 from whatif.predictor.kernel.fairshare import _app_fair, _app_shares
 from whatif.predictor.kernel.lists import _append_via, _remove_via
 from whatif.predictor.kernel.resources import _below, _loose
-from whatif.predictor.kernel.state import (
-    AI_LIVE,
-    AI_TASK,
-    G_FREE,
-    GI_CAND_N,
-    GI_EPOCH,
-    GI_HOLD_N,
-    GI_N_ATT,
-    INF,
-    JF_CONS,
-    JF_TBP,
-    JF_USE,
-    JI_CONS_EPOCH,
-    JI_CONT_HEAD,
-    JI_CONT_TAIL,
-    JI_HOLD_POS,
-    JS_QUEUE,
-    JSF_AM,
-    LF_MARK,
-    LI_APP_NEXT,
-    LI_APP_PREV,
-    LI_CHOSEN,
-    QF_APP_FAIR_MIN,
-    QS_LEAF,
-    QS_POLICY,
-    QS_PREEMPTABLE,
-    TS_JOB,
-    TSF_REQ,
-)
 
 
 @kernel_jit
@@ -51,24 +23,24 @@ def _free_add(W, a, j):
     js, ji, tsf, ai, gi, hold, holdv = W[6], W[9], W[17], W[20], W[24], W[37], W[38]
     unmarked = W[39]
     unmarked[a >> 6] |= np.uint64(1) << np.uint64(a & 63)
-    r0 = tsf[ai[a, AI_TASK], TSF_REQ]
-    if ji[j, JI_CONT_HEAD] < 0:
-        pos = gi[GI_HOLD_N]
-        gi[GI_HOLD_N] += 1
-        ji[j, JI_HOLD_POS] = pos
+    r0 = tsf[ai[a, S.AI_TASK], S.TSF_REQ]
+    if ji[j, S.JI_CONT_HEAD] < 0:
+        pos = gi[S.GI_HOLD_N]
+        gi[S.GI_HOLD_N] += 1
+        ji[j, S.JI_HOLD_POS] = pos
         hold[pos, 0] = j
-        hold[pos, 1] = js[j, JS_QUEUE]
+        hold[pos, 1] = js[j, S.JS_QUEUE]
         holdv[pos, 1] = r0
         holdv[pos, 2] = 1.0
         _held_changed(W, j)
     else:
-        pos = ji[j, JI_HOLD_POS]
+        pos = ji[j, S.JI_HOLD_POS]
         if r0 < holdv[pos, 1]:
             holdv[pos, 1] = r0
             holdv[pos, 2] = 1.0
         elif r0 == holdv[pos, 1]:
             holdv[pos, 2] += 1.0
-    _append_via(li, ai, AI_LIVE, LI_APP_NEXT, LI_APP_PREV, ji[j], JI_CONT_HEAD, a)
+    _append_via(li, ai, S.AI_LIVE, S.LI_APP_NEXT, S.LI_APP_PREV, ji[j], S.JI_CONT_HEAD, a)
 
 
 @kernel_jit
@@ -77,31 +49,31 @@ def _free_remove(W, a, j):
     li = W[51]
     ji, tsf, ai, gi, hold, holdv, unmarked = W[9], W[17], W[20], W[24], W[37], W[38], W[39]
     unmarked[a >> 6] &= ~(np.uint64(1) << np.uint64(a & 63))
-    _remove_via(li, ai, AI_LIVE, LI_APP_NEXT, LI_APP_PREV, ji[j], JI_CONT_HEAD, a)
-    pos = ji[j, JI_HOLD_POS]
-    if ji[j, JI_CONT_HEAD] < 0:
-        gi[GI_HOLD_N] -= 1
-        last = gi[GI_HOLD_N]
+    _remove_via(li, ai, S.AI_LIVE, S.LI_APP_NEXT, S.LI_APP_PREV, ji[j], S.JI_CONT_HEAD, a)
+    pos = ji[j, S.JI_HOLD_POS]
+    if ji[j, S.JI_CONT_HEAD] < 0:
+        gi[S.GI_HOLD_N] -= 1
+        last = gi[S.GI_HOLD_N]
         hold[pos, 0] = hold[last, 0]
         hold[pos, 1] = hold[last, 1]
         for c in range(3):
             holdv[pos, c] = holdv[last, c]
-        ji[hold[pos, 0], JI_HOLD_POS] = pos
-        ji[j, JI_HOLD_POS] = -1
-    elif tsf[ai[a, AI_TASK], TSF_REQ] == holdv[pos, 1]:
+        ji[hold[pos, 0], S.JI_HOLD_POS] = pos
+        ji[j, S.JI_HOLD_POS] = -1
+    elif tsf[ai[a, S.AI_TASK], S.TSF_REQ] == holdv[pos, 1]:
         holdv[pos, 2] -= 1.0
         if holdv[pos, 2] == 0.0:  # it was the last one that small: find the next size
-            smallest = INF
+            smallest = S.INF
             count = 0.0
-            b = ji[j, JI_CONT_HEAD]
+            b = ji[j, S.JI_CONT_HEAD]
             while b >= 0:
-                r = tsf[ai[b, AI_TASK], TSF_REQ]
+                r = tsf[ai[b, S.AI_TASK], S.TSF_REQ]
                 if r < smallest:
                     smallest = r
                     count = 1.0
                 elif r == smallest:
                     count += 1.0
-                b = li[ai[b, AI_LIVE], LI_APP_NEXT]
+                b = li[ai[b, S.AI_LIVE], S.LI_APP_NEXT]
             holdv[pos, 1] = smallest
             holdv[pos, 2] = count
 
@@ -110,9 +82,9 @@ def _free_remove(W, a, j):
 def _held_changed(W, j):
     """App `j`'s usage or marked resources changed: update its entry in `hold`."""
     jf, ji, holdv = W[8], W[9], W[38]
-    pos = ji[j, JI_HOLD_POS]
+    pos = ji[j, S.JI_HOLD_POS]
     if pos >= 0:
-        holdv[pos, 0] = jf[j, JF_USE] - jf[j, JF_TBP]
+        holdv[pos, 0] = jf[j, S.JF_USE] - jf[j, S.JF_TBP]
 
 
 @kernel_jit
@@ -138,21 +110,21 @@ def _victim_candidates(W):
     qs, ji, gf, gi = W[0], W[9], W[23], W[24]
     hold, holdv = W[37], W[38]
     floor = _spare_floors(W)
-    bound = max(gf[G_FREE], 0.0)
-    heads = np.empty((gi[GI_HOLD_N] + 1, 2), dtype=np.int64)
+    bound = max(gf[S.G_FREE], 0.0)
+    heads = np.empty((gi[S.GI_HOLD_N] + 1, 2), dtype=np.int64)
     k = 0
-    for pos in range(gi[GI_HOLD_N]):
+    for pos in range(gi[S.GI_HOLD_N]):
         row = np.uint64(hold[pos, 1])  # its leaf, unsigned: no negative-index wraparound
         spare = holdv[pos, 0] - holdv[pos, 1]  # as `_keeps_share` computes it
         if spare < floor[row]:
             continue  # most apps: one test on the packed rows and a per-leaf number
-        if qs[row, QS_PREEMPTABLE] == 0:
+        if qs[row, S.QS_PREEMPTABLE] == 0:
             continue
-        policy = qs[row, QS_POLICY]
+        policy = qs[row, S.QS_POLICY]
         j = hold[pos, 0]
         if policy != 2 and spare < _app_fair(W, j, 0):
             continue
-        a = _candidate_from(W, j, ji[j, JI_CONT_TAIL])
+        a = _candidate_from(W, j, ji[j, S.JI_CONT_TAIL])
         if a >= 0:
             k += 1
             heads[k, 0] = a
@@ -161,7 +133,7 @@ def _victim_candidates(W):
     heads[0, 0] = k
     for i in range(k // 2, 0, -1):
         _sift_down(heads, i, k)
-    gi[GI_CAND_N] = 0
+    gi[S.GI_CAND_N] = 0
     return heads, _loose(bound)  # widened: the scans add the same sizes in another order
 
 
@@ -172,11 +144,11 @@ def _spare_floors(W):
     comparator, none (-inf) under drf, and inf where nothing is preemptable (a NaN spare
     passes, and the full tests that follow decide). Brings the shares up to date."""
     qs, qf = W[0], W[3]
-    floor = np.full(qs.shape[0], INF)
+    floor = np.full(qs.shape[0], S.INF)
     for leaf in range(qs.shape[0]):
-        if qs[leaf, QS_LEAF] == 1 and qs[leaf, QS_PREEMPTABLE] == 1:
+        if qs[leaf, S.QS_LEAF] == 1 and qs[leaf, S.QS_PREEMPTABLE] == 1:
             _app_shares(W, leaf)  # for `_take` too: nothing changes them until the check ends
-            floor[leaf] = -INF if qs[leaf, QS_POLICY] == 2 else qf[leaf, QF_APP_FAIR_MIN]
+            floor[leaf] = -S.INF if qs[leaf, S.QS_POLICY] == 2 else qf[leaf, S.QF_APP_FAIR_MIN]
     return floor
 
 
@@ -187,14 +159,16 @@ def _candidate_from(W, j, a):
     check keeps its links to older ones, so the walk goes on from it."""
     lf, li = W[52], W[51]
     qs, js, tsf, ai, cluster = W[0], W[6], W[17], W[20], W[26]
-    drf_all = qs[js[j, JS_QUEUE], QS_POLICY] == 2 and not (cluster[0] > 0.0 and cluster[1] > 0.0)
+    drf_all = qs[js[j, S.JS_QUEUE], S.QS_POLICY] == 2 and not (
+        cluster[0] > 0.0 and cluster[1] > 0.0
+    )
     while a >= 0:
-        task = ai[a, AI_TASK]
-        if lf[ai[a, AI_LIVE], LF_MARK] < 0.0 and (
-            drf_all or _keeps_share(W, j, tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1], 0.0, 0.0)
+        task = ai[a, S.AI_TASK]
+        if lf[ai[a, S.AI_LIVE], S.LF_MARK] < 0.0 and (
+            drf_all or _keeps_share(W, j, tsf[task, S.TSF_REQ], tsf[task, S.TSF_REQ + 1], 0.0, 0.0)
         ):
             return a
-        a = li[ai[a, AI_LIVE], LI_APP_PREV]
+        a = li[ai[a, S.AI_LIVE], S.LI_APP_PREV]
     return -1
 
 
@@ -222,14 +196,14 @@ def _cand_at(W, heads, i):
     the marked resources only grow during a check."""
     li = W[51]
     gi, ai, cand = W[24], W[20], W[35]
-    while gi[GI_CAND_N] <= i:
+    while gi[S.GI_CAND_N] <= i:
         k = heads[0, 0]
         if k == 0:
             return -1
         a = heads[1, 0]
-        cand[gi[GI_CAND_N]] = a
-        gi[GI_CAND_N] += 1
-        nxt = _candidate_from(W, heads[1, 1], li[ai[a, AI_LIVE], LI_APP_PREV])
+        cand[gi[S.GI_CAND_N]] = a
+        gi[S.GI_CAND_N] += 1
+        nxt = _candidate_from(W, heads[1, 1], li[ai[a, S.AI_LIVE], S.LI_APP_PREV])
         if nxt >= 0:
             heads[1, 0] = nxt
         else:
@@ -259,19 +233,19 @@ def _victims_for(W, heads, c0, c1, chosen, nv, resume):
     """
     lf, li = W[52], W[51]
     qs, js, ai, gf, gi, vict = W[0], W[6], W[20], W[23], W[24], W[29]
-    pot0 = max(gf[G_FREE], 0.0)
-    pot1 = max(gf[G_FREE + 1], 0.0)
-    gi[GI_EPOCH] += 1
-    cons = gi[GI_EPOCH]
+    pot0 = max(gf[S.G_FREE], 0.0)
+    pot1 = max(gf[S.G_FREE + 1], 0.0)
+    gi[S.GI_EPOCH] += 1
+    cons = gi[S.GI_EPOCH]
     n0 = nv
     if c0 <= pot0 and c1 <= pot1:
         # Free resources alone fit, yet Hadoop looks at one container before it tests
         # that: the newest one not chosen (AM and marked ones aside), whoever runs it.
         a = _newest_unmarked(W, chosen)
-        if a >= 0 and qs[js[W[16][ai[a, AI_TASK], TS_JOB], JS_QUEUE], QS_PREEMPTABLE] == 1:
+        if a >= 0 and qs[js[W[16][ai[a, S.AI_TASK], S.TS_JOB], S.JS_QUEUE], S.QS_PREEMPTABLE] == 1:
             if _take(W, a, cons):
                 vict[nv] = a
-                li[ai[a, AI_LIVE], LI_CHOSEN] = chosen
+                li[ai[a, S.AI_LIVE], S.LI_CHOSEN] = chosen
                 nv += 1
         return nv, resume
     first = -1
@@ -280,7 +254,7 @@ def _victims_for(W, heads, c0, c1, chosen, nv, resume):
         a = _cand_at(W, heads, i)
         if a < 0:
             return n0, resume
-        if li[ai[a, AI_LIVE], LI_CHOSEN] != chosen and lf[ai[a, AI_LIVE], LF_MARK] < 0.0:
+        if li[ai[a, S.AI_LIVE], S.LI_CHOSEN] != chosen and lf[ai[a, S.AI_LIVE], S.LF_MARK] < 0.0:
             if _take(W, a, cons):
                 if first < 0:
                     first = i
@@ -291,7 +265,7 @@ def _victims_for(W, heads, c0, c1, chosen, nv, resume):
                 pot1 += r1
             if c0 <= pot0 and c1 <= pot1:
                 for k in range(n0, nv):
-                    li[ai[vict[k], AI_LIVE], LI_CHOSEN] = chosen
+                    li[ai[vict[k], S.AI_LIVE], S.LI_CHOSEN] = chosen
                 return nv, first
         i += 1
 
@@ -303,7 +277,7 @@ def _newest_unmarked(W, chosen):
     attempts are numbered in the order they start."""
     li = W[51]
     ai, gi, unmarked = W[20], W[24], W[39]
-    word = (gi[GI_N_ATT] - 1) >> 6
+    word = (gi[S.GI_N_ATT] - 1) >> 6
     while word >= 0:
         bits = unmarked[word]
         b = 63
@@ -311,7 +285,7 @@ def _newest_unmarked(W, chosen):
             while (bits >> np.uint64(b)) & np.uint64(1) == 0:
                 b -= 1
             a = word * 64 + b
-            if li[ai[a, AI_LIVE], LI_CHOSEN] != chosen:
+            if li[ai[a, S.AI_LIVE], S.LI_CHOSEN] != chosen:
                 return a
             bits &= ~(np.uint64(1) << np.uint64(b))
         word -= 1
@@ -322,10 +296,10 @@ def _newest_unmarked(W, chosen):
 def _request_of(W, a):
     """The resources attempt `a` holds."""
     jsf, tsf, ai = W[7], W[17], W[20]
-    task = ai[a, AI_TASK]
+    task = ai[a, S.AI_TASK]
     if task < 0:
-        return jsf[-1 - task, JSF_AM], jsf[-1 - task, JSF_AM + 1]
-    return tsf[task, TSF_REQ], tsf[task, TSF_REQ + 1]
+        return jsf[-1 - task, S.JSF_AM], jsf[-1 - task, S.JSF_AM + 1]
+    return tsf[task, S.TSF_REQ], tsf[task, S.TSF_REQ + 1]
 
 
 @kernel_jit
@@ -335,16 +309,16 @@ def _take(W, a, cons):
     its fair share without it (and without what the scan `cons` already took from it);
     counts it taken."""
     jf, ji, ts, ai = W[8], W[9], W[16], W[20]
-    vj = ts[ai[a, AI_TASK], TS_JOB]
+    vj = ts[ai[a, S.AI_TASK], S.TS_JOB]
     r0, r1 = _request_of(W, a)
-    if ji[vj, JI_CONS_EPOCH] != cons:
-        ji[vj, JI_CONS_EPOCH] = cons
-        jf[vj, JF_CONS] = 0.0
-        jf[vj, JF_CONS + 1] = 0.0
-    if not _keeps_share(W, vj, r0, r1, jf[vj, JF_CONS], jf[vj, JF_CONS + 1]):
+    if ji[vj, S.JI_CONS_EPOCH] != cons:
+        ji[vj, S.JI_CONS_EPOCH] = cons
+        jf[vj, S.JF_CONS] = 0.0
+        jf[vj, S.JF_CONS + 1] = 0.0
+    if not _keeps_share(W, vj, r0, r1, jf[vj, S.JF_CONS], jf[vj, S.JF_CONS + 1]):
         return False
-    jf[vj, JF_CONS] += r0
-    jf[vj, JF_CONS + 1] += r1
+    jf[vj, S.JF_CONS] += r0
+    jf[vj, S.JF_CONS + 1] += r1
     return True
 
 
@@ -353,7 +327,7 @@ def _keeps_share(W, j, r0, r1, c0, c1):
     """Whether app `j` stays at or above its fair share after losing a container of
     (r0, r1) besides (c0, c1) already taken and what is marked for preemption."""
     qs, js, jf = W[0], W[6], W[8]
-    after0 = jf[j, JF_USE] - jf[j, JF_TBP] - r0 - c0
-    after1 = jf[j, JF_USE + 1] - jf[j, JF_TBP + 1] - r1 - c1
-    policy = qs[js[j, JS_QUEUE], QS_POLICY]
+    after0 = jf[j, S.JF_USE] - jf[j, S.JF_TBP] - r0 - c0
+    after1 = jf[j, S.JF_USE + 1] - jf[j, S.JF_TBP + 1] - r1 - c1
+    policy = qs[js[j, S.JS_QUEUE], S.QS_POLICY]
     return not _below(W, policy, after0, after1, _app_fair(W, j, 0), _app_fair(W, j, 1))

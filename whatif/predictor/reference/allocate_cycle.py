@@ -8,7 +8,7 @@ of it; see ``loop.py``).
 
 from __future__ import annotations
 
-from whatif.predictor.nodes import next_on_grid
+from whatif.predictor.grid import on_grid
 from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.state import AM_KILLED, FAILED
 
@@ -22,7 +22,7 @@ class AllocateCycle(EngineState):
 
     def _am_call(self, j: int, t: float, at: bool) -> float:
         """Job `j`'s AM's first allocate call after `t` (at or after it with `at`)."""
-        return next_on_grid(self.job_am_t0[j], self.s.am_heartbeat_interval_s, t, at=at)
+        return on_grid(self.job_am_t0[j], self.s.am_heartbeat_interval_s, t, at)
 
     def _reask_call(self, j: int, state: int) -> float:
         """When job `j`'s AM asks again for a task whose attempt ends now in `state` (see
