@@ -12,19 +12,7 @@ import click
 import pandas as pd
 
 from tempo.cli import config_capacity
-from tempo.cli.options import (
-    cluster_option,
-    emit_json,
-    force_option,
-    hadoop_version_option,
-    json_option,
-    path_option,
-    refuse_capacity_options,
-    refuse_overwrite,
-    report_issues,
-    report_new_warnings,
-    writing_output,
-)
+from tempo.cli import options as opt
 from tempo.cli.tables import echo_table
 from tempo.space import common_queues, space_distance
 from whatif.allocation import (
@@ -45,13 +33,13 @@ from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
 from whatif.errors import WhatifError
 
-_VERSION = hadoop_version_option(
+_VERSION = opt.hadoop_version_option(
     "Hadoop major version whose rules apply (1 = MRv1) [default: 1 if A or B has <pool> "
     "elements, else 3]."
 )
 _FILE = click.Path(exists=True, dir_okay=False)
 #: --hadoop-version for commands on one file: when omitted, the file's dialect decides.
-_FILE_VERSION = hadoop_version_option(
+_FILE_VERSION = opt.hadoop_version_option(
     "Hadoop major version whose rules apply (1 = MRv1) [default: 1 if FILE has <pool> "
     "elements, else 3]."
 )
@@ -127,16 +115,16 @@ def _file_command(
         ) -> None:
             capacity_file = is_capacity_scheduler(file)
             if capacity_file:
-                refuse_capacity_options(hadoop_version, None, "read")
+                opt.refuse_capacity_options(hadoop_version, None, "read")
             version = 3 if capacity_file else file_version(file, hadoop_version)
             _check_cluster_kind(cluster_spec, version)
             if capacity_file:
                 return capacity(file, _resources(cluster_spec), as_json)
             return command(file, cluster_spec, version, as_json)
 
-        options = (click.argument("file", type=_FILE), cluster_option(help=cluster_help))
+        options = (click.argument("file", type=_FILE), opt.cluster_option(help=cluster_help))
         decorated: Callable[..., Any] = run
-        for option in (*options, _FILE_VERSION, json_option)[::-1]:  # as written above a def
+        for option in (*options, _FILE_VERSION, opt.json_option)[::-1]:  # as written above a def
             decorated = option(decorated)
         return config.command(name)(decorated)
 
@@ -155,7 +143,7 @@ def validate_command(
 
     Exit status 1 when Hadoop would refuse the file (an error); warnings alone exit 0."""
     issues = validate(file, hadoop_version=hadoop_version, cluster=_resources(cluster_spec))
-    report_issues(file, issues, as_json)
+    opt.report_issues(file, issues, as_json)
 
 
 def _format(value: object) -> str:
@@ -203,7 +191,7 @@ def show_command(file: str, cluster_spec: str | None, hadoop_version: int, as_js
     _note_created(file, document, table["queue"].tolist(), hadoop_version)
     if as_json:
         records = table.astype(object).where(table.notna(), None).to_dict("records")
-        emit_json({"schema": "tempo.config.show/2", "file": file, "queues": _floats(records)})
+        opt.emit_json({"schema": "tempo.config.show/2", "file": file, "queues": _floats(records)})
         return
     text = table.astype(object).map(_format)
     numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])]
@@ -238,13 +226,13 @@ def _note_created(
     help="Change one setting (repeatable); SETTING=VALUE changes a top-level element "
     "(queueMaxResourcesDefault=...); VALUE 'default' removes the element.",
 )
-@path_option("-o", "--output", required=True, dir_okay=False, help="File to write.")
-@force_option("an existing -o file (FILE itself too)")
-@hadoop_version_option(
+@opt.path_option("-o", "--output", required=True, dir_okay=False, help="File to write.")
+@opt.force_option("an existing -o file (FILE itself too)")
+@opt.hadoop_version_option(
     "Hadoop major version the file is for (default: 1 if FILE has <pool> elements, "
     "else 3); an element it does not read is refused."
 )
-@json_option
+@opt.json_option
 def set_command(
     file: str,
     assignments: tuple[str, ...],
@@ -254,13 +242,13 @@ def set_command(
     as_json: bool,
 ) -> None:
     """Write OUTPUT: FILE with only the given settings changed (byte-identical without --set)."""
-    refuse_overwrite([output], force=force, option="-o")
+    opt.refuse_overwrite([output], force=force, option="-o")
     if is_capacity_scheduler(file):
-        refuse_capacity_options(hadoop_version, None, "read")
+        opt.refuse_capacity_options(hadoop_version, None, "read")
         return config_capacity.set_file(file, assignments, output, as_json)
     original = AllocationDocument.from_file(file)
     changed = apply_assignments(original, assignments, hadoop_version=hadoop_version)
-    with writing_output(output, option="-o"):
+    with opt.writing_output(output, option="-o"):
         write_allocation(changed, output, hadoop_version=hadoop_version)
     # what the scheduler will read differently: a --set of the value in force changes nothing
     version = file_hadoop_version(original) if hadoop_version is None else hadoop_version
@@ -272,7 +260,7 @@ def set_command(
 def _warn_new_issues(file: str, output: str, hadoop_version: int) -> None:
     """Print on stderr the warnings `tempo config validate` gives OUTPUT and not FILE: a
     value Hadoop takes but not as asked (a drf queue under a fair parent, say)."""
-    report_new_warnings(
+    opt.report_new_warnings(
         output,
         validate(file, hadoop_version=hadoop_version),
         validate(output, hadoop_version=hadoop_version),
@@ -289,10 +277,10 @@ def render_diff(diffs: list[SettingDiff]) -> list[str]:
 @config.command("diff")
 @click.argument("a", type=_FILE)
 @click.argument("b", type=_FILE)
-@cluster_option(help="Cluster SPEC; adds resource settings to the distance.")
+@opt.cluster_option(help="Cluster SPEC; adds resource settings to the distance.")
 @click.option("--space", "space_file", type=_FILE, help="Space file (TOML) for the distance.")
 @_VERSION
-@json_option
+@opt.json_option
 def diff_command(
     a: str,
     b: str,
@@ -304,7 +292,7 @@ def diff_command(
     """Print the semantic differences between allocation files A and B, and their distance."""
     capacity = [is_capacity_scheduler(f) for f in (a, b)]
     if all(capacity):
-        refuse_capacity_options(hadoop_version, space_file, "compared")
+        opt.refuse_capacity_options(hadoop_version, space_file, "compared")
         if cluster_spec is not None:
             logging.getLogger("tempo").warning(
                 "--cluster: not used for capacity-scheduler.xml files (their distance is "
@@ -332,7 +320,7 @@ def diff_command(
         else None
     )
     if as_json:
-        emit_json(
+        opt.emit_json(
             {
                 "schema": "tempo.config.diff/1",
                 "a": a,

@@ -11,17 +11,7 @@ from typing import cast
 
 import click
 
-from tempo.cli.options import (
-    cluster_option,
-    emit_json,
-    force_option,
-    hadoop_version_option,
-    path_option,
-    refuse_overwrite,
-    report_issues,
-    report_new_warnings,
-    writing_output,
-)
+from tempo.cli import options as opt
 from tempo.cli.tables import echo_table
 from tempo.space.capacity_space import capacity_distance
 from whatif.allocation import AllocationDocument, write_allocation
@@ -64,7 +54,7 @@ _TEXT_COLUMNS = ("queue", "mode", "capacity", "state", "policy")
 def validate_file(file: str, cluster: Resources | None, as_json: bool) -> None:
     """Print FILE's problems as ``FILE: line N: message``; exit 1 on an error."""
     issues = validate(file, cluster=cluster)
-    report_issues(file, issues, as_json, scheduler="capacity")
+    opt.report_issues(file, issues, as_json, scheduler="capacity")
 
 
 def _cell(value: object) -> str:
@@ -118,7 +108,7 @@ def show_file(file: str, cluster: Resources | None, as_json: bool) -> None:
     queues = effective_queues(ConfigurationDocument.from_file(file), cluster=cluster)
     records = [_record(q) for q in queues.values()]
     if as_json:
-        emit_json(
+        opt.emit_json(
             {
                 "schema": "tempo.config.show/2",
                 "file": file,
@@ -140,10 +130,10 @@ def set_file(file: str, assignments: tuple[str, ...], output: str, as_json: bool
     original = ConfigurationDocument.from_file(file)
     changed = apply_assignments(original, assignments)
     refuse_rejected(original, changed)
-    with writing_output(output, option="-o"):
+    with opt.writing_output(output, option="-o"):
         write_capacity(changed, output)
     # a value Hadoop takes but not as asked (an AM share above 1, a NaN factor) is said
-    report_new_warnings(output, validate(original), validate(changed))
+    opt.report_new_warnings(output, validate(original), validate(changed))
     report_set(output, len(_changed_properties(original, changed)), as_json)
 
 
@@ -151,7 +141,7 @@ def report_set(output: str, count: int, as_json: bool) -> None:
     """What `config set` prints (either scheduler): the file written and how many settings
     now differ."""
     if as_json:
-        emit_json({"schema": "tempo.config.set/1", "output": output, "changed": count})
+        opt.emit_json({"schema": "tempo.config.set/1", "output": output, "changed": count})
     else:
         click.echo(f"wrote {output} ({count} setting(s) changed)")
 
@@ -177,7 +167,7 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
     changes = _changed_properties(doc_a, doc_b)
     distance = capacity_distance(doc_a, doc_b)
     if as_json:
-        emit_json(
+        opt.emit_json(
             {
                 "schema": "tempo.config.diff/1",
                 "a": a,
@@ -200,7 +190,7 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
 
 @click.command("convert")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@path_option(
+@opt.path_option(
     "-o",
     "--output",
     required=True,
@@ -212,13 +202,15 @@ def diff_files(a: str, b: str, as_json: bool) -> None:
     is_flag=True,
     help="Fair -> Capacity: capacities as percentages of the parent (default: weights, Nw).",
 )
-@cluster_option(help="Cluster SPEC; converts absolute maxima (maxResources / maximum-capacity).")
-@hadoop_version_option(
+@opt.cluster_option(
+    help="Cluster SPEC; converts absolute maxima (maxResources / maximum-capacity)."
+)
+@opt.hadoop_version_option(
     "Fair -> Capacity: Hadoop major version of the Fair Scheduler that reads FILE (default: "
     "1 if FILE has <pool> elements, else 3; from 3 on, a maxResources below minResources "
     "is raised to it, and so converted)."
 )
-@force_option("an existing -o file")
+@opt.force_option("an existing -o file")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def convert_command(
     file: str,
@@ -237,7 +229,7 @@ def convert_command(
     labels, ...) and the notes on where the mapping approximates."""
     from whatif.cluster import Cluster
 
-    refuse_overwrite([output], force=force, option="-o")
+    opt.refuse_overwrite([output], force=force, option="-o")
     cluster = None
     if cluster_spec:
         parsed = Cluster.parse(cluster_spec)
@@ -259,7 +251,7 @@ def convert_command(
     except AllocationError as error:
         raise CapacityConfigError(f"{file}: cannot convert: {error}") from None
     text = result.checked_xml(file)
-    with writing_output(output, option="-o"):
+    with opt.writing_output(output, option="-o"):
         write_capacity(ConfigurationDocument.from_bytes(text.encode(), source=output), output)
     count = len(result.properties)
     _report(file, output, ("properties", count), "fair-to-capacity", result, as_json)
@@ -276,7 +268,7 @@ def _to_fair(file: str, output: str, cluster: Resources | None, as_json: bool) -
     result = to_fair(source, cluster=cluster)
     text = result.checked_xml(file)
     doc = AllocationDocument.from_bytes(text.encode(), source=output)
-    with writing_output(output, option="-o"):
+    with opt.writing_output(output, option="-o"):
         write_allocation(doc, output, backups=0)
     count = sum(1 for _ in doc.iter_queues())
     _report(file, output, ("queues", count), "capacity-to-fair", result, as_json)
@@ -292,7 +284,7 @@ def _report(
 ) -> None:
     """Print what was written, what did not carry over, and the notes (or one JSON object)."""
     if as_json:
-        emit_json(
+        opt.emit_json(
             {
                 "schema": "tempo.config.convert/1",
                 "file": file,

@@ -6,15 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from tempo.cli.options import (
-    FiniteFloat,
-    cluster_option,
-    engine_option,
-    http_urls,
-    path_option,
-    positive_option,
-    shown_option,
-)
+from tempo.cli import options as opt
 
 if TYPE_CHECKING:  # the RM package (requests) is imported when a command runs
     from tempo.rm.workload_shift import WorkloadShift
@@ -32,8 +24,10 @@ def _shift(
 
 
 @click.group(invoke_without_command=True)
-@path_option("--trace", "trace_path", exists=True, help="Trace to replay (any format tempo reads).")
-@path_option(
+@opt.path_option(
+    "--trace", "trace_path", exists=True, help="Trace to replay (any format tempo reads)."
+)
+@opt.path_option(
     "--config",
     "config_path",
     exists=True,
@@ -41,9 +35,9 @@ def _shift(
     help="Allocation file the emulated RM loads and watches, or a capacity-scheduler.xml "
     "(it then runs the Capacity Scheduler, reloading the file only on refresh).",
 )
-@cluster_option()
-@positive_option("--speed", default=60.0, help="Trace seconds per wall second.")
-@shown_option(
+@opt.cluster_option()
+@opt.positive_option("--speed", default=60.0, help="Trace seconds per wall second.")
+@opt.shown_option(
     "--port",
     type=click.IntRange(0, 65535),
     default=0,
@@ -52,11 +46,11 @@ def _shift(
 @click.option(
     "--start",
     "start_s",
-    type=FiniteFloat(),
+    type=opt.FiniteFloat(),
     default=None,
     help="Trace time to start at [default: first submission].",
 )
-@engine_option(help="Predictor engine.")
+@opt.engine_option(help="Predictor engine.")
 @click.option(
     "--shift",
     "shifts",
@@ -112,11 +106,13 @@ def emulate_rm(
 
 
 @emulate_rm.command()
-@click.option("--rm", "url", required=True, callback=http_urls, help="Base URL of the emulated RM.")
+@click.option(
+    "--rm", "url", required=True, callback=opt.http_urls, help="Base URL of the emulated RM."
+)
 @click.option(
     "--timeout",
     "timeout_s",
-    type=FiniteFloat(min=0, min_open=True),
+    type=opt.FiniteFloat(min=0, min_open=True),
     default=10.0,
     show_default=True,
     help="Seconds to wait for the answer.",
@@ -132,8 +128,10 @@ def refresh(url: str, timeout_s: float) -> None:
 
 
 @emulate_rm.command()
-@click.option("--rm", "url", required=True, callback=http_urls, help="Base URL of the emulated RM.")
-@cluster_option(help="The nodes to report [default: the emulated cluster again].")
+@click.option(
+    "--rm", "url", required=True, callback=opt.http_urls, help="Base URL of the emulated RM."
+)
+@opt.cluster_option(help="The nodes to report [default: the emulated cluster again].")
 def nodes(url: str, cluster_spec: str | None) -> None:
     """Report --cluster's nodes as the emulated RM's RUNNING nodes from now on (its other
     nodes LOST), as when NodeManagers are lost or added during a run; without --cluster,

@@ -7,15 +7,7 @@ from pathlib import Path
 
 import click
 
-from tempo.cli.options import (
-    emit_json,
-    force_option,
-    json_option,
-    path_option,
-    refuse_report_overwrite,
-    report_option,
-    writing_output,
-)
+from tempo.cli import options as opt
 from tempo.cli.tables import render_table
 from tempo.journal import JOURNAL_ENV, default_journal_path, read_history
 from whatif.cluster import spec_totals
@@ -34,29 +26,29 @@ def default_history_journal() -> Path:
 
 
 @click.command()
-@path_option(
+@opt.path_option(
     "--journal",
     "journal_path",
     dir_okay=False,
     help=f"Journal file [default: ${JOURNAL_ENV}, else ./tempo-journal.sqlite, else the "
     "tempo tune demo's ./tempo-demo/tempo-journal.sqlite].",
 )
-@json_option
-@report_option("QS per window, each step's decision, each applied step's allocation-file diff")
-@force_option("report.json and report.html already in the --report directory")
+@opt.json_option
+@opt.report_option("QS per window, each step's decision, each applied step's allocation-file diff")
+@opt.force_option("report.json and report.html already in the --report directory")
 def history(journal_path: str | None, as_json: bool, report_dir: str | None, force: bool) -> None:
     """Show every iteration of the tuning loop: when, configuration, decision and reason."""
     path = Path(journal_path) if journal_path else default_history_journal()
-    refuse_report_overwrite(report_dir, force=force)
+    opt.refuse_report_overwrite(report_dir, force=force)
     iterations = read_history(path)
     if report_dir:
         from tempo.reports import journal_report, write_tuning_report  # matplotlib: 0.8 s
 
-        with writing_output(report_dir, option="--report", directory=True):
+        with opt.writing_output(report_dir, option="--report", directory=True):
             files = write_tuning_report(journal_report(path), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=True)
     if as_json:
-        emit_json(
+        opt.emit_json(
             {
                 "schema": "tempo.history/1",
                 "journal": str(path),

@@ -14,31 +14,8 @@ import click
 import numpy as np
 
 from tempo.cli import exitcodes, is_quiet
+from tempo.cli import options as opt
 from tempo.cli.checks import warn_allocation, warn_capacity
-from tempo.cli.options import (
-    FiniteFloat,
-    choice_option,
-    cluster_option,
-    count_option,
-    emit_json,
-    engine_option,
-    executor_option,
-    force_option,
-    hadoop_version_option,
-    json_option,
-    min_gain_abs_option,
-    no_progress_option,
-    path_option,
-    progress_bar,
-    radius_option,
-    refuse_capacity_options,
-    refuse_overwrite,
-    refuse_report_overwrite,
-    report_option,
-    shown_option,
-    window_option,
-    writing_output,
-)
 from tempo.cli.preemption import preemption_options, scheduler_settings, site_reader_options
 from tempo.cli.tables import echo_table
 from tempo.gain import MinGain
@@ -216,14 +193,14 @@ def _noise(ctx: click.Context, param: click.Parameter, spec: str) -> NoiseModel 
 
 
 @click.command()
-@path_option(
+@opt.path_option(
     "--trace",
     "trace_path",
     required=True,
     exists=True,
     help="Trace file or directory whose workload is replayed.",
 )
-@path_option(
+@opt.path_option(
     "--config",
     "config_path",
     required=True,
@@ -231,28 +208,28 @@ def _noise(ctx: click.Context, param: click.Parameter, spec: str) -> NoiseModel 
     dir_okay=False,
     help="Allocation file or capacity-scheduler.xml in force: where the search starts.",
 )
-@path_option(
+@opt.path_option(
     "--templates",
     "templates_path",
     required=True,
     exists=True,
     help="A .qs file or a directory of them.",
 )
-@cluster_option(required=True)
-@radius_option(0.2, "Risk radius: how far (normalized distance) from --config to search.")
-@count_option("--iterations", default=10, help="Batches of candidates to predict.")
-@count_option("--batch-size", default=8, help="Candidates predicted per iteration.")
-@choice_option(
+@opt.cluster_option(required=True)
+@opt.radius_option(0.2, "Risk radius: how far (normalized distance) from --config to search.")
+@opt.count_option("--iterations", default=10, help="Batches of candidates to predict.")
+@opt.count_option("--batch-size", default=8, help="Candidates predicted per iteration.")
+@opt.choice_option(
     "--algorithm",
     ALGORITHMS,
     default="pald",
     help="Search algorithm (docs/optimizers.md).",
 )
-@path_option("--space", "space_path", exists=True, dir_okay=False, help="TOML space file.")
+@opt.path_option("--space", "space_path", exists=True, dir_okay=False, help="TOML space file.")
 @click.option(
     "--tune", "overrides", multiple=True, help="QUEUE.SETTING[.COMPONENT]=LOW:HIGH|default|fixed."
 )
-@count_option(
+@opt.count_option(
     "--replicates",
     default=1,
     help="Predictor runs per candidate, averaged (useful with --noise).",
@@ -266,25 +243,25 @@ def _noise(ctx: click.Context, param: click.Parameter, spec: str) -> NoiseModel 
     "attempts, 3% stragglers x3, 20% jitter) or failures=P,stragglers=P,"
     "straggler-factor=X,jitter=CV.",
 )
-@executor_option()
-@window_option("Replay only the jobs submitted in the trace's last L (e.g. 45min).")
+@opt.executor_option()
+@opt.window_option("Replay only the jobs submitted in the trace's last L (e.g. 45min).")
 @preemption_options
-@engine_option()
-@hadoop_version_option(
+@opt.engine_option()
+@opt.hadoop_version_option(
     "Hadoop major version whose settings are tuned [default: 1 for a slot cluster "
     "(map-slots=...), else 3]."
 )
-@shown_option(
+@opt.shown_option(
     "--min-gain",
-    type=FiniteFloat(min=0),
+    type=opt.FiniteFloat(min=0),
     default=MinGain().relative,
     help="Smallest predicted relative improvement worth a change (0.01 = 1%).",
 )
-@min_gain_abs_option(f"{MinGain().seconds:g}s and {MinGain().fraction * 100:g}%")
+@opt.min_gain_abs_option(f"{MinGain().seconds:g}s and {MinGain().fraction * 100:g}%")
 @click.option(
     "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the search."
 )
-@path_option(
+@opt.path_option(
     "-o",
     "--output",
     "output",
@@ -292,12 +269,12 @@ def _noise(ctx: click.Context, param: click.Parameter, spec: str) -> NoiseModel 
     dir_okay=False,
     help="File to write: the configuration picked (--config as it is if no change is worth it).",
 )
-@report_option(
+@opt.report_option(
     "QS in force and written per queue, the allocation-file diff, the search's trajectory"
 )
-@force_option("an existing -o file (also the --config file itself) or --report files")
-@no_progress_option
-@json_option
+@opt.force_option("an existing -o file (also the --config file itself) or --report files")
+@opt.no_progress_option
+@opt.json_option
 def optimize(
     trace_path: str,
     config_path: str,
@@ -333,8 +310,8 @@ def optimize(
     Exit status 1 when the configuration written is predicted to miss a constraint."""
     from tempo.optimize import optimize as run_optimize
 
-    refuse_overwrite([output], force=force, option="-o")
-    refuse_report_overwrite(report_dir, force=force)
+    opt.refuse_overwrite([output], force=force, option="-o")
+    opt.refuse_report_overwrite(report_dir, force=force)
     templates = load_templates(templates_path)
     workload = _read_workload(trace_path, site_path, templates, window_text)
     cluster = Cluster.parse(cluster_spec)
@@ -356,7 +333,7 @@ def optimize(
             hadoop_version=hadoop_version, seed=seed, settings=settings,
             callback=on_iteration, min_gain=gain,
         )  # fmt: skip
-    with writing_output(output, option="-o"):
+    with opt.writing_output(output, option="-o"):
         written = scheduler_file(document, hadoop_version).write(outcome.document, output)
     report = None
     if report_dir:
@@ -366,7 +343,7 @@ def optimize(
             algorithm=algorithm, radius=radius, iterations=iterations, seed=seed,
         )  # fmt: skip
     if as_json:
-        emit_json(
+        opt.emit_json(
             _json_document(
                 outcome,
                 config=config_path,
@@ -426,7 +403,7 @@ def _capacity_version(
 ) -> int:
     """Hadoop 3 for a capacity-scheduler.xml (its rules are 3.x's); --hadoop-version 1 or 2,
     --space and --tune (allocation-file settings) are usage errors."""
-    refuse_capacity_options(hadoop_version, space_path, "tuned")
+    opt.refuse_capacity_options(hadoop_version, space_path, "tuned")
     if overrides:
         raise click.UsageError(
             "--tune: names allocation-file settings; a capacity-scheduler.xml is tuned over "
@@ -477,7 +454,7 @@ def _iterations_bar(
     """A progress bar over the batches (and the final evaluation; none when `hidden`), and
     the callback that advances it and prints each batch (not with --json); the bar closes
     on exit."""
-    bar = progress_bar(iterations + 1, "optimize", unit="batch", hidden=hidden)
+    bar = opt.progress_bar(iterations + 1, "optimize", unit="batch", hidden=hidden)
 
     def on_iteration(record: IterationRecord) -> None:
         bar.update(1)
@@ -505,7 +482,7 @@ def _write_report(
         output=str(written),
         inputs={"config": config_path, "output": written, **inputs},
     )
-    with writing_output(report_dir, option="--report", directory=True):
+    with opt.writing_output(report_dir, option="--report", directory=True):
         return write_tuning_report(document, report_dir)
 
 

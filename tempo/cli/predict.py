@@ -9,22 +9,8 @@ from typing import Any
 import click
 import pandas as pd
 
+from tempo.cli import options as opt
 from tempo.cli.checks import warn_allocation, warn_capacity
-from tempo.cli.options import (
-    choice_option,
-    cluster_option,
-    emit_json,
-    force_option,
-    json_option,
-    path_option,
-    refuse_overwrite,
-    shown_option,
-    simulated_version,
-    simulation_options,
-    trace_options,
-    window_option,
-    writing_output,
-)
 from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.cli.tables import echo_table
 from tempo.templates import parse_duration
@@ -43,22 +29,22 @@ from whatif.workload import Workload
 
 
 @click.command()
-@trace_options
-@window_option(
+@opt.trace_options
+@opt.window_option(
     "Predict only the jobs submitted in the last L of the trace (e.g. 1d); from a "
     "native Parquet trace only those rows are read.",
 )
-@path_option("--config", "config_path", required=True, help="Allocation file.")
-@cluster_option(required=True, help="Cluster SPEC to simulate on.")
-@simulation_options
-@choice_option(
+@opt.path_option("--config", "config_path", required=True, help="Allocation file.")
+@opt.cluster_option(required=True, help="Cluster SPEC to simulate on.")
+@opt.simulation_options
+@opt.choice_option(
     "--engine",
     ["auto", "numba", "reference"],
     default="auto",
     help="auto: the compiled kernel, or the reference engine (the same schedule) for a "
     "workload of up to 20,000 tasks while the kernel is not compiled yet.",
 )
-@shown_option(
+@opt.shown_option(
     "--seed",
     type=click.IntRange(min=0),
     default=0,
@@ -70,10 +56,10 @@ from whatif.workload import Workload
     is_flag=True,
     help="Report per-queue RAE, RSE and mean absolute error of job finish times (paper 8.1).",
 )
-@path_option("-o", "--output", help="Write the predicted schedule as a native trace.")
-@path_option("--jobruntime", help="Write an SLS-comparable jobruntime.csv.")
-@force_option("an existing -o trace or --jobruntime file")
-@json_option
+@opt.path_option("-o", "--output", help="Write the predicted schedule as a native trace.")
+@opt.path_option("--jobruntime", help="Write an SLS-comparable jobruntime.csv.")
+@opt.force_option("an existing -o trace or --jobruntime file")
+@opt.json_option
 def predict(
     trace_path: str,
     trace_format: str | None,
@@ -95,8 +81,8 @@ def predict(
 
     A predicted job that never finishes is an error (exit status 1), after -o and
     --jobruntime are written for inspection: no mean response time leaves it out."""
-    refuse_overwrite([output], force=force, option="-o", directory=True)
-    refuse_overwrite([jobruntime], force=force, option="--jobruntime")
+    opt.refuse_overwrite([output], force=force, option="-o", directory=True)
+    opt.refuse_overwrite([jobruntime], force=force, option="--jobruntime")
     workloads, observed, kept = _read(
         trace_path,
         trace_format,
@@ -105,7 +91,7 @@ def predict(
         compare_observed,
         bool(output or jobruntime),
     )
-    hadoop_version = simulated_version(hadoop_version, Cluster.parse(cluster_spec))
+    hadoop_version = opt.simulated_version(hadoop_version, Cluster.parse(cluster_spec))
     allocation = config_allocation(config_path, Cluster.parse(cluster_spec), hadoop_version)
     settings = scheduler_settings(
         hadoop_version, site_path, preemption, announce=not as_json, config_path=Path(config_path)
@@ -159,7 +145,7 @@ def _report(
             "queues": _records(per_queue.reset_index()),
             "errors": _records(errors) if errors is not None else None,
         }
-        emit_json(payload)
+        opt.emit_json(payload)
         return
     click.echo(
         f"predicted {schedule.n_jobs:,} jobs, {schedule.n_attempts:,} attempts ({killed:,} killed)"
@@ -233,11 +219,11 @@ def _write(
 ) -> None:
     """The predicted schedule as a native trace (-o) and as SLS's jobruntime.csv."""
     if output:
-        with writing_output(output, option="-o", directory=True):
+        with opt.writing_output(output, option="-o", directory=True):
             predicted = Trace(trace.workload, schedule, notes=(note,))
             write_native(predicted, output, overwrite=force)
     if jobruntime:
-        with writing_output(jobruntime, option="--jobruntime"):
+        with opt.writing_output(jobruntime, option="--jobruntime"):
             write_jobruntime_csv(schedule, trace.observed or trace.workload, jobruntime)
 
 

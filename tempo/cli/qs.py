@@ -8,17 +8,8 @@ from pathlib import Path
 import click
 
 from tempo.cli import CommandError, exitcodes
+from tempo.cli import options as opt
 from tempo.cli.checks import warn_unmeasured
-from tempo.cli.options import (
-    cluster_option,
-    emit_json,
-    json_option,
-    path_option,
-    simulated_version,
-    simulation_options,
-    trace_options,
-    window_option,
-)
 from tempo.cli.predict import config_allocation
 from tempo.cli.preemption import scheduler_settings, site_reader_options
 from tempo.qs import qs_report, read_qs_trace, warn_window_longer
@@ -84,21 +75,21 @@ def _needs_cluster(templates: Sequence[QSTemplate]) -> str | None:
 
 
 @click.command()
-@trace_options
-@path_option("--templates", "templates_path", help="A .qs file or a directory of them.")
-@cluster_option(help="Cluster SPEC; enables the resource metrics.")
-@window_option(
+@opt.trace_options
+@opt.path_option("--templates", "templates_path", help="A .qs file or a directory of them.")
+@opt.cluster_option(help="Cluster SPEC; enables the resource metrics.")
+@opt.window_option(
     "Length of the window ending at the trace's last event (e.g. 45min); the whole trace "
     "when omitted."
 )
-@path_option(
+@opt.path_option(
     "--config",
     "config_path",
     help="Allocation file or capacity-scheduler.xml to predict the schedule under (needs "
     "--cluster).",
 )
-@simulation_options
-@json_option
+@opt.simulation_options
+@opt.json_option
 def qs(
     trace_path: str,
     trace_format: str | None,
@@ -141,7 +132,7 @@ def qs(
     if config_path:
         assert cluster is not None  # --config needs --cluster, checked above
         settings = scheduler_settings(
-            simulated_version(hadoop_version, cluster),
+            opt.simulated_version(hadoop_version, cluster),
             site_path,
             preemption,
             announce=not as_json,
@@ -165,7 +156,7 @@ def qs(
         predicted=predicted,
     )
     if as_json:
-        emit_json({"schema": "tempo.qs/1", **report.to_dict()})
+        opt.emit_json({"schema": "tempo.qs/1", **report.to_dict()})
     else:
         click.echo(report.to_text())
     side = "predicted" if predicted is not None else "observed"

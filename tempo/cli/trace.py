@@ -7,17 +7,7 @@ from typing import Literal
 
 import click
 
-from tempo.cli.options import (
-    emit_json,
-    force_option,
-    format_option,
-    json_option,
-    native_kind_option,
-    no_progress_option,
-    progress_bar,
-    refuse_overwrite,
-    writing_output,
-)
+from tempo.cli import options as opt
 from whatif.durations import format_instant
 from whatif.readers import TraceSummary, inspect_trace
 from whatif.readers.stream import convert_streaming
@@ -30,13 +20,13 @@ def trace() -> None:
 
 @trace.command()
 @click.argument("path", type=click.Path(path_type=str))
-@format_option("--format", "format_", help="Trace format (detected when omitted).")
-@json_option
+@opt.format_option("--format", "format_", help="Trace format (detected when omitted).")
+@opt.json_option
 def inspect(path: str, format_: str | None, as_json: bool) -> None:
     """Summarize the trace at PATH: jobs, tasks, attempts, queues, span, durations."""
     summary = inspect_trace(path, format=format_)
     if as_json:
-        emit_json({"schema": "tempo.trace.inspect/1", **summary.to_dict()})
+        opt.emit_json({"schema": "tempo.trace.inspect/1", **summary.to_dict()})
     else:
         click.echo(_render(summary))
 
@@ -44,16 +34,16 @@ def inspect(path: str, format_: str | None, as_json: bool) -> None:
 @trace.command()
 @click.argument("source", type=click.Path(path_type=str))
 @click.argument("target", type=click.Path(path_type=str))
-@format_option(
+@opt.format_option(
     "--from",
     "--format",
     "format_",
     help="Input format (detected when omitted; --format as on the other commands).",
 )
-@native_kind_option("--to")
-@force_option("an existing native trace at TARGET")
-@no_progress_option
-@json_option
+@opt.native_kind_option("--to")
+@opt.force_option("an existing native trace at TARGET")
+@opt.no_progress_option
+@opt.json_option
 def convert(
     source: str,
     target: str,
@@ -68,22 +58,22 @@ def convert(
     SLS, Rumen and jhist traces are converted piece by piece in bounded memory (a
     progress bar on a terminal, hidden with -q or --no-progress); other formats are
     read whole first."""
-    refuse_overwrite([target], force=force, option="TARGET", directory=True)
-    bar = progress_bar(None, "convert", unit="MB", hidden=no_progress)
+    opt.refuse_overwrite([target], force=force, option="TARGET", directory=True)
+    bar = opt.progress_bar(None, "convert", unit="MB", hidden=no_progress)
 
     def moved(done: int, total: int) -> None:  # SLS, Rumen and jhist stream in pieces
         bar.total = max(1, total >> 20)
         bar.update((done >> 20) - bar.n)
 
     try:
-        with writing_output(target, option="TARGET", directory=True):
+        with opt.writing_output(target, option="TARGET", directory=True):
             written = convert_streaming(
                 source, target, format=format_, kind=kind, overwrite=force, progress=moved
             )
     finally:
         bar.close()
     if as_json:
-        emit_json({"schema": "tempo.trace.convert/1", "source": source, "output": str(written)})
+        opt.emit_json({"schema": "tempo.trace.convert/1", "source": source, "output": str(written)})
     else:
         click.echo(f"wrote {written}")
 

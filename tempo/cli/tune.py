@@ -9,24 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from tempo.cli import exitcodes, is_quiet
-from tempo.cli.options import (
-    FiniteFloat,
-    cluster_option,
-    duration_seconds,
-    emit_json,
-    force_option,
-    http_urls,
-    json_option,
-    min_gain_abs_option,
-    no_progress_option,
-    path_option,
-    progress_bar,
-    radius_option,
-    refuse_report_overwrite,
-    report_option,
-    shown_option,
-    writing_output,
-)
+from tempo.cli import options as opt
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.gain import MinGain
 from whatif.allocation import diff_rows
@@ -146,16 +129,16 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     "--rm",
     "rm_urls",
     multiple=True,
-    callback=http_urls,
+    callback=opt.http_urls,
     help="ResourceManager URL (repeat for HA).",
 )
 @click.option(
     "--history-server",
     "history_url",
-    callback=http_urls,
+    callback=opt.http_urls,
     help="MapReduce JobHistory Server URL (required with --rm).",
 )
-@path_option(
+@opt.path_option(
     "--config",
     "config_path",
     dir_okay=False,
@@ -163,25 +146,25 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     help="The allocation file or capacity-scheduler.xml the RM reads (tempo rewrites it; "
     "the RM's scheduler must read that kind of file).",
 )
-@path_option(
+@opt.path_option(
     "--trace",
     "trace_path",
     exists=True,
     path_type=Path,
     help="Without --rm: the trace the emulated RM replays [default: the contended sample].",
 )
-@path_option(
+@opt.path_option(
     "--templates",
     "templates_path",
     exists=True,
     path_type=Path,
     help="QS template file or directory.",
 )
-@cluster_option(
+@opt.cluster_option(
     help="Cluster the predictions run on [default: with --rm, the RM's RUNNING nodes "
     "(/ws/v1/cluster/nodes), read again at each window; without, the demo's]."
 )
-@path_option(
+@opt.path_option(
     "--space",
     "space_path",
     exists=True,
@@ -189,7 +172,7 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     path_type=Path,
     help="Space file: the settings tempo may change and their bounds.",
 )
-@path_option(
+@opt.path_option(
     "--deadlines",
     "deadlines_path",
     exists=True,
@@ -197,11 +180,11 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     path_type=Path,
     help="CSV 'name,deadline_s': each recurring job's deadline in seconds after submission.",
 )
-@radius_option(0.1, "Risk radius (normalized distance per step).")
+@opt.radius_option(0.1, "Risk radius (normalized distance per step).")
 @click.option(
     "--window",
     "window_s",
-    callback=duration_seconds,
+    callback=opt.duration_seconds,
     default="45min",
     show_default=True,
     help="Length of the observed window.",
@@ -209,7 +192,7 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
 @click.option(
     "--interval",
     "interval_s",
-    callback=duration_seconds,
+    callback=opt.duration_seconds,
     default="45min",
     show_default=True,
     help="Time between iterations.",
@@ -226,7 +209,7 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     is_flag=True,
     help="Show what would change and journal the step as dry_run; write no allocation file.",
 )
-@path_option(
+@opt.path_option(
     "--journal",
     "journal_path",
     dir_okay=False,
@@ -237,7 +220,7 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     "--reload-command",
     help='Command that makes the RM reload the file, e.g. "yarn rmadmin -refreshQueues" [default: wait 15 s for its own reload].',
 )
-@path_option(
+@opt.path_option(
     "--ca-bundle", exists=True, dir_okay=False, path_type=Path, help="PEM file of the cluster's CA."
 )
 @click.option(
@@ -246,20 +229,20 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     callback=_kerberos,
     help="Authenticate with SPNEGO (kinit first; needs the kerberos extra).",
 )
-@shown_option(
+@opt.shown_option(
     "--tolerance",
-    type=FiniteFloat(min=0),
+    type=opt.FiniteFloat(min=0),
     default=0.05,
     help="Relative noise allowed before an observed QS counts as worse.",
 )
 @click.option(
     "--min-gain",
-    type=FiniteFloat(min=0),
+    type=opt.FiniteFloat(min=0),
     default=None,
     help="Smallest predicted relative improvement worth a change, as in tempo optimize "
     f"[default: {MinGain().relative:g}; 0 (any gain) with the emulated RM].",
 )
-@min_gain_abs_option(
+@opt.min_gain_abs_option(
     f"{MinGain().seconds:g}s and {MinGain().fraction * 100:g}%; 0 with the emulated RM"
 )
 @preemption_options
@@ -270,20 +253,20 @@ def _kerberos(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     help="Predictor engine [default: numba; with the emulated RM numba once its kernel is "
     "compiled, else reference].",
 )
-@path_option(
+@opt.path_option(
     "--work-dir",
     file_okay=False,
     path_type=Path,
     help="Emulated RM only: where the copy of the configuration and the journal go "
     f"[default: ./{DEMO_WORK_DIR}, where tempo history finds the journal].",
 )
-@report_option(
+@opt.report_option(
     "at the end, the run's journal as tempo history --report writes it (QS per window, "
     "each step's decision and allocation-file diff)"
 )
-@force_option("report.json and report.html already in the --report directory")
-@no_progress_option
-@json_option
+@opt.force_option("report.json and report.html already in the --report directory")
+@opt.no_progress_option
+@opt.json_option
 def tune(
     rm_urls: tuple[str, ...],
     history_url: str | None,
@@ -331,7 +314,7 @@ def tune(
     else --site's yarn.scheduler.fair.preemption, else Hadoop's default (off); the
     emulated RM's yarn-site is configs/sample-yarn-site.xml (on).
     """
-    refuse_report_overwrite(report_dir, force=force)
+    opt.refuse_report_overwrite(report_dir, force=force)
     emulated = _emulated(
         rm_urls,
         trace_path,
@@ -386,7 +369,7 @@ def tune(
     if report_dir:
         from tempo.reports import journal_report, write_tuning_report
 
-        with writing_output(report_dir, option="--report", directory=True):
+        with opt.writing_output(report_dir, option="--report", directory=True):
             files = write_tuning_report(journal_report(run.journal_path), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=as_json)
     _exit(run)
@@ -430,7 +413,7 @@ def _demo_engine() -> str:
 def _run_with_bar(settings: TuneSettings, *, as_json: bool, hidden: bool) -> TuneRun:
     """Run the loop with a progress bar over the windows (none when `hidden`:
     --no-progress), printing each iteration's report (not with --json)."""
-    with progress_bar(settings.max_iterations, "tune", unit="windows", hidden=hidden) as bar:
+    with opt.progress_bar(settings.max_iterations, "tune", unit="windows", hidden=hidden) as bar:
 
         def started(run: TuneRun) -> None:
             bar.clear()
@@ -462,7 +445,7 @@ def _summarize(run: TuneRun, preemption: bool, gain: MinGain, *, as_json: bool) 
         "" if _history_finds(run.journal_path) else f" --journal {run.journal_path}"
     )
     if as_json:
-        emit_json(
+        opt.emit_json(
             {
                 "schema": "tempo.tune/1",
                 "config": str(run.config_path),

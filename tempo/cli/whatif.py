@@ -8,23 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from tempo.cli import exitcodes
-from tempo.cli.options import (
-    FiniteFloat,
-    cluster_option,
-    count_option,
-    executor_option,
-    force_option,
-    json_option,
-    no_progress_option,
-    path_option,
-    positive_option,
-    progress_bar,
-    refuse_report_overwrite,
-    shown_option,
-    trace_option,
-    window_option,
-    writing_output,
-)
+from tempo.cli import options as opt
 from tempo.cli.preemption import preemption_options, scheduler_settings
 from tempo.cli.progress import ProgressBar
 from tempo.cli.tables import terminal_width
@@ -90,17 +74,17 @@ def _horizon(
 
 
 @click.command()
-@trace_option
-@path_option(
+@opt.trace_option
+@opt.path_option(
     "--config",
     "config_path",
     required=True,
     help="fair-scheduler.xml or capacity-scheduler.xml in force.",
 )
-@path_option(
+@opt.path_option(
     "--templates", "templates_path", required=True, help="A .qs file or a directory of them."
 )
-@cluster_option(
+@opt.cluster_option(
     help="Cluster SPEC at scale 1 [default: the cluster the trace was recorded on, as its "
     "notes say (tempo trace inspect); the bundled samples say theirs]."
 )
@@ -123,27 +107,27 @@ def _horizon(
     "horizon_text",
     help="With --growth auto: how far ahead to forecast (e.g. 90d) [default: 90d].",
 )
-@shown_option(
+@opt.shown_option(
     "--level",
     default=0.9,
-    type=FiniteFloat(min=0, max=1, min_open=True, max_open=True),
+    type=opt.FiniteFloat(min=0, max=1, min_open=True, max_open=True),
     help="With --growth auto: the forecast's prediction-interval level.",
 )
 @click.option(
     "--arrival-scale",
-    type=FiniteFloat(min=0, min_open=True),
+    type=opt.FiniteFloat(min=0, min_open=True),
     help="Job arrival rate times this (e.g. 1.2).",
 )
-@count_option("--replicates", default=1, help="Seeded runs per point (noisy when > 1).")
-@executor_option(help="serial, local, local:N or dask://host:port.")
-@window_option("Measure QS over the last L of the trace (e.g. 45min).")
-@count_option(
+@opt.count_option("--replicates", default=1, help="Seeded runs per point (noisy when > 1).")
+@opt.executor_option(help="serial, local, local:N or dask://host:port.")
+@opt.window_option("Measure QS over the last L of the trace (e.g. 45min).")
+@opt.count_option(
     "--seed",
     minimum=0,
     default=0,
     help="Seed of the replicates' noise and of the forecast and re-tuning draws.",
 )
-@positive_option("--tolerance", default=0.02, help="Bisection stops when hi/lo <= 1 + this.")
+@opt.positive_option("--tolerance", default=0.02, help="Bisection stops when hi/lo <= 1 + this.")
 @click.option(
     "--retune",
     is_flag=True,
@@ -153,10 +137,10 @@ def _horizon(
     "--check-accuracy", is_flag=True, help="Add the scale-up check (predicted vs direct at 2x, 4x)."
 )
 @preemption_options
-@no_progress_option
-@path_option("-o", "--output", required=True, help="Report directory.")
-@force_option("report.json and report.html already in the -o directory")
-@json_option
+@opt.no_progress_option
+@opt.path_option("-o", "--output", required=True, help="Report directory.")
+@opt.force_option("report.json and report.html already in the -o directory")
+@opt.json_option
 def whatif(
     trace_path: str,
     config_path: str,
@@ -189,13 +173,13 @@ def whatif(
     from tempo.whatif import run_whatif
 
     horizon_s = _horizon(growth, horizon_text, arrival_scale)
-    refuse_report_overwrite(output, force=force, option="-o")
+    opt.refuse_report_overwrite(output, force=force, option="-o")
     settings = scheduler_settings(
         3, site_path, preemption, announce=not as_json, config_path=Path(config_path)
     )
-    bar = None if no_progress else progress_bar(None, "whatif", unit="eval")
+    bar = None if no_progress else opt.progress_bar(None, "whatif", unit="eval")
     try:
-        with writing_output(output, option="-o", directory=True):
+        with opt.writing_output(output, option="-o", directory=True):
             run = run_whatif(
                 trace_path,
                 config_path,

@@ -7,21 +7,7 @@ from contextlib import contextmanager
 
 import click
 
-from tempo.cli.options import (
-    FiniteFloat,
-    choice_option,
-    count_option,
-    emit_json,
-    force_option,
-    format_option,
-    json_option,
-    native_kind_option,
-    no_progress_option,
-    positive_option,
-    progress_bar,
-    refuse_overwrite,
-    writing_output,
-)
+from tempo.cli import options as opt
 from whatif.errors import ValidationError
 from whatif.workload_model import fit_trace, generate_trace
 from whatif.workload_model.limits import MAX_GROWTH, GenerateSizeError
@@ -38,27 +24,27 @@ def workload() -> None:
 @click.option(
     "-o", "--output", required=True, type=click.Path(), help="Model file to write (JSON)."
 )
-@format_option("--format", "trace_format", help="Trace format (detected by default).")
-@choice_option(
+@opt.format_option("--format", "trace_format", help="Trace format (detected by default).")
+@opt.choice_option(
     "--durations",
     ["auto", "lognormal", "empirical"],
     default="auto",
     help="Task-duration family; auto goes empirical where the KS test rejects lognormal.",
 )
-@choice_option(
+@opt.choice_option(
     "--profile",
     ["hour-of-day", "hour-of-week", "flat"],
     default="hour-of-day",
     help="How the arrival rate follows the clock.",
 )
-@count_option(
+@opt.count_option(
     "--min-jobs-for-profile",
     minimum=0,
     default=100,
     help="Queues with fewer ad-hoc jobs get a flat arrival rate.",
 )
-@force_option("an existing -o model file")
-@json_option
+@opt.force_option("an existing -o model file")
+@opt.json_option
 def fit(
     trace: str,
     output: str,
@@ -70,8 +56,8 @@ def fit(
     as_json: bool,
 ) -> None:
     """Fit a model to TRACE, write it to OUTPUT and print the goodness-of-fit report."""
-    refuse_overwrite([output], force=force, option="-o")
-    with writing_output(output, option="-o"):
+    opt.refuse_overwrite([output], force=force, option="-o")
+    with opt.writing_output(output, option="-o"):
         model = fit_trace(
             trace,
             output,
@@ -82,7 +68,7 @@ def fit(
         )
     report = model.goodness_of_fit_
     if as_json:
-        emit_json(
+        opt.emit_json(
             {
                 "schema": "tempo.workload.fit/1",
                 "output": output,
@@ -138,11 +124,11 @@ def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
 )
 @click.option(
     "--hours",
-    type=FiniteFloat(min=0, min_open=True),
+    type=opt.FiniteFloat(min=0, min_open=True),
     required=True,
     help="Length of the workload to generate, in hours.",
 )
-@count_option(
+@opt.count_option(
     "--seed", minimum=0, default=0, help="Seed of the draws: the same seed, the same trace."
 )
 @click.option(
@@ -154,18 +140,18 @@ def _start(ctx: click.Context, param: click.Parameter, value: float) -> float:
     callback=_start,
     help="First second: 0 for trace-relative times, else epoch seconds (>= 0).",
 )
-@positive_option(
+@opt.positive_option(
     "--growth",
     default=1.0,
     maximum=MAX_GROWTH,
     help=f"Data growth factor (1.3 = input +30%), at most {MAX_GROWTH:g}.",
 )
-@positive_option("--arrival-scale", default=1.0, help="Multiply ad-hoc job arrival rates.")
-@native_kind_option("--kind")
-@force_option("an existing native trace at -o")
+@opt.positive_option("--arrival-scale", default=1.0, help="Multiply ad-hoc job arrival rates.")
+@opt.native_kind_option("--kind")
+@opt.force_option("an existing native trace at -o")
 @click.option("--overwrite", "overwrite", is_flag=True, hidden=True, help="Old name of --force.")
-@no_progress_option
-@json_option
+@opt.no_progress_option
+@opt.json_option
 def generate(
     model: str,
     output: str,
@@ -182,8 +168,8 @@ def generate(
 ) -> None:
     """Generate HOURS of synthetic workload from MODEL into a native trace."""
     overwrite = force or overwrite
-    refuse_overwrite([output], force=overwrite, option="-o", directory=True)
-    with progress_bar(None, "generate", unit="steps", hidden=no_progress) as bar:
+    opt.refuse_overwrite([output], force=overwrite, option="-o", directory=True)
+    with opt.progress_bar(None, "generate", unit="steps", hidden=no_progress) as bar:
 
         def progress(done: int, total: int, what: str) -> None:
             bar.total = total
@@ -191,7 +177,7 @@ def generate(
             bar.update(done - bar.n)
 
         given = {"start_s": start_s, "hours": hours, "arrival_scale": arrival_scale}
-        with writing_output(output, option="-o", directory=True), _size_usage(given):
+        with opt.writing_output(output, option="-o", directory=True), _size_usage(given):
             result = generate_trace(
                 model,
                 output,
@@ -205,7 +191,7 @@ def generate(
                 progress=progress,
             )
     if as_json:
-        emit_json(
+        opt.emit_json(
             {
                 "schema": "tempo.workload.generate/1",
                 "output": output,
