@@ -122,26 +122,30 @@ def _small_pages() -> Iterator[None]:
         advise(previous)
 
 
+def _columns(count: int, width: int, dtype: type, values: dict[int, Any]) -> np.ndarray:
+    """A (count, width) kernel array of zeros with the given columns set."""
+    out: np.ndarray = np.zeros((count, width), dtype=dtype)
+    for column, column_values in values.items():
+        out[:, column] = column_values
+    return out
+
+
 def queue_static(pq: PackedQueues) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(qs, qsf, children) kernel arrays for a queue tree."""
     nq = len(pq.parent)
     size = np.ones(nq, dtype=np.int64)
     for q in range(nq - 1, 0, -1):
         size[pq.parent[q]] += size[q]
-    qs = np.zeros((nq, K.N_QS), dtype=np.int64)
-    qs[:, K.QS_PARENT] = pq.parent
-    qs[:, K.QS_LEAF] = pq.is_leaf
-    qs[:, K.QS_POLICY] = pq.policy
-    qs[:, K.QS_MAX_APPS] = pq.max_apps
-    qs[:, K.QS_PREEMPTABLE] = pq.preemptable
-    qs[:, K.QS_RANK] = pq.name_rank
-    qs[:, K.QS_CH_LO] = pq.child_ptr[:-1]
-    qs[:, K.QS_CH_HI] = pq.child_ptr[1:]
-    qs[:, K.QS_SIZE] = size
-    qs[:, K.QS_FAIR_POSITIVE] = [
+    fair_positive = [
         pq.policy[q] == 0 and bool((pq.weight[pq.children[lo:hi]] > 0.0).all())
         for q, (lo, hi) in enumerate(zip(pq.child_ptr[:-1], pq.child_ptr[1:], strict=True))
     ]
+    qs = _columns(nq, K.N_QS, np.int64, {
+        K.QS_PARENT: pq.parent, K.QS_LEAF: pq.is_leaf, K.QS_POLICY: pq.policy,
+        K.QS_MAX_APPS: pq.max_apps, K.QS_PREEMPTABLE: pq.preemptable,
+        K.QS_RANK: pq.name_rank, K.QS_CH_LO: pq.child_ptr[:-1], K.QS_CH_HI: pq.child_ptr[1:],
+        K.QS_SIZE: size, K.QS_FAIR_POSITIVE: fair_positive,
+    })  # fmt: skip
     qsf = np.zeros((nq, K.N_QSF))
     qsf[:, K.QSF_WEIGHT] = pq.weight
     qsf[:, K.QSF_MIN : K.QSF_MIN + 2] = pq.min_share
@@ -307,14 +311,12 @@ def _job_arrays(p: Packed) -> dict[str, np.ndarray]:
     """Static and live job arrays (int32 rows: indices, states, counts and stamps, -13 B a
     column a job), users' limits and the per-job scratch arrays."""
     nj = len(p.job_submit)
-    js = np.zeros((nj, K.N_JS), dtype=np.int32)
-    js[:, K.JS_QUEUE] = p.job_queue
-    js[:, K.JS_USER] = p.job_user
-    js[:, K.JS_RANK] = p.job_rank
+    js = _columns(nj, K.N_JS, np.int32, {
+        K.JS_QUEUE: p.job_queue, K.JS_USER: p.job_user, K.JS_RANK: p.job_rank,
+        K.JS_HAS_AM: p.job_has_am, K.JS_ST_LO: p.job_stage_ptr[:-1],
+        K.JS_ST_HI: p.job_stage_ptr[1:],
+    })  # fmt: skip
     js[np.lexsort((p.job_rank, p.job_submit)), K.JS_ORDER] = np.arange(nj)
-    js[:, K.JS_HAS_AM] = p.job_has_am
-    js[:, K.JS_ST_LO] = p.job_stage_ptr[:-1]
-    js[:, K.JS_ST_HI] = p.job_stage_ptr[1:]
     jsf = np.zeros((nj, K.N_JSF))
     jsf[:, K.JSF_SUBMIT] = p.job_submit
     jsf[:, K.JSF_AM : K.JSF_AM + 2] = p.job_am
@@ -344,15 +346,11 @@ def _stage_arrays(p: Packed) -> dict[str, np.ndarray]:
     """Static stage rows, their request sums, live stage state (int32 rows: task and
     attempt indices, counts, priorities) and completion times."""
     ns = len(p.stage_task_start)
-    ss = np.zeros((ns, K.N_SS), dtype=np.int32)
-    ss[:, K.SS_LO] = p.stage_task_start
-    ss[:, K.SS_HI] = p.stage_task_end
-    ss[:, K.SS_PRIO] = p.stage_priority
-    ss[:, K.SS_SLOW] = p.stage_slowstart
-    ss[:, K.SS_DIM] = p.stage_dim
-    ss[:, K.SS_JT] = p.stage_jobtracker
-    ss[:, K.SS_RR] = p.stage_replay_row
-    ss[:, K.SS_RETRY] = p.stage_retry_rule
+    ss = _columns(ns, K.N_SS, np.int32, {
+        K.SS_LO: p.stage_task_start, K.SS_HI: p.stage_task_end, K.SS_PRIO: p.stage_priority,
+        K.SS_SLOW: p.stage_slowstart, K.SS_DIM: p.stage_dim, K.SS_JT: p.stage_jobtracker,
+        K.SS_RR: p.stage_replay_row, K.SS_RETRY: p.stage_retry_rule,
+    })  # fmt: skip
     si = np.zeros((ns, K.N_SI), dtype=np.int32)
     if p.locality is not None:
         loc = p.locality
@@ -380,10 +378,9 @@ def _task_arrays(p: Packed) -> dict[str, np.ndarray]:
     10M tasks), the reduces' replay rows (`Packed.replay`; one unused row without) and live
     task state."""
     nt = len(p.task_dur)
-    ts = np.zeros((nt, K.N_TS), dtype=np.int32)
-    ts[:, K.TS_JOB] = p.task_job
-    ts[:, K.TS_STAGE] = p.task_stage
-    ts[:, K.TS_FAILS] = p.task_fail_count
+    ts = _columns(nt, K.N_TS, np.int32, {
+        K.TS_JOB: p.task_job, K.TS_STAGE: p.task_stage, K.TS_FAILS: p.task_fail_count
+    })  # fmt: skip
     tsf = np.zeros((nt, K.N_TSF))
     tsf[:, K.TSF_REQ : K.TSF_REQ + 2] = p.task_req
     tsf[:, K.TSF_DUR] = p.task_dur
