@@ -318,15 +318,10 @@ def plot(scenario, runs, e_tuning, e_held, labels, out: Path) -> None:
         curves = np.array([r.curve for r in runs if r.algorithm == algorithm])
         ax.plot(np.arange(1, curves.shape[1] + 1), curves.mean(axis=0) * 100, label=algorithm)
     ax.axhline(oracle.curve[-1] * 100, color="k", linestyle="--", label="oracle")
-    ax.set_xlabel("predictions")
-    _save(
-        fig,
-        ax,
-        ylabel="best gain vs expert (%)",
-        title=f"{scenario.name}: best point so far (mean over seeds)",
-        legend_size=8,
-        path=out / f"{scenario.name}_convergence.png",
-    )
+    ax.set(xlabel="predictions", ylabel="best gain vs expert (%)")
+    ax.set_title(f"{scenario.name}: best point so far (mean over seeds)")
+    ax.legend(fontsize=8)
+    _save(fig, out / f"{scenario.name}_convergence.png")
 
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(labels) + 3), 4))
     width = 0.8 / (len(algorithms) + 1)
@@ -338,23 +333,16 @@ def plot(scenario, runs, e_tuning, e_held, labels, out: Path) -> None:
         ax.bar(x + k * width, held / scale, width, label=algorithm)
     ax.set_xticks(x + width * len(algorithms) / 2)
     ax.set_xticklabels(labels, rotation=20, ha="right", fontsize=7)
-    _save(
-        fig,
-        ax,
-        ylabel="QS / |expert QS| (held out)",
-        title=f"{scenario.name}: held-out QS normalized to the expert",
-        legend_size=7,
-        path=out / f"{scenario.name}_qs.png",
-    )
+    ax.set_ylabel("QS / |expert QS| (held out)")
+    ax.set_title(f"{scenario.name}: held-out QS normalized to the expert")
+    ax.legend(fontsize=7)
+    _save(fig, out / f"{scenario.name}_qs.png")
 
 
-def _save(fig, ax, *, ylabel: str, title: str, legend_size: int, path: Path) -> None:
-    """Label a figure's axes, add its legend, write it as a PNG and free it."""
+def _save(fig, path: Path) -> None:
+    """Write a figure as a PNG and free it."""
     import matplotlib.pyplot as plt
 
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize=legend_size)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

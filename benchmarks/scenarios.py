@@ -195,25 +195,6 @@ def slo_yarn() -> Scenario:
     )
 
 
-PREEMPTION_EXPERT = """<?xml version="1.0"?>
-<allocations>
-  <queue name="deadline">
-    <minResources>20480 mb, 20 vcores</minResources>
-    <weight>2.0</weight>
-    <minSharePreemptionTimeout>5</minSharePreemptionTimeout>
-    <fairSharePreemptionTimeout>10</fairSharePreemptionTimeout>
-  </queue>
-  <queue name="besteffort">
-    <minResources>20480 mb, 20 vcores</minResources>
-    <weight>1.0</weight>
-    <minSharePreemptionTimeout>5</minSharePreemptionTimeout>
-    <fairSharePreemptionTimeout>10</fairSharePreemptionTimeout>
-  </queue>
-  <defaultFairSharePreemptionThreshold>0.8</defaultFairSharePreemptionThreshold>
-</allocations>
-"""
-
-
 def preemption() -> Scenario:
     """Paper 8.2.2: eager preemption on a busy cluster wastes work; AJR and WASTE."""
     tuning, held = windows(contended())
@@ -225,9 +206,7 @@ def preemption() -> Scenario:
     return Scenario(
         name="preemption",
         title="preemption waste (paper 8.2.2, YARN)",
-        expert=AllocationDocument.from_bytes(
-            PREEMPTION_EXPERT.encode(), source="preemption-expert.xml"
-        ),
+        expert=AllocationDocument.from_file(REPO / "configs" / "preemption-expert.xml"),
         cluster=Cluster.parse(YARN_CLUSTER),
         templates=tuple(parse_templates(text, "preemption.qs")),
         tuning=tuning,

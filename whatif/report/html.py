@@ -15,7 +15,7 @@ from typing import Any
 
 from whatif.durations import format_duration
 from whatif.forecast import WorkloadForecast
-from whatif.provisioning import ProvisioningAnalysis
+from whatif.provisioning import ProvisioningAnalysis, ScenarioResult
 from whatif.report import plots
 from whatif.report.text import forecast_rows, render_forecast, render_text, scaleup_rows
 from whatif.scaleup_check import ScaleUpCheck
@@ -49,22 +49,17 @@ def _fmt(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:.4g}"
 
 
-def _summary_rows(analysis: ProvisioningAnalysis) -> list[dict[str, Any]]:
-    rows = []
-    for s in analysis.scenarios:
-        b = s.bisection
-        rows.append(
-            {
-                "label": s.scenario.label,
-                "source": s.source,
-                "jobs": s.n_jobs,
-                "scale": "none" if b.scale is None else f"{b.scale:.4g}",
-                "cluster": s.smallest.cluster.describe() if s.smallest is not None else "none",
-                "status": b.status,
-                "monotone": "yes" if b.monotone else "NO: " + ", ".join(f"{f:g}" for f in b.flips),
-            }
-        )
-    return rows
+def _summary_row(s: ScenarioResult) -> dict[str, Any]:
+    b = s.bisection
+    return {
+        "label": s.scenario.label,
+        "source": s.source,
+        "jobs": s.n_jobs,
+        "scale": "none" if b.scale is None else f"{b.scale:.4g}",
+        "cluster": s.smallest.cluster.describe() if s.smallest is not None else "none",
+        "status": b.status,
+        "monotone": "yes" if b.monotone else "NO: " + ", ".join(f"{f:g}" for f in b.flips),
+    }
 
 
 def _scenario_table(analysis: ProvisioningAnalysis, index: int) -> dict[str, Any]:
@@ -143,14 +138,14 @@ def render_html(
         "replicates": analysis.replicates,
         "seed": analysis.seed,
         "tolerance": f"{100 * analysis.rel_tol:g}",
-        "summary": _summary_rows(analysis),
+        "summary": [_summary_row(s) for s in analysis.scenarios],
         "qs_plot": image(plots.qs_versus_scale(analysis), "QS versus cluster scale", "qs"),
         "scenarios": _scenarios(analysis),
         "details": details,
         "retuned": None
         if retuned is None
         else {
-            "summary": _summary_rows(retuned),
+            "summary": [_summary_row(s) for s in retuned.scenarios],
             "qs_plot": image(
                 plots.qs_versus_scale(retuned), "QS versus cluster scale, re-tuned", "qs-retuned"
             ),
