@@ -301,7 +301,7 @@ def test_the_cycle_finder_finds_a_circle():
 #: files, fixture frames and random schedule were shared: no pair left in the tests). A
 #: change that adds a pair fails here: share the code instead, or, for genuinely different
 #: data of the same shape, raise this with the reason in the commit (docs/architecture.md).
-MAX_DUPLICATE_PAIRS = 14
+MAX_DUPLICATE_PAIRS = 11
 
 
 def test_duplicate_code_does_not_grow():
