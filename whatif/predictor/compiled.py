@@ -241,6 +241,7 @@ def _reservation_config(cfg: np.ndarray, p: Packed, settings: SchedulerSettings)
     cfg[K.C_RES_THR] = r.threshold[0]
     cfg[K.C_RES_THR + 1] = r.threshold[1]
     cfg[K.C_RES_CAP] = r.cap
+    cfg[K.C_RES_RATIO] = r.ratio
     # a bound on every request (`allocation._res_best`): no request exceeds a node's free
     # resources that reach it
     asks = np.concatenate([p.task_req, p.job_am]).reshape(-1, 2)

@@ -71,12 +71,20 @@ def next_heartbeat(node: int, count: int, interval: float, t: float, *, at: bool
 @dataclass(frozen=True)
 class ReservationParams:
     """Fair Scheduler node reservations (``kernel/reservations.py``): whether they can
-    happen at all, the threshold a request must reach (memory, vcores) and the most nodes
-    an app may hold reserved."""
+    happen at all, the threshold a request must reach (memory, vcores), the most nodes
+    an app may hold reserved, and ``yarn.scheduler.fair.reservable-nodes`` as the Java
+    float it is read as (a rack's cap is `allowed_reservations` of its nodes)."""
 
     on: bool
     threshold: tuple[float, float]
     cap: float
+    ratio: float
+
+
+def allowed_reservations(nodes: int, ratio: float) -> int:
+    """FSAppAttempt.reservationExceedsThreshold's ``(int) Math.ceil(nodes * ratio)``, in
+    Java float arithmetic (the kernel's `reservations._allowed`)."""
+    return math.ceil(float(np.float32(nodes) * np.float32(ratio)))
 
 
 def reservation_params(
@@ -93,7 +101,7 @@ def reservation_params(
         float(math.floor(settings.increment_mb * mult)),
         float(math.floor(settings.increment_vcores * mult)),
     )
-    cap = float(math.ceil(float(np.float32(nodes) * np.float32(settings.reservable_nodes))))
+    cap = float(allowed_reservations(nodes, settings.reservable_nodes))
     big = bool(((requests[:, 0] >= thr[0]) | (requests[:, 1] >= thr[1])).any())
     on = nodes > 0 and fair_yarn and settings.hadoop_version != 1 and cap >= 1.0 and big
-    return ReservationParams(on, thr, cap)
+    return ReservationParams(on, thr, cap, float(np.float32(settings.reservable_nodes)))

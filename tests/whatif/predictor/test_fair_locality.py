@@ -37,11 +37,12 @@ def settings(node: float, rack: float, **more) -> SchedulerSettings:
     return SchedulerSettings(locality_threshold_node=node, locality_threshold_rack=rack, **more)
 
 
-def run(splits, node, rack, engine, others=(), spec=SPEC, **more):
-    """Job A's maps (one per split) first in queue a, then `others`: per job, its sorted map
-    starts and its finish time."""
+def run(splits, node, rack, engine, others=(), spec=SPEC, memory=1024.0, submit=0.0, **more):
+    """Job A's maps (one per split, of `memory` MB, submitted at `submit`) first in queue
+    a, then `others`: per job, its sorted map starts and its finish time."""
     cluster = Cluster.parse(spec)
-    jobs = [("A", "a", 0, maps(*splits)), *others, ("Z", "a", 1000, maps("/r1/h0"))]
+    first = ("A", "a", submit, maps(*splits, memory=memory))
+    jobs = [first, *others, ("Z", "a", 1000, maps("/r1/h0"))]
     schedule = predict(
         build_workload(jobs), flat_tree(a={}), cluster, settings=settings(node, rack, **more),
         engine=engine,
@@ -126,6 +127,55 @@ def test_a_request_larger_than_the_node_counts_no_opportunity(engine):
     assert "more than any node holds" in str(schedule.never_placed[0])
 
 
+def _reserving(ratio: float, engine: str, late: int = 0) -> dict:
+    """Nodes of 2048 MB, so a 2048 MB map reaches the reservation threshold (twice the
+    1024 MB increment). B's four 100 s maps (no split) take half of each node from 0 to
+    0.75; A (at 1.0) asks for one 2048 MB map split on h2 (thresholds 1: RACK past 4
+    opportunities, OFF_SWITCH past 4 more); C (at 1.1) for three 1024 MB maps of 50 s; D
+    (at 60) for `late` more."""
+    others = [
+        ("B", "a", 0, [("map", 100.0, 1024.0)] * 4),
+        ("C", "a", 1.1, [("map", 50.0, 1024.0)] * 3),
+    ]
+    others += [("D", "a", 60.0, [("map", 50.0, 1024.0)] * late)] if late else []
+    return run(
+        ["/r2/h2"], 1.0, 1.0, engine, others=others, spec=f"{HOSTS},memory-mb=2048,vcores=2",
+        memory=2048.0, submit=1.0, reservable_nodes=ratio,
+    )  # fmt: skip
+
+
+def test_a_located_map_that_does_not_fit_its_node_reserves_it(engine):
+    """A is passed over at h0 (opp 1) and h1 (2); at h2 (1.5, opp 3) its NODE_LOCAL
+    container does not fit the 1024 MB left, and A reserves h2 (FSAppAttempt.assignContainer:
+    node-local, so no cap). C then takes h1 at 1.25, h3 at 1.75 and h0 at 2.0, not the
+    reserved h2 at 1.5 as with reservations off (reservable-nodes 0). A, off-switch long
+    before, takes h0 when it reports B's map at 101.0."""
+    b = ([0.0, 0.25, 0.5, 0.75], 101.75)
+    assert _reserving(0.05, engine) == {
+        "B": b,
+        "A": ([101.0], 112.0),
+        "C": ([1.25, 1.75, 2.0], 53.0),
+    }
+    assert _reserving(0.0, engine) == {
+        "B": b,
+        "A": ([101.0], 112.0),
+        "C": ([1.25, 1.5, 1.75], 52.75),
+    }
+
+
+def test_a_located_maps_reservations_are_capped_by_their_type(engine):
+    """After h2 (node-local, 1.5), A relaxes to RACK_LOCAL at h0 (2.0, opp 5); at h3 (2.75)
+    its rack-local container does not fit. With reservable-nodes 0.05 a rack of 2 nodes
+    allows ceil(0.1) = 1 reservation, which h2 holds: A is passed over, and off-switch
+    (ceil(4 x 0.05) = 1, held) it reserves nothing more. So D's third map takes h3 at 60.75.
+    With 1.0, A reserves h3 (2 per rack) and, off-switch from h0 at 4.0 (opp 5), h0 and h1
+    too (4 in all): D waits until the nodes report B's maps, and A takes h0 at 101.0."""
+    assert _reserving(0.05, engine, late=3)["D"] == ([60.0, 60.25, 60.75], 111.75)
+    everything = _reserving(1.0, engine, late=3)
+    assert everything["D"] == ([101.25, 101.5, 101.75], 152.75)
+    assert everything["A"] == ([101.0], 112.0)
+
+
 def test_continuous_scheduling_turns_the_count_based_rule_off(engine):
     """With continuous scheduling Hadoop counts time instead (not modelled, and warned of):
     the prediction is the one without delay scheduling."""
@@ -174,6 +224,7 @@ def _random_case(rng: np.random.Generator):
         am_heartbeat_interval_s=float(rng.choice([0.0, 1.0])),
         assign_multiple=bool(rng.integers(2)),
         hadoop_version=int(rng.choice([2, 3])),
+        reservable_nodes=float(rng.choice([0.05, 0.4, 1.0])),
     )
     return build_workload(jobs), allocation, cluster, sched
 

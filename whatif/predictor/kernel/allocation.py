@@ -63,7 +63,7 @@ from whatif.predictor.kernel.capacity import (
 )
 from whatif.predictor.kernel.capacity_locality import _cs_loc_done, _cs_loc_pick
 from whatif.predictor.kernel.claims import _claim_used, _claims_cleanup
-from whatif.predictor.kernel.fair_locality import _fl_done, _fl_pick
+from whatif.predictor.kernel.fair_locality import _fl_done, _fl_peek, _fl_pick
 from whatif.predictor.kernel.jobtracker import _jt_pick, _jt_refresh, _start_task_cleanup
 from whatif.predictor.kernel.locality import _loc_call, _loc_call_end, _loc_launched, _loc_pick
 from whatif.predictor.kernel.ordering import _cmp_apps, _compare, _queue_key
@@ -82,7 +82,7 @@ from whatif.predictor.kernel.reservations import (
     _res_drop,
     _res_head,
     _res_head_big,
-    _res_may,
+    _res_room,
     _res_sized,
     _res_starved,
     _res_valid,
@@ -366,27 +366,31 @@ def _res_best(W, leaf, d):
     resources fit every request (C_REQ_MAX), else a scan of the leaf's apps that ask for
     at least the reservation threshold (`apptree._list_big`; `_fit_limits`, called first,
     brought the trees and the list up to date), each tested
-    cheapest part first (`_res_may`'s reserved nodes and request size before the
-    comparison, its starvation test after it, for the same apps as before)."""
+    cheapest part first (its reserved nodes and request size before the comparison, its
+    starvation test after it, for the same apps as before). A located
+    stage under delay scheduling is asked for the container its level would allow now
+    (`_res_pick`)."""
     qi, ji, nodef, cfg = W[4], W[9], W[40], W[25]
     n = W[24][S.GI_CUR_NODE]
     if nodef[n, S.NF_FREE] >= cfg[S.C_REQ_MAX] and nodef[n, S.NF_FREE + 1] >= cfg[S.C_REQ_MAX + 1]:
         return -1  # every request fits the node's unallocated resources
     policy = W[0][leaf, S.QS_POLICY]
+    floc = cfg[S.C_FLOC] != 0.0  # a located stage's cap depends on its type
     best = -1
     j = qi[leaf, S.QI_BIG_HEAD]
     while j >= 0:
-        if ji[j, S.JI_RES] < cfg[S.C_RES_CAP]:
+        if floc or ji[j, S.JI_RES] < cfg[S.C_RES_CAP]:
             s, r0, r1 = _res_head_big(W, j, leaf)
             if (
                 s > -2
-                and (r0 > nodef[n, S.NF_FREE] or r1 > nodef[n, S.NF_FREE + 1])
+                and (floc or r0 > nodef[n, S.NF_FREE] or r1 > nodef[n, S.NF_FREE + 1])
                 and r0 <= nodef[n, S.NF_CAP]
                 and r1 <= nodef[n, S.NF_CAP + 1]
-                and _res_sized(W, j, leaf, r0, r1)
+                and (floc or _res_sized(W, j, leaf, r0, r1))
                 and (best < 0 or _cmp_apps(W, policy, d, j, best, False) < 0)
                 and _res_starved(W, j, leaf)
                 and _res_offerable(W, j, leaf, n, s, r0, r1)
+                and _res_pick(W, j, leaf, s, n, r0, r1, False)[0]
             ):
                 best = j
         j = ji[j, S.JI_BIG_NEXT]
@@ -394,16 +398,35 @@ def _res_best(W, leaf, d):
 
 
 @kernel_jit
+def _res_pick(W, j, leaf, s, n, r0, r1, count):
+    """Whether app `j`'s next request, of stage `s` (-1: its AM) asking (r0, r1), would
+    reserve heartbeating node `n`, and the resources it would book: it does not fit the
+    node's unallocated resources, reaches the threshold (`_res_sized`), and the app's
+    reserved nodes leave room for one more of its type (`_res_room`). A located stage under
+    delay scheduling asks for the container its allowed level picks, that task's request
+    (none: it reserves nothing), counting the opportunity if `count`
+    (`fair_locality._fl_pick`)."""
+    nodef, tsf = W[40], W[17]
+    kind = 2
+    if s >= 0 and W[25][S.C_FLOC] != 0.0 and W[12][s, S.SS_LOC] != 0:
+        task, kind = _fl_pick(W, s, n) if count else _fl_peek(W, s, n)
+        if task < 0:
+            return False, r0, r1
+        r0 = tsf[task, S.TSF_REQ]
+        r1 = tsf[task, S.TSF_REQ + 1]
+    if r0 <= nodef[n, S.NF_FREE] and r1 <= nodef[n, S.NF_FREE + 1]:
+        return False, r0, r1
+    return _res_sized(W, j, leaf, r0, r1) and _res_room(W, j, kind, n), r0, r1
+
+
+@kernel_jit
 def _res_offerable(W, j, leaf, n, s, r0, r1):
     """The node's and queues' part of `_res_offer`: maxResources, maxAMShare for a
-    waiting AM, no claim on the node (Hadoop 3), and no located stage under the Fair
-    Scheduler's delay scheduling."""
+    waiting AM, no claim on the node (Hadoop 3)."""
     if not _fits_max(W, leaf, r0, r1):
         return False
     if s == -1 and not _am_fits(W, leaf, r0, r1):
         return False
-    if s >= 0 and W[25][S.C_FLOC] != 0.0 and W[12][s, S.SS_LOC] != 0:
-        return False  # a located stage's reservation is not modeled (`fair_locality.py`)
     return W[24][S.GI_CLAIM_LIVE] == 0 or not _claims_on(W, n, j)
 
 
@@ -471,10 +494,12 @@ def _res_offer(W, j, leaf):
     s, r0, r1 = _res_head(W, j)
     if s < -1 or not _res_offerable(W, j, leaf, n, s, r0, r1):
         return False
-    if not _res_may(W, j, leaf, r0, r1):
+    if not _res_starved(W, j, leaf):
         return False
-    _reserve(W, n, j, s, r0, r1)
-    return True
+    ok, b0, b1 = _res_pick(W, j, leaf, s, n, r0, r1, True)
+    if ok:
+        _reserve(W, n, j, s, b0, b1)
+    return ok
 
 
 @kernel_jit

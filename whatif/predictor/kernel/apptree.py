@@ -361,8 +361,9 @@ def _retree(W):
 @kernel_jit
 def _list_big(W, j):
     """Keep runnable app `j` in its leaf's list of apps that ask for something and, under a
-    leaf policy comparing memory, for at least the reservation threshold, as its slot in
-    the trees says (its head request): only those may reserve a node, and the
+    leaf policy comparing memory without delay scheduling, for at least the reservation
+    threshold, as its slot in the trees says (its head request): only those may reserve a
+    node, and the
     reservation scans (`_res_slots`, `_res_best`) read that list rather than every app.
     Most apps of a busy cluster ask only for maps below the threshold, or for nothing."""
     qs, qi, js, ji, cfg = W[0], W[4], W[6], W[9], W[25]
@@ -375,7 +376,9 @@ def _list_big(W, j):
         p = qi[leaf, S.QI_TREE_P]
         r0 = W[34][np.uint64(qi[leaf, S.QI_TREE_OFF] + view * 2 * p + p + pos), S.TN_REQ]
         big = r0 != S.TN_NONE and (
-            qs[leaf, S.QS_POLICY] == 2 or r0 >= ordered_bits(cfg[S.C_RES_THR])
+            qs[leaf, S.QS_POLICY] == 2
+            or cfg[S.C_FLOC] != 0.0  # a located stage may pick a task larger than its head
+            or r0 >= ordered_bits(cfg[S.C_RES_THR])
         )
     _keep_listed(ji, S.JI_BIG_NEXT, S.JI_BIG_PREV, qi[leaf], S.QI_BIG_HEAD, S.JI_IN_BIG, j, big)
 

@@ -29,11 +29,15 @@ relaxes. The opportunity counts even when the container then does not fit the no
 unallocated resources, so with delay scheduling the leaf offers the node to every app
 whose request fits the node's capability (`allocation._offer_fitting`), as
 FSLeafQueue.assignContainer does, not only to those it has room for, and a full node's
-heartbeat asks the queues too (FairScheduler.attemptScheduling, `heartbeats.py`). Not modeled: a
-reservation for a located stage (Hadoop reserves at the type the level allows, capped per
-rack for rack-local, not at all for node-local); such an app is passed over as one that
-may not reserve (`allocation._res_offerable`). A scheduling opportunity changes what the
-next heartbeats do, so it counts as a change for `heartbeats._wake`.
+heartbeat asks the queues too (FairScheduler.attemptScheduling, `heartbeats.py`). With
+node reservations on, a container of the type picked that does not fit the node's
+unallocated resources reserves the node as any request does (FSAppAttempt.assignContainer,
+`allocation._res_offer`), capped by type (reservationExceedsThreshold,
+`reservations._res_room`): node-local not at all, rack-local by the app's reservations in
+the node's rack, off-switch by all its reservations; at the reserved node's heartbeats
+the stage counts an opportunity and takes the container its level then allows, if any
+(the reservation stays until then). A scheduling opportunity changes what the next
+heartbeats do, so it counts as a change for `heartbeats._wake`.
 """
 
 from __future__ import annotations
@@ -45,20 +49,29 @@ from whatif.predictor.kernel.requests import _head_task
 
 
 @kernel_jit
-def _fl_level(W, s):
-    """FSAppAttempt.getAllowedLocalityLevel for located stage `s`: 0 node-local, 1
-    rack-local, 2 off-switch, relaxed (and its count reset) past its threshold."""
+def _fl_level_at(W, s, opp):
+    """FSAppAttempt.getAllowedLocalityLevel for located stage `s` with `opp` opportunities
+    counted: the level (0 node-local, 1 rack-local, 2 off-switch) and whether it relaxes
+    there, past its threshold (which resets the count)."""
     si, cfg = W[14], W[25]
     level = si[s, S.SI_FLOC_LEVEL]
     if level < 0:
-        si[s, S.SI_FLOC_LEVEL] = 0
-        return 0
+        return 0, False
     if level >= 2:
-        return 2
+        return 2, False
     threshold = cfg[S.C_FLOC_NODE] if level == 0 else cfg[S.C_FLOC_RACK]
-    if si[s, S.SI_FLOC_OPP] > cfg[S.C_FLOC_NODES] * threshold:
-        level += 1
-        si[s, S.SI_FLOC_LEVEL] = level
+    if opp > cfg[S.C_FLOC_NODES] * threshold:
+        return level + 1, True
+    return level, False
+
+
+@kernel_jit
+def _fl_level(W, s):
+    """`_fl_level_at` the stage's count, kept: its allowed level from now on."""
+    si = W[14]
+    level, relaxed = _fl_level_at(W, s, si[s, S.SI_FLOC_OPP])
+    si[s, S.SI_FLOC_LEVEL] = level
+    if relaxed:
         si[s, S.SI_FLOC_OPP] = 0
     return level
 
@@ -69,7 +82,20 @@ def _fl_pick(W, s, n):
     and the container's type (0 node-local, 1 rack-local, 2 off-switch), or (-1, -1)."""
     W[14][s, S.SI_FLOC_OPP] += 1
     W[24][S.GI_CHANGED] = 1  # the next heartbeats see one more opportunity
-    level = _fl_level(W, s)
+    return _fl_choose(W, s, n, _fl_level(W, s))
+
+
+@kernel_jit
+def _fl_peek(W, s, n):
+    """What `_fl_pick` would answer, without counting the opportunity."""
+    level, _ = _fl_level_at(W, s, W[14][s, S.SI_FLOC_OPP] + 1)
+    return _fl_choose(W, s, n, level)
+
+
+@kernel_jit
+def _fl_choose(W, s, n, level):
+    """The task of located stage `s` that a container on node `n` would run at allowed
+    level `level`, and the container's type, or (-1, -1)."""
     task = _loc_first(W, _loc_group(W, s, n))
     if task >= 0:
         return task, 0

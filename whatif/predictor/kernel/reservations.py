@@ -30,7 +30,8 @@ unallocated resources; otherwise it reserves the node when the request is reserv
 ``yarn.scheduler.reservation-threshold.increment-multiple`` times the increment allocation
 under the leaf's resource calculator (memory for fair and fifo leaves, dominant share for
 drf), the app holds fewer than ``ceil(nodes * yarn.scheduler.fair.reservable-nodes)``
-reserved nodes (reservationExceedsThreshold: every request is off-switch here), and on
+reserved nodes (reservationExceedsThreshold, for an off-switch request; a located
+stage's under delay scheduling is capped by its type, `_res_room`), and on
 Hadoop 3 it is starved (isStarved: usage below its fair share, or a min-share starvation
 from its last check) and claims nothing on the node (isPreemptedForApp). A reservation ends
 the node's update; otherwise the next app is tried. Reserved resources count in no app's or
@@ -50,6 +51,10 @@ change too.
 """
 
 from __future__ import annotations
+
+import math
+
+import numpy as np
 
 from whatif.predictor.kernel import state as S
 from whatif.predictor.kernel.apptree import _retree
@@ -116,18 +121,10 @@ def _claims_on(W, n, j):
 
 
 @kernel_jit
-def _res_may(W, j, leaf, r0, r1):
-    """The node-independent part of isReservable and reserve for app `j`'s request: at
-    least the threshold, fewer reserved nodes than allowed, starved on Hadoop 3."""
-    return _res_sized(W, j, leaf, r0, r1) and _res_starved(W, j, leaf)
-
-
-@kernel_jit
 def _res_sized(W, j, leaf, r0, r1):
-    """`_res_may`'s cheap part: fewer reserved nodes than allowed, at least the threshold."""
+    """isReservable's cheap part: the request at least the threshold (the cap on the
+    app's reserved nodes is `_res_room`'s)."""
     cfg, cluster = W[25], W[26]
-    if W[9][j, S.JI_RES] >= cfg[S.C_RES_CAP]:
-        return False
     policy = W[0][leaf, S.QS_POLICY]
     thr0 = cfg[S.C_RES_THR]
     thr1 = cfg[S.C_RES_THR + 1]
@@ -136,9 +133,37 @@ def _res_sized(W, j, leaf, r0, r1):
 
 @kernel_jit
 def _res_starved(W, j, leaf):
-    """`_res_may`'s last part: starved on Hadoop 3 (`_starved`, which may bring the
+    """isReservable's last part: starved on Hadoop 3 (`_starved`, which may bring the
     leaf's app shares up to date), any app on Hadoop 2."""
     return W[25][S.C_VERSION] != 3.0 or _starved(W, j, leaf)
+
+
+@kernel_jit
+def _res_room(W, j, kind, n):
+    """Not FSAppAttempt.reservationExceedsThreshold: app `j` may reserve node `n` for a
+    container of type `kind` (0 node-local, 1 rack-local, 2 off-switch). Node-local
+    reservations are not capped; rack-local ones count the app's reserved nodes in `n`'s
+    rack against `_allowed` of the rack's nodes, off-switch ones all its reserved nodes
+    against `_allowed` of the cluster's (C_RES_CAP)."""
+    if kind == 0:
+        return True
+    if kind == 2:
+        return W[9][j, S.JI_RES] < W[25][S.C_RES_CAP]
+    rack, nodei = W[49], W[41]
+    nodes = 0
+    held = 0
+    for m in range(rack.shape[0]):
+        if rack[m] == rack[n]:
+            nodes += 1
+            if nodei[m, S.NI_RES_APP] == j:
+                held += 1
+    return held < _allowed(nodes, W[25][S.C_RES_RATIO])
+
+
+@kernel_jit
+def _allowed(nodes, ratio):
+    """``(int) Math.ceil(nodes * ratio)`` in Java float arithmetic (`nodes.allowed_reservations`)."""
+    return math.ceil(np.float32(nodes) * np.float32(ratio))
 
 
 @kernel_jit
@@ -210,7 +235,8 @@ def _booked_fits(W, n):
 @kernel_jit
 def _res_slots(W, need):
     """How many more nodes runnable apps could reserve now: over the apps that may
-    reserve (`_res_may`, their request within their queues' maxResources, a waiting AM
+    reserve (isReservable: `_res_sized`, `_res_starved`; their request within their
+    queues' maxResources, a waiting AM
     within maxAMShare), the nodes each may still hold reserved. A scan of every leaf's
     apps that ask for at least the reservation threshold (`apptree._list_big`, with the
     trees brought up to date first); node capacity and claims are left out (an upper bound).
@@ -221,7 +247,7 @@ def _res_slots(W, need):
     does not change in a settling pass, so the count is the full scan's whenever it is
     below `need`. Each app is tested cheapest part first (its reserved nodes, then its
     request's size, then whether it is starved), the starvation test for the same apps as
-    `_res_may` tests it."""
+    `allocation._res_offer` tests it."""
     qs, qi, ji, gi, cfg = W[0], W[4], W[9], W[24], W[25]
     _retree(W)  # the lists of apps that may reserve are brought up to date with the trees
     cap = cfg[S.C_RES_CAP]

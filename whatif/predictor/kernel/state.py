@@ -92,7 +92,10 @@ C_PDELAY = 48
 # matched to nodes, thresholds at least 0), the node and rack locality thresholds (Java
 # floats, capped at 1), and the cluster's nodes (getNumClusterNodes)
 C_FLOC, C_FLOC_NODE, C_FLOC_RACK, C_FLOC_NODES = 49, 50, 51, 52
-N_CFG = 53
+# yarn.scheduler.fair.reservable-nodes (a Java float), for a rack's cap on a located
+# stage's rack-local reservations (`reservations._res_room`)
+C_RES_RATIO = 53
+N_CFG = 54
 # global float state
 G_NOW, G_NEXT_CHECK, G_NEXT_V12, G_FREE = 0, 1, 2, 3  # free is 3, 4
 G_LAST_T = 5  # the previous iteration's time

@@ -246,20 +246,25 @@ class Allocation(EngineState):
             s, req = self._res_head(j)
             if s < -1 or (req > self.node_cap[n]).any() or not self._fits_max(leaf, req):
                 continue
-            located = self.floc_on and s >= 0 and self.stage_located[s]
-            if (req <= self.node_free[n]).all() or located:
-                # a located stage reserves nothing (`fair_locality.py`); its opportunity counts
+            if self.floc_on and s >= 0 and self.stage_located[s]:
+                outcome = self._fl_offer(j, leaf, s, n)
+                if outcome:
+                    return outcome
+            elif (req <= self.node_free[n]).all():
                 if self._try_app(j, leaf, d):
                     return 1
-            elif self._res_offer(j, leaf, s, req):
+            elif self._res_offer(j, leaf, s, req, 2):
                 return 2
 
-    def _res_offer(self, j: int, leaf: int, s: int, req: np.ndarray) -> bool:
-        """App `j`'s request does not fit the node: it reserves it if it may."""
+    def _res_offer(self, j: int, leaf: int, s: int, req: np.ndarray, kind: int) -> bool:
+        """App `j`'s request, for a container of type `kind`, does not fit the node: it
+        reserves it if it may."""
         n = self.cur_node
         if s == -1 and not self._am_fits(leaf, req):
             return False
         if j in self.claims[n] or not self._res_may(j, leaf, req):
+            return False
+        if not self._res_room(j, kind, n):
             return False
         self._reserve(n, j, s, req)
         return True

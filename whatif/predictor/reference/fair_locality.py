@@ -26,7 +26,8 @@ class FairLocality(EngineState):
         self.stage_floc_opp = [0] * ns
 
     def _fl_level(self, s: int) -> int:
-        """FSAppAttempt.getAllowedLocalityLevel for located stage `s`."""
+        """FSAppAttempt.getAllowedLocalityLevel for located stage `s` (kernel `_fl_level_at`
+        and `_fl_level`)."""
         level = self.stage_floc_level[s]
         if level < 0:
             self.stage_floc_level[s] = 0
@@ -63,9 +64,29 @@ class FairLocality(EngineState):
         if (head > self.node_cap[n]).any() or not self._fits_max(leaf, head):
             return False
         task, kind = self._fl_pick(s, n)
-        if task < 0 or not self._run_task(j, leaf, s, task):
+        return task >= 0 and self._fl_start(j, leaf, s, task, kind)
+
+    def _fl_offer(self, j: int, leaf: int, s: int, n: int) -> int:
+        """A located stage's turn at a node with reservations on (its request fits the
+        node's capability and the queues' maxResources): 1 it takes the container its
+        level allows, 2 that container does not fit the node and it reserves the node
+        (`_res_offer`, capped by the container's type), 0 neither (kernel
+        `allocation._res_pick`)."""
+        task, kind = self._fl_pick(s, n)
+        if task < 0:
+            return 0
+        if self._fl_start(j, leaf, s, task, kind):
+            return 1
+        req = self.p.task_req[task]
+        if (req <= self.node_free[n]).all():
+            return 0  # it fits the node, not its queues' maxResources: passed over
+        return 2 if self._res_offer(j, leaf, s, req, kind) else 0
+
+    def _fl_start(self, j: int, leaf: int, s: int, task: int, kind: int) -> bool:
+        """Start `task` in a container of type `kind` if it fits (`_run_task`)."""
+        if not self._run_task(j, leaf, s, task):
             return False
-        self._claim_used(j, p.task_req[task])
+        self._claim_used(j, self.p.task_req[task])
         if kind < self.stage_floc_level[s]:  # FSAppAttempt.allocate
             self.stage_floc_level[s] = kind
         return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from whatif.predictor.nodes import allowed_reservations
 from whatif.predictor.reference.protocol import EngineState
 from whatif.predictor.reference.resources import res_compare
 
@@ -22,6 +23,7 @@ class Reservations(EngineState):
         self.res_on = r.on
         self.res_thr = np.array(r.threshold)
         self.res_cap = r.cap
+        self.res_ratio = r.ratio
         self.res_app = [-1] * self.nn
         self.res_stage = [-1] * self.nn
         self.res_req = np.zeros((max(self.nn, 1), 2))
@@ -55,12 +57,21 @@ class Reservations(EngineState):
         return self._below(int(self.q.policy[leaf]), self.job_usage[j], self.job_fair[j])
 
     def _res_may(self, j: int, leaf: int, req: np.ndarray) -> bool:
-        """The node-independent part of isReservable and reserve."""
-        if self.job_res[j] >= self.res_cap:
-            return False
+        """isReservable (the cap on the app's reserved nodes is `_res_room`'s)."""
         if res_compare(int(self.q.policy[leaf]), req, self.res_thr, self.cluster) < 0:
             return False
         return not self.v3 or self._starved(j, leaf)
+
+    def _res_room(self, j: int, kind: int, n: int) -> bool:
+        """Not FSAppAttempt.reservationExceedsThreshold for a container of type `kind`
+        (kernel `_res_room`)."""
+        if kind == 0:
+            return True
+        if kind == 2:
+            return self.job_res[j] < self.res_cap
+        rack = [m for m in range(self.nn) if self.node_rack[m] == self.node_rack[n]]
+        held = sum(self.res_app[m] == j for m in rack)
+        return held < allowed_reservations(len(rack), self.res_ratio)
 
     def _reserve(self, n: int, j: int, s: int, req: np.ndarray) -> None:
         self.res_app[n] = j
@@ -106,6 +117,7 @@ class Reservations(EngineState):
                 s, req = self._res_head(j)
                 if (
                     s > -2
+                    and self.job_res[j] < self.res_cap
                     and self._res_may(j, leaf, req)
                     and self._fits_max(leaf, req)
                     and (s >= 0 or self._am_fits(leaf, req))
