@@ -29,6 +29,7 @@ from whatif.allocation.effective import Resources
 from whatif.allocation.java_values import java_float_json
 from whatif.allocation.model import file_hadoop_version
 from whatif.allocation.summary import queue_table
+from whatif.allocation.validate import listed_errors
 from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
 from whatif.errors import WhatifError
@@ -248,13 +249,24 @@ def set_command(
         return config_capacity.set_file(file, assignments, output, as_json)
     original = AllocationDocument.from_file(file)
     changed = apply_assignments(original, assignments, hadoop_version=hadoop_version)
+    version = file_hadoop_version(original) if hadoop_version is None else hadoop_version
+    count = _changed_count(original, changed, len(assignments), version)
     with opt.writing_output(output, option="-o"):
         write_allocation(changed, output, hadoop_version=hadoop_version)
-    # what the scheduler will read differently: a --set of the value in force changes nothing
-    version = file_hadoop_version(original) if hadoop_version is None else hadoop_version
-    count = len(diff_allocations(original, changed, hadoop_version=version))
     _warn_new_issues(file, output, version)
     config_capacity.report_set(output, count, as_json)
+
+
+def _changed_count(
+    original: AllocationDocument, changed: AllocationDocument, assigned: int, version: int
+) -> int:
+    """How many settings the scheduler will read differently (a --set of the value in force
+    changes nothing); every --set counts when FILE itself is one Hadoop would reject (a
+    --set that mends it: there is no effective allocation to compare with). Computed
+    before anything is written."""
+    if listed_errors(validate(original, hadoop_version=version)):
+        return assigned
+    return len(diff_allocations(original, changed, hadoop_version=version))
 
 
 def _warn_new_issues(file: str, output: str, hadoop_version: int) -> None:

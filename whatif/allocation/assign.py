@@ -161,9 +161,17 @@ def _component_assignment(doc: AllocationDocument, text: str) -> tuple[str, str,
             f"({'MB' if _COMPONENTS[name] == 'memory' else 'cores'}), got {raw.strip()!r}"
         )
     try:
-        current = setting_value(doc.queue(queue).get(setting))
+        written = doc.queue(queue).get(setting)
     except AllocationError as error:
         raise AllocationError(f"--set {text!r}: {error}") from None
+    if written is not None and written.problem is not None:
+        # an amount of a value Hadoop cannot read: the other amounts are not known
+        raise AllocationError(
+            f"--set {text!r}: {queue}'s {setting} {written.text!r} (line {written.line}) is "
+            f"not a value Hadoop reads ({written.problem}); set the whole element, e.g. "
+            f"--set '{queue}.{setting}=40960 mb, 40 vcores'"
+        )
+    current = setting_value(written)
     if isinstance(current, ResourceValue) and current.is_percent:
         raise AllocationError(
             f"--set {text!r}: {queue}'s {setting} is a percentage ({current.memory:g}% memory, "

@@ -62,6 +62,22 @@ def test_set_and_diff_report_the_change(run, tmp_path):
     assert bad.exit_code == 2 and "unknown queue setting 'colour'" in bad.output
 
 
+def test_set_refuses_before_writing_and_may_mend_an_invalid_file(run, tmp_path):
+    """A --set refused leaves no output; a --set that mends a file Hadoop would reject is
+    written, every --set counted (there is no effective allocation to compare with)."""
+    out = tmp_path / "out.xml"
+    bad = tmp_path / "bad.xml"
+    bad.write_text(
+        '<allocations><queue name="a"><minResources>1024 mb</minResources></queue></allocations>'
+    )
+    refused = run("config", "set", bad, "--set", "root.a.minResources.vcores=1", "-o", out)
+    assert refused.exit_code == 2 and "is not a value Hadoop reads" in refused.output
+    assert not out.exists()
+    mended = run("config", "set", BROKEN, "--set", "root.analytics.weight=2", "-o", out)
+    assert mended.exit_code == 0 and "(1 setting(s) changed)" in mended.output
+    assert run("config", "validate", out).exit_code == 0
+
+
 DOC_EXAMPLE = DATA / "hadoop" / "alloc" / "fairscheduler-doc-example.xml"
 
 

@@ -206,6 +206,31 @@ def test_one_amount_of_a_resource_is_set_alone(assignment, line):
     assert line in added
 
 
+@pytest.mark.parametrize(
+    ("written", "amount"),
+    [
+        ("<minResources>1024 mb</minResources>", "minResources.vcores=1"),
+        (
+            "<maxResources>vcores=4, memory-mb=8192, yarn.io/gpu=2</maxResources>",
+            "maxResources.vcores=8",
+        ),
+    ],
+)
+def test_an_amount_of_an_unreadable_resource_is_refused(written, amount):
+    """One amount of a resource element Hadoop cannot read (a missing vcores, a resource type
+    it does not know) is refused, naming the value and its problem: the other amounts are
+    not known, and writing them as 0 or unlimited would lose what the operator wrote."""
+    from whatif.allocation.assign import apply_assignments
+
+    doc = AllocationDocument.from_bytes(
+        f'<allocations><queue name="a">{written}</queue></allocations>'.encode()
+    )
+    with pytest.raises(AllocationError) as error:
+        apply_assignments(doc, [f"root.a.{amount}"])
+    assert "is not a value Hadoop reads" in str(error.value)
+    assert "set the whole element" in str(error.value)
+
+
 def test_a_bad_amount_assignment_names_what_it_takes():
     """An amount that is no number >= 0 says what the amount is in; a value of the wrong
     kind says what the setting takes (not Python's conversion error); a queue not in the
