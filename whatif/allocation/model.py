@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -245,6 +245,34 @@ class QueueElement(QueueTree):
         canonical = ALIASES.get(name, name)
         found = [s for s in (*self.settings, *self.mrv1) if s.name == canonical]
         return found[-1] if found else None
+
+
+def merge_declarations(declarations: Sequence[QueueElement]) -> QueueElement:
+    """The queue Hadoop reads from several elements of one path: each setting from the last
+    element that writes it, the child queues of all of them (its loaders keep a map per
+    setting keyed by queue name, and every element's children are loaded). The result
+    stands at the last element, where a new setting is added."""
+    last = declarations[-1]
+    if len(declarations) == 1:
+        return last
+    parent = any(d.type == "parent" for d in declarations)
+    return replace(
+        last,
+        type="parent" if parent else last.type,
+        settings=tuple(s for d in declarations for s in d.settings),
+        mrv1=tuple(s for d in declarations for s in d.mrv1),
+        unknown=tuple(s for d in declarations for s in d.unknown),
+        children=tuple(c for d in declarations for c in d.children),
+    )
+
+
+def merge_siblings(queues: Sequence[QueueElement]) -> tuple[QueueElement, ...]:
+    """Sibling queue elements with each repeated path merged (`merge_declarations`), in
+    the order the paths first appear."""
+    by_path: dict[str, list[QueueElement]] = {}
+    for queue in queues:
+        by_path.setdefault(queue.path, []).append(queue)
+    return tuple(merge_declarations(group) for group in by_path.values())
 
 
 @dataclass(frozen=True)
@@ -545,7 +573,8 @@ class AllocationDocument(XmlDocument):
             yield from queue.walk()
 
     def queue(self, path: str) -> QueueElement:
-        """The queue element at a full path (``root.a.b``; ``a.b`` means ``root.a.b``)."""
+        """The queue at a full path (``root.a.b``; ``a.b`` means ``root.a.b``): its element, or
+        the merge of the elements that declare it (`merge_declarations`)."""
         full = path if path == "root" or path.startswith("root.") else f"root.{path}"
         found = [q for q in self.iter_queues() if q.path == full]
         if not found and full == "root":
@@ -556,7 +585,7 @@ class AllocationDocument(XmlDocument):
         if not found:
             known = ", ".join(q.path for q in self.iter_queues()) or "none"
             raise AllocationError(f"{self.source}: no queue {path!r} in the file (queues: {known})")
-        return found[-1]
+        return merge_declarations(found)
 
     def default(self, name: str) -> Setting | None:
         """The top-level setting Hadoop uses for `name`: the last one written."""

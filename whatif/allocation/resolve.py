@@ -44,6 +44,7 @@ from whatif.allocation.model import (
     AllocationDocument,
     QueueElement,
     Setting,
+    merge_siblings,
     setting_value,
     timeout_s,
 )
@@ -124,7 +125,7 @@ def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
         children = element.children if element is not None else ()
         if path == "root" and element is None:
             children = doc.queues
-        built = tuple(build(child, child.path, queue) for child in _merged(children))
+        built = tuple(build(child, child.path, queue) for child in merge_siblings(children))
         return replace(queue, children=built, is_parent=queue.is_parent or bool(built))
 
     root = build(doc.root_element, "root", None)
@@ -213,18 +214,6 @@ def _yarn_queue(
     )
 
 
-def _merged(children: tuple[QueueElement, ...]) -> tuple[QueueElement, ...]:
-    """Children with repeated paths reduced to the last element (Hadoop's maps keep the last)."""
-    last = {child.path: child for child in children}
-    seen: set[str] = set()
-    ordered = []
-    for child in children:
-        if child.path not in seen:
-            seen.add(child.path)
-            ordered.append(last[child.path])
-    return tuple(ordered)
-
-
 def _mode(element: QueueElement) -> Setting | None:
     """A pool's ``<schedulingMode>`` (Hadoop 1 does not read ``<schedulingPolicy>``)."""
     found = [s for s in element.settings if s.tag == "schedulingMode"]
@@ -246,7 +235,7 @@ def _resolve_mrv1(doc: AllocationDocument) -> EffectiveAllocation:
     min_timeout = timeout_s(doc.default("defaultMinSharePreemptionTimeout"), math.inf)
     fair_timeout = timeout_s(doc.default("fairSharePreemptionTimeout"), math.inf)
     pools = []
-    for element in _merged(tuple(q for q in doc.queues if q.tag == "pool")):
+    for element in merge_siblings([q for q in doc.queues if q.tag == "pool"]):
         get = element.get
         pools.append(
             EffectiveQueue(

@@ -133,3 +133,37 @@ def test_effective_raises_on_a_file_hadoop_rejects():
     """A file with errors has no effective configuration; the error names the line."""
     with pytest.raises(AllocationError, match=r"<bytes>:1: .*NumberFormatException"):
         effective('<queue name="a"><weight>x</weight></queue>')
+
+
+@pytest.mark.parametrize(("version", "tag"), [(3, "queue"), (1, "pool")])
+def test_a_queue_declared_twice_merges_setting_by_setting(version, tag):
+    """Hadoop's loaders keep one map per setting keyed by queue name and load every
+    element's children: a second declaration overrides only what it sets, and both
+    declarations' child queues exist."""
+    limit = "maxRunningApps" if version == 3 else "maxRunningJobs"
+    tree = effective(
+        f'<{tag} name="etl"><weight>2.0</weight><{limit}>7</{limit}></{tag}>'
+        f'<{tag} name="etl"><weight>3.0</weight></{tag}>',
+        version=version,
+    )
+    assert (tree.queue("root.etl").weight, tree.queue("root.etl").max_running_apps) == (3.0, 7)
+    nested = effective(
+        '<queue name="eng"><queue name="alice"><weight>2</weight></queue></queue>'
+        '<queue name="eng"><queue name="bob"/><queue name="alice"><maxRunningApps>4</maxRunningApps>'
+        "</queue></queue>"
+    )
+    alice = nested.queue("root.eng.alice")
+    assert [q.name for q in nested.queue("root.eng").children] == ["root.eng.alice", "root.eng.bob"]
+    assert (alice.weight, alice.max_running_apps) == (2.0, 4)
+
+
+def test_a_set_on_a_queue_declared_twice_changes_the_value_in_force():
+    """`AllocationDocument.set` edits the element Hadoop reads the setting from, wherever
+    the queue declares it."""
+    doc = AllocationDocument.from_bytes(
+        b'<allocations><queue name="etl"><weight>2.0</weight><maxRunningApps>7</maxRunningApps>'
+        b'</queue><queue name="etl"><maxAMShare>0.9</maxAMShare></queue></allocations>'
+    )
+    changed = doc.set("root.etl", "maxRunningApps", 9)
+    assert b"<maxRunningApps>9</maxRunningApps>" in changed.to_bytes()
+    assert effective_allocation(changed).queue("root.etl").max_running_apps == 9
