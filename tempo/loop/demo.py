@@ -14,6 +14,7 @@ cluster. Its clock is paused while tempo computes (`PausedClock`).
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import time
@@ -28,6 +29,7 @@ from tempo.loop.reload import Reload
 from tempo.loop.settings import Connection, Paths, TuneSettings
 from tempo.rm import HTTPTransport, JobHistoryClient, RMClient, TransportOptions
 from tempo.templates import QSTemplate
+from whatif.atomic import write_atomic
 from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
 from whatif.predictor import TYPICAL_NOISE, SchedulerSettings
@@ -92,26 +94,65 @@ def demo_paths(settings: TuneSettings) -> Paths:
     work.mkdir(parents=True, exist_ok=True)
     source = Path(settings.config_path or DEMO_CONFIG)
     trace = Path(settings.trace_path or DEMO_TRACE)
-    name = "capacity-scheduler.xml" if is_capacity_scheduler(source) else "fair-scheduler.xml"
-    config = work / name
-    if not config.exists() and source.exists():
-        shutil.copyfile(source, config)
     templates = Path(settings.templates_path or DEMO_TEMPLATES)
+    cluster = settings.cluster or DEMO_CLUSTER
     for needed in (trace, source, templates):
         if not needed.exists():
             raise TempoError(
                 f"{needed}: the bundled sample is missing (tempo tune without --rm needs the "
                 "repository checkout: pip install -e .)"
             )
+    name = "capacity-scheduler.xml" if is_capacity_scheduler(source) else "fair-scheduler.xml"
+    config = work / name
+    _claim_work_dir(work, {"config": source, "trace": trace, "templates": templates}, cluster)
+    if not config.exists():
+        shutil.copyfile(source, config)
     return Paths(
         config=config,
         source=source,
         templates=templates,
         space=settings.space_path,
-        cluster=settings.cluster or DEMO_CLUSTER,
+        cluster=cluster,
         journal=Path(settings.journal_path or work / "tempo-journal.sqlite"),
         trace=trace,
     )
+
+
+#: The record of what a demo work directory tunes (`_claim_work_dir`).
+DEMO_RUN = "tempo-demo-run.json"
+
+
+def _claim_work_dir(work: Path, inputs: dict[str, Path], cluster: str) -> None:
+    """Record in `work` the inputs its run tunes, or refuse inputs other than those it holds.
+
+    A second run in the same work directory resumes the first (its copy of the
+    configuration and its journal), so one given another configuration, trace, template
+    set or cluster would go on tuning the first run's file against the new templates.
+    """
+    run = {key: str(path.resolve()) for key, path in inputs.items()} | {"cluster": cluster}
+    record = work / DEMO_RUN
+    if record.exists():
+        try:
+            held = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise TempoError(
+                f"{record}: unreadable record of this work directory's run ({error})"
+            ) from None
+        if held != run:
+            differ = ", ".join(
+                f"--{k} {run[k]} (it holds {held.get(k)})" for k in run if held.get(k) != run[k]
+            )
+            raise TempoError(
+                f"{work}: this work directory holds another demo run, which a new one would "
+                f"resume: {differ}; give another --work-dir, or remove {work} to start over"
+            )
+        return
+    if any(work.iterdir()):
+        raise TempoError(
+            f"{work}: not empty and holds no record of a demo run ({DEMO_RUN}); give another "
+            f"--work-dir, or remove {work} to start over"
+        )
+    write_atomic(record, json.dumps(run, indent=2) + "\n")
 
 
 def connect_demo(
