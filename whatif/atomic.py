@@ -7,7 +7,10 @@ file every 10 s) sees either the old file or the new one, never half of one.
 The new file keeps the target's permission bits (and its owner and group when
 running as root); a new target gets `NEW_FILE_MODE` (0644), so the user the
 ResourceManager runs as can read an allocation file tempo wrote. ``mkstemp``'s
-0600 is never left on a written file.
+0600 is never left on a written file. A target that is a symbolic link is written
+through: the file it points to is replaced and the link stays (``/etc/hadoop/conf``
+files are often links into a managed directory, and the ResourceManager reads the file
+the link names).
 """
 
 from __future__ import annotations
@@ -40,9 +43,9 @@ def write_atomic(
     disk and just before the rename (the scheduler-file writers pass `rotate_backups`
     there, keeping the old file as numbered backups). On any failure the temporary file is removed and the
     target is left as it was; an `OSError` (a full disk, a read-only directory) names
-    `path` as its ``filename``. Returns the path written.
+    `path` as its ``filename``. Returns `path`.
     """
-    target = Path(path)
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     directory = target.parent if str(target.parent) else Path(".")
     previous = target.stat() if target.exists() else None
@@ -76,7 +79,7 @@ def write_atomic(
         raise
     fsync_directory(directory)
     logger.debug("wrote %s (%d bytes)", target, len(payload))
-    return target
+    return Path(path)
 
 
 def _naming(error: OSError, target: Path) -> OSError:

@@ -78,3 +78,18 @@ def test_no_other_module_creates_temporary_files_to_rename():
                 ):
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+def test_a_symbolic_link_is_written_through_with_its_backups_beside_the_file(tmp_path):
+    """A link's target file gets the new bytes (and the numbered backup) and the link stays
+    a link, so the ResourceManager, which reads the file the link names, sees the change."""
+    from whatif.atomic import rotate_backups
+
+    real = tmp_path / "managed" / "fair-scheduler.xml"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "fair-scheduler.xml"
+    link.symlink_to(real)
+    assert write_atomic(link, "new", before_replace=lambda t: rotate_backups(t, 1)) == link
+    assert link.is_symlink() and real.read_text() == "new"
+    assert (real.parent / "fair-scheduler.xml.1").read_text() == "old"
