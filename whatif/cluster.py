@@ -203,6 +203,10 @@ class Cluster:
     def _parse_group(cls, spec: str, offset: int = 0) -> Cluster:
         """A SPEC without ``+``; unnamed nodes are numbered from `offset`."""
         values, hosts = _spec_values(spec)
+        if "memory-mb" in values and "memory-gb" in values:
+            raise ClusterSpecError(
+                f"cluster spec {spec!r}: expected memory-mb or memory-gb, not both"
+            )
         memory = values.get("memory-mb", values.get("memory-gb", 0.0) * 1024.0)
         vcores = values.get("vcores", 0.0)
         slots = tuple(
@@ -262,6 +266,10 @@ def _spec_values(spec: str) -> tuple[dict[str, float], tuple[tuple[str, str], ..
         if key not in _SPEC_KEYS:
             raise ClusterSpecError(
                 f"cluster spec {spec!r}: unknown key {key!r}; expected one of {', '.join(_SPEC_KEYS)}"
+            )
+        if key in values or (key == "hosts" and hosts):
+            raise ClusterSpecError(
+                f"cluster spec {spec!r}: {key} is given twice; expected each key once"
             )
         if key == "hosts":
             hosts = _hosts(spec, raw)

@@ -39,6 +39,9 @@ def test_scaled_cluster_grows_nodes():
         nodes=1,memory-mb=8,vcores=1+memory-mb=8,vcores=1          | each group joined by '\+'
         nodes=1,map-slots=2+nodes=1,memory-mb=8,vcores=1           | no slots
         hosts=a,memory-mb=8,vcores=1+hosts=a,memory-mb=4,vcores=1  | named in two groups
+        nodes=5,memory-mb=8192,vcores=8,nodes=6                    | nodes is given twice
+        hosts=a,hosts=b,memory-mb=8,vcores=1                       | hosts is given twice
+        nodes=2,memory-mb=8192,memory-gb=8,vcores=8                | memory-mb or memory-gb, not both
         """,
         str,
         str,
