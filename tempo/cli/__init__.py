@@ -90,9 +90,15 @@ def _set_level(ctx: click.Context, param: click.Parameter, value: bool) -> None:
 
 
 def _level_flag(short: str, name: str, help: str) -> click.Option:
-    """A flag that sets the verbosity named `name` (a key of `_LEVELS`) when given."""
+    """A flag that sets the verbosity named `name` (a key of `_LEVELS`) when given; eager,
+    so it acts before other options' callbacks (reading a --cluster FILE) wherever it stands."""
     return click.Option(
-        [short, f"--{name}"], is_flag=True, expose_value=False, callback=_set_level, help=help
+        [short, f"--{name}"],
+        is_flag=True,
+        expose_value=False,
+        callback=_set_level,
+        is_eager=True,
+        help=help,
     )
 
 

@@ -5,6 +5,7 @@ import json
 import logging
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -133,6 +134,23 @@ def test_quiet_after_the_subcommand_hides_what_is_not_a_result(tmp_path):
     assert logging.getLogger().level == logging.ERROR
     CliRunner().invoke(cli, ["history", "--journal", str(tmp_path / "none.sqlite"), "-v"])
     assert logging.getLogger().level == logging.INFO
+
+
+def test_quiet_after_an_option_that_reads_a_file_hides_that_reading_s_warnings(caplog):
+    """-q acts before the other options' callbacks wherever it stands: reading SLS's
+    nodes.json (a rack entry without a node name is skipped with a warning) logs nothing."""
+    shared = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop"
+    args = [
+        "config", "show", str(shared / "alloc" / "sls-test-allocation.xml"),
+        "--cluster", str(shared / "sls" / "nodes.json"),
+    ]  # fmt: skip
+    caplog.set_level(logging.WARNING)
+    loud = CliRunner().invoke(cli, args)
+    assert any("has no 'node' name; skipped" in r.getMessage() for r in caplog.records)
+    caplog.clear()
+    quiet = CliRunner().invoke(cli, [*args, "-q"])
+    assert not any(r.levelno >= logging.WARNING for r in caplog.records)
+    assert quiet.stdout == loud.stdout
 
 
 def test_progress_bars_stay_off_when_stderr_is_not_a_terminal(monkeypatch):
