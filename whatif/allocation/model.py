@@ -428,6 +428,8 @@ class AllocationDocument(XmlDocument):
         Recognised top-level settings (including the MRv1 ones), in document order.
     users : tuple[UserLimit, ...]
     placement : PlacementPolicy | None
+        The last ``queuePlacementPolicy`` element, the one Hadoop reads
+        (``replaced_placements``: the lines of those before it).
     unknown : tuple[Setting, ...]
         Top-level elements Hadoop logs as "Bad element" and ignores.
     """
@@ -452,6 +454,7 @@ class AllocationDocument(XmlDocument):
         queues: list[etree._Element] = []
         defaults, users, unknown = [], [], []
         placement = None
+        replaced: list[int] = []  # lines of queuePlacementPolicy elements a later one replaces
         if self.root_tag == "allocations":
             for child in self.tree:
                 if not isinstance(child.tag, str):
@@ -462,6 +465,8 @@ class AllocationDocument(XmlDocument):
                 elif tag == "user":
                     users.append(self._read_user(child))
                 elif tag == "queuePlacementPolicy":
+                    if placement is not None:
+                        replaced.append(placement.line)
                     placement = self._read_placement(child)
                 elif ALIASES.get(tag, tag) in TOP_SETTINGS:
                     name = ALIASES.get(tag, tag)
@@ -478,6 +483,7 @@ class AllocationDocument(XmlDocument):
         self.defaults = tuple(defaults)
         self.users = tuple(users)
         self.placement = placement
+        self.replaced_placements = tuple(replaced)
         self.unknown = tuple(unknown)
 
     def _read_queue(

@@ -14,7 +14,8 @@ queue (rejected by Hadoop 3.3+, ignored before), the sum of the children's
 minimum shares above the parent's (or the cluster's), a ``drf`` queue under a
 ``fair`` parent (Hadoop 3 refuses to create or re-police it and logs an error),
 elements Hadoop ignores (unknown, misplaced, or MRv1 in a YARN file), repeated
-settings (the last wins), a queue whose minimum share alone exceeds the cluster,
+settings (the last wins), a repeated ``user`` element (merged) or ``queuePlacementPolicy``
+(the last replaces the others), a queue whose minimum share alone exceeds the cluster,
 a placement rule naming a queue the file does not define, and a ``<reservation>`` leaf
 (the reservation system, which tempo does not model).
 
@@ -152,6 +153,7 @@ class _Checker:
         self.check_repeats(doc.defaults, "allocations")
         for user in doc.users:
             self.check_user(user)
+        self.check_repeated_elements()
         if doc.placement is not None and self.version >= 2:
             self.check_placement(doc.placement.rules, doc.placement.line)
             self.check_placement_queues(doc.placement.rules)
@@ -390,6 +392,27 @@ class _Checker:
                     "Hadoop merges the two, later settings winning",
                 )
             seen.setdefault(queue.path, queue)
+
+    def check_repeated_elements(self) -> None:
+        """A user element given again merges with the first, later settings winning (Hadoop
+        keeps a map per setting keyed by user name); a later queuePlacementPolicy replaces
+        an earlier one whole (Hadoop keeps the last element)."""
+        first: dict[str, int] = {}
+        for user in self.doc.users:
+            if user.name in first:
+                self.warn(
+                    user.line,
+                    f"user {user.name} is given again (first on line {first[user.name]}); "
+                    "Hadoop merges the two, later settings winning",
+                )
+            first.setdefault(user.name, user.line)
+        placement = self.doc.placement
+        for line in self.doc.replaced_placements if placement is not None else ():
+            self.warn(
+                line,
+                f"queuePlacementPolicy is given again on line {placement.line}; Hadoop reads "
+                "only the last, so this one has no effect",
+            )
 
     # ------------------------------------------------------------------ queues
     def check_queue(self, queue: QueueElement, *, parent_policy: str, top: bool = False) -> None:

@@ -205,6 +205,20 @@ def test_queue_declared_twice_is_a_warning():
     assert only(found, "warning")[0][0] == 3 and "declared again" in only(found, "warning")[0][1]
 
 
+def test_a_user_given_twice_and_a_replaced_placement_policy_are_warnings():
+    """A second <user name="bob"> merges with the first; only the last
+    queuePlacementPolicy is read, so an earlier one is a warning at its line."""
+    rule = '<queuePlacementPolicy><rule name="default"/></queuePlacementPolicy>'
+    found = issues(
+        '<user name="bob"><maxRunningApps>2</maxRunningApps></user>\n'
+        '<user name="bob"><maxRunningApps>3</maxRunningApps></user>\n' + f"{rule}\n{rule}"
+    )
+    assert only(found, "error") == []
+    warned = {line: message for line, message in only(found, "warning")}
+    assert "user bob is given again (first on line 2)" in warned[3]
+    assert "queuePlacementPolicy is given again on line 5" in warned[4]
+
+
 def test_root_setting_without_a_root_element_is_refused():
     """Setting root's own values needs a root element; the error says so."""
     doc = AllocationDocument.from_bytes(b'<allocations><queue name="a"/></allocations>')
