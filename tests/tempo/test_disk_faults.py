@@ -24,8 +24,10 @@ import whatif.readers.native
 from tempo.journal import SQLiteJournal, file_sha256
 from tempo.loop import Tuner
 from tempo.loop.apply import apply_configuration
+from tempo.loop.demo import demo_paths
 from tempo.loop.reload import Reload
 from tempo.loop.rollback import recover
+from tempo.loop.settings import TuneSettings
 from whatif.allocation import AllocationDocument
 from whatif.atomic import stray_temporaries
 from whatif.errors import WhatifError
@@ -547,6 +549,7 @@ def test_tune_that_cannot_write_its_step_exits_2_naming_the_file(tmp_path, disk)
     rejected with the reason, stderr names the file and what to do, exit 2 (a cron job
     can tell), the file in force unchanged and no temporary file beside it."""
     work = tmp_path / "demo"
+    demo_paths(TuneSettings(work_dir=work))  # the work directory, set up before the disk fills
     disk.full = True
     result = _cli("tune", "--max-iterations", "1", "--work-dir", str(work), "--engine", "numba")
     config = work / "fair-scheduler.xml"

@@ -406,12 +406,12 @@ class _Checker:
                     "Hadoop merges the two, later settings winning",
                 )
             first.setdefault(user.name, user.line)
-        placement = self.doc.placement
-        for line in self.doc.replaced_placements if placement is not None else ():
+        last = self.doc.placement.line if self.doc.placement is not None else 0
+        for line in self.doc.replaced_placements:
             self.warn(
                 line,
-                f"queuePlacementPolicy is given again on line {placement.line}; Hadoop reads "
-                "only the last, so this one has no effect",
+                f"queuePlacementPolicy is given again on line {last}; Hadoop reads only the "
+                "last, so this one has no effect",
             )
 
     # ------------------------------------------------------------------ queues

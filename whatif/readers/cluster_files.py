@@ -74,15 +74,17 @@ def read_cluster_file(path: str | os.PathLike[str], *, sizes: str = "") -> Clust
 
 def _sls_sizes(source: Path, sizes: str) -> tuple[float, float]:
     """The SLS node size: SLS's default, with what `sizes` (``memory-mb=M,vcores=V``) gives."""
-    keys = {part.partition("=")[0].strip().lower() for part in sizes.split(",") if part.strip()}
-    if not keys <= {"memory-mb", "vcores"}:
+    given = {"memory-mb": f"{SLS_NODE_MEMORY_MB:g}", "vcores": f"{SLS_NODE_VCORES:g}"}
+    parts = [part.partition("=") for part in sizes.split(",") if part.strip()]
+    keys = [key.strip().lower() for key, _, _ in parts]
+    if not set(keys) <= set(given) or len(set(keys)) != len(keys):
         raise ClusterSpecError(
-            f"{source}: after an SLS nodes.json a SPEC takes only memory-mb and vcores, "
-            f"got {sizes.strip()!r}"
+            f"{source}: after an SLS nodes.json a SPEC takes only memory-mb and vcores, each "
+            f"once, got {sizes.strip()!r}"
         )
-    default = f"nodes=1,memory-mb={SLS_NODE_MEMORY_MB:g},vcores={SLS_NODE_VCORES:g}"
+    given |= {key: raw for key, (_, _, raw) in zip(keys, parts, strict=True)}
     try:
-        node = Cluster.parse(f"{default},{sizes}" if keys else default)
+        node = Cluster.parse(f"nodes=1,memory-mb={given['memory-mb']},vcores={given['vcores']}")
     except ClusterSpecError as error:
         raise ClusterSpecError(f"{source}: {error}") from None
     return node.memory_mb, node.vcores
