@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import importlib
 import logging
+import os
 import sys
 
 import click
@@ -139,6 +140,11 @@ class LazyGroup(click.Group):
         """Run the subcommand; a library error becomes one line and its exit status."""
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            # the reader of stdout went away (``tempo ... | head``): nothing left to say
+            # (Python's recipe: stdout to devnull, so its flush at exit cannot fail again)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(exitcodes.BROKEN_PIPE) from None
         except (WhatifError, TempoError, OSError) as error:
             if ctx.obj and ctx.obj.get("debug"):
                 raise

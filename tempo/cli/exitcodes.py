@@ -16,3 +16,6 @@ NO = 1
 USAGE = 2
 #: The ResourceManager, the JobHistory Server or another remote service failed.
 REMOTE = 3
+#: The reader of standard output went away (``tempo ... | head``): silent, as a process
+#: ended by SIGPIPE is to the shell (128 + 13).
+BROKEN_PIPE = 141

@@ -122,8 +122,10 @@ def is_running(holder: Holder) -> bool:
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:
-    """The lock file guarding `path`: ``.NAME.tempo-lock`` beside it."""
-    target = Path(path).absolute()
+    """The lock file guarding `path`: ``.NAME.tempo-lock`` beside the file it names (through
+    any symbolic link, which `whatif.atomic.write_atomic` writes through: two runs reaching
+    one file by different paths take one lock)."""
+    target = Path(path).resolve()
     return target.with_name(f".{target.name}{LOCK_SUFFIX}")
 
 

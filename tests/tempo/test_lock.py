@@ -65,6 +65,19 @@ def test_a_second_lock_is_refused_naming_the_holder(tmp_path, holder):
         TuneLock(target).acquire()
 
 
+def test_a_file_reached_through_a_symbolic_link_takes_the_same_lock(tmp_path, holder):
+    """Writes go through a link to the file it names, so the lock does too: a second run
+    given the link is refused while the first holds the file."""
+    target = tmp_path / "fair-scheduler.xml"
+    target.write_text("<allocations/>")
+    link = tmp_path / "link.xml"
+    link.symlink_to(target)
+    holder(target)
+    assert lock_path(link) == lock_path(target)
+    with pytest.raises(LockedError):
+        TuneLock(link).acquire()
+
+
 def test_a_lock_left_by_a_killed_tuner_is_stale_and_taken_over(tmp_path, holder, caplog):
     """SIGKILL leaves the lock file but frees the lock: the next tuner takes it with a warning."""
     target = tmp_path / "fair-scheduler.xml"

@@ -153,6 +153,26 @@ def test_quiet_after_an_option_that_reads_a_file_hides_that_reading_s_warnings(c
     assert quiet.stdout == loud.stdout
 
 
+def test_a_reader_that_went_away_ends_the_command_silently_with_141():
+    """`tempo ... | head`: stdout's reader closed before the output, no "Broken pipe"
+    error on stderr, the status a shell gives a process ended by SIGPIPE."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    command = "from tempo.cli import main; main()"
+    config = str(repo / "configs" / "two-tenant-expert.xml")
+    process = subprocess.Popen(
+        [sys.executable, "-c", command, "config", "show", config],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # the reader goes away before anything is written
+    stderr = process.stderr.read().decode()
+    assert process.wait() == exitcodes.BROKEN_PIPE
+    assert "Broken pipe" not in stderr and "Traceback" not in stderr
+
+
 def test_progress_bars_stay_off_when_stderr_is_not_a_terminal(monkeypatch):
     monkeypatch.setattr("sys.stderr", io.StringIO())
     bar = progress_bar(10, "test")
