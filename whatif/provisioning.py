@@ -41,12 +41,12 @@ import numpy as np
 from whatif._validation import check_choice
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
-from whatif.errors import ValidationError
+from whatif.errors import UnfinishedJobsError, ValidationError
 from whatif.executors import Executor, SerialExecutor
 from whatif.metrics import Metric, Window, full_path
 from whatif.nested import nested_workloads, per_queue_factors
 from whatif.predictor import NoiseModel, SchedulerSettings
-from whatif.schedule_summary import ScheduleSummary, summarize_run
+from whatif.schedule_summary import ScheduleSummary, summarize_finished
 from whatif.whatif_model import WhatifModel
 from whatif.workload import Workload
 from whatif.workload_model import WorkloadModel
@@ -252,6 +252,8 @@ class ScaleResult:
     ``mean`` and ``spread`` follow the analysis' ``labels``; ``met`` holds one
     entry per threshold: True, False, or None when there was nothing to measure.
     A scale is feasible only when every threshold is met: None is not met.
+    ``unfinished`` says why jobs never finished there (a preemption livelock, a task
+    no node holds): no QS is measured (NaN) and no threshold is met.
     """
 
     scale: float
@@ -260,10 +262,11 @@ class ScaleResult:
     spread: np.ndarray
     met: tuple[bool | None, ...]
     on_grid: bool
+    unfinished: str | None = None
 
     @property
     def feasible(self) -> bool:
-        return all(m is True for m in self.met)
+        return self.unfinished is None and all(m is True for m in self.met)
 
 
 @dataclass(frozen=True, eq=False)
@@ -565,16 +568,27 @@ class _ScenarioRun:
         study = self.study
         scaled = study.cluster.scaled(scale)
         model_at = study.what_if(scaled, list(study.entries))
-        with warnings.catch_warnings():
-            # A QS with nothing to measure in every replicate is NaN: n/a, and not met.
-            warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
-            warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
-            estimate = model_at.evaluate([self.allocation_at(scale)], self.workload)
-            mean, spread = estimate.mean[0], estimate.spread[0]
-        met = tuple(
-            _met(float(mean[study.column[(q, m)]]), t, op) for q, m, t, op in study.normalized
-        )
-        result = ScaleResult(scale, scaled, mean, spread, met, on_grid)
+        unfinished = None
+        try:
+            with warnings.catch_warnings():
+                # A QS with nothing to measure in every replicate is NaN: n/a, and not met.
+                warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+                warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
+                estimate = model_at.evaluate([self.allocation_at(scale)], self.workload)
+                mean, spread = estimate.mean[0], estimate.spread[0]
+            met = tuple(
+                _met(float(mean[study.column[(q, m)]]), t, op) for q, m, t, op in study.normalized
+            )
+        except UnfinishedJobsError as error:
+            # one scale whose jobs never finish answers "no" there; the analysis goes on
+            unfinished = str(error)
+            logger.warning(
+                "%s: scale %g (%s): %s; counted as missing every SLO",
+                self.scenario.label, scale, scaled.spec(), unfinished,
+            )  # fmt: skip
+            mean = np.full(len(study.entries), np.nan)
+            spread, met = mean.copy(), tuple(False for _ in study.normalized)
+        result = ScaleResult(scale, scaled, mean, spread, met, on_grid, unfinished)
         self.cache[scale] = result
         verdict = "meets" if result.feasible else "misses"
         study.tick(f"{self.scenario.label}: scale {scale:g} {verdict} the SLOs")
@@ -590,7 +604,7 @@ class _ScenarioRun:
         """One replicate per grid scale, summarized for the report (`ScheduleSummary`)."""
         study = self.study
         runs = study.executor.map(
-            summarize_run,
+            summarize_finished,
             [
                 (
                     self.workload,
@@ -604,7 +618,7 @@ class _ScenarioRun:
                 for s in study.grid
             ],
         )
-        summaries = dict(zip(study.grid, runs, strict=True))
+        summaries = {s: run for s, run in zip(study.grid, runs, strict=True) if run is not None}
         for s in study.grid:
             study.tick(f"{self.scenario.label}: schedule details at scale {s:g}")
         return summaries

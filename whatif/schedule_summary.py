@@ -6,16 +6,20 @@ per queue, so it is cheap to send back from a worker process or Dask.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
 
 from whatif.allocation.effective import EffectiveAllocation
 from whatif.cluster import Cluster
+from whatif.errors import UnfinishedJobsError
 from whatif.metrics import require_finished
 from whatif.predictor import NoiseModel, SchedulerSettings, predict
 from whatif.schedule import Schedule
 from whatif.workload import Workload
+
+logger = logging.getLogger(__name__)
 
 #: Time bins of the usage timeline.
 TIMELINE_BINS = 120
@@ -108,3 +112,17 @@ def summarize_run(
     )
     require_finished(schedule, what=f"predicted schedule on {cluster.describe()}")
     return summarize_schedule(schedule, cluster)
+
+
+def summarize_finished(
+    task: tuple[
+        Workload, EffectiveAllocation, Cluster, SchedulerSettings, NoiseModel | None, int, str
+    ],
+) -> ScheduleSummary | None:
+    """`summarize_run`, or None (with a warning naming the cluster and why) when jobs never
+    finish: a report's details leave that scale out rather than the whole report."""
+    try:
+        return summarize_run(task)
+    except UnfinishedJobsError as error:
+        logger.warning("no schedule details on %s: %s", task[2].describe(), error)
+        return None

@@ -270,3 +270,32 @@ def test_an_slo_with_nothing_to_measure_is_never_met():
     nan = np.array([np.nan])
     assert not ScaleResult(1.0, cluster, nan, nan, (None,), True).feasible
     assert ScaleResult(1.0, cluster, np.zeros(1), np.zeros(1), (True,), True).feasible
+
+
+def test_a_scale_whose_jobs_never_finish_misses_every_slo_and_the_analysis_goes_on(
+    monkeypatch, caplog
+):
+    """A probe whose predicted jobs never finish (a livelock) answers "no" at that scale,
+    with a warning naming the scenario, scale and cluster; the analysis and its details go
+    on, and the report says why."""
+    from whatif.errors import UnfinishedJobsError
+    from whatif.report.text import render_text
+
+    real = WhatifModel.evaluate
+
+    def evaluate(self, allocations, workload):
+        if len(self.cluster.nodes) == 4:
+            raise UnfinishedJobsError("1 job (root.a: 1) never finished")
+        return real(self, allocations, workload)
+
+    monkeypatch.setattr(WhatifModel, "evaluate", evaluate)
+    analysis = _analyze([("root.a", AJR, 12.5)], details=True)
+    result = analysis.scenarios[0]
+    half = result.at(0.5)
+    assert half.unfinished == "1 job (root.a: 1) never finished" and not half.feasible
+    assert np.isnan(half.mean).all() and half.met == (False,)
+    assert result.bisection.status == "found" and len(result.smallest.cluster.nodes) == 16
+    assert "scale 0.5 (nodes=4" in caplog.text and "counted as missing every SLO" in caplog.text
+    assert "At scale 0.5 jobs never finish (1 job (root.a: 1) never finished)" in render_text(
+        analysis
+    )

@@ -56,6 +56,7 @@ def _scenarios(analysis: ProvisioningAnalysis) -> list[dict[str, Any]]:
                         "scale": r.scale,
                         "cluster": r.cluster.spec(),
                         "on_grid": r.on_grid,
+                        "unfinished": r.unfinished,
                         "mean": [_num(v) for v in r.mean],
                         "spread": [_num(v) for v in r.spread],
                         "met": list(r.met),

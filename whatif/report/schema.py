@@ -45,6 +45,7 @@ _SCALES = _array(
             "scale": _SCALE,
             "cluster": _STRING,
             "on_grid": {"type": "boolean"},
+            "unfinished": {"type": ["string", "null"]},
             "mean": _array(_NUMBER_OR_NULL),
             "spread": _array(_NUMBER_OR_NULL),
             "met": _array({"type": ["boolean", "null"]}),

@@ -85,6 +85,11 @@ def _scenario_lines(analysis: ProvisioningAnalysis, width: int | None) -> list[s
             ]
             rows.append([f"{r.scale:g}{'' if r.on_grid else '*'}", r.cluster.describe(), *cells])
         lines.extend(_table(header, rows, width))
+        lines.extend(
+            f"At scale {r.scale:g} jobs never finish ({r.unfinished}): no SLO is met there."
+            for r in s.scales
+            if r.unfinished is not None
+        )
         b = s.bisection
         smallest = s.smallest
         if b.status == "found":
