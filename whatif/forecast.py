@@ -32,7 +32,9 @@ model's choice and of its fitted parameters, not only of the noise;
 ``bootstrap=0`` simulates every path from the one fit instead. ``current`` is
 the value over the reference window (the last season: a week, or a day), the
 window the provisioning scenarios are made from, so ``median / current`` is the
-factor that window is scaled by.
+factor that window is scaled by; for job sizes it is the same statistic as the
+horizon's day, the mean of the window's bins' typical sizes. Bounds are never
+below 0.
 """
 
 from __future__ import annotations
@@ -139,7 +141,8 @@ class SeriesForecast:
 
 @dataclass(frozen=True)
 class QueueForecast:
-    """A queue's forecast: jobs per day and typical job size (task-seconds, `typical_size`)."""
+    """A queue's forecast: jobs per day and typical job size (task-seconds: exp of the trimmed
+    mean of log task-seconds of a bin's jobs, `log_size`)."""
 
     queue: str
     jobs_per_day: SeriesForecast
@@ -252,15 +255,6 @@ def log_size(size: np.ndarray) -> np.ndarray:
     return out
 
 
-def typical_size(size: np.ndarray) -> float:
-    """exp of the `TRIM`-trimmed mean of the log sizes (0 for no job)."""
-    if not size.size:
-        return 0.0
-    from scipy.stats import trim_mean
-
-    return float(np.exp(trim_mean(log_size(size), TRIM)))
-
-
 @dataclass(frozen=True)
 class _Series:
     """One series to forecast (`_forecast_series`): per-bin `values`, the value over the
@@ -300,9 +294,13 @@ def _queue_series(
     in_window = (submit >= setup.reference[0]) & (submit < setup.reference[1])
     window_days = (setup.reference[1] - setup.reference[0]) / DAY_S
     rate = _Series(counts.astype(float), setup, float(in_window.sum()) / window_days, True)
-    job_size = _Series(
-        np.exp(log_sizes.to_numpy(dtype=float)), setup, typical_size(size[in_window]), False
-    )
+    # now is the statistic the forecast's day is: the mean of the window's bins' typical
+    # sizes (one typical size over all the window's jobs differs by up to 2x at a few jobs
+    # an hour, and read as growth where there is none)
+    sizes = np.exp(log_sizes.to_numpy(dtype=float))
+    window_bins = round(plan.reference_s / plan.step_s)
+    now = float(sizes[-window_bins:].mean()) if in_window.any() else 0.0
+    job_size = _Series(sizes, setup, now, False)
     return rate, job_size, tuple(notes)
 
 
@@ -346,5 +344,6 @@ def _forecast_series(task: _Series) -> SeriesForecast:
         paths = ets.simulate(fitted, steps, SIMULATIONS, rng)
     day = day_value(paths[-min(per_day, steps) :])
     tail = (1 - setup.level) / 2
-    lower, median, upper = np.quantile(day, [tail, 0.5, 1 - tail])
+    # jobs and task-seconds are never negative: an additive model's paths can be
+    lower, median, upper = np.maximum(np.quantile(day, [tail, 0.5, 1 - tail]), 0.0)
     return SeriesForecast(current, float(median), float(lower), float(upper), label)
