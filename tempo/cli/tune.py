@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -435,7 +438,27 @@ def _run_with_bar(settings: TuneSettings, *, as_json: bool, hidden: bool) -> Tun
 
         from tempo.loop.wiring import tune as run_tune
 
-        return run_tune(settings, on_start=started, callback=iterated)
+        with _sigterm_as_interrupt():
+            return run_tune(settings, on_start=started, callback=iterated)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (systemd stop, kill) ends the run as Ctrl-C does: the apply in progress is
+    journalled, the locks released, and what is in force said (`tempo.loop.wiring`)."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread (a test runner's): leave SIGTERM as it is
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _summarize(run: TuneRun, preemption: bool, gain: MinGain, *, as_json: bool) -> None:

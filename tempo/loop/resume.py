@@ -52,8 +52,11 @@ def resume_state(
             )
         logger.warning("%s: %s; recovering", state.path, state.description)
         recover(journal, state.path)
+        undone = state.state == "unconfirmed"
         state = journal.in_force()
-    finish_interrupted(journal, path)
+    else:
+        undone = False
+    finish_interrupted(journal, path, undone=undone)
     resumed = _pending(journal, state)
     logger.info("%s", resumed.message)
     return resumed
@@ -79,8 +82,9 @@ def _pending(journal: Journal, state: InForce | None) -> Resumed:
     return Resumed("no previous iteration in the journal: starting from the file in force")
 
 
-def finish_interrupted(journal: Journal, path: str) -> None:
-    """Record the decision of an iteration a crash left open, from what is on disk."""
+def finish_interrupted(journal: Journal, path: str, *, undone: bool = False) -> None:
+    """Record the decision of an iteration a crash left open, from what is on disk
+    (`undone`: its unconfirmed apply was just reverted on restart)."""
     items = journal.iterations()
     if not items or items[-1].decision is not None:
         return
@@ -89,6 +93,11 @@ def finish_interrupted(journal: Journal, path: str) -> None:
     on_disk = file_sha256(path)
     if ours and ours[-1].outcome == "confirmed" and on_disk == ours[-1].sha256:
         decision, what = "accepted", "the new configuration was confirmed in force"
+    elif undone:
+        decision, what = (
+            "rejected",
+            "its unconfirmed new file was undone: the previous one is in force",
+        )
     else:
         decision, what = "rejected", "the configuration it found is in force"
     journal.finish_iteration(

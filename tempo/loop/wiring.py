@@ -311,5 +311,21 @@ def _drive(
         )
     except KeyboardInterrupt:
         interrupted = True
-        logger.warning("interrupted: the journal says what is in force (tempo history)")
+        logger.warning("interrupted: %s", _interrupted_state(tuner))
     return dataclasses.replace(run, reports=tuple(reports), interrupted=interrupted)
+
+
+def _interrupted_state(tuner: Tuner) -> str:
+    """What is in force once Ctrl-C (or SIGTERM) stopped the run, as the journal and the file
+    on disk say, and what the next run does about it."""
+    state = tuner.journal.in_force()
+    if state is None:
+        return "nothing was applied; the operator's file is in force"
+    said = f"{state.path}: {state.description}"
+    if state.state == "unconfirmed":
+        return (
+            f"{said} ({state.apply.sha256[:12]}); the next tempo tune restores the previous "
+            f"file from {state.apply.backup_path} and reloads the RM (tempo history shows "
+            "this apply)"
+        )
+    return f"{said} (tempo history)"

@@ -448,6 +448,7 @@ def test_a_write_killed_before_confirmation_is_undone_on_restart(allocation, tmp
         assert journal.in_force().state == "restored"
         (interrupted,) = journal.iterations()
         assert interrupted.decision == "rejected" and "interrupted" in interrupted.reason
+        assert "its unconfirmed new file was undone" in interrupted.reason
         assert loop.step().decision == "accepted"
 
 
@@ -643,3 +644,35 @@ def test_a_step_worse_than_the_old_file_on_the_same_load_is_still_rolled_back(al
     assert report.decision == "rolled_back"
     assert "than the previous configuration predicted on this window's load" in report.reason
     assert allocation.read_bytes() == XML
+
+
+def test_an_interrupt_says_an_unconfirmed_apply_is_on_disk_and_what_the_next_run_does(
+    allocation,
+):
+    """Ctrl-C (or SIGTERM) during an apply: the message names the new file's hash, that it
+    is unconfirmed, and that the next run restores the backup; without an apply, that the
+    operator's file is in force."""
+    from tempo.loop.wiring import _interrupted_state
+
+    journal = MemoryJournal()
+    assert "operator's file is in force" in _interrupted_state(SimpleNamespace(journal=journal))
+    candidate = AllocationDocument.from_bytes(XML).set("root.engineer", "weight", 2.0)
+    _intend(journal, allocation, _sha(candidate), f"{allocation}.1")
+    write_allocation(candidate, allocation)
+    said = _interrupted_state(SimpleNamespace(journal=journal))
+    assert "not yet confirmed" in said and _sha(candidate)[:12] in said
+    assert f"restores the previous file from {allocation}.1" in said
+
+
+def test_sigterm_ends_a_tune_run_as_ctrl_c_does():
+    """Within `tempo tune`, SIGTERM raises KeyboardInterrupt (the interrupt path journals
+    and releases the locks); the previous handler comes back after."""
+    import os
+    import signal
+
+    from tempo.cli.tune import _sigterm_as_interrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt), _sigterm_as_interrupt():
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert signal.getsignal(signal.SIGTERM) == before
