@@ -164,3 +164,18 @@ def _undo(
         "interrupted before the new file was confirmed; restored the previous file "
         f"from {backup}{note}"
     )
+
+
+def rolled_back_configurations(journal: Journal) -> dict[str, int]:
+    """Each configuration (file SHA-256) a rollback undid, and the iteration that did: the
+    one the last accepted step before it applied. The loop does not apply one again, so a
+    step the cluster refused once is not flipped back and forth window after window."""
+    undone: dict[str, int] = {}
+    applied = None
+    for iteration in journal.iterations():
+        if iteration.decision == "accepted":
+            applied = iteration.config_sha256
+        elif iteration.decision == "rolled_back" and applied is not None:
+            undone.setdefault(applied, iteration.id)
+            applied = None
+    return undone

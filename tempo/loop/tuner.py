@@ -55,7 +55,7 @@ from tempo.loop.observe import QS, Observer, observed_qs, qs_entries
 from tempo.loop.propose import Predictor, Step, Stepper
 from tempo.loop.report import IterationReport, changes, describe_nodes, same_nodes
 from tempo.loop.resume import resume_state
-from tempo.loop.rollback import regressed
+from tempo.loop.rollback import regressed, rolled_back_configurations
 from tempo.scheduler_file import SchedulerDocument, SchedulerFile, fair_file
 from tempo.templates import QSTemplate
 from whatif.cluster import Cluster
@@ -401,6 +401,13 @@ class Tuner:
         base["diff"] = diff
         if not diff:
             return "the step changes no setting", ""
+        undone = rolled_back_configurations(self.journal).get(base["candidate_sha256"])
+        if undone is not None:
+            return (
+                f"the candidate ({base['candidate_sha256'][:12]}) is the configuration rolled "
+                f"back at iteration {undone}; not applied again (a fresh journal forgets it)",
+                "",
+            )
         verdict, gains = judge(step, self.templates, self.gain_floor())
         if verdict:
             return f"the step does not predict an improvement: {verdict}", ""

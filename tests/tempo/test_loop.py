@@ -676,3 +676,19 @@ def test_sigterm_ends_a_tune_run_as_ctrl_c_does():
     with pytest.raises(KeyboardInterrupt), _sigterm_as_interrupt():
         os.kill(os.getpid(), signal.SIGTERM)
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_configuration_rolled_back_is_not_applied_again(allocation):
+    """Step 1 is accepted, the cluster then finds it worse and step 2 rolls it back; step
+    3 proposes the same file again (same window, same predictions) and is rejected naming
+    the rollback, instead of flipping the cluster back to it."""
+    cluster = FakeCluster(allocation, lambda w: 100 / w)
+    loop = _loop(allocation, cluster)
+    first = loop.step()
+    assert first.decision == "accepted"
+    cluster.model = lambda w: 100 * w
+    assert loop.step().decision == "rolled_back"
+    cluster.model = lambda w: 100 / w
+    third = loop.step()
+    assert third.decision == "rejected" and "rolled back at iteration 2" in third.reason
+    assert allocation.read_bytes() == XML
