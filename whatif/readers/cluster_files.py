@@ -39,6 +39,8 @@ SLS_NODE_VCORES = 10.0
 #: How an RM node list begins (an SLS nodes.json's objects begin with "rack", or with
 #: "nodes" and a list).
 _RM_NODES = re.compile(r'\s*\{\s*"nodes"\s*:\s*(\{|null)')
+#: Another RM response (``/ws/v1/cluster/metrics``, ``/info``, ``/scheduler``...): its key.
+_RM_OTHER = re.compile(r'\s*\{\s*"(clusterMetrics|clusterInfo|scheduler|apps|app)"\s*:')
 
 
 def cluster_spec_from(value: str) -> str:
@@ -65,6 +67,13 @@ def read_cluster_file(path: str | os.PathLike[str], *, sizes: str = "") -> Clust
                 f"{source}: an RM node list gives every node's size; drop {sizes.strip()!r}"
             )
         return cluster_from_rm_nodes(loads_lenient(text, source=str(source)), source=str(source))
+    other = _RM_OTHER.match(text)
+    if other:
+        raise ClusterSpecError(
+            f"{source}: an RM {other.group(1)!r} response, which lists no nodes; expected "
+            "an RM node list (GET /ws/v1/cluster/nodes) or an SLS nodes.json, or a SPEC "
+            "(nodes=N,memory-mb=M,vcores=V)"
+        )
     memory, vcores = _sls_sizes(source, sizes)
     try:
         return read_sls_nodes(source, memory_mb=memory, vcores=vcores)

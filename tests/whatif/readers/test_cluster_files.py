@@ -100,3 +100,16 @@ def test_a_cluster_value_is_a_spec_or_a_node_file(tmp_path):
     assert {(n.memory_mb, n.vcores) for n in sized.nodes} == {(8192.0, SLS_NODE_VCORES)}
     with pytest.raises(ClusterSpecError, match="takes only memory-mb and vcores"):
         cluster_spec_from(f"{SLS_NODES},nodes=3")
+
+
+def test_another_rm_response_is_named_as_one_that_lists_no_nodes():
+    """The RM's cluster metrics (totals, no nodes) given as --cluster says what it is and
+    what is expected, not an SLS parse error about rack records."""
+    from whatif.errors import ClusterSpecError
+    from whatif.readers.cluster_files import read_cluster_file
+
+    metrics = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "hadoop"
+    with pytest.raises(
+        ClusterSpecError, match="an RM 'clusterMetrics' response, which lists no nodes"
+    ):
+        read_cluster_file(metrics / "rest" / "rm-metrics.json")
