@@ -295,7 +295,7 @@ def _queue_series(
     window_days = (setup.reference[1] - setup.reference[0]) / DAY_S
     rate = _Series(counts.astype(float), setup, float(in_window.sum()) / window_days, True)
     # now is the statistic the forecast's day is: the mean of the window's bins' typical
-    # sizes (one typical size over all the window's jobs differs by up to 2x at a few jobs
+    # sizes (one typical size over all the window's jobs differed by 2-3x at a few jobs
     # an hour, and read as growth where there is none)
     sizes = np.exp(log_sizes.to_numpy(dtype=float))
     window_bins = round(plan.reference_s / plan.step_s)
