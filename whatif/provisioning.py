@@ -72,7 +72,9 @@ class BisectionResult:
     """The smallest scale at which a monotone predicate holds.
 
     ``status``: ``"found"`` (``lower < scale``, within tolerance), ``"below_min"``
-    (the predicate holds at ``min_scale``; ``scale`` is that), ``"above_max"`` (it
+    (the predicate holds at ``min_scale``; ``scale`` is that), ``"smallest_cluster"``
+    (it holds at the smallest cluster the scaling builds, one node, so there is no
+    smaller one to try; ``scale`` is the smallest scale tried there), ``"above_max"`` (it
     fails up to ``max_scale``; ``scale`` is None). ``points`` are every evaluated
     (scale, holds) pair in increasing scale; ``flips`` the scales where it holds
     although it fails at some larger evaluated scale (empty when monotone).
@@ -150,7 +152,8 @@ def smallest_scale(
             else:
                 lo = hi / 2
         if lo is None:
-            return _result(hi, None, "below_min", seen)
+            smallest = hi / 2 >= min_scale  # halving stopped at the smallest cluster
+            return _result(hi, None, "smallest_cluster" if smallest else "below_min", seen)
     else:
         lo = max(infeasible)
         above = [s for s, ok in seen.items() if ok and s > lo]

@@ -260,5 +260,7 @@ def _answer(run: WhatifRun) -> str:
         else:
             bound = "at most " if s.bisection.status == "below_min" else ""
             size = f"{bound}scale {s.bisection.scale:.3g}: {smallest.cluster.describe()}"
+            if s.bisection.status == "smallest_cluster":
+                size += " (the smallest cluster)"
         lines.append(f"  {s.scenario.label}: {size}")
     return "\n".join(lines)

@@ -95,8 +95,11 @@ def test_widening_does_not_simulate_a_scale_of_the_same_cluster_again():
     assert calls.count(1) == 1 and len(calls) == len(set(calls))
     seen = []
     floor = smallest_scale(lambda s: seen.append(nodes(s)) or True, (4.0,), key=nodes)
-    assert floor.status == "below_min" and floor.scale in dict(floor.points)  # simulated
+    # simulated, and named as the smallest cluster (not "at most": there is no smaller one)
+    assert floor.status == "smallest_cluster" and floor.scale in dict(floor.points)
     assert seen == [4, 2, 1]  # halving reached one node once, and stopped there
+    same = smallest_scale(lambda s: True, (0.25, 0.5), key=nodes)  # both are one node
+    assert same.status == "smallest_cluster" and same.scale == 0.25
 
 
 def test_monotonicity_flips_lists_feasible_points_below_an_infeasible_one():

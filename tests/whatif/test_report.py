@@ -170,8 +170,8 @@ def test_report_renders_with_visible_plots_in_headless_chromium(report_dir, rend
     render_in_chromium(report_dir / "report.html", width=1200, height=3000)
 
 
-def test_a_qs_with_nothing_measured_still_plots():
-    """A QS that is NaN at every scale leaves its panel empty instead of failing the figure."""
+def _one_node_analysis(status: str):
+    """Two scales of one node each, both meeting the SLO (one QS NaN throughout)."""
     from whatif.provisioning import (
         BisectionResult,
         ProvisioningAnalysis,
@@ -179,15 +179,14 @@ def test_a_qs_with_nothing_measured_still_plots():
         ScenarioResult,
         WorkloadScenario,
     )
-    from whatif.report import plots
 
     cluster = Cluster.parse("memory-mb=1024,vcores=1")
     scales = tuple(
         ScaleResult(s, cluster, np.array([np.nan, 1.0]), np.array([np.nan, 0.0]), (None,), True)
         for s in (0.5, 1.0)
     )
-    bisection = BisectionResult(0.5, None, "below_min", ((0.5, True), (1.0, True)))
-    analysis = ProvisioningAnalysis(
+    bisection = BisectionResult(0.5, None, status, ((0.5, True), (1.0, True)))
+    return ProvisioningAnalysis(
         cluster,
         (0.5, 1.0),
         ("root.a:QS_AJR", "root.b:QS_AJR"),
@@ -197,7 +196,22 @@ def test_a_qs_with_nothing_measured_still_plots():
         0,
         0.02,
     )
-    assert plots.qs_versus_scale(analysis)[:4] == b"\x89PNG"
+
+
+def test_a_qs_with_nothing_measured_still_plots():
+    """A QS that is NaN at every scale leaves its panel empty instead of failing the figure."""
+    from whatif.report import plots
+
+    assert plots.qs_versus_scale(_one_node_analysis("below_min"))[:4] == b"\x89PNG"
+
+
+def test_the_smallest_cluster_is_not_called_an_upper_bound():
+    """Met at one node, where halving can build nothing smaller: the answer is that
+    cluster, not "at most" a scale (as when halving stops at the smallest scale allowed)."""
+    text = render_text(_one_node_analysis("smallest_cluster"))
+    assert "0.5 (memory-mb=1024,vcores=1): the smallest cluster meets them" in text
+    assert "at most" not in text
+    assert "at most 0.5" in render_text(_one_node_analysis("below_min"))
 
 
 def test_plots_draw_cluster_sizes_and_mark_the_recommended_cluster(analysis):

@@ -27,7 +27,7 @@ def _array(items: dict[str, Any]) -> dict[str, Any]:
 
 _SMALLEST = _object(
     {
-        "status": {"enum": ["found", "below_min", "above_max"]},
+        "status": {"enum": ["found", "below_min", "smallest_cluster", "above_max"]},
         "scale": _NUMBER_OR_NULL,
         "cluster": {"type": ["string", "null"]},
         "lower": _NUMBER_OR_NULL,

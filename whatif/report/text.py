@@ -98,6 +98,11 @@ def _scenario_lines(analysis: ProvisioningAnalysis, width: int | None) -> list[s
         elif b.status == "below_min":
             assert smallest is not None
             answer = f"at most {b.scale:.4g} ({smallest.cluster.describe()}): every scale tried meets them"
+        elif b.status == "smallest_cluster":
+            assert smallest is not None
+            answer = (
+                f"{b.scale:.4g} ({smallest.cluster.describe()}): the smallest cluster meets them"
+            )
         else:
             answer = f"none up to {b.lower:g}: more resources alone do not meet the SLOs"
         lines.append(f"Smallest cluster scale meeting every SLO: {answer}")

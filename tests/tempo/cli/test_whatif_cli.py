@@ -159,3 +159,24 @@ def test_growth_auto_on_a_history_under_a_day_is_exit_2(tmp_path):
     assert result.exit_code == 2, result.output
     assert "two-tenant: --growth auto: history: expected at least 1d" in result.output
     assert not (tmp_path / "o").exists()
+
+
+def test_the_forecast_answer_names_the_smallest_cluster_without_an_upper_bound():
+    """`--growth auto`'s summary line: a scenario met at the one-node cluster reads as that
+    cluster, "at most" stays for a scale at the bisection's lower limit."""
+    from types import SimpleNamespace
+
+    from tempo.cli.whatif import _answer
+    from whatif import Cluster
+    from whatif.provisioning import BisectionResult
+
+    def run(status):
+        smallest = SimpleNamespace(cluster=Cluster.parse("nodes=1,memory-mb=4096,vcores=4"))
+        bisection = BisectionResult(0.25, None, status, ((0.25, True),))
+        scenario = SimpleNamespace(label="median", smallest=smallest, bisection=bisection)
+        scenario.scenario = scenario
+        return SimpleNamespace(analysis=SimpleNamespace(scenarios=[scenario]))
+
+    assert "median: scale 0.25: " in _answer(run("smallest_cluster"))
+    assert "(the smallest cluster)" in _answer(run("smallest_cluster"))
+    assert "median: at most scale 0.25: " in _answer(run("below_min"))
