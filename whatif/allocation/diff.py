@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from whatif.allocation.effective import (
     EffectiveAllocation,
@@ -40,11 +40,13 @@ class SettingDiff:
     setting: str
     old: object
     new: object
+    hadoop_version: int = 3
 
     @property
     def element(self) -> str:
-        """The allocation-file element (or attribute) the setting is written as."""
-        return element_name(self.setting)
+        """The allocation-file element the setting is written as, in the file's dialect
+        (Hadoop 1's ``maxRunningJobs`` where YARN reads ``maxRunningApps``)."""
+        return element_name(self.queue, self.setting, self.hadoop_version)
 
     def describe(self) -> str:
         """``queue  element: old -> new`` in allocation-file syntax."""
@@ -59,12 +61,13 @@ def _queue_values(queue: EffectiveQueue) -> dict[str, object]:
 
 
 def _written(doc: AllocationDocument) -> dict[tuple[str, str], str | None]:
+    """Each setting's text, keyed by (queue or ``(defaults)``, the tag as written)."""
     values: dict[tuple[str, str], str | None] = {}
     for queue in doc.iter_queues():
         for setting in (*queue.settings, *queue.mrv1):
-            values[(queue.path, setting.name)] = setting.text
+            values[(queue.path, setting.tag)] = setting.text
     for setting in doc.defaults:
-        values[("(defaults)", setting.name)] = setting.text
+        values[("(defaults)", setting.tag)] = setting.text
     return values
 
 
@@ -130,12 +133,13 @@ def diff_allocations(
         effective_keys = {(d.queue, d.setting) for d in result}
         for key in [*wa, *(k for k in wb if k not in wa)]:
             old, new = wa.get(key), wb.get(key)
-            if old != new and not _explained(key, effective_keys):
+            if old != new and _effect(key) not in effective_keys:
                 result.append(SettingDiff(key[0], f"written:{key[1]}", old, new))
-    return result
+    return [replace(d, hadoop_version=hadoop_version) for d in result]
 
 
-_EFFECTIVE_FIELD = {
+#: Queue elements (Hadoop 1's too) -> the `EffectiveQueue` field they set.
+_QUEUE_FIELD = {
     "weight": "weight",
     "minResources": "min_resources",
     "maxResources": "max_resources",
@@ -152,22 +156,64 @@ _EFFECTIVE_FIELD = {
     "maxMaps": "max_maps",
     "maxReduces": "max_reduces",
     "maxContainerAllocation": "max_container_allocation",
+    "maxRunningJobs": "max_running_apps",
+    "schedulingMode": "scheduling_policy",
+}
+#: Top-level elements (Hadoop 1's too) -> the `QueueDefaults` field they set.
+_DEFAULT_FIELD = {
+    "queueMaxAppsDefault": "max_running_apps",
+    "queueMaxResourcesDefault": "max_resources",
+    "queueMaxAMShareDefault": "max_am_share",
+    "defaultQueueSchedulingPolicy": "scheduling_policy",
+    "defaultQueueSchedulingMode": "scheduling_policy",
+    "defaultMinSharePreemptionTimeout": "min_share_preemption_timeout_s",
+    "defaultFairSharePreemptionTimeout": "fair_share_preemption_timeout_s",
+    "defaultFairSharePreemptionThreshold": "fair_share_preemption_threshold",
+    "poolMaxJobsDefault": "max_running_apps",
+    "defaultPoolSchedulingMode": "scheduling_policy",
+}
+#: The (row, field) of each top-level element: the defaults', and the users' default.
+_TOP_FIELD = {tag: ("(defaults)", field) for tag, field in _DEFAULT_FIELD.items()} | {
+    tag: ("(users)", "user_max_apps_default")
+    for tag in ("userMaxAppsDefault", "userMaxJobsDefault")
+}
+#: Hadoop 1's names where they differ from YARN's (`_QUEUE_FIELD`, `_TOP_FIELD`).
+_HADOOP1 = {
+    "maxRunningApps": "maxRunningJobs",
+    "schedulingPolicy": "schedulingMode",
+    "queueMaxAppsDefault": "poolMaxJobsDefault",
+    "defaultQueueSchedulingPolicy": "defaultPoolSchedulingMode",
+    "defaultFairSharePreemptionTimeout": "fairSharePreemptionTimeout",
+    "userMaxAppsDefault": "userMaxJobsDefault",
 }
 
 
-def _explained(key: tuple[str, str], effective: set[tuple[str, str]]) -> bool:
-    field_name = _EFFECTIVE_FIELD.get(key[1])
-    return field_name is not None and (key[0], field_name) in effective
+def _effect(key: tuple[str, str]) -> tuple[str, str] | None:
+    """The effective row a written (queue or ``(defaults)``, tag) sets, if any."""
+    queue, tag = key
+    if queue == "(defaults)":
+        return _TOP_FIELD.get(tag, ("(defaults)", tag))
+    field_name = _QUEUE_FIELD.get(tag)
+    return None if field_name is None else (queue, field_name)
 
 
-_ELEMENT = {field: element for element, field in _EFFECTIVE_FIELD.items()}
+#: The YARN element of each effective row (the first element naming it above).
+_QUEUE_ELEMENT = {field: tag for tag, field in reversed(_QUEUE_FIELD.items())}
+_TOP_ELEMENT = {row: tag for tag, row in reversed(_TOP_FIELD.items())}
 
 
-def element_name(setting: str) -> str:
-    """The element a `SettingDiff.setting` is written as (``written:X`` is ``X``)."""
+def element_name(queue: str, setting: str, hadoop_version: int = 3) -> str:
+    """The element a `SettingDiff`'s `setting` of `queue` is written as, in Hadoop
+    `hadoop_version`'s dialect (``written:X`` is ``X``, as written; a user's limit is
+    ``user[name].maxRunningApps``)."""
     if setting.startswith("written:"):
         return setting.removeprefix("written:")
-    return _ELEMENT.get(setting, setting)
+    if setting.startswith("max_running_apps["):
+        user = setting.removeprefix("max_running_apps[").removesuffix("]")
+        return f"user[{user}].{element_name('', 'max_running_apps', hadoop_version)}"
+    top = _TOP_ELEMENT.get((queue, setting))
+    element = top if top is not None else _QUEUE_ELEMENT.get(setting, setting)
+    return _HADOOP1.get(element, element) if hadoop_version == 1 else element
 
 
 def diff_rows(diff: Sequence[SettingDiff]) -> list[dict[str, str]]:

@@ -441,10 +441,7 @@ class _Checker:
         for setting in queue.settings:
             self.check_queue_setting(queue, setting)
         policy_setting = queue.get("schedulingPolicy")
-        default = self.doc.default("defaultQueueSchedulingPolicy")
-        policy = "fair" if default is None or default.problem else default.value
-        if policy_setting is not None and policy_setting.problem is None:
-            policy = policy_setting.value
+        policy = self.policy(queue)
         if self.version >= 2 and queue.is_parent:
             self.check_parent(queue, policy)
         if (
@@ -666,12 +663,21 @@ class _Checker:
         else:
             visit(self.doc.queues, self.cluster, "root (the cluster)", self.doc.line)
 
+    def policy(self, queue: QueueElement) -> str:
+        """The scheduling policy `queue` runs: its own, else the file's default, else fair."""
+        own = queue.get("schedulingPolicy")
+        if own is not None and own.problem is None:
+            return str(own.value)
+        default = self.doc.default("defaultQueueSchedulingPolicy")
+        return "fair" if default is None or default.problem else str(default.value)
+
     def check_am_room(self) -> None:
         """A leaf whose maxAMShare of its maximum share (the least up the tree; of the
-        cluster's too with one) rounds down to no vcore: no AM can ever start there
+        cluster's too with one) leaves no vcore: no AM can ever start there
         (FSLeafQueue.canRunAppAM: the share of its fair share, or where that is 0 of its
-        maximum, rounded down, and every AM asks a vcore at least). A maximum of 0 is
-        `check_zero_maximum`'s."""
+        maximum; Hadoop 3 rounds it up, so only a share of 0 leaves none; Hadoop 2
+        rounds it down and compares vcores under drf alone; every AM asks a vcore at
+        least). A maximum of 0 is `check_zero_maximum`'s."""
         cluster = self.cluster
         unlimited = Resources(math.inf, math.inf)
 
@@ -710,8 +716,10 @@ class _Checker:
                 fraction, setting = share(queue)
                 if fraction < 0 or limit.vcores == 0 or not math.isfinite(limit.vcores):
                     continue  # -1: no AM limit; 0: check_zero_maximum's
-                held = math.floor(to_java_float(fraction) * limit.vcores)
-                if held < 1:
+                exact = to_java_float(fraction) * limit.vcores
+                held = math.ceil(exact) if self.version >= 3 else math.floor(exact)
+                compared = self.version >= 3 or self.policy(queue) == "drf"
+                if held < 1 and compared:
                     self.warn(
                         setting.line if setting is not None and setting in queue.settings
                         else queue.line,

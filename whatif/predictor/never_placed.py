@@ -13,7 +13,8 @@ checks that against predictions):
   an ancestor (FSQueue.fitsInMaxShare: usage plus the request, even from an empty queue);
 - an AM asking more than its queue's maxAMShare can ever grant (FSLeafQueue.canRunAppAM:
   the share of the queue's fair share, or where that is 0 of its maximum share, neither
-  above the maximum share up the tree nor the cluster).
+  above the maximum share up the tree nor the cluster; Hadoop 3 rounds it up, Hadoop 2
+  down and compares memory alone but under drf).
 
 A job is named for the first of these that stops it.
 
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from whatif.predictor.pack import Packed
+from whatif.predictor.pack import POLICY_CODES, Packed
 from whatif.schedule import NeverPlaced
 
 #: Tasks compared with the nodes at a time (bounds the temporary arrays at 10M tasks).
@@ -49,13 +50,15 @@ class _Tree:
 
     chain: np.ndarray
     no_apps: np.ndarray
+    hadoop_version: int
 
 
-def never_placed(packed: Packed) -> tuple[NeverPlaced, ...]:
-    """Per queue and cause, the jobs of `packed` that can never finish (see the module)."""
+def never_placed(packed: Packed, hadoop_version: int = 3) -> tuple[NeverPlaced, ...]:
+    """Per queue and cause, the jobs of `packed` that can never finish (see the module)
+    under Hadoop `hadoop_version`'s rules."""
     found: list[NeverPlaced] = []
     named = np.zeros(len(packed.job_queue), dtype=bool)  # a job is named for one cause only
-    tree = _up_the_tree(packed)
+    tree = _up_the_tree(packed, hadoop_version)
     checks: tuple[Callable[[Packed, _Tree, np.ndarray], list[NeverPlaced]], ...]
     if packed.queues.capacity is None:
         checks = (_app_limits, _too_large, _am_over_share, _am_share_cap, _task_limits)
@@ -78,7 +81,7 @@ def _by_leaf(
         yield packed.queues.names[q], int(q), np.flatnonzero(stopped & (leaf == q))
 
 
-def _up_the_tree(packed: Packed) -> _Tree:
+def _up_the_tree(packed: Packed, hadoop_version: int) -> _Tree:
     """The tree's limits (`_Tree`)."""
     pq = packed.queues
     chain = np.array(pq.max_share, dtype=float)
@@ -90,7 +93,7 @@ def _up_the_tree(packed: Packed) -> _Tree:
         chain[q] = np.minimum(chain[q], chain[p])
         if no_apps[q] < 0:
             no_apps[q] = no_apps[p]
-    return _Tree(chain, no_apps)
+    return _Tree(chain, no_apps, hadoop_version)
 
 
 def _app_limits(packed: Packed, tree: _Tree, named: np.ndarray) -> list[NeverPlaced]:
@@ -131,7 +134,11 @@ def _am_share_cap(packed: Packed, tree: _Tree, named: np.ndarray) -> list[NeverP
     """Jobs whose AM exceeds what maxAMShare lets their queue's AMs hold."""
     chain = tree.chain
     leaf, am, pq = packed.job_queue, packed.job_am, packed.queues
-    bound = np.floor(pq.max_am_share[:, None] * np.minimum(chain, packed.cluster))
+    v3 = tree.hadoop_version == 3
+    most = pq.max_am_share[:, None] * np.minimum(chain, packed.cluster)
+    bound = np.ceil(most) if v3 else np.floor(most)
+    if not v3:  # Hadoop 2 compares the AMs' memory alone but under drf
+        bound[pq.policy != POLICY_CODES["drf"], 1] = np.inf
     limited = np.abs(pq.max_am_share + 1.0) >= 1e-4  # -1: no limit, as the engines read it
     capped = (packed.job_has_am == 1) & limited[leaf] & (am > bound[leaf]).any(axis=1)
     found = []

@@ -215,7 +215,8 @@ def pack_queues(
             [-1 if q.max_running_apps is None else q.max_running_apps for q in queues],
             dtype=np.int64,
         ),
-        max_am_share=np.array([q.max_am_share for q in queues], dtype=float),
+        # Java's float, as FSLeafQueue multiplies by it (0.1 of 10 vcores is over 1)
+        max_am_share=np.array([q.max_am_share for q in queues], dtype=np.float32).astype(float),
         min_timeout=np.array([q.min_share_preemption_timeout_s for q in queues], dtype=float),
         fair_timeout=np.array([q.fair_share_preemption_timeout_s for q in queues], dtype=float),
         fair_threshold=np.array([q.fair_share_preemption_threshold for q in queues], dtype=float),

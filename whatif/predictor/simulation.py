@@ -183,7 +183,7 @@ class Simulation:
         packed, self.allocation = pack(
             workload, allocation, cluster, settings, seed=int(seed), noise=noise
         )
-        self.never_placed: tuple[NeverPlaced, ...] = never_placed(packed)
+        self.never_placed: tuple[NeverPlaced, ...] = never_placed(packed, settings.hadoop_version)
         for cause in self.never_placed:
             logger.info("%s", cause)
         for message in refused(packed, self.allocation, settings):

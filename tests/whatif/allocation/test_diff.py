@@ -43,3 +43,49 @@ def test_added_queue_is_reported():
     found = diff_allocations(doc, other)
     assert SettingDiff("root.b", "queue", "present", None) in found
     assert SettingDiff("root.c", "queue", None, "present") in found
+
+
+HADOOP1 = b"""<allocations>
+  <pool name="etl"><minMaps>2</minMaps></pool>
+  <pool name="bi"/>
+</allocations>
+"""
+
+
+def test_a_hadoop1_file_is_diffed_in_hadoop1_element_names_one_row_a_setting():
+    """A pool's maxRunningJobs is one row named maxRunningJobs (not also maxRunningApps),
+    schedulingMode is schedulingMode, and a top-level default is named by its element."""
+    doc = AllocationDocument.from_bytes(HADOOP1)
+    jobs = AllocationDocument.from_bytes(
+        HADOOP1.replace(
+            b'<pool name="bi"/>',
+            b'<pool name="bi"><maxRunningJobs>3</maxRunningJobs><schedulingMode>fifo</schedulingMode></pool>',
+        )
+    )
+    found = diff_allocations(doc, jobs, hadoop_version=1)
+    assert [d.describe() for d in found] == [
+        "root.bi  maxRunningJobs: - -> 3",
+        "root.bi  schedulingMode: fair -> fifo",
+    ]
+    default = AllocationDocument.from_bytes(
+        HADOOP1.replace(
+            b"<allocations>", b"<allocations><poolMaxJobsDefault>5</poolMaxJobsDefault>"
+        )
+    )
+    rows = diff_allocations(doc, default, hadoop_version=1)
+    assert {d.element for d in rows} == {"maxRunningJobs", "poolMaxJobsDefault"}
+    assert [d.queue for d in rows if d.element == "poolMaxJobsDefault"] == ["(defaults)"]
+
+
+def test_yarn_defaults_are_named_by_their_elements_and_not_listed_twice():
+    """queueMaxAppsDefault changes the defaults' row (named queueMaxAppsDefault) and every
+    queue inheriting it; its written text is not a second row of the same change."""
+    doc = AllocationDocument.from_bytes(BASE)
+    changed = AllocationDocument.from_bytes(
+        BASE.replace(b"<allocations>", b"<allocations><queueMaxAppsDefault>4</queueMaxAppsDefault>")
+    )
+    rows = diff_allocations(doc, changed)
+    assert [(d.queue, d.element) for d in rows if d.queue.startswith("(")] == [
+        ("(defaults)", "queueMaxAppsDefault")
+    ]
+    assert not [d for d in rows if d.setting.startswith("written:")]

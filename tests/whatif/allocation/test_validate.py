@@ -136,16 +136,11 @@ def test_hadoop_rejections_are_errors_at_their_line(body, line, message):
             "under root, which takes this default too",
         ),
         (
-            '<queue name="a">\n<maxResources>8192 mb, 1 vcores</maxResources></queue>',
-            2,
-            "root.a: maxAMShare 0.5 of its maximum of 1 vcores lets its AMs hold 0 vcores: no "
+            '<queue name="a">\n<maxResources>8192 mb, 1 vcores</maxResources>'
+            "<maxAMShare>0</maxAMShare></queue>",
+            3,
+            "root.a: maxAMShare 0 of its maximum of 1 vcores lets its AMs hold 0 vcores: no "
             "AM (which asks a vcore at least) can ever start there",
-        ),
-        (
-            '<queue name="p"><maxResources>8192 mb, 4 vcores</maxResources>\n'
-            '<queue name="a">\n<maxAMShare>0.2</maxAMShare></queue></queue>',
-            4,
-            "root.p.a: maxAMShare 0.2 of its maximum of 4 vcores lets its AMs hold 0 vcores",
         ),
         ("<colour>blue</colour>", 2, "Bad element in allocations file: colour"),
         ('<queue name="a">\n<minMaps>3</minMaps></queue>', 3, "Hadoop 1 (MRv1) element"),
@@ -178,6 +173,19 @@ def test_version_specific_rules():
     percent = '<queue name="a"><maxResources>50%</maxResources></queue>'
     assert only(issues(percent), "error") == []
     assert "Hadoop 2 reads only" in only(issues(percent, hadoop_version=2), "error")[0][1]
+
+
+def test_a_small_am_share_leaves_no_vcore_only_where_the_version_rounds_down_and_compares_vcores():
+    """FSLeafQueue.canRunAppAM: Hadoop 3 rounds maxAMShare's cap up (0.1 of 8 vcores is
+    1), Hadoop 2 rounds it down (0) but compares vcores under drf alone."""
+    leaf = '<queue name="a"><maxResources>16384 mb, 8 vcores</maxResources>{}</queue>'
+    share = "<maxAMShare>0.1</maxAMShare>"
+    held = "maxAMShare 0.1 of its maximum of 8 vcores lets its AMs hold 0 vcores"
+    assert issues(leaf.format(share)) == []  # Hadoop 3
+    assert issues(leaf.format(share), hadoop_version=2) == []  # fair: memory alone
+    drf = "<defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>" + leaf.format(share)
+    assert held in only(issues(drf, hadoop_version=2), "warning")[0][1]
+    assert issues(drf) == []
 
 
 def test_java_number_spellings_are_accepted():
@@ -270,7 +278,7 @@ def test_a_maximum_below_the_minimum_says_what_the_version_does(version, raised)
 
 def test_an_am_share_that_holds_a_vcore_or_no_limit_is_no_warning():
     """0.5 of 2 vcores holds one; -1 turns the check off; Hadoop 3 raises a maximum below
-    the minimum (4 vcores: 2 held); Hadoop 2 does not."""
+    the minimum (4 vcores: 2 held); Hadoop 2 does not (and compares vcores under drf)."""
     quiet = [
         '<queue name="a"><maxResources>8192 mb, 2 vcores</maxResources></queue>',
         '<queue name="a"><maxResources>8192 mb, 1 vcores</maxResources>'
@@ -280,7 +288,8 @@ def test_an_am_share_that_holds_a_vcore_or_no_limit_is_no_warning():
     ]
     for body in quiet:
         assert not [m for _, _, m in issues(body) if "maxAMShare" in m], body
-    assert any("maxAMShare" in m for _, _, m in issues(quiet[2], hadoop_version=2))
+    drf = quiet[2].replace("</queue>", "<schedulingPolicy>drf</schedulingPolicy></queue>")
+    assert any("maxAMShare" in m for _, _, m in issues(drf, hadoop_version=2))
 
 
 def test_a_reservation_leaf_is_a_warning_that_the_reservation_system_is_not_modelled():

@@ -81,15 +81,39 @@ def test_a_parent_running_no_app_stops_its_leaves_and_so_does_a_user(engine):
 
 
 def test_an_am_above_what_max_am_share_lets_the_queue_give(engine):
-    """maxAMShare 0.1 of a queue capped at 8192 MB: AMs may hold 819 MB at most."""
+    """maxAMShare 0.1 of a queue capped at 8192 MB: AMs may hold 820 MB at most (Hadoop 3
+    rounds up 0.1f x 8192 = 819.2000122), 819 MB under Hadoop 2 (rounded down)."""
     allocation = _file(
         '<queue name="a"><maxResources>8192 mb,8vcores</maxResources>'
         "<maxAMShare>0.1</maxAMShare></queue>"
     )
-    assert _causes([_job("root.a")], allocation, engine=engine) == [
-        "root.a: 1 job can never finish: its AMs ask 1024 MB, more than maxAMShare 0.1 lets "
-        "its AMs hold (819 MB)"
-    ]
+    for version, held in ((3, 820), (2, 819)):
+        settings = SchedulerSettings(setup_cleanup_s=0.0, hadoop_version=version)
+        assert _causes([_job("root.a")], allocation, settings=settings, engine=engine) == [
+            "root.a: 1 job can never finish: its AMs ask 1024 MB, more than maxAMShare 0.1 "
+            f"lets its AMs hold ({held} MB)"
+        ]
+
+
+def test_an_am_share_of_a_one_vcore_queue_stops_an_am_only_where_hadoop_does(engine):
+    """maxAMShare 0.5 of a queue capped at 1 vcore: Hadoop 3 rounds the AMs' vcores up to
+    1 (the AM runs), Hadoop 2 down to 0, which stops the AM only under drf (the fair
+    policy compares the AMs' memory alone)."""
+    body = (
+        '<queue name="a"><maxResources>8192 mb, 1 vcores</maxResources>'
+        "<maxAMShare>0.5</maxAMShare>{}</queue>"
+    )
+    fair = _file(body.format(""))
+    drf = _file(
+        "<defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>" + body.format("")
+    )
+    cases = ((3, fair, False), (3, drf, False), (2, fair, False), (2, drf, True))
+    for version, allocation, stopped in cases:
+        settings = SchedulerSettings(setup_cleanup_s=0.0, hadoop_version=version)
+        found = _causes([_job("root.a")], allocation, settings=settings, engine=engine)
+        expected = ["root.a: 1 job can never finish: its AMs ask 1 vcores, more than maxAMShare "
+                    "0.5 lets its AMs hold (0 vcores)"]  # fmt: skip
+        assert found == (expected if stopped else []), (version, stopped)
 
 
 def test_a_task_larger_than_any_node(engine):

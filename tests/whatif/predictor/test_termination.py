@@ -104,7 +104,7 @@ def _run_past_any_livelock(workload, alloc, cluster, cfg, engine):
 
 def test_hadoop3_min_share_livelock_for_an_am_over_its_share_ends(engine):
     """Hadoop 3 (a shrunk random scenario): a queue starved for its one-vcore min share
-    holds only an app whose AM is over maxAMShare (zero weight: a zero vcore cap). Every
+    holds only an app whose AM is over maxAMShare (a share of 0: a zero cap). Every
     re-check (14 s) kills the other queue's task for it, which restarts at once; the run
     stops once the state repeats, with the task still running. Each kill adds the task's
     512 MB to the AM's claim (claims.py), which the AM never uses, so the state repeats
@@ -112,7 +112,12 @@ def test_hadoop3_min_share_livelock_for_an_am_over_its_share_ends(engine):
     (the eighth kill, at 89)."""
     alloc = flat_tree(
         a={"weight": 0.0},
-        b={"weight": 0.0, "min_resources": Resources(0, 1), "min_share_preemption_timeout_s": 5.0},
+        b={
+            "weight": 0.0,
+            "min_resources": Resources(0, 1),
+            "min_share_preemption_timeout_s": 5.0,
+            "max_am_share": 0.0,
+        },
     )
     jobs = [("jb", "b", 0, [], AM), ("ja", "a", 0, [("map", 15, 512)])]
     cfg = immediate_preemption(3, min_allocation_mb=512.0, increment_mb=512.0)

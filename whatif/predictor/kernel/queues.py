@@ -114,12 +114,25 @@ def _within_max(W, leaf, top, r0, r1):
 
 @kernel_jit
 def _am_fits(W, leaf, r0, r1):
-    """maxAMShare: the leaf's AM usage plus the request within floor(fair share * share),
-    a zero fair share component replaced by min(free, maxShare)."""
-    qsf, qf, gf = W[1], W[3], W[23]
+    """maxAMShare (FSLeafQueue.canRunAppAM): the leaf's AM usage plus the request within
+    its fair share times the share, a zero fair share component replaced by
+    min(free, maxShare); Hadoop 3 rounds that up (multiplyAndRoundUp) and compares both
+    resources, Hadoop 2 rounds down and, but under drf, compares memory alone."""
+    qs, qsf, qf, gf = W[0], W[1], W[3], W[23]
     share = qsf[leaf, S.QSF_AMSHARE]
     if abs(share + 1.0) < 1e-4:
         return True
+    v3 = W[25][S.C_VERSION] == 3.0
+    dims = 2 if v3 or qs[leaf, S.QS_POLICY] == 2 else 1  # 2: drf (pack.POLICY_CODES)
+    for d in range(dims):
+        cap = qf[leaf, S.QF_FAIR + d]
+        if cap == 0.0:
+            cap = min(gf[S.G_FREE + d], qsf[leaf, S.QSF_MAX + d])
+        cap = math.ceil(cap * share) if v3 else math.floor(cap * share)
+        r = r0 if d == 0 else r1
+        if qf[leaf, S.QF_AM + d] + r > cap:
+            return False
+    return True
     for d in range(2):
         cap = qf[leaf, S.QF_FAIR + d]
         if cap == 0.0:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from whatif.predictor.pack import RETRY_FIRST
+from whatif.predictor.pack import POLICY_CODES, RETRY_FIRST
 from whatif.predictor.reference.protocol import EngineState
 
 if TYPE_CHECKING:
@@ -303,6 +303,8 @@ class Allocation(EngineState):
         return False
 
     def _am_fits(self, leaf: int, am: np.ndarray) -> bool:
+        """FSLeafQueue.canRunAppAM: Hadoop 3 rounds the cap up and compares both
+        resources; Hadoop 2 rounds it down and compares memory alone but under drf."""
         share = float(self.q.max_am_share[leaf])
         if abs(share + 1.0) < 1e-4:
             return True
@@ -310,8 +312,9 @@ class Allocation(EngineState):
         for d in (0, 1):
             if cap[d] == 0:
                 cap[d] = min(self.free[d], self.q.max_share[leaf, d])
-            cap[d] = math.floor(cap[d] * share)
-        return bool((self.q_am_usage[leaf] + am <= cap).all())
+            cap[d] = math.ceil(cap[d] * share) if self.v3 else math.floor(cap[d] * share)
+        compared = 2 if self.v3 or self.q.policy[leaf] == POLICY_CODES["drf"] else 1
+        return bool((self.q_am_usage[leaf] + am <= cap)[:compared].all())
 
     def _try_app(self, j: int, leaf: int, d: int) -> bool:
         p = self.p
