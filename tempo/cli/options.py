@@ -469,9 +469,16 @@ def simulation_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def simulated_version(requested: int | None, cluster: Cluster | None) -> int:
     """`simulation_options`' ``--hadoop-version``: as given, else 1 on a slot cluster and 3
     otherwise (`tempo.space.hadoop_version_for`'s rule for a cluster)."""
+    slots = cluster is not None and bool(cluster.slots)
+    if requested is not None and requested != 1 and slots:
+        raise click.BadParameter(
+            f"a slot cluster (map-slots/reduce-slots) is Hadoop 1's; Hadoop {requested} "
+            "schedules memory-mb and vcores",
+            param_hint=["--cluster"],
+        )
     if requested is not None:
         return requested
-    return 1 if cluster is not None and cluster.slots else 3
+    return 1 if slots else 3
 
 
 def refuse_capacity_options(hadoop_version: int | None, space_path: str | None, doing: str) -> None:

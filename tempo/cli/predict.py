@@ -257,6 +257,13 @@ def config_allocation(
     """The queues to predict under: a capacity-scheduler.xml (the Capacity Scheduler mode)
     or an allocation file (the Fair Scheduler's), its warnings printed."""
     if is_capacity_scheduler(config_path):
+        if cluster.slots:
+            raise click.BadParameter(
+                "a capacity-scheduler.xml is predicted by Hadoop 3.x's rules, on memory-mb "
+                "and vcores (map-slots/reduce-slots are Hadoop 1's)",
+                param_hint=["--cluster"],
+            )
+        opt.refuse_capacity_options(hadoop_version, None, "predicted")
         warn_capacity(config_path, ConfigurationDocument.from_file(config_path), cluster)
         return read_capacity_allocation(config_path, cluster)
     document = AllocationDocument.from_file(config_path)

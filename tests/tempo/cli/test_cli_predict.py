@@ -185,3 +185,29 @@ def test_predict_accepts_a_capacity_scheduler_file(tmp_path):
     args[4] = str(bad)
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2 and "line" in result.output
+
+
+def test_a_cluster_or_version_the_file_cannot_have_is_a_usage_error(tmp_path):
+    """A slot cluster under YARN rules (it would be 15 MB for 15 slots) and a
+    capacity-scheduler.xml under Hadoop 1 or 2 exit 2 naming the option, for `predict` and
+    `qs` alike; Hadoop 1 rules on a memory cluster stay (memory is then the one pool)."""
+    capacity = str(REPO / "configs/capacity-hadoop-sls-sample.xml")
+    slots = ["--cluster", "map-slots=10,reduce-slots=5"]
+    cases = [
+        ([*ARGS, *slots, "--hadoop-version", "3"], "a slot cluster (map-slots/reduce-slots) is"),
+        ([*ARGS, "--config", capacity, "--hadoop-version", "1"], "by Hadoop 3.x's rules, got 1"),
+        ([*ARGS, "--config", capacity, "--hadoop-version", "2"], "by Hadoop 3.x's rules, got 2"),
+        ([*ARGS, "--config", capacity, *slots], "a capacity-scheduler.xml is predicted by"),
+    ]
+    template = tmp_path / "sls.qs"
+    template.write_text("QUEUE root.sls_queue_1\nOPTIMIZE QS_AJR;\n")
+    for args, message in cases:
+        for command in ("predict", "qs"):
+            full = [command, *args[1:]]
+            if command == "qs":  # no --engine
+                at = full.index("--engine")
+                full[at : at + 2] = ["--templates", str(template)]
+            result = CliRunner().invoke(cli, full)
+            assert result.exit_code == 2 and message in result.output, (command, result.output)
+    memory = CliRunner().invoke(cli, [*ARGS, "--hadoop-version", "1", "--json"])
+    assert memory.exit_code == 0, memory.output
