@@ -36,7 +36,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -193,6 +193,19 @@ class CandidateEvaluator:
         self.n_predicted += len(allocations)
         return list(zip(estimate.mean, estimate.spread, strict=True))
 
+    def document_qs(self, document: SchedulerDocument) -> np.ndarray:
+        """The QS (means, in `columns`) of `document` itself: the configuration in force
+        where the space cannot encode it (a value outside its bounds), so no vector is it."""
+        allocation = self.file.allocation(document, self.model.cluster)
+        try:
+            mean: np.ndarray = self.model.evaluate([allocation], self.workload).mean[0]
+        except UnfinishedJobsError as error:
+            raise UnfinishedJobsError(
+                f"the configuration in force cannot be evaluated: {error}",
+                count=error.count, job_ids=error.job_ids, queues=error.queues,
+            ) from error  # fmt: skip
+        return mean if self.columns is None else mean[self.columns]
+
     def _fail(self, vector: np.ndarray, reason: str, error: Exception | None = None) -> None:
         logger.warning("candidate %s failed: %s", np.round(vector, 4).tolist(), reason)
         self.failures.append(CandidateFailure(vector.copy(), reason, error))
@@ -213,6 +226,7 @@ class TuningContext:
     evaluator: CandidateEvaluator
     start_qs: np.ndarray
     hadoop_version: int = 3
+    clipped: tuple[SettingDiff, ...] = ()
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -328,11 +342,12 @@ def build_problem(
     what_if = _what_if_model(
         model, cluster, components, settings or SchedulerSettings(hadoop_version=hadoop_version)
     )
-    start = file.start(space, document)
+    start = file.start(space, document, True)
     evaluator = CandidateEvaluator(
         document, workload, space, what_if, hadoop_version=hadoop_version
     )
     start_qs, components = _measurable_start(evaluator, start, components)
+    clipped = _clipped(file, space, document, evaluator, start)
     thresholds = np.array([c.threshold for c in components])
     problem = Problem(
         dim=len(space),
@@ -348,8 +363,27 @@ def build_problem(
         names=tuple(c.label for c in components),
         steps=space.steps_at(start),
     )
-    context = TuningContext(document, space, components, evaluator, start_qs, hadoop_version)
+    in_force_qs = evaluator.document_qs(document) if clipped else start_qs
+    context = TuningContext(
+        document, space, components, evaluator, in_force_qs, hadoop_version, clipped
+    )
     return problem, context
+
+
+def _clipped(
+    file: SchedulerFile,
+    space: SchedulerSpace,
+    document: SchedulerDocument,
+    evaluator: CandidateEvaluator,
+    start: np.ndarray,
+) -> tuple[SettingDiff, ...]:
+    """What the search's start changes from `document`, where a value in force is outside
+    its dimension's bounds (the start is then clipped into them); () when none is."""
+    try:
+        file.start(space, document, False)
+    except ValidationError:
+        return file.diff(document, evaluator.candidate(start))
+    return ()
 
 
 def _check_kinds(document: SchedulerDocument, space: SchedulerSpace) -> None:
@@ -461,6 +495,9 @@ class OptimizeOutcome:
     ``gains`` are the predicted improvements that count under the run's `MinGain`;
     ``held_back`` says why the best point found was not proposed (its gain is below
     the minimum), empty when it was (or when it is the configuration in force).
+    ``clipped`` lists what the search's start changed from the file in force, where a
+    value in force is outside the space's bounds: the answer is then always a point
+    inside them, and ``result.start_mean`` the QS of the file in force itself.
     """
 
     document: SchedulerDocument
@@ -472,6 +509,7 @@ class OptimizeOutcome:
     failures: tuple[CandidateFailure, ...]
     gains: tuple[QSChange, ...] = ()
     held_back: str = ""
+    clipped: tuple[SettingDiff, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -517,8 +555,10 @@ def optimize(
     The configuration in force is the first point evaluated; the point picked is the
     one a DBA would apply among all evaluated (feasible first, then best on the OPTIMIZE
     objectives), so the outcome never has a predicted QS vector the optimizer did not see
-    (one exception: when the pick is the configuration in force, its document is returned
-    unchanged, even where ``space.encode(clip=True)`` clipped a value to the bounds).
+    (when the pick is the configuration in force, its document is returned unchanged;
+    where a value in force is outside the space's bounds, the search starts from it
+    clipped into them and the answer is a point inside them, compared with the file in
+    force: `OptimizeOutcome.clipped`).
 
     ``iterations=1`` is one PALD step of the control loop: one batch around the
     configuration in force plus the step's point.
@@ -627,16 +667,19 @@ def _outcome(
 ) -> OptimizeOutcome:
     """The tuned document (or the one in force when nothing better, or nothing worth
     `min_gain`, was found), its diff and the predicted gains."""
-    # The configuration in force stays byte-identical when nothing better was found (even
-    # where encoding it clipped a value to the space's bounds).
-    at_start = np.array_equal(result.x, problem.start)
+    # The configuration in force stays byte-identical when nothing better was found. Where
+    # a value in force is outside the space's bounds (`TuningContext.clipped`), the answer
+    # stays inside them, as the space asks, and is compared with the file in force.
+    if context.clipped:
+        result = replace(result, start_mean=context.start_qs)
+    at_start = np.array_equal(result.x, problem.start) and not context.clipped
     changes = [
         QSChange(c.label, c.metric.unit, c.threshold, float(before), float(after))
         for c, before, after in zip(context.components, result.start_mean, result.mean, strict=True)
     ]
     gains = meaningful_gains(changes, min_gain or MinGain(0.0, 0.0, 0.0))
     held_back = ""
-    if not at_start and min_gain is not None and not gains:
+    if not at_start and min_gain is not None and not gains and not context.clipped:
         held_back = (
             f"no change proposed: the best point found (distance {result.distance:.3f}) "
             f"predicts no gain of at least {min_gain}"
@@ -654,6 +697,7 @@ def _outcome(
         failures=tuple(context.evaluator.failures),
         gains=tuple(gains) if not at_start else (),
         held_back=held_back,
+        clipped=context.clipped,
     )
 
 

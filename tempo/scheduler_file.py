@@ -54,7 +54,7 @@ class SchedulerFile:
     errors: Callable[[Any], list[str]]
     allocation: Callable[[Any, Cluster], EffectiveAllocation]
     space: Callable[[Any, Cluster, bool], SchedulerSpace]
-    start: Callable[[Any, Any], np.ndarray]
+    start: Callable[[Any, Any, bool], np.ndarray]
     diff: Callable[[Any, Any], tuple[SettingDiff, ...]]
     write: Callable[[Any, str | os.PathLike[str]], Path]
 
@@ -82,9 +82,9 @@ def fair_file(hadoop_version: int = 3) -> SchedulerFile:
             current, cluster, hadoop_version=hadoop_version, preemption=preemption
         )
 
-    def start(space: ConfigurationSpace, document: AllocationDocument) -> np.ndarray:
+    def start(space: ConfigurationSpace, document: AllocationDocument, clip: bool) -> np.ndarray:
         current = allocation.effective_allocation(document, hadoop_version=space.hadoop_version)
-        return space.encode(current, clip=True)
+        return space.encode(current, clip=clip)
 
     return SchedulerFile(
         name="allocation file",
@@ -133,7 +133,7 @@ CAPACITY_FILE = SchedulerFile(
     errors=lambda doc: error_lines(capacity.validate(doc)),
     allocation=capacity_allocation,
     space=_capacity_space,
-    start=lambda space, doc: space.encode(doc, clip=True),
+    start=lambda space, doc, clip: space.encode(doc, clip=clip),
     diff=capacity_diff,
     write=lambda doc, path: capacity.write_capacity(doc, path),
 )

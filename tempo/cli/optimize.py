@@ -168,6 +168,7 @@ def _json_document(
             )
         ],
         "changes": diff_rows(outcome.diff),
+        "clipped_start": diff_rows(outcome.clipped),
         "distance": outcome.distance,
         "radius": radius,
         "min_gain": {
@@ -486,6 +487,25 @@ def _write_report(
         return write_tuning_report(document, report_dir)
 
 
+def _render_clipped(outcome: OptimizeOutcome) -> None:
+    """Where the file in force is outside the tuned ranges: what the search's start moved,
+    and every QS of the answer against the file in force (losses too)."""
+    click.echo(
+        "note: the file in force is outside the tuned ranges; the search started from it "
+        "moved into them, and the answer stays inside them:"
+    )
+    for d in outcome.clipped:
+        click.echo(f"  {d.describe()}")
+    for c, before, after in zip(
+        outcome.components, outcome.result.start_mean, _proposed_mean(outcome), strict=True
+    ):
+        unit = c.metric.unit
+        click.echo(
+            f"predicted: {c.label} {format_value(float(before), unit)} in force -> "
+            f"{format_value(float(after), unit)}"
+        )
+
+
 def _render_outcome(outcome: OptimizeOutcome, config_path: str, radius: float, output: str) -> None:
     click.echo(f"\nchanges from {config_path}:")
     for d in outcome.diff:
@@ -497,11 +517,14 @@ def _render_outcome(outcome: OptimizeOutcome, config_path: str, radius: float, o
             else "  none (nothing predicted better within the radius)"
         )
     else:
-        click.echo(f"distance moved: {outcome.distance:.4f} (radius {radius:g})")
+        start = " from the start moved into the tuned ranges" if outcome.clipped else ""
+        click.echo(f"distance moved: {outcome.distance:.4f}{start} (radius {radius:g})")
         for g in outcome.gains:
             click.echo(
                 f"predicted gain: {g.label} {format_value(g.before, g.unit)} -> "
                 f"{format_value(g.after, g.unit)}"
             )
+    if outcome.clipped:
+        _render_clipped(outcome)
     _render_failures(outcome.failures)
     click.echo(f"wrote {output}")

@@ -83,6 +83,7 @@ OPTIMIZE_SCHEMA = _document(
             )
         ),
         "changes": _array(_CHANGE),
+        "clipped_start": _array(_CHANGE),
         "distance": _NUMBER,
         "radius": {"type": "number"},
         "min_gain": _MIN_GAIN,

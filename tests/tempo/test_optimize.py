@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tempo.gain import MinGain
 from tempo.optimize import build_problem, last_window, optimize
 from tempo.space import ConfigurationSpace
 from tempo.templates import parse_templates
@@ -267,3 +268,29 @@ def test_unmeasurable_qs_is_left_out(setup):
     )
     assert [c.metric.label for c in context.components] == ["QS_AJR", "QS_THR", "QS_AJR"]
     assert problem.evaluate(problem.start[None, :]).mean.shape == (1, 3)
+
+
+def test_a_value_in_force_outside_the_tuned_range_is_compared_as_the_file_in_force(setup):
+    """root.a's maxRunningApps 7 tuned over 1:3: the search starts from 3 (clipped), the
+    QS "in force" are the file's own (7 running apps), and the answer stays in 1:3 even
+    where it predicts worse than the file (the clipped start was reported as the
+    configuration in force, and "no change" wrote the file out of the range)."""
+    from tempo.space import SpaceSpec
+
+    document, workload, templates, space = setup
+    _, context = build_problem(
+        document, workload, templates, CLUSTER, space=space, model=REFERENCE, radius=0.3
+    )
+    narrow = ConfigurationSpace.from_spec(
+        SpaceSpec(settings=()).with_overrides(["root.a.maxRunningApps=1:3"]),
+        effective_allocation(document),
+        CLUSTER,
+    )
+    outcome = optimize(
+        document, workload, templates, CLUSTER, space=narrow, iterations=1, batch_size=2,
+        radius=1.0, engine="reference", min_gain=MinGain(0.5, 0.0, 0.0),
+    )  # fmt: skip
+    assert [d.describe() for d in outcome.clipped] == ["root.a  maxRunningApps: 7 -> 3"]
+    np.testing.assert_allclose(outcome.result.start_mean, context.start_qs)
+    tuned = effective_allocation(outcome.document).queue("root.a").max_running_apps
+    assert tuned is not None and 1 <= tuned <= 3 and outcome.diff and not outcome.held_back
