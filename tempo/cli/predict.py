@@ -31,8 +31,10 @@ from whatif.workload import Workload
 @click.command()
 @opt.trace_options
 @opt.window_option(
-    "Predict only the jobs submitted in the last L of the trace (e.g. 1d); from a "
-    "native Parquet trace only those rows are read.",
+    "Predict only the jobs submitted in the last L before the trace's last submission "
+    "(e.g. 1d), on a cluster the earlier jobs do not occupy; from a native Parquet trace "
+    "only those rows are read (tempo qs --window instead predicts the whole trace and "
+    "measures the window ending at its last event).",
 )
 @opt.path_option("--config", "config_path", required=True, help="Allocation file.")
 @opt.cluster_option(required=True, help="Cluster SPEC to simulate on.")

@@ -79,8 +79,10 @@ def _needs_cluster(templates: Sequence[QSTemplate]) -> str | None:
 @opt.path_option("--templates", "templates_path", help="A .qs file or a directory of them.")
 @opt.cluster_option(help="Cluster SPEC; enables the resource metrics.")
 @opt.window_option(
-    "Length of the window ending at the trace's last event (e.g. 45min); the whole trace "
-    "when omitted."
+    "Length of the window ending at the trace's last event (e.g. 45min) whose QS are "
+    "measured; the whole trace when omitted. With --config the whole trace is predicted, "
+    "so earlier jobs contend in the window (tempo predict --window predicts only the jobs "
+    "submitted in it)."
 )
 @opt.path_option(
     "--config",

@@ -132,7 +132,7 @@ def apply_assignments(
             if top is not None:
                 doc = doc.set_default(*top, hadoop_version=hadoop_version)
                 continue
-            component = _component_assignment(doc, text)
+            component = _component_assignment(doc, text, hadoop_version)
             queue, setting, value = component or parse_assignment(text)
             doc = doc.set(queue, setting, value, hadoop_version=hadoop_version)
         except AllocationError as error:
@@ -143,9 +143,13 @@ def apply_assignments(
     return doc
 
 
-def _component_assignment(doc: AllocationDocument, text: str) -> tuple[str, str, object] | None:
+def _component_assignment(
+    doc: AllocationDocument, text: str, hadoop_version: int | None = None
+) -> tuple[str, str, object] | None:
     """``root.a.minResources.memory=2048`` -> (``root.a``, ``minResources``, the element's
-    amounts with memory 2048), or None when `text` names no amount of a resource element."""
+    amounts with memory 2048), or None when `text` names no amount of a resource element.
+    Hadoop 2 reads only ``X mb, Y vcores``: an amount whose other one is unlimited (the
+    element is not written) cannot be written for it alone."""
     target, sep, raw = text.partition("=")
     element, _, name = target.strip().rpartition(".")
     queue, _, setting = element.rpartition(".")
@@ -188,4 +192,10 @@ def _component_assignment(doc: AllocationDocument, text: str) -> tuple[str, str,
         amounts = Resources(amount, amounts.vcores)
     else:
         amounts = Resources(amounts.memory_mb, amount)
+    if hadoop_version == 2 and math.inf in (amounts.memory_mb, amounts.vcores):
+        raise AllocationError(
+            f"--set {text!r}: {queue} has no {setting} to keep the other amount of, and "
+            f"Hadoop 2 reads only 'X mb, Y vcores' (both amounts); set the whole element, "
+            f"e.g. --set '{queue}.{setting}=40960 mb, 40 vcores'"
+        )
     return queue, setting, ResourceLimit(absolute=amounts)

@@ -93,14 +93,21 @@ YARN_INSTEAD: Mapping[str, str] = MappingProxyType(
 )
 
 
+#: Queue elements Hadoop 3 added, which Hadoop 2 ignores: the release that reads them.
+YARN3_ONLY: Mapping[str, str] = MappingProxyType({"maxContainerAllocation": "3.2 (YARN-8468)"})
+
+
 def reads(hadoop_version: int, tag: str, place: Place) -> bool:
     """Whether Hadoop `hadoop_version` reads element `tag` (as written) at `place`.
 
-    For Hadoop 2/3 only the MRv1-only elements are answered False; whether a YARN
-    element exists at all is the document model's business.
+    For Hadoop 2/3 only the MRv1-only elements, and for Hadoop 2 Hadoop 3's additions,
+    are answered False; whether a YARN element exists at all is the document model's
+    business.
     """
     if hadoop_version == 1:
         return tag in {"pool": HADOOP1_POOL, "top": HADOOP1_TOP, "user": HADOOP1_USER}[place]
+    if hadoop_version == 2 and place == "pool" and tag in YARN3_ONLY:
+        return False
     return tag not in MRV1_ONLY[place]
 
 
@@ -110,6 +117,10 @@ def ignored_message(hadoop_version: int, tag: str, where: str) -> str:
         instead = HADOOP1_INSTEAD.get(tag)
         hint = f"; it reads {instead}" if instead else ""
         return f"{where}: Hadoop 1 ignores <{tag}>{hint}"
+    if tag in YARN3_ONLY:
+        return (
+            f"{where}: Hadoop {hadoop_version} ignores <{tag}> (read from Hadoop {YARN3_ONLY[tag]})"
+        )
     instead = YARN_INSTEAD.get(tag)
     hint = f"; it reads {instead}" if instead else ""
     return f"{where}: <{tag}> is a Hadoop 1 (MRv1) element; YARN ignores it{hint}"
@@ -117,6 +128,7 @@ def ignored_message(hadoop_version: int, tag: str, where: str) -> str:
 
 __all__ = [
     "HADOOP1_INSTEAD",
+    "YARN3_ONLY",
     "HADOOP1_MODES",
     "HADOOP1_POOL",
     "HADOOP1_TOP",

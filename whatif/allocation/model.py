@@ -25,7 +25,7 @@ from typing import Any
 
 from lxml import etree
 
-from whatif.allocation.dialect import HADOOP1_MODES, ignored_message, reads
+from whatif.allocation.dialect import HADOOP1_MODES, YARN3_ONLY, ignored_message, reads
 from whatif.allocation.effective import ResourceLimit, Resources
 from whatif.allocation.java_values import (
     JAVA_LONG_MAX,
@@ -772,10 +772,15 @@ class AllocationDocument(XmlDocument):
                     "(any other mode makes it refuse the file)"
                 )
         elif not reads(version, setting, "pool"):
+            other = (
+                "3 if the cluster runs it"
+                if setting in YARN3_ONLY
+                else "1 if the file is for Hadoop 1"
+            )
             raise AllocationError(
                 f"{refusing}: "
                 + ignored_message(version, setting, target.path)
-                + " (pass --hadoop-version 1 if the file is for Hadoop 1)"
+                + f" (pass --hadoop-version {other})"
             )
 
     def _insert_top(self, tag: str, value_text: str) -> AllocationDocument:

@@ -82,7 +82,7 @@ def effective_allocation(
         raise AllocationError(f"{doc.source}:{first.line}: {first.message}{more}")
     if hadoop_version == 1:
         return _resolve_mrv1(doc)
-    return _resolve_yarn(doc)
+    return _resolve_yarn(doc, hadoop_version)
 
 
 @dataclass(frozen=True)
@@ -115,13 +115,13 @@ class _YarnDefaults:
         )
 
 
-def _resolve_yarn(doc: AllocationDocument) -> EffectiveAllocation:
+def _resolve_yarn(doc: AllocationDocument, hadoop_version: int) -> EffectiveAllocation:
     defaults = _YarnDefaults.read(doc)
 
     def build(
         element: QueueElement | None, path: str, parent: EffectiveQueue | None
     ) -> EffectiveQueue:
-        queue = _yarn_queue(element, path, parent, defaults)
+        queue = _yarn_queue(element, path, parent, defaults, hadoop_version)
         children = element.children if element is not None else ()
         if path == "root" and element is None:
             children = doc.queues
@@ -162,6 +162,7 @@ def _yarn_queue(
     path: str,
     parent: EffectiveQueue | None,
     defaults: _YarnDefaults,
+    hadoop_version: int,
 ) -> EffectiveQueue:
     """One YARN queue's effective values (its children not yet attached): its own
     settings, else the file's defaults, else what it inherits from `parent`."""
@@ -170,7 +171,8 @@ def _yarn_queue(
     am_share = setting_value(get("maxAMShare"))
     own_threshold = setting_value(get("fairSharePreemptionThreshold"))
     allow = setting_value(get("allowPreemptionFrom"), True)
-    container = setting_value(get("maxContainerAllocation"))
+    # read from Hadoop 3.2 on (`dialect.YARN3_ONLY`); Hadoop 2 ignores the element
+    container = setting_value(get("maxContainerAllocation")) if hadoop_version >= 3 else None
     return EffectiveQueue(
         name=path,
         is_parent=element is None or element.is_parent,

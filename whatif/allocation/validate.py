@@ -493,6 +493,9 @@ class _Checker:
             self.error(setting.line, f"queue {queue.path}: {setting.problem}")
             return
         name, value = setting.name, setting.value
+        if self.version == 2 and not reads(2, setting.tag, "pool"):  # Hadoop 3's additions
+            self.warn(setting.line, ignored_message(2, setting.tag, queue.path))
+            return
         if name == "maxContainerAllocation" and self.version >= 3 and queue.path == "root":
             self.warn(setting.line, "maxContainerAllocation is not allowed on the root queue")
         if name == "weight":

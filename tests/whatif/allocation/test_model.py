@@ -231,6 +231,27 @@ def test_an_amount_of_an_unreadable_resource_is_refused(written, amount):
     assert "set the whole element" in str(error.value)
 
 
+def test_under_hadoop2_an_amount_beside_an_unlimited_one_is_refused_as_its_own_error():
+    """Hadoop 2 reads only 'X mb, Y vcores': maxResources.memory of a queue without a
+    maximum (vcores unlimited) is refused naming the assignment and the whole-element
+    form, not blamed on the input file's line as a value it does not hold."""
+    from whatif.allocation.assign import apply_assignments
+
+    doc = AllocationDocument.from_bytes(b'<allocations><queue name="a"/></allocations>')
+    with pytest.raises(AllocationError) as error:
+        apply_assignments(doc, ["root.a.maxResources.memory=40960"], hadoop_version=2)
+    assert str(error.value).startswith("--set 'root.a.maxResources.memory=40960': root.a has")
+    assert "--set 'root.a.maxResources=40960 mb, 40 vcores'" in str(error.value)
+    written = apply_assignments(doc, ["root.a.maxResources.memory=40960"], hadoop_version=3)
+    assert written.queue("root.a").get("maxResources").text == "memory-mb=40960"
+    both = AllocationDocument.from_bytes(
+        b'<allocations><queue name="a"><maxResources>8192 mb, 8 vcores</maxResources>'
+        b"</queue></allocations>"
+    )
+    kept = apply_assignments(both, ["root.a.maxResources.memory=4096"], hadoop_version=2)
+    assert kept.queue("root.a").get("maxResources").text == "4096 mb, 8 vcores"
+
+
 def test_a_bad_amount_assignment_names_what_it_takes():
     """An amount that is no number >= 0 says what the amount is in; a value of the wrong
     kind says what the setting takes (not Python's conversion error); a queue not in the

@@ -306,3 +306,30 @@ def test_a_reservation_leaf_is_a_warning_that_the_reservation_system_is_not_mode
         )
     ]
     assert not only(issues('<queue name="b"/>'), "warning")
+
+
+def test_hadoop2_ignores_max_container_allocation_and_set_refuses_it():
+    """maxContainerAllocation is read from Hadoop 3.2 on (YARN-8468): under Hadoop 2 it is
+    a warning at its line, takes no effect, and `set` refuses to write it."""
+    import pytest
+
+    from whatif.allocation import AllocationDocument, effective_allocation
+    from whatif.allocation.effective import Resources
+    from whatif.errors import AllocationError
+
+    body = '<queue name="a">\n<maxContainerAllocation>4096 mb, 2 vcores</maxContainerAllocation></queue>'
+    assert only(issues(body, hadoop_version=2), "warning") == [
+        (3, "root.a: Hadoop 2 ignores <maxContainerAllocation> (read from Hadoop 3.2 (YARN-8468))")
+    ]
+    assert only(issues(body), "warning") == []
+    doc = AllocationDocument.from_bytes(f"<allocations>\n{body}\n</allocations>".encode())
+    assert (
+        effective_allocation(doc, hadoop_version=2)
+        .queue("root.a")
+        .max_container_allocation.is_unlimited
+    )
+    limit = effective_allocation(doc).queue("root.a").max_container_allocation
+    assert limit.resolve(Resources(10**6, 10**3)) == Resources(4096, 2)
+    bare = AllocationDocument.from_bytes(b'<allocations><queue name="b"/></allocations>')
+    with pytest.raises(AllocationError, match="Hadoop 2 ignores <maxContainerAllocation>"):
+        bare.set("root.b", "maxContainerAllocation", "1024 mb, 1 vcores", hadoop_version=2)
