@@ -265,6 +265,39 @@ def preemption_case(**b_queue):
     return build_workload(jobs), alloc
 
 
+def test_a_victim_gives_up_only_what_keeps_its_fair_share_across_one_apps_scans(engine):
+    """Hadoop 3 (FSPreemptionThread.identifyContainersToPreempt tracks each container's
+    victims on their app at once, and canContainerBePreempted subtracts them): 16 one-GB
+    containers, queue a (min share 12 GB, fair share 12288) holds 8 for ja0, queue b
+    (fair 4096) 8 for jb; ja1 joins a at 1. At 6 (timeouts 5 s) ja1 is starved for 3072
+    (half its fair share, 6144 of a's 12288) and for its pending 8192 less that 3072 less
+    the 1024 a lacks of its min share beyond it (4096): 7 containers. jb
+    may give 4 (8192 down to its 4096) and ja0 2 (down to 6144): 6 kills, not 7 from jb
+    (which counted none of the scans' earlier victims and left it at 1 GB of 4)."""
+    alloc = flat_tree(
+        a={
+            "min_resources": Resources(12288, 12),
+            "min_share_preemption_timeout_s": 5.0,
+            "fair_share_preemption_timeout_s": 5.0,
+        },
+        b={},
+    )
+    maps = [("map", 100, 1024)] * 8
+    jobs = [("ja0", "a", 0, maps), ("jb", "b", 0, maps), ("ja1", "a", 1, maps)]
+    cfg = SchedulerSettings(
+        preemption=True, hadoop_version=3, utilization_threshold=0.0, wait_time_before_kill_s=0.0
+    )
+    s = predict(build_workload(jobs), alloc, containers(16), settings=cfg, engine=engine)
+    killed = s.attempts[s.attempts["preempted"]]
+    assert killed.groupby("job_id").size().to_dict() == {"ja0": 2, "jb": 4}
+    assert set(killed["finish_s"]) == {6.0}
+    assert s.jobs.set_index("job_id")["finish_s"].to_dict() == {
+        "ja0": 200.0,
+        "jb": 200.0,
+        "ja1": 200.0,
+    }
+
+
 def test_min_share_preemption_fires_after_its_timeout_and_not_before(engine):
     """Hadoop 3: b (min share 4) is starved from t=10; victims die at 10 + 20 + wait 5."""
     workload, alloc = preemption_case(

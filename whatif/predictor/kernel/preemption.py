@@ -334,7 +334,7 @@ def _preempt_for(W, heads, j, bound0):
         else:
             fit = java_int(ratio)
         if fit == 0:
-            break
+            continue  # getStarvedResourceRequests: a capability too large for pending
         n = min(fit, counts[r])
         p0 = p0 - c0 * n
         p1 = p1 - c1 * n
@@ -348,16 +348,24 @@ def _preempt_for(W, heads, j, bound0):
             if nv == before:
                 # nothing changed, so every further scan for this request fails too
                 break
+            # trackContainerForPreemption as each container's victims are found: the next
+            # scan's fair-share test sees them (an app gives up only what keeps its share)
+            for k in range(before, nv):
+                a = vict[k]
+                task = ai[a, S.AI_TASK]
+                vj = ts[task, S.TS_JOB]
+                r0 = tsf[task, S.TSF_REQ]
+                r1 = tsf[task, S.TSF_REQ + 1]
+                jf[vj, S.JF_TBP] += r0
+                jf[vj, S.JF_TBP + 1] += r1
+                _held_changed(W, vj)
+                _up(W, S.QF_TBP, js[vj, S.JS_QUEUE], r0, r1)
     for i in range(nv):
         a = vict[i]
         task = ai[a, S.AI_TASK]
         vj = ts[task, S.TS_JOB]
         r0 = tsf[task, S.TSF_REQ]
         r1 = tsf[task, S.TSF_REQ + 1]
-        jf[vj, S.JF_TBP] += r0
-        jf[vj, S.JF_TBP + 1] += r1
-        _held_changed(W, vj)
-        _up(W, S.QF_TBP, js[vj, S.JS_QUEUE], r0, r1)
         lf[ai[a, S.AI_LIVE], S.LF_MARK] = gf[S.G_NOW] + cfg[S.C_WAIT_KILL]
         _free_remove(W, a, vj)
         heap_push(hk, hi, gi, lf[ai[a, S.AI_LIVE], S.LF_MARK], S.KILL, a, task, vj)

@@ -170,7 +170,7 @@ class Preemption(EngineState):
                 ratio = div(pending[0], cap[0])
             fit = java_int(math.floor(ratio) if ratio == ratio and abs(ratio) != INF else ratio)
             if fit == 0:
-                break
+                continue  # getStarvedResourceRequests: a capability too large for pending
             n = min(fit, count)
             pending = pending - cap * n
             for _ in range(n):
@@ -180,10 +180,14 @@ class Preemption(EngineState):
                     break
                 victims.extend(found)
                 chosen.update(found)
+                for a in found:
+                    # trackContainerForPreemption as each container's victims are found:
+                    # the next scan's fair-share test sees them (one app gives up only
+                    # what keeps it at its share, not every container in turn)
+                    task = self.att_task[a]
+                    self.job_tbp[int(p.task_job[task])] += p.task_req[task]
         for a in victims:
             task = self.att_task[a]
-            vj = int(p.task_job[task])
-            self.job_tbp[vj] += p.task_req[task]
             self.att_mark[a] = self.now + self.s.wait_time_before_kill_s
             self._push(self.att_mark[a], KILL, a)
             self._claim_add(max(self.att_node[a], 0), j, p.task_req[task])
