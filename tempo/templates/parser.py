@@ -258,8 +258,15 @@ class _Parser:
                 f"expected '<' or '<=' after metric {metric.label}, got {op.describe()}{hint}"
             )
         self.advance()
+        number = self.current
         quantity = self.quantity(f"after {metric.label} {op.text}")
         threshold = self.convert(quantity, metric.unit, f"the threshold of {metric.name}")
+        if metric.unit == "s" and (threshold < 0 or (threshold == 0 and op.text == "<")):
+            raise self.error(
+                f"{metric.label} {op.text} {quantity.text} can never be met: "
+                f"{metric.name} is a time, 0 or more",
+                number,
+            )
         return Constraint(metric, op.text, threshold, self.location(start))
 
     def quantity(self, context: str) -> _Quantity:

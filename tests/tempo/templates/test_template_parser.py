@@ -301,6 +301,18 @@ def test_empty_file_has_no_templates():
         ),
         ("QUEUE a\nOPTIMIZE QS_AJR(;", 2, 17, "expected a parameter of QS_AJR (window), got ';'"),
         ("QUEUE a\n  OPTIMIZE QS_AJR; $", 2, 20, "unexpected character '$'"),
+        (
+            "QUEUE a\nOPTIMIZE QS_THR;\nCONSTRAINT QS_AJR < -10min;",
+            3,
+            21,
+            "QS_AJR < -10min can never be met: QS_AJR is a time, 0 or more",
+        ),
+        (
+            "QUEUE a\nOPTIMIZE QS_THR;\nCONSTRAINT QS_PCT(p=90%) < 0s;",
+            3,
+            28,
+            "QS_PCT(p=0.9) < 0s can never be met: QS_PCT is a time, 0 or more",
+        ),
     ],
 )
 def test_errors_name_file_line_column_and_what_was_expected(text, line, column, message):
