@@ -324,7 +324,7 @@ def _constraint_table(
             rows.append(
                 {
                     "queue": template.queue,
-                    "constraint": f"{c.metric.label} {c.op} {format_value(c.threshold, c.metric.unit)}",
+                    "constraint": constraint_text(c),
                     "metric": c.metric.label,
                     "unit": c.metric.unit,
                     "op": c.op,
@@ -361,6 +361,12 @@ def unfinished_note(count: int) -> str:
         "the trace ended: left out of the observed QS_AJR, QS_PCT, QS_SLOWDOWN, QS_DL and "
         "QS_THR, counted as misses by QS_ATTAIN"
     )
+
+
+def constraint_text(constraint: Constraint) -> str:
+    """``QS_PCT <= 1800.0s``: a constraint with its threshold in the unit people read."""
+    threshold = format_value(constraint.threshold, constraint.metric.unit)
+    return f"{constraint.metric.label} {constraint.op} {threshold}"
 
 
 def format_value(value: float, unit: str) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from tempo.qs import constraint_text
 from tempo.templates import QSTemplate
 from whatif.allocation import AllocationDocument, Resources, validate
 from whatif.allocation.validate import Issue
@@ -85,7 +86,7 @@ def warn_unmeasured(templates: Sequence[QSTemplate], constraints: pd.DataFrame, 
                 "measure (no finished job of the queue in the window, or no deadlines); it "
                 "counts as not met",
                 where or template.queue,
-                constraint,
+                constraint_text(constraint),
                 template.queue,
             )
             count += 1

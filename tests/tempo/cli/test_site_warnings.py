@@ -87,3 +87,22 @@ def test_each_scheduler_is_warned_of_its_own_settings(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="tempo"):
         scheduler_settings(3, site, None, announce=False, config_path=FAIR)
     assert "delay scheduling" in caplog.text and "priorities up to 5" not in caplog.text
+
+
+def test_an_unmeasured_constraint_is_named_in_the_unit_the_qs_table_uses(caplog):
+    """The warning for a constraint with nothing to measure shows its threshold as the
+    table does (5.0%, 1800.0s), not as the raw fraction or seconds."""
+    import math
+
+    import pandas as pd
+
+    from tempo.cli.checks import warn_unmeasured
+    from tempo.templates import parse_templates
+
+    templates = parse_templates(
+        "QUEUE root.app\nOPTIMIZE QS_AJR;\nCONSTRAINT QS_DL(slack=25%) < 5%;\n", "app.qs"
+    )
+    with caplog.at_level("WARNING"):
+        count = warn_unmeasured(templates, pd.DataFrame({"predicted": [math.nan]}), "predicted")
+    assert count == 1
+    assert "app.qs:3:12: the constraint QS_DL(slack=0.25) < 5.0% of root.app" in caplog.text
