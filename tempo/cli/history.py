@@ -35,8 +35,21 @@ def default_history_journal() -> Path:
 )
 @opt.json_option
 @opt.report_option("QS per window, each step's decision, each applied step's allocation-file diff")
+@opt.path_option(
+    "--templates",
+    "templates_path",
+    exists=True,
+    help="With --report: the run's QS templates, so the report marks each QS objective or "
+    "constraint with its threshold (the journal keeps only the values).",
+)
 @opt.force_option("report.json and report.html already in the --report directory")
-def history(journal_path: str | None, as_json: bool, report_dir: str | None, force: bool) -> None:
+def history(
+    journal_path: str | None,
+    as_json: bool,
+    report_dir: str | None,
+    templates_path: str | None,
+    force: bool,
+) -> None:
     """Show every iteration of the tuning loop: when, configuration, decision and reason."""
     path = Path(journal_path) if journal_path else default_history_journal()
     opt.refuse_report_overwrite(report_dir, force=force)
@@ -44,8 +57,9 @@ def history(journal_path: str | None, as_json: bool, report_dir: str | None, for
     if report_dir:
         from tempo.reports import journal_report, write_tuning_report  # matplotlib: 0.8 s
 
+        components = opt.template_components(templates_path)
         with opt.writing_output(report_dir, option="--report", directory=True):
-            files = write_tuning_report(journal_report(path), report_dir)
+            files = write_tuning_report(journal_report(path, components), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=True)
     if as_json:
         opt.emit_json(

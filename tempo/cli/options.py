@@ -466,6 +466,15 @@ def simulation_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def template_components(path: str | os.PathLike[str] | None) -> tuple[Any, ...]:
+    """The QS vector entries (`tempo.optimize.QSComponent`) of the templates at `path`:
+    which QS are objectives or constraints and their thresholds; () without templates."""
+    from tempo.optimize import qs_components
+    from tempo.templates import load_templates
+
+    return qs_components(load_templates(Path(path))) if path is not None else ()
+
+
 def simulated_version(requested: int | None, cluster: Cluster | None) -> int:
     """`simulation_options`' ``--hadoop-version``: as given, else 1 on a slot cluster and 3
     otherwise (`tempo.space.hadoop_version_for`'s rule for a cluster)."""

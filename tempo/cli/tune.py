@@ -372,8 +372,9 @@ def tune(
     if report_dir:
         from tempo.reports import journal_report, write_tuning_report
 
+        components = opt.template_components(run.templates_path)
         with opt.writing_output(report_dir, option="--report", directory=True):
-            files = write_tuning_report(journal_report(run.journal_path), report_dir)
+            files = write_tuning_report(journal_report(run.journal_path, components), report_dir)
         click.echo(f"Report: {files.json} and {files.html}", err=as_json)
     _exit(run)
 

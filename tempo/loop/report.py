@@ -90,6 +90,8 @@ class TuneRun:
     interrupted: bool = False
     #: How the cluster read from the RM looks, when ``--cluster`` was not given ("" else).
     cluster_from_rm: str = ""
+    #: The QS templates the run tuned for (a file or a directory of them).
+    templates_path: Path | None = None
 
     @property
     def rm_error(self) -> str | None:

@@ -291,6 +291,7 @@ def _drive(
         cluster_from_rm=""
         if paths.cluster or tuner.cluster is None
         else describe_nodes(tuner.cluster),
+        templates_path=paths.templates,
     )
     if on_start is not None:
         on_start(run)

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tempo.journal import Iteration
-from tempo.optimize import OptimizeOutcome
+from tempo.optimize import OptimizeOutcome, QSComponent
 from tempo.qs import format_value
 from whatif.allocation import diff_rows
 from whatif.report.plots import label_unit
@@ -128,10 +128,14 @@ def tune_report(
     steps: Sequence[Mapping[str, Any]],
     *,
     journal: str,
+    components: Sequence[QSComponent] = (),
 ) -> dict[str, Any]:
     """The report of a `tempo tune` run from its journal's `iterations`
-    (`tempo.journal.Iteration`) and the applied `steps` (`tempo.reports.journal`)."""
+    (`tempo.journal.Iteration`) and the applied `steps` (`tempo.reports.journal`).
+    `components` (the run's templates', `tempo.optimize.qs_components`) say which QS is
+    an objective or a constraint and its threshold: the journal keeps only the values."""
     labels = sorted({k for i in iterations for k in (i.observed_qs or {})})
+    known = {f"{c.queue}:{c.metric.label}": c for c in components}
     windows: list[dict[str, Any]] = [
         {
             "iteration": i.id,
@@ -152,13 +156,15 @@ def tune_report(
         queue, metric, unit = split_label(label)
         first = observed[0]["observed"][label] if observed else None
         last = observed[-1]["observed"][label] if observed else None
+        component = known.get(label)
+        threshold = _number(component.threshold) if component is not None else None
         qs.append(
             {
                 "queue": queue,
                 "metric": metric,
-                "kind": "",
+                "kind": component.kind if component is not None else "",
                 "unit": unit,
-                "threshold": None,
+                "threshold": threshold,
                 "before": first,
                 "after": last,
             }
@@ -167,7 +173,7 @@ def tune_report(
             {
                 "label": label,
                 "unit": unit,
-                "threshold": None,
+                "threshold": threshold,
                 "points": [[w["iteration"], w["observed"][label]] for w in windows],
                 "predicted": [[w["iteration"], w["predicted"][label]] for w in windows],
             }

@@ -14,12 +14,17 @@ import logging
 import os
 import re
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from tempo.journal import Apply, Iteration, SQLiteJournal
+from tempo.optimize import QSComponent
 from tempo.reports.document import tune_report, unified_diff
 from tempo.space import hadoop_version_for
-from whatif.allocation import AllocationDocument, diff_allocations, diff_rows
+from tempo.scheduler_file import capacity_diff
+from whatif.allocation import AllocationDocument, SettingDiff, diff_allocations, diff_rows
+from whatif.capacity import ConfigurationDocument
+from whatif.capacity.xml_io import looks_like_capacity_scheduler
 from whatif.errors import WhatifError
 
 logger = logging.getLogger(__name__)
@@ -74,10 +79,7 @@ def _step(
         )
         return step
     try:
-        old = AllocationDocument.from_bytes(before[1], source=str(before[0]))
-        new = AllocationDocument.from_bytes(after[1], source=str(after[0]))
-        version = hadoop_version_for(None, document=old)
-        step["changes"] = diff_rows(diff_allocations(old, new, hadoop_version=version))
+        step["changes"] = diff_rows(_diff(before, after))
     except WhatifError as error:
         logger.warning("step of iteration %s: %s", apply.iteration_id, error)
         step["diff_note"] = f"settings not compared: {error}"
@@ -90,9 +92,26 @@ def _step(
     return step
 
 
-def journal_report(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The `tempo.reports.document.tune_report` of the journal at `path` (read-only);
-    raises `tempo.JournalError` when there is none."""
+def _diff(before: tuple[Path, bytes], after: tuple[Path, bytes]) -> tuple[SettingDiff, ...]:
+    """The settings two journaled versions of a file differ in: a capacity-scheduler.xml's
+    properties, or an allocation file's settings in its own dialect."""
+    if looks_like_capacity_scheduler(before[1]):
+        return capacity_diff(
+            ConfigurationDocument.from_bytes(before[1], source=str(before[0])),
+            ConfigurationDocument.from_bytes(after[1], source=str(after[0])),
+        )
+    old = AllocationDocument.from_bytes(before[1], source=str(before[0]))
+    new = AllocationDocument.from_bytes(after[1], source=str(after[0]))
+    version = hadoop_version_for(None, document=old)
+    return tuple(diff_allocations(old, new, hadoop_version=version))
+
+
+def journal_report(
+    path: str | os.PathLike[str], components: Sequence[QSComponent] = ()
+) -> dict[str, Any]:
+    """The `tempo.reports.document.tune_report` of the journal at `path` (read-only), its
+    QS kinds and thresholds from `components` (the templates'); raises
+    `tempo.JournalError` when there is none."""
     with SQLiteJournal(path, readonly=True) as journal:
         iterations = journal.iterations()
         applies = journal.applies()
@@ -103,4 +122,4 @@ def journal_report(path: str | os.PathLike[str]) -> dict[str, Any]:
         if apply.path not in by_file:
             by_file[apply.path] = _versions(Path(apply.path))
         steps.append(_step(apply, by_id.get(apply.iteration_id), by_file[apply.path]))
-    return tune_report(iterations, steps, journal=str(path))
+    return tune_report(iterations, steps, journal=str(path), components=components)

@@ -172,6 +172,48 @@ def test_journal_report_has_every_window_and_each_applied_steps_diff(journal):
     assert {"qs", "windows", "trajectory", "diff-1"} <= page.ids and "diff-2" not in page.ids
 
 
+def test_a_capacity_scheduler_steps_changes_are_its_properties(tmp_path):
+    """A tuned capacity-scheduler.xml's step lists the properties it changed (it was read
+    as an allocation file: no changes, and a "Bad fair scheduler config file" note)."""
+
+    def capacity(path: Path, share: str) -> str:
+        other = str(100 - int(share))
+        path.write_text(
+            "<configuration>\n"
+            + "".join(
+                f"  <property><name>yarn.scheduler.capacity.{name}</name><value>{value}</value>"
+                "</property>\n"
+                for name, value in (
+                    ("root.queues", "a,b"),
+                    ("root.a.capacity", share),
+                    ("root.b.capacity", other),
+                )
+            )
+            + "</configuration>\n"
+        )
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    config = tmp_path / "capacity-scheduler.xml"
+    first = capacity(tmp_path / "capacity-scheduler.xml.1", "50")
+    second = capacity(config, "60")
+    path = tmp_path / "journal.sqlite"
+    with SQLiteJournal(path) as j:
+        one = j.begin_iteration(config_path=str(config), config_sha256=first, observed_qs={})
+        apply = j.record_intent(
+            one, path=str(config), sha256=second, previous_sha256=first, backup_path=None
+        )
+        j.complete_apply(apply, outcome="confirmed")
+        j.finish_iteration(
+            one, decision="accepted", reason="predicted better", config_sha256=second
+        )
+    [step] = journal_report(path)["steps"]
+    assert step["diff_note"] == ""
+    assert step["changes"] == [
+        {"queue": "root.a", "element": "capacity", "old": "50", "new": "60"},
+        {"queue": "root.b", "element": "capacity", "old": "50", "new": "40"},
+    ]
+
+
 def test_journal_report_shows_the_cluster_each_window_predicted_on(journal, tmp_path):
     """Windows of a run that read the RM's nodes carry the cluster's SPEC in report.json and
     its nodes and totals in report.html's window table (a column only when any has one)."""
@@ -235,3 +277,33 @@ def test_tune_report_renders_in_headless_chromium(journal, tmp_path, render_in_c
     """Headless Chromium draws the tune report with its trajectory figure visible."""
     files = write_tuning_report(journal_report(journal), tmp_path / "report")
     render_in_chromium(files.html, height=1400)
+
+
+def test_a_tune_report_marks_constraints_with_their_thresholds_from_the_templates(
+    journal, tmp_path
+):
+    """The journal keeps QS values only; given the run's templates, the report says which
+    QS is a constraint and its threshold (as optimize reports do), and `history --report
+    --templates` passes them."""
+    from tempo.cli.options import template_components
+
+    templates = tmp_path / "t.qs"
+    templates.write_text(
+        "QUEUE root.a\nOPTIMIZE QS_AJR;\nQUEUE root.b\nCONSTRAINT QS_DL(deadline=+90min) <= 0%;\n"
+    )
+    document = journal_report(journal, template_components(templates))
+    kinds = {(q["queue"], q["kind"], q["threshold"]) for q in document["qs"]}
+    assert kinds == {("root.a", "objective", None), ("root.b", "constraint", 0.0)}
+    assert {q["kind"] for q in journal_report(journal)["qs"]} == {""}
+    out = tmp_path / "r"
+    args = [
+        "history",
+        "--journal",
+        str(journal),
+        "--report",
+        str(out),
+        "--templates",
+        str(templates),
+    ]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    assert json.loads((out / "report.json").read_text())["qs"] == document["qs"]

@@ -36,6 +36,12 @@ def is_capacity_scheduler(path: str | os.PathLike[str]) -> bool:
             head = handle.read(_HEAD_BYTES)
     except OSError:
         return False
+    return looks_like_capacity_scheduler(head)
+
+
+def looks_like_capacity_scheduler(data: bytes) -> bool:
+    """`is_capacity_scheduler`'s sniff of a file's bytes (its first megabyte is read)."""
+    head = data[:_HEAD_BYTES]
     return bool(_ROOT.search(head)) and b"yarn.scheduler.capacity." in head
 
 
