@@ -13,15 +13,15 @@ import hashlib
 import logging
 import os
 import re
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tempo.journal import Apply, Iteration, SQLiteJournal
 from tempo.optimize import QSComponent
 from tempo.reports.document import tune_report, unified_diff
-from tempo.space import hadoop_version_for
 from tempo.scheduler_file import capacity_diff
+from tempo.space import hadoop_version_for
 from whatif.allocation import AllocationDocument, SettingDiff, diff_allocations, diff_rows
 from whatif.capacity import ConfigurationDocument
 from whatif.capacity.xml_io import looks_like_capacity_scheduler
