@@ -434,6 +434,7 @@ TUNE_SCHEMA = _document(
                     "reason": _STRING,
                     "observed": {**_QS_BY_LABEL, "type": "object"},
                     "baseline": _QS_BY_LABEL,
+                    "reference": _QS_BY_LABEL,
                     "predicted_current": _QS_BY_LABEL,
                     "predicted": _QS_BY_LABEL,
                     "changes": _array(_CHANGE),

@@ -54,6 +54,8 @@ def render(report: IterationReport) -> str:
         columns = [("observed", report.observed)]
         if report.baseline is not None:
             columns.insert(0, ("before step", report.baseline))
+        if report.reference is not None:  # the baseline carried over to this window's load
+            columns.insert(1, ("on this load", report.reference))
         if report.predicted_current is not None:
             columns.append(("predicted now", report.predicted_current))
         if report.predicted is not None:
@@ -100,6 +102,7 @@ def _report_dict(report: IterationReport) -> dict[str, Any]:
         "reason": report.reason,
         "observed": dict(report.observed),
         "baseline": None if report.baseline is None else dict(report.baseline),
+        "reference": None if report.reference is None else dict(report.reference),
         "predicted_current": (
             None if report.predicted_current is None else dict(report.predicted_current)
         ),

@@ -216,6 +216,23 @@ def judge(step: Step, templates: Sequence[QSTemplate], floor: MinGain) -> tuple[
     )
 
 
+def constraints_note(step: Step, templates: Sequence[QSTemplate]) -> str:
+    """``constraints kept``, or, where the step leaves a constraint predicted broken (no
+    worse than now: `judge` refuses worse), which ones and by how much."""
+    broken = []
+    for q, metric, threshold in constraints(templates):
+        label = f"{full_path(q)}:{metric.label}"
+        value = step.predicted.get(label, math.nan)
+        if value > threshold:
+            unit = metric.unit
+            broken.append(
+                f"{label} {format_value(value, unit)} against <= {format_value(threshold, unit)}"
+            )
+    if not broken:
+        return "constraints kept"
+    return f"constraints no worse (still predicted broken: {'; '.join(broken)})"
+
+
 def qs_change(change: QSChange) -> str:
     """``root.a:QS_AJR 120.0s -> 100.0s (-16.67%)``: a predicted QS change with its unit."""
     relative = (

@@ -18,7 +18,9 @@ class IterationReport:
     """What one iteration saw and decided, for the console and for tests.
 
     ``baseline``: the QS observed before the previous step, when this iteration
-    judged that step; ``diff``: the settings the candidate (or the rollback) changes;
+    judged that step; ``reference``: what the step was judged against when that baseline
+    was carried over to this window's load (`tempo.loop.decide.load_adjusted`; None when
+    judged against the baseline itself); ``diff``: the settings the candidate (or the rollback) changes;
     ``rm_error``: why the cluster could not be read (its clock or the window), when
     that is what stopped the iteration (the CLI exits with the remote-failure status);
     ``write_error``: ``FILE: reason`` when the step (or rollback) could not be written
@@ -35,6 +37,7 @@ class IterationReport:
     reason: str
     observed: QS = field(default_factory=dict)
     baseline: QS | None = None
+    reference: QS | None = None
     predicted: QS | None = None
     predicted_current: QS | None = None
     diff: tuple[SettingDiff, ...] = ()

@@ -46,6 +46,7 @@ from tempo.loop.decide import (
     Regression,
     Tolerance,
     comparable,
+    constraints_note,
     held_reason,
     judge,
     load_adjusted,
@@ -255,6 +256,8 @@ class Tuner:
             return ""
         base["baseline"] = self.baseline_
         reference, adjusted = self._reference(workload, self.baseline_)
+        if adjusted:
+            base["reference"] = reference
         worse = regressions(reference, observed, self.tolerance)
         if worse:
             return self._roll_back(it, document, worse, base, adjusted)
@@ -378,7 +381,8 @@ class Tuner:
         if refused:
             return self._finish(it, "rejected", f"{held}{refused}", base)
         why = (
-            f"{held}predicted {gains}, no objective worse, constraints kept; moves "
+            f"{held}predicted {gains}, no objective worse, "
+            f"{constraints_note(step, self.templates)}; moves "
             f"{step.distance:.3f} ({changes(base['diff'])})"
         )
         if self.dry_run:

@@ -632,6 +632,15 @@ def test_a_busier_window_is_not_blamed_on_the_step(allocation):
     report = loop.step()
     assert report.decision == "accepted"
     assert "none worse than the previous configuration predicted on this load" in report.reason
+    # what it was judged against is shown beside the baseline (it was the baseline alone)
+    # judged against the baseline on this load, shown beside it (it was the baseline alone):
+    # 100 observed under weight 1, which the predictor puts at 200 on this busier window
+    assert report.baseline == {LABEL: 100.0} and report.reference == {LABEL: 200.0}
+    from tempo.cli.tune import render
+
+    header, row = render(report).splitlines()[1:3]
+    assert "before step" in header and "on this load" in header
+    assert row.split()[1:4] == ["100", "200", "80"]
 
 
 def test_a_step_worse_than_the_old_file_on_the_same_load_is_still_rolled_back(allocation):
@@ -692,3 +701,26 @@ def test_a_configuration_rolled_back_is_not_applied_again(allocation):
     third = loop.step()
     assert third.decision == "rejected" and "rolled back at iteration 2" in third.reason
     assert allocation.read_bytes() == XML
+
+
+def test_an_accepted_steps_reason_names_a_constraint_it_leaves_broken():
+    """'constraints kept' only where every constraint is predicted met; a step that leaves
+    one broken (no worse: `judge` refuses worse) says which, with its value and threshold."""
+    from tempo.loop.decide import constraints_note
+    from tempo.loop.propose import Step
+
+    templates = parse_templates(
+        "QUEUE root.engineer\nOPTIMIZE QS_AJR;\n"
+        "QUEUE root.prod\nCONSTRAINT QS_DL(slack=25%) <= 0%;\n"
+    )
+    label = "root.prod:QS_DL(slack=0.25)"
+
+    def step(value: float) -> Step:
+        qs = {LABEL: 50.0, label: value}
+        return Step(None, qs, qs, distance=0.05)  # type: ignore[arg-type]
+
+    assert constraints_note(step(0.0), templates) == "constraints kept"
+    assert constraints_note(step(0.1064), templates) == (
+        "constraints no worse (still predicted broken: "
+        "root.prod:QS_DL(slack=0.25) 10.6% against <= 0.0%)"
+    )
