@@ -162,6 +162,12 @@ def http_urls(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
                 ctx=ctx,
                 param=param,
             )
+        try:
+            _ = parts.port if parts is not None else None  # ValueError past 65535
+        except ValueError:
+            raise click.BadParameter(
+                f"expected a port from 0 to 65535 in {redact(url)!r}", ctx=ctx, param=param
+            ) from None
     return value
 
 

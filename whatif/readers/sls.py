@@ -231,8 +231,11 @@ class SlsReader(TraceReader):
                     f"{where}: needs container.start.ms and container.end.ms, or container.duration.ms"
                 )
             own_times = False
-        if duration < 0:
+        if duration < 0 and own_times:
             raise job.fail(f"{where}: container.end.ms is before container.start.ms")
+        if duration < 0:
+            field = "container.duration.ms" if "container.duration.ms" in raw else "duration.ms"
+            raise job.fail(f"{where}: {field} expects a number >= 0, got {duration:g}")
         memory = job.number(
             raw,
             "container.memory-mb",

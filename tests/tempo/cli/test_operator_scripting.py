@@ -302,15 +302,17 @@ def test_an_unreachable_dask_scheduler_is_a_remote_failure(monkeypatch):
         ["tune", "--rm", "rm-host:8088"],
         ["tune", "--rm", "http://rm:8088", "--history-server", "jhs"],
         ["emulate-rm", "refresh", "--rm", "notaurl"],
+        ["tune", "--rm", "http://127.0.0.1:99999"],
     ],
-    ids=["tune --rm", "tune --history-server", "emulate-rm refresh --rm"],
+    ids=["tune --rm", "tune --history-server", "emulate-rm refresh --rm", "port"],
 )
 def test_a_mistyped_url_is_a_usage_error_not_a_failed_cluster(command):
-    """A URL without http:// is exit 2 naming the option, before anything is contacted;
-    3 is kept for an RM or JobHistory Server that is down."""
+    """A URL without http://, or with a port past 65535, is exit 2 naming the option,
+    before anything is contacted; 3 is kept for an RM or JobHistory Server that is down."""
     result = CliRunner().invoke(cli, command)
     assert result.exit_code == 2, result.output
-    assert "Invalid value for '--" in result.output and "http://" in result.output
+    assert "Invalid value for '--" in result.output
+    assert "http://" in result.output or "expected a port from 0 to 65535" in result.output
 
 
 def test_workload_fit_json_is_one_named_document_like_the_others(tmp_path):

@@ -93,6 +93,15 @@ def test_count_job_count_resources_and_duration_only(tmp_path):
             '{"job.id": "a", "job.start.ms": 0, "job.tasks": [{"duration.ms": 1}]}\n[1, 2]',
             r"t\.json:2: record 1: expected a JSON object",
         ),
+        (
+            '{"job.id": "j", "job.start.ms": 0, "job.tasks": [{"container.duration.ms": -500}]}',
+            r"job\.tasks\[0\]: container\.duration\.ms expects a number >= 0, got -500",
+        ),
+        (
+            '{"job.id": "j", "job.start.ms": 0, "job.tasks": '
+            '[{"container.start.ms": 9, "container.end.ms": 5}]}',
+            r"job\.tasks\[0\]: container\.end\.ms is before container\.start\.ms",
+        ),
     ],
 )
 def test_malformed_sls_names_file_line_and_record(tmp_path, text, match):
