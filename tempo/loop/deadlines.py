@@ -98,6 +98,7 @@ def read_deadlines(path: str | Path) -> dict[str, float]:
     if not rows or [c.strip() for c in rows[0]] != ["name", "deadline_s"]:
         raise TempoError(f"{source}:1: expected the header 'name,deadline_s'")
     deadlines: dict[str, float] = {}
+    lines: dict[str, int] = {}
     for number, row in enumerate(rows[1:], start=2):
         if not row or not "".join(row).strip():
             continue
@@ -110,5 +111,10 @@ def read_deadlines(path: str | Path) -> dict[str, float]:
             ) from None
         if not (math.isfinite(value) and value >= 0):
             raise TempoError(f"{source}:{number}: deadline_s: expected seconds >= 0, got {text!r}")
-        deadlines[name] = value
+        if name in lines:
+            raise TempoError(
+                f"{source}:{number}: job {name!r} already has a deadline (line {lines[name]}); "
+                "expected one row a job name"
+            )
+        deadlines[name], lines[name] = value, number
     return deadlines

@@ -101,6 +101,7 @@ def test_a_deadlines_file_maps_job_names_to_seconds(tmp_path):
         ("job,when\nx,1\n", ":1: expected the header"),
         ("name,deadline_s\nx,soon\n", ":2: expected a job name"),
         ("name,deadline_s\nx,-5\n", ":2: deadline_s: expected seconds >= 0"),
+        ("name,deadline_s\nx,5\ny,1\nx,6\n", ":4: job 'x' already has a deadline \\(line 2\\)"),
     ],
 )
 def test_a_bad_deadlines_file_names_the_line(tmp_path, text, where):

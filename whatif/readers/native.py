@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import shutil
 import uuid
@@ -481,12 +482,48 @@ def _read_csv(file: Path, columns: dict[str, str]) -> pd.DataFrame:
     # A value that does not fit its column's dtype (say "inf" in an int64 column) is the
     # ValueError the caller reports; numpy's cast warning before it would only be noise.
     with np.errstate(invalid="ignore", over="ignore"):
-        return pd.read_csv(
-            file,
-            dtype={c: dtypes.get(d, "string") for c, d in columns.items()},
-            keep_default_na=False,
-            na_values=na_values,
-        )
+        try:
+            return pd.read_csv(
+                file,
+                dtype={c: dtypes.get(d, "string") for c, d in columns.items()},
+                keep_default_na=False,
+                na_values=na_values,
+            )
+        except ValueError as error:
+            found = _bad_csv_value(file, columns)
+            if found is None:
+                raise
+            raise TraceFormatError(f"{file}:{found}") from error
+
+
+def _bad_csv_value(file: Path, columns: dict[str, str]) -> str | None:
+    """``LINE: column NAME: expected ..., got 'TEXT'`` for the first cell of a typed column
+    that its dtype cannot hold (pandas' own error names neither), else None."""
+    text = pd.read_csv(file, dtype="string", keep_default_na=False)
+    expected = {"float64": "a number (empty when missing)", "int64": "a whole number",
+                "bool": "True or False"}  # fmt: skip
+    for column, dtype in columns.items():
+        if dtype not in expected or column not in text.columns:
+            continue
+        for row, value in enumerate(text[column].tolist()):
+            if not _fits(str(value), dtype):
+                return f"{row + 2}: column {column!r}: expected {expected[dtype]}, got {value!r}"
+    return None
+
+
+def _fits(value: str, dtype: str) -> bool:
+    """Whether CSV cell `value` reads as `dtype` the way `_read_csv` reads it."""
+    if dtype == "bool":
+        return value in ("True", "False", "true", "false", "TRUE", "FALSE")
+    if dtype == "float64" and value == "":
+        return True
+    try:
+        number = float(value)
+    except ValueError:
+        return False
+    if dtype == "int64":
+        return number == int(number) if np.isfinite(number) else False
+    return not math.isnan(number)
 
 
 class NativeReader(TraceReader):

@@ -153,16 +153,44 @@ def test_truncated_table_is_reported(tmp_path):
 
 
 @pytest.mark.filterwarnings("error")
-def test_a_value_that_does_not_fit_its_column_is_one_error_without_warnings(tmp_path):
-    """ "inf" in an int64 CSV column is an error naming the file, with no numpy cast warning
-    before it (the fuzzer saw "RuntimeWarning: invalid value encountered in cast")."""
+@pytest.mark.parametrize(
+    ("written", "message"),
+    [
+        ("inf,20", r"tasks\.csv:2: column 'stage_index': expected a whole number, got 'inf'"),
+        ("1,abc", r"tasks\.csv:2: column 'priority': expected a whole number, got 'abc'"),
+    ],
+)
+def test_a_value_that_does_not_fit_its_column_is_one_error_without_warnings(
+    tmp_path, written, message
+):
+    """A cell its column's dtype cannot hold ("inf" in an int64 column) is an error naming
+    the file, line, column and value (pandas' own message names none of them), with no
+    numpy cast warning before it (the fuzzer saw "invalid value encountered in cast")."""
     path = write_native(_trace(), tmp_path / "t", kind="csv")
     text = (path / "tasks.csv").read_text()
     (path / "tasks.csv").write_text(
-        text.replace("map,1.0,1024.0,1.0,1,20", "map,1.0,1024.0,1.0,inf,20")
+        text.replace("map,1.0,1024.0,1.0,1,20", f"map,1.0,1024.0,1.0,{written}")
     )
-    with pytest.raises(TraceFormatError, match=r"tasks\.csv: cannot read csv table"):
+    with pytest.raises(TraceFormatError, match=message):
         read_trace(path)
+
+
+def test_a_nan_or_a_word_in_a_number_column_names_its_line(tmp_path):
+    """'nan' or 'abc' as a task's duration_s: the line, column and value, not pandas'
+    "cannot safely convert passed user dtype of float64"."""
+    path = write_native(_trace(), tmp_path / "t", kind="csv")
+    lines = (path / "tasks.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    at = header.index("duration_s")
+    for bad in ("nan", "abc"):
+        row = lines[1].split(",")
+        row[at] = bad
+        (path / "tasks.csv").write_text("\n".join([lines[0], ",".join(row), *lines[2:]]) + "\n")
+        with pytest.raises(TraceFormatError) as caught:
+            read_trace(path)
+        assert str(caught.value).endswith(
+            f"tasks.csv:2: column 'duration_s': expected a number (empty when missing), got '{bad}'"
+        )
 
 
 def test_bad_trace_json_is_reported(tmp_path):
