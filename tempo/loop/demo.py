@@ -15,6 +15,7 @@ cluster. Its clock is paused while tempo computes (`PausedClock`).
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import tempfile
 import time
@@ -120,6 +121,22 @@ def demo_paths(settings: TuneSettings) -> Paths:
 
 #: The record of what a demo work directory tunes (`_claim_work_dir`).
 DEMO_RUN = "tempo-demo-run.json"
+#: Where in the trace the last demo run of a work directory stopped (`connect_demo`).
+DEMO_CLOCK = "tempo-demo-clock.json"
+
+
+def _stopped_at(path: Path) -> float:
+    """The trace time a previous run stopped at (`DEMO_CLOCK`), or -inf when none did."""
+    if not path.exists():
+        return -math.inf
+    try:
+        value = float(json.loads(path.read_text(encoding="utf-8"))["trace_time_s"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise TempoError(
+            f"{path}: unreadable record of where the last demo run stopped ({error}); remove "
+            "it to replay the trace from its start"
+        ) from None
+    return value if math.isfinite(value) else -math.inf
 
 
 def _claim_work_dir(work: Path, inputs: dict[str, Path], cluster: str) -> None:
@@ -183,6 +200,13 @@ def connect_demo(
     )
     url = rm.start()
     stack.callback(rm.stop)
+    # A second run in this work directory goes on from where this one stopped in the
+    # trace (its journal's next window), not from the trace's start again.
+    clock_file = paths.config.parent / DEMO_CLOCK
+    resumed_s = _stopped_at(clock_file)
+    stack.callback(
+        lambda: write_atomic(clock_file, json.dumps({"trace_time_s": rm.trace_time_s()}) + "\n")
+    )
     options = TransportOptions()
     client = RMClient(
         HTTPTransport([url], options), history=JobHistoryClient(HTTPTransport(url, options))
@@ -190,7 +214,8 @@ def connect_demo(
     stack.callback(client.transport.close)
 
     def warm_up() -> None:  # let the replay run one window before the first observation
-        paused.sleep(max(0.0, rm.start_s + settings.window_s - rm.trace_time_s()) / settings.speed)
+        first = max(rm.start_s, resumed_s) + settings.window_s
+        paused.sleep(max(0.0, first - rm.trace_time_s()) / settings.speed)
 
     # The Fair Scheduler polls its file every 10 trace seconds and waits 5 more for quiet;
     # the Capacity Scheduler reloads it only when refreshed.

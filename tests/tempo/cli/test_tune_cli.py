@@ -489,3 +489,20 @@ def test_an_emulated_run_on_a_config_hadoop_refuses_cites_that_file(tmp_path, te
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"Error: {config}") and expected in result.stderr
     assert not work.exists()
+
+
+def test_a_resumed_demo_observes_the_next_window_not_the_first_again(tmp_path):
+    """The work directory records where in the trace a run stopped: a second run goes on
+    with the window after the first run's last (it replayed the trace from its start, and
+    observed the same window again)."""
+    import json as json_module
+
+    def window(extra=()):
+        args = ["tune", "--engine", "numba", "--dry-run", "--max-iterations", "1"]
+        result = CliRunner().invoke(cli, [*args, "--work-dir", str(tmp_path), "--json", *extra])
+        assert result.exit_code == 0, result.output
+        [iteration] = json_module.loads(result.stdout)["iterations"]
+        return iteration["begin_s"], iteration["end_s"]
+
+    first, second = window(), window()
+    assert second[0] == pytest.approx(first[1]) and second[1] > first[1]
