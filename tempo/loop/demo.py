@@ -15,6 +15,7 @@ cluster. Its clock is paused while tempo computes (`PausedClock`).
 from __future__ import annotations
 
 import json
+import logging
 import math
 import shutil
 import tempfile
@@ -35,6 +36,8 @@ from whatif.capacity import is_capacity_scheduler
 from whatif.cluster import Cluster
 from whatif.predictor import TYPICAL_NOISE, SchedulerSettings
 from whatif.readers import read_trace
+
+logger = logging.getLogger(__name__)
 
 #: The repository root, where the bundled sample data lives (an editable install).
 REPO = Path(__file__).resolve().parents[2]
@@ -125,6 +128,17 @@ DEMO_RUN = "tempo-demo-run.json"
 DEMO_CLOCK = "tempo-demo-clock.json"
 
 
+def _record_stop(path: Path, now_s: Callable[[], float]) -> None:
+    """Write where in the trace this run stopped (`DEMO_CLOCK`); a failure (a full disk)
+    is a warning: the next run then replays from the start, and the run's own error stays
+    the one reported."""
+    try:
+        write_atomic(path, json.dumps({"trace_time_s": now_s()}) + "\n")
+    except OSError as error:
+        logger.warning("%s: not written (%s); the next run replays the trace from its start",
+                       path, error.strerror or error)  # fmt: skip
+
+
 def _stopped_at(path: Path) -> float:
     """The trace time a previous run stopped at (`DEMO_CLOCK`), or -inf when none did."""
     if not path.exists():
@@ -204,9 +218,7 @@ def connect_demo(
     # trace (its journal's next window), not from the trace's start again.
     clock_file = paths.config.parent / DEMO_CLOCK
     resumed_s = _stopped_at(clock_file)
-    stack.callback(
-        lambda: write_atomic(clock_file, json.dumps({"trace_time_s": rm.trace_time_s()}) + "\n")
-    )
+    stack.callback(_record_stop, clock_file, rm.trace_time_s)
     options = TransportOptions()
     client = RMClient(
         HTTPTransport([url], options), history=JobHistoryClient(HTTPTransport(url, options))
