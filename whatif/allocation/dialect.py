@@ -128,12 +128,12 @@ def ignored_message(hadoop_version: int, tag: str, where: str) -> str:
 
 __all__ = [
     "HADOOP1_INSTEAD",
-    "YARN3_ONLY",
     "HADOOP1_MODES",
     "HADOOP1_POOL",
     "HADOOP1_TOP",
     "HADOOP1_USER",
     "MRV1_ONLY",
+    "YARN3_ONLY",
     "YARN_INSTEAD",
     "ignored_message",
     "reads",

@@ -133,12 +133,3 @@ def _am_fits(W, leaf, r0, r1):
         if qf[leaf, S.QF_AM + d] + r > cap:
             return False
     return True
-    for d in range(2):
-        cap = qf[leaf, S.QF_FAIR + d]
-        if cap == 0.0:
-            cap = min(gf[S.G_FREE + d], qsf[leaf, S.QSF_MAX + d])
-        cap = math.floor(cap * share)
-        r = r0 if d == 0 else r1
-        if qf[leaf, S.QF_AM + d] + r > cap:
-            return False
-    return True
